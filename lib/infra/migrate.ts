@@ -1,0 +1,117 @@
+/**
+ * Applies the SQL migrations under prisma/migrations in Prisma's own layout and
+ * history table, because `prisma migrate deploy` needs a native engine these
+ * machines cannot download (TOOLCHAIN.md "Prisma 7 here"). A machine that does
+ * have the engine sees the same history: same table, sha256 checksums, and the
+ * advisory lock key Prisma's migrate engine takes (72707369).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+
+const PRISMA_MIGRATE_LOCK_KEY = 72707369;
+
+export interface MigrationResult {
+  applied: string[];
+  alreadyApplied: number;
+}
+
+/** The default migrations folder: prisma/migrations beside package.json. */
+export function defaultMigrationsDir(): string {
+  return path.resolve(process.cwd(), 'prisma', 'migrations');
+}
+
+/**
+ * Applies every migration folder not yet recorded, in name order, one
+ * transaction each, under an advisory lock so concurrent starters serialise.
+ * @param databaseUrl postgres:// URL of the target database
+ * @param migrationsDir folder holding `<timestamp>_<name>/migration.sql`
+ * @throws Error when a recorded migration's file changed (checksum mismatch),
+ *   when a previous attempt failed half-way, or when a migration's SQL fails.
+ */
+export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<MigrationResult> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+      "checksum" VARCHAR(64) NOT NULL,
+      "finished_at" TIMESTAMPTZ,
+      "migration_name" VARCHAR(255) NOT NULL,
+      "logs" TEXT,
+      "rolled_back_at" TIMESTAMPTZ,
+      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
+    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
+    );
+    const recorded = new Map(rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
+    const names = (await readdir(migrationsDir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    const applied: string[] = [];
+    let alreadyApplied = 0;
+    for (const name of names) {
+      const sql = await readFile(path.join(migrationsDir, name, 'migration.sql'), 'utf8');
+      const checksum = createHash('sha256').update(sql).digest('hex');
+      const previous = recorded.get(name);
+      if (previous) {
+        if (previous.finished_at === null) {
+          throw new Error(`Migration ${name} failed earlier and was never finished; fix the database by hand, then delete its row from _prisma_migrations.`);
+        }
+        if (previous.checksum !== checksum) {
+          throw new Error(`Migration ${name} was changed after it was applied (checksum differs); add a new migration instead of editing an applied one.`);
+        }
+        alreadyApplied++;
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
+           VALUES ($1, $2, now(), $3, now(), 1)`,
+          [randomUUID(), checksum, name],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`Migration ${name} failed: ${(error as Error).message}`);
+      }
+      applied.push(name);
+    }
+    return { applied, alreadyApplied };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+}
+
+/**
+ * Creates `database` on the server of `adminUrl` unless it exists.
+ * @param adminUrl URL of any database on that server (e.g. /postgres)
+ * @param template optional template database to clone (CREATE DATABASE ... TEMPLATE)
+ */
+export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (rowCount) return false;
+    const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
+    await client.query(`CREATE DATABASE ${ident(database)}${template ? ` TEMPLATE ${ident(template)}` : ''}`);
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Returns `url` with its database name replaced by `database`. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = '/' + encodeURIComponent(database);
+  return u.toString();
+}

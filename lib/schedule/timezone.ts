@@ -1,0 +1,82 @@
+// All zone work goes through Intl (ICU tzdata), which is also what cron-parser's
+// Luxon uses, so wall clocks computed here agree with cron-parser's.
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function wallFormatter(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      hourCycle: 'h23',
+    });
+    formatters.set(tz, f);
+  }
+  return f;
+}
+
+/**
+ * True when `tz` is an IANA zone name Intl knows ('UTC', 'Asia/Shanghai', also
+ * links such as 'US/Eastern'). Offset strings ('+05:00') and '' are refused:
+ * DESIGN.md §3 stores an IANA name in `jobs.timezone`.
+ */
+export function isValidTimeZone(tz: string): boolean {
+  if (typeof tz !== 'string' || tz.length === 0 || !/^[A-Za-z]/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sorted IANA zone names for pickers: Intl.supportedValuesOf('timeZone') plus 'UTC' (ICU omits it). */
+export function listTimeZones(): string[] {
+  const zones = new Set(Intl.supportedValuesOf('timeZone'));
+  zones.add('UTC');
+  return [...zones].sort();
+}
+
+/** Wall-clock fields of an instant in a zone (month 1-12). Throws RangeError for an unknown zone. */
+export type WallClock = { year: number; month: number; day: number; hour: number; minute: number; second: number };
+
+/** Wall clock of `date` in IANA zone `tz`; independent of the host TZ. */
+export function wallClock(date: Date, tz: string): WallClock {
+  const out: Record<string, number> = {};
+  for (const p of wallFormatter(tz).formatToParts(date)) {
+    if (p.type !== 'literal') out[p.type] = Number(p.value);
+  }
+  return {
+    year: out.year!,
+    month: out.month!,
+    day: out.day!,
+    hour: out.hour!,
+    minute: out.minute!,
+    second: out.second!,
+  };
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/**
+ * 'YYYY-MM-DD HH:mm:ss ZONE' for display, e.g. '2026-03-08 03:00:00 EDT'.
+ * Zones without a common abbreviation get a 'GMT+08:00' style offset rather than
+ * ICU's terse 'GMT+8'. Throws RangeError on an unknown zone (validate with isValidTimeZone first).
+ */
+export function formatInZone(date: Date, tz: string): string {
+  const w = wallClock(date, tz);
+  const name = zoneName(date, tz, 'short');
+  const label = /^GMT[+-]/.test(name) ? zoneName(date, tz, 'longOffset') : name;
+  return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)} ${label}`;
+}
+
+function zoneName(date: Date, tz: string, style: 'short' | 'longOffset'): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: style }).formatToParts(date);
+  return parts.find((p) => p.type === 'timeZoneName')?.value ?? tz;
+}

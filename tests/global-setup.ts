@@ -1,0 +1,47 @@
+/**
+ * Vitest global setup for the integration project: one server, one migrated
+ * template database per test run; each test file clones its own database from
+ * the template (graphile-worker's pattern, CONVENTIONS.md).
+ */
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
+import { startTestServer } from './helpers/test-server.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+    pgPrefix: string;
+  }
+}
+
+async function dropDatabases(adminUrl: string, like: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [like]);
+    for (const { datname } of rows) {
+      await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const server = await startTestServer();
+  const prefix = `tft_${process.pid}_${Date.now().toString(36)}`;
+  const template = `${prefix}_tpl`;
+  // Leftovers of runs that were killed before their teardown.
+  await dropDatabases(server.adminUrl, 'tft\\_%');
+  await ensureDatabase(server.adminUrl, template);
+  await migrate(withDatabase(server.adminUrl, template));
+  project.provide('pgAdminUrl', server.adminUrl);
+  project.provide('pgTemplate', template);
+  project.provide('pgPrefix', prefix);
+  return async () => {
+    await dropDatabases(server.adminUrl, `${prefix}%`);
+    await server.stop();
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * Per-test-file databases cloned from the migrated template that
+ * tests/global-setup.ts prepared.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
+import { withDatabase } from '../../lib/infra/migrate.ts';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  db: PrismaClient;
+  /** a raw pg pool on the same database, for SQL the test wants to run itself */
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** Clones a fresh database from the template; call in beforeAll, close in afterAll. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('pgAdminUrl');
+  const name = `${inject('pgPrefix')}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject('pgTemplate')}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl, name);
+  const db = createPrismaClient(url, 10);
+  const pool = new pg.Pool({ connectionString: url, max: 5 });
+  return {
+    url,
+    name,
+    db,
+    pool,
+    async close() {
+      await db.$disconnect();
+      await pool.end();
+      const a = new pg.Client({ connectionString: adminUrl });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+      await a.end();
+    },
+  };
+}
