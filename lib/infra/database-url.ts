@@ -1,0 +1,33 @@
+/**
+ * Resolves the database Tickflow runs on: `DATABASE_URL` when set, else the
+ * embedded PostgreSQL under `.tickflow/pgdata` (README "Configuration").
+ */
+import path from 'node:path';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { ensureDatabase, withDatabase } from './migrate.ts';
+
+export interface ResolvedDatabase {
+  url: string;
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+/** Default port of the embedded server: away from a system PostgreSQL on 5432. */
+export const DEFAULT_EMBEDDED_PORT = 54329;
+
+/**
+ * Returns the database URL to use, starting the embedded server if needed.
+ * @param log line logger for progress messages
+ * @throws Error (with the fix in its message) when the embedded server cannot start
+ */
+export async function resolveDatabase(log: (line: string) => void): Promise<ResolvedDatabase> {
+  if (process.env.DATABASE_URL) {
+    return { url: process.env.DATABASE_URL, embedded: false, stop: async () => undefined };
+  }
+  const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
+  const dataDir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(process.cwd(), '.tickflow'), 'pgdata');
+  const server = await startEmbeddedPostgres({ dataDir, port, log });
+  await ensureDatabase(server.adminUrl, 'tickflow');
+  log(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir})`);
+  return { url: withDatabase(server.adminUrl, 'tickflow'), embedded: true, stop: server.stop };
+}

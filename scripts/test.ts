@@ -1,0 +1,91 @@
+/**
+ * `npm test`: every test Tickflow has, in order, on a fresh machine.
+ *
+ * 1. type check (tsc --noEmit)
+ * 2. unit tests (vitest project `unit`) under TZ=UTC, America/New_York and
+ *    Australia/Sydney: schedule results must not depend on the host zone
+ * 3. integration tests (vitest project `integration`) on a real PostgreSQL:
+ *    the embedded one, or DATABASE_URL's server
+ * 4. next build, then Playwright e2e against the built console, a real worker
+ *    and a fresh database (Debian Chromium at /usr/bin/chromium)
+ *
+ * Prints one closing line `tests: N passed, N failed` and exits non-zero on any
+ * failure. `npm test -- --only unit,integration` runs a subset.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? process.argv[process.argv.indexOf('--only') + 1];
+const only = process.argv.includes('--only') || onlyArg ? new Set((onlyArg ?? '').split(',')) : null;
+const want = (stage: string) => !only || only.has(stage);
+const results = 'test-results';
+rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+const failures: string[] = [];
+
+function run(label: string, cmd: string, args: string[], env: Record<string, string> = {}): boolean {
+  console.log(`\n=== ${label} ===`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.status !== 0) failures.push(label);
+  return r.status === 0;
+}
+
+/** Adds the counts from a vitest JSON report; a missing report counts as one failure. */
+function countVitest(file: string, label: string) {
+  if (!existsSync(file)) { failed++; return; }
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTests: number };
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  if (report.numTotalTests === 0) { failed++; failures.push(`${label}: no tests ran`); }
+}
+
+function countPlaywright(file: string) {
+  if (!existsSync(file)) { failed++; return; }
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number } };
+  passed += report.stats.expected + report.stats.flaky;
+  failed += report.stats.unexpected;
+}
+
+const node = process.execPath;
+const vitest = path.resolve('node_modules/vitest/vitest.mjs');
+
+if (want('typecheck')) {
+  const ok = run('type check', node, [path.resolve('node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']);
+  if (ok) passed++; else failed++;
+}
+
+if (want('unit')) {
+  for (const tz of ['UTC', 'America/New_York', 'Australia/Sydney']) {
+    const out = `${results}/unit-${tz.replace('/', '_')}.json`;
+    run(`unit tests (TZ=${tz})`, node, [vitest, 'run', '--project', 'unit', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], { TZ: tz });
+    countVitest(out, `unit TZ=${tz}`);
+  }
+}
+
+if (want('integration')) {
+  const out = `${results}/integration.json`;
+  run('integration tests (real PostgreSQL)', node, [vitest, 'run', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
+  countVitest(out, 'integration');
+}
+
+if (want('e2e')) {
+  const built = run('next build', node, [path.resolve('node_modules/next/dist/bin/next'), 'build']);
+  if (!built) {
+    failed++;
+  } else {
+    const out = `${results}/e2e.json`;
+    run('e2e tests (Playwright + Chromium)', node, [path.resolve('node_modules/@playwright/test/cli.js'), 'test', '--reporter=list,json'], {
+      PLAYWRIGHT_JSON_OUTPUT_NAME: out,
+    });
+    countPlaywright(out);
+  }
+}
+
+console.log('');
+if (failures.length) console.log(`failed stages: ${failures.join('; ')}`);
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || failures.length > 0 ? 1 : 0);
