@@ -91,7 +91,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const isRoot = process.getuid?.() === 0;
   if (isRoot) {
     const binDir = path.dirname(await pgCtlPath());
-    for (const [what, target] of [['data directory', opts.dataDir], ['PostgreSQL binaries', binDir]] as const) {
+    // The data directory itself ends up owned by postgres with mode 700; only its parents must be traversable.
+    for (const [what, target] of [['data directory', path.dirname(path.resolve(opts.dataDir))], ['PostgreSQL binaries', binDir]] as const) {
       const blocked = reachableByOthers(target);
       if (blocked) {
         throw new Error(

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { rest } from '@/app/_lib/rest';
+import { bulkJobs } from '@/lib/jobs/bulk-jobs';
+import { parseOrThrow } from '@/lib/api/validation';
+
+export const dynamic = 'force-dynamic';
+
+const Action = z.object({ action: z.enum(['pause', 'resume', 'delete']) });
+
+/** POST /api/v1/jobs/bulk { action: pause|resume|delete, ids: uuid[], reason? } -> { items } (one transaction) */
+export const POST = rest({ role: 'operator', operation: 'jobs.bulk' }, async ({ db, body, actor, now }) => {
+  const { action } = parseOrThrow(Action, body);
+  return { items: await bulkJobs(db, action, body, actor, now) };
+});

@@ -1,0 +1,8 @@
+import { rest } from '@/app/_lib/rest';
+import { IdParams } from '@/lib/api/schemas';
+import { getRun } from '@/lib/runs/get-run';
+
+export const dynamic = 'force-dynamic';
+
+/** GET /api/v1/runs/:id -> run with tasks[].logs and retryChain */
+export const GET = rest({ params: IdParams }, ({ db, params, actor }) => getRun(db, params.id, actor));

@@ -1,0 +1,7 @@
+import { rest } from '@/app/_lib/rest';
+import { listWorkers } from '@/lib/workers/list-workers';
+
+export const dynamic = 'force-dynamic';
+
+/** GET /api/v1/workers -> { items: WorkerView[] } */
+export const GET = rest({}, async ({ db, actor, now }) => ({ items: await listWorkers(db, actor, now) }));

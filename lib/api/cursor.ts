@@ -1,0 +1,27 @@
+/**
+ * Opaque keyset cursors: base64url(JSON). A cursor names the sort it belongs
+ * to; one from another sort is a 400 at `cursor`.
+ */
+import { DomainError } from '../errors.ts';
+import { isUuid } from './ids.ts';
+
+export type CursorData = { s: string; v: string | number | null; id: string };
+
+export function encodeCursor(data: CursorData): string {
+  return Buffer.from(JSON.stringify(data), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor for `sort`; throws DomainError('validation', ..., { cursor }) when malformed or for another sort. */
+export function decodeCursor(cursor: string, sort: string): CursorData {
+  try {
+    const d = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorData;
+    if (d && typeof d === 'object' && d.s === sort && isUuid(d.id) && (d.v === null || ['string', 'number'].includes(typeof d.v))) {
+      return d;
+    }
+  } catch {
+    /* fall through */
+  }
+  throw new DomainError('validation', 'Invalid cursor', { cursor: 'Invalid or stale cursor for this sort; start from the first page' });
+}
+
+export type Page<T> = { items: T[]; nextCursor: string | null };

@@ -1,0 +1,73 @@
+/**
+ * Idempotency-Key support for REST writes (DESIGN.md §3 `idempotency_keys`).
+ *
+ * `withIdempotency` runs the operation and stores its first successful response
+ * IN THE SAME TRANSACTION (the operation receives the transaction client), so a
+ * crash can never leave a change without its stored response or vice versa.
+ * Concurrent requests with one key are serialised by a transaction-scoped
+ * advisory lock on the key. A repeat with the same request hash (sha256 of
+ * method, path and body) replays the stored status and body; a different hash
+ * (or another actor) is DomainError('idempotency_mismatch') -> 422. Failed
+ * operations (any thrown error) roll back and store nothing, so the client may
+ * retry with the same key. Keys older than 24 h are ignored and overwritten,
+ * and deleted by `cleanupIdempotencyKeys` (system job).
+ */
+import { createHash } from 'node:crypto';
+import { inTransaction, Prisma, type Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+export type StoredResponse = { status: number; body: unknown };
+
+export function requestHash(method: string, path: string, body: string): string {
+  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`, 'utf8').digest('hex');
+}
+
+export async function withIdempotency(
+  db: Db,
+  opts: { key: string; operation: string; hash: string; actorName: string; now?: Date },
+  run: (tx: Prisma.TransactionClient) => Promise<StoredResponse & { resourceId?: string | null }>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  const { key, operation, hash, actorName } = opts;
+  const now = opts.now ?? new Date();
+  if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new DomainError('validation', `Idempotency-Key must be 1..${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, {
+      'Idempotency-Key': 'Invalid',
+    });
+  }
+  return inTransaction(db, async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${'idem:' + key}, 0))`;
+    const existing = await tx.idempotencyKey.findUnique({ where: { key } });
+    const fresh = existing && now.getTime() - existing.createdAt.getTime() < IDEMPOTENCY_TTL_MS;
+    if (existing && fresh) {
+      if (existing.requestHash !== hash || existing.createdBy !== actorName) {
+        throw new DomainError(
+          'idempotency_mismatch',
+          'This Idempotency-Key was already used with a different request; use a new key',
+          { 'Idempotency-Key': 'Used with a different request' },
+        );
+      }
+      return { status: existing.statusCode, body: existing.response, replayed: true };
+    }
+    const result = await run(tx);
+    const data = {
+      operation,
+      resourceId: result.resourceId ?? null,
+      requestHash: hash,
+      statusCode: result.status,
+      response: (result.body ?? null) as Prisma.InputJsonValue,
+      createdBy: actorName,
+      createdAt: now,
+    };
+    await tx.idempotencyKey.upsert({ where: { key }, create: { key, ...data }, update: data });
+    return { status: result.status, body: result.body, replayed: false };
+  });
+}
+
+/** Deletes keys older than 24 h before `now` (system job). Returns how many. */
+export async function cleanupIdempotencyKeys(db: Db, now = new Date()): Promise<number> {
+  const r = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - IDEMPOTENCY_TTL_MS) } } });
+  return r.count;
+}

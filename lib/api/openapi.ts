@@ -1,0 +1,136 @@
+/**
+ * OpenAPI 3.1 document for /api/v1: paths listed by hand, request schemas
+ * generated from the zod schemas (zod 4 `z.toJSONSchema`, input side).
+ */
+import { z } from 'zod';
+import * as S from './schemas.ts';
+
+function schema(s: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const ERR = { description: 'Error', content: { 'application/json': { schema: ref('Error') } } };
+const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
+const anyObj = { type: 'object' };
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
+
+function queryParams(s: z.ZodObject): unknown[] {
+  const js = schema(s) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(js.properties ?? {}).map(([name, p]) => ({ name, in: 'query', required: js.required?.includes(name) ?? false, schema: p }));
+}
+
+function op(summary: string, opts: { role?: string; body?: string; params?: unknown[]; ok?: unknown; status?: number; write?: boolean } = {}) {
+  const o: Record<string, unknown> = {
+    summary,
+    description: opts.role ? `Role: ${opts.role}` : undefined,
+    parameters: [...(opts.params ?? []), ...(opts.write ? [idemHeader] : [])],
+    responses: {
+      [String(opts.status ?? 200)]: json(opts.ok ?? anyObj),
+      400: ERR,
+      401: ERR,
+      403: ERR,
+      404: ERR,
+      409: ERR,
+      422: ERR,
+    },
+  };
+  if (opts.body) o.requestBody = { required: true, content: { 'application/json': { schema: ref(opts.body) } } };
+  if (opts.role === 'public') o.security = [];
+  return o;
+}
+
+let cached: Record<string, unknown> | undefined;
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  if (cached) return cached;
+  const components = {
+    CreateJobInput: schema(S.CreateJobInput),
+    UpdateJobInput: schema(S.UpdateJobInput),
+    SaveDagInput: schema(S.SaveDagInput),
+    TriggerJobInput: schema(S.TriggerJobInput),
+    ReasonInput: schema(S.ReasonInput),
+    RollbackInput: schema(S.RollbackInput),
+    BulkJobsInput: schema(S.BulkJobsInput.extend({ action: z.enum(['pause', 'resume', 'delete']) })),
+    CreateUserInput: schema(S.CreateUserInput),
+    UpdateUserInput: schema(S.UpdateUserInput),
+    CreateTokenInput: schema(S.CreateTokenInput),
+    Error: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'unprocessable', 'rate_limited', 'internal'] },
+            message: { type: 'string' },
+            fields: { type: 'object', additionalProperties: { type: 'string' }, description: 'dot path -> message' },
+            detail: { type: 'object' },
+          },
+        },
+      },
+    },
+  };
+  const W = { write: true };
+  const paths: Record<string, Record<string, unknown>> = {
+    '/health': { get: op('Health: database and online workers', { role: 'public' }) },
+    '/schedule/preview': { get: op('Next fire times of a cron expression', { role: 'public', params: queryParams(S.SchedulePreviewQuery as unknown as z.ZodObject) }) },
+    '/jobs': {
+      get: op('List jobs (keyset pagination)', { role: 'viewer', params: queryParams(S.ListJobsQuery) }),
+      post: op('Create a job', { role: 'operator', body: 'CreateJobInput', status: 201, ...W }),
+    },
+    '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { role: 'operator', body: 'BulkJobsInput', ...W }) },
+    '/jobs/{id}': {
+      get: op('Get a job', { role: 'viewer', params: [idParam] }),
+      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict)', { role: 'operator', params: [idParam], body: 'UpdateJobInput', ...W }),
+      delete: op('Soft-delete a job (recycle bin)', { role: 'operator', params: [idParam], ...W }),
+    },
+    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken)', { role: 'operator', params: [idParam], ...W }) },
+    '/jobs/{id}/purge': {
+      delete: op('Purge a deleted job for good (runs stay)', { role: 'operator', params: [idParam], ...W }),
+      post: op('Purge (POST alias)', { role: 'operator', params: [idParam], ...W }),
+    },
+    '/jobs/{id}/pause': { post: op('Pause', { role: 'operator', params: [idParam], body: 'ReasonInput', ...W }) },
+    '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { role: 'operator', params: [idParam], body: 'ReasonInput', ...W }) },
+    '/jobs/{id}/trigger': { post: op('Trigger a run now', { role: 'operator', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
+    '/jobs/{id}/versions': { get: op('Version history', { role: 'viewer', params: [idParam] }) },
+    '/jobs/{id}/versions/{version}': {
+      get: op('One version with snapshot', { role: 'viewer', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer' } }] }),
+    },
+    '/jobs/{id}/diff': { get: op('Diff two versions', { role: 'viewer', params: [idParam, ...queryParams(S.DiffQuery)] }) },
+    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version)', { role: 'operator', params: [idParam], body: 'RollbackInput', ...W }) },
+    '/jobs/{id}/dag': { put: op('Save the DAG (steps, edges, positions)', { role: 'operator', params: [idParam], body: 'SaveDagInput', ...W }) },
+    '/recycle-bin': { get: op('Deleted jobs', { role: 'viewer', params: queryParams(S.ListRecycleBinQuery) }) },
+    '/runs': { get: op('List runs (keyset on scheduledFor desc, id desc)', { role: 'viewer', params: queryParams(S.ListRunsQuery) }) },
+    '/runs/{id}': { get: op('Run with tasks and task logs', { role: 'viewer', params: [idParam] }) },
+    '/runs/{id}/cancel': { post: op('Cancel a run', { role: 'operator', params: [idParam], ...W }) },
+    '/runs/{id}/retry': { post: op('Retry a run as a new run', { role: 'operator', params: [idParam], status: 201, ...W }) },
+    '/tasks/{id}/retry': { post: op('Retry a task', { role: 'operator', params: [idParam], ...W }) },
+    '/workers': { get: op('Worker nodes', { role: 'viewer' }) },
+    '/workers/{id}/drain': { post: op('Drain a worker node', { role: 'operator', params: [idParam], ...W }) },
+    '/users': {
+      get: op('Users', { role: 'admin' }),
+      post: op('Create a user', { role: 'admin', body: 'CreateUserInput', status: 201, ...W }),
+    },
+    '/users/{id}': {
+      patch: op('Update a user', { role: 'admin', params: [idParam], body: 'UpdateUserInput', ...W }),
+      delete: op('Delete a user', { role: 'admin', params: [idParam], ...W }),
+    },
+    '/tokens': {
+      get: op('API tokens', { role: 'admin' }),
+      post: op('Create an API token (shown once)', { role: 'admin', body: 'CreateTokenInput', status: 201 }),
+    },
+    '/tokens/{id}': { delete: op('Revoke an API token', { role: 'admin', params: [idParam], ...W }) },
+  };
+  cached = {
+    openapi: '3.1.0',
+    info: { title: 'Tickflow API', version: '1', description: 'Jobs, runs, workers. Errors: { "error": { "code", "message", "fields"? } }.' },
+    servers: [{ url: '/api/v1' }],
+    security: [{ bearer: [] }],
+    paths,
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  };
+  return cached;
+}

@@ -1,0 +1,340 @@
+/**
+ * zod 4 schemas shared by server actions and the REST door (DESIGN.md §5).
+ * Both doors parse with these, then call the same lib/jobs, lib/runs functions.
+ *
+ * Field paths of errors are dot-separated (`schedule.cron`, `steps.1.key`,
+ * `policy.backoff.factor`) — see zodToFieldErrors in ./validation.ts.
+ *
+ * Defaults are NOT applied here (so that UpdateJobInput can be a true partial);
+ * lib/jobs/job-input.ts fills them when a job is created (JOB_DEFAULTS).
+ */
+import { z } from 'zod';
+import { validateDag } from '../dag/index.ts';
+import { parseCron, isValidTimeZone, ScheduleError, MAX_PREVIEW_COUNT } from '../schedule/index.ts';
+
+/** Job key: 1–128 chars, letters/digits then `.`, `_`, `:`, `-` (also a DB CHECK). */
+export const JOB_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** Step key (mirrors lib/dag STEP_KEY_RE and the DB CHECK). */
+export const STEP_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Largest JSON payload (UTF-8 bytes of its JSON text). */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+
+/** Byte size of a value's JSON text. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
+}
+
+/** An ISO-8601 instant with offset (`2026-03-07T00:00:00Z`) or a Date -> Date. */
+export const Instant = z
+  .union([z.date(), z.iso.datetime({ offset: true, message: 'Must be an ISO-8601 date-time with offset, e.g. 2026-03-07T00:00:00Z' })])
+  .transform((v) => new Date(v))
+  .refine((d) => !Number.isNaN(d.getTime()), 'Invalid date');
+
+/** A JSON object (payload/config) of at most 64 KB. */
+export const JsonObject = z
+  .record(z.string(), z.unknown(), { message: 'Must be a JSON object' })
+  .refine((v) => jsonBytes(v) <= MAX_PAYLOAD_BYTES, `Must be at most ${MAX_PAYLOAD_BYTES / 1024} KB as JSON`);
+
+const intIn = (min: number, max: number) => z.number().int(`Must be a whole number`).min(min, `Must be >= ${min}`).max(max, `Must be <= ${max}`);
+
+// ---------------------------------------------------------------- schedule
+
+export const CronScheduleInput = z
+  .object({
+    kind: z.literal('cron'),
+    cron: z.string().trim().min(1, 'Cron expression is required').max(200),
+    timezone: z.string().trim().min(1).max(100).optional(),
+  })
+  .superRefine((s, ctx) => {
+    const tz = s.timezone ?? 'UTC';
+    if (!isValidTimeZone(tz)) {
+      ctx.addIssue({ code: 'custom', path: ['timezone'], message: `Unknown time zone: ${tz}` });
+      return;
+    }
+    try {
+      parseCron(s.cron, tz);
+    } catch (e) {
+      if (e instanceof ScheduleError) {
+        ctx.addIssue({ code: 'custom', path: [e.field === 'timezone' ? 'timezone' : 'cron'], message: e.message });
+      } else throw e;
+    }
+  });
+export const IntervalScheduleInput = z.object({
+  kind: z.literal('interval'),
+  intervalSeconds: intIn(1, 10 * 365 * 86400),
+});
+export const OnceScheduleInput = z.object({ kind: z.literal('once'), runAt: Instant });
+export const ManualScheduleInput = z.object({ kind: z.literal('manual') });
+
+export const ScheduleInput = z.discriminatedUnion(
+  'kind',
+  [CronScheduleInput, IntervalScheduleInput, OnceScheduleInput, ManualScheduleInput],
+  { message: 'Schedule kind must be cron, interval, once or manual' },
+);
+export type ScheduleInput = z.output<typeof ScheduleInput>;
+
+// ---------------------------------------------------------------- steps, edges, policy, routing, alarms
+
+export const StepInput = z.object({
+  key: z.string().regex(STEP_KEY_RE, 'Step key must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
+  name: z.string().max(200).optional(),
+  handler: z.string().trim().min(1, 'Handler is required').max(200),
+  payload: JsonObject.optional(),
+  config: JsonObject.optional(),
+  timeoutSeconds: intIn(1, 7 * 86400).nullish(),
+  maxRetries: intIn(0, 100).nullish(),
+  resourceKey: z.string().trim().min(1).max(200).nullish(),
+  position: z.object({ x: z.number().finite(), y: z.number().finite() }).optional(),
+});
+export type StepInput = z.output<typeof StepInput>;
+
+export const EdgeInput = z.object({
+  from: z.string().min(1, 'Required'),
+  to: z.string().min(1, 'Required'),
+  type: z.enum(['hard', 'soft', 'on_failure'], { message: 'Edge type must be hard, soft or on_failure' }).optional(),
+});
+export type EdgeInput = z.output<typeof EdgeInput>;
+
+export const BackoffInput = z.object({
+  baseSeconds: z.number().min(0).max(86400).optional(),
+  factor: z.number().min(1).max(100).optional(),
+  maxSeconds: z.number().min(0).max(7 * 86400).optional(),
+  jitter: z.number().min(0).max(1).optional(),
+});
+
+export const PolicyInput = z.object({
+  timeoutSeconds: intIn(1, 7 * 86400).optional(),
+  maxRetries: intIn(0, 100).optional(),
+  backoff: BackoffInput.optional(),
+  blockStrategy: z.enum(['discard_later', 'serial_execution', 'cover_early']).optional(),
+  misfirePolicy: z.enum(['skip', 'fire_once', 'fire_all']).optional(),
+  misfireMaxCatchup: intIn(1, 1000).optional(),
+  deadLetterAfter: intIn(0, 1000).optional(),
+  priority: intIn(-1000, 1000).optional(),
+});
+export type PolicyInput = z.output<typeof PolicyInput>;
+
+export const RoutingInput = z.object({
+  nodeGroup: z.string().trim().max(100).nullish(),
+  labels: z.record(z.string(), z.string()).optional(),
+  strategy: z.enum(['any', 'consistent_hash', 'nodes']).optional(),
+  nodes: z.array(z.string().min(1).max(200)).max(100).optional(),
+  key: z.string().max(200).nullish(),
+});
+export type RoutingInput = z.output<typeof RoutingInput>;
+
+export const AlarmChannelInput = z
+  .object({ type: z.enum(['webhook', 'email', 'log']), target: z.string().trim().max(500).default('') })
+  .superRefine((c, ctx) => {
+    if (c.type === 'webhook' && !/^https?:\/\/\S+$/i.test(c.target)) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must be an http(s) URL' });
+    }
+    if (c.type === 'email' && !/^[^\s@]+@[^\s@]+$/.test(c.target)) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Email target must be an email address' });
+    }
+  });
+export const AlarmsInput = z.object({
+  onFailure: z.boolean().optional(),
+  onTimeout: z.boolean().optional(),
+  onDeadLetter: z.boolean().optional(),
+  onSuccess: z.boolean().optional(),
+  channels: z.array(AlarmChannelInput).max(20).optional(),
+});
+export type AlarmsInput = z.output<typeof AlarmsInput>;
+
+// ---------------------------------------------------------------- jobs
+
+const jobFields = {
+  key: z.string().regex(JOB_KEY_RE, 'Key must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit'),
+  name: z.string().trim().min(1, 'Name is required').max(200, 'At most 200 characters'),
+  description: z.string().max(5000).optional(),
+  schedule: ScheduleInput,
+  startAt: Instant.nullish(),
+  endAt: Instant.nullish(),
+  staggerSeconds: intIn(0, 86400).optional(),
+  /** Shorthand: one step `main` with this handler (instead of `steps`). */
+  handler: z.string().trim().min(1).max(200).optional(),
+  /** With `handler`: the step's payload. With `steps`: the job-level payload (merged under each step's). */
+  payload: JsonObject.optional(),
+  steps: z.array(StepInput).min(1, 'A job needs at least one step').max(500).optional(),
+  edges: z.array(EdgeInput).max(2000).optional(),
+  policy: PolicyInput.optional(),
+  routing: RoutingInput.optional(),
+  alarms: AlarmsInput.optional(),
+};
+
+type GraphLike = { steps?: StepInput[]; edges?: EdgeInput[]; handler?: string; startAt?: Date | null; endAt?: Date | null };
+
+/** Cross-field rules shared by create and update: steps/handler shorthand, DAG, window order. */
+function refineJob(v: GraphLike, ctx: z.RefinementCtx, mode: 'create' | 'update'): void {
+  if (v.handler && v.steps) {
+    ctx.addIssue({ code: 'custom', path: ['handler'], message: 'Give either handler (one-step shorthand) or steps, not both' });
+  }
+  if (mode === 'create' && !v.handler && !v.steps) {
+    ctx.addIssue({ code: 'custom', path: ['steps'], message: 'A job needs steps (or a top-level handler)' });
+  }
+  if (v.edges && v.edges.length && !v.steps && v.handler) {
+    ctx.addIssue({ code: 'custom', path: ['edges'], message: 'Edges need steps' });
+  }
+  if (v.steps) {
+    const r = validateDag({ steps: v.steps, edges: (v.edges ?? []).map((e) => ({ from: e.from, to: e.to, type: e.type ?? 'hard' })) });
+    if (!r.ok) for (const err of r.errors) ctx.addIssue({ code: 'custom', path: err.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: err.message });
+  }
+  if (v.startAt && v.endAt && v.startAt.getTime() >= v.endAt.getTime()) {
+    ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
+  }
+}
+
+/**
+ * POST /api/v1/jobs and the create form. Either `steps` (+ `edges`) or the
+ * top-level `handler` (+ `payload`) shorthand (one step `main`).
+ */
+export const CreateJobInput = z.object(jobFields).superRefine((v, ctx) => refineJob(v, ctx, 'create'));
+export type CreateJobInput = z.output<typeof CreateJobInput>;
+export type CreateJobInputRaw = z.input<typeof CreateJobInput>;
+
+/**
+ * PATCH /api/v1/jobs/:id and the edit form: any subset of the create fields,
+ * plus `expectedVersion` (the version the editor started from; a stale one is a
+ * 409 conflict) and an optional `reason` stored on the version row. A given
+ * `schedule`, `steps`, `edges`, `policy`, `routing` or `alarms` replaces that
+ * part (policy/routing/alarms are merged key by key over the current values).
+ * `steps` without `edges` keeps the edges whose endpoints still exist.
+ */
+export const UpdateJobInput = z
+  .object({
+    ...Object.fromEntries(Object.entries(jobFields).map(([k, s]) => [k, (s as z.ZodType).optional()])) as {
+      [K in keyof typeof jobFields]: z.ZodOptional<(typeof jobFields)[K]>;
+    },
+    expectedVersion: z.number({ message: 'expectedVersion is required' }).int().min(1),
+    reason: z.string().max(1000).optional(),
+  })
+  .superRefine((v, ctx) => refineJob(v as GraphLike, ctx, 'update'));
+export type UpdateJobInput = z.output<typeof UpdateJobInput>;
+
+/** PUT /api/v1/jobs/:id/dag and the DAG editor's save: the whole graph. */
+export const SaveDagInput = z
+  .object({
+    steps: z.array(StepInput).min(1, 'A job needs at least one step').max(500),
+    edges: z.array(EdgeInput).max(2000).default([]),
+    expectedVersion: z.number().int().min(1).optional(),
+    reason: z.string().max(1000).optional(),
+  })
+  .superRefine((v, ctx) => refineJob(v, ctx, 'update'));
+export type SaveDagInput = z.output<typeof SaveDagInput>;
+
+/** POST /jobs/:id/trigger and "Run now": an optional payload merged over each step's payload. */
+export const TriggerJobInput = z.object({ payload: JsonObject.optional() });
+export type TriggerJobInput = z.output<typeof TriggerJobInput>;
+
+/** Reason-only body for pause/resume/delete/restore (all optional). */
+export const ReasonInput = z.object({ reason: z.string().max(1000).optional() });
+export type ReasonInput = z.output<typeof ReasonInput>;
+
+export const RollbackInput = z.object({ version: z.number().int().min(1), reason: z.string().max(1000).optional() });
+export type RollbackInput = z.output<typeof RollbackInput>;
+
+export const BulkJobsInput = z.object({
+  ids: z.array(z.uuid({ message: 'Must be a job id (uuid)' })).min(1, 'Select at least one job').max(500),
+  reason: z.string().max(1000).optional(),
+});
+export type BulkJobsInput = z.output<typeof BulkJobsInput>;
+
+// ---------------------------------------------------------------- queries
+
+/** Integer from a query string or a number. */
+const qInt = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), intIn(min, max));
+
+/** GET /schedule/preview?cron=&tz=&from=&count= (tz defaults to UTC, from to now, count to 5). */
+export const SchedulePreviewQuery = z
+  .object({
+    cron: z.string({ message: 'cron is required' }).trim().min(1, 'cron is required').max(200),
+    tz: z.string().trim().min(1).max(100).optional(),
+    from: Instant.optional(),
+    count: qInt(1, MAX_PREVIEW_COUNT).optional(),
+  })
+  .superRefine((q, ctx) => {
+    const tz = q.tz ?? 'UTC';
+    if (!isValidTimeZone(tz)) {
+      ctx.addIssue({ code: 'custom', path: ['tz'], message: `Unknown time zone: ${tz}` });
+      return;
+    }
+    try {
+      parseCron(q.cron, tz);
+    } catch (e) {
+      if (e instanceof ScheduleError) ctx.addIssue({ code: 'custom', path: [e.field === 'timezone' ? 'tz' : 'cron'], message: e.message });
+      else throw e;
+    }
+  });
+export type SchedulePreviewQuery = z.output<typeof SchedulePreviewQuery>;
+
+export const SortDir = z.enum(['asc', 'desc']);
+const multi = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20));
+
+/** GET /jobs (and the jobs list page). `cursor` is the opaque `nextCursor` of the previous page. */
+export const ListJobsQuery = z.object({
+  q: z.string().trim().max(200).optional(),
+  status: multi(z.enum(['active', 'paused', 'dead_letter'])).optional(),
+  scheduleKind: multi(z.enum(['cron', 'interval', 'once', 'manual'])).optional(),
+  handler: z.string().trim().max(200).optional(),
+  sort: z.enum(['key', 'name', 'next_run_at', 'created_at']).optional(),
+  dir: SortDir.optional(),
+  limit: qInt(1, 200).optional(),
+  cursor: z.string().max(1000).optional(),
+});
+export type ListJobsQuery = z.output<typeof ListJobsQuery>;
+
+/** GET /recycle-bin. */
+export const ListRecycleBinQuery = z.object({
+  q: z.string().trim().max(200).optional(),
+  limit: qInt(1, 200).optional(),
+  cursor: z.string().max(1000).optional(),
+});
+export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
+
+/** GET /runs: newest scheduled_for first. `from`/`to` bound scheduled_for (inclusive). */
+export const ListRunsQuery = z.object({
+  jobId: z.string().max(200).optional(),
+  status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
+  trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry'])).optional(),
+  from: Instant.optional(),
+  to: Instant.optional(),
+  limit: qInt(1, 200).optional(),
+  cursor: z.string().max(1000).optional(),
+});
+export type ListRunsQuery = z.output<typeof ListRunsQuery>;
+
+export const DiffQuery = z.object({ from: qInt(1, 1_000_000), to: qInt(1, 1_000_000) });
+export type DiffQuery = z.output<typeof DiffQuery>;
+
+export const ListVersionsQuery = z.object({ limit: qInt(1, 500).optional() });
+
+// ---------------------------------------------------------------- auth
+
+export const RoleInput = z.enum(['admin', 'operator', 'viewer']);
+export const LoginInput = z.object({
+  email: z.string().trim().min(1, 'Email is required').max(320),
+  password: z.string().min(1, 'Password is required').max(200),
+});
+export const CreateUserInput = z.object({
+  email: z.email({ message: 'Must be an email address' }).max(320),
+  name: z.string().trim().max(200).optional(),
+  password: z.string().min(8, 'At least 8 characters').max(200),
+  role: RoleInput,
+});
+export const UpdateUserInput = z.object({
+  name: z.string().trim().max(200).optional(),
+  role: RoleInput.optional(),
+  disabled: z.boolean().optional(),
+  password: z.string().min(8, 'At least 8 characters').max(200).optional(),
+});
+export const CreateTokenInput = z.object({
+  name: z.string().trim().min(1, 'Name is required').max(200),
+  role: RoleInput,
+  expiresAt: Instant.nullish(),
+});
+
+/** Path params: ids are strings; a malformed uuid answers 404 in the domain. */
+export const IdParams = z.object({ id: z.string().min(1).max(200) });

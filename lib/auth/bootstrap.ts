@@ -1,0 +1,33 @@
+import { getDb, type Db } from '../db.ts';
+import { randomToken } from './crypto.ts';
+import { hashPassword } from './password.ts';
+import { normalizeEmail } from './users.ts';
+
+export const DEFAULT_ADMIN_EMAIL = 'admin@tickflow.local';
+
+/**
+ * Makes sure an admin exists (called by scripts/start.ts at start).
+ * - An enabled admin exists: returns null, changes nothing.
+ * - Else creates one: email = opts.email ?? TICKFLOW_ADMIN_EMAIL ?? admin@tickflow.local,
+ *   password = opts.password ?? TICKFLOW_ADMIN_PASSWORD ?? random (returned once as
+ *   `password` so the start script can print it; omitted when it came from env/opts).
+ *   If a (non-admin or disabled) user with that email exists it is promoted/enabled
+ *   and its password reset.
+ */
+export async function ensureAdminUser(
+  db: Db = getDb(),
+  opts: { email?: string; password?: string } = {},
+): Promise<{ email: string; password?: string } | null> {
+  const admin = await db.user.findFirst({ where: { role: 'admin', disabled: false } });
+  if (admin) return null;
+  const email = normalizeEmail(opts.email ?? process.env.TICKFLOW_ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);
+  const given = opts.password ?? process.env.TICKFLOW_ADMIN_PASSWORD;
+  const password = given || randomToken(12);
+  const passwordHash = await hashPassword(password);
+  await db.user.upsert({
+    where: { email },
+    create: { email, name: 'Administrator', passwordHash, role: 'admin' },
+    update: { passwordHash, role: 'admin', disabled: false },
+  });
+  return given ? { email } : { email, password };
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { CreateJobInput } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { alarmConfig, computeNextRunAt, graphRows, policyColumns, routingColumns, scheduleColumns, stepsOf } from './job-input.ts';
+import type { JobView } from './job-view.ts';
+import { insertGraph, mapDbError, recordVersion } from './store.ts';
+
+/**
+ * Creates a job with its steps and edges, version 1 (change_type `create`),
+ * next_run_at computed from `now`. Accepts raw input (parsed with
+ * CreateJobInput here too, so callers may pass unparsed JSON).
+ * @throws DomainError validation (400, fields), conflict (409, live key taken at `key`), forbidden.
+ */
+export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
+  requireCan(actor, 'jobs.write');
+  const input = parseOrThrow(CreateJobInput, rawInput);
+  const { steps, jobPayload } = stepsOf(input);
+  const rows = graphRows(steps ?? [], input.edges ?? []);
+  const id = randomUUID();
+  try {
+    return await inTransaction(db, async (tx) => {
+      const data = {
+        id,
+        key: input.key,
+        name: input.name,
+        description: input.description ?? '',
+        ...scheduleColumns(input.schedule),
+        startAt: input.startAt ?? null,
+        endAt: input.endAt ?? null,
+        staggerSeconds: input.staggerSeconds ?? 0,
+        ...policyColumns(input.policy),
+        ...routingColumns(input.routing),
+        payload: (jobPayload ?? {}) as Prisma.InputJsonValue,
+        alarmConfig: alarmConfig(input.alarms) as unknown as Prisma.InputJsonValue,
+        status: 'active' as const,
+        version: 1,
+        createdBy: actor.name,
+        updatedBy: actor.name,
+        createdAt: now,
+        updatedAt: now,
+      };
+      let job = await tx.job.create({ data: { ...data, routingLabels: data.routingLabels as Prisma.InputJsonValue } });
+      const nextRunAt = computeNextRunAt(job, now);
+      if (nextRunAt) job = await tx.job.update({ where: { id }, data: { nextRunAt, updatedAt: now } });
+      await insertGraph(tx, id, rows);
+      return recordVersion(tx, job, 'create', actor, null, now);
+    });
+  } catch (e) {
+    mapDbError(e, input.key);
+  }
+}

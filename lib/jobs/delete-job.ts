@@ -1,0 +1,22 @@
+import { getDb, inTransaction, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import type { JobView } from './job-view.ts';
+import { lockJob, recordVersion } from './store.ts';
+
+/**
+ * Soft-deletes a job into the recycle bin: deleted_at/deleted_by set, new
+ * version (change_type `delete`). next_run_at stays; the tick ignores deleted
+ * jobs. Its key becomes free for a new job. Runs in flight are not cancelled.
+ * @throws DomainError('not_found') for an unknown or already deleted job.
+ */
+export async function deleteJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
+  requireCan(actor, 'jobs.write');
+  return inTransaction(db, async (tx) => {
+    const job = await lockJob(tx, id);
+    const updated = await tx.job.update({
+      where: { id: job.id },
+      data: { deletedAt: now, deletedBy: actor.name, version: { increment: 1 }, updatedBy: actor.name, updatedAt: now },
+    });
+    return recordVersion(tx, updated, 'delete', actor, opts.reason, now);
+  });
+}

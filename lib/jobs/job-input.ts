@@ -1,0 +1,173 @@
+/**
+ * Maps validated inputs (lib/api/schemas.ts) onto jobs/job_steps/job_edges
+ * columns, fills defaults, computes next_run_at. Pure (no DB).
+ */
+import type { Job } from '../generated/prisma/client.ts';
+import type { CreateJobInput, EdgeInput, PolicyInput, RoutingInput, ScheduleInput, StepInput, AlarmsInput } from '../api/schemas.ts';
+import { layoutDag } from '../dag/index.ts';
+import { dueAt, nextFireTime } from '../schedule/index.ts';
+import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView } from './job-view.ts';
+
+/** Defaults of a new job (mirror the column defaults of the init migration). */
+export const JOB_DEFAULTS = {
+  policy: {
+    timeoutSeconds: 300,
+    maxRetries: 0,
+    backoff: { baseSeconds: 1, factor: 2, maxSeconds: 300, jitter: 0.1 },
+    blockStrategy: 'discard_later',
+    misfirePolicy: 'fire_once',
+    misfireMaxCatchup: 10,
+    deadLetterAfter: 0,
+    priority: 0,
+  } satisfies PolicyView,
+  routing: { nodeGroup: null, labels: {}, strategy: 'any', nodes: [], key: null } satisfies RoutingView,
+  alarms: DEFAULT_ALARMS,
+} as const;
+
+export type ScheduleColumns = Pick<Job, 'scheduleKind' | 'cronExpression' | 'timezone' | 'intervalSeconds' | 'runAt'>;
+
+export function scheduleColumns(s: ScheduleInput): ScheduleColumns {
+  switch (s.kind) {
+    case 'cron':
+      return { scheduleKind: 'cron', cronExpression: s.cron, timezone: s.timezone ?? 'UTC', intervalSeconds: null, runAt: null };
+    case 'interval':
+      return { scheduleKind: 'interval', cronExpression: null, timezone: 'UTC', intervalSeconds: s.intervalSeconds, runAt: null };
+    case 'once':
+      return { scheduleKind: 'once', cronExpression: null, timezone: 'UTC', intervalSeconds: null, runAt: s.runAt };
+    case 'manual':
+      return { scheduleKind: 'manual', cronExpression: null, timezone: 'UTC', intervalSeconds: null, runAt: null };
+  }
+}
+
+export type PolicyColumns = Pick<
+  Job,
+  | 'timeoutSeconds'
+  | 'maxRetries'
+  | 'backoffBaseSeconds'
+  | 'backoffFactor'
+  | 'backoffMaxSeconds'
+  | 'backoffJitter'
+  | 'blockStrategy'
+  | 'misfirePolicy'
+  | 'misfireMaxCatchup'
+  | 'deadLetterAfter'
+  | 'priority'
+>;
+
+/** `p` merged key by key over `base`. */
+export function policyColumns(p: PolicyInput | undefined, base: PolicyView = JOB_DEFAULTS.policy): PolicyColumns {
+  const b = { ...base.backoff, ...stripUndefined(p?.backoff ?? {}) };
+  return {
+    timeoutSeconds: p?.timeoutSeconds ?? base.timeoutSeconds,
+    maxRetries: p?.maxRetries ?? base.maxRetries,
+    backoffBaseSeconds: b.baseSeconds,
+    backoffFactor: b.factor,
+    backoffMaxSeconds: b.maxSeconds,
+    backoffJitter: b.jitter,
+    blockStrategy: p?.blockStrategy ?? base.blockStrategy,
+    misfirePolicy: p?.misfirePolicy ?? base.misfirePolicy,
+    misfireMaxCatchup: p?.misfireMaxCatchup ?? base.misfireMaxCatchup,
+    deadLetterAfter: p?.deadLetterAfter ?? base.deadLetterAfter,
+    priority: p?.priority ?? base.priority,
+  };
+}
+
+export type RoutingColumns = Pick<Job, 'routingNodeGroup' | 'routingLabels' | 'routingStrategy' | 'routingNodes' | 'routingKey'>;
+
+export function routingColumns(r: RoutingInput | undefined, base: RoutingView = JOB_DEFAULTS.routing): RoutingColumns {
+  return {
+    routingNodeGroup: r?.nodeGroup !== undefined ? r.nodeGroup || null : base.nodeGroup,
+    routingLabels: r?.labels ?? base.labels,
+    routingStrategy: r?.strategy ?? base.strategy,
+    routingNodes: r?.nodes ?? base.nodes,
+    routingKey: r?.key !== undefined ? r.key || null : base.key,
+  };
+}
+
+export function alarmConfig(a: AlarmsInput | undefined, base: AlarmsView = JOB_DEFAULTS.alarms): AlarmsView {
+  return {
+    onFailure: a?.onFailure ?? base.onFailure,
+    onTimeout: a?.onTimeout ?? base.onTimeout,
+    onDeadLetter: a?.onDeadLetter ?? base.onDeadLetter,
+    onSuccess: a?.onSuccess ?? base.onSuccess,
+    channels: a?.channels ?? base.channels,
+  };
+}
+
+export type StepRow = {
+  key: string;
+  name: string;
+  handler: string;
+  payload: Record<string, unknown>;
+  config: Record<string, unknown>;
+  timeoutSeconds: number | null;
+  maxRetries: number | null;
+  resourceKey: string | null;
+  positionX: number;
+  positionY: number;
+};
+export type EdgeRow = { fromStep: string; toStep: string; depType: 'hard' | 'soft' | 'on_failure' };
+
+/**
+ * Steps + edges rows from input. Steps without a position are laid out with
+ * dagre (left to right) so the DAG editor opens tidy.
+ */
+export function graphRows(steps: StepInput[], edges: EdgeInput[]): { steps: StepRow[]; edges: EdgeRow[] } {
+  const edgeRows: EdgeRow[] = edges.map((e) => ({ fromStep: e.from, toStep: e.to, depType: e.type ?? 'hard' }));
+  const needLayout = steps.some((s) => !s.position);
+  const layout = needLayout
+    ? layoutDag(
+        steps.map((s) => ({ id: s.key })),
+        edgeRows.map((e) => ({ source: e.fromStep, target: e.toStep })),
+        { direction: 'LR' },
+      )
+    : {};
+  return {
+    steps: steps.map((s) => ({
+      key: s.key,
+      name: s.name ?? '',
+      handler: s.handler,
+      payload: s.payload ?? {},
+      config: s.config ?? {},
+      timeoutSeconds: s.timeoutSeconds ?? null,
+      maxRetries: s.maxRetries ?? null,
+      resourceKey: s.resourceKey ?? null,
+      positionX: s.position?.x ?? layout[s.key]?.x ?? 0,
+      positionY: s.position?.y ?? layout[s.key]?.y ?? 0,
+    })),
+    edges: edgeRows,
+  };
+}
+
+/** Applies the handler shorthand: `{handler, payload}` -> one step `main` (job payload {}). */
+export function stepsOf(input: Pick<CreateJobInput, 'handler' | 'payload' | 'steps'>): { steps: StepInput[] | undefined; jobPayload: Record<string, unknown> | undefined } {
+  if (input.handler) return { steps: [{ key: 'main', handler: input.handler, payload: input.payload ?? {} }], jobPayload: {} };
+  return { steps: input.steps, jobPayload: input.payload };
+}
+
+/**
+ * Due instant of the next fire strictly after `now` (nominal + stagger), for
+ * jobs.next_run_at; null for manual jobs and exhausted schedules.
+ */
+export function computeNextRunAt(job: Job, now: Date): Date | null {
+  const schedule = jobScheduleOf(job);
+  try {
+    const nominal = nextFireTime(schedule, now);
+    return nominal ? dueAt(schedule, nominal) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when a change touches what next_run_at depends on. */
+export function scheduleChanged(before: Job, after: Job): boolean {
+  const k = (j: Job) =>
+    JSON.stringify([j.scheduleKind, j.cronExpression, j.timezone, j.intervalSeconds, j.runAt?.getTime(), j.startAt?.getTime(), j.endAt?.getTime(), j.staggerSeconds]);
+  return k(before) !== k(after);
+}
+
+export { policyView, routingView, alarmsView };
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

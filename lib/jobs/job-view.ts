@@ -1,0 +1,268 @@
+/**
+ * Presenters for jobs (trigger.dev style: reads are presenters). `toJobView` is
+ * the REST shape of DESIGN.md §5 (camelCase, ISO-8601 UTC strings);
+ * `toJobSnapshot` is the configuration part of it, stored in
+ * job_versions.snapshot and compared by diff-versions.
+ */
+import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
+import { fireTimesAfter, type JobSchedule, type ScheduleSpec } from '../schedule/index.ts';
+
+export type ScheduleView =
+  | { kind: 'cron'; cron: string; timezone: string }
+  | { kind: 'interval'; intervalSeconds: number }
+  | { kind: 'once'; runAt: string }
+  | { kind: 'manual' };
+
+export type StepView = {
+  key: string;
+  name: string;
+  handler: string;
+  payload: Record<string, unknown>;
+  config: Record<string, unknown>;
+  timeoutSeconds: number | null;
+  maxRetries: number | null;
+  resourceKey: string | null;
+  position: { x: number; y: number };
+};
+
+export type EdgeView = { from: string; to: string; type: 'hard' | 'soft' | 'on_failure' };
+
+export type PolicyView = {
+  timeoutSeconds: number;
+  maxRetries: number;
+  backoff: { baseSeconds: number; factor: number; maxSeconds: number; jitter: number };
+  blockStrategy: 'discard_later' | 'serial_execution' | 'cover_early';
+  misfirePolicy: 'skip' | 'fire_once' | 'fire_all';
+  misfireMaxCatchup: number;
+  deadLetterAfter: number;
+  priority: number;
+};
+
+export type RoutingView = {
+  nodeGroup: string | null;
+  labels: Record<string, string>;
+  strategy: 'any' | 'consistent_hash' | 'nodes';
+  nodes: string[];
+  key: string | null;
+};
+
+/** Stored in jobs.alarm_config as is. */
+export type AlarmsView = {
+  onFailure: boolean;
+  onTimeout: boolean;
+  onDeadLetter: boolean;
+  onSuccess: boolean;
+  channels: { type: 'webhook' | 'email' | 'log'; target: string }[];
+};
+
+/** Configuration of a job: what job_versions.snapshot holds (also the input shape of CreateJobInput). */
+export type JobSnapshot = {
+  key: string;
+  name: string;
+  description: string;
+  status: 'active' | 'paused' | 'dead_letter';
+  schedule: ScheduleView;
+  startAt: string | null;
+  endAt: string | null;
+  staggerSeconds: number;
+  payload: Record<string, unknown>;
+  policy: PolicyView;
+  routing: RoutingView;
+  alarms: AlarmsView;
+  steps: StepView[];
+  edges: EdgeView[];
+};
+
+export type JobView = JobSnapshot & {
+  id: string;
+  version: number;
+  /** The job's IANA zone (cron evaluation and day bucketing; 'UTC' for non-cron jobs). */
+  timezone: string;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastRunStatus: string | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+  totalRuns: number;
+  successRuns: number;
+  failedRuns: number;
+  createdBy: string;
+  updatedBy: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+  deletedBy: string | null;
+};
+
+/** One row of the jobs list (no steps/edges payloads; `handlers` = distinct step handlers). */
+export type JobListItem = Omit<JobView, 'steps' | 'edges' | 'payload'> & { handlers: string[]; stepCount: number };
+
+export const DEFAULT_ALARMS: AlarmsView = { onFailure: false, onTimeout: false, onDeadLetter: false, onSuccess: false, channels: [] };
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+export function scheduleView(job: Pick<Job, 'scheduleKind' | 'cronExpression' | 'timezone' | 'intervalSeconds' | 'runAt'>): ScheduleView {
+  switch (job.scheduleKind) {
+    case 'cron':
+      return { kind: 'cron', cron: job.cronExpression ?? '', timezone: job.timezone };
+    case 'interval':
+      return { kind: 'interval', intervalSeconds: job.intervalSeconds ?? 0 };
+    case 'once':
+      return { kind: 'once', runAt: iso(job.runAt) ?? '' };
+    default:
+      return { kind: 'manual' };
+  }
+}
+
+export function scheduleSpecOf(job: Pick<Job, 'scheduleKind' | 'cronExpression' | 'timezone' | 'intervalSeconds' | 'runAt'>): ScheduleSpec {
+  switch (job.scheduleKind) {
+    case 'cron':
+      return { kind: 'cron', cron: job.cronExpression ?? '', timezone: job.timezone };
+    case 'interval':
+      return { kind: 'interval', intervalSeconds: job.intervalSeconds ?? 1 };
+    case 'once':
+      return { kind: 'once', runAt: job.runAt ?? new Date(0) };
+    default:
+      return { kind: 'manual' };
+  }
+}
+
+/** lib/schedule's JobSchedule of a job row. */
+export function jobScheduleOf(job: Job): JobSchedule {
+  return {
+    spec: scheduleSpecOf(job),
+    startAt: job.startAt,
+    endAt: job.endAt,
+    staggerSeconds: job.staggerSeconds,
+    jobId: job.id,
+    createdAt: job.createdAt,
+  };
+}
+
+/** Next `count` nominal fire times strictly after `now` (none for manual / exhausted schedules). */
+export function nextFireTimesOf(job: Job, now: Date, count = 5): string[] {
+  const out: string[] = [];
+  try {
+    for (const t of fireTimesAfter(jobScheduleOf(job), now)) {
+      out.push(t.toISOString());
+      if (out.length >= count) break;
+    }
+  } catch {
+    /* a schedule stored before a zone disappeared from ICU: show none */
+  }
+  return out;
+}
+
+export function policyView(job: Job): PolicyView {
+  return {
+    timeoutSeconds: job.timeoutSeconds,
+    maxRetries: job.maxRetries,
+    backoff: {
+      baseSeconds: job.backoffBaseSeconds,
+      factor: job.backoffFactor,
+      maxSeconds: job.backoffMaxSeconds,
+      jitter: job.backoffJitter,
+    },
+    blockStrategy: job.blockStrategy,
+    misfirePolicy: job.misfirePolicy,
+    misfireMaxCatchup: job.misfireMaxCatchup,
+    deadLetterAfter: job.deadLetterAfter,
+    priority: job.priority,
+  };
+}
+
+export function routingView(job: Job): RoutingView {
+  return {
+    nodeGroup: job.routingNodeGroup,
+    labels: obj(job.routingLabels) as Record<string, string>,
+    strategy: job.routingStrategy,
+    nodes: job.routingNodes,
+    key: job.routingKey,
+  };
+}
+
+export function alarmsView(job: Job): AlarmsView {
+  const a = obj(job.alarmConfig);
+  return {
+    onFailure: a.onFailure === true,
+    onTimeout: a.onTimeout === true,
+    onDeadLetter: a.onDeadLetter === true,
+    onSuccess: a.onSuccess === true,
+    channels: Array.isArray(a.channels) ? (a.channels as AlarmsView['channels']) : [],
+  };
+}
+
+export function stepView(s: JobStep): StepView {
+  return {
+    key: s.key,
+    name: s.name,
+    handler: s.handler,
+    payload: obj(s.payload),
+    config: obj(s.config),
+    timeoutSeconds: s.timeoutSeconds,
+    maxRetries: s.maxRetries,
+    resourceKey: s.resourceKey,
+    position: { x: s.positionX, y: s.positionY },
+  };
+}
+
+export function edgeView(e: JobEdge): EdgeView {
+  return { from: e.fromStep, to: e.toStep, type: e.depType };
+}
+
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byEdge = (a: EdgeView, b: EdgeView) => (a.from + '\u0000' + a.to < b.from + '\u0000' + b.to ? -1 : 1);
+
+/** The configuration snapshot stored in job_versions (steps sorted by key, edges by from/to). */
+export function toJobSnapshot(job: Job, steps: JobStep[], edges: JobEdge[]): JobSnapshot {
+  return {
+    key: job.key,
+    name: job.name,
+    description: job.description,
+    status: job.status,
+    schedule: scheduleView(job),
+    startAt: iso(job.startAt),
+    endAt: iso(job.endAt),
+    staggerSeconds: job.staggerSeconds,
+    payload: obj(job.payload),
+    policy: policyView(job),
+    routing: routingView(job),
+    alarms: alarmsView(job),
+    steps: steps.map(stepView).sort(byKey),
+    edges: edges.map(edgeView).sort(byEdge),
+  };
+}
+
+function runtimeFields(job: Job) {
+  return {
+    id: job.id,
+    version: job.version,
+    timezone: job.timezone,
+    nextRunAt: iso(job.nextRunAt),
+    lastRunAt: iso(job.lastRunAt),
+    lastRunStatus: job.lastRunStatus,
+    lastError: job.lastError,
+    consecutiveFailures: job.consecutiveFailures,
+    totalRuns: job.totalRuns,
+    successRuns: job.successRuns,
+    failedRuns: job.failedRuns,
+    createdBy: job.createdBy,
+    updatedBy: job.updatedBy,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+    deletedAt: iso(job.deletedAt),
+    deletedBy: job.deletedBy,
+  };
+}
+
+/** The REST/console view of a job (DESIGN.md §5). */
+export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[]): JobView {
+  return { ...runtimeFields(job), ...toJobSnapshot(job, steps, edges) };
+}
+
+/** A jobs-list row. `steps` only needs key + handler. */
+export function toJobListItem(job: Job, steps: Pick<JobStep, 'key' | 'handler'>[]): JobListItem {
+  const { steps: _s, edges: _e, payload: _p, ...snap } = toJobSnapshot(job, [], []);
+  return { ...runtimeFields(job), ...snap, handlers: [...new Set(steps.map((s) => s.handler))].sort(), stepCount: steps.length };
+}

@@ -1,0 +1,105 @@
+import { getDb, Prisma, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { ListJobsQuery, ListRecycleBinQuery } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
+import { DomainError } from '../errors.ts';
+import type { Job } from '../generated/prisma/client.ts';
+import { toJobListItem, type JobListItem } from './job-view.ts';
+
+type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
+const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
+
+function sortValue(job: Job, sort: SortKey): string | null {
+  const v = job[COLUMN[sort]];
+  return v instanceof Date ? v.toISOString() : (v as string | null);
+}
+
+/**
+ * Keyset condition "after (v, id)" for ORDER BY col dir NULLS LAST, id dir.
+ * Rows with a NULL sort value (only next_run_at) come last, ordered by id.
+ */
+export function keysetAfter(sort: SortKey, dir: 'asc' | 'desc', v: string | number | null, id: string): Prisma.JobWhereInput {
+  const col = COLUMN[sort];
+  const op = dir === 'asc' ? 'gt' : 'lt';
+  const isDate = sort === 'next_run_at' || sort === 'created_at';
+  if (v === null) return { [col]: null, id: { [op]: id } };
+  const value = isDate ? new Date(String(v)) : String(v);
+  if (value instanceof Date && Number.isNaN(value.getTime())) decodeCursor('', 'x');
+  const or: Prisma.JobWhereInput[] = [{ [col]: { [op]: value } }, { [col]: value, id: { [op]: id } }];
+  if (sort === 'next_run_at') or.push({ nextRunAt: null });
+  return { OR: or };
+}
+
+export type ListJobsResult = Page<JobListItem>;
+
+/**
+ * Live jobs for the list page and GET /jobs. Search `q` (key or name, ILIKE),
+ * filters status[], scheduleKind[], handler (any step), sort key|name|next_run_at|created_at
+ * (default created_at desc), keyset pagination on (sort value, id) with an opaque
+ * cursor: rows inserted or changed between page fetches never make a page repeat
+ * or skip a row that existed before. Raw query input is accepted (parsed here).
+ */
+export async function listJobs(db: Db = getDb(), rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
+  requireCan(actor, 'read');
+  const q = parseOrThrow(ListJobsQuery, rawQuery ?? {});
+  const sort: SortKey = q.sort ?? 'created_at';
+  const dir = q.dir ?? (sort === 'created_at' ? 'desc' : 'asc');
+  const limit = q.limit ?? 50;
+  const cursorTag = `jobs:${sort}:${dir}`;
+  const and: Prisma.JobWhereInput[] = [{ deletedAt: null }];
+  if (q.q) {
+    and.push({ OR: [{ key: { contains: q.q, mode: 'insensitive' } }, { name: { contains: q.q, mode: 'insensitive' } }] });
+  }
+  if (q.status?.length) and.push({ status: { in: q.status } });
+  if (q.scheduleKind?.length) and.push({ scheduleKind: { in: q.scheduleKind } });
+  if (q.handler) and.push({ steps: { some: { handler: q.handler } } });
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor, cursorTag);
+    and.push(keysetAfter(sort, dir, c.v, c.id));
+  }
+  const col = COLUMN[sort];
+  const orderBy: Prisma.JobOrderByWithRelationInput[] = [
+    sort === 'next_run_at' ? { nextRunAt: { sort: dir, nulls: 'last' } } : { [col]: dir },
+    { id: dir },
+  ];
+  const rows = await db.job.findMany({
+    where: { AND: and },
+    orderBy,
+    take: limit + 1,
+    include: { steps: { select: { key: true, handler: true } } },
+  });
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((j) => toJobListItem(j, j.steps)),
+    nextCursor: rows.length > limit && last ? encodeCursor({ s: cursorTag, v: sortValue(last, sort), id: last.id }) : null,
+  };
+}
+
+/** Recycle bin: deleted jobs, most recently deleted first (keyset on deleted_at desc, id desc). */
+export async function listRecycleBin(db: Db = getDb(), rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
+  requireCan(actor, 'read');
+  const q = parseOrThrow(ListRecycleBinQuery, rawQuery ?? {});
+  const limit = q.limit ?? 50;
+  const and: Prisma.JobWhereInput[] = [{ deletedAt: { not: null } }];
+  if (q.q) and.push({ OR: [{ key: { contains: q.q, mode: 'insensitive' } }, { name: { contains: q.q, mode: 'insensitive' } }] });
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor, 'bin');
+    const v = new Date(String(c.v));
+    if (Number.isNaN(v.getTime())) throw new DomainError('validation', 'Invalid cursor', { cursor: 'Invalid cursor' });
+    and.push({ OR: [{ deletedAt: { lt: v } }, { deletedAt: v, id: { lt: c.id } }] });
+  }
+  const rows = await db.job.findMany({
+    where: { AND: and },
+    orderBy: [{ deletedAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+    include: { steps: { select: { key: true, handler: true } } },
+  });
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((j) => toJobListItem(j, j.steps)),
+    nextCursor: rows.length > limit && last ? encodeCursor({ s: 'bin', v: last.deletedAt!.toISOString(), id: last.id }) : null,
+  };
+}

@@ -1,0 +1,47 @@
+import { getDb, type Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import type { JobSnapshot } from './job-view.ts';
+import { findJob } from './store.ts';
+
+export type JobVersionView = {
+  version: number;
+  changeType: 'create' | 'update' | 'pause' | 'resume' | 'delete' | 'restore' | 'rollback';
+  reason: string | null;
+  createdBy: string;
+  createdAt: string;
+};
+
+/** Versions of a job, newest first (jobs in the recycle bin too). */
+export async function listVersions(db: Db = getDb(), jobId: string, actor: Actor, opts: { limit?: number } = {}): Promise<JobVersionView[]> {
+  requireCan(actor, 'read');
+  await findJob(db, jobId, 'allow');
+  const rows = await db.jobVersion.findMany({
+    where: { jobId },
+    orderBy: { version: 'desc' },
+    take: opts.limit ?? 200,
+    select: { version: true, changeType: true, reason: true, createdBy: true, createdAt: true },
+  });
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+}
+
+/** One version with its snapshot. @throws DomainError('not_found'). */
+export async function getJobVersion(
+  db: Db = getDb(),
+  jobId: string,
+  version: number,
+  actor: Actor,
+): Promise<JobVersionView & { snapshot: JobSnapshot }> {
+  requireCan(actor, 'read');
+  await findJob(db, jobId, 'allow');
+  const r = await db.jobVersion.findUnique({ where: { jobId_version: { jobId, version } } });
+  if (!r) throw new DomainError('not_found', `Version ${version} not found`, { version: 'No such version' });
+  return {
+    version: r.version,
+    changeType: r.changeType,
+    reason: r.reason,
+    createdBy: r.createdBy,
+    createdAt: r.createdAt.toISOString(),
+    snapshot: r.snapshot as unknown as JobSnapshot,
+  };
+}

@@ -1,0 +1,35 @@
+import { getDb, inTransaction, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { computeNextRunAt } from './job-input.ts';
+import { toJobView, type JobView } from './job-view.ts';
+import { loadGraph, lockJob, recordVersion } from './store.ts';
+
+/**
+ * Resumes a paused or dead-lettered job: status `active`, consecutive_failures
+ * 0, last_error cleared, next_run_at recomputed from `now` (no catch-up of the
+ * paused period). New version, change_type `resume`. Resuming an active job
+ * changes nothing.
+ */
+export async function resumeJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
+  requireCan(actor, 'jobs.write');
+  return inTransaction(db, async (tx) => {
+    const job = await lockJob(tx, id);
+    if (job.status === 'active' && job.consecutiveFailures === 0) {
+      const g = await loadGraph(tx, job);
+      return toJobView(g.job, g.steps, g.edges);
+    }
+    const updated = await tx.job.update({
+      where: { id: job.id },
+      data: {
+        status: 'active',
+        consecutiveFailures: 0,
+        lastError: null,
+        nextRunAt: computeNextRunAt(job, now),
+        version: { increment: 1 },
+        updatedBy: actor.name,
+        updatedAt: now,
+      },
+    });
+    return recordVersion(tx, updated, 'resume', actor, opts.reason, now);
+  });
+}

@@ -1,0 +1,28 @@
+import { getDb, inTransaction, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { SaveDagInput } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import type { JobView } from './job-view.ts';
+import { lockJob, mapDbError } from './store.ts';
+import { applyJobChanges, versionConflict } from './update-job.ts';
+
+/**
+ * Saves a job's whole DAG (steps with positions, edges) from the editor as a new
+ * version (change_type `update`, reason defaults to "DAG saved"). Validated with
+ * lib/dag validateDag (cycle named). `expectedVersion`, when given, is an optimistic lock (409).
+ */
+export async function saveDag(db: Db = getDb(), jobId: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
+  requireCan(actor, 'jobs.write');
+  const input = parseOrThrow(SaveDagInput, rawInput);
+  try {
+    return await inTransaction(db, async (tx) => {
+      const job = await lockJob(tx, jobId);
+      if (input.expectedVersion !== undefined && job.version !== input.expectedVersion) {
+        throw await versionConflict(tx, job, input.expectedVersion);
+      }
+      return applyJobChanges(tx, job, { steps: input.steps, edges: input.edges }, actor, now, 'update', input.reason ?? 'DAG saved');
+    });
+  } catch (e) {
+    mapDbError(e);
+  }
+}

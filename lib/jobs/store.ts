@@ -1,0 +1,116 @@
+/**
+ * Shared persistence steps of the job operations: lock a job row, load its
+ * graph, replace its graph, write a job_versions row, map database errors.
+ */
+import { Prisma, type Db } from '../db.ts';
+import { DomainError, isDomainError } from '../errors.ts';
+import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
+import type { Actor } from '../auth/actor.ts';
+import { isUuid } from '../api/ids.ts';
+import type { EdgeRow, StepRow } from './job-input.ts';
+import { toJobSnapshot, toJobView, type JobView } from './job-view.ts';
+
+export type ChangeType = 'create' | 'update' | 'pause' | 'resume' | 'delete' | 'restore' | 'rollback';
+export type JobGraph = { job: Job; steps: JobStep[]; edges: JobEdge[] };
+
+/**
+ * Locks the job row (FOR UPDATE) inside `tx` and returns it.
+ * @throws DomainError('not_found') for a malformed/unknown id, or a deleted job unless `deleted` is 'allow' / 'only'.
+ */
+export async function lockJob(tx: Db, id: string, deleted: 'forbid' | 'allow' | 'only' = 'forbid'): Promise<Job> {
+  if (!isUuid(id)) throw new DomainError('not_found', `Job ${id} not found`);
+  await tx.$queryRaw`SELECT id FROM jobs WHERE id = ${id}::uuid FOR UPDATE`;
+  const job = await tx.job.findUnique({ where: { id } });
+  return checkDeleted(job, id, deleted);
+}
+
+/** Reads a job row without locking (same not_found rules as lockJob). */
+export async function findJob(db: Db, id: string, deleted: 'forbid' | 'allow' | 'only' = 'forbid'): Promise<Job> {
+  if (!isUuid(id)) throw new DomainError('not_found', `Job ${id} not found`);
+  return checkDeleted(await db.job.findUnique({ where: { id } }), id, deleted);
+}
+
+function checkDeleted(job: Job | null, id: string, deleted: 'forbid' | 'allow' | 'only'): Job {
+  if (!job) throw new DomainError('not_found', `Job ${id} not found`);
+  if (deleted === 'forbid' && job.deletedAt) throw new DomainError('not_found', `Job ${job.key} is in the recycle bin`);
+  if (deleted === 'only' && !job.deletedAt) throw new DomainError('conflict', `Job ${job.key} is not in the recycle bin`);
+  return job;
+}
+
+export async function loadGraph(db: Db, job: Job): Promise<JobGraph> {
+  const [steps, edges] = await Promise.all([
+    db.jobStep.findMany({ where: { jobId: job.id }, orderBy: { key: 'asc' } }),
+    db.jobEdge.findMany({ where: { jobId: job.id }, orderBy: [{ fromStep: 'asc' }, { toStep: 'asc' }] }),
+  ]);
+  return { job, steps, edges };
+}
+
+/** Deletes and re-inserts a job's steps and edges (inside the caller's transaction). */
+export async function replaceGraph(tx: Db, jobId: string, rows: { steps: StepRow[]; edges: EdgeRow[] }): Promise<void> {
+  await tx.jobEdge.deleteMany({ where: { jobId } });
+  await tx.jobStep.deleteMany({ where: { jobId } });
+  await insertGraph(tx, jobId, rows);
+}
+
+export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[]; edges: EdgeRow[] }): Promise<void> {
+  if (rows.steps.length) {
+    await tx.jobStep.createMany({
+      data: rows.steps.map((s) => ({ ...s, jobId, payload: s.payload as Prisma.InputJsonValue, config: s.config as Prisma.InputJsonValue })),
+    });
+  }
+  if (rows.edges.length) await tx.jobEdge.createMany({ data: rows.edges.map((e) => ({ ...e, jobId })) });
+}
+
+/** Writes the job_versions row for the job's current version (after the change) and returns the fresh view. */
+export async function recordVersion(
+  tx: Db,
+  job: Job,
+  changeType: ChangeType,
+  actor: Actor,
+  reason: string | undefined | null,
+  now: Date,
+): Promise<JobView> {
+  const g = await loadGraph(tx, job);
+  await tx.jobVersion.create({
+    data: {
+      jobId: job.id,
+      version: job.version,
+      changeType,
+      snapshot: toJobSnapshot(g.job, g.steps, g.edges) as unknown as Prisma.InputJsonValue,
+      reason: reason || null,
+      createdBy: actor.name,
+      createdAt: now,
+    },
+  });
+  return toJobView(g.job, g.steps, g.edges);
+}
+
+/**
+ * Maps expected database refusals to DomainErrors (bad input must never be a
+ * 500): the live-key unique index -> 409 at `key`; CHECK constraints -> 400 at
+ * the field they guard. Anything else is rethrown.
+ */
+export function mapDbError(e: unknown, key?: string): never {
+  if (isDomainError(e)) throw e;
+  const msg = e instanceof Error ? e.message : String(e);
+  const code = (e as { code?: string })?.code;
+  const meta = JSON.stringify((e as { meta?: unknown })?.meta ?? {});
+  if (code === 'P2002' || /jobs_key_live_uniq|unique constraint/i.test(msg + meta)) {
+    if (/job_steps|job_edges/.test(msg + meta)) throw new DomainError('validation', 'Duplicate step or edge', { steps: 'Duplicate step key or edge' });
+    throw new DomainError('conflict', `A live job with key ${key ?? ''} already exists`.replace('  ', ' '), { key: 'Already used by another job' });
+  }
+  const checks: [RegExp, string, string][] = [
+    [/jobs_payload_size/, 'payload', 'Payload is too large (64 KB)'],
+    [/jobs_key_format/, 'key', 'Invalid key'],
+    [/jobs_name_not_blank/, 'name', 'Name is required (at most 200 characters)'],
+    [/jobs_window_order/, 'endAt', 'endAt must be after startAt'],
+    [/jobs_backoff_sane/, 'policy.backoff', 'Invalid backoff'],
+    [/jobs_nonnegative/, 'policy', 'Values must not be negative'],
+    [/job_steps_key_format/, 'steps', 'Invalid step key'],
+    [/job_edges_no_self|job_edges_(from|to)_fk/, 'edges', 'Invalid edge'],
+  ];
+  for (const [re, field, message] of checks) {
+    if (re.test(msg + meta)) throw new DomainError('validation', message, { [field]: message });
+  }
+  throw e;
+}

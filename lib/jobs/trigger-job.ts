@@ -1,0 +1,34 @@
+import { getDb, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { TriggerJobInput } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { triggerRun } from '../engine/index.ts';
+import { toRunSummary, type RunSummary } from '../runs/run-view.ts';
+import { findJob } from './store.ts';
+
+export type TriggerResult = { run: RunSummary; outcome: 'started' | 'queued' | 'skipped' | 'covered' };
+
+/**
+ * "Run now" / POST /jobs/:id/trigger: creates a run through ENGINE's
+ * triggerRun (block strategy applies; scheduled_for = now; triggered_by =
+ * actor.name). `payload` (optional, <= 64 KB) is merged over each step's payload.
+ * @throws DomainError not_found (unknown/deleted job), validation, forbidden.
+ */
+export async function triggerJob(
+  db: Db = getDb(),
+  jobId: string,
+  rawInput: unknown,
+  actor: Actor,
+  opts: { trigger?: 'manual' | 'api' } = {},
+  now = new Date(),
+): Promise<TriggerResult> {
+  requireCan(actor, 'runs.write');
+  const input = parseOrThrow(TriggerJobInput, rawInput ?? {});
+  await findJob(db, jobId);
+  const { run, outcome } = await triggerRun(
+    db,
+    { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, payload: input.payload },
+    now,
+  );
+  return { run: toRunSummary(run), outcome };
+}

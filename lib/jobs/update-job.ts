@@ -1,0 +1,132 @@
+import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import type { Job } from '../generated/prisma/client.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { UpdateJobInput, type EdgeInput, type StepInput } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { validateDag } from '../dag/index.ts';
+import { diffSnapshots } from './diff-versions.ts';
+import {
+  alarmConfig,
+  computeNextRunAt,
+  graphRows,
+  policyColumns,
+  routingColumns,
+  scheduleChanged,
+  scheduleColumns,
+  stepsOf,
+} from './job-input.ts';
+import { alarmsView, edgeView, policyView, routingView, stepView, toJobSnapshot, type JobSnapshot, type JobView } from './job-view.ts';
+import { loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
+
+export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
+
+/**
+ * Applies `changes` to the locked job `job` inside `tx`: bumps version, sets
+ * updated_by, replaces the graph when steps/edges change, recomputes
+ * next_run_at when the schedule changes, writes the version row.
+ * Shared by update-job and rollback-job.
+ */
+export async function applyJobChanges(
+  tx: Db,
+  job: Job,
+  changes: JobChanges,
+  actor: Actor,
+  now: Date,
+  changeType: ChangeType,
+  reason?: string | null,
+): Promise<JobView> {
+  const current = await loadGraph(tx, job);
+  const { steps: newSteps, jobPayload } = stepsOf(changes);
+
+  // Graph: new steps (edges given, or current edges whose endpoints survive), or new edges on current steps.
+  let graph: { steps: StepInput[]; edges: EdgeInput[] } | null = null;
+  if (newSteps || changes.edges) {
+    const steps: StepInput[] = newSteps ?? current.steps.map((s) => stepView(s));
+    let edges: EdgeInput[];
+    if (changes.edges) edges = changes.edges;
+    else {
+      const keys = new Set(steps.map((s) => s.key));
+      edges = current.edges.map(edgeView).filter((e) => keys.has(e.from) && keys.has(e.to));
+    }
+    const r = validateDag({ steps, edges: edges.map((e) => ({ from: e.from, to: e.to, type: e.type ?? 'hard' })) });
+    if (!r.ok) {
+      const fields = Object.fromEntries(r.errors.map((e) => [e.path, e.message]));
+      throw new DomainError('validation', r.errors.map((e) => e.message).join('; '), fields);
+    }
+    graph = { steps, edges };
+  }
+
+  const startAt = changes.startAt !== undefined ? changes.startAt : job.startAt;
+  const endAt = changes.endAt !== undefined ? changes.endAt : job.endAt;
+  if (startAt && endAt && startAt.getTime() >= endAt.getTime()) {
+    throw new DomainError('validation', 'endAt must be after startAt', { endAt: 'endAt must be after startAt' });
+  }
+
+  const data: Prisma.JobUncheckedUpdateInput = {
+    key: changes.key,
+    name: changes.name,
+    description: changes.description,
+    ...(changes.schedule ? scheduleColumns(changes.schedule) : {}),
+    startAt,
+    endAt,
+    staggerSeconds: changes.staggerSeconds,
+    ...(changes.policy ? policyColumns(changes.policy, policyView(job)) : {}),
+    ...(jobPayload !== undefined ? { payload: jobPayload as Prisma.InputJsonValue } : {}),
+    ...(changes.alarms ? { alarmConfig: alarmConfig(changes.alarms, alarmsView(job)) as unknown as Prisma.InputJsonValue } : {}),
+    version: { increment: 1 },
+    updatedBy: actor.name,
+    updatedAt: now,
+  };
+  if (changes.routing) {
+    const r = routingColumns(changes.routing, routingView(job));
+    Object.assign(data, { ...r, routingLabels: r.routingLabels as Prisma.InputJsonValue });
+  }
+  let updated = await tx.job.update({ where: { id: job.id }, data });
+  if (scheduleChanged(job, updated)) {
+    updated = await tx.job.update({ where: { id: job.id }, data: { nextRunAt: computeNextRunAt(updated, now) } });
+  }
+  if (graph) await replaceGraph(tx, job.id, graphRows(graph.steps, graph.edges));
+  return recordVersion(tx, updated, changeType, actor, reason, now);
+}
+
+/**
+ * Builds the 409 of an optimistic-lock failure: what changed between the
+ * version the editor started from and the current one (never a silent overwrite).
+ */
+export async function versionConflict(tx: Db, job: Job, expectedVersion: number): Promise<DomainError> {
+  const g = await loadGraph(tx, job);
+  const current = toJobSnapshot(g.job, g.steps, g.edges);
+  const base = await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: expectedVersion } } });
+  const diff = base ? diffSnapshots(base.snapshot as unknown as JobSnapshot, current) : null;
+  const latest = await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: job.version } } });
+  const changedFields = diff?.changedFields ?? [];
+  return new DomainError(
+    'conflict',
+    `Job ${job.key} was changed by ${latest?.createdBy ?? job.updatedBy} (version ${job.version}, you edited version ${expectedVersion})` +
+      (changedFields.length ? `: ${changedFields.join(', ')}` : ''),
+    { expectedVersion: `Current version is ${job.version}` },
+    { currentVersion: job.version, expectedVersion, changedFields, diff, current: { ...current, id: job.id, version: job.version }, changedBy: latest?.createdBy ?? job.updatedBy },
+  );
+}
+
+/**
+ * Updates a job (PATCH semantics, see UpdateJobInput). Optimistic lock:
+ * `expectedVersion` must equal the current version, else DomainError('conflict')
+ * with detail { currentVersion, changedFields, diff, current }.
+ * @throws DomainError validation / not_found (unknown or deleted) / conflict / forbidden.
+ */
+export async function updateJob(db: Db = getDb(), id: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
+  requireCan(actor, 'jobs.write');
+  const input = parseOrThrow(UpdateJobInput, rawInput);
+  const { expectedVersion, reason, ...changes } = input;
+  try {
+    return await inTransaction(db, async (tx) => {
+      const job = await lockJob(tx, id);
+      if (job.version !== expectedVersion) throw await versionConflict(tx, job, expectedVersion);
+      return applyJobChanges(tx, job, changes, actor, now, 'update', reason);
+    });
+  } catch (e) {
+    mapDbError(e, input.key);
+  }
+}

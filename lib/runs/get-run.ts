@@ -1,0 +1,53 @@
+import { getDb, type Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { isUuid } from '../api/ids.ts';
+import type { Run } from '../generated/prisma/client.ts';
+import { toRunSummary, toTaskView, type RunView } from './run-view.ts';
+
+/**
+ * A run with its tasks (ordered by creation then step key), each task's logs
+ * (ordered by id = append order), parent step keys, and the retry chain
+ * (ancestors via parent_run_id, this run, then retries of it), oldest first.
+ * @throws DomainError('not_found') for an unknown or malformed id.
+ */
+export async function getRun(db: Db = getDb(), id: string, actor: Actor): Promise<RunView> {
+  requireCan(actor, 'read');
+  const run = isUuid(id) ? await db.run.findUnique({ where: { id } }) : null;
+  if (!run) throw new DomainError('not_found', `Run ${id} not found`);
+  const [tasks, logs, deps] = await Promise.all([
+    db.task.findMany({ where: { runId: id }, orderBy: [{ createdAt: 'asc' }, { stepKey: 'asc' }] }),
+    db.taskLog.findMany({ where: { runId: id }, orderBy: { id: 'asc' } }),
+    db.taskDependency.findMany({ where: { task: { runId: id } }, select: { taskId: true, parentTaskId: true } }),
+  ]);
+  const stepOf = new Map(tasks.map((t) => [t.id, t.stepKey]));
+  const parents = new Map<string, string[]>();
+  for (const d of deps) {
+    const list = parents.get(d.taskId) ?? [];
+    list.push(stepOf.get(d.parentTaskId) ?? d.parentTaskId);
+    parents.set(d.taskId, list);
+  }
+
+  // Retry chain: walk up parent_run_id (bounded), then down through retries.
+  const ancestors: Run[] = [];
+  let cursor = run.parentRunId;
+  for (let i = 0; cursor && i < 50; i++) {
+    const p = await db.run.findUnique({ where: { id: cursor } });
+    if (!p) break;
+    ancestors.unshift(p);
+    cursor = p.parentRunId;
+  }
+  const descendants: Run[] = [];
+  let frontier = [run.id];
+  for (let i = 0; frontier.length && i < 50; i++) {
+    const kids = await db.run.findMany({ where: { parentRunId: { in: frontier } }, orderBy: { createdAt: 'asc' } });
+    descendants.push(...kids);
+    frontier = kids.map((k) => k.id);
+  }
+
+  return {
+    ...toRunSummary(run),
+    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [])),
+    retryChain: [...ancestors, run, ...descendants].map(toRunSummary),
+  };
+}

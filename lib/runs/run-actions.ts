@@ -1,0 +1,51 @@
+/**
+ * Operator actions on runs and tasks for both doors: role check, 404 for
+ * unknown ids, then ENGINE's cancelRun / retryRun / retryTask (lib/engine owns
+ * every state change), then the fresh read model.
+ */
+import { getDb, type Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { isUuid } from '../api/ids.ts';
+import { cancelRun, retryRun, retryTask } from '../engine/index.ts';
+import { getRun } from './get-run.ts';
+import type { RunView } from './run-view.ts';
+
+async function mustRun(db: Db, id: string) {
+  const run = isUuid(id) ? await db.run.findUnique({ where: { id }, select: { id: true } }) : null;
+  if (!run) throw new DomainError('not_found', `Run ${id} not found`);
+}
+
+/** Cancels a pending/running run (its pending/running tasks become cancelled). Returns the run. */
+export async function cancelRunAs(db: Db = getDb(), runId: string, actor: Actor, now = new Date()): Promise<RunView> {
+  requireCan(actor, 'runs.write');
+  await mustRun(db, runId);
+  await cancelRun(db, runId, actor.name, now);
+  return getRun(db, runId, actor);
+}
+
+/** Retries a finished run as a NEW run (trigger `retry`, parent_run_id = this run). Returns the new run. */
+export async function retryRunAs(db: Db = getDb(), runId: string, actor: Actor, now = new Date()): Promise<RunView> {
+  requireCan(actor, 'runs.write');
+  await mustRun(db, runId);
+  const r = (await retryRun(db, runId, actor.name, now)) as unknown;
+  const newId = extractRunId(r) ?? runId;
+  return getRun(db, newId, actor);
+}
+
+/** Re-opens a failed/dead/cancelled/skipped task of a run (new attempt). Returns the task's run. */
+export async function retryTaskAs(db: Db = getDb(), taskId: string, actor: Actor, now = new Date()): Promise<RunView> {
+  requireCan(actor, 'runs.write');
+  const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { runId: true } }) : null;
+  if (!task) throw new DomainError('not_found', `Task ${taskId} not found`);
+  await retryTask(db, taskId, actor.name, now);
+  return getRun(db, task.runId, actor);
+}
+
+function extractRunId(r: unknown): string | null {
+  if (!r || typeof r !== 'object') return null;
+  const o = r as { id?: unknown; run?: { id?: unknown } };
+  if (typeof o.run?.id === 'string') return o.run.id;
+  if (typeof o.id === 'string') return o.id;
+  return null;
+}

@@ -1,0 +1,128 @@
+/** Presenters for runs, tasks and task logs (REST shape of DESIGN.md §5). */
+import type { Run, Task, TaskLog } from '../generated/prisma/client.ts';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export type RunSummary = {
+  id: string;
+  jobId: string;
+  jobKey: string;
+  jobVersion: number;
+  status: Run['status'];
+  trigger: Run['trigger'];
+  triggeredBy: string;
+  scheduledFor: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationMs: number | null;
+  /** started_at - scheduled_for in ms (null until started) */
+  latenessMs: number | null;
+  reason: string | null;
+  error: string | null;
+  params: Record<string, unknown>;
+  traceId: string;
+  parentRunId: string | null;
+  createdAt: string;
+};
+
+export type TaskLogView = {
+  id: string;
+  attempt: number;
+  fromStatus: TaskLog['fromStatus'];
+  toStatus: TaskLog['toStatus'];
+  message: string;
+  detail: unknown;
+  nodeId: string | null;
+  createdAt: string;
+};
+
+export type TaskView = {
+  id: string;
+  stepKey: string;
+  handler: string;
+  status: Task['status'];
+  attempt: number;
+  maxRetries: number;
+  timeoutSeconds: number;
+  payload: unknown;
+  output: unknown;
+  error: string | null;
+  exitCode: number | null;
+  resourceKey: string | null;
+  lockedBy: string | null;
+  leaseUntil: string | null;
+  scheduleAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  pendingParents: number;
+  /** step keys this task depends on */
+  parents: string[];
+  logs: TaskLogView[];
+};
+
+export type RunView = RunSummary & {
+  tasks: TaskView[];
+  /** the retry chain, oldest first, including this run: each a RunSummary */
+  retryChain: RunSummary[];
+};
+
+export function toRunSummary(r: Run): RunSummary {
+  return {
+    id: r.id,
+    jobId: r.jobId,
+    jobKey: r.jobKey,
+    jobVersion: r.jobVersion,
+    status: r.status,
+    trigger: r.trigger,
+    triggeredBy: r.triggeredBy,
+    scheduledFor: r.scheduledFor.toISOString(),
+    startedAt: iso(r.startedAt),
+    finishedAt: iso(r.finishedAt),
+    durationMs: r.durationMs,
+    latenessMs: r.startedAt ? r.startedAt.getTime() - r.scheduledFor.getTime() : null,
+    reason: r.reason,
+    error: r.error,
+    params: (r.params ?? {}) as Record<string, unknown>,
+    traceId: r.traceId,
+    parentRunId: r.parentRunId,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+export function toTaskLogView(l: TaskLog): TaskLogView {
+  return {
+    id: l.id.toString(),
+    attempt: l.attempt,
+    fromStatus: l.fromStatus,
+    toStatus: l.toStatus,
+    message: l.message,
+    detail: l.detail,
+    nodeId: l.nodeId,
+    createdAt: l.createdAt.toISOString(),
+  };
+}
+
+export function toTaskView(t: Task, logs: TaskLog[], parents: string[]): TaskView {
+  return {
+    id: t.id,
+    stepKey: t.stepKey,
+    handler: t.handler,
+    status: t.status,
+    attempt: t.attempt,
+    maxRetries: t.maxRetries,
+    timeoutSeconds: t.timeoutSeconds,
+    payload: t.payload,
+    output: t.output,
+    error: t.error,
+    exitCode: t.exitCode,
+    resourceKey: t.resourceKey,
+    lockedBy: t.lockedBy,
+    leaseUntil: iso(t.leaseUntil),
+    scheduleAt: t.scheduleAt.toISOString(),
+    startedAt: iso(t.startedAt),
+    completedAt: iso(t.completedAt),
+    pendingParents: t.pendingParents,
+    parents,
+    logs: logs.map(toTaskLogView),
+  };
+}

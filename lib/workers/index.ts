@@ -1,0 +1,2 @@
+export * from './list-workers.ts';
+export * from './drain-worker.ts';

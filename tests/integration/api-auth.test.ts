@@ -1,0 +1,135 @@
+/**
+ * Auth: bootstrap admin, login + sessions (hashed, 7 days), rate limiting,
+ * session cookie on REST, roles.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { SYSTEM_ACTOR, can, requireRole, type Actor } from '../../lib/auth/actor.ts';
+import { ensureAdminUser } from '../../lib/auth/bootstrap.ts';
+import { login, logout } from '../../lib/auth/login.ts';
+import { LoginRateLimiter } from '../../lib/auth/rate-limit.ts';
+import { getSessionActor, SESSION_TTL_MS } from '../../lib/auth/sessions.ts';
+import { createUser, updateUser } from '../../lib/auth/users.ts';
+import { DomainError } from '../../lib/errors.ts';
+import * as jobs from '../../app/api/v1/jobs/route.ts';
+
+async function rejects(p: Promise<unknown>): Promise<DomainError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    return e as DomainError;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe('auth', () => {
+  let t: TestDatabase;
+  const NOW = new Date('2026-03-07T12:00:00Z');
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    process.env.DATABASE_URL = t.url;
+  });
+  afterAll(async () => {
+    const { getDb } = await import('../../lib/db.ts');
+    await getDb().$disconnect();
+    await t.close();
+  });
+
+  it('ensureAdminUser creates admin@tickflow.local with a one-time random password, then does nothing', async () => {
+    delete process.env.TICKFLOW_ADMIN_EMAIL;
+    delete process.env.TICKFLOW_ADMIN_PASSWORD;
+    const first = await ensureAdminUser(t.db);
+    expect(first?.email).toBe('admin@tickflow.local');
+    expect(first?.password).toMatch(/^\S{12,}$/);
+    const row = await t.db.user.findUniqueOrThrow({ where: { email: 'admin@tickflow.local' } });
+    expect(row.role).toBe('admin');
+    expect(row.passwordHash).toMatch(/^\$2[aby]\$12\$/);
+    expect(await ensureAdminUser(t.db)).toBeNull();
+    const r = await login(t.db, { email: 'ADMIN@tickflow.local', password: first!.password!, ip: '1.1.1.1' }, NOW, new LoginRateLimiter());
+    expect(r.actor).toMatchObject({ kind: 'user', role: 'admin', name: 'admin@tickflow.local' });
+  });
+
+  it('ensureAdminUser takes TICKFLOW_ADMIN_EMAIL / PASSWORD and does not echo the password', async () => {
+    const t2 = await createTestDatabase();
+    try {
+      process.env.TICKFLOW_ADMIN_EMAIL = 'boss@corp.io';
+      process.env.TICKFLOW_ADMIN_PASSWORD = 'correct horse';
+      expect(await ensureAdminUser(t2.db)).toEqual({ email: 'boss@corp.io' });
+      const r = await login(t2.db, { email: 'boss@corp.io', password: 'correct horse' }, NOW, new LoginRateLimiter());
+      expect(r.actor.role).toBe('admin');
+    } finally {
+      delete process.env.TICKFLOW_ADMIN_EMAIL;
+      delete process.env.TICKFLOW_ADMIN_PASSWORD;
+      await t2.close();
+    }
+  });
+
+  it('sessions are stored hashed, last 7 days, end on logout and when the user is disabled', async () => {
+    await createUser(t.db, { email: 'op@x.io', password: 'operator-pass', role: 'operator' }, SYSTEM_ACTOR);
+    const limiter = new LoginRateLimiter();
+    const r = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, NOW, limiter);
+    expect(r.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(r.expiresAt.getTime() - NOW.getTime()).toBe(SESSION_TTL_MS);
+    expect(await t.db.session.count({ where: { id: r.sessionId } })).toBe(0);
+    expect(await t.db.session.count({ where: { id: createHash('sha256').update(r.sessionId).digest('hex') } })).toBe(1);
+    expect(await getSessionActor(t.db, r.sessionId, NOW)).toMatchObject({ name: 'op@x.io', role: 'operator' });
+    expect(await getSessionActor(t.db, r.sessionId, new Date(NOW.getTime() + SESSION_TTL_MS + 1))).toBeNull();
+
+    // the session cookie authenticates REST calls too (the route uses the wall clock)
+    const live = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, new Date(), limiter);
+    const res = await jobs.GET(new Request('http://localhost/api/v1/jobs', { headers: { cookie: `other=1; tickflow_session=${live.sessionId}` } }));
+    expect(res.status).toBe(200);
+    const post = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: '{}', headers: { cookie: `tickflow_session=${live.sessionId}` } }));
+    expect(post.status).toBe(400); // operator may create; the body is just empty
+    await logout(t.db, live.sessionId);
+    expect((await jobs.GET(new Request('http://localhost/api/v1/jobs', { headers: { cookie: `tickflow_session=${live.sessionId}` } }))).status).toBe(401);
+    await logout(t.db, r.sessionId);
+    expect(await getSessionActor(t.db, r.sessionId, NOW)).toBeNull();
+
+    const r2 = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, NOW, limiter);
+    const user = await t.db.user.findUniqueOrThrow({ where: { email: 'op@x.io' } });
+    const admin = await t.db.user.findFirstOrThrow({ where: { role: 'admin' } });
+    const adminActor: Actor = { kind: 'user', id: admin.id, name: admin.email, role: 'admin' };
+    await updateUser(t.db, user.id, { disabled: true }, adminActor);
+    expect(await getSessionActor(t.db, r2.sessionId, NOW)).toBeNull();
+    expect((await rejects(login(t.db, { email: 'op@x.io', password: 'operator-pass' }, NOW, limiter))).status).toBe(401);
+    // cannot demote the last admin
+    expect((await rejects(updateUser(t.db, admin.id, { role: 'viewer' }, adminActor))).status).toBe(409);
+  });
+
+  it('rate-limits logins: 5 failures per email+IP in 15 minutes, then 429 even with the right password', async () => {
+    await createUser(t.db, { email: 'rl@x.io', password: 'right-password', role: 'viewer' }, SYSTEM_ACTOR);
+    const limiter = new LoginRateLimiter();
+    for (let i = 0; i < 5; i++) {
+      const e = await rejects(login(t.db, { email: 'rl@x.io', password: `wrong${i}`, ip: '9.9.9.9' }, new Date(NOW.getTime() + i * 1000), limiter));
+      expect(e.code).toBe('unauthorized');
+    }
+    const blocked = await rejects(login(t.db, { email: 'rl@x.io', password: 'right-password', ip: '9.9.9.9' }, new Date(NOW.getTime() + 10_000), limiter));
+    expect(blocked.status).toBe(429);
+    expect(blocked.detail?.retryAfterSeconds).toBeGreaterThan(800);
+    // another IP is not blocked
+    await login(t.db, { email: 'rl@x.io', password: 'right-password', ip: '8.8.8.8' }, new Date(NOW.getTime() + 10_000), limiter);
+    // after the window the right password works again, and success resets the counter
+    const later = new Date(NOW.getTime() + 15 * 60_000 + 5_000);
+    const ok = await login(t.db, { email: 'rl@x.io', password: 'right-password', ip: '9.9.9.9' }, later, limiter);
+    expect(ok.actor.name).toBe('rl@x.io');
+    // unknown emails count too (no enumeration), and say the same thing
+    const unknown = await rejects(login(t.db, { email: 'ghost@x.io', password: 'x', ip: '9.9.9.9' }, later, limiter));
+    expect(unknown.message).toBe('Invalid email or password');
+  });
+
+  it('roles: viewer < operator < admin', () => {
+    const v: Actor = { kind: 'token', id: 't', name: 'token:v', role: 'viewer' };
+    const o: Actor = { ...v, role: 'operator' };
+    expect(can(v, 'read')).toBe(true);
+    expect(can(v, 'jobs.write')).toBe(false);
+    expect(can(o, 'jobs.write')).toBe(true);
+    expect(can(o, 'users.manage')).toBe(false);
+    expect(can(SYSTEM_ACTOR, 'users.manage')).toBe(true);
+    expect(can(null, 'read')).toBe(false);
+    expect(() => requireRole(null, 'viewer')).toThrow(/Authentication/);
+    expect(() => requireRole(v, 'operator')).toThrow(/operator/);
+  });
+});

@@ -1,0 +1,410 @@
+/**
+ * REST contract tests: route handlers called directly with `new Request(...)`
+ * against a real PostgreSQL (DATABASE_URL points at this file's database).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { createApiToken } from '../../lib/auth/tokens.ts';
+import * as health from '../../app/api/v1/health/route.ts';
+import * as preview from '../../app/api/v1/schedule/preview/route.ts';
+import * as jobs from '../../app/api/v1/jobs/route.ts';
+import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
+import * as job from '../../app/api/v1/jobs/[id]/route.ts';
+import * as restore from '../../app/api/v1/jobs/[id]/restore/route.ts';
+import * as purge from '../../app/api/v1/jobs/[id]/purge/route.ts';
+import * as pause from '../../app/api/v1/jobs/[id]/pause/route.ts';
+import * as resume from '../../app/api/v1/jobs/[id]/resume/route.ts';
+import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
+import * as versions from '../../app/api/v1/jobs/[id]/versions/route.ts';
+import * as version from '../../app/api/v1/jobs/[id]/versions/[version]/route.ts';
+import * as diff from '../../app/api/v1/jobs/[id]/diff/route.ts';
+import * as rollback from '../../app/api/v1/jobs/[id]/rollback/route.ts';
+import * as dag from '../../app/api/v1/jobs/[id]/dag/route.ts';
+import * as runs from '../../app/api/v1/runs/route.ts';
+import * as run from '../../app/api/v1/runs/[id]/route.ts';
+import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
+import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
+import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
+import * as workers from '../../app/api/v1/workers/route.ts';
+import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
+import * as bin from '../../app/api/v1/recycle-bin/route.ts';
+import * as users from '../../app/api/v1/users/route.ts';
+import * as user from '../../app/api/v1/users/[id]/route.ts';
+import * as tokens from '../../app/api/v1/tokens/route.ts';
+import * as token from '../../app/api/v1/tokens/[id]/route.ts';
+import * as openapi from '../../app/api/v1/openapi.json/route.ts';
+
+type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type CallOpts = { token?: string | null; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> };
+
+async function call(handler: Handler, method: string, path: string, opts: CallOpts = {}) {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await handler(new Request(`http://localhost${path}`, { method, headers, body }), { params: Promise.resolve(opts.params ?? {}) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
+}
+
+describe('REST /api/v1', () => {
+  let t: TestDatabase;
+  let admin: string;
+  let operator: string;
+  let viewer: string;
+  const cronJob = (key: string) => ({ key, name: `Job ${key}`, schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' }, handler: 'builtin.echo', payload: { x: 1 } });
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    process.env.DATABASE_URL = t.url;
+    admin = (await createApiToken(t.db, { name: 'admin', role: 'admin' }, SYSTEM_ACTOR)).token;
+    operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
+    viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
+  });
+  afterAll(async () => {
+    const { getDb } = await import('../../lib/db.ts');
+    await getDb().$disconnect();
+    await t.close();
+  });
+
+  it('GET /health needs no auth', async () => {
+    await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid) VALUES ('n1', 'w1', 'h', 1)`);
+    const r = await call(health.GET, 'GET', '/api/v1/health');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ status: 'ok', database: 'ok', workers: 1 });
+  });
+
+  it('GET /schedule/preview answers the issue example and 400 naming the field', async () => {
+    const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=0%202%20*%20*%20*&tz=America/New_York&from=2026-03-07T00:00:00Z&count=3');
+    expect(r.status).toBe(200);
+    expect(r.json.fireTimes).toEqual(['2026-03-07T07:00:00.000Z', '2026-03-08T07:00:00.000Z', '2026-03-09T06:00:00.000Z']);
+    const bad: [string, string][] = [
+      ['cron=not%20cron&tz=UTC', 'cron'],
+      ['tz=UTC', 'cron'],
+      ['cron=0%200%2031%204%20*', 'cron'],
+      ['cron=0%202%20*%20*%20*&tz=Mars/Base', 'tz'],
+      ['cron=0%202%20*%20*%20*&from=yesterday', 'from'],
+      ['cron=0%202%20*%20*%20*&count=0', 'count'],
+      ['cron=0%202%20*%20*%20*&count=51', 'count'],
+      ['cron=0%202%20*%20*%20*&count=abc', 'count'],
+    ];
+    for (const [qs, field] of bad) {
+      const e = await call(preview.GET, 'GET', `/api/v1/schedule/preview?${qs}`);
+      expect(e.status, qs).toBe(400);
+      expect(e.json.error.code).toBe('validation');
+      expect(Object.keys(e.json.error.fields), qs).toContain(field);
+    }
+  });
+
+  it('refuses missing or bad credentials with 401', async () => {
+    for (const [h, m] of [
+      [jobs.GET, 'GET'],
+      [jobs.POST, 'POST'],
+      [runs.GET, 'GET'],
+      [workers.GET, 'GET'],
+    ] as const) {
+      const r = await call(h, m, '/api/v1/jobs', { body: m === 'POST' ? cronJob('x') : undefined });
+      expect(r.status).toBe(401);
+      expect(r.json.error.code).toBe('unauthorized');
+    }
+    expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: 'tf_nope' })).status).toBe(401);
+    // a bad token is refused even on a public route
+    expect((await call(health.GET, 'GET', '/api/v1/health', { token: 'garbage' })).status).toBe(401);
+    expect(await t.db.job.count()).toBe(0);
+  });
+
+  it('TICKFLOW_API_TOKEN grants admin', async () => {
+    process.env.TICKFLOW_API_TOKEN = 'env-secret-token-123';
+    try {
+      expect((await call(users.GET, 'GET', '/api/v1/users', { token: 'env-secret-token-123' })).status).toBe(200);
+      expect((await call(users.GET, 'GET', '/api/v1/users', { token: 'env-secret-token-124' })).status).toBe(401);
+    } finally {
+      delete process.env.TICKFLOW_API_TOKEN;
+    }
+  });
+
+  it('creates, lists, gets, patches (409 on stale version), deletes, restores and purges', async () => {
+    const c = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('report.daily') });
+    expect(c.status).toBe(201);
+    expect(c.json).toMatchObject({ key: 'report.daily', status: 'active', version: 1, createdBy: 'token:ops', schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' } });
+    expect(c.json.steps).toEqual([expect.objectContaining({ key: 'main', handler: 'builtin.echo', payload: { x: 1 } })]);
+    expect(c.json.nextRunAt).toMatch(/T18:00:00\.000Z$/);
+    const id = c.json.id;
+
+    const l = await call(jobs.GET, 'GET', '/api/v1/jobs?q=report', { token: viewer });
+    expect(l.status).toBe(200);
+    expect(l.json.items.map((j: { id: string }) => j.id)).toEqual([id]);
+
+    const g = await call(job.GET, 'GET', `/api/v1/jobs/${id}`, { token: viewer, params: { id } });
+    expect(g.status).toBe(200);
+    expect(g.json.nextFireTimes).toHaveLength(5);
+    expect((await call(job.GET, 'GET', '/api/v1/jobs/not-a-uuid', { token: viewer, params: { id: 'not-a-uuid' } })).status).toBe(404);
+    const unknown = '7c1e0d7e-1111-4222-8333-444455556666';
+    expect((await call(job.GET, 'GET', `/api/v1/jobs/${unknown}`, { token: viewer, params: { id: unknown } })).status).toBe(404);
+
+    const p = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { expectedVersion: 1, name: 'Renamed' } });
+    expect(p.status).toBe(200);
+    expect(p.json.version).toBe(2);
+    const stale = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: admin, params: { id }, body: { expectedVersion: 1, description: 'x' } });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error.code).toBe('conflict');
+    expect(stale.json.error.detail.currentVersion).toBe(2);
+    expect(stale.json.error.detail.changedFields).toEqual(['name']);
+    const noVersion = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { name: 'x' } });
+    expect(noVersion.status).toBe(400);
+    expect(noVersion.json.error.fields.expectedVersion).toBeTruthy();
+
+    const pa = await call(pause.POST, 'POST', `/api/v1/jobs/${id}/pause`, { token: operator, params: { id }, body: { reason: 'r' } });
+    expect(pa.json.status).toBe('paused');
+    const re = await call(resume.POST, 'POST', `/api/v1/jobs/${id}/resume`, { token: operator, params: { id } });
+    expect(re.json.status).toBe('active');
+
+    const v = await call(versions.GET, 'GET', `/api/v1/jobs/${id}/versions`, { token: viewer, params: { id } });
+    expect(v.json.items.map((x: { changeType: string }) => x.changeType)).toEqual(['resume', 'pause', 'update', 'create']);
+    const one = await call(version.GET, 'GET', `/api/v1/jobs/${id}/versions/1`, { token: viewer, params: { id, version: '1' } });
+    expect(one.json.snapshot.name).toBe('Job report.daily');
+    const d = await call(diff.GET, 'GET', `/api/v1/jobs/${id}/diff?from=1&to=2`, { token: viewer, params: { id } });
+    expect(d.json.diff.fields).toEqual([{ path: 'name', from: 'Job report.daily', to: 'Renamed' }]);
+    expect((await call(diff.GET, 'GET', `/api/v1/jobs/${id}/diff?from=1`, { token: viewer, params: { id } })).json.error.fields.to).toBeTruthy();
+    const rb = await call(rollback.POST, 'POST', `/api/v1/jobs/${id}/rollback`, { token: operator, params: { id }, body: { version: 1 } });
+    expect(rb.status).toBe(200);
+    expect(rb.json).toMatchObject({ name: 'Job report.daily', version: 5 });
+    const dg = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, {
+      token: operator,
+      params: { id },
+      body: { steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] },
+    });
+    expect(dg.status).toBe(400);
+    expect(dg.json.error.fields.edges).toMatch(/Cycle: a -> b -> a|Cycle: b -> a -> b/);
+
+    const del = await call(job.DELETE, 'DELETE', `/api/v1/jobs/${id}`, { token: operator, params: { id } });
+    expect(del.status).toBe(200);
+    expect(del.json.deletedAt).toBeTruthy();
+    const b = await call(bin.GET, 'GET', '/api/v1/recycle-bin', { token: viewer });
+    expect(b.json.items.map((j: { id: string }) => j.id)).toContain(id);
+    const taken = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('report.daily') });
+    expect(taken.status).toBe(201);
+    const rs = await call(restore.POST, 'POST', `/api/v1/jobs/${id}/restore`, { token: operator, params: { id } });
+    expect(rs.status).toBe(409);
+    expect(rs.json.error.message).toContain(taken.json.id);
+    const pu = await call(purge.DELETE, 'DELETE', `/api/v1/jobs/${id}/purge`, { token: operator, params: { id } });
+    expect(pu.status).toBe(200);
+    expect(pu.json).toMatchObject({ purged: true, id });
+    expect((await call(job.GET, 'GET', `/api/v1/jobs/${id}`, { token: viewer, params: { id } })).status).toBe(404);
+  });
+
+  it('answers invalid JSON and bad fields with 400, never 500, writing nothing', async () => {
+    const before = await t.db.job.count();
+    const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: '{"key": ', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe('validation');
+    for (const [patch, field] of [
+      [{ key: 'has space' }, 'key'],
+      [{ schedule: { kind: 'cron', cron: '61 * * * *', timezone: 'UTC' } }, 'schedule.cron'],
+      [{ schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'Nowhere/City' } }, 'schedule.timezone'],
+      [{ payload: { s: 'x'.repeat(66_000) } }, 'payload'],
+      [{ policy: { blockStrategy: 'maybe' } }, 'policy.blockStrategy'],
+    ] as const) {
+      const e = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('bad.one'), ...patch } });
+      expect(e.status).toBe(400);
+      expect(Object.keys(e.json.error.fields)).toContain(field);
+    }
+    expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: [] })).status).toBe(400);
+    expect((await call(jobs.GET, 'GET', '/api/v1/jobs?sort=bogus', { token: viewer })).status).toBe(400);
+    expect((await call(jobs.GET, 'GET', '/api/v1/jobs?limit=0', { token: viewer })).status).toBe(400);
+    expect((await call(runs.GET, 'GET', '/api/v1/runs?from=nope', { token: viewer })).json.error.fields.from).toBeTruthy();
+    expect((await call(runs.GET, 'GET', '/api/v1/runs?cursor=abc', { token: viewer })).status).toBe(400);
+    expect(await t.db.job.count()).toBe(before);
+  });
+
+  it('Idempotency-Key replays the first response and refuses another body with 422', async () => {
+    const headers = { 'idempotency-key': 'create-idem-1' };
+    const a = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.job'), headers });
+    expect(a.status).toBe(201);
+    expect(a.headers.get('idempotent-replayed')).toBeNull();
+    const b = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.job'), headers });
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.json).toEqual(a.json);
+    expect(await t.db.job.count({ where: { key: 'idem.job' } })).toBe(1);
+    const c = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.other'), headers });
+    expect(c.status).toBe(422);
+    expect(c.json.error.code).toBe('idempotency_mismatch');
+    expect(await t.db.job.count({ where: { key: 'idem.other' } })).toBe(0);
+    // concurrent duplicates: serialised on the key, one change, one replay
+    const [x, y] = await Promise.all([
+      call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } }),
+      call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } }),
+    ]);
+    expect([x.status, y.status]).toEqual([201, 201]);
+    expect(x.json.id).toBe(y.json.id);
+    expect([x.headers.get('idempotent-replayed'), y.headers.get('idempotent-replayed')].sort()).toEqual([null, 'true'].sort());
+    expect(await t.db.job.count({ where: { key: 'idem.race' } })).toBe(1);
+    // another caller cannot replay someone else's key
+    expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } })).status).toBe(422);
+    // a failed request stores nothing: the same key may be retried
+    const bad = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('idem.2'), name: '' }, headers: { 'idempotency-key': 'k2' } });
+    expect(bad.status).toBe(400);
+    const ok = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.2'), headers: { 'idempotency-key': 'k2b' } });
+    expect(ok.status).toBe(201);
+    const row = await t.db.idempotencyKey.findUniqueOrThrow({ where: { key: 'create-idem-1' } });
+    expect(row).toMatchObject({ statusCode: 201, createdBy: 'token:ops', resourceId: a.json.id });
+    expect(await t.db.idempotencyKey.count({ where: { key: 'k2' } })).toBe(0);
+    // PATCH replay: the second identical PATCH is not a 409
+    const id = a.json.id;
+    const p1 = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { expectedVersion: 1, name: 'N' }, headers: { 'idempotency-key': 'p1' } });
+    const p2 = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { expectedVersion: 1, name: 'N' }, headers: { 'idempotency-key': 'p1' } });
+    expect([p1.status, p2.status]).toEqual([200, 200]);
+    expect(p2.json.version).toBe(2);
+    // expired keys are cleaned
+    const { cleanupIdempotencyKeys } = await import('../../lib/api/idempotency.ts');
+    expect(await cleanupIdempotencyKeys(t.db, new Date(Date.now() + 25 * 3600_000))).toBeGreaterThanOrEqual(3);
+    expect(await t.db.idempotencyKey.count()).toBe(0);
+  });
+
+  it('triggers a run (201) and reads it back with tasks and logs; cancel and retry', async () => {
+    const c = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('trig.me'), schedule: { kind: 'manual' } } });
+    const id = c.json.id;
+    const headers = { 'idempotency-key': 'trig-1' };
+    const tr = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, body: { payload: { y: 2 } }, headers });
+    expect(tr.status).toBe(201);
+    expect(tr.json).toMatchObject({ jobId: id, trigger: 'api', triggeredBy: 'token:ops' });
+    const again = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, body: { payload: { y: 2 } }, headers });
+    expect(again.json.id).toBe(tr.json.id);
+    expect(await t.db.run.count({ where: { jobId: id } })).toBe(1);
+    const badPayload = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, body: { payload: 'x' } });
+    expect(badPayload.status).toBe(400);
+    expect(badPayload.json.error.fields.payload).toBeTruthy();
+
+    const list = await call(runs.GET, 'GET', `/api/v1/runs?jobId=${id}`, { token: viewer });
+    expect(list.json.items.map((r: { id: string }) => r.id)).toEqual([tr.json.id]);
+    const g = await call(run.GET, 'GET', `/api/v1/runs/${tr.json.id}`, { token: viewer, params: { id: tr.json.id } });
+    expect(g.status).toBe(200);
+    expect(g.json.tasks).toHaveLength(1);
+    expect(g.json.tasks[0]).toMatchObject({ stepKey: 'main', status: 'pending', attempt: 1 });
+    expect(g.json.tasks[0].logs.length).toBeGreaterThanOrEqual(1);
+    expect(g.json.tasks[0].logs[0]).toMatchObject({ toStatus: 'pending' });
+    expect((await call(run.GET, 'GET', '/api/v1/runs/zzz', { token: viewer, params: { id: 'zzz' } })).status).toBe(404);
+
+    const cx = await call(cancelRun.POST, 'POST', `/api/v1/runs/${tr.json.id}/cancel`, { token: operator, params: { id: tr.json.id } });
+    expect(cx.status).toBe(200);
+    expect(cx.json.status).toBe('cancelled');
+    const rr = await call(retryRun.POST, 'POST', `/api/v1/runs/${tr.json.id}/retry`, { token: operator, params: { id: tr.json.id } });
+    expect(rr.status).toBe(201);
+    expect(rr.json).toMatchObject({ trigger: 'retry', parentRunId: tr.json.id });
+    expect(rr.json.retryChain.map((r: { id: string }) => r.id)).toEqual([tr.json.id, rr.json.id]);
+    const taskId = g.json.tasks[0].id;
+    const rt = await call(retryTask.POST, 'POST', `/api/v1/tasks/${taskId}/retry`, { token: operator, params: { id: taskId } });
+    expect(rt.status).toBeLessThan(500);
+    expect((await call(retryTask.POST, 'POST', '/api/v1/tasks/nope/retry', { token: operator, params: { id: 'nope' } })).status).toBe(404);
+  });
+
+  it('pages runs by (scheduled_for desc, id desc) without repeats or skips under concurrent inserts', async () => {
+    const insert = (at: string) =>
+      t.pool.query(
+        `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, trace_id, finished_at)
+         VALUES ('page-job', 'page', 1, 'manual', 'x', $1, 'success', 't', now())`,
+        [at],
+      );
+    for (let i = 0; i < 17; i++) await insert(new Date(Date.UTC(2026, 0, 1, 0, i % 6)).toISOString()); // ties on scheduled_for
+    const before = (await t.pool.query(`SELECT id FROM runs WHERE job_id = 'page-job'`)).rows.map((r) => r.id);
+    const seen: string[] = [];
+    let cursor = '';
+    for (let n = 0; n < 20; n++) {
+      const r = await call(runs.GET, 'GET', `/api/v1/runs?jobId=page-job&limit=4${cursor ? `&cursor=${cursor}` : ''}`, { token: viewer });
+      seen.push(...r.json.items.map((x: { id: string }) => x.id));
+      await insert(new Date(Date.UTC(2026, 0, 1, 0, n % 6)).toISOString());
+      await insert('2027-01-01T00:00:00Z');
+      if (!r.json.nextCursor) break;
+      cursor = r.json.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const id of before) expect(seen).toContain(id);
+  });
+
+  it('workers: list and drain', async () => {
+    const w = await call(workers.GET, 'GET', '/api/v1/workers', { token: viewer });
+    expect(w.json.items[0]).toMatchObject({ nodeId: 'n1', status: 'online' });
+    expect(typeof w.json.items[0].heartbeatAgeSeconds).toBe('number');
+    const d = await call(drain.POST, 'POST', '/api/v1/workers/n1/drain', { token: operator, params: { id: 'n1' } });
+    expect(d.json.status).toBe('draining');
+    expect((await call(drain.POST, 'POST', '/api/v1/workers/zz/drain', { token: operator, params: { id: 'zz' } })).status).toBe(404);
+  });
+
+  it('users and tokens are admin only; a revoked token stops working', async () => {
+    expect((await call(users.GET, 'GET', '/api/v1/users', { token: operator })).status).toBe(403);
+    expect((await call(tokens.GET, 'GET', '/api/v1/tokens', { token: operator })).status).toBe(403);
+    const u = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'Op@Example.com', password: 'longenough', role: 'operator' } });
+    expect(u.status).toBe(201);
+    expect(u.json).toMatchObject({ email: 'op@example.com', role: 'operator' });
+    expect(u.json.passwordHash).toBeUndefined();
+    const badU = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'nope', password: 'short', role: 'boss' } });
+    expect(Object.keys(badU.json.error.fields).sort()).toEqual(['email', 'password', 'role']);
+    const pu = await call(user.PATCH, 'PATCH', `/api/v1/users/${u.json.id}`, { token: admin, params: { id: u.json.id }, body: { role: 'viewer' } });
+    expect(pu.json.role).toBe('viewer');
+    const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'ci', role: 'viewer' } });
+    expect(tk.status).toBe(201);
+    expect(tk.json.token).toMatch(/^tf_/);
+    expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: tk.json.token })).status).toBe(200);
+    const list = await call(tokens.GET, 'GET', '/api/v1/tokens', { token: admin });
+    expect(JSON.stringify(list.json)).not.toContain(tk.json.token);
+    const rv = await call(token.DELETE, 'DELETE', `/api/v1/tokens/${tk.json.id}`, { token: admin, params: { id: tk.json.id } });
+    expect(rv.json.revokedAt).toBeTruthy();
+    expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: tk.json.token })).status).toBe(401);
+    const du = await call(user.DELETE, 'DELETE', `/api/v1/users/${u.json.id}`, { token: admin, params: { id: u.json.id } });
+    expect(du.json.deleted).toBe(true);
+  });
+
+  it('refuses a viewer with 403 on every mutating route, changing nothing', async () => {
+    const c = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('viewer.target') });
+    const id = c.json.id;
+    const runRow = await t.db.run.findFirstOrThrow();
+    const taskRow = await t.db.task.findFirstOrThrow();
+    const uid = '7c1e0d7e-1111-4222-8333-444455556666';
+    const routes: [Handler, string, Record<string, string>, unknown][] = [
+      [jobs.POST, 'POST', {}, cronJob('viewer.new')],
+      [bulk.POST, 'POST', {}, { action: 'pause', ids: [id] }],
+      [job.PATCH, 'PATCH', { id }, { expectedVersion: 1, name: 'x' }],
+      [job.DELETE, 'DELETE', { id }, undefined],
+      [restore.POST, 'POST', { id }, undefined],
+      [purge.DELETE, 'DELETE', { id }, undefined],
+      [purge.POST, 'POST', { id }, undefined],
+      [pause.POST, 'POST', { id }, undefined],
+      [resume.POST, 'POST', { id }, undefined],
+      [trigger.POST, 'POST', { id }, {}],
+      [rollback.POST, 'POST', { id }, { version: 1 }],
+      [dag.PUT, 'PUT', { id }, { steps: [{ key: 'a', handler: 'h' }] }],
+      [cancelRun.POST, 'POST', { id: runRow.id }, undefined],
+      [retryRun.POST, 'POST', { id: runRow.id }, undefined],
+      [retryTask.POST, 'POST', { id: taskRow.id }, undefined],
+      [drain.POST, 'POST', { id: 'n1' }, undefined],
+      [users.POST, 'POST', {}, { email: 'v@x.io', password: 'longenough', role: 'admin' }],
+      [user.PATCH, 'PATCH', { id: uid }, { role: 'admin' }],
+      [user.DELETE, 'DELETE', { id: uid }, undefined],
+      [tokens.POST, 'POST', {}, { name: 'x', role: 'admin' }],
+      [token.DELETE, 'DELETE', { id: uid }, undefined],
+    ];
+    const runsBefore = await t.db.run.count();
+    for (const [h, m, params, body] of routes) {
+      const r = await call(h, m, '/api/v1/x', { token: viewer, params, body, headers: { 'idempotency-key': `v-${m}-${Math.random()}` } });
+      expect(r.status, `${m} ${JSON.stringify(params)}`).toBe(403);
+      expect(r.json.error.code).toBe('forbidden');
+    }
+    const after = await t.db.job.findUniqueOrThrow({ where: { id } });
+    expect(after.version).toBe(1);
+    expect(await t.db.run.count()).toBe(runsBefore);
+    expect(await t.db.job.count({ where: { key: 'viewer.new' } })).toBe(0);
+  });
+
+  it('serves an OpenAPI document generated from the zod schemas', async () => {
+    const r = await call(openapi.GET, 'GET', '/api/v1/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.json.openapi).toBe('3.1.0');
+    expect(Object.keys(r.json.paths)).toEqual(expect.arrayContaining(['/jobs', '/jobs/{id}', '/runs/{id}', '/schedule/preview']));
+    expect(r.json.components.schemas.CreateJobInput.properties.key.pattern).toBe('^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$');
+  });
+});

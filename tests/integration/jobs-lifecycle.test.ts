@@ -1,0 +1,383 @@
+/**
+ * Job domain operations against a real PostgreSQL: create / update / optimistic
+ * lock / pause / resume / soft delete / restore / purge / versions / diff /
+ * rollback / keyset pagination / bad input writes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import type { Actor } from '../../lib/auth/actor.ts';
+import {
+  bulkJobs,
+  createJob,
+  deleteJob,
+  diffVersions,
+  getJob,
+  listJobs,
+  listRecycleBin,
+  listVersions,
+  pauseJob,
+  purgeJob,
+  restoreJob,
+  resumeJob,
+  rollbackJob,
+  saveDag,
+  updateJob,
+} from '../../lib/jobs/index.ts';
+import { DomainError } from '../../lib/errors.ts';
+
+const alice: Actor = { kind: 'user', id: '00000000-0000-4000-8000-000000000001', name: 'alice@example.com', role: 'operator' };
+const bob: Actor = { kind: 'user', id: '00000000-0000-4000-8000-000000000002', name: 'bob@example.com', role: 'operator' };
+const viewer: Actor = { kind: 'user', id: '00000000-0000-4000-8000-000000000003', name: 'vera@example.com', role: 'viewer' };
+const NOW = new Date('2026-03-07T00:00:00Z');
+
+async function rejects(p: Promise<unknown>): Promise<DomainError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    return e as DomainError;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe('jobs lifecycle', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('creates a cron job with the handler shorthand, version 1, next_run_at in the job zone', async () => {
+    const job = await createJob(
+      t.db,
+      { key: 'report.daily', name: 'Daily report', schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'America/New_York' }, handler: 'builtin.echo', payload: { x: 1 } },
+      alice,
+      NOW,
+    );
+    expect(job.version).toBe(1);
+    expect(job.status).toBe('active');
+    expect(job.steps).toHaveLength(1);
+    expect(job.steps[0]).toMatchObject({ key: 'main', handler: 'builtin.echo', payload: { x: 1 } });
+    expect(job.nextRunAt).toBe('2026-03-07T07:00:00.000Z');
+    expect(job.createdBy).toBe('alice@example.com');
+    expect(job.policy.blockStrategy).toBe('discard_later');
+    const versions = await listVersions(t.db, job.id, viewer);
+    expect(versions).toEqual([expect.objectContaining({ version: 1, changeType: 'create', createdBy: 'alice@example.com' })]);
+    const detail = await getJob(t.db, job.id, viewer, NOW);
+    expect(detail.nextFireTimes.slice(0, 3)).toEqual(['2026-03-07T07:00:00.000Z', '2026-03-08T07:00:00.000Z', '2026-03-09T06:00:00.000Z']);
+  });
+
+  it('creates a DAG job and refuses a cycle naming it, writing nothing', async () => {
+    const base = {
+      key: 'dag.job',
+      name: 'DAG',
+      schedule: { kind: 'manual' },
+      steps: [
+        { key: 'a', handler: 'builtin.noop' },
+        { key: 'b', handler: 'builtin.noop' },
+        { key: 'c', handler: 'builtin.noop' },
+      ],
+    };
+    const e = await rejects(
+      createJob(t.db, { ...base, edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }] }, alice, NOW),
+    );
+    expect(e.code).toBe('validation');
+    expect(e.fields?.edges).toMatch(/a -> b -> c -> a/);
+    expect(await t.db.job.count({ where: { key: 'dag.job' } })).toBe(0);
+    const job = await createJob(t.db, { ...base, edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c', type: 'soft' }] }, alice, NOW);
+    expect(job.edges).toEqual([
+      { from: 'a', to: 'b', type: 'hard' },
+      { from: 'a', to: 'c', type: 'soft' },
+    ]);
+    expect(job.nextRunAt).toBeNull();
+  });
+
+  it('refuses a duplicate live key with 409 at key', async () => {
+    const e = await rejects(createJob(t.db, { key: 'report.daily', name: 'x', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW));
+    expect(e.status).toBe(409);
+    expect(e.fields?.key).toBeTruthy();
+  });
+
+  it('updates with the right expectedVersion and answers a stale one with 409 naming what changed', async () => {
+    const job = await createJob(t.db, { key: 'upd', name: 'Upd', schedule: { kind: 'interval', intervalSeconds: 60 }, handler: 'builtin.noop' }, alice, NOW);
+    const v2 = await updateJob(
+      t.db,
+      job.id,
+      { expectedVersion: 1, name: 'Updated', schedule: { kind: 'cron', cron: '*/5 * * * *', timezone: 'UTC' }, policy: { maxRetries: 3 }, reason: 'tune' },
+      bob,
+      NOW,
+    );
+    expect(v2.version).toBe(2);
+    expect(v2.name).toBe('Updated');
+    expect(v2.policy.maxRetries).toBe(3);
+    expect(v2.policy.timeoutSeconds).toBe(300);
+    expect(v2.nextRunAt).toBe('2026-03-07T00:05:00.000Z');
+    expect(v2.updatedBy).toBe('bob@example.com');
+    // alice still edits version 1
+    const e = await rejects(updateJob(t.db, job.id, { expectedVersion: 1, description: 'mine' }, alice, NOW));
+    expect(e.status).toBe(409);
+    expect(e.detail?.currentVersion).toBe(2);
+    expect(e.detail?.changedFields).toEqual(expect.arrayContaining(['name', 'schedule.kind', 'schedule.cron', 'policy.maxRetries']));
+    expect((e.detail?.current as { name: string }).name).toBe('Updated');
+    const row = await t.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(row.description).toBe('');
+    expect(row.version).toBe(2);
+  });
+
+  it('update validates the merged DAG and window', async () => {
+    const job = await createJob(
+      t.db,
+      { key: 'upd.dag', name: 'x', schedule: { kind: 'manual' }, steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }] },
+      alice,
+      NOW,
+    );
+    const e = await rejects(updateJob(t.db, job.id, { expectedVersion: 1, edges: [{ from: 'b', to: 'a' }, { from: 'a', to: 'b' }] }, alice, NOW));
+    expect(e.fields?.edges).toMatch(/Cycle/);
+    const e2 = await rejects(updateJob(t.db, job.id, { expectedVersion: 1, startAt: '2026-05-01T00:00:00Z', endAt: '2026-04-01T00:00:00Z' }, alice, NOW));
+    expect(e2.fields?.endAt).toBeTruthy();
+    // steps without edges keeps surviving edges
+    const v2 = await updateJob(t.db, job.id, { expectedVersion: 1, steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h2' }, { key: 'c', handler: 'h' }] }, alice, NOW);
+    expect(v2.edges).toEqual([{ from: 'a', to: 'b', type: 'hard' }]);
+    const v3 = await saveDag(t.db, job.id, { steps: [{ key: 'a', handler: 'h', position: { x: 5, y: 6 } }, { key: 'c', handler: 'h' }], edges: [{ from: 'c', to: 'a' }], expectedVersion: 2 }, alice, NOW);
+    expect(v3.version).toBe(3);
+    expect(v3.steps.map((s) => s.key)).toEqual(['a', 'c']);
+    expect(v3.steps[0]!.position).toEqual({ x: 5, y: 6 });
+    expect(v3.edges).toEqual([{ from: 'c', to: 'a', type: 'hard' }]);
+  });
+
+  it('pauses and resumes (resume clears dead letter and recomputes next_run_at from now)', async () => {
+    const job = await createJob(t.db, { key: 'pr', name: 'pr', schedule: { kind: 'interval', intervalSeconds: 600 }, handler: 'h' }, alice, NOW);
+    const paused = await pauseJob(t.db, job.id, alice, { reason: 'maintenance' }, NOW);
+    expect(paused.status).toBe('paused');
+    expect(paused.version).toBe(2);
+    await t.db.job.update({ where: { id: job.id }, data: { status: 'dead_letter', consecutiveFailures: 5, lastError: 'boom' } });
+    const later = new Date(NOW.getTime() + 3600_000 + 1);
+    const resumed = await resumeJob(t.db, job.id, bob, {}, later);
+    expect(resumed.status).toBe('active');
+    expect(resumed.consecutiveFailures).toBe(0);
+    expect(resumed.lastError).toBeNull();
+    expect(new Date(resumed.nextRunAt!).getTime()).toBeGreaterThan(later.getTime());
+    const versions = await listVersions(t.db, job.id, viewer);
+    expect(versions.map((v) => v.changeType)).toEqual(['resume', 'pause', 'create']);
+    expect(versions[1]!.reason).toBe('maintenance');
+  });
+
+  it('soft-deletes, restores (409 naming the job holding the key), purges keeping runs', async () => {
+    const job = await createJob(t.db, { key: 'bin.me', name: 'Bin me', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    const deleted = await deleteJob(t.db, job.id, alice, { reason: 'old' }, NOW);
+    expect(deleted.deletedAt).toBe(NOW.toISOString());
+    expect(deleted.deletedBy).toBe('alice@example.com');
+    expect((await listJobs(t.db, { q: 'bin.me' }, viewer)).items).toHaveLength(0);
+    const bin = await listRecycleBin(t.db, {}, viewer);
+    expect(bin.items.map((j) => j.id)).toContain(job.id);
+    // key reused by a new live job -> restore is a clear 409
+    const other = await createJob(t.db, { key: 'bin.me', name: 'Usurper', schedule: { kind: 'manual' }, handler: 'h' }, bob, NOW);
+    const e = await rejects(restoreJob(t.db, job.id, alice, {}, NOW));
+    expect(e.status).toBe(409);
+    expect(e.message).toContain('Usurper');
+    expect(e.detail?.otherJobId).toBe(other.id);
+    await deleteJob(t.db, other.id, bob, {}, NOW);
+    const restored = await restoreJob(t.db, job.id, alice, {}, NOW);
+    expect(restored.deletedAt).toBeNull();
+    expect((await listVersions(t.db, job.id, viewer)).map((v) => v.changeType)).toEqual(['restore', 'delete', 'create']);
+    // purge only from the bin
+    expect((await rejects(purgeJob(t.db, job.id, alice))).status).toBe(409);
+    await t.pool.query(
+      `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, trace_id, finished_at) VALUES ($1, 'bin.me', 1, 'manual', 'x', now(), 'success', 't', now())`,
+      [job.id],
+    );
+    await deleteJob(t.db, job.id, alice, {}, NOW);
+    await purgeJob(t.db, job.id, alice);
+    expect(await t.db.job.count({ where: { id: job.id } })).toBe(0);
+    expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(0);
+    expect(await t.db.jobStep.count({ where: { jobId: job.id } })).toBe(0);
+    expect(await t.db.run.count({ where: { jobId: job.id } })).toBe(1);
+    expect((await rejects(getJob(t.db, job.id, viewer))).status).toBe(404);
+  });
+
+  it('diffs versions field by field and rolls back as a new version', async () => {
+    const job = await createJob(
+      t.db,
+      { key: 'vv', name: 'V1', schedule: { kind: 'manual' }, steps: [{ key: 'a', handler: 'h', payload: { n: 1 } }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }] },
+      alice,
+      NOW,
+    );
+    await updateJob(
+      t.db,
+      job.id,
+      {
+        expectedVersion: 1,
+        name: 'V2',
+        policy: { backoff: { factor: 3 } },
+        steps: [{ key: 'a', handler: 'h', payload: { n: 2 } }, { key: 'c', handler: 'h' }],
+        edges: [{ from: 'a', to: 'c', type: 'on_failure' }],
+      },
+      bob,
+      NOW,
+    );
+    const d = await diffVersions(t.db, job.id, 1, 2, viewer);
+    expect(d.diff.fields).toEqual(
+      expect.arrayContaining([
+        { path: 'name', from: 'V1', to: 'V2' },
+        { path: 'policy.backoff.factor', from: 2, to: 3 },
+      ]),
+    );
+    expect(d.diff.steps.added.map((s) => s.key)).toEqual(['c']);
+    expect(d.diff.steps.removed.map((s) => s.key)).toEqual(['b']);
+    expect(d.diff.steps.changed).toEqual([{ key: 'a', fields: [{ path: 'payload.n', from: 1, to: 2 }] }]);
+    expect(d.diff.edges.added).toEqual([{ from: 'a', to: 'c', type: 'on_failure' }]);
+    expect(d.diff.edges.removed).toEqual([{ from: 'a', to: 'b', type: 'hard' }]);
+    expect((await rejects(diffVersions(t.db, job.id, 1, 9, viewer))).status).toBe(404);
+
+    const rolled = await rollbackJob(t.db, job.id, { version: 1 }, alice, NOW);
+    expect(rolled.version).toBe(3);
+    expect(rolled.name).toBe('V1');
+    expect(rolled.policy.backoff.factor).toBe(2);
+    expect(rolled.steps.map((s) => [s.key, s.payload])).toEqual([
+      ['a', { n: 1 }],
+      ['b', {}],
+    ]);
+    expect(rolled.edges).toEqual([{ from: 'a', to: 'b', type: 'hard' }]);
+    const versions = await listVersions(t.db, job.id, viewer);
+    expect(versions[0]).toMatchObject({ version: 3, changeType: 'rollback', reason: 'Rollback to v1', createdBy: 'alice@example.com' });
+    const d13 = await diffVersions(t.db, job.id, 1, 3, viewer);
+    expect(d13.diff.changedFields).toEqual([]);
+  });
+
+  it('"Run now" triggers a manual run through the engine, stamped with the actor', async () => {
+    const { triggerJob } = await import('../../lib/jobs/trigger-job.ts');
+    const job = await createJob(
+      t.db,
+      { key: 'run.now', name: 'run now', schedule: { kind: 'manual' }, steps: [{ key: 'a', handler: 'builtin.echo', payload: { p: 1 } }, { key: 'b', handler: 'builtin.noop' }], edges: [{ from: 'a', to: 'b' }] },
+      alice,
+      NOW,
+    );
+    const r = await triggerJob(t.db, job.id, { payload: { q: 2 } }, bob, {}, NOW);
+    expect(r.outcome).toBe('started');
+    expect(r.run).toMatchObject({ jobId: job.id, trigger: 'manual', triggeredBy: 'bob@example.com', scheduledFor: NOW.toISOString() });
+    expect(await t.db.task.count({ where: { runId: r.run.id } })).toBe(2);
+    expect((await rejects(triggerJob(t.db, job.id, {}, viewer))).status).toBe(403);
+    await deleteJob(t.db, job.id, alice, {}, NOW);
+    expect((await rejects(triggerJob(t.db, job.id, {}, alice))).status).toBe(404);
+  });
+
+  it('viewer cannot change anything', async () => {
+    const job = await createJob(t.db, { key: 'ro', name: 'ro', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    for (const p of [
+      createJob(t.db, { key: 'ro2', name: 'x', schedule: { kind: 'manual' }, handler: 'h' }, viewer),
+      updateJob(t.db, job.id, { expectedVersion: 1, name: 'x' }, viewer),
+      pauseJob(t.db, job.id, viewer),
+      resumeJob(t.db, job.id, viewer),
+      deleteJob(t.db, job.id, viewer),
+      restoreJob(t.db, job.id, viewer),
+      purgeJob(t.db, job.id, viewer),
+      rollbackJob(t.db, job.id, { version: 1 }, viewer),
+      saveDag(t.db, job.id, { steps: [{ key: 'a', handler: 'h' }] }, viewer),
+      bulkJobs(t.db, 'pause', { ids: [job.id] }, viewer),
+    ]) {
+      expect((await rejects(p)).status).toBe(403);
+    }
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: job.id } })).version).toBe(1);
+  });
+
+  it('bulk pause is all or nothing', async () => {
+    const a = await createJob(t.db, { key: 'bulk.a', name: 'a', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    const b = await createJob(t.db, { key: 'bulk.b', name: 'b', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    const e = await rejects(bulkJobs(t.db, 'pause', { ids: [a.id, b.id, '00000000-0000-4000-8000-00000000dead'] }, alice, NOW));
+    expect(e.status).toBe(404);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: a.id } })).status).toBe('active');
+    const out = await bulkJobs(t.db, 'pause', { ids: [a.id, b.id] }, alice, NOW);
+    expect(out.map((j) => j.status)).toEqual(['paused', 'paused']);
+    await bulkJobs(t.db, 'delete', { ids: [a.id, b.id] }, alice, NOW);
+    expect(await t.db.job.count({ where: { id: { in: [a.id, b.id] }, deletedAt: { not: null } } })).toBe(2);
+  });
+
+  it('keyset pagination never repeats or skips pre-existing rows under concurrent inserts', async () => {
+    const prefix = 'page';
+    for (let i = 0; i < 23; i++) {
+      await createJob(t.db, { key: `${prefix}.${String(i).padStart(2, '0')}`, name: `Page ${i % 5}`, schedule: { kind: 'interval', intervalSeconds: 60 + i }, handler: 'h' }, alice, new Date(NOW.getTime() + i * 1000));
+    }
+    for (const [sort, dir] of [
+      ['created_at', 'desc'],
+      ['key', 'asc'],
+      ['name', 'desc'],
+      ['next_run_at', 'asc'],
+    ] as const) {
+      const before = (await t.db.job.findMany({ where: { key: { startsWith: `${prefix}.` }, deletedAt: null }, select: { id: true } })).map((r) => r.id);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let n = 0;
+      do {
+        const page = await listJobs(t.db, { q: prefix, sort, dir, limit: '5', cursor }, viewer);
+        seen.push(...page.items.map((j) => j.id));
+        cursor = page.nextCursor ?? undefined;
+        // concurrent inserts between page fetches, sorting everywhere (first, middle, last)
+        await createJob(t.db, { key: `${prefix}.x${sort}${n}a`, name: `Page ${n}`, schedule: { kind: 'manual' }, handler: 'h' }, alice, new Date(NOW.getTime() + 10_000_000 + n));
+        await createJob(t.db, { key: `${prefix}.${String(n).padStart(2, '0')}z${sort}`, name: `Page 0`, schedule: { kind: 'interval', intervalSeconds: 61 }, handler: 'h' }, alice, new Date(NOW.getTime() - 10_000_000 - n));
+        n++;
+      } while (cursor && n < 50);
+      expect(new Set(seen).size).toBe(seen.length); // no repeats
+      for (const id of before) expect(seen).toContain(id); // no skips
+    }
+    const e = await rejects(listJobs(t.db, { cursor: 'garbage' }, viewer));
+    expect(e.fields?.cursor).toBeTruthy();
+  });
+
+  it('bad input on every field is a 400 naming the field and writes nothing', async () => {
+    const good = { key: 'bad.input', name: 'ok', schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'UTC' }, handler: 'builtin.noop' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ key: 'bad key!' }, 'key'],
+      [{ key: '' }, 'key'],
+      [{ name: '' }, 'name'],
+      [{ name: 'x'.repeat(201) }, 'name'],
+      [{ description: 5 }, 'description'],
+      [{ schedule: { kind: 'cron', cron: 'not a cron', timezone: 'UTC' } }, 'schedule.cron'],
+      [{ schedule: { kind: 'cron', cron: '0 0 31 4 *', timezone: 'UTC' } }, 'schedule.cron'],
+      [{ schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Mars/Olympus' } }, 'schedule.timezone'],
+      [{ schedule: { kind: 'interval', intervalSeconds: 0 } }, 'schedule.intervalSeconds'],
+      [{ schedule: { kind: 'once', runAt: 'tomorrow' } }, 'schedule.runAt'],
+      [{ schedule: { kind: 'weekly' } }, 'schedule.kind'],
+      [{ startAt: 'yesterday' }, 'startAt'],
+      [{ startAt: '2026-05-01T00:00:00Z', endAt: '2026-04-01T00:00:00Z' }, 'endAt'],
+      [{ staggerSeconds: -1 }, 'staggerSeconds'],
+      [{ handler: '' }, 'handler'],
+      [{ payload: [1, 2] }, 'payload'],
+      [{ payload: { big: 'x'.repeat(70_000) } }, 'payload'],
+      [{ handler: undefined, steps: [] }, 'steps'],
+      [{ handler: undefined, steps: [{ key: 'bad key', handler: 'h' }] }, 'steps.0.key'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: '' }] }, 'steps.0.handler'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: 'h', timeoutSeconds: 0 }] }, 'steps.0.timeoutSeconds'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: 'h', maxRetries: -1 }] }, 'steps.0.maxRetries'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: 'h' }, { key: 'a', handler: 'h' }] }, 'steps.1.key'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: 'h' }], edges: [{ from: 'a', to: 'zz' }] }, 'edges.0.to'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: 'h' }], edges: [{ from: 'a', to: 'a' }] }, 'edges.0.to'],
+      [{ handler: undefined, steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b', type: 'maybe' }] }, 'edges.0.type'],
+      [{ policy: { timeoutSeconds: 0 } }, 'policy.timeoutSeconds'],
+      [{ policy: { maxRetries: 1.5 } }, 'policy.maxRetries'],
+      [{ policy: { backoff: { factor: 0.5 } } }, 'policy.backoff.factor'],
+      [{ policy: { backoff: { jitter: 2 } } }, 'policy.backoff.jitter'],
+      [{ policy: { blockStrategy: 'yolo' } }, 'policy.blockStrategy'],
+      [{ policy: { misfirePolicy: 'never' } }, 'policy.misfirePolicy'],
+      [{ policy: { misfireMaxCatchup: 0 } }, 'policy.misfireMaxCatchup'],
+      [{ policy: { deadLetterAfter: -2 } }, 'policy.deadLetterAfter'],
+      [{ policy: { priority: 'high' } }, 'policy.priority'],
+      [{ routing: { strategy: 'random' } }, 'routing.strategy'],
+      [{ routing: { labels: { a: 1 } } }, 'routing.labels.a'],
+      [{ routing: { nodes: [''] } }, 'routing.nodes.0'],
+      [{ alarms: { onFailure: 'yes' } }, 'alarms.onFailure'],
+      [{ alarms: { channels: [{ type: 'pager', target: 'x' }] } }, 'alarms.channels.0.type'],
+      [{ alarms: { channels: [{ type: 'webhook', target: 'not a url' }] } }, 'alarms.channels.0.target'],
+      [{ alarms: { channels: [{ type: 'email', target: 'nobody' }] } }, 'alarms.channels.0.target'],
+    ];
+    for (const [patch, field] of cases) {
+      const e = await rejects(createJob(t.db, { ...good, ...patch }, alice, NOW));
+      expect(e.status, JSON.stringify(patch)).toBe(400);
+      expect(Object.keys(e.fields ?? {}), `${JSON.stringify(patch).slice(0, 80)} -> ${JSON.stringify(e.fields)}`).toContain(field);
+    }
+    expect(await t.db.job.count({ where: { key: 'bad.input' } })).toBe(0);
+    const ok = await createJob(t.db, good, alice, NOW);
+    expect(ok.key).toBe('bad.input');
+  });
+});
