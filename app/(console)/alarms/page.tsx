@@ -1,0 +1,136 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { requireActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from '@/lib/alarms/config';
+import { listAlarms } from '@/lib/alarms/list-alarms';
+import { PageHeader } from '@/components/shell/page-header';
+import { Card } from '@/components/ui/card';
+import { FilterBar } from '@/components/filter-bar';
+import { EmptyState } from '@/components/ui/empty-state';
+import { ErrorPanel } from '@/components/error-panel';
+import { RelativeTime } from '@/components/time';
+import { cn } from '@/components/ui/cn';
+import { sendTestAlarmAction } from './actions';
+import { SendTestAlarmButton } from './send-test-alarm-button';
+
+export const metadata: Metadata = { title: 'Alarms' };
+export const dynamic = 'force-dynamic';
+
+type SP = { type?: string; status?: string; jobId?: string; before?: string };
+
+const STATUS_TONE: Record<string, string> = {
+  pending: 'bg-amber-50 text-amber-800 ring-amber-600/20',
+  sent: 'bg-emerald-50 text-emerald-800 ring-emerald-600/20',
+  failed: 'bg-red-50 text-red-800 ring-red-600/20',
+};
+
+/**
+ * /alarms: every alarm delivery (one row per channel) newest first, filtered by type, status
+ * and job; "Send test alarm" for operators. Collapsed repeats show their count.
+ */
+export default async function AlarmsPage({ searchParams }: { searchParams: Promise<SP> }) {
+  await requireActor('viewer');
+  const sp = await searchParams;
+  const type = (ALARM_TYPES as readonly string[]).includes(sp.type ?? '') ? (sp.type as AlarmType) : undefined;
+  const status = (ALARM_STATUSES as readonly string[]).includes(sp.status ?? '') ? (sp.status as AlarmStatus) : undefined;
+  let result: Awaited<ReturnType<typeof listAlarms>> | null = null;
+  let error: string | null = null;
+  try {
+    const before = sp.before && !Number.isNaN(Date.parse(sp.before)) ? sp.before : undefined;
+    result = await listAlarms(getDb(), { type, status, jobId: sp.jobId?.trim() || undefined, before, limit: 50 });
+  } catch (e) {
+    error = e instanceof Error ? e.message : 'Could not load alarms';
+  }
+  const keep = Object.fromEntries(Object.entries({ type: sp.type, status: sp.status, jobId: sp.jobId }).filter(([, v]) => v)) as Record<string, string>;
+  return (
+    <>
+      <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
+      <Card className="overflow-hidden">
+        <FilterBar
+          filters={[
+            { kind: 'select', name: 'type', label: 'Type', options: ALARM_TYPES.map((t) => ({ value: t, label: t.replace('_', ' ') })) },
+            { kind: 'select', name: 'status', label: 'Status', options: ALARM_STATUSES.map((s) => ({ value: s, label: s })) },
+            { kind: 'search', name: 'jobId', label: 'Job id', placeholder: 'Job id' },
+          ]}
+        />
+        {error ? (
+          <ErrorPanel message={error} />
+        ) : !result || result.items.length === 0 ? (
+          <EmptyState title="No alarms" description={Object.keys(keep).length ? 'Nothing matches these filters.' : 'Alarms appear here when a job with alarms configured fails, times out, succeeds (opt-in) or is dead-lettered, or a worker goes offline.'} />
+        ) : (
+          <div className="overflow-x-auto">
+            <table className="w-full text-[13px]" data-testid="alarms-table">
+              <thead>
+                <tr className="border-b border-zinc-100 text-left text-[11px] font-medium uppercase tracking-wide text-zinc-500">
+                  <th className="px-3 py-2 font-medium">Raised</th>
+                  <th className="px-3 py-2 font-medium">Type</th>
+                  <th className="px-3 py-2 font-medium">Job / run</th>
+                  <th className="px-3 py-2 font-medium">Message</th>
+                  <th className="px-3 py-2 font-medium">Channel</th>
+                  <th className="px-3 py-2 font-medium">Status</th>
+                  <th className="px-3 py-2 text-right font-medium">Count</th>
+                  <th className="px-3 py-2 text-right font-medium">Attempts</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.items.map((a) => (
+                  <tr key={a.id} className="border-b border-zinc-50 align-top last:border-0 hover:bg-zinc-50/60">
+                    <td className="whitespace-nowrap px-3 py-2 text-zinc-600">
+                      <RelativeTime value={a.createdAt} />
+                    </td>
+                    <td className="whitespace-nowrap px-3 py-2">
+                      <span className={cn('font-medium', a.level === 'error' ? 'text-red-700' : a.level === 'warning' ? 'text-amber-700' : 'text-zinc-700')}>{a.type.replace('_', ' ')}</span>
+                      {a.content.test === true ? <span className="ml-1 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600">test</span> : null}
+                    </td>
+                    <td className="px-3 py-2 text-xs">
+                      {a.jobId ? (
+                        <Link className="font-mono text-indigo-700 hover:underline" href={`/jobs/${a.jobId}`}>
+                          {a.jobKey ?? a.jobId.slice(0, 8)}
+                        </Link>
+                      ) : (
+                        <span className="text-zinc-400">global</span>
+                      )}
+                      {a.runId ? (
+                        <div>
+                          <Link className="font-mono text-zinc-500 hover:underline" href={`/runs/${a.runId}`}>
+                            run {a.runId.slice(0, 8)}
+                          </Link>
+                        </div>
+                      ) : null}
+                    </td>
+                    <td className="max-w-md px-3 py-2 text-zinc-800">
+                      <div className="line-clamp-2 break-words">{a.message}</div>
+                      {a.error ? <div className="mt-0.5 line-clamp-2 break-words text-xs text-red-700">{a.error}</div> : null}
+                    </td>
+                    <td className="px-3 py-2 text-xs">
+                      <span className="font-medium text-zinc-700">{a.channel}</span>
+                      {a.target ? <div className="max-w-[16rem] truncate font-mono text-zinc-500" title={a.target}>{a.target}</div> : null}
+                    </td>
+                    <td className="whitespace-nowrap px-3 py-2">
+                      <span className={cn('inline-flex items-center rounded-md px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset', STATUS_TONE[a.status])}>{a.status}</span>
+                      {a.status === 'pending' && a.attempts > 0 ? (
+                        <div className="mt-0.5 text-[11px] text-zinc-500">
+                          retry <RelativeTime value={a.nextAttemptAt} />
+                        </div>
+                      ) : null}
+                    </td>
+                    <td className="px-3 py-2 text-right tabular-nums">{a.count}</td>
+                    <td className="px-3 py-2 text-right tabular-nums">{a.attempts}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {result.nextBefore ? (
+              <div className="border-t border-zinc-100 px-3 py-2 text-right text-xs">
+                <Link className="text-indigo-700 hover:underline" href={`/alarms?${new URLSearchParams({ ...keep, before: result.nextBefore })}`}>
+                  Older alarms →
+                </Link>
+              </div>
+            ) : null}
+          </div>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,52 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { requireActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { isDomainError } from '@/lib/errors';
+import { getJob } from '@/lib/jobs/get-job';
+import { listTimeZones } from '@/lib/schedule';
+import { PageHeader } from '@/components/shell/page-header';
+import { JobForm } from '@/components/jobs/job-form';
+import { jobToFormValues } from '@/components/jobs/form-values';
+import { ReadOnlyNotice } from '@/components/read-only-notice';
+import { loadHandlerNames } from '../../handler-names';
+import { updateJobAction } from './actions';
+
+export const metadata: Metadata = { title: 'Edit job' };
+export const dynamic = 'force-dynamic';
+
+/** /jobs/[id]/edit: the job form prefilled, saving with the version it was loaded at. */
+export default async function EditJobPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const actor = await requireActor('viewer');
+  let job;
+  try {
+    job = await getJob(getDb(), id, actor);
+  } catch (e) {
+    if (isDomainError(e) && e.code === 'not_found') notFound();
+    throw e;
+  }
+  if (job.deletedAt) notFound();
+  const crumb = (
+    <>
+      <Link href="/jobs" className="hover:underline">Jobs</Link> /{' '}
+      <Link href={`/jobs/${job.id}`} className="font-mono hover:underline">{job.key}</Link>
+    </>
+  );
+  if (actor.role === 'viewer') {
+    return (
+      <>
+        <PageHeader title="Edit job" crumb={crumb} />
+        <ReadOnlyNotice />
+      </>
+    );
+  }
+  const submit = updateJobAction.bind(null, job.id);
+  return (
+    <>
+      <PageHeader title={`Edit ${job.key}`} crumb={crumb} />
+      <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} timeZones={listTimeZones()} handlers={await loadHandlerNames(actor)} submit={submit} cancelHref={`/jobs/${job.id}`} />
+    </>
+  );
+}

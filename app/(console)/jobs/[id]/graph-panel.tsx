@@ -1,0 +1,12 @@
+import type { JobDetail } from '@/lib/jobs/get-job';
+import { JobGraphTab } from '@/components/dag/JobGraphTab';
+import type { saveJobDagAction } from './actions';
+
+/**
+ * Graph tab: the DAG builder's editor (components/dag/JobGraphTab), read-only for viewers
+ * and for jobs in the recycle bin. Saves go through `saveJobDagAction` with the version
+ * this page loaded as `expectedVersion` (a stale editor gets a 409 conflict).
+ */
+export function JobGraphPanel({ job, canEdit, handlers, saveAction }: { job: JobDetail; canEdit: boolean; handlers: string[]; saveAction: typeof saveJobDagAction }) {
+  return <JobGraphTab jobId={job.id} version={job.version} steps={job.steps} edges={job.edges} handlers={handlers} canEdit={canEdit} saveAction={saveAction} />;
+}

@@ -1,0 +1,220 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { TriangleAlert } from 'lucide-react';
+import { requireActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { isDomainError } from '@/lib/errors';
+import { getJob, type JobDetail } from '@/lib/jobs/get-job';
+import { listVersions } from '@/lib/jobs/list-versions';
+import { listRuns } from '@/lib/runs';
+import { PageHeader } from '@/components/shell/page-header';
+import { Card, CardBody, CardHeader, DescriptionList } from '@/components/ui/card';
+import { StatusBadge, Tag } from '@/components/status-badge';
+import { RelativeTime, ZonedTime } from '@/components/time';
+import { FireTimesTable } from '@/components/jobs/schedule-preview';
+import { JobActions } from '@/components/jobs/job-actions';
+import { JobTabs } from '@/components/jobs/job-tabs';
+import { JOB_TABS, type JobTab } from '@/components/jobs/job-tab-names';
+import { VersionsPanel } from '@/components/jobs/versions-panel';
+import { StepsTable } from '@/components/jobs/steps-table';
+import { JobRunsPanel } from '@/components/runs/job-runs-panel';
+import { scheduleSummary } from '@/components/jobs/schedule-summary';
+import { JobGraphPanel } from './graph-panel';
+import { getStatsChartData } from '@/lib/stats/chart-data';
+import { JobStatsPanel } from '@/components/charts/job-stats-panel';
+import { loadHandlerNames } from '../handler-names';
+import { deleteJobAction, diffVersionsAction, pauseJobAction, resumeJobAction, rollbackJobAction, saveJobDagAction, triggerJobAction } from './actions';
+
+export const dynamic = 'force-dynamic';
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ tab?: string }> };
+
+async function load(id: string) {
+  const actor = await requireActor('viewer');
+  try {
+    return { actor, job: await getJob(getDb(), id, actor) };
+  } catch (e) {
+    if (isDomainError(e) && e.code === 'not_found') notFound();
+    throw e;
+  }
+}
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  try {
+    const { job } = await load(id);
+    return { title: job.key };
+  } catch {
+    return { title: 'Job' };
+  }
+}
+
+/** /jobs/[id]: header with actions, then tabs Overview / Graph / Runs / Versions (`?tab=`). */
+export default async function JobPage({ params, searchParams }: Props) {
+  const [{ id }, sp] = await Promise.all([params, searchParams]);
+  const { actor, job } = await load(id);
+  const tab: JobTab = (JOB_TABS as readonly string[]).includes(sp.tab ?? '') ? (sp.tab as JobTab) : 'overview';
+  const [versions, runs, handlers, stats] = await Promise.all([
+    listVersions(getDb(), job.id, actor, { limit: 200 }),
+    listRuns(getDb(), { jobId: job.id, limit: 25 }, actor),
+    loadHandlerNames(actor),
+    // Handler-level daily stats (lib/stats, shared by every job using the handler); a failure only hides the panel.
+    getStatsChartData(getDb(), { handlers: [...new Set(job.steps.map((s) => s.handler))], days: 30 }).catch(() => null),
+  ]);
+  const canWrite = actor.role !== 'viewer';
+
+  return (
+    <>
+      <PageHeader
+        crumb={
+          <Link href="/jobs" className="hover:underline">
+            Jobs
+          </Link>
+        }
+        title={
+          <span className="flex items-center gap-2.5">
+            <span className="font-mono">{job.key}</span>
+            <StatusBadge status={job.status} data-testid="job-status" />
+            {job.deletedAt ? <StatusBadge status="deleted" /> : null}
+          </span>
+        }
+        description={job.name}
+        actions={<JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />}
+      />
+      {job.deletedAt ? (
+        <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900">
+          This job is in the recycle bin (deleted by {job.deletedBy ?? 'unknown'} <RelativeTime value={job.deletedAt} />). <Link href="/recycle-bin" className="underline">Open the recycle bin</Link> to restore it.
+        </div>
+      ) : null}
+      {job.status === 'dead_letter' ? (
+        <div className="mb-4 flex items-start gap-2 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-900" role="status">
+          <TriangleAlert className="mt-0.5 size-4 shrink-0" />
+          <span>
+            Dead letter: paused by the system after {job.consecutiveFailures} consecutive failed runs{job.lastError ? ` (last error: ${job.lastError})` : ''}. Resume clears it.
+          </span>
+        </div>
+      ) : null}
+      <JobTabs
+        initial={tab}
+        panels={{
+          overview: (
+            <>
+              <Overview job={job} />
+              {stats ? (
+                <div className="mt-4">
+                  <JobStatsPanel data={stats} title="Handler stats, last 30 days" />
+                </div>
+              ) : null}
+            </>
+          ),
+          graph: <JobGraphPanel job={job} canEdit={canWrite && !job.deletedAt} handlers={handlers} saveAction={saveJobDagAction} />,
+          runs: (
+            <Card className="overflow-hidden">
+              <JobRunsPanel jobId={job.id} initial={runs.items} />
+            </Card>
+          ),
+          versions: (
+            <Card className="overflow-hidden">
+              <VersionsPanel jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
+            </Card>
+          ),
+        }}
+      />
+    </>
+  );
+}
+
+function Overview({ job }: { job: JobDetail }) {
+  const p = job.policy;
+  const r = job.routing;
+  const a = job.alarms;
+  const alarmOn = [a.onFailure && 'failure', a.onTimeout && 'timeout', a.onDeadLetter && 'dead letter', a.onSuccess && 'success'].filter(Boolean) as string[];
+  return (
+    <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
+      <Card className="xl:col-span-2">
+        <CardHeader title="Schedule" description={job.schedule.kind === 'cron' ? `Cron in ${job.timezone}` : undefined} />
+        <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-2">
+          <DescriptionList
+            items={[
+              ['Kind', <Tag key="k">{job.schedule.kind}</Tag>],
+              ['Schedule', <span key="s" className="font-mono text-xs" data-testid="schedule-summary">{scheduleSummary(job.schedule)}</span>],
+              ...(job.schedule.kind === 'once' ? ([['Run at', <ZonedTime key="o" value={job.schedule.runAt} timeZone={job.timezone} />]] as [string, React.ReactNode][]) : []),
+              ['Time zone', job.timezone],
+              ['Next fire', job.status === 'active' && job.nextRunAt ? <ZonedTime key="n" value={job.nextRunAt} timeZone={job.timezone} /> : job.status !== 'active' ? `— (${job.status.replace('_', ' ')})` : '—'],
+              ['Window', job.startAt || job.endAt ? <span key="w" className="text-xs"><ZonedTime value={job.startAt} timeZone={job.timezone} /> → <ZonedTime value={job.endAt} timeZone={job.timezone} /></span> : 'always'],
+              ['Stagger', `${job.staggerSeconds}s`],
+            ]}
+          />
+          <div>
+            <p className="mb-1.5 text-xs font-medium text-zinc-600">Next 5 fire times</p>
+            {job.nextFireTimes.length ? <FireTimesTable times={job.nextFireTimes} timeZone={job.timezone} /> : <p className="text-xs text-zinc-500">{job.schedule.kind === 'manual' ? 'Manual job: fires only on Run now or the API.' : 'No further fire times.'}</p>}
+          </div>
+        </CardBody>
+      </Card>
+      <Card>
+        <CardHeader title="Status" />
+        <CardBody>
+          <DescriptionList
+            items={[
+              ['Status', <StatusBadge key="s" status={job.status} />],
+              ['Last run', job.lastRunAt ? <span key="l" className="inline-flex items-center gap-1.5">{job.lastRunStatus ? <StatusBadge status={job.lastRunStatus} /> : null}<RelativeTime value={job.lastRunAt} /></span> : 'never'],
+              ['Runs', <span key="r" className="tabular-nums">{job.totalRuns} total · <span className="text-emerald-700">{job.successRuns} ok</span> · <span className="text-red-700">{job.failedRuns} failed</span></span>],
+              ['Consecutive failures', <span key="c" className="tabular-nums">{job.consecutiveFailures}{p.deadLetterAfter ? ` / ${p.deadLetterAfter}` : ''}</span>],
+              ...(job.lastError ? ([['Last error', <span key="e" className="text-xs text-red-700">{job.lastError}</span>]] as [string, React.ReactNode][]) : []),
+              ['Version', `v${job.version}`],
+              ['Created', <span key="cr">{job.createdBy} · <RelativeTime value={job.createdAt} /></span>],
+              ['Updated', <span key="up">{job.updatedBy} · <RelativeTime value={job.updatedAt} /></span>],
+            ]}
+          />
+        </CardBody>
+      </Card>
+      <Card>
+        <CardHeader title="Policy" />
+        <CardBody>
+          <DescriptionList
+            items={[
+              ['Timeout', `${p.timeoutSeconds}s`],
+              ['Retries', `${p.maxRetries} (backoff ${p.backoff.baseSeconds}s × ${p.backoff.factor}^n, max ${p.backoff.maxSeconds}s, jitter ${p.backoff.jitter})`],
+              ['Block strategy', <Tag key="b">{p.blockStrategy}</Tag>],
+              ['Misfire', <span key="m"><Tag>{p.misfirePolicy}</Tag> cap {p.misfireMaxCatchup}</span>],
+              ['Dead letter after', p.deadLetterAfter ? `${p.deadLetterAfter} failed runs` : 'never'],
+              ['Priority', p.priority],
+            ]}
+          />
+        </CardBody>
+      </Card>
+      <Card>
+        <CardHeader title="Routing" />
+        <CardBody>
+          <DescriptionList
+            items={[
+              ['Group', r.nodeGroup ?? 'any'],
+              ['Labels', Object.keys(r.labels).length ? <span key="l">{Object.entries(r.labels).map(([k, v]) => <Tag key={k} mono className="mr-1">{k}={v}</Tag>)}</span> : 'none'],
+              ['Strategy', <Tag key="s">{r.strategy}</Tag>],
+              ...(r.strategy === 'nodes' ? ([['Nodes', r.nodes.join(', ') || '—']] as [string, React.ReactNode][]) : []),
+              ...(r.key ? ([['Key', r.key]] as [string, React.ReactNode][]) : []),
+            ]}
+          />
+        </CardBody>
+      </Card>
+      <Card>
+        <CardHeader title="Alarms" />
+        <CardBody>
+          <DescriptionList
+            items={[
+              ['On', alarmOn.length ? alarmOn.join(', ') : 'off'],
+              ['Channels', a.channels.length ? <span key="c" className="flex flex-col gap-0.5">{a.channels.map((c, i) => <span key={i} className="text-xs"><Tag>{c.type}</Tag> {c.target}</span>)}</span> : 'none'],
+            ]}
+          />
+        </CardBody>
+      </Card>
+      <Card className="xl:col-span-3">
+        <CardHeader title={`Steps (${job.steps.length})`} description={job.description || undefined} />
+        <div className="overflow-x-auto">
+          <StepsTable steps={job.steps} edges={job.edges} />
+        </div>
+      </Card>
+    </div>
+  );
+}

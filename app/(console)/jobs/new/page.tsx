@@ -1,0 +1,32 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { listTimeZones } from '@/lib/schedule';
+import { getActor } from '@/app/_lib/session';
+import { PageHeader } from '@/components/shell/page-header';
+import { JobForm } from '@/components/jobs/job-form';
+import { ReadOnlyNotice } from '@/components/read-only-notice';
+import { loadHandlerNames } from '../handler-names';
+import { createJobAction } from './actions';
+
+export const metadata: Metadata = { title: 'New job' };
+export const dynamic = 'force-dynamic';
+
+/** /jobs/new: the job form in create mode. Viewers get a read-only notice instead. */
+export default async function NewJobPage() {
+  const actor = await getActor();
+  const crumb = <Link href="/jobs" className="hover:underline">Jobs</Link>;
+  if (!actor || actor.role === 'viewer') {
+    return (
+      <>
+        <PageHeader title="New job" crumb={crumb} />
+        <ReadOnlyNotice />
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeader title="New job" crumb={crumb} description="Define what runs, when, and how failures are handled." />
+      <JobForm mode="create" timeZones={listTimeZones()} handlers={await loadHandlerNames(actor)} submit={createJobAction} cancelHref="/jobs" />
+    </>
+  );
+}

@@ -1,0 +1,79 @@
+import type { Metadata } from 'next';
+import { Plus } from 'lucide-react';
+import { requireActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { listJobs } from '@/lib/jobs/list-jobs';
+import { PageHeader } from '@/components/shell/page-header';
+import { Card } from '@/components/ui/card';
+import { GatedLinkButton } from '@/components/gated-link';
+import { FilterBar } from '@/components/filter-bar';
+import { Pager, parseTrail } from '@/components/pager';
+import { JobsTable } from '@/components/jobs/jobs-table';
+import { ErrorPanel } from '@/components/error-panel';
+import { BUILTIN_HANDLERS } from '@/components/jobs/handlers';
+import { bulkJobsAction } from './actions';
+
+export const metadata: Metadata = { title: 'Jobs' };
+export const dynamic = 'force-dynamic';
+
+type SP = { q?: string; status?: string; kind?: string; handler?: string; sort?: string; dir?: string; cursor?: string; trail?: string };
+const SORTS = ['key', 'name', 'next_run_at', 'created_at'] as const;
+
+/**
+ * /jobs: search (key/name), filters (status, schedule kind, handler), sortable columns,
+ * keyset paging via lib/jobs listJobs, bulk pause/resume/delete.
+ */
+export default async function JobsPage({ searchParams }: { searchParams: Promise<SP> }) {
+  const sp = await searchParams;
+  const actor = await requireActor('viewer');
+  const sort = (SORTS as readonly string[]).includes(sp.sort ?? '') ? (sp.sort as (typeof SORTS)[number]) : 'key';
+  const dir = sp.dir === 'desc' ? 'desc' : 'asc';
+  const trail = parseTrail(sp.trail);
+  let result: Awaited<ReturnType<typeof listJobs>> | null = null;
+  let error: string | null = null;
+  try {
+    result = await listJobs(getDb(), { q: sp.q || undefined, status: sp.status || undefined, scheduleKind: sp.kind || undefined, handler: sp.handler || undefined, sort, dir, limit: 50, cursor: sp.cursor || undefined }, actor);
+  } catch (e) {
+    error = e instanceof Error ? e.message : 'Could not load jobs';
+  }
+  const keep = { q: sp.q, status: sp.status, kind: sp.kind, handler: sp.handler };
+  const sortHref = Object.fromEntries(
+    SORTS.map((s) => {
+      const qs = new URLSearchParams(Object.entries(keep).filter(([, v]) => v) as [string, string][]);
+      qs.set('sort', s);
+      qs.set('dir', s === sort && dir === 'asc' ? 'desc' : 'asc');
+      return [s, `/jobs?${qs}`];
+    }),
+  );
+  return (
+    <>
+      <PageHeader
+        title="Jobs"
+        description="Definitions: what runs, when, and how."
+        actions={
+          <GatedLinkButton href="/jobs/new" variant="primary">
+            <Plus /> New job
+          </GatedLinkButton>
+        }
+      />
+      <Card className="overflow-hidden">
+        <FilterBar
+          filters={[
+            { kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' },
+            { kind: 'select', name: 'status', label: 'Status', options: ['active', 'paused', 'dead_letter'].map((s) => ({ value: s, label: s.replace('_', ' ') })) },
+            { kind: 'select', name: 'kind', label: 'Schedule', options: ['cron', 'interval', 'once', 'manual'].map((s) => ({ value: s, label: s })) },
+            { kind: 'select', name: 'handler', label: 'Handler', options: BUILTIN_HANDLERS.map((h) => ({ value: h, label: h })) },
+          ]}
+        />
+        {error ? (
+          <ErrorPanel message={error} />
+        ) : result ? (
+          <>
+            <JobsTable rows={result.items} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} filtered={!!(sp.q || sp.status || sp.kind || sp.handler)} />
+            {result.items.length > 0 || sp.cursor ? <Pager basePath="/jobs" params={{ ...keep, sort: sp.sort, dir: sp.dir }} cursor={sp.cursor} trail={trail} nextCursor={result.nextCursor} count={result.items.length} /> : null}
+          </>
+        ) : null}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+import type { Metadata } from 'next';
+import { requireActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { isDomainError } from '@/lib/errors';
+import { listRuns } from '@/lib/runs';
+import { listJobs } from '@/lib/jobs/list-jobs';
+import { PageHeader } from '@/components/shell/page-header';
+import { Card } from '@/components/ui/card';
+import { FilterBar } from '@/components/filter-bar';
+import { Pager, parseTrail } from '@/components/pager';
+import { LiveRunsTable } from '@/components/runs/live-runs-table';
+import { ErrorPanel } from '@/components/error-panel';
+
+export const metadata: Metadata = { title: 'Runs' };
+export const dynamic = 'force-dynamic';
+
+type SP = { jobId?: string; status?: string; trigger?: string; from?: string; to?: string; cursor?: string; trail?: string };
+
+/**
+ * /runs: every run across jobs, newest first (lib/runs listRuns keyset on scheduled_for, id).
+ * Filters: job, status, trigger, time range (UTC). The first page refreshes itself while
+ * runs on it are active.
+ */
+export default async function RunsPage({ searchParams }: { searchParams: Promise<SP> }) {
+  const sp = await searchParams;
+  const actor = await requireActor('viewer');
+  const query = { jobId: sp.jobId || undefined, status: sp.status || undefined, trigger: sp.trigger || undefined, from: sp.from || undefined, to: sp.to || undefined, limit: 50, cursor: sp.cursor || undefined };
+  let page: Awaited<ReturnType<typeof listRuns>> | null = null;
+  let error: string | null = null;
+  try {
+    page = await listRuns(getDb(), query, actor);
+  } catch (e) {
+    if (!isDomainError(e)) throw e;
+    error = e.message;
+  }
+  // Job filter options: live jobs by key (first 200 is plenty for a picker; the URL takes any id).
+  const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
+  const keep = { jobId: sp.jobId, status: sp.status, trigger: sp.trigger, from: sp.from, to: sp.to };
+  const qs = new URLSearchParams(Object.entries({ ...keep, cursor: sp.cursor }).filter(([, v]) => v) as [string, string][]).toString();
+  return (
+    <>
+      <PageHeader title="Runs" description="Every trigger of every job, newest first. Times are UTC." />
+      <Card className="overflow-hidden">
+        <FilterBar
+          filters={[
+            { kind: 'select', name: 'jobId', label: 'Job', options: jobs.map((j) => ({ value: j.id, label: j.key })) },
+            { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
+            { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry'].map((s) => ({ value: s, label: s })) },
+            { kind: 'datetime', name: 'from', label: 'From (UTC)' },
+            { kind: 'datetime', name: 'to', label: 'To (UTC)' },
+          ]}
+        />
+        {error ? (
+          <ErrorPanel message={error} />
+        ) : page ? (
+          <>
+            <LiveRunsTable initial={page.items} apiQuery={qs} live={!sp.cursor} />
+            {page.items.length > 0 || sp.cursor ? <Pager basePath="/runs" params={keep} cursor={sp.cursor} trail={parseTrail(sp.trail)} nextCursor={page.nextCursor} count={page.items.length} /> : null}
+          </>
+        ) : null}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,31 @@
+import type { Metadata } from 'next';
+import { requireActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { listUsers } from '@/lib/auth/users';
+import { PageHeader } from '@/components/shell/page-header';
+import { ReadOnlyNotice } from '@/components/read-only-notice';
+import { UsersPanel } from '@/components/settings/users-panel';
+import { createUserAction, updateUserAction } from './actions';
+
+export const metadata: Metadata = { title: 'Users' };
+export const dynamic = 'force-dynamic';
+
+/** /settings/users (admin only): operator accounts, create with a role, change role, disable. */
+export default async function UsersPage() {
+  const actor = await requireActor('viewer');
+  if (actor.role !== 'admin') {
+    return (
+      <>
+        <PageHeader title="Users" />
+        <ReadOnlyNotice message="Only admins manage users." />
+      </>
+    );
+  }
+  const users = await listUsers(getDb(), actor);
+  return (
+    <>
+      <PageHeader title="Users" description="Admins manage users and tokens; operators run and change jobs; viewers only look." />
+      <UsersPanel users={users} selfId={actor.id} create={createUserAction} update={updateUserAction} />
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import { isDomainError } from '@/lib/errors';
+import { log } from '@/lib/log';
+import { zodToFieldErrors } from '@/lib/api/validation';
+import type { ZodError } from 'zod';
+
+/**
+ * What every console server action returns (CONVENTIONS.md §2): data on success, or a
+ * message for people plus optional per-field messages keyed by dotted path
+ * (`schedule.cron`, `payload`, `policy.timeoutSeconds`) for the form to show next to
+ * each field. `code`/`detail` carry the DomainError code and detail (e.g. a 409
+ * conflict's current version) for the few screens that react to them.
+ */
+export type ActionResult<T = null> =
+  | { ok: true; data: T }
+  | { ok: false; error: string; fields?: Record<string, string>; code?: string; detail?: Record<string, unknown> };
+
+const logger = log('console-action');
+
+/** Dotted path -> first message, from a zod error (same mapping as the REST door). */
+export function zodFields(error: ZodError): Record<string, string> {
+  return zodToFieldErrors(error);
+}
+
+/** A validation failure result from a zod error. */
+export function invalid(error: ZodError): ActionResult<never> {
+  return { ok: false, error: 'Please fix the highlighted fields', fields: zodFields(error) };
+}
+
+/**
+ * Maps a thrown error to a result: DomainError keeps its message, fields, code and
+ * detail; anything else is a bug, logged with its stack, shown as a generic message.
+ * Next's redirect()/notFound() signals are re-thrown so they still work.
+ */
+export function toActionError(error: unknown, what: string): ActionResult<never> {
+  if (isNextSignal(error)) throw error;
+  if (isDomainError(error)) {
+    return { ok: false, error: error.message, fields: error.fields, code: error.code, detail: error.detail };
+  }
+  logger.error({ err: error }, `${what} failed`);
+  return { ok: false, error: `${what} failed unexpectedly. The error was logged on the server.` };
+}
+
+function isNextSignal(error: unknown): boolean {
+  const digest = (error as { digest?: unknown } | null)?.digest;
+  return typeof digest === 'string' && (digest.startsWith('NEXT_REDIRECT') || digest.startsWith('NEXT_HTTP_ERROR_FALLBACK') || digest === 'NEXT_NOT_FOUND');
+}

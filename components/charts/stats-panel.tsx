@@ -1,0 +1,56 @@
+import type { StatsChartData } from '@/lib/stats/chart-data';
+import { Card, CardHeader } from '../ui/card';
+import { OutcomeBarsChart } from './outcome-bars';
+import { DurationTrendChart, LatenessTrendChart } from './trend-lines';
+import { HandlerTotalsTable } from './handler-totals-table';
+
+/**
+ * The stats charts for one StatsChartData (lib/stats getStatsChartData): combined stacked
+ * outcome bars, duration p50/p95 and lateness trends, per-handler stacked bars (small multiples,
+ * when more than one handler) and the handler totals table. No data fetching: works in server
+ * and client trees. `handlerHref` links handler names (e.g. to `/stats?handler=`).
+ */
+export function StatsPanel({ data, handlerHref, perHandler = true }: { data: StatsChartData; handlerHref?: (handler: string) => string; perHandler?: boolean }) {
+  const zone = data.timeZone === 'UTC' ? 'UTC days' : `days in ${data.timeZone}`;
+  return (
+    <div className="flex flex-col gap-4" data-testid="stats-panel">
+      <Card>
+        <CardHeader title="Outcomes per day" description={`Finished attempts by outcome, ${zone}`} />
+        <div className="px-2 pb-2 pt-3">
+          <OutcomeBarsChart data={data.daily} />
+        </div>
+      </Card>
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+        <Card>
+          <CardHeader title="Duration" description="p50 and p95 per day, estimated from the duration histogram" />
+          <div className="px-2 pb-2 pt-3">
+            <DurationTrendChart data={data.daily} />
+          </div>
+        </Card>
+        <Card>
+          <CardHeader title="Lateness" description="Average start delay after the scheduled time (first attempts)" />
+          <div className="px-2 pb-2 pt-3">
+            <LatenessTrendChart data={data.daily} />
+          </div>
+        </Card>
+      </div>
+      {perHandler && data.byHandler.length > 1 ? (
+        <Card>
+          <CardHeader title="Per handler" description="Stacked daily outcomes for the busiest handlers" />
+          <div className="grid grid-cols-1 gap-x-4 gap-y-3 px-3 py-3 md:grid-cols-2 xl:grid-cols-3">
+            {data.byHandler.map((h) => (
+              <div key={h.handler} data-handler={h.handler}>
+                <p className="mb-1 truncate font-mono text-xs text-zinc-700">{h.handler}</p>
+                <OutcomeBarsChart data={h.daily} height={120} compact label={`Daily outcomes of ${h.handler}`} />
+              </div>
+            ))}
+          </div>
+        </Card>
+      ) : null}
+      <Card className="overflow-hidden">
+        <CardHeader title="Handlers" description={`${data.from} to ${data.to}, totals over the range`} />
+        <HandlerTotalsTable totals={data.totals} hrefFor={handlerHref} />
+      </Card>
+    </div>
+  );
+}

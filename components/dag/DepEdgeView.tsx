@@ -1,0 +1,44 @@
+'use client';
+// Dependency edge: one look per type (hard solid dark, soft dashed, on_failure red dotted) and a small label in
+// the middle, so the type is readable without the legend and in black-and-white screenshots.
+import { memo } from 'react';
+import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
+import { EDGE_STYLES, type DepEdge } from './model';
+
+/** Custom edge for `type: 'dep'`; `data.type` picks the style from {@link EDGE_STYLES}. */
+export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) {
+  const { id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, selected, markerEnd } = props;
+  const type = data?.type ?? 'hard';
+  const look = EDGE_STYLES[type];
+  const [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition });
+  return (
+    <>
+      <BaseEdge
+        id={id}
+        path={path}
+        markerEnd={markerEnd}
+        interactionWidth={18}
+        style={{
+          stroke: look.stroke,
+          strokeWidth: selected ? 3.5 : 2,
+          strokeDasharray: look.dash,
+          strokeLinecap: type === 'on_failure' ? 'round' : undefined,
+          filter: selected ? 'drop-shadow(0 0 3px rgb(99 102 241 / 0.8))' : undefined,
+        }}
+      />
+      <EdgeLabelRenderer>
+        <div
+          className="nodrag nopan pointer-events-none absolute rounded border bg-white px-1 py-px font-mono text-[10px] leading-tight"
+          style={{
+            transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`,
+            color: look.stroke,
+            borderColor: selected ? '#6366f1' : look.stroke,
+          }}
+          data-edge-label={type}
+        >
+          {look.label}
+        </div>
+      </EdgeLabelRenderer>
+    </>
+  );
+});

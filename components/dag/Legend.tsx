@@ -1,0 +1,28 @@
+'use client';
+// Legend of the dependency types, drawn with the same stroke/dash as the edges themselves.
+import { DEP_TYPES } from '@/lib/dag';
+import { EDGE_STYLES } from './model';
+
+/** Small one-row legend: a line sample + label per dependency type; the meaning (DESIGN.md §4) is the tooltip. */
+export function EdgeLegend({ className = '' }: { className?: string }) {
+  return (
+    <div className={`rounded-md border border-slate-200 bg-white/95 px-2.5 py-1.5 text-[11px] shadow-sm ${className}`} data-testid="dag-legend">
+      <span className="sr-only">Dependency types</span>
+      <ul className="flex items-center gap-3">
+        {DEP_TYPES.map((t) => {
+          const look = EDGE_STYLES[t];
+          return (
+            <li key={t} className="flex items-center gap-2" title={look.hint}>
+              <svg width="34" height="8" aria-hidden="true">
+                <line x1="1" y1="4" x2="33" y2="4" stroke={look.stroke} strokeWidth="2" strokeDasharray={look.dash} strokeLinecap={t === 'on_failure' ? 'round' : undefined} />
+              </svg>
+              <span className="font-mono" style={{ color: look.stroke }}>
+                {look.label}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,204 @@
+'use client';
+// Read-only graph of a run (issue 4 "Run page"): the job's DAG with each node coloured by its task's status,
+// attempt count and duration. The parent owns live updates (it re-renders with new `tasks`); clicking a node
+// calls onSelectTask so the page can open that task's log timeline.
+import { memo, useCallback, useEffect, useMemo } from 'react';
+import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState } from '@xyflow/react';
+import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
+import { DepEdgeView } from './DepEdgeView';
+import { EdgeLegend } from './Legend';
+import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
+
+/** Task statuses (lib/engine/states.ts TASK_STATUSES; DESIGN.md §4). */
+export type RunTaskStatus = 'pending' | 'running' | 'success' | 'failed' | 'timeout' | 'cancelled' | 'dead' | 'skipped';
+
+/** One task of the run, by step key. `attempt` starts at 1; `durationMs` null/absent while not started or unknown. */
+export type RunGraphTask = { stepKey: string; status: RunTaskStatus | string; attempt: number; durationMs?: number | null };
+
+/**
+ * Props of {@link RunGraph}: the job version's `steps` / `edges` (positions in px; laid out if missing), the run's
+ * `tasks` (a step without a task is shown as pending), `selectedStepKey` to highlight the open task, and
+ * `onSelectTask(stepKey)` called on node click. `className` sizes the box (default 420px tall).
+ */
+export type RunGraphProps = {
+  steps: StepDraft[];
+  edges: EdgeDraft[];
+  tasks: RunGraphTask[];
+  onSelectTask?(stepKey: string): void;
+  selectedStepKey?: string | null;
+  className?: string;
+};
+
+type RunNodeData = { key: string; name: string; handler: string; status: string; attempt: number; durationMs: number | null; selected: boolean };
+type RunNode = Node<RunNodeData, 'run-step'>;
+
+/** Look of each status: pending grey, running blue + pulse, success green, failed/timeout orange, dead red, skipped striped, cancelled dark grey. */
+export const RUN_STATUS_STYLES: Record<RunTaskStatus, { box: string; text: string; label: string; minimap: string }> = {
+  pending: { box: 'border-slate-300 bg-slate-100', text: 'text-slate-600', label: 'pending', minimap: '#cbd5e1' },
+  running: { box: 'border-blue-500 bg-blue-50 shadow-[0_0_0_3px_rgb(59_130_246/0.25)]', text: 'text-blue-700', label: 'running', minimap: '#3b82f6' },
+  success: { box: 'border-emerald-500 bg-emerald-50', text: 'text-emerald-700', label: 'success', minimap: '#10b981' },
+  failed: { box: 'border-orange-500 bg-orange-50', text: 'text-orange-700', label: 'failed', minimap: '#f97316' },
+  timeout: { box: 'border-orange-500 bg-orange-50', text: 'text-orange-700', label: 'timeout', minimap: '#f97316' },
+  dead: { box: 'border-red-600 bg-red-50', text: 'text-red-700', label: 'dead', minimap: '#dc2626' },
+  skipped: { box: 'border-dashed border-slate-300 bg-white', text: 'text-slate-400', label: 'skipped', minimap: '#e2e8f0' },
+  cancelled: { box: 'border-slate-700 bg-slate-600', text: 'text-slate-100', label: 'cancelled', minimap: '#475569' },
+};
+
+const STATUS_ICON: Record<RunTaskStatus, typeof Clock> = {
+  pending: CircleDashed,
+  running: LoaderCircle,
+  success: CircleCheck,
+  failed: TriangleAlert,
+  timeout: Clock,
+  dead: Skull,
+  skipped: CircleX,
+  cancelled: Ban,
+};
+
+const styleOf = (status: string) => RUN_STATUS_STYLES[status as RunTaskStatus] ?? RUN_STATUS_STYLES.pending;
+
+/** Human duration: 850 ms, 12.3 s, 4m 05s, 1h 02m. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms == null || !Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(Math.floor(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNode>) {
+  const look = styleOf(data.status);
+  const Icon = STATUS_ICON[data.status as RunTaskStatus] ?? CircleDashed;
+  const dark = data.status === 'cancelled';
+  return (
+    <div
+      className={`relative w-[200px] cursor-pointer rounded-lg border-2 px-3 py-2 text-left ${look.box} ${data.selected ? 'ring-2 ring-indigo-500 ring-offset-2' : ''}`}
+      // Skipped = "light striped": a diagonal hatch, which also reads in greyscale.
+      style={data.status === 'skipped' ? { backgroundImage: 'repeating-linear-gradient(135deg, #f8fafc 0 6px, #e2e8f0 6px 8px)' } : undefined}
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} className="!h-2 !w-2 !border-0 !bg-slate-400" />
+      {data.status === 'running' ? <span className="absolute -top-1 -right-1 size-3 animate-ping rounded-full bg-blue-500/70" aria-hidden="true" /> : null}
+      <div className="flex items-center gap-1.5">
+        <Icon className={`size-3.5 shrink-0 ${look.text} ${data.status === 'running' ? 'animate-spin' : ''}`} aria-hidden="true" />
+        <span className={`truncate font-mono text-[13px] font-semibold ${dark ? 'text-white' : 'text-slate-900'}`}>{data.key}</span>
+      </div>
+      {data.name ? <div className={`truncate text-xs ${dark ? 'text-slate-200' : 'text-slate-600'}`}>{data.name}</div> : null}
+      <div className={`mt-1 flex items-center justify-between gap-2 text-[11px] ${look.text}`}>
+        <span className="font-medium" data-testid={`run-node-status-${data.key}`}>
+          {look.label}
+        </span>
+        <span className="flex items-center gap-2 tabular-nums">
+          {data.attempt > 1 ? <span title="Attempt">attempt {data.attempt}</span> : <span title="Attempt" className="opacity-70">#{data.attempt}</span>}
+          {data.durationMs != null ? <span title="Duration">{formatDuration(data.durationMs)}</span> : null}
+        </span>
+      </div>
+      <Handle type="source" position={Position.Right} isConnectable={false} className="!h-2 !w-2 !border-0 !bg-slate-400" />
+    </div>
+  );
+});
+
+// Module level, as in the editor: stable identities keep React Flow from remounting nodes on every update.
+const nodeTypes: NodeTypes = { 'run-step': RunStepNodeView };
+const edgeTypes: EdgeTypes = { dep: DepEdgeView };
+
+/** Read-only run graph. Node roots carry `data-testid="run-node-<key>"` and `data-status="<task status>"`. */
+export function RunGraph(props: RunGraphProps) {
+  return (
+    <ReactFlowProvider>
+      <RunGraphInner {...props} />
+    </ReactFlowProvider>
+  );
+}
+
+function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, className }: RunGraphProps) {
+  // Layout depends only on the graph, never on task updates, so nodes do not jump while a run progresses.
+  const base = useMemo(() => toFlow(steps, edges), [steps, edges]);
+  const byKey = useMemo(() => new Map(tasks.map((t) => [t.stepKey, t])), [tasks]);
+  const derived = useMemo<RunNode[]>(
+    () =>
+      base.nodes.map((n) => {
+        const t = byKey.get(n.data.key);
+        const status = t?.status ?? 'pending';
+        return {
+          id: n.id,
+          type: 'run-step',
+          position: n.position,
+          draggable: false,
+          connectable: false,
+          selectable: true,
+          // Size before the first measurement (MiniMap and fitView use it); matches the card below.
+          initialWidth: 200,
+          initialHeight: 56,
+          data: { key: n.data.key, name: n.data.name, handler: n.data.handler, status, attempt: t?.attempt ?? 1, durationMs: t?.durationMs ?? null, selected: selectedStepKey === n.data.key },
+          domAttributes: { 'data-testid': `run-node-${n.data.key}`, 'data-status': status } as RunNode['domAttributes'],
+          ariaLabel: `${n.data.key}: ${status}`,
+        };
+      }),
+    [base, byKey, selectedStepKey],
+  );
+  // Controlled nodes with onNodesChange, and every task update merged into the previous node objects keeping
+  // their `measured` size: a fresh node object without it would make React Flow re-measure (and edges flicker)
+  // on every live update of a running run.
+  const [nodes, setNodes, onNodesChange] = useNodesState<RunNode>(derived);
+  useEffect(() => {
+    setNodes((prev) => {
+      const prevById = new Map(prev.map((n) => [n.id, n]));
+      return derived.map((d) => {
+        const p = prevById.get(d.id);
+        return p ? { ...d, measured: p.measured, selected: p.selected } : d;
+      });
+    });
+  }, [derived, setNodes]);
+  const flowEdges = useMemo<DepEdge[]>(() => {
+    // An edge into a running task is animated, so the eye finds the active frontier.
+    const statusById = new Map(nodes.map((n) => [n.id, n.data.status]));
+    return base.edges.map((e) => ({ ...e, selectable: false, animated: statusById.get(e.target) === 'running' }));
+  }, [base, nodes]);
+
+  const onNodeClick = useCallback<NodeMouseHandler<RunNode>>((_, node) => onSelectTask?.(node.data.key), [onSelectTask]);
+  const counts = useMemo(() => {
+    const c = new Map<string, number>();
+    for (const n of nodes) c.set(n.data.status, (c.get(n.data.status) ?? 0) + 1);
+    return [...c];
+  }, [nodes]);
+
+  return (
+    <div className={`relative overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[420px]'}`} data-testid="run-graph">
+      <ReactFlow<RunNode, DepEdge>
+        nodes={nodes}
+        edges={flowEdges}
+        onNodesChange={onNodesChange}
+        nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        onNodeClick={onNodeClick}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        edgesFocusable={false}
+        deleteKeyCode={null}
+        fitView
+        fitViewOptions={{ padding: 0.2, maxZoom: 1.25 }}
+        minZoom={0.1}
+        attributionPosition="top-right"
+      >
+        <Background gap={20} size={1} color="#e2e8f0" />
+        <Controls showInteractive={false} />
+        <MiniMap pannable zoomable nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />
+        <Panel position="top-left">
+          <div className="flex flex-wrap gap-1.5 text-[11px]" data-testid="run-graph-summary">
+            {counts.map(([s, n]) => (
+              <span key={s} className={`rounded-full border px-2 py-0.5 ${styleOf(s).box} ${styleOf(s).text}`}>
+                {n} {styleOf(s).label}
+              </span>
+            ))}
+          </div>
+        </Panel>
+        <Panel position="bottom-center">
+          <EdgeLegend />
+        </Panel>
+      </ReactFlow>
+    </div>
+  );
+}
+

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkConnection,
+  describeErrorPath,
+  makeEdge,
+  needsLayout,
+  parseErrorPath,
+  parseJsonObject,
+  parseOptionalInt,
+  snapshot,
+  stepFieldErrors,
+  stepToData,
+  toDraft,
+  toFlow,
+  uniqueStepKey,
+  withEdgeType,
+} from './model';
+
+const nodesOf = (...keys: string[]) => keys.map((key) => ({ id: `id-${key}`, data: { key } }));
+const edgesOf = (...pairs: string[]) => pairs.map((p) => ({ source: `id-${p[0]}`, target: `id-${p[2]}` }));
+
+describe('checkConnection (isValidConnection rule)', () => {
+  const nodes = nodesOf('a', 'b', 'c', 'd');
+  const cases: { name: string; edges: string[]; source: string; target: string; reason: string | null }[] = [
+    { name: 'fresh edge', edges: [], source: 'a', target: 'b', reason: null },
+    { name: 'self edge', edges: [], source: 'a', target: 'a', reason: 'Refused: a step cannot depend on itself (a -> a)' },
+    { name: 'duplicate', edges: ['a>b'], source: 'a', target: 'b', reason: 'Refused: a -> b already exists (change its type in the side panel)' },
+    { name: 'reverse closes a two-cycle', edges: ['a>b'], source: 'b', target: 'a', reason: 'Refused: would create a cycle b -> a -> b' },
+    { name: 'closing a chain', edges: ['a>b', 'b>c'], source: 'c', target: 'a', reason: 'Refused: would create a cycle c -> a -> b -> c' },
+    { name: 'fan-in is fine', edges: ['a>c', 'b>c'], source: 'd', target: 'c', reason: null },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = checkConnection(nodes, edgesOf(...c.edges), `id-${c.source}`, `id-${c.target}`);
+      expect(r.ok ? null : r.reason).toBe(c.reason);
+    });
+  }
+  it('missing endpoint', () => expect(checkConnection(nodes, [], 'id-a', null).ok).toBe(false));
+});
+
+describe('field parsing and validation', () => {
+  it.each([
+    ['', { ok: true, value: {} }],
+    ['{"x":1}', { ok: true, value: { x: 1 } }],
+    ['[1]', { ok: false }],
+    ['null', { ok: false }],
+    ['{', { ok: false }],
+  ])('parseJsonObject(%j)', (text, want) => expect(parseJsonObject(text)).toMatchObject(want));
+
+  it.each([
+    ['', 1, 10, { ok: true, value: null }],
+    ['5', 1, 10, { ok: true, value: 5 }],
+    ['0', 1, 10, { ok: false }],
+    ['1.5', 1, 10, { ok: false }],
+    ['abc', 1, 10, { ok: false }],
+  ])('parseOptionalInt(%j, %i, %i)', (text, min, max, want) => expect(parseOptionalInt(text, min, max, 'X')).toMatchObject(want));
+
+  it('stepFieldErrors names each bad field', () => {
+    const d = { ...stepToData({ key: 'bad key', handler: '', payload: {} }), payloadText: '[', configText: '{}', timeoutText: '0', retriesText: '101' };
+    expect(Object.keys(stepFieldErrors(d, new Set())).sort()).toEqual(['handler', 'key', 'maxRetries', 'payload', 'timeoutSeconds']);
+    expect(stepFieldErrors(stepToData({ key: 'a', handler: 'h' }), new Set(['a'])).key).toMatch(/Duplicate/);
+    expect(stepFieldErrors(stepToData({ key: 'a', handler: 'h' }), new Set())).toEqual({});
+  });
+});
+
+describe('uniqueStepKey', () => {
+  it.each([
+    ['builtin.echo', [], 'echo'],
+    ['builtin.echo', ['echo'], 'echo-2'],
+    ['builtin.echo', ['echo', 'echo-2'], 'echo-3'],
+    ['http', [], 'http'],
+    ['weird handler!', [], 'weird-handler-'],
+    ['...', [], 'step'],
+  ])('%s with %j -> %s', (handler, existing, want) => expect(uniqueStepKey(handler, existing)).toBe(want));
+});
+
+describe('flow <-> draft', () => {
+  const steps = [
+    { key: 'a', handler: 'builtin.echo', payload: { x: 1 }, position: { x: 10, y: 20 } },
+    { key: 'b', name: 'Bee', handler: 'http', config: { url: 'http://x' }, timeoutSeconds: 30, maxRetries: 2, resourceKey: 'db', position: { x: 300, y: 20 } },
+  ];
+  const edges = [{ from: 'a', to: 'b', type: 'soft' as const }];
+
+  it('round-trips steps, positions and edges', () => {
+    const f = toFlow(steps, edges);
+    expect(f.edges).toHaveLength(1);
+    expect(f.nodes[0]!.domAttributes).toEqual({ 'data-testid': 'dag-node-a' });
+    const { dag, problems } = toDraft(f.nodes, f.edges);
+    expect(problems.size).toBe(0);
+    expect(dag).toEqual({
+      steps: [
+        { key: 'a', name: '', handler: 'builtin.echo', payload: { x: 1 }, config: {}, timeoutSeconds: null, maxRetries: null, resourceKey: null, position: { x: 10, y: 20 } },
+        { key: 'b', name: 'Bee', handler: 'http', payload: {}, config: { url: 'http://x' }, timeoutSeconds: 30, maxRetries: 2, resourceKey: 'db', position: { x: 300, y: 20 } },
+      ],
+      edges: [{ from: 'a', to: 'b', type: 'soft' }],
+    });
+  });
+
+  it('lays out unplaced steps, keeps placed ones', () => {
+    expect(needsLayout(steps)).toBe(false);
+    const unplaced = steps.map((s) => ({ ...s, position: { x: 0, y: 0 } }));
+    expect(needsLayout(unplaced)).toBe(true);
+    const f = toFlow(unplaced, edges);
+    expect(f.nodes[1]!.position.x).toBeGreaterThan(f.nodes[0]!.position.x);
+  });
+
+  it('snapshot ignores selection, ids and measurement but sees edits', () => {
+    const f = toFlow(steps, edges);
+    const s0 = snapshot(f.nodes, f.edges);
+    const selected = f.nodes.map((n) => ({ ...n, selected: true, measured: { width: 200, height: 70 } }));
+    expect(snapshot(selected, f.edges)).toBe(s0);
+    const moved = f.nodes.map((n, i) => (i === 0 ? { ...n, position: { x: 11, y: 20 } } : n));
+    expect(snapshot(moved, f.edges)).not.toBe(s0);
+    expect(snapshot(f.nodes, [withEdgeType(f.edges[0]!, 'hard')])).not.toBe(s0);
+    expect(snapshot(f.nodes, [...f.edges, makeEdge(f.nodes[1]!.id, f.nodes[0]!.id, 'hard')])).not.toBe(s0);
+  });
+
+  it('maps error paths back to steps and edges', () => {
+    const { dag } = toDraft(toFlow(steps, edges).nodes, toFlow(steps, edges).edges);
+    expect(parseErrorPath('steps.1.payload')).toEqual({ stepIndex: 1, field: 'payload' });
+    expect(parseErrorPath('edges.0.to')).toEqual({ edgeIndex: 0 });
+    expect(describeErrorPath('steps.1.key', dag)).toBe('Step "b" (key)');
+    expect(describeErrorPath('edges.0', dag)).toBe('Edge a -> b');
+    expect(describeErrorPath('edges', dag)).toBe('Edges');
+  });
+});

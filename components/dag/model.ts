@@ -1,0 +1,336 @@
+// Pure model of the DAG editor: conversions between the job's steps/edges (props, onSave) and React Flow's
+// nodes/edges, per-field validation, the connection rule used while dragging, and the snapshot that drives the
+// "Unsaved changes" indicator. No React here, so it is unit-tested (model.test.ts) without a DOM.
+import type { Edge, MarkerType, Node } from '@xyflow/react';
+import { layoutDag, STEP_KEY_RE, wouldCreateCycle, formatCycle, type DepType } from '@/lib/dag';
+
+/**
+ * A step as the editor receives and saves it (lib/jobs StepView / lib/api StepInput).
+ * `payload` is merged into the task's payload at run time; `config` is the handler's settings (e.g. the sql
+ * executor's connection). `timeoutSeconds` / `maxRetries` null = inherit the job's policy; `resourceKey` null = none.
+ * `position` is the editor's top-left position in px (job_steps.position_x/y).
+ */
+export type StepDraft = {
+  key: string;
+  name?: string;
+  handler: string;
+  payload?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+  timeoutSeconds?: number | null;
+  maxRetries?: number | null;
+  resourceKey?: string | null;
+  position?: { x: number; y: number };
+};
+
+/** An edge as the editor receives and saves it: `from` (parent step key) -> `to` (child), dependency type (DESIGN.md §4). */
+export type EdgeDraft = { from: string; to: string; type: DepType };
+
+/** What onSave receives: every step (with its position, in the editor's order) and every edge. */
+export type DagDraft = {
+  steps: (Required<Pick<StepDraft, 'key' | 'name' | 'handler' | 'payload' | 'config' | 'position'>> & {
+    timeoutSeconds: number | null;
+    maxRetries: number | null;
+    resourceKey: string | null;
+  })[];
+  edges: EdgeDraft[];
+};
+
+/**
+ * Result of onSave. `fields` maps dotted paths into the saved DagDraft (`steps.2.key`, `edges`, ...) to messages,
+ * as lib/api zod errors and lib/dag validateDag report them; the editor shows them next to the matching field.
+ */
+export type SaveDagResult = { ok: true } | { ok: false; error: string; fields?: Record<string, string> };
+
+/**
+ * The editable state of one step node. Number and JSON fields are kept as the text the operator typed, so a
+ * half-typed value can be shown with its error instead of being lost; they are parsed on save.
+ */
+export type StepNodeData = {
+  key: string;
+  name: string;
+  handler: string;
+  payloadText: string;
+  configText: string;
+  timeoutText: string;
+  retriesText: string;
+  resourceKey: string;
+  /** Client-side problems with this step, keyed by {@link StepField}; drawn on the card, listed in the panel. */
+  errors?: Partial<Record<StepField, string>>;
+};
+
+/** Fields of the side panel that can carry an error. */
+export type StepField = 'key' | 'name' | 'handler' | 'payload' | 'config' | 'timeoutSeconds' | 'maxRetries' | 'resourceKey';
+
+/** The editor's node union (one kind today; a union keeps room for groups/notes later, as xyflow's AppNode does). */
+export type StepNode = Node<StepNodeData, 'step'>;
+/** Any node the editor renders. */
+export type DagNode = StepNode;
+
+/** Data of a dependency edge. */
+export type DepEdgeData = { type: DepType };
+/** The editor's edge union: a typed dependency. */
+export type DepEdge = Edge<DepEdgeData, 'dep'>;
+
+/** Look and label of each dependency type: hard = solid dark, soft = dashed, on_failure = red dotted. */
+export const EDGE_STYLES: Record<DepType, { label: string; stroke: string; dash?: string; hint: string }> = {
+  hard: { label: 'hard', stroke: '#334155', hint: 'runs after the parent succeeds; skipped if it fails for good' },
+  soft: { label: 'soft', stroke: '#64748b', dash: '7 5', hint: 'runs after the parent finishes, whatever the outcome' },
+  on_failure: { label: 'on failure', stroke: '#dc2626', dash: '1.5 5', hint: 'runs only if the parent fails (rollback / compensation)' },
+};
+
+const ROUND = (n: number) => Math.round(n);
+
+/** Pretty JSON for a textarea (2-space indent; `{}` stays on one line). */
+export function jsonText(value: unknown): string {
+  if (value === undefined || value === null) return '{}';
+  if (typeof value === 'object' && Object.keys(value as object).length === 0) return '{}';
+  return JSON.stringify(value, null, 2);
+}
+
+/** Parses a JSON object (not an array, not null). Empty text is `{}`. */
+export function parseJsonObject(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  if (text.trim() === '') return { ok: true, value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'Must be a JSON object, e.g. {"x": 1}' };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** Parses an optional integer field: blank = null (inherit); else an integer within [min, max]. */
+export function parseOptionalInt(text: string, min: number, max: number, what: string): { ok: true; value: number | null } | { ok: false; error: string } {
+  const t = text.trim();
+  if (t === '') return { ok: true, value: null };
+  if (!/^-?\d+$/.test(t)) return { ok: false, error: `${what} must be a whole number` };
+  const n = Number(t);
+  if (n < min || n > max) return { ok: false, error: `${what} must be between ${min} and ${max}` };
+  return { ok: true, value: n };
+}
+
+/** Limits mirrored from lib/api StepInput so the panel shows the server's rule before saving. */
+export const STEP_LIMITS = { timeoutMax: 7 * 86400, retriesMax: 100, nameMax: 200, handlerMax: 200, resourceKeyMax: 200 } as const;
+
+/**
+ * Problems with one step's fields. `otherKeys` = keys of the other steps (for uniqueness).
+ * Messages match lib/api StepInput / lib/dag validateDag.
+ */
+export function stepFieldErrors(d: StepNodeData, otherKeys: ReadonlySet<string>): Partial<Record<StepField, string>> {
+  const errors: Partial<Record<StepField, string>> = {};
+  if (!STEP_KEY_RE.test(d.key)) errors.key = 'Step key must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit';
+  else if (otherKeys.has(d.key)) errors.key = `Duplicate step key "${d.key}"`;
+  if (d.name.length > STEP_LIMITS.nameMax) errors.name = `At most ${STEP_LIMITS.nameMax} characters`;
+  if (d.handler.trim() === '') errors.handler = 'Handler is required';
+  else if (d.handler.length > STEP_LIMITS.handlerMax) errors.handler = `At most ${STEP_LIMITS.handlerMax} characters`;
+  const p = parseJsonObject(d.payloadText);
+  if (!p.ok) errors.payload = p.error;
+  const c = parseJsonObject(d.configText);
+  if (!c.ok) errors.config = c.error;
+  const t = parseOptionalInt(d.timeoutText, 1, STEP_LIMITS.timeoutMax, 'Timeout');
+  if (!t.ok) errors.timeoutSeconds = t.error;
+  const r = parseOptionalInt(d.retriesText, 0, STEP_LIMITS.retriesMax, 'Retries');
+  if (!r.ok) errors.maxRetries = r.error;
+  if (d.resourceKey.trim().length > STEP_LIMITS.resourceKeyMax) errors.resourceKey = `At most ${STEP_LIMITS.resourceKeyMax} characters`;
+  return errors;
+}
+
+/** The test id of a step node's root (`dag-node-<key>`), set through React Flow's `domAttributes`. */
+export function stepDomAttributes(key: string): StepNode['domAttributes'] {
+  return { 'data-testid': `dag-node-${key}` } as StepNode['domAttributes'];
+}
+
+/** Node data from a step draft. */
+export function stepToData(s: StepDraft): StepNodeData {
+  return {
+    key: s.key,
+    name: s.name ?? '',
+    handler: s.handler,
+    payloadText: jsonText(s.payload),
+    configText: jsonText(s.config),
+    timeoutText: s.timeoutSeconds == null ? '' : String(s.timeoutSeconds),
+    retriesText: s.maxRetries == null ? '' : String(s.maxRetries),
+    resourceKey: s.resourceKey ?? '',
+  };
+}
+
+/**
+ * True when the steps carry no usable layout: more than one step and every position missing or stacked on the
+ * same point (rows created before the editor existed default to 0,0). The editor then lays them out with dagre.
+ */
+export function needsLayout(steps: readonly StepDraft[]): boolean {
+  if (steps.length < 2) return false;
+  const seen = new Set(steps.map((s) => (s.position ? `${ROUND(s.position.x)},${ROUND(s.position.y)}` : 'none')));
+  return seen.size === 1 || seen.has('none');
+}
+
+/** Node id for the i-th step of the props (`s<i>:<key>`): stable across renders of the same props. */
+export const initialNodeId = (i: number, key: string) => `s${i}:${key}`;
+/** Edge id between two node ids. */
+export const edgeId = (source: string, target: string) => `e:${source}->${target}`;
+
+/**
+ * React Flow nodes and edges for the given steps/edges (edges to unknown keys are dropped: the server never stores
+ * them). Lays out with dagre (left to right) when {@link needsLayout}.
+ */
+export function toFlow(steps: readonly StepDraft[], edges: readonly EdgeDraft[]): { nodes: StepNode[]; edges: DepEdge[] } {
+  const ids = new Map<string, string>();
+  steps.forEach((s, i) => {
+    if (!ids.has(s.key)) ids.set(s.key, initialNodeId(i, s.key));
+  });
+  const layout = needsLayout(steps)
+    ? layoutDag(
+        steps.map((s) => ({ id: s.key })),
+        edges.map((e) => ({ source: e.from, target: e.to })),
+        { direction: 'LR' },
+      )
+    : null;
+  const nodes: StepNode[] = steps.map((s, i) => ({
+    id: initialNodeId(i, s.key),
+    type: 'step',
+    position: layout?.[s.key] ?? { x: s.position?.x ?? 0, y: s.position?.y ?? 0 },
+    data: stepToData(s),
+    domAttributes: stepDomAttributes(s.key),
+  }));
+  const flowEdges: DepEdge[] = [];
+  for (const e of edges) {
+    const source = ids.get(e.from);
+    const target = ids.get(e.to);
+    if (!source || !target) continue;
+    flowEdges.push(makeEdge(source, target, e.type));
+  }
+  return { nodes, edges: flowEdges };
+}
+
+/** A new dependency edge between two node ids. */
+export function makeEdge(source: string, target: string, type: DepType): DepEdge {
+  return withEdgeType({ id: edgeId(source, target), source, target, type: 'dep', data: { type } }, type);
+}
+
+/** The same edge with another dependency type (data and arrow colour follow). */
+export function withEdgeType(edge: DepEdge, type: DepType): DepEdge {
+  // 'arrowclosed' is MarkerType.ArrowClosed; the literal keeps this module free of xyflow runtime imports.
+  return { ...edge, data: { ...edge.data, type }, markerEnd: { type: 'arrowclosed' as MarkerType, color: EDGE_STYLES[type].stroke, width: 18, height: 18 } };
+}
+
+/**
+ * The DagDraft to save, built from the editor state, plus every field problem found (`problems` keyed by node id).
+ * Steps keep the node order, so `steps.<i>` paths in a server answer point back at nodes[i].
+ */
+export function toDraft(nodes: readonly StepNode[], edges: readonly DepEdge[]): { dag: DagDraft; problems: Map<string, Partial<Record<StepField, string>>> } {
+  const problems = new Map<string, Partial<Record<StepField, string>>>();
+  const keyCount = new Map<string, number>();
+  for (const n of nodes) keyCount.set(n.data.key, (keyCount.get(n.data.key) ?? 0) + 1);
+  const keyById = new Map(nodes.map((n) => [n.id, n.data.key]));
+  const steps: DagDraft['steps'] = nodes.map((n) => {
+    const d = n.data;
+    const others = new Set(keyCount.get(d.key)! > 1 ? [d.key] : []);
+    const errs = stepFieldErrors(d, others);
+    if (Object.keys(errs).length > 0) problems.set(n.id, errs);
+    const payload = parseJsonObject(d.payloadText);
+    const config = parseJsonObject(d.configText);
+    const timeout = parseOptionalInt(d.timeoutText, 1, STEP_LIMITS.timeoutMax, 'Timeout');
+    const retries = parseOptionalInt(d.retriesText, 0, STEP_LIMITS.retriesMax, 'Retries');
+    return {
+      key: d.key,
+      name: d.name,
+      handler: d.handler.trim(),
+      payload: payload.ok ? payload.value : {},
+      config: config.ok ? config.value : {},
+      timeoutSeconds: timeout.ok ? timeout.value : null,
+      maxRetries: retries.ok ? retries.value : null,
+      resourceKey: d.resourceKey.trim() === '' ? null : d.resourceKey.trim(),
+      position: { x: ROUND(n.position.x), y: ROUND(n.position.y) },
+    };
+  });
+  const flowEdges: EdgeDraft[] = edges.map((e) => ({ from: keyById.get(e.source) ?? e.source, to: keyById.get(e.target) ?? e.target, type: e.data?.type ?? 'hard' }));
+  return { dag: { steps, edges: flowEdges }, problems };
+}
+
+/**
+ * A string that changes exactly when something that would be saved changes (fields as typed, rounded positions,
+ * edges by key). Selection, measured sizes and node ids are left out, so clicking around never marks the editor dirty.
+ */
+export function snapshot(nodes: readonly StepNode[], edges: readonly DepEdge[]): string {
+  const keyById = new Map(nodes.map((n) => [n.id, n.data.key]));
+  return JSON.stringify({
+    s: nodes.map((n) => {
+      const d = n.data;
+      return [d.key, d.name, d.handler, d.payloadText, d.configText, d.timeoutText, d.retriesText, d.resourceKey, ROUND(n.position.x), ROUND(n.position.y)];
+    }),
+    e: edges.map((e) => [keyById.get(e.source), keyById.get(e.target), e.data?.type ?? 'hard']).sort((a, b) => String(a).localeCompare(String(b))),
+  });
+}
+
+/**
+ * A key for a new step of `handler`, unique among `existing`: the handler's last segment made key-safe
+ * (`builtin.echo` -> `echo`, `echo-2`, `echo-3`, ...). Always matches STEP_KEY_RE.
+ */
+export function uniqueStepKey(handler: string, existing: Iterable<string>): string {
+  const taken = new Set(existing);
+  const last = handler.split(/[./:]/).filter(Boolean).pop() ?? 'step';
+  let base = last.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 56);
+  if (base === '') base = 'step';
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const k = `${base}-${i}`;
+    if (!taken.has(k)) return k;
+  }
+}
+
+/**
+ * The rule applied while dragging a connection (React Flow `isValidConnection`) and again in onConnect:
+ * refuses a self edge, a duplicate of an existing edge (either type) and an edge that would close a cycle
+ * (lib/dag wouldCreateCycle over node ids; the message names the cycle by step key, starting with the new edge).
+ */
+export function checkConnection(
+  nodes: readonly { id: string; data: { key: string } }[],
+  edges: readonly { source: string; target: string }[],
+  source: string | null | undefined,
+  target: string | null | undefined,
+): { ok: true } | { ok: false; reason: string } {
+  if (!source || !target) return { ok: false, reason: 'Refused: connect a step to another step' };
+  const key = (id: string) => nodes.find((n) => n.id === id)?.data.key ?? id;
+  if (source === target) return { ok: false, reason: `Refused: a step cannot depend on itself (${key(source)} -> ${key(source)})` };
+  if (edges.some((e) => e.source === source && e.target === target)) {
+    return { ok: false, reason: `Refused: ${key(source)} -> ${key(target)} already exists (change its type in the side panel)` };
+  }
+  const cycle = wouldCreateCycle(
+    edges.map((e) => ({ from: e.source, to: e.target })),
+    source,
+    target,
+  );
+  if (cycle) return { ok: false, reason: `Refused: would create a cycle ${formatCycle(cycle.map(key))}` };
+  return { ok: true };
+}
+
+/**
+ * Where a server/validator path points: `steps.2.key` -> { stepIndex: 2, field: 'key' }, `edges.1.to` ->
+ * { edgeIndex: 1 }, anything else -> {} (shown in the banner only).
+ */
+export function parseErrorPath(path: string): { stepIndex?: number; field?: StepField; edgeIndex?: number } {
+  const m = /^steps\.(\d+)(?:\.(\w+))?/.exec(path);
+  if (m) {
+    const field = m[2] as StepField | undefined;
+    const known: StepField[] = ['key', 'name', 'handler', 'payload', 'config', 'timeoutSeconds', 'maxRetries', 'resourceKey'];
+    return { stepIndex: Number(m[1]), field: field && known.includes(field) ? field : undefined };
+  }
+  const e = /^edges\.(\d+)/.exec(path);
+  if (e) return { edgeIndex: Number(e[1]) };
+  return {};
+}
+
+/** A readable label for an error path against a draft: `steps.2.key` -> `Step "load" (key)`, `edges.1` -> `Edge a -> b`. */
+export function describeErrorPath(path: string, dag: DagDraft): string {
+  const p = parseErrorPath(path);
+  if (p.stepIndex !== undefined) {
+    const s = dag.steps[p.stepIndex];
+    return `Step "${s?.key ?? `#${p.stepIndex + 1}`}"${p.field ? ` (${p.field})` : ''}`;
+  }
+  if (p.edgeIndex !== undefined) {
+    const e = dag.edges[p.edgeIndex];
+    return e ? `Edge ${e.from} -> ${e.to}` : `Edge #${p.edgeIndex + 1}`;
+  }
+  return path === 'edges' ? 'Edges' : path === 'steps' ? 'Steps' : path;
+}

@@ -1,0 +1,289 @@
+/**
+ * The job form's state (all strings, as typed) and its conversion to the REST/zod
+ * input shape of lib/api CreateJobInput/UpdateJobInput (DESIGN.md §5). Pure: no React,
+ * used by the form and unit-testable.
+ */
+
+export type ScheduleKind = 'cron' | 'interval' | 'once' | 'manual';
+export type AlarmChannelValue = { type: 'webhook' | 'email' | 'log'; target: string };
+
+export type JobFormValues = {
+  key: string;
+  name: string;
+  description: string;
+  scheduleKind: ScheduleKind;
+  cron: string;
+  timezone: string;
+  intervalSeconds: string;
+  /** `YYYY-MM-DDTHH:mm` (datetime-local), wall time in `timezone`. */
+  runAtLocal: string;
+  /** Optional effective window, datetime-local in `timezone`; '' = open. */
+  startAtLocal: string;
+  endAtLocal: string;
+  /** false for a multi-step job: handler/payload are edited in the Graph tab. */
+  singleStep: boolean;
+  handler: string;
+  payload: string;
+  timeoutSeconds: string;
+  maxRetries: string;
+  backoffBaseSeconds: string;
+  backoffFactor: string;
+  backoffMaxSeconds: string;
+  backoffJitter: string;
+  blockStrategy: 'discard_later' | 'serial_execution' | 'cover_early';
+  misfirePolicy: 'skip' | 'fire_once' | 'fire_all';
+  misfireMaxCatchup: string;
+  deadLetterAfter: string;
+  priority: string;
+  routingGroup: string;
+  /** `k=v, k=v` */
+  routingLabels: string;
+  routingStrategy: 'any' | 'consistent_hash' | 'nodes';
+  /** comma-separated node ids */
+  routingNodes: string;
+  routingKey: string;
+  onFailure: boolean;
+  onTimeout: boolean;
+  onDeadLetter: boolean;
+  onSuccess: boolean;
+  channels: AlarmChannelValue[];
+};
+
+/** Defaults of a new job (same values as lib/jobs JOB_DEFAULTS, so an untouched field changes nothing). */
+export const EMPTY_JOB_FORM: JobFormValues = {
+  key: '',
+  name: '',
+  description: '',
+  scheduleKind: 'cron',
+  cron: '',
+  timezone: 'UTC',
+  intervalSeconds: '60',
+  runAtLocal: '',
+  startAtLocal: '',
+  endAtLocal: '',
+  singleStep: true,
+  handler: 'builtin.echo',
+  payload: '{}',
+  timeoutSeconds: '300',
+  maxRetries: '0',
+  backoffBaseSeconds: '1',
+  backoffFactor: '2',
+  backoffMaxSeconds: '300',
+  backoffJitter: '0.1',
+  blockStrategy: 'discard_later',
+  misfirePolicy: 'fire_once',
+  misfireMaxCatchup: '10',
+  deadLetterAfter: '0',
+  priority: '0',
+  routingGroup: '',
+  routingLabels: '',
+  routingStrategy: 'any',
+  routingNodes: '',
+  routingKey: '',
+  onFailure: false,
+  onTimeout: false,
+  onDeadLetter: false,
+  onSuccess: false,
+  channels: [],
+};
+
+/**
+ * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss]`.
+ * Two passes of offset correction settle on the right side of DST changes; a time
+ * inside a spring-forward gap comes out shifted forward by the gap (as cron does).
+ */
+export function zonedLocalToUtc(local: string, timeZone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
+  try {
+    let t = asUtc - offsetMs(new Date(asUtc), timeZone);
+    t = asUtc - offsetMs(new Date(t), timeZone);
+    return new Date(t);
+  } catch {
+    return null;
+  }
+}
+
+/** UTC offset of `timeZone` at `date` in ms (positive east of Greenwich). */
+function offsetMs(date: Date, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(date);
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
+  return wall - (date.getTime() - date.getUTCMilliseconds());
+}
+
+/** datetime-local string (`YYYY-MM-DDTHH:mm`) of an instant in a zone; '' for null. */
+export function utcToZonedLocal(value: Date | string | null | undefined, timeZone: string): string {
+  if (value == null) return '';
+  const date = new Date(value);
+  try {
+    const parts = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).formatToParts(date);
+    const g = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
+    return `${g('year')}-${g('month')}-${g('day')}T${g('hour')}:${g('minute')}`;
+  } catch {
+    return date.toISOString().slice(0, 16);
+  }
+}
+
+/** `k=v, k2=v2` -> record; returns an error message for a malformed pair. */
+export function parseLabels(text: string): { ok: true; value: Record<string, string> } | { ok: false; error: string } {
+  const value: Record<string, string> = {};
+  for (const raw of text.split(/[,\n]/)) {
+    const pair = raw.trim();
+    if (!pair) continue;
+    const i = pair.indexOf('=');
+    if (i <= 0) return { ok: false, error: `"${pair}" is not key=value` };
+    value[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
+  }
+  return { ok: true, value };
+}
+
+/** Parses the payload textarea: must be a JSON object. */
+export function parsePayload(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  const t = text.trim();
+  if (t === '') return { ok: true, value: {} };
+  try {
+    const v = JSON.parse(t) as unknown;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'Payload must be a JSON object, e.g. {"hello": "world"}' };
+    return { ok: true, value: v as Record<string, unknown> };
+  } catch (e) {
+    return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
+  }
+}
+
+const num = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
+
+/**
+ * Form values -> CreateJobInput-shaped object. Numbers stay numbers even when invalid
+ * (NaN) so the server's zod schema names the field. Returns client-side errors (bad
+ * JSON, bad labels, bad local time) keyed by the same dotted paths the server uses.
+ */
+export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  let schedule: Record<string, unknown>;
+  switch (v.scheduleKind) {
+    case 'cron':
+      schedule = { kind: 'cron', cron: v.cron, timezone: v.timezone || 'UTC' };
+      break;
+    case 'interval':
+      schedule = { kind: 'interval', intervalSeconds: num(v.intervalSeconds) ?? NaN };
+      break;
+    case 'once': {
+      const at = v.runAtLocal ? zonedLocalToUtc(v.runAtLocal, v.timezone || 'UTC') : null;
+      if (!at) errors['schedule.runAt'] = 'Pick the date and time to run at';
+      schedule = { kind: 'once', runAt: at?.toISOString() ?? '' };
+      break;
+    }
+    default:
+      schedule = { kind: 'manual' };
+  }
+  const windowAt = (local: string, path: string) => {
+    if (!local) return null;
+    const d = zonedLocalToUtc(local, v.timezone || 'UTC');
+    if (!d) errors[path] = 'Invalid date and time';
+    return d?.toISOString() ?? null;
+  };
+  const labels = parseLabels(v.routingLabels);
+  if (!labels.ok) errors['routing.labels'] = labels.error;
+  const input: Record<string, unknown> = {
+    key: v.key.trim(),
+    name: v.name,
+    description: v.description,
+    schedule,
+    startAt: windowAt(v.startAtLocal, 'startAt'),
+    endAt: windowAt(v.endAtLocal, 'endAt'),
+    policy: {
+      timeoutSeconds: num(v.timeoutSeconds),
+      maxRetries: num(v.maxRetries),
+      backoff: { baseSeconds: num(v.backoffBaseSeconds), factor: num(v.backoffFactor), maxSeconds: num(v.backoffMaxSeconds), jitter: num(v.backoffJitter) },
+      blockStrategy: v.blockStrategy,
+      misfirePolicy: v.misfirePolicy,
+      misfireMaxCatchup: num(v.misfireMaxCatchup),
+      deadLetterAfter: num(v.deadLetterAfter),
+      priority: num(v.priority),
+    },
+    routing: {
+      nodeGroup: v.routingGroup.trim() || null,
+      labels: labels.ok ? labels.value : {},
+      strategy: v.routingStrategy,
+      nodes: v.routingNodes.split(',').map((s) => s.trim()).filter(Boolean),
+      key: v.routingKey.trim() || null,
+    },
+    alarms: { onFailure: v.onFailure, onTimeout: v.onTimeout, onDeadLetter: v.onDeadLetter, onSuccess: v.onSuccess, channels: v.channels },
+  };
+  if (v.singleStep) {
+    input.handler = v.handler;
+    const payload = parsePayload(v.payload);
+    if (!payload.ok) errors.payload = payload.error;
+    else input.payload = payload.value;
+  }
+  return { input, errors };
+}
+
+/** Minimal view of a job needed to prefill the edit form (lib/jobs JobView satisfies it). */
+export type JobLike = {
+  key: string;
+  name: string;
+  description: string;
+  schedule: { kind: 'cron'; cron: string; timezone: string } | { kind: 'interval'; intervalSeconds: number } | { kind: 'once'; runAt: string } | { kind: 'manual' };
+  timezone: string;
+  startAt: string | null;
+  endAt: string | null;
+  steps: { key: string; handler: string; payload: Record<string, unknown> }[];
+  policy: { timeoutSeconds: number; maxRetries: number; backoff: { baseSeconds: number; factor: number; maxSeconds: number; jitter: number }; blockStrategy: JobFormValues['blockStrategy']; misfirePolicy: JobFormValues['misfirePolicy']; misfireMaxCatchup: number; deadLetterAfter: number; priority: number };
+  routing: { nodeGroup: string | null; labels: Record<string, string>; strategy: JobFormValues['routingStrategy']; nodes: string[]; key: string | null };
+  alarms: { onFailure: boolean; onTimeout: boolean; onDeadLetter: boolean; onSuccess: boolean; channels: AlarmChannelValue[] };
+};
+
+/** Edit-form values of an existing job (times shown as wall times in the job's zone). */
+export function jobToFormValues(job: JobLike): JobFormValues {
+  const tz = job.schedule.kind === 'cron' ? job.schedule.timezone : job.timezone || 'UTC';
+  const single = job.steps.length === 1 ? job.steps[0]! : null;
+  return {
+    key: job.key,
+    name: job.name,
+    description: job.description ?? '',
+    scheduleKind: job.schedule.kind,
+    cron: job.schedule.kind === 'cron' ? job.schedule.cron : '',
+    timezone: tz,
+    intervalSeconds: job.schedule.kind === 'interval' ? String(job.schedule.intervalSeconds) : '60',
+    runAtLocal: job.schedule.kind === 'once' ? utcToZonedLocal(job.schedule.runAt, tz) : '',
+    startAtLocal: utcToZonedLocal(job.startAt, tz),
+    endAtLocal: utcToZonedLocal(job.endAt, tz),
+    singleStep: !!single,
+    handler: single?.handler ?? '',
+    payload: single ? JSON.stringify(single.payload ?? {}, null, 2) : '{}',
+    timeoutSeconds: String(job.policy.timeoutSeconds),
+    maxRetries: String(job.policy.maxRetries),
+    backoffBaseSeconds: String(job.policy.backoff.baseSeconds),
+    backoffFactor: String(job.policy.backoff.factor),
+    backoffMaxSeconds: String(job.policy.backoff.maxSeconds),
+    backoffJitter: String(job.policy.backoff.jitter),
+    blockStrategy: job.policy.blockStrategy,
+    misfirePolicy: job.policy.misfirePolicy,
+    misfireMaxCatchup: String(job.policy.misfireMaxCatchup),
+    deadLetterAfter: String(job.policy.deadLetterAfter),
+    priority: String(job.policy.priority),
+    routingGroup: job.routing.nodeGroup ?? '',
+    routingLabels: Object.entries(job.routing.labels ?? {}).map(([k, x]) => `${k}=${x}`).join(', '),
+    routingStrategy: job.routing.strategy,
+    routingNodes: (job.routing.nodes ?? []).join(', '),
+    routingKey: job.routing.key ?? '',
+    onFailure: job.alarms.onFailure,
+    onTimeout: job.alarms.onTimeout,
+    onDeadLetter: job.alarms.onDeadLetter,
+    onSuccess: job.alarms.onSuccess,
+    channels: job.alarms.channels ?? [],
+  };
+}

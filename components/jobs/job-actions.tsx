@@ -1,0 +1,154 @@
+'use client';
+
+import * as React from 'react';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { Pause, Pencil, Play, Trash2, Zap } from 'lucide-react';
+import { Button } from '../ui/button';
+import { ConfirmDialog, Dialog } from '../ui/dialog';
+import { Field, controlProps } from '../ui/field';
+import { Textarea } from '../ui/input';
+import { useToast } from '../ui/toast';
+import { RoleGate } from '../role';
+import { parsePayload } from './form-values';
+
+type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
+
+export type JobActionsProps = {
+  jobId: string;
+  jobKey: string;
+  status: 'active' | 'paused' | 'dead_letter' | string;
+  /** true when the job is in the recycle bin: no actions but Restore (elsewhere). */
+  deleted?: boolean;
+  trigger: (id: string, input: { payload?: Record<string, unknown> }) => Promise<R<{ runId: string; outcome: string }>>;
+  pause: (id: string) => Promise<R<unknown>>;
+  resume: (id: string) => Promise<R<unknown>>;
+  remove: (id: string) => Promise<R<unknown>>;
+};
+
+/**
+ * The job's action bar: Run now (optional payload override in a dialog), Pause or
+ * Resume, Edit, Delete (confirm). Viewers see every control disabled with a tooltip.
+ * Run now opens the new run's page so the operator can watch it.
+ */
+export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, resume, remove }: JobActionsProps) {
+  const router = useRouter();
+  const { toast } = useToast();
+  const [busy, setBusy] = React.useState<string | null>(null);
+  const [runOpen, setRunOpen] = React.useState(false);
+  const [override, setOverride] = React.useState('');
+  const [overrideError, setOverrideError] = React.useState<string | undefined>();
+
+  const act = async (name: string, fn: () => Promise<R<unknown>>, ok: string) => {
+    setBusy(name);
+    const r = await fn();
+    setBusy(null);
+    if (r.ok) {
+      toast({ kind: 'success', title: ok });
+      router.refresh();
+    } else toast({ kind: 'error', title: `${name} failed`, description: r.error });
+    return r;
+  };
+
+  const runNow = async (payloadText: string) => {
+    let payload: Record<string, unknown> | undefined;
+    if (payloadText.trim()) {
+      const p = parsePayload(payloadText);
+      if (!p.ok) {
+        setOverrideError(p.error);
+        return;
+      }
+      payload = p.value;
+    }
+    setOverrideError(undefined);
+    setBusy('Run now');
+    const r = await trigger(jobId, payload ? { payload } : {});
+    setBusy(null);
+    if (!r.ok) {
+      if (r.fields?.payload) setOverrideError(r.fields.payload);
+      toast({ kind: 'error', title: 'Run now failed', description: r.error });
+      return;
+    }
+    setRunOpen(false);
+    const o = r.data.outcome;
+    toast({ kind: o === 'skipped' ? 'info' : 'success', title: o === 'started' ? 'Run started' : o === 'queued' ? 'Run queued behind the active run' : o === 'skipped' ? 'Run skipped: a run is still active (discard_later)' : `Run ${o}` });
+    router.push(`/runs/${r.data.runId}`);
+  };
+
+  if (deleted) return null;
+  const paused = status === 'paused' || status === 'dead_letter';
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <div className="inline-flex">
+        <RoleGate>
+          <Button variant="primary" disabled={!!busy} onClick={() => runNow('')} className="rounded-r-none">
+            <Zap />
+            Run now
+          </Button>
+        </RoleGate>
+        <RoleGate>
+          <Button variant="primary" disabled={!!busy} onClick={() => setRunOpen(true)} className="rounded-l-none border-l border-indigo-500 px-2" aria-label="Run with payload…" title="Run now with a payload override">
+            …
+          </Button>
+        </RoleGate>
+      </div>
+      <Dialog
+        open={runOpen}
+        onOpenChange={setRunOpen}
+        title={`Run ${jobKey} now`}
+        description="Optionally override the payload: this JSON object is merged over each step's payload for this run only."
+        footer={
+          <>
+            <Button onClick={() => setRunOpen(false)}>Cancel</Button>
+            <Button variant="primary" disabled={!!busy} onClick={() => runNow(override)}>
+              <Zap /> Run with payload
+            </Button>
+          </>
+        }
+      >
+        <Field id="payload-override" label="Payload override" error={overrideError} hint='e.g. {"date": "2026-11-29"} — leave empty to use the saved payload'>
+          <Textarea {...controlProps('payload-override', overrideError)} mono rows={8} value={override} onChange={(e) => setOverride(e.target.value)} spellCheck={false} />
+        </Field>
+      </Dialog>
+      {paused ? (
+        <RoleGate>
+          <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')}>
+            <Play /> Resume
+          </Button>
+        </RoleGate>
+      ) : (
+        <RoleGate>
+          <Button disabled={!!busy} onClick={() => act('Pause', () => pause(jobId), 'Job paused')}>
+            <Pause /> Pause
+          </Button>
+        </RoleGate>
+      )}
+      <RoleGate>
+        <Button asChild>
+          <Link href={`/jobs/${jobId}/edit`}>
+            <Pencil /> Edit
+          </Link>
+        </Button>
+      </RoleGate>
+      <RoleGate>
+        <ConfirmDialog
+          trigger={
+            <Button variant="danger-outline" disabled={!!busy}>
+              <Trash2 /> Delete
+            </Button>
+          }
+          title={`Delete ${jobKey}?`}
+          description="The job moves to the recycle bin: it stops firing and its key becomes free. You can restore it from the bin; runs and logs are kept."
+          confirmLabel="Delete"
+          onConfirm={async () => {
+            const r = await remove(jobId);
+            if (r.ok) {
+              toast({ kind: 'success', title: `${jobKey} moved to the recycle bin` });
+              router.push('/jobs');
+            } else toast({ kind: 'error', title: 'Delete failed', description: r.error });
+          }}
+        />
+      </RoleGate>
+    </div>
+  );
+}

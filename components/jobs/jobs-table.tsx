@@ -1,0 +1,203 @@
+'use client';
+
+import * as React from 'react';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2 } from 'lucide-react';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/dialog';
+import { EmptyState } from '../ui/empty-state';
+import { useToast } from '../ui/toast';
+import { RoleGate } from '../role';
+import { StatusBadge, Tag } from '../status-badge';
+import { RelativeTime, ZonedTime } from '../time';
+import { scheduleSummary } from './schedule-summary';
+
+/** The list columns the table needs (lib/jobs JobListItem satisfies it). */
+export type JobRow = {
+  id: string;
+  key: string;
+  name: string;
+  status: string;
+  schedule: { kind: string; cron?: string; timezone?: string; intervalSeconds?: number; runAt?: string };
+  timezone: string;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastRunStatus: string | null;
+  handlers: string[];
+  stepCount: number;
+};
+
+export type BulkResult = { ok: true; data: unknown } | { ok: false; error: string };
+
+/**
+ * Jobs table with row checkboxes and a bulk bar (Pause / Resume / Delete). Column
+ * headers link to the sorted URL (`sortHref`). Bulk actions call `bulk` (the server
+ * action) and refresh the page.
+ */
+export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows: JobRow[]; sort: string; dir: 'asc' | 'desc'; sortHref: Record<string, string>; bulk: (action: 'pause' | 'resume' | 'delete', ids: string[]) => Promise<BulkResult>; filtered: boolean }) {
+  const [selected, setSelected] = React.useState<Set<string>>(new Set());
+  const [busy, setBusy] = React.useState(false);
+  const router = useRouter();
+  const { toast } = useToast();
+  React.useEffect(() => setSelected(new Set()), [rows]);
+
+  const all = rows.length > 0 && rows.every((r) => selected.has(r.id));
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
+  const run = async (action: 'pause' | 'resume' | 'delete') => {
+    setBusy(true);
+    const ids = [...selected];
+    const r = await bulk(action, ids);
+    setBusy(false);
+    if (r.ok) {
+      toast({ kind: 'success', title: `${ids.length} job${ids.length === 1 ? '' : 's'} ${action === 'delete' ? 'moved to the recycle bin' : action === 'pause' ? 'paused' : 'resumed'}` });
+      setSelected(new Set());
+      router.refresh();
+    } else toast({ kind: 'error', title: `Bulk ${action} failed`, description: r.error });
+  };
+
+  if (rows.length === 0) {
+    return (
+      <EmptyState
+        icon={<Briefcase />}
+        title={filtered ? 'No jobs match these filters' : 'No jobs yet'}
+        description={filtered ? 'Try another search or clear the filters.' : 'Create a job to schedule work: a cron expression, an interval, a single date, or manual runs.'}
+        action={
+          filtered ? null : (
+            <RoleGate>
+              <Button asChild variant="primary">
+                <Link href="/jobs/new">
+                  <Plus /> New job
+                </Link>
+              </Button>
+            </RoleGate>
+          )
+        }
+      />
+    );
+  }
+
+  const th = (key: string, label: string) => {
+    const active = sort === key;
+    const Icon = active ? (dir === 'asc' ? ArrowUp : ArrowDown) : ArrowUpDown;
+    return (
+      <th aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+        <Link href={sortHref[key]!} className="inline-flex items-center gap-1 hover:text-zinc-900">
+          {label}
+          <Icon className={active ? 'size-3 text-zinc-700' : 'size-3 text-zinc-300'} />
+        </Link>
+      </th>
+    );
+  };
+
+  return (
+    <>
+      {selected.size > 0 ? (
+        <div className="flex items-center gap-2 border-b border-indigo-100 bg-indigo-50/60 px-3 py-2 text-[13px]" role="toolbar" aria-label="Bulk actions">
+          <span className="mr-2 font-medium text-indigo-900">{selected.size} selected</span>
+          <RoleGate>
+            <Button size="sm" disabled={busy} onClick={() => run('pause')}>
+              <Pause /> Pause
+            </Button>
+          </RoleGate>
+          <RoleGate>
+            <Button size="sm" disabled={busy} onClick={() => run('resume')}>
+              <Play /> Resume
+            </Button>
+          </RoleGate>
+          <RoleGate>
+            <ConfirmDialog
+              trigger={
+                <Button size="sm" variant="danger-outline" disabled={busy}>
+                  <Trash2 /> Delete
+                </Button>
+              }
+              title={`Delete ${selected.size} job${selected.size === 1 ? '' : 's'}?`}
+              description="They move to the recycle bin: no more fires, restorable from there. Runs in flight are not cancelled."
+              confirmLabel="Delete"
+              onConfirm={() => run('delete')}
+            />
+          </RoleGate>
+          <Button size="sm" variant="ghost" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </Button>
+        </div>
+      ) : null}
+      <div className="overflow-x-auto">
+        <table className="tf-table" data-testid="jobs-table">
+          <thead>
+            <tr>
+              <th className="w-8">
+                <input type="checkbox" aria-label="Select all jobs on this page" checked={all} onChange={() => setSelected(all ? new Set() : new Set(rows.map((r) => r.id)))} className="size-3.5 accent-indigo-600" />
+              </th>
+              {th('key', 'Key')}
+              {th('name', 'Name')}
+              <th>Status</th>
+              <th>Schedule</th>
+              <th>Handler</th>
+              {th('next_run_at', 'Next fire')}
+              <th>Last run</th>
+              {th('created_at', 'Created')}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((j) => (
+              <tr key={j.id} data-selected={selected.has(j.id) || undefined} className="data-[selected]:[&>td]:bg-indigo-50/40">
+                <td>
+                  <input type="checkbox" aria-label={`Select ${j.key}`} checked={selected.has(j.id)} onChange={() => toggle(j.id)} className="size-3.5 accent-indigo-600" />
+                </td>
+                <td className="max-w-[16rem] truncate font-mono text-xs">
+                  <Link href={`/jobs/${j.id}`} className="text-indigo-700 hover:underline">
+                    {j.key}
+                  </Link>
+                </td>
+                <td className="max-w-[18rem] truncate">{j.name}</td>
+                <td>
+                  <StatusBadge status={j.status} />
+                </td>
+                <td className="whitespace-nowrap font-mono text-xs text-zinc-600">{scheduleSummary(j.schedule)}</td>
+                <td className="whitespace-nowrap">
+                  {j.handlers.slice(0, 2).map((h) => (
+                    <Tag key={h} mono className="mr-1">
+                      {h}
+                    </Tag>
+                  ))}
+                  {j.stepCount > 1 ? <span className="text-xs text-zinc-500">{j.stepCount} steps</span> : null}
+                </td>
+                <td className="whitespace-nowrap text-xs">
+                  {j.nextRunAt && j.status === 'active' ? (
+                    <span className="flex flex-col">
+                      <ZonedTime value={j.nextRunAt} timeZone={j.timezone} className="text-zinc-800" />
+                      <RelativeTime value={j.nextRunAt} className="text-[11px] text-zinc-500" />
+                    </span>
+                  ) : (
+                    <span className="text-zinc-400">—</span>
+                  )}
+                </td>
+                <td className="whitespace-nowrap text-xs">
+                  {j.lastRunAt ? (
+                    <span className="flex items-center gap-1.5">
+                      {j.lastRunStatus ? <StatusBadge status={j.lastRunStatus} /> : null}
+                      <RelativeTime value={j.lastRunAt} className="text-zinc-500" />
+                    </span>
+                  ) : (
+                    <span className="text-zinc-400">never</span>
+                  )}
+                </td>
+                <td className="whitespace-nowrap text-xs text-zinc-500">
+                  <RelativeTime value={(j as JobRow & { createdAt?: string }).createdAt ?? null} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

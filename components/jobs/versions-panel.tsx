@@ -1,0 +1,169 @@
+'use client';
+
+import * as React from 'react';
+import { useRouter } from 'next/navigation';
+import { GitCompare, History, Undo2 } from 'lucide-react';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/dialog';
+import { EmptyState } from '../ui/empty-state';
+import { useToast } from '../ui/toast';
+import { RoleGate } from '../role';
+import { Tag } from '../status-badge';
+import { RelativeTime } from '../time';
+
+export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string };
+type FieldChange = { path: string; from: unknown; to: unknown };
+type StepLike = { key: string; handler: string };
+type EdgeLike = { from: string; to: string; type: string };
+export type DiffData = {
+  from: number;
+  to: number;
+  diff: {
+    fields: FieldChange[];
+    steps: { added: StepLike[]; removed: StepLike[]; changed: { key: string; fields: FieldChange[] }[] };
+    edges: { added: EdgeLike[]; removed: EdgeLike[]; changed: { from: string; to: string; fields: FieldChange[] }[] };
+  };
+};
+type R<T> = { ok: true; data: T } | { ok: false; error: string };
+
+/**
+ * Version history: who, when, change type, reason. Tick two versions and Compare to see
+ * them side by side (changed fields, steps and edges); Rollback makes a chosen version's
+ * configuration the newest version (optimistic lock on the version shown).
+ */
+export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback }: { jobId: string; currentVersion: number; versions: VersionRow[]; diff: (id: string, from: number, to: number) => Promise<R<DiffData>>; rollback: (id: string, input: { version: number; expectedVersion?: number }) => Promise<R<{ version: number }>> }) {
+  const [picked, setPicked] = React.useState<number[]>(() => versions.slice(0, 2).map((v) => v.version).reverse());
+  const [result, setResult] = React.useState<DiffData | null>(null);
+  const [loading, setLoading] = React.useState(false);
+  const { toast } = useToast();
+  const router = useRouter();
+
+  if (versions.length === 0) return <EmptyState icon={<History />} title="No versions recorded" />;
+  const toggle = (v: number) => setPicked((p) => (p.includes(v) ? p.filter((x) => x !== v) : [...p, v].slice(-2)));
+  const compare = async () => {
+    const [a, b] = [...picked].sort((x, y) => x - y);
+    if (a === undefined || b === undefined) return;
+    setLoading(true);
+    const r = await diff(jobId, a, b);
+    setLoading(false);
+    if (r.ok) setResult(r.data);
+    else toast({ kind: 'error', title: 'Diff failed', description: r.error });
+  };
+
+  return (
+    <div className="space-y-4">
+      <div className="flex items-center gap-2 px-3 pt-3">
+        <Button size="sm" disabled={picked.length !== 2 || loading} onClick={compare}>
+          <GitCompare /> Compare {picked.length === 2 ? `v${Math.min(...picked)} ↔ v${Math.max(...picked)}` : '(pick two)'}
+        </Button>
+        <span className="text-xs text-zinc-500">Tick two versions to compare them side by side.</span>
+      </div>
+      <table className="tf-table" data-testid="versions-table">
+        <thead>
+          <tr>
+            <th className="w-8" />
+            <th>Version</th>
+            <th>Change</th>
+            <th>By</th>
+            <th>When</th>
+            <th>Reason</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v) => (
+            <tr key={v.version}>
+              <td>
+                <input type="checkbox" aria-label={`Compare version ${v.version}`} checked={picked.includes(v.version)} onChange={() => toggle(v.version)} className="size-3.5 accent-indigo-600" />
+              </td>
+              <td className="font-mono text-xs">
+                v{v.version}
+                {v.version === currentVersion ? <span className="ml-1.5 text-[11px] text-emerald-700">current</span> : null}
+              </td>
+              <td>
+                <Tag>{v.changeType}</Tag>
+              </td>
+              <td className="text-xs">{v.createdBy}</td>
+              <td className="text-xs">
+                <RelativeTime value={v.createdAt} />
+              </td>
+              <td className="max-w-[20rem] truncate text-xs text-zinc-600" title={v.reason ?? undefined}>
+                {v.reason ?? ''}
+              </td>
+              <td className="text-right">
+                {v.version !== currentVersion ? (
+                  <RoleGate>
+                    <ConfirmDialog
+                      trigger={
+                        <Button size="sm" variant="ghost">
+                          <Undo2 /> Rollback
+                        </Button>
+                      }
+                      danger={false}
+                      title={`Roll back to v${v.version}?`}
+                      description={`The configuration of v${v.version} becomes a new version v${currentVersion + 1}. Status (active/paused) is kept. History is never rewritten.`}
+                      confirmLabel="Rollback"
+                      onConfirm={async () => {
+                        const r = await rollback(jobId, { version: v.version, expectedVersion: currentVersion });
+                        if (r.ok) {
+                          toast({ kind: 'success', title: `Rolled back to v${v.version} (now v${r.data.version})` });
+                          router.refresh();
+                        } else toast({ kind: 'error', title: 'Rollback failed', description: r.error });
+                      }}
+                    />
+                  </RoleGate>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {result ? <DiffView data={result} /> : null}
+    </div>
+  );
+}
+
+const show = (x: unknown) => (x === undefined || x === null ? '—' : typeof x === 'string' ? x : JSON.stringify(x, null, 1));
+
+/** Side-by-side diff: one row per changed path, old value left, new value right. */
+function DiffView({ data }: { data: DiffData }) {
+  const { fields, steps, edges } = data.diff;
+  const rows: { path: string; from: unknown; to: unknown }[] = [
+    ...fields,
+    ...steps.added.map((s) => ({ path: `steps.${s.key}`, from: undefined, to: s })),
+    ...steps.removed.map((s) => ({ path: `steps.${s.key}`, from: s, to: undefined })),
+    ...steps.changed.flatMap((s) => s.fields.map((f) => ({ path: `steps.${s.key}.${f.path}`, from: f.from, to: f.to }))),
+    ...edges.added.map((e) => ({ path: `edges.${e.from}->${e.to}`, from: undefined, to: e.type })),
+    ...edges.removed.map((e) => ({ path: `edges.${e.from}->${e.to}`, from: e.type, to: undefined })),
+    ...edges.changed.flatMap((e) => e.fields.map((f) => ({ path: `edges.${e.from}->${e.to}.${f.path}`, from: f.from, to: f.to }))),
+  ];
+  return (
+    <div className="border-t border-zinc-100 px-3 pb-3" data-testid="version-diff">
+      <h3 className="py-2 text-[13px] font-semibold">
+        v{data.from} ↔ v{data.to} · {rows.length} change{rows.length === 1 ? '' : 's'}
+      </h3>
+      {rows.length === 0 ? (
+        <p className="text-xs text-zinc-500">The two versions have the same configuration (only status or metadata changed).</p>
+      ) : (
+        <table className="w-full table-fixed border-collapse text-xs">
+          <thead>
+            <tr className="text-left text-zinc-500">
+              <th className="w-1/4 border-b border-zinc-200 py-1.5 pr-2 font-medium">Field</th>
+              <th className="border-b border-zinc-200 py-1.5 pr-2 font-medium">v{data.from}</th>
+              <th className="border-b border-zinc-200 py-1.5 font-medium">v{data.to}</th>
+            </tr>
+          </thead>
+          <tbody className="font-mono text-[11px]">
+            {rows.map((r) => (
+              <tr key={r.path} className="align-top">
+                <td className="border-b border-zinc-100 py-1 pr-2 break-all text-zinc-700">{r.path}</td>
+                <td className="border-b border-zinc-100 bg-red-50/60 px-2 py-1 whitespace-pre-wrap break-all text-red-900">{show(r.from)}</td>
+                <td className="border-b border-zinc-100 bg-emerald-50/60 px-2 py-1 whitespace-pre-wrap break-all text-emerald-900">{show(r.to)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

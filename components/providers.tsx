@@ -1,0 +1,34 @@
+'use client';
+
+import * as React from 'react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { Toaster } from './ui/toast';
+import { TooltipProvider } from './ui/tooltip';
+
+/**
+ * Client-side providers for the whole app: TanStack Query (live data), toasts and
+ * tooltips. The QueryClient is created once per browser tab (useState), never shared
+ * between requests on the server.
+ */
+export function Providers({ children }: { children: React.ReactNode }) {
+  const [client] = React.useState(
+    () =>
+      new QueryClient({
+        defaultOptions: {
+          queries: {
+            // Live pages poll on their own refetchInterval; avoid refetch storms on focus.
+            staleTime: 1_000,
+            refetchOnWindowFocus: false,
+            retry: 1,
+          },
+        },
+      }),
+  );
+  return (
+    <QueryClientProvider client={client}>
+      <TooltipProvider delayDuration={250}>
+        <Toaster>{children}</Toaster>
+      </TooltipProvider>
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,156 @@
+'use client';
+
+import * as React from 'react';
+import { useRouter } from 'next/navigation';
+import { Check, Copy, KeyRound } from 'lucide-react';
+import type { ApiTokenView } from '@/lib/auth/tokens';
+import { Button } from '../ui/button';
+import { Card, CardBody, CardHeader } from '../ui/card';
+import { ConfirmDialog } from '../ui/dialog';
+import { EmptyState } from '../ui/empty-state';
+import { Field, controlProps } from '../ui/field';
+import { Input, NativeSelect } from '../ui/input';
+import { useToast } from '../ui/toast';
+import { StatusBadge, Tag } from '../status-badge';
+import { RelativeTime } from '../time';
+
+type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
+type Role = 'admin' | 'operator' | 'viewer';
+
+/** API tokens: list (prefix, role, last used, revoked), create (raw token shown once, copyable), revoke. */
+export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]; create: (input: unknown) => Promise<R<{ token: string; view: ApiTokenView }>>; revoke: (id: string) => Promise<R<ApiTokenView>> }) {
+  const router = useRouter();
+  const { toast } = useToast();
+  const [name, setName] = React.useState('');
+  const [role, setRole] = React.useState<Role>('operator');
+  const [fields, setFields] = React.useState<Record<string, string>>({});
+  const [created, setCreated] = React.useState<{ token: string; name: string } | null>(null);
+  const [copied, setCopied] = React.useState(false);
+  const [pending, startTransition] = React.useTransition();
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    startTransition(async () => {
+      const r = await create({ name, role });
+      if (r.ok) {
+        setCreated({ token: r.data.token, name: r.data.view.name });
+        setCopied(false);
+        setName('');
+        setFields({});
+        router.refresh();
+      } else {
+        setFields(r.fields ?? {});
+        if (!r.fields) toast({ kind: 'error', title: 'Token not created', description: r.error });
+      }
+    });
+  };
+
+  return (
+    <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
+      <div className="space-y-4 xl:col-span-2">
+        {created ? (
+          <div className="rounded-lg border border-emerald-200 bg-emerald-50 p-4" role="status" data-testid="new-token">
+            <p className="text-[13px] font-medium text-emerald-900">Token “{created.name}” created. Copy it now: it will not be shown again.</p>
+            <div className="mt-2 flex items-center gap-2">
+              <code className="min-w-0 flex-1 truncate rounded-md border border-emerald-200 bg-white px-2.5 py-1.5 font-mono text-xs" data-testid="new-token-value">
+                {created.token}
+              </code>
+              <Button
+                size="sm"
+                onClick={async () => {
+                  await navigator.clipboard.writeText(created.token).catch(() => undefined);
+                  setCopied(true);
+                }}
+              >
+                {copied ? <Check /> : <Copy />} {copied ? 'Copied' : 'Copy'}
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => setCreated(null)}>
+                Done
+              </Button>
+            </div>
+          </div>
+        ) : null}
+        <Card className="overflow-hidden">
+          {tokens.length === 0 ? (
+            <EmptyState icon={<KeyRound />} title="No API tokens" description="Create one for scripts and CI. TICKFLOW_API_TOKEN from the environment also works as an admin token." />
+          ) : (
+            <table className="tf-table" data-testid="tokens-table">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Prefix</th>
+                  <th>Role</th>
+                  <th>Status</th>
+                  <th>Last used</th>
+                  <th>Created</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.map((t) => (
+                  <tr key={t.id}>
+                    <td>{t.name}</td>
+                    <td className="font-mono text-xs">{t.prefix}…</td>
+                    <td>
+                      <Tag>{t.role}</Tag>
+                    </td>
+                    <td>
+                      <StatusBadge status={t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active'} />
+                    </td>
+                    <td className="text-xs">
+                      <RelativeTime value={t.lastUsedAt} />
+                    </td>
+                    <td className="text-xs">
+                      <RelativeTime value={t.createdAt} />
+                    </td>
+                    <td className="text-right">
+                      {!t.revokedAt ? (
+                        <ConfirmDialog
+                          trigger={
+                            <Button size="sm" variant="danger-outline">
+                              Revoke
+                            </Button>
+                          }
+                          title={`Revoke ${t.name}?`}
+                          description="Requests with this token are refused from now on. This cannot be undone."
+                          confirmLabel="Revoke"
+                          onConfirm={async () => {
+                            const r = await revoke(t.id);
+                            if (r.ok) {
+                              toast({ kind: 'success', title: `${t.name} revoked` });
+                              router.refresh();
+                            } else toast({ kind: 'error', title: 'Revoke failed', description: r.error });
+                          }}
+                        />
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Card>
+      </div>
+      <Card>
+        <CardHeader title="New token" />
+        <CardBody>
+          <form onSubmit={submit} className="space-y-3" noValidate>
+            <Field id="token-name" label="Token name" error={fields.name} hint="What uses it, e.g. ci-deploy">
+              <Input {...controlProps('token-name', fields.name)} value={name} onChange={(e) => setName(e.target.value)} />
+            </Field>
+            <Field id="token-role" label="Role" error={fields.role}>
+              <NativeSelect {...controlProps('token-role', fields.role)} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+                <option value="operator">operator</option>
+                <option value="viewer">viewer</option>
+                <option value="admin">admin</option>
+              </NativeSelect>
+            </Field>
+            <Button type="submit" variant="primary" disabled={pending}>
+              <KeyRound /> Create token
+            </Button>
+          </form>
+        </CardBody>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+import * as React from 'react';
+
+/** Page title row: title, optional subtitle/breadcrumb above, actions on the right. */
+export function PageHeader({ title, description, actions, crumb }: { title: React.ReactNode; description?: React.ReactNode; actions?: React.ReactNode; crumb?: React.ReactNode }) {
+  return (
+    <div className="mb-4 flex flex-wrap items-end justify-between gap-3">
+      <div className="min-w-0">
+        {crumb ? <div className="mb-1 text-xs text-zinc-500">{crumb}</div> : null}
+        <h1 className="truncate text-lg font-semibold tracking-tight text-zinc-900">{title}</h1>
+        {description ? <p className="mt-0.5 text-[13px] text-zinc-500">{description}</p> : null}
+      </div>
+      {actions ? <div className="flex items-center gap-2">{actions}</div> : null}
+    </div>
+  );
+}

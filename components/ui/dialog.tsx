@@ -1,0 +1,123 @@
+'use client';
+
+import * as React from 'react';
+import { Dialog as D, AlertDialog as AD } from 'radix-ui';
+import { X } from 'lucide-react';
+import { cn } from './cn';
+import { Button } from './button';
+
+const overlay = 'fixed inset-0 z-40 bg-zinc-950/30 backdrop-blur-[1px]';
+const content =
+  'fixed left-1/2 top-[12vh] z-50 w-[calc(100vw-2rem)] -translate-x-1/2 rounded-lg border border-zinc-200 bg-white p-5 shadow-xl focus:outline-none';
+
+/** Modal dialog. Controlled (`open`/`onOpenChange`) or uncontrolled with `trigger`. */
+export function Dialog({
+  open,
+  onOpenChange,
+  trigger,
+  title,
+  description,
+  children,
+  footer,
+  className,
+}: {
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
+  trigger?: React.ReactNode;
+  title: React.ReactNode;
+  description?: React.ReactNode;
+  children?: React.ReactNode;
+  footer?: React.ReactNode;
+  /** Extra classes for the panel, e.g. a max width ("max-w-lg" is the default). */
+  className?: string;
+}) {
+  return (
+    <D.Root open={open} onOpenChange={onOpenChange}>
+      {trigger ? <D.Trigger asChild>{trigger}</D.Trigger> : null}
+      <D.Portal>
+        <D.Overlay className={overlay} />
+        <D.Content className={cn(content, 'max-w-lg', className)} aria-describedby={description ? undefined : undefined}>
+          <div className="mb-3 flex items-start justify-between gap-4">
+            <div>
+              <D.Title className="text-[15px] font-semibold text-zinc-900">{title}</D.Title>
+              {description ? <D.Description className="mt-1 text-[13px] text-zinc-500">{description}</D.Description> : <D.Description className="sr-only">{title}</D.Description>}
+            </div>
+            <D.Close asChild>
+              <Button variant="ghost" size="icon" aria-label="Close">
+                <X />
+              </Button>
+            </D.Close>
+          </div>
+          {children}
+          {footer ? <div className="mt-4 flex justify-end gap-2">{footer}</div> : null}
+        </D.Content>
+      </D.Portal>
+    </D.Root>
+  );
+}
+
+/**
+ * Confirmation dialog for destructive actions. `onConfirm` may be async; the dialog
+ * stays open (button busy) until it settles, then closes.
+ */
+export function ConfirmDialog({
+  trigger,
+  title,
+  description,
+  confirmLabel,
+  danger = true,
+  onConfirm,
+  open,
+  onOpenChange,
+  disabled,
+}: {
+  /** The button that opens the dialog (a single element). */
+  trigger?: React.ReactElement<{ disabled?: boolean }>;
+  /** Disables the trigger (RoleGate sets this for viewers). */
+  disabled?: boolean;
+  title: React.ReactNode;
+  description?: React.ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  onConfirm: () => unknown | Promise<unknown>;
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
+}) {
+  const [innerOpen, setInnerOpen] = React.useState(false);
+  const isOpen = open ?? innerOpen;
+  const setOpen = onOpenChange ?? setInnerOpen;
+  const [busy, setBusy] = React.useState(false);
+  if (disabled && trigger) return React.cloneElement(trigger, { disabled: true });
+  return (
+    <AD.Root open={isOpen} onOpenChange={setOpen}>
+      {trigger ? <AD.Trigger asChild>{trigger}</AD.Trigger> : null}
+      <AD.Portal>
+        <AD.Overlay className={overlay} />
+        <AD.Content className={cn(content, 'max-w-md')}>
+          <AD.Title className="text-[15px] font-semibold text-zinc-900">{title}</AD.Title>
+          <AD.Description className="mt-2 text-[13px] text-zinc-600">{description ?? ''}</AD.Description>
+          <div className="mt-5 flex justify-end gap-2">
+            <AD.Cancel asChild>
+              <Button>Cancel</Button>
+            </AD.Cancel>
+            <Button
+              variant={danger ? 'danger' : 'primary'}
+              disabled={busy}
+              onClick={async () => {
+                setBusy(true);
+                try {
+                  await onConfirm();
+                } finally {
+                  setBusy(false);
+                  setOpen(false);
+                }
+              }}
+            >
+              {confirmLabel}
+            </Button>
+          </div>
+        </AD.Content>
+      </AD.Portal>
+    </AD.Root>
+  );
+}

@@ -1,0 +1,147 @@
+import { expect, test, type Page } from '@playwright/test';
+import { login } from './helpers/auth.ts';
+import { api } from './helpers/api.ts';
+
+// Operator journeys through the console (issue 2 §5, issue 5): create a job in the form,
+// Run now and watch the run succeed with its task-log timeline; field errors; pause/resume;
+// delete -> recycle bin -> restore. Runs against the built app, a real worker and PostgreSQL
+// started by e2e/global-setup.ts.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+/** Creates a manual one-step job through the REST API (setup for journeys that are not about the form). */
+async function apiJob(prefix: string): Promise<{ id: string; key: string }> {
+  const key = `${prefix}.${uniq()}`;
+  const job = await api<{ id: string; key: string }>('POST', '/jobs', { key, name: `E2E ${prefix}`, schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  return { id: job.id, key: job.key };
+}
+
+async function openJob(page: Page, id: string) {
+  await page.goto(`/jobs/${id}`);
+  await expect(page.getByTestId('job-status')).toBeVisible();
+}
+
+test.beforeEach(async ({ page }) => {
+  await login(page);
+});
+
+test('create a cron job in the form, Run now, the run reaches success with pending -> running -> success logs', async ({ page }) => {
+  const key = `e2e.echo.${uniq()}`;
+  await page.goto('/jobs/new');
+  await page.getByLabel('Key').fill(key);
+  await page.getByLabel('Name').fill('E2E echo');
+  await page.getByLabel('Cron expression').fill('* * * * *');
+  await page.getByLabel('Time zone').fill('UTC');
+  // The live preview answers from GET /api/v1/schedule/preview: five fire times.
+  await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
+  await page.getByLabel('Handler').selectOption('builtin.echo');
+  await page.getByLabel('Payload').fill('{"hello":"world"}');
+  await page.getByRole('button', { name: 'Create job' }).click();
+
+  await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole('heading', { name: key })).toBeVisible();
+  await expect(page.getByTestId('job-status')).toHaveText('active');
+  await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
+
+  await page.getByRole('button', { name: 'Run now', exact: true }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId('run-status')).toHaveText('success', { timeout: 30_000 });
+  await expect(page.getByTestId('task-status-main')).toHaveText('success');
+
+  const rows = page.getByTestId('task-log-row');
+  await expect(rows.last()).toHaveAttribute('data-to', 'success');
+  const transitions = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-to')));
+  expect(transitions.slice(0, 3)).toEqual(['pending', 'running', 'success']);
+  // builtin.echo returns its payload as output.
+  await expect(page.getByTestId('task-section-main').getByTestId('json-block').first()).toContainText('"hello": "world"');
+
+  // The job's Runs tab lists the run.
+  await page.goto(page.url().replace(/\/runs\/.*/, '/runs'));
+  await expect(page.getByTestId('runs-table')).toBeVisible();
+});
+
+test('bad JSON, bad key and bad cron show errors next to their fields and create nothing', async ({ page }) => {
+  const key = `bad key ${uniq()}!`;
+  await page.goto('/jobs/new');
+  await page.getByLabel('Key').fill(key);
+  await page.getByLabel('Name').fill('E2E invalid');
+  await page.getByLabel('Cron expression').fill('61 * * * *');
+  await page.getByLabel('Payload').fill('{"hello": ');
+  await page.getByRole('button', { name: 'Create job' }).click();
+
+  // Bad JSON is caught before anything is sent.
+  await expect(page.getByTestId('field-error-payload')).toContainText('JSON');
+  await expect(page.getByLabel('Payload')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page).toHaveURL(/\/jobs\/new$/);
+
+  // Fix the JSON: the server's zod schema now names the key and the cron expression.
+  await page.getByLabel('Payload').fill('{"hello": "world"}');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await expect(page.getByTestId('field-error-key')).toBeVisible();
+  await expect(page.getByTestId('field-error-cron')).toBeVisible();
+  await expect(page.getByLabel('Cron expression')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page).toHaveURL(/\/jobs\/new$/);
+  // The user's input is kept.
+  await expect(page.getByLabel('Key')).toHaveValue(key);
+  await expect(page.getByLabel('Cron expression')).toHaveValue('61 * * * *');
+
+  const list = await api<{ items: unknown[] }>('GET', `/jobs?q=${encodeURIComponent('E2E invalid')}`);
+  expect(list.items).toHaveLength(0);
+});
+
+test('pause and resume a job', async ({ page }) => {
+  const job = await apiJob('e2e.pause');
+  await openJob(page, job.id);
+  await expect(page.getByTestId('job-status')).toHaveText('active');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await expect(page.getByTestId('job-status')).toHaveText('paused');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expect(page.getByTestId('job-status')).toHaveText('active');
+  // Both changes are versions.
+  await page.goto(`/jobs/${job.id}?tab=versions`);
+  await expect(page.getByTestId('versions-table').locator('tbody tr')).toHaveCount(3);
+});
+
+test('delete moves a job to the recycle bin; restore brings it back', async ({ page }) => {
+  const job = await apiJob('e2e.bin');
+  await openJob(page, job.id);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page).toHaveURL(/\/jobs$/);
+
+  await page.goto(`/recycle-bin?q=${encodeURIComponent(job.key)}`);
+  const row = page.locator(`[data-testid="recycle-bin-row"][data-job-key="${job.key}"]`);
+  await expect(row).toBeVisible();
+  await row.getByRole('button', { name: 'Restore' }).click();
+  await expect(row).toHaveCount(0);
+
+  await openJob(page, job.id);
+  await expect(page.getByTestId('job-status')).toHaveText('active');
+  await expect(page.getByText('This job is in the recycle bin')).toHaveCount(0);
+});
+
+test('restore refuses clearly when the key is taken by a new job', async ({ page }) => {
+  const job = await apiJob('e2e.taken');
+  await api('DELETE', `/jobs/${job.id}`);
+  await api('POST', '/jobs', { key: job.key, name: 'Takes the key', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await page.goto(`/recycle-bin?q=${encodeURIComponent(job.key)}`);
+  const row = page.locator(`[data-testid="recycle-bin-row"][data-job-key="${job.key}"]`);
+  await row.getByRole('button', { name: 'Restore' }).click();
+  await expect(row.getByTestId('restore-error')).toContainText('used by another job');
+  await expect(row).toBeVisible();
+});
+
+test('a stale edit gets a clear conflict with what changed, and nothing is overwritten', async ({ page }) => {
+  const job = await apiJob('e2e.conflict');
+  await page.goto(`/jobs/${job.id}/edit`);
+  await page.getByLabel('Name').fill('Edited in the browser');
+  // Someone else changes the job meanwhile.
+  const current = await api<{ version: number }>('GET', `/jobs/${job.id}`);
+  await api('PATCH', `/jobs/${job.id}`, { name: 'Changed by the API', expectedVersion: current.version });
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('conflict-banner')).toBeVisible();
+  await expect(page.getByTestId('conflict-detail')).toContainText('name');
+  await expect(page.getByLabel('Name')).toHaveValue('Edited in the browser');
+  const after = await api<{ name: string }>('GET', `/jobs/${job.id}`);
+  expect(after.name).toBe('Changed by the API');
+});

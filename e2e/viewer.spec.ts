@@ -1,0 +1,66 @@
+import { expect, test } from '@playwright/test';
+import { login } from './helpers/auth.ts';
+import { api } from './helpers/api.ts';
+import { E2E_VIEWER } from './helpers/env.ts';
+
+// A viewer sees every mutating control disabled (tooltip "Viewer role: read only"), and the
+// server refuses the mutation anyway (issue 5, "Auth and roles").
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+test('a viewer finds every mutating control disabled and mutating requests refused', async ({ page }) => {
+  const key = `e2e.viewer.${uniq()}`;
+  const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Viewer target', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
+  const runId = trig.run?.id ?? trig.id!;
+  const binned = await api<{ id: string; key: string }>('POST', '/jobs', { key: `${key}.bin`, name: 'Viewer bin', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await api('DELETE', `/jobs/${binned.id}`);
+
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await expect(page.getByTestId('current-role')).toHaveText('viewer');
+  await expect(page.getByRole('link', { name: 'Users' })).toHaveCount(0);
+
+  // Jobs list: New job and the bulk bar.
+  await page.goto(`/jobs?q=${encodeURIComponent(key)}`);
+  await expect(page.getByRole('button', { name: 'New job' })).toBeDisabled();
+  await page.getByRole('checkbox', { name: `Select ${key}` }).check();
+  const bulk = page.getByRole('toolbar', { name: 'Bulk actions' });
+  for (const name of ['Pause', 'Resume', 'Delete']) await expect(bulk.getByRole('button', { name })).toBeDisabled();
+
+  // Job page.
+  await page.goto(`/jobs/${job.id}`);
+  for (const name of ['Run now', 'Pause', 'Edit', 'Delete']) await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
+  await expect(page.locator('[title="Viewer role: read only"]').first()).toBeVisible();
+
+  // Create form is not offered.
+  await page.goto('/jobs/new');
+  await expect(page.getByText('Viewer role: read only')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Create job' })).toHaveCount(0);
+
+  // Run page.
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId('run-status')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Retry run' })).toBeDisabled();
+
+  // Recycle bin.
+  await page.goto(`/recycle-bin?q=${encodeURIComponent(binned.key)}`);
+  const row = page.locator(`[data-testid="recycle-bin-row"][data-job-key="${binned.key}"]`);
+  await expect(row.getByRole('button', { name: 'Restore' })).toBeDisabled();
+  await expect(row.getByRole('button', { name: 'Purge' })).toBeDisabled();
+
+  // The server refuses too (same session cookie, REST door).
+  for (const [method, path] of [
+    ['POST', `/api/v1/jobs/${job.id}/pause`],
+    ['POST', `/api/v1/jobs/${job.id}/trigger`],
+    ['DELETE', `/api/v1/jobs/${job.id}`],
+    ['POST', `/api/v1/jobs/${binned.id}/restore`],
+    ['POST', `/api/v1/runs/${runId}/retry`],
+  ] as const) {
+    const res = await page.request.fetch(path, { method, data: {} });
+    expect(res.status(), `${method} ${path}`).toBe(403);
+  }
+  const after = await api<{ status: string; deletedAt: string | null }>('GET', `/jobs/${job.id}`);
+  expect(after.status).toBe('active');
+  expect(after.deletedAt).toBeNull();
+});
