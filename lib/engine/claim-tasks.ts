@@ -1,0 +1,53 @@
+import type { Db, Prisma } from '../db.ts';
+import { isTransactionClient, pgConstraint, pgErrorCode } from './pg.ts';
+import { claimTasksSql, type ClaimParams } from './sql/claim-tasks.ts';
+import type { ClaimedTask, ClaimInput } from './types.ts';
+
+/**
+ * Claims up to `limit` ready tasks for one worker node: pending -> running with
+ * locked_by = nodeId, lease_until = now + leaseSeconds, started_at = now, one
+ * task_logs row each, and the run pending -> running on its first task
+ * (DESIGN.md §4 "claim"; the SQL and why it locks this way: sql/claim-tasks.ts).
+ * Routing (group, labels, strategy nodes / consistent_hash) and resource-key
+ * exclusion are enforced in SQL. Tasks in backoff (schedule_at > now) wait.
+ *
+ * A race on a resource key between two claimers surfaces as a unique violation
+ * of tasks_resource_running_uniq; the claim is then retried (new snapshot, the
+ * key is now seen running and skipped), at most twice, and a last attempt
+ * leaves resource-keyed tasks for the next poll. Inside a caller's transaction
+ * the retries use a savepoint.
+ * @returns the claimed tasks, highest priority first (may be fewer than `limit`).
+ */
+export async function claimTasks(db: Db, input: ClaimInput, now: Date = new Date()): Promise<ClaimedTask[]> {
+  if (input.limit < 1 || input.handlers.length === 0) return [];
+  const base: Omit<ClaimParams, 'allowResourceKeys'> = {
+    nodeId: input.nodeId,
+    handlers: input.handlers,
+    group: input.group,
+    labels: input.labels ?? {},
+    limit: Math.floor(input.limit),
+    leaseSeconds: input.leaseSeconds,
+    nodeStaleSeconds: input.nodeStaleSeconds ?? 30,
+  };
+  const inTx = isTransactionClient(db);
+  for (let attempt = 1; ; attempt++) {
+    const allowResourceKeys = attempt <= 3;
+    try {
+      if (!inTx) return await claimTasksSql(db as Prisma.TransactionClient, { ...base, allowResourceKeys }, now);
+      const tx = db as Prisma.TransactionClient;
+      await tx.$executeRawUnsafe('SAVEPOINT tickflow_claim');
+      try {
+        const rows = await claimTasksSql(tx, { ...base, allowResourceKeys }, now);
+        await tx.$executeRawUnsafe('RELEASE SAVEPOINT tickflow_claim');
+        return rows;
+      } catch (error) {
+        await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT tickflow_claim');
+        throw error;
+      }
+    } catch (error) {
+      const resourceRace = pgErrorCode(error) === '23505' && (pgConstraint(error) ?? 'tasks_resource_running_uniq') === 'tasks_resource_running_uniq';
+      if (resourceRace && allowResourceKeys) continue;
+      throw error;
+    }
+  }
+}

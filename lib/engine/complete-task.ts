@@ -1,0 +1,125 @@
+import type { Db, Prisma } from '../db.ts';
+import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
+import { withEngineTransaction } from './pg.ts';
+import { settleFinalTask, type StatsCarry } from './settle.ts';
+import { finishAttempt } from './sql/finish-attempt.ts';
+import { recordHandlerStats } from './sql/record-handler-stats.ts';
+import { retryOrBury } from './sql/retry-or-bury.ts';
+import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
+
+/**
+ * Records the end of an attempt reported by a worker (DESIGN.md §4 task state
+ * machine, failure policy, dependency types; engine.md cases 3 and 5).
+ *
+ * Compare-and-set on (taskId, status running, attempt, locked_by = nodeId): a
+ * stale attempt, a lease taken over by the reaper or a cancelled task changes
+ * nothing and returns `{ applied: false }` (not an error).
+ *
+ * - success -> `success`; hard/soft children decremented, on_failure children skipped by design.
+ * - failed | timeout with attempt <= max_retries -> logged, then `pending` with
+ *   attempt + 1 and schedule_at = now + retryDelayMs(backoff, attempt) (ms).
+ * - failed | timeout with retries used up -> logged, then `dead` (the log shows
+ *   running -> timeout -> dead); children propagate (hard: skipped naming this task).
+ * Then, when every task of the run is final, the run ends (success / failed /
+ * timeout / cancelled) and the job's counters and dead-letter state follow;
+ * handler_stats_daily is updated in the same transaction (lib/engine/stats.ts).
+ *
+ * Round trips: BEGIN, finish-attempt (CAS + log + run lock + child decrement),
+ * [retry-or-bury], [propagate], finalise + stats (or stats alone when a child
+ * became ready), [serial release], COMMIT — four for a one-step run. Joins `db` if it is a transaction.
+ * @param now the clock: completed_at, durations, retry schedule (UTC)
+ */
+export async function completeTask(db: Db, input: CompleteTaskInput, now: Date = new Date()): Promise<CompleteTaskResult> {
+  return withEngineTransaction(db, (tx) =>
+    endAttempt(tx, {
+      taskId: input.taskId,
+      attempt: input.attempt,
+      nodeId: input.nodeId,
+      outcome: input.outcome,
+      output: input.output,
+      error: input.error ?? null,
+      exitCode: input.exitCode ?? null,
+      message: input.outcome === 'success' ? 'succeeded' : input.outcome === 'timeout' ? 'timed out' : `failed${input.error ? `: ${truncate(input.error, 500)}` : ''}`,
+      leaseExpiredBefore: null,
+      random: input.random,
+    }, now),
+  );
+}
+
+/** Shared by completeTask and reclaimExpiredLeases (a lease expiry is a failed attempt). Internal. */
+export async function endAttempt(
+  tx: Prisma.TransactionClient,
+  p: {
+    taskId: string;
+    attempt: number;
+    nodeId: string;
+    outcome: 'success' | 'failed' | 'timeout';
+    output: unknown;
+    error: string | null;
+    exitCode: number | null;
+    message: string;
+    leaseExpiredBefore: Date | null;
+    random?: () => number;
+  },
+  now: Date,
+): Promise<CompleteTaskResult> {
+  const fin = await finishAttempt(tx, p, now);
+  if (!fin) return { applied: false };
+
+  const durationMs = fin.startedAt ? now.getTime() - fin.startedAt.getTime() : null;
+  const latenessMs = fin.attempt === 1 && fin.startedAt && fin.scheduledFor ? fin.startedAt.getTime() - fin.scheduledFor.getTime() : null;
+  const stats: NonNullable<StatsCarry['stats']> = {
+    handler: fin.handler,
+    success: fin.status === 'success' ? 1 : 0,
+    failure: fin.status === 'failed' ? 1 : 0,
+    timeout: fin.status === 'timeout' ? 1 : 0,
+    deadLetter: 0,
+    durationMs,
+    latenessMs,
+  };
+
+  const carry: StatsCarry = { stats };
+  let result: CompleteTaskResult;
+  if (fin.status === 'success') {
+    const runStatus = await settleFinalTask(tx, {
+      taskId: fin.id, runId: fin.runId, status: 'success', readyAlready: fin.ready, pendingOnFailure: fin.onFailureChildren,
+    }, now, carry);
+    result = { applied: true, task: { id: fin.id, runId: fin.runId, status: 'success', attempt: fin.attempt }, ...(runStatus ? { runStatus } : {}) };
+  } else if (fin.attempt <= fin.maxRetries) {
+    const delayMs = retryDelayMs(backoffOf(fin.backoff), fin.attempt, p.random);
+    const retryAt = new Date(now.getTime() + delayMs);
+    await retryOrBury(tx, {
+      taskId: fin.id, from: fin.status, attempt: fin.attempt, to: 'pending', retryAt, delayMs,
+      message: `retry ${fin.attempt + 1}/${fin.maxRetries + 1} in ${delayMs} ms`,
+    }, now);
+    result = { applied: true, task: { id: fin.id, runId: fin.runId, status: 'pending', attempt: fin.attempt + 1, retryAt } };
+  } else {
+    await retryOrBury(tx, {
+      taskId: fin.id, from: fin.status, attempt: fin.attempt, to: 'dead', retryAt: null, delayMs: null,
+      message: `dead: retries used up after ${fin.attempt} attempt${fin.attempt === 1 ? '' : 's'} (last ${fin.status})`,
+    }, now);
+    stats.deadLetter = 1;
+    const runStatus = await settleFinalTask(tx, { taskId: fin.id, runId: fin.runId, status: 'dead', readyAlready: 0 }, now, carry);
+    result = { applied: true, task: { id: fin.id, runId: fin.runId, status: 'dead', attempt: fin.attempt }, ...(runStatus ? { runStatus } : {}) };
+  }
+  // The stats row is shared by every completion of the handler today: upsert it last (riding on the
+  // run-finalising statement when there is one) so its lock is held only until COMMIT.
+  if (carry.stats) await recordHandlerStats(tx, carry.stats, now);
+  return result;
+}
+
+function backoffOf(b: FinishedBackoff): BackoffConfig {
+  return {
+    baseSeconds: num(b.baseSeconds, 1),
+    factor: Math.max(1, num(b.factor, 2)),
+    maxSeconds: num(b.maxSeconds, 300),
+    jitter: Math.min(1, Math.max(0, num(b.jitter, 0))),
+  };
+}
+type FinishedBackoff = { baseSeconds?: number; factor?: number; maxSeconds?: number; jitter?: number };
+function num(v: unknown, d: number): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : d;
+}
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}

@@ -1,0 +1,57 @@
+/**
+ * The run engine: the one module that changes task state (DESIGN.md §2, §4).
+ * Every function takes `db` (a Prisma client or an interactive transaction —
+ * it joins the transaction instead of opening one) and an injectable `now`
+ * (UTC instant; defaults to the wall clock). Business times never come from
+ * SQL now(). Vocabulary and state machines: ./states.ts.
+ */
+
+/** triggerRun(db, {jobId, trigger, triggeredBy, scheduledFor, payload?, parentRunId?}, now) => {run, outcome}; recordSkippedRun(db, {jobId, scheduledFor, reason, triggeredBy}, now) => Run. */
+export { triggerRun, recordSkippedRun } from './trigger-run.ts';
+/** claimTasks(db, {nodeId, handlers, group, labels, limit, leaseSeconds (s), nodeStaleSeconds?}, now) => ClaimedTask[]. */
+export { claimTasks } from './claim-tasks.ts';
+/** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */
+export { completeTask } from './complete-task.ts';
+/** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
+export { extendLeases } from './extend-leases.ts';
+/** reclaimExpiredLeases(db, {limit}, now) => ReclaimedTask[]. */
+export { reclaimExpiredLeases, type ReclaimedTask } from './reclaim-expired-leases.ts';
+/** cancelRun(db, runId, actor, now) => Run (cancelled). */
+export { cancelRun } from './cancel-run.ts';
+/** retryTask(db, taskId, actor, now) => {taskId, runId, reopened}. */
+export { retryTask } from './retry-task.ts';
+/** retryRun(db, runId, actor, now) => the new Run (trigger 'retry', parent_run_id set). */
+export { retryRun } from './retry-run.ts';
+
+export {
+  TASK_STATUSES,
+  RUN_STATUSES,
+  FINAL_TASK_STATUSES,
+  FINAL_RUN_STATUSES,
+  TASK_TRANSITIONS,
+  DEP_TYPES,
+  BLOCK_STRATEGIES,
+  isFinalTaskStatus,
+  isFinalRunStatus,
+  canTransition,
+  type TaskStatus,
+  type RunStatus,
+  type DepType,
+  type BlockStrategy,
+} from './states.ts';
+export { TASKS_CHANNEL, RUNS_CHANNEL, CANCEL_CHANNEL } from './notify.ts';
+export { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, durationBucket, statsTimeZone } from './stats.ts';
+export type {
+  Run,
+  RunTrigger,
+  TriggerRunInput,
+  TriggerRunResult,
+  TriggerOutcome,
+  ClaimInput,
+  ClaimedTask,
+  CompleteTaskInput,
+  CompleteTaskResult,
+  CompleteOutcome,
+  ExtendLeasesInput,
+  ExtendLeasesResult,
+} from './types.ts';

@@ -1,0 +1,5 @@
+// Worker node registry (DESIGN.md §3 `worker_nodes`): register, heartbeat, status, offline marking.
+export * from './register-node.ts';
+export * from './heartbeat-node.ts';
+export * from './set-node-status.ts';
+export * from './mark-offline-nodes.ts';

@@ -1,0 +1,29 @@
+import type { Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { lockRun } from './sql/lock-run.ts';
+import { triggerRun } from './trigger-run.ts';
+import type { Run } from './types.ts';
+
+/**
+ * Operator retry of a whole run: a `failed`, `timeout` or `cancelled` run gets a
+ * NEW run of the same job via triggerRun (trigger 'retry', triggeredBy actor,
+ * scheduledFor now, the old run's params as payload, parent_run_id = old run);
+ * the job's block strategy applies like for any trigger, so the returned run
+ * may be `skipped` (discard_later) or queued. The job's *current* definition is used.
+ * @throws DomainError('not_found') for an unknown run or a deleted job; ('conflict') for a run in another status.
+ */
+export async function retryRun(db: Db, runId: string, actor: string, now: Date = new Date()): Promise<Run> {
+  if (!UUID_RE.test(runId)) throw new DomainError('not_found', `run ${runId} not found`);
+  return withEngineTransaction(db, async (tx) => {
+    const run = await lockRun(tx, { runId });
+    if (!run) throw new DomainError('not_found', `run ${runId} not found`);
+    if (!['failed', 'timeout', 'cancelled'].includes(run.status)) {
+      throw new DomainError('conflict', `run ${runId} is ${run.status}: only failed, timeout or cancelled runs can be retried`, undefined, { status: run.status });
+    }
+    const { run: created } = await triggerRun(tx, {
+      jobId: run.jobId, trigger: 'retry', triggeredBy: actor, scheduledFor: now, payload: run.params ?? {}, parentRunId: run.id,
+    }, now);
+    return created;
+  });
+}

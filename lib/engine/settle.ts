@@ -1,0 +1,70 @@
+/**
+ * What happens after tasks become final, shared by completion, lease reclaim,
+ * cancel and trigger (cover_early). Internal.
+ */
+import type { Prisma } from '../db.ts';
+import { finaliseRun } from './sql/finalise-run.ts';
+import { lockRun } from './sql/lock-run.ts';
+import type { StatsDelta } from './sql/record-handler-stats.ts';
+import { propagateFinal } from './sql/propagate-final.ts';
+import { releaseSerialRun } from './sql/release-serial-run.ts';
+import { resolveDeadlock } from './sql/resolve-deadlock.ts';
+
+/**
+ * Ends the run if every task is final (finalise-run.ts); resolves a deadlock
+ * first when nothing can make progress; releases the job's next queued
+ * serial_execution run when the run ended. Returns the run's final status, or
+ * null while it is still open.
+ *
+ * Why the run lock is a statement of its own, taken only here: two completions
+ * that each end the last-but-one task would otherwise both see the other task
+ * still running and neither would end the run. Locking the run row first, in a
+ * separate statement, serialises them, and the finalise statement that follows
+ * takes a fresh READ COMMITTED snapshot that includes the other's commit.
+ * Completions that made a task ready never get here, so they never queue on
+ * the run row.
+ */
+export async function finishRunIfDone(tx: Prisma.TransactionClient, runId: string, now: Date, carry?: StatsCarry): Promise<string | null> {
+  await lockRun(tx, { runId });
+  const stats = carry?.stats;
+  if (carry) carry.stats = undefined; // booked by this statement
+  let result = await finaliseRun(tx, { runId, stats }, now);
+  if (result.open && result.stalled) {
+    const stuck = await resolveDeadlock(tx, { runId }, now);
+    if (stuck.length === 0) return null; // queued behind a serial_execution gate, not a deadlock
+    result = await finaliseRun(tx, { runId }, now);
+  }
+  if (result.status && result.jobId && result.mayRelease) {
+    await releaseSerialRun(tx, { jobId: result.jobId }, now);
+  }
+  return result.status;
+}
+
+/** A handler-stats delta waiting for the transaction's last statement to carry it. */
+export interface StatsCarry {
+  stats?: StatsDelta;
+}
+
+/**
+ * DAG propagation from one task that just became final, then run completion.
+ * `handledEdgeTypes`: edge types whose children the caller already updated
+ * (finish-attempt decrements the hard/soft children of a success).
+ */
+export async function settleFinalTask(
+  tx: Prisma.TransactionClient,
+  p: { taskId: string; runId: string; status: 'success' | 'dead' | 'cancelled' | 'skipped'; readyAlready: number; pendingOnFailure?: number },
+  now: Date,
+  carry?: StatsCarry,
+): Promise<string | null> {
+  let ready = p.readyAlready;
+  if (p.status === 'success') {
+    if ((p.pendingOnFailure ?? 0) > 0) {
+      ready += (await propagateFinal(tx, { parentIds: [p.taskId], edgeTypes: ['on_failure'] }, now)).ready;
+    }
+  } else {
+    ready += (await propagateFinal(tx, { parentIds: [p.taskId], edgeTypes: ['hard', 'soft', 'on_failure'] }, now)).ready;
+  }
+  // A task that became ready keeps the run open and live: no need to probe.
+  if (ready > 0) return null;
+  return finishRunIfDone(tx, p.runId, now, carry);
+}

@@ -1,0 +1,47 @@
+import type { Prisma } from '../../db.ts';
+import { CANCEL_CHANNEL } from '../notify.ts';
+
+/**
+ * Cancels every open task of the given runs: pending -> cancelled and
+ * running -> cancelled (its worker's late completion then fails the
+ * compare-and-set), one task_logs row each, and NOTIFYs `tickflow_cancel` with
+ * the ids of the running ones so their workers abort them.
+ *
+ * Lock: row locks on the runs' open tasks (UPDATE); callers hold the run row
+ * (cancelRun) or the job row (cover_early) first. Index: tasks_run_idx (run_id).
+ */
+export async function cancelRunTasks(
+  tx: Prisma.TransactionClient,
+  p: { runIds: string[]; message: string; actor: string },
+  now: Date,
+): Promise<{ cancelled: number; runningIds: string[] }> {
+  const rows = await tx.$queryRawUnsafe<{ cancelled: number; runningIds: string[] }[]>(
+    `WITH old AS (
+       SELECT id, status FROM tasks
+        WHERE run_id = ANY($1::uuid[]) AND status IN ('pending', 'running')
+        FOR UPDATE
+     ), upd AS (
+       UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL,
+              error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
+         FROM old WHERE t.id = old.id
+       RETURNING t.id, t.run_id, t.attempt, t.locked_by, old.status AS from_status
+     ), logs AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, attempt, from_status, 'cancelled', $2, jsonb_build_object('actor', $3::text),
+              CASE WHEN from_status = 'running' THEN locked_by END, $4::timestamptz
+         FROM upd
+       RETURNING 1
+     ), running AS (
+       SELECT coalesce(array_agg(id::text), '{}') AS ids FROM upd WHERE from_status = 'running'
+     )
+     SELECT (SELECT count(*) FROM upd)::int AS cancelled, running.ids AS "runningIds",
+            (SELECT count(*) FROM logs)::int AS logged,
+            -- NOTIFY payloads are capped at 8000 bytes: at most 150 ids per notification.
+            (SELECT count(*) FROM (SELECT pg_notify('${CANCEL_CHANNEL}', json_agg(x.id)::text)
+                                     FROM (SELECT id, (row_number() OVER () - 1) / 150 AS g FROM upd WHERE from_status = 'running') x
+                                    GROUP BY x.g) n)::int AS notified
+       FROM running`,
+    p.runIds, p.message, p.actor, now,
+  );
+  return { cancelled: rows[0].cancelled, runningIds: rows[0].runningIds };
+}

@@ -1,0 +1,109 @@
+import type { Prisma } from '../../db.ts';
+import type { ClaimedTask } from '../types.ts';
+import { claimedTaskColumns } from './columns.ts';
+
+export interface ClaimParams {
+  nodeId: string;
+  handlers: string[];
+  group: string;
+  labels: Record<string, string>;
+  limit: number;
+  leaseSeconds: number;
+  nodeStaleSeconds: number;
+  /** false on the last retry after unique violations: leave every resource-keyed task for a later claim */
+  allowResourceKeys: boolean;
+}
+
+/**
+ * The claim: ready tasks -> running for one node, in one statement.
+ *
+ * Why this locking strategy. The candidate scan walks the partial index
+ * `tasks_claim_idx` (priority DESC, schedule_at) WHERE status = 'pending' AND
+ * pending_parents = 0 — only ready rows, already in claim order — and locks
+ * `FOR UPDATE SKIP LOCKED` (DESIGN.md §4, graphile-worker's and River's
+ * pattern): concurrent claimers never wait on each other and never get the same
+ * row, and the UPDATE ... RETURNING, the task_logs rows and the run's
+ * pending -> running move all commit together, so a claim is one round trip.
+ *
+ * Resource keys (at most one running task per key across all runs) are enforced
+ * by the unique partial index `tasks_resource_running_uniq`, not by a global
+ * lock: candidates whose key is already running are filtered out here, and at
+ * most one candidate per key is picked (row_number over resource_key). Two
+ * claimers racing for *different* tasks of the same key both pass the filter
+ * (neither sees the other's uncommitted row); the second one's UPDATE then hits
+ * the unique index, waits for the first to commit and fails with 23505. The
+ * caller (claim-tasks.ts) retries the whole statement: the retry takes a new
+ * snapshot, sees the committed running row and skips that key. We chose this
+ * over `pg_try_advisory_xact_lock(hashtext(key))` in the filter because the
+ * advisory lock is released at the first claimer's commit while the second
+ * claimer's snapshot may still predate it, so it narrows but does not close the
+ * race, costs a lock per scanned row, and hash collisions would serialise
+ * unrelated keys; the unique index is exact and costs nothing when keys are
+ * not contended.
+ *
+ * Routing (task.routing copied from the job): nodeGroup must equal the node's
+ * group; routing.labels must be contained in the node's labels; strategy
+ * 'nodes' lists node ids; 'consistent_hash' makes one live node the owner by
+ * rendezvous hashing: among online worker_nodes with a fresh heartbeat that can
+ * run the handler and match group/labels, the owner maximises
+ * md5(routing key || ':' || node_id). When the owner dies (stale heartbeat or
+ * offline) the next-highest live node owns the key; when a node joins only the
+ * keys it now wins move. The owner subquery runs per candidate row only for
+ * consistent_hash tasks (CASE), over the small worker_nodes table.
+ */
+export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUnsafe: Prisma.TransactionClient['$queryRawUnsafe'] }, p: ClaimParams, now: Date): Promise<ClaimedTask[]> {
+  return tx.$queryRawUnsafe<ClaimedTask[]>(
+    `WITH cand AS (
+       SELECT t.id, t.resource_key, t.priority, t.schedule_at
+         FROM tasks t
+        WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $6::timestamptz
+          AND t.handler = ANY($2::text[])
+          AND (t.routing->>'nodeGroup' IS NULL OR t.routing->>'nodeGroup' = $3)
+          AND (t.routing->'labels' IS NULL OR $4::jsonb @> (t.routing->'labels'))
+          AND CASE coalesce(t.routing->>'strategy', 'any')
+                WHEN 'nodes' THEN coalesce(t.routing->'nodes', '[]'::jsonb) @> to_jsonb($1::text)
+                WHEN 'consistent_hash' THEN $1 = (
+                  SELECT w.node_id FROM worker_nodes w
+                   WHERE w.status = 'online'
+                     AND w.last_heartbeat_at >= $6::timestamptz - make_interval(secs => $8::double precision)
+                     AND (cardinality(w.handlers) = 0 OR t.handler = ANY(w.handlers))
+                     AND (t.routing->>'nodeGroup' IS NULL OR w."group" = t.routing->>'nodeGroup')
+                     AND w.labels @> coalesce(t.routing->'labels', '{}'::jsonb)
+                   ORDER BY md5(coalesce(t.routing->>'key', t.job_id) || ':' || w.node_id) DESC, w.node_id
+                   LIMIT 1)
+                ELSE true
+              END
+          AND (t.resource_key IS NULL OR ($9::boolean AND NOT EXISTS (
+                SELECT 1 FROM tasks r WHERE r.resource_key = t.resource_key AND r.status = 'running')))
+        ORDER BY t.priority DESC, t.schedule_at
+        LIMIT $5::int
+        FOR UPDATE OF t SKIP LOCKED
+     ), pick AS (
+       SELECT id FROM (
+         SELECT id, resource_key,
+                row_number() OVER (PARTITION BY resource_key ORDER BY priority DESC, schedule_at, id) AS rn
+           FROM cand) x
+        WHERE resource_key IS NULL OR rn = 1
+     ), upd AS (
+       UPDATE tasks t
+          SET status = 'running', locked_by = $1, lease_until = $6::timestamptz + make_interval(secs => $7::double precision),
+              started_at = $6::timestamptz, completed_at = NULL, version = t.version + 1, updated_at = $6::timestamptz
+         FROM pick WHERE t.id = pick.id
+       RETURNING t.*
+     ), logs AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, node_id, created_at)
+       SELECT id, run_id, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $6::timestamptz FROM upd
+       RETURNING 1
+     ), started AS (
+       UPDATE runs r SET status = 'running', started_at = $6::timestamptz, updated_at = $6::timestamptz
+        WHERE r.id IN (SELECT run_id FROM upd) AND r.status = 'pending'
+       RETURNING r.id
+     )
+     SELECT ${claimedTaskColumns('upd')},
+            (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM started)::int AS "_started"
+       FROM upd
+      ORDER BY upd.priority DESC, upd.schedule_at`,
+    p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), p.limit, now, p.leaseSeconds, p.nodeStaleSeconds,
+    p.allowResourceKeys,
+  );
+}

@@ -1,0 +1,110 @@
+import type { Prisma } from '../../db.ts';
+import { RUNS_CHANNEL } from '../notify.ts';
+import { statsUpsertSql, type StatsDelta } from './record-handler-stats.ts';
+
+export interface FinaliseResult {
+  /** the run had open tasks: nothing changed */
+  open: boolean;
+  /** open tasks exist but none is running, ready, or between attempts: a deadlock suspect (or a serial_execution gate) */
+  stalled: boolean;
+  /** set when the run became final in this statement */
+  status: string | null;
+  jobId: string | null;
+  /** the job moved to dead_letter in this statement */
+  deadLettered: boolean;
+  /** a queued serial_execution run may be waiting: run release-serial-run.ts (job is serial_execution, or another pending run exists) */
+  mayRelease: boolean;
+}
+
+/**
+ * Ends a run whose tasks are all final, in one statement, and books the outcome
+ * on its job (DESIGN.md §4 "Failure policy"):
+ * - run status: `cancelled` if any task was cancelled; else `success` if every
+ *   task succeeded or was skipped by design (error NULL); else `timeout` if a
+ *   task's last attempt timed out (task_logs timeout -> dead); else `failed`.
+ *   finished_at = now, duration_ms = now - started_at, error = first failure.
+ * - job: last_run_status; success_runs / failed_runs (failed and timeout);
+ *   consecutive_failures reset by success, +1 by failed/timeout, unchanged by
+ *   cancelled; reaching dead_letter_after (> 0) moves an `active` job to
+ *   `dead_letter` and inserts a dead_letter alarm (channel log).
+ * - NOTIFY tickflow_runs with the run id.
+ * When the run still has open tasks nothing changes; `stalled` then reports
+ * that none of them can make progress (deadlock check, resolve-deadlock.ts).
+ *
+ * Lock: the run row (held since finish-attempt) and then the job row
+ * (UPDATE). Index: `tasks_run_open_idx` (run_id, status, pending_parents) WHERE
+ * status is open makes the open/stalled probes O(log n) per completion, so a
+ * 10,000-task run does not rescan itself on every completion; the final
+ * aggregate scans tasks_run_idx once per run.
+ */
+export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: string; stats?: StatsDelta }, now: Date): Promise<FinaliseResult> {
+  // The handler-stats upsert rides along as the last CTE (hot row: lock it as late as possible).
+  const stats = p.stats ? statsUpsertSql(p.stats, now, 3) : null;
+  const rows = await tx.$queryRawUnsafe<FinaliseResult[]>(
+    `WITH probe AS (
+       SELECT EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status IN ('pending', 'running', 'failed', 'timeout')) AS open,
+              EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status IN ('running', 'failed', 'timeout'))
+                OR EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status = 'pending' AND pending_parents = 0) AS live
+     ), agg AS (
+       SELECT bool_or(status = 'cancelled') AS any_cancelled,
+              bool_and(status = 'success' OR (status = 'skipped' AND error IS NULL)) AS all_ok,
+              EXISTS (SELECT 1 FROM task_logs l WHERE l.run_id = $1::uuid AND l.from_status = 'timeout' AND l.to_status = 'dead') AS timed_out,
+              (SELECT step_key || ': ' || coalesce(error, status::text) FROM tasks
+                WHERE run_id = $1::uuid AND (status IN ('dead', 'cancelled') OR (status = 'skipped' AND error IS NOT NULL))
+                ORDER BY completed_at NULLS LAST, step_key LIMIT 1) AS first_error
+         FROM tasks WHERE run_id = $1::uuid
+     ), upd AS (
+       UPDATE runs r
+          SET status = CASE WHEN agg.any_cancelled THEN 'cancelled'
+                            WHEN coalesce(agg.all_ok, true) THEN 'success'
+                            WHEN agg.timed_out THEN 'timeout'
+                            ELSE 'failed' END::run_status,
+              finished_at = $2::timestamptz,
+              duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
+                                 ELSE GREATEST(0, (extract(epoch FROM ($2::timestamptz - r.started_at)) * 1000))::int END,
+              error = CASE WHEN coalesce(agg.all_ok, true) THEN NULL ELSE coalesce(r.error, agg.first_error) END,
+              updated_at = $2::timestamptz
+         FROM agg
+        -- an uncorrelated sub-select becomes a one-time filter: the aggregate is not computed while tasks are open
+        WHERE NOT (SELECT open FROM probe) AND r.id = $1::uuid AND r.status IN ('pending', 'running')
+       RETURNING r.id, r.job_id, r.status
+     ), old_job AS (
+       SELECT j.id, j.status FROM jobs j, upd WHERE j.id::text = upd.job_id FOR UPDATE OF j
+     ), job AS (
+       UPDATE jobs j
+          SET last_run_status = upd.status,
+              success_runs = j.success_runs + (upd.status = 'success')::int,
+              failed_runs = j.failed_runs + (upd.status IN ('failed', 'timeout'))::int,
+              consecutive_failures = CASE WHEN upd.status = 'success' THEN 0
+                                          WHEN upd.status IN ('failed', 'timeout') THEN j.consecutive_failures + 1
+                                          ELSE j.consecutive_failures END,
+              status = CASE WHEN upd.status IN ('failed', 'timeout') AND j.dead_letter_after > 0 AND j.status = 'active'
+                              AND j.consecutive_failures + 1 >= j.dead_letter_after THEN 'dead_letter'::job_status
+                            ELSE j.status END,
+              last_error = CASE WHEN upd.status IN ('failed', 'timeout') AND j.dead_letter_after > 0 AND j.status = 'active'
+                              AND j.consecutive_failures + 1 >= j.dead_letter_after
+                            THEN 'dead letter: ' || (j.consecutive_failures + 1) || ' consecutive failed runs' ELSE j.last_error END
+         FROM upd, old_job
+        WHERE j.id = old_job.id
+       RETURNING j.id, j.key, j.status, j.consecutive_failures, j.block_strategy, old_job.status AS old_status, upd.id AS run_id
+     ), alarm AS (
+       INSERT INTO alarms (job_id, run_id, type, level, channel, target, content, created_at, updated_at, next_attempt_at)
+       SELECT id::text, run_id::text, 'dead_letter', 'error', 'log', '',
+              jsonb_build_object('jobKey', key, 'consecutiveFailures', consecutive_failures,
+                                 'message', 'job ' || key || ' moved to dead letter after ' || consecutive_failures || ' consecutive failed runs'),
+              $2::timestamptz, $2::timestamptz, $2::timestamptz
+         FROM job WHERE status = 'dead_letter' AND old_status <> 'dead_letter'
+       RETURNING 1
+     )${stats ? `, stats AS (${stats.sql} RETURNING 1)` : ''}
+     SELECT probe.open, (probe.open AND NOT probe.live) AS stalled,
+            (SELECT status::text FROM upd) AS status, (SELECT job_id FROM upd) AS "jobId",
+            (SELECT count(*) FROM alarm) > 0 AS "deadLettered",
+            (SELECT count(*) FROM job WHERE block_strategy = 'serial_execution') > 0
+              OR EXISTS (SELECT 1 FROM runs o, upd WHERE o.job_id = upd.job_id AND o.status = 'pending' AND o.id <> upd.id) AS "mayRelease",
+            ${stats ? '(SELECT count(*) FROM stats)::int' : '0'} AS "_stats",
+            (SELECT count(*) FROM (SELECT pg_notify('${RUNS_CHANNEL}', id::text) FROM upd) n)::int AS notified
+       FROM probe`,
+    p.runId, now, ...(stats?.params ?? []),
+  );
+  return rows[0];
+}

@@ -1,0 +1,92 @@
+import type { Prisma } from '../../db.ts';
+import { TASKS_CHANNEL } from '../notify.ts';
+
+export interface FinishedAttempt {
+  id: string;
+  runId: string;
+  jobId: string;
+  stepKey: string;
+  handler: string;
+  status: 'success' | 'failed' | 'timeout';
+  attempt: number;
+  maxRetries: number;
+  backoff: { baseSeconds?: number; factor?: number; maxSeconds?: number; jitter?: number };
+  startedAt: Date | null;
+  scheduledFor: Date | null;
+  lockedBy: string;
+  /** children whose pending_parents reached 0 in this statement (success over hard/soft edges) */
+  ready: number;
+  /** pending on_failure children of a successful task: they must be skipped by design (propagate) */
+  onFailureChildren: number;
+}
+
+/**
+ * Ends one attempt: running -> success | failed | timeout, as a compare-and-set
+ * on (id, status = 'running', attempt, locked_by). A lost race (stale attempt,
+ * lease reclaimed, run cancelled) matches no row: nothing changes, no error.
+ * In the same statement: the task_logs row and — for success, the common
+ * case — the hard/soft children's pending_parents decrement, NOTIFYing workers
+ * when one became ready. The run row is NOT locked here: only a completion
+ * that may end the run locks it (settle.ts), so completions inside a wide DAG
+ * run in parallel. on_failure children of a success and all children of a dead
+ * task are handled by propagate-final.ts.
+ *
+ * Lock: the task row (UPDATE) and the pending children rows (UPDATE). Index: tasks primary key; task_dependencies_parent_idx for the
+ * children, so the cost is proportional to the task's out-edges.
+ * `leaseExpiredBefore` (reclaim) adds `lease_until < $` so a lease extended in
+ * the meantime wins over the reaper.
+ */
+export async function finishAttempt(
+  tx: Prisma.TransactionClient,
+  p: {
+    taskId: string;
+    attempt: number;
+    nodeId: string;
+    outcome: 'success' | 'failed' | 'timeout';
+    output: unknown;
+    error: string | null;
+    exitCode: number | null;
+    message: string;
+    leaseExpiredBefore: Date | null;
+  },
+  now: Date,
+): Promise<FinishedAttempt | null> {
+  const rows = await tx.$queryRawUnsafe<FinishedAttempt[]>(
+    `WITH t AS (
+       UPDATE tasks
+          SET status = $4::task_status, completed_at = $9::timestamptz, lease_until = NULL,
+              output = $5::jsonb, error = $6, exit_code = $7::int, version = version + 1, updated_at = $9::timestamptz
+        WHERE id = $1::uuid AND status = 'running' AND attempt = $2::int AND locked_by = $3
+          AND ($10::timestamptz IS NULL OR lease_until < $10::timestamptz)
+       RETURNING id, run_id, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, scheduled_for, locked_by
+     ), log AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, attempt, 'running', status, $8,
+              jsonb_strip_nulls(jsonb_build_object('error', $6::text, 'exitCode', $7::int,
+                'durationMs', (extract(epoch FROM ($9::timestamptz - started_at)) * 1000)::bigint)),
+              locked_by, $9::timestamptz
+         FROM t
+       RETURNING 1
+     ), dec AS (
+       UPDATE tasks c SET pending_parents = c.pending_parents - 1, updated_at = $9::timestamptz
+         FROM task_dependencies d, t
+        WHERE t.status = 'success' AND d.parent_task_id = t.id AND d.dep_type IN ('hard', 'soft')
+          AND c.id = d.task_id AND c.status = 'pending'
+       RETURNING c.pending_parents
+     ), counts AS (
+       SELECT (SELECT count(*) FROM dec WHERE pending_parents = 0)::int AS ready,
+              (SELECT count(*) FROM task_dependencies d JOIN tasks c ON c.id = d.task_id, t
+                WHERE t.status = 'success' AND d.parent_task_id = t.id AND d.dep_type = 'on_failure'
+                  AND c.status = 'pending')::int AS on_failure_children
+     )
+     SELECT t.id, t.run_id AS "runId", t.job_id AS "jobId", t.step_key AS "stepKey", t.handler, t.status::text AS status,
+            t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt", t.scheduled_for AS "scheduledFor",
+            t.locked_by AS "lockedBy", counts.ready, counts.on_failure_children AS "onFailureChildren",
+            (SELECT count(*) FROM log)::int AS "_logged",
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"
+       FROM t, counts`,
+    p.taskId, p.attempt, p.nodeId, p.outcome, p.output === undefined ? null : JSON.stringify(p.output), p.error,
+    p.exitCode, p.message, now, p.leaseExpiredBefore,
+  );
+  return rows[0] ?? null;
+}

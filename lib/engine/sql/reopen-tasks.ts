@@ -1,0 +1,71 @@
+import type { Prisma } from '../../db.ts';
+import { TASKS_CHANNEL } from '../notify.ts';
+
+export interface ReopenRow {
+  id: string;
+  /** the recomputed parent counter */
+  pendingParents: number;
+  /** move to pending (operator retry) — false: only the counter changes */
+  reopen: boolean;
+  /** attempt + 1 */
+  bump: boolean;
+  message: string;
+}
+
+/**
+ * Operator retry, set-based: re-opens tasks (dead | skipped | cancelled ->
+ * pending, schedule_at = now, lease/result cleared), sets recomputed
+ * pending_parents counters (also on pending children waiting for them), writes
+ * one task_logs row per re-opened task, moves a finished run back to running
+ * (pending if it never started), and NOTIFYs workers.
+ *
+ * Lock: the run row (held by the caller) and the listed task rows. Index:
+ * tasks primary key (unnest join), runs primary key.
+ */
+export async function reopenTasks(
+  tx: Prisma.TransactionClient,
+  p: { runId: string; rows: ReopenRow[]; actor: string },
+  now: Date,
+): Promise<number> {
+  const res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
+    `WITH v AS (
+       SELECT * FROM unnest($2::uuid[], $3::int[], $4::boolean[], $5::boolean[], $6::text[]) AS v(id, pending_parents, reopen, bump, message)
+     ), old AS (
+       SELECT t.id, t.status FROM tasks t JOIN v ON v.id = t.id FOR UPDATE OF t
+     ), upd AS (
+       UPDATE tasks t
+          SET status = CASE WHEN v.reopen THEN 'pending'::task_status ELSE t.status END,
+              pending_parents = v.pending_parents,
+              attempt = t.attempt + CASE WHEN v.bump THEN 1 ELSE 0 END,
+              schedule_at = CASE WHEN v.reopen THEN $7::timestamptz ELSE t.schedule_at END,
+              locked_by = CASE WHEN v.reopen THEN NULL ELSE t.locked_by END,
+              lease_until = CASE WHEN v.reopen THEN NULL ELSE t.lease_until END,
+              completed_at = CASE WHEN v.reopen THEN NULL ELSE t.completed_at END,
+              error = CASE WHEN v.reopen THEN NULL ELSE t.error END,
+              output = CASE WHEN v.reopen THEN NULL ELSE t.output END,
+              exit_code = CASE WHEN v.reopen THEN NULL ELSE t.exit_code END,
+              version = t.version + 1, updated_at = $7::timestamptz
+         FROM v, old
+        WHERE t.id = v.id AND old.id = v.id
+       RETURNING t.id, t.run_id, t.attempt, t.pending_parents, old.status AS from_status, v.reopen, v.message
+     ), logs AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, attempt, from_status, 'pending', message, jsonb_build_object('actor', $8::text), $7::timestamptz
+         FROM upd WHERE reopen
+       RETURNING 1
+     ), run AS (
+       UPDATE runs
+          SET status = CASE WHEN started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
+              finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = $7::timestamptz
+        WHERE id = $1::uuid AND status NOT IN ('pending', 'running') AND EXISTS (SELECT 1 FROM upd WHERE reopen)
+       RETURNING id
+     )
+     SELECT (SELECT count(*) FROM upd WHERE reopen)::int AS reopened, (SELECT count(*) FROM logs)::int AS logged,
+            (SELECT count(*) FROM run)::int AS runs,
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '')
+                                    WHERE EXISTS (SELECT 1 FROM upd WHERE reopen AND pending_parents = 0)) n)::int AS notified`,
+    p.runId, p.rows.map((r) => r.id), p.rows.map((r) => r.pendingParents), p.rows.map((r) => r.reopen),
+    p.rows.map((r) => r.bump), p.rows.map((r) => r.message), now, p.actor,
+  );
+  return res[0].reopened;
+}

@@ -1,0 +1,42 @@
+import type { Prisma } from '../../db.ts';
+import { TASKS_CHANNEL } from '../notify.ts';
+
+/**
+ * The second half of a failed attempt: failed | timeout -> pending (retry:
+ * attempt + 1, schedule_at = retryAt) or -> dead (retries used up), as a
+ * compare-and-set on (id, status = from, attempt), with its task_logs row.
+ * A retry NOTIFYs workers (the retry may already be due).
+ *
+ * Lock: the task row, already held by this transaction since finish-attempt.
+ * Index: tasks primary key.
+ */
+export async function retryOrBury(
+  tx: Prisma.TransactionClient,
+  p: { taskId: string; from: 'failed' | 'timeout'; attempt: number; to: 'pending' | 'dead'; retryAt: Date | null; message: string; delayMs: number | null },
+  now: Date,
+): Promise<boolean> {
+  const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
+    `WITH t AS (
+       UPDATE tasks
+          SET status = $4::task_status,
+              attempt = CASE WHEN $4 = 'pending' THEN attempt + 1 ELSE attempt END,
+              schedule_at = CASE WHEN $4 = 'pending' THEN $5::timestamptz ELSE schedule_at END,
+              locked_by = CASE WHEN $4 = 'pending' THEN NULL ELSE locked_by END,
+              completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE completed_at END,
+              version = version + 1, updated_at = $7::timestamptz
+        WHERE id = $1::uuid AND status = $2::task_status AND attempt = $3::int
+       RETURNING id, run_id, attempt, status
+     ), log AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, attempt, $2::task_status, status, $6,
+              CASE WHEN status = 'pending' THEN jsonb_build_object('retryAt', $5::timestamptz, 'delayMs', $8::bigint) END,
+              $7::timestamptz
+         FROM t
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged,
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM t WHERE status = 'pending') x)::int AS notified`,
+    p.taskId, p.from, p.attempt, p.to, p.retryAt, p.message, now, p.delayMs,
+  );
+  return rows[0].n === 1;
+}

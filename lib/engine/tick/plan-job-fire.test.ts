@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { dueAt, staggerOffsetMs } from '../../schedule/index.ts';
+import { planJobFire, summaryReason, type TickJob } from './plan-job-fire';
+
+const T = (s: string) => new Date(s);
+const iso = (ds: Date[]) => ds.map((d) => d.toISOString());
+
+function cronJob(over: Partial<TickJob> = {}): TickJob {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    scheduleKind: 'cron',
+    cronExpression: '* * * * *',
+    timezone: 'UTC',
+    intervalSeconds: null,
+    runAt: null,
+    startAt: null,
+    endAt: null,
+    misfirePolicy: 'fire_once',
+    misfireMaxCatchup: 10,
+    staggerSeconds: 0,
+    nextRunAt: T('2026-11-29T08:30:00Z'),
+    createdAt: T('2026-11-01T00:00:00Z'),
+    ...over,
+  };
+}
+const opts = { misfireGraceMs: 60_000, skippedRowLimit: 20 };
+const restart = T('2026-11-29T10:21:30Z');
+
+describe('planJobFire — engine.md case 2 (112 missed slots 08:30..10:21)', () => {
+  it('skip: no run, one summary of 112, next 10:22', () => {
+    const p = planJobFire(cronJob({ misfirePolicy: 'skip' }), restart, opts);
+    expect(p.fire).toEqual([]);
+    expect(p.skip).toEqual([]);
+    expect(p.misfire).toBe(true);
+    expect(p.summary).toMatchObject({ count: 112, exact: true });
+    expect(p.summary!.scheduledFor.toISOString()).toBe('2026-11-29T08:30:00.000Z');
+    expect(p.summary!.to.toISOString()).toBe('2026-11-29T10:21:00.000Z');
+    expect(summaryReason(p.summary!)).toMatch(/^misfire: 112 missed slots skipped from 2026-11-29T08:30:00.000Z to 2026-11-29T10:21:00.000Z$/);
+    expect(p.nextRunAt!.toISOString()).toBe('2026-11-29T10:22:00.000Z');
+    expect(p.pause).toBe(false);
+  });
+
+  it('fire_once: exactly one catch-up (the most recent slot), 111 skipped, next 10:22', () => {
+    const p = planJobFire(cronJob({ misfirePolicy: 'fire_once' }), restart, opts);
+    expect(iso(p.fire)).toEqual(['2026-11-29T10:21:00.000Z']);
+    expect(p.summary).toMatchObject({ count: 111 });
+    expect(p.nextRunAt!.toISOString()).toBe('2026-11-29T10:22:00.000Z');
+  });
+
+  it('fire_all cap 10: the 10 most recent fire, 102 skipped, next 10:22', () => {
+    const p = planJobFire(cronJob({ misfirePolicy: 'fire_all', misfireMaxCatchup: 10 }), restart, opts);
+    expect(p.fire).toHaveLength(10);
+    expect(p.fire[0]!.toISOString()).toBe('2026-11-29T10:12:00.000Z');
+    expect(p.fire[9]!.toISOString()).toBe('2026-11-29T10:21:00.000Z');
+    expect(p.summary).toMatchObject({ count: 102, exact: true });
+    expect(p.summary!.to.toISOString()).toBe('2026-11-29T10:11:00.000Z');
+  });
+
+  it('small gaps are recorded slot by slot', () => {
+    const p = planJobFire(cronJob({ misfirePolicy: 'fire_once', nextRunAt: T('2026-11-29T10:18:00Z') }), restart, opts);
+    expect(iso(p.fire)).toEqual(['2026-11-29T10:21:00.000Z']);
+    expect(iso(p.skip)).toEqual(['2026-11-29T10:18:00.000Z', '2026-11-29T10:19:00.000Z', '2026-11-29T10:20:00.000Z']);
+    expect(p.summary).toBeNull();
+  });
+
+  it('a year of downtime on a per-second cron stays bounded', () => {
+    const started = Date.now();
+    const p = planJobFire(
+      cronJob({ cronExpression: '* * * * * *', misfirePolicy: 'fire_all', nextRunAt: T('2025-11-29T00:00:00Z') }),
+      T('2026-11-29T00:00:00.500Z'),
+      opts,
+    );
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(p.fire).toHaveLength(10);
+    expect(p.summary!.count).toBeGreaterThan(30_000_000);
+    expect(p.nextRunAt!.toISOString()).toBe('2026-11-29T00:00:01.000Z');
+  });
+});
+
+describe('planJobFire — on time, once, windows, stagger', () => {
+  it('a slot within the grace simply fires', () => {
+    const p = planJobFire(cronJob({ misfirePolicy: 'skip', nextRunAt: T('2026-11-29T10:21:00Z') }), restart, opts);
+    expect(iso(p.fire)).toEqual(['2026-11-29T10:21:00.000Z']);
+    expect(p.misfire).toBe(false);
+  });
+
+  it('nothing due yet: only recomputes', () => {
+    const p = planJobFire(cronJob({ nextRunAt: T('2026-11-29T10:22:00Z') }), restart, opts);
+    expect(p.fire).toEqual([]);
+    expect(p.nextRunAt!.toISOString()).toBe('2026-11-29T10:22:00.000Z');
+  });
+
+  it('once: fires once and pauses', () => {
+    const runAt = T('2026-11-29T10:21:00Z');
+    const p = planJobFire(cronJob({ scheduleKind: 'once', cronExpression: null, runAt, nextRunAt: runAt }), restart, opts);
+    expect(iso(p.fire)).toEqual([runAt.toISOString()]);
+    expect(p.nextRunAt).toBeNull();
+    expect(p.pause).toBe(true);
+  });
+
+  it('cron whose year range ended: fires its last slot then pauses', () => {
+    const p = planJobFire(
+      cronJob({ cronExpression: '0 0 10 21 11 * 2026', nextRunAt: T('2026-11-21T10:00:00Z') }),
+      T('2026-11-21T10:00:05Z'),
+      opts,
+    );
+    expect(p.fire).toHaveLength(1);
+    expect(p.nextRunAt).toBeNull();
+    expect(p.pause).toBe(true);
+  });
+
+  it('past end_at: nothing after the window, paused', () => {
+    const p = planJobFire(cronJob({ nextRunAt: T('2026-11-29T10:21:00Z'), endAt: T('2026-11-29T10:21:10Z') }), restart, opts);
+    expect(p.fire).toHaveLength(1);
+    expect(p.nextRunAt).toBeNull();
+    expect(p.pause).toBe(true);
+  });
+
+  it('unevaluable schedule throws (caller marks the job)', () => {
+    expect(() => planJobFire(cronJob({ cronExpression: 'not a cron' }), restart, opts)).toThrow();
+    expect(() => planJobFire(cronJob({ timezone: 'Mars/Olympus' }), restart, opts)).toThrow();
+  });
+
+  it('stagger: due = nominal + fixed offset, scheduled_for stays nominal', () => {
+    const job = cronJob({ staggerSeconds: 30 });
+    const off = staggerOffsetMs(job.id, 30);
+    const nominal = T('2026-11-29T10:21:00Z');
+    const due = dueAt({ jobId: job.id, staggerSeconds: 30 }, nominal);
+    expect(due.getTime() - nominal.getTime()).toBe(off);
+    const before = planJobFire({ ...job, nextRunAt: due }, new Date(due.getTime() - 1), opts);
+    expect(before.fire).toEqual([]);
+    const at = planJobFire({ ...job, nextRunAt: due }, due, opts);
+    expect(iso(at.fire)).toEqual([nominal.toISOString()]);
+    expect(at.nextRunAt!.getTime()).toBe(T('2026-11-29T10:22:00Z').getTime() + off);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * What one tick does with one due job: pure arithmetic over lib/schedule, no
+ * DB and no clock reads, so every misfire rule is unit-testable.
+ *
+ * Rules (DESIGN.md §4, engine.md cases 1 and 2):
+ * - The stored `next_run_at` is a due instant (nominal + stagger); the nominal
+ *   slot is recovered by subtracting the job's fixed stagger offset.
+ * - Due slots are every nominal slot from the stored one whose due instant is
+ *   <= now (walking forward only; bounded by collectMissedSlots).
+ * - Misfire (Quartz's rule): when the oldest due slot is later than
+ *   `misfireGraceMs`, the job missed its time (downtime) and its misfire policy
+ *   decides for ALL due slots: skip / fire_once (most recent) / fire_all (most
+ *   recent `misfire_max_catchup`). Otherwise every due slot is simply due and fires.
+ * - Skipped slots are recorded one row each up to `skippedRowLimit`; beyond
+ *   that as ONE summarising record carrying the count (never a flood).
+ * - Then the job moves to the first slot after now; with none left (once job
+ *   fired, window over, year range exhausted) next_run_at is null and the job is
+ *   paused (manual jobs just lose next_run_at).
+ */
+import {
+  collectMissedSlots,
+  dueAt,
+  nextFireTime,
+  planMisfire,
+  staggerOffsetMs,
+  type JobSchedule,
+  type MisfirePolicy,
+  type ScheduleSpec,
+} from '../../schedule/index.ts';
+
+export interface TickJob {
+  id: string;
+  scheduleKind: 'cron' | 'interval' | 'once' | 'manual';
+  cronExpression: string | null;
+  timezone: string;
+  intervalSeconds: number | null;
+  runAt: Date | null;
+  startAt: Date | null;
+  endAt: Date | null;
+  misfirePolicy: MisfirePolicy;
+  misfireMaxCatchup: number;
+  staggerSeconds: number;
+  nextRunAt: Date;
+  createdAt: Date;
+}
+
+export interface TickPlanOptions {
+  misfireGraceMs: number;
+  /** skipped slots recorded one row each up to this many; more become one summary record */
+  skippedRowLimit: number;
+}
+
+export interface SkipSummary {
+  /** nominal slot the summary record is filed under (the oldest missed slot) */
+  scheduledFor: Date;
+  count: number;
+  /** false when count is an estimate (gigantic gaps are not walked slot by slot) */
+  exact: boolean;
+  from: Date;
+  to: Date;
+}
+
+export interface TickPlan {
+  /** nominal slots to fire now, ascending */
+  fire: Date[];
+  /** nominal slots to record as individual skipped runs (reason misfire), ascending */
+  skip: Date[];
+  /** one summarising skipped record instead of `skip` rows, for big gaps */
+  summary: SkipSummary | null;
+  misfire: boolean;
+  /** next due instant, or null when the schedule has ended */
+  nextRunAt: Date | null;
+  /** true when the schedule has ended and the job should become paused */
+  pause: boolean;
+}
+
+/** Builds lib/schedule's JobSchedule from a job row. Throws ScheduleError/Error for an unusable row. */
+export function toJobSchedule(job: TickJob): JobSchedule {
+  let spec: ScheduleSpec;
+  switch (job.scheduleKind) {
+    case 'cron':
+      if (!job.cronExpression) throw new Error('cron job without cron_expression');
+      spec = { kind: 'cron', cron: job.cronExpression, timezone: job.timezone };
+      break;
+    case 'interval':
+      if (!job.intervalSeconds || job.intervalSeconds < 1) throw new Error('interval job without a positive interval_seconds');
+      spec = { kind: 'interval', intervalSeconds: job.intervalSeconds };
+      break;
+    case 'once':
+      if (!job.runAt) throw new Error('once job without run_at');
+      spec = { kind: 'once', runAt: job.runAt };
+      break;
+    case 'manual':
+      spec = { kind: 'manual' };
+      break;
+    default:
+      throw new Error(`unknown schedule kind ${String(job.scheduleKind)}`);
+  }
+  return { spec, startAt: job.startAt, endAt: job.endAt, staggerSeconds: job.staggerSeconds, jobId: job.id, createdAt: job.createdAt };
+}
+
+/**
+ * Plans one due job. Throws when the schedule cannot be evaluated; the caller
+ * marks the job (status, last_error) and carries on with the others.
+ */
+export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): TickPlan {
+  const schedule = toJobSchedule(job);
+  const offset = staggerOffsetMs(job.id, job.staggerSeconds);
+  // nominal <= nowNominal  <=>  due = nominal + offset <= now
+  const nowNominal = new Date(now.getTime() - offset);
+  const storedNominal = new Date(job.nextRunAt.getTime() - offset);
+
+  const finish = (fire: Date[], skip: Date[], summary: SkipSummary | null, misfire: boolean): TickPlan => {
+    const next = nextFireTime(schedule, nowNominal);
+    const nextRunAt = next ? dueAt(schedule, next) : null;
+    return { fire, skip, summary, misfire, nextRunAt, pause: nextRunAt === null && job.scheduleKind !== 'manual' };
+  };
+
+  if (job.scheduleKind === 'manual') return finish([], [], null, false);
+
+  // The stored slot should be a real fire time; if the job was edited without
+  // recomputing next_run_at, start from the first real slot at or after it.
+  let first: Date | null = storedNominal;
+  const check = nextFireTime(schedule, new Date(storedNominal.getTime() - 1));
+  if (!check || check.getTime() !== storedNominal.getTime()) first = check;
+  if (!first || first.getTime() > nowNominal.getTime()) return finish([], [], null, false);
+
+  const hardLimit = Math.max(1, job.misfireMaxCatchup) + Math.max(0, options.skippedRowLimit) + 1;
+  const missed = collectMissedSlots(schedule, first, nowNominal, hardLimit);
+  if (missed.slots.length === 0) return finish([], [], null, false);
+
+  const oldest = missed.firstMissed ?? missed.slots[0]!;
+  const lateness = now.getTime() - dueAt(schedule, oldest).getTime();
+  const misfire = lateness > options.misfireGraceMs || missed.truncatedCount > 0;
+  if (!misfire) return finish(missed.slots, [], null, false);
+
+  const plan = planMisfire({ policy: job.misfirePolicy, maxCatchup: job.misfireMaxCatchup, missed: missed.slots });
+  const skipCount = plan.skip.length + missed.truncatedCount;
+  if (skipCount === 0) return finish(plan.fire, [], null, true);
+  if (skipCount <= options.skippedRowLimit && missed.truncatedCount === 0) return finish(plan.fire, plan.skip, null, true);
+  const to = plan.skip.length > 0 ? plan.skip[plan.skip.length - 1]! : oldest;
+  return finish(
+    plan.fire,
+    [],
+    {
+      scheduledFor: oldest,
+      count: skipCount,
+      exact: missed.truncatedExact,
+      from: oldest,
+      to,
+    },
+    true,
+  );
+}
+
+/** The reason text of a summarising skipped record. */
+export function summaryReason(s: SkipSummary): string {
+  return `misfire: ${s.exact ? '' : 'about '}${s.count} missed slots skipped from ${s.from.toISOString()} to ${s.to.toISOString()}`;
+}

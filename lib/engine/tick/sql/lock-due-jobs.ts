@@ -1,0 +1,44 @@
+/**
+ * Locks up to `limit` due jobs for one tick transaction.
+ *
+ * Due = active, not deleted, next_run_at <= now: exactly the predicate of the
+ * partial index jobs_tick_idx (next_run_at) WHERE status = 'active' AND
+ * deleted_at IS NULL AND next_run_at IS NOT NULL, so the scan reads only due
+ * rows in next_run_at order. FOR UPDATE SKIP LOCKED: N tickers running at once
+ * each take a disjoint set of jobs and never wait on each other; a job row
+ * stays locked until its runs are created and next_run_at advanced in the same
+ * transaction, so a slot is fired at most once (runs_schedule_fire_uniq is the
+ * backstop). A row whose next_run_at was advanced by another ticker while we
+ * waited is not returned (SKIP LOCKED skips it; a later scan re-checks the predicate).
+ */
+import type { Db } from '../../../db.ts';
+
+export interface DueJobRow {
+  id: string;
+  key: string;
+  schedule_kind: 'cron' | 'interval' | 'once' | 'manual';
+  cron_expression: string | null;
+  timezone: string;
+  interval_seconds: number | null;
+  run_at: Date | null;
+  start_at: Date | null;
+  end_at: Date | null;
+  misfire_policy: 'skip' | 'fire_once' | 'fire_all';
+  misfire_max_catchup: number;
+  stagger_seconds: number;
+  next_run_at: Date;
+  created_at: Date;
+}
+
+export async function lockDueJobs(db: Db, input: { limit: number }, now: Date = new Date()): Promise<DueJobRow[]> {
+  return db.$queryRaw<DueJobRow[]>`
+    SELECT id::text AS id, key, schedule_kind::text AS schedule_kind, cron_expression, timezone, interval_seconds,
+           run_at, start_at, end_at, misfire_policy::text AS misfire_policy, misfire_max_catchup,
+           stagger_seconds, next_run_at, created_at
+      FROM jobs
+     WHERE status = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL
+       AND next_run_at <= ${now}
+     ORDER BY next_run_at
+     LIMIT ${input.limit}
+       FOR UPDATE SKIP LOCKED`;
+}

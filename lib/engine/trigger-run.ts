@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, Prisma } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { finishRunIfDone } from './settle.ts';
+import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
+import { insertRun } from './sql/insert-run.ts';
+import { instantiateTasks } from './sql/instantiate-tasks.ts';
+import { lockJob } from './sql/lock-job.ts';
+import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
+
+/**
+ * Creates a run of a job (DESIGN.md §4 block strategies; CONTRACTS.md triggerRun).
+ *
+ * In ONE transaction (joins `db` when it is already a transaction):
+ * 1. locks the job row FOR UPDATE — triggers of one job serialise;
+ * 2. applies the job's block strategy against its active (pending/running) runs,
+ *    whatever the trigger kind:
+ *    - discard_later: records a `skipped` run, reason 'blocked: previous run <id> still active' -> outcome 'skipped';
+ *    - serial_execution: creates the run `pending` with its root tasks gated
+ *      (pending_parents + 1 on every task without parents) so nothing is claimable;
+ *      when the earlier run ends, finalisation releases the oldest queued run
+ *      (release-serial-run.ts) -> outcome 'queued';
+ *    - cover_early: cancels the active runs (pending and running tasks -> cancelled,
+ *      so late completions are refused; workers get NOTIFY tickflow_cancel), then
+ *      starts the new run -> outcome 'covered';
+ * 3. instantiates one task per step, one dependency per edge, the 'created'
+ *    task_logs rows, set-based (instantiate-tasks.ts), bumps total_runs/last_run_at,
+ *    and NOTIFYs tickflow_tasks when a task is ready.
+ *
+ * @param input.scheduledFor nominal fire time (UTC instant, ms precision)
+ * @param input.payload merged over job.payload and each step.payload (shallow; trigger wins)
+ * @param now the clock (injectable): created_at, schedule_at of the tasks
+ * @throws DomainError('not_found') when the job does not exist or is deleted.
+ * A second schedule-trigger run for the same (job, scheduledFor) fails with a
+ * unique violation of runs_schedule_fire_uniq (the tick relies on it).
+ */
+export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new Date()): Promise<TriggerRunResult> {
+  if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  return withEngineTransaction(db, (tx) => triggerInTx(tx, input, now));
+}
+
+async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date): Promise<TriggerRunResult> {
+  const job = await lockJob(tx, input.jobId);
+  if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  const active = job.activeRuns;
+  const base = {
+    jobId: job.id,
+    trigger: input.trigger,
+    triggeredBy: input.triggeredBy,
+    scheduledFor: input.scheduledFor,
+    params: input.payload ?? {},
+    traceId: randomBytes(16).toString('hex'),
+    parentRunId: input.parentRunId ?? null,
+  };
+
+  if (active.length > 0 && job.blockStrategy === 'discard_later') {
+    const run = await insertRun(tx, {
+      ...base,
+      status: 'skipped',
+      reason: `blocked: previous run ${active[0].id} still active`,
+      countOnJob: false,
+    }, now);
+    return { run: run!, outcome: 'skipped' };
+  }
+
+  let coveredRunIds: string[] | undefined;
+  if (active.length > 0 && job.blockStrategy === 'cover_early') {
+    coveredRunIds = active.map((r) => r.id);
+    await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
+    for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
+  }
+
+  const gated = active.length > 0 && job.blockStrategy === 'serial_execution';
+  const run = await insertRun(tx, {
+    ...base,
+    status: 'pending',
+    reason: gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null,
+    countOnJob: true,
+  }, now);
+  const created = await instantiateTasks(tx, {
+    runId: run!.id,
+    jobId: job.id,
+    scheduledFor: input.scheduledFor,
+    payload: input.payload ?? {},
+    gated,
+  }, now);
+  let result: Run = run!;
+  if (created.tasks === 0) {
+    // A job without steps has nothing to wait for: its run is complete at once.
+    await finishRunIfDone(tx, run!.id, now);
+    result = (await tx.run.findUniqueOrThrow({ where: { id: run!.id } })) as Run;
+  }
+  return { run: result, outcome: gated ? 'queued' : coveredRunIds ? 'covered' : 'started', ...(coveredRunIds ? { coveredRunIds } : {}) };
+}
+
+/**
+ * Records a run that will never execute (status `skipped`, finished at `now`):
+ * a misfired slot the policy skips, or a trigger discarded by a block strategy.
+ * Does not count in jobs.total_runs. `reason` is stored as given ('misfire',
+ * 'blocked: ...'). Trigger kind is 'schedule'.
+ * @throws DomainError('not_found') for a missing/deleted job; a duplicate
+ *   (job, scheduledFor) schedule run fails on runs_schedule_fire_uniq.
+ */
+export async function recordSkippedRun(
+  db: Db,
+  input: { jobId: string; scheduledFor: Date; reason: 'misfire' | 'blocked' | string; triggeredBy: string },
+  now: Date = new Date(),
+): Promise<Run> {
+  if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  return withEngineTransaction(db, async (tx) => {
+    const run = await insertRun(tx, {
+      jobId: input.jobId,
+      trigger: 'schedule',
+      triggeredBy: input.triggeredBy,
+      scheduledFor: input.scheduledFor,
+      status: 'skipped',
+      reason: input.reason,
+      params: {},
+      traceId: randomBytes(16).toString('hex'),
+      parentRunId: null,
+      countOnJob: false,
+    }, now);
+    if (!run) throw new DomainError('not_found', `job ${input.jobId} not found`);
+    return run;
+  });
+}

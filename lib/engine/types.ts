@@ -1,0 +1,110 @@
+/** Public shapes of the engine API (camelCase, instants as UTC `Date`s). */
+import type { Run } from '../generated/prisma/client.ts';
+
+export type { Run };
+
+export type RunTrigger = 'schedule' | 'manual' | 'api' | 'retry';
+
+export interface TriggerRunInput {
+  jobId: string;
+  trigger: RunTrigger;
+  /** who: a user email, token name, 'scheduler' or 'system' */
+  triggeredBy: string;
+  /** nominal fire time (ms precision); `runs.scheduled_for` */
+  scheduledFor: Date;
+  /** merged over job.payload and each step's payload (shallow, top-level keys) into every task's payload */
+  payload?: Record<string, unknown>;
+  /** the run this one retries (trigger 'retry') */
+  parentRunId?: string;
+}
+
+export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';
+
+export interface TriggerRunResult {
+  run: Run;
+  /** started: tasks claimable now; queued: serial_execution gate; skipped: discard_later; covered: cover_early cancelled earlier runs */
+  outcome: TriggerOutcome;
+  /** runs cancelled by cover_early */
+  coveredRunIds?: string[];
+}
+
+export interface ClaimInput {
+  nodeId: string;
+  /** handler names this node can execute */
+  handlers: string[];
+  /** this node's routing group (`worker_nodes.group`) */
+  group: string;
+  /** this node's labels; a task's `routing.labels` must all be present with equal values */
+  labels: Record<string, string>;
+  /** max tasks to claim (>= 1) */
+  limit: number;
+  /** lease length in seconds: lease_until = now + leaseSeconds */
+  leaseSeconds: number;
+  /** consistent_hash: nodes whose heartbeat is older than this many seconds are not owners (default 30) */
+  nodeStaleSeconds?: number;
+}
+
+/** A task handed to a worker by `claimTasks`. */
+export interface ClaimedTask {
+  id: string;
+  runId: string;
+  jobId: string;
+  stepKey: string;
+  handler: string;
+  config: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  attempt: number;
+  maxRetries: number;
+  timeoutSeconds: number;
+  priority: number;
+  resourceKey: string | null;
+  scheduledFor: Date | null;
+  startedAt: Date;
+  leaseUntil: Date;
+  version: number;
+}
+
+export type CompleteOutcome = 'success' | 'failed' | 'timeout';
+
+export interface CompleteTaskInput {
+  taskId: string;
+  /** the attempt the worker ran (from ClaimedTask.attempt); a stale attempt is refused */
+  attempt: number;
+  /** the node that holds the lease; another holder is refused */
+  nodeId: string;
+  outcome: CompleteOutcome;
+  output?: unknown;
+  error?: string | null;
+  exitCode?: number | null;
+  /** [0,1) source for backoff jitter (tests) */
+  random?: () => number;
+}
+
+export interface CompleteTaskResult {
+  /** false: the compare-and-set lost (stale attempt, lease taken over, task cancelled); nothing changed */
+  applied: boolean;
+  task?: {
+    id: string;
+    runId: string;
+    /** the status the task ended in for this transaction: success | pending (retry scheduled) | dead */
+    status: 'success' | 'pending' | 'dead';
+    attempt: number;
+    /** when status is pending: the retry's earliest start */
+    retryAt?: Date;
+  };
+  /** when the run reached a final status in this transaction */
+  runStatus?: string;
+}
+
+export interface ExtendLeasesInput {
+  nodeId: string;
+  taskIds: string[];
+  leaseSeconds: number;
+}
+
+export interface ExtendLeasesResult {
+  /** leases extended to now + leaseSeconds */
+  extended: string[];
+  /** no longer running under this node (completed elsewhere, reclaimed, cancelled): abort them */
+  lost: string[];
+}

@@ -1,0 +1,201 @@
+/**
+ * Claims, leases and compare-and-set (DESIGN.md §4; engine.md case 3):
+ * concurrent claimers, resource keys, routing, lease extension and reclaim.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
+import { cancelRun, claimTasks, completeTask, extendLeases, reclaimExpiredLeases, triggerRun } from '../../lib/engine/index.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { NODE, T0, at, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
+
+let t: TestDatabase;
+let other: PrismaClient;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  other = createPrismaClient(t.url, 10);
+});
+afterAll(async () => {
+  await other.$disconnect();
+  await t.close();
+});
+
+async function startRun(spec: Parameters<typeof insertJob>[1] = {}, now = T0) {
+  const jobId = await insertJob(t.db, spec);
+  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: now }, now);
+  return { jobId, runId: run.id };
+}
+
+describe('concurrent claimers', () => {
+  it('two clients claiming 2,000 ready tasks never get the same task', async () => {
+    const steps = Array.from({ length: 2000 }, (_, i) => ({ key: `s${i}`, handler: 'conc.work' }));
+    const { runId } = await startRun({ steps });
+    const handlers = ['conc.work'];
+    const loop = async (db: PrismaClient, nodeId: string) => {
+      const got: string[] = [];
+      for (;;) {
+        const batch = await claimTasks(db, { ...NODE, nodeId, handlers, limit: 37 }, T0);
+        if (batch.length === 0) return got;
+        got.push(...batch.map((b) => b.id));
+      }
+    };
+    const [a, b, c, d] = await Promise.all([loop(t.db, 'n1'), loop(other, 'n2'), loop(t.db, 'n3'), loop(other, 'n4')]);
+    const all = [...a, ...b, ...c, ...d];
+    expect(all).toHaveLength(2000);
+    expect(new Set(all).size).toBe(2000);
+    expect(a.length * b.length).toBeGreaterThan(0);
+    const rows = await t.pool.query(`SELECT count(*)::int AS n FROM task_logs WHERE run_id = $1 AND to_status = 'running'`, [runId]);
+    expect(rows.rows[0].n).toBe(2000);
+    // Leave nothing running for the lease tests below.
+    const cancelled = await cancelRun(t.db, runId, 'test', T0);
+    expect(cancelled.status).toBe('cancelled');
+  });
+});
+
+describe('resource keys', () => {
+  it('at most one running task per resource_key across runs, even with two concurrent claimers', async () => {
+    const handler = 'rk.work';
+    // 5 runs x 4 steps; steps k0..k3 share 2 keys -> at most 2 running at any time.
+    for (let r = 0; r < 5; r++) {
+      await startRun({ steps: [0, 1, 2, 3].map((i) => ({ key: `k${i}`, handler, resourceKey: `res-${i % 2}` })) });
+    }
+    let finished = 0;
+    for (let round = 0; round < 40 && finished < 20; round++) {
+      const [a, b] = await Promise.all([
+        claimTasks(t.db, { ...NODE, nodeId: 'r1', handlers: [handler], limit: 10 }, T0),
+        claimTasks(other, { ...NODE, nodeId: 'r2', handlers: [handler], limit: 10 }, T0),
+      ]);
+      const running = await t.pool.query(
+        `SELECT resource_key, count(*)::int AS n FROM tasks WHERE handler = $1 AND status = 'running' GROUP BY resource_key`, [handler]);
+      for (const row of running.rows) expect(row.n).toBe(1);
+      expect(a.length + b.length).toBeLessThanOrEqual(2);
+      for (const task of [...a.map((x) => ({ ...x, node: 'r1' })), ...b.map((x) => ({ ...x, node: 'r2' }))]) {
+        const r = await completeTask(t.db, { taskId: task.id, attempt: task.attempt, nodeId: task.node, outcome: 'success' }, T0);
+        expect(r.applied).toBe(true);
+        finished++;
+      }
+    }
+    expect(finished).toBe(20);
+  });
+
+  it('a claim batch takes one task per key and leaves the rest pending', async () => {
+    const handler = 'rk.batch';
+    const { runId } = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'db-1' }, { key: 'b', handler, resourceKey: 'db-1' }, { key: 'c', handler }] });
+    const got = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
+    expect(got.map((g) => g.resourceKey).sort()).toEqual(['db-1', null].sort());
+    const s = await tasksOf(t.db, runId);
+    expect([s.a.status, s.b.status].sort()).toEqual(['pending', 'running']);
+  });
+});
+
+describe('routing', () => {
+  it('node group, labels and explicit node lists are enforced in the claim', async () => {
+    const handler = 'route.work';
+    await startRun({ steps: [{ key: 'g', handler }], routingNodeGroup: 'gpu' });
+    await startRun({ steps: [{ key: 'l', handler }], routingLabels: { region: 'eu', disk: 'ssd' } });
+    await startRun({ steps: [{ key: 'n', handler }], routingStrategy: 'nodes', routingNodes: ['node-x'] });
+    const base = { ...NODE, handlers: [handler], limit: 10 };
+    expect(await claimTasks(t.db, { ...base, nodeId: 'plain', group: 'default', labels: { region: 'eu' } }, T0)).toEqual([]);
+    const gpu = await claimTasks(t.db, { ...base, nodeId: 'g1', group: 'gpu' }, T0);
+    expect(gpu.map((x) => x.stepKey)).toEqual(['g']);
+    const eu = await claimTasks(t.db, { ...base, nodeId: 'l1', labels: { region: 'eu', disk: 'ssd', extra: '1' } }, T0);
+    expect(eu.map((x) => x.stepKey)).toEqual(['l']);
+    const x = await claimTasks(t.db, { ...base, nodeId: 'node-x' }, T0);
+    expect(x.map((y) => y.stepKey)).toEqual(['n']);
+  });
+
+  it('consistent_hash: one live owner per key; when it dies another live node takes over', async () => {
+    const handler = 'hash.work';
+    const nodes = ['h-1', 'h-2', 'h-3'];
+    for (const n of nodes) {
+      await t.db.workerNode.create({ data: { nodeId: n, name: n, host: 'h', pid: 1, handlers: [handler], lastHeartbeatAt: T0 } });
+    }
+    await startRun({ steps: [{ key: 'k', handler }], routingStrategy: 'consistent_hash', routingKey: 'tenant-42' });
+    const base = { ...NODE, handlers: [handler], limit: 10 };
+    const claims = await Promise.all(nodes.map((n) => claimTasks(t.db, { ...base, nodeId: n }, T0)));
+    const owners = nodes.filter((_, i) => claims[i].length === 1);
+    expect(owners).toHaveLength(1);
+    const owner = owners[0];
+    const task = claims[nodes.indexOf(owner)][0];
+    await completeTask(t.db, { taskId: task.id, attempt: 1, nodeId: owner, outcome: 'success' }, T0);
+    // The same key routes to the same owner next time.
+    await startRun({ steps: [{ key: 'k', handler }], routingStrategy: 'consistent_hash', routingKey: 'tenant-42' });
+    for (const n of nodes.filter((n) => n !== owner)) expect(await claimTasks(t.db, { ...base, nodeId: n }, T0)).toEqual([]);
+    // The owner's heartbeat goes stale: another node owns the key.
+    const later = at(120_000);
+    await t.db.workerNode.updateMany({ where: { nodeId: { in: nodes.filter((n) => n !== owner) } }, data: { lastHeartbeatAt: later } });
+    const rest = await Promise.all(nodes.filter((n) => n !== owner).map((n) => claimTasks(t.db, { ...base, nodeId: n }, later)));
+    expect(rest.flat()).toHaveLength(1);
+    expect(await claimTasks(t.db, { ...base, nodeId: owner }, later)).toEqual([]);
+  });
+});
+
+describe('leases and compare-and-set (engine.md case 3)', () => {
+  it('an expired lease is reclaimed as a failed attempt; the late completion of the old attempt is refused and changes nothing', async () => {
+    const handler = 'lease.work';
+    const { runId } = await startRun({ steps: [{ key: 'slow', handler }], maxRetries: 1 });
+    const [first] = await claimTasks(t.db, { ...NODE, nodeId: 'old-node', handlers: [handler], leaseSeconds: 2 }, T0);
+    const reclaimed = await reclaimExpiredLeases(t.db, { limit: 10 }, at(2001));
+    expect(reclaimed).toEqual([{ taskId: first.id, nodeId: 'old-node', attempt: 1, status: 'pending' }]);
+    const [second] = await claimTasks(t.db, { ...NODE, nodeId: 'new-node', handlers: [handler], leaseSeconds: 30 }, at(5000));
+    expect(second.id).toBe(first.id);
+    expect(second.attempt).toBe(2);
+    const before = await t.pool.query(`SELECT * FROM tasks WHERE id = $1`, [first.id]);
+    const logsBefore = (await logsOf(t.db, first.id)).length;
+    // The old worker's handler finally returns (5 s after start): refused, no change at all.
+    const late = await completeTask(t.db, { taskId: first.id, attempt: 1, nodeId: 'old-node', outcome: 'success', output: { late: true } }, at(5000));
+    expect(late).toEqual({ applied: false });
+    const after = await t.pool.query(`SELECT * FROM tasks WHERE id = $1`, [first.id]);
+    expect(after.rows[0]).toEqual(before.rows[0]);
+    expect((await logsOf(t.db, first.id)).length).toBe(logsBefore);
+    // Same attempt number but another node is refused too.
+    expect((await completeTask(t.db, { taskId: first.id, attempt: 2, nodeId: 'old-node', outcome: 'success' }, at(5000))).applied).toBe(false);
+    const ok = await completeTask(t.db, { taskId: first.id, attempt: 2, nodeId: 'new-node', outcome: 'success' }, at(6000));
+    expect(ok.applied).toBe(true);
+    expect(ok.runStatus).toBe('success');
+    const logs = await logsOf(t.db, first.id);
+    expect(logs.map((l) => `${l.fromStatus ?? '-'}>${l.toStatus}`)).toEqual(
+      ['->pending', 'pending>running', 'running>failed', 'failed>pending', 'pending>running', 'running>success']);
+    expect(logs[2].message).toBe('lease expired: worker old-node presumed dead');
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('success');
+  });
+
+  it('a heartbeat keeps a long task within its timeout from being reclaimed', async () => {
+    const handler = 'lease.long';
+    await startRun({ steps: [{ key: 'long', handler }] });
+    const [task] = await claimTasks(t.db, { ...NODE, nodeId: 'hb-node', handlers: [handler], leaseSeconds: 10 }, T0);
+    for (let s = 5; s <= 60; s += 5) {
+      const r = await extendLeases(t.db, { nodeId: 'hb-node', taskIds: [task.id], leaseSeconds: 10 }, at(s * 1000));
+      expect(r).toEqual({ extended: [task.id], lost: [] });
+      // (other tests' abandoned tasks in this database may be reclaimed; ours never is)
+      const reclaimed = await reclaimExpiredLeases(t.db, { limit: 5000 }, at(s * 1000 + 9000));
+      expect(reclaimed.map((x) => x.taskId)).not.toContain(task.id);
+    }
+    // Another node cannot extend it; the owner reports it lost once it is gone.
+    expect(await extendLeases(t.db, { nodeId: 'intruder', taskIds: [task.id], leaseSeconds: 10 }, at(61_000))).toEqual({ extended: [], lost: [task.id] });
+    expect((await completeTask(t.db, { taskId: task.id, attempt: 1, nodeId: 'hb-node', outcome: 'success' }, at(62_000))).applied).toBe(true);
+    expect(await extendLeases(t.db, { nodeId: 'hb-node', taskIds: [task.id], leaseSeconds: 10 }, at(63_000))).toEqual({ extended: [], lost: [task.id] });
+  });
+
+  it('reclaim with retries used up: dead, children skipped, run failed', async () => {
+    const handler = 'lease.dead';
+    const { runId } = await startRun({ steps: [{ key: 'a', handler }, { key: 'b', handler }], edges: [{ from: 'a', to: 'b' }] });
+    await claimTasks(t.db, { ...NODE, nodeId: 'gone', handlers: [handler], leaseSeconds: 1 }, T0);
+    const r = await reclaimExpiredLeases(t.db, { limit: 10 }, at(1500));
+    expect(r[0]).toMatchObject({ status: 'dead', runStatus: 'failed' });
+    const s = await tasksOf(t.db, runId);
+    expect([s.a.status, s.b.status]).toEqual(['dead', 'skipped']);
+  });
+
+  it('a retried attempt waits for its backoff (schedule_at)', async () => {
+    const handler = 'backoff.work';
+    await startRun({ steps: [{ key: 'x', handler }], maxRetries: 3, backoffBaseSeconds: 10 });
+    const c = { ...NODE, handlers: [handler] };
+    const [a1] = await claimTasks(t.db, c, T0);
+    const r1 = await completeTask(t.db, { taskId: a1.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed' }, T0);
+    expect(r1.task).toMatchObject({ status: 'pending', attempt: 2, retryAt: at(10_000) });
+    expect(await claimTasks(t.db, c, at(9_999))).toEqual([]);
+    const [a2] = await claimTasks(t.db, c, at(10_000));
+    const r2 = await completeTask(t.db, { taskId: a2.id, attempt: 2, nodeId: NODE.nodeId, outcome: 'failed' }, at(10_000));
+    expect(r2.task!.retryAt).toEqual(at(30_000)); // 10 s * 2^1
+  });
+});

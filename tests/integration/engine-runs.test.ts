@@ -1,0 +1,268 @@
+/**
+ * Run-level semantics (DESIGN.md §4): block strategies, cancel, operator
+ * retries, dead letter, handler stats.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DURATION_BUCKET_COUNT, cancelRun, claimTasks, completeTask, recordSkippedRun, retryRun, retryTask, triggerRun,
+} from '../../lib/engine/index.ts';
+import { isDomainError } from '../../lib/errors.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { NODE, T0, at, claim, drive, insertJob, logsOf, statusesOf, tasksOf } from './engine-fixtures.ts';
+
+let t: TestDatabase;
+beforeAll(async () => { t = await createTestDatabase(); });
+afterAll(async () => { await t.close(); });
+
+const fire = (jobId: string, now: Date, trigger: 'manual' | 'schedule' = 'manual') =>
+  triggerRun(t.db, { jobId, trigger, triggeredBy: 'test', scheduledFor: now }, now);
+const run = (id: string) => t.db.run.findUniqueOrThrow({ where: { id } });
+
+describe('block strategies', () => {
+  it('discard_later records a skipped run while the previous one is active', async () => {
+    const jobId = await insertJob(t.db, { blockStrategy: 'discard_later', steps: [{ key: 'm', handler: 'blk.discard' }] });
+    const first = await fire(jobId, T0);
+    const second = await fire(jobId, at(60_000), 'schedule');
+    expect(second.outcome).toBe('skipped');
+    expect(second.run.status).toBe('skipped');
+    expect(second.run.reason).toBe(`blocked: previous run ${first.run.id} still active`);
+    expect(second.run.finishedAt).toEqual(at(60_000));
+    expect(await t.db.task.count({ where: { runId: second.run.id } })).toBe(0);
+    const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect(job.totalRuns).toBe(1);
+  });
+
+  it('serial_execution queues the new run until the previous one ends, in order', async () => {
+    const handler = 'blk.serial';
+    const jobId = await insertJob(t.db, { blockStrategy: 'serial_execution', steps: [{ key: 'a', handler }, { key: 'b', handler }], edges: [{ from: 'a', to: 'b' }] });
+    const r1 = await fire(jobId, T0);
+    const r2 = await fire(jobId, at(1000));
+    const r3 = await fire(jobId, at(2000));
+    expect([r1.outcome, r2.outcome, r3.outcome]).toEqual(['started', 'queued', 'queued']);
+    expect(r2.run.reason).toContain(r1.run.id);
+    const c = { ...NODE, handlers: [handler], limit: 10 };
+    const step = async (now: Date) => {
+      const got = await claimTasks(t.db, c, now);
+      for (const x of got) await completeTask(t.db, { taskId: x.id, attempt: x.attempt, nodeId: NODE.nodeId, outcome: 'success' }, now);
+      return got.map((x) => `${x.runId === r1.run.id ? 1 : x.runId === r2.run.id ? 2 : 3}${x.stepKey}`);
+    };
+    expect(await step(at(3000))).toEqual(['1a']);
+    expect(await step(at(3000))).toEqual(['1b']); // r1 ends -> r2 released
+    expect((await run(r1.run.id)).status).toBe('success');
+    expect((await run(r2.run.id)).reason).toBeNull();
+    expect((await run(r3.run.id)).status).toBe('pending');
+    expect(await step(at(4000))).toEqual(['2a']);
+    expect(await step(at(4000))).toEqual(['2b']);
+    expect(await step(at(5000))).toEqual(['3a']);
+    expect(await step(at(5000))).toEqual(['3b']);
+    expect(await step(at(5000))).toEqual([]);
+    expect((await run(r3.run.id)).status).toBe('success');
+  });
+
+  it('serial_execution: cancelling the active run releases the queued one; a failed run releases too', async () => {
+    const handler = 'blk.serial2';
+    const jobId = await insertJob(t.db, { blockStrategy: 'serial_execution', steps: [{ key: 'm', handler }] });
+    const r1 = await fire(jobId, T0);
+    const r2 = await fire(jobId, at(1));
+    const r3 = await fire(jobId, at(2));
+    await cancelRun(t.db, r1.run.id, 'op', at(10));
+    const c = { ...NODE, handlers: [handler], limit: 10 };
+    const [x] = await claimTasks(t.db, c, at(20));
+    expect(x.runId).toBe(r2.run.id);
+    await completeTask(t.db, { taskId: x.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed' }, at(30));
+    const [y] = await claimTasks(t.db, c, at(40));
+    expect(y.runId).toBe(r3.run.id);
+  });
+
+  it('cover_early cancels the active run (running task too: its late completion is refused) and starts the new one', async () => {
+    const handler = 'blk.cover';
+    const jobId = await insertJob(t.db, { blockStrategy: 'cover_early', steps: [{ key: 'a', handler }, { key: 'b', handler }], edges: [{ from: 'a', to: 'b' }] });
+    const r1 = await fire(jobId, T0);
+    const [a] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, T0);
+    const r2 = await fire(jobId, at(1000));
+    expect(r2.outcome).toBe('covered');
+    expect(r2.coveredRunIds).toEqual([r1.run.id]);
+    expect(await statusesOf(t.db, r1.run.id)).toEqual({ a: 'cancelled', b: 'cancelled' });
+    const old = await run(r1.run.id);
+    expect(old.status).toBe('cancelled');
+    expect((await completeTask(t.db, { taskId: a.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(2000))).applied).toBe(false);
+    const [a2] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(2000));
+    expect(a2.runId).toBe(r2.run.id);
+  });
+});
+
+describe('cancel and retry', () => {
+  it('cancelRun: pending and running tasks cancelled, run cancelled, NOTIFY tickflow_cancel, second cancel is a conflict', async () => {
+    const handler = 'cx.work';
+    const jobId = await insertJob(t.db, { steps: [{ key: 'a', handler }, { key: 'b', handler }], edges: [{ from: 'a', to: 'b' }] });
+    const { run: r } = await fire(jobId, T0);
+    const [a] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, T0);
+    const listener = await t.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => { if (n.channel === 'tickflow_cancel') heard.push(n.payload ?? ''); });
+    await listener.query('LISTEN tickflow_cancel');
+    const cancelled = await cancelRun(t.db, r.id, 'alice', at(500));
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.error).toBe('cancelled by alice');
+    expect(await statusesOf(t.db, r.id)).toEqual({ a: 'cancelled', b: 'cancelled' });
+    await listener.query('SELECT 1');
+    listener.release();
+    expect(heard.map((h) => JSON.parse(h))).toEqual([[a.id]]);
+    await expect(cancelRun(t.db, r.id, 'alice', at(600))).rejects.toMatchObject({ code: 'conflict' });
+    expect((await completeTask(t.db, { taskId: a.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(700))).applied).toBe(false);
+    const logs = await logsOf(t.db, a.id);
+    expect(logs.at(-1)).toMatchObject({ fromStatus: 'running', toStatus: 'cancelled', message: 'cancelled by alice' });
+  });
+
+  it('retryTask re-opens a dead task and the tasks skipped because of it; the run runs again to success', async () => {
+    const handler = 'rt.work';
+    const jobId = await insertJob(t.db, {
+      steps: [{ key: 'a', handler }, { key: 'b', handler }, { key: 'c', handler }, { key: 'comp', handler }],
+      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'a', to: 'comp', type: 'on_failure' }],
+    });
+    const { run: r } = await fire(jobId, T0);
+    await drive(t.db, T0, { a: 'failed', comp: 'success' }, [handler]);
+    expect(await statusesOf(t.db, r.id)).toEqual({ a: 'dead', b: 'skipped', c: 'skipped', comp: 'success' });
+    expect((await run(r.id)).status).toBe('failed');
+    const tasks = await tasksOf(t.db, r.id);
+    await expect(retryTask(t.db, tasks.comp.id, 'op', at(100))).rejects.toMatchObject({ code: 'conflict' });
+    await expect(retryTask(t.db, tasks.c.id, 'op', at(100))).rejects.toMatchObject({ code: 'conflict' }); // parent b still skipped
+    const res = await retryTask(t.db, tasks.a.id, 'op', at(100));
+    expect(res.reopened).toBe(3);
+    const after = await tasksOf(t.db, r.id);
+    expect([after.a.status, after.a.attempt, after.a.pendingParents]).toEqual(['pending', 2, 0]);
+    expect([after.b.status, after.b.pendingParents, after.c.pendingParents]).toEqual(['pending', 1, 1]);
+    expect(after.comp.status).toBe('success');
+    const reopenedRun = await run(r.id);
+    expect([reopenedRun.status, reopenedRun.finishedAt]).toEqual(['running', null]);
+    expect((await logsOf(t.db, tasks.a.id)).at(-1)).toMatchObject({ fromStatus: 'dead', toStatus: 'pending', message: 'retried by op' });
+    await drive(t.db, at(200), {}, [handler]);
+    expect(await statusesOf(t.db, r.id)).toEqual({ a: 'success', b: 'success', c: 'success', comp: 'success' });
+    expect((await run(r.id)).status).toBe('success');
+  });
+
+  it('retryTask on a cancelled run re-opens it', async () => {
+    const handler = 'rt.cancel';
+    const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler }] });
+    const { run: r } = await fire(jobId, T0);
+    await cancelRun(t.db, r.id, 'op', T0);
+    const task = (await tasksOf(t.db, r.id)).m;
+    await retryTask(t.db, task.id, 'op', at(10));
+    expect((await run(r.id)).status).toBe('pending');
+    const [x] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(20));
+    expect((await completeTask(t.db, { taskId: x.id, attempt: x.attempt, nodeId: NODE.nodeId, outcome: 'success' }, at(30))).runStatus).toBe('success');
+    await expect(retryTask(t.db, task.id, 'op', at(40))).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('retryRun creates a new run (trigger retry, parent_run_id) from a failed run', async () => {
+    const handler = 'rr.work';
+    const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler }] });
+    const { run: r } = await triggerRun(t.db, { jobId, trigger: 'api', triggeredBy: 'x', scheduledFor: T0, payload: { n: 1 } }, T0);
+    await expect(retryRun(t.db, r.id, 'op', T0)).rejects.toMatchObject({ code: 'conflict' });
+    const [x] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, T0);
+    await completeTask(t.db, { taskId: x.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed' }, T0);
+    const again = await retryRun(t.db, r.id, 'op', at(1000));
+    expect(again).toMatchObject({ trigger: 'retry', triggeredBy: 'op', parentRunId: r.id, status: 'pending', params: { n: 1 } });
+    const task = await t.db.task.findFirstOrThrow({ where: { runId: again.id } });
+    expect(task.payload).toEqual({ n: 1 });
+  });
+
+  it('errors: unknown ids are not_found DomainErrors', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const call of [
+      () => triggerRun(t.db, { jobId: missing, trigger: 'manual', triggeredBy: 'x', scheduledFor: T0 }, T0),
+      () => triggerRun(t.db, { jobId: 'not-a-uuid', trigger: 'manual', triggeredBy: 'x', scheduledFor: T0 }, T0),
+      () => cancelRun(t.db, missing, 'x', T0),
+      () => retryTask(t.db, missing, 'x', T0),
+      () => retryRun(t.db, missing, 'x', T0),
+    ]) {
+      const e = await call().then(() => null, (err: unknown) => err);
+      expect(isDomainError(e) && e.code).toBe('not_found');
+    }
+    const jobId = await insertJob(t.db, {});
+    await t.db.job.update({ where: { id: jobId }, data: { deletedAt: T0 } });
+    await expect(fire(jobId, T0)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('recordSkippedRun and exactly-once schedule runs', async () => {
+    const jobId = await insertJob(t.db, { blockStrategy: 'cover_early', steps: [{ key: 'm', handler: 'once.work' }] });
+    const s = await recordSkippedRun(t.db, { jobId, scheduledFor: T0, reason: 'misfire', triggeredBy: 'scheduler' }, at(5));
+    expect(s).toMatchObject({ status: 'skipped', reason: 'misfire', trigger: 'schedule', finishedAt: at(5) });
+    await fire(jobId, at(60_000), 'schedule');
+    await expect(fire(jobId, at(60_000), 'schedule')).rejects.toThrow(/runs_schedule_fire_uniq|Unique|unique/);
+  });
+});
+
+describe('dead letter', () => {
+  it('N consecutive failed runs move the job to dead_letter with an alarm; a success resets the counter', async () => {
+    const handler = 'dl.work';
+    const jobId = await insertJob(t.db, { deadLetterAfter: 3, steps: [{ key: 'm', handler }] });
+    const once = async (outcome: 'success' | 'failed', ms: number) => {
+      await fire(jobId, at(ms));
+      const [x] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(ms));
+      return completeTask(t.db, { taskId: x.id, attempt: 1, nodeId: NODE.nodeId, outcome }, at(ms));
+    };
+    await once('failed', 0);
+    await once('failed', 1000);
+    let job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect([job.consecutiveFailures, job.status, job.lastRunStatus]).toEqual([2, 'active', 'failed']);
+    await once('success', 2000);
+    job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect([job.consecutiveFailures, job.successRuns, job.failedRuns]).toEqual([0, 1, 2]);
+    await once('failed', 3000);
+    await once('failed', 4000);
+    expect(await t.db.alarm.count({ where: { jobId } })).toBe(0);
+    await once('failed', 5000);
+    job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect([job.consecutiveFailures, job.status, job.failedRuns, job.totalRuns]).toEqual([3, 'dead_letter', 5, 6]);
+    const alarms = await t.db.alarm.findMany({ where: { jobId } });
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]).toMatchObject({ type: 'dead_letter', channel: 'log', status: 'pending' });
+    // Still failing (manual trigger while dead-lettered): no second alarm.
+    await once('failed', 6000);
+    expect(await t.db.alarm.count({ where: { jobId } })).toBe(1);
+  });
+});
+
+describe('handler stats', () => {
+  it('stats upsert agrees with the task rows and task_logs', async () => {
+    const handler = 'stats.work';
+    const jobId = await insertJob(t.db, { maxRetries: 1, backoffBaseSeconds: 0, steps: [{ key: 'm', handler }] });
+    const outcomes: ('success' | 'failed' | 'timeout')[][] = [['success'], ['failed', 'success'], ['timeout', 'failed'], ['failed', 'timeout'], ['success']];
+    let ms = 0;
+    for (const seq of outcomes) {
+      await fire(jobId, at(ms));
+      // attempt 1: claimed 40 ms late, runs 120 ms; attempt 2 (no backoff): claimed at once, runs 240 ms
+      let clock = ms + 40;
+      for (const outcome of seq) {
+        const [x] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(clock));
+        clock += 120 * x.attempt;
+        await completeTask(t.db, { taskId: x.id, attempt: x.attempt, nodeId: NODE.nodeId, outcome }, at(clock));
+      }
+      ms += 10_000;
+    }
+    const [row] = await t.pool.query(`SELECT * FROM handler_stats_daily WHERE handler = $1`, [handler]).then((r) => r.rows);
+    expect(row.stat_date.toISOString?.() ?? String(row.stat_date)).toContain('2026-03-0');
+    const fromLogs = await t.pool.query(
+      `SELECT count(*) FILTER (WHERE l.from_status = 'running' AND l.to_status = 'success')::int AS success,
+              count(*) FILTER (WHERE l.from_status = 'running' AND l.to_status = 'failed')::int AS failure,
+              count(*) FILTER (WHERE l.from_status = 'running' AND l.to_status = 'timeout')::int AS timeout,
+              count(*) FILTER (WHERE l.to_status = 'dead')::int AS dead
+         FROM task_logs l JOIN tasks t ON t.id = l.task_id WHERE t.handler = $1`, [handler]);
+    const tasks = await t.pool.query(`SELECT status, count(*)::int AS n FROM tasks WHERE handler = $1 GROUP BY status`, [handler]);
+    const byStatus = Object.fromEntries(tasks.rows.map((r) => [r.status, r.n]));
+    expect({ success: row.success, failure: row.failure, timeout: row.timeout, dead: row.dead_letter }).toEqual(fromLogs.rows[0]);
+    expect(row.success).toBe(byStatus.success);
+    expect(row.dead_letter).toBe(byStatus.dead);
+    expect([row.success, row.failure, row.timeout, row.dead_letter]).toEqual([3, 3, 2, 2]);
+    expect(row.duration_buckets).toHaveLength(DURATION_BUCKET_COUNT);
+    const finished = row.success + row.failure + row.timeout;
+    expect(row.duration_buckets.reduce((a: number, b: number) => a + b, 0)).toBe(finished);
+    // attempt 1 lasts 120 ms (bucket [100,250)), attempt 2 240 ms (same bucket)
+    expect(row.duration_buckets[3]).toBe(finished); // bucket 3 = [100, 250)
+    expect(Number(row.total_duration_ms)).toBe(5 * 120 + 3 * 240);
+    expect(row.max_duration_ms).toBe(240);
+    // lateness: first attempts only, started 40 ms after scheduled_for
+    expect([Number(row.total_lateness_ms), row.lateness_count]).toEqual([5 * 40, 5]);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * lib/engine/states.ts agrees with the database: enum values and the
+ * `tasks_valid_transition` trigger (every allowed pair passes, every other pair
+ * is rejected).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_STATUSES, TASK_STATUSES, TASK_TRANSITIONS, canTransition, isFinalTaskStatus } from '../../lib/engine/index.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertJob } from './engine-fixtures.ts';
+
+let t: TestDatabase;
+beforeAll(async () => { t = await createTestDatabase(); });
+afterAll(async () => { await t.close(); });
+
+describe('states', () => {
+  it('TASK_STATUSES and RUN_STATUSES are the SQL enums, in order', async () => {
+    const values = async (type: string) =>
+      (await t.pool.query(`SELECT unnest(enum_range(NULL::${type}))::text AS v`)).rows.map((r) => r.v);
+    expect(await values('task_status')).toEqual([...TASK_STATUSES]);
+    expect(await values('run_status')).toEqual([...RUN_STATUSES]);
+  });
+
+  it('final statuses are success, dead, cancelled, skipped', () => {
+    expect(TASK_STATUSES.filter(isFinalTaskStatus)).toEqual(['success', 'cancelled', 'dead', 'skipped']);
+  });
+
+  it('the transition table matches the tasks_valid_transition trigger for all 64 pairs', async () => {
+    const jobId = await insertJob(t.db, {});
+    const run = await t.pool.query(
+      `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, trace_id)
+       VALUES ($1, 'k', 1, 'manual', 't', now(), 'x') RETURNING id`, [jobId]);
+    const runId = run.rows[0].id;
+    const client = await t.pool.connect();
+    try {
+      for (const from of TASK_STATUSES) {
+        for (const to of TASK_STATUSES) {
+          await client.query('BEGIN');
+          // Insert directly in `from` (the trigger guards UPDATEs only); running rows need a lease.
+          const { rows } = await client.query(
+            `INSERT INTO tasks (run_id, job_id, step_key, handler, status, locked_by, lease_until)
+             VALUES ($1, $2, 'x', 'h', $3::task_status, 'n', now()) RETURNING id`, [runId, jobId, from]);
+          let allowed = true;
+          try {
+            await client.query('SAVEPOINT s');
+            await client.query(`UPDATE tasks SET status = $2::task_status WHERE id = $1`, [rows[0].id, to]);
+          } catch (e) {
+            expect(String(e)).toMatch(/invalid task transition/);
+            allowed = false;
+            await client.query('ROLLBACK TO SAVEPOINT s');
+          }
+          await client.query('ROLLBACK');
+          expect({ from, to, allowed }).toEqual({ from, to, allowed: canTransition(from, to) });
+        }
+      }
+    } finally {
+      client.release();
+    }
+    expect(TASK_TRANSITIONS.length).toBe(14);
+  });
+});
