@@ -29,12 +29,32 @@ async function dropDatabases(adminUrl: string, like: string): Promise<void> {
   }
 }
 
+function pidAlive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+async function dropOrphanDatabases(adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'tft\\_%'`);
+    for (const { datname } of rows) {
+      const pid = Number(datname.split('_')[1]);
+      if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) continue;
+      await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 export default async function setup(project: TestProject) {
   const server = await startTestServer();
   const prefix = `tft_${process.pid}_${Date.now().toString(36)}`;
   const template = `${prefix}_tpl`;
-  // Leftovers of runs that were killed before their teardown.
-  await dropDatabases(server.adminUrl, 'tft\\_%');
+  // Leftovers of runs that were killed before their teardown: only those whose
+  // vitest process is gone, so two runs on one server never drop each other's.
+  await dropOrphanDatabases(server.adminUrl);
   await ensureDatabase(server.adminUrl, template);
   await migrate(withDatabase(server.adminUrl, template));
   project.provide('pgAdminUrl', server.adminUrl);

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { parseCrontab, splitPercent } from './parse-crontab';
+
+describe('parseCrontab', () => {
+  it('reads 5-field entries, comments, blank lines and env lines', () => {
+    const { jobs, errors } = parseCrontab(
+      [
+        '# nightly things',
+        '',
+        'MAILTO=ops@example.com',
+        'PATH=/usr/local/bin:/usr/bin:/bin',
+        'GREETING = "hello world"',
+        '*/5 * * * * /usr/bin/backup.sh --fast   >/dev/null 2>&1',
+        '  0 2 * * 1-5   echo $GREETING',
+      ].join('\n'),
+    );
+    expect(errors).toEqual([]);
+    expect(jobs).toHaveLength(2);
+    expect(jobs[0]).toMatchObject({
+      line: 6,
+      cron: '*/5 * * * *',
+      command: ['/bin/sh', '-c', '/usr/bin/backup.sh --fast   >/dev/null 2>&1'],
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', GREETING: 'hello world' },
+      key: 'crontab.l6.backup.sh',
+      name: '/usr/bin/backup.sh --fast >/dev/null 2>&1',
+    });
+    expect(jobs[0]!.env).not.toHaveProperty('MAILTO');
+    expect(jobs[1]).toMatchObject({ line: 7, cron: '0 2 * * 1-5', command: ['/bin/sh', '-c', 'echo $GREETING'] });
+  });
+
+  it('env lines apply only to entries after them', () => {
+    const { jobs } = parseCrontab('0 * * * * a\nFOO=1\n0 * * * * b\n');
+    expect(jobs[0]!.env).toEqual({});
+    expect(jobs[1]!.env).toEqual({ FOO: '1' });
+  });
+
+  it.each([
+    ['@hourly', '0 * * * *'],
+    ['@daily', '0 0 * * *'],
+    ['@midnight', '0 0 * * *'],
+    ['@weekly', '0 0 * * 0'],
+    ['@monthly', '0 0 1 * *'],
+    ['@yearly', '0 0 1 1 *'],
+    ['@annually', '0 0 1 1 *'],
+    ['@DAILY', '0 0 * * *'],
+  ])('expands %s to %s', (macro, cron) => {
+    const { jobs, errors } = parseCrontab(`${macro} /bin/true`);
+    expect(errors).toEqual([]);
+    expect(jobs[0]!.cron).toBe(cron);
+  });
+
+  it('reports @reboot, unknown macros, short lines and bad schedules without stopping', () => {
+    const { jobs, errors } = parseCrontab(
+      ['@reboot /usr/bin/start-thing', '@often foo', '* * * *', '61 * * * * bad-minute', '0 0 31 4 * never', '* * * * *', '0 1 * * * ok'].join('\n'),
+    );
+    expect(jobs.map((j) => j.line)).toEqual([7]);
+    expect(errors.map((e) => e.line)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(errors[0]!.reason).toMatch(/@reboot is not supported/);
+    expect(errors[1]!.reason).toMatch(/unknown macro/);
+    expect(errors[2]!.reason).toMatch(/5 time fields/);
+    expect(errors[3]!.reason).toMatch(/invalid schedule/);
+    expect(errors[4]!.reason).toMatch(/invalid schedule/);
+    expect(errors[5]!.reason).toMatch(/5 time fields|missing command/);
+    expect(errors[0]!.text).toBe('@reboot /usr/bin/start-thing');
+  });
+
+  it('reads the user column of system crontabs (/etc/cron.d)', () => {
+    const { jobs, errors } = parseCrontab('SHELL=/bin/bash\n17 * * * * root cd / && run-parts --report /etc/cron.hourly\n0 3 * * * www-data\n', {
+      system: true,
+    });
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ user: 'root', command: ['/bin/bash', '-c', 'cd / && run-parts --report /etc/cron.hourly'] });
+    expect(jobs[0]!.env).not.toHaveProperty('SHELL');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.line).toBe(3);
+  });
+
+  it('turns % into stdin and newlines, keeps \\% literal', () => {
+    const { jobs } = parseCrontab('0 0 * * * mail -s "date +\\%F" root%line one%line two');
+    expect(jobs[0]!.command[2]).toBe('mail -s "date +%F" root');
+    expect(jobs[0]!.input).toBe('line one\nline two');
+    expect(splitPercent('date +\\%s')).toEqual({ command: 'date +%s' });
+  });
+
+  it('applies CRON_TZ to later entries', () => {
+    const { jobs, errors } = parseCrontab('CRON_TZ=Asia/Shanghai\n0 9 * * 1-5 report\nCRON_TZ=Not/AZone\n0 9 * * * x');
+    expect(jobs[0]).toMatchObject({ timezone: 'Asia/Shanghai', cron: '0 9 * * 1-5' });
+    expect(jobs[0]!.env).toEqual({});
+    expect(errors[0]!.line).toBe(4);
+  });
+
+  it('makes keys that satisfy the jobs.key format and are unique per line', () => {
+    const { jobs } = parseCrontab('* * * * * /opt/My Tool/run!.sh\n* * * * * /opt/My Tool/run!.sh\n* * * * * ___\n');
+    for (const j of jobs) expect(j.key).toMatch(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/);
+    expect(new Set(jobs.map((j) => j.key)).size).toBe(3);
+  });
+
+  it('handles CRLF files and day/month names', () => {
+    const { jobs, errors } = parseCrontab('0 6 * jan,feb mon-fri /bin/true\r\n');
+    expect(errors).toEqual([]);
+    expect(jobs[0]!.cron).toBe('0 6 * jan,feb mon-fri');
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Parses a crontab file into Tickflow shell-job drafts (pure: no I/O, no clock).
+ *
+ * Understands what Vixie cron / cronie read:
+ * - blank lines and `#` comments;
+ * - environment lines `NAME=value` (optionally quoted); they apply to the
+ *   entries after them. `SHELL` picks the interpreter (default /bin/sh),
+ *   `CRON_TZ` (or `TZ`) the entries' timezone; `MAILTO`/`MAILFROM` have no Tickflow
+ *   meaning and are dropped;
+ * - 5-field entries `m h dom mon dow command`, and with `system: true` the
+ *   /etc/crontab and /etc/cron.d layout with a user column before the command;
+ * - macros @yearly @annually @monthly @weekly @daily @midnight @hourly
+ *   (`@reboot` has no equivalent in a scheduler and is reported);
+ * - `%` in the command: the first unescaped `%` ends the command and the rest is
+ *   its standard input, later `%` become newlines; `\%` is a literal `%`.
+ * A command becomes argv `[SHELL, '-c', command]`: cron itself runs commands
+ * through a shell, and Tickflow's shell executor never parses strings.
+ */
+import { parseCron } from '../schedule/cron.ts';
+
+export interface CrontabJob {
+  /** a job key derived from the line number and command (unique within one file) */
+  key: string;
+  /** the command, shortened to fit a job name */
+  name: string;
+  /** the 5-field expression (macros expanded) */
+  cron: string;
+  /** IANA zone from CRON_TZ/TZ when the file sets one */
+  timezone?: string;
+  /** argv for the shell executor */
+  command: string[];
+  /** standard input (text after the first unescaped %), if any */
+  input?: string;
+  env: Record<string, string>;
+  /** the user column of system crontabs */
+  user?: string;
+  /** 1-based line number in the file */
+  line: number;
+}
+
+export interface CrontabError {
+  line: number;
+  text: string;
+  reason: string;
+}
+
+export interface ParseCrontabOptions {
+  /** /etc/crontab and /etc/cron.d format: a user column after the 5 time fields */
+  system?: boolean;
+  /** prefix of generated job keys (default `crontab`) */
+  keyPrefix?: string;
+}
+
+export const CRON_MACROS: Record<string, string> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+const ENV_LINE = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/;
+const DROPPED_ENV = new Set(['MAILTO', 'MAILFROM', 'CRON_TZ', 'TZ', 'SHELL']);
+
+function unquote(value: string): string {
+  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value[value.length - 1] === value[0]) {
+    return value.slice(1, -1);
+  }
+  return value;
+}
+
+/** Splits a cron command at `%` (see module doc). */
+export function splitPercent(raw: string): { command: string; input?: string } {
+  let command = '';
+  let input: string | undefined;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === '\\' && raw[i + 1] === '%') {
+      if (input === undefined) command += '%';
+      else input += '%';
+      i++;
+      continue;
+    }
+    if (ch === '%') {
+      if (input === undefined) input = '';
+      else input += '\n';
+      continue;
+    }
+    if (input === undefined) command += ch;
+    else input += ch;
+  }
+  return input === undefined ? { command } : { command, input };
+}
+
+function slug(command: string): string {
+  const first = command.trim().split(/\s+/)[0] ?? 'cmd';
+  const base = first.split('/').filter(Boolean).pop() ?? 'cmd';
+  const s = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 40);
+  return s || 'cmd';
+}
+
+function jobName(command: string): string {
+  const oneLine = command.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= 200 ? oneLine : `${oneLine.slice(0, 197)}...`;
+}
+
+/** Parses crontab text; never throws for bad lines, it reports them in `errors`. */
+export function parseCrontab(text: string, options: ParseCrontabOptions = {}): { jobs: CrontabJob[]; errors: CrontabError[] } {
+  const jobs: CrontabJob[] = [];
+  const errors: CrontabError[] = [];
+  const env: Record<string, string> = {};
+  let shell = '/bin/sh';
+  let timezone: string | undefined;
+  const prefix = options.keyPrefix ?? 'crontab';
+  const lines = text.split(/\r?\n/);
+
+  lines.forEach((text, idx) => {
+    const line = idx + 1;
+    const trimmed = text.trim();
+    if (!trimmed || trimmed.startsWith('#')) return;
+
+    const envMatch = ENV_LINE.exec(text);
+    if (envMatch) {
+      const name = envMatch[1]!;
+      const value = unquote(envMatch[2]!);
+      if (name === 'SHELL') shell = value || '/bin/sh';
+      else if (name === 'CRON_TZ' || name === 'TZ') timezone = value || undefined;
+      if (!DROPPED_ENV.has(name)) env[name] = value;
+      return;
+    }
+
+    let cron: string;
+    let rest: string;
+    if (trimmed.startsWith('@')) {
+      const m = /^(@\S+)\s+(.*)$/.exec(trimmed);
+      const macro = (m?.[1] ?? trimmed).toLowerCase();
+      if (macro === '@reboot') {
+        errors.push({ line, text, reason: '@reboot is not supported: a scheduler has no boot event; run it from your service manager instead' });
+        return;
+      }
+      const expanded = CRON_MACROS[macro];
+      if (!expanded) {
+        errors.push({ line, text, reason: `unknown macro ${m?.[1] ?? trimmed}` });
+        return;
+      }
+      if (!m) {
+        errors.push({ line, text, reason: 'missing command' });
+        return;
+      }
+      cron = expanded;
+      rest = m[2]!;
+    } else {
+      const m = /^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*))?$/.exec(trimmed);
+      if (!m) {
+        errors.push({ line, text, reason: 'expected 5 time fields followed by a command' });
+        return;
+      }
+      cron = m.slice(1, 6).join(' ');
+      rest = m[6] ?? '';
+    }
+
+    let user: string | undefined;
+    if (options.system) {
+      const m = /^(\S+)\s+(.*)$/.exec(rest.trim());
+      if (!m) {
+        errors.push({ line, text, reason: 'expected a user column followed by a command (system crontab format)' });
+        return;
+      }
+      user = m[1]!;
+      rest = m[2]!;
+    }
+    if (!rest.trim()) {
+      errors.push({ line, text, reason: 'missing command' });
+      return;
+    }
+
+    try {
+      parseCron(cron, timezone ?? 'UTC');
+    } catch (err) {
+      errors.push({ line, text, reason: `invalid schedule "${cron}"${timezone ? ` in ${timezone}` : ''}: ${(err as Error).message}` });
+      return;
+    }
+
+    const { command, input } = splitPercent(rest);
+    if (!command.trim()) {
+      errors.push({ line, text, reason: 'missing command' });
+      return;
+    }
+    jobs.push({
+      key: `${prefix}.l${line}.${slug(command)}`.slice(0, 128),
+      name: jobName(command),
+      cron,
+      ...(timezone ? { timezone } : {}),
+      command: [shell, '-c', command.trim()],
+      ...(input !== undefined ? { input } : {}),
+      env: { ...env },
+      ...(user !== undefined ? { user } : {}),
+      line,
+    });
+  });
+  return { jobs, errors };
+}

@@ -1,0 +1,90 @@
+/**
+ * `npm run stats:rebuild [-- --from YYYY-MM-DD --to YYYY-MM-DD --apply --json]`
+ *
+ * Recomputes handler_stats_daily from detail rows (task_logs + tasks) with the engine's
+ * counting rule (lib/stats/rebuild-stats.ts) and prints every difference; none is expected,
+ * because the engine updates the table in the same transaction that finishes a task.
+ * `--apply` replaces the range's rows with the recomputation. Exit code 0 = no drift (or
+ * applied), 2 = drift found without --apply, 1 = error.
+ *
+ * Default range: the retention window (TICKFLOW_RETENTION_DAYS - 1 days back, default 29) up to
+ * today in TICKFLOW_STATS_TZ — older days have lost their detail rows to retention, so
+ * "drift" there only means "history deleted", never a bug.
+ */
+import { createPrismaClient } from '../lib/db.ts';
+import { addDays, isIsoDate, statDateOf } from '../lib/stats/dates.ts';
+import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
+import { statsTimeZone } from '../lib/engine/stats.ts';
+import net from 'node:net';
+import { DEFAULT_EMBEDDED_PORT, resolveDatabase } from '../lib/infra/database-url.ts';
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => {
+      s.end();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+/**
+ * DATABASE_URL; else the embedded server of a running `npm start` (same port and built-in
+ * credentials as lib/infra/embedded-postgres.ts); else start the embedded server just for this
+ * command. Never starts/stops a server that something else is using.
+ */
+async function openDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
+  const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
+  if (await listening(port)) return { url: `postgresql://postgres:tickflow@127.0.0.1:${port}/tickflow`, stop: async () => undefined };
+  return resolveDatabase((line) => console.error(line));
+}
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i >= 0) return process.argv[i + 1];
+  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return eq?.slice(name.length + 3);
+}
+
+async function main(): Promise<number> {
+  const resolved = await openDatabase();
+  const db = createPrismaClient(resolved.url, 2);
+  try {
+    const tz = statsTimeZone();
+    const retention = Math.max(1, Number(process.env.TICKFLOW_RETENTION_DAYS ?? 30) || 30);
+    const to = arg('to') ?? statDateOf(new Date(), tz);
+    const from = arg('from') ?? addDays(to, -(retention - 1));
+    for (const [k, v] of [['from', from], ['to', to]]) {
+      if (!isIsoDate(v)) throw new Error(`--${k} must be a date YYYY-MM-DD, got ${v}`);
+    }
+    const apply = process.argv.includes('--apply');
+    const r = await rebuildStats(db, { from, to, apply, timeZone: tz });
+    if (process.argv.includes('--json')) {
+      console.log(JSON.stringify(r, null, 2));
+    } else {
+      console.log(`handler_stats_daily ${r.from}..${r.to} (${r.timeZone}): ${r.storedRows} stored rows, ${r.computedRows} recomputed from detail rows`);
+      if (!r.drift.length) console.log('no drift');
+      for (const d of r.drift) {
+        console.log(`DRIFT ${d.date} ${d.handler}: ${d.fields.join(', ')}`);
+        for (const f of d.fields) {
+          if (f === 'row') console.log(`  row ${d.stored ? 'stored only' : 'missing from table'}`);
+          else console.log(`  ${f}: stored ${JSON.stringify(d.stored?.[f as keyof typeof d.stored])} computed ${JSON.stringify(d.computed?.[f as keyof typeof d.computed])}`);
+        }
+      }
+      if (r.applied) console.log(`applied: ${r.computedRows} rows written for ${r.from}..${r.to}`);
+    }
+    return r.drift.length && !r.applied ? 2 : 0;
+  } finally {
+    await db.$disconnect();
+    await resolved.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,222 @@
+/**
+ * handler_stats_daily under concurrency: 4 in-process claim/complete loops, each on its own
+ * Prisma client (own connection pool), complete a seeded-random mix of succeeding, failing,
+ * retried, timing-out and abandoned (lease-expired) tasks across a UTC midnight; afterwards
+ * the rebuild from detail rows reports zero drift. Then a tampered table is detected and
+ * repaired with apply. Injected clock throughout (no sleeps).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
+import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { createJob } from '../../lib/jobs/create-job.ts';
+import { claimTasks, completeTask, reclaimExpiredLeases, triggerRun, DURATION_BUCKET_COUNT } from '../../lib/engine/index.ts';
+import { rebuildStats, computeStatsFromDetail } from '../../lib/stats/rebuild-stats.ts';
+import { getDailyStats, handlerTotals } from '../../lib/stats/get-daily-stats.ts';
+import { checkStats } from '../../lib/system-jobs/stats-check.ts';
+
+/** mulberry32: a small seeded PRNG so the mix is the same on every run. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const BASE = Date.parse('2026-03-01T23:59:30.000Z');
+const HANDLERS = ['stat.ok', 'stat.fail', 'stat.flaky', 'stat.slow'];
+
+let t: TestDatabase;
+const clients: PrismaClient[] = [];
+let savedTz: string | undefined;
+
+beforeAll(async () => {
+  savedTz = process.env.TICKFLOW_STATS_TZ;
+  delete process.env.TICKFLOW_STATS_TZ; // UTC days
+  t = await createTestDatabase();
+  for (let i = 0; i < 4; i++) clients.push(createPrismaClient(t.url, 3));
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.$disconnect()));
+  await t?.close();
+  if (savedTz === undefined) delete process.env.TICKFLOW_STATS_TZ;
+  else process.env.TICKFLOW_STATS_TZ = savedTz;
+});
+
+describe('stats under 4 concurrent workers', () => {
+  it('the rebuild from detail rows finds zero drift', { timeout: 180_000 }, async () => {
+    const rnd = prng(20260301);
+    let clock = BASE;
+    /** the shared injected clock: every call moves time forward a little */
+    const tick = (maxStep = 250) => new Date((clock += 1 + Math.floor(rnd() * maxStep)));
+
+    // Jobs: single steps per handler, plus a DAG whose middle step fails (children skipped).
+    const policy = { maxRetries: 2, blockStrategy: 'serial_execution', backoff: { baseSeconds: 0, factor: 1, maxSeconds: 0, jitter: 0 }, timeoutSeconds: 600 };
+    const jobs: string[] = [];
+    for (const h of HANDLERS) {
+      for (let k = 0; k < 2; k++) {
+        const j = await createJob(t.db, { key: `stats.${h}.${k}`, name: h, schedule: { kind: 'manual' }, handler: h, policy }, SYSTEM_ACTOR, new Date(BASE));
+        jobs.push(j.id);
+      }
+    }
+    const dag = await createJob(
+      t.db,
+      {
+        key: 'stats.dag',
+        name: 'dag',
+        schedule: { kind: 'manual' },
+        steps: [
+          { key: 'a', handler: 'stat.ok' },
+          { key: 'b', handler: 'stat.flaky', maxRetries: 1 },
+          { key: 'c', handler: 'stat.ok' },
+          { key: 'd', handler: 'stat.ok' },
+        ],
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'c' },
+          { from: 'b', to: 'd', type: 'on_failure' },
+        ],
+        policy,
+      },
+      SYSTEM_ACTOR,
+      new Date(BASE),
+    );
+    jobs.push(dag.id);
+
+    // 6 runs per job, scheduled a little in the past so first attempts have lateness.
+    for (let r = 0; r < 6; r++) {
+      for (const jobId of jobs) {
+        const now = tick(20);
+        await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date(now.getTime() - Math.floor(rnd() * 5000)) }, now);
+      }
+    }
+
+    const open = async () => (await t.pool.query(`SELECT count(*)::int AS n FROM runs WHERE status IN ('pending', 'running')`)).rows[0].n as number;
+    const outcome = (handler: string): { outcome: 'success' | 'failed' | 'timeout'; durationMs: number } => {
+      switch (handler) {
+        case 'stat.ok':
+          return { outcome: 'success', durationMs: Math.floor(rnd() * 80) };
+        case 'stat.fail':
+          return { outcome: 'failed', durationMs: Math.floor(rnd() * 20) };
+        case 'stat.flaky':
+          return { outcome: rnd() < 0.5 ? 'failed' : 'success', durationMs: Math.floor(rnd() * 3000) };
+        default:
+          return { outcome: rnd() < 0.3 ? 'timeout' : 'success', durationMs: 5000 + Math.floor(rnd() * 115_000) };
+      }
+    };
+    let abandoned = 0;
+    let completed = 0;
+
+    const loop = async (db: PrismaClient, nodeId: string) => {
+      let empty = 0;
+      while (empty < 15) {
+        const claimed = await claimTasks(db, { nodeId, handlers: HANDLERS, group: 'default', labels: {}, limit: 3, leaseSeconds: 600 }, tick());
+        if (claimed.length === 0) {
+          empty++;
+          tick(1000);
+          continue;
+        }
+        empty = 0;
+        await Promise.all(
+          claimed.map(async (task) => {
+            if (rnd() < 0.04) {
+              abandoned++; // the worker "dies": the reaper will reclaim the lease
+              return;
+            }
+            const o = outcome(task.handler);
+            const end = new Date(Math.max(task.startedAt.getTime() + o.durationMs, clock));
+            const r = await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId, outcome: o.outcome, error: o.outcome === 'success' ? null : 'boom' }, end);
+            if (r.applied) completed++;
+          }),
+        );
+      }
+    };
+
+    for (let round = 0; round < 8 && (await open()) > 0; round++) {
+      await Promise.all(clients.map((db, i) => loop(db, `node-${i}`)));
+      // leases of abandoned tasks expire: the reaper turns them into failed attempts
+      clock += 700_000;
+      await reclaimExpiredLeases(t.db, { limit: 1000 }, tick());
+    }
+    expect(await open()).toBe(0);
+    expect(completed).toBeGreaterThan(100);
+    expect(abandoned).toBeGreaterThan(0);
+
+    // the mix really covers every counter and two calendar days
+    const stored = await t.db.handlerStatsDaily.findMany({ orderBy: [{ statDate: 'asc' }, { handler: 'asc' }] });
+    const dates = new Set(stored.map((s) => s.statDate.toISOString().slice(0, 10)));
+    expect(dates.size).toBeGreaterThanOrEqual(2);
+    const sum = (f: (s: (typeof stored)[number]) => number) => stored.reduce((a, s) => a + f(s), 0);
+    expect(sum((s) => s.success)).toBeGreaterThan(0);
+    expect(sum((s) => s.failure)).toBeGreaterThan(0);
+    expect(sum((s) => s.timeout)).toBeGreaterThan(0);
+    expect(sum((s) => s.deadLetter)).toBeGreaterThan(0);
+    expect(sum((s) => s.latenessCount)).toBeGreaterThan(0);
+    for (const s of stored) {
+      expect(s.durationBuckets).toHaveLength(DURATION_BUCKET_COUNT);
+      expect(s.durationBuckets.reduce((a, b) => a + b, 0)).toBe(s.success + s.failure + s.timeout);
+    }
+    const finishedLogs = (await t.pool.query(`SELECT count(*)::int AS n FROM task_logs WHERE from_status = 'running' AND to_status IN ('success', 'failed', 'timeout')`)).rows[0].n;
+    expect(sum((s) => s.success + s.failure + s.timeout)).toBe(finishedLogs);
+
+    const from = [...dates][0];
+    const to = [...dates].at(-1)!;
+    const r = await rebuildStats(t.db, { from, to });
+    expect(r.drift).toEqual([]);
+    expect(r.computedRows).toBe(stored.length);
+    expect(r.storedRows).toBe(stored.length);
+    expect(r.timeZone).toBe('UTC');
+
+    // the read model agrees with the raw rows and estimates percentiles inside the observed range
+    const daily = await getDailyStats(t.db, { from, to });
+    expect(daily.days).toHaveLength(stored.length);
+    for (const d of daily.days) {
+      if (d.p50Ms !== null) {
+        expect(d.p50Ms).toBeGreaterThanOrEqual(0);
+        expect(d.p95Ms!).toBeGreaterThanOrEqual(d.p50Ms);
+        expect(d.p95Ms!).toBeLessThanOrEqual(d.maxDurationMs);
+      }
+    }
+    const totals = handlerTotals(daily.days);
+    // stat.ok only fails through abandoned attempts (lease expiry counts as a failed attempt)
+    expect(totals.find((x) => x.handler === 'stat.ok')!.successRate).toBeGreaterThan(0.85);
+    expect(totals.find((x) => x.handler === 'stat.fail')!.successRate).toBe(0);
+    const slow = totals.find((x) => x.handler === 'stat.slow')!;
+    expect(slow.p50Ms!).toBeGreaterThanOrEqual(5000);
+  });
+
+  it('detects tampering, and --apply repairs it', async () => {
+    const rows = await t.db.handlerStatsDaily.findMany({ orderBy: [{ statDate: 'asc' }, { handler: 'asc' }] });
+    const from = rows[0].statDate.toISOString().slice(0, 10);
+    const to = rows.at(-1)!.statDate.toISOString().slice(0, 10);
+    const victim = rows.find((r) => r.handler === 'stat.flaky')!;
+    await t.pool.query(`UPDATE handler_stats_daily SET success = success + 1, duration_buckets[2] = duration_buckets[2] + 5 WHERE stat_date = $1 AND handler = $2`, [victim.statDate, victim.handler]);
+    await t.pool.query(`DELETE FROM handler_stats_daily WHERE handler = 'stat.fail' AND stat_date = $1`, [rows.find((r) => r.handler === 'stat.fail')!.statDate]);
+    await t.pool.query(`INSERT INTO handler_stats_daily (stat_date, handler, success) VALUES ($1, 'ghost', 3)`, [rows[0].statDate]);
+
+    const check = await rebuildStats(t.db, { from, to });
+    const byKey = Object.fromEntries(check.drift.map((d) => [`${d.handler}`, d.fields]));
+    expect(byKey['stat.flaky']).toEqual(['success', 'durationBuckets']);
+    expect(byKey['stat.fail']).toEqual(['row']);
+    expect(byKey.ghost).toEqual(['row']);
+    expect(check.applied).toBe(false);
+
+    // the system job's check sees the same and raises an alarm
+    const sys = await checkStats(t.db, { days: 3, jobId: null }, new Date(`${to}T12:00:00Z`));
+    expect(sys.drift.length).toBeGreaterThan(0);
+    const alarm = await t.db.alarm.findFirstOrThrow({ where: { type: 'failure' } });
+    expect(alarm.channel).toBe('log');
+    expect((alarm.content as any).message).toMatch(/drifted/);
+
+    const fixed = await rebuildStats(t.db, { from, to, apply: true });
+    expect(fixed.applied).toBe(true);
+    expect((await rebuildStats(t.db, { from, to })).drift).toEqual([]);
+    expect(await t.db.handlerStatsDaily.count({ where: { handler: 'ghost' } })).toBe(0);
+    // recomputation is a pure function of the detail rows
+    expect(await computeStatsFromDetail(t.db, { from, to })).toEqual(await computeStatsFromDetail(clients[0], { from, to }));
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Day bucketing in the stats time zone (TICKFLOW_STATS_TZ, default UTC): a task finishing at
+ * 2026-03-01T23:30Z counts on 2026-03-01 in UTC and on 2026-03-02 in Asia/Shanghai (UTC+8);
+ * the rebuild uses the same boundary; lateness and the read model's averages.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { createJob } from '../../lib/jobs/create-job.ts';
+import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
+import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
+import { getDailyStats } from '../../lib/stats/get-daily-stats.ts';
+import { statDateOf } from '../../lib/stats/dates.ts';
+
+let t: TestDatabase;
+const saved = process.env.TICKFLOW_STATS_TZ;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.close();
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.TICKFLOW_STATS_TZ;
+  else process.env.TICKFLOW_STATS_TZ = saved;
+});
+
+let n = 0;
+/** One run of a one-step job: scheduled at `scheduledFor`, claimed at `startAt`, finished at `endAt`. */
+async function runOnce(handler: string, scheduledFor: string, startAt: string, endAt: string, outcome: 'success' | 'failed' | 'timeout' = 'success') {
+  const job = await createJob(t.db, { key: `tz.${++n}`, name: 'tz', schedule: { kind: 'manual' }, handler }, SYSTEM_ACTOR, new Date(scheduledFor));
+  await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date(scheduledFor) }, new Date(scheduledFor));
+  const [task] = await claimTasks(t.db, { nodeId: 'tz-node', handlers: [handler], group: 'default', labels: {}, limit: 1, leaseSeconds: 3600 }, new Date(startAt));
+  expect(task).toBeDefined();
+  const r = await completeTask(t.db, { taskId: task.id, attempt: task.attempt, nodeId: 'tz-node', outcome }, new Date(endAt));
+  expect(r.applied).toBe(true);
+}
+
+describe('stats day boundaries', () => {
+  it('statDateOf follows the zone', () => {
+    const i = new Date('2026-03-01T23:30:00Z');
+    expect(statDateOf(i, 'UTC')).toBe('2026-03-01');
+    expect(statDateOf(i, 'Asia/Shanghai')).toBe('2026-03-02');
+    expect(statDateOf(new Date('2026-03-08T04:30:00Z'), 'America/New_York')).toBe('2026-03-07'); // 23:30 EST
+    expect(statDateOf(new Date('2026-03-08T07:30:00Z'), 'America/New_York')).toBe('2026-03-08'); // 03:30 EDT, after the gap
+  });
+
+  it('a task finishing 2026-03-01T23:30Z counts on 2026-03-02 in Asia/Shanghai, on 2026-03-01 in UTC', async () => {
+    process.env.TICKFLOW_STATS_TZ = 'Asia/Shanghai';
+    await runOnce('tz.shanghai', '2026-03-01T23:00:00Z', '2026-03-01T23:00:02Z', '2026-03-01T23:30:00Z');
+    delete process.env.TICKFLOW_STATS_TZ;
+    await runOnce('tz.utc', '2026-03-01T23:00:00Z', '2026-03-01T23:00:02Z', '2026-03-01T23:30:00Z');
+
+    const rows = await t.db.handlerStatsDaily.findMany({ where: { handler: { in: ['tz.shanghai', 'tz.utc'] } }, orderBy: { handler: 'asc' } });
+    expect(rows.map((r) => [r.handler, r.statDate.toISOString().slice(0, 10), r.success])).toEqual([
+      ['tz.shanghai', '2026-03-02', 1],
+      ['tz.utc', '2026-03-01', 1],
+    ]);
+    // duration 29 min 58 s -> the open-ended bucket (>= 300 s); lateness 2 s on the first attempt
+    const sh = rows[0];
+    expect(Number(sh.totalDurationMs)).toBe(1_798_000);
+    expect(sh.maxDurationMs).toBe(1_798_000);
+    expect(sh.durationBuckets.at(-1)).toBe(1);
+    expect(Number(sh.totalLatenessMs)).toBe(2000);
+    expect(sh.latenessCount).toBe(1);
+  });
+
+  it('the rebuild buckets days in the same zone', async () => {
+    process.env.TICKFLOW_STATS_TZ = 'Asia/Shanghai';
+    await runOnce('tz.rebuild', '2026-03-01T23:59:00Z', '2026-03-01T23:59:00Z', '2026-03-01T23:59:00.120Z', 'failed');
+    const r = await rebuildStats(t.db, { from: '2026-03-02', to: '2026-03-02' });
+    expect(r.timeZone).toBe('Asia/Shanghai');
+    // tz.shanghai and tz.rebuild agree; only tz.utc (bucketed while the zone was UTC) moves to 03-02 here
+    expect(r.drift.map((d) => [d.handler, d.fields, d.stored])).toEqual([['tz.utc', ['row'], null]]);
+    expect(r.computedRows).toBe(3);
+    // asking the UTC question of Shanghai-bucketed rows shows the difference (wrong-zone rebuilds are loud)
+    const wrong = await rebuildStats(t.db, { from: '2026-03-01', to: '2026-03-02', timeZone: 'UTC' });
+    expect(wrong.drift.map((d) => d.handler).sort()).toEqual(['tz.rebuild', 'tz.rebuild', 'tz.shanghai', 'tz.shanghai']);
+
+    const daily = await getDailyStats(t.db, { from: '2026-03-02', to: '2026-03-02', handler: 'tz.rebuild' });
+    expect(daily.days).toEqual([
+      expect.objectContaining({ date: '2026-03-02', handler: 'tz.rebuild', success: 0, failure: 1, timeout: 0, deadLetter: 1, avgDurationMs: 120, maxDurationMs: 120, avgLatenessMs: 0 }),
+    ]);
+    // 120 ms is in bucket [100, 250): the single sample's p50 interpolates to the middle, clamped to max
+    expect(daily.days[0].p50Ms).toBe(120);
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * The tick against real PostgreSQL with an injected clock (engine.md cases 1 and 2).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTick } from '../../lib/engine/tick/run-tick.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertJob } from './worker-fixtures.ts';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const T = (s: string) => new Date(s);
+
+async function runsOf(jobId: string) {
+  return t.db.run.findMany({ where: { jobId }, orderBy: [{ scheduledFor: 'asc' }, { createdAt: 'asc' }] });
+}
+async function jobOf(id: string) {
+  return t.db.job.findUniqueOrThrow({ where: { id } });
+}
+/** Only touches the given jobs: other tests' jobs in this database stay put (paused). */
+async function isolate(...ids: string[]) {
+  await t.db.job.updateMany({ where: { id: { notIn: ids }, status: 'active' }, data: { status: 'paused' } });
+}
+
+describe('engine.md case 1 — one-shot jobs never break the tick', () => {
+  it('a once job fires exactly once, then is paused with next_run_at null; a bad row is marked; others keep firing', async () => {
+    const runAt = T('2026-11-29T09:00:00Z');
+    const once = await insertJob(t.db, { key: 'c1-once', scheduleKind: 'once', runAt, nextRunAt: runAt });
+    const pastYear = await insertJob(t.db, {
+      key: 'c1-year',
+      cron: '0 0 9 29 11 * 2026',
+      nextRunAt: runAt,
+    });
+    const bad = await insertJob(t.db, { key: 'c1-bad', cron: 'this is not cron', nextRunAt: T('2026-11-29T08:59:00Z') });
+    const badZone = await insertJob(t.db, { key: 'c1-badzone', cron: '* * * * *', timezone: 'Mars/Olympus', nextRunAt: T('2026-11-29T08:59:00Z') });
+    const minutely = await insertJob(t.db, { key: 'c1-minutely', cron: '* * * * *', nextRunAt: runAt });
+    await isolate(once, pastYear, bad, badZone, minutely);
+
+    const r1 = await runTick(t.db, { limit: 10 }, T('2026-11-29T09:00:01Z'));
+    expect(r1).toMatchObject({ jobs: 5, fired: 3, failed: 2, finished: 2 });
+
+    for (const id of [once, pastYear]) {
+      const j = await jobOf(id);
+      expect(j.status).toBe('paused');
+      expect(j.nextRunAt).toBeNull();
+      const runs = await runsOf(id);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ trigger: 'schedule', scheduledFor: runAt });
+    }
+    for (const id of [bad, badZone]) {
+      const j = await jobOf(id);
+      expect(j.status).toBe('paused');
+      expect(j.nextRunAt).toBeNull();
+      expect(j.lastError).toMatch(/schedule cannot be evaluated/);
+      expect(await runsOf(id)).toHaveLength(0);
+    }
+    expect((await jobOf(minutely)).nextRunAt).toEqual(T('2026-11-29T09:01:00Z'));
+
+    // Later ticks: the once job never fires again, the minutely job keeps firing.
+    for (const now of ['2026-11-29T09:01:00.200Z', '2026-11-29T09:02:00.300Z', '2026-11-29T09:03:00.100Z']) {
+      await runTick(t.db, { limit: 10 }, T(now));
+    }
+    expect(await runsOf(once)).toHaveLength(1);
+    expect(await runsOf(pastYear)).toHaveLength(1);
+    const m = await runsOf(minutely);
+    expect(m.map((r) => r.scheduledFor.toISOString())).toEqual([
+      '2026-11-29T09:00:00.000Z',
+      '2026-11-29T09:01:00.000Z',
+      '2026-11-29T09:02:00.000Z',
+      '2026-11-29T09:03:00.000Z',
+    ]);
+    expect((await jobOf(minutely)).nextRunAt).toEqual(T('2026-11-29T09:04:00Z'));
+  });
+
+  it('nothing fires outside start_at..end_at; past the end next_run_at becomes null', async () => {
+    const j = await insertJob(t.db, {
+      key: 'c1-window',
+      cron: '*/10 * * * *',
+      startAt: T('2026-11-29T10:00:00Z'),
+      endAt: T('2026-11-29T10:20:00Z'),
+      nextRunAt: T('2026-11-29T10:00:00Z'),
+    });
+    await isolate(j);
+    expect((await runTick(t.db, { limit: 10 }, T('2026-11-29T09:59:59Z'))).jobs).toBe(0);
+    for (const now of ['2026-11-29T10:00:00Z', '2026-11-29T10:10:00Z', '2026-11-29T10:20:00Z', '2026-11-29T10:30:00Z']) {
+      await runTick(t.db, { limit: 10 }, T(now));
+    }
+    expect((await runsOf(j)).map((r) => r.scheduledFor.toISOString())).toEqual([
+      '2026-11-29T10:00:00.000Z',
+      '2026-11-29T10:10:00.000Z',
+      '2026-11-29T10:20:00.000Z',
+    ]);
+    const job = await jobOf(j);
+    expect(job.nextRunAt).toBeNull();
+    expect(job.status).toBe('paused');
+  });
+});
+
+describe('engine.md case 2 — misfire after downtime never stalls and never floods', () => {
+  // Down from 08:29:30Z to 10:21:30Z: slots 08:30..10:21 (112) were missed.
+  const lastTick = T('2026-11-29T08:29:30Z');
+  const restart = T('2026-11-29T10:21:30Z');
+
+  async function setup(policy: 'skip' | 'fire_once' | 'fire_all') {
+    const id = await insertJob(t.db, {
+      key: `c2-${policy}`,
+      cron: '* * * * *',
+      misfirePolicy: policy,
+      misfireMaxCatchup: 10,
+      blockStrategy: 'serial_execution',
+      nextRunAt: T('2026-11-29T08:29:00Z'),
+    });
+    await isolate(id);
+    await runTick(t.db, { limit: 10 }, lastTick); // fires 08:29, then the workers "die"
+    expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-29T08:30:00Z'));
+    const r = await runTick(t.db, { limit: 10 }, restart);
+    expect(r.jobs).toBe(1);
+    const runs = (await runsOf(id)).filter((x) => x.scheduledFor.getTime() >= T('2026-11-29T08:30:00Z').getTime());
+    return { id, runs };
+  }
+
+  async function keepsFiring(id: string) {
+    expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-29T10:22:00Z'));
+    expect((await jobOf(id)).status).toBe('active');
+    await runTick(t.db, { limit: 10 }, T('2026-11-29T10:22:00.050Z'));
+    const later = (await runsOf(id)).filter((x) => x.scheduledFor.getTime() === T('2026-11-29T10:22:00Z').getTime());
+    expect(later).toHaveLength(1);
+    expect(later[0]!.status).not.toBe('skipped');
+    expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-29T10:23:00Z'));
+  }
+
+  it('skip: no catch-up run, one summarising skipped record, then 10:22:00Z', async () => {
+    const { id, runs } = await setup('skip');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'skipped', scheduledFor: T('2026-11-29T08:30:00Z') });
+    expect(runs[0]!.reason).toMatch(/^misfire: 112 missed slots skipped from 2026-11-29T08:30:00.000Z to 2026-11-29T10:21:00.000Z/);
+    await keepsFiring(id);
+  });
+
+  it('fire_once: exactly one catch-up run now (slot 10:21), the rest summarised, then 10:22:00Z', async () => {
+    const { id, runs } = await setup('fire_once');
+    const fired = runs.filter((r) => r.status !== 'skipped');
+    expect(fired.map((r) => r.scheduledFor.toISOString())).toEqual(['2026-11-29T10:21:00.000Z']);
+    const skipped = runs.filter((r) => r.status === 'skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.reason).toMatch(/^misfire: 111 missed slots/);
+    await keepsFiring(id);
+  });
+
+  it('fire_all cap 10: the 10 most recent slots run, the other 102 are recorded skipped, then 10:22:00Z', async () => {
+    const { id, runs } = await setup('fire_all');
+    const fired = runs.filter((r) => r.reason === null || !r.reason.startsWith('misfire'));
+    expect(fired.map((r) => r.scheduledFor.toISOString())).toEqual(
+      Array.from({ length: 10 }, (_, i) => `2026-11-29T10:${String(12 + i).padStart(2, '0')}:00.000Z`),
+    );
+    expect(fired.every((r) => r.trigger === 'schedule')).toBe(true);
+    const skipped = runs.filter((r) => r.reason?.startsWith('misfire'));
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.reason).toMatch(/^misfire: 102 missed slots skipped from 2026-11-29T08:30:00.000Z to 2026-11-29T10:11:00.000Z/);
+    expect(runs).toHaveLength(11); // never a flood: cap + one summary
+    await keepsFiring(id);
+  });
+
+  it('a short gap is recorded slot by slot (reason misfire)', async () => {
+    const id = await insertJob(t.db, { key: 'c2-short', cron: '* * * * *', misfirePolicy: 'fire_once', nextRunAt: T('2026-11-29T12:00:00Z') });
+    await isolate(id);
+    await runTick(t.db, { limit: 10 }, T('2026-11-29T12:03:30Z'));
+    const runs = await runsOf(id);
+    expect(runs.map((r) => [r.scheduledFor.toISOString().slice(11, 16), r.status === 'skipped' ? r.reason : 'fired'])).toEqual([
+      ['12:00', 'misfire'],
+      ['12:01', 'misfire'],
+      ['12:02', 'misfire'],
+      ['12:03', 'fired'],
+    ]);
+  });
+});
+
+describe('exactly-once firing', () => {
+  it('many tickers at once over 200 due jobs: every slot fires exactly once', async () => {
+    const now = T('2026-11-30T00:00:00.500Z');
+    const { rows } = await t.pool.query<{ id: string }>(
+      `WITH j AS (
+         INSERT INTO jobs (key, name, schedule_kind, cron_expression, next_run_at, block_strategy)
+         SELECT 'eo-' || g, 'eo ' || g, 'cron', '* * * * *', '2026-11-30T00:00:00Z', 'serial_execution' FROM generate_series(1, 200) g
+         RETURNING id)
+       INSERT INTO job_steps (job_id, key, handler) SELECT id, 'main', 'builtin.noop' FROM j RETURNING job_id::text AS id`,
+    );
+    const ids = rows.map((r) => r.id);
+    await isolate(...ids);
+    const results = await Promise.all(Array.from({ length: 6 }, () => runTick(t.db, { limit: 25 }, now)));
+    // Drain whatever the concurrent passes left.
+    while ((await runTick(t.db, { limit: 50 }, now)).jobs > 0);
+    expect(results.reduce((a, r) => a + r.fired, 0)).toBeGreaterThan(0);
+    const counts = await t.pool.query<{ job_id: string; n: number }>(
+      `SELECT job_id, count(*)::int AS n FROM runs WHERE job_id = ANY($1::text[]) GROUP BY job_id`,
+      [ids],
+    );
+    expect(counts.rows).toHaveLength(200);
+    expect(counts.rows.every((r) => r.n === 1)).toBe(true);
+    const jobs = await t.db.job.findMany({ where: { id: { in: ids } } });
+    expect(jobs.every((j) => j.nextRunAt?.toISOString() === '2026-11-30T00:01:00.000Z')).toBe(true);
+  });
+
+  it('a slot that already has a schedule run is not fired again and the job moves on', async () => {
+    const id = await insertJob(t.db, { key: 'eo-dup', cron: '* * * * *', nextRunAt: T('2026-11-30T01:00:00Z') });
+    await isolate(id);
+    await runTick(t.db, { limit: 5 }, T('2026-11-30T01:00:01Z'));
+    // Someone rewinds next_run_at (e.g. a restore): the backstop index refuses the second fire.
+    await t.db.job.update({ where: { id }, data: { nextRunAt: T('2026-11-30T01:00:00Z') } });
+    const r = await runTick(t.db, { limit: 5 }, T('2026-11-30T01:00:02Z'));
+    expect(r.failed).toBe(0);
+    expect(await runsOf(id)).toHaveLength(1);
+    const job = await jobOf(id);
+    expect(job.status).toBe('active');
+    expect(job.nextRunAt).toEqual(T('2026-11-30T01:01:00Z'));
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * The http, shell and sql executors run by a real (in-process) worker: the
+ * outcome, output and exit code land on the task row.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { triggerRun } from '../../lib/engine/index.ts';
+import { createWorker, type Worker } from '../../worker/create-worker.ts';
+import type { WorkerConfig } from '../../worker/config.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+
+let t: TestDatabase;
+const workers: Worker[] = [];
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function startWorker(over: Partial<WorkerConfig> = {}): Promise<Worker> {
+  const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], ...over }) });
+  workers.push(w);
+  await w.start();
+  return w;
+}
+
+async function runTask(f: JobFixture): Promise<string> {
+  const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
+  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+  const [task] = await t.db.task.findMany({ where: { runId: run.id } });
+  return task!.id;
+}
+
+const finalTask = (id: string, ms = 15_000) =>
+  waitFor(async () => {
+    const x = await t.db.task.findUniqueOrThrow({ where: { id } });
+    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
+  }, ms, `task ${id} to finish`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('shell executor', () => {
+  it('is refused without TICKFLOW_ALLOW_SHELL, with a clear error on the task', async () => {
+    await startWorker({ allowShell: false });
+    const id = await runTask({ steps: [{ handler: 'shell', config: { command: ['/bin/echo', 'hi'] } }] });
+    const x = await finalTask(id);
+    expect(x.status).toBe('dead');
+    expect(x.error).toMatch(/TICKFLOW_ALLOW_SHELL=1/);
+  });
+
+  it('records stdout and exit code 0, and a non-zero exit code on failure', async () => {
+    await startWorker({ allowShell: true });
+    const ok = await runTask({ steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo "$GREETING"'], env: { GREETING: 'hej' } } }] });
+    const bad = await runTask({ steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo no >&2; exit 7'] } }] });
+    const a = await finalTask(ok);
+    expect(a).toMatchObject({ status: 'success', exitCode: 0, output: { exitCode: 0, stdout: 'hej\n' } });
+    const b = await finalTask(bad);
+    expect(b).toMatchObject({ status: 'dead', exitCode: 7 });
+    expect(b.error).toMatch(/exited with code 7/);
+    expect(b.output).toMatchObject({ stderr: 'no\n' });
+  });
+
+  it('a command that ignores SIGTERM is killed within timeout + grace', async () => {
+    await startWorker({ allowShell: true, shellKillGraceMs: 500 });
+    const pidFile = path.join(tmpdir(), `tickflow-trap-${process.pid}-${Date.now()}.pid`);
+    const started = Date.now();
+    const id = await runTask({
+      timeoutSeconds: 1,
+      steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', `echo $$ > ${pidFile}; trap '' TERM; sleep 30 & wait; sleep 30`] } }],
+    });
+    const pid = await waitFor(async () => {
+      try {
+        return Number(readFileSync(pidFile, 'utf8').trim()) || null;
+      } catch {
+        return null;
+      }
+    }, 5000, 'pid file');
+    const x = await finalTask(id, 5000);
+    expect(x.status).toBe('dead');
+    const logs = await t.db.taskLog.findMany({ where: { taskId: id }, orderBy: { id: 'asc' } });
+    expect(logs.some((l) => l.toStatus === 'timeout')).toBe(true);
+    await waitFor(async () => !alive(pid), 4000, `pid ${pid} to die`);
+    // timeout (1 s) + grace (0.5 s) + scheduling slack on a busy machine
+    expect(Date.now() - started).toBeLessThan(1000 + 500 + 3500);
+    rmSync(pidFile, { force: true });
+  });
+});
+
+describe('http executor', () => {
+  let server: Server;
+  let base: string;
+  let slowClosed = false;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/ok') {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ ok: true, method: req.method }));
+      } else if (req.url === '/fail') {
+        res.statusCode = 500;
+        res.end('broken');
+      } else if (req.url === '/slow') {
+        req.on('close', () => (slowClosed = true));
+        setTimeout(() => res.end('late'), 8000).unref();
+      } else res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('success, non-2xx failure, and a timeout that aborts the request', async () => {
+    await startWorker();
+    const ok = await runTask({ steps: [{ handler: 'http', config: { url: `${base}/ok`, method: 'POST' } }] });
+    const fail = await runTask({ steps: [{ handler: 'http', config: { url: `${base}/fail` } }] });
+    const started = Date.now();
+    const slow = await runTask({ timeoutSeconds: 1, steps: [{ handler: 'http', config: { url: `${base}/slow` } }] });
+    expect(await finalTask(ok)).toMatchObject({ status: 'success', output: { status: 200, body: { ok: true, method: 'POST' } } });
+    const f = await finalTask(fail);
+    expect(f.status).toBe('dead');
+    expect(f.error).toMatch(/answered 500/);
+    const s = await finalTask(slow);
+    expect(s.status).toBe('dead');
+    expect(s.error).toMatch(/timed out after 1s/);
+    await waitFor(async () => slowClosed, 3000, 'the server to see the request aborted');
+    expect(Date.now() - started).toBeLessThan(6000);
+  });
+});
+
+describe('sql executor', () => {
+  it('runs a parameterised statement on the default connection inside the scratch schema', async () => {
+    await startWorker();
+    const sel = await runTask({ steps: [{ handler: 'sql', config: { sql: 'SELECT $1::int + 1 AS v, current_schema() AS s', params: [41] } }] });
+    expect(await finalTask(sel)).toMatchObject({ status: 'success', output: { rowCount: 1, rows: [{ v: 42, s: 'tickflow_scratch' }] } });
+    const ddl = await runTask({ steps: [{ handler: 'sql', config: { sql: 'CREATE TABLE scratch_demo (x int)' } }] });
+    expect((await finalTask(ddl)).status).toBe('success');
+    const where = await t.pool.query(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'scratch_demo'`);
+    expect(where.rows).toEqual([{ table_schema: 'tickflow_scratch' }]);
+    const bad = await runTask({ steps: [{ handler: 'sql', config: { sql: 'SELECT * FROM no_such_table' } }] });
+    const b = await finalTask(bad);
+    expect(b.status).toBe('dead');
+    expect(b.error).toMatch(/no_such_table/);
+    const unknown = await runTask({ steps: [{ handler: 'sql', config: { sql: 'SELECT 1', connection: 'warehouse' } }] });
+    expect((await finalTask(unknown)).error).toMatch(/unknown connection "warehouse"/);
+  });
+
+  it('statement_timeout follows the task timeout', async () => {
+    await startWorker();
+    const id = await runTask({ timeoutSeconds: 1, steps: [{ handler: 'sql', config: { sql: 'SELECT pg_sleep(5)' } }] });
+    const started = Date.now();
+    const x = await finalTask(id, 6000);
+    expect(x.status).toBe('dead');
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * Real worker processes (`node --import tsx worker/index.ts`) against the test
+ * database: a SIGKILLed worker restarted at once (engine.md case 4), and
+ * graceful shutdown on SIGTERM.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { triggerRun } from '../../lib/engine/index.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertJob, spawnWorker, waitFor, type JobFixture, type WorkerProcess } from './worker-fixtures.ts';
+
+let t: TestDatabase;
+const procs: WorkerProcess[] = [];
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function start(env: Record<string, string> = {}): WorkerProcess {
+  const p = spawnWorker(t.url, { TICKFLOW_DB_POOL: '4', ...env });
+  procs.push(p);
+  return p;
+}
+
+async function runTask(f: JobFixture): Promise<string> {
+  const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
+  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+  const [task] = await t.db.task.findMany({ where: { runId: run.id } });
+  return task!.id;
+}
+const task = (id: string) => t.db.task.findUniqueOrThrow({ where: { id } });
+
+describe('engine.md case 4 — a worker killed mid-task is detected even if it restarts at once', () => {
+  it('SIGKILL, new worker within a second: the task is reclaimed after its lease and retried on the new node', async () => {
+    const env = { TICKFLOW_LEASE_SECONDS: '2', TICKFLOW_HEARTBEAT_MS: '400', TICKFLOW_NODE_OFFLINE_SECONDS: '3' };
+    const a = start(env);
+    const nodeA = await a.ready;
+    const id = await runTask({ maxRetries: 1, backoffBaseSeconds: 0, timeoutSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
+    await waitFor(async () => {
+      const x = await task(id);
+      return x.status === 'running' && x.lockedBy === nodeA;
+    }, 15_000, 'task running on A');
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const killedAt = Date.now();
+    const b = start(env); // restarted at once, on the same host
+    expect(Date.now() - killedAt).toBeLessThan(1000);
+    const nodeB = await b.ready;
+    expect(nodeB).not.toBe(nodeA); // a new node id: it does not adopt A's task
+
+    // While A's lease holds, the task stays A's (no silent adoption).
+    const during = await task(id);
+    if (during.leaseUntil && during.leaseUntil.getTime() > Date.now()) expect(during).toMatchObject({ status: 'running', lockedBy: nodeA, attempt: 1 });
+
+    const done = await waitFor(async () => {
+      const x = await task(id);
+      return x.status === 'success' ? x : null;
+    }, 20_000, 'task success on B');
+    expect(done).toMatchObject({ attempt: 2, lockedBy: nodeB });
+    const logs = await t.db.taskLog.findMany({ where: { taskId: id }, orderBy: { id: 'asc' } });
+    const expiry = logs.find((l) => l.attempt === 1 && l.fromStatus === 'running' && l.toStatus === 'failed');
+    expect(expiry?.message).toMatch(new RegExp(`lease expired: worker ${nodeA}`));
+    const claim2 = logs.find((l) => l.attempt === 2 && l.toStatus === 'running');
+    expect(claim2?.nodeId).toBe(nodeB);
+    // Never two running attempts: attempt 2 is claimed only after attempt 1 ended.
+    expect(claim2!.id > expiry!.id).toBe(true);
+
+    // A is marked offline by B's reaper, with an alarm.
+    await waitFor(async () => (await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: nodeA } })).status === 'offline', 10_000, 'A offline');
+    expect(await t.db.alarm.count({ where: { type: 'node_offline', target: nodeA } })).toBe(1);
+    expect((await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: nodeB } })).status).toBe('online');
+  }, 60_000);
+});
+
+describe('graceful shutdown', () => {
+  it('SIGTERM: stops claiming, node draining, waits for the running task, exits 0, node offline', async () => {
+    const w = start({ TICKFLOW_CONCURRENCY: '2', TICKFLOW_SHUTDOWN_GRACE_MS: '20000' });
+    const nodeId = await w.ready;
+    const id = await runTask({ timeoutSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 2500 } }] });
+    await waitFor(async () => (await task(id)).status === 'running', 15_000, 'running');
+
+    w.child.kill('SIGTERM');
+    await waitFor(async () => (await t.db.workerNode.findUniqueOrThrow({ where: { nodeId } })).status === 'draining', 5000, 'draining');
+    // New work is not claimed any more.
+    const later = await runTask({ steps: [{ handler: 'builtin.noop' }] });
+
+    const exit = await w.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(await task(id)).toMatchObject({ status: 'success', attempt: 1, lockedBy: nodeId });
+    expect((await task(later)).status).toBe('pending');
+    expect((await t.db.workerNode.findUniqueOrThrow({ where: { nodeId } })).status).toBe('offline');
+    expect(w.output()).toMatch(/worker draining/);
+  }, 40_000);
+
+  it('a second signal exits at once', async () => {
+    const w = start({ TICKFLOW_SHUTDOWN_GRACE_MS: '60000' });
+    await w.ready;
+    await runTask({ timeoutSeconds: 60, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 30_000 } }] });
+    await waitFor(async () => (await t.db.task.count({ where: { status: 'running' } })) > 0, 15_000, 'running');
+    w.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    w.child.kill('SIGINT');
+    const exit = await w.exited;
+    expect(exit.code).toBe(130);
+    expect(Date.now() - t0).toBeLessThan(3000);
+  }, 30_000);
+
+  it('refuses to start without DATABASE_URL', async () => {
+    const p = spawnWorker('', {});
+    procs.push(p);
+    const exit = await p.exited;
+    expect(exit.code).toBe(2);
+    expect(p.output()).toMatch(/DATABASE_URL is required/);
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * In-process workers against real PostgreSQL: the runner, timeouts and leases
+ * (engine.md case 3), routing, and the node registry. Real timers of a few
+ * seconds where the case is about time; every database timestamp comes from
+ * the worker's clock.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { triggerRun } from '../../lib/engine/index.ts';
+import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
+import { createWorker, type Worker } from '../../worker/create-worker.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+
+let t: TestDatabase;
+const workers: Worker[] = [];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function worker(over: Parameters<typeof testWorkerConfig>[1] = {}): Worker {
+  const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], ...over }) });
+  workers.push(w);
+  return w;
+}
+
+/** Creates a manual job and triggers one run; returns the run's task ids by step key. */
+async function runOf(f: JobFixture): Promise<{ jobId: string; runId: string; tasks: Record<string, string> }> {
+  const jobId = await insertJob(t.db, { scheduleKind: 'manual', blockStrategy: 'serial_execution', ...f });
+  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+  const tasks = await t.db.task.findMany({ where: { runId: run.id } });
+  return { jobId, runId: run.id, tasks: Object.fromEntries(tasks.map((x) => [x.stepKey, x.id])) };
+}
+
+async function task(id: string) {
+  return t.db.task.findUniqueOrThrow({ where: { id } });
+}
+async function logsOf(taskId: string) {
+  return t.db.taskLog.findMany({ where: { taskId }, orderBy: { id: 'asc' } });
+}
+const finalTask = (id: string, ms = 15_000) =>
+  waitFor(async () => {
+    const x = await task(id);
+    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
+  }, ms, `task ${id} to finish`);
+
+describe('runner', () => {
+  it('registers a node advertising its handlers and runs a task end to end', async () => {
+    const w = worker();
+    await w.start();
+    const node = await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: w.nodeId } });
+    expect(node).toMatchObject({ status: 'online', group: 'default', pid: process.pid });
+    expect(node.handlers).toEqual(expect.arrayContaining(['builtin.echo', 'builtin.sleep', 'http', 'shell', 'sql']));
+
+    const { tasks, runId } = await runOf({ steps: [{ handler: 'builtin.echo', payload: { hello: 'world' } }] });
+    const done = await finalTask(tasks.main!);
+    expect(done).toMatchObject({ status: 'success', attempt: 1, output: { hello: 'world' }, lockedBy: w.nodeId });
+    const run = await waitFor(async () => {
+      const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+      return r.status === 'success' ? r : null;
+    }, 5000, 'run success');
+    expect(run.finishedAt).not.toBeNull();
+  });
+
+  it('a second process start is a new node: node ids never repeat', async () => {
+    const a = worker();
+    const b = worker();
+    await a.register();
+    await b.register();
+    expect(a.nodeId).not.toBe(b.nodeId);
+  });
+
+  it('records failures, retries flaky handlers and buries after the last retry', async () => {
+    const w = worker();
+    await w.start();
+    const flaky = await runOf({ maxRetries: 2, steps: [{ handler: 'builtin.flaky', payload: { failTimes: 2 } }] });
+    const fail = await runOf({ maxRetries: 1, steps: [{ handler: 'builtin.fail', payload: { message: 'kaput' } }] });
+    const ok = await finalTask(flaky.tasks.main!);
+    expect(ok).toMatchObject({ status: 'success', attempt: 3 });
+    const dead = await finalTask(fail.tasks.main!);
+    expect(dead).toMatchObject({ status: 'dead', attempt: 2 });
+    expect(dead.error).toMatch(/kaput/);
+  });
+});
+
+describe('engine.md case 3 — an expired lease never leads to two live attempts', () => {
+  it('timeout 2 s, retries 1, a 5 s handler ignoring cancellation: timeout recorded, retry only after, late result refused', async () => {
+    const w = worker({ concurrency: 2 });
+    await w.start();
+    const started = Date.now();
+    const { tasks } = await runOf({
+      timeoutSeconds: 2,
+      maxRetries: 1,
+      backoffBaseSeconds: 0,
+      steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 5000 } }],
+    });
+    const id = tasks.main!;
+
+    // Attempt 1 is completed as `timeout` at its deadline, not when the handler returns.
+    const timeoutLog = await waitFor(async () => (await logsOf(id)).find((l) => l.attempt === 1 && l.toStatus === 'timeout'), 4000, 'attempt 1 timeout');
+    const atTimeout = Date.now() - started;
+    expect(atTimeout).toBeGreaterThanOrEqual(1900);
+    expect(atTimeout).toBeLessThan(3500);
+
+    // The late result of attempt 1 (~5 s) is sent and refused.
+    await waitFor(async () => w.runner.completions.find((c) => c.taskId === id && c.attempt === 1 && c.late), 6000, 'late result of attempt 1');
+    const late = w.runner.completions.filter((c) => c.taskId === id && c.attempt === 1);
+    expect(late).toEqual([
+      { taskId: id, attempt: 1, outcome: 'timeout', applied: true, late: false },
+      { taskId: id, attempt: 1, outcome: 'success', applied: false, late: true },
+    ]);
+
+    const dead = await finalTask(id, 8000);
+    expect(dead.status).toBe('dead'); // attempt 2 timed out too: retries used up
+    expect(dead.attempt).toBe(2);
+    expect(dead.output).toBeNull(); // the late "success" of attempt 1 changed nothing
+
+    const logs = await logsOf(id);
+    const claim2 = logs.find((l) => l.attempt === 2 && l.toStatus === 'running')!;
+    expect(claim2.createdAt.getTime()).toBeGreaterThanOrEqual(timeoutLog.createdAt.getTime());
+    expect(claim2.id > timeoutLog.id).toBe(true);
+    // Never success; every running entry is followed by its own end before the next claim.
+    expect(logs.some((l) => l.toStatus === 'success')).toBe(false);
+    expect(logs.map((l) => `${l.attempt}:${l.fromStatus ?? '-'}>${l.toStatus}`)).toEqual(
+      expect.arrayContaining(['1:pending>running', '1:running>timeout', '2:pending>running', '2:running>timeout']),
+    );
+  }, 20_000);
+
+  it('a long handler within its timeout keeps its lease by heartbeat and is never reclaimed', async () => {
+    // Lease 1 s, heartbeat every 300 ms, reaper every 200 ms, handler 3 s.
+    const w = worker({ leaseSeconds: 1, heartbeatMs: 300, reapMs: 200 });
+    await w.start();
+    const { tasks } = await runOf({ timeoutSeconds: 30, maxRetries: 3, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
+    const done = await finalTask(tasks.main!, 10_000);
+    expect(done).toMatchObject({ status: 'success', attempt: 1 });
+    const logs = await logsOf(tasks.main!);
+    expect(logs.some((l) => /lease expired/.test(l.message))).toBe(false);
+  }, 15_000);
+
+  it('an attempt whose lease was taken over is aborted locally and its result refused', async () => {
+    const w = worker({ leaseSeconds: 30, heartbeatMs: 60_000, roles: ['claim'] });
+    await w.start();
+    const { tasks } = await runOf({ timeoutSeconds: 30, maxRetries: 1, backoffBaseSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 20_000 } }] });
+    const id = tasks.main!;
+    await waitFor(async () => (await task(id)).status === 'running', 5000, 'running');
+    // The lease "expires" (as if this worker had hung): another reaper reclaims it.
+    await t.db.task.update({ where: { id }, data: { leaseUntil: new Date(Date.now() - 1000) } });
+    const { reclaimExpiredLeases } = await import('../../lib/engine/index.ts');
+    expect(await reclaimExpiredLeases(t.db, { limit: 10 })).toHaveLength(1);
+    // The next heartbeat learns the lease is lost and aborts the handler (builtin.sleep honours it).
+    const hb = await w.heartbeat.runOnce(new Date());
+    expect(hb.lost).toEqual([id]);
+    await waitFor(async () => w.runner.completions.find((c) => c.taskId === id), 3000, 'refused completion');
+    expect(w.runner.completions.find((c) => c.taskId === id)).toMatchObject({ applied: false, late: true });
+    expect(await task(id)).toMatchObject({ status: 'pending', attempt: 2 });
+  });
+});
+
+describe('no timer above 2^31-1 ms', () => {
+  it('a one-year task timeout neither fires at once nor overflows', async () => {
+    const w = worker();
+    await w.start();
+    const year = 365 * 86400;
+    const { tasks } = await runOf({ timeoutSeconds: year, steps: [{ handler: 'builtin.sleep', payload: { ms: 300 } }] });
+    const done = await finalTask(tasks.main!);
+    expect(done).toMatchObject({ status: 'success', attempt: 1, timeoutSeconds: year });
+  });
+});
+
+describe('routing and node registry', () => {
+  it('a node in group A never claims a group-B task', async () => {
+    const a = worker({ group: 'A', concurrency: 4 });
+    const b = worker({ group: 'B', concurrency: 4 });
+    await a.start();
+    await b.start();
+    const ids: { group: string; id: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      for (const group of ['A', 'B']) {
+        const r = await runOf({ routingNodeGroup: group, steps: [{ handler: 'builtin.sleep', payload: { ms: 50 } }] });
+        ids.push({ group, id: r.tasks.main! });
+      }
+    }
+    for (const { group, id } of ids) {
+      const x = await finalTask(id);
+      expect(x.status).toBe('success');
+      expect(x.lockedBy).toBe(group === 'A' ? a.nodeId : b.nodeId);
+    }
+    // A group-C task waits: nobody may take it.
+    const c = await runOf({ routingNodeGroup: 'C', steps: [{ handler: 'builtin.noop' }] });
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await task(c.tasks.main!)).status).toBe('pending');
+  });
+
+  it('heartbeat records load; silent nodes go offline with one node_offline alarm', async () => {
+    const w = worker();
+    await w.register();
+    const hb = await w.heartbeat.runOnce(new Date());
+    expect(hb.status).toBe('online');
+    const node = await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: w.nodeId } });
+    expect(node.memoryMb).toBeGreaterThan(0);
+    expect(node.load1).not.toBeNull();
+
+    const later = new Date(Date.now() + 120_000);
+    const off = await markOfflineNodes(t.db, { offlineAfterSeconds: 60 }, later);
+    expect(off.map((n) => n.nodeId)).toContain(w.nodeId);
+    expect(await markOfflineNodes(t.db, { offlineAfterSeconds: 60 }, later)).toEqual([]); // once only
+    const alarms = await t.db.alarm.findMany({ where: { type: 'node_offline', target: w.nodeId } });
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]).toMatchObject({ channel: 'log', status: 'pending' });
+    // It beats again: back online.
+    expect((await w.heartbeat.runOnce(new Date())).status).toBe('online');
+  });
+
+  it('an operator drain reaches the worker: it stops claiming', async () => {
+    const w = worker();
+    await w.start();
+    await t.db.workerNode.update({ where: { nodeId: w.nodeId }, data: { status: 'draining' } });
+    await w.heartbeat.runOnce(new Date());
+    const r = await runOf({ steps: [{ handler: 'builtin.noop' }] });
+    await new Promise((res) => setTimeout(res, 500));
+    expect((await task(r.tasks.main!)).status).toBe('pending');
+    await t.db.task.update({ where: { id: r.tasks.main! }, data: { status: 'cancelled' } });
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadWorkerConfig as load, parseLabels } from './config';
+
+const loadWorkerConfig = (env: Record<string, string>) => load(env as NodeJS.ProcessEnv);
+
+describe('worker config', () => {
+  it('requires DATABASE_URL', () => {
+    expect(() => loadWorkerConfig({})).toThrow(ConfigError);
+  });
+
+  it('defaults', () => {
+    const c = loadWorkerConfig({ DATABASE_URL: 'postgres://x/y' });
+    expect(c).toMatchObject({ concurrency: 8, group: 'default', labels: {}, leaseSeconds: 30, heartbeatMs: 10_000, allowShell: false, roles: ['tick', 'claim', 'reap'] });
+  });
+
+  it('reads every variable', () => {
+    const c = loadWorkerConfig({
+      DATABASE_URL: 'postgres://x/y',
+      TICKFLOW_CONCURRENCY: '3',
+      TICKFLOW_NODE_GROUP: 'gpu',
+      TICKFLOW_NODE_LABELS: 'region=eu, tier = gold',
+      TICKFLOW_LEASE_SECONDS: '2',
+      TICKFLOW_POLL_MS: '50',
+      TICKFLOW_ALLOW_SHELL: '1',
+      TICKFLOW_HEARTBEAT_MS: '300',
+      TICKFLOW_NODE_OFFLINE_SECONDS: '5',
+      TICKFLOW_SQL_CONNECTIONS: '{"wh":"postgres://w/h"}',
+      TICKFLOW_ROLES: 'claim',
+    });
+    expect(c).toMatchObject({
+      concurrency: 3,
+      group: 'gpu',
+      labels: { region: 'eu', tier: 'gold' },
+      leaseSeconds: 2,
+      pollMs: 50,
+      allowShell: true,
+      heartbeatMs: 300,
+      nodeOfflineSeconds: 5,
+      sqlConnections: { wh: 'postgres://w/h' },
+      roles: ['claim'],
+    });
+  });
+
+  it('names the variable on bad input', () => {
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_CONCURRENCY: 'lots' })).toThrow(/TICKFLOW_CONCURRENCY/);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_SQL_CONNECTIONS: '[' })).toThrow(/TICKFLOW_SQL_CONNECTIONS/);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ROLES: 'tick,dance' })).toThrow(/dance/);
+    expect(() => parseLabels('a=1,b')).toThrow(/TICKFLOW_NODE_LABELS/);
+  });
+});

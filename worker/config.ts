@@ -1,0 +1,128 @@
+/**
+ * Worker configuration from the environment (README "Worker"):
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | DATABASE_URL | (required) | Tickflow's PostgreSQL |
+ * | TICKFLOW_CONCURRENCY | 8 | tasks run at once by this process |
+ * | TICKFLOW_NODE_GROUP | default | routing group this node serves |
+ * | TICKFLOW_NODE_LABELS | (none) | `k=v,k2=v2` routing labels |
+ * | TICKFLOW_NODE_NAME | hostname | display name |
+ * | TICKFLOW_LEASE_SECONDS | 30 | lease on a claimed task; extended by heartbeat |
+ * | TICKFLOW_POLL_MS | 1000 | claim poll interval (LISTEN/NOTIFY wakes earlier) |
+ * | TICKFLOW_TICK_MS | 1000 | schedule tick interval |
+ * | TICKFLOW_TICK_BATCH | 100 | due jobs locked per tick transaction |
+ * | TICKFLOW_MISFIRE_GRACE_MS | 60000 | a slot later than this is a misfire |
+ * | TICKFLOW_HEARTBEAT_MS | lease/3 | node heartbeat + lease extension interval |
+ * | TICKFLOW_REAP_MS | 5000 | lease reclaim and offline-node scan interval |
+ * | TICKFLOW_NODE_OFFLINE_SECONDS | 60 | heartbeat age after which a node is offline |
+ * | TICKFLOW_SHUTDOWN_GRACE_MS | 30000 | how long SIGTERM waits for running tasks |
+ * | TICKFLOW_ALLOW_SHELL | off | `1`/`true` enables the shell executor |
+ * | TICKFLOW_SHELL_KILL_GRACE_MS | 5000 | SIGTERM -> SIGKILL grace for shell tasks |
+ * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
+ * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
+ */
+import { hostname } from 'node:os';
+import { parseSqlConnections } from './handlers/sql.ts';
+
+export type WorkerRole = 'tick' | 'claim' | 'reap';
+
+export interface WorkerConfig {
+  databaseUrl: string;
+  concurrency: number;
+  group: string;
+  labels: Record<string, string>;
+  name: string;
+  leaseSeconds: number;
+  pollMs: number;
+  tickMs: number;
+  tickBatch: number;
+  misfireGraceMs: number;
+  heartbeatMs: number;
+  reapMs: number;
+  nodeOfflineSeconds: number;
+  shutdownGraceMs: number;
+  allowShell: boolean;
+  shellKillGraceMs: number;
+  sqlConnections: Record<string, string>;
+  roles: WorkerRole[];
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `k=v,k2=v2` (whitespace trimmed; empty -> {}). Throws ConfigError on an entry without `=`. */
+export function parseLabels(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw || !raw.trim()) return out;
+  for (const part of raw.split(',')) {
+    const entry = part.trim();
+    if (!entry) continue;
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`TICKFLOW_NODE_LABELS: "${entry}" is not k=v (expected e.g. "region=eu,gpu=true")`);
+    out[entry.slice(0, eq).trim()] = entry.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').trim().toLowerCase());
+}
+
+/** Reads the worker's configuration; throws ConfigError with the variable's name on bad input. */
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) throw new ConfigError('DATABASE_URL is required (postgres://user:pass@host:5432/tickflow)');
+  const leaseSeconds = int(env, 'TICKFLOW_LEASE_SECONDS', 30, 1, 86_400);
+  const concurrency = int(env, 'TICKFLOW_CONCURRENCY', 8, 1, 10_000);
+  const roles = (env.TICKFLOW_ROLES ?? 'tick,claim,reap')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const r of roles) {
+    if (!['tick', 'claim', 'reap'].includes(r)) throw new ConfigError(`TICKFLOW_ROLES: unknown role "${r}" (tick, claim, reap)`);
+  }
+  let sqlConnections: Record<string, string>;
+  try {
+    sqlConnections = parseSqlConnections(env.TICKFLOW_SQL_CONNECTIONS);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  return {
+    databaseUrl,
+    concurrency,
+    group: (env.TICKFLOW_NODE_GROUP ?? '').trim() || 'default',
+    labels: parseLabels(env.TICKFLOW_NODE_LABELS),
+    name: (env.TICKFLOW_NODE_NAME ?? '').trim() || hostname(),
+    leaseSeconds,
+    pollMs: int(env, 'TICKFLOW_POLL_MS', 1000, 10),
+    tickMs: int(env, 'TICKFLOW_TICK_MS', 1000, 10),
+    tickBatch: int(env, 'TICKFLOW_TICK_BATCH', 100, 1, 10_000),
+    misfireGraceMs: int(env, 'TICKFLOW_MISFIRE_GRACE_MS', 60_000, 0),
+    heartbeatMs: int(env, 'TICKFLOW_HEARTBEAT_MS', Math.max(100, Math.floor((leaseSeconds * 1000) / 3)), 10),
+    reapMs: int(env, 'TICKFLOW_REAP_MS', 5000, 10),
+    nodeOfflineSeconds: int(env, 'TICKFLOW_NODE_OFFLINE_SECONDS', 60, 1),
+    shutdownGraceMs: int(env, 'TICKFLOW_SHUTDOWN_GRACE_MS', 30_000, 0),
+    allowShell: bool(env, 'TICKFLOW_ALLOW_SHELL'),
+    shellKillGraceMs: int(env, 'TICKFLOW_SHELL_KILL_GRACE_MS', 5000, 0),
+    sqlConnections,
+    roles: roles as WorkerRole[],
+    // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
+    dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * createWorker: assembles one worker process's services (DESIGN.md §2 worker/):
+ *
+ * - node registry: a new random node id per process (lib/engine/nodes);
+ * - heartbeat.ts: node heartbeat + lease extension for running attempts;
+ * - ticker.ts:    fires due jobs (lib/engine/tick);
+ * - claimer.ts:   batch claims up to free slots; woken by listener.ts (LISTEN) + poll;
+ * - runner.ts:    executes attempts with AbortSignal and enforced timeouts;
+ * - reaper.ts:    reclaims expired leases, marks silent nodes offline;
+ * - alarm-dispatcher.ts: raises/delivers alarms (runs with the reaper, role `reap`).
+ * System-job handlers (worker/handlers/system-handlers.ts) are registered on the worker's own client.
+ *
+ * Tests build workers in-process with an injected clock and call each
+ * service's runOnce(now) directly, or start() the loops. The CLI is worker/index.ts.
+ *
+ * Shutdown (stop): stop claiming and ticking, mark the node `draining`, wait
+ * for running attempts up to the grace period, then abort what is left
+ * (completed as failed -> retried per policy), mark the node `offline`.
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
+import { logger as rootLogger } from '../lib/log.ts';
+import { registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
+import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
+import { Claimer } from './claimer.ts';
+import type { WorkerConfig, WorkerRole } from './config.ts';
+import { createHandlerRegistry, type Handler, type HandlerRegistry } from './handlers/index.ts';
+import { createSystemHandlers } from './handlers/system-handlers.ts';
+import { Heartbeat } from './heartbeat.ts';
+import { Listener } from './listener.ts';
+import { Reaper } from './reaper.ts';
+import { Runner } from './runner.ts';
+import { Ticker } from './ticker.ts';
+
+export const WORKER_VERSION = '0.1.0';
+
+export interface CreateWorkerOptions {
+  config: WorkerConfig;
+  /** a Prisma client to use (not closed on stop); default: a new one on config.databaseUrl */
+  db?: PrismaClient;
+  /** clock for every database timestamp the worker writes (default: real time) */
+  clock?: () => Date;
+  logger?: Logger;
+  /** extra handlers (tests, embedding applications) */
+  handlers?: Record<string, Handler>;
+  /** restrict the advertised/claimed handler names (default: all registered) */
+  handlerNames?: string[];
+}
+
+export type WorkerState = 'created' | 'running' | 'draining' | 'stopped';
+
+export interface Worker {
+  readonly nodeId: string;
+  readonly config: WorkerConfig;
+  readonly state: WorkerState;
+  readonly db: PrismaClient;
+  readonly handlers: HandlerRegistry;
+  readonly runner: Runner;
+  readonly claimer: Claimer;
+  readonly ticker: Ticker;
+  readonly reaper: Reaper;
+  readonly heartbeat: Heartbeat;
+  /** registers the node (if not yet) and starts the service loops for the configured roles */
+  start(): Promise<void>;
+  /** registers the node without starting loops (tests driving runOnce themselves) */
+  register(): Promise<string>;
+  /** graceful stop; resolves when the node is offline. `graceMs` defaults to config.shutdownGraceMs */
+  stop(options?: { graceMs?: number }): Promise<{ drained: boolean; aborted: number }>;
+  /** immediate stop: aborts attempts, does not wait */
+  kill(): Promise<void>;
+}
+
+export function createWorker(options: CreateWorkerOptions): Worker {
+  const config = options.config;
+  const clock = options.clock ?? (() => new Date());
+  const ownsDb = !options.db;
+  const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize);
+  const registry = createHandlerRegistry({
+    allowShell: config.allowShell,
+    shellKillGraceMs: config.shellKillGraceMs,
+    databaseUrl: config.databaseUrl,
+    sqlConnections: config.sqlConnections,
+    // System jobs (retention, cleanups, stats check) on this worker's own client.
+    extra: { ...createSystemHandlers(() => db), ...options.handlers },
+  });
+  const handlerNames = options.handlerNames ?? registry.names();
+  const host = hostname();
+
+  let nodeId = '';
+  let state: WorkerState = 'created';
+  let registered: Promise<string> | null = null;
+  const base = options.logger ?? rootLogger.child({ service: 'worker' });
+  let logger = base;
+  const roles = new Set<WorkerRole>(config.roles);
+
+  // Services are built now; their configs receive the node id at registration.
+  const runnerConfig = { nodeId: '' };
+  let claimer!: Claimer;
+  const runner = new Runner(runnerConfig, {
+    db,
+    handlers: registry,
+    clock,
+    get logger() {
+      return logger.child({ component: 'runner' });
+    },
+    onSlotFree: () => claimer?.slotFree(),
+  });
+  const claimerConfig = {
+    nodeId: '',
+    group: config.group,
+    labels: config.labels,
+    handlers: handlerNames,
+    concurrency: config.concurrency,
+    leaseSeconds: config.leaseSeconds,
+    pollMs: config.pollMs,
+  };
+  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner });
+  const tickerConfig = { intervalMs: config.tickMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler' };
+  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }) });
+  const reaper = new Reaper(
+    { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds },
+    { db, clock, logger: base.child({ component: 'reaper' }) },
+  );
+  // Alarm delivery (STATS builder's service) runs beside the reaper.
+  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), { db, clock, logger: base.child({ component: 'alarm-dispatcher' }) });
+  const heartbeatConfig = { nodeId: '', intervalMs: config.heartbeatMs, leaseSeconds: config.leaseSeconds };
+  const onStatus = (status: NodeStatus | null) => {
+    if (status === 'draining' && state === 'running') {
+      logger.info('node set to draining by an operator: no new claims');
+      void claimer.stop();
+      void ticker.stop();
+    }
+  };
+  const heartbeat = new Heartbeat(heartbeatConfig, { db, clock, logger: base.child({ component: 'heartbeat' }), runner, onStatus });
+  const listener = new Listener(
+    config.databaseUrl,
+    {
+      onTasks: () => claimer.wake(),
+      onCancel: (ids) => {
+        for (const id of ids) runner.abort(id, 'cancelled');
+      },
+    },
+    base.child({ component: 'listener' }),
+  );
+
+  async function register(): Promise<string> {
+    registered ??= (async () => {
+      const id = await registerNode(
+        db,
+        {
+          name: config.name,
+          host,
+          pid: process.pid,
+          group: config.group,
+          labels: config.labels,
+          handlers: handlerNames,
+          version: WORKER_VERSION,
+        },
+        clock(),
+      );
+      nodeId = id;
+      runnerConfig.nodeId = id;
+      claimerConfig.nodeId = id;
+      heartbeatConfig.nodeId = id;
+      tickerConfig.triggeredBy = `scheduler:${id}`;
+      logger = base.child({ nodeId: id });
+      return id;
+    })();
+    return registered;
+  }
+
+  const worker: Worker = {
+    get nodeId() {
+      return nodeId;
+    },
+    config,
+    get state() {
+      return state;
+    },
+    db,
+    handlers: registry,
+    runner,
+    claimer,
+    ticker,
+    reaper,
+    heartbeat,
+    register,
+    async start() {
+      await register();
+      state = 'running';
+      heartbeat.start();
+      if (roles.has('claim')) {
+        await listener.start();
+        claimer.start();
+      }
+      if (roles.has('tick')) ticker.start();
+      if (roles.has('reap')) {
+        reaper.start();
+        alarms.start();
+      }
+      logger.info(
+        { group: config.group, labels: config.labels, concurrency: config.concurrency, roles: [...roles], handlers: handlerNames },
+        'worker started',
+      );
+    },
+    async stop(opts = {}) {
+      if (state === 'stopped') return { drained: true, aborted: 0 };
+      const graceMs = opts.graceMs ?? config.shutdownGraceMs;
+      state = 'draining';
+      logger.info({ running: runner.count, graceMs }, 'worker draining: no new claims, waiting for running attempts');
+      await Promise.all([claimer.stop(), ticker.stop()]);
+      if (nodeId) await setNodeStatus(db, { nodeId, status: 'draining', runningTasks: runner.count }, clock()).catch(() => false);
+      let drained = await runner.idle(graceMs);
+      let aborted = 0;
+      if (!drained) {
+        aborted = runner.abortAll('shutdown');
+        logger.warn({ aborted }, 'shutdown grace over: aborting running attempts');
+        drained = await runner.idle(Math.min(5000, Math.max(1000, config.shellKillGraceMs + 1000)));
+      }
+      await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
+      if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.count }, clock()).catch(() => false);
+      state = 'stopped';
+      await registry.close();
+      if (ownsDb) await db.$disconnect();
+      logger.info({ drained, aborted }, 'worker stopped');
+      return { drained, aborted };
+    },
+    async kill() {
+      state = 'stopped';
+      runner.abortAll('shutdown');
+      await Promise.all([claimer.stop(), ticker.stop(), heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
+      await registry.close();
+      if (ownsDb) await db.$disconnect().catch(() => undefined);
+    },
+  };
+  return worker;
+}

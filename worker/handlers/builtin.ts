@@ -1,0 +1,54 @@
+/**
+ * Built-in function handlers: small, dependency-free building blocks for demos,
+ * health checks and tests. Settings come from the step config overlaid by the
+ * payload (see `settings()`).
+ */
+import { abortableSleep, HandlerError, settings, type Handler } from './types.ts';
+
+function num(value: unknown, fallback: number): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : fallback;
+}
+
+/** `builtin.noop`: does nothing, succeeds with null output. */
+export const noop: Handler = async () => null;
+
+/** `builtin.echo`: output = payload. */
+export const echo: Handler = async (ctx) => ctx.payload;
+
+/** `builtin.sleep` `{ ms }`: waits, honouring the AbortSignal; output `{ sleptMs }`. */
+export const sleep: Handler = async (ctx) => {
+  const ms = Math.max(0, num(settings(ctx).ms, 1000));
+  await abortableSleep(ms, ctx.signal);
+  return { sleptMs: ms };
+};
+
+/** `builtin.fail` `{ message }`: always fails with that message. */
+export const fail: Handler = async (ctx) => {
+  const message = settings(ctx).message;
+  throw new HandlerError(typeof message === 'string' && message ? message : 'builtin.fail: failed on purpose');
+};
+
+/** `builtin.flaky` `{ failTimes, message? }`: fails while attempt <= failTimes, then succeeds. */
+export const flaky: Handler = async (ctx) => {
+  const s = settings(ctx);
+  const failTimes = num(s.failTimes, 1);
+  if (ctx.attempt <= failTimes) {
+    throw new HandlerError(
+      typeof s.message === 'string' && s.message ? s.message : `builtin.flaky: attempt ${ctx.attempt} of ${failTimes} failing attempts`,
+    );
+  }
+  return { attempt: ctx.attempt, failTimes };
+};
+
+/**
+ * `builtin.ignore-abort` `{ ms }` — TEST HELPER: sleeps `ms` while deliberately
+ * ignoring the AbortSignal, like a misbehaving handler stuck in a syscall. Used
+ * to prove that timeouts are enforced by the worker, not by handler courtesy
+ * (engine.md case 3). Not meant for real jobs.
+ */
+export const ignoreAbort: Handler = async (ctx) => {
+  const ms = Math.max(0, num(settings(ctx).ms, 5000));
+  await abortableSleep(ms);
+  return { sleptMs: ms, ignoredAbort: ctx.signal.aborted };
+};

@@ -1,0 +1,104 @@
+/**
+ * `http` executor: one HTTP request per attempt.
+ *
+ * Settings (config overlaid by payload): `method` (GET), `url` (required),
+ * `headers`, `body` (string sent as is; anything else JSON-encoded with a JSON
+ * content type), `expectStatus` (number or list; default any 2xx).
+ * The request is aborted by the attempt's AbortSignal (timeout/cancel).
+ * Output `{ status, headers (subset), body (size-capped text or parsed JSON) }`;
+ * an unexpected status fails the attempt with that output attached.
+ */
+import { capText, HandlerError, settings, asObject, type Handler } from './types.ts';
+
+export const HTTP_BODY_CAP_BYTES = 64 * 1024;
+const KEPT_HEADERS = ['content-type', 'content-length', 'location', 'etag', 'last-modified', 'retry-after', 'x-request-id'];
+
+export const http: Handler = async (ctx) => {
+  const s = settings(ctx);
+  const url = typeof s.url === 'string' ? s.url : '';
+  if (!url) throw new HandlerError('http: `url` is required', { code: 'config' });
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HandlerError(`http: invalid url ${JSON.stringify(url)}`, { code: 'config' });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new HandlerError(`http: only http and https urls are supported, got ${parsed.protocol}`, { code: 'config' });
+  }
+  const method = (typeof s.method === 'string' ? s.method : 'GET').toUpperCase();
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(asObject(s.headers))) headers[k] = String(v);
+  let body: string | undefined;
+  if (s.body !== undefined && s.body !== null && method !== 'GET' && method !== 'HEAD') {
+    if (typeof s.body === 'string') {
+      body = s.body;
+    } else {
+      body = JSON.stringify(s.body);
+      if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+  }
+
+  let res: Response;
+  try {
+    res = await fetch(parsed, { method, headers, body, signal: ctx.signal, redirect: 'follow' });
+  } catch (err) {
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
+    throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} failed: ${(err as Error).message}`, { code: 'network' });
+  }
+
+  const text = await readCapped(res, HTTP_BODY_CAP_BYTES, ctx.signal);
+  let responseBody: unknown = text.text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && !text.truncated) {
+    try {
+      responseBody = JSON.parse(text.text);
+    } catch {
+      /* keep text */
+    }
+  }
+  const keptHeaders: Record<string, string> = {};
+  for (const h of KEPT_HEADERS) {
+    const v = res.headers.get(h);
+    if (v !== null) keptHeaders[h] = v;
+  }
+  const output = { status: res.status, headers: keptHeaders, body: responseBody, ...(text.truncated ? { bodyTruncated: true } : {}) };
+
+  const expect = s.expectStatus;
+  const ok = Array.isArray(expect)
+    ? expect.map(Number).includes(res.status)
+    : typeof expect === 'number' || typeof expect === 'string'
+      ? Number(expect) === res.status
+      : res.status >= 200 && res.status < 300;
+  if (!ok) {
+    throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} answered ${res.status}`, { output, code: 'status' });
+  }
+  return output;
+};
+
+/** Reads at most `cap` bytes of the body, then cancels the rest. */
+async function readCapped(res: Response, cap: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
+  if (!res.body) return { text: '', truncated: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > cap) {
+        truncated = true;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+    }
+  } finally {
+    reader.releaseLock?.();
+  }
+  const all = Buffer.concat(chunks);
+  const capped = capText(all.toString('utf8'), cap);
+  return { text: capped.text, truncated: truncated || capped.truncated };
+}

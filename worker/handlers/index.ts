@@ -1,0 +1,56 @@
+/**
+ * The handler registry: name -> handler. A worker advertises the names it holds
+ * in `worker_nodes.handlers`, and only claims tasks whose handler it can run.
+ *
+ * Built-ins: builtin.noop, builtin.echo, builtin.sleep, builtin.fail,
+ * builtin.flaky, builtin.ignore-abort (test helper); executors: http, shell
+ * (refused unless allowShell), sql.
+ */
+import * as builtin from './builtin.ts';
+import { http } from './http.ts';
+import { createShellHandler } from './shell.ts';
+import { createSqlHandler } from './sql.ts';
+import type { Handler } from './types.ts';
+
+export * from './types.ts';
+export { parseSqlConnections } from './sql.ts';
+
+export interface HandlerRegistryOptions {
+  allowShell?: boolean;
+  /** grace between SIGTERM and SIGKILL for shell tasks (ms) */
+  shellKillGraceMs?: number;
+  /** Tickflow's own database url (the sql executor's `default` connection) */
+  databaseUrl?: string;
+  sqlConnections?: Record<string, string>;
+  /** extra or overriding handlers (embedding applications, tests) */
+  extra?: Record<string, Handler>;
+}
+
+export interface HandlerRegistry {
+  get(name: string): Handler | undefined;
+  names(): string[];
+  close(): Promise<void>;
+}
+
+export function createHandlerRegistry(options: HandlerRegistryOptions = {}): HandlerRegistry {
+  const sql = createSqlHandler({ defaultUrl: options.databaseUrl, connections: options.sqlConnections });
+  const map = new Map<string, Handler>([
+    ['builtin.noop', builtin.noop],
+    ['builtin.echo', builtin.echo],
+    ['builtin.sleep', builtin.sleep],
+    ['builtin.fail', builtin.fail],
+    ['builtin.flaky', builtin.flaky],
+    ['builtin.ignore-abort', builtin.ignoreAbort],
+    ['http', http],
+    // Registered even when disabled, so such a task fails with a clear error
+    // instead of waiting forever for a worker that can run it.
+    ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs })],
+    ['sql', sql.handler],
+  ]);
+  for (const [name, h] of Object.entries(options.extra ?? {})) map.set(name, h);
+  return {
+    get: (name) => map.get(name),
+    names: () => [...map.keys()].sort(),
+    close: () => sql.close(),
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * `shell` executor: runs one program with an argv array (no shell string
+ * parsing: to use a shell, say so, e.g. `["/bin/sh", "-c", "..."]`).
+ *
+ * Settings (config overlaid by payload): `command` (string[] argv, required;
+ * `argv` accepted as an alias), `cwd`, `env` (added to a minimal inherited
+ * environment: PATH, HOME, LANG, TZ), `input` (stdin text).
+ * stdout/stderr are captured up to SHELL_OUTPUT_CAP_BYTES each. The exit code is
+ * recorded in `tasks.exit_code`; non-zero fails the attempt.
+ * On abort (timeout, cancel, shutdown) the process group gets SIGTERM, then
+ * SIGKILL after `killGraceMs` (default 5 s), so a program that traps TERM still dies.
+ * Refused unless the worker runs with TICKFLOW_ALLOW_SHELL=1: running arbitrary
+ * programs is an explicit operator decision per worker.
+ */
+import { spawn } from 'node:child_process';
+import { HandlerError, asObject, resultWithExitCode, settings, type Handler } from './types.ts';
+
+export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
+export const DEFAULT_KILL_GRACE_MS = 5000;
+
+export interface ShellOptions {
+  allowShell: boolean;
+  killGraceMs?: number;
+}
+
+class CappedBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer) {
+    if (this.size >= this.cap) {
+      this.truncated = true;
+      return;
+    }
+    const room = this.cap - this.size;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (part.length < chunk.length) this.truncated = true;
+    this.chunks.push(part);
+    this.size += part.length;
+  }
+  text() {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export function createShellHandler(options: ShellOptions): Handler {
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  return async (ctx) => {
+    if (!options.allowShell) {
+      throw new HandlerError(
+        'shell executor is disabled on this worker: start the worker with TICKFLOW_ALLOW_SHELL=1 to allow running programs',
+        { code: 'shell_disabled' },
+      );
+    }
+    const s = settings(ctx);
+    const argv = (Array.isArray(s.command) ? s.command : Array.isArray(s.argv) ? s.argv : null) as unknown[] | null;
+    if (!argv || argv.length === 0 || !argv.every((a) => typeof a === 'string')) {
+      throw new HandlerError('shell: `command` must be a non-empty array of strings (argv), e.g. ["/bin/echo", "hi"]', {
+        code: 'config',
+      });
+    }
+    const [file, ...args] = argv as string[];
+    const env: Record<string, string> = {};
+    for (const k of ['PATH', 'HOME', 'LANG', 'TZ', 'USER', 'SHELL']) if (process.env[k]) env[k] = process.env[k]!;
+    for (const [k, v] of Object.entries(asObject(s.env))) env[k] = String(v);
+    const cwd = typeof s.cwd === 'string' && s.cwd ? s.cwd : undefined;
+    const grace = typeof s.killGraceMs === 'number' && s.killGraceMs >= 0 ? s.killGraceMs : killGraceMs;
+
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const stdout = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);
+    const stderr = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);
+    const child = spawn(file!, args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] as const, detached: true });
+    child.stdout.on('data', (c: Buffer) => stdout.push(c));
+    child.stderr.on('data', (c: Buffer) => stderr.push(c));
+    child.stdin.on('error', () => undefined);
+    if (typeof s.input === 'string') child.stdin.end(s.input);
+    else child.stdin.end();
+
+    // Signal the whole process group (detached => the child leads its own group),
+    // so `sh -c 'sleep 30'` does not leave the sleep behind.
+    const killGroup = (sig: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        try {
+          child.kill(sig);
+        } catch {
+          /* gone */
+        }
+      }
+    };
+    let killTimer: NodeJS.Timeout | undefined;
+    let abortedAt: number | undefined;
+    const onAbort = () => {
+      abortedAt = Date.now();
+      ctx.log.info({ pid: child.pid, graceMs: grace }, 'shell: abort, sending SIGTERM');
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => {
+        ctx.log.warn({ pid: child.pid }, 'shell: still alive after grace, sending SIGKILL');
+        killGroup('SIGKILL');
+      }, grace);
+    };
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      child.once('error', (err) => reject(new HandlerError(`shell: cannot start ${file}: ${err.message}`, { code: 'spawn' })));
+      child.once('close', (c, sig) => resolve({ code: c, signal: sig }));
+    }).finally(() => {
+      ctx.signal.removeEventListener('abort', onAbort);
+      if (killTimer) clearTimeout(killTimer);
+    });
+
+    const exitCode = code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : -1);
+    const output = {
+      exitCode,
+      ...(signal ? { signal } : {}),
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      ...(stdout.truncated ? { stdoutTruncated: true } : {}),
+      ...(stderr.truncated ? { stderrTruncated: true } : {}),
+    };
+    if (abortedAt !== undefined) {
+      throw new HandlerError(`shell: ${file} stopped after abort (${signal ?? `exit ${code}`})`, { exitCode, output, code: 'aborted' });
+    }
+    if (exitCode !== 0) {
+      throw new HandlerError(`shell: ${file} exited with ${signal ? `signal ${signal}` : `code ${exitCode}`}`, { exitCode, output });
+    }
+    return resultWithExitCode(output, exitCode);
+  };
+}
+
+function signalNumber(sig: NodeJS.Signals): number | undefined {
+  const table: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGSEGV: 11, SIGABRT: 6 };
+  return table[sig];
+}

@@ -1,0 +1,63 @@
+/**
+ * System job handlers (issue 6 "System jobs"): run through the normal engine like any
+ * handler, so they are visible, pausable, retried and alarmed like user jobs. Each is a thin
+ * door onto lib/system-jobs; payload fields override env defaults.
+ *
+ * - system.retention            { olderThanDays?, batchSize?, maxBatches? } -> RetentionResult
+ * - system.idempotency-cleanup  { olderThanHours? } -> { deleted, cutoff, expiredSessions } (also sweeps expired sessions)
+ * - system.recycle-bin-purge    { olderThanDays? } -> { purged: string[] }
+ * - system.stats-check          { days? } -> { from, to, drift: n } ; fails (after raising an alarm) on drift
+ */
+import { getDb, type Db } from '../../lib/db.ts';
+import { purgeExpiredJobs } from '../../lib/jobs/purge-job.ts';
+import { cleanupSessions } from '../../lib/auth/sessions.ts';
+import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
+import { deleteExpiredIdempotencyKeys } from '../../lib/system-jobs/idempotency-cleanup.ts';
+import { checkStats } from '../../lib/system-jobs/stats-check.ts';
+import { SYSTEM_HANDLERS } from '../../lib/system-jobs/definitions.ts';
+import { HandlerError, settings, type Handler } from './types.ts';
+
+function optNum(v: unknown): number | undefined {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * Builds the system handlers on a database client (default: the process client from
+ * DATABASE_URL, resolved lazily at the first call so importing this file has no side effect).
+ */
+export function createSystemHandlers(dbOf: () => Db = () => getDb()): Record<string, Handler> {
+  return {
+    [SYSTEM_HANDLERS.retention]: async (ctx) => {
+      const s = settings(ctx);
+      const r = await purgeOldRuns(dbOf(), { olderThanDays: optNum(s.olderThanDays), batchSize: optNum(s.batchSize), maxBatches: optNum(s.maxBatches) });
+      ctx.log.info(r, 'retention pass');
+      return r;
+    },
+    [SYSTEM_HANDLERS.idempotencyCleanup]: async (ctx) => {
+      const db = dbOf();
+      const keys = await deleteExpiredIdempotencyKeys(db, { olderThanHours: optNum(settings(ctx).olderThanHours) });
+      // expired console sessions are the same kind of leftover: swept in the same pass
+      const sessions = await cleanupSessions(db);
+      return { ...keys, expiredSessions: sessions };
+    },
+    [SYSTEM_HANDLERS.recycleBinPurge]: async (ctx) => {
+      const days = optNum(settings(ctx).olderThanDays);
+      const purged = await purgeExpiredJobs(dbOf(), days ?? Number(process.env.TICKFLOW_RECYCLE_BIN_DAYS ?? 30));
+      return { purged };
+    },
+    [SYSTEM_HANDLERS.statsCheck]: async (ctx) => {
+      const db = dbOf();
+      const run = await db.run.findUnique({ where: { id: ctx.runId }, select: { jobId: true } });
+      const r = await checkStats(db, { days: optNum(settings(ctx).days), jobId: run?.jobId ?? null, runId: ctx.runId });
+      const out = { from: r.from, to: r.to, timeZone: r.timeZone, rows: r.storedRows, drift: r.drift.length };
+      if (r.drift.length) {
+        throw new HandlerError(`stats drift on ${r.drift.length} (date, handler) pair(s) in ${r.from}..${r.to}: ${r.drift.slice(0, 5).map((d) => `${d.date} ${d.handler} [${d.fields.join(',')}]`).join('; ')}`, { output: out });
+      }
+      return out;
+    },
+  };
+}
+
+/** The system handlers on the process database client (register with the worker's handler registry). */
+export const systemHandlers: Record<string, Handler> = createSystemHandlers();

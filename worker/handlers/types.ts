@@ -1,0 +1,100 @@
+/**
+ * Handlers: the named code a worker can execute (DESIGN.md §1 "handler").
+ *
+ * - handler: an async function `(ctx) => output` registered under a name such as
+ *   `builtin.echo`, `http`, `shell` or `sql`.
+ * - context: what one attempt of one task gives its handler (payload, config,
+ *   attempt number, ids, an AbortSignal that fires on timeout/cancel/shutdown,
+ *   and a child logger).
+ * - result: whatever the handler returns becomes `tasks.output` (JSON); a thrown
+ *   error fails the attempt. A `HandlerError` may carry an exit code and output
+ *   (the shell executor records the exit code even when it fails).
+ */
+import type { Logger } from 'pino';
+import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface HandlerContext {
+  /** the task's payload (step payload merged with the run's params) */
+  payload: JsonObject;
+  /** the step's config (static executor settings) */
+  config: JsonObject;
+  /** 1-based attempt number of this execution */
+  attempt: number;
+  taskId: string;
+  runId: string;
+  /** aborted on timeout, cancellation or forced shutdown; reason says which */
+  signal: AbortSignal;
+  log: Logger;
+  /** the task's timeout in ms (executors derive their own limits from it) */
+  timeoutMs: number;
+}
+
+/** What a handler resolves to: plain output, or output plus an exit code. */
+export type HandlerResult = unknown | { output: unknown; exitCode: number; [HANDLER_RESULT]: true };
+
+export const HANDLER_RESULT = Symbol.for('tickflow.handlerResult');
+
+/** Wraps an output together with an exit code (shell executor). */
+export function resultWithExitCode(output: unknown, exitCode: number): HandlerResult {
+  return { output, exitCode, [HANDLER_RESULT]: true };
+}
+
+export function unwrapResult(value: unknown): { output: unknown; exitCode?: number } {
+  if (value && typeof value === 'object' && (value as Record<symbol, unknown>)[HANDLER_RESULT] === true) {
+    const v = value as { output: unknown; exitCode: number };
+    return { output: v.output, exitCode: v.exitCode };
+  }
+  return { output: value };
+}
+
+export type Handler = (ctx: HandlerContext) => Promise<unknown>;
+
+/** A failure with structured detail: exit code and partial output are recorded on the task. */
+export class HandlerError extends Error {
+  constructor(
+    message: string,
+    readonly detail: { exitCode?: number; output?: unknown; code?: string } = {},
+  ) {
+    super(message);
+    this.name = 'HandlerError';
+  }
+}
+
+/** Reads an object-valued field, treating anything else as empty. */
+export function asObject(value: unknown): JsonObject {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : {};
+}
+
+/** Config then payload: payload fields override config fields (executor settings may live in either). */
+export function settings(ctx: Pick<HandlerContext, 'config' | 'payload'>): JsonObject {
+  return { ...asObject(ctx.config), ...asObject(ctx.payload) };
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
+    }
+    // setLongTimeout: a delay above 2^31-1 ms would otherwise fire at once (engine.md case 3).
+    const timer = setLongTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    const onAbort = () => {
+      timer.clear();
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Truncates a UTF-8 string to at most `max` bytes, marking the cut. */
+export function capText(text: string, max: number): { text: string; truncated: boolean } {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= max) return { text, truncated: false };
+  return { text: buf.subarray(0, max).toString('utf8'), truncated: true };
+}

@@ -1,0 +1,97 @@
+/**
+ * Heartbeat service: keeps this node alive in worker_nodes (running tasks,
+ * cpu/memory/load) and extends the leases of the attempts it is running, so a
+ * long handler within its timeout is never reclaimed (engine.md case 3).
+ * An attempt whose lease could not be extended (reclaimed after a long pause,
+ * or cancelled) is aborted locally: the database no longer gives it to us.
+ * A node status of `draining` set by an operator reaches the worker here.
+ */
+import { loadavg } from 'node:os';
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../lib/db.ts';
+import { extendLeases } from '../lib/engine/index.ts';
+import { heartbeatNode, type NodeStatus } from '../lib/engine/nodes/index.ts';
+import { ServiceLoop } from './loop.ts';
+import type { Runner } from './runner.ts';
+
+export interface HeartbeatConfig {
+  nodeId: string;
+  intervalMs: number;
+  leaseSeconds: number;
+}
+
+export interface HeartbeatResult {
+  status: NodeStatus | null;
+  extended: number;
+  lost: string[];
+}
+
+export class Heartbeat {
+  private readonly loop: ServiceLoop;
+  private lastCpu = process.cpuUsage();
+  private lastAt = process.hrtime.bigint();
+
+  constructor(
+    readonly config: HeartbeatConfig,
+    private readonly deps: {
+      db: PrismaClient;
+      clock: () => Date;
+      logger: Logger;
+      runner: Runner;
+      onStatus?: (status: NodeStatus | null) => void;
+    },
+  ) {
+    this.loop = new ServiceLoop('heartbeat', config.intervalMs, async () => {
+      await this.runOnce(this.deps.clock());
+    }, deps.logger);
+  }
+
+  private cpuPercent(): number {
+    const now = process.hrtime.bigint();
+    const usage = process.cpuUsage(this.lastCpu);
+    const elapsedUs = Number(now - this.lastAt) / 1000;
+    this.lastCpu = process.cpuUsage();
+    this.lastAt = now;
+    if (elapsedUs <= 0) return 0;
+    return Math.round(((usage.user + usage.system) / elapsedUs) * 1000) / 10;
+  }
+
+  async runOnce(now: Date): Promise<HeartbeatResult> {
+    const { runner } = this.deps;
+    const ids = runner.activeTaskIds();
+    let lost: string[] = [];
+    let extended = 0;
+    if (ids.length > 0) {
+      const res = await extendLeases(this.deps.db, { nodeId: this.config.nodeId, taskIds: ids, leaseSeconds: this.config.leaseSeconds }, now);
+      extended = res.extended.length;
+      // Only attempts still unsettled here: one that completed meanwhile is not "lost".
+      const stillActive = new Set(runner.activeTaskIds());
+      lost = res.lost.filter((id) => stillActive.has(id));
+      for (const id of lost) {
+        this.deps.logger.warn({ taskId: id }, 'heartbeat: lease lost (reclaimed or cancelled); aborting the attempt');
+        runner.abort(id, 'lease_lost');
+      }
+    }
+    const status = await heartbeatNode(
+      this.deps.db,
+      {
+        nodeId: this.config.nodeId,
+        runningTasks: runner.count,
+        cpuPercent: this.cpuPercent(),
+        memoryMb: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10,
+        load1: loadavg()[0] ?? null,
+      },
+      now,
+    );
+    this.deps.onStatus?.(status);
+    return { status, extended, lost };
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * `npm run worker` — the worker process entry (node --import tsx worker/index.ts).
+ *
+ * Reads its configuration from the environment (worker/config.ts), registers a
+ * node with a fresh id, and runs ticker, claimer, runner, heartbeat and reaper
+ * until SIGTERM/SIGINT: then it stops claiming, marks the node draining, waits
+ * for running attempts up to TICKFLOW_SHUTDOWN_GRACE_MS, marks the node offline
+ * and exits 0. A second signal exits at once (code 130); leases of attempts
+ * still running then expire and the reaper of another worker reclaims them.
+ */
+import { logger } from '../lib/log.ts';
+import { ConfigError, loadWorkerConfig } from './config.ts';
+import { createWorker } from './create-worker.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadWorkerConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`tickflow worker: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = logger.child({ service: 'worker' });
+  const worker = createWorker({ config, logger: log });
+
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    stopping = true;
+    log.info({ signal }, 'signal received: draining');
+    worker
+      .stop()
+      .then(({ drained, aborted }) => {
+        log.info({ drained, aborted }, 'bye');
+        process.exit(0);
+      })
+      .catch((err) => {
+        log.error({ err }, 'error while stopping');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+
+  await worker.start();
+  // Machine-readable line for supervisors and tests.
+  log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
+}
+
+main().catch((err) => {
+  logger.fatal({ err }, 'worker failed to start');
+  process.exit(1);
+});

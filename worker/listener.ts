@@ -1,0 +1,95 @@
+/**
+ * LISTEN/NOTIFY on a dedicated `pg` client (Prisma has no LISTEN): wakes the
+ * claimer on `tickflow_tasks` and aborts attempts named on `tickflow_cancel`.
+ * Reconnects with backoff; after a reconnect it wakes the claimer, since
+ * notifications sent while disconnected are lost (the poll covers them too).
+ */
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { CANCEL_CHANNEL, TASKS_CHANNEL } from '../lib/engine/notify.ts';
+
+export interface ListenerHandlers {
+  onTasks: () => void;
+  onCancel: (taskIds: string[]) => void;
+}
+
+export class Listener {
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private retryMs = 500;
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly handlers: ListenerHandlers,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.connect().catch((err) => {
+      this.logger.warn({ err: (err as Error).message }, 'listener: cannot connect; polling only until it can');
+      this.scheduleReconnect();
+    });
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, application_name: 'tickflow-worker-listen' });
+    client.on('notification', (msg) => {
+      if (msg.channel === TASKS_CHANNEL) this.handlers.onTasks();
+      else if (msg.channel === CANCEL_CHANNEL) {
+        try {
+          const ids = JSON.parse(msg.payload ?? '[]') as unknown;
+          const list = Array.isArray(ids) ? ids.map(String) : typeof ids === 'string' ? [ids] : [];
+          if (list.length) this.handlers.onCancel(list);
+        } catch {
+          if (msg.payload) this.handlers.onCancel([msg.payload]);
+        }
+      }
+    });
+    client.on('error', (err) => {
+      this.logger.warn({ err: err.message }, 'listener: connection error');
+      this.drop(client);
+    });
+    client.on('end', () => this.drop(client));
+    await client.connect();
+    await client.query(`LISTEN ${TASKS_CHANNEL}`);
+    await client.query(`LISTEN ${CANCEL_CHANNEL}`);
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.retryMs = 500;
+    this.handlers.onTasks();
+  }
+
+  private drop(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.retryTimer) return;
+    const delay = this.retryMs;
+    this.retryMs = Math.min(30_000, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.connect().catch((err) => {
+        this.logger.warn({ err: (err as Error).message, retryInMs: this.retryMs }, 'listener: reconnect failed');
+        this.scheduleReconnect();
+      });
+    }, delay);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const c = this.client;
+    this.client = null;
+    await c?.end().catch(() => undefined);
+  }
+}
