@@ -55,7 +55,7 @@ async function seedHistory(): Promise<void> {
 }
 
 test('the stats dashboard draws charts from seeded and real data', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   // Real runs through the worker: an echo job succeeds, a fail job fails.
   const ok = await api<{ id: string }>('POST', '/jobs', { key: `e2e.stats.ok.${uniq()}`, name: 'E2E stats ok', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { n: 1 }, policy: { blockStrategy: 'serial_execution' } });
   const bad = await api<{ id: string }>('POST', '/jobs', { key: `e2e.stats.bad.${uniq()}`, name: 'E2E stats bad', schedule: { kind: 'manual' }, handler: 'builtin.fail', policy: { blockStrategy: 'serial_execution' } });
@@ -70,7 +70,7 @@ test('the stats dashboard draws charts from seeded and real data', async ({ page
         const fail = r.handlers.find((h) => h.handler === 'builtin.fail');
         return (echo?.success ?? 0) >= 3 && (fail?.failure ?? 0) >= 2;
       },
-      { timeout: 60_000, intervals: [500] },
+      { timeout: 120_000, intervals: [500] },
     )
     .toBe(true);
   await seedHistory();
@@ -120,5 +120,15 @@ test('alarms page lists alarms and queues a test alarm', async ({ page }) => {
   await expect(page.getByText('Test alarm queued')).toBeVisible();
   const table = page.getByTestId('alarms-table');
   await expect(table.getByText('Tickflow test alarm requested by').first()).toBeVisible();
+  // the worker's alarm dispatcher delivers it (log channel) within a few seconds
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return (await page.getByTestId('alarms-table').locator('tbody tr').first().textContent()) ?? '';
+      },
+      { timeout: 30_000, intervals: [1000] },
+    )
+    .toContain('sent');
   await page.screenshot({ path: `${SHOT_DIR}/alarms.png`, fullPage: true });
 });

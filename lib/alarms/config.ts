@@ -1,0 +1,126 @@
+/**
+ * Alarm settings and vocabulary (DESIGN.md §3 `alarms`, issue 6 "Alarms").
+ *
+ * Glossary:
+ * - alarm      — one delivery: a row of `alarms` for one (type, channel, target). A job
+ *                configured with two channels raises two rows for one event.
+ * - type       — failure | timeout | success (run outcomes, per job config), dead_letter
+ *                (job moved to dead letter), node_offline (global, env configured).
+ * - channel    — webhook (JSON POST, HMAC signed), email (SMTP via nodemailer), log (a pino line).
+ * - collapse   — a repeat of the same (job, type, channel, target) within the collapse window
+ *                increments `count` on the existing row instead of inserting a new one.
+ * - source row — a `log` row the engine inserts itself in SQL (dead_letter from run
+ *                finalisation, node_offline from the reaper); the dispatcher fans it out to
+ *                the configured webhook/email channels when it delivers it.
+ *
+ * Every value here is read from the environment at call time (tests set env per case).
+ */
+import type { AlarmsView } from '../jobs/job-view.ts';
+
+/** alarm_type enum: what happened (run outcomes per job config, dead letter, node offline). */
+export type AlarmType = 'failure' | 'timeout' | 'dead_letter' | 'success' | 'node_offline';
+/** alarm_channel enum: how it is delivered. */
+export type AlarmChannelType = 'webhook' | 'email' | 'log';
+/** alarm_status enum: pending (due at next_attempt_at) -> sent | failed (attempts used up). */
+export type AlarmStatus = 'pending' | 'sent' | 'failed';
+/** Free-text level column; these three are what Tickflow writes. */
+export type AlarmLevel = 'info' | 'warning' | 'error';
+/** One delivery destination: webhook URL, email address, or '' for log. */
+export type AlarmChannel = { type: AlarmChannelType; target: string };
+
+/** Every alarm type, in display order. */
+export const ALARM_TYPES: readonly AlarmType[] = ['failure', 'timeout', 'dead_letter', 'success', 'node_offline'];
+/** Every delivery status. */
+export const ALARM_STATUSES: readonly AlarmStatus[] = ['pending', 'sent', 'failed'];
+/** Every channel type. */
+export const ALARM_CHANNELS: readonly AlarmChannelType[] = ['webhook', 'email', 'log'];
+
+/** Marker in `content.origin` of rows created by raiseAlarm (rows without it are engine source rows). */
+export const RAISED_ORIGIN = 'tickflow.alarms';
+
+function envInt(name: string, fallback: number, min = 0): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v >= min ? Math.floor(v) : fallback;
+}
+
+/** Collapse window in seconds: TICKFLOW_ALARM_COLLAPSE_SECONDS, default 600 (10 min); 0 disables collapsing. */
+export function collapseWindowSeconds(): number {
+  return envInt('TICKFLOW_ALARM_COLLAPSE_SECONDS', 600);
+}
+
+/**
+ * Delivery policy: attempts before `failed` (TICKFLOW_ALARM_MAX_ATTEMPTS, default 5), retry
+ * backoff base/cap in seconds (TICKFLOW_ALARM_BACKOFF_SECONDS default 30, _MAX_SECONDS default
+ * 3600), per-delivery timeout in ms (TICKFLOW_ALARM_TIMEOUT_MS default 10000).
+ */
+export function deliveryPolicy(): { maxAttempts: number; backoffBaseSeconds: number; backoffMaxSeconds: number; timeoutMs: number } {
+  return {
+    maxAttempts: envInt('TICKFLOW_ALARM_MAX_ATTEMPTS', 5, 1),
+    backoffBaseSeconds: envInt('TICKFLOW_ALARM_BACKOFF_SECONDS', 30),
+    backoffMaxSeconds: envInt('TICKFLOW_ALARM_BACKOFF_MAX_SECONDS', 3600),
+    timeoutMs: envInt('TICKFLOW_ALARM_TIMEOUT_MS', 10_000, 1),
+  };
+}
+
+/**
+ * Delay before retry number `attempts` (1-based count of failed attempts so far), in ms:
+ * base * 2^(attempts-1), capped. Deterministic (no jitter) so tests can assert next_attempt_at;
+ * alarms are few, a thundering herd is not a concern here.
+ */
+export function alarmRetryDelayMs(attempts: number, policy = deliveryPolicy()): number {
+  const s = Math.min(policy.backoffMaxSeconds, policy.backoffBaseSeconds * 2 ** Math.max(0, attempts - 1));
+  return s * 1000;
+}
+
+/** HMAC key for the webhook signature header (TICKFLOW_WEBHOOK_SECRET); empty -> no header. */
+export function webhookSecret(): string {
+  return process.env.TICKFLOW_WEBHOOK_SECRET ?? '';
+}
+
+/** SMTP transport URL (TICKFLOW_SMTP_URL, e.g. smtp://user:pass@host:587) and From address (TICKFLOW_SMTP_FROM). */
+export function smtpSettings(): { url: string; from: string } {
+  return { url: process.env.TICKFLOW_SMTP_URL ?? '', from: process.env.TICKFLOW_SMTP_FROM || 'Tickflow <tickflow@localhost>' };
+}
+
+/**
+ * Global node-offline channels: TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK (URL) and
+ * TICKFLOW_ALARM_NODE_OFFLINE_EMAIL (address); each may hold several values separated by commas.
+ */
+export function nodeOfflineChannels(): AlarmChannel[] {
+  const split = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return [
+    ...split(process.env.TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK).map((target) => ({ type: 'webhook' as const, target })),
+    ...split(process.env.TICKFLOW_ALARM_NODE_OFFLINE_EMAIL).map((target) => ({ type: 'email' as const, target })),
+  ];
+}
+
+/**
+ * Reads jobs.alarm_config (shape: lib/jobs/job-view.ts AlarmsView, written by lib/jobs from
+ * lib/api AlarmsInput) defensively: anything malformed means "off".
+ */
+export function parseAlarmConfig(value: unknown): AlarmsView {
+  const a = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const channels = Array.isArray(a.channels)
+    ? (a.channels as unknown[]).flatMap((c) => {
+        const o = c && typeof c === 'object' ? (c as Record<string, unknown>) : {};
+        return (ALARM_CHANNELS as readonly unknown[]).includes(o.type) ? [{ type: o.type as AlarmChannelType, target: typeof o.target === 'string' ? o.target : '' }] : [];
+      })
+    : [];
+  return { onFailure: a.onFailure === true, onTimeout: a.onTimeout === true, onDeadLetter: a.onDeadLetter === true, onSuccess: a.onSuccess === true, channels };
+}
+
+/** Is `type` switched on in a job's alarm config? (node_offline is global, never per job.) */
+export function alarmEnabled(config: AlarmsView, type: AlarmType): boolean {
+  switch (type) {
+    case 'failure':
+      return config.onFailure;
+    case 'timeout':
+      return config.onTimeout;
+    case 'dead_letter':
+      return config.onDeadLetter;
+    case 'success':
+      return config.onSuccess;
+    default:
+      return false;
+  }
+}

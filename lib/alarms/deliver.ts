@@ -1,0 +1,134 @@
+import { createHmac } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { log } from '../log.ts';
+import { deliveryPolicy, smtpSettings, webhookSecret, type AlarmChannelType, type AlarmType } from './config.ts';
+
+/** One alarm as the dispatcher hands it to a channel (an `alarms` row, camelCase). */
+export interface DeliverableAlarm {
+  id: string;
+  jobId: string | null;
+  runId: string | null;
+  type: AlarmType;
+  level: string;
+  channel: AlarmChannelType;
+  target: string;
+  content: Record<string, unknown>;
+  count: number;
+  /** attempts including this one (1 = first try) */
+  attempts: number;
+  createdAt: Date;
+}
+
+/** Header carrying the webhook body's HMAC: `sha256=<hex HMAC-SHA256 of the raw body with TICKFLOW_WEBHOOK_SECRET>`. */
+export const SIGNATURE_HEADER = 'X-Tickflow-Signature';
+
+/** `sha256=<hex>` HMAC-SHA256 of `body` (the exact bytes sent) with `secret`. Receivers recompute and compare in constant time. */
+export function signBody(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+/**
+ * The JSON a webhook receives (and an email's text): stable field names, instants as ISO-8601 UTC.
+ * `{ id, type, level, jobId, runId, count, attempt, createdAt, message, content }`.
+ */
+export function alarmPayload(a: DeliverableAlarm): Record<string, unknown> {
+  return {
+    id: a.id,
+    type: a.type,
+    level: a.level,
+    jobId: a.jobId,
+    runId: a.runId,
+    count: a.count,
+    attempt: a.attempts,
+    createdAt: a.createdAt.toISOString(),
+    message: alarmMessage(a),
+    content: a.content,
+  };
+}
+
+/** Human one-liner: content.message, else "<type> alarm". Collapsed repeats say "(xN)". */
+export function alarmMessage(a: Pick<DeliverableAlarm, 'type' | 'content' | 'count'>): string {
+  const m = typeof a.content.message === 'string' && a.content.message ? a.content.message : `${a.type} alarm`;
+  return a.count > 1 ? `${m} (x${a.count})` : m;
+}
+
+export interface DeliverOptions {
+  /** override fetch (tests never need it: they run a real receiver) */
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+const transports = new Map<string, Transporter>();
+function transportFor(url: string, timeoutMs: number): Transporter {
+  let t = transports.get(url);
+  if (!t) {
+    // A URL string configures host/port/auth/secure; the timeouts keep a dead SMTP
+    // server from pinning a dispatcher slot.
+    t = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
+    transports.set(url, t);
+  }
+  return t;
+}
+
+/** Closes cached SMTP transports (tests, shutdown). */
+export function closeAlarmTransports(): void {
+  for (const t of transports.values()) t.close();
+  transports.clear();
+}
+
+/**
+ * Delivers one alarm on its channel; resolves on success, throws an Error whose message is
+ * stored in alarms.error on failure (the dispatcher decides retry vs failed).
+ * - webhook: POST target with the JSON payload, `content-type: application/json`,
+ *   `X-Tickflow-Signature` (when TICKFLOW_WEBHOOK_SECRET is set), `X-Tickflow-Event: <type>`,
+ *   `X-Tickflow-Delivery: <alarm id>`; any non-2xx status or the timeout
+ *   (TICKFLOW_ALARM_TIMEOUT_MS, default 10 s) is a failure.
+ * - email: nodemailer over TICKFLOW_SMTP_URL from TICKFLOW_SMTP_FROM to target; subject
+ *   `[Tickflow] <type>: <message>`, text = the JSON payload pretty-printed.
+ * - log: one pino line at the alarm's level (never fails).
+ */
+export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {}): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? deliveryPolicy().timeoutMs;
+  const payload = alarmPayload(a);
+  switch (a.channel) {
+    case 'webhook': {
+      const body = JSON.stringify(payload);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'tickflow-alarms',
+        'x-tickflow-event': a.type,
+        'x-tickflow-delivery': a.id,
+      };
+      const secret = webhookSecret();
+      if (secret) headers[SIGNATURE_HEADER.toLowerCase()] = signBody(body, secret);
+      const res = await (opts.fetch ?? fetch)(a.target, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' }).catch((e: unknown) => {
+        const err = e as Error;
+        throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${err?.message ?? String(e)}`);
+      });
+      // Drain the body so the socket can be reused; its content is only kept for the error.
+      const text = await res.text().catch(() => '');
+      if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      return;
+    }
+    case 'email': {
+      const { url, from } = smtpSettings();
+      if (!url) throw new Error('email alarm: TICKFLOW_SMTP_URL is not set');
+      await transportFor(url, timeoutMs).sendMail({
+        from,
+        to: a.target,
+        subject: `[Tickflow] ${a.type}: ${alarmMessage(a)}`.slice(0, 250),
+        text: `${alarmMessage(a)}\n\n${JSON.stringify(payload, null, 2)}\n`,
+        headers: { 'X-Tickflow-Delivery': a.id, 'X-Tickflow-Event': a.type },
+      });
+      return;
+    }
+    case 'log': {
+      const logger = log('alarm');
+      const line = { alarmId: a.id, type: a.type, jobId: a.jobId, runId: a.runId, count: a.count, content: a.content };
+      if (a.level === 'error') logger.error(line, alarmMessage(a));
+      else if (a.level === 'warning' || a.level === 'warn') logger.warn(line, alarmMessage(a));
+      else logger.info(line, alarmMessage(a));
+      return;
+    }
+  }
+}

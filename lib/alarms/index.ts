@@ -1,0 +1,12 @@
+/**
+ * Alarms (issue 6): raise (with collapse), decide per finished run, deliver (webhook / email /
+ * log with retries), list, send a test alarm. Vocabulary: ./config.ts.
+ */
+export * from './config.ts';
+export * from './raise-alarm.ts';
+export * from './alarms-for-finished-run.ts';
+export * from './deliver.ts';
+export * from './dispatch-alarms.ts';
+export * from './list-alarms.ts';
+export * from './send-test-alarm.ts';
+export * from './scan-finished-runs.ts';

@@ -1,0 +1,49 @@
+import { statsTimeZone } from '../engine/stats.ts';
+
+/** A calendar date string `YYYY-MM-DD`. */
+export type IsoDate = string;
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** true for a real calendar date `YYYY-MM-DD` (rejects 2026-02-30). */
+export function isIsoDate(s: string): boolean {
+  const m = DATE_RE.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+}
+
+/**
+ * The calendar date of an instant in the stats time zone (TICKFLOW_STATS_TZ, default UTC) —
+ * the same day boundary the engine's stats upsert uses (`(now AT TIME ZONE tz)::date`).
+ * E.g. 2026-03-01T23:30Z is 2026-03-02 in Asia/Shanghai.
+ */
+export function statDateOf(instant: Date, tz: string = statsTimeZone()): IsoDate {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** `date` + `days` (calendar arithmetic, may be negative). */
+export function addDays(date: IsoDate, days: number): IsoDate {
+  const m = DATE_RE.exec(date);
+  if (!m) throw new Error(`not a date: ${date}`);
+  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3] + days)).toISOString().slice(0, 10);
+}
+
+/** Days from `from` to `to` inclusive (1 for the same day; <= 0 when from > to). */
+export function daysBetween(from: IsoDate, to: IsoDate): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+}
+
+/** Every date from `from` to `to` inclusive. */
+export function dateRange(from: IsoDate, to: IsoDate): IsoDate[] {
+  const out: IsoDate[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+/** A `date` column value (Prisma gives UTC midnight) -> `YYYY-MM-DD`. */
+export function dateColumn(d: Date): IsoDate {
+  return d.toISOString().slice(0, 10);
+}

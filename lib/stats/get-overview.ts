@@ -1,0 +1,92 @@
+import type { Db } from '../db.ts';
+
+/** What the overview page shows at a glance (instants ISO-8601 UTC). */
+export interface Overview {
+  generatedAt: string;
+  /** not-deleted jobs by status, plus how many sit in the recycle bin */
+  jobs: { active: number; paused: number; deadLetter: number; total: number; deleted: number };
+  /** runs whose scheduled_for is within the last 24 h, by status */
+  runs24h: { success: number; failed: number; timeout: number; cancelled: number; skipped: number; running: number; pending: number; total: number };
+  /** success / (success + failed + timeout) over those runs, 0..1; null when none finished */
+  successRate24h: number | null;
+  workers: { online: number; draining: number; offline: number };
+  /** jobs the system paused after consecutive failures (newest first, at most 20) */
+  deadLetterJobs: { id: string; key: string; name: string; consecutiveFailures: number; lastError: string | null; href: string }[];
+  /** the latest failed / timed-out runs of the last 7 days (at most 10), linking to the run page */
+  latestFailures: { id: string; jobId: string; jobKey: string; status: string; error: string | null; scheduledFor: string; finishedAt: string | null; href: string }[];
+  /** pending and failed alarm deliveries (a stuck webhook shows up here) */
+  alarms: { pending: number; failed24h: number };
+}
+
+/**
+ * Overview numbers. Reads detail tables, but every query is bounded and indexed:
+ * - jobs by status: GROUP BY over jobs (one row per job definition — small);
+ * - runs 24 h: runs_time_idx (scheduled_for DESC) range of one day;
+ * - latest failures: the same index backwards over 7 days, LIMIT 10;
+ * - workers: worker_nodes_status_idx; dead-letter jobs: LIMIT 20;
+ * - alarms: alarms_pending_idx (partial) and a one-day created_at range.
+ * @param now the clock for the 24 h / 7 d windows.
+ */
+export async function getOverview(db: Db, now: Date = new Date()): Promise<Overview> {
+  const dayAgo = new Date(now.getTime() - 86_400_000);
+  const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
+  const [jobGroups, deleted, runGroups, nodeGroups, deadJobs, failures, pendingAlarms, failedAlarms] = await Promise.all([
+    db.job.groupBy({ by: ['status'], where: { deletedAt: null }, _count: { _all: true } }),
+    db.job.count({ where: { deletedAt: { not: null } } }),
+    db.run.groupBy({ by: ['status'], where: { scheduledFor: { gte: dayAgo, lte: now } }, _count: { _all: true } }),
+    db.workerNode.groupBy({ by: ['status'], _count: { _all: true } }),
+    db.job.findMany({
+      where: { deletedAt: null, status: 'dead_letter' },
+      orderBy: { updatedAt: 'desc' },
+      take: 20,
+      select: { id: true, key: true, name: true, consecutiveFailures: true, lastError: true },
+    }),
+    db.run.findMany({
+      where: { status: { in: ['failed', 'timeout'] }, scheduledFor: { gte: weekAgo, lte: now } },
+      orderBy: [{ scheduledFor: 'desc' }, { id: 'desc' }],
+      take: 10,
+      select: { id: true, jobId: true, jobKey: true, status: true, error: true, scheduledFor: true, finishedAt: true },
+    }),
+    db.alarm.count({ where: { status: 'pending' } }),
+    db.alarm.count({ where: { status: 'failed', updatedAt: { gte: dayAgo } } }),
+  ]);
+  const j = Object.fromEntries(jobGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
+  const r = Object.fromEntries(runGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
+  const w = Object.fromEntries(nodeGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
+  const runs24h = {
+    success: r.success ?? 0,
+    failed: r.failed ?? 0,
+    timeout: r.timeout ?? 0,
+    cancelled: r.cancelled ?? 0,
+    skipped: r.skipped ?? 0,
+    running: r.running ?? 0,
+    pending: r.pending ?? 0,
+    total: Object.values(r).reduce((a, b) => a + b, 0),
+  };
+  const finished = runs24h.success + runs24h.failed + runs24h.timeout;
+  return {
+    generatedAt: now.toISOString(),
+    jobs: {
+      active: j.active ?? 0,
+      paused: j.paused ?? 0,
+      deadLetter: j.dead_letter ?? 0,
+      total: Object.values(j).reduce((a, b) => a + b, 0),
+      deleted,
+    },
+    runs24h,
+    successRate24h: finished > 0 ? runs24h.success / finished : null,
+    workers: { online: w.online ?? 0, draining: w.draining ?? 0, offline: w.offline ?? 0 },
+    deadLetterJobs: deadJobs.map((x) => ({ ...x, href: `/jobs/${x.id}` })),
+    latestFailures: failures.map((f) => ({
+      id: f.id,
+      jobId: f.jobId,
+      jobKey: f.jobKey,
+      status: f.status,
+      error: f.error,
+      scheduledFor: f.scheduledFor.toISOString(),
+      finishedAt: f.finishedAt?.toISOString() ?? null,
+      href: `/runs/${f.id}`,
+    })),
+    alarms: { pending: pendingAlarms, failed24h: failedAlarms },
+  };
+}

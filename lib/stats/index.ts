@@ -1,0 +1,11 @@
+/**
+ * Stats read models and the rebuild proof (issue 6). The write side (the upsert inside task
+ * completion) is the engine's: lib/engine/sql/record-handler-stats.ts, rule in lib/engine/stats.ts.
+ * Day boundaries: TICKFLOW_STATS_TZ (default UTC).
+ */
+export * from './dates.ts';
+export * from './percentiles.ts';
+export * from './get-daily-stats.ts';
+export * from './get-overview.ts';
+export * from './rebuild-stats.ts';
+export * from './chart-data.ts';

@@ -1,0 +1,205 @@
+import type { Db, PrismaClient, Prisma } from '../db.ts';
+import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, statsTimeZone } from '../engine/stats.ts';
+import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
+import { normaliseBuckets } from './percentiles.ts';
+
+/** One handler_stats_daily row in comparable form (durations/lateness in ms). */
+export interface StatsRow {
+  date: IsoDate;
+  handler: string;
+  success: number;
+  failure: number;
+  timeout: number;
+  deadLetter: number;
+  totalDurationMs: number;
+  maxDurationMs: number;
+  totalLatenessMs: number;
+  latenessCount: number;
+  durationBuckets: number[];
+}
+
+/** A (date, handler) whose stored row differs from the recomputation; `stored`/`computed` null when the row is missing on that side. */
+export interface StatsDrift {
+  date: IsoDate;
+  handler: string;
+  stored: StatsRow | null;
+  computed: StatsRow | null;
+  /** names of the differing fields */
+  fields: string[];
+}
+
+export interface RebuildResult {
+  from: IsoDate;
+  to: IsoDate;
+  timeZone: string;
+  /** rows recomputed from detail rows */
+  computedRows: number;
+  storedRows: number;
+  drift: StatsDrift[];
+  /** true when --apply replaced the stored rows of the range with the recomputation */
+  applied: boolean;
+}
+
+const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLetter', 'totalDurationMs', 'maxDurationMs', 'totalLatenessMs', 'latenessCount', 'durationBuckets'];
+
+/**
+ * Recomputes handler_stats_daily for `from..to` (calendar dates in the stats time zone,
+ * inclusive) from detail rows, with the engine's counting rule (lib/engine/stats.ts,
+ * lib/engine/complete-task.ts endAttempt):
+ * - success / failure / timeout = task_logs rows `running -> success|failed|timeout`
+ *   (every finished attempt, lease expiries included; `running -> cancelled` is not counted);
+ * - dead_letter = task_logs rows `* -> dead`;
+ * - duration of an attempt = the finishing log's detail.durationMs (completed_at - started_at,
+ *   written by finish-attempt in the same statement), clamped at 0: summed, max, and bucketed
+ *   with width_bucket over DURATION_BUCKET_BOUNDS_MS (= lib/engine durationBucket);
+ * - lateness = started_at - tasks.scheduled_for for attempt 1 only, where started_at =
+ *   log.created_at - durationMs, clamped at 0, summed with a count;
+ * - stat_date = (log.created_at AT TIME ZONE TICKFLOW_STATS_TZ)::date and handler = tasks.handler —
+ *   the engine stamps the log row and the stats upsert with the same `now`.
+ * Index: task_logs_created_idx (created_at) range, then tasks primary key.
+ *
+ * Runs removed by retention take their logs with them, so only rebuild days whose detail rows
+ * still exist (the default range in scripts/stats-rebuild.ts stays inside the retention window).
+ */
+export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: IsoDate; timeZone?: string }): Promise<StatsRow[]> {
+  const tz = p.timeZone ?? statsTimeZone();
+  const bucketCols = Array.from(
+    { length: DURATION_BUCKET_COUNT },
+    (_, i) => `count(*) FILTER (WHERE finished AND dur IS NOT NULL AND width_bucket(GREATEST(0, dur), $4::bigint[]) = ${i})::int AS b${i}`,
+  ).join(',\n           ');
+  const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
+    `WITH l AS (
+       SELECT (l.created_at AT TIME ZONE $3::text)::date AS d, t.handler, l.to_status, l.attempt, l.created_at, t.scheduled_for,
+              (l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout')) AS finished,
+              (l.detail->>'durationMs')::bigint AS dur
+         FROM task_logs l
+         JOIN tasks t ON t.id = l.task_id
+        WHERE l.created_at >= ($1::date::timestamp AT TIME ZONE $3::text)
+          AND l.created_at < (($2::date + 1)::timestamp AT TIME ZONE $3::text)
+          AND ((l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout')) OR l.to_status = 'dead')
+     ), late AS (
+       SELECT *, GREATEST(0, round(extract(epoch FROM (created_at - dur * interval '1 millisecond' - scheduled_for)) * 1000))::bigint AS lateness
+         FROM l
+     )
+     SELECT to_char(d, 'YYYY-MM-DD') AS date, handler,
+           count(*) FILTER (WHERE finished AND to_status = 'success')::int AS success,
+           count(*) FILTER (WHERE finished AND to_status = 'failed')::int AS failure,
+           count(*) FILTER (WHERE finished AND to_status = 'timeout')::int AS timeout,
+           count(*) FILTER (WHERE to_status = 'dead')::int AS dead_letter,
+           coalesce(sum(GREATEST(0, dur)) FILTER (WHERE finished), 0)::bigint AS total_duration_ms,
+           coalesce(max(GREATEST(0, dur)) FILTER (WHERE finished), 0)::int AS max_duration_ms,
+           coalesce(sum(lateness) FILTER (WHERE finished AND attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL), 0)::bigint AS total_lateness_ms,
+           count(*) FILTER (WHERE finished AND attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL)::int AS lateness_count,
+           ${bucketCols}
+       FROM late
+      GROUP BY d, handler
+      ORDER BY d, handler`,
+    p.from, p.to, tz, DURATION_BUCKET_BOUNDS_MS.map(String),
+  );
+  return rows.map((r) => ({
+    date: String(r.date),
+    handler: String(r.handler),
+    success: Number(r.success),
+    failure: Number(r.failure),
+    timeout: Number(r.timeout),
+    deadLetter: Number(r.dead_letter),
+    totalDurationMs: Number(r.total_duration_ms),
+    maxDurationMs: Number(r.max_duration_ms),
+    totalLatenessMs: Number(r.total_lateness_ms),
+    latenessCount: Number(r.lateness_count),
+    durationBuckets: Array.from({ length: DURATION_BUCKET_COUNT }, (_, i) => Number(r[`b${i}`])),
+  }));
+}
+
+/** The stored handler_stats_daily rows of `from..to`. */
+export async function readStoredStats(db: Db, p: { from: IsoDate; to: IsoDate }): Promise<StatsRow[]> {
+  const rows = await db.handlerStatsDaily.findMany({
+    where: { statDate: { gte: new Date(`${p.from}T00:00:00Z`), lte: new Date(`${p.to}T00:00:00Z`) } },
+    orderBy: [{ statDate: 'asc' }, { handler: 'asc' }],
+  });
+  return rows.map((r) => ({
+    date: dateColumn(r.statDate),
+    handler: r.handler,
+    success: r.success,
+    failure: r.failure,
+    timeout: r.timeout,
+    deadLetter: r.deadLetter,
+    totalDurationMs: Number(r.totalDurationMs),
+    maxDurationMs: r.maxDurationMs,
+    totalLatenessMs: Number(r.totalLatenessMs),
+    latenessCount: r.latenessCount,
+    durationBuckets: normaliseBuckets(r.durationBuckets),
+  }));
+}
+
+/** Pure comparison of stored vs computed rows, keyed by (date, handler). */
+export function diffStats(stored: StatsRow[], computed: StatsRow[]): StatsDrift[] {
+  const key = (r: StatsRow) => `${r.date}\u0000${r.handler}`;
+  const s = new Map(stored.map((r) => [key(r), r]));
+  const c = new Map(computed.map((r) => [key(r), r]));
+  const out: StatsDrift[] = [];
+  for (const k of [...new Set([...s.keys(), ...c.keys()])].sort()) {
+    const a = s.get(k) ?? null;
+    const b = c.get(k) ?? null;
+    const fields = !a || !b ? ['row'] : COMPARED.filter((f) => JSON.stringify(a[f]) !== JSON.stringify(b[f]));
+    if (fields.length) out.push({ date: (a ?? b)!.date, handler: (a ?? b)!.handler, stored: a, computed: b, fields });
+  }
+  return out;
+}
+
+function isClient(db: Db): db is PrismaClient {
+  return '$transaction' in db && typeof (db as PrismaClient).$transaction === 'function';
+}
+
+/**
+ * Compares handler_stats_daily with a recomputation from detail rows for `from..to` and,
+ * with `apply`, replaces the range's rows with the recomputation.
+ * - Check only: both reads run in one REPEATABLE READ snapshot, so completions committing
+ *   meanwhile (each commits its log row and its stats increment together) cannot show up
+ *   as false drift.
+ * - Apply: `LOCK TABLE handler_stats_daily IN SHARE ROW EXCLUSIVE MODE` first — completions
+ *   that already upserted finish before the lock is granted (and are then visible), later
+ *   ones wait and add their increment on top of the rebuilt rows — then delete + insert.
+ * Defaults: the last 2 days (stats TZ) ending `now`.
+ */
+export async function rebuildStats(
+  db: Db,
+  p: { from?: IsoDate; to?: IsoDate; apply?: boolean; timeZone?: string } = {},
+  now: Date = new Date(),
+): Promise<RebuildResult> {
+  const tz = p.timeZone ?? statsTimeZone();
+  const to = p.to ?? statDateOf(now, tz);
+  const from = p.from ?? addDays(to, -1);
+  const run = async (tx: Prisma.TransactionClient) => {
+    if (p.apply) await tx.$executeRawUnsafe(`LOCK TABLE handler_stats_daily IN SHARE ROW EXCLUSIVE MODE`);
+    const stored = await readStoredStats(tx, { from, to });
+    const computed = await computeStatsFromDetail(tx, { from, to, timeZone: tz });
+    const drift = diffStats(stored, computed);
+    if (p.apply && drift.length) {
+      await tx.handlerStatsDaily.deleteMany({ where: { statDate: { gte: new Date(`${from}T00:00:00Z`), lte: new Date(`${to}T00:00:00Z`) } } });
+      if (computed.length) {
+        await tx.handlerStatsDaily.createMany({
+          data: computed.map((r) => ({
+            statDate: new Date(`${r.date}T00:00:00Z`),
+            handler: r.handler,
+            success: r.success,
+            failure: r.failure,
+            timeout: r.timeout,
+            deadLetter: r.deadLetter,
+            totalDurationMs: BigInt(r.totalDurationMs),
+            maxDurationMs: r.maxDurationMs,
+            totalLatenessMs: BigInt(r.totalLatenessMs),
+            latenessCount: r.latenessCount,
+            durationBuckets: r.durationBuckets,
+            updatedAt: now,
+          })),
+        });
+      }
+    }
+    return { from, to, timeZone: tz, computedRows: computed.length, storedRows: stored.length, drift, applied: !!p.apply && drift.length > 0 };
+  };
+  if (isClient(db)) {
+    return db.$transaction(run, { isolationLevel: p.apply ? 'ReadCommitted' : 'RepeatableRead', timeout: 120_000, maxWait: 10_000 });
+  }
+  return run(db as Prisma.TransactionClient);
+}

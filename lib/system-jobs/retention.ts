@@ -1,0 +1,84 @@
+import { inTransaction, type Db } from '../db.ts';
+
+export interface RetentionOptions {
+  /** runs finished more than this many days before `now` are deleted (TICKFLOW_RETENTION_DAYS, default 30) */
+  olderThanDays?: number;
+  /** runs per transaction (TICKFLOW_RETENTION_BATCH, default 1000): bounds lock time and WAL per commit */
+  batchSize?: number;
+  /** transactions per call (default 50); the system job runs hourly and continues next time */
+  maxBatches?: number;
+}
+
+export interface RetentionResult {
+  cutoff: string;
+  runs: number;
+  tasks: number;
+  taskLogs: number;
+  batches: number;
+  /** true when maxBatches stopped the call before everything old was gone */
+  more: boolean;
+}
+
+/** TICKFLOW_RETENTION_DAYS (default 30, at least 1). */
+export function retentionDays(): number {
+  const v = Number(process.env.TICKFLOW_RETENTION_DAYS);
+  return Number.isFinite(v) && v >= 1 ? Math.floor(v) : 30;
+}
+
+/**
+ * Run-log retention (issue 6 "System jobs"): deletes final runs that finished before
+ * `now - olderThanDays` together with their tasks, task dependencies (FK cascade from runs)
+ * and task_logs, `batchSize` runs per transaction. handler_stats_daily is never touched, so
+ * dashboards keep their history after the detail rows are gone.
+ *
+ * task_logs is append-only (trigger `task_logs_append_only`); the only way to delete from it
+ * is `SET LOCAL tickflow.retention = 'on'` in the deleting transaction, which this function
+ * does — and nothing else in Tickflow does.
+ *
+ * Lock: the batch's run rows FOR UPDATE SKIP LOCKED (a concurrent retention pass takes other
+ * runs; an operator retrying one of them simply wins). Index: runs_time_idx (scheduled_for) —
+ * a run finishes after it was scheduled, so `scheduled_for < cutoff` bounds the scan — and
+ * task_logs_run_idx for the logs.
+ * @param now injected clock (the cutoff is relative to it)
+ */
+export async function purgeOldRuns(db: Db, opts: RetentionOptions = {}, now: Date = new Date()): Promise<RetentionResult> {
+  const days = opts.olderThanDays ?? retentionDays();
+  const batchSize = opts.batchSize ?? (Number(process.env.TICKFLOW_RETENTION_BATCH) || 1000);
+  const maxBatches = opts.maxBatches ?? 50;
+  const cutoff = new Date(now.getTime() - days * 86_400_000);
+  const out: RetentionResult = { cutoff: cutoff.toISOString(), runs: 0, tasks: 0, taskLogs: 0, batches: 0, more: false };
+  for (;;) {
+    if (out.batches >= maxBatches) {
+      out.more = true;
+      break;
+    }
+    const r = await inTransaction(db, async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL tickflow.retention = 'on'`);
+      const rows = await tx.$queryRawUnsafe<{ runs: number; tasks: number; logs: number }[]>(
+        `WITH batch AS (
+           SELECT id FROM runs
+            WHERE scheduled_for < $1::timestamptz AND finished_at < $1::timestamptz
+            ORDER BY scheduled_for
+            LIMIT $2::int
+            FOR UPDATE SKIP LOCKED
+         ), logs AS (
+           DELETE FROM task_logs l USING batch b WHERE l.run_id = b.id RETURNING 1
+         ), task_count AS (
+           SELECT count(*)::int AS n FROM tasks t JOIN batch b ON t.run_id = b.id
+         ), gone AS (
+           DELETE FROM runs r USING batch b WHERE r.id = b.id RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM gone)::int AS runs, (SELECT n FROM task_count) AS tasks, (SELECT count(*) FROM logs)::int AS logs`,
+        cutoff, batchSize,
+      );
+      return rows[0];
+    });
+    if (r.runs === 0) break;
+    out.batches++;
+    out.runs += r.runs;
+    out.tasks += r.tasks;
+    out.taskLogs += r.logs;
+    if (r.runs < batchSize) break;
+  }
+  return out;
+}
