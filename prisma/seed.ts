@@ -10,6 +10,7 @@ import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { ensureAdminUser } from '../lib/auth/bootstrap.ts';
 import { createPrismaClient, type Db } from '../lib/db.ts';
 import { createJob } from '../lib/jobs/create-job.ts';
+import { ensureSystemJobs } from '../lib/system-jobs/definitions.ts';
 
 export interface BootstrapResult {
   messages: string[];
@@ -37,6 +38,7 @@ export function demoJobs(consoleUrl: string): Record<string, unknown>[] {
       payload: { greeting: 'hello from Tickflow' },
       policy: { timeoutSeconds: 30, misfirePolicy: 'skip' },
     },
+    demoMigrationDag(),
     {
       key: 'demo.manual-report',
       name: 'Manual report',
@@ -46,6 +48,85 @@ export function demoJobs(consoleUrl: string): Record<string, unknown>[] {
       payload: { report: 'daily-sales', format: 'csv' },
     },
   ];
+}
+
+const SHARDS = [0, 1, 2];
+
+/**
+ * The seed document's database-migration flow (seeds/002, DESIGN.md §4) as a
+ * DAG of `sql` steps on the worker's scratch schema: extract -> transform ->
+ * validate (one step per shard, in parallel) -> rebuild index, with an
+ * `on_failure` compensation step that drops the half-written target table if
+ * the transform fails (skipped by design when it succeeds).
+ */
+function demoMigrationDag(): Record<string, unknown> {
+  const validate = (shard: number) => ({
+    key: `validate-shard-${shard}`,
+    name: `Validate shard ${shard}`,
+    handler: 'sql',
+    payload: {
+      sql: `DO $$ BEGIN
+  IF (SELECT count(*) FROM legacy_orders WHERE shard = ${shard}) <> (SELECT count(*) FROM orders_v2 WHERE shard = ${shard})
+  THEN RAISE EXCEPTION 'shard ${shard}: row counts differ'; END IF;
+  IF (SELECT coalesce(sum(round(amount_yuan * 100)), 0) FROM legacy_orders WHERE shard = ${shard})
+     <> (SELECT coalesce(sum(amount_fen), 0) FROM orders_v2 WHERE shard = ${shard})
+  THEN RAISE EXCEPTION 'shard ${shard}: amounts differ'; END IF;
+END $$`,
+    },
+  });
+  return {
+    key: 'demo.db-migration',
+    name: 'Orders table migration (DAG)',
+    description: 'Extract, transform, validate three shards in parallel, rebuild the index; compensates if the transform fails. Runs real SQL in the tickflow_scratch schema.',
+    schedule: { kind: 'manual' },
+    steps: [
+      {
+        key: 'extract',
+        name: 'Extract legacy orders',
+        handler: 'sql',
+        payload: {
+          sql: `DROP TABLE IF EXISTS legacy_orders CASCADE;
+CREATE TABLE legacy_orders AS
+  SELECT g AS id, g % 3 AS shard, (g * 37 % 100000) / 100.0 AS amount_yuan,
+         timestamp '2026-01-01' + g * interval '1 minute' AS placed_at
+  FROM generate_series(1, 30000) g`,
+        },
+      },
+      {
+        key: 'transform',
+        name: 'Transform to orders_v2',
+        handler: 'sql',
+        payload: {
+          sql: `DROP TABLE IF EXISTS orders_v2;
+CREATE TABLE orders_v2 AS
+  SELECT id, shard, round(amount_yuan * 100)::bigint AS amount_fen,
+         placed_at AT TIME ZONE 'Asia/Shanghai' AS placed_at_utc
+  FROM legacy_orders`,
+        },
+      },
+      ...SHARDS.map(validate),
+      {
+        key: 'rebuild-index',
+        name: 'Rebuild index',
+        handler: 'sql',
+        payload: { sql: 'CREATE INDEX IF NOT EXISTS orders_v2_placed_idx ON orders_v2 (placed_at_utc); ANALYZE orders_v2' },
+        resourceKey: 'scratch-ddl',
+      },
+      {
+        key: 'rollback',
+        name: 'Compensate: drop orders_v2',
+        handler: 'sql',
+        payload: { sql: 'DROP TABLE IF EXISTS orders_v2' },
+      },
+    ],
+    edges: [
+      { from: 'extract', to: 'transform', type: 'hard' },
+      ...SHARDS.map((s) => ({ from: 'transform', to: `validate-shard-${s}`, type: 'hard' })),
+      ...SHARDS.map((s) => ({ from: `validate-shard-${s}`, to: 'rebuild-index', type: 'hard' })),
+      { from: 'transform', to: 'rollback', type: 'on_failure' },
+    ],
+    policy: { timeoutSeconds: 120, maxRetries: 1, blockStrategy: 'discard_later' },
+  };
 }
 
 async function seedDemoJobs(db: Db, consoleUrl: string): Promise<string[]> {
@@ -88,6 +169,11 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
       });
       messages.push(`seeded demo jobs: ${seeded.join(', ')}`);
     }
+    // System jobs (retention, idempotency cleanup, recycle-bin purge, stats check) are
+    // part of the product, not demo data: ensured on every start, never recreated once
+    // an operator deleted one (ensureSystemJobs remembers what it seeded).
+    const system = await ensureSystemJobs(db);
+    if (system.length) messages.push(`created system jobs: ${system.join(', ')}`);
     return { messages, seeded };
   } finally {
     await db.$disconnect();
