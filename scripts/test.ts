@@ -16,8 +16,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
-const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? process.argv[process.argv.indexOf('--only') + 1];
-const only = process.argv.includes('--only') || onlyArg ? new Set((onlyArg ?? '').split(',')) : null;
+const onlyIndex = process.argv.indexOf('--only');
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? (onlyIndex >= 0 ? process.argv[onlyIndex + 1] : undefined);
+const STAGES = ['typecheck', 'unit', 'integration', 'e2e'];
+const only = onlyArg ? new Set(onlyArg.split(',')) : null;
+for (const stage of only ?? []) {
+  if (!STAGES.includes(stage)) {
+    console.error(`unknown stage "${stage}" in --only (stages: ${STAGES.join(', ')})`);
+    process.exit(2);
+  }
+}
 const want = (stage: string) => !only || only.has(stage);
 const results = 'test-results';
 rmSync(results, { recursive: true, force: true });
@@ -86,6 +94,7 @@ if (want('e2e')) {
 }
 
 console.log('');
+if (passed + failed === 0) failures.push('no test ran');
 if (failures.length) console.log(`failed stages: ${failures.join('; ')}`);
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || failures.length > 0 ? 1 : 0);
