@@ -5,7 +5,8 @@
  * 2. unit tests (vitest project `unit`) under TZ=UTC, America/New_York and
  *    Australia/Sydney: schedule results must not depend on the host zone
  * 3. integration tests (vitest project `integration`) on a real PostgreSQL:
- *    the embedded one, or DATABASE_URL's server
+ *    the embedded one, or DATABASE_URL's server; again on
+ *    TICKFLOW_TEST_SECOND_DATABASE_URL's server when set (CI: PostgreSQL 15)
  * 4. next build, then Playwright e2e against the built console, a real worker
  *    and a fresh database (Debian Chromium at /usr/bin/chromium)
  *
@@ -78,6 +79,14 @@ if (want('integration')) {
   const out = `${results}/integration.json`;
   run('integration tests (real PostgreSQL)', node, [vitest, 'run', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
   countVitest(out, 'integration');
+  // Users bring their own PostgreSQL: CI repeats the integration tests on a second
+  // server (the machine's PostgreSQL 15) when TICKFLOW_TEST_SECOND_DATABASE_URL is set.
+  const second = process.env.TICKFLOW_TEST_SECOND_DATABASE_URL;
+  if (second) {
+    const out2 = `${results}/integration-second.json`;
+    run(`integration tests (second server: ${new URL(second).host})`, node, [vitest, 'run', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${out2}`], { DATABASE_URL: second });
+    countVitest(out2, 'integration (second server)');
+  }
 }
 
 if (want('e2e')) {
