@@ -23,6 +23,7 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   // Jobs list: New job and the bulk bar.
   await page.goto(`/jobs?q=${encodeURIComponent(key)}`);
   await expect(page.getByRole('button', { name: 'New job' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Import crontab' })).toBeDisabled();
   await page.getByRole('checkbox', { name: `Select ${key}` }).check();
   const bulk = page.getByRole('toolbar', { name: 'Bulk actions' });
   for (const name of ['Pause', 'Resume', 'Delete']) await expect(bulk.getByRole('button', { name })).toBeDisabled();
@@ -36,6 +37,9 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   await page.goto('/jobs/new');
   await expect(page.getByText('Viewer role: read only')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Create job' })).toHaveCount(0);
+  await page.goto('/jobs/import');
+  await expect(page.getByText('Viewer role: read only')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Import' })).toHaveCount(0);
 
   // Run page.
   await page.goto(`/runs/${runId}`);

@@ -18,11 +18,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
-import { parseCrontab, type CrontabJob } from '../lib/crontab/parse-crontab.ts';
-import { getDb, inTransaction } from '../lib/db.ts';
+import { getDb } from '../lib/db.ts';
 import { isDomainError } from '../lib/errors.ts';
-import { createJob } from '../lib/jobs/create-job.ts';
-import { pauseJob } from '../lib/jobs/pause-job.ts';
+import { importCrontab } from '../lib/jobs/import-crontab.ts';
 import { isValidTimeZone } from '../lib/schedule/index.ts';
 
 interface Args {
@@ -58,23 +56,7 @@ function parseArgs(argv: string[]): Args {
   return out as Args;
 }
 
-/** The create-job input for one crontab entry (exported for tests). */
-export function jobInputFor(entry: CrontabJob, opts: { file: string; timezone: string }) {
-  const config: Record<string, unknown> = { command: entry.command, env: entry.env };
-  if (entry.input !== undefined) config.input = entry.input;
-  return {
-    key: entry.key,
-    name: entry.name,
-    description:
-      `Imported from ${opts.file} line ${entry.line}` +
-      (entry.user ? ` (ran as user ${entry.user}; Tickflow runs it as the worker's user)` : '') +
-      '.',
-    schedule: { kind: 'cron' as const, cron: entry.cron, timezone: entry.timezone ?? opts.timezone },
-    steps: [{ key: 'main', handler: 'shell', config }],
-    policy: { misfirePolicy: 'skip' as const, blockStrategy: 'discard_later' as const },
-  };
-}
-
+/** Thin door over lib/jobs importCrontab (the same function as the console upload and POST /api/v1/jobs/import). */
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const hostZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -83,44 +65,30 @@ async function main(): Promise<void> {
   const abs = path.resolve(args.file);
   const system = args.system ?? (abs === '/etc/crontab' || abs.startsWith('/etc/cron.d/'));
   const text = await readFile(abs, 'utf8');
-  const { jobs, errors } = parseCrontab(text, { system, keyPrefix: args.keyPrefix });
-
-  console.log(`${abs}: ${jobs.length} entr${jobs.length === 1 ? 'y' : 'ies'} to import, ${errors.length} line(s) not convertible; timezone ${timezone}`);
-  let created = 0;
-  const failed: { line: number; reason: string }[] = [];
-  if (!args.dryRun && jobs.length > 0) {
-    const db = getDb();
-    for (const entry of jobs) {
-      const input = jobInputFor(entry, { file: abs, timezone });
-      try {
-        const view = await inTransaction(db, async (tx) => {
-          const job = await createJob(tx, input, SYSTEM_ACTOR);
-          return pauseJob(tx, job.id, SYSTEM_ACTOR, { reason: 'imported from crontab: review, then resume' });
-        });
-        created++;
-        console.log(`  + ${view.key}  [${entry.cron}${entry.timezone ? ` ${entry.timezone}` : ''}]  ${entry.name}  (paused)`);
-      } catch (err) {
-        const reason = isDomainError(err)
-          ? `${err.message}${err.fields ? ` ${JSON.stringify(err.fields)}` : ''}`
-          : (err as Error).message;
-        failed.push({ line: entry.line, reason });
-      }
-    }
+  const db = getDb();
+  let result;
+  try {
+    result = await importCrontab(db, { text, timezone, system, keyPrefix: args.keyPrefix, dryRun: args.dryRun, source: abs }, SYSTEM_ACTOR);
+  } catch (err) {
+    if (isDomainError(err)) usage(`${err.message}${err.fields ? ` ${JSON.stringify(err.fields)}` : ''}`);
+    throw err;
+  } finally {
     await db.$disconnect();
-  } else {
-    for (const entry of jobs) console.log(`  ~ ${entry.key}  [${entry.cron}]  ${JSON.stringify(entry.command)}`);
   }
+  const { created, skipped } = result;
 
-  const problems = [
-    ...errors.map((e) => ({ line: e.line, reason: e.reason, text: e.text })),
-    ...failed.map((f) => ({ ...f, text: text.split(/\r?\n/)[f.line - 1] ?? '' })),
-  ].sort((a, b) => a.line - b.line);
-  if (problems.length) {
-    console.log('Not imported:');
-    for (const p of problems) console.log(`  line ${p.line}: ${p.reason}\n      ${p.text.trim()}`);
+  console.log(`${abs}: ${created.length} entr${created.length === 1 ? 'y' : 'ies'} to import, ${skipped.length} line(s) not convertible; timezone ${timezone}`);
+  for (const job of created) {
+    const s = job.schedule as { cron?: string; timezone?: string };
+    console.log(`  ${args.dryRun ? '~' : '+'} ${job.key}  [${s.cron ?? ''}${s.timezone ? ` ${s.timezone}` : ''}]  ${job.name}  (paused)`);
   }
-  if (!args.dryRun) console.log(`${created} job(s) created (paused). Shell jobs need workers started with TICKFLOW_ALLOW_SHELL=1.`);
-  process.exit(problems.length ? 1 : 0);
+  if (skipped.length) {
+    console.log('Not imported:');
+    for (const p of skipped) console.log(`  line ${p.line}: ${p.reason}\n      ${p.text.trim()}`);
+  }
+  if (args.dryRun) console.log('Dry run: nothing was written.');
+  else console.log(`${created.length} job(s) created (paused). Shell jobs need workers started with TICKFLOW_ALLOW_SHELL=1.`);
+  process.exit(skipped.length ? 1 : 0);
 }
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);

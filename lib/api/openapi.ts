@@ -53,6 +53,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     ReasonInput: schema(S.ReasonInput),
     RollbackInput: schema(S.RollbackInput),
     BulkJobsInput: schema(S.BulkJobsInput.extend({ action: z.enum(['pause', 'resume', 'delete']) })),
+    ImportCrontabInput: schema(S.ImportCrontabInput),
     CreateUserInput: schema(S.CreateUserInput),
     UpdateUserInput: schema(S.UpdateUserInput),
     CreateTokenInput: schema(S.CreateTokenInput),
@@ -82,6 +83,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       post: op('Create a job', { role: 'operator', body: 'CreateJobInput', status: 201, ...W }),
     },
     '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { role: 'operator', body: 'BulkJobsInput', ...W }) },
+    '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { role: 'operator', body: 'ImportCrontabInput', status: 201, ...W }) },
     '/jobs/{id}': {
       get: op('Get a job', { role: 'viewer', params: [idParam] }),
       patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict)', { role: 'operator', params: [idParam], body: 'UpdateJobInput', ...W }),

@@ -240,6 +240,33 @@ export const BulkJobsInput = z.object({
 });
 export type BulkJobsInput = z.output<typeof BulkJobsInput>;
 
+/** Largest crontab text accepted by an import (UTF-8 bytes). */
+export const MAX_CRONTAB_BYTES = 256 * 1024;
+/** Most entries one import may create (all in one transaction). */
+export const MAX_CRONTAB_ENTRIES = 1000;
+/** Prefix of imported job keys: a job key minus room for `.l<line>.<command>`. */
+export const KEY_PREFIX_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
+/** POST /api/v1/jobs/import and the console's crontab upload (lib/jobs/import-crontab.ts). */
+export const ImportCrontabInput = z.object({
+  text: z
+    .string({ message: 'Crontab text is required' })
+    .refine((t) => t.trim().length > 0, 'The crontab is empty')
+    .refine((t) => Buffer.byteLength(t, 'utf8') <= MAX_CRONTAB_BYTES, `Must be at most ${MAX_CRONTAB_BYTES / 1024} KB`),
+  timezone: z
+    .string({ message: 'Time zone is required' })
+    .trim()
+    .min(1, 'Time zone is required')
+    .max(100)
+    .refine((tz) => isValidTimeZone(tz), { message: 'Unknown time zone' }),
+  system: z.boolean().optional(),
+  keyPrefix: z.string().regex(KEY_PREFIX_RE, 'Key prefix must be 1-64 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit').optional(),
+  dryRun: z.boolean().optional(),
+  /** where the text came from (a file name), written into each job's description */
+  source: z.string().trim().max(300).optional(),
+});
+export type ImportCrontabInput = z.output<typeof ImportCrontabInput>;
+
 // ---------------------------------------------------------------- queries
 
 /** Integer from a query string or a number. */

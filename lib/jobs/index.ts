@@ -16,3 +16,4 @@ export { triggerJob, type TriggerResult } from './trigger-job.ts';
 export { listJobs, listRecycleBin, type ListJobsResult } from './list-jobs.ts';
 export { getJob, getJobByKey, type JobDetail } from './get-job.ts';
 export { bulkJobs, type BulkAction } from './bulk-jobs.ts';
+export { importCrontab, crontabJobInput, type ImportCrontabResult, type ImportSkip } from './import-crontab.ts';

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { Plus } from 'lucide-react';
+import { FileUp, Plus } from 'lucide-react';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { listJobs } from '@/lib/jobs/list-jobs';
@@ -51,9 +51,14 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
         title="Jobs"
         description="Definitions: what runs, when, and how."
         actions={
-          <GatedLinkButton href="/jobs/new" variant="primary">
-            <Plus /> New job
-          </GatedLinkButton>
+          <>
+            <GatedLinkButton href="/jobs/import">
+              <FileUp /> Import crontab
+            </GatedLinkButton>
+            <GatedLinkButton href="/jobs/new" variant="primary">
+              <Plus /> New job
+            </GatedLinkButton>
+          </>
         }
       />
       <Card className="overflow-hidden">

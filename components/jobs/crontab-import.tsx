@@ -1,0 +1,195 @@
+'use client';
+
+import * as React from 'react';
+import Link from 'next/link';
+import { FileUp, Eye, Upload } from 'lucide-react';
+import type { ImportCrontabResult } from '@/lib/jobs/import-crontab';
+import { Button } from '../ui/button';
+import { Card, CardBody, CardHeader } from '../ui/card';
+import { Field, controlProps } from '../ui/field';
+import { Input, Textarea } from '../ui/input';
+import { useToast } from '../ui/toast';
+import { RoleGate } from '../role';
+import { TimezonePicker } from './timezone-picker';
+
+type Result<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string>; code?: string };
+type Submit = (input: unknown) => Promise<Result<ImportCrontabResult>>;
+type Draft = { text: string; timezone: string; system: boolean; keyPrefix: string; source?: string };
+
+const sameDraft = (a: Draft, b: Draft) => a.text === b.text && a.timezone === b.timezone && a.system === b.system && a.keyPrefix === b.keyPrefix;
+
+/**
+ * The crontab upload (issue 3): a file input (or paste), time zone, system format,
+ * key prefix; "Preview" runs the import as a dry run (jobs that would be created and
+ * the lines that cannot be converted, with reasons); "Import" is enabled once the
+ * preview matches the current input, and creates the paused jobs in one transaction.
+ */
+export function CrontabImport({ timeZones, submit }: { timeZones: string[]; submit: Submit }) {
+  const { toast } = useToast();
+  const [draft, setDraft] = React.useState<Draft>({ text: '', timezone: 'UTC', system: false, keyPrefix: 'crontab' });
+  const [pending, setPending] = React.useState<'preview' | 'import' | null>(null);
+  const [preview, setPreview] = React.useState<{ draft: Draft; result: ImportCrontabResult } | null>(null);
+  const [imported, setImported] = React.useState<ImportCrontabResult | null>(null);
+  const [error, setError] = React.useState<{ message: string; fields: Record<string, string> } | null>(null);
+  const fields = error?.fields ?? {};
+  const previewCurrent = !!preview && sameDraft(preview.draft, draft);
+
+  const change = (patch: Partial<Draft>) => {
+    setDraft((d) => ({ ...d, ...patch }));
+    setImported(null);
+  };
+
+  const onFile = async (e: React.ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    if (!file) return;
+    const text = await file.text();
+    change({ text, source: file.name });
+  };
+
+  const run = async (dryRun: boolean) => {
+    setPending(dryRun ? 'preview' : 'import');
+    setError(null);
+    try {
+      const input = { text: draft.text, timezone: draft.timezone, system: draft.system, keyPrefix: draft.keyPrefix || undefined, dryRun, source: draft.source };
+      const r = await submit(input);
+      if (!r.ok) {
+        setError({ message: r.error, fields: r.fields ?? {} });
+        if (r.code !== 'validation') toast({ kind: 'error', title: dryRun ? 'Preview failed' : 'Import failed', description: r.error });
+        return;
+      }
+      if (dryRun) {
+        setImported(null);
+        setPreview({ draft, result: r.data });
+      } else {
+        setImported(r.data);
+        setPreview(null);
+        toast({ kind: 'success', title: `${r.data.created.length} paused job(s) created` });
+      }
+    } finally {
+      setPending(null);
+    }
+  };
+
+  return (
+    <div className="flex flex-col gap-4">
+      <Card>
+        <CardHeader title="Crontab" description="Environment lines, 5-field entries, macros (@daily…) and CRON_TZ are understood. Each entry becomes a paused one-step shell job." />
+        <CardBody className="flex flex-col gap-3">
+          <Field id="crontab-file" label="Crontab file" hint="Or paste the text below.">
+            <input id="crontab-file" type="file" accept=".txt,.cron,text/plain,*" onChange={onFile} className="text-[13px] file:mr-3 file:rounded-md file:border file:border-zinc-200 file:bg-white file:px-2.5 file:py-1 file:text-[13px]" />
+          </Field>
+          <Field id="text" label="Crontab text" error={fields.text}>
+            <Textarea
+              {...controlProps('text', fields.text)}
+              mono
+              rows={12}
+              spellCheck={false}
+              placeholder={'SHELL=/bin/bash\nMAILTO=ops@example.com\n30 2 * * * /usr/local/bin/backup.sh\n@hourly date'}
+              value={draft.text}
+              onChange={(e) => change({ text: e.target.value })}
+            />
+          </Field>
+          <div className="grid gap-3 sm:grid-cols-3">
+            <Field id="timezone" label="Time zone" error={fields.timezone} hint="The zone the crontab's host ran in (CRON_TZ lines override it).">
+              <TimezonePicker id="timezone" value={draft.timezone} onChange={(tz) => change({ timezone: tz })} zones={timeZones} invalid={!!fields.timezone} describedBy={fields.timezone ? 'timezone-error' : undefined} />
+            </Field>
+            <Field id="keyPrefix" label="Key prefix" error={fields.keyPrefix} hint="Job keys become prefix.l<line>.<command>.">
+              <Input {...controlProps('keyPrefix', fields.keyPrefix)} value={draft.keyPrefix} onChange={(e) => change({ keyPrefix: e.target.value })} />
+            </Field>
+            <div className="flex items-center gap-2 pt-5">
+              <input id="system" type="checkbox" checked={draft.system} onChange={(e) => change({ system: e.target.checked })} className="size-4 rounded border-zinc-300" />
+              <label htmlFor="system" className="text-[13px] text-zinc-700">
+                System format (user column)
+              </label>
+            </div>
+          </div>
+          {error && !Object.keys(error.fields).length ? (
+            <p role="alert" className="text-xs text-red-600" data-testid="import-error">
+              {error.message}
+            </p>
+          ) : null}
+          <div className="flex items-center gap-2">
+            <RoleGate>
+              <Button onClick={() => run(true)} disabled={pending !== null || !draft.text.trim()}>
+                <Eye /> {pending === 'preview' ? 'Previewing…' : 'Preview'}
+              </Button>
+            </RoleGate>
+            <RoleGate>
+              <Button variant="primary" onClick={() => run(false)} disabled={pending !== null || !previewCurrent || preview!.result.created.length === 0}>
+                <Upload /> {pending === 'import' ? 'Importing…' : 'Import'}
+              </Button>
+            </RoleGate>
+            {!previewCurrent && draft.text.trim() ? <span className="text-xs text-zinc-500">Preview first; Import creates what the preview shows.</span> : null}
+          </div>
+        </CardBody>
+      </Card>
+
+      {imported ? (
+        <ResultCard testId="import-result" title={`Imported ${imported.created.length} paused job(s)`} result={imported} linked />
+      ) : previewCurrent ? (
+        <ResultCard testId="import-preview" title={`Preview: ${preview!.result.created.length} job(s) would be created, ${preview!.result.skipped.length} line(s) cannot be converted`} result={preview!.result} />
+      ) : null}
+    </div>
+  );
+}
+
+function ResultCard({ title, result, linked, testId }: { title: string; result: ImportCrontabResult; linked?: boolean; testId: string }) {
+  return (
+    <Card data-testid={testId}>
+      <CardHeader
+        title={title}
+        description={linked ? 'The jobs are paused: review each one, then resume it. Shell jobs need workers started with TICKFLOW_ALLOW_SHELL=1.' : 'Nothing has been written yet.'}
+        actions={
+          linked ? (
+            <Button asChild size="sm">
+              <Link href="/jobs?status=paused">
+                <FileUp /> Paused jobs
+              </Link>
+            </Button>
+          ) : null
+        }
+      />
+      {result.created.length ? (
+        <table className="w-full text-[13px]" data-testid="import-jobs">
+          <thead className="bg-zinc-50 text-left text-xs text-zinc-500">
+            <tr>
+              <th className="px-4 py-1.5 font-medium">Key</th>
+              <th className="px-4 py-1.5 font-medium">Schedule</th>
+              <th className="px-4 py-1.5 font-medium">Command</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.created.map((job) => {
+              const cmd = (job.steps[0]?.config as { command?: string[] } | undefined)?.command;
+              const s = job.schedule as { cron?: string; timezone?: string };
+              return (
+                <tr key={job.key} className="border-t border-zinc-100" data-testid="import-job-row" data-job-key={job.key}>
+                  <td className="px-4 py-1.5 font-mono text-xs">{linked ? <Link href={`/jobs/${job.id}`} className="text-indigo-600 hover:underline">{job.key}</Link> : job.key}</td>
+                  <td className="px-4 py-1.5 font-mono text-xs">
+                    {s.cron} <span className="text-zinc-500">{s.timezone}</span>
+                  </td>
+                  <td className="px-4 py-1.5 font-mono text-xs text-zinc-700">{cmd ? cmd[cmd.length - 1] : job.name}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : (
+        <CardBody className="text-[13px] text-zinc-500">No job {linked ? 'was' : 'would be'} created.</CardBody>
+      )}
+      {result.skipped.length ? (
+        <div className="border-t border-zinc-200">
+          <p className="px-4 pt-2.5 text-xs font-semibold text-zinc-700">Lines that cannot be converted</p>
+          <ul className="px-4 py-2 text-[13px]">
+            {result.skipped.map((s) => (
+              <li key={`${s.line}`} className="py-1" data-testid="import-skipped-row" data-line={s.line}>
+                <span className="font-medium text-zinc-800">Line {s.line}:</span> <span className="text-red-700">{s.reason}</span>
+                <pre className="mt-0.5 overflow-x-auto rounded bg-zinc-50 px-2 py-1 font-mono text-xs text-zinc-600">{s.text}</pre>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </Card>
+  );
+}

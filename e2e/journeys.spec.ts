@@ -1,0 +1,232 @@
+import { expect, test, type Page } from '@playwright/test';
+import pg from 'pg';
+import { login } from './helpers/auth.ts';
+import { api } from './helpers/api.ts';
+
+// Operator journeys of issue 5 beyond console.spec.ts: version history (diff + rollback),
+// runs list filters, run cancel and retry, workers drain, recycle-bin purge, Run now with a
+// payload override, bulk pause. Each test makes its own jobs (unique keys).
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+type Job = { id: string; key: string };
+type Run = { id: string; status: string };
+
+async function apiJob(prefix: string, body: Record<string, unknown> = {}): Promise<Job> {
+  const key = `${prefix}.${uniq()}`;
+  return api<Job>('POST', '/jobs', { key, name: `E2E ${prefix}`, schedule: { kind: 'manual' }, handler: 'builtin.noop', ...body });
+}
+
+async function finished(runId: string): Promise<Run> {
+  let run: Run | undefined;
+  await expect
+    .poll(async () => (run = await api<Run>('GET', `/runs/${runId}`)).status, { timeout: 30_000 })
+    .toMatch(/^(success|failed|timeout|cancelled|skipped)$/);
+  return run!;
+}
+
+async function withDb<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const url = process.env.E2E_DATABASE_URL;
+  if (!url) throw new Error('E2E_DATABASE_URL is not set (e2e/global-setup.ts sets it)');
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+const confirm = (page: Page, name: string) => page.getByRole('alertdialog').getByRole('button', { name, exact: true }).click();
+
+test.beforeEach(async ({ page }) => {
+  await login(page);
+});
+
+test('version history: two edits, side-by-side diff of two versions, rollback as a new version', async ({ page }) => {
+  const job = await apiJob('e2e.versions', { description: 'first' });
+  // Edit 1 and 2 through the form.
+  for (const [name, description] of [
+    ['Renamed once', 'second'],
+    ['Renamed twice', 'third'],
+  ]) {
+    await page.goto(`/jobs/${job.id}/edit`);
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('Description').fill(description);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}$`));
+    await expect(page.getByText(name).first()).toBeVisible();
+  }
+
+  await page.getByRole('tab', { name: 'Versions' }).click();
+  const table = page.getByTestId('versions-table');
+  await expect(table.locator('tbody tr')).toHaveCount(3);
+  // Pick v1 and v3 (the two newest are preselected: untick v2, tick v1).
+  await page.getByRole('checkbox', { name: 'Compare version 2' }).uncheck();
+  await page.getByRole('checkbox', { name: 'Compare version 1' }).check();
+  await page.getByRole('button', { name: /Compare v1 ↔ v3/ }).click();
+  const diff = page.getByTestId('version-diff');
+  await expect(diff).toContainText('v1 ↔ v3');
+  const nameRow = diff.locator('tr', { hasText: /^name/ });
+  await expect(nameRow).toContainText('E2E e2e.versions');
+  await expect(nameRow).toContainText('Renamed twice');
+  await expect(diff.locator('tr', { hasText: /^description/ })).toContainText('third');
+
+  // Roll back to v1: a new version v4 with change type rollback, the old name is back.
+  await table.locator('tbody tr', { hasText: 'v1' }).getByRole('button', { name: 'Rollback' }).click();
+  await confirm(page, 'Rollback');
+  await expect(table.locator('tbody tr')).toHaveCount(4);
+  const v4 = table.locator('tbody tr').first();
+  await expect(v4).toContainText('v4');
+  await expect(v4).toContainText('current');
+  await expect(v4).toContainText('rollback');
+  const after = await api<{ name: string; description: string; version: number }>('GET', `/jobs/${job.id}`);
+  expect(after).toMatchObject({ name: 'E2E e2e.versions', description: 'first', version: 4 });
+});
+
+test('runs list filters by job, status and trigger', async ({ page }) => {
+  const ok = await apiJob('e2e.filter.ok');
+  const bad = await apiJob('e2e.filter.bad', { handler: 'builtin.fail', payload: { message: 'boom' }, policy: { maxRetries: 0 } });
+  const okRun = await api<Run>('POST', `/jobs/${ok.id}/trigger`, {});
+  const badRun = await api<Run>('POST', `/jobs/${bad.id}/trigger`, {});
+  expect((await finished(okRun.id)).status).toBe('success');
+  expect((await finished(badRun.id)).status).toBe('failed');
+
+  await page.goto('/runs');
+  const rows = page.getByTestId('run-row');
+  await page.getByLabel('Job').selectOption({ label: ok.key });
+  await expect(page).toHaveURL(new RegExp(`jobId=${ok.id}`));
+  await expect(rows).toHaveCount(1);
+  await expect(page.locator(`[data-run-id="${okRun.id}"]`)).toBeVisible();
+
+  await page.getByLabel('Job').selectOption({ label: bad.key });
+  await expect(page.locator(`[data-run-id="${badRun.id}"]`)).toBeVisible();
+  await expect(rows).toHaveCount(1);
+  await page.getByLabel('Status').selectOption('failed');
+  await expect(page).toHaveURL(/status=failed/);
+  await expect(page.locator(`[data-run-id="${badRun.id}"]`)).toBeVisible();
+  await page.getByLabel('Status').selectOption('success');
+  await expect(rows).toHaveCount(0);
+  await page.getByLabel('Status').selectOption('');
+  await page.getByLabel('Trigger').selectOption('manual');
+  await expect(page).toHaveURL(/trigger=manual/);
+  await expect(rows).toHaveCount(0);
+  await page.getByLabel('Trigger').selectOption('api');
+  await expect(page.locator(`[data-run-id="${badRun.id}"]`)).toBeVisible();
+  await expect(rows).toHaveCount(1);
+});
+
+test('run detail: cancel a running builtin.sleep run', async ({ page }) => {
+  const job = await apiJob('e2e.cancel', { handler: 'builtin.sleep', payload: { ms: 30_000 } });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByTestId('run-status')).toHaveText('running', { timeout: 20_000 });
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await confirm(page, 'Cancel run');
+  await expect(page.getByTestId('run-status')).toHaveText('cancelled');
+  await expect(page.getByTestId('task-status-main')).toHaveText('cancelled');
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toBeDisabled();
+  expect((await api<Run>('GET', `/runs/${run.id}`)).status).toBe('cancelled');
+});
+
+test('run detail: retry a failed run as a new run linked in the retry chain', async ({ page }) => {
+  const job = await apiJob('e2e.retry', { handler: 'builtin.fail', payload: { message: 'nope' }, policy: { maxRetries: 0 } });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByTestId('run-status')).toHaveText('failed', { timeout: 30_000 });
+  await expect(page.getByTestId('run-error')).toContainText('nope');
+  await page.getByRole('button', { name: 'Retry run' }).click();
+  await expect(page).not.toHaveURL(new RegExp(`/runs/${run.id}$`));
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  const chain = page.getByTestId('retry-chain');
+  await expect(chain.locator('li')).toHaveCount(2);
+  await expect(chain.getByRole('link', { name: run.id.slice(0, 8) })).toBeVisible();
+  await expect(page.getByTestId('run-status')).toHaveText('failed', { timeout: 30_000 });
+  const newId = page.url().split('/').pop()!;
+  expect(await api('GET', `/runs/${newId}`)).toMatchObject({ trigger: 'retry', parentRunId: run.id });
+});
+
+test('workers page: the e2e worker is online; Drain sets a (fake, inserted) node draining', async ({ page }) => {
+  const nodeId = `e2e-fake-${uniq()}`;
+  await withDb((c) =>
+    c.query(`INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at) VALUES ($1, $1, 'fake-host', 4242, 'online', now())`, [nodeId]),
+  );
+  try {
+    await page.goto('/workers');
+    const rows = page.getByTestId('worker-row');
+    await expect(rows.filter({ hasNotText: nodeId }).filter({ hasText: 'online' }).first()).toBeVisible();
+    const fake = rows.filter({ hasText: nodeId });
+    await expect(fake).toContainText('online');
+    await fake.getByRole('button', { name: 'Drain' }).click();
+    await confirm(page, 'Drain');
+    await expect(fake).toContainText('draining');
+    await expect(fake.getByRole('button', { name: 'Drain' })).toHaveCount(0);
+    // the real worker still works
+    const job = await apiJob('e2e.after-drain');
+    const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+    expect((await finished(run.id)).status).toBe('success');
+  } finally {
+    await withDb((c) => c.query(`DELETE FROM worker_nodes WHERE node_id = $1`, [nodeId]));
+  }
+});
+
+test('recycle bin purge: gone from the bin and the job, its runs still listed', async ({ page }) => {
+  const job = await apiJob('e2e.purge');
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await finished(run.id);
+  await api('DELETE', `/jobs/${job.id}`);
+
+  await page.goto(`/recycle-bin?q=${encodeURIComponent(job.key)}`);
+  const row = page.locator(`[data-testid="recycle-bin-row"][data-job-key="${job.key}"]`);
+  await row.getByRole('button', { name: 'Purge' }).click();
+  await confirm(page, 'Purge');
+  await expect(row).toHaveCount(0);
+  await page.reload();
+  await expect(row).toHaveCount(0);
+
+  await page.goto(`/runs?jobId=${job.id}`);
+  await expect(page.locator(`[data-run-id="${run.id}"]`)).toBeVisible();
+  await expect(page.locator(`[data-run-id="${run.id}"]`)).toContainText(job.key);
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByTestId('run-status')).toHaveText('success');
+});
+
+test('Run now with a payload override: the run shows it as params and in the output', async ({ page }) => {
+  const job = await apiJob('e2e.override', { handler: 'builtin.echo', payload: { saved: 1, who: 'saved' } });
+  await page.goto(`/jobs/${job.id}`);
+  await page.getByRole('button', { name: 'Run with payload…' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Payload override').fill('{"who": "override", ');
+  await dialog.getByRole('button', { name: 'Run with payload' }).click();
+  await expect(page.getByTestId('field-error-payload-override')).toBeVisible();
+  await dialog.getByLabel('Payload override').fill('{"who": "override", "extra": true}');
+  await dialog.getByRole('button', { name: 'Run with payload' }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId('run-status')).toHaveText('success', { timeout: 30_000 });
+  // Params card: the override as given.
+  const params = page.getByTestId('json-block').first();
+  await expect(params).toContainText('"who": "override"');
+  await expect(params).toContainText('"extra": true');
+  // echo's output: the saved payload with the override merged over it.
+  const output = page.getByTestId('task-section-main').getByTestId('json-block').first();
+  await expect(output).toContainText('"saved": 1');
+  await expect(output).toContainText('"who": "override"');
+});
+
+test('bulk pause of two jobs from the list', async ({ page }) => {
+  const tag = `e2e.bulk.${uniq()}`;
+  const a = await api<Job>('POST', '/jobs', { key: `${tag}.a`, name: 'Bulk A', schedule: { kind: 'interval', intervalSeconds: 3600 }, handler: 'builtin.noop' });
+  const b = await api<Job>('POST', '/jobs', { key: `${tag}.b`, name: 'Bulk B', schedule: { kind: 'interval', intervalSeconds: 3600 }, handler: 'builtin.noop' });
+  const other = await api<Job>('POST', '/jobs', { key: `${tag}-other`, name: 'Bulk other', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await page.goto(`/jobs?q=${encodeURIComponent(tag + '.')}`);
+  await expect(page.getByTestId('jobs-table').locator('tbody tr')).toHaveCount(2);
+  await page.getByRole('checkbox', { name: `Select ${a.key}` }).check();
+  await page.getByRole('checkbox', { name: `Select ${b.key}` }).check();
+  const bar = page.getByRole('toolbar', { name: 'Bulk actions' });
+  await expect(bar).toContainText('2 selected');
+  await bar.getByRole('button', { name: 'Pause' }).click();
+  const table = page.getByTestId('jobs-table');
+  await expect(table.locator('tbody tr', { hasText: a.key })).toContainText('paused');
+  await expect(table.locator('tbody tr', { hasText: b.key })).toContainText('paused');
+  for (const j of [a, b]) expect((await api<{ status: string }>('GET', `/jobs/${j.id}`)).status).toBe('paused');
+  expect((await api<{ status: string }>('GET', `/jobs/${other.id}`)).status).toBe('active');
+});

@@ -1,0 +1,104 @@
+import { getDb, inTransaction, type Db } from '../db.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { DomainError, isDomainError } from '../errors.ts';
+import { CreateJobInput, ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { parseCrontab, type CrontabJob } from '../crontab/parse-crontab.ts';
+import { createJob } from './create-job.ts';
+import { pauseJob } from './pause-job.ts';
+import type { JobView } from './job-view.ts';
+
+/** A crontab line that did not become a job, and why. */
+export type ImportSkip = { line: number; text: string; reason: string };
+export type ImportCrontabResult = {
+  /** the jobs created (paused) — with `dryRun`, the jobs that would be created */
+  created: JobView[];
+  /** unconvertible lines and entries the database refused (e.g. a key in use), by line */
+  skipped: ImportSkip[];
+  dryRun: boolean;
+};
+
+export const IMPORT_PAUSE_REASON = 'imported from crontab: review, then resume';
+
+/** The create-job input for one crontab entry: a one-step `shell` job (argv, env, stdin). */
+export function crontabJobInput(entry: CrontabJob, opts: { source: string; timezone: string }) {
+  const config: Record<string, unknown> = { command: entry.command, env: entry.env };
+  if (entry.input !== undefined) config.input = entry.input;
+  return {
+    key: entry.key,
+    name: entry.name,
+    description:
+      `Imported from ${opts.source} line ${entry.line}` +
+      (entry.user ? ` (ran as user ${entry.user}; Tickflow runs it as the worker's user)` : '') +
+      '.',
+    schedule: { kind: 'cron' as const, cron: entry.cron, timezone: entry.timezone ?? opts.timezone },
+    steps: [{ key: 'main', handler: 'shell', config }],
+    policy: { misfirePolicy: 'skip' as const, blockStrategy: 'discard_later' as const },
+  };
+}
+
+function reasonOf(e: DomainError, key: string): string {
+  if (e.code === 'conflict' && e.fields?.key) return `job key ${key} is already used by another job (use another key prefix, or delete that job)`;
+  const fields = e.fields ? Object.entries(e.fields).filter(([k]) => !e.message.includes(k)) : [];
+  return fields.length ? `${e.message} (${fields.map(([k, v]) => `${k}: ${v}`).join('; ')})` : e.message;
+}
+
+/**
+ * Imports a crontab / cron.d text (lib/crontab/parse-crontab.ts) as PAUSED
+ * one-step `shell` jobs (create + pause versions, so an operator reviews them
+ * before they fire), all in ONE transaction. Lines that cannot be converted
+ * (@reboot, bad schedules, missing commands) and entries the database refuses
+ * (a job key already in use) are reported in `skipped` by line, never thrown;
+ * each entry runs inside its own savepoint so one refusal leaves the others.
+ * `dryRun`: everything is done and then rolled back, so the preview is exactly
+ * what an import would do (collisions included), and nothing is written.
+ * Both doors call this: the console's /jobs/import and POST /api/v1/jobs/import,
+ * and `npm run import-crontab`.
+ * @throws DomainError validation (text, timezone, keyPrefix), forbidden.
+ */
+export async function importCrontab(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<ImportCrontabResult> {
+  requireCan(actor, 'jobs.write');
+  const input = parseOrThrow(ImportCrontabInput, rawInput);
+  const dryRun = input.dryRun === true;
+  const { jobs, errors } = parseCrontab(input.text, { system: input.system, keyPrefix: input.keyPrefix });
+  if (jobs.length > MAX_CRONTAB_ENTRIES) {
+    throw new DomainError('validation', `At most ${MAX_CRONTAB_ENTRIES} entries per import (this file has ${jobs.length})`, {
+      text: `Too many entries (${jobs.length}); split the file`,
+    });
+  }
+  const lines = input.text.split(/\r?\n/);
+  const skipped: ImportSkip[] = errors.map((e) => ({ line: e.line, text: e.text, reason: e.reason }));
+  const source = input.source || 'a crontab upload';
+
+  // Validate every entry first (no database work for input the schema refuses).
+  const candidates: { entry: CrontabJob; input: CreateJobInput }[] = [];
+  for (const entry of jobs) {
+    try {
+      candidates.push({ entry, input: parseOrThrow(CreateJobInput, crontabJobInput(entry, { source, timezone: input.timezone })) });
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      skipped.push({ line: entry.line, text: lines[entry.line - 1] ?? '', reason: reasonOf(e, entry.key) });
+    }
+  }
+
+  const created = await inTransaction(db, async (tx) => {
+    const out: JobView[] = [];
+    if (dryRun) await tx.$executeRawUnsafe('SAVEPOINT crontab_import_dry_run');
+    for (const { entry, input: jobInput } of candidates) {
+      await tx.$executeRawUnsafe('SAVEPOINT crontab_import_entry');
+      try {
+        const job = await createJob(tx, jobInput, actor, now);
+        out.push(await pauseJob(tx, job.id, actor, { reason: IMPORT_PAUSE_REASON }, now));
+        await tx.$executeRawUnsafe('RELEASE SAVEPOINT crontab_import_entry');
+      } catch (e) {
+        if (!isDomainError(e)) throw e;
+        await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT crontab_import_entry');
+        skipped.push({ line: entry.line, text: lines[entry.line - 1] ?? '', reason: reasonOf(e, entry.key) });
+      }
+    }
+    if (dryRun) await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT crontab_import_dry_run');
+    return out;
+  });
+  skipped.sort((a, b) => a.line - b.line);
+  return { created, skipped, dryRun };
+}

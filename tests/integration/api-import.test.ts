@@ -1,0 +1,164 @@
+/**
+ * Crontab import (issue 3): lib/jobs importCrontab and POST /api/v1/jobs/import —
+ * paused shell jobs in one transaction, unconvertible lines and key collisions
+ * reported per line, dry run writes nothing, bad input is a 400 naming the field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
+import { createApiToken } from '../../lib/auth/tokens.ts';
+import { importCrontab } from '../../lib/jobs/import-crontab.ts';
+import { createJob } from '../../lib/jobs/create-job.ts';
+import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
+
+const CRONTAB = [
+  '# backups',
+  'MAILTO=ops@example.com',
+  'BACKUP_DIR=/var/backups',
+  '30 2 * * * /usr/local/bin/backup.sh "$BACKUP_DIR"',
+  '@hourly date +\\%s%ignored stdin',
+  '@reboot /usr/bin/warmup',
+  '61 * * * * /bin/bad-minute',
+  'CRON_TZ=Asia/Shanghai',
+  '0 9 * * 1-5 /opt/report',
+].join('\n');
+
+const ops: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'operator' };
+
+async function post(token: string | null, body: unknown, headers: Record<string, string> = {}) {
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (token) h.authorization = `Bearer ${token}`;
+  const res = await importRoute.POST(new Request('http://localhost/api/v1/jobs/import', { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body) }));
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
+}
+
+describe('importCrontab', () => {
+  let t: TestDatabase;
+  let operator: string;
+  let viewer: string;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    process.env.DATABASE_URL = t.url;
+    operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
+    viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
+  });
+  afterAll(async () => {
+    const { getDb } = await import('../../lib/db.ts');
+    await getDb().$disconnect();
+    await t.close();
+  });
+
+  it('dry run previews the jobs and the unconvertible lines, writing nothing', async () => {
+    const before = { jobs: await t.db.job.count(), versions: await t.db.jobVersion.count() };
+    const r = await importCrontab(t.db, { text: CRONTAB, timezone: 'Europe/Berlin', dryRun: true, keyPrefix: 'dry' }, ops);
+    expect(r.dryRun).toBe(true);
+    expect(r.created.map((j) => j.key)).toEqual(['dry.l4.backup.sh', 'dry.l5.date', 'dry.l9.report']);
+    expect(r.created.every((j) => j.status === 'paused')).toBe(true);
+    expect(r.created[2]!.schedule).toMatchObject({ kind: 'cron', cron: '0 9 * * 1-5', timezone: 'Asia/Shanghai' });
+    expect(r.skipped.map((s) => [s.line, s.text])).toEqual([
+      [6, '@reboot /usr/bin/warmup'],
+      [7, '61 * * * * /bin/bad-minute'],
+    ]);
+    expect(r.skipped[0]!.reason).toMatch(/@reboot is not supported/);
+    expect(r.skipped[1]!.reason).toMatch(/invalid schedule/);
+    expect(await t.db.job.count()).toBe(before.jobs);
+    expect(await t.db.jobVersion.count()).toBe(before.versions);
+  });
+
+  it('creates paused shell jobs (create + pause versions) attributed to the actor', async () => {
+    const r = await importCrontab(t.db, { text: CRONTAB, timezone: 'Europe/Berlin', source: 'ops.crontab' }, ops);
+    expect(r.created).toHaveLength(3);
+    const jobs = await t.db.job.findMany({ where: { key: { startsWith: 'crontab.' } }, include: { steps: true }, orderBy: { key: 'asc' } });
+    expect(jobs.map((j) => j.key)).toEqual(['crontab.l4.backup.sh', 'crontab.l5.date', 'crontab.l9.report']);
+    const backup = jobs[0]!;
+    expect(backup).toMatchObject({ status: 'paused', cronExpression: '30 2 * * *', timezone: 'Europe/Berlin', createdBy: 'ops@example.com', version: 2 });
+    expect(backup.description).toContain('Imported from ops.crontab line 4');
+    expect(backup.steps[0]).toMatchObject({ handler: 'shell', config: { command: ['/bin/sh', '-c', '/usr/local/bin/backup.sh "$BACKUP_DIR"'], env: { BACKUP_DIR: '/var/backups' } } });
+    expect(jobs[1]!.steps[0]!.config).toMatchObject({ command: ['/bin/sh', '-c', 'date +%s'], input: 'ignored stdin' });
+    const versions = await t.db.jobVersion.findMany({ where: { jobId: backup.id }, orderBy: { version: 'asc' } });
+    expect(versions.map((v) => [v.changeType, v.createdBy])).toEqual([
+      ['create', 'ops@example.com'],
+      ['pause', 'ops@example.com'],
+    ]);
+  });
+
+  it('reports a key collision on its line and still imports the other entries in one transaction', async () => {
+    await createJob(t.db, { key: 'coll.l2.b', name: 'taken', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR);
+    const text = ['0 1 * * * /bin/a', '0 2 * * * /bin/b', '0 3 * * * /bin/c'].join('\n');
+    const r = await importCrontab(t.db, { text, timezone: 'UTC', keyPrefix: 'coll' }, ops);
+    expect(r.created.map((j) => j.key)).toEqual(['coll.l1.a', 'coll.l3.c']);
+    expect(r.skipped).toEqual([{ line: 2, text: '0 2 * * * /bin/b', reason: expect.stringMatching(/coll\.l2\.b is already used/) }]);
+    expect(await t.db.job.count({ where: { key: { startsWith: 'coll.' } } })).toBe(3);
+    // a dry run names the same collision
+    const again = await importCrontab(t.db, { text, timezone: 'UTC', keyPrefix: 'coll', dryRun: true }, ops);
+    expect(again.created).toHaveLength(0);
+    expect(again.skipped.map((s) => s.line)).toEqual([1, 2, 3]);
+  });
+
+  it('reads the system format (user column) and records the user', async () => {
+    const r = await importCrontab(t.db, { text: '17 * * * * root cd / && run-parts --report /etc/cron.hourly', timezone: 'UTC', system: true, keyPrefix: 'sys' }, ops);
+    expect(r.created).toHaveLength(1);
+    expect(r.created[0]!.description).toMatch(/ran as user root/);
+    expect(r.created[0]!.steps[0]!.config).toMatchObject({ command: ['/bin/sh', '-c', 'cd / && run-parts --report /etc/cron.hourly'] });
+  });
+
+  it('refuses bad input naming the field, and viewers', async () => {
+    const cases: [unknown, string][] = [
+      [{ timezone: 'UTC' }, 'text'],
+      [{ text: '   ', timezone: 'UTC' }, 'text'],
+      [{ text: 'x'.repeat(256 * 1024 + 1), timezone: 'UTC' }, 'text'],
+      [{ text: '* * * * * a' }, 'timezone'],
+      [{ text: '* * * * * a', timezone: 'Mars/Base' }, 'timezone'],
+      [{ text: '* * * * * a', timezone: 'UTC', keyPrefix: 'bad prefix' }, 'keyPrefix'],
+      [{ text: '* * * * * a', timezone: 'UTC', system: 'yes' }, 'system'],
+      [{ text: '* * * * * a', timezone: 'UTC', dryRun: 1 }, 'dryRun'],
+    ];
+    for (const [input, field] of cases) {
+      await expect(importCrontab(t.db, input, ops), field).rejects.toMatchObject({ code: 'validation', fields: { [field]: expect.any(String) } });
+    }
+    await expect(importCrontab(t.db, { text: '* * * * * a', timezone: 'UTC' }, { ...ops, role: 'viewer' })).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('POST /api/v1/jobs/import: 201 with created and skipped; 200 for a dry run; 400/401/403; idempotent', async () => {
+    const before = await t.db.job.count();
+    const dry = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest', dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.json.created.map((j: { key: string }) => j.key)).toEqual(['rest.l4.backup.sh', 'rest.l5.date', 'rest.l9.report']);
+    expect(dry.json.skipped.map((s: { line: number }) => s.line)).toEqual([6, 7]);
+    expect(await t.db.job.count()).toBe(before);
+
+    const headers = { 'idempotency-key': 'import-1' };
+    const r = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest' }, headers);
+    expect(r.status).toBe(201);
+    expect(r.json.created).toHaveLength(3);
+    expect(r.json.created[0]).toMatchObject({ status: 'paused', createdBy: 'token:ops' });
+    expect(r.json.skipped).toEqual([
+      { line: 6, text: '@reboot /usr/bin/warmup', reason: expect.stringMatching(/@reboot/) },
+      { line: 7, text: '61 * * * * /bin/bad-minute', reason: expect.stringMatching(/invalid schedule/) },
+    ]);
+    const replay = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest' }, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await t.db.job.count()).toBe(before + 3);
+
+    // the same file again: every entry collides, reported per line, not a 500
+    const dup = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest' });
+    expect(dup.status).toBe(201);
+    expect(dup.json.created).toHaveLength(0);
+    expect(dup.json.skipped.map((s: { line: number }) => s.line)).toEqual([4, 5, 6, 7, 9]);
+    expect(await t.db.job.count()).toBe(before + 3);
+
+    const bad = await post(operator, { text: 'x'.repeat(256 * 1024 + 10), timezone: 'UTC' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.fields.text).toMatch(/256 KB/);
+    const badTz = await post(operator, { text: CRONTAB, timezone: 'Nowhere' });
+    expect(badTz.status).toBe(400);
+    expect(Object.keys(badTz.json.error.fields)).toEqual(['timezone']);
+    expect((await post(operator, '{"text": ')).status).toBe(400);
+    expect((await post(null, { text: CRONTAB, timezone: 'UTC' })).status).toBe(401);
+    const v = await post(viewer, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'viewer' });
+    expect(v.status).toBe(403);
+    expect(await t.db.job.count()).toBe(before + 3);
+  });
+});
