@@ -25,18 +25,51 @@ async function createThreeStepJob(): Promise<JobView> {
 }
 
 /**
- * Drags a connection the way an operator does (TOOLCHAIN.md: React Flow drag-to-connect is testable this way):
- * mouse down on the source handle, move in ~20 steps, mouse up on the target handle.
+ * Makes sure the mouse can really reach a handle: inside the canvas pane and not covered by an overlay (MiniMap,
+ * Controls, legend). Pressing the mouse on a covered handle drags the overlay instead — a pannable MiniMap pans the
+ * canvas away — so an unreachable handle fails here, named. Off the canvas or covered (e.g. after a banner above
+ * the canvas pushed the graph down) it first fits the graph, as an operator would; never scrollIntoView, which
+ * scrolls React Flow's overflow-hidden pane so that the canvas no longer matches its own coordinates.
  */
-async function dragConnect(page: Page, from: Locator, to: Locator): Promise<void> {
-  await from.scrollIntoViewIfNeeded();
-  const a = await from.boundingBox();
-  const b = await to.boundingBox();
-  if (!a || !b) throw new Error('handle not visible');
-  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+async function ensureReachable(page: Page, handle: Locator): Promise<void> {
+  await expect(handle).toBeVisible();
+  const reachable = async (timeout: number) => {
+    const pane = await page.locator('.react-flow').boundingBox();
+    const b = await handle.boundingBox();
+    const inside = !!b && !!pane && b.x >= pane.x && b.y >= pane.y && b.x + b.width <= pane.x + pane.width && b.y + b.height <= pane.y + pane.height;
+    // Actionability without acting: visible, stable (no fit animation running), and a click at its centre hits it.
+    return inside && (await handle.hover({ trial: true, timeout }).then(() => true, () => false));
+  };
+  if (await reachable(2_000)) return;
+  await page.getByTestId('dag-fit').click();
+  if (!(await reachable(5_000))) throw new Error(`${handle} is outside the canvas or covered by an overlay, even after Fit`);
+}
+
+async function centreOf(handle: Locator): Promise<{ x: number; y: number }> {
+  const box = await handle.boundingBox();
+  if (!box) throw new Error(`${handle} has no box`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/**
+ * Drags a connection the way an operator does (TOOLCHAIN.md: React Flow drag-to-connect is testable this way):
+ * mouse down exactly on the source handle's centre, move in 20 steps, mouse up on the target handle's centre.
+ * `whileHeld` runs with the pointer over the target and the button still down (what the canvas shows mid-drag).
+ */
+async function dragConnect(page: Page, from: Locator, to: Locator, whileHeld?: () => Promise<void>): Promise<void> {
+  await ensureReachable(page, from);
+  await ensureReachable(page, to);
+  await ensureReachable(page, from); // a Fit for `to` moved `from` too
+  const a = await centreOf(from);
+  const b = await centreOf(to);
+  await page.mouse.move(a.x, a.y);
   await page.mouse.down();
-  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 20 });
-  await page.mouse.up();
+  await page.mouse.move(b.x, b.y, { steps: 20 });
+  try {
+    await whileHeld?.();
+  } finally {
+    await page.mouse.up();
+  }
 }
 
 async function openGraphTab(page: Page, jobId: string): Promise<Locator> {
@@ -55,7 +88,9 @@ test.beforeEach(async ({ page }) => {
   await login(page);
 });
 
-test('drag two connections, refuse a cycle, save, reload, run and watch the nodes turn green', async ({ page }) => {
+test('drag two connections, refuse a cycle, save, reload, run and watch the nodes turn green', async ({ page }, testInfo) => {
+  // The whole journey, including a real run by the worker: more than the default 60 s on a loaded machine.
+  test.setTimeout(120_000);
   const job = await createThreeStepJob();
   const editor = await openGraphTab(page, job.id);
   const edgesOnCanvas = editor.locator('.react-flow__edge');
@@ -70,12 +105,17 @@ test('drag two connections, refuse a cycle, save, reload, run and watch the node
   await expect(edgesOnCanvas).toHaveCount(2);
   await expect(page.getByTestId('dag-dirty')).toBeVisible();
 
-  // load -> extract would close extract -> transform -> load -> extract: refused while dragging, with the reason.
-  await dragConnect(page, page.getByTestId('dag-handle-source-load'), page.getByTestId('dag-handle-target-extract'));
+  // load -> extract would close extract -> transform -> load -> extract: refused while dragging, with the reason,
+  // and the drop explains itself in the alert banner.
+  const cycle = 'Refused: would create a cycle load -> extract -> transform -> load';
+  await dragConnect(page, page.getByTestId('dag-handle-source-load'), page.getByTestId('dag-handle-target-extract'), async () => {
+    await expect(page.getByTestId('dag-connection-hint')).toContainText(cycle);
+  });
+  await expect(page.getByTestId('dag-connection-hint')).toBeHidden();
   const alert = page.getByTestId('dag-alert');
   await expect(alert).toBeVisible();
   await expect(alert).toHaveAttribute('role', 'alert');
-  await expect(alert).toContainText('Refused: would create a cycle load -> extract -> transform -> load');
+  await expect(alert).toContainText(cycle);
   await expect(edgesOnCanvas).toHaveCount(2);
 
   // Save: a new job version; the unsaved indicator goes away.
@@ -100,6 +140,9 @@ test('drag two connections, refuse a cycle, save, reload, run and watch the node
   for (const k of STEPS) {
     await expect(page.getByTestId(`run-node-${k}`)).toHaveAttribute('data-status', 'success', { timeout: 30_000 });
   }
+  const shot = testInfo.outputPath('run-graph-green.png');
+  await page.getByTestId('run-graph').screenshot({ path: shot });
+  await testInfo.attach('run-graph-green', { path: shot, contentType: 'image/png' });
 });
 
 test('add a step from the palette, connect it and delete it with the keyboard', async ({ page }) => {
@@ -115,23 +158,29 @@ test('add a step from the palette, connect it and delete it with the keyboard', 
   await expect(page.getByTestId('dag-dirty')).toBeVisible();
 
   // Backspace while typing in the panel edits the field, it does not delete the step.
-  const keyField = page.getByTestId('dag-step-panel').getByLabel('Key');
+  const keyField = page.getByTestId('dag-step-panel').getByLabel('Key', { exact: true });
   await keyField.fill('noop2');
   await keyField.press('Backspace');
   await expect(page.getByTestId('dag-node-noop')).toBeVisible();
 
   // Invalid payload JSON is shown next to the field and blocks the save.
-  const payload = page.getByTestId('dag-step-panel').getByLabel('Payload (JSON object)');
+  const payload = page.getByTestId('dag-step-panel').getByLabel('Payload (JSON object)', { exact: true });
   await payload.fill('{ not json');
   await expect(page.getByTestId('dag-step-panel')).toContainText('Invalid JSON');
   await page.getByTestId('dag-save').click();
   await expect(page.getByTestId('dag-alert')).toContainText('Fix the highlighted fields');
   await payload.fill('{"n": 1}');
 
+  // Connect it: load -> noop, dragged like the others.
+  const edgesOnCanvas = page.getByTestId('dag-editor').locator('.react-flow__edge');
+  await dragConnect(page, page.getByTestId('dag-handle-source-load'), page.getByTestId('dag-handle-target-noop'));
+  await expect(edgesOnCanvas).toHaveCount(1);
+
   // Delete the selected step with the keyboard (focus on the canvas node, not in an input).
   await added.click();
   await page.keyboard.press('Delete');
   await expect(page.getByTestId('dag-node-noop')).toHaveCount(0);
+  await expect(edgesOnCanvas).toHaveCount(0);
   // Back to the saved graph: nothing to save.
   await expect(page.getByTestId('dag-dirty')).toBeHidden();
 });

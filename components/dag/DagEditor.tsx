@@ -12,21 +12,26 @@ import {
   ReactFlowProvider,
   useEdgesState,
   useNodesState,
+  useConnection,
   useReactFlow,
   type Connection,
   type EdgeTypes,
   type IsValidConnection,
   type NodeTypes,
   type OnConnect,
+  type OnConnectEnd,
 } from '@xyflow/react';
 import { Check, CircleAlert, LoaderCircle, Maximize, Network, Plus, Save, Undo2, X } from 'lucide-react';
 import { DEP_TYPES, layoutDag, validateDag, type DepType } from '@/lib/dag';
+import { FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
 import { EdgeLegend } from './Legend';
 import {
   checkConnection,
+  connectionRefusal,
   describeErrorPath,
   EDGE_STYLES,
+  freeSpot,
   makeEdge,
   parseErrorPath,
   snapshot,
@@ -40,6 +45,7 @@ import {
   type DagDraft,
   type DepEdge,
   type EdgeDraft,
+  type FlowRect,
   type SaveDagResult,
   type StepDraft,
   type StepField,
@@ -178,18 +184,14 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   }, [dirty]);
 
   const refuse = useCallback((reason: string) => {
-    // isValidConnection runs per pointer move: only set state when the message actually changes.
     setBanner((b) => (b && b.kind === 'error' && b.message === reason ? b : { kind: 'error', message: reason }));
   }, []);
 
+  // The rule while dragging (React Flow marks the hovered handle valid/invalid and draws the line accordingly).
+  // Pure: it runs on every pointer move; the reason is shown live by <ConnectionHint> and on drop by onConnectEnd.
   const isValidConnection = useCallback<IsValidConnection<DepEdge>>(
-    (c) => {
-      if (readOnly) return false;
-      const r = checkConnection(live.current.nodes, live.current.edges, c.source, c.target);
-      if (!r.ok) refuse(r.reason);
-      return r.ok;
-    },
-    [readOnly, refuse],
+    (c) => !readOnly && checkConnection(live.current.nodes, live.current.edges, c.source, c.target).ok,
+    [readOnly],
   );
 
   const onConnect = useCallback<OnConnect>(
@@ -203,6 +205,22 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
       setEdges((es) => [...es.map((e) => (e.selected ? { ...e, selected: false } : e)), makeEdge(c.source, c.target, edgeType)]);
     },
     [edgeType, refuse, setEdges],
+  );
+
+  // React Flow calls onConnect only for valid connections: a drop on a handle isValidConnection refused ends here,
+  // and the operator gets the reason (the cycle, by step key) in the alert banner.
+  const onConnectEnd = useCallback<OnConnectEnd>(
+    (_event, state) => {
+      if (readOnly || state.isValid === true || !state.fromNode || !state.fromHandle || !state.toNode || !state.toHandle) return;
+      const reason = connectionRefusal(
+        live.current.nodes,
+        live.current.edges,
+        { nodeId: state.fromNode.id, type: state.fromHandle.type },
+        { nodeId: state.toNode.id, type: state.toHandle.type },
+      );
+      if (reason) refuse(reason);
+    },
+    [readOnly, refuse],
   );
 
   const onConnectStart = useCallback(() => {
@@ -247,22 +265,36 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     (handler: string) => {
       const ns = live.current.nodes;
       const key = uniqueStepKey(handler, ns.map((n) => n.data.key));
-      // Drop it in the middle of what the operator is looking at, nudged so repeated adds do not stack exactly.
+      // Drop it in the middle of what the operator is looking at, on the nearest spot that covers no other step
+      // (preferably one on screen: the canvas edges are cut by the fitView padding, where the overlays are).
       const box = canvasRef.current?.getBoundingClientRect();
-      const centre = box ? screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 }) : { x: 0, y: 0 };
-      const nudge = (ns.length % 5) * 24;
+      const size = { width: 200, height: 64 };
+      let wanted = { x: 0, y: 0 };
+      let visible: FlowRect | undefined;
+      if (box) {
+        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
+        wanted = { x: centre.x - size.width / 2, y: centre.y - size.height / 2 };
+        const p = FIT_VIEW_OPTIONS.padding;
+        const tl = screenToFlowPosition({ x: box.left + parseFloat(p.left), y: box.top + parseFloat(p.top) });
+        const br = screenToFlowPosition({ x: box.right - parseFloat(p.right), y: box.bottom - parseFloat(p.bottom) });
+        visible = { x: tl.x, y: tl.y, width: br.x - tl.x, height: br.y - tl.y };
+      }
+      const taken = ns.map((n) => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height }));
+      const spot = freeSpot(wanted, size, taken, visible);
       const node: StepNode = {
         id: newNodeId(),
         type: 'step',
-        position: { x: Math.round(centre.x - 100 + nudge), y: Math.round(centre.y - 36 + nudge) },
+        position: { x: spot.x, y: spot.y },
         data: stepToData({ key, handler, payload: {}, config: {} }),
         domAttributes: stepDomAttributes(key),
         selected: true,
       };
       setNodes((cur) => [...cur.map((n) => (n.selected ? { ...n, selected: false } : n)), node]);
       setEdges((es) => es.map((e) => (e.selected ? { ...e, selected: false } : e)));
+      // No room on screen: fit the whole graph once React Flow has the new node, so the operator sees where it went.
+      if (!spot.inView) window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
     },
-    [screenToFlowPosition, setNodes, setEdges],
+    [screenToFlowPosition, fitView, setNodes, setEdges],
   );
 
   const autoLayout = useCallback(() => {
@@ -274,7 +306,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     );
     setNodes((cur) => cur.map((n) => (pos[n.id] ? { ...n, position: pos[n.id]! } : n)));
     // Fit after React Flow has applied the new positions.
-    window.requestAnimationFrame(() => void fitView({ padding: 0.2, duration: 250 }));
+    window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
   }, [fitView, setNodes]);
 
   const discard = useCallback(() => {
@@ -372,7 +404,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
               <Network className="size-3.5" /> Auto layout
             </button>
           ) : null}
-          <button type="button" onClick={() => void fitView({ padding: 0.2, duration: 250 })} data-testid="dag-fit" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50">
+          <button type="button" onClick={() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 })} data-testid="dag-fit" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50">
             <Maximize className="size-3.5" /> Fit
           </button>
           {dirty ? (
@@ -450,6 +482,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
             onEdgesChange={onEdgesChange}
             onConnect={onConnect}
             onConnectStart={onConnectStart}
+            onConnectEnd={onConnectEnd}
             isValidConnection={isValidConnection}
             nodeTypes={nodeTypes}
             edgeTypes={edgeTypes}
@@ -459,18 +492,16 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
             // Delete and Backspace both delete; React Flow ignores them while focus is in an input/textarea/select.
             deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
             fitView
-            fitViewOptions={{ padding: 0.2, maxZoom: 1.25 }}
+            fitViewOptions={FIT_VIEW_OPTIONS}
             minZoom={0.1}
             maxZoom={2}
             connectionRadius={28}
             attributionPosition="top-right"
           >
             <Background gap={20} size={1} color="#cbd5e1" />
-            <Controls showInteractive={false} />
-            <MiniMap pannable zoomable nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />
-            <Panel position="bottom-center">
-              <EdgeLegend />
-            </Panel>
+            <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+            <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />
+            <Panel position="bottom-center">{readOnly ? <EdgeLegend /> : <LegendOrConnectionHint />}</Panel>
           </ReactFlow>
           {nodes.length === 0 ? (
             <div className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500">
@@ -516,6 +547,26 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
           )}
         </aside>
       </div>
+    </div>
+  );
+}
+
+/**
+ * The edge legend; while a connection is dragged over a handle it may not end on, the reason instead (the cycle it
+ * would close, by step key), in the same spot below the graph so it never covers a step. Back to the legend as
+ * soon as the pointer leaves that handle or the drag ends (a drop there also puts the reason in the alert banner).
+ * Must render inside <ReactFlow> (useConnection reads its store).
+ */
+function LegendOrConnectionHint() {
+  const { getNodes, getEdges } = useReactFlow<StepNode, DepEdge>();
+  const reason = useConnection((c) => {
+    if (!c.inProgress || c.isValid !== false || !c.toNode || !c.toHandle) return null;
+    return connectionRefusal(getNodes(), getEdges(), { nodeId: c.fromNode.id, type: c.fromHandle.type }, { nodeId: c.toNode.id, type: c.toHandle.type });
+  });
+  if (!reason) return <EdgeLegend />;
+  return (
+    <div role="status" data-testid="dag-connection-hint" className="pointer-events-none flex items-center gap-1.5 rounded-md border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs font-medium text-red-900 shadow-sm">
+      <CircleAlert className="size-3.5 shrink-0" /> {reason}
     </div>
   );
 }

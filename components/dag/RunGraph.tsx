@@ -5,6 +5,7 @@
 import { memo, useCallback, useEffect, useMemo } from 'react';
 import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState } from '@xyflow/react';
 import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
+import { MINIMAP_SIZE, RUN_FIT_VIEW_OPTIONS } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
 import { EdgeLegend } from './Legend';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
@@ -178,13 +179,13 @@ function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, cla
         edgesFocusable={false}
         deleteKeyCode={null}
         fitView
-        fitViewOptions={{ padding: 0.2, maxZoom: 1.25 }}
+        fitViewOptions={RUN_FIT_VIEW_OPTIONS}
         minZoom={0.1}
         attributionPosition="top-right"
       >
         <Background gap={20} size={1} color="#e2e8f0" />
-        <Controls showInteractive={false} />
-        <MiniMap pannable zoomable nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />
+        <Controls showInteractive={false} fitViewOptions={RUN_FIT_VIEW_OPTIONS} />
+        <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />
         <Panel position="top-left">
           <div className="flex flex-wrap gap-1.5 text-[11px]" data-testid="run-graph-summary">
             {counts.map(([s, n]) => (

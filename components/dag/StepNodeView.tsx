@@ -6,6 +6,8 @@ import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { CircleAlert, Lock, RotateCcw, Timer } from 'lucide-react';
 import type { StepNode } from './model';
 
+const HANDLE_CLS = "!h-4 !w-4 !border-2 !border-white before:absolute before:-inset-2 before:rounded-full before:content-['']";
+
 /** Custom node for `type: 'step'`. Handles carry `dag-handle-target-<key>` / `dag-handle-source-<key>` test ids. */
 export const StepNodeView = memo(function StepNodeView({ data, selected, isConnectable }: NodeProps<StepNode>) {
   const hasErrors = !!data.errors && Object.keys(data.errors).length > 0;
@@ -18,13 +20,15 @@ export const StepNodeView = memo(function StepNodeView({ data, selected, isConne
       ].join(' ')}
       title={hasErrors ? Object.values(data.errors!).join('\n') : undefined}
     >
-      {/* Big handles: they are the drag targets of drag-to-connect, so make them easy to hit. */}
+      {/* Big handles: they are the drag targets of drag-to-connect, so make them easy to hit. The ::before ring
+          widens the hit area to 32px (React Flow finds the handle under the pointer with elementFromPoint, which
+          returns the handle for a hit on its pseudo-element) without a bigger dot covering the card. */}
       <Handle
         type="target"
         position={Position.Left}
         isConnectable={isConnectable}
         data-testid={`dag-handle-target-${data.key}`}
-        className="!h-3.5 !w-3.5 !border-2 !border-white !bg-slate-500"
+        className={`${HANDLE_CLS} !bg-slate-500`}
         aria-label={`Input of ${data.key}`}
       />
       <div className="flex items-center gap-1.5">
@@ -58,7 +62,7 @@ export const StepNodeView = memo(function StepNodeView({ data, selected, isConne
         position={Position.Right}
         isConnectable={isConnectable}
         data-testid={`dag-handle-source-${data.key}`}
-        className="!h-3.5 !w-3.5 !border-2 !border-white !bg-indigo-500"
+        className={`${HANDLE_CLS} !bg-indigo-500`}
         aria-label={`Output of ${data.key}`}
       />
     </div>

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkConnection,
+  connectionRefusal,
   describeErrorPath,
+  freeSpot,
   makeEdge,
   needsLayout,
   parseErrorPath,
@@ -122,5 +124,50 @@ describe('flow <-> draft', () => {
     expect(describeErrorPath('steps.1.key', dag)).toBe('Step "b" (key)');
     expect(describeErrorPath('edges.0', dag)).toBe('Edge a -> b');
     expect(describeErrorPath('edges', dag)).toBe('Edges');
+  });
+});
+
+describe('connectionRefusal (onConnectEnd: why a drop added no edge)', () => {
+  const nodes = nodesOf('a', 'b', 'c');
+  const edges = edgesOf('a>b', 'b>c');
+  const end = (k: string, type: 'source' | 'target') => ({ nodeId: `id-${k}`, type });
+  it('names the cycle, whichever end the drag started from', () => {
+    expect(connectionRefusal(nodes, edges, end('c', 'source'), end('a', 'target'))).toBe('Refused: would create a cycle c -> a -> b -> c');
+    expect(connectionRefusal(nodes, edges, end('a', 'target'), end('c', 'source'))).toBe('Refused: would create a cycle c -> a -> b -> c');
+  });
+  it('explains duplicates, self edges and output-to-output drops', () => {
+    expect(connectionRefusal(nodes, edges, end('a', 'source'), end('b', 'target'))).toMatch(/a -> b already exists/);
+    expect(connectionRefusal(nodes, edges, end('a', 'source'), end('a', 'target'))).toMatch(/cannot depend on itself/);
+    expect(connectionRefusal(nodes, edges, end('a', 'source'), end('c', 'source'))).toMatch(/input \(its left handle\)/);
+    expect(connectionRefusal(nodes, edges, end('a', 'target'), end('c', 'target'))).toMatch(/output \(its right handle\)/);
+  });
+  it('says nothing for a valid drop, a drop on nothing or back on the starting handle', () => {
+    expect(connectionRefusal(nodes, edges, end('a', 'source'), end('c', 'target'))).toBeNull();
+    expect(connectionRefusal(nodes, edges, end('a', 'source'), null)).toBeNull();
+    expect(connectionRefusal(nodes, edges, end('a', 'source'), end('a', 'source'))).toBeNull();
+  });
+});
+
+describe('freeSpot (where a palette step lands)', () => {
+  const size = { width: 200, height: 64 };
+  it('keeps the wanted spot when it is free', () => {
+    expect(freeSpot({ x: 10.4, y: 20.6 }, size, [{ x: 500, y: 500, width: 200, height: 64 }])).toEqual({ x: 10, y: 21, inView: true });
+  });
+  it('never overlaps an existing step', () => {
+    const taken = [0, 1, 2].map((i) => ({ x: 0, y: i * 100, width: 200, height: 64 }));
+    const p = freeSpot({ x: 20, y: 90 }, size, taken);
+    for (const r of taken) {
+      const overlap = p.x < r.x + r.width && p.x + size.width > r.x && p.y < r.y + r.height && p.y + size.height > r.y;
+      expect(overlap).toBe(false);
+    }
+    expect(Math.hypot(p.x - 20, p.y - 90)).toBeLessThan(400);
+  });
+  it('prefers a free slot on screen, and says when there is none', () => {
+    const taken = [{ x: 0, y: 0, width: 200, height: 64 }];
+    // Right of the step is off screen; below it is on screen.
+    const p = freeSpot({ x: 0, y: 0 }, size, taken, { x: -10, y: -10, width: 230, height: 400 });
+    expect(p).toMatchObject({ x: 0, inView: true });
+    expect(p.y).toBeGreaterThanOrEqual(64);
+    expect(freeSpot({ x: 0, y: 0 }, size, taken, { x: -10, y: -10, width: 230, height: 90 }).inView).toBe(false);
   });
 });

@@ -305,6 +305,73 @@ export function checkConnection(
   return { ok: true };
 }
 
+/** One end of a connection being dragged: the node id and the kind of handle (`source` = right, `target` = left). */
+export type ConnectionEnd = { nodeId: string; type: 'source' | 'target' };
+
+/**
+ * Why dropping a drag that started at `from` on the handle `to` adds no edge, or null when it would (or when there
+ * is nothing to explain: dropped on empty canvas, or back on the handle it started from). React Flow never calls
+ * onConnect for a connection isValidConnection refused, so onConnectEnd uses this to tell the operator why; the
+ * connection is normalised to source -> target whichever end the drag started from.
+ */
+export function connectionRefusal(
+  nodes: readonly { id: string; data: { key: string } }[],
+  edges: readonly { source: string; target: string }[],
+  from: ConnectionEnd | null | undefined,
+  to: ConnectionEnd | null | undefined,
+): string | null {
+  if (!from || !to) return null;
+  if (from.nodeId === to.nodeId && from.type === to.type) return null;
+  if (from.type === to.type) {
+    return from.type === 'source'
+      ? "Refused: drop on a step's input (its left handle) to add a dependency"
+      : "Refused: drop on a step's output (its right handle) to add a dependency";
+  }
+  const [source, target] = from.type === 'source' ? [from.nodeId, to.nodeId] : [to.nodeId, from.nodeId];
+  const r = checkConnection(nodes, edges, source, target);
+  return r.ok ? null : r.reason;
+}
+
+/** A node's box in flow coordinates (top-left position, size as measured or the card's default). */
+export type FlowRect = { x: number; y: number; width: number; height: number };
+
+/**
+ * Where to drop a new step near `wanted` (top-left) without covering an existing one: the nearest free slot on a
+ * grid of card-sized steps around `wanted` (rings of growing radius; `wanted` itself when free). With `visible` (the
+ * part of the canvas on screen, flow coordinates) a free slot fully on screen wins over a nearer one off screen, so
+ * the view need not move; `inView` says whether the returned spot is fully on screen.
+ */
+export function freeSpot(
+  wanted: { x: number; y: number },
+  size: { width: number; height: number },
+  taken: readonly FlowRect[],
+  visible?: FlowRect,
+  gap = 24,
+): { x: number; y: number; inView: boolean } {
+  const overlaps = (x: number, y: number) =>
+    taken.some((r) => x < r.x + r.width + gap && x + size.width + gap > r.x && y < r.y + r.height + gap && y + size.height + gap > r.y);
+  const onScreen = (x: number, y: number) =>
+    !visible || (x >= visible.x && y >= visible.y && x + size.width <= visible.x + visible.width && y + size.height <= visible.y + visible.height);
+  const dx = size.width + gap;
+  const dy = size.height + gap;
+  let firstFree: { x: number; y: number } | null = null;
+  for (let ring = 0; ring <= 12; ring++) {
+    const slots: [number, number][] = [];
+    for (let j = -ring; j <= ring; j++) for (let i = -ring; i <= ring; i++) if (Math.max(Math.abs(i), Math.abs(j)) === ring) slots.push([i, j]);
+    // Closest first; ties prefer below/right of the wanted spot (where the eye expects a new card).
+    slots.sort((a, b) => Math.hypot(a[0] * dx, a[1] * dy) - Math.hypot(b[0] * dx, b[1] * dy) || b[1] - a[1] || b[0] - a[0]);
+    for (const [i, j] of slots) {
+      const x = wanted.x + i * dx;
+      const y = wanted.y + j * dy;
+      if (overlaps(x, y)) continue;
+      if (onScreen(x, y)) return { x: ROUND(x), y: ROUND(y), inView: true };
+      firstFree ??= { x, y };
+    }
+  }
+  const p = firstFree ?? wanted;
+  return { x: ROUND(p.x), y: ROUND(p.y), inView: onScreen(p.x, p.y) };
+}
+
 /**
  * Where a server/validator path points: `steps.2.key` -> { stepIndex: 2, field: 'key' }, `edges.1.to` ->
  * { edgeIndex: 1 }, anything else -> {} (shown in the banner only).
