@@ -13,7 +13,8 @@
  * --system: /etc/crontab and /etc/cron.d format (a user column); automatic for
  *   paths under /etc/cron.d and /etc/crontab. The user is recorded in the job
  *   description; Tickflow runs the command as the worker's user.
- * Needs DATABASE_URL.
+ * Database: DATABASE_URL, else the embedded database of this checkout's running
+ * `npm start` (.tickflow/database-url).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,7 +22,12 @@ import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { getDb } from '../lib/db.ts';
 import { isDomainError } from '../lib/errors.ts';
 import { importCrontab } from '../lib/jobs/import-crontab.ts';
+import { databaseUrlFromEnvOrLocal } from '../lib/infra/database-url.ts';
 import { isValidTimeZone } from '../lib/schedule/index.ts';
+
+// getDb() reads DATABASE_URL; fall back to the running embedded database.
+const localDatabaseUrl = databaseUrlFromEnvOrLocal();
+if (localDatabaseUrl) process.env.DATABASE_URL = localDatabaseUrl;
 
 interface Args {
   file: string;

@@ -16,7 +16,7 @@ import { addDays, isIsoDate, statDateOf } from '../lib/stats/dates.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { statsTimeZone } from '../lib/engine/stats.ts';
 import net from 'node:net';
-import { DEFAULT_EMBEDDED_PORT, resolveDatabase } from '../lib/infra/database-url.ts';
+import { DEFAULT_EMBEDDED_PORT, databaseUrlFromEnvOrLocal, resolveDatabase } from '../lib/infra/database-url.ts';
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -29,14 +29,15 @@ function listening(port: number): Promise<boolean> {
 }
 
 /**
- * DATABASE_URL; else the embedded server of a running `npm start` (same port and built-in
- * credentials as lib/infra/embedded-postgres.ts); else start the embedded server just for this
+ * DATABASE_URL; else the embedded server of a running `npm start` (its URL is in
+ * .tickflow/database-url); else start the embedded server just for this
  * command. Never starts/stops a server that something else is using.
  */
 async function openDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
   const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
-  if (await listening(port)) return { url: `postgresql://postgres:tickflow@127.0.0.1:${port}/tickflow`, stop: async () => undefined };
+  const local = databaseUrlFromEnvOrLocal();
+  if (local && (await listening(port))) return { url: local, stop: async () => undefined };
   return resolveDatabase((line) => console.error(line));
 }
 

@@ -2,6 +2,7 @@
  * Resolves the database Tickflow runs on: `DATABASE_URL` when set, else the
  * embedded PostgreSQL under `.tickflow/pgdata` (README "Configuration").
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { ensureDatabase, withDatabase } from './migrate.ts';
@@ -25,9 +26,31 @@ export async function resolveDatabase(log: (line: string) => void): Promise<Reso
     return { url: process.env.DATABASE_URL, embedded: false, stop: async () => undefined };
   }
   const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
-  const dataDir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(process.cwd(), '.tickflow'), 'pgdata');
+  const dataDir = path.resolve(dataRoot(), 'pgdata');
   const server = await startEmbeddedPostgres({ dataDir, port, log });
   await ensureDatabase(server.adminUrl, 'tickflow');
-  log(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir})`);
-  return { url: withDatabase(server.adminUrl, 'tickflow'), embedded: true, stop: server.stop };
+  const url = withDatabase(server.adminUrl, 'tickflow');
+  // Other commands of this checkout (npm run worker, import-crontab) find the
+  // running embedded database through this file; it holds a password, so 600.
+  writeFileSync(localUrlFile(), `${url}\n`, { mode: 0o600 });
+  log(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir}; its DATABASE_URL is in ${localUrlFile()})`);
+  return { url, embedded: true, stop: server.stop };
+}
+
+function dataRoot(): string {
+  return path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(process.cwd(), '.tickflow'));
+}
+
+function localUrlFile(): string {
+  return path.join(dataRoot(), 'database-url');
+}
+
+/**
+ * DATABASE_URL, or else the URL of the embedded database that `npm start` of
+ * this checkout runs (`.tickflow/database-url`), or undefined.
+ */
+export function databaseUrlFromEnvOrLocal(): string | undefined {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const file = localUrlFile();
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
 }

@@ -7,7 +7,8 @@
  * fail with an empty error.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -30,7 +31,22 @@ export interface EmbeddedServer {
 }
 
 const USER = 'postgres';
-const PASSWORD = 'tickflow';
+/** Data directories initialised before passwords were generated used this one. */
+const LEGACY_PASSWORD = 'tickflow';
+
+/**
+ * The superuser password of the cluster in `dataDir`: generated at initdb and
+ * kept beside the data directory (`<dataDir>.password`, mode 600), so no two
+ * installations share a well-known password that any local user could use.
+ */
+function clusterPassword(dataDir: string, initialising: boolean): string {
+  const file = `${path.resolve(dataDir)}.password`;
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (!initialising) return LEGACY_PASSWORD;
+  const password = randomBytes(18).toString('base64url');
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
 
 /** Whether the `postgres` OS user (uid) could traverse every directory above `target`. */
 function reachableByOthers(target: string): string | null {
@@ -107,13 +123,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   if (await portInUse(opts.port)) {
     throw new Error(`Port ${opts.port} is already in use by another program; set TICKFLOW_PG_PORT to a free port or set DATABASE_URL.`);
   }
+  const initialising = !existsSync(path.join(opts.dataDir, 'PG_VERSION'));
+  const password = clusterPassword(opts.dataDir, initialising);
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=`];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const server = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,
     user: USER,
-    password: PASSWORD,
+    password,
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: isRoot,
@@ -122,7 +140,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     onLog: () => undefined,
     onError: (e) => log(`postgres: ${String(e)}`),
   });
-  if (!existsSync(path.join(opts.dataDir, 'PG_VERSION'))) {
+  if (initialising) {
     log(`initialising embedded PostgreSQL in ${opts.dataDir}`);
     await server.initialise();
   }
@@ -132,7 +150,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     throw new Error(`The embedded PostgreSQL did not start on port ${opts.port} (${String(error ?? 'no message')}); see ${opts.dataDir} and try again, or set DATABASE_URL.`);
   }
   return {
-    adminUrl: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`,
+    adminUrl: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`,
     stop: () => server.stop(),
   };
 }
