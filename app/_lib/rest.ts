@@ -2,8 +2,10 @@
  * The REST door's one wrapper for route handlers (DESIGN.md §5): auth (bearer
  * token or the console session cookie), role check, zod parsing of params /
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
- * with its status, invalid JSON -> 400, anything else logged with pino -> 500
- * generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE (lib/api/idempotency.ts).
+ * with its status, invalid JSON -> 400, a body over 1 MB -> 413, anything else
+ * logged with pino -> 500 generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE
+ * (lib/api/idempotency.ts). Mutating requests authenticated by the session cookie
+ * must be same-origin JSON (checkSameOrigin: 403 "cross-origin request refused").
  *
  * Usage (app/api/v1/jobs/route.ts):
  *   export const POST = rest({ role: 'operator', operation: 'jobs.create', status: 201 },
@@ -125,6 +127,64 @@ export function queryObject(url: URL): Record<string, string> {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Largest request body accepted (bytes); a larger one is a 413 before any parsing. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A request body over MAX_BODY_BYTES (answered 413 `payload_too_large`). */
+class BodyTooLarge extends Error {}
+
+/** Reads the body as UTF-8 text, refusing more than `limit` bytes (Content-Length first, then while streaming). */
+export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `https://host[:port]` the request was addressed to (Host / X-Forwarded-Host, X-Forwarded-Proto). */
+function ownOrigin(req: Request, url: URL): string {
+  const host = req.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || req.headers.get('host') || url.host;
+  const proto = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() || url.protocol.replace(/:$/, '');
+  return `${proto}://${host}`.toLowerCase();
+}
+
+/**
+ * CSRF guard for mutating requests authenticated by the session cookie (a
+ * bearer token is not sent by browsers on their own, so token requests skip
+ * this): the body must be declared `application/json` (a cross-site form or
+ * simple fetch cannot send that without a CORS preflight), an `Origin` header
+ * must be this server's own origin, and without Origin a `Sec-Fetch-Site` header
+ * must be `same-origin` or `none`.
+ * @throws DomainError('forbidden') "cross-origin request refused"
+ */
+export function checkSameOrigin(req: Request, url: URL): void {
+  const refuse = () => {
+    throw new DomainError('forbidden', 'cross-origin request refused');
+  };
+  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') refuse();
+  const origin = req.headers.get('origin');
+  if (origin !== null) {
+    if (origin.toLowerCase() !== ownOrigin(req, url)) refuse();
+    return;
+  }
+  const site = req.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin' && site !== 'none') refuse();
+}
+
 /** Wraps a route handler; see the module comment. */
 export function rest<P = Record<string, string>, Q = Record<string, string>, B = unknown>(
   opts: RestOptions<P, Q, B>,
@@ -136,6 +196,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
     try {
       const db = getDb();
       const actor = await authenticateRequest(db, req, now);
+      if (actor && WRITE_METHODS.has(req.method) && !req.headers.get('authorization')) checkSameOrigin(req, url);
       const role = opts.role ?? 'viewer';
       if (role !== 'public') requireRole(actor, role);
 
@@ -147,7 +208,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       let rawText = '';
       let rawBody: unknown = {};
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        rawText = await req.text();
+        rawText = await readBodyText(req);
         if (rawText.trim() !== '') {
           try {
             rawBody = JSON.parse(rawText);
@@ -188,6 +249,11 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       return jsonResponse(res.status, res.body, res.headers);
     } catch (e) {
       if (isDomainError(e)) return errorResponse(e);
+      if (e instanceof BodyTooLarge) {
+        return jsonResponse(413, {
+          error: { code: 'payload_too_large', message: `Request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`, fields: { _body: `At most ${MAX_BODY_BYTES} bytes` } },
+        });
+      }
       logger.error({ err: e, method: req.method, path: url.pathname }, 'unhandled error in route handler');
       return jsonResponse(500, { error: { code: 'internal', message: 'Internal server error' } });
     }

@@ -20,6 +20,8 @@ export type JobFormValues = {
   /** Optional effective window, datetime-local in `timezone`; '' = open. */
   startAtLocal: string;
   endAtLocal: string;
+  /** seconds; a stable per-job offset in [0, staggerSeconds) */
+  staggerSeconds: string;
   /** false for a multi-step job: handler/payload are edited in the Graph tab. */
   singleStep: boolean;
   handler: string;
@@ -61,6 +63,7 @@ export const EMPTY_JOB_FORM: JobFormValues = {
   runAtLocal: '',
   startAtLocal: '',
   endAtLocal: '',
+  staggerSeconds: '0',
   singleStep: true,
   handler: 'builtin.echo',
   payload: '{}',
@@ -203,6 +206,7 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
     schedule,
     startAt: windowAt(v.startAtLocal, 'startAt'),
     endAt: windowAt(v.endAtLocal, 'endAt'),
+    staggerSeconds: v.staggerSeconds.trim() === '' ? 0 : num(v.staggerSeconds),
     policy: {
       timeoutSeconds: num(v.timeoutSeconds),
       maxRetries: num(v.maxRetries),
@@ -240,6 +244,7 @@ export type JobLike = {
   timezone: string;
   startAt: string | null;
   endAt: string | null;
+  staggerSeconds?: number;
   steps: { key: string; handler: string; payload: Record<string, unknown> }[];
   policy: { timeoutSeconds: number; maxRetries: number; backoff: { baseSeconds: number; factor: number; maxSeconds: number; jitter: number }; blockStrategy: JobFormValues['blockStrategy']; misfirePolicy: JobFormValues['misfirePolicy']; misfireMaxCatchup: number; deadLetterAfter: number; priority: number };
   routing: { nodeGroup: string | null; labels: Record<string, string>; strategy: JobFormValues['routingStrategy']; nodes: string[]; key: string | null };
@@ -261,6 +266,7 @@ export function jobToFormValues(job: JobLike): JobFormValues {
     runAtLocal: job.schedule.kind === 'once' ? utcToZonedLocal(job.schedule.runAt, tz) : '',
     startAtLocal: utcToZonedLocal(job.startAt, tz),
     endAtLocal: utcToZonedLocal(job.endAt, tz),
+    staggerSeconds: String(job.staggerSeconds ?? 0),
     singleStep: !!single,
     handler: single?.handler ?? '',
     payload: single ? JSON.stringify(single.payload ?? {}, null, 2) : '{}',

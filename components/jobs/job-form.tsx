@@ -209,6 +209,14 @@ export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, s
               </div>
             </details>
           ) : null}
+          {v.scheduleKind !== 'manual' ? (
+            <details className="group" open={!!((v.staggerSeconds && v.staggerSeconds !== '0') || err('staggerSeconds'))}>
+              <summary className="cursor-pointer text-xs font-medium text-zinc-600">Stagger (optional)</summary>
+              <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
+                {numberField('staggerSeconds', 'Stagger (s, 0-86400): a stable per-job offset in [0, stagger)', 'staggerSeconds', 'staggerSeconds')}
+              </div>
+            </details>
+          ) : null}
         </CardBody>
       </Card>
 
@@ -368,7 +376,7 @@ export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, s
 
 /** Form paths rendered next to a field (anything else goes to the summary list). */
 const FIELD_PATHS = [
-  'key', 'name', 'description', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.intervalSeconds', 'schedule.runAt', 'startAt', 'endAt', 'handler', 'payload', 'steps.0.handler',
+  'key', 'name', 'description', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.intervalSeconds', 'schedule.runAt', 'startAt', 'endAt', 'staggerSeconds', 'handler', 'payload', 'steps.0.handler',
   'policy.timeoutSeconds', 'policy.maxRetries', 'policy.priority', 'policy.deadLetterAfter', 'policy.backoff.baseSeconds', 'policy.backoff.factor', 'policy.backoff.maxSeconds', 'policy.backoff.jitter',
   'policy.blockStrategy', 'policy.misfirePolicy', 'policy.misfireMaxCatchup', 'routing.nodeGroup', 'routing.labels', 'routing.strategy', 'routing.nodes', 'routing.key', 'expectedVersion',
 ];

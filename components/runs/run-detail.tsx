@@ -21,7 +21,10 @@ import type { EdgeDraft, StepDraft } from '../dag/model';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
 const ACTIVE = new Set(['pending', 'running']);
+/** What the server accepts (lib/engine retry-task / retry-run): a skipped task only when skipped by a failure (it has an error). */
 const RETRYABLE_TASK = new Set(['dead', 'cancelled', 'skipped', 'failed', 'timeout']);
+const RETRYABLE_RUN = new Set(['failed', 'timeout', 'cancelled']);
+const canRetryTask = (t: { status: string; error: string | null }) => RETRYABLE_TASK.has(t.status) && (t.status !== 'skipped' || t.error !== null);
 
 export type RunDetailProps = {
   /** The run as the server rendered it (lib/runs getRun). */
@@ -116,7 +119,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
               />
             </RoleGate>
             <RoleGate>
-              <Button disabled={active || busy} onClick={onRetry}>
+              <Button disabled={active || busy || !RETRYABLE_RUN.has(run.status)} title={RETRYABLE_RUN.has(run.status) ? undefined : 'Only failed, timed-out or cancelled runs can be retried'} onClick={onRetry}>
                 <RotateCcw /> Retry run
               </Button>
             </RoleGate>
@@ -227,7 +230,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
                   <td className="max-w-[10rem] truncate text-xs text-zinc-600">{t.lockedBy ?? '—'}</td>
                   <td className="font-mono text-xs text-zinc-600">{t.parents.length ? t.parents.join(', ') : '—'}</td>
                   <td className="text-right">
-                    {RETRYABLE_TASK.has(t.status) && !active ? (
+                    {canRetryTask(t) && !active ? (
                       <RoleGate>
                         <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
                           <RotateCcw /> Retry task

@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import * as S from './schemas.ts';
+import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
+import { AlarmChannelInput } from './schemas.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -57,6 +59,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     CreateUserInput: schema(S.CreateUserInput),
     UpdateUserInput: schema(S.UpdateUserInput),
     CreateTokenInput: schema(S.CreateTokenInput),
+    SendTestAlarmInput: schema(z.strictObject({ channel: AlarmChannelInput })),
     Error: {
       type: 'object',
       required: ['error'],
@@ -65,7 +68,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'object',
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'unprocessable', 'rate_limited', 'internal'] },
+            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'unprocessable', 'rate_limited', 'payload_too_large', 'internal'] },
             message: { type: 'string' },
             fields: { type: 'object', additionalProperties: { type: 'string' }, description: 'dot path -> message' },
             detail: { type: 'object' },
@@ -86,7 +89,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { role: 'operator', body: 'ImportCrontabInput', status: 201, ...W }) },
     '/jobs/{id}': {
       get: op('Get a job', { role: 'viewer', params: [idParam] }),
-      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict)', { role: 'operator', params: [idParam], body: 'UpdateJobInput', ...W }),
+      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { role: 'operator', params: [idParam], body: 'UpdateJobInput', ...W }),
       delete: op('Soft-delete a job (recycle bin)', { role: 'operator', params: [idParam], ...W }),
     },
     '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken)', { role: 'operator', params: [idParam], ...W }) },
@@ -99,7 +102,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/{id}/trigger': { post: op('Trigger a run now', { role: 'operator', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
     '/jobs/{id}/versions': { get: op('Version history', { role: 'viewer', params: [idParam] }) },
     '/jobs/{id}/versions/{version}': {
-      get: op('One version with snapshot', { role: 'viewer', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer' } }] }),
+      get: op('One version with snapshot', { role: 'viewer', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
     '/jobs/{id}/diff': { get: op('Diff two versions', { role: 'viewer', params: [idParam, ...queryParams(S.DiffQuery)] }) },
     '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version)', { role: 'operator', params: [idParam], body: 'RollbackInput', ...W }) },
@@ -125,6 +128,21 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       post: op('Create an API token (shown once)', { role: 'admin', body: 'CreateTokenInput', status: 201 }),
     },
     '/tokens/{id}': { delete: op('Revoke an API token', { role: 'admin', params: [idParam], ...W }) },
+    '/stats/daily': { get: op('Per-handler daily statistics (from..to inclusive, at most 366 days)', { role: 'viewer', params: queryParams(DailyStatsQuery as unknown as z.ZodObject) }) },
+    '/stats/overview': { get: op('Dashboard overview counters', { role: 'viewer' }) },
+    '/alarms': {
+      get: op('Alarms, newest first (keyset on `before`)', {
+        role: 'viewer',
+        params: [
+          { name: 'type', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'status', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'jobId', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200 } },
+          { name: 'before', in: 'query', required: false, schema: { type: 'string', format: 'date-time' } },
+        ],
+      }),
+    },
+    '/alarms/test': { post: op('Send a test alarm on one channel', { role: 'operator', body: 'SendTestAlarmInput', status: 201, ...W }) },
   };
   cached = {
     openapi: '3.1.0',

@@ -11,6 +11,36 @@
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { parseCron, isValidTimeZone, ScheduleError, MAX_PREVIEW_COUNT } from '../schedule/index.ts';
+import { hasNul, MAX_JSON_DEPTH, NUL_MESSAGE, scanJson } from './json-guard.ts';
+
+export { MAX_JSON_DEPTH, NUL_MESSAGE } from './json-guard.ts';
+
+/** Largest value of a PostgreSQL int4 (versions, ids in paths). */
+export const INT4_MAX = 2_147_483_647;
+
+/**
+ * Every string of every input goes through `str()`: str() that refuses the
+ * NUL character (PostgreSQL rejects it in text/jsonb) with a message at the
+ * field, before any other check.
+ */
+export const str = (params?: Parameters<typeof z.string>[0]) => z.string(params).refine((v) => !hasNul(v), { message: NUL_MESSAGE, abort: true });
+
+/**
+ * Canonical spelling of an IANA zone (`asia/shanghai` -> `Asia/Shanghai`), so a
+ * zone is stored the way Intl reports it; an unknown zone is returned as given.
+ */
+export function canonicalTimeZone(tz: string): string {
+  try {
+    const lower = tz.toLowerCase();
+    const supported = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+    const hit = supported.find((z) => z.toLowerCase() === lower);
+    if (hit) return hit;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === lower ? resolved : tz;
+  } catch {
+    return tz;
+  }
+}
 
 /** Job key: 1–128 chars, letters/digits then `.`, `_`, `:`, `-` (also a DB CHECK). */
 export const JOB_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -25,25 +55,56 @@ export function jsonBytes(value: unknown): number {
 }
 
 /** An ISO-8601 instant with offset (`2026-03-07T00:00:00Z`) or a Date -> Date. */
+const INSTANT_MESSAGE = 'Must be an ISO-8601 date-time string with offset, e.g. 2026-03-07T00:00:00Z';
 export const Instant = z
-  .union([z.date(), z.iso.datetime({ offset: true, message: 'Must be an ISO-8601 date-time with offset, e.g. 2026-03-07T00:00:00Z' })])
+  .union([z.date(), z.iso.datetime({ offset: true, message: INSTANT_MESSAGE })], { message: INSTANT_MESSAGE })
   .transform((v) => new Date(v))
   .refine((d) => !Number.isNaN(d.getTime()), 'Invalid date');
 
-/** A JSON object (payload/config) of at most 64 KB. */
-export const JsonObject = z
-  .record(z.string(), z.unknown(), { message: 'Must be a JSON object' })
-  .refine((v) => jsonBytes(v) <= MAX_PAYLOAD_BYTES, `Must be at most ${MAX_PAYLOAD_BYTES / 1024} KB as JSON`);
+/**
+ * A free-form JSON object (payload/config; any keys) of at most 64 KB, nested at
+ * most MAX_JSON_DEPTH levels, with no NUL character in any string or key (the
+ * error names the exact path, e.g. `payload.a.0`). Measured without recursion.
+ */
+export const JsonObject = z.record(z.string(), z.unknown(), { message: 'Must be a JSON object' }).superRefine((v, ctx) => {
+  const scan = scanJson(v, { maxDepth: MAX_JSON_DEPTH });
+  if (scan.tooDeep) {
+    ctx.addIssue({ code: 'custom', message: `Must be nested at most ${MAX_JSON_DEPTH} levels deep` });
+    return;
+  }
+  for (const p of scan.nul) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
+  if (scan.nul.length) return;
+  if (jsonBytes(v) > MAX_PAYLOAD_BYTES) ctx.addIssue({ code: 'custom', message: `Must be at most ${MAX_PAYLOAD_BYTES / 1024} KB as JSON` });
+});
 
-const intIn = (min: number, max: number) => z.number().int(`Must be a whole number`).min(min, `Must be >= ${min}`).max(max, `Must be <= ${max}`);
+const intIn = (min: number, max: number) => {
+  const msg = `Must be a whole number from ${min} to ${max}`;
+  return z.number({ message: msg }).int(msg).min(min, msg).max(max, msg);
+};
+
+/** A version number / positive int4 (`expectedVersion`, `version`). */
+const positiveInt = (requiredMessage = 'Must be a positive integer') =>
+  z
+    .number({ error: (i) => (i.input === undefined ? requiredMessage : 'Must be a positive integer') })
+    .int('Must be a positive integer')
+    .min(1, 'Must be a positive integer')
+    .max(INT4_MAX, `Must be at most ${INT4_MAX}`);
+
+/** A time zone field: trimmed, canonical IANA spelling. */
+const timeZoneField = () =>
+  str()
+    .trim()
+    .min(1, 'Time zone is required')
+    .max(100)
+    .transform((tz) => canonicalTimeZone(tz));
 
 // ---------------------------------------------------------------- schedule
 
 export const CronScheduleInput = z
-  .object({
+  .strictObject({
     kind: z.literal('cron'),
-    cron: z.string().trim().min(1, 'Cron expression is required').max(200),
-    timezone: z.string().trim().min(1).max(100).optional(),
+    cron: str().trim().min(1, 'Cron expression is required').max(200),
+    timezone: timeZoneField().optional(),
   })
   .superRefine((s, ctx) => {
     const tz = s.timezone ?? 'UTC';
@@ -59,12 +120,12 @@ export const CronScheduleInput = z
       } else throw e;
     }
   });
-export const IntervalScheduleInput = z.object({
+export const IntervalScheduleInput = z.strictObject({
   kind: z.literal('interval'),
   intervalSeconds: intIn(1, 10 * 365 * 86400),
 });
-export const OnceScheduleInput = z.object({ kind: z.literal('once'), runAt: Instant });
-export const ManualScheduleInput = z.object({ kind: z.literal('manual') });
+export const OnceScheduleInput = z.strictObject({ kind: z.literal('once'), runAt: Instant });
+export const ManualScheduleInput = z.strictObject({ kind: z.literal('manual') });
 
 export const ScheduleInput = z.discriminatedUnion(
   'kind',
@@ -75,34 +136,34 @@ export type ScheduleInput = z.output<typeof ScheduleInput>;
 
 // ---------------------------------------------------------------- steps, edges, policy, routing, alarms
 
-export const StepInput = z.object({
-  key: z.string().regex(STEP_KEY_RE, 'Step key must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
-  name: z.string().max(200).optional(),
-  handler: z.string().trim().min(1, 'Handler is required').max(200),
+export const StepInput = z.strictObject({
+  key: str().regex(STEP_KEY_RE, 'Step key must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
+  name: str().max(200).optional(),
+  handler: str().trim().min(1, 'Handler is required').max(200),
   payload: JsonObject.optional(),
   config: JsonObject.optional(),
   timeoutSeconds: intIn(1, 7 * 86400).nullish(),
   maxRetries: intIn(0, 100).nullish(),
-  resourceKey: z.string().trim().min(1).max(200).nullish(),
-  position: z.object({ x: z.number().finite(), y: z.number().finite() }).optional(),
+  resourceKey: str().trim().min(1).max(200).nullish(),
+  position: z.strictObject({ x: z.number().finite(), y: z.number().finite() }).optional(),
 });
 export type StepInput = z.output<typeof StepInput>;
 
-export const EdgeInput = z.object({
-  from: z.string().min(1, 'Required'),
-  to: z.string().min(1, 'Required'),
+export const EdgeInput = z.strictObject({
+  from: str().min(1, 'Required'),
+  to: str().min(1, 'Required'),
   type: z.enum(['hard', 'soft', 'on_failure'], { message: 'Edge type must be hard, soft or on_failure' }).optional(),
 });
 export type EdgeInput = z.output<typeof EdgeInput>;
 
-export const BackoffInput = z.object({
+export const BackoffInput = z.strictObject({
   baseSeconds: z.number().min(0).max(86400).optional(),
   factor: z.number().min(1).max(100).optional(),
   maxSeconds: z.number().min(0).max(7 * 86400).optional(),
   jitter: z.number().min(0).max(1).optional(),
 });
 
-export const PolicyInput = z.object({
+export const PolicyInput = z.strictObject({
   timeoutSeconds: intIn(1, 7 * 86400).optional(),
   maxRetries: intIn(0, 100).optional(),
   backoff: BackoffInput.optional(),
@@ -114,17 +175,17 @@ export const PolicyInput = z.object({
 });
 export type PolicyInput = z.output<typeof PolicyInput>;
 
-export const RoutingInput = z.object({
-  nodeGroup: z.string().trim().max(100).nullish(),
-  labels: z.record(z.string(), z.string()).optional(),
+export const RoutingInput = z.strictObject({
+  nodeGroup: str().trim().max(100).nullish(),
+  labels: z.record(str(), str()).optional(),
   strategy: z.enum(['any', 'consistent_hash', 'nodes']).optional(),
-  nodes: z.array(z.string().min(1).max(200)).max(100).optional(),
-  key: z.string().max(200).nullish(),
+  nodes: z.array(str().min(1).max(200)).max(100).optional(),
+  key: str().max(200).nullish(),
 });
 export type RoutingInput = z.output<typeof RoutingInput>;
 
 export const AlarmChannelInput = z
-  .object({ type: z.enum(['webhook', 'email', 'log']), target: z.string().trim().max(500).default('') })
+  .strictObject({ type: z.enum(['webhook', 'email', 'log']), target: str().trim().max(500).default('') })
   .superRefine((c, ctx) => {
     if (c.type === 'webhook' && !/^https?:\/\/\S+$/i.test(c.target)) {
       ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must be an http(s) URL' });
@@ -133,7 +194,7 @@ export const AlarmChannelInput = z
       ctx.addIssue({ code: 'custom', path: ['target'], message: 'Email target must be an email address' });
     }
   });
-export const AlarmsInput = z.object({
+export const AlarmsInput = z.strictObject({
   onFailure: z.boolean().optional(),
   onTimeout: z.boolean().optional(),
   onDeadLetter: z.boolean().optional(),
@@ -145,15 +206,15 @@ export type AlarmsInput = z.output<typeof AlarmsInput>;
 // ---------------------------------------------------------------- jobs
 
 const jobFields = {
-  key: z.string().regex(JOB_KEY_RE, 'Key must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit'),
-  name: z.string().trim().min(1, 'Name is required').max(200, 'At most 200 characters'),
-  description: z.string().max(5000).optional(),
+  key: str().regex(JOB_KEY_RE, 'Key must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit'),
+  name: str().trim().min(1, 'Name is required').max(200, 'At most 200 characters'),
+  description: str().max(5000).optional(),
   schedule: ScheduleInput,
   startAt: Instant.nullish(),
   endAt: Instant.nullish(),
   staggerSeconds: intIn(0, 86400).optional(),
   /** Shorthand: one step `main` with this handler (instead of `steps`). */
-  handler: z.string().trim().min(1).max(200).optional(),
+  handler: str().trim().min(1).max(200).optional(),
   /** With `handler`: the step's payload. With `steps`: the job-level payload (merged under each step's). */
   payload: JsonObject.optional(),
   steps: z.array(StepInput).min(1, 'A job needs at least one step').max(500).optional(),
@@ -189,7 +250,7 @@ function refineJob(v: GraphLike, ctx: z.RefinementCtx, mode: 'create' | 'update'
  * POST /api/v1/jobs and the create form. Either `steps` (+ `edges`) or the
  * top-level `handler` (+ `payload`) shorthand (one step `main`).
  */
-export const CreateJobInput = z.object(jobFields).superRefine((v, ctx) => refineJob(v, ctx, 'create'));
+export const CreateJobInput = z.strictObject(jobFields).superRefine((v, ctx) => refineJob(v, ctx, 'create'));
 export type CreateJobInput = z.output<typeof CreateJobInput>;
 export type CreateJobInputRaw = z.input<typeof CreateJobInput>;
 
@@ -202,41 +263,41 @@ export type CreateJobInputRaw = z.input<typeof CreateJobInput>;
  * `steps` without `edges` keeps the edges whose endpoints still exist.
  */
 export const UpdateJobInput = z
-  .object({
+  .strictObject({
     ...Object.fromEntries(Object.entries(jobFields).map(([k, s]) => [k, (s as z.ZodType).optional()])) as {
       [K in keyof typeof jobFields]: z.ZodOptional<(typeof jobFields)[K]>;
     },
-    expectedVersion: z.number({ message: 'expectedVersion is required' }).int().min(1),
-    reason: z.string().max(1000).optional(),
+    expectedVersion: positiveInt('expectedVersion is required'),
+    reason: str().max(1000).optional(),
   })
   .superRefine((v, ctx) => refineJob(v as GraphLike, ctx, 'update'));
 export type UpdateJobInput = z.output<typeof UpdateJobInput>;
 
 /** PUT /api/v1/jobs/:id/dag and the DAG editor's save: the whole graph. */
 export const SaveDagInput = z
-  .object({
+  .strictObject({
     steps: z.array(StepInput).min(1, 'A job needs at least one step').max(500),
     edges: z.array(EdgeInput).max(2000).default([]),
-    expectedVersion: z.number().int().min(1).optional(),
-    reason: z.string().max(1000).optional(),
+    expectedVersion: positiveInt('expectedVersion is required (the version the editor started from)'),
+    reason: str().max(1000).optional(),
   })
   .superRefine((v, ctx) => refineJob(v, ctx, 'update'));
 export type SaveDagInput = z.output<typeof SaveDagInput>;
 
 /** POST /jobs/:id/trigger and "Run now": an optional payload merged over each step's payload. */
-export const TriggerJobInput = z.object({ payload: JsonObject.optional() });
+export const TriggerJobInput = z.strictObject({ payload: JsonObject.optional() });
 export type TriggerJobInput = z.output<typeof TriggerJobInput>;
 
 /** Reason-only body for pause/resume/delete/restore (all optional). */
-export const ReasonInput = z.object({ reason: z.string().max(1000).optional() });
+export const ReasonInput = z.strictObject({ reason: str().max(1000).optional() });
 export type ReasonInput = z.output<typeof ReasonInput>;
 
-export const RollbackInput = z.object({ version: z.number().int().min(1), reason: z.string().max(1000).optional() });
+export const RollbackInput = z.strictObject({ version: positiveInt('version is required'), expectedVersion: positiveInt().optional(), reason: str().max(1000).optional() });
 export type RollbackInput = z.output<typeof RollbackInput>;
 
-export const BulkJobsInput = z.object({
+export const BulkJobsInput = z.strictObject({
   ids: z.array(z.uuid({ message: 'Must be a job id (uuid)' })).min(1, 'Select at least one job').max(500),
-  reason: z.string().max(1000).optional(),
+  reason: str().max(1000).optional(),
 });
 export type BulkJobsInput = z.output<typeof BulkJobsInput>;
 
@@ -248,22 +309,21 @@ export const MAX_CRONTAB_ENTRIES = 1000;
 export const KEY_PREFIX_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** POST /api/v1/jobs/import and the console's crontab upload (lib/jobs/import-crontab.ts). */
-export const ImportCrontabInput = z.object({
-  text: z
-    .string({ message: 'Crontab text is required' })
+export const ImportCrontabInput = z.strictObject({
+  text: str({ message: 'Crontab text is required' })
     .refine((t) => t.trim().length > 0, 'The crontab is empty')
     .refine((t) => Buffer.byteLength(t, 'utf8') <= MAX_CRONTAB_BYTES, `Must be at most ${MAX_CRONTAB_BYTES / 1024} KB`),
-  timezone: z
-    .string({ message: 'Time zone is required' })
+  timezone: str({ message: 'Time zone is required' })
     .trim()
     .min(1, 'Time zone is required')
     .max(100)
-    .refine((tz) => isValidTimeZone(tz), { message: 'Unknown time zone' }),
+    .refine((tz) => isValidTimeZone(tz), { message: 'Unknown time zone' })
+    .transform((tz) => canonicalTimeZone(tz)),
   system: z.boolean().optional(),
-  keyPrefix: z.string().regex(KEY_PREFIX_RE, 'Key prefix must be 1-64 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit').optional(),
+  keyPrefix: str().regex(KEY_PREFIX_RE, 'Key prefix must be 1-64 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit').optional(),
   dryRun: z.boolean().optional(),
   /** where the text came from (a file name), written into each job's description */
-  source: z.string().trim().max(300).optional(),
+  source: str().trim().max(300).optional(),
 });
 export type ImportCrontabInput = z.output<typeof ImportCrontabInput>;
 
@@ -276,8 +336,8 @@ const qInt = (min: number, max: number) =>
 /** GET /schedule/preview?cron=&tz=&from=&count= (tz defaults to UTC, from to now, count to 5). */
 export const SchedulePreviewQuery = z
   .object({
-    cron: z.string({ message: 'cron is required' }).trim().min(1, 'cron is required').max(200),
-    tz: z.string().trim().min(1).max(100).optional(),
+    cron: str({ message: 'cron is required' }).trim().min(1, 'cron is required').max(200),
+    tz: timeZoneField().optional(),
     from: Instant.optional(),
     count: qInt(1, MAX_PREVIEW_COUNT).optional(),
   })
@@ -302,38 +362,41 @@ const multi = <T extends z.ZodType>(item: T) =>
 
 /** GET /jobs (and the jobs list page). `cursor` is the opaque `nextCursor` of the previous page. */
 export const ListJobsQuery = z.object({
-  q: z.string().trim().max(200).optional(),
+  q: str().trim().max(200).optional(),
   status: multi(z.enum(['active', 'paused', 'dead_letter'])).optional(),
   scheduleKind: multi(z.enum(['cron', 'interval', 'once', 'manual'])).optional(),
-  handler: z.string().trim().max(200).optional(),
+  handler: str().trim().max(200).optional(),
   sort: z.enum(['key', 'name', 'next_run_at', 'created_at']).optional(),
   dir: SortDir.optional(),
   limit: qInt(1, 200).optional(),
-  cursor: z.string().max(1000).optional(),
+  cursor: str().max(1000).optional(),
 });
 export type ListJobsQuery = z.output<typeof ListJobsQuery>;
 
 /** GET /recycle-bin. */
 export const ListRecycleBinQuery = z.object({
-  q: z.string().trim().max(200).optional(),
+  q: str().trim().max(200).optional(),
   limit: qInt(1, 200).optional(),
-  cursor: z.string().max(1000).optional(),
+  cursor: str().max(1000).optional(),
 });
 export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
 
 /** GET /runs: newest scheduled_for first. `from`/`to` bound scheduled_for (inclusive). */
 export const ListRunsQuery = z.object({
-  jobId: z.string().max(200).optional(),
+  jobId: str().max(200).optional(),
   status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
   trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry'])).optional(),
   from: Instant.optional(),
   to: Instant.optional(),
   limit: qInt(1, 200).optional(),
-  cursor: z.string().max(1000).optional(),
+  cursor: str().max(1000).optional(),
 });
 export type ListRunsQuery = z.output<typeof ListRunsQuery>;
 
-export const DiffQuery = z.object({ from: qInt(1, 1_000_000), to: qInt(1, 1_000_000) });
+/** A positive int4 from a path or query string (`versions/:version`, `diff?from=&to=`). */
+export const PositiveIntParam = z.preprocess((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v), positiveInt());
+
+export const DiffQuery = z.object({ from: PositiveIntParam, to: PositiveIntParam });
 export type DiffQuery = z.output<typeof DiffQuery>;
 
 export const ListVersionsQuery = z.object({ limit: qInt(1, 500).optional() });
@@ -341,27 +404,29 @@ export const ListVersionsQuery = z.object({ limit: qInt(1, 500).optional() });
 // ---------------------------------------------------------------- auth
 
 export const RoleInput = z.enum(['admin', 'operator', 'viewer']);
-export const LoginInput = z.object({
-  email: z.string().trim().min(1, 'Email is required').max(320),
-  password: z.string().min(1, 'Password is required').max(200),
+export const LoginInput = z.strictObject({
+  email: str().trim().min(1, 'Email is required').max(320),
+  password: str().min(1, 'Password is required').max(200),
 });
-export const CreateUserInput = z.object({
+export const CreateUserInput = z.strictObject({
   email: z.email({ message: 'Must be an email address' }).max(320),
-  name: z.string().trim().max(200).optional(),
-  password: z.string().min(8, 'At least 8 characters').max(200),
+  name: str().trim().max(200).optional(),
+  password: str().min(8, 'At least 8 characters').max(200),
   role: RoleInput,
 });
-export const UpdateUserInput = z.object({
-  name: z.string().trim().max(200).optional(),
+export const UpdateUserInput = z.strictObject({
+  name: str().trim().max(200).optional(),
   role: RoleInput.optional(),
   disabled: z.boolean().optional(),
-  password: z.string().min(8, 'At least 8 characters').max(200).optional(),
+  password: str().min(8, 'At least 8 characters').max(200).optional(),
 });
-export const CreateTokenInput = z.object({
-  name: z.string().trim().min(1, 'Name is required').max(200),
+export const CreateTokenInput = z.strictObject({
+  name: str().trim().min(1, 'Name is required').max(200),
   role: RoleInput,
-  expiresAt: Instant.nullish(),
+  expiresAt: Instant.nullish().refine((d) => d == null || d.getTime() > Date.now(), 'Must be in the future'),
 });
 
 /** Path params: ids are strings; a malformed uuid answers 404 in the domain. */
-export const IdParams = z.object({ id: z.string().min(1).max(200) });
+export const IdParams = z.object({ id: str().min(1).max(200) });
+/** GET /jobs/:id/versions/:version. */
+export const VersionParams = IdParams.extend({ version: PositiveIntParam });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { DomainError } from '../errors.ts';
+import { scanJson } from './json-guard.ts';
 
 /** Dot path of an issue (`schedule.cron`, `steps.1.key`); '' (the whole input) becomes `_root`. */
 export function issuePath(path: readonly PropertyKey[]): string {
@@ -9,23 +10,48 @@ export function issuePath(path: readonly PropertyKey[]): string {
 /**
  * zod error -> `{ [dotPath]: message }`, first message per path wins (forms
  * show one message per field). Union "no match" issues point at the union's path.
+ * An unknown key of a strict object is reported at its own path (`edges.0.kind`:
+ * "unknown field"), one entry per key.
  */
 export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
   const out: Record<string, string> = {};
   for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) {
+        const p = issuePath([...issue.path, k]);
+        if (!(p in out)) out[p] = 'Unknown field';
+      }
+      continue;
+    }
     const p = issuePath(issue.path);
     if (!(p in out)) out[p] = issue.message;
   }
   return out;
 }
 
-/** Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400). */
-export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const r = schema.safeParse(data);
-  if (r.success) return r.data;
-  const fields = zodToFieldErrors(r.error);
+/**
+ * NUL characters anywhere in a raw input (every string and object key, at any
+ * depth, scanned without recursion) -> field errors at their exact paths.
+ * PostgreSQL refuses U+0000 in text and jsonb, so this runs before every parse.
+ */
+export function nulFieldErrors(data: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of scanJson(data).nul) out[issuePath(p.path)] ??= p.message;
+  return out;
+}
+
+function summary(fields: Record<string, string>): string {
   const names = Object.keys(fields);
   const first = names[0]!;
-  const message = names.length === 1 ? `Invalid ${first === '_root' ? 'input' : first}: ${fields[first]}` : `Invalid input: ${names.join(', ')}`;
-  throw new DomainError('validation', message, fields);
+  if (names.length > 1) return `Invalid input: ${names.join(', ')}`;
+  return first === '_root' ? fields[first]! : `Invalid ${first}: ${fields[first]}`;
+}
+
+/** Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
+  const nul = nulFieldErrors(data);
+  const r = schema.safeParse(data);
+  if (r.success && !Object.keys(nul).length) return r.data;
+  const fields = { ...nul, ...(r.success ? {} : zodToFieldErrors(r.error)), ...nul };
+  throw new DomainError('validation', summary(fields), fields);
 }

@@ -3,7 +3,7 @@ import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { CreateJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { alarmConfig, computeNextRunAt, graphRows, policyColumns, routingColumns, scheduleColumns, stepsOf } from './job-input.ts';
+import { alarmConfig, assertCanFire, computeNextRunAt, graphRows, policyColumns, routingColumns, scheduleColumns, stepsOf } from './job-input.ts';
 import type { JobView } from './job-view.ts';
 import { insertGraph, mapDbError, recordVersion } from './store.ts';
 
@@ -11,6 +11,8 @@ import { insertGraph, mapDbError, recordVersion } from './store.ts';
  * Creates a job with its steps and edges, version 1 (change_type `create`),
  * next_run_at computed from `now`. Accepts raw input (parsed with
  * CreateJobInput here too, so callers may pass unparsed JSON).
+ * A non-manual schedule with no fire time after `now` (past `once`, exhausted
+ * cron year, past `endAt`, empty window) is refused (assertCanFire).
  * @throws DomainError validation (400, fields), conflict (409, live key taken at `key`), forbidden.
  */
 export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
@@ -42,6 +44,7 @@ export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Acto
         updatedAt: now,
       };
       let job = await tx.job.create({ data: { ...data, routingLabels: data.routingLabels as Prisma.InputJsonValue } });
+      assertCanFire(job, now); // 400 (rolls the insert back) for a schedule that can never fire
       const nextRunAt = computeNextRunAt(job, now);
       if (nextRunAt) job = await tx.job.update({ where: { id }, data: { nextRunAt, updatedAt: now } });
       await insertGraph(tx, id, rows);

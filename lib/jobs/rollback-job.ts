@@ -28,7 +28,9 @@ export async function rollbackJob(
       }
       const row = await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: input.version } } });
       if (!row) throw new DomainError('not_found', `Version ${input.version} not found`, { version: 'No such version' });
-      const parsed = UpdateJobInput.safeParse({ ...(row.snapshot as object), expectedVersion: job.version });
+      // status is not configuration (rollback leaves it as it is), and the input schema is strict
+      const { status: _status, ...snapshot } = row.snapshot as Record<string, unknown>;
+      const parsed = UpdateJobInput.safeParse({ ...snapshot, expectedVersion: job.version });
       if (!parsed.success) {
         throw new DomainError('unprocessable', `Version ${input.version} can no longer be applied: ${parsed.error.issues[0]?.message}`);
       }

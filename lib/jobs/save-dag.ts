@@ -9,7 +9,8 @@ import { applyJobChanges, versionConflict } from './update-job.ts';
 /**
  * Saves a job's whole DAG (steps with positions, edges) from the editor as a new
  * version (change_type `update`, reason defaults to "DAG saved"). Validated with
- * lib/dag validateDag (cycle named). `expectedVersion`, when given, is an optimistic lock (409).
+ * lib/dag validateDag (cycle named). `expectedVersion` is required: the
+ * optimistic lock (409 when stale), as for PATCH. An identical graph writes nothing.
  */
 export async function saveDag(db: Db = getDb(), jobId: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
@@ -17,7 +18,7 @@ export async function saveDag(db: Db = getDb(), jobId: string, rawInput: unknown
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, jobId);
-      if (input.expectedVersion !== undefined && job.version !== input.expectedVersion) {
+      if (job.version !== input.expectedVersion) {
         throw await versionConflict(tx, job, input.expectedVersion);
       }
       return applyJobChanges(tx, job, { steps: input.steps, edges: input.edges }, actor, now, 'update', input.reason ?? 'DAG saved');

@@ -1,6 +1,7 @@
 import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
-import type { Job } from '../generated/prisma/client.ts';
+import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
+import { jsonEqual } from '../api/json-guard.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput, type EdgeInput, type StepInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -8,6 +9,7 @@ import { validateDag } from '../dag/index.ts';
 import { diffSnapshots } from './diff-versions.ts';
 import {
   alarmConfig,
+  assertCanFire,
   computeNextRunAt,
   graphRows,
   policyColumns,
@@ -16,7 +18,7 @@ import {
   scheduleColumns,
   stepsOf,
 } from './job-input.ts';
-import { alarmsView, edgeView, policyView, routingView, stepView, toJobSnapshot, type JobSnapshot, type JobView } from './job-view.ts';
+import { alarmsView, edgeView, policyView, routingView, stepView, toJobSnapshot, toJobView, type JobSnapshot, type JobView } from './job-view.ts';
 import { loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
 
 export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
@@ -25,7 +27,10 @@ export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
  * Applies `changes` to the locked job `job` inside `tx`: bumps version, sets
  * updated_by, replaces the graph when steps/edges change, recomputes
  * next_run_at when the schedule changes, writes the version row.
- * Shared by update-job and rollback-job.
+ * A change that leaves the configuration identical (empty PATCH, same values)
+ * writes nothing and returns the unchanged job (same version, 200).
+ * A schedule/window change that can never fire is a 400 (assertCanFire).
+ * Shared by update-job, save-dag and rollback-job.
  */
 export async function applyJobChanges(
   tx: Db,
@@ -63,7 +68,10 @@ export async function applyJobChanges(
     throw new DomainError('validation', 'endAt must be after startAt', { endAt: 'endAt must be after startAt' });
   }
 
-  const data: Prisma.JobUncheckedUpdateInput = {
+  // The configuration after the change, computed in memory first: an update
+  // that changes nothing writes nothing (no new version), and a schedule/window
+  // change that leaves the job unable to fire is refused before any write.
+  const fields: Partial<Job> = stripUndefined({
     key: changes.key,
     name: changes.name,
     description: changes.description,
@@ -72,21 +80,34 @@ export async function applyJobChanges(
     endAt,
     staggerSeconds: changes.staggerSeconds,
     ...(changes.policy ? policyColumns(changes.policy, policyView(job)) : {}),
-    ...(jobPayload !== undefined ? { payload: jobPayload as Prisma.InputJsonValue } : {}),
-    ...(changes.alarms ? { alarmConfig: alarmConfig(changes.alarms, alarmsView(job)) as unknown as Prisma.InputJsonValue } : {}),
+    ...(jobPayload !== undefined ? { payload: jobPayload as Prisma.JsonValue } : {}),
+    ...(changes.alarms ? { alarmConfig: alarmConfig(changes.alarms, alarmsView(job)) as unknown as Prisma.JsonValue } : {}),
+    ...(changes.routing ? (routingColumns(changes.routing, routingView(job)) as Partial<Job>) : {}),
+  });
+  const next: Job = { ...job, ...fields };
+  const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;
+  const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;
+  const nextEdges = nextRows ? nextRows.edges.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobEdge) : current.edges;
+  if (jsonEqual(toJobSnapshot(job, current.steps, current.edges), toJobSnapshot(next, nextSteps, nextEdges))) {
+    return toJobView(job, current.steps, current.edges);
+  }
+  const rescheduled = scheduleChanged(job, next);
+  if (rescheduled) assertCanFire(next, now);
+
+  const data: Prisma.JobUncheckedUpdateInput = {
+    ...(fields as Prisma.JobUncheckedUpdateInput),
     version: { increment: 1 },
     updatedBy: actor.name,
     updatedAt: now,
   };
-  if (changes.routing) {
-    const r = routingColumns(changes.routing, routingView(job));
-    Object.assign(data, { ...r, routingLabels: r.routingLabels as Prisma.InputJsonValue });
-  }
+  if (fields.routingLabels !== undefined) data.routingLabels = fields.routingLabels as Prisma.InputJsonValue;
+  if (fields.payload !== undefined) data.payload = fields.payload as Prisma.InputJsonValue;
+  if (fields.alarmConfig !== undefined) data.alarmConfig = fields.alarmConfig as Prisma.InputJsonValue;
   let updated = await tx.job.update({ where: { id: job.id }, data });
-  if (scheduleChanged(job, updated)) {
+  if (rescheduled) {
     updated = await tx.job.update({ where: { id: job.id }, data: { nextRunAt: computeNextRunAt(updated, now) } });
   }
-  if (graph) await replaceGraph(tx, job.id, graphRows(graph.steps, graph.edges));
+  if (nextRows) await replaceGraph(tx, job.id, nextRows);
   return recordVersion(tx, updated, changeType, actor, reason, now);
 }
 
@@ -129,4 +150,8 @@ export async function updateJob(db: Db = getDb(), id: string, rawInput: unknown,
   } catch (e) {
     mapDbError(e, input.key);
   }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -6,7 +6,14 @@ import { estimatePercentile, normaliseBuckets, sumBuckets } from './percentiles.
 /** Longest range one query may ask for (days, inclusive). */
 export const MAX_STATS_RANGE_DAYS = 366;
 
-const DateParam = z.string().refine(isIsoDate, 'Must be a date YYYY-MM-DD');
+/** Calendar dates a stats query may name (a year-1 or year-9999 date is a typo, not a range). */
+export const MIN_STATS_DATE = '1970-01-01';
+export const MAX_STATS_DATE = '2999-12-31';
+
+const DATE_MESSAGE = `Must be a date YYYY-MM-DD from ${MIN_STATS_DATE} to ${MAX_STATS_DATE}`;
+const DateParam = z
+  .string()
+  .refine((d) => isIsoDate(d) && d >= MIN_STATS_DATE && d <= MAX_STATS_DATE, DATE_MESSAGE);
 
 /**
  * Query of GET /api/v1/stats/daily and the stats page: `from`, `to` (calendar dates in the

@@ -81,8 +81,11 @@ describe('auth', () => {
     const live = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, new Date(), limiter);
     const res = await jobs.GET(new Request('http://localhost/api/v1/jobs', { headers: { cookie: `other=1; tickflow_session=${live.sessionId}` } }));
     expect(res.status).toBe(200);
-    const post = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: '{}', headers: { cookie: `tickflow_session=${live.sessionId}` } }));
+    const post = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: '{}', headers: { cookie: `tickflow_session=${live.sessionId}`, 'content-type': 'application/json' } }));
     expect(post.status).toBe(400); // operator may create; the body is just empty
+    // a cookie-authenticated write that is not declared JSON (a cross-site form/simple request) is refused (CSRF)
+    const plain = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: '{}', headers: { cookie: `tickflow_session=${live.sessionId}` } }));
+    expect(plain.status).toBe(403);
     await logout(t.db, live.sessionId);
     expect((await jobs.GET(new Request('http://localhost/api/v1/jobs', { headers: { cookie: `tickflow_session=${live.sessionId}` } }))).status).toBe(401);
     await logout(t.db, r.sessionId);

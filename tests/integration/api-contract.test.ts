@@ -210,7 +210,7 @@ describe('REST contract /api/v1', () => {
     walk(root);
     expect(found.sort()).toEqual(
       [
-        'alarms', 'alarms/test', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
+        '[...path]', 'alarms', 'alarms/test', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
         'jobs/bulk', 'jobs/import', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
         'stats/daily', 'stats/overview', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
@@ -325,7 +325,7 @@ describe('REST contract /api/v1', () => {
       ['GET /jobs/:id/versions/:v', version.GET, 'GET', (id) => ({ id, version: '1' }), undefined],
       ['GET /jobs/:id/diff', diff.GET, 'GET', (id) => ({ id }), undefined],
       ['POST /jobs/:id/rollback', rollback.POST, 'POST', (id) => ({ id }), { version: 1 }],
-      ['PUT /jobs/:id/dag', dag.PUT, 'PUT', (id) => ({ id }), { steps: [{ key: 'a', handler: 'builtin.noop' }] }],
+      ['PUT /jobs/:id/dag', dag.PUT, 'PUT', (id) => ({ id }), { steps: [{ key: 'a', handler: 'builtin.noop' }], expectedVersion: 1 }],
       ['GET /runs/:id', run.GET, 'GET', (id) => ({ id }), undefined],
       ['POST /runs/:id/cancel', cancelRun.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /runs/:id/retry', retryRun.POST, 'POST', (id) => ({ id }), undefined],
@@ -472,12 +472,12 @@ describe('REST contract /api/v1', () => {
       const before = await counts();
       expectField(await call(rollback.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: {} }), 'version');
       expectField(await call(rollback.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { version: 1.5 } }), 'version');
-      expectField(await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [] } }), 'steps');
+      expectField(await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [], expectedVersion: 1 } }), 'steps');
       expectField(
-        await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] } }),
+        await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }], expectedVersion: 1 } }),
         'edges',
       );
-      expectField(await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [{ key: 'a', handler: 'h', position: { x: 'left', y: 0 } }] } }), 'steps.0.position.x');
+      expectField(await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [{ key: 'a', handler: 'h', position: { x: 'left', y: 0 } }], expectedVersion: 1 } }), 'steps.0.position.x');
       expect(await counts()).toEqual(before);
       const stale = await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [{ key: 'a', handler: 'h' }], expectedVersion: 1 } });
       expect(stale.status).toBe(409);
@@ -544,6 +544,9 @@ describe('REST contract /api/v1', () => {
       expect(s.json).toMatchObject({ from: '2026-01-01', to: '2026-01-07', days: [], handlers: [] });
       expectField(await call(daily.GET, 'GET', '/api/v1/stats/daily?from=2026-02-30&to=2026-03-01', { token: viewer }), 'from');
       expectField(await call(daily.GET, 'GET', '/api/v1/stats/daily?from=2026-03-02&to=2026-03-01', { token: viewer }), 'to');
+      const ancient = await call(daily.GET, 'GET', '/api/v1/stats/daily?from=0001-01-01&to=0001-01-02', { token: viewer });
+      expectField(ancient, 'from');
+      expect(ancient.json.error.fields.from).toBe('Must be a date YYYY-MM-DD from 1970-01-01 to 2999-12-31');
       const o = await call(overview.GET, 'GET', '/api/v1/stats/overview', { token: viewer });
       expect(o.status).toBe(200);
       // overview takes no input: credentials are what it checks
@@ -607,6 +610,249 @@ describe('REST contract /api/v1', () => {
       }
       expect(await t.db.apiToken.count()).toBe(tokensBefore);
       expect((await call(token.DELETE, 'DELETE', '/api/v1/x', { token: admin, params: { id: tk.json.id } })).json.revokedAt).toBeTruthy();
+    });
+  });
+
+  describe('hostile-tester findings: NUL, depth, int4, unknown fields, no-op updates, never-firing schedules, CSRF', () => {
+    const NUL = '\u0000';
+    const post = (body: unknown, headers: Record<string, string> = {}) => call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body, headers });
+
+    it.each([
+      ['name', { name: `a${NUL}b` }, 'name'],
+      ['description', { description: `d${NUL}` }, 'description'],
+      ['payload value', { payload: { a: `x${NUL}y` } }, 'payload.a'],
+      ['payload nested in an array', { payload: { a: [{ b: NUL }] } }, 'payload.a.0.b'],
+      ['payload key', { payload: { [`k${NUL}`]: 1 } }, `payload.k${NUL}`],
+      ['schedule.cron', { schedule: { kind: 'cron', cron: `0 2 * * *${NUL}`, timezone: 'UTC' } }, 'schedule.cron'],
+      ['routing.labels value', { routing: { labels: { zone: `eu${NUL}` } } }, 'routing.labels.zone'],
+    ] as const)('M1 POST /jobs with NUL in %s -> 400 at the exact path, nothing written', async (_l, patch, field) => {
+      const before = await counts();
+      const r = await post({ ...cronJob(uniq('nul')), ...patch });
+      expectField(r, field);
+      expect(r.json.error.fields[field]).toMatch(/must not contain the NUL character \(\\u0000\)$/i);
+      expect(await counts()).toEqual(before);
+    });
+
+    it('M1 NUL in a step payload, a trigger payload, and list queries -> 400 (never 500)', async () => {
+      const before = await counts();
+      expectField(await post({ ...dagJob(uniq('nul.dag')), steps: [{ key: 'a', handler: 'h', config: { c: NUL } }, { key: 'b', handler: 'h' }] }), 'steps.0.config.c');
+      expect(await counts()).toEqual(before);
+      const j = await create(cronJob(uniq('nul.trigger')));
+      const runsBefore = await t.db.run.count();
+      expectField(await call(trigger.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { payload: { a: NUL } } }), 'payload.a');
+      expect(await t.db.run.count()).toBe(runsBefore);
+      expectField(await call(jobs.GET, 'GET', '/api/v1/jobs?q=%00', { token: viewer }), 'q');
+      expectField(await call(bin.GET, 'GET', '/api/v1/recycle-bin?q=%00', { token: viewer }), 'q');
+      expectField(await call(runs.GET, 'GET', '/api/v1/runs?jobId=%00', { token: viewer }), 'jobId');
+      expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 1, reason: NUL } }), 'reason');
+    });
+
+    it('M2 a payload nested 5000 levels -> 400 at payload naming the limit; 64 levels is fine', async () => {
+      // built as text: JSON.stringify itself overflows the stack on such a value
+      const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+      const before = await counts();
+      const r = await call(jobs.POST, 'POST', '/api/v1/jobs', {
+        token: operator,
+        rawBody: JSON.stringify(cronJob(uniq('deep'))).replace('"payload":{"x":1}', `"payload":${deep}`),
+        headers: { 'content-type': 'application/json' },
+      });
+      expectField(r, 'payload');
+      expect(r.json.error.fields.payload).toMatch(/64 levels/);
+      expect(await counts()).toEqual(before);
+      let ok: unknown = 1;
+      for (let i = 0; i < 63; i++) ok = { a: ok };
+      expect((await post({ ...cronJob(uniq('deep.ok')), payload: ok })).status).toBe(201);
+    });
+
+    it('M2 path and query integers are 1..2147483647 ("must be a positive integer"), never a 500', async () => {
+      const j = await create(cronJob(uniq('int4')));
+      for (const v of ['2147483648', 'abc', '0', '-1', '1.5']) {
+        const r = await call(version.GET, 'GET', '/api/v1/x', { token: viewer, params: { id: j.id, version: v } });
+        expectField(r, 'version', v);
+        expect(r.json.error.fields.version, v).toMatch(/positive integer|at most 2147483647/);
+      }
+      expect((await call(version.GET, 'GET', '/api/v1/x', { token: viewer, params: { id: j.id, version: '2147483647' } })).status).toBe(404);
+      expectField(await call(diff.GET, 'GET', `/api/v1/jobs/${j.id}/diff?from=1&to=2147483648`, { token: viewer, params: { id: j.id } }), 'to');
+      expectField(await call(diff.GET, 'GET', `/api/v1/jobs/${j.id}/diff?from=x&to=1`, { token: viewer, params: { id: j.id } }), 'from');
+      expectField(await call(rollback.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { version: 2147483648 } }), 'version');
+      expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 2147483648, name: 'x' } }), 'expectedVersion');
+      expectField(await call(jobs.GET, 'GET', '/api/v1/jobs?limit=99999999999', { token: viewer }), 'limit');
+    });
+
+    it('M4 unknown fields are a 400 naming them ("Unknown field"); free-form payload/config/labels keep any key', async () => {
+      const before = await counts();
+      const r = await post({ ...dagJob(uniq('strict')), edges: [{ from: 'a', to: 'b', kind: 'soft' }] });
+      expectField(r, 'edges.0.kind');
+      expect(r.json.error.fields['edges.0.kind']).toBe('Unknown field');
+      expectField(await post({ ...cronJob(uniq('strict')), scheduel: {} }), 'scheduel');
+      expectField(await post({ ...cronJob(uniq('strict')), schedule: { kind: 'cron', cron: '* * * * *', tz: 'UTC' } }), 'schedule.tz');
+      expectField(await post({ ...cronJob(uniq('strict')), policy: { retries: 3 } }), 'policy.retries');
+      expect(await counts()).toEqual(before);
+      const free = await post({ ...cronJob(uniq('strict.free')), payload: { anything: { goes: true } }, routing: { labels: { any: 'label' } } });
+      expect(free.status).toBe(201);
+
+      const j = await create(cronJob(uniq('strict.patch')));
+      const p = await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 1, status: 'dead_letter' } });
+      expectField(p, 'status');
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).status).toBe('active');
+      expectField(await call(pause.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { reasn: 'typo' } }), 'reasn');
+      expectField(await call(trigger.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { paylod: {} } }), 'paylod');
+      expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'pause', ids: [j.id], force: true } }), 'force');
+
+      const u = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'strict@example.com', password: 'longenough', role: 'viewer' } });
+      const up = await call(user.PATCH, 'PATCH', '/api/v1/x', { token: admin, params: { id: u.json.id }, body: { email: 'bad' } });
+      expectField(up, 'email');
+      expectField(await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'x', role: 'viewer', scope: 'all' } }), 'scope');
+    });
+
+    it('M4 an update that changes nothing creates no version: 200 with the unchanged job', async () => {
+      const j = await create(cronJob(uniq('noop')));
+      const versionsOf = () => t.db.jobVersion.count({ where: { jobId: j.id } });
+      const empty = await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 1 } });
+      expect(empty.status).toBe(200);
+      expect(empty.json).toMatchObject({ id: j.id, version: 1 });
+      const same = await call(job.PATCH, 'PATCH', '/api/v1/x', {
+        token: operator,
+        params: { id: j.id },
+        body: { expectedVersion: 1, name: `Job ${j.key}`, schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' }, handler: 'builtin.echo', payload: { x: 1 }, policy: { maxRetries: 0 } },
+      });
+      expect(same.status).toBe(200);
+      expect(same.json.version).toBe(1);
+      expect(await versionsOf()).toBe(1);
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).version).toBe(1);
+      const changed = await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 1, name: 'Renamed' } });
+      expect(changed.json.version).toBe(2);
+      expect(await versionsOf()).toBe(2);
+      // saving the same DAG again is a no-op too
+      const d = await create(dagJob(uniq('noop.dag')));
+      const g = (await call(job.GET, 'GET', '/api/v1/x', { token: viewer, params: { id: d.id } })).json;
+      const again = await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: d.id }, body: { steps: g.steps, edges: g.edges, expectedVersion: 1 } });
+      expect(again.status).toBe(200);
+      expect(again.json.version).toBe(1);
+    });
+
+    it('M5 schedules that can never fire are refused on create and on schedule/window updates', async () => {
+      const before = await counts();
+      const past = { schedule: { kind: 'once', runAt: '2001-01-01T00:00:00Z' } };
+      const r1 = await post({ ...cronJob(uniq('never')), ...past });
+      expectField(r1, 'schedule.runAt');
+      expect(r1.json.error.fields['schedule.runAt']).toMatch(/in the past/);
+      const r2 = await post({ ...cronJob(uniq('never')), schedule: { kind: 'cron', cron: '0 0 0 1 1 * 2001', timezone: 'UTC' } });
+      expectField(r2, 'schedule.cron');
+      expect(r2.json.error.fields['schedule.cron']).toMatch(/no fire time after now/i);
+      const r3 = await post({ ...cronJob(uniq('never')), endAt: '2001-01-01T00:00:00Z' });
+      expectField(r3, 'endAt');
+      expect(r3.json.error.fields.endAt).toMatch(/in the past/i);
+      const r4 = await post({ ...cronJob(uniq('never')), schedule: { kind: 'once', runAt: '2031-06-01T00:00:00Z' }, startAt: '2030-01-01T00:00:00Z', endAt: '2030-02-01T00:00:00Z' });
+      expectField(r4, 'endAt');
+      expect(r4.json.error.fields.endAt).toMatch(/startAt\.\.endAt/);
+      const r5 = await post({ ...cronJob(uniq('never')), schedule: { kind: 'cron', cron: '0 0 0 1 1 * 2040', timezone: 'UTC' }, endAt: '2039-01-01T00:00:00Z' });
+      expectField(r5, 'endAt');
+      expect(await counts()).toEqual(before);
+      // manual jobs never "fire" and are fine; a future once is fine
+      expect((await post({ ...cronJob(uniq('manual')), schedule: { kind: 'manual' } })).status).toBe(201);
+      expect((await post({ ...cronJob(uniq('future')), schedule: { kind: 'once', runAt: '2099-01-01T00:00:00Z' } })).status).toBe(201);
+      // the preview still answers (an empty list) for the exhausted year
+      const pv = await call(preview.GET, 'GET', `/api/v1/schedule/preview?cron=${encodeURIComponent('0 0 0 1 1 * 2001')}`);
+      expect(pv.status).toBe(200);
+      expect(pv.json.fireTimes).toEqual([]);
+      // updates: refused when they touch the schedule/window, also for a paused job; other edits still work
+      const j = await create(cronJob(uniq('never.patch')));
+      const patchBefore = await counts();
+      expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 1, ...past } }), 'schedule.runAt');
+      expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 1, endAt: '2001-01-01T00:00:00Z' } }), 'endAt');
+      await call(pause.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id } });
+      const v = (await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).version;
+      const afterPause = await counts();
+      expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: v, ...past } }), 'schedule.runAt');
+      expect(await counts()).toEqual(afterPause);
+      expect(afterPause.jobs).toBe(patchBefore.jobs);
+      expect((await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: v, name: 'still editable' } })).status).toBe(200);
+    });
+
+    it('M6 PUT /jobs/:id/dag requires expectedVersion', async () => {
+      const j = await create(dagJob(uniq('dag.lock')));
+      const before = await counts();
+      const r = await call(dag.PUT, 'PUT', '/api/v1/x', { token: operator, params: { id: j.id }, body: { steps: [{ key: 'a', handler: 'builtin.noop' }] } });
+      expectField(r, 'expectedVersion');
+      expect(r.json.error.fields.expectedVersion).toMatch(/required/);
+      expect(await counts()).toEqual(before);
+    });
+
+    it('M7 cookie-authenticated writes must be same-origin JSON; bearer tokens are unaffected', async () => {
+      const { createUser } = await import('../../lib/auth/users.ts');
+      const { createSession } = await import('../../lib/auth/sessions.ts');
+      const u = await createUser(t.db, { email: 'csrf@example.com', password: 'longenough', role: 'operator' }, SYSTEM_ACTOR);
+      const s = await createSession(t.db, u.id);
+      const cookie = `tickflow_session=${s.id}`;
+      const body = JSON.stringify(cronJob(uniq('csrf')));
+      const send = (headers: Record<string, string>) => jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body, headers: { cookie, ...headers } }));
+      const before = await counts();
+      for (const headers of <Record<string, string>[]>[
+        { origin: 'https://evil.example', 'content-type': 'text/plain' },
+        { origin: 'https://evil.example', 'content-type': 'application/json' },
+        { 'content-type': 'text/plain' },
+        { 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+        { origin: 'http://localhost.evil.example', 'content-type': 'application/json' },
+      ]) {
+        const r = await send(headers);
+        expect(r.status, JSON.stringify(headers)).toBe(403);
+        expect(await r.json()).toEqual({ error: { code: 'forbidden', message: 'cross-origin request refused' } });
+      }
+      expect(await counts()).toEqual(before);
+      // same origin (Origin = own host, or via X-Forwarded-Host/Proto behind a proxy, or Sec-Fetch-Site same-origin): accepted
+      expect((await send({ origin: 'http://localhost', 'content-type': 'application/json' })).status).toBe(201);
+      const proxied = await jobs.POST(
+        new Request('http://localhost/api/v1/jobs', {
+          method: 'POST',
+          body: JSON.stringify(cronJob(uniq('csrf.proxy'))),
+          headers: { cookie, origin: 'https://tickflow.example', 'x-forwarded-host': 'tickflow.example', 'x-forwarded-proto': 'https', 'content-type': 'application/json; charset=utf-8' },
+        }),
+      );
+      expect(proxied.status).toBe(201);
+      const sfs = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: JSON.stringify(cronJob(uniq('csrf.sfs'))), headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' } }));
+      expect(sfs.status).toBe(201);
+      // reads with the cookie are not affected; a bearer token from anywhere is not affected
+      expect((await jobs.GET(new Request('http://localhost/api/v1/jobs', { headers: { cookie, origin: 'https://evil.example' } }))).status).toBe(200);
+      const bearer = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: JSON.stringify(cronJob(uniq('csrf.bearer'))), headers: { origin: 'https://evil.example', 'content-type': 'text/plain' } });
+      expect(bearer.status).toBe(201);
+    });
+
+    it('low: clear messages (positive integer, ranges, ISO strings, no doubled "Invalid input"), past token expiry, canonical zones', async () => {
+      const j = await create(cronJob(uniq('msgs')));
+      for (const ev of [0, '2']) {
+        const r = await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: ev, name: 'x' } });
+        expect(r.json.error.fields.expectedVersion).toBe('Must be a positive integer');
+      }
+      const big = await post({ ...cronJob(uniq('msgs')), schedule: { kind: 'interval', intervalSeconds: 1e300 } });
+      expect(big.json.error.fields['schedule.intervalSeconds']).toBe('Must be a whole number from 1 to 315360000');
+      const num = await post({ ...cronJob(uniq('msgs')), schedule: { kind: 'once', runAt: 1893456000000 } });
+      expect(num.json.error.fields['schedule.runAt']).toMatch(/ISO-8601 date-time string/);
+      const arr = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: [] });
+      expect(arr.json.error.message).not.toMatch(/Invalid input: Invalid input/);
+      const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'old', role: 'viewer', expiresAt: '2001-01-01T00:00:00Z' } });
+      expectField(tk, 'expiresAt');
+      const tz = await post({ ...cronJob(uniq('tz')), schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'asia/shanghai' } });
+      expect(tz.status).toBe(201);
+      expect(tz.json.schedule.timezone).toBe('Asia/Shanghai');
+      expect(tz.json.timezone).toBe('Asia/Shanghai');
+    });
+
+    it('low: a body over 1 MB is a 413; an unknown /api/v1 path is a JSON 404 for every method', async () => {
+      const before = await counts();
+      const huge = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: JSON.stringify({ ...cronJob(uniq('huge')), description: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } });
+      expect(huge.status).toBe(413);
+      expect(huge.json.error.code).toBe('payload_too_large');
+      expect(await counts()).toEqual(before);
+      const catchAll = await import('../../app/api/v1/[...path]/route.ts');
+      for (const [m, h] of [['GET', catchAll.GET], ['POST', catchAll.POST], ['PUT', catchAll.PUT], ['PATCH', catchAll.PATCH], ['DELETE', catchAll.DELETE]] as const) {
+        const r = await call(h as Handler, m, '/api/v1/nope/deeper');
+        expect(r.status, m).toBe(404);
+        expect(r.headers.get('content-type')).toMatch(/application\/json/);
+        expect(r.json.error.code).toBe('not_found');
+      }
+      const doc = (await call(openapi.GET, 'GET', '/api/v1/openapi.json')).json;
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/stats/daily', '/stats/overview', '/alarms', '/alarms/test']));
     });
   });
 

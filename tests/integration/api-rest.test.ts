@@ -176,7 +176,7 @@ describe('REST /api/v1', () => {
     const dg = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, {
       token: operator,
       params: { id },
-      body: { steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] },
+      body: { steps: [{ key: 'a', handler: 'h' }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }], expectedVersion: 5 },
     });
     expect(dg.status).toBe(400);
     expect(dg.json.error.fields.edges).toMatch(/Cycle: a -> b -> a|Cycle: b -> a -> b/);

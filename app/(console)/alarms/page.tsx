@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
+import { pageErrorMessage } from '@/app/_lib/page-error';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from '@/lib/alarms/config';
 import { listAlarms } from '@/lib/alarms/list-alarms';
 import { PageHeader } from '@/components/shell/page-header';
@@ -40,7 +41,7 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
     const before = sp.before && !Number.isNaN(Date.parse(sp.before)) ? sp.before : undefined;
     result = await listAlarms(getDb(), { type, status, jobId: sp.jobId?.trim() || undefined, before, limit: 50 });
   } catch (e) {
-    error = e instanceof Error ? e.message : 'Could not load alarms';
+    error = pageErrorMessage(e, 'Could not load alarms');
   }
   const keep = Object.fromEntries(Object.entries({ type: sp.type, status: sp.status, jobId: sp.jobId }).filter(([, v]) => v)) as Record<string, string>;
   return (

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { FileUp, Plus } from 'lucide-react';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
+import { pageErrorMessage } from '@/app/_lib/page-error';
 import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
@@ -34,7 +35,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   try {
     result = await listJobs(getDb(), { q: sp.q || undefined, status: sp.status || undefined, scheduleKind: sp.kind || undefined, handler: sp.handler || undefined, sort, dir, limit: 50, cursor: sp.cursor || undefined }, actor);
   } catch (e) {
-    error = e instanceof Error ? e.message : 'Could not load jobs';
+    error = pageErrorMessage(e, 'Could not load jobs');
   }
   const keep = { q: sp.q, status: sp.status, kind: sp.kind, handler: sp.handler };
   const sortHref = Object.fromEntries(

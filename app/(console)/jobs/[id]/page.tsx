@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
+import { notFound, unstable_rethrow } from 'next/navigation';
 import { TriangleAlert } from 'lucide-react';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
@@ -45,7 +45,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   try {
     const { job } = await load(id);
     return { title: job.key };
-  } catch {
+  } catch (e) {
+    // notFound() must reach Next here too: metadata is resolved before the page streams,
+    // so this is what turns /jobs/<unknown or malformed id> into an HTTP 404.
+    unstable_rethrow(e);
     return { title: 'Job' };
   }
 }
@@ -108,7 +111,7 @@ export default async function JobPage({ params, searchParams }: Props) {
               ) : null}
             </>
           ),
-          graph: <JobGraphPanel job={job} canEdit={canWrite && !job.deletedAt} handlers={handlers} saveAction={saveJobDagAction} />,
+          graph: <JobGraphPanel job={job} canEdit={canWrite && !job.deletedAt} handlers={handlers.filter((h) => !h.startsWith('system.'))} saveAction={saveJobDagAction} />,
           runs: (
             <Card className="overflow-hidden">
               <JobRunsPanel jobId={job.id} initial={runs.items} />
@@ -139,8 +142,9 @@ function Overview({ job }: { job: JobDetail }) {
             items={[
               ['Kind', <Tag key="k">{job.schedule.kind}</Tag>],
               ['Schedule', <span key="s" className="font-mono text-xs" data-testid="schedule-summary">{scheduleSummary(job.schedule)}</span>],
-              ...(job.schedule.kind === 'once' ? ([['Run at', <ZonedTime key="o" value={job.schedule.runAt} timeZone={job.timezone} />]] as [string, React.ReactNode][]) : []),
-              ['Time zone', job.timezone],
+              ...(job.schedule.kind === 'once' ? ([['Run at (UTC)', <ZonedTime key="o" value={job.schedule.runAt} timeZone="UTC" />]] as [string, React.ReactNode][]) : []),
+              // only cron jobs keep a zone; a once job's run-at is an instant (the zone it was typed in is not stored)
+              ['Time zone', job.schedule.kind === 'cron' ? job.timezone : 'UTC (only cron schedules keep a time zone)'],
               ['Next fire', job.status === 'active' && job.nextRunAt ? <ZonedTime key="n" value={job.nextRunAt} timeZone={job.timezone} /> : job.status !== 'active' ? `— (${job.status.replace('_', ' ')})` : '—'],
               ['Window', job.startAt || job.endAt ? <span key="w" className="text-xs"><ZonedTime value={job.startAt} timeZone={job.timezone} /> → <ZonedTime value={job.endAt} timeZone={job.timezone} /></span> : 'always'],
               ['Stagger', `${job.staggerSeconds}s`],

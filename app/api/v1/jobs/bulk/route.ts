@@ -5,10 +5,11 @@ import { parseOrThrow } from '@/lib/api/validation';
 
 export const dynamic = 'force-dynamic';
 
-const Action = z.object({ action: z.enum(['pause', 'resume', 'delete']) });
+const Action = z.object({ action: z.enum(['pause', 'resume', 'delete'], { message: 'action must be pause, resume or delete' }) });
 
-/** POST /api/v1/jobs/bulk { action: pause|resume|delete, ids: uuid[], reason? } -> { items } (one transaction) */
+/** POST /api/v1/jobs/bulk { action: pause|resume|delete, ids: uuid[], reason? } -> { items } (one transaction; unknown fields are a 400) */
 export const POST = rest({ role: 'operator', operation: 'jobs.bulk' }, async ({ db, body, actor, now }) => {
   const { action } = parseOrThrow(Action, body);
-  return { items: await bulkJobs(db, action, body, actor, now) };
+  const { action: _action, ...rest } = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  return { items: await bulkJobs(db, action, rest, actor, now) };
 });

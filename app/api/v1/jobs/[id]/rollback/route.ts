@@ -1,13 +1,10 @@
-import { z } from 'zod';
 import { rest } from '@/app/_lib/rest';
 import { IdParams, RollbackInput } from '@/lib/api/schemas';
 import { rollbackJob } from '@/lib/jobs/rollback-job';
 
 export const dynamic = 'force-dynamic';
 
-const Body = RollbackInput.extend({ expectedVersion: z.number().int().min(1).optional() });
-
 /** POST /api/v1/jobs/:id/rollback { version, reason?, expectedVersion? } -> job (new version, change_type rollback) */
-export const POST = rest({ role: 'operator', params: IdParams, body: Body, operation: 'jobs.rollback' }, ({ db, params, body, actor, now }) =>
+export const POST = rest({ role: 'operator', params: IdParams, body: RollbackInput, operation: 'jobs.rollback' }, ({ db, params, body, actor, now }) =>
   rollbackJob(db, params.id, body, actor, now),
 );
