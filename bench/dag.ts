@@ -68,7 +68,7 @@ async function main() {
         }
         idle = 0;
         for (const t of claimed) {
-          await completeTask(db, { taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success' });
+          await completeTask(db, { taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success', onlyTask: t.onlyTask });
           done++;
         }
       }

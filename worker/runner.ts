@@ -22,7 +22,9 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { completeTask } from '../lib/engine/index.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
+import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
+import { describeError, storableExitCode, storableOutput } from './output.ts';
 
 /** The fields of a claimed task the runner needs (a subset of the engine's ClaimedTask). */
 export interface RunnableTask {
@@ -33,6 +35,8 @@ export interface RunnableTask {
   handler: string;
   attempt: number;
   timeoutSeconds: number;
+  /** from the claim: the run has no other task (a hint for completeTask's one-statement path) */
+  onlyTask?: boolean;
   payload?: unknown;
   config?: unknown;
 }
@@ -79,15 +83,6 @@ export interface CompletionRecord {
   outcome: 'success' | 'failed' | 'timeout';
   applied: boolean;
   late: boolean;
-}
-
-function jsonSafe(value: unknown): unknown {
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
-  } catch {
-    return String(value);
-  }
 }
 
 function asObject(v: unknown): JsonObject {
@@ -179,22 +174,26 @@ export class Runner {
       }
       if (r.ok) {
         const { output, exitCode } = unwrapResult(r.value);
-        await this.complete(task, { outcome: 'success', output: jsonSafe(output), exitCode }, late, log);
+        const stored = storableOutput(output);
+        if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
+        await this.complete(task, { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) }, late, log);
       } else {
-        const e = r.error as Error & { detail?: { exitCode?: number; output?: unknown } };
+        const e = r.error;
         const abortReason = controller.signal.aborted ? (controller.signal.reason as AttemptAbortError | undefined) : undefined;
+        const described = describeError(e);
         const message =
           abortReason instanceof AttemptAbortError && abortReason.reason === 'shutdown'
-            ? `aborted: worker shutting down (${e?.message ?? String(e)})`
-            : (e?.message ?? String(e));
+            ? `aborted: worker shutting down (${described})`
+            : described;
+        let output: unknown;
+        if (e instanceof HandlerError && e.detail.output !== undefined) {
+          const stored = storableOutput(e.detail.output);
+          if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
+          output = stored.output;
+        }
         await this.complete(
           task,
-          {
-            outcome: 'failed',
-            error: message,
-            output: e instanceof HandlerError && e.detail.output !== undefined ? jsonSafe(e.detail.output) : undefined,
-            exitCode: e instanceof HandlerError ? e.detail.exitCode : undefined,
-          },
+          { outcome: 'failed', error: message, output, exitCode: e instanceof HandlerError ? storableExitCode(e.detail.exitCode) : undefined },
           late,
           log,
         );
@@ -255,7 +254,7 @@ export class Runner {
 
   private async complete(
     task: RunnableTask,
-    result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number },
+    result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number; degraded?: boolean },
     late: boolean,
     log: Logger,
   ): Promise<void> {
@@ -274,6 +273,7 @@ export class Runner {
               output: result.output,
               error: result.error,
               exitCode: result.exitCode,
+              onlyTask: task.onlyTask,
             },
             this.deps.clock(),
           );
@@ -285,6 +285,20 @@ export class Runner {
           }
           return;
         } catch (err) {
+          const code = pgErrorCode(err);
+          if (code && (code.startsWith('22') || code.startsWith('54')) && !result.degraded) {
+            // The database refused the VALUE (not a transient failure): retrying the same
+            // completion would fail forever and the reaper would re-run the task in a loop.
+            // Record a failed attempt without the output, naming why.
+            log.error({ err, code, outcome: result.outcome }, 'the database refused the attempt outcome; recording it as failed without output');
+            result = {
+              outcome: result.outcome === 'timeout' ? 'timeout' : 'failed',
+              error: `could not store the attempt's ${result.outcome === 'success' ? 'output' : 'result'} (SQLSTATE ${code}: ${describeError(err).slice(0, 300)})`,
+              degraded: true,
+            };
+            i--;
+            continue;
+          }
           if (i >= tries) {
             log.error({ err, outcome: result.outcome }, 'could not record the attempt outcome; the lease will expire and the task be reclaimed');
             return;

@@ -1,7 +1,8 @@
 import type { Db, Prisma } from '../db.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
-import { withEngineTransaction } from './pg.ts';
+import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
 import { settleFinalTask, type StatsCarry } from './settle.ts';
+import { completeOnlyTaskSql } from './sql/complete-only-task.ts';
 import { finishAttempt } from './sql/finish-attempt.ts';
 import { recordHandlerStats } from './sql/record-handler-stats.ts';
 import { retryOrBury } from './sql/retry-or-bury.ts';
@@ -24,12 +25,30 @@ import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
  * timeout / cancelled) and the job's counters and dead-letter state follow;
  * handler_stats_daily is updated in the same transaction (lib/engine/stats.ts).
  *
- * Round trips: BEGIN, finish-attempt (CAS + log + run lock + child decrement),
+ * Round trips: a success of the only task of its run (one-step job) is ONE
+ * statement, no transaction (sql/complete-only-task.ts). Otherwise: BEGIN, finish-attempt (CAS + log + run lock + child decrement),
  * [retry-or-bury], [propagate], finalise + stats (or stats alone when a child
  * became ready), [serial release], COMMIT — four for a one-step run. Joins `db` if it is a transaction.
  * @param now the clock: completed_at, durations, retry schedule (UTC)
  */
 export async function completeTask(db: Db, input: CompleteTaskInput, now: Date = new Date()): Promise<CompleteTaskResult> {
+  if (input.outcome === 'success' && input.onlyTask !== false) {
+    // Fast path (sql/complete-only-task.ts): the only task of a run succeeding — the one-step job,
+    // the common case — is finished, logged, its run ended, its job and the handler stats booked in
+    // ONE autocommit statement. Anything else (DAG tasks, serial_execution jobs, lost races) matches
+    // no row there and falls through to the general path below, whose compare-and-set decides.
+    const fast = await withDeadlockRetry(() => completeOnlyTaskSql(db, {
+      taskId: input.taskId, attempt: input.attempt, nodeId: input.nodeId, output: input.output,
+      error: input.error ?? null, exitCode: input.exitCode ?? null, message: 'succeeded',
+    }, now), isTransactionClient(db) ? 1 : 4);
+    if (fast) {
+      return {
+        applied: true,
+        task: { id: fast.id, runId: fast.runId, status: 'success', attempt: fast.attempt },
+        ...(fast.runStatus ? { runStatus: fast.runStatus } : {}),
+      };
+    }
+  }
   return withEngineTransaction(db, (tx) =>
     endAttempt(tx, {
       taskId: input.taskId,

@@ -47,6 +47,24 @@ export async function withEngineTransaction<T>(db: Db, fn: (tx: Prisma.Transacti
   }
 }
 
+/**
+ * Runs one autocommit statement (or anything atomic on its own), retrying it on
+ * deadlock (40P01) or serialization failure (40001): an aborted statement
+ * changed nothing and every engine statement is a compare-and-set, so a replay
+ * is safe. `attempts` = 1 inside a caller's transaction (the caller owns retries).
+ */
+export async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (error) {
+      const code = pgErrorCode(error);
+      if (i < attempts && (code === '40P01' || code === '40001')) continue;
+      throw error;
+    }
+  }
+}
+
 /** JSON for a `$n::jsonb` parameter (undefined -> SQL NULL). */
 export function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);

@@ -62,6 +62,8 @@ export interface ClaimedTask {
   startedAt: Date;
   leaseUntil: Date;
   version: number;
+  /** the run has no other task (a one-step job): its success can take completeTask's one-statement path */
+  onlyTask?: boolean;
 }
 
 export type CompleteOutcome = 'success' | 'failed' | 'timeout';
@@ -78,6 +80,11 @@ export interface CompleteTaskInput {
   exitCode?: number | null;
   /** [0,1) source for backoff jitter (tests) */
   random?: () => number;
+  /**
+   * ClaimedTask.onlyTask, passed back as a hint: false skips the one-statement attempt for a
+   * task of a multi-task run (it could never apply there). Correctness never depends on it.
+   */
+  onlyTask?: boolean;
 }
 
 export interface CompleteTaskResult {

@@ -7,10 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
+import { sqlRunnerRoleName } from '../../worker/handlers/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
 
@@ -24,6 +26,13 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await t?.close();
+  // The sql executor's restricted role is cluster-wide (one per database): drop this file's.
+  if (t) {
+    const c = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await c.connect();
+    await c.query(`DROP ROLE IF EXISTS "${sqlRunnerRoleName(t.name)}"`).catch(() => undefined);
+    await c.end();
+  }
 });
 
 async function startWorker(over: Partial<WorkerConfig> = {}): Promise<Worker> {

@@ -3,12 +3,10 @@
  * health checks and tests. Settings come from the step config overlaid by the
  * payload (see `settings()`).
  */
-import { abortableSleep, HandlerError, settings, type Handler } from './types.ts';
+import { abortableSleep, HandlerError, MAX_SLEEP_MS, numberSetting, settings, type Handler } from './types.ts';
 
-function num(value: unknown, fallback: number): number {
-  const n = typeof value === 'string' ? Number(value) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n : fallback;
-}
+/** Upper bound of `builtin.flaky` failTimes (attempts are bounded by maxRetries anyway). */
+export const MAX_FAIL_TIMES = 1_000_000;
 
 /** `builtin.noop`: does nothing, succeeds with null output. */
 export const noop: Handler = async () => null;
@@ -16,9 +14,13 @@ export const noop: Handler = async () => null;
 /** `builtin.echo`: output = payload. */
 export const echo: Handler = async (ctx) => ctx.payload;
 
-/** `builtin.sleep` `{ ms }`: waits, honouring the AbortSignal; output `{ sleptMs }`. */
+/**
+ * `builtin.sleep` `{ ms }` (default 1000; 0..MAX_SLEEP_MS = 7 days, anything
+ * else fails the attempt naming `payload.ms`): waits, honouring the
+ * AbortSignal; output `{ sleptMs }`.
+ */
 export const sleep: Handler = async (ctx) => {
-  const ms = Math.max(0, num(settings(ctx).ms, 1000));
+  const ms = numberSetting(settings(ctx), 'ms', { handler: 'builtin.sleep', fallback: 1000, min: 0, max: MAX_SLEEP_MS, unit: 'ms' });
   await abortableSleep(ms, ctx.signal);
   return { sleptMs: ms };
 };
@@ -29,10 +31,10 @@ export const fail: Handler = async (ctx) => {
   throw new HandlerError(typeof message === 'string' && message ? message : 'builtin.fail: failed on purpose');
 };
 
-/** `builtin.flaky` `{ failTimes, message? }`: fails while attempt <= failTimes, then succeeds. */
+/** `builtin.flaky` `{ failTimes (integer 0..MAX_FAIL_TIMES, default 1), message? }`: fails while attempt <= failTimes, then succeeds. */
 export const flaky: Handler = async (ctx) => {
   const s = settings(ctx);
-  const failTimes = num(s.failTimes, 1);
+  const failTimes = numberSetting(s, 'failTimes', { handler: 'builtin.flaky', fallback: 1, min: 0, max: MAX_FAIL_TIMES, integer: true });
   if (ctx.attempt <= failTimes) {
     throw new HandlerError(
       typeof s.message === 'string' && s.message ? s.message : `builtin.flaky: attempt ${ctx.attempt} of ${failTimes} failing attempts`,
@@ -48,7 +50,7 @@ export const flaky: Handler = async (ctx) => {
  * (engine.md case 3). Not meant for real jobs.
  */
 export const ignoreAbort: Handler = async (ctx) => {
-  const ms = Math.max(0, num(settings(ctx).ms, 5000));
+  const ms = numberSetting(settings(ctx), 'ms', { handler: 'builtin.ignore-abort', fallback: 5000, min: 0, max: MAX_SLEEP_MS, unit: 'ms' });
   await abortableSleep(ms);
   return { sleptMs: ms, ignoredAbort: ctx.signal.aborted };
 };

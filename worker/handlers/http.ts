@@ -3,7 +3,10 @@
  *
  * Settings (config overlaid by payload): `method` (GET), `url` (required),
  * `headers`, `body` (string sent as is; anything else JSON-encoded with a JSON
- * content type), `expectStatus` (number or list; default any 2xx).
+ * content type), `expectStatus` (status 100..599 or a list;
+ * default any 2xx; anything else fails the attempt naming `payload.expectStatus`).
+ * No timeout or size cap is read from the payload: the task timeout aborts the
+ * request and the body cap is HTTP_BODY_CAP_BYTES.
  * The request is aborted by the attempt's AbortSignal (timeout/cancel).
  * Output `{ status, headers (subset), body (size-capped text or parsed JSON) }`;
  * an unexpected status fails the attempt with that output attached.
@@ -26,6 +29,7 @@ export const http: Handler = async (ctx) => {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new HandlerError(`http: only http and https urls are supported, got ${parsed.protocol}`, { code: 'config' });
   }
+  expectedStatuses(s.expectStatus); // refuse a malformed expectStatus before sending anything
   const method = (typeof s.method === 'string' ? s.method : 'GET').toUpperCase();
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(asObject(s.headers))) headers[k] = String(v);
@@ -63,17 +67,28 @@ export const http: Handler = async (ctx) => {
   }
   const output = { status: res.status, headers: keptHeaders, body: responseBody, ...(text.truncated ? { bodyTruncated: true } : {}) };
 
-  const expect = s.expectStatus;
-  const ok = Array.isArray(expect)
-    ? expect.map(Number).includes(res.status)
-    : typeof expect === 'number' || typeof expect === 'string'
-      ? Number(expect) === res.status
-      : res.status >= 200 && res.status < 300;
+  const expected = expectedStatuses(s.expectStatus);
+  const ok = expected ? expected.includes(res.status) : res.status >= 200 && res.status < 300;
   if (!ok) {
     throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} answered ${res.status}`, { output, code: 'status' });
   }
   return output;
 };
+
+/**
+ * `expectStatus`: absent -> null (any 2xx); an integer 100..599 (number or
+ * numeric string) or a non-empty list of them; anything else fails the attempt
+ * naming `payload.expectStatus`.
+ */
+function expectedStatuses(v: unknown): number[] | null {
+  if (v === undefined || v === null) return null;
+  const list = Array.isArray(v) ? v : [v];
+  const out = list.map((x) => (typeof x === 'string' && x.trim() !== '' ? Number(x) : x));
+  if (out.length === 0 || out.length > 100 || !out.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599)) {
+    throw new HandlerError('http: payload.expectStatus must be an HTTP status (integer 100..599) or a list of them', { code: 'config' });
+  }
+  return out as number[];
+}
 
 /** Reads at most `cap` bytes of the body, then cancels the rest. */
 async function readCapped(res: Response, cap: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {

@@ -13,7 +13,7 @@ import { createSqlHandler } from './sql.ts';
 import type { Handler } from './types.ts';
 
 export * from './types.ts';
-export { parseSqlConnections } from './sql.ts';
+export { createSqlHandler, parseSqlConnections, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from './sql.ts';
 
 export interface HandlerRegistryOptions {
   allowShell?: boolean;

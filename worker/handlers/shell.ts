@@ -8,15 +8,18 @@
  * stdout/stderr are captured up to SHELL_OUTPUT_CAP_BYTES each. The exit code is
  * recorded in `tasks.exit_code`; non-zero fails the attempt.
  * On abort (timeout, cancel, shutdown) the process group gets SIGTERM, then
- * SIGKILL after `killGraceMs` (default 5 s), so a program that traps TERM still dies.
+ * SIGKILL after `killGraceMs` (default 5 s; a task may set 0..MAX_KILL_GRACE_MS,
+ * anything else fails the attempt naming `payload.killGraceMs`), so a program that traps TERM still dies.
  * Refused unless the worker runs with TICKFLOW_ALLOW_SHELL=1: running arbitrary
  * programs is an explicit operator decision per worker.
  */
 import { spawn } from 'node:child_process';
-import { HandlerError, asObject, resultWithExitCode, settings, type Handler } from './types.ts';
+import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, type Handler } from './types.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
+/** Longest SIGTERM -> SIGKILL grace a task may ask for (`killGraceMs`, 0..10 minutes). */
+export const MAX_KILL_GRACE_MS = 10 * 60 * 1000;
 
 export interface ShellOptions {
   allowShell: boolean;
@@ -65,7 +68,7 @@ export function createShellHandler(options: ShellOptions): Handler {
     for (const k of ['PATH', 'HOME', 'LANG', 'TZ', 'USER', 'SHELL']) if (process.env[k]) env[k] = process.env[k]!;
     for (const [k, v] of Object.entries(asObject(s.env))) env[k] = String(v);
     const cwd = typeof s.cwd === 'string' && s.cwd ? s.cwd : undefined;
-    const grace = typeof s.killGraceMs === 'number' && s.killGraceMs >= 0 ? s.killGraceMs : killGraceMs;
+    const grace = numberSetting(s, 'killGraceMs', { handler: 'shell', fallback: killGraceMs, min: 0, max: MAX_KILL_GRACE_MS, unit: 'ms' });
 
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const stdout = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);

@@ -4,23 +4,68 @@
  * Settings (config overlaid by payload): `sql` (or `statement`, required),
  * `params` (array of positional parameters $1..$n), `connection` (a name from
  * TICKFLOW_SQL_CONNECTIONS = JSON `{ "name": "postgres://..." }`; default:
- * the Tickflow database itself), `searchPath` (named connections only).
+ * the Tickflow database itself, as a restricted role — see below),
+ * `searchPath` (named connections only).
  *
  * Each attempt is one transaction with `SET LOCAL statement_timeout` derived from
- * the task timeout. On the default connection it also runs with
- * `SET LOCAL search_path = tickflow_scratch` (created on first use), so that
- * unqualified names in user SQL land in a scratch schema, not on Tickflow's own
- * tables. This is a guard against accidents, not a security boundary: a
- * schema-qualified name still reaches any table the role can see; use a named
- * connection with a restricted role for untrusted SQL.
- * An abort (timeout/cancel) cancels the backend with pg_cancel_backend.
- * Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
+ * the task timeout. An abort (timeout/cancel) cancels the backend with
+ * pg_cancel_backend. Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
+ *
+ * The `default` connection is a real privilege boundary (H2). It does NOT use
+ * the worker's own (privileged) DATABASE_URL user — `SET search_path` or
+ * `SET ROLE` would not be a boundary, the SQL text can undo either. It logs in
+ * as a dedicated role, `sqlRunnerRoleName(database)` =
+ * `tickflow_sql_<first 16 hex of sha256(database name)>` (roles are
+ * cluster-wide, so the name is per database: two Tickflow databases, or
+ * concurrent test databases, on one server never share or race one role):
+ * LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT (and NOREPLICATION
+ * NOBYPASSRLS), member of no role, granted nothing on Tickflow's tables;
+ * it owns schema `tickflow_scratch` (its search_path) and nothing else. Same
+ * host/port/database/TLS settings as DATABASE_URL, its own password.
+ *
+ * Provisioning (first use per worker, idempotent, serialised across workers
+ * by a transaction-level advisory lock): CREATE ROLE (or ALTER ROLE back to
+ * the attributes above), password = settings row `sql_runner_password`
+ * (generated once, random; the restricted role cannot read `settings`; it is
+ * re-applied on every provisioning and when a login is refused, so a
+ * `ALTER ROLE ... PASSWORD` run by the role itself only costs one
+ * re-provisioning), `tickflow_scratch` created or handed over to the role
+ * (with the objects already in it, for databases that used the old
+ * unrestricted executor). When the Tickflow user is not a superuser it grants
+ * itself membership in the restricted role (never the other way round) so it
+ * may hand the schema over and cancel the role's statements.
+ * Then it VERIFIES the boundary and refuses to run anything if it does not
+ * hold: dangerous role attributes, any role membership, any privilege on a
+ * table/view/sequence outside tickflow_scratch and the system catalogs (e.g. a
+ * `GRANT ... TO PUBLIC`), CREATE on another schema (PostgreSQL <= 14 gives
+ * PUBLIC CREATE on `public`: revoked when the Tickflow user owns that schema,
+ * refused otherwise), or an executable SECURITY DEFINER function.
+ * After each attempt the session is reset with DISCARD ALL (session advisory
+ * locks, session GUCs, temp tables do not leak into the next attempt).
+ *
+ * If the Tickflow user may not create roles (no CREATEROLE, e.g. a managed
+ * database) the default connection refuses every task with an error telling
+ * the operator to define TICKFLOW_SQL_CONNECTIONS with a role of their own; it
+ * never falls back to the privileged connection. Named connections run as the
+ * role in their URL (the operator chose it); a named connection called
+ * `default` replaces the restricted one.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import { HandlerError, settings, type Handler } from './types.ts';
 
 export const SQL_ROW_CAP = 1000;
 export const SCRATCH_SCHEMA = 'tickflow_scratch';
+/** settings row holding the restricted role's password (readable by the Tickflow user only). */
+export const SQL_RUNNER_PASSWORD_SETTING = 'sql_runner_password';
+/** pg_advisory_xact_lock key serialising provisioning across workers: hashtext('tickflow.sql_runner') */
+const PROVISION_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('tickflow.sql_runner'))`;
+
+/** The restricted role of the default connection on database `database` (cluster-wide name, hence per database). */
+export function sqlRunnerRoleName(database: string): string {
+  return `tickflow_sql_${createHash('sha256').update(database).digest('hex').slice(0, 16)}`;
+}
 
 export interface SqlOptions {
   /** the Tickflow database (the `default` connection) */
@@ -53,11 +98,206 @@ export interface SqlHandler {
   close(): Promise<void>;
 }
 
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+const USE_NAMED_CONNECTION =
+  'define TICKFLOW_SQL_CONNECTIONS (JSON {"name": "postgres://restricted_user:...@host/db"}) with a role of your own that has only the privileges your SQL needs, and set `connection` on the step';
+
+/**
+ * Creates (or re-asserts) the restricted role and its scratch schema, then
+ * verifies the boundary. Returns the role name and password. Throws a
+ * HandlerError (code `sql_runner`) when it cannot be made safe.
+ */
+export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string; password: string }> {
+  const client = await admin.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    await client.query(PROVISION_LOCK_SQL);
+    const me = (
+      await client.query<{ db: string; user: string; rolsuper: boolean; rolcreaterole: boolean }>(
+        `SELECT current_database() AS db, current_user AS "user", r.rolsuper, r.rolcreaterole FROM pg_roles r WHERE r.rolname = current_user`,
+      )
+    ).rows[0]!;
+    const role = sqlRunnerRoleName(me.db);
+    const R = quoteIdent(role);
+    if (!me.rolsuper && !me.rolcreaterole) {
+      throw new HandlerError(
+        `sql: the default connection runs SQL as the restricted role ${role}, but the Tickflow database user "${me.user}" may not create roles (no CREATEROLE; e.g. a managed database). ` +
+          `Grant it CREATEROLE, or ${USE_NAMED_CONNECTION}. The default connection never falls back to Tickflow's own privileged user.`,
+        { code: 'sql_runner' },
+      );
+    }
+
+    // The password: generated once, shared by every worker through `settings`.
+    await client.query(
+      `INSERT INTO settings (key, value, updated_at) VALUES ($1, to_jsonb($2::text), now()) ON CONFLICT (key) DO NOTHING`,
+      [SQL_RUNNER_PASSWORD_SETTING, randomBytes(24).toString('base64url')],
+    );
+    const stored = (await client.query<{ value: unknown }>(`SELECT value FROM settings WHERE key = $1`, [SQL_RUNNER_PASSWORD_SETTING])).rows[0]?.value;
+    if (typeof stored !== 'string' || !/^[A-Za-z0-9_-]{16,}$/.test(stored)) {
+      throw new HandlerError(`sql: settings.${SQL_RUNNER_PASSWORD_SETTING} is malformed; delete that row to regenerate it`, { code: 'sql_runner' });
+    }
+    const password = stored; // [A-Za-z0-9_-] only: safe inside a literal
+
+    const exists = (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [role])).rowCount! > 0;
+    const superOnly = me.rolsuper ? ' NOSUPERUSER NOREPLICATION NOBYPASSRLS' : '';
+    await client.query(
+      `${exists ? 'ALTER' : 'CREATE'} ROLE ${R} WITH LOGIN${superOnly} NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD '${password}'`,
+    );
+    if (!me.rolsuper) {
+      // Membership of the Tickflow user IN the restricted role (not the reverse): needed to hand the
+      // schema over (ALTER ... OWNER) and to cancel the role's statements.
+      const member = await client.query(`SELECT pg_has_role(current_user, $1, 'MEMBER') AS m`, [role]);
+      if (!member.rows[0]?.m) await client.query(`GRANT ${R} TO CURRENT_USER`);
+    }
+    await client.query(`ALTER ROLE ${R} SET search_path = ${SCRATCH_SCHEMA}`);
+    const canConnect = await client.query(`SELECT has_database_privilege($1, current_database(), 'CONNECT') AS ok`, [role]);
+    if (!canConnect.rows[0]?.ok) await client.query(`GRANT CONNECT ON DATABASE ${quoteIdent(me.db)} TO ${R}`);
+
+    // The scratch schema: created for, or handed over to, the restricted role with what it holds.
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCRATCH_SCHEMA} AUTHORIZATION ${R}`);
+    await client.query(`ALTER SCHEMA ${SCRATCH_SCHEMA} OWNER TO ${R}`);
+    const foreign = await client.query<{ kind: string; name: string; args: string | null }>(
+      `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' THEN 'SEQUENCE'
+                             WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'c' THEN 'TYPE' ELSE 'TABLE' END AS kind,
+              quote_ident(c.relname) AS name, NULL AS args
+         FROM pg_class c
+        WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c')
+          AND c.relowner <> $2::regrole
+          AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                                                 AND d.objid = c.oid AND d.deptype IN ('a', 'i')))
+       UNION ALL
+       SELECT 'ROUTINE', quote_ident(p.proname), pg_get_function_identity_arguments(p.oid)
+         FROM pg_proc p WHERE p.pronamespace = $1::regnamespace AND p.proowner <> $2::regrole
+       UNION ALL
+       SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, quote_ident(t.typname), NULL
+         FROM pg_type t
+        WHERE t.typnamespace = $1::regnamespace AND t.typowner <> $2::regrole AND t.typtype IN ('e', 'd', 'r')`,
+      [SCRATCH_SCHEMA, role],
+    );
+    for (const o of foreign.rows) {
+      await client.query(`ALTER ${o.kind} ${SCRATCH_SCHEMA}.${o.name}${o.args !== null ? `(${o.args})` : ''} OWNER TO ${R}`);
+    }
+
+    // PostgreSQL <= 14 lets PUBLIC create in schema public: close it when we own it, else refuse below.
+    const canCreatePublic = await client.query(
+      `SELECT has_schema_privilege($1, n.oid, 'CREATE') AND (pg_has_role(current_user, n.nspowner, 'USAGE') OR $2::boolean) AS fix
+         FROM pg_namespace n WHERE n.nspname = 'public'`,
+      [role, me.rolsuper],
+    );
+    if (canCreatePublic.rows[0]?.fix) await client.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+
+    const problems = await verifyBoundary(client, role);
+    if (problems.length > 0) {
+      throw new HandlerError(
+        `sql: refusing to run SQL on the default connection: the restricted role ${role} is not isolated from Tickflow's data (${problems.join('; ')}). ` +
+          `Fix these grants, or ${USE_NAMED_CONNECTION}.`,
+        { code: 'sql_runner' },
+      );
+    }
+    await client.query('COMMIT');
+    return { role, password };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    if (err instanceof HandlerError) throw err;
+    const e = err as { message?: string; code?: string };
+    throw new HandlerError(
+      `sql: could not set up the restricted role of the default connection (${e.code ?? 'error'}: ${e.message ?? String(err)}); ${USE_NAMED_CONNECTION}`,
+      { code: 'sql_runner' },
+    );
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** What the restricted role could do beyond its scratch schema; empty when the boundary holds. */
+async function verifyBoundary(client: pg.PoolClient, role: string): Promise<string[]> {
+  const out: string[] = [];
+  const attrs = (
+    await client.query<{ rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean; rolreplication: boolean; rolbypassrls: boolean; memberOf: string[] }>(
+      `SELECT r.rolsuper, r.rolcreatedb, r.rolcreaterole, r.rolreplication, r.rolbypassrls,
+              ARRAY(SELECT g.rolname::text FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid) AS "memberOf"
+         FROM pg_roles r WHERE r.rolname = $1`,
+      [role],
+    )
+  ).rows[0];
+  if (!attrs) return [`role ${role} does not exist`];
+  for (const a of ['rolsuper', 'rolcreatedb', 'rolcreaterole', 'rolreplication', 'rolbypassrls'] as const) {
+    if (attrs[a]) out.push(`it has ${a.slice(3).toUpperCase()}`);
+  }
+  if (attrs.memberOf.length) out.push(`it is a member of ${attrs.memberOf.join(', ')}`);
+  const rels = await client.query<{ name: string }>(
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+        AND n.nspname NOT IN ('pg_catalog', 'information_schema', $2) AND n.nspname NOT LIKE 'pg\\_%'
+        AND (has_table_privilege($1, c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+             OR has_any_column_privilege($1, c.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))
+      ORDER BY 1 LIMIT 20`,
+    [role, SCRATCH_SCHEMA],
+  );
+  if (rels.rowCount) out.push(`it has privileges on ${rels.rows.map((r) => r.name).join(', ')}`);
+  const schemas = await client.query<{ name: string }>(
+    `SELECT n.nspname AS name FROM pg_namespace n
+      WHERE n.nspname <> $2 AND n.nspname NOT LIKE 'pg\\_%' AND has_schema_privilege($1, n.oid, 'CREATE') ORDER BY 1`,
+    [role, SCRATCH_SCHEMA],
+  );
+  if (schemas.rowCount) out.push(`it may CREATE in schema ${schemas.rows.map((r) => r.name).join(', ')} (REVOKE CREATE ON SCHEMA ... FROM PUBLIC)`);
+  const definers = await client.query<{ name: string }>(
+    `SELECT p.oid::regprocedure::text AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema', $2)
+        AND has_function_privilege($1, p.oid, 'EXECUTE') ORDER BY 1 LIMIT 20`,
+    [role, SCRATCH_SCHEMA],
+  );
+  if (definers.rowCount) out.push(`it may execute SECURITY DEFINER functions ${definers.rows.map((r) => r.name).join(', ')}`);
+  return out;
+}
+
+/** Connection settings of `url` with another user/password (host, port, database, TLS, options kept). */
+function asUser(url: string, user: string, password: string): pg.PoolConfig {
+  const cfg = parseIntoClientConfig(url) as pg.PoolConfig;
+  return { ...cfg, user, password };
+}
+
 export function createSqlHandler(options: SqlOptions): SqlHandler {
   const pools = new Map<string, pg.Pool>();
-  let scratchReady: Promise<void> | null = null;
+  /** Tickflow's own (privileged) connection: provisioning and cancelling only, never user SQL. */
+  let adminPool: pg.Pool | null = null;
+  let runner: Promise<pg.Pool> | null = null;
 
-  function poolFor(name: string): { pool: pg.Pool; isDefault: boolean } {
+  function newPool(config: pg.PoolConfig): pg.Pool {
+    const pool = new pg.Pool({ max: 4, idleTimeoutMillis: 30_000, ...config });
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  function admin(): pg.Pool {
+    adminPool ??= newPool({ connectionString: options.defaultUrl!, max: 2 });
+    return adminPool;
+  }
+
+  /** The restricted pool of the default connection, provisioning the role on first use. */
+  function runnerPool(): Promise<pg.Pool> {
+    runner ??= provisionSqlRunner(admin()).then(
+      ({ role, password }) => {
+        const old = pools.get('default');
+        const pool = newPool(asUser(options.defaultUrl!, role, password));
+        pools.set('default', pool);
+        if (old) void old.end().catch(() => undefined);
+        return pool;
+      },
+      (err: unknown) => {
+        runner = null; // try again on the next task (the operator may fix the grants meanwhile)
+        throw err;
+      },
+    );
+    return runner;
+  }
+
+  async function connect(name: string): Promise<{ client: pg.PoolClient; pool: pg.Pool; canceller: pg.Pool; isDefault: boolean }> {
     const isDefault = name === 'default' && !options.connections?.default;
     const url = isDefault ? options.defaultUrl : options.connections?.[name];
     if (!url) {
@@ -68,13 +308,28 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         { code: 'config' },
       );
     }
-    let pool = pools.get(name);
-    if (!pool) {
-      pool = new pg.Pool({ connectionString: url, max: 4, idleTimeoutMillis: 30_000 });
-      pool.on('error', () => undefined);
-      pools.set(name, pool);
+    if (!isDefault) {
+      let pool = pools.get(name);
+      if (!pool) {
+        pool = newPool({ connectionString: url });
+        pools.set(name, pool);
+      }
+      return { client: await pool.connect(), pool, canceller: pool, isDefault };
     }
-    return { pool, isDefault };
+    for (let i = 1; ; i++) {
+      const pool = await runnerPool();
+      try {
+        return { client: await pool.connect(), pool, canceller: admin(), isDefault };
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        // Login refused (the role's password was changed, e.g. by the role itself): re-provision once.
+        if (i === 1 && (code === '28P01' || code === '28000')) {
+          runner = null;
+          continue;
+        }
+        throw new HandlerError(`sql: cannot connect to the default connection as the restricted role: ${(err as Error).message}`, { code: code ?? 'connect' });
+      }
+    }
   }
 
   const handler: Handler = async (ctx) => {
@@ -83,22 +338,11 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     if (!sql.trim()) throw new HandlerError('sql: `sql` (the statement) is required', { code: 'config' });
     const params = Array.isArray(s.params) ? s.params : [];
     const name = typeof s.connection === 'string' && s.connection ? s.connection : 'default';
-    const { pool, isDefault } = poolFor(name);
-    if (isDefault) {
-      scratchReady ??= pool.query(`CREATE SCHEMA IF NOT EXISTS ${SCRATCH_SCHEMA}`).then(
-        () => undefined,
-        (err) => {
-          scratchReady = null;
-          throw err;
-        },
-      );
-      await scratchReady;
-    }
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const client = await pool.connect();
+    const { client, canceller, isDefault } = await connect(name);
     const pid = (client as unknown as { processID?: number }).processID;
     const onAbort = () => {
-      if (pid) pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+      if (pid) canceller.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     let broken = false;
@@ -112,9 +356,11 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       }
       const res = await client.query({ text: sql, values: params });
       await client.query('COMMIT');
-      const rows = Array.isArray(res.rows) ? res.rows : [];
+      // multi-statement text yields an array of results: report the last one
+      const last = (Array.isArray(res) ? res[res.length - 1] : res) as pg.QueryResult | undefined;
+      const rows = Array.isArray(last?.rows) ? last.rows : [];
       return {
-        rowCount: res.rowCount ?? rows.length,
+        rowCount: last?.rowCount ?? rows.length,
         rows: rows.slice(0, SQL_ROW_CAP),
         ...(rows.length > SQL_ROW_CAP ? { truncated: true } : {}),
       };
@@ -127,6 +373,9 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       throw new HandlerError(`sql: ${e.message ?? String(err)}`, { code: e.code ?? 'sql' });
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
+      // Nothing the SQL left in the session (session GUCs, advisory locks, temp tables,
+      // prepared statements) may reach the next attempt on this pooled connection.
+      if (!broken && isDefault) await client.query('DISCARD ALL').catch(() => (broken = true));
       client.release(broken);
     }
   };
@@ -134,8 +383,10 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
   return {
     handler,
     async close() {
-      const all = [...pools.values()];
+      const all = [...pools.values(), ...(adminPool ? [adminPool] : [])];
       pools.clear();
+      adminPool = null;
+      runner = null;
       await Promise.all(all.map((p) => p.end().catch(() => undefined)));
     },
   };

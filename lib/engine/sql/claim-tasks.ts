@@ -25,6 +25,14 @@ export interface ClaimParams {
  * row, and the UPDATE ... RETURNING, the task_logs rows and the run's
  * pending -> running move all commit together, so a claim is one round trip.
  *
+ * Measured (EXPLAIN ANALYZE, 20,000 ready tasks): the candidate scan stays on
+ * tasks_claim_idx and stops after `limit` rows (~3 ms for 20, half of it
+ * planning); the routing predicates are row filters evaluated only on those
+ * rows, never a scan. Each returned row also carries `onlyTask` (no other task
+ * in its run: one tasks_run_idx probe), which lets completeTask finish a
+ * one-step run in one statement (complete-only-task.ts) and skip that attempt
+ * for DAG tasks.
+ *
  * Resource keys (at most one running task per key across all runs) are enforced
  * by the unique partial index `tasks_resource_running_uniq`, not by a global
  * lock: candidates whose key is already running are filtered out here, and at

@@ -16,7 +16,8 @@ export function claimedTaskColumns(alias = 'tasks'): string {
   return `${a}.id, ${a}.run_id AS "runId", ${a}.job_id AS "jobId", ${a}.step_key AS "stepKey", ${a}.handler, ${a}.config,
     ${a}.payload, ${a}.attempt, ${a}.max_retries AS "maxRetries", ${a}.timeout_seconds AS "timeoutSeconds", ${a}.priority,
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
-    ${a}.lease_until AS "leaseUntil", ${a}.version`;
+    ${a}.lease_until AS "leaseUntil", ${a}.version,
+    NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.id <> ${a}.id) AS "onlyTask"`;
 }
 
 /** Task statuses that are not final, as an SQL list (DESIGN.md §4). */

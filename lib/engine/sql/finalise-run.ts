@@ -44,7 +44,9 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
     `WITH probe AS (
        SELECT EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status IN ('pending', 'running', 'failed', 'timeout')) AS open,
               EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status IN ('running', 'failed', 'timeout'))
-                OR EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status = 'pending' AND pending_parents = 0) AS live
+                -- pending_parents < 1, not = 0: '= 0' matches the partial claim index, which the planner then
+                -- walks (every ready task of every run) filtering on run_id; '< 1' keeps it on tasks_run_open_idx.
+                OR EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status = 'pending' AND pending_parents < 1) AS live
      ), agg AS (
        SELECT bool_or(status = 'cancelled') AS any_cancelled,
               bool_and(status = 'success' OR (status = 'skipped' AND error IS NULL)) AS all_ok,
@@ -69,7 +71,8 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
         WHERE NOT (SELECT open FROM probe) AND r.id = $1::uuid AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), old_job AS (
-       SELECT j.id, j.status FROM jobs j, upd WHERE j.id::text = upd.job_id FOR UPDATE OF j
+       -- runs.job_id is text (no FK): cast it, not jobs.id, so the lookup is a jobs_pkey probe, not a seq scan.
+       SELECT j.id, j.status FROM jobs j, upd WHERE j.id = upd.job_id::uuid FOR UPDATE OF j
      ), job AS (
        UPDATE jobs j
           SET last_run_status = upd.status,

@@ -56,7 +56,9 @@ export async function finishAttempt(
        UPDATE tasks
           SET status = $4::task_status, completed_at = $9::timestamptz, lease_until = NULL,
               output = $5::jsonb, error = $6, exit_code = $7::int, version = version + 1, updated_at = $9::timestamptz
-        WHERE id = $1::uuid AND status = 'running' AND attempt = $2::int AND locked_by = $3
+        -- status::text: keeps the planner on tasks_pkey; with status = 'running' it may pick the partial
+        -- tasks_lease_idx (same predicate) and filter every running task by id.
+        WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3
           AND ($10::timestamptz IS NULL OR lease_until < $10::timestamptz)
        RETURNING id, run_id, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, scheduled_for, locked_by
      ), log AS (
@@ -68,16 +70,20 @@ export async function finishAttempt(
          FROM t
        RETURNING 1
      ), dec AS (
+       -- Children by primary key from an array built off task_dependencies_parent_idx: a plain join let
+       -- the planner (stale statistics right after a bulk trigger) walk every pending task of the table
+       -- (tasks_run_open_idx on status) per completion, which made queue drains quadratic.
        UPDATE tasks c SET pending_parents = c.pending_parents - 1, updated_at = $9::timestamptz
-         FROM task_dependencies d, t
-        WHERE t.status = 'success' AND d.parent_task_id = t.id AND d.dep_type IN ('hard', 'soft')
-          AND c.id = d.task_id AND c.status = 'pending'
+        WHERE c.id = ANY (ARRAY(SELECT d.task_id FROM task_dependencies d
+                                 WHERE d.parent_task_id = $1::uuid AND d.dep_type IN ('hard', 'soft')))
+          AND c.status = 'pending' AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success')
        RETURNING c.pending_parents
      ), counts AS (
        SELECT (SELECT count(*) FROM dec WHERE pending_parents = 0)::int AS ready,
-              (SELECT count(*) FROM task_dependencies d JOIN tasks c ON c.id = d.task_id, t
-                WHERE t.status = 'success' AND d.parent_task_id = t.id AND d.dep_type = 'on_failure'
-                  AND c.status = 'pending')::int AS on_failure_children
+              (SELECT count(*) FROM tasks c
+                WHERE c.id = ANY (ARRAY(SELECT d.task_id FROM task_dependencies d
+                                         WHERE d.parent_task_id = $1::uuid AND d.dep_type = 'on_failure'))
+                  AND c.status = 'pending' AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success'))::int AS on_failure_children
      )
      SELECT t.id, t.run_id AS "runId", t.job_id AS "jobId", t.step_key AS "stepKey", t.handler, t.status::text AS status,
             t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt", t.scheduled_for AS "scheduledFor",

@@ -23,6 +23,23 @@ export interface StatsDelta {
  * (stat_date, handler) via ON CONFLICT.
  */
 /**
+ * The ON CONFLICT half of every handler_stats_daily upsert (this file's and
+ * complete-only-task.ts's): adds a delta row to the day's row.
+ */
+export const STATS_ON_CONFLICT_SQL = `ON CONFLICT (stat_date, handler) DO UPDATE SET
+       success = h.success + EXCLUDED.success,
+       failure = h.failure + EXCLUDED.failure,
+       timeout = h.timeout + EXCLUDED.timeout,
+       dead_letter = h.dead_letter + EXCLUDED.dead_letter,
+       total_duration_ms = h.total_duration_ms + EXCLUDED.total_duration_ms,
+       max_duration_ms = GREATEST(h.max_duration_ms, EXCLUDED.max_duration_ms),
+       total_lateness_ms = h.total_lateness_ms + EXCLUDED.total_lateness_ms,
+       lateness_count = h.lateness_count + EXCLUDED.lateness_count,
+       duration_buckets = (SELECT array_agg(coalesce(h.duration_buckets[i], 0) + coalesce(EXCLUDED.duration_buckets[i], 0) ORDER BY i)
+                             FROM generate_series(1, GREATEST(cardinality(h.duration_buckets), cardinality(EXCLUDED.duration_buckets))) i),
+       updated_at = EXCLUDED.updated_at`;
+
+/**
  * The upsert as SQL text with its parameters numbered from `first`, so the
  * engine can run it standalone or as the last CTE of finalise-run's statement
  * (one round trip fewer on the common path).
@@ -36,18 +53,7 @@ export function statsUpsertSql(d: StatsDelta, now: Date, first: number): { sql: 
                                           max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
      VALUES ((${$(0)}::timestamptz AT TIME ZONE ${$(1)}::text)::date, ${$(2)}::text, ${$(3)}::int, ${$(4)}::int, ${$(5)}::int, ${$(6)}::int,
              ${$(7)}::bigint, ${$(7)}::int, ${$(8)}::bigint, ${$(9)}::int, ${$(10)}::int[], ${$(0)}::timestamptz)
-     ON CONFLICT (stat_date, handler) DO UPDATE SET
-       success = h.success + EXCLUDED.success,
-       failure = h.failure + EXCLUDED.failure,
-       timeout = h.timeout + EXCLUDED.timeout,
-       dead_letter = h.dead_letter + EXCLUDED.dead_letter,
-       total_duration_ms = h.total_duration_ms + EXCLUDED.total_duration_ms,
-       max_duration_ms = GREATEST(h.max_duration_ms, EXCLUDED.max_duration_ms),
-       total_lateness_ms = h.total_lateness_ms + EXCLUDED.total_lateness_ms,
-       lateness_count = h.lateness_count + EXCLUDED.lateness_count,
-       duration_buckets = (SELECT array_agg(coalesce(h.duration_buckets[i], 0) + coalesce(EXCLUDED.duration_buckets[i], 0) ORDER BY i)
-                             FROM generate_series(1, GREATEST(cardinality(h.duration_buckets), cardinality(EXCLUDED.duration_buckets))) i),
-       updated_at = EXCLUDED.updated_at`;
+     ${STATS_ON_CONFLICT_SQL}`;
   const params = [now, statsTimeZone(), d.handler, d.success, d.failure, d.timeout, d.deadLetter, duration,
     d.latenessMs === null ? 0 : Math.max(0, Math.round(d.latenessMs)), d.latenessMs === null ? 0 : 1, buckets];
   return { sql, params };

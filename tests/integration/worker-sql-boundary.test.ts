@@ -1,0 +1,188 @@
+/**
+ * H2: the `sql` executor's default connection is a privilege boundary. It runs
+ * as the per-database restricted role `sqlRunnerRoleName(db)` (LOGIN, no
+ * privileges on Tickflow's tables, owner of tickflow_scratch only), so an
+ * operator's SQL can neither escalate (UPDATE users SET role = 'admin') nor
+ * read users / api_tokens / settings / pg_authid — whatever it RESETs or SETs.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
+import { withDatabase } from '../../lib/infra/migrate.ts';
+import { triggerRun } from '../../lib/engine/index.ts';
+import { demoJobs } from '../../prisma/seed.ts';
+import { createWorker, type Worker } from '../../worker/create-worker.ts';
+import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from '../../worker/handlers/index.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+
+let t: TestDatabase;
+let role: string;
+const workers: Worker[] = [];
+const extraRoles: string[] = [];
+
+async function adminQuery(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: inject('pgAdminUrl') });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  role = sqlRunnerRoleName(t.name);
+  await t.pool.query(`INSERT INTO users (email, name, password_hash, role) VALUES ('op@example.com', 'Op', 'secret-hash', 'operator')`);
+  // A database that used the old, unrestricted executor: scratch schema and a table owned by Tickflow's user.
+  await t.pool.query(`CREATE SCHEMA tickflow_scratch; CREATE TABLE tickflow_scratch.legacy_orders (id int); CREATE TABLE tickflow_scratch.old_stuff (x int)`);
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
+});
+afterAll(async () => {
+  await t?.close();
+  // Roles are cluster-wide: drop the ones this file created (their database is gone, so they own nothing).
+  for (const r of [role, ...extraRoles]) if (r) await adminQuery(`DROP ROLE IF EXISTS "${r}"`).catch(() => undefined);
+});
+
+async function startWorker(): Promise<Worker> {
+  const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'] }) });
+  workers.push(w);
+  await w.start();
+  return w;
+}
+
+async function runTask(f: JobFixture): Promise<string> {
+  const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
+  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+  const [task] = await t.db.task.findMany({ where: { runId: run.id } });
+  return task!.id;
+}
+
+const finalTask = (id: string, ms = 20_000) =>
+  waitFor(async () => {
+    const x = await t.db.task.findUniqueOrThrow({ where: { id } });
+    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
+  }, ms, `task ${id} to finish`);
+
+const runSql = async (sql: string, extra: Record<string, unknown> = {}) => finalTask(await runTask({ steps: [{ handler: 'sql', payload: { sql, ...extra } }] }));
+
+describe('sql default connection: restricted role', () => {
+  it('the escalation statement fails with permission denied and changes nothing', async () => {
+    await startWorker();
+    const x = await runSql(`UPDATE public.users SET role='admin' WHERE email='op@example.com' RETURNING email, role`);
+    expect(x.status).toBe('dead');
+    expect(x.error).toMatch(/permission denied for table users/);
+    const again = await runSql(`RESET ROLE; RESET SESSION AUTHORIZATION; UPDATE public.users SET role='admin' WHERE email='op@example.com'`);
+    expect(again.status).toBe('dead');
+    expect(again.error).toMatch(/permission denied/);
+    const setRole = await runSql(`SET ROLE postgres`);
+    expect(setRole.status).toBe('dead');
+    const { rows } = await t.pool.query(`SELECT role::text FROM users WHERE email = 'op@example.com'`);
+    expect(rows).toEqual([{ role: 'operator' }]);
+  });
+
+  it('cannot read users, api_tokens, settings, pg_authid or other Tickflow tables', async () => {
+    await startWorker();
+    for (const sql of [
+      'SELECT email, password_hash FROM public.users',
+      'SELECT token_hash FROM public.api_tokens',
+      `SELECT value FROM public.settings WHERE key = '${SQL_RUNNER_PASSWORD_SETTING}'`,
+      'SELECT rolname, rolpassword FROM pg_authid',
+      'SELECT * FROM pg_shadow',
+      'SELECT payload FROM public.tasks',
+      'SELECT * FROM public.jobs',
+      'TRUNCATE public.task_logs',
+      `INSERT INTO public.sessions DEFAULT VALUES`,
+      'CREATE TABLE public.trojan (x int)',
+    ]) {
+      const x = await runSql(sql);
+      expect({ sql, status: x.status }).toEqual({ sql, status: 'dead' });
+      expect(x.error).toMatch(/permission denied|must be/);
+    }
+    const who = await runSql('SELECT current_user AS u, session_user AS s, current_setting($$search_path$$) AS p');
+    expect(who).toMatchObject({ status: 'success', output: { rows: [{ u: role, s: role }] } });
+  });
+
+  it('the role has no dangerous attributes, no memberships and owns the scratch schema (taken over from the old owner)', async () => {
+    const { rows } = await t.pool.query(
+      `SELECT rolsuper, rolcreatedb, rolcreaterole, rolinherit, rolreplication, rolbypassrls, rolcanlogin,
+              (SELECT count(*)::int FROM pg_auth_members m WHERE m.member = r.oid) AS memberships,
+              (SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'tickflow_scratch') AS schema_owner,
+              (SELECT count(*)::int FROM pg_tables WHERE schemaname = 'tickflow_scratch' AND tableowner <> r.rolname) AS foreign_tables
+         FROM pg_roles r WHERE rolname = $1`,
+      [role],
+    );
+    expect(rows).toEqual([
+      { rolsuper: false, rolcreatedb: false, rolcreaterole: false, rolinherit: false, rolreplication: false, rolbypassrls: false, rolcanlogin: true, memberships: 0, schema_owner: role, foreign_tables: 0 },
+    ]);
+    const pw = await t.pool.query(`SELECT value FROM settings WHERE key = $1`, [SQL_RUNNER_PASSWORD_SETTING]);
+    expect(typeof pw.rows[0]?.value).toBe('string');
+  });
+
+  it('creating and querying a table in tickflow_scratch works', async () => {
+    await startWorker();
+    expect((await runSql('CREATE TABLE boundary_demo (x int); INSERT INTO boundary_demo VALUES (1), (2)')).status).toBe('success');
+    expect(await runSql('SELECT sum(x)::int AS s, current_schema() AS schema FROM boundary_demo')).toMatchObject({
+      status: 'success',
+      output: { rows: [{ s: 3, schema: 'tickflow_scratch' }] },
+    });
+    const { rows } = await t.pool.query(`SELECT tableowner FROM pg_tables WHERE schemaname = 'tickflow_scratch' AND tablename = 'boundary_demo'`);
+    expect(rows).toEqual([{ tableowner: role }]);
+  });
+
+  it("the demo DAG's statements run under the restricted role", async () => {
+    await startWorker();
+    const dag = demoJobs('http://localhost:3000').find((j) => j.key === 'demo.db-migration') as { steps: { key: string; payload: { sql: string } }[] };
+    const order = ['extract', 'transform', 'validate-shard-0', 'validate-shard-1', 'validate-shard-2', 'rebuild-index', 'rollback'];
+    for (const key of order) {
+      const step = dag.steps.find((s) => s.key === key)!;
+      const x = await runSql(step.payload.sql);
+      expect({ key, status: x.status, error: x.error }).toEqual({ key, status: 'success', error: null });
+    }
+    const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM tickflow_scratch.legacy_orders`);
+    expect(rows).toEqual([{ n: 30000 }]);
+  }, 60_000);
+
+  it('a password changed by the role itself, or a session advisory lock, does not stick', async () => {
+    await startWorker();
+    expect((await runSql(`SELECT pg_advisory_lock(4242)`)).status).toBe('success');
+    const locks = await t.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242`);
+    expect(locks.rows).toEqual([{ n: 0 }]);
+    expect((await runSql(`ALTER ROLE CURRENT_USER PASSWORD 'hijacked'`)).status).toBe('success');
+    await workers.splice(0).map((w) => w.stop({ graceMs: 0 }))[0];
+    await startWorker(); // a fresh pool must log in again
+    expect(await runSql('SELECT 1 AS one')).toMatchObject({ status: 'success', output: { rows: [{ one: 1 }] } });
+  });
+
+  it('refuses with a clear error when the Tickflow user may not create roles (never falls back)', async () => {
+    const limited = `tf_nocr_${randomBytes(4).toString('hex')}`;
+    extraRoles.push(limited);
+    await adminQuery(`CREATE ROLE ${limited} LOGIN PASSWORD 'pw-${limited}' NOCREATEROLE`);
+    const u = new URL(t.url);
+    u.username = limited;
+    u.password = `pw-${limited}`;
+    const sql = createSqlHandler({ defaultUrl: u.toString() });
+    try {
+      const err = await sql
+        .handler({ payload: { sql: 'SELECT 1' }, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), timeoutMs: 5000 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HandlerError);
+      expect((err as Error).message).toMatch(/may not create roles \(no CREATEROLE/);
+      expect((err as Error).message).toMatch(/TICKFLOW_SQL_CONNECTIONS/);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it('a named connection still runs as the role in its URL', async () => {
+    const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], sqlConnections: { own: withDatabase(inject('pgAdminUrl'), t.name) } }) });
+    workers.push(w);
+    await w.start();
+    const x = await runSql('SELECT count(*)::int AS n FROM public.users', { connection: 'own' });
+    expect(x.status).toBe('success');
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Making whatever a handler produced storable (H1 audit): a task's output and
+ * error end up in `tasks.output` (jsonb), `tasks.error` (text) and
+ * `tasks.exit_code` (int). PostgreSQL refuses `\u0000` in jsonb and a NUL byte
+ * in text, and refuses a lone UTF-16 surrogate escape in jsonb; a refused
+ * completion would be retried, then left to the reaper, which runs the task
+ * again — a loop. So the runner sanitises before completing:
+ *
+ * - U+0000 and lone surrogates in strings (values and keys) become U+FFFD;
+ * - an output whose JSON is above TASK_OUTPUT_CAP_BYTES is replaced by
+ *   `{ outputTruncated: true, originalBytes, preview }` (preview = the first
+ *   TASK_OUTPUT_PREVIEW_BYTES of the JSON text);
+ * - error messages are strings of at most TASK_ERROR_CAP_BYTES, whatever was thrown;
+ * - exit codes outside int4 are dropped.
+ */
+import { capText } from './handlers/types.ts';
+
+export const TASK_OUTPUT_CAP_BYTES = 1024 * 1024;
+export const TASK_OUTPUT_PREVIEW_BYTES = 64 * 1024;
+export const TASK_ERROR_CAP_BYTES = 8 * 1024;
+
+// eslint-disable-next-line no-control-regex
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replaces U+0000 and lone surrogates with U+FFFD. */
+export function storableString(s: string): string {
+  return s.replace(UNSTORABLE, '\uFFFD');
+}
+
+/** JSON round trip (bigint -> string); never throws: an unserialisable value becomes a descriptive string. */
+export function jsonSafe(value: unknown): unknown {
+  if (value === undefined) return null;
+  try {
+    const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+    return text === undefined ? null : JSON.parse(text);
+  } catch (err) {
+    return `[unserialisable output: ${describeError(err)}]`;
+  }
+}
+
+/** Deep copy of a JSON value with every string (and key) made storable; `changed` tells whether anything was replaced. */
+export function sanitizeJson(value: unknown): { value: unknown; changed: boolean } {
+  let changed = false;
+  const fix = (s: string): string => {
+    const t = storableString(s);
+    if (t !== s) changed = true;
+    return t;
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return fix(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[fix(k)] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  const out = walk(value);
+  return { value: out, changed };
+}
+
+/**
+ * The output as it will be stored: JSON-safe, sanitised, size-capped.
+ * `notes` lists what was changed (for the worker log).
+ */
+export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { output: unknown; notes: string[] } {
+  const notes: string[] = [];
+  const { value: clean, changed } = sanitizeJson(jsonSafe(value));
+  if (changed) notes.push('replaced U+0000 / lone surrogates with U+FFFD (PostgreSQL cannot store them)');
+  let text: string;
+  try {
+    text = JSON.stringify(clean) ?? 'null';
+  } catch (err) {
+    return { output: `[unserialisable output: ${describeError(err)}]`, notes: [...notes, 'unserialisable'] };
+  }
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= cap) return { output: clean, notes };
+  notes.push(`output of ${bytes} bytes truncated to a ${TASK_OUTPUT_PREVIEW_BYTES}-byte preview (cap ${cap})`);
+  return {
+    output: { outputTruncated: true, originalBytes: bytes, preview: storableString(capText(text, Math.min(cap, TASK_OUTPUT_PREVIEW_BYTES)).text) },
+    notes,
+  };
+}
+
+/** A readable, storable message for anything thrown (Error, string, null, objects with throwing getters…). */
+export function describeError(e: unknown): string {
+  let msg: string;
+  try {
+    const m = (e as { message?: unknown } | null | undefined)?.message;
+    if (typeof m === 'string' && m) msg = m;
+    else if (typeof e === 'string') msg = e;
+    else if (e === undefined || e === null) msg = `handler threw ${String(e)}`;
+    else {
+      try {
+        msg = `handler threw a non-Error: ${JSON.stringify(e) ?? String(e)}`;
+      } catch {
+        msg = `handler threw a non-Error: ${String(e)}`;
+      }
+    }
+  } catch {
+    msg = 'handler threw a value that cannot be described';
+  }
+  return storableString(capText(msg, TASK_ERROR_CAP_BYTES).text);
+}
+
+/** An exit code fit for an int4 column, else undefined. */
+export function storableExitCode(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? v : undefined;
+}
