@@ -5,6 +5,7 @@ import { CreateJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { alarmConfig, assertCanFire, computeNextRunAt, graphRows, policyColumns, routingColumns, scheduleColumns, stepsOf } from './job-input.ts';
 import type { JobView } from './job-view.ts';
+import { assertKnownHandlers } from './known-handlers.ts';
 import { insertGraph, mapDbError, recordVersion } from './store.ts';
 
 /**
@@ -23,6 +24,7 @@ export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Acto
   const id = randomUUID();
   try {
     return await inTransaction(db, async (tx) => {
+      await assertKnownHandlers(tx, steps ?? [], (i) => (input.steps ? `steps.${i}.handler` : 'handler'));
       const data = {
         id,
         key: input.key,

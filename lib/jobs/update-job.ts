@@ -1,3 +1,4 @@
+import { assertKnownHandlers } from './known-handlers.ts';
 import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
@@ -54,6 +55,7 @@ export async function applyJobChanges(
       const keys = new Set(steps.map((s) => s.key));
       edges = current.edges.map(edgeView).filter((e) => keys.has(e.from) && keys.has(e.to));
     }
+    if (newSteps) await assertKnownHandlers(tx, newSteps, (i) => (changes.steps ? `steps.${i}.handler` : 'handler'));
     const r = validateDag({ steps, edges: edges.map((e) => ({ from: e.from, to: e.to, type: e.type ?? 'hard' })) });
     if (!r.ok) {
       const fields = Object.fromEntries(r.errors.map((e) => [e.path, e.message]));

@@ -46,3 +46,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Registers an offline worker node that reports `handlers`, so jobs naming
+ * those custom handlers pass the known-handler check on save (lib/jobs
+ * known-handlers.ts) without a live worker taking part in claims.
+ */
+export async function offerHandlers(t: TestDatabase, handlers: string[]): Promise<void> {
+  await t.pool.query(
+    `INSERT INTO worker_nodes (node_id, name, host, pid, handlers, status)
+     VALUES ('test-handlers', 'test handlers', 'test', 0, $1, 'offline')
+     ON CONFLICT (node_id) DO UPDATE SET handlers = (SELECT array_agg(DISTINCT h) FROM unnest(worker_nodes.handlers || EXCLUDED.handlers) h)`,
+    [handlers],
+  );
+}

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { alarmsForFinishedRun } from '../../lib/alarms/alarms-for-finished-run.ts';
@@ -104,6 +104,7 @@ const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  await offerHandlers(t, ['alarm.fail', 'alarm.scan', 'alarm.scan2']);
   hook = await startReceiver();
   smtp = await startSmtp();
   for (const k of ENV_KEYS) saved[k] = process.env[k];

@@ -9,7 +9,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createApiToken } from '../../lib/auth/tokens.ts';
 import * as health from '../../app/api/v1/health/route.ts';
@@ -186,6 +186,7 @@ describe('REST contract /api/v1', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
+    await offerHandlers(t, ['h']);
     process.env.DATABASE_URL = t.url;
     admin = (await createApiToken(t.db, { name: 'admin', role: 'admin' }, SYSTEM_ACTOR)).token;
     operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;

@@ -4,7 +4,7 @@
  * rollback / keyset pagination / bad input writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
 import type { Actor } from '../../lib/auth/actor.ts';
 import {
   bulkJobs,
@@ -44,6 +44,7 @@ describe('jobs lifecycle', () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase();
+    await offerHandlers(t, ['h', 'h2']);
   });
   afterAll(async () => {
     await t.close();

@@ -6,7 +6,7 @@
  * repaired with apply. Injected clock throughout (no sleeps).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
@@ -38,6 +38,7 @@ beforeAll(async () => {
   savedTz = process.env.TICKFLOW_STATS_TZ;
   delete process.env.TICKFLOW_STATS_TZ; // UTC days
   t = await createTestDatabase();
+  await offerHandlers(t, HANDLERS);
   for (let i = 0; i < 4; i++) clients.push(createPrismaClient(t.url, 3));
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * the rebuild uses the same boundary; lateness and the read model's averages.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
@@ -16,6 +16,7 @@ let t: TestDatabase;
 const saved = process.env.TICKFLOW_STATS_TZ;
 beforeAll(async () => {
   t = await createTestDatabase();
+  await offerHandlers(t, ['tz.rebuild', 'tz.shanghai', 'tz.utc']);
 });
 afterAll(async () => {
   await t?.close();

@@ -4,7 +4,7 @@
  * system job run end to end through the engine (trigger -> claim -> handler -> complete).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { deleteJob } from '../../lib/jobs/delete-job.ts';
@@ -21,6 +21,7 @@ let t: TestDatabase;
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  await offerHandlers(t, ['ret.h', 'ret.other']);
 });
 afterAll(async () => {
   await t?.close();
