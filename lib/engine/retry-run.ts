@@ -11,7 +11,8 @@ import type { Run } from './types.ts';
  * scheduledFor now, the old run's params as payload, parent_run_id = old run);
  * the job's block strategy applies like for any trigger, so the returned run
  * may be `skipped` (discard_later) or queued. The job's *current* definition is used.
- * @throws DomainError('not_found') for an unknown run or a deleted job; ('conflict') for a run in another status.
+ * @throws DomainError('not_found') for an unknown run or a deleted job; ('conflict') for a run in another
+ *   status, or one already retried (its retry was not skipped).
  */
 export async function retryRun(db: Db, runId: string, actor: string, now: Date = new Date()): Promise<Run> {
   if (!UUID_RE.test(runId)) throw new DomainError('not_found', `run ${runId} not found`);
@@ -20,6 +21,19 @@ export async function retryRun(db: Db, runId: string, actor: string, now: Date =
     if (!run) throw new DomainError('not_found', `run ${runId} not found`);
     if (!['failed', 'timeout', 'cancelled'].includes(run.status)) {
       throw new DomainError('conflict', `run ${runId} is ${run.status}: only failed, timeout or cancelled runs can be retried`, undefined, { status: run.status });
+    }
+    // One retry per run: a double click or two operators at once must not start
+    // the work twice. The run row is locked above, so this read (a new statement,
+    // a fresh snapshot) sees a retry another transaction just committed. A retry
+    // that was skipped by the block strategy does not count.
+    const earlier = await tx.$queryRawUnsafe<{ id: string; status: string }[]>(
+      `SELECT id, status::text AS status FROM runs WHERE parent_run_id = $1::uuid AND status <> 'skipped' ORDER BY created_at LIMIT 1`,
+      run.id,
+    );
+    if (earlier[0]) {
+      throw new DomainError('conflict', `run ${runId} was already retried as run ${earlier[0].id} (${earlier[0].status}); retry that run instead`, undefined, {
+        retryRunId: earlier[0].id,
+      });
     }
     const { run: created } = await triggerRun(tx, {
       jobId: run.jobId, trigger: 'retry', triggeredBy: actor, scheduledFor: now, payload: run.params ?? {}, parentRunId: run.id,

@@ -165,6 +165,13 @@ describe('cancel and retry', () => {
     expect(again).toMatchObject({ trigger: 'retry', triggeredBy: 'op', parentRunId: r.id, status: 'pending', params: { n: 1 } });
     const task = await t.db.task.findFirstOrThrow({ where: { runId: again.id } });
     expect(task.payload).toEqual({ n: 1 });
+    // Once only: concurrent or repeated retries of the same run are refused, naming the retry.
+    const repeats = await Promise.allSettled([retryRun(t.db, r.id, 'op', at(2000)), retryRun(t.db, r.id, 'op2', at(2000))]);
+    for (const p of repeats) {
+      expect(p.status).toBe('rejected');
+      expect((p as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict', detail: { retryRunId: again.id } });
+    }
+    expect(await t.db.run.count({ where: { parentRunId: r.id } })).toBe(1);
   });
 
   it('errors: unknown ids are not_found DomainErrors', async () => {
