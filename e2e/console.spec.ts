@@ -39,6 +39,7 @@ test('create a cron job in the form, Run now, the run reaches success with pendi
   await page.getByRole('button', { name: 'Create job' }).click();
 
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+  const jobUrl = page.url();
   await expect(page.getByRole('heading', { name: key })).toBeVisible();
   await expect(page.getByTestId('job-status')).toHaveText('active');
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
@@ -58,6 +59,12 @@ test('create a cron job in the form, Run now, the run reaches success with pendi
   // The job's Runs tab lists the run.
   await page.goto(page.url().replace(/\/runs\/.*/, '/runs'));
   await expect(page.getByTestId('runs-table')).toBeVisible();
+
+  // The job page's run history strip shows it as a success cell linking to the run.
+  await page.goto(jobUrl);
+  const strip = page.getByTestId('run-history-strip');
+  await expect(strip.locator('a[data-status="success"]').first()).toBeVisible();
+  await expect(strip.locator('a[data-status="success"]').first()).toHaveAttribute('href', /\/runs\/[0-9a-f-]{36}$/);
 });
 
 test('bad JSON, bad key and bad cron show errors next to their fields and create nothing', async ({ page }) => {

@@ -19,6 +19,7 @@ import { JOB_TABS, type JobTab } from '@/components/jobs/job-tab-names';
 import { VersionsPanel } from '@/components/jobs/versions-panel';
 import { StepsTable } from '@/components/jobs/steps-table';
 import { JobRunsPanel } from '@/components/runs/job-runs-panel';
+import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
 import { scheduleSummary } from '@/components/jobs/schedule-summary';
 import { JobGraphPanel } from './graph-panel';
 import { getStatsChartData } from '@/lib/stats/chart-data';
@@ -60,7 +61,7 @@ export default async function JobPage({ params, searchParams }: Props) {
   const tab: JobTab = (JOB_TABS as readonly string[]).includes(sp.tab ?? '') ? (sp.tab as JobTab) : 'overview';
   const [versions, runs, handlers, stats] = await Promise.all([
     listVersions(getDb(), job.id, actor, { limit: 200 }),
-    listRuns(getDb(), { jobId: job.id, limit: 25 }, actor),
+    listRuns(getDb(), { jobId: job.id, limit: 60 }, actor),
     loadHandlerNames(actor),
     // Handler-level daily stats (lib/stats, shared by every job using the handler); a failure only hides the panel.
     getStatsChartData(getDb(), { handlers: [...new Set(job.steps.map((s) => s.handler))], days: 30 }).catch(() => null),
@@ -104,6 +105,11 @@ export default async function JobPage({ params, searchParams }: Props) {
           overview: (
             <>
               <Overview job={job} />
+              <Card className="mt-4">
+                <CardBody>
+                  <RunHistoryStrip runs={runs.items} />
+                </CardBody>
+              </Card>
               {stats ? (
                 <div className="mt-4">
                   <JobStatsPanel data={stats} title="Handler stats, last 30 days" />
