@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
-import { triggerRun } from '../../lib/engine/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 import { sqlRunnerRoleName } from '../../worker/handlers/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+import { insertJob, testWorkerConfig, waitFor, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
 
 let t: TestDatabase;
 const workers: Worker[] = [];
@@ -42,18 +41,9 @@ async function startWorker(over: Partial<WorkerConfig> = {}): Promise<Worker> {
   return w;
 }
 
-async function runTask(f: JobFixture): Promise<string> {
-  const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
-  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
-  const [task] = await t.db.task.findMany({ where: { runId: run.id } });
-  return task!.id;
-}
+const runTask = (f: JobFixture) => triggerOneTask(t.db, f);
 
-const finalTask = (id: string, ms = 15_000) =>
-  waitFor(async () => {
-    const x = await t.db.task.findUniqueOrThrow({ where: { id } });
-    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
-  }, ms, `task ${id} to finish`);
+const finalTask = (id: string, ms = 15_000) => waitForFinalTask(t.db, id, ms);
 
 function alive(pid: number): boolean {
   try {

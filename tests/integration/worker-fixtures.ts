@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PrismaClient } from '../../lib/db.ts';
+import { triggerRun } from '../../lib/engine/index.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -168,4 +169,20 @@ export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/** Creates a manual job from `f`, triggers it once, and returns the id of its (first) task. */
+export async function triggerOneTask(db: PrismaClient, f: JobFixture): Promise<string> {
+  const jobId = await insertJob(db, { scheduleKind: 'manual', ...f });
+  const { run } = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+  const [task] = await db.task.findMany({ where: { runId: run.id } });
+  return task!.id;
+}
+
+/** Waits (polling, real time) until task `id` is final, and returns its row. */
+export function waitForFinalTask(db: PrismaClient, id: string, ms = 15_000) {
+  return waitFor(async () => {
+    const x = await db.task.findUniqueOrThrow({ where: { id } });
+    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
+  }, ms, `task ${id} to finish`);
 }

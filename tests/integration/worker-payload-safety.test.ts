@@ -8,12 +8,11 @@
  *   completion retries and the reaper.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { triggerRun } from '../../lib/engine/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { Handler } from '../../worker/handlers/index.ts';
 import { TASK_OUTPUT_CAP_BYTES } from '../../worker/output.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, spawnWorker, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+import { insertJob, spawnWorker, testWorkerConfig, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
 
 let t: TestDatabase;
 const workers: Worker[] = [];
@@ -48,18 +47,9 @@ async function startWorker(): Promise<Worker> {
   return w;
 }
 
-async function runTask(f: JobFixture): Promise<string> {
-  const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
-  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
-  const [task] = await t.db.task.findMany({ where: { runId: run.id } });
-  return task!.id;
-}
+const runTask = (f: JobFixture) => triggerOneTask(t.db, f);
 
-const finalTask = (id: string, ms = 15_000) =>
-  waitFor(async () => {
-    const x = await t.db.task.findUniqueOrThrow({ where: { id } });
-    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
-  }, ms, `task ${id} to finish`);
+const finalTask = (id: string, ms = 15_000) => waitForFinalTask(t.db, id, ms);
 
 describe('builtin.sleep {ms: 1e100}', () => {
   it('fails the attempt naming payload.ms; the worker process survives and runs the next task', async () => {

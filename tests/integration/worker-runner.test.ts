@@ -9,7 +9,7 @@ import { triggerRun } from '../../lib/engine/index.ts';
 import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+import { insertJob, testWorkerConfig, waitFor, type JobFixture, waitForFinalTask } from './worker-fixtures.ts';
 
 let t: TestDatabase;
 const workers: Worker[] = [];
@@ -44,11 +44,7 @@ async function task(id: string) {
 async function logsOf(taskId: string) {
   return t.db.taskLog.findMany({ where: { taskId }, orderBy: { id: 'asc' } });
 }
-const finalTask = (id: string, ms = 15_000) =>
-  waitFor(async () => {
-    const x = await task(id);
-    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
-  }, ms, `task ${id} to finish`);
+const finalTask = (id: string, ms = 15_000) => waitForFinalTask(t.db, id, ms);
 
 describe('runner', () => {
   it('registers a node advertising its handlers and runs a task end to end', async () => {

@@ -10,12 +10,11 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
 import { withDatabase } from '../../lib/infra/migrate.ts';
-import { triggerRun } from '../../lib/engine/index.ts';
 import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from '../../worker/handlers/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, waitFor, type JobFixture } from './worker-fixtures.ts';
+import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
 
 let t: TestDatabase;
 let role: string;
@@ -55,18 +54,9 @@ async function startWorker(): Promise<Worker> {
   return w;
 }
 
-async function runTask(f: JobFixture): Promise<string> {
-  const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
-  const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
-  const [task] = await t.db.task.findMany({ where: { runId: run.id } });
-  return task!.id;
-}
+const runTask = (f: JobFixture) => triggerOneTask(t.db, f);
 
-const finalTask = (id: string, ms = 20_000) =>
-  waitFor(async () => {
-    const x = await t.db.task.findUniqueOrThrow({ where: { id } });
-    return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
-  }, ms, `task ${id} to finish`);
+const finalTask = (id: string, ms = 20_000) => waitForFinalTask(t.db, id, ms);
 
 const runSql = async (sql: string, extra: Record<string, unknown> = {}) => finalTask(await runTask({ steps: [{ handler: 'sql', payload: { sql, ...extra } }] }));
 
