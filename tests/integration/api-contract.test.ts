@@ -9,9 +9,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { call, restFixture, type CallResult, type RestFixture, type RouteHandler } from '../helpers/rest.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
-import { createApiToken } from '../../lib/auth/tokens.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as openapi from '../../app/api/v1/openapi.json/route.ts';
@@ -46,22 +46,8 @@ import * as overview from '../../app/api/v1/stats/overview/route.ts';
 import * as alarms from '../../app/api/v1/alarms/route.ts';
 import * as testAlarm from '../../app/api/v1/alarms/test/route.ts';
 
-type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
-type CallOpts = { token?: string | null; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> };
-type Res = { status: number; headers: Headers; json: any };
+type Res = CallResult;
 
-async function call(handler: Handler, method: string, url: string, opts: CallOpts = {}): Promise<Res> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined = opts.rawBody;
-  if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] = 'application/json';
-  }
-  const res = await handler(new Request(`http://localhost${url}`, { method, headers, body }), { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
-}
 
 /** A 400 whose error.fields names `field`. */
 function expectField(r: Res, field: string, label = field) {
@@ -184,18 +170,13 @@ describe('REST contract /api/v1', () => {
     return r.json as { id: string; key: string; version: number };
   };
 
+  let fixture: RestFixture;
   beforeAll(async () => {
-    t = await createTestDatabase();
-    await offerHandlers(t, ['h']);
-    process.env.DATABASE_URL = t.url;
-    admin = (await createApiToken(t.db, { name: 'admin', role: 'admin' }, SYSTEM_ACTOR)).token;
-    operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
-    viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
+    fixture = await restFixture(['h']);
+    ({ t, admin, operator, viewer } = fixture);
   });
   afterAll(async () => {
-    const { getDb } = await import('../../lib/db.ts');
-    await getDb().$disconnect();
-    await t.close();
+    await fixture.close();
   });
 
   it('covers every route file under app/api/v1 (this list must grow with the API)', () => {
@@ -312,7 +293,7 @@ describe('REST contract /api/v1', () => {
 
   it('unknown and malformed ids answer 404 (never 500) on every :id route, writing nothing', async () => {
     const before = await counts();
-    const routes: [string, Handler, string, (id: string) => Record<string, string>, unknown][] = [
+    const routes: [string, RouteHandler, string, (id: string) => Record<string, string>, unknown][] = [
       ['GET /jobs/:id', job.GET, 'GET', (id) => ({ id }), undefined],
       ['PATCH /jobs/:id', job.PATCH, 'PATCH', (id) => ({ id }), { expectedVersion: 1, name: 'x' }],
       ['DELETE /jobs/:id', job.DELETE, 'DELETE', (id) => ({ id }), undefined],
@@ -847,7 +828,7 @@ describe('REST contract /api/v1', () => {
       expect(await counts()).toEqual(before);
       const catchAll = await import('../../app/api/v1/[...path]/route.ts');
       for (const [m, h] of [['GET', catchAll.GET], ['POST', catchAll.POST], ['PUT', catchAll.PUT], ['PATCH', catchAll.PATCH], ['DELETE', catchAll.DELETE]] as const) {
-        const r = await call(h as Handler, m, '/api/v1/nope/deeper');
+        const r = await call(h as RouteHandler, m, '/api/v1/nope/deeper');
         expect(r.status, m).toBe(404);
         expect(r.headers.get('content-type')).toMatch(/application\/json/);
         expect(r.json.error.code).toBe('not_found');

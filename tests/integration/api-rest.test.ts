@@ -3,9 +3,8 @@
  * against a real PostgreSQL (DATABASE_URL points at this file's database).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
-import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
-import { createApiToken } from '../../lib/auth/tokens.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { call, restFixture, type RestFixture, type RouteHandler } from '../helpers/rest.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -35,21 +34,7 @@ import * as tokens from '../../app/api/v1/tokens/route.ts';
 import * as token from '../../app/api/v1/tokens/[id]/route.ts';
 import * as openapi from '../../app/api/v1/openapi.json/route.ts';
 
-type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
-type CallOpts = { token?: string | null; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> };
 
-async function call(handler: Handler, method: string, path: string, opts: CallOpts = {}) {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined = opts.rawBody;
-  if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] = 'application/json';
-  }
-  const res = await handler(new Request(`http://localhost${path}`, { method, headers, body }), { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
-}
 
 describe('REST /api/v1', () => {
   let t: TestDatabase;
@@ -58,18 +43,13 @@ describe('REST /api/v1', () => {
   let viewer: string;
   const cronJob = (key: string) => ({ key, name: `Job ${key}`, schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' }, handler: 'builtin.echo', payload: { x: 1 } });
 
+  let fixture: RestFixture;
   beforeAll(async () => {
-    t = await createTestDatabase();
-    await offerHandlers(t, ['h']);
-    process.env.DATABASE_URL = t.url;
-    admin = (await createApiToken(t.db, { name: 'admin', role: 'admin' }, SYSTEM_ACTOR)).token;
-    operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
-    viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
+    fixture = await restFixture(['h']);
+    ({ t, admin, operator, viewer } = fixture);
   });
   afterAll(async () => {
-    const { getDb } = await import('../../lib/db.ts');
-    await getDb().$disconnect();
-    await t.close();
+    await fixture.close();
   });
 
   it('GET /health needs no auth', async () => {
@@ -366,7 +346,7 @@ describe('REST /api/v1', () => {
     const runRow = await t.db.run.findFirstOrThrow();
     const taskRow = await t.db.task.findFirstOrThrow();
     const uid = '7c1e0d7e-1111-4222-8333-444455556666';
-    const routes: [Handler, string, Record<string, string>, unknown][] = [
+    const routes: [RouteHandler, string, Record<string, string>, unknown][] = [
       [jobs.POST, 'POST', {}, cronJob('viewer.new')],
       [bulk.POST, 'POST', {}, { action: 'pause', ids: [id] }],
       [job.PATCH, 'PATCH', { id }, { expectedVersion: 1, name: 'x' }],
