@@ -105,8 +105,9 @@ describe('graceful shutdown', () => {
   it('a second signal exits at once', async () => {
     const w = start({ TICKFLOW_SHUTDOWN_GRACE_MS: '60000' });
     await w.ready;
-    await runTask({ timeoutSeconds: 60, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 30_000 } }] });
-    await waitFor(async () => (await t.db.task.count({ where: { status: 'running' } })) > 0, 15_000, 'running');
+    const id = await runTask({ timeoutSeconds: 60, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 30_000 } }] });
+    // This task, not any running task: a leftover of an earlier test must not start the clock.
+    await waitFor(async () => (await task(id)).status === 'running', 15_000, 'running');
     w.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
