@@ -3,7 +3,7 @@ import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
 import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
 import { settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeOnlyTaskSql } from './sql/complete-only-task.ts';
-import { finishAttempt } from './sql/finish-attempt.ts';
+import { finishAttempt, type AttemptEnd } from './sql/finish-attempt.ts';
 import { recordHandlerStats } from './sql/record-handler-stats.ts';
 import { retryOrBury } from './sql/retry-or-bury.ts';
 import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
@@ -68,18 +68,7 @@ export async function completeTask(db: Db, input: CompleteTaskInput, now: Date =
 /** Shared by completeTask and reclaimExpiredLeases (a lease expiry is a failed attempt). Internal. */
 export async function endAttempt(
   tx: Prisma.TransactionClient,
-  p: {
-    taskId: string;
-    attempt: number;
-    nodeId: string;
-    outcome: 'success' | 'failed' | 'timeout';
-    output: unknown;
-    error: string | null;
-    exitCode: number | null;
-    message: string;
-    leaseExpiredBefore: Date | null;
-    random?: () => number;
-  },
+  p: AttemptEnd & { random?: () => number },
   now: Date,
 ): Promise<CompleteTaskResult> {
   const fin = await finishAttempt(tx, p, now);

@@ -20,6 +20,21 @@ export interface FinishedAttempt {
   onFailureChildren: number;
 }
 
+/** How one attempt ended, as reported by a worker or decided by the reaper. */
+export interface AttemptEnd {
+  taskId: string;
+  attempt: number;
+  nodeId: string;
+  outcome: 'success' | 'failed' | 'timeout';
+  output: unknown;
+  error: string | null;
+  exitCode: number | null;
+  /** the task-log message for the running -> outcome row */
+  message: string;
+  /** reclaim only: the lease must have expired before this instant */
+  leaseExpiredBefore: Date | null;
+}
+
 /**
  * Ends one attempt: running -> success | failed | timeout, as a compare-and-set
  * on (id, status = 'running', attempt, locked_by). A lost race (stale attempt,
@@ -38,17 +53,7 @@ export interface FinishedAttempt {
  */
 export async function finishAttempt(
   tx: Prisma.TransactionClient,
-  p: {
-    taskId: string;
-    attempt: number;
-    nodeId: string;
-    outcome: 'success' | 'failed' | 'timeout';
-    output: unknown;
-    error: string | null;
-    exitCode: number | null;
-    message: string;
-    leaseExpiredBefore: Date | null;
-  },
+  p: AttemptEnd,
   now: Date,
 ): Promise<FinishedAttempt | null> {
   const rows = await tx.$queryRawUnsafe<FinishedAttempt[]>(
