@@ -43,20 +43,50 @@ function run(label: string, cmd: string, args: string[], env: Record<string, str
   return r.status === 0;
 }
 
+/** Failed tests by name with the first line of their error, repeated at the very end so a truncated log still shows them. */
+const failedTests: string[] = [];
+
+function firstLine(message: string | undefined): string {
+  return (message ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? '';
+}
+
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numTotalTests: number;
+  testResults: { name: string; message?: string; status: string; assertionResults: { fullName: string; status: string; failureMessages?: string[] }[] }[];
+}
+
 /** Adds the counts from a vitest JSON report; a missing report counts as one failure. */
 function countVitest(file: string, label: string) {
-  if (!existsSync(file)) { failed++; return; }
-  const report = JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTests: number };
+  if (!existsSync(file)) { failed++; failures.push(`${label}: no report`); return; }
+  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   if (report.numTotalTests === 0) { failed++; failures.push(`${label}: no tests ran`); }
+  for (const suite of report.testResults) {
+    const where = path.relative(process.cwd(), suite.name);
+    if (suite.status === 'failed' && suite.message) failedTests.push(`[${label}] ${where}: ${firstLine(suite.message)}`);
+    for (const t of suite.assertionResults) {
+      if (t.status === 'failed') failedTests.push(`[${label}] ${where} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    }
+  }
 }
 
+interface PlaywrightSuite { title: string; specs?: { title: string; ok: boolean; tests: { results: { error?: { message?: string } }[] }[] }[]; suites?: PlaywrightSuite[] }
+
 function countPlaywright(file: string) {
-  if (!existsSync(file)) { failed++; return; }
-  const report = JSON.parse(readFileSync(file, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number } };
+  if (!existsSync(file)) { failed++; failures.push('e2e: no report'); return; }
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number }; suites: PlaywrightSuite[] };
   passed += report.stats.expected + report.stats.flaky;
   failed += report.stats.unexpected;
+  const walk = (suite: PlaywrightSuite) => {
+    for (const spec of suite.specs ?? []) {
+      if (!spec.ok) failedTests.push(`[e2e] ${suite.title} > ${spec.title}: ${firstLine(spec.tests.at(-1)?.results.at(-1)?.error?.message)}`);
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report.suites) walk(suite);
 }
 
 const node = process.execPath;
@@ -104,6 +134,7 @@ if (want('e2e')) {
 
 console.log('');
 if (passed + failed === 0) failures.push('no test ran');
+if (failedTests.length) console.log(`failed tests:\n${failedTests.map((t) => `  ${t}`).join('\n')}`);
 if (failures.length) console.log(`failed stages: ${failures.join('; ')}`);
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || failures.length > 0 ? 1 : 0);

