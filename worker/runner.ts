@@ -1,6 +1,7 @@
 /**
  * Runner: executes claimed tasks, one attempt each, and records the outcome
- * through the engine's completeTask (the only way a task leaves `running`).
+ * through the engine's completeTask / completeTasks (the only way a task leaves
+ * `running`; successes of one-step runs go in batches, completion-batcher.ts).
  *
  * Timeouts are enforced by the worker, not by handler courtesy (engine.md
  * case 3): at the deadline the AbortSignal fires AND the attempt is completed
@@ -24,6 +25,7 @@ import { completeTask } from '../lib/engine/index.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
+import { CompletionBatcher } from './completion-batcher.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 
 /** The fields of a claimed task the runner needs (a subset of the engine's ClaimedTask). */
@@ -96,10 +98,15 @@ export class Runner {
   /** recent completions, for tests and diagnostics (bounded) */
   readonly completions: CompletionRecord[] = [];
 
+  /** successes of one-step runs are recorded in batches (group commit) */
+  readonly batcher: CompletionBatcher;
+
   constructor(
     readonly config: RunnerConfig,
     private readonly deps: RunnerDeps,
-  ) {}
+  ) {
+    this.batcher = new CompletionBatcher(deps);
+  }
 
   /** attempts currently occupying a slot */
   get count(): number {
@@ -263,20 +270,21 @@ export class Runner {
       const tries = Math.max(1, this.config.completeRetries ?? 5);
       for (let i = 1; ; i++) {
         try {
-          const res = await completeTask(
-            this.deps.db,
-            {
-              taskId: task.id,
-              attempt: task.attempt,
-              nodeId: this.config.nodeId,
-              outcome: result.outcome,
-              output: result.output,
-              error: result.error,
-              exitCode: result.exitCode,
-              onlyTask: task.onlyTask,
-            },
-            this.deps.clock(),
-          );
+          const input = {
+            taskId: task.id,
+            attempt: task.attempt,
+            nodeId: this.config.nodeId,
+            outcome: result.outcome,
+            output: result.output,
+            error: result.error,
+            exitCode: result.exitCode,
+            onlyTask: task.onlyTask,
+          };
+          // Successes that may end their run in one statement share a commit with their
+          // neighbours (completion-batcher.ts); the rest take their own transaction.
+          const res = result.outcome === 'success' && task.onlyTask !== false
+            ? await this.batcher.complete(input)
+            : await completeTask(this.deps.db, input, this.deps.clock());
           this.record({ taskId: task.id, attempt: task.attempt, outcome: result.outcome, applied: res.applied, late });
           if (!res.applied) {
             log.warn({ outcome: result.outcome, late }, late ? 'late result refused: the attempt was already settled' : 'completion refused: lease or attempt no longer ours');

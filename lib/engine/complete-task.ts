@@ -2,7 +2,7 @@ import type { Db, Prisma } from '../db.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
 import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
 import { settleFinalTask, type StatsCarry } from './settle.ts';
-import { completeOnlyTaskSql } from './sql/complete-only-task.ts';
+import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import { finishAttempt, type AttemptEnd } from './sql/finish-attempt.ts';
 import { recordHandlerStats } from './sql/record-handler-stats.ts';
 import { retryOrBury } from './sql/retry-or-bury.ts';
@@ -26,29 +26,77 @@ import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
  * handler_stats_daily is updated in the same transaction (lib/engine/stats.ts).
  *
  * Round trips: a success of the only task of its run (one-step job) is ONE
- * statement, no transaction (sql/complete-only-task.ts). Otherwise: BEGIN, finish-attempt (CAS + log + run lock + child decrement),
+ * statement, no transaction (sql/complete-only-tasks.ts). Otherwise: BEGIN, finish-attempt (CAS + log + run lock + child decrement),
  * [retry-or-bury], [propagate], finalise + stats (or stats alone when a child
  * became ready), [serial release], COMMIT — four for a one-step run. Joins `db` if it is a transaction.
  * @param now the clock: completed_at, durations, retry schedule (UTC)
  */
 export async function completeTask(db: Db, input: CompleteTaskInput, now: Date = new Date()): Promise<CompleteTaskResult> {
-  if (input.outcome === 'success' && input.onlyTask !== false) {
-    // Fast path (sql/complete-only-task.ts): the only task of a run succeeding — the one-step job,
+  if (fastPathCandidate(input)) {
+    // Fast path (sql/complete-only-tasks.ts): the only task of a run succeeding — the one-step job,
     // the common case — is finished, logged, its run ended, its job and the handler stats booked in
     // ONE autocommit statement. Anything else (DAG tasks, serial_execution jobs, lost races) matches
     // no row there and falls through to the general path below, whose compare-and-set decides.
-    const fast = await withDeadlockRetry(() => completeOnlyTaskSql(db, {
-      taskId: input.taskId, attempt: input.attempt, nodeId: input.nodeId, output: input.output,
-      error: input.error ?? null, exitCode: input.exitCode ?? null, message: 'succeeded',
-    }, now), isTransactionClient(db) ? 1 : 4);
-    if (fast) {
-      return {
-        applied: true,
-        task: { id: fast.id, runId: fast.runId, status: 'success', attempt: fast.attempt },
-        ...(fast.runStatus ? { runStatus: fast.runStatus } : {}),
-      };
+    const [fast] = await completeOnlyTasks(db, input.nodeId, [input], now);
+    if (fast) return fastResult(fast);
+  }
+  return generalPath(db, input, now);
+}
+
+/**
+ * Completes several attempts of one node with the same clock `now`: the
+ * successes of only-tasks (one-step runs) together in ONE statement and one
+ * commit (sql/complete-only-tasks.ts), then every other input — and any
+ * success that statement did not apply — one by one through completeTask's
+ * general path. Results and semantics per input are those of completeTask,
+ * in input order, settled one by one: a general-path error is that input's
+ * `rejected` entry and does not touch the others.
+ * @throws the batch statement's database error: then nothing was applied and
+ *   the caller may complete the inputs one by one (worker/completion-batcher.ts)
+ * @throws Error when inputs name more than one node (a programming error)
+ */
+export async function completeTasks(db: Db, inputs: readonly CompleteTaskInput[], now: Date = new Date()): Promise<PromiseSettledResult<CompleteTaskResult>[]> {
+  if (inputs.length === 0) return [];
+  const nodeId = inputs[0]!.nodeId;
+  if (inputs.some((i) => i.nodeId !== nodeId)) throw new Error('completeTasks: all inputs must come from one node');
+  const applied = new Map((await completeOnlyTasks(db, nodeId, inputs.filter(fastPathCandidate), now)).map((r) => [`${r.id}:${r.attempt}`, r]));
+  const results: PromiseSettledResult<CompleteTaskResult>[] = [];
+  for (const input of inputs) {
+    const key = `${input.taskId}:${input.attempt}`;
+    const hit = fastPathCandidate(input) ? applied.get(key) : undefined;
+    applied.delete(key); // a repeated input is applied once; its repeat meets the compare-and-set
+    try {
+      results.push({ status: 'fulfilled', value: hit ? fastResult(hit) : await generalPath(db, input, now) });
+    } catch (reason) {
+      results.push({ status: 'rejected', reason });
     }
   }
+  return results;
+}
+
+function fastPathCandidate(input: CompleteTaskInput): boolean {
+  return input.outcome === 'success' && input.onlyTask !== false;
+}
+
+function completeOnlyTasks(db: Db, nodeId: string, inputs: readonly CompleteTaskInput[], now: Date): Promise<OnlyTaskCompleted[]> {
+  if (inputs.length === 0) return Promise.resolve([]);
+  return withDeadlockRetry(() => completeOnlyTasksSql(db, {
+    nodeId,
+    message: 'succeeded',
+    items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
+  }, now), isTransactionClient(db) ? 1 : 4);
+}
+
+function fastResult(fast: OnlyTaskCompleted): CompleteTaskResult {
+  return {
+    applied: true,
+    task: { id: fast.id, runId: fast.runId, status: 'success', attempt: fast.attempt },
+    ...(fast.runStatus ? { runStatus: fast.runStatus } : {}),
+  };
+}
+
+/** The general path: one interactive transaction (joins `db` if it is one). */
+function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<CompleteTaskResult> {
   return withEngineTransaction(db, (tx) =>
     endAttempt(tx, {
       taskId: input.taskId,

@@ -11,7 +11,7 @@ export { triggerRun, recordSkippedRun } from './trigger-run.ts';
 /** claimTasks(db, {nodeId, handlers, group, labels, limit, leaseSeconds (s), nodeStaleSeconds?}, now) => ClaimedTask[]. */
 export { claimTasks } from './claim-tasks.ts';
 /** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */
-export { completeTask } from './complete-task.ts';
+export { completeTask, completeTasks } from './complete-task.ts';
 /** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
 export { extendLeases } from './extend-leases.ts';
 /** reclaimExpiredLeases(db, {limit}, now) => ReclaimedTask[]. */
@@ -39,7 +39,7 @@ export {
   type DepType,
   type BlockStrategy,
 } from './states.ts';
-export { TASKS_CHANNEL, RUNS_CHANNEL, CANCEL_CHANNEL } from './notify.ts';
+export { TASKS_CHANNEL, CANCEL_CHANNEL } from './notify.ts';
 export { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, durationBucket, statsTimeZone } from './stats.ts';
 export type {
   Run,

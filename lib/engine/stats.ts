@@ -35,6 +35,17 @@ export function durationBucket(ms: number): number {
   return i;
 }
 
+/**
+ * How many rows one (day, handler) is spread over. A completion adds its delta to
+ * slot `pg_backend_pid() % STATS_SLOTS` (STATS_SLOT_SQL), so concurrent completions on
+ * different connections rarely share a row lock — one shared row held to COMMIT made
+ * all completions of a handler wait for each other's WAL flush. Readers sum the slots
+ * (lib/stats/merge-slots.ts). Migration 20261129700000_stats_slots.
+ */
+export const STATS_SLOTS = 16;
+/** SQL for this connection's slot. */
+export const STATS_SLOT_SQL = `(pg_backend_pid() % ${STATS_SLOTS})`;
+
 /** The time zone whose calendar day buckets stats: TICKFLOW_STATS_TZ, default 'UTC'. */
 export function statsTimeZone(): string {
   return process.env.TICKFLOW_STATS_TZ || 'UTC';

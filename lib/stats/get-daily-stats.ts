@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
 import { addDays, daysBetween, isIsoDate, statDateOf, type IsoDate } from './dates.ts';
+import { mergeStatsSlots } from './merge-slots.ts';
 import { estimatePercentile, normaliseBuckets, sumBuckets } from './percentiles.ts';
 
 /** Longest range one query may ask for (days, inclusive). */
@@ -105,20 +106,21 @@ function toDay(r: Row): DailyStatsDay {
 
 /**
  * Daily per-handler aggregates for `from..to` (inclusive), reading ONLY handler_stats_daily
- * (primary key range scan on (stat_date, handler)): fast at any history size. Days without
+ * (primary key range scan on (stat_date, handler, slot); the slots of a day and handler are
+ * summed by mergeStatsSlots): fast at any history size. Days without
  * activity have no row (charts fill gaps with zeros). Sorted by date, then handler.
  * @param q.handler one handler or a comma-separated list; omitted = all handlers.
  */
 export async function getDailyStats(db: Db, q: { from: IsoDate; to: IsoDate; handler?: string }): Promise<{ days: DailyStatsDay[] }> {
   const handlers = parseHandlers(q.handler);
-  const rows = (await db.handlerStatsDaily.findMany({
+  const rows = await db.handlerStatsDaily.findMany({
     where: {
       statDate: { gte: new Date(`${q.from}T00:00:00Z`), lte: new Date(`${q.to}T00:00:00Z`) },
       ...(handlers.length ? { handler: { in: handlers } } : {}),
     },
     orderBy: [{ statDate: 'asc' }, { handler: 'asc' }],
-  })) as Row[];
-  return { days: rows.map(toDay) };
+  });
+  return { days: (mergeStatsSlots(rows) as Row[]).map(toDay) };
 }
 
 /** Totals of one handler over a range (same units and estimates as DailyStatsDay). */

@@ -1,4 +1,5 @@
 import type { Db, PrismaClient, Prisma } from '../db.ts';
+import { mergeStatsSlots } from './merge-slots.ts';
 import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, statsTimeZone } from '../engine/stats.ts';
 import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
@@ -111,13 +112,13 @@ export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: Iso
   }));
 }
 
-/** The stored handler_stats_daily rows of `from..to`. */
+/** The stored handler_stats_daily rows of `from..to`, one per (date, handler) with its slots summed. */
 export async function readStoredStats(db: Db, p: { from: IsoDate; to: IsoDate }): Promise<StatsRow[]> {
   const rows = await db.handlerStatsDaily.findMany({
     where: { statDate: { gte: new Date(`${p.from}T00:00:00Z`), lte: new Date(`${p.to}T00:00:00Z`) } },
     orderBy: [{ statDate: 'asc' }, { handler: 'asc' }],
   });
-  return rows.map((r) => ({
+  return mergeStatsSlots(rows).map((r) => ({
     date: dateColumn(r.statDate),
     handler: r.handler,
     success: r.success,

@@ -7,6 +7,7 @@ import {
   DURATION_BUCKET_COUNT, cancelRun, claimTasks, completeTask, recordSkippedRun, retryRun, retryTask, triggerRun,
 } from '../../lib/engine/index.ts';
 import { isDomainError } from '../../lib/errors.ts';
+import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, drive, insertJob, logsOf, statusesOf, tasksOf } from './engine-fixtures.ts';
 
@@ -248,8 +249,15 @@ describe('handler stats', () => {
       }
       ms += 10_000;
     }
-    const [row] = await t.pool.query(`SELECT * FROM handler_stats_daily WHERE handler = $1`, [handler]).then((r) => r.rows);
-    expect(row.stat_date.toISOString?.() ?? String(row.stat_date)).toContain('2026-03-0');
+    const merged = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler } }));
+    expect(merged).toHaveLength(1);
+    const m = merged[0]!;
+    const row = {
+      stat_date: m.statDate, success: m.success, failure: m.failure, timeout: m.timeout, dead_letter: m.deadLetter,
+      duration_buckets: m.durationBuckets, total_duration_ms: m.totalDurationMs, max_duration_ms: m.maxDurationMs,
+      total_lateness_ms: m.totalLatenessMs, lateness_count: m.latenessCount,
+    };
+    expect(row.stat_date.toISOString()).toContain('2026-03-0');
     const fromLogs = await t.pool.query(
       `SELECT count(*) FILTER (WHERE l.from_status = 'running' AND l.to_status = 'success')::int AS success,
               count(*) FILTER (WHERE l.from_status = 'running' AND l.to_status = 'failed')::int AS failure,

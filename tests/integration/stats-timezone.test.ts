@@ -11,6 +11,7 @@ import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts'
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { getDailyStats } from '../../lib/stats/get-daily-stats.ts';
 import { statDateOf } from '../../lib/stats/dates.ts';
+import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 
 let t: TestDatabase;
 const saved = process.env.TICKFLOW_STATS_TZ;
@@ -52,7 +53,7 @@ describe('stats day boundaries', () => {
     delete process.env.TICKFLOW_STATS_TZ;
     await runOnce('tz.utc', '2026-03-01T23:00:00Z', '2026-03-01T23:00:02Z', '2026-03-01T23:30:00Z');
 
-    const rows = await t.db.handlerStatsDaily.findMany({ where: { handler: { in: ['tz.shanghai', 'tz.utc'] } }, orderBy: { handler: 'asc' } });
+    const rows = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler: { in: ['tz.shanghai', 'tz.utc'] } }, orderBy: { handler: 'asc' } }));
     expect(rows.map((r) => [r.handler, r.statDate.toISOString().slice(0, 10), r.success])).toEqual([
       ['tz.shanghai', '2026-03-02', 1],
       ['tz.utc', '2026-03-01', 1],

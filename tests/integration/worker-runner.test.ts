@@ -227,3 +227,44 @@ describe('routing and node registry', () => {
     await t.db.task.update({ where: { id: r.tasks.main! }, data: { status: 'cancelled' } });
   });
 });
+
+describe('completion batcher (group commit)', () => {
+  it('successes of one-step runs finishing together share a statement; every run ends once', async () => {
+    const runs: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const jobId = await insertJob(t.db, { scheduleKind: 'manual', blockStrategy: 'discard_later', steps: [{ handler: 'builtin.noop' }] });
+      runs.push((await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() })).run.id);
+    }
+    const w = worker({ concurrency: 16 });
+    await w.start();
+    await waitFor(async () => (await t.db.run.count({ where: { id: { in: runs }, status: 'success' } })) === runs.length, 30_000, 'all runs success');
+    const { batches, completions } = w.runner.batcher.counters;
+    expect(completions).toBe(40);
+    expect(batches).toBeLessThan(completions); // claimed together, finished in one turn, committed together
+    const logs = await t.db.taskLog.count({ where: { runId: { in: runs }, toStatus: 'success' } });
+    expect(logs).toBe(40);
+    const stats = await t.pool.query(`SELECT sum(success)::int AS n FROM handler_stats_daily WHERE handler = 'builtin.noop'`);
+    expect(stats.rows[0].n).toBeGreaterThanOrEqual(40);
+  });
+
+  it('a batch refused as a whole is retried one by one: the bad attempt fails alone', async () => {
+    const { CompletionBatcher } = await import('../../worker/completion-batcher.ts');
+    const { claimTasks } = await import('../../lib/engine/index.ts');
+    const { default: pino } = await import('pino');
+    const handler = 'batcher.isolation';
+    for (let i = 0; i < 2; i++) {
+      const jobId = await insertJob(t.db, { scheduleKind: 'manual', blockStrategy: 'discard_later', steps: [{ handler }] });
+      await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+    }
+    const nodeId = 'batcher-node';
+    const [good, poisoned] = await claimTasks(t.db, { nodeId, handlers: [handler], group: 'default', labels: {}, limit: 10, leaseSeconds: 60 });
+    const batcher = new CompletionBatcher({ db: t.db, clock: () => new Date(), logger: pino({ level: 'silent' }) });
+    const input = (c: typeof good, output: unknown) => ({ taskId: c!.id, attempt: c!.attempt, nodeId, outcome: 'success' as const, onlyTask: c!.onlyTask, output });
+    const [ok, bad] = await Promise.allSettled([batcher.complete(input(good, { fine: true })), batcher.complete(input(poisoned, { s: '\u0000' }))]);
+    expect(batcher.counters).toEqual({ batches: 1, completions: 2 });
+    expect(ok).toMatchObject({ status: 'fulfilled', value: { applied: true, runStatus: 'success' } });
+    expect(bad.status).toBe('rejected');
+    expect(await task(good!.id)).toMatchObject({ status: 'success', output: { fine: true } });
+    expect((await task(poisoned!.id)).status).toBe('running');
+  });
+});

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { CANCEL_CHANNEL } from '../notify.ts';
 
 /**
@@ -16,7 +16,7 @@ export async function cancelRunTasks(
   now: Date,
 ): Promise<{ cancelled: number; runningIds: string[] }> {
   const rows = await tx.$queryRawUnsafe<{ cancelled: number; runningIds: string[] }[]>(
-    `WITH old AS (
+    preparedSql('cancel-run-tasks', `WITH old AS (
        SELECT id, status FROM tasks
         WHERE run_id = ANY($1::uuid[]) AND status IN ('pending', 'running')
         FOR UPDATE
@@ -40,7 +40,7 @@ export async function cancelRunTasks(
             (SELECT count(*) FROM (SELECT pg_notify('${CANCEL_CHANNEL}', json_agg(x.id)::text)
                                      FROM (SELECT id, (row_number() OVER () - 1) / 150 AS g FROM upd WHERE from_status = 'running') x
                                     GROUP BY x.g) n)::int AS notified
-       FROM running`,
+       FROM running`),
     p.runIds, p.message, p.actor, now,
   );
   return { cancelled: rows[0].cancelled, runningIds: rows[0].runningIds };

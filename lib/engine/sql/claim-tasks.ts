@@ -58,6 +58,13 @@ export interface ClaimParams {
  * offline) the next-highest live node owns the key; when a node joins only the
  * keys it now wins move. The owner subquery runs per candidate row only for
  * consistent_hash tasks (CASE), over the small worker_nodes table.
+ *
+ * Not a prepared statement (unlike the completion statements, lib/db.ts
+ * preparedSql): with `LIMIT $5` unknown, PostgreSQL's generic plan reads every
+ * ready task through a bitmap scan and sorts them (EXPLAIN (GENERIC_PLAN),
+ * 20,000 ready tasks: cost 56,000 against a few hundred for the ordered index
+ * scan), and a generic plan chosen while the queue was short would be kept when
+ * it grows. A claim serves a whole batch, so planning it each time costs little.
  */
 export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUnsafe: Prisma.TransactionClient['$queryRawUnsafe'] }, p: ClaimParams, now: Date): Promise<ClaimedTask[]> {
   return tx.$queryRawUnsafe<ClaimedTask[]>(

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 
 /**
  * Heartbeat: lease_until = now + leaseSeconds for the node's tasks that are
@@ -15,9 +15,9 @@ export async function extendLeasesSql(
   now: Date,
 ): Promise<string[]> {
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE tasks SET lease_until = $3::timestamptz + make_interval(secs => $4::double precision)
+    preparedSql('extend-leases', `UPDATE tasks SET lease_until = $3::timestamptz + make_interval(secs => $4::double precision)
       WHERE id = ANY($1::uuid[]) AND status = 'running' AND locked_by = $2
-     RETURNING id`,
+     RETURNING id`),
     p.taskIds, p.nodeId, now, p.leaseSeconds,
   );
   return rows.map((r) => r.id);

@@ -1,5 +1,4 @@
-import type { Prisma } from '../../db.ts';
-import { RUNS_CHANNEL } from '../notify.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { statsUpsertSql, type StatsDelta } from './record-handler-stats.ts';
 
 export interface FinaliseResult {
@@ -27,7 +26,9 @@ export interface FinaliseResult {
  *   consecutive_failures reset by success, +1 by failed/timeout, unchanged by
  *   cancelled; reaching dead_letter_after (> 0) moves an `active` job to
  *   `dead_letter` and inserts a dead_letter alarm (channel log).
- * - NOTIFY tickflow_runs with the run id.
+ * No NOTIFY for the finished run: nobody listens (the console polls), and a
+ * NOTIFY makes every committing transaction take the one notify-queue lock
+ * (Lock:object), which serialised all completions (bench/throughput.ts).
  * When the run still has open tasks nothing changes; `stalled` then reports
  * that none of them can make progress (deadlock check, resolve-deadlock.ts).
  *
@@ -41,7 +42,7 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
   // The handler-stats upsert rides along as the last CTE (hot row: lock it as late as possible).
   const stats = p.stats ? statsUpsertSql(p.stats, now, 3) : null;
   const rows = await tx.$queryRawUnsafe<FinaliseResult[]>(
-    `WITH probe AS (
+    preparedSql('finalise-run', `WITH probe AS (
        SELECT EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status IN ('pending', 'running', 'failed', 'timeout')) AS open,
               EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status IN ('running', 'failed', 'timeout'))
                 -- pending_parents < 1, not = 0: '= 0' matches the partial claim index, which the planner then
@@ -104,9 +105,8 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
             (SELECT count(*) FROM alarm) > 0 AS "deadLettered",
             (SELECT count(*) FROM job WHERE block_strategy = 'serial_execution') > 0
               OR EXISTS (SELECT 1 FROM runs o, upd WHERE o.job_id = upd.job_id AND o.status = 'pending' AND o.id <> upd.id) AS "mayRelease",
-            ${stats ? '(SELECT count(*) FROM stats)::int' : '0'} AS "_stats",
-            (SELECT count(*) FROM (SELECT pg_notify('${RUNS_CHANNEL}', id::text) FROM upd) n)::int AS notified
-       FROM probe`,
+            ${stats ? '(SELECT count(*) FROM stats)::int' : '0'} AS "_stats"
+       FROM probe`),
     p.runId, now, ...(stats?.params ?? []),
   );
   return rows[0];

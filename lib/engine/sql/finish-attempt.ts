@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 export interface FinishedAttempt {
@@ -57,7 +57,7 @@ export async function finishAttempt(
   now: Date,
 ): Promise<FinishedAttempt | null> {
   const rows = await tx.$queryRawUnsafe<FinishedAttempt[]>(
-    `WITH t AS (
+    preparedSql('finish-attempt', `WITH t AS (
        UPDATE tasks
           SET status = $4::task_status, completed_at = $9::timestamptz, lease_until = NULL,
               output = $5::jsonb, error = $6, exit_code = $7::int, version = version + 1, updated_at = $9::timestamptz
@@ -95,7 +95,7 @@ export async function finishAttempt(
             t.locked_by AS "lockedBy", counts.ready, counts.on_failure_children AS "onFailureChildren",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"
-       FROM t, counts`,
+       FROM t, counts`),
     p.taskId, p.attempt, p.nodeId, p.outcome, p.output === undefined ? null : JSON.stringify(p.output), p.error,
     p.exitCode, p.message, now, p.leaseExpiredBefore,
   );

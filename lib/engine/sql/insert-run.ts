@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import type { Run } from '../types.ts';
 import { runColumns } from './columns.ts';
 
@@ -27,7 +27,7 @@ export interface InsertRunParams {
  */
 export async function insertRun(tx: Prisma.TransactionClient, p: InsertRunParams, now: Date): Promise<Run | null> {
   const rows = await tx.$queryRawUnsafe<Run[]>(
-    `WITH j AS (
+    preparedSql('insert-run', `WITH j AS (
        SELECT id, key, version FROM jobs WHERE id = $1::uuid
      ), ins AS (
        INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, reason, params,
@@ -41,7 +41,7 @@ export async function insertRun(tx: Prisma.TransactionClient, p: InsertRunParams
        UPDATE jobs SET total_runs = total_runs + 1, last_run_at = $10::timestamptz
         WHERE id = $1::uuid AND $11::boolean AND EXISTS (SELECT 1 FROM ins)
      )
-     SELECT ${runColumns('ins')} FROM ins`,
+     SELECT ${runColumns('ins')} FROM ins`),
     p.jobId, p.trigger, p.triggeredBy, p.scheduledFor, p.status, p.reason, JSON.stringify(p.params ?? {}),
     p.traceId, p.parentRunId, now, p.countOnJob,
   );

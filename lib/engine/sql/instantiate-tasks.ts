@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 export interface InstantiateResult {
@@ -28,7 +28,7 @@ export async function instantiateTasks(
   now: Date,
 ): Promise<InstantiateResult> {
   const rows = await tx.$queryRawUnsafe<InstantiateResult[]>(
-    `WITH j AS (
+    preparedSql('instantiate-tasks', `WITH j AS (
        SELECT * FROM jobs WHERE id = $2::uuid
      ), indeg AS (
        SELECT to_step, count(*)::int AS n FROM job_edges WHERE job_id = $2::uuid GROUP BY to_step
@@ -69,7 +69,7 @@ export async function instantiateTasks(
      )
      SELECT tasks, edges, ready,
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM counts WHERE ready > 0) n)::int AS notified
-       FROM counts`,
+       FROM counts`),
     p.runId, p.jobId, p.scheduledFor, JSON.stringify(p.payload ?? {}), now, p.gated,
   );
   const r = rows[0];

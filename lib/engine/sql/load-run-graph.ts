@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 
 export interface GraphTask {
   id: string;
@@ -21,11 +21,11 @@ export interface GraphEdge {
  */
 export async function loadRunGraph(tx: Prisma.TransactionClient, p: { runId: string }): Promise<{ tasks: GraphTask[]; edges: GraphEdge[] }> {
   const rows = await tx.$queryRawUnsafe<{ tasks: GraphTask[] | null; edges: GraphEdge[] | null }[]>(
-    `SELECT (SELECT jsonb_agg(jsonb_build_object('id', t.id, 'stepKey', t.step_key, 'status', t.status, 'error', t.error,
+    preparedSql('load-run-graph', `SELECT (SELECT jsonb_agg(jsonb_build_object('id', t.id, 'stepKey', t.step_key, 'status', t.status, 'error', t.error,
                                                  'started', t.started_at IS NOT NULL, 'pendingParents', t.pending_parents))
                FROM tasks t WHERE t.run_id = $1::uuid) AS tasks,
             (SELECT jsonb_agg(jsonb_build_object('taskId', d.task_id, 'parentTaskId', d.parent_task_id, 'depType', d.dep_type))
-               FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.run_id = $1::uuid) AS edges`,
+               FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.run_id = $1::uuid) AS edges`),
     p.runId,
   );
   return { tasks: rows[0]?.tasks ?? [], edges: rows[0]?.edges ?? [] };

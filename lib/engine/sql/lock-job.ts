@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 
 export interface LockedJob {
   id: string;
@@ -23,19 +23,19 @@ export interface LockedJob {
  */
 export async function lockJob(tx: Prisma.TransactionClient, jobId: string): Promise<LockedJob | null> {
   const jobs = await tx.$queryRawUnsafe<Omit<LockedJob, 'activeRuns'>[]>(
-    `SELECT j.id, j.key, j.version, j.status::text AS status, j.block_strategy::text AS "blockStrategy"
+    preparedSql('lock-job', `SELECT j.id, j.key, j.version, j.status::text AS status, j.block_strategy::text AS "blockStrategy"
        FROM jobs j
       WHERE j.id = $1::uuid AND j.deleted_at IS NULL
-      FOR UPDATE OF j`,
+      FOR UPDATE OF j`),
     jobId,
   );
   const job = jobs[0];
   if (!job) return null;
   const activeRuns = await tx.$queryRawUnsafe<LockedJob['activeRuns']>(
-    `SELECT r.id, r.status::text AS status
+    preparedSql('lock-job-active-runs', `SELECT r.id, r.status::text AS status
        FROM runs r
       WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
-      ORDER BY r.created_at, r.scheduled_for, r.id`,
+      ORDER BY r.created_at, r.scheduled_for, r.id`),
     job.id,
   );
   return { ...job, activeRuns };

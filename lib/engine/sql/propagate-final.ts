@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
@@ -29,7 +29,7 @@ export async function propagateFinal(
   now: Date,
 ): Promise<{ skipped: number; ready: number }> {
   const rows = await tx.$queryRawUnsafe<{ skipped: number; ready: number }[]>(
-    `WITH RECURSIVE src AS (
+    preparedSql('propagate-final', `WITH RECURSIVE src AS (
        SELECT id, step_key, status FROM tasks WHERE id = ANY($1::uuid[])
      ), walk(task_id, parent_id, parent_step, parent_status, by_design) AS (
        SELECT d.task_id, s.id, s.step_key, s.status, (d.dep_type = 'on_failure' AND s.status = 'success')
@@ -87,7 +87,7 @@ export async function propagateFinal(
      )
      SELECT skipped, ready, logged,
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS notified
-       FROM counts`,
+       FROM counts`),
     p.parentIds, p.edgeTypes, now,
   );
   return { skipped: rows[0].skipped, ready: rows[0].ready };

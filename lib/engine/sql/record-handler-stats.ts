@@ -1,5 +1,5 @@
 import type { Prisma } from '../../db.ts';
-import { DURATION_BUCKET_COUNT, durationBucket, statsTimeZone } from '../stats.ts';
+import { DURATION_BUCKET_COUNT, durationBucket, STATS_SLOT_SQL, statsTimeZone } from '../stats.ts';
 
 export interface StatsDelta {
   handler: string;
@@ -17,16 +17,16 @@ export interface StatsDelta {
  * Adds one outcome to handler_stats_daily (counting rule: lib/engine/stats.ts).
  * stat_date = the calendar date of `now` in TICKFLOW_STATS_TZ, computed in SQL.
  *
- * Lock: the (stat_date, handler) row — a hot row shared by every completion of
- * a handler that day, so the engine issues this statement last in its
- * transaction to hold the lock only until COMMIT. Index: the primary key
- * (stat_date, handler) via ON CONFLICT.
+ * Lock: the (stat_date, handler, slot) row — shared by the completions of a
+ * handler that day on connections with the same slot (STATS_SLOTS), so the
+ * engine still issues this statement last in its transaction to hold the lock
+ * only until COMMIT. Index: the primary key (stat_date, handler, slot) via ON CONFLICT.
  */
 /**
  * The ON CONFLICT half of every handler_stats_daily upsert (this file's and
  * complete-only-task.ts's): adds a delta row to the day's row.
  */
-export const STATS_ON_CONFLICT_SQL = `ON CONFLICT (stat_date, handler) DO UPDATE SET
+export const STATS_ON_CONFLICT_SQL = `ON CONFLICT (stat_date, handler, slot) DO UPDATE SET
        success = h.success + EXCLUDED.success,
        failure = h.failure + EXCLUDED.failure,
        timeout = h.timeout + EXCLUDED.timeout,
@@ -49,9 +49,9 @@ export function statsUpsertSql(d: StatsDelta, now: Date, first: number): { sql: 
   if (d.durationMs !== null) buckets[durationBucket(d.durationMs)] = 1;
   const duration = d.durationMs === null ? 0 : Math.max(0, Math.round(d.durationMs));
   const $ = (i: number) => `$${first + i}`;
-  const sql = `INSERT INTO handler_stats_daily AS h (stat_date, handler, success, failure, timeout, dead_letter, total_duration_ms,
+  const sql = `INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
                                           max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
-     VALUES ((${$(0)}::timestamptz AT TIME ZONE ${$(1)}::text)::date, ${$(2)}::text, ${$(3)}::int, ${$(4)}::int, ${$(5)}::int, ${$(6)}::int,
+     VALUES ((${$(0)}::timestamptz AT TIME ZONE ${$(1)}::text)::date, ${$(2)}::text, ${STATS_SLOT_SQL}, ${$(3)}::int, ${$(4)}::int, ${$(5)}::int, ${$(6)}::int,
              ${$(7)}::bigint, ${$(7)}::int, ${$(8)}::bigint, ${$(9)}::int, ${$(10)}::int[], ${$(0)}::timestamptz)
      ${STATS_ON_CONFLICT_SQL}`;
   const params = [now, statsTimeZone(), d.handler, d.success, d.failure, d.timeout, d.deadLetter, duration,

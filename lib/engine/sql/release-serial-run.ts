@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
@@ -22,7 +22,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  */
 export async function releaseSerialRun(tx: Prisma.TransactionClient, p: { jobId: string }, now: Date): Promise<string | null> {
   const rows = await tx.$queryRawUnsafe<{ id: string | null }[]>(
-    `WITH active AS (
+    preparedSql('release-serial-run', `WITH active AS (
        SELECT r.id, r.created_at, r.scheduled_for,
               EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = r.id AND t.status = 'pending' AND t.pending_parents > 0
                         AND NOT EXISTS (SELECT 1 FROM task_dependencies d WHERE d.task_id = t.id)) AS gated
@@ -39,7 +39,7 @@ export async function releaseSerialRun(tx: Prisma.TransactionClient, p: { jobId:
        UPDATE runs SET reason = NULL, updated_at = $2::timestamptz WHERE id = (SELECT id FROM nxt) RETURNING id
      )
      SELECT (SELECT id FROM run) AS id,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM opened WHERE pending_parents = 0)) n)::int AS notified`,
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM opened WHERE pending_parents = 0)) n)::int AS notified`),
     p.jobId, now,
   );
   return rows[0]?.id ?? null;

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 export interface ReopenRow {
@@ -28,7 +28,7 @@ export async function reopenTasks(
   now: Date,
 ): Promise<number> {
   const res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
-    `WITH v AS (
+    preparedSql('reopen-tasks', `WITH v AS (
        SELECT * FROM unnest($2::uuid[], $3::int[], $4::boolean[], $5::boolean[], $6::text[]) AS v(id, pending_parents, reopen, bump, message)
      ), old AS (
        SELECT t.id, t.status FROM tasks t JOIN v ON v.id = t.id FOR UPDATE OF t
@@ -63,7 +63,7 @@ export async function reopenTasks(
      SELECT (SELECT count(*) FROM upd WHERE reopen)::int AS reopened, (SELECT count(*) FROM logs)::int AS logged,
             (SELECT count(*) FROM run)::int AS runs,
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '')
-                                    WHERE EXISTS (SELECT 1 FROM upd WHERE reopen AND pending_parents = 0)) n)::int AS notified`,
+                                    WHERE EXISTS (SELECT 1 FROM upd WHERE reopen AND pending_parents = 0)) n)::int AS notified`),
     p.runId, p.rows.map((r) => r.id), p.rows.map((r) => r.pendingParents), p.rows.map((r) => r.reopen),
     p.rows.map((r) => r.bump), p.rows.map((r) => r.message), now, p.actor,
   );

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 
 /**
  * Deadlock (DESIGN.md §4: "a run whose remaining tasks can never become ready
@@ -14,7 +14,7 @@ import type { Prisma } from '../../db.ts';
  */
 export async function resolveDeadlock(tx: Prisma.TransactionClient, p: { runId: string }, now: Date): Promise<string[]> {
   const rows = await tx.$queryRawUnsafe<{ steps: string[] | null }[]>(
-    `WITH stuck AS (
+    preparedSql('resolve-deadlock', `WITH stuck AS (
        SELECT t.id, t.step_key FROM tasks t
         WHERE t.run_id = $1::uuid AND t.status = 'pending'
           AND NOT EXISTS (SELECT 1 FROM tasks g WHERE g.run_id = $1::uuid AND g.status = 'pending' AND g.pending_parents > 0
@@ -39,7 +39,7 @@ export async function resolveDeadlock(tx: Prisma.TransactionClient, p: { runId: 
         WHERE id = $1::uuid AND EXISTS (SELECT 1 FROM upd)
        RETURNING id
      )
-     SELECT msg.steps, (SELECT count(*) FROM log)::int AS logged, (SELECT count(*) FROM run)::int AS runs FROM msg`,
+     SELECT msg.steps, (SELECT count(*) FROM log)::int AS logged, (SELECT count(*) FROM run)::int AS runs FROM msg`),
     p.runId, now,
   );
   return rows[0]?.steps ?? [];

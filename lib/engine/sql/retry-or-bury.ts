@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
@@ -16,7 +16,7 @@ export async function retryOrBury(
   now: Date,
 ): Promise<boolean> {
   const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
-    `WITH t AS (
+    preparedSql('retry-or-bury', `WITH t AS (
        UPDATE tasks
           SET status = $4::task_status,
               attempt = CASE WHEN $4 = 'pending' THEN attempt + 1 ELSE attempt END,
@@ -35,7 +35,7 @@ export async function retryOrBury(
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM t WHERE status = 'pending') x)::int AS notified`,
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM t WHERE status = 'pending') x)::int AS notified`),
     p.taskId, p.from, p.attempt, p.to, p.retryAt, p.message, now, p.delayMs,
   );
   return rows[0].n === 1;

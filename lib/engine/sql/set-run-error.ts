@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 
 /**
  * Records why an open run is being ended by an operator (kept by finalise-run,
@@ -7,7 +7,7 @@ import type { Prisma } from '../../db.ts';
  */
 export async function setRunError(tx: Prisma.TransactionClient, p: { runId: string; error: string }, now: Date): Promise<void> {
   await tx.$executeRawUnsafe(
-    `UPDATE runs SET error = $2, updated_at = $3::timestamptz WHERE id = $1::uuid AND status IN ('pending', 'running')`,
+    preparedSql('set-run-error', `UPDATE runs SET error = $2, updated_at = $3::timestamptz WHERE id = $1::uuid AND status IN ('pending', 'running')`),
     p.runId, p.error, now,
   );
 }
