@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
 import { addDays, daysBetween, isIsoDate, statDateOf, type IsoDate } from './dates.ts';
-import { mergeStatsSlots } from './merge-slots.ts';
+import { mergeStatsSlots, type StatsSlotRow } from './merge-slots.ts';
 import { estimatePercentile, normaliseBuckets, sumBuckets } from './percentiles.ts';
 
 /** Longest range one query may ask for (days, inclusive). */
@@ -62,19 +62,7 @@ export interface DailyStatsDay {
   latenessCount: number;
 }
 
-type Row = {
-  statDate: Date;
-  handler: string;
-  success: number;
-  failure: number;
-  timeout: number;
-  deadLetter: number;
-  totalDurationMs: bigint;
-  maxDurationMs: number;
-  totalLatenessMs: bigint;
-  latenessCount: number;
-  durationBuckets: number[];
-};
+type Row = StatsSlotRow;
 
 function parseHandlers(h: string | undefined): string[] {
   return (h ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -120,7 +108,7 @@ export async function getDailyStats(db: Db, q: { from: IsoDate; to: IsoDate; han
     },
     orderBy: [{ statDate: 'asc' }, { handler: 'asc' }],
   });
-  return { days: (mergeStatsSlots(rows) as Row[]).map(toDay) };
+  return { days: mergeStatsSlots(rows).map(toDay) };
 }
 
 /** Totals of one handler over a range (same units and estimates as DailyStatsDay). */
