@@ -44,7 +44,7 @@ async function seedHistory(): Promise<void> {
         await client.query(
           `INSERT INTO handler_stats_daily (stat_date, handler, success, failure, timeout, dead_letter, total_duration_ms, max_duration_ms,
                                             total_lateness_ms, lateness_count, duration_buckets)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (stat_date, handler) DO NOTHING`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (stat_date, handler, slot) DO NOTHING`,
           [date, handler, wave, failure, timeout, failure > 5 ? 1 : 0, attempts * avg, avg * 6, wave * (150 + 40 * ((d * 7) % 5)), wave, buckets],
         );
       }
