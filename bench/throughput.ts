@@ -2,7 +2,7 @@
  * Throughput benchmark (not a test): queues N one-step `builtin.noop` runs and
  * measures tasks/s with 1 and 2 processes, two ways:
  * - real workers: `node --import tsx worker/index.ts` processes
- *   (TICKFLOW_CONCURRENCY=16) against the bench database — claimer, runner,
+ *   (TICKFLOW_CONCURRENCY=16, or BENCH_WORKER_CONCURRENCY) against the bench database — claimer, runner,
  *   handler, completion, LISTEN/NOTIFY, heartbeat all included. Measured from
  *   the first claim (min tasks.started_at) to the last completion (max
  *   runs.finished_at), once every run is `success`; worker start-up is excluded.
@@ -27,6 +27,8 @@ import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
 import { startTestServer } from '../tests/helpers/test-server.ts';
 
 const self = fileURLToPath(import.meta.url);
+/** TICKFLOW_CONCURRENCY of the real worker processes */
+const workerConcurrency = process.env.BENCH_WORKER_CONCURRENCY ?? '16';
 const workerEntry = fileURLToPath(new URL('../worker/index.ts', import.meta.url));
 
 async function worker(url: string, nodeId: string, batch: number, concurrency: number): Promise<number> {
@@ -102,7 +104,7 @@ async function main() {
       const { name, url } = await fresh(`w${procs}`);
       const qms = await queue(url, n);
       const r = await realWorkers(url, procs, n);
-      results.push(`real workers: ${procs} process(es) x TICKFLOW_CONCURRENCY=16: ${r.ok} tasks in ${(r.ms / 1000).toFixed(2)} s = ${Math.round(r.ok / (r.ms / 1000))} tasks/s ` +
+      results.push(`real workers: ${procs} process(es) x TICKFLOW_CONCURRENCY=${workerConcurrency}: ${r.ok} tasks in ${(r.ms / 1000).toFixed(2)} s = ${Math.round(r.ok / (r.ms / 1000))} tasks/s ` +
         `(queueing ${n} runs via triggerRun took ${(qms / 1000).toFixed(2)} s = ${Math.round(n / (qms / 1000))} runs/s; check: ${r.ok} tasks success, ${r.runs} runs success, stats ${r.stats})`);
       console.log(results.at(-1));
       await drop(name);
@@ -150,7 +152,7 @@ async function realWorkers(url: string, procs: number, n: number): Promise<{ ok:
   const children: ChildProcess[] = [];
   for (let p = 0; p < procs; p++) {
     children.push(spawn(process.execPath, ['--import', 'tsx', workerEntry], {
-      env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: '16', TICKFLOW_NODE_NAME: `bench-worker-${p}`, LOG_LEVEL: 'warn' },
+      env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: workerConcurrency, TICKFLOW_NODE_NAME: `bench-worker-${p}`, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     }));
   }
