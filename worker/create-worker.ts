@@ -20,7 +20,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
-import { logger as rootLogger } from '../lib/log.ts';
+import { serviceLogger } from '../lib/log.ts';
 import { registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
 import { Claimer } from './claimer.ts';
@@ -90,7 +90,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   let nodeId = '';
   let state: WorkerState = 'created';
   let registered: Promise<string> | null = null;
-  const base = options.logger ?? rootLogger.child({ service: 'worker' });
+  const base = options.logger ?? serviceLogger('worker');
   let logger = base;
   const roles = new Set<WorkerRole>(config.roles);
 

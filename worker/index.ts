@@ -8,7 +8,7 @@
  * and exits 0. A second signal exits at once (code 130); leases of attempts
  * still running then expire and the reaper of another worker reclaims them.
  */
-import { logger } from '../lib/log.ts';
+import { serviceLogger } from '../lib/log.ts';
 import { ConfigError, loadWorkerConfig } from './config.ts';
 import { createWorker } from './create-worker.ts';
 
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = logger.child({ service: 'worker' });
+  const log = serviceLogger('worker');
   const worker = createWorker({ config, logger: log });
 
   let stopping = false;
@@ -55,6 +55,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  logger.fatal({ err }, 'worker failed to start');
+  serviceLogger('worker').fatal({ err }, 'worker failed to start');
   process.exit(1);
 });
