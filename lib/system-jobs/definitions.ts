@@ -23,7 +23,8 @@ const common = {
  * The system jobs, in the CreateJobInput (REST) shape: visible in the console, pausable and
  * editable like any job, run by the normal engine on any worker (handlers `system.*`).
  * Schedules are cron in UTC:
- * - system.retention            hourly at :17 — runs + tasks + task_logs older than TICKFLOW_RETENTION_DAYS (30) days, in batches;
+ * - system.retention            hourly at :17 — runs + tasks + task_logs older than TICKFLOW_RETENTION_DAYS (30) days, in batches,
+ *                                 and worker_nodes offline for TICKFLOW_NODE_RETENTION_DAYS (7) days;
  * - system.idempotency-cleanup  hourly at :23 — idempotency keys older than 24 h;
  * - system.recycle-bin-purge    daily 03:30 — jobs deleted more than TICKFLOW_RECYCLE_BIN_DAYS (30) days ago;
  * - system.stats-check          daily 00:45 — recompute the last 2 days of handler_stats_daily, alarm on drift.

@@ -142,11 +142,32 @@ describe('other system jobs', () => {
     expect(await t.db.job.count({ where: { id: fresh.id } })).toBe(1);
   });
 
+  it('worker nodes offline for longer than the retention are deleted, unless they still hold a running task', async () => {
+    const node = async (nodeId: string, status: string, daysAgo: number) => t.pool.query(
+      `INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at) VALUES ($1, $1, 'h', 1, $2, $3)`,
+      [nodeId, status, new Date(NOW.getTime() - daysAgo * DAY)],
+    );
+    await node('old-offline', 'offline', 8);
+    await node('old-offline-busy', 'offline', 8);
+    await node('recent-offline', 'offline', 6);
+    await node('old-online', 'online', 8); // not offline yet: the reaper decides that, not retention
+    const job = await createJob(t.db, { key: 'ret.nodes', name: 'n', schedule: { kind: 'manual' }, handler: 'ret.h' }, SYSTEM_ACTOR, NOW);
+    await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: NOW }, NOW);
+    const [busy] = await claimTasks(t.db, { nodeId: 'old-offline-busy', handlers: ['ret.h'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 }, NOW);
+    expect(busy).toBeDefined();
+
+    const { deleteStaleNodes } = await import('../../lib/engine/nodes/index.ts');
+    expect(await deleteStaleNodes(t.db, { olderThanDays: 7 }, NOW)).toEqual(['old-offline']);
+    const left = (await t.pool.query(`SELECT node_id FROM worker_nodes WHERE node_id IN ('old-offline', 'old-offline-busy', 'recent-offline', 'old-online') ORDER BY 1`)).rows.map((r) => r.node_id);
+    expect(left).toEqual(['old-offline-busy', 'old-online', 'recent-offline']);
+    await completeTask(t.db, { taskId: busy!.id, attempt: busy!.attempt, nodeId: 'old-offline-busy', outcome: 'success' }, NOW);
+  });
+
   it('system.retention and system.idempotency-cleanup handlers honour payload overrides', async () => {
     const handlers = createSystemHandlers(() => t.db);
     const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 'x', runId: 'x', signal: new AbortController().signal, log: log('test'), timeoutMs: 60_000 });
-    const r = (await handlers[SYSTEM_HANDLERS.retention](ctx({ olderThanDays: 10_000 }))) as { runs: number };
-    expect(r.runs).toBe(0);
+    const r = (await handlers[SYSTEM_HANDLERS.retention](ctx({ olderThanDays: 10_000, nodeOlderThanDays: 10_000 }))) as { runs: number; staleNodes: number };
+    expect(r).toMatchObject({ runs: 0, staleNodes: 0 });
     const k = (await handlers[SYSTEM_HANDLERS.idempotencyCleanup](ctx({ olderThanHours: 1 }))) as { deleted: number };
     expect(k.deleted).toBeGreaterThanOrEqual(0);
   });

@@ -3,7 +3,7 @@
  * handler, so they are visible, pausable, retried and alarmed like user jobs. Each is a thin
  * door onto lib/system-jobs; payload fields override env defaults.
  *
- * - system.retention            { olderThanDays?, batchSize?, maxBatches? } -> RetentionResult
+ * - system.retention            { olderThanDays?, batchSize?, maxBatches?, nodeOlderThanDays? } -> RetentionResult + staleNodes
  * - system.idempotency-cleanup  { olderThanHours? } -> { deleted, cutoff, expiredSessions } (also sweeps expired sessions)
  * - system.recycle-bin-purge    { olderThanDays? } -> { purged: string[] }
  * - system.stats-check          { days? } -> { from, to, drift: n } ; fails (after raising an alarm) on drift
@@ -12,6 +12,7 @@ import { getDb, type Db } from '../../lib/db.ts';
 import { purgeExpiredJobs } from '../../lib/jobs/purge-job.ts';
 import { cleanupSessions } from '../../lib/auth/sessions.ts';
 import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
+import { deleteStaleNodes } from '../../lib/engine/nodes/index.ts';
 import { deleteExpiredIdempotencyKeys } from '../../lib/system-jobs/idempotency-cleanup.ts';
 import { checkStats } from '../../lib/system-jobs/stats-check.ts';
 import { SYSTEM_HANDLERS } from '../../lib/system-jobs/definitions.ts';
@@ -31,8 +32,11 @@ export function createSystemHandlers(dbOf: () => Db = () => getDb()): Record<str
     [SYSTEM_HANDLERS.retention]: async (ctx) => {
       const s = settings(ctx);
       const r = await purgeOldRuns(dbOf(), { olderThanDays: optNum(s.olderThanDays), batchSize: optNum(s.batchSize), maxBatches: optNum(s.maxBatches) });
-      ctx.log.info(r, 'retention pass');
-      return r;
+      // worker_nodes rows of processes long gone are the same kind of leftover
+      const staleNodes = await deleteStaleNodes(dbOf(), { olderThanDays: optNum(s.nodeOlderThanDays) });
+      const out = { ...r, staleNodes: staleNodes.length };
+      ctx.log.info(out, 'retention pass');
+      return out;
     },
     [SYSTEM_HANDLERS.idempotencyCleanup]: async (ctx) => {
       const db = dbOf();

@@ -3,3 +3,4 @@ export * from './register-node.ts';
 export * from './heartbeat-node.ts';
 export * from './set-node-status.ts';
 export * from './mark-offline-nodes.ts';
+export * from './delete-stale-nodes.ts';
