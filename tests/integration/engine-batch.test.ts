@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeTasks, triggerRun } from '../../lib/engine/index.ts';
 import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
+import { createPrismaClient } from '../../lib/db.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf } from './engine-fixtures.ts';
@@ -95,5 +96,31 @@ describe('completeTasks', () => {
     await expect(completeTasks(t.db, [success(good!), bad], at(100))).rejects.toThrow(/unsupported Unicode escape sequence|\\u0000/);
     expect((await t.db.task.findMany({ where: { id: { in: [good!.id, poisoned!.id] } } })).map((x) => x.status)).toEqual(['running', 'running']);
     await expect(completeTasks(t.db, [success(good!), { ...success(poisoned!), nodeId: 'node-b' }], at(100))).rejects.toThrow(/one node/);
+  });
+
+  it('the engine statements run as named prepared statements, unless TICKFLOW_PREPARED_STATEMENTS=0', async () => {
+    const preparedAfterOneCompletion = async () => {
+      const db = createPrismaClient(t.url, 1); // one connection: the catalogue below is that session's
+      try {
+        const jobId = await insertJob(db, { steps: [{ key: 'main', handler: 'batch.prep' }] });
+        await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);
+        const [c] = await claim(db, at(40), { handlers: ['batch.prep'] });
+        await completeTasks(db, [success(c!)], at(100));
+        const rows = await db.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM pg_prepared_statements ORDER BY name`);
+        return rows.map((r) => r.name.replace(/_[0-9a-f]{16}$/, ''));
+      } finally {
+        await db.$disconnect();
+      }
+    };
+    const names = await preparedAfterOneCompletion();
+    expect(names).toEqual(expect.arrayContaining(['tf_lock-job', 'tf_insert-run', 'tf_instantiate-tasks', 'tf_complete-only-tasks']));
+    expect(names.every((n) => n.startsWith('tf_'))).toBe(true); // Prisma's own queries and the claim stay unnamed
+
+    process.env.TICKFLOW_PREPARED_STATEMENTS = '0';
+    try {
+      expect(await preparedAfterOneCompletion()).toEqual([]);
+    } finally {
+      delete process.env.TICKFLOW_PREPARED_STATEMENTS;
+    }
   });
 });
