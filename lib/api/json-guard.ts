@@ -1,18 +1,36 @@
 /**
- * Guards for untrusted JSON (lib/api/schemas.ts, lib/api/validation.ts): PostgreSQL
- * refuses the NUL character (U+0000) in `text` and `jsonb`, and deeply nested
- * values blow the stack of recursive code (JSON.stringify, merges). Everything
- * here is iterative, so a 5000-level value is measured, not recursed into.
+ * Guards for untrusted JSON (lib/api/schemas.ts, lib/api/validation.ts). PostgreSQL
+ * refuses the NUL character (U+0000) and unpaired UTF-16 surrogates (which JSON's
+ * `\ud800` escapes can produce) in `text` and `jsonb`, and a JSON number beyond
+ * ±1.8e308 parses to Infinity, which JSON.stringify would store as null. Deeply
+ * nested values blow the stack of recursive code (JSON.stringify, merges), so
+ * everything here is iterative and linear in the size of the value: a
+ * 100,000-level value is measured in milliseconds, not recursed into.
  */
 
 /** Field message for a string (or object key) holding U+0000. */
 export const NUL_MESSAGE = 'Must not contain the NUL character (\\u0000)';
+/** Field message for a string (or object key) holding half of a UTF-16 surrogate pair. */
+export const SURROGATE_MESSAGE = 'Must not contain an unpaired UTF-16 surrogate (\\ud800-\\udfff)';
+/** Field message for a number JSON.parse turned into Infinity. */
+export const NON_FINITE_MESSAGE = 'Must be a finite number (at most ±1.7976931348623157e308)';
 /** Deepest nesting accepted in a free-form JSON value (payload, config). */
 export const MAX_JSON_DEPTH = 64;
 
 export type JsonProblem = { path: (string | number)[]; message: string };
 
 export const hasNul = (s: string): boolean => s.includes('\u0000');
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Whether `s` holds half of a surrogate pair (not valid Unicode: PostgreSQL refuses it). */
+export const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
+
+/** The first reason PostgreSQL would refuse `s` as text, or null. */
+export function unstorableString(s: string): string | null {
+  if (hasNul(s)) return NUL_MESSAGE;
+  if (hasLoneSurrogate(s)) return SURROGATE_MESSAGE;
+  return null;
+}
 
 function isPlainContainer(v: unknown): v is Record<string, unknown> | unknown[] {
   if (Array.isArray(v)) return true;
@@ -21,22 +39,38 @@ function isPlainContainer(v: unknown): v is Record<string, unknown> | unknown[] 
   return proto === Object.prototype || proto === null;
 }
 
+/** A scanned node: its parent and key, so a path is built only for a node that has a problem. */
+interface Node { v: unknown; parent: Node | null; key: string | number; depth: number }
+
+function pathOf(n: Node): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let c: Node | null = n; c && c.parent; c = c.parent) path.push(c.key);
+  return path.reverse();
+}
+
 /**
- * Scans `value` without recursion: every string and object key holding U+0000
- * (at most `limit` reported, path relative to `value`), and whether containers
- * nest deeper than `maxDepth` (the root object/array is level 1; deeper levels
- * are not scanned).
+ * Scans `value` without recursion, in time linear in its size: every string and
+ * object key PostgreSQL would refuse (NUL, unpaired surrogate) and every
+ * non-finite number (at most `limit` reported, path relative to `value`), and
+ * whether containers nest deeper than `maxDepth` (the root object/array is level
+ * 1; deeper levels are not scanned).
  */
-export function scanJson(value: unknown, opts: { maxDepth?: number; limit?: number } = {}): { nul: JsonProblem[]; tooDeep: boolean } {
+export function scanJson(value: unknown, opts: { maxDepth?: number; limit?: number } = {}): { problems: JsonProblem[]; tooDeep: boolean } {
   const maxDepth = opts.maxDepth ?? Infinity;
   const limit = opts.limit ?? 20;
-  const nul: JsonProblem[] = [];
+  const problems: JsonProblem[] = [];
   let tooDeep = false;
-  const stack: { v: unknown; path: (string | number)[]; depth: number }[] = [{ v: value, path: [], depth: 0 }];
-  while (stack.length && nul.length < limit) {
-    const { v, path, depth } = stack.pop()!;
+  const stack: Node[] = [{ v: value, parent: null, key: '', depth: 0 }];
+  while (stack.length && problems.length < limit) {
+    const node = stack.pop()!;
+    const { v, depth } = node;
     if (typeof v === 'string') {
-      if (hasNul(v)) nul.push({ path, message: NUL_MESSAGE });
+      const why = unstorableString(v);
+      if (why) problems.push({ path: pathOf(node), message: why });
+      continue;
+    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) problems.push({ path: pathOf(node), message: NON_FINITE_MESSAGE });
       continue;
     }
     if (!isPlainContainer(v)) continue;
@@ -45,17 +79,19 @@ export function scanJson(value: unknown, opts: { maxDepth?: number; limit?: numb
       continue;
     }
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i], depth: depth + 1 });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], parent: node, key: i, depth: depth + 1 });
     } else {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i]!;
-        if (hasNul(k)) nul.push({ path: [...path, k], message: `Field name ${NUL_MESSAGE.charAt(0).toLowerCase()}${NUL_MESSAGE.slice(1)}` });
-        stack.push({ v: v[k], path: [...path, k], depth: depth + 1 });
+        const child: Node = { v: v[k], parent: node, key: k, depth: depth + 1 };
+        const why = unstorableString(k);
+        if (why) problems.push({ path: pathOf(child), message: `Field name ${why.charAt(0).toLowerCase()}${why.slice(1)}` });
+        stack.push(child);
       }
     }
   }
-  return { nul, tooDeep };
+  return { problems, tooDeep };
 }
 
 /** Order-insensitive deep equality of JSON-like values (depth is bounded by the schemas). */

@@ -11,19 +11,23 @@
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { parseCron, isValidTimeZone, ScheduleError, MAX_PREVIEW_COUNT } from '../schedule/index.ts';
-import { hasNul, MAX_JSON_DEPTH, NUL_MESSAGE, scanJson } from './json-guard.ts';
+import { MAX_JSON_DEPTH, scanJson, unstorableString } from './json-guard.ts';
 
-export { MAX_JSON_DEPTH, NUL_MESSAGE } from './json-guard.ts';
+export { MAX_JSON_DEPTH, NUL_MESSAGE, SURROGATE_MESSAGE } from './json-guard.ts';
 
 /** Largest value of a PostgreSQL int4 (versions, ids in paths). */
 export const INT4_MAX = 2_147_483_647;
 
 /**
- * Every string of every input goes through `str()`: str() that refuses the
- * NUL character (PostgreSQL rejects it in text/jsonb) with a message at the
- * field, before any other check.
+ * Every string of every input goes through `str()`, which refuses what
+ * PostgreSQL rejects in text/jsonb (the NUL character, an unpaired UTF-16
+ * surrogate) with a message at the field, before any other check.
  */
-export const str = (params?: Parameters<typeof z.string>[0]) => z.string(params).refine((v) => !hasNul(v), { message: NUL_MESSAGE, abort: true });
+export const str = (params?: Parameters<typeof z.string>[0]) =>
+  z.string(params).superRefine((v, ctx) => {
+    const why = unstorableString(v);
+    if (why) ctx.addIssue({ code: 'custom', message: why, abort: true });
+  });
 
 /**
  * Canonical spelling of an IANA zone (`asia/shanghai` -> `Asia/Shanghai`), so a
@@ -63,8 +67,9 @@ export const Instant = z
 
 /**
  * A free-form JSON object (payload/config; any keys) of at most 64 KB, nested at
- * most MAX_JSON_DEPTH levels, with no NUL character in any string or key (the
- * error names the exact path, e.g. `payload.a.0`). Measured without recursion.
+ * most MAX_JSON_DEPTH levels, with no NUL character or unpaired surrogate in any
+ * string or key and no number beyond ±1.8e308 (the error names the exact path,
+ * e.g. `payload.a.0`). Measured without recursion.
  */
 export const JsonObject = z.record(z.string(), z.unknown(), { message: 'Must be a JSON object' }).superRefine((v, ctx) => {
   const scan = scanJson(v, { maxDepth: MAX_JSON_DEPTH });
@@ -72,8 +77,8 @@ export const JsonObject = z.record(z.string(), z.unknown(), { message: 'Must be 
     ctx.addIssue({ code: 'custom', message: `Must be nested at most ${MAX_JSON_DEPTH} levels deep` });
     return;
   }
-  for (const p of scan.nul) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
-  if (scan.nul.length) return;
+  for (const p of scan.problems) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
+  if (scan.problems.length) return;
   if (jsonBytes(v) > MAX_PAYLOAD_BYTES) ctx.addIssue({ code: 'custom', message: `Must be at most ${MAX_PAYLOAD_BYTES / 1024} KB as JSON` });
 });
 

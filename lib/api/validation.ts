@@ -30,13 +30,14 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
 }
 
 /**
- * NUL characters anywhere in a raw input (every string and object key, at any
- * depth, scanned without recursion) -> field errors at their exact paths.
- * PostgreSQL refuses U+0000 in text and jsonb, so this runs before every parse.
+ * Values PostgreSQL would refuse anywhere in a raw input (NUL characters and
+ * unpaired surrogates in every string and object key, non-finite numbers, at
+ * any depth, scanned without recursion in linear time) -> field errors at their
+ * exact paths. Runs before every parse, so a bad value is a 400, never a 500.
  */
-export function nulFieldErrors(data: unknown): Record<string, string> {
+export function unstorableFieldErrors(data: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const p of scanJson(data).nul) out[issuePath(p.path)] ??= p.message;
+  for (const p of scanJson(data).problems) out[issuePath(p.path)] ??= p.message;
   return out;
 }
 
@@ -49,7 +50,7 @@ function summary(fields: Record<string, string>): string {
 
 /** Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400). */
 export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const nul = nulFieldErrors(data);
+  const nul = unstorableFieldErrors(data);
   const r = schema.safeParse(data);
   if (r.success && !Object.keys(nul).length) return r.data;
   const fields = { ...nul, ...(r.success ? {} : zodToFieldErrors(r.error)), ...nul };

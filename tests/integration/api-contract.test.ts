@@ -646,6 +646,43 @@ describe('REST contract /api/v1', () => {
       expect((await post({ ...cronJob(uniq('deep.ok')), payload: ok })).status).toBe(201);
     });
 
+    it('a lone UTF-16 surrogate or a number beyond ±1.8e308 anywhere -> 400 at the exact path (PostgreSQL refuses the first, the second would be stored as null)', async () => {
+      const j = await create(cronJob(uniq('sur.trigger')));
+      const before = await counts();
+      // raw JSON text: the \\udfff escape is what a client sends; JSON.parse turns it into a lone surrogate
+      const raw = (payload: string) => call(jobs.POST, 'POST', '/api/v1/jobs', {
+        token: operator,
+        rawBody: JSON.stringify(cronJob(uniq('sur'))).replace('"payload":{"x":1}', `"payload":${payload}`),
+        headers: { 'content-type': 'application/json' },
+      });
+      for (const [payload, field, message] of [
+        ['{"x":"\\udfff"}', 'payload.x', /unpaired UTF-16 surrogate/],
+        ['{"\\ud800":1}', 'payload.\ud800', /Field name must not contain an unpaired UTF-16 surrogate/],
+        ['{"a":[1,{"b":"ok \\ud83d"}]}', 'payload.a.1.b', /unpaired UTF-16 surrogate/],
+        ['{"x":1e400}', 'payload.x', /finite number/],
+      ] as const) {
+        const r = await raw(payload);
+        expectField(r, field, payload);
+        expect(r.json.error.fields[field], payload).toMatch(message);
+      }
+      expectField(await post({ ...cronJob(uniq('sur.name')), name: 'n \udfff' }), 'name');
+      expectField(await call(trigger.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { payload: { a: '\ud800' } } }), 'payload.a');
+      expect(await counts()).toEqual(before);
+      // a well-formed pair (an emoji) is fine
+      expect((await post({ ...cronJob(uniq('sur.ok')), payload: { e: '\ud83d\ude00' } })).status).toBe(201);
+    });
+
+    it('a payload nested 100,000 levels is refused at payload like 5,000 levels (the scan is linear, not quadratic)', async () => {
+      const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+      const r = await call(jobs.POST, 'POST', '/api/v1/jobs', {
+        token: operator,
+        rawBody: JSON.stringify(cronJob(uniq('deeper'))).replace('"payload":{"x":1}', `"payload":{"a":${deep}}`),
+        headers: { 'content-type': 'application/json' },
+      });
+      expectField(r, 'payload');
+      expect(r.json.error.fields.payload).toMatch(/64 levels/);
+    });
+
     it('M2 path and query integers are 1..2147483647 ("must be a positive integer"), never a 500', async () => {
       const j = await create(cronJob(uniq('int4')));
       for (const v of ['2147483648', 'abc', '0', '-1', '1.5']) {
