@@ -50,6 +50,29 @@ describe('jobs lifecycle', () => {
     await t.close();
   });
 
+  it('PATCH payload / handler on a one-step job change its step (the shorthand), keeping the rest; on a DAG payload is the job-level payload', async () => {
+    const job = await createJob(t.db, { key: 'shorthand.patch', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { x: 1 } }, alice, NOW);
+    await t.db.jobStep.updateMany({ where: { jobId: job.id }, data: { timeoutSeconds: 42, config: { keep: true } } });
+    const p1 = await updateJob(t.db, job.id, { expectedVersion: 1, payload: { x: 2 } }, alice, NOW);
+    expect(p1.version).toBe(2);
+    expect(p1.payload).toEqual({});
+    expect(p1.steps).toEqual([expect.objectContaining({ key: 'main', handler: 'builtin.echo', payload: { x: 2 }, timeoutSeconds: 42, config: { keep: true } })]);
+    const { triggerRun } = await import('../../lib/engine/index.ts');
+    const { run } = await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: NOW }, NOW);
+    expect((await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).payload).toEqual({ x: 2 });
+
+    const p2 = await updateJob(t.db, job.id, { expectedVersion: 2, handler: 'builtin.noop' }, alice, NOW);
+    expect(p2.steps).toEqual([expect.objectContaining({ key: 'main', handler: 'builtin.noop', payload: { x: 2 }, timeoutSeconds: 42 })]);
+
+    const dag = await createJob(t.db, {
+      key: 'shorthand.dag', name: 'd', schedule: { kind: 'manual' },
+      steps: [{ key: 'a', handler: 'h', payload: { s: 'a' } }, { key: 'b', handler: 'h' }], edges: [{ from: 'a', to: 'b' }],
+    }, alice, NOW);
+    const d1 = await updateJob(t.db, dag.id, { expectedVersion: 1, payload: { shared: 1 } }, alice, NOW);
+    expect(d1.payload).toEqual({ shared: 1 });
+    expect(d1.steps.map((s) => s.payload)).toEqual([{ s: 'a' }, {}]);
+  });
+
   it('creates a cron job with the handler shorthand, version 1, next_run_at in the job zone', async () => {
     const job = await createJob(
       t.db,
