@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasLoneSurrogate, MAX_JSON_DEPTH, NON_FINITE_MESSAGE, NUL_MESSAGE, scanJson, SURROGATE_MESSAGE, unstorableString } from './json-guard.ts';
+import { hasLoneSurrogate, MAX_JSON_DEPTH, NON_FINITE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE, scanJson, SURROGATE_MESSAGE, unstorableString } from './json-guard.ts';
 
 describe('json-guard', () => {
   it('finds unpaired surrogates, not pairs', () => {
@@ -23,6 +23,10 @@ describe('json-guard', () => {
       { path: ['m'], message: NON_FINITE_MESSAGE },
     ]));
     expect(problems).toHaveLength(4);
+  });
+
+  it('refuses a __proto__ key (as JSON.parse makes it: an own key)', () => {
+    expect(scanJson(JSON.parse('{"a":{"__proto__":{"x":1}}}')).problems).toEqual([{ path: ['a', '__proto__'], message: PROTO_KEY_MESSAGE }]);
   });
 
   it('walks a 100,000-level value without recursion and names a problem at its full path', () => {

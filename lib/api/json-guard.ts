@@ -14,6 +14,8 @@ export const NUL_MESSAGE = 'Must not contain the NUL character (\\u0000)';
 export const SURROGATE_MESSAGE = 'Must not contain an unpaired UTF-16 surrogate (\\ud800-\\udfff)';
 /** Field message for a number JSON.parse turned into Infinity. */
 export const NON_FINITE_MESSAGE = 'Must be a finite number (at most ±1.7976931348623157e308)';
+/** Field message for an object key `__proto__`: JSON.parse keeps it as a key, but copying the object would drop it. */
+export const PROTO_KEY_MESSAGE = 'Field name __proto__ is not allowed';
 /** Deepest nesting accepted in a free-form JSON value (payload, config). */
 export const MAX_JSON_DEPTH = 64;
 
@@ -50,8 +52,8 @@ function pathOf(n: Node): (string | number)[] {
 
 /**
  * Scans `value` without recursion, in time linear in its size: every string and
- * object key PostgreSQL would refuse (NUL, unpaired surrogate) and every
- * non-finite number (at most `limit` reported, path relative to `value`), and
+ * object key PostgreSQL would refuse (NUL, unpaired surrogate), every key
+ * `__proto__` (lost when the object is copied), and every non-finite number (at most `limit` reported, path relative to `value`), and
  * whether containers nest deeper than `maxDepth` (the root object/array is level
  * 1; deeper levels are not scanned).
  */
@@ -87,6 +89,7 @@ export function scanJson(value: unknown, opts: { maxDepth?: number; limit?: numb
         const child: Node = { v: v[k], parent: node, key: k, depth: depth + 1 };
         const why = unstorableString(k);
         if (why) problems.push({ path: pathOf(child), message: `Field name ${why.charAt(0).toLowerCase()}${why.slice(1)}` });
+        else if (k === '__proto__') problems.push({ path: pathOf(child), message: PROTO_KEY_MESSAGE });
         stack.push(child);
       }
     }

@@ -293,6 +293,9 @@ export type SaveDagInput = z.output<typeof SaveDagInput>;
 export const TriggerJobInput = z.strictObject({ payload: JsonObject.optional() });
 export type TriggerJobInput = z.output<typeof TriggerJobInput>;
 
+/** Body of actions that take no fields (run cancel/retry, task retry): `{}` or none; any field is a 400. */
+export const EmptyInput = z.strictObject({});
+
 /** Reason-only body for pause/resume/delete/restore (all optional). */
 export const ReasonInput = z.strictObject({ reason: str().max(1000).optional() });
 export type ReasonInput = z.output<typeof ReasonInput>;

@@ -2,6 +2,15 @@ import type { z } from 'zod';
 import { DomainError } from '../errors.ts';
 import { scanJson } from './json-guard.ts';
 
+/**
+ * A field -> message map without a prototype: a client's field named `__proto__`
+ * (JSON.parse makes it an own key) is then an entry like any other, not a
+ * prototype assignment that would lose the error.
+ */
+function fieldMap(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 /** Dot path of an issue (`schedule.cron`, `steps.1.key`); '' (the whole input) becomes `_root`. */
 export function issuePath(path: readonly PropertyKey[]): string {
   return path.length ? path.map((p) => String(p)).join('.') : '_root';
@@ -14,7 +23,7 @@ export function issuePath(path: readonly PropertyKey[]): string {
  * "unknown field"), one entry per key.
  */
 export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = fieldMap();
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const k of issue.keys) {
@@ -36,7 +45,7 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
  * exact paths. Runs before every parse, so a bad value is a 400, never a 500.
  */
 export function unstorableFieldErrors(data: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = fieldMap();
   for (const p of scanJson(data).problems) out[issuePath(p.path)] ??= p.message;
   return out;
 }
@@ -53,6 +62,6 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.o
   const nul = unstorableFieldErrors(data);
   const r = schema.safeParse(data);
   if (r.success && !Object.keys(nul).length) return r.data;
-  const fields = { ...nul, ...(r.success ? {} : zodToFieldErrors(r.error)), ...nul };
+  const fields = Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul);
   throw new DomainError('validation', summary(fields), fields);
 }

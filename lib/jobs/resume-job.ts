@@ -1,6 +1,7 @@
 import { getDb, inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
-import { computeNextRunAt } from './job-input.ts';
+import { DomainError } from '../errors.ts';
+import { assertCanFire, computeNextRunAt } from './job-input.ts';
 import { toJobView, type JobView } from './job-view.ts';
 import { loadGraph, lockJob, recordVersion } from './store.ts';
 
@@ -9,6 +10,10 @@ import { loadGraph, lockJob, recordVersion } from './store.ts';
  * 0, last_error cleared, next_run_at recomputed from `now` (no catch-up of the
  * paused period). New version, change_type `resume`. Resuming an active job
  * changes nothing.
+ * @throws DomainError('validation') naming the schedule field when the job could
+ *   never fire again (a `once` whose run-at has passed — it already fired —, a
+ *   window that has ended): it would show as active and never run. The message
+ *   names the job, for bulk resumes.
  */
 export async function resumeJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
@@ -17,6 +22,14 @@ export async function resumeJob(db: Db = getDb(), id: string, actor: Actor, opts
     if (job.status === 'active' && job.consecutiveFailures === 0) {
       const g = await loadGraph(tx, job);
       return toJobView(g.job, g.steps, g.edges);
+    }
+    try {
+      assertCanFire(job, now);
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation') {
+        throw new DomainError('validation', `Job ${job.key} cannot be resumed: ${e.message.replace(/^Invalid /, '')}; change its schedule first`, e.fields);
+      }
+      throw e;
     }
     const updated = await tx.job.update({
       where: { id: job.id },

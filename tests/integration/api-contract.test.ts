@@ -499,7 +499,14 @@ describe('REST contract /api/v1', () => {
       const early = await call(retryTask.POST, 'POST', '/api/v1/x', { token: operator, params: { id: ta.id } });
       expect(early.status).toBeGreaterThanOrEqual(400);
       expect(early.status).toBeLessThan(500);
-      const cx = await call(cancelRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: runId } });
+      // these actions take no fields: an unknown one is refused by name and changes nothing
+      const refused = await call(cancelRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: runId }, body: { force: true } });
+      expectField(refused, 'force');
+      expect(refused.json.error.fields.force).toBe('Unknown field');
+      expect((await t.db.run.findUniqueOrThrow({ where: { id: runId } })).status).not.toBe('cancelled');
+      expectField(await call(retryRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: runId }, body: { bogus: 1 } }), 'bogus');
+      expectField(await call(retryTask.POST, 'POST', '/api/v1/x', { token: operator, params: { id: ta.id }, body: { bogus: 1 } }), 'bogus');
+      const cx = await call(cancelRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: runId }, body: {} });
       expect(cx.json.status).toBe('cancelled');
       const again = await call(cancelRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: runId } });
       expect(again.status).toBeLessThan(500);
@@ -660,6 +667,7 @@ describe('REST contract /api/v1', () => {
         ['{"\\ud800":1}', 'payload.\ud800', /Field name must not contain an unpaired UTF-16 surrogate/],
         ['{"a":[1,{"b":"ok \\ud83d"}]}', 'payload.a.1.b', /unpaired UTF-16 surrogate/],
         ['{"x":1e400}', 'payload.x', /finite number/],
+        ['{"__proto__":{"polluted":1},"y":2}', 'payload.__proto__', /__proto__ is not allowed/],
       ] as const) {
         const r = await raw(payload);
         expectField(r, field, payload);

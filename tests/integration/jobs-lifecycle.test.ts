@@ -73,6 +73,20 @@ describe('jobs lifecycle', () => {
     expect(d1.steps.map((s) => s.payload)).toEqual([{ s: 'a' }, {}]);
   });
 
+  it('resume refuses a once job whose run-at has passed (it fired): it would be active and never run', async () => {
+    const job = await createJob(t.db, { key: 'once.fired', name: 'o', schedule: { kind: 'once', runAt: new Date(NOW.getTime() + 60_000) }, handler: 'builtin.noop' }, alice, NOW);
+    const later = new Date(NOW.getTime() + 3_600_000);
+    await pauseJob(t.db, job.id, alice, {}, later); // as the tick does after firing it
+    const e = await rejects(resumeJob(t.db, job.id, alice, {}, later));
+    expect(e.code).toBe('validation');
+    expect(e.fields).toEqual({ 'schedule.runAt': 'Is in the past: this job would never fire' });
+    expect(e.message).toMatch(/^Job once\.fired cannot be resumed: schedule\.runAt: Is in the past/);
+    const after = await getJob(t.db, job.id, alice);
+    expect([after.status, after.version]).toEqual(['paused', 2]);
+    // still resumable before its run-at
+    expect((await resumeJob(t.db, job.id, alice, {}, NOW)).status).toBe('active');
+  });
+
   it('creates a cron job with the handler shorthand, version 1, next_run_at in the job zone', async () => {
     const job = await createJob(
       t.db,

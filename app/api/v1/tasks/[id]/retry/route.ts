@@ -1,10 +1,10 @@
 import { rest } from '@/app/_lib/rest';
-import { IdParams } from '@/lib/api/schemas';
+import { EmptyInput, IdParams } from '@/lib/api/schemas';
 import { retryTaskAs } from '@/lib/runs/run-actions';
 
 export const dynamic = 'force-dynamic';
 
 /** POST /api/v1/tasks/:id/retry -> the task's run */
-export const POST = rest({ role: 'operator', params: IdParams, operation: 'tasks.retry' }, ({ db, params, actor, now }) =>
+export const POST = rest({ role: 'operator', params: IdParams, body: EmptyInput, operation: 'tasks.retry' }, ({ db, params, actor, now }) =>
   retryTaskAs(db, params.id, actor, now),
 );
