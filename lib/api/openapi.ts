@@ -15,6 +15,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const ERR = { description: 'Error', content: { 'application/json': { schema: ref('Error') } } };
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
+/** Bodies whose every field is optional: the body itself may be left out. */
+const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 
@@ -38,7 +40,7 @@ function op(summary: string, opts: { role?: string; body?: string; params?: unkn
       422: ERR,
     },
   };
-  if (opts.body) o.requestBody = { required: true, content: { 'application/json': { schema: ref(opts.body) } } };
+  if (opts.body) o.requestBody = { required: !OPTIONAL_BODIES.has(opts.body), content: { 'application/json': { schema: ref(opts.body) } } };
   if (opts.role === 'public') o.security = [];
   return o;
 }

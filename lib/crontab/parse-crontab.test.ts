@@ -28,6 +28,14 @@ describe('parseCrontab', () => {
     expect(jobs[1]).toMatchObject({ line: 7, cron: '0 2 * * 1-5', command: ['/bin/sh', '-c', 'echo $GREETING'] });
   });
 
+  it('a key prefix ending in a dot does not double it', () => {
+    const text = '0 3 * * * /usr/local/bin/backup.sh\n';
+    const [withDot] = parseCrontab(text, { keyPrefix: 'cron.' }).jobs;
+    const [withoutDot] = parseCrontab(text, { keyPrefix: 'cron' }).jobs;
+    expect(withDot!.key).toBe(withoutDot!.key);
+    expect(withDot!.key).toMatch(/^cron\.l1\./);
+  });
+
   it('env lines apply only to entries after them', () => {
     const { jobs } = parseCrontab('0 * * * * a\nFOO=1\n0 * * * * b\n');
     expect(jobs[0]!.env).toEqual({});

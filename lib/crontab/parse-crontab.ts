@@ -113,7 +113,8 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
   const env: Record<string, string> = {};
   let shell = '/bin/sh';
   let timezone: string | undefined;
-  const prefix = options.keyPrefix ?? 'crontab';
+  // `cron.` and `cron` give the same keys (`cron.l3.backup-sh`), never `cron..l3…`
+  const prefix = (options.keyPrefix ?? 'crontab').replace(/\.+$/, '') || 'crontab';
   const lines = text.split(/\r?\n/);
 
   lines.forEach((text, idx) => {

@@ -98,8 +98,17 @@ function build(cron: ParsedCron, dom: string, from: Date | number): CronExpressi
       currentDate: new Date(from),
     });
   } catch (err) {
-    throw new ScheduleError('cron', `Invalid cron expression "${cron.expression}": ${(err as Error).message}`);
+    throw new ScheduleError('cron', `Invalid cron expression "${cron.expression}": ${(err as Error).message}${fieldOrderHint(cron)}`);
   }
+}
+
+/** Six or seven fields start with seconds (cron-parser, Quartz): say so, since `0 0 * * * 2020` reads as a year to many. */
+function fieldOrderHint(cron: ParsedCron): string {
+  if (!cron.hasSeconds) return '';
+  const n = cron.expression.split(/\s+/).length;
+  return n === 6
+    ? ' (6 fields read as: second minute hour day-of-month month day-of-week)'
+    : ' (7 fields read as: second minute hour day-of-month month day-of-week year)';
 }
 
 function step(it: CronExpression): number {

@@ -192,7 +192,7 @@ describe('REST contract /api/v1', () => {
     walk(root);
     expect(found.sort()).toEqual(
       [
-        '[...path]', 'alarms', 'alarms/test', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
+        '[[...path]]', 'alarms', 'alarms/test', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
         'jobs/bulk', 'jobs/import', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
         'stats/daily', 'stats/overview', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
@@ -871,7 +871,7 @@ describe('REST contract /api/v1', () => {
       expect(huge.status).toBe(413);
       expect(huge.json.error.code).toBe('payload_too_large');
       expect(await counts()).toEqual(before);
-      const catchAll = await import('../../app/api/v1/[...path]/route.ts');
+      const catchAll = await import('../../app/api/v1/[[...path]]/route.ts');
       for (const [m, h] of [['GET', catchAll.GET], ['POST', catchAll.POST], ['PUT', catchAll.PUT], ['PATCH', catchAll.PATCH], ['DELETE', catchAll.DELETE]] as const) {
         const r = await call(h as RouteHandler, m, '/api/v1/nope/deeper');
         expect(r.status, m).toBe(404);

@@ -3,7 +3,7 @@ import { jsonResponse } from '@/app/_lib/rest';
 export const dynamic = 'force-dynamic';
 
 /**
- * Any /api/v1 path no route file matches: the API's JSON error format with 404
+ * Any /api/v1 path no route file matches (and /api/v1 itself): the API's JSON error format with 404
  * (instead of Next's HTML not-found page), for every method.
  */
 async function notFound(req: Request): Promise<Response> {
