@@ -18,8 +18,23 @@ export type FilterDef =
 export function FilterBar({ filters }: { filters: FilterDef[] }) {
   const router = useRouter();
   const pathname = usePathname();
-  const params = useSearchParams();
+  const urlParams = useSearchParams();
   const [pending, startTransition] = React.useTransition();
+  // The query the user asked for, ahead of the URL: useSearchParams changes only when a
+  // navigation commits, so two quick changes built from it would undo each other (the
+  // second built on the URL before the first). Dropped once the URL has caught up.
+  const [intended, setIntended] = React.useState<string | null>(null);
+  React.useEffect(() => {
+    if (intended !== null && intended === urlParams.toString()) setIntended(null);
+  }, [intended, urlParams]);
+  const params = React.useMemo(() => (intended === null ? urlParams : new URLSearchParams(intended)), [intended, urlParams]);
+  const go = React.useCallback(
+    (qs: URLSearchParams) => {
+      setIntended(qs.toString());
+      startTransition(() => router.replace(`${pathname}${qs.size ? `?${qs}` : ''}`));
+    },
+    [pathname, router],
+  );
   const apply = React.useCallback(
     (name: string, value: string) => {
       const qs = new URLSearchParams(params.toString());
@@ -27,9 +42,9 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
       else qs.delete(name);
       qs.delete('cursor');
       qs.delete('trail');
-      startTransition(() => router.replace(`${pathname}${qs.size ? `?${qs}` : ''}`));
+      go(qs);
     },
-    [params, pathname, router],
+    [params, go],
   );
   const active = filters.some((f) => params.get(f.name));
   return (
@@ -67,7 +82,7 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
         <Button
           variant="ghost"
           size="sm"
-          onClick={() => startTransition(() => router.replace(pathname))}
+          onClick={() => go(new URLSearchParams())}
         >
           <X /> Clear
         </Button>
