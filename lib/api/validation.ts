@@ -11,6 +11,15 @@ function fieldMap(): Record<string, string> {
   return Object.create(null) as Record<string, string>;
 }
 
+/**
+ * The same entries in an ordinary object: server actions cannot send an object
+ * without a prototype to the browser. Spreading defines each key as an own
+ * property, `__proto__` included (it does not assign the prototype).
+ */
+function plain(map: Record<string, string>): Record<string, string> {
+  return { ...map };
+}
+
 /** Dot path of an issue (`schedule.cron`, `steps.1.key`); '' (the whole input) becomes `_root`. */
 export function issuePath(path: readonly PropertyKey[]): string {
   return path.length ? path.map((p) => String(p)).join('.') : '_root';
@@ -35,7 +44,7 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
     const p = issuePath(issue.path);
     if (!(p in out)) out[p] = issue.message;
   }
-  return out;
+  return plain(out);
 }
 
 /**
@@ -47,7 +56,7 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
 export function unstorableFieldErrors(data: unknown): Record<string, string> {
   const out = fieldMap();
   for (const p of scanJson(data).problems) out[issuePath(p.path)] ??= p.message;
-  return out;
+  return plain(out);
 }
 
 function summary(fields: Record<string, string>): string {
@@ -62,6 +71,6 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.o
   const nul = unstorableFieldErrors(data);
   const r = schema.safeParse(data);
   if (r.success && !Object.keys(nul).length) return r.data;
-  const fields = Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul);
+  const fields = plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul));
   throw new DomainError('validation', summary(fields), fields);
 }
