@@ -30,7 +30,7 @@ export interface ClaimParams {
  * planning); the routing predicates are row filters evaluated only on those
  * rows, never a scan. Each returned row also carries `onlyTask` (no other task
  * in its run: one tasks_run_idx probe), which lets completeTask finish a
- * one-step run in one statement (complete-only-task.ts) and skip that attempt
+ * one-step run in one statement (complete-only-tasks.ts) and skip that attempt
  * for DAG tasks.
  *
  * Resource keys (at most one running task per key across all runs) are enforced

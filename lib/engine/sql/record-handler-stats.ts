@@ -24,7 +24,7 @@ export interface StatsDelta {
  */
 /**
  * The ON CONFLICT half of every handler_stats_daily upsert (this file's and
- * complete-only-task.ts's): adds a delta row to the day's row.
+ * complete-only-tasks.ts's): adds a delta row to the row of its day, handler and slot.
  */
 export const STATS_ON_CONFLICT_SQL = `ON CONFLICT (stat_date, handler, slot) DO UPDATE SET
        success = h.success + EXCLUDED.success,
