@@ -15,6 +15,7 @@ import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as openapi from '../../app/api/v1/openapi.json/route.ts';
+import { buildOpenApiDocument } from '../../lib/api/openapi.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
 import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
@@ -198,6 +199,36 @@ describe('REST contract /api/v1', () => {
         'stats/daily', 'stats/overview', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
       ].sort(),
     );
+  });
+
+  it('the OpenAPI document lists exactly the methods each route file exports (proxy.ts answers 405 from it)', async () => {
+    const root = path.resolve(__dirname, '../../app/api/v1');
+    const doc = buildOpenApiDocument().paths as Record<string, Record<string, unknown>>;
+    const fromFiles: Record<string, string[]> = {};
+    const walk = async (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const p = path.join(dir, name);
+        if (statSync(p).isDirectory()) await walk(p);
+        else if (name === 'route.ts') {
+          const rel = path.relative(root, dir);
+          if (rel === '[[...path]]' || rel === 'openapi.json') continue; // the JSON 404 catch-all; the document itself
+          const mod = (await import(p)) as Record<string, unknown>;
+          const template = `/${rel.replace(/\[([^\]]+)\]/g, '{$1}')}`;
+          fromFiles[template] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => typeof mod[m] === 'function').map((m) => m.toLowerCase());
+        }
+      }
+    };
+    await walk(root);
+    const fromDoc = Object.fromEntries(Object.entries(doc).map(([k, ops]) => [k, Object.keys(ops).sort()]));
+    for (const k of Object.keys(fromFiles)) fromFiles[k]!.sort();
+    expect(fromDoc).toEqual(fromFiles);
+
+    const { allowedMethods } = await import('../../lib/api/allowed-methods.ts');
+    expect(allowedMethods('/api/v1/jobs')).toEqual(['GET', 'HEAD', 'OPTIONS', 'POST']);
+    expect(allowedMethods('/api/v1/jobs/bulk')).toEqual(['OPTIONS', 'POST']);
+    expect(allowedMethods('/api/v1/jobs/5b4c3f6e-0000-4000-8000-000000000000/pause')).toEqual(['OPTIONS', 'POST']);
+    expect(allowedMethods('/api/v1/jobs/x/versions/3')).toEqual(['GET', 'HEAD', 'OPTIONS']);
+    expect(allowedMethods('/api/v1/nope')).toBeNull();
   });
 
   describe('POST /jobs: one bad value per field -> 400 naming it, nothing written', () => {
