@@ -28,6 +28,8 @@ export const DailyStatsQuery = z
     handler: z.string().trim().max(2000).optional(),
   })
   .superRefine((q, ctx) => {
+    // Compare only two valid dates: a malformed `from` is its own error, not also `to`'s.
+    if (!isIsoDate(q.from) || !isIsoDate(q.to)) return;
     if (q.from > q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
     else if (daysBetween(q.from, q.to) > MAX_STATS_RANGE_DAYS) {
       ctx.addIssue({ code: 'custom', path: ['from'], message: `Range is limited to ${MAX_STATS_RANGE_DAYS} days` });
