@@ -41,6 +41,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await pool.end();
       const a = new pg.Client({ connectionString: adminUrl });
       await a.connect();
+      // pg's Pool.end() resolves before its sockets have closed. Terminating them now (DROP ...
+      // FORCE) makes a closing client receive 57P01 after its pool stopped listening for errors:
+      // an uncaught exception that fails the whole vitest run. So wait for this process's
+      // connections to go first (a few ms), and force only what is left after 5 s.
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await a.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
+        if (rows[0]!.n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
       await a.end();
     },
