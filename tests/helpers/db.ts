@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { withDatabase } from '../../lib/infra/migrate.ts';
 
@@ -68,4 +68,32 @@ export async function offerHandlers(t: TestDatabase, handlers: string[]): Promis
      ON CONFLICT (node_id) DO UPDATE SET handlers = (SELECT array_agg(DISTINCT h) FROM unnest(worker_nodes.handlers || EXCLUDED.handlers) h)`,
     [handlers],
   );
+}
+
+/**
+ * The usual lifecycle of a test file's database: created in beforeAll, closed in afterAll
+ * (then `afterClose`, e.g. to drop cluster-wide roles). The returned object reads through to
+ * the database once beforeAll has run, so tests use `t.db`, `t.pool`, `t.url` as before.
+ */
+export function useTestDatabase(opts: { afterClose?: (t: TestDatabase) => Promise<void> } = {}): TestDatabase {
+  let current: TestDatabase | undefined;
+  const get = (): TestDatabase => {
+    if (!current) throw new Error('the test database is used before beforeAll created it');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await createTestDatabase();
+  });
+  afterAll(async () => {
+    if (!current) return;
+    await current.close();
+    await opts.afterClose?.(current);
+  });
+  return {
+    get url() { return get().url; },
+    get name() { return get().name; },
+    get db() { return get().db; },
+    get pool() { return get().pool; },
+    close: () => get().close(),
+  };
 }

@@ -6,6 +6,7 @@
  */
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createApiToken } from '../../lib/auth/tokens.ts';
+import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, offerHandlers, type TestDatabase } from './db.ts';
 
 export type RouteHandler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -56,4 +57,19 @@ export async function restFixture(handlers: string[] = []): Promise<RestFixture>
       await t.close();
     },
   };
+}
+
+/**
+ * restFixture as a test file uses it: created in beforeAll (then handed to `ready`, which
+ * keeps what it needs), closed in afterAll.
+ */
+export function useRestFixture(handlers: string[], ready: (f: RestFixture) => void): void {
+  let fixture: RestFixture | undefined;
+  beforeAll(async () => {
+    fixture = await restFixture(handlers);
+    ready(fixture);
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
 }

@@ -8,9 +8,9 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
-import { call, restFixture, type CallResult, type RestFixture, type RouteHandler } from '../helpers/rest.ts';
+import { call, useRestFixture, type CallResult, type RouteHandler } from '../helpers/rest.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
@@ -171,14 +171,7 @@ describe('REST contract /api/v1', () => {
     return r.json as { id: string; key: string; version: number };
   };
 
-  let fixture: RestFixture;
-  beforeAll(async () => {
-    fixture = await restFixture(['h']);
-    ({ t, admin, operator, viewer } = fixture);
-  });
-  afterAll(async () => {
-    await fixture.close();
-  });
+  useRestFixture(['h'], (f) => ({ t, admin, operator, viewer } = f));
 
   it('covers every route file under app/api/v1 (this list must grow with the API)', () => {
     const root = path.resolve(__dirname, '../../app/api/v1');

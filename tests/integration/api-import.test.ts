@@ -10,18 +10,9 @@ import { createApiToken } from '../../lib/auth/tokens.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
+import { SAMPLE_CRONTAB_LINES } from './crontab-fixture.ts';
 
-const CRONTAB = [
-  '# backups',
-  'MAILTO=ops@example.com',
-  'BACKUP_DIR=/var/backups',
-  '30 2 * * * /usr/local/bin/backup.sh "$BACKUP_DIR"',
-  '@hourly date +\\%s%ignored stdin',
-  '@reboot /usr/bin/warmup',
-  '61 * * * * /bin/bad-minute',
-  'CRON_TZ=Asia/Shanghai',
-  '0 9 * * 1-5 /opt/report',
-].join('\n');
+const CRONTAB = SAMPLE_CRONTAB_LINES.join('\n');
 
 const ops: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'operator' };
 

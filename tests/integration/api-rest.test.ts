@@ -2,9 +2,9 @@
  * REST contract tests: route handlers called directly with `new Request(...)`
  * against a real PostgreSQL (DATABASE_URL points at this file's database).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
-import { call, restFixture, type RestFixture, type RouteHandler } from '../helpers/rest.ts';
+import { call, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -43,14 +43,7 @@ describe('REST /api/v1', () => {
   let viewer: string;
   const cronJob = (key: string) => ({ key, name: `Job ${key}`, schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' }, handler: 'builtin.echo', payload: { x: 1 } });
 
-  let fixture: RestFixture;
-  beforeAll(async () => {
-    fixture = await restFixture(['h']);
-    ({ t, admin, operator, viewer } = fixture);
-  });
-  afterAll(async () => {
-    await fixture.close();
-  });
+  useRestFixture(['h'], (f) => ({ t, admin, operator, viewer } = f));
 
   it('GET /health needs no auth', async () => {
     await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid) VALUES ('n1', 'w1', 'h', 1)`);

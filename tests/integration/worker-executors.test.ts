@@ -8,31 +8,23 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 import { sqlRunnerRoleName } from '../../worker/handlers/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { claimedAt, insertJob, testWorkerConfig, waitFor, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { claimedAt, insertJob, testWorkerConfig, waitFor, type JobFixture, triggerOneTask, waitForFinalTask, useWorkers } from './worker-fixtures.ts';
 
-let t: TestDatabase;
-const workers: Worker[] = [];
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
-});
-afterAll(async () => {
-  await t?.close();
+const t = useTestDatabase({
   // The sql executor's restricted role is cluster-wide (one per database): drop this file's.
-  if (t) {
+  afterClose: async (db) => {
     const c = new pg.Client({ connectionString: inject('pgAdminUrl') });
     await c.connect();
-    await c.query(`DROP ROLE IF EXISTS "${sqlRunnerRoleName(t.name)}"`).catch(() => undefined);
+    await c.query(`DROP ROLE IF EXISTS "${sqlRunnerRoleName(db.name)}"`).catch(() => undefined);
     await c.end();
-  }
+  },
 });
+const workers = useWorkers();
 
 async function startWorker(over: Partial<WorkerConfig> = {}): Promise<Worker> {
   const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], ...over }) });

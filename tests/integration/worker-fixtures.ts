@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PrismaClient } from '../../lib/db.ts';
 import { triggerRun } from '../../lib/engine/index.ts';
+import { afterEach } from 'vitest';
 import type { WorkerConfig } from '../../worker/config.ts';
+import type { Worker } from '../../worker/create-worker.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -199,4 +201,16 @@ export async function claimedAt(db: PrismaClient, id: string, attempt = 1): Prom
     `task ${id} attempt ${attempt} to be claimed`,
   );
   return log.createdAt.getTime();
+}
+
+/**
+ * Workers a test file starts in-process: push them here and each is stopped (no grace)
+ * after every test.
+ */
+export function useWorkers(): Worker[] {
+  const workers: Worker[] = [];
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
+  });
+  return workers;
 }

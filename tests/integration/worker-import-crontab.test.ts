@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { ROOT } from './worker-fixtures.ts';
+import { SAMPLE_CRONTAB_LINES } from './crontab-fixture.ts';
 
 const run = promisify(execFile);
 let t: TestDatabase;
@@ -28,15 +29,8 @@ it('imports entries as paused shell jobs and reports the lines it could not conv
   const file = path.join(dir, 'crontab');
   writeFileSync(
     file,
-    [
-      '# backups',
-      'MAILTO=ops@example.com',
-      'BACKUP_DIR=/var/backups',
-      '30 2 * * * /usr/local/bin/backup.sh "$BACKUP_DIR"',
-      '@hourly date +\\%s%ignored stdin',
-      '@reboot /usr/bin/warmup',
-      '61 * * * * /bin/bad-minute',
-    ].join('\n'),
+    // the sample up to its CRON_TZ line: every entry here is read in the import's zone
+    SAMPLE_CRONTAB_LINES.slice(0, SAMPLE_CRONTAB_LINES.indexOf('CRON_TZ=Asia/Shanghai')).join('\n'),
   );
   const res = await run(process.execPath, ['--import', 'tsx', 'scripts/import-crontab.ts', file, '--timezone', 'Europe/Berlin'], {
     cwd: ROOT,

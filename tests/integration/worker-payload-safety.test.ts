@@ -7,24 +7,15 @@
  *   outputs and non-Error throws are made storable instead of looping through
  *   completion retries and the reaper.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { Handler } from '../../worker/handlers/index.ts';
 import { TASK_OUTPUT_CAP_BYTES } from '../../worker/output.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, spawnWorker, testWorkerConfig, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { insertJob, spawnWorker, testWorkerConfig, type JobFixture, triggerOneTask, waitForFinalTask, useWorkers } from './worker-fixtures.ts';
 
-let t: TestDatabase;
-const workers: Worker[] = [];
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestDatabase();
+const workers = useWorkers();
 
 const extraHandlers: Record<string, Handler> = {
   'test.nul-output': async () => ({ a: '\u0000', ['k\u0000']: 'lone \ud800 surrogate', ok: 'fine' }),

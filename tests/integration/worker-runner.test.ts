@@ -4,25 +4,15 @@
  * seconds where the case is about time; every database timestamp comes from
  * the worker's clock.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, waitFor, type JobFixture, waitForFinalTask } from './worker-fixtures.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { insertJob, testWorkerConfig, waitFor, type JobFixture, waitForFinalTask, useWorkers } from './worker-fixtures.ts';
 
-let t: TestDatabase;
-const workers: Worker[] = [];
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestDatabase();
+const workers = useWorkers();
 
 function worker(over: Parameters<typeof testWorkerConfig>[1] = {}): Worker {
   const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], ...over }) });
