@@ -140,8 +140,24 @@ export function graphRows(steps: StepInput[], edges: EdgeInput[]): { steps: Step
   };
 }
 
-/** Applies the handler shorthand: `{handler, payload}` -> one step `main` (job payload {}). */
-export function stepsOf(input: Pick<CreateJobInput, 'handler' | 'payload' | 'steps'>): { steps: StepInput[] | undefined; jobPayload: Record<string, unknown> | undefined } {
+/**
+ * Applies the handler shorthand: `{handler, payload}` -> one step `main` (job payload {}).
+ * On an update, pass the job's `current` steps: when it is a one-step job (its only step
+ * is `main`, no edges — what the shorthand creates) and the change names no steps or
+ * edges, `payload` replaces that step's payload and `handler` its handler, keeping the
+ * other and the step's config, timeout, retries and resource key. (Otherwise a `payload`
+ * alone would set the job-level payload, which the step's own payload overrides, and a
+ * `handler` alone would reset the step payload.) On a DAG `payload` stays the job-level
+ * payload shared by every step, and `handler` replaces the DAG with one step.
+ */
+export function stepsOf(
+  input: Pick<CreateJobInput, 'handler' | 'payload' | 'steps'> & { edges?: unknown },
+  current?: { steps: StepInput[]; edgeCount: number },
+): { steps: StepInput[] | undefined; jobPayload: Record<string, unknown> | undefined } {
+  const only = current && current.steps.length === 1 && current.edgeCount === 0 && current.steps[0]!.key === 'main' ? current.steps[0]! : null;
+  if (only && !input.steps && !input.edges && (input.handler !== undefined || input.payload !== undefined)) {
+    return { steps: [{ ...only, handler: input.handler ?? only.handler, payload: input.payload ?? only.payload }], jobPayload: undefined };
+  }
   if (input.handler) return { steps: [{ key: 'main', handler: input.handler, payload: input.payload ?? {} }], jobPayload: {} };
   return { steps: input.steps, jobPayload: input.payload };
 }

@@ -43,7 +43,7 @@ export async function applyJobChanges(
   reason?: string | null,
 ): Promise<JobView> {
   const current = await loadGraph(tx, job);
-  const { steps: newSteps, jobPayload } = shorthandOnOneStep(changes, current) ?? stepsOf(changes);
+  const { steps: newSteps, jobPayload } = stepsOf(changes, { steps: current.steps.map(stepView), edgeCount: current.edges.length });
 
   // Graph: new steps (edges given, or current edges whose endpoints survive), or new edges on current steps.
   let graph: { steps: StepInput[]; edges: EdgeInput[] } | null = null;
@@ -114,28 +114,6 @@ export async function applyJobChanges(
   }
   if (nextRows) await replaceGraph(tx, job.id, nextRows);
   return recordVersion(tx, updated, changeType, actor, reason, now);
-}
-
-/**
- * The `handler` / `payload` shorthand applied to a one-step job (its only step
- * is `main`, no edges — what the shorthand creates): `payload` replaces that
- * step's payload and `handler` its handler, keeping the other (and the step's
- * config, timeout, retries, resource key). Without this a PATCH of `payload`
- * alone set the job-level payload, which the step's own payload overrides
- * (instantiate-tasks: job.payload || step.payload), and a PATCH of `handler`
- * alone reset the step payload to {}. Null when the rule does not apply (steps
- * or edges given, no shorthand field, or a DAG: there `payload` is the
- * job-level payload shared by every step and `handler` replaces the DAG).
- */
-function shorthandOnOneStep(
-  changes: JobChanges,
-  current: { steps: JobStep[]; edges: JobEdge[] },
-): { steps: StepInput[]; jobPayload: undefined } | null {
-  if (changes.steps || changes.edges || (changes.handler === undefined && changes.payload === undefined)) return null;
-  const [only] = current.steps;
-  if (current.steps.length !== 1 || only!.key !== 'main' || current.edges.length) return null;
-  const step = stepView(only!);
-  return { steps: [{ ...step, handler: changes.handler ?? step.handler, payload: changes.payload ?? step.payload }], jobPayload: undefined };
 }
 
 /**
