@@ -25,6 +25,7 @@ import { completeTask } from '../lib/engine/index.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
+import { loggerTaskLog } from './handlers/types.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 
@@ -159,6 +160,8 @@ export class Runner {
         runId: task.runId,
         signal: controller.signal,
         log,
+        taskLog: loggerTaskLog(log),
+        progress: (done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress'),
         timeoutMs,
       });
     };
@@ -324,3 +327,4 @@ export class Runner {
     if (this.completions.length > 1000) this.completions.splice(0, this.completions.length - 1000);
   }
 }
+

@@ -13,6 +13,7 @@ import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
 import { deleteExpiredIdempotencyKeys } from '../../lib/system-jobs/idempotency-cleanup.ts';
 import { ensureSystemJobs, systemJobInputs, SYSTEM_HANDLERS } from '../../lib/system-jobs/definitions.ts';
 import { createSystemHandlers } from '../../worker/handlers/system-handlers.ts';
+import { loggerTaskLog } from '../../worker/handlers/types.ts';
 import { log } from '../../lib/log.ts';
 
 const DAY = 86_400_000;
@@ -132,7 +133,7 @@ describe('other system jobs', () => {
     const [task] = await claimTasks(t.db, { nodeId: 'sys', handlers: Object.values(SYSTEM_HANDLERS), group: 'default', labels: {}, limit: 1, leaseSeconds: 60 }, NOW);
     expect(task.handler).toBe(SYSTEM_HANDLERS.recycleBinPurge);
     const handlers = createSystemHandlers(() => t.db);
-    const ctx = { payload: task.payload, config: task.config, attempt: task.attempt, taskId: task.id, runId: task.runId, signal: new AbortController().signal, log: log('test'), timeoutMs: 60_000 };
+    const ctx = { payload: task.payload, config: task.config, attempt: task.attempt, taskId: task.id, runId: task.runId, signal: new AbortController().signal, log: log('test'), taskLog: loggerTaskLog(log('test')), progress: () => undefined, timeoutMs: 60_000 };
     const output = (await handlers[task.handler](ctx)) as { purged: string[] };
     expect(output.purged).toContain(gone.id);
     expect(output.purged).not.toContain(fresh.id);
@@ -165,7 +166,7 @@ describe('other system jobs', () => {
 
   it('system.retention and system.idempotency-cleanup handlers honour payload overrides', async () => {
     const handlers = createSystemHandlers(() => t.db);
-    const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 'x', runId: 'x', signal: new AbortController().signal, log: log('test'), timeoutMs: 60_000 });
+    const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 'x', runId: 'x', signal: new AbortController().signal, log: log('test'), taskLog: loggerTaskLog(log('test')), progress: () => undefined, timeoutMs: 60_000 });
     const r = (await handlers[SYSTEM_HANDLERS.retention](ctx({ olderThanDays: 10_000, nodeOlderThanDays: 10_000 }))) as { runs: number; staleNodes: number };
     expect(r).toMatchObject({ runs: 0, staleNodes: 0 });
     const k = (await handlers[SYSTEM_HANDLERS.idempotencyCleanup](ctx({ olderThanHours: 1 }))) as { deleted: number };
@@ -177,7 +178,7 @@ describe('other system jobs', () => {
     const handlers = createSystemHandlers(() => t.db);
     const today = new Date().toISOString().slice(0, 10);
     const { run } = await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() }, new Date());
-    const ctx = { payload: {}, config: {}, attempt: 1, taskId: 'x', runId: run.id, signal: new AbortController().signal, log: log('test'), timeoutMs: 60_000 };
+    const ctx = { payload: {}, config: {}, attempt: 1, taskId: 'x', runId: run.id, signal: new AbortController().signal, log: log('test'), taskLog: loggerTaskLog(log('test')), progress: () => undefined, timeoutMs: 60_000 };
     // consistent: passes
     expect(await handlers[SYSTEM_HANDLERS.statsCheck](ctx)).toMatchObject({ drift: 0 });
     // a row no task produced today

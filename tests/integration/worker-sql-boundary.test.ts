@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vi
 import { withDatabase } from '../../lib/infra/migrate.ts';
 import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
-import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from '../../worker/handlers/index.ts';
+import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog } from '../../worker/handlers/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
 
@@ -158,7 +158,7 @@ describe('sql default connection: restricted role', () => {
     const sql = createSqlHandler({ defaultUrl: u.toString() });
     try {
       const err = await sql
-        .handler({ payload: { sql: 'SELECT 1' }, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), timeoutMs: 5000 })
+        .handler({ payload: { sql: 'SELECT 1' }, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), taskLog: loggerTaskLog(pino({ level: 'silent' })), progress: () => undefined, timeoutMs: 5000 })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HandlerError);
       expect((err as Error).message).toMatch(/may not create roles \(no CREATEROLE/);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandlerRegistry, HandlerError, unwrapResult, type HandlerContext } from './index';
+import { createHandlerRegistry, HandlerError, unwrapResult, type HandlerContext, loggerTaskLog } from './index';
 
 const silent = pino({ level: 'silent' });
 
@@ -15,6 +15,8 @@ function ctx(over: Partial<HandlerContext> = {}): HandlerContext {
     runId: 'r1',
     signal: new AbortController().signal,
     log: silent,
+    taskLog: loggerTaskLog(silent),
+    progress: () => undefined,
     timeoutMs: 10_000,
     ...over,
   };

@@ -15,6 +15,20 @@ import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
 
 export type JsonObject = Record<string, unknown>;
 
+/** Levels of a task log line, lowest first. */
+export type TaskLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * The log a handler writes for operators: lines belong to one attempt of one
+ * task and are shown on the run page. `fields` is optional structured context.
+ */
+export interface TaskLog {
+  debug(text: string, fields?: JsonObject): void;
+  info(text: string, fields?: JsonObject): void;
+  warn(text: string, fields?: JsonObject): void;
+  error(text: string, fields?: JsonObject): void;
+}
+
 export interface HandlerContext {
   /** the task's payload (step payload merged with the run's params) */
   payload: JsonObject;
@@ -26,9 +40,20 @@ export interface HandlerContext {
   runId: string;
   /** aborted on timeout, cancellation or forced shutdown; reason says which */
   signal: AbortSignal;
+  /** the worker's own logger (process log, not shown to operators) */
   log: Logger;
+  /** the attempt's task log (shown on the run page) */
+  taskLog: TaskLog;
+  /** reports progress of the attempt: `done` of `total` units, with an optional message */
+  progress(done: number, total?: number, message?: string): void;
   /** the task's timeout in ms (executors derive their own limits from it) */
   timeoutMs: number;
+}
+
+/** A task log that writes to a process logger only (handlers called outside a worker's runner, tests). */
+export function loggerTaskLog(log: Logger): TaskLog {
+  const at = (level: TaskLogLevel) => (text: string, fields?: JsonObject) => log[level]({ ...fields, taskLog: true }, text);
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** What a handler resolves to: plain output, or output plus an exit code. */

@@ -1,11 +1,11 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { describeError, storableExitCode, storableOutput, TASK_ERROR_CAP_BYTES, TASK_OUTPUT_CAP_BYTES } from '../output';
-import { createHandlerRegistry, HandlerError, MAX_SLEEP_MS, type HandlerContext } from './index';
+import { createHandlerRegistry, HandlerError, MAX_SLEEP_MS, type HandlerContext, loggerTaskLog } from './index';
 
 const silent = pino({ level: 'silent' });
 function ctx(over: Partial<HandlerContext> = {}): HandlerContext {
-  return { payload: {}, config: {}, attempt: 1, taskId: 't1', runId: 'r1', signal: new AbortController().signal, log: silent, timeoutMs: 10_000, ...over };
+  return { payload: {}, config: {}, attempt: 1, taskId: 't1', runId: 'r1', signal: new AbortController().signal, log: silent, taskLog: loggerTaskLog(silent), progress: () => undefined, timeoutMs: 10_000, ...over };
 }
 const registry = createHandlerRegistry({ allowShell: true, shellKillGraceMs: 300 });
 const h = (name: string) => registry.get(name)!;
