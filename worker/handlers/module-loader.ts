@@ -144,7 +144,7 @@ export async function loadHandlerModules(entries: readonly string[], opts: { res
       try {
         out.specs[def.name] = handlerSpec(def);
       } catch (err) {
-        problems.push(`${file}: ${describe(err)}`);
+        problems.push(`${file}: ${(err as Error).message}`);
         continue;
       }
       out.handlers[def.name] = toHandler(def);
