@@ -31,8 +31,12 @@ export interface HandlerSpec {
 export function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: string): { fields: Record<string, string>; message: string } {
   const fields: Record<string, string> = {};
   for (const issue of issues) {
-    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    if (!(path in fields)) fields[path] = issue.message;
+    // An unknown key of a strict object is named at its own path, like the REST errors do.
+    const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+    for (const p of paths) {
+      const path = [prefix, ...p.map(String)].filter(Boolean).join('.');
+      if (!(path in fields)) fields[path] = issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message;
+    }
   }
   const message = Object.entries(fields)
     .map(([p, m]) => `${p}: ${m}`)
