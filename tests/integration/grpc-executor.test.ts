@@ -147,7 +147,10 @@ describe('grpc executor', () => {
   it('bad input fails naming the field or the status, never throwing anything else', async () => {
     const cases: [JsonObject, JsonObject, RegExp][] = [
       [cfg({ proto: 'syntax = "proto3"; message X { strin a = 1 }' }), {}, /^grpc: config\.proto: does not parse: .*/],
-      [cfg({ proto: 'syntax = "proto3"; import "other/thing.proto"; message X {}' }), {}, /config\.proto: does not parse: import "other\/thing\.proto" is not available/],
+      [cfg({ proto: 'syntax = "proto3"; import "other/thing.proto"; message X {}' }), {}, /^grpc: config\.proto: import "other\/thing\.proto" is not available/],
+      // An absolute import must not read a file of the worker's machine (its text would land in the error).
+      [cfg({ proto: 'syntax = "proto3"; import "/etc/hostname"; message X {}' }), {}, /^grpc: config\.proto: import "\/etc\/hostname" is not available \(only the well-known/],
+      [cfg({ proto: 'syntax = "proto3"; message X { Missing m = 1; }' }), {}, /^grpc: config\.proto: does not parse: .*Missing/],
       [cfg({ service: 'demo.v1.Nope' }), {}, /config\.service: unknown service "demo\.v1\.Nope" \(the proto defines: demo\.v1\.Greeter\)/],
       [cfg({ method: 'Wave' }), {}, /config\.method: unknown method "Wave" of demo\.v1\.Greeter \(methods: SayHello, Count, Upload\)/],
       [cfg({ method: 'Upload' }), {}, /config\.method: demo\.v1\.Greeter\/Upload is client-streaming/],

@@ -47,17 +47,27 @@ export function parseProto(source: string): ParsedProto {
   const dir = mkdtempSync(path.join(tmpdir(), 'tickflow-proto-'));
   const file = path.join(dir, 'step.proto');
   let root: protobuf.Root;
+  const refused: string[] = [];
   try {
     writeFileSync(file, source, { mode: 0o600 });
     root = new protobuf.Root();
+    // Only the step's own file may be read. protobufjs serves the well-known google/protobuf/*.proto
+    // imports from its bundled copies before asking resolvePath; any other import — relative, or an
+    // absolute path that would read a file of the worker's machine into an error message — is refused.
+    root.resolvePath = (origin: string, target: string) => {
+      if (origin === '' && target === file) return file;
+      refused.push(target);
+      return null;
+    };
     root.loadSync(file, { keepCase: false });
+    if (refused.length) {
+      throw configError('config.proto', `import ${refused.map((r) => `"${r}"`).join(', ')} is not available (only the well-known google/protobuf/*.proto imports are)`);
+    }
     root.resolveAll();
   } catch (err) {
+    if (err instanceof HandlerError) throw err;
     const raw = (err as Error).message ?? String(err);
-    const missing = /ENOENT[^']*'([^']+)'/.exec(raw);
-    const message = missing
-      ? `import "${path.relative(dir, missing[1]!)}" is not available (only the well-known google/protobuf/*.proto imports are)`
-      : raw.split(dir + path.sep).join('').replace(/\s+/g, ' ');
+    const message = raw.split(dir + path.sep).join('').split(dir).join('').replace(/\s+/g, ' ');
     throw configError('config.proto', `does not parse: ${message}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
