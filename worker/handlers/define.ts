@@ -45,7 +45,7 @@ export interface HandlerRunContext<Input> {
   taskId: string;
   /** the key of the job the run belongs to (null only for a task whose job key is not known) */
   jobKey: string | null;
-  /** the run's nominal schedule slot (UTC); null for manual / API runs */
+  /** the run's nominal time (UTC): the schedule slot, or the trigger time of a manual / API run; null when unknown */
   scheduledFor: Date | null;
   /** aborted at the task timeout, on cancellation and on a forced worker stop */
   signal: AbortSignal;

@@ -40,7 +40,7 @@ export interface HandlerContext {
   runId: string;
   /** the key of the run's job (null when not known, e.g. a handler called outside a worker) */
   jobKey?: string | null;
-  /** the run's nominal schedule slot (UTC); null for manual / API runs */
+  /** the run's nominal time (UTC): the schedule slot, or a manual / API run's trigger time; null when unknown */
   scheduledFor?: Date | null;
   /** aborted on timeout, cancellation or forced shutdown; reason says which */
   signal: AbortSignal;
