@@ -188,6 +188,47 @@ describe('grpc executor', () => {
   });
 });
 
+describe('grpc executor over TLS', () => {
+  // A self-signed test certificate for grpc.tickflow.test (tests/fixtures/grpc/test-server.{crt,key}, test use only).
+  const cert = readFileSync(path.join(ROOT, 'tests/fixtures/grpc/test-server.crt'));
+  const key = readFileSync(path.join(ROOT, 'tests/fixtures/grpc/test-server.key'));
+  let tlsServer: grpc.Server;
+  let tlsAddress = '';
+  beforeAll(async () => {
+    const def = protoLoader.loadSync(PROTO_FILE, { keepCase: false, longs: String, enums: String, defaults: true });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as { demo: { v1: { Greeter: grpc.ServiceClientConstructor } } };
+    tlsServer = new grpc.Server();
+    tlsServer.addService(pkg.demo.v1.Greeter.service, {
+      SayHello(call: grpc.ServerUnaryCall<{ name: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+        cb(null, { message: `hello ${call.request.name} over tls` });
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      tlsServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createSsl(null, [{ cert_chain: cert, private_key: key }]), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    tlsAddress = `127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => tlsServer.tryShutdown(() => resolve()));
+  });
+
+  it('calls a TLS server trusting tlsCa and checking tlsServerName', async () => {
+    const config = cfg({ address: tlsAddress, tls: true, tlsCa: cert.toString(), tlsServerName: 'grpc.tickflow.test' });
+    await expect(grpcHandler(ctxFor(config, { name: 'ada' }).ctx)).resolves.toMatchObject({ message: 'hello ada over tls' });
+  });
+
+  it('refuses a certificate for another name, an untrusted certificate, and plaintext to a TLS server', async () => {
+    const wrongName = await failure(grpcHandler(ctxFor(cfg({ address: tlsAddress, tls: true, tlsCa: cert.toString(), tlsServerName: 'other.test' }), { name: 'a' }, { timeoutMs: 5000 }).ctx));
+    expect(wrongName.message).toMatch(/status UNAVAILABLE/);
+    const untrusted = await failure(grpcHandler(ctxFor(cfg({ address: tlsAddress, tls: true, tlsServerName: 'grpc.tickflow.test' }), { name: 'a' }, { timeoutMs: 5000 }).ctx));
+    expect(untrusted.message).toMatch(/status UNAVAILABLE/);
+    const plain = await failure(grpcHandler(ctxFor(cfg({ address: tlsAddress }), { name: 'a' }, { timeoutMs: 5000 }).ctx));
+    expect(plain.message).toMatch(/status (UNAVAILABLE|INTERNAL)/);
+    const caWithoutTls = await failure(grpcHandler(ctxFor(cfg({ address: tlsAddress, tlsCa: cert.toString() }), { name: 'a' }).ctx));
+    expect(caWithoutTls.message).toBe('grpc: config.tls: tlsCa / tlsServerName need "tls": true');
+  });
+});
+
 describe('grpc executor in a worker', () => {
   const t = useTestDatabase();
   const workers = useWorkers();
