@@ -59,6 +59,11 @@ describe('loading handler modules', () => {
     expect(problems[0]).toMatch(/failed to load: .*database password missing in fixture/);
   });
 
+  it('names a module with a syntax error', async () => {
+    const problems = await problemsOf(loadHandlerModules([path.join(FIXTURES, 'syntax-error')], { reservedNames }));
+    expect(problems).toEqual([expect.stringMatching(/syntax-error\/bad\.mjs: failed to load: .*(SyntaxError|Unexpected|Expected)/)]);
+  });
+
   it('refuses a module that exports no handler, a missing path, and a schema with no JSON Schema form', async () => {
     const problems = await problemsOf(
       loadHandlerModules([path.join(FIXTURES, 'empty/nothing.ts'), './no/such/file.ts', path.join(FIXTURES, 'bad-schema')], { reservedNames, cwd: FIXTURES }),
@@ -88,6 +93,7 @@ describe('a worker with handler modules', () => {
     expect(exit.code).toBe(2);
     expect(w.output()).toContain('cannot load handler modules (TICKFLOW_HANDLERS)');
     expect(w.output()).toContain(`handler "fixture.same" is defined twice`);
+    expect(w.output()).not.toContain('worker ready');
     const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM worker_nodes`);
     expect(rows[0].n).toBe(0);
   });

@@ -99,10 +99,12 @@ function definitionsOf(ns: Record<string, unknown>): HandlerDefinition[] {
   return [...found];
 }
 
+/** One line for an import failure; the TypeScript loader puts the location on the message's second line. */
 function describe(err: unknown): string {
   const e = err as Error;
-  const first = (e?.message ?? String(err)).split('\n')[0]!;
-  return e?.name && e.name !== 'Error' ? `${e.name}: ${first}` : first;
+  const lines = (e?.message ?? String(err)).split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 4);
+  const text = lines.join(' ').slice(0, 1000);
+  return e?.name && e.name !== 'Error' ? `${e.name}: ${text}` : text;
 }
 
 /**
