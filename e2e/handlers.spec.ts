@@ -28,7 +28,7 @@ test.beforeEach(async ({ page }) => {
   await login(page);
 });
 
-test('add examples.batch-sum from the palette, fill its schema form, save, run it', async ({ page }) => {
+test('add examples.batch-sum from the palette, fill its schema form, save, run it', async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   // A handler an offline worker advertised an hour ago: listed, but unavailable with that time.
   const db = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
@@ -82,6 +82,10 @@ test('add examples.batch-sum from the palette, fill its schema form, save, run i
   await expect(panel.getByLabel('Payload (JSON object)')).toHaveValue(/"batchSize": 2/);
   await panel.getByTestId('payload-mode-form').click();
   await expect(panel.getByTestId('schema-field-batchSize')).toHaveValue('2');
+
+  const shot = testInfo.outputPath('palette-and-schema-form.png');
+  await page.getByTestId('dag-editor').screenshot({ path: shot });
+  await testInfo.attach('palette-and-schema-form', { path: shot, contentType: 'image/png' });
 
   await page.getByTestId('dag-save').click();
   await expect(page.getByTestId('dag-status')).toContainText('Saved');

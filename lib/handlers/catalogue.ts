@@ -104,7 +104,7 @@ export async function loadInputSchemas(db: Db, names: readonly string[]): Promis
   const rows = await db.$queryRaw<{ name: string; schema: JsonSchema | null }[]>`
     SELECT DISTINCT ON (h.name) h.name, w.handler_specs -> h.name -> 'inputSchema' AS schema
       FROM worker_nodes w, unnest(w.handlers) AS h(name)
-     WHERE h.name = ANY(${wanted}::text[]) AND w.handler_specs ? h.name
+     WHERE h.name = ANY(${wanted}::text[]) AND w.handler_specs -> h.name IS NOT NULL
      ORDER BY h.name, w.last_heartbeat_at DESC`;
   return new Map(rows.filter((r) => r.schema && typeof r.schema === 'object').map((r) => [r.name, r.schema!]));
 }

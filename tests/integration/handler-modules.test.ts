@@ -106,6 +106,7 @@ describe('a worker with handler modules', () => {
       expect(rows[0].handlers).toEqual(expect.arrayContaining(['examples.batch-sum', 'examples.fetch-json', 'fixture.shout', 'grpc', 'builtin.echo']));
       expect(rows[0].handler_specs['fixture.shout']).toMatchObject({ description: 'Upper-cases a word', inputSchema: { required: ['word'] } });
       expect(Object.keys(rows[0].handler_specs).sort()).toEqual(['examples.batch-sum', 'examples.fetch-json', 'fixture.shout']);
+      expect(Object.keys(rows[0].handler_specs['examples.batch-sum'].inputSchema.properties)).toEqual(['items', 'batchSize', 'delayMs']);
 
       const job = await createJob(t.db, { key: 'shout.once', name: 'shout', schedule: { kind: 'manual' }, handler: 'fixture.shout', payload: { word: 'tick' } }, SYSTEM_ACTOR);
       const { run } = await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
@@ -128,6 +129,8 @@ describe('a worker with handler modules', () => {
     const live = (await loadHandlerCatalogue(t.db, now)).find((e) => e.name === 'fixture.greet');
     expect(live).toMatchObject({ builtin: false, description: 'Greets someone', available: true, lastOfferedAt: now.toISOString() });
     expect(live?.inputSchema).toMatchObject({ properties: { who: { type: 'string', minLength: 1 } } });
+    // Stored as json, not jsonb: the properties keep the schema's order (the order of the console's form fields).
+    expect(Object.keys((live?.inputSchema as { properties: object }).properties)).toEqual(['who', 'times']);
     const later = new Date(now.getTime() + 5 * 60_000);
     const stale = (await loadHandlerCatalogue(t.db, later)).find((e) => e.name === 'fixture.greet');
     expect(stale).toMatchObject({ available: false, lastOfferedAt: now.toISOString() });

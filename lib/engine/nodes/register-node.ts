@@ -37,6 +37,6 @@ export async function registerNode(db: Db, input: RegisterNodeInput, now: Date =
   await db.$executeRaw`
     INSERT INTO worker_nodes (node_id, name, host, pid, "group", labels, handlers, handler_specs, status, last_heartbeat_at, running_tasks, version, started_at)
     VALUES (${nodeId}, ${input.name}, ${input.host}, ${input.pid}, ${input.group}, ${JSON.stringify(input.labels)}::jsonb,
-            ${input.handlers}::text[], ${JSON.stringify(input.handlerSpecs ?? {})}::jsonb, 'online', ${now}, 0, ${input.version}, ${now})`;
+            ${input.handlers}::text[], ${JSON.stringify(input.handlerSpecs ?? {})}::json, 'online', ${now}, 0, ${input.version}, ${now})`;
   return nodeId;
 }
