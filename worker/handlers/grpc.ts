@@ -22,8 +22,13 @@ import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
 import { HandlerError, type Handler, type HandlerContext } from './types.ts';
 
-/** At most this many streamed messages are kept in the output (the rest are counted, not kept). */
+/**
+ * Streamed messages kept in the output: at most this many, and at most GRPC_MAX_KEPT_BYTES of
+ * JSON (the task output cap, worker/output.ts); the rest are counted and logged, not kept, so a
+ * long stream cannot exhaust the worker's memory.
+ */
 export const GRPC_MAX_KEPT_MESSAGES = 10_000;
+export const GRPC_MAX_KEPT_BYTES = 1024 * 1024;
 /** Longest streamed message text written to the task log. */
 const LOG_LINE_MAX_CHARS = 4000;
 
@@ -154,14 +159,18 @@ export const grpcHandler: Handler = async (ctx) => {
     }
     const messages: unknown[] = [];
     let count = 0;
+    let keptBytes = 0;
     await new Promise<void>((resolve, reject) => {
       const call = client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, ctx.payload, metadata, { deadline });
       const onAbort = () => call.cancel();
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       call.on('data', (msg: unknown) => {
         count++;
-        if (messages.length < GRPC_MAX_KEPT_MESSAGES) messages.push(msg);
         const text = JSON.stringify(msg) ?? 'null';
+        if (messages.length < GRPC_MAX_KEPT_MESSAGES && keptBytes + text.length <= GRPC_MAX_KEPT_BYTES && messages.length === count - 1) {
+          messages.push(msg);
+          keptBytes += text.length;
+        }
         ctx.taskLog.info(text.length > LOG_LINE_MAX_CHARS ? `${text.slice(0, LOG_LINE_MAX_CHARS)}…` : text, { stream: 'grpc', message: count });
       });
       call.on('error', (err: grpc.ServiceError) => {
