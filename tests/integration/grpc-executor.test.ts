@@ -13,7 +13,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { createWorker } from '../../worker/create-worker.ts';
-import { grpcHandler } from '../../worker/handlers/grpc.ts';
+import { GRPC_MAX_KEPT_MESSAGES, grpcHandler } from '../../worker/handlers/grpc.ts';
 import { HandlerError, type HandlerContext, type JsonObject } from '../../worker/handlers/types.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob, ROOT, testWorkerConfig, useWorkers, waitForFinalTask } from './worker-fixtures.ts';
@@ -119,6 +119,16 @@ describe('grpc executor', () => {
       ['info', '{"i":2}'],
       ['info', '{"i":3}'],
     ]);
+  });
+
+  it('keeps at most GRPC_MAX_KEPT_MESSAGES streamed messages, counting and logging the rest', async () => {
+    const { ctx, lines } = ctxFor(cfg({ method: 'Count' }), { n: GRPC_MAX_KEPT_MESSAGES + 25 });
+    const out = (await grpcHandler(ctx)) as { messages: { i: number }[]; count: number; droppedMessages: number };
+    expect(out.count).toBe(GRPC_MAX_KEPT_MESSAGES + 25);
+    expect(out.messages).toHaveLength(GRPC_MAX_KEPT_MESSAGES);
+    expect(out.messages.at(-1)).toEqual({ i: GRPC_MAX_KEPT_MESSAGES });
+    expect(out.droppedMessages).toBe(25);
+    expect(lines).toHaveLength(GRPC_MAX_KEPT_MESSAGES + 25);
   });
 
   it('fails with the status code name and details on a non-OK status (unary and mid-stream)', async () => {
