@@ -35,3 +35,10 @@ export function unavailableNote(e: HandlerCatalogueEntry | undefined): string | 
   if (!e.lastOfferedAt) return 'unavailable: no live worker offers it';
   return `unavailable: last offered ${e.lastOfferedAt.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')}`;
 }
+
+/** "suggested for a step: timeout 30 s, 2 retries" from a handler's advertised defaults, or null. */
+export function defaultsNote(e: HandlerCatalogueEntry | undefined): string | null {
+  if (!e) return null;
+  const parts = [e.timeoutSeconds != null ? `timeout ${e.timeoutSeconds} s` : '', e.maxRetries != null ? `${e.maxRetries} ${e.maxRetries === 1 ? 'retry' : 'retries'}` : ''].filter(Boolean);
+  return parts.length ? `suggested for a step: ${parts.join(', ')}` : null;
+}

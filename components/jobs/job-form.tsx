@@ -15,7 +15,7 @@ import { CronPreview } from './schedule-preview';
 import { EMPTY_JOB_FORM, toJobInput, zonedLocalToUtc, type JobFormValues, type ScheduleKind } from './form-values';
 import { formatUtc } from '../time';
 import { PayloadEditor } from '../handlers/schema-form';
-import { unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
+import { defaultsNote, unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 
 /** Result shape of the create/update server actions (app/_actions/result.ts ActionResult). */
 export type JobFormResult =
@@ -230,7 +230,7 @@ export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, s
         <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
         {v.singleStep ? (
           <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-[minmax(200px,280px)_1fr]">
-            <Field id="handler" label="Handler" error={err('handler') ?? err('steps.0.handler')} hint={[handlerEntry?.description, unavailableNote(handlerEntry)].filter(Boolean).join(' · ') || undefined}>
+            <Field id="handler" label="Handler" error={err('handler') ?? err('steps.0.handler')} hint={[handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ') || undefined}>
               <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')}>
                 {handlerOptions.map((h) => (
                   <option key={h} value={h} title={catalogue.get(h)?.description}>
