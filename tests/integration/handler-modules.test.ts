@@ -4,7 +4,9 @@
  * a payload is checked against the handler's schema on save (domain layer) and before
  * every attempt (no retry for a payload that does not fit).
  */
+import { createServer } from 'node:http';
 import path from 'node:path';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { triggerRun } from '../../lib/engine/index.ts';
@@ -80,6 +82,32 @@ describe('loading handler modules', () => {
     expect(dup).toEqual([`${path.join(FIXTURES, 'dup/b.ts')}: handler "fixture.same" is defined twice (also in ${path.join(FIXTURES, 'dup/a.ts')})`]);
     const builtin = await problemsOf(loadHandlerModules([path.join(FIXTURES, 'builtin/http.ts')], { reservedNames }));
     expect(builtin).toEqual([expect.stringMatching(/http\.ts: handler "http" has the name of a built-in handler/)]);
+  });
+});
+
+describe('the example handlers', () => {
+  it('examples.fetch-json passes the attempt signal to fetch: aborting the attempt stops a request that hangs', async () => {
+    const server = createServer(() => undefined); // never answers
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const loaded = await loadHandlerModules([path.join(EXAMPLES, 'fetch-json.ts')], { reservedNames });
+      const ac = new AbortController();
+      const lines: string[] = [];
+      const started = Date.now();
+      setTimeout(() => ac.abort(new Error('attempt aborted: cancelled')), 200);
+      const noop = () => undefined;
+      const run = loaded.handlers['examples.fetch-json']!({
+        payload: { url: `http://127.0.0.1:${port}/slow` }, config: {}, attempt: 1, taskId: 't', runId: 'r', jobKey: 'k', scheduledFor: null,
+        signal: ac.signal, log: pino({ level: 'silent' }), taskLog: { debug: noop, info: (t: string) => lines.push(t), warn: noop, error: noop }, progress: noop, timeoutMs: 60_000,
+      });
+      await expect(run).rejects.toThrow('attempt aborted: cancelled');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(lines).toEqual([`GET http://127.0.0.1:${port}/slow`]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 
