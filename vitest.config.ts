@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-const alias = { '@': path.resolve(import.meta.dirname) };
+// `tickflow/handlers` is the public module of handler files (worker/handlers/define.ts); the
+// worker resolves it with a module hook, vite with this alias.
+const alias = { '@': path.resolve(import.meta.dirname), 'tickflow/handlers': path.resolve(import.meta.dirname, 'worker/handlers/define.ts') };
 
 // Two projects: `unit` (pure modules, tests beside the code) and `integration`
 // (real PostgreSQL: every test file gets its own database cloned from a

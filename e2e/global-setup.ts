@@ -68,7 +68,9 @@ export default async function globalSetup() {
     child.stderr?.on('data', (d) => process.stderr.write(`[${tag}] ${d}`));
   };
   const consoleProc = spawn(process.execPath, [nextBin, 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const workerProc = spawn(process.execPath, ['--import', 'tsx', path.resolve('worker/index.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The worker also loads the example handler modules (docs/handlers.md; e2e/handlers.spec.ts uses them).
+  const workerEnv = { ...env, TICKFLOW_HANDLERS: path.resolve('examples/handlers') };
+  const workerProc = spawn(process.execPath, ['--import', 'tsx', path.resolve('worker/index.ts')], { env: workerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   log('console', consoleProc);
   log('worker', workerProc);
   await waitForHealth(`${baseUrl}/api/v1/health`, [consoleProc, workerProc]);

@@ -212,6 +212,13 @@ function startWorker() {
   child.once('exit', (code, signal) => {
     children.splice(children.indexOf(child), 1);
     if (stopping) return;
+    if (code === 2) {
+      // Exit 2 is a configuration error (a bad variable, a handler module that does not load):
+      // restarting would only repeat it. The worker printed what to fix.
+      console.error('[tickflow] worker configuration error (see above); stopping everything');
+      void shutdown(2);
+      return;
+    }
     if (Date.now() - startedAt > 60_000) workerRestartDelayMs = 1_000;
     console.error(`[tickflow] worker exited (${signal ?? code}); restarting it in ${workerRestartDelayMs / 1000} s`);
     setTimeout(() => { if (!stopping) startWorker(); }, workerRestartDelayMs);

@@ -21,8 +21,10 @@
  * | TICKFLOW_SHELL_KILL_GRACE_MS | 5000 | SIGTERM -> SIGKILL grace for shell tasks |
  * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
  * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
+ * | TICKFLOW_HANDLERS | (none) | handler modules to load: files/folders, comma-separated (docs/handlers.md) |
  */
 import { hostname } from 'node:os';
+import { parseHandlerModulesEnv } from './handlers/module-loader.ts';
 import { parseSqlConnections } from './handlers/sql.ts';
 
 export type WorkerRole = 'tick' | 'claim' | 'reap';
@@ -47,6 +49,8 @@ export interface WorkerConfig {
   sqlConnections: Record<string, string>;
   roles: WorkerRole[];
   dbPoolSize: number;
+  /** TICKFLOW_HANDLERS entries (files or folders of handler modules), as given */
+  handlerModules?: string[];
 }
 
 export class ConfigError extends Error {
@@ -122,6 +126,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     shellKillGraceMs: int(env, 'TICKFLOW_SHELL_KILL_GRACE_MS', 5000, 0),
     sqlConnections,
     roles: roles as WorkerRole[],
+    handlerModules: parseHandlerModulesEnv(env.TICKFLOW_HANDLERS),
     // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
   };

@@ -26,6 +26,7 @@ import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatche
 import { Claimer } from './claimer.ts';
 import type { WorkerConfig, WorkerRole } from './config.ts';
 import { createHandlerRegistry, type Handler, type HandlerRegistry } from './handlers/index.ts';
+import type { HandlerSpec } from './handlers/function-executor.ts';
 import { createSystemHandlers } from './handlers/system-handlers.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { Listener } from './listener.ts';
@@ -42,8 +43,10 @@ export interface CreateWorkerOptions {
   /** clock for every database timestamp the worker writes (default: real time) */
   clock?: () => Date;
   logger?: Logger;
-  /** extra handlers (tests, embedding applications) */
+  /** extra handlers (tests, embedding applications, handler modules) */
   handlers?: Record<string, Handler>;
+  /** what the worker advertises about its handlers (description, input JSON Schema; function-executor.ts) */
+  handlerSpecs?: Record<string, HandlerSpec>;
   /** restrict the advertised/claimed handler names (default: all registered) */
   handlerNames?: string[];
 }
@@ -155,6 +158,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
           group: config.group,
           labels: config.labels,
           handlers: handlerNames,
+          handlerSpecs: Object.fromEntries(Object.entries(options.handlerSpecs ?? {}).filter(([name]) => handlerNames.includes(name))),
           version: WORKER_VERSION,
         },
         clock(),

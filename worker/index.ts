@@ -11,6 +11,8 @@
 import { serviceLogger } from '../lib/log.ts';
 import { ConfigError, loadWorkerConfig } from './config.ts';
 import { createWorker } from './create-worker.ts';
+import { HandlerModuleError, loadHandlerModules, type LoadedHandlers } from './handlers/module-loader.ts';
+import { BUILTIN_HANDLER_NAMES } from '../lib/jobs/known-handlers.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -24,7 +26,22 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = serviceLogger('worker');
-  const worker = createWorker({ config, logger: log });
+  // Handler modules load completely before the node registers: a bad one stops the
+  // worker here (exit 2, like a bad variable), never a half-registered worker.
+  let loaded: LoadedHandlers | undefined;
+  if (config.handlerModules?.length) {
+    try {
+      loaded = await loadHandlerModules(config.handlerModules, { reservedNames: BUILTIN_HANDLER_NAMES });
+    } catch (err) {
+      if (err instanceof HandlerModuleError) {
+        console.error(`tickflow worker: ${err.message}`);
+        process.exit(2);
+      }
+      throw err;
+    }
+    log.info({ handlers: loaded.files }, 'handler modules loaded');
+  }
+  const worker = createWorker({ config, logger: log, handlers: loaded?.handlers, handlerSpecs: loaded?.specs });
 
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {

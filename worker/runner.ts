@@ -42,6 +42,9 @@ export interface RunnableTask {
   onlyTask?: boolean;
   payload?: unknown;
   config?: unknown;
+  /** the run's job key and nominal slot, handed to the handler */
+  jobKey?: string | null;
+  scheduledFor?: Date | null;
 }
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
@@ -158,6 +161,8 @@ export class Runner {
         attempt: task.attempt,
         taskId: task.id,
         runId: task.runId,
+        jobKey: task.jobKey ?? null,
+        scheduledFor: task.scheduledFor ?? null,
         signal: controller.signal,
         log,
         taskLog: loggerTaskLog(log),
@@ -203,7 +208,13 @@ export class Runner {
         }
         await this.complete(
           task,
-          { outcome: 'failed', error: message, output, exitCode: e instanceof HandlerError ? storableExitCode(e.detail.exitCode) : undefined },
+          {
+            outcome: 'failed',
+            error: message,
+            output,
+            exitCode: e instanceof HandlerError ? storableExitCode(e.detail.exitCode) : undefined,
+            retryable: e instanceof HandlerError && e.detail.retryable === false ? false : undefined,
+          },
           late,
           log,
         );
@@ -264,7 +275,7 @@ export class Runner {
 
   private async complete(
     task: RunnableTask,
-    result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number; degraded?: boolean },
+    result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number; retryable?: boolean; degraded?: boolean },
     late: boolean,
     log: Logger,
   ): Promise<void> {
@@ -281,6 +292,7 @@ export class Runner {
             output: result.output,
             error: result.error,
             exitCode: result.exitCode,
+            retryable: result.retryable,
             onlyTask: task.onlyTask,
           };
           // Successes that may end their run in one statement share a commit with their

@@ -53,6 +53,8 @@ import {
   type StepNodeData,
 } from './model';
 import { EdgePanel, StepPanel } from './SidePanel';
+import { HandlerPaletteList } from '../handlers/handler-palette';
+import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { StepNodeView } from './StepNodeView';
 
 export type { DagDraft, EdgeDraft, SaveDagResult, StepDraft } from './model';
@@ -105,6 +107,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const [serverErrors, setServerErrors] = useState<ServerErrors>(new Map());
   const [saving, setSaving] = useState(false);
   const { fitView, screenToFlowPosition } = useReactFlow<StepNode, DepEdge>();
+  const catalogue = useHandlerCatalogue();
   const canvasRef = useRef<HTMLDivElement>(null);
 
   const current = useMemo(() => snapshot(nodes, edges), [nodes, edges]);
@@ -285,7 +288,8 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
         id: newNodeId(),
         type: 'step',
         position: { x: spot.x, y: spot.y },
-        data: stepToData({ key, handler, payload: {}, config: {} }),
+        // A handler's advertised defaults (timeoutSeconds, retry) become the new step's own Timeout / Max retries.
+        data: stepToData({ key, handler, payload: {}, config: {}, timeoutSeconds: catalogue.get(handler)?.timeoutSeconds, maxRetries: catalogue.get(handler)?.maxRetries }),
         domAttributes: stepDomAttributes(key),
         selected: true,
       };
@@ -294,7 +298,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
       // No room on screen: fit the whole graph once React Flow has the new node, so the operator sees where it went.
       if (!spot.inView) window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
     },
-    [screenToFlowPosition, fitView, setNodes, setEdges],
+    [screenToFlowPosition, fitView, setNodes, setEdges, catalogue],
   );
 
   const autoLayout = useCallback(() => {
@@ -455,22 +459,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
           <aside className="w-44 shrink-0 overflow-y-auto border-r border-slate-200 bg-slate-50 p-2" aria-label="Handlers" data-testid="dag-palette">
             <div className="mb-1.5 px-1 text-xs font-semibold text-slate-700">Add a step</div>
             {palette.length === 0 ? <p className="px-1 text-xs text-slate-500">No worker has reported a handler yet. Start a worker to fill this list.</p> : null}
-            <ul className="space-y-1">
-              {palette.map((h) => (
-                <li key={h}>
-                  <button
-                    type="button"
-                    onClick={() => addStep(h)}
-                    data-testid={`dag-palette-${h}`}
-                    title={`Add a ${h} step`}
-                    className="flex w-full items-center gap-1.5 rounded-md border border-slate-200 bg-white px-2 py-1 text-left font-mono text-[11px] text-slate-800 hover:border-indigo-400 hover:bg-indigo-50"
-                  >
-                    <Plus className="size-3 shrink-0 text-indigo-600" />
-                    <span className="truncate">{h}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
+            <HandlerPaletteList names={palette} onAdd={addStep} />
           </aside>
         ) : null}
 

@@ -5,6 +5,8 @@ import { useId, type ReactNode } from 'react';
 import { Trash2 } from 'lucide-react';
 import { DEP_TYPES, type DepType } from '@/lib/dag';
 import { EDGE_STYLES, type StepField, type StepNodeData } from './model';
+import { PayloadEditor } from '../handlers/schema-form';
+import { unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 
 const inputCls =
   'w-full rounded-md border bg-white px-2 py-1 text-[13px] text-slate-900 shadow-xs outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/20 disabled:bg-slate-50 disabled:text-slate-500';
@@ -41,6 +43,7 @@ export type StepPanelProps = {
 export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete }: StepPanelProps) {
   const uid = useId().replace(/:/g, '');
   const id = (f: string) => `${uid}-${f}`;
+  const catalogue = useHandlerCatalogue();
   const options = handlers.includes(data.handler) || data.handler === '' ? handlers : [data.handler, ...handlers];
   const ctl = (f: StepField) => ({
     id: id(f),
@@ -65,19 +68,21 @@ export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete
       <Field label="Name" htmlFor={id('name')} error={errors.name}>
         <input {...ctl('name')} value={data.name} onChange={(e) => onChange({ name: e.target.value })} placeholder="optional" />
       </Field>
-      <Field label="Handler" htmlFor={id('handler')} error={errors.handler}>
+      <Field label="Handler" htmlFor={id('handler')} error={errors.handler} hint={[catalogue.get(data.handler)?.description, unavailableNote(catalogue.get(data.handler))].filter(Boolean).join(' · ') || undefined}>
         <select {...ctl('handler')} value={data.handler} onChange={(e) => onChange({ handler: e.target.value })} className={`${ctl('handler').className} font-mono`}>
           {data.handler === '' ? <option value="">Choose a handler…</option> : null}
           {options.map((h) => (
             <option key={h} value={h}>
               {h}
-              {handlers.includes(h) ? '' : ' (no worker reports it)'}
+              {handlers.includes(h) ? (unavailableNote(catalogue.get(h)) ? ' (unavailable)' : '') : ' (no worker reports it)'}
             </option>
           ))}
         </select>
       </Field>
       <Field label="Payload (JSON object)" htmlFor={id('payload')} error={errors.payload} hint="Merged with the run's payload">
-        <textarea {...ctl('payload')} rows={5} value={data.payloadText} onChange={(e) => onChange({ payloadText: e.target.value })} spellCheck={false} className={`${ctl('payload').className} font-mono text-xs`} />
+        <PayloadEditor handler={data.handler} text={data.payloadText} onText={(payloadText) => onChange({ payloadText })} readOnly={readOnly}>
+          <textarea {...ctl('payload')} rows={5} value={data.payloadText} onChange={(e) => onChange({ payloadText: e.target.value })} spellCheck={false} className={`${ctl('payload').className} font-mono text-xs`} />
+        </PayloadEditor>
       </Field>
       <Field label="Config (JSON object)" htmlFor={id('config')} error={errors.config} hint="Handler settings, e.g. the sql executor's connection">
         <textarea {...ctl('config')} rows={4} value={data.configText} onChange={(e) => onChange({ configText: e.target.value })} spellCheck={false} className={`${ctl('config').className} font-mono text-xs`} />

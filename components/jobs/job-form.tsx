@@ -14,6 +14,8 @@ import { TimezonePicker } from './timezone-picker';
 import { CronPreview } from './schedule-preview';
 import { EMPTY_JOB_FORM, toJobInput, zonedLocalToUtc, type JobFormValues, type ScheduleKind } from './form-values';
 import { formatUtc } from '../time';
+import { PayloadEditor } from '../handlers/schema-form';
+import { defaultsNote, unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 
 /** Result shape of the create/update server actions (app/_actions/result.ts ActionResult). */
 export type JobFormResult =
@@ -99,6 +101,10 @@ export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, s
     if (state && !state.ok && state.fields) focusFirstError(state.fields);
   }, [state]);
 
+  const catalogue = useHandlerCatalogue();
+  const handlerEntry = catalogue.get(v.handler);
+  // Server errors inside the payload (`payload.items.0`), keyed by their path inside it, for the payload form.
+  const payloadErrors = Object.fromEntries(Object.entries(serverFields).filter(([p]) => p.startsWith('payload.')).map(([p, m]) => [p.slice('payload.'.length), m]));
   const handlerOptions = React.useMemo(() => (handlers.includes(v.handler) || !v.handler ? handlers : [v.handler, ...handlers]), [handlers, v.handler]);
 
   return (
@@ -224,17 +230,20 @@ export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, s
         <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
         {v.singleStep ? (
           <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-[minmax(200px,280px)_1fr]">
-            <Field id="handler" label="Handler" error={err('handler') ?? err('steps.0.handler')}>
+            <Field id="handler" label="Handler" error={err('handler') ?? err('steps.0.handler')} hint={[handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ') || undefined}>
               <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')}>
                 {handlerOptions.map((h) => (
-                  <option key={h} value={h}>
+                  <option key={h} value={h} title={catalogue.get(h)?.description}>
                     {h}
+                    {unavailableNote(catalogue.get(h)) ? ' (unavailable)' : ''}
                   </option>
                 ))}
               </NativeSelect>
             </Field>
             <Field id="payload" label="Payload" error={err('payload')} hint="JSON object handed to the handler (builtin.sleep: {&quot;ms&quot;: 500}; http: method, url, headers, body)">
-              <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
+              <PayloadEditor handler={v.handler} text={v.payload} onText={(t) => set('payload', t)} serverErrors={payloadErrors}>
+                <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
+              </PayloadEditor>
             </Field>
           </CardBody>
         ) : null}

@@ -116,6 +116,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/runs/{id}/retry': { post: op('Retry a run as a new run', { role: 'operator', params: [idParam], status: 201, ...W }) },
     '/tasks/{id}/retry': { post: op('Retry a task', { role: 'operator', params: [idParam], ...W }) },
     '/workers': { get: op('Worker nodes', { role: 'viewer' }) },
+    '/handlers': { get: op('Handlers a step may name, with what workers advertise: description, input JSON Schema, availability (docs/handlers.md)', { role: 'viewer' }) },
     '/workers/{id}/drain': { post: op('Drain a worker node', { role: 'operator', params: [idParam], ...W }) },
     '/users': {
       get: op('Users', { role: 'admin' }),

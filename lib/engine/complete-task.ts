@@ -19,6 +19,7 @@ import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
  * - success -> `success`; hard/soft children decremented, on_failure children skipped by design.
  * - failed | timeout with attempt <= max_retries -> logged, then `pending` with
  *   attempt + 1 and schedule_at = now + retryDelayMs(backoff, attempt) (ms).
+ * - failed with `retryable: false` (bad input) -> `dead` at once, whatever retries are left.
  * - failed | timeout with retries used up -> logged, then `dead` (the log shows
  *   running -> timeout -> dead); children propagate (hard: skipped naming this task).
  * Then, when every task of the run is final, the run ends (success / failed /
@@ -109,6 +110,7 @@ function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<Compl
       message: input.outcome === 'success' ? 'succeeded' : input.outcome === 'timeout' ? 'timed out' : `failed${input.error ? `: ${truncate(input.error, 500)}` : ''}`,
       leaseExpiredBefore: null,
       random: input.random,
+      retryable: input.retryable,
     }, now),
   );
 }
@@ -116,7 +118,7 @@ function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<Compl
 /** Shared by completeTask and reclaimExpiredLeases (a lease expiry is a failed attempt). Internal. */
 export async function endAttempt(
   tx: Prisma.TransactionClient,
-  p: AttemptEnd & { random?: () => number },
+  p: AttemptEnd & { random?: () => number; retryable?: boolean },
   now: Date,
 ): Promise<CompleteTaskResult> {
   const fin = await finishAttempt(tx, p, now);
@@ -141,7 +143,7 @@ export async function endAttempt(
       taskId: fin.id, runId: fin.runId, status: 'success', readyAlready: fin.ready, pendingOnFailure: fin.onFailureChildren,
     }, now, carry);
     result = { applied: true, task: { id: fin.id, runId: fin.runId, status: 'success', attempt: fin.attempt }, ...(runStatus ? { runStatus } : {}) };
-  } else if (fin.attempt <= fin.maxRetries) {
+  } else if (p.retryable !== false && fin.attempt <= fin.maxRetries) {
     const delayMs = retryDelayMs(backoffOf(fin.backoff), fin.attempt, p.random);
     const retryAt = new Date(now.getTime() + delayMs);
     await retryOrBury(tx, {
@@ -152,7 +154,9 @@ export async function endAttempt(
   } else {
     await retryOrBury(tx, {
       taskId: fin.id, from: fin.status, attempt: fin.attempt, to: 'dead', retryAt: null, delayMs: null,
-      message: `dead: retries used up after ${fin.attempt} attempt${fin.attempt === 1 ? '' : 's'} (last ${fin.status})`,
+      message: p.retryable === false && fin.attempt <= fin.maxRetries
+        ? `dead: not retried, the failure cannot change on a retry (attempt ${fin.attempt}, ${fin.status})`
+        : `dead: retries used up after ${fin.attempt} attempt${fin.attempt === 1 ? '' : 's'} (last ${fin.status})`,
     }, now);
     stats.deadLetter = 1;
     const runStatus = await settleFinalTask(tx, { taskId: fin.id, runId: fin.runId, status: 'dead', readyAlready: 0 }, now, carry);

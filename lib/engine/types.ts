@@ -59,6 +59,8 @@ export interface ClaimedTask {
   priority: number;
   resourceKey: string | null;
   scheduledFor: Date | null;
+  /** the run's job key (runs.job_key), handed to handlers */
+  jobKey: string | null;
   startedAt: Date;
   leaseUntil: Date;
   version: number;
@@ -78,6 +80,11 @@ export interface CompleteTaskInput {
   output?: unknown;
   error?: string | null;
   exitCode?: number | null;
+  /**
+   * false: a failure that repeating cannot fix (a payload the handler's input schema refuses):
+   * the task goes `dead` at once instead of being retried (default true).
+   */
+  retryable?: boolean;
   /** [0,1) source for backoff jitter (tests) */
   random?: () => number;
   /**

@@ -6,6 +6,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { alarmConfig, assertCanFire, computeNextRunAt, graphRows, policyColumns, routingColumns, scheduleColumns, stepsOf } from './job-input.ts';
 import type { JobView } from './job-view.ts';
 import { assertKnownHandlers } from './known-handlers.ts';
+import { assertPayloadsFit } from '../handlers/check-payloads.ts';
 import { insertGraph, mapDbError, recordVersion } from './store.ts';
 
 /**
@@ -25,6 +26,7 @@ export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Acto
   try {
     return await inTransaction(db, async (tx) => {
       await assertKnownHandlers(tx, steps ?? [], (i) => (input.steps ? `steps.${i}.handler` : 'handler'));
+      await assertPayloadsFit(tx, steps ?? [], jobPayload, (i) => (input.steps ? `steps.${i}.payload` : 'payload'));
       const data = {
         id,
         key: input.key,

@@ -21,6 +21,7 @@ export const BUILTIN_HANDLER_NAMES: readonly string[] = [
   'http',
   'shell',
   'sql',
+  'grpc',
   'system.retention',
   'system.idempotency-cleanup',
   'system.recycle-bin-purge',

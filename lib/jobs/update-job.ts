@@ -1,4 +1,5 @@
 import { assertKnownHandlers } from './known-handlers.ts';
+import { assertPayloadsFit } from '../handlers/check-payloads.ts';
 import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
@@ -58,6 +59,11 @@ export async function applyJobChanges(
     // Only handlers this change names: a payload-only change keeps a handler that may no longer be offered.
     if (newSteps && (changes.steps || changes.handler !== undefined)) {
       await assertKnownHandlers(tx, newSteps, (i) => (changes.steps ? `steps.${i}.handler` : 'handler'));
+    }
+    // Every changed step's payload must fit its handler's advertised input schema (payload-only changes too).
+    if (newSteps) {
+      const jobPayloadAfter = (jobPayload ?? (job.payload as Record<string, unknown> | null)) ?? {};
+      await assertPayloadsFit(tx, newSteps, jobPayloadAfter, (i) => (changes.steps ? `steps.${i}.payload` : 'payload'));
     }
     const r = validateDag({ steps, edges: edges.map((e) => ({ from: e.from, to: e.to, type: e.type ?? 'hard' })) });
     if (!r.ok) {

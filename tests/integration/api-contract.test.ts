@@ -36,6 +36,7 @@ import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
 import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
 import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
 import * as workers from '../../app/api/v1/workers/route.ts';
+import * as handlersRoute from '../../app/api/v1/handlers/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
 import * as bin from '../../app/api/v1/recycle-bin/route.ts';
 import * as users from '../../app/api/v1/users/route.ts';
@@ -186,7 +187,7 @@ describe('REST contract /api/v1', () => {
     walk(root);
     expect(found.sort()).toEqual(
       [
-        '[[...path]]', 'alarms', 'alarms/test', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
+        '[[...path]]', 'alarms', 'alarms/test', 'handlers', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
         'jobs/bulk', 'jobs/import', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
         'stats/daily', 'stats/overview', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
@@ -549,6 +550,22 @@ describe('REST contract /api/v1', () => {
       const d = await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' }, body: {} });
       expect(d.json.status).toBe('draining');
       expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'n'.repeat(201) } }), 'id');
+    });
+
+    it('GET /handlers lists built-ins and advertised handlers with their input schema; needs credentials', async () => {
+      await t.pool.query(
+        `INSERT INTO worker_nodes (node_id, name, host, pid, handlers, handler_specs) VALUES ('contract-h', 'w', 'h', 1, '{report.build}', $1)`,
+        [JSON.stringify({ 'report.build': { description: 'Builds a report', inputSchema: { type: 'object', properties: { day: { type: 'string' } } } } })],
+      );
+      const h = await call(handlersRoute.GET, 'GET', '/api/v1/handlers', { token: viewer });
+      expect(h.status).toBe(200);
+      expect(h.json.items).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'grpc', builtin: true }),
+          expect.objectContaining({ name: 'report.build', builtin: false, description: 'Builds a report', available: true, inputSchema: { type: 'object', properties: { day: { type: 'string' } } } }),
+        ]),
+      );
+      expect((await call(handlersRoute.GET, 'GET', '/api/v1/handlers')).status).toBe(401);
     });
 
     it('GET /stats/daily, GET /stats/overview, GET /alarms, POST /alarms/test', async () => {

@@ -53,7 +53,7 @@ function expectedUdt(field: Field, enums: Map<string, { dbName: string }>): stri
     Float: 'float8',
     Boolean: 'bool',
     DateTime: field.db === 'Date' ? 'date' : 'timestamptz',
-    Json: 'jsonb',
+    Json: field.db === 'Json' ? 'json' : 'jsonb',
   };
   const udt = base[field.type];
   if (!udt) throw new Error(`unmapped Prisma type ${field.type}`);

@@ -4,9 +4,11 @@
  *
  * Built-ins: builtin.noop, builtin.echo, builtin.sleep, builtin.fail,
  * builtin.flaky, builtin.ignore-abort (test helper); executors: http, shell
- * (refused unless allowShell), sql.
+ * (refused unless allowShell), sql, grpc. Handler modules (defineHandler) come in
+ * through `extra` (worker/handlers/module-loader.ts).
  */
 import * as builtin from './builtin.ts';
+import { grpcHandler } from './grpc.ts';
 import { http } from './http.ts';
 import { createShellHandler } from './shell.ts';
 import { createSqlHandler } from './sql.ts';
@@ -46,6 +48,7 @@ export function createHandlerRegistry(options: HandlerRegistryOptions = {}): Han
     // instead of waiting forever for a worker that can run it.
     ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs })],
     ['sql', sql.handler],
+    ['grpc', grpcHandler],
   ]);
   for (const [name, h] of Object.entries(options.extra ?? {})) map.set(name, h);
   return {

@@ -38,6 +38,10 @@ export interface HandlerContext {
   attempt: number;
   taskId: string;
   runId: string;
+  /** the key of the run's job (null when not known, e.g. a handler called outside a worker) */
+  jobKey?: string | null;
+  /** the run's nominal time (UTC): the schedule slot, or a manual / API run's trigger time; null when unknown */
+  scheduledFor?: Date | null;
   /** aborted on timeout, cancellation or forced shutdown; reason says which */
   signal: AbortSignal;
   /** the worker's own logger (process log, not shown to operators) */
@@ -80,7 +84,13 @@ export type Handler = (ctx: HandlerContext) => Promise<unknown>;
 export class HandlerError extends Error {
   constructor(
     message: string,
-    readonly detail: { exitCode?: number; output?: unknown; code?: string } = {},
+    readonly detail: {
+      exitCode?: number;
+      output?: unknown;
+      code?: string;
+      /** false: retrying cannot help (bad input); the task goes dead at once */
+      retryable?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = 'HandlerError';

@@ -1,6 +1,8 @@
 import type { Actor } from '@/lib/auth/actor';
+import { requireCan } from '@/lib/auth/actor';
 import { getDb } from '@/lib/db';
 import { listWorkers } from '@/lib/workers';
+import { loadHandlerCatalogue, type HandlerCatalogueEntry } from '@/lib/handlers/catalogue';
 import { mergeHandlers } from '@/components/jobs/handlers';
 import { log } from '@/lib/log';
 
@@ -16,5 +18,22 @@ export async function loadHandlerNames(actor: Actor): Promise<string[]> {
   } catch (e) {
     log('console').warn({ err: e }, 'could not list worker handlers');
     return mergeHandlers([]);
+  }
+}
+
+/**
+ * The handler catalogue (lib/handlers/catalogue.ts) for the job form and DAG editor, and the
+ * names they offer: the built-ins, then every handler a registered worker advertised, live or
+ * not (one no live worker offers is shown as unavailable, with when it was last offered).
+ * A failure to read it only loses the extras.
+ */
+export async function loadHandlerCatalogueFor(actor: Actor): Promise<{ names: string[]; catalogue: HandlerCatalogueEntry[] }> {
+  requireCan(actor, 'read');
+  try {
+    const catalogue = await loadHandlerCatalogue(getDb());
+    return { names: mergeHandlers(catalogue.filter((e) => !e.builtin).map((e) => e.name)), catalogue };
+  } catch (e) {
+    log('console').warn({ err: e }, 'could not load the handler catalogue');
+    return { names: mergeHandlers([]), catalogue: [] };
   }
 }

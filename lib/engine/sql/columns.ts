@@ -17,6 +17,7 @@ export function claimedTaskColumns(alias = 'tasks'): string {
     ${a}.payload, ${a}.attempt, ${a}.max_retries AS "maxRetries", ${a}.timeout_seconds AS "timeoutSeconds", ${a}.priority,
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
     ${a}.lease_until AS "leaseUntil", ${a}.version,
+    (SELECT r.job_key FROM runs r WHERE r.id = ${a}.run_id) AS "jobKey",
     NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.id <> ${a}.id) AS "onlyTask"`;
 }
 

@@ -24,7 +24,7 @@ import { scheduleSummary } from '@/components/jobs/schedule-summary';
 import { JobGraphPanel } from './graph-panel';
 import { getStatsChartData } from '@/lib/stats/chart-data';
 import { JobStatsPanel } from '@/components/charts/job-stats-panel';
-import { loadHandlerNames } from '../handler-names';
+import { loadHandlerCatalogueFor } from '../handler-names';
 import { deleteJobAction, diffVersionsAction, pauseJobAction, resumeJobAction, rollbackJobAction, saveJobDagAction, triggerJobAction } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -62,7 +62,7 @@ export default async function JobPage({ params, searchParams }: Props) {
   const [versions, runs, handlers, stats] = await Promise.all([
     listVersions(getDb(), job.id, actor, { limit: 200 }),
     listRuns(getDb(), { jobId: job.id, limit: 60 }, actor),
-    loadHandlerNames(actor),
+    loadHandlerCatalogueFor(actor),
     // Handler-level daily stats (lib/stats, shared by every job using the handler); a failure only hides the panel.
     getStatsChartData(getDb(), { handlers: [...new Set(job.steps.map((s) => s.handler))], days: 30 }).catch(() => null),
   ]);
@@ -117,7 +117,7 @@ export default async function JobPage({ params, searchParams }: Props) {
               ) : null}
             </>
           ),
-          graph: <JobGraphPanel job={job} canEdit={canWrite && !job.deletedAt} handlers={handlers.filter((h) => !h.startsWith('system.'))} saveAction={saveJobDagAction} />,
+          graph: <JobGraphPanel job={job} canEdit={canWrite && !job.deletedAt} handlers={handlers.names.filter((h) => !h.startsWith('system.'))} catalogue={handlers.catalogue} saveAction={saveJobDagAction} />,
           runs: (
             <Card className="overflow-hidden">
               <JobRunsPanel jobId={job.id} initial={runs.items} />

@@ -5,7 +5,8 @@ import { getActor } from '@/app/_lib/session';
 import { PageHeader } from '@/components/shell/page-header';
 import { JobForm } from '@/components/jobs/job-form';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
-import { loadHandlerNames } from '../handler-names';
+import { HandlerCatalogueProvider } from '@/components/handlers/use-handler-catalogue';
+import { loadHandlerCatalogueFor } from '../handler-names';
 import { createJobAction } from './actions';
 
 export const metadata: Metadata = { title: 'New job' };
@@ -23,10 +24,13 @@ export default async function NewJobPage() {
       </>
     );
   }
+  const { names, catalogue } = await loadHandlerCatalogueFor(actor);
   return (
     <>
       <PageHeader title="New job" crumb={crumb} description="Define what runs, when, and how failures are handled." />
-      <JobForm mode="create" timeZones={listTimeZones()} handlers={await loadHandlerNames(actor)} submit={createJobAction} cancelHref="/jobs" />
+      <HandlerCatalogueProvider entries={catalogue}>
+        <JobForm mode="create" timeZones={listTimeZones()} handlers={names} submit={createJobAction} cancelHref="/jobs" />
+      </HandlerCatalogueProvider>
     </>
   );
 }

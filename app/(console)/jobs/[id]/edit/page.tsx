@@ -10,7 +10,8 @@ import { PageHeader } from '@/components/shell/page-header';
 import { JobForm } from '@/components/jobs/job-form';
 import { jobToFormValues } from '@/components/jobs/form-values';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
-import { loadHandlerNames } from '../../handler-names';
+import { HandlerCatalogueProvider } from '@/components/handlers/use-handler-catalogue';
+import { loadHandlerCatalogueFor } from '../../handler-names';
 import { updateJobAction } from './actions';
 
 export const metadata: Metadata = { title: 'Edit job' };
@@ -43,10 +44,13 @@ export default async function EditJobPage({ params }: { params: Promise<{ id: st
     );
   }
   const submit = updateJobAction.bind(null, job.id);
+  const { names, catalogue } = await loadHandlerCatalogueFor(actor);
   return (
     <>
       <PageHeader title={`Edit ${job.key}`} crumb={crumb} />
-      <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} timeZones={listTimeZones()} handlers={await loadHandlerNames(actor)} submit={submit} cancelHref={`/jobs/${job.id}`} />
+      <HandlerCatalogueProvider entries={catalogue}>
+        <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} timeZones={listTimeZones()} handlers={names} submit={submit} cancelHref={`/jobs/${job.id}`} />
+      </HandlerCatalogueProvider>
     </>
   );
 }

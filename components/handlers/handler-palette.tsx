@@ -1,0 +1,42 @@
+'use client';
+// The DAG editor's palette list: one button per handler with its advertised description; a handler no live worker
+// offers is drawn as unavailable with the last time a worker offered it (it can still be added: a worker may come back).
+import { Plus } from 'lucide-react';
+import { unavailableNote, useHandlerCatalogue } from './use-handler-catalogue';
+
+/** Palette buttons for `names` (test ids `dag-palette-<name>`); `onAdd(name)` adds a step. */
+export function HandlerPaletteList({ names, onAdd }: { names: readonly string[]; onAdd(name: string): void }) {
+  const catalogue = useHandlerCatalogue();
+  return (
+    <ul className="space-y-1">
+      {names.map((h) => {
+        const entry = catalogue.get(h);
+        const note = unavailableNote(entry);
+        const description = entry?.description ?? '';
+        return (
+          <li key={h}>
+            <button
+              type="button"
+              onClick={() => onAdd(h)}
+              data-testid={`dag-palette-${h}`}
+              data-available={note ? 'false' : 'true'}
+              title={[`Add a ${h} step`, description, note].filter(Boolean).join('\n')}
+              className={`flex w-full flex-col rounded-md border px-2 py-1 text-left hover:border-indigo-400 hover:bg-indigo-50 ${note ? 'border-dashed border-slate-300 bg-slate-50 opacity-70' : 'border-slate-200 bg-white'}`}
+            >
+              <span className="flex items-center gap-1.5 font-mono text-[11px] text-slate-800">
+                <Plus className="size-3 shrink-0 text-indigo-600" />
+                <span className="truncate">{h}</span>
+              </span>
+              {description ? <span className="line-clamp-2 pl-[18px] text-[10px] leading-tight text-slate-500">{description}</span> : null}
+              {note ? (
+                <span className="pl-[18px] text-[10px] leading-tight text-amber-700" data-testid={`dag-palette-unavailable-${h}`}>
+                  {note}
+                </span>
+              ) : null}
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

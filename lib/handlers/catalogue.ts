@@ -1,0 +1,110 @@
+/**
+ * The handler catalogue: every handler a job step may name, with what workers advertise
+ * about it (worker_nodes.handlers and worker_nodes.handler_specs, written at registration
+ * by lib/engine/nodes/register-node.ts) and whether a live worker offers it now.
+ *
+ * - available: some node offering it is online or draining with a heartbeat younger than
+ *   HEARTBEAT_STALE_SECONDS (lib/workers/list-workers.ts); otherwise `lastOfferedAt` is the
+ *   newest heartbeat of a node that offered it (null when no registered node ever did —
+ *   node rows are deleted after TICKFLOW_NODE_RETENTION_DAYS offline).
+ * - spec (description, input JSON Schema, step defaults): from the node with the newest
+ *   heartbeat that advertised one, so a redeployed handler's new schema wins.
+ * Built-ins are always listed (every worker ships them), with their own descriptions.
+ */
+import type { Db } from '../db.ts';
+import { BUILTIN_HANDLER_NAMES } from '../jobs/known-handlers.ts';
+import { HEARTBEAT_STALE_SECONDS } from '../workers/list-workers.ts';
+import type { JsonSchema } from './payload-schema.ts';
+
+export interface HandlerCatalogueEntry {
+  name: string;
+  builtin: boolean;
+  description: string;
+  /** JSON Schema of the payload (custom handlers), null when none was advertised */
+  inputSchema: JsonSchema | null;
+  /** defaults the console fills into a new step using the handler */
+  timeoutSeconds: number | null;
+  maxRetries: number | null;
+  available: boolean;
+  /** ISO time of the newest heartbeat of a node that offered it (null: none registered) */
+  lastOfferedAt: string | null;
+}
+
+/** One line per built-in handler (README "Handlers"). */
+export const BUILTIN_DESCRIPTIONS: Record<string, string> = {
+  'builtin.noop': 'Does nothing and succeeds',
+  'builtin.echo': 'Output = payload',
+  'builtin.sleep': 'Waits { ms } milliseconds',
+  'builtin.fail': 'Always fails with { message }',
+  'builtin.flaky': 'Fails while attempt ≤ { failTimes }',
+  'builtin.ignore-abort': 'Test helper: sleeps ignoring cancellation',
+  http: 'One HTTP request: method, url, headers, body, expectStatus',
+  shell: 'Runs an argv command (needs TICKFLOW_ALLOW_SHELL=1 on the worker)',
+  sql: 'Runs SQL on the restricted scratch role or a named connection',
+  grpc: 'One gRPC call: address, service, method and .proto in config; payload = request',
+};
+
+type NodeRow = { handlers: string[]; handler_specs: Record<string, Record<string, unknown>> | null; live: boolean; last_heartbeat_at: Date };
+
+async function nodeRows(db: Db, now: Date): Promise<NodeRow[]> {
+  const fresh = new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000);
+  return db.$queryRaw<NodeRow[]>`
+    SELECT handlers, handler_specs, (status IN ('online', 'draining') AND last_heartbeat_at >= ${fresh}) AS live, last_heartbeat_at
+      FROM worker_nodes
+     ORDER BY last_heartbeat_at DESC`;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isInteger(v) ? v : null;
+}
+
+/**
+ * The catalogue: built-ins first (in BUILTIN_HANDLER_NAMES order, system handlers left out
+ * unless `includeSystem`), then custom handlers by name.
+ * @param now the clock of "available" (heartbeat age)
+ */
+export async function loadHandlerCatalogue(db: Db, now: Date = new Date(), opts: { includeSystem?: boolean } = {}): Promise<HandlerCatalogueEntry[]> {
+  const rows = await nodeRows(db, now);
+  const byName = new Map<string, HandlerCatalogueEntry>();
+  const builtins = BUILTIN_HANDLER_NAMES.filter((n) => opts.includeSystem || !n.startsWith('system.'));
+  for (const name of builtins) {
+    byName.set(name, { name, builtin: true, description: BUILTIN_DESCRIPTIONS[name] ?? '', inputSchema: null, timeoutSeconds: null, maxRetries: null, available: false, lastOfferedAt: null });
+  }
+  for (const row of rows) {
+    for (const name of row.handlers) {
+      if (name.startsWith('system.') && !opts.includeSystem) continue;
+      let e = byName.get(name);
+      if (!e) {
+        e = { name, builtin: false, description: '', inputSchema: null, timeoutSeconds: null, maxRetries: null, available: false, lastOfferedAt: null };
+        byName.set(name, e);
+      }
+      e.available ||= row.live;
+      // Rows come newest heartbeat first: the first one seen is the latest.
+      e.lastOfferedAt ??= row.last_heartbeat_at.toISOString();
+      const spec = row.handler_specs?.[name];
+      if (spec && !e.builtin && e.inputSchema === null) {
+        e.description = typeof spec.description === 'string' ? spec.description : '';
+        e.inputSchema = spec.inputSchema && typeof spec.inputSchema === 'object' ? (spec.inputSchema as JsonSchema) : null;
+        e.timeoutSeconds = num(spec.timeoutSeconds);
+        e.maxRetries = num(spec.maxRetries);
+      }
+    }
+  }
+  const custom = [...byName.values()].filter((e) => !e.builtin).sort((a, b) => a.name.localeCompare(b.name));
+  return [...builtins.map((n) => byName.get(n)!), ...custom];
+}
+
+/**
+ * The newest advertised input schema of each of `names` (handlers without one are absent).
+ * One query over worker_nodes (a small table: one row per worker process).
+ */
+export async function loadInputSchemas(db: Db, names: readonly string[]): Promise<Map<string, JsonSchema>> {
+  const wanted = [...new Set(names)].filter((n) => !BUILTIN_HANDLER_NAMES.includes(n));
+  if (wanted.length === 0) return new Map();
+  const rows = await db.$queryRaw<{ name: string; schema: JsonSchema | null }[]>`
+    SELECT DISTINCT ON (h.name) h.name, w.handler_specs -> h.name -> 'inputSchema' AS schema
+      FROM worker_nodes w, unnest(w.handlers) AS h(name)
+     WHERE h.name = ANY(${wanted}::text[]) AND w.handler_specs -> h.name IS NOT NULL
+     ORDER BY h.name, w.last_heartbeat_at DESC`;
+  return new Map(rows.filter((r) => r.schema && typeof r.schema === 'object').map((r) => [r.name, r.schema!]));
+}

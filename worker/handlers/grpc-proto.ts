@@ -1,0 +1,228 @@
+/**
+ * The `.proto` side of the gRPC executor (worker/handlers/grpc.ts): parses a step's inline
+ * proto source (well-known `google/protobuf/*.proto` imports resolve from protobufjs'
+ * bundled copies; any other import is refused), finds the service and method, and checks
+ * a JSON payload against the request message before anything is sent, naming the bad
+ * field (`payload.items.2.id`). protobufjs' own fromObject coerces silently
+ * (`"abc"` → 0 for an int32), which would send a request the operator never wrote.
+ *
+ * JSON form of messages: protobufjs' object form with lowerCamelCase field names (the
+ * proto3 JSON names), enums by name (or number), 64-bit integers as strings or numbers,
+ * bytes as base64; well-known types as their messages (`{ "seconds": 1 }` for a Timestamp).
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+import { HandlerError } from './types.ts';
+
+/** proto-loader options: the JSON form described above, every field present in the output. */
+export const PROTO_LOADER_OPTIONS: protoLoader.Options = { keepCase: false, longs: String, enums: String, bytes: String, defaults: true, oneofs: true };
+
+export interface ParsedProto {
+  root: protobuf.Root;
+  definition: protoLoader.PackageDefinition;
+}
+
+const cache = new Map<string, ParsedProto>();
+const CACHE_MAX = 64;
+
+function configError(field: string, message: string): HandlerError {
+  return new HandlerError(`grpc: ${field}: ${message}`, { code: 'config', retryable: false });
+}
+
+/**
+ * Parses proto source text (cached by content).
+ * @throws HandlerError naming `config.proto` (syntax error, import not available, unresolved type)
+ */
+export function parseProto(source: string): ParsedProto {
+  const key = createHash('sha256').update(source).digest('hex');
+  const hit = cache.get(key);
+  if (hit) return hit;
+  // protobufjs resolves imports through files; the step's source is written to a private
+  // temporary folder (removed at once), so the only other imports that resolve are the
+  // well-known types protobufjs ships.
+  const dir = mkdtempSync(path.join(tmpdir(), 'tickflow-proto-'));
+  const file = path.join(dir, 'step.proto');
+  let root: protobuf.Root;
+  const refused: string[] = [];
+  try {
+    writeFileSync(file, source, { mode: 0o600 });
+    root = new protobuf.Root();
+    // Only the step's own file may be read. protobufjs serves the well-known google/protobuf/*.proto
+    // imports from its bundled copies before asking resolvePath; any other import — relative, or an
+    // absolute path that would read a file of the worker's machine into an error message — is refused.
+    root.resolvePath = (origin: string, target: string) => {
+      if (origin === '' && target === file) return file;
+      refused.push(target);
+      return null;
+    };
+    root.loadSync(file, { keepCase: false });
+    if (refused.length) {
+      throw configError('config.proto', `import ${refused.map((r) => `"${r}"`).join(', ')} is not available (only the well-known google/protobuf/*.proto imports are)`);
+    }
+    root.resolveAll();
+  } catch (err) {
+    if (err instanceof HandlerError) throw err;
+    const raw = (err as Error).message ?? String(err);
+    const message = raw.split(dir + path.sep).join('').split(dir).join('').replace(/\s+/g, ' ');
+    throw configError('config.proto', `does not parse: ${message}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const definition = protoLoader.fromJSON(root.toJSON() as protobuf.INamespace, PROTO_LOADER_OPTIONS);
+  const parsed = { root, definition };
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, parsed);
+  return parsed;
+}
+
+function servicesOf(ns: protobuf.NamespaceBase, out: string[] = []): string[] {
+  for (const child of ns.nestedArray) {
+    if (child instanceof protobuf.Service) out.push(child.fullName.replace(/^\./, ''));
+    if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) servicesOf(child as protobuf.NamespaceBase, out);
+  }
+  return out;
+}
+
+export interface ResolvedMethod {
+  /** `/pkg.Service/Method` */
+  path: string;
+  method: protobuf.Method;
+  requestType: protobuf.Type;
+  responseType: protobuf.Type;
+  definition: protoLoader.MethodDefinition<object, object>;
+}
+
+/**
+ * Finds `service` (fully qualified, e.g. `demo.v1.Greeter`) and its `method`.
+ * @throws HandlerError naming `config.service` / `config.method` with what the proto offers;
+ *   client-streaming and bidirectional methods are refused (`config.method`)
+ */
+export function resolveMethod(parsed: ParsedProto, service: string, method: string): ResolvedMethod {
+  const services = servicesOf(parsed.root);
+  const svc = parsed.root.lookup(service.replace(/^\./, ''));
+  if (!(svc instanceof protobuf.Service)) {
+    throw configError('config.service', `unknown service "${service}" (the proto defines: ${services.join(', ') || 'no service'})`);
+  }
+  const m = svc.methods[method];
+  if (!m) {
+    throw configError('config.method', `unknown method "${method}" of ${service} (methods: ${Object.keys(svc.methods).join(', ') || 'none'})`);
+  }
+  if (m.requestStream) {
+    throw configError('config.method', `${service}/${method} is ${m.responseStream ? 'bidirectional' : 'client'}-streaming; only unary and server-streaming methods are supported`);
+  }
+  m.resolve();
+  const definition = (parsed.definition[svc.fullName.replace(/^\./, '')] as protoLoader.ServiceDefinition)[method] as protoLoader.MethodDefinition<object, object>;
+  return {
+    path: definition.path,
+    method: m,
+    requestType: m.resolvedRequestType!,
+    responseType: m.resolvedResponseType!,
+    definition,
+  };
+}
+
+const INT32 = new Set(['int32', 'sint32', 'sfixed32']);
+const UINT32 = new Set(['uint32', 'fixed32']);
+const INT64 = new Set(['int64', 'sint64', 'sfixed64']);
+const UINT64 = new Set(['uint64', 'fixed64']);
+const MAX_DEPTH = 64;
+
+function scalarProblem(type: string, v: unknown): string | null {
+  const isIntString = (s: unknown, unsigned: boolean) => typeof s === 'string' && (unsigned ? /^\d+$/ : /^-?\d+$/).test(s.trim());
+  if (type === 'string') return typeof v === 'string' ? null : 'must be a string';
+  if (type === 'bool') return typeof v === 'boolean' ? null : 'must be true or false';
+  if (type === 'bytes') return typeof v === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(v) ? null : 'must be a base64 string';
+  if (type === 'double' || type === 'float') {
+    if (typeof v === 'number' && Number.isFinite(v)) return null;
+    if (typeof v === 'string' && (['NaN', 'Infinity', '-Infinity'].includes(v) || (v.trim() !== '' && Number.isFinite(Number(v))))) return null;
+    return 'must be a number';
+  }
+  const range = INT32.has(type) ? [-(2 ** 31), 2 ** 31 - 1] : UINT32.has(type) ? [0, 2 ** 32 - 1] : null;
+  if (range) {
+    const n = typeof v === 'string' && isIntString(v, false) ? Number(v) : v;
+    return typeof n === 'number' && Number.isInteger(n) && n >= range[0]! && n <= range[1]! ? null : `must be an integer between ${range[0]} and ${range[1]} (${type})`;
+  }
+  if (INT64.has(type) || UINT64.has(type)) {
+    const unsigned = UINT64.has(type);
+    if (typeof v === 'number' && Number.isSafeInteger(v) && (!unsigned || v >= 0)) return null;
+    if (isIntString(v, unsigned)) return null;
+    return `must be ${unsigned ? 'a non-negative' : 'an'} integer (a number, or a string for values beyond 2^53) (${type})`;
+  }
+  return null;
+}
+
+function describeType(t: protobuf.Type): string {
+  return t.fullName.replace(/^\./, '');
+}
+
+/**
+ * Checks `value` against message `type`; returns `path: problem` lines (empty when it fits).
+ * Unknown fields, wrong JSON types, out-of-range integers, unknown enum names, two members
+ * of one oneof: each named by its path.
+ */
+export function checkMessage(type: protobuf.Type, value: unknown, at: string, depth = 0): string[] {
+  if (depth > MAX_DEPTH) return [`${at}: nested more than ${MAX_DEPTH} levels`];
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [`${at}: must be a JSON object (message ${describeType(type)})`];
+  const problems: string[] = [];
+  const obj = value as Record<string, unknown>;
+  for (const [key, v] of Object.entries(obj)) {
+    const field = type.fields[key];
+    const here = `${at}.${key}`;
+    if (!field) {
+      const byProtoName = Object.values(type.fields).find((f) => f.options?.json_name === key || protobuf.util.camelCase(key) === f.name);
+      problems.push(
+        byProtoName
+          ? `${here}: unknown field; write it as "${byProtoName.name}" (lowerCamelCase)`
+          : `${here}: unknown field of ${describeType(type)} (fields: ${Object.keys(type.fields).join(', ') || 'none'})`,
+      );
+      continue;
+    }
+    if (v === null) continue;
+    field.resolve();
+    if (field.map) {
+      if (typeof v !== 'object' || Array.isArray(v)) {
+        problems.push(`${here}: must be a JSON object (map<${(field as unknown as protobuf.MapField).keyType}, ${field.type}>)`);
+        continue;
+      }
+      const keyType = (field as unknown as protobuf.MapField).keyType;
+      for (const [k, mv] of Object.entries(v as Record<string, unknown>)) {
+        if (keyType !== 'string' && keyType !== 'bool') {
+          const kp = scalarProblem(keyType, k);
+          if (kp) problems.push(`${here}.${k}: map key ${kp}`);
+        }
+        problems.push(...checkValue(field, mv, `${here}.${k}`, depth + 1));
+      }
+      continue;
+    }
+    if (field.repeated) {
+      if (!Array.isArray(v)) {
+        problems.push(`${here}: must be a JSON array (repeated ${field.type})`);
+        continue;
+      }
+      v.forEach((item, i) => problems.push(...checkValue(field, item, `${here}.${i}`, depth + 1)));
+      continue;
+    }
+    problems.push(...checkValue(field, v, here, depth + 1));
+  }
+  for (const oneof of type.oneofsArray) {
+    const set = oneof.fieldsArray.filter((f) => obj[f.name] !== undefined && obj[f.name] !== null).map((f) => f.name);
+    if (set.length > 1 && !oneof.name.startsWith('_')) problems.push(`${at}: ${set.join(' and ')} belong to oneof "${oneof.name}"; set only one`);
+  }
+  return problems;
+}
+
+function checkValue(field: protobuf.Field, v: unknown, at: string, depth: number): string[] {
+  const rt = field.resolvedType;
+  if (rt instanceof protobuf.Type) return checkMessage(rt, v, at, depth);
+  if (rt instanceof protobuf.Enum) {
+    if (typeof v === 'string' && v in rt.values) return [];
+    if (typeof v === 'number' && Object.values(rt.values).includes(v)) return [];
+    return [`${at}: must be one of ${Object.keys(rt.values).join(', ')} (enum ${rt.fullName.replace(/^\./, '')})`];
+  }
+  const p = scalarProblem(field.type, v);
+  return p ? [`${at}: ${p}`] : [];
+}
