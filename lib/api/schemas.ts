@@ -295,6 +295,8 @@ export type TriggerJobInput = z.output<typeof TriggerJobInput>;
 
 /** Body of actions that take no fields (run cancel/retry, task retry): `{}` or none; any field is a 400. */
 export const EmptyInput = z.strictObject({});
+/** POST /workers/:id/drain: `confirmLastWorker` is needed to drain the last online worker (lib/workers drainWorker). */
+export const DrainWorkerInput = z.strictObject({ confirmLastWorker: z.boolean().optional() });
 
 /** Reason-only body for pause/resume/delete/restore (all optional). */
 export const ReasonInput = z.strictObject({ reason: str().max(1000).optional() });
@@ -430,7 +432,9 @@ export const UpdateUserInput = z.strictObject({
 });
 export const CreateTokenInput = z.strictObject({
   name: str().trim().min(1, 'Name is required').max(200),
-  role: RoleInput,
+  scope: z.enum(['read', 'operate', 'admin'], { message: 'Must be read, operate or admin' }),
+  /** the user the token acts for (default: the caller); the scope may not exceed their role */
+  ownerId: str().max(100).optional(),
   expiresAt: Instant.nullish().refine((d) => d == null || d.getTime() > Date.now(), 'Must be in the future'),
 });
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
-import { createApiToken } from '../../lib/auth/tokens.ts';
+import { userToken } from '../helpers/rest.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
@@ -31,8 +31,8 @@ describe('importCrontab', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     process.env.DATABASE_URL = t.url;
-    operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
-    viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
+    operator = await userToken(t.db, 'operator', 'ops');
+    viewer = await userToken(t.db, 'viewer', 'view');
   });
   afterAll(async () => {
     const { getDb } = await import('../../lib/db.ts');
