@@ -104,11 +104,12 @@ export function assertMayChangeCommand(
       fields[fieldOf(i)] = p!.reason;
     }
   });
+  // a privileged step on the before side only (replaced by something harmless) is still the actor's to leave alone
   for (const s of before?.steps ?? []) {
     const p = stepPrivilege(s, before!.jobPayload, extra);
     if (!mayUsePrivilege(actor, p)) {
       first ??= p;
-      fields.steps ??= p!.reason;
+      if (Object.keys(fields).length === 0) fields[fieldOf(0)] = p!.reason;
     }
   }
   if (!first) return;
