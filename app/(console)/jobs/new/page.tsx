@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { listTimeZones } from '@/lib/schedule';
 import { getActor } from '@/app/_lib/session';
 import { PageHeader } from '@/components/shell/page-header';
+import { configuredPrivilegedHandlers } from '@/lib/jobs/handler-permissions';
 import { JobForm } from '@/components/jobs/job-form';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { loadHandlerNames } from '../handler-names';
@@ -26,7 +27,7 @@ export default async function NewJobPage() {
   return (
     <>
       <PageHeader title="New job" crumb={crumb} description="Define what runs, when, and how failures are handled." />
-      <JobForm mode="create" timeZones={listTimeZones()} handlers={await loadHandlerNames(actor)} submit={createJobAction} cancelHref="/jobs" />
+      <JobForm mode="create" timeZones={listTimeZones()} handlers={await loadHandlerNames(actor)} submit={createJobAction} cancelHref="/jobs" privilegedHandlers={configuredPrivilegedHandlers()} />
     </>
   );
 }
