@@ -20,6 +20,10 @@ test('an operator sees privileged handlers and the command of a shell job disabl
   await expect(handler.locator('option', { hasText: 'builtin.echo' })).toBeEnabled();
   await expect(page.getByTestId('handler-restrictions')).toContainText('shell (shell runs programs on the worker host');
 
+  // the graph editor is read-only for it too, with the reason
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  await expect(page.getByTestId('graph-locked-reason')).toContainText('Only an admin may change what this job runs: shell runs programs on the worker host');
+
   await page.goto(`/jobs/${job.id}/edit`);
   await expect(page.getByTestId('privileged-reason')).toHaveText(
     /^Only an admin may change what this job runs: shell runs programs on the worker host, so only an admin may set or change what it runs\. You may still change its schedule/,
