@@ -42,7 +42,7 @@ test('tokens page: a new token is shown once, works, and stops working when revo
   const name = `e2e-token-${uniq()}`;
   await page.goto('/settings/tokens');
   await page.getByLabel('Token name').fill(name);
-  await page.getByLabel('Role').selectOption('viewer');
+  await page.getByLabel('Scope').selectOption('read');
   await page.getByRole('button', { name: 'Create token' }).click();
   const value = page.getByTestId('new-token-value');
   await expect(value).toHaveText(/^tf_\S+$/);
@@ -57,6 +57,9 @@ test('tokens page: a new token is shown once, works, and stops working when revo
   await expect(page.locator('body')).not.toContainText(token);
   const row = page.getByTestId('tokens-table').locator('tbody tr', { hasText: name });
   await expect(row).toContainText('active');
+  // owned by the signed-in admin, with its scope and when it was last used
+  await expect(row).toContainText(E2E_ADMIN.email);
+  await expect(row).toContainText('read');
 
   await row.getByRole('button', { name: 'Revoke' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke', exact: true }).click();

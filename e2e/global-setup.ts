@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { createUser } from '../lib/auth/users.ts';
@@ -67,9 +68,11 @@ export default async function globalSetup() {
     child.stdout?.on('data', (d) => verbose && process.stdout.write(`[${tag}] ${d}`));
     child.stderr?.on('data', (d) => process.stderr.write(`[${tag}] ${d}`));
   };
-  const consoleProc = spawn(process.execPath, [nextBin, 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // as scripts/start.ts: the console learns client addresses from the peer-address hook
+  const peerAddress = pathToFileURL(path.resolve('scripts/peer-address.mjs')).href;
+  const consoleProc = spawn(process.execPath, ['--import', peerAddress, nextBin, 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   // The worker also loads the example handler modules (docs/handlers.md; e2e/handlers.spec.ts uses them).
-  const workerEnv = { ...env, TICKFLOW_HANDLERS: path.resolve('examples/handlers') };
+  const workerEnv = { ...env, TICKFLOW_HANDLERS: path.resolve('examples/handlers'), TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${E2E_PORT}` };
   const workerProc = spawn(process.execPath, ['--import', 'tsx', path.resolve('worker/index.ts')], { env: workerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   log('console', consoleProc);
   log('worker', workerProc);

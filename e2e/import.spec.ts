@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { login } from './helpers/auth.ts';
+import { E2E_ADMIN } from './helpers/env.ts';
 import { api } from './helpers/api.ts';
 
 // Crontab upload (issue 3): the jobs list links to /jobs/import; a crontab file becomes a
@@ -8,8 +9,9 @@ import { api } from './helpers/api.ts';
 
 const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
 
+// imported entries run `shell`, which only an admin may put on a job (docs/security.md)
 test.beforeEach(async ({ page }) => {
-  await login(page);
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
 });
 
 test('upload a crontab: preview the jobs and the unconvertible lines, then import paused shell jobs', async ({ page }) => {

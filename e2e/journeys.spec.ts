@@ -145,7 +145,7 @@ test('run detail: retry a failed run as a new run linked in the retry chain', as
   expect(await api('GET', `/runs/${newId}`)).toMatchObject({ trigger: 'retry', parentRunId: run.id });
 });
 
-test('workers page: the e2e worker is online; Drain sets a (fake, inserted) node draining', async ({ page }) => {
+test('workers page: the e2e worker is online; Drain sets a (fake, inserted) node draining, Resume brings it back', async ({ page }) => {
   const nodeId = `e2e-fake-${uniq()}`;
   await withDb((c) =>
     c.query(`INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at) VALUES ($1, $1, 'fake-host', 4242, 'online', now())`, [nodeId]),
@@ -160,6 +160,10 @@ test('workers page: the e2e worker is online; Drain sets a (fake, inserted) node
     await confirm(page, 'Drain');
     await expect(fake).toContainText('draining');
     await expect(fake.getByRole('button', { name: 'Drain' })).toHaveCount(0);
+    // Resume undoes the drain
+    await fake.getByRole('button', { name: 'Resume' }).click();
+    await expect(fake).toContainText('online');
+    await expect(fake.getByRole('button', { name: 'Drain' })).toBeVisible();
     // the real worker still works
     const job = await apiJob('e2e.after-drain');
     const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});

@@ -4,7 +4,8 @@
  * succeed. Called by scripts/start.ts after migrations; safe to call on every
  * start (it only acts on an empty database / missing admin).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writePrivateFile } from '../lib/infra/private-files.ts';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { ensureAdminUser } from '../lib/auth/bootstrap.ts';
@@ -154,7 +155,7 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
       const dir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? '.tickflow');
       await mkdir(dir, { recursive: true });
       const file = path.join(dir, 'initial-admin-password.txt');
-      await writeFile(file, `${admin.email}\n${admin.password}\n`, { mode: 0o600 });
+      writePrivateFile(file, `${admin.email}\n${admin.password}\n`);
       messages.push(`created admin ${admin.email} with password ${admin.password} (also saved in ${file}; change it under Settings → Users)`);
     } else if (admin) {
       messages.push(`created admin ${admin.email} (password from TICKFLOW_ADMIN_PASSWORD)`);

@@ -19,6 +19,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import readline from 'node:readline';
 import { resolveDatabase } from '../lib/infra/database-url.ts';
 import { migrate } from '../lib/infra/migrate.ts';
+import { lockDownDataDir } from '../lib/infra/private-files.ts';
+import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 
 const dev = process.argv.includes('--dev');
 
@@ -116,6 +118,8 @@ try {
   const { bootstrap } = await import('../prisma/seed.ts');
   const boot = await bootstrap(database.url, { consoleUrl: `http://127.0.0.1:${port}` });
   for (const line of boot.messages) say(line);
+  // secrets under .tickflow/ are for this user only (lib/infra/private-files.ts)
+  lockDownDataDir(path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow')));
 } catch (error) {
   console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
   await database.stop();
@@ -181,8 +185,11 @@ const exitWithParent = pathToFileURL(path.join(root, 'scripts/exit-with-parent.m
 // Both children get an IPC channel and the exit-with-parent preload, so they
 // never outlive this supervisor.
 const childStdio: ['ignore', 'pipe', 'pipe', 'ipc'] = ['ignore', 'pipe', 'pipe', 'ipc'];
-consoleProc = spawn(process.execPath, ['--import', exitWithParent, nextBin, dev ? 'dev' : 'start', '-p', String(port)], {
-  env: { ...env, TICKFLOW_SERVICE: 'console' },
+// The console also gets the peer-address hook (client addresses for the login limit,
+// lib/auth/client-address.ts); each child gets only the secrets it uses (lib/infra/service-env.ts).
+const peerAddress = pathToFileURL(path.join(root, 'scripts/peer-address.mjs')).href;
+consoleProc = spawn(process.execPath, ['--import', exitWithParent, '--import', peerAddress, nextBin, dev ? 'dev' : 'start', '-p', String(port)], {
+  env: { ...consoleEnv(env), TICKFLOW_SERVICE: 'console' },
   stdio: childStdio,
 });
 children.push(consoleProc);
@@ -200,10 +207,12 @@ consoleProc.once('exit', (code, signal) => {
  * leases expire, and the console stays up meanwhile.
  */
 let workerRestartDelayMs = 1_000;
+// the demo `http` health check calls this console on loopback: allow exactly that port
+const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, `127.0.0.1:${port}`, `localhost:${port}`].filter(Boolean).join(',');
 function startWorker() {
   const startedAt = Date.now();
   const child = spawn(process.execPath, ['--import', exitWithParent, '--import', 'tsx', path.join(root, 'worker/index.ts')], {
-    env: { ...env, TICKFLOW_SERVICE: 'worker' },
+    env: { ...workerEnv(env), TICKFLOW_OUTBOUND_ALLOW: outboundAllowForWorker, TICKFLOW_SERVICE: 'worker' },
     stdio: childStdio,
   });
   workerProc = child;

@@ -128,11 +128,20 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   // Alarm delivery (STATS builder's service) runs beside the reaper.
   const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), { db, clock, logger: base.child({ component: 'alarm-dispatcher' }) });
   const heartbeatConfig = { nodeId: '', intervalMs: config.heartbeatMs, leaseSeconds: config.leaseSeconds };
+  // An operator's drain (lib/workers drainWorker) pauses claiming and ticking; a
+  // resume (status back to online) starts them again. A SIGTERM drain is stop() below.
+  let drainedByOperator = false;
   const onStatus = (status: NodeStatus | null) => {
-    if (status === 'draining' && state === 'running') {
+    if (status === 'draining' && state === 'running' && !drainedByOperator) {
+      drainedByOperator = true;
       logger.info('node set to draining by an operator: no new claims');
       void claimer.stop();
       void ticker.stop();
+    } else if (status === 'online' && state === 'running' && drainedByOperator) {
+      drainedByOperator = false;
+      logger.info('node resumed by an operator: claiming again');
+      if (roles.has('claim')) claimer.start();
+      if (roles.has('tick')) ticker.start();
     }
   };
   const heartbeat = new Heartbeat(heartbeatConfig, { db, clock, logger: base.child({ component: 'heartbeat' }), runner, onStatus });

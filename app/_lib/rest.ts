@@ -7,15 +7,20 @@
  * (lib/api/idempotency.ts). Mutating requests authenticated by the session cookie
  * must be same-origin JSON (checkSameOrigin: 403 "cross-origin request refused").
  *
+ * The role a route needs comes from its `operation` (lib/auth/permissions.ts, the
+ * one table the console's server actions use too); the returned handler carries
+ * it as `handler.operation` so tests can walk every route's decision.
+ *
  * Usage (app/api/v1/jobs/route.ts):
- *   export const POST = rest({ role: 'operator', operation: 'jobs.create', status: 201 },
+ *   export const POST = rest({ operation: 'jobs.create', status: 201 },
  *     ({ db, body, actor }) => createJob(db, body, actor));
  */
 import type { z } from 'zod';
 import { getDb, type Db } from '@/lib/db';
 import { DomainError, isDomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
-import { requireRole, type Actor, type Role } from '@/lib/auth/actor';
+import type { Actor } from '@/lib/auth/actor';
+import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { authenticateToken } from '@/lib/auth/tokens';
 import { parseOrThrow } from '@/lib/api/validation';
@@ -51,18 +56,19 @@ export type RestContext<P, Q, B> = {
 };
 
 export type RestOptions<P, Q, B> = {
-  /** least role; 'public' = no credentials needed (an invalid token is still a 401). Default 'viewer'. */
-  role?: Role | 'public';
+  /** what the route does (lib/auth/permissions.ts): decides the role it needs; also the name stored with an idempotency key. A public operation needs no credentials (an invalid token is still a 401). */
+  operation: Operation;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
   /** success status (default 200; 201 for creations) */
   status?: number;
-  /** operation name stored with an idempotency key (default `METHOD path-pattern`) */
-  operation?: string;
   /** false: ignore Idempotency-Key (e.g. responses carrying a secret must not be stored). Default true. */
   idempotency?: boolean;
 };
+
+/** A route handler made by rest(): Next calls it; `operation` names its decision in lib/auth/permissions.ts. */
+export type RestHandler = ((req: Request, ctx?: RouteCtx) => Promise<Response>) & { operation: Operation };
 
 type RouteCtx = { params: Promise<Record<string, string | string[] | undefined>> };
 
@@ -189,16 +195,15 @@ export function checkSameOrigin(req: Request, url: URL): void {
 export function rest<P = Record<string, string>, Q = Record<string, string>, B = unknown>(
   opts: RestOptions<P, Q, B>,
   fn: (ctx: RestContext<P, Q, B>) => Promise<unknown>,
-): (req: Request, ctx?: RouteCtx) => Promise<Response> {
-  return async (req: Request, routeCtx?: RouteCtx) => {
+): RestHandler {
+  const handler = async (req: Request, routeCtx?: RouteCtx) => {
     const now = new Date();
     const url = new URL(req.url);
     try {
       const db = getDb();
       const actor = await authenticateRequest(db, req, now);
       if (actor && WRITE_METHODS.has(req.method) && !req.headers.get('authorization')) checkSameOrigin(req, url);
-      const role = opts.role ?? 'viewer';
-      if (role !== 'public') requireRole(actor, role);
+      requireOperation(actor, opts.operation);
 
       const rawParams = (await routeCtx?.params) ?? {};
       const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
@@ -233,7 +238,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           db,
           {
             key: idemKey,
-            operation: opts.operation ?? `${req.method} ${url.pathname}`,
+            operation: opts.operation,
             hash: requestHash(req.method, url.pathname + url.search, rawText),
             actorName: actor.name,
             now,
@@ -258,4 +263,5 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       return jsonResponse(500, { error: { code: 'internal', message: 'Internal server error' } });
     }
   };
+  return Object.assign(handler, { operation: opts.operation });
 }

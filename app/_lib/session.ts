@@ -16,6 +16,16 @@ import { getDb } from '@/lib/db';
 import { requireRole, type Actor, type Role } from '@/lib/auth/actor';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { login, logout } from '@/lib/auth/login';
+import { clientAddressOf, peerHookInstalled, PEER_ADDRESS_HEADER, trustedProxies } from '@/lib/auth/client-address';
+import { inRanges, parseAddress } from '@/lib/net/cidr';
+
+/** X-Forwarded-Proto: https, believed only from a trusted proxy (a client could claim it to get a Secure cookie over http, harmless, but keep one rule). */
+async function forwardedHttps(): Promise<boolean> {
+  const h = await headers();
+  if (h.get('x-forwarded-proto') !== 'https') return false;
+  const peer = parseAddress(peerHookInstalled() ? h.get(PEER_ADDRESS_HEADER) : null);
+  return !!peer && inRanges(peer, trustedProxies());
+}
 
 export const getActor = cache(async (): Promise<Actor | null> => {
   const sid = (await cookies()).get(SESSION_COOKIE)?.value;
@@ -35,10 +45,9 @@ export async function requireActionActor(minRole: Role = 'viewer'): Promise<Acto
   return requireRole(await getActor(), minRole);
 }
 
-/** Client IP for rate limiting (first X-Forwarded-For hop, else X-Real-IP, else 'local'). */
+/** The client address for the login rate limit: the peer, or X-Forwarded-For only from TICKFLOW_TRUSTED_PROXIES (lib/auth/client-address.ts). */
 export async function clientIp(): Promise<string> {
-  const h = await headers();
-  return h.get('x-forwarded-for')?.split(',')[0]?.trim() || h.get('x-real-ip') || 'local';
+  return clientAddressOf(await headers());
 }
 
 /**
@@ -47,9 +56,8 @@ export async function clientIp(): Promise<string> {
  * @throws DomainError('unauthorized' | 'rate_limited').
  */
 export async function signIn(email: string, password: string): Promise<Actor> {
-  const r = await login(getDb(), { email, password, ip: await clientIp() });
-  const h = await headers();
-  const secure = h.get('x-forwarded-proto') === 'https' || process.env.TICKFLOW_SECURE_COOKIES === '1';
+  const r = await login(getDb(), { email, password, client: await clientIp() });
+  const secure = process.env.TICKFLOW_SECURE_COOKIES === '1' || (await forwardedHttps());
   (await cookies()).set(SESSION_COOKIE, r.sessionId, {
     httpOnly: true,
     sameSite: 'lax',

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { getActor } from '@/app/_lib/session';
+import { safeNextPath } from '@/lib/auth/next-path';
 import { LoginForm } from './login-form';
 import { Logo } from '@/components/shell/logo';
 
@@ -10,7 +11,7 @@ export const dynamic = 'force-dynamic';
 /** Sign-in page. An already signed-in visitor goes straight to the console. */
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
-  if (await getActor()) redirect(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');
+  if (await getActor()) redirect(safeNextPath(next));
   return (
     <main className="flex min-h-screen items-center justify-center bg-zinc-50 px-4">
       <div className="w-full max-w-sm">
@@ -21,7 +22,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <div className="rounded-lg border border-zinc-200 bg-white p-6 shadow-sm">
           <h1 className="mb-1 text-[15px] font-semibold">Sign in to the console</h1>
           <p className="mb-5 text-xs text-zinc-500">Use your operator account.</p>
-          <LoginForm next={next} />
+          <LoginForm next={safeNextPath(next)} />
         </div>
       </div>
     </main>

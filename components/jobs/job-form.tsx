@@ -16,6 +16,8 @@ import { EMPTY_JOB_FORM, toJobInput, zonedLocalToUtc, type JobFormValues, type S
 import { formatUtc } from '../time';
 import { PayloadEditor } from '../handlers/schema-form';
 import { defaultsNote, unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
+import { useUser } from '../role';
+import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 
 /** Result shape of the create/update server actions (app/_actions/result.ts ActionResult). */
 export type JobFormResult =
@@ -38,7 +40,18 @@ export type JobFormProps = {
   /** Edit mode: the version the editor started from (optimistic lock). */
   expectedVersion?: number;
   cancelHref: string;
+  /** Handlers this deployment marks privileged (TICKFLOW_PRIVILEGED_HANDLERS, read on the server). */
+  privilegedHandlers?: string[];
 };
+
+function jsonObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
 
 const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
   { value: 'cron', label: 'Cron', hint: 'Calendar times, in a time zone' },
@@ -55,8 +68,17 @@ const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
  * mode shows a banner with the newer version and a reload option; nothing is
  * overwritten silently.
  */
-export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, cancelHref }: JobFormProps) {
+export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, cancelHref, privilegedHandlers = [] }: JobFormProps) {
   const [v, setV] = React.useState<JobFormValues>(initial);
+  // Executor permissions (lib/jobs/handler-permissions.ts, the rule the server applies):
+  // handlers the user may not put on a job are disabled, and on a job that already runs
+  // one, what it runs is read-only, with the reason shown.
+  const user = useUser();
+  const who = { kind: 'user' as const, role: user?.role ?? 'viewer' };
+  const privilegeOf = (h: string, payload?: string): HandlerPrivilege | null => stepPrivilege({ handler: h, payload: payload ? jsonObject(payload) : {} }, {}, privilegedHandlers);
+  const initialPrivilege = mode === 'edit' && initial.singleStep ? privilegeOf(initial.handler, initial.payload) : null;
+  const lockedCommand = initialPrivilege && !mayUsePrivilege(who, initialPrivilege) ? initialPrivilege : null;
+  const refusedHandlers = handlers.map((h) => ({ h, p: privilegeOf(h) })).filter((x) => x.p && !mayUsePrivilege(who, x.p));
   const [clientErrors, setClientErrors] = React.useState<Record<string, string>>({});
   const { toast } = useToast();
   const [state, dispatch, pending] = useActionState<JobFormResult | null, Record<string, unknown>>(async (_prev, input) => {
@@ -230,20 +252,47 @@ export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, s
         <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
         {v.singleStep ? (
           <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-[minmax(200px,280px)_1fr]">
-            <Field id="handler" label="Handler" error={err('handler') ?? err('steps.0.handler')} hint={[handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ') || undefined}>
-              <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')}>
-                {handlerOptions.map((h) => (
-                  <option key={h} value={h} title={catalogue.get(h)?.description}>
-                    {h}
-                    {unavailableNote(catalogue.get(h)) ? ' (unavailable)' : ''}
-                  </option>
-                ))}
+            {lockedCommand ? (
+              <p role="note" data-testid="privileged-reason" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900 md:col-span-2">
+                Only {lockedCommand.level === 'system' ? 'the system' : 'an admin'} may change what this job runs: {lockedCommand.reason}. You may still change its schedule, policy,
+                routing and alarms, and pause or resume it.
+              </p>
+            ) : null}
+            <Field
+              id="handler"
+              label="Handler"
+              error={err('handler') ?? err('steps.0.handler')}
+              hint={
+                !lockedCommand && refusedHandlers.length ? (
+                  <span data-testid="handler-restrictions">
+                    Not available to you: {refusedHandlers.map((x) => `${x.h} (${x.p!.reason})`).join('; ')}.
+                  </span>
+                ) : (
+                  [handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ') || undefined
+                )
+              }
+            >
+              <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')} disabled={!!lockedCommand} title={lockedCommand?.reason}>
+                {handlerOptions.map((h) => {
+                  const p = privilegeOf(h);
+                  const refused = !!p && !mayUsePrivilege(who, p) && h !== initial.handler;
+                  return (
+                    <option key={h} value={h} disabled={refused} title={catalogue.get(h)?.description}>
+                      {refused ? `${h} (${p!.level === 'system' ? 'system jobs only' : 'admin only'})` : h}
+                      {unavailableNote(catalogue.get(h)) ? ' (unavailable)' : ''}
+                    </option>
+                  );
+                })}
               </NativeSelect>
             </Field>
             <Field id="payload" label="Payload" error={err('payload')} hint="JSON object handed to the handler (builtin.sleep: {&quot;ms&quot;: 500}; http: method, url, headers, body)">
-              <PayloadEditor handler={v.handler} text={v.payload} onText={(t) => set('payload', t)} serverErrors={payloadErrors}>
-                <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
-              </PayloadEditor>
+              {lockedCommand ? (
+                <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} disabled title={lockedCommand.reason} />
+              ) : (
+                <PayloadEditor handler={v.handler} text={v.payload} onText={(t) => set('payload', t)} serverErrors={payloadErrors}>
+                  <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
+                </PayloadEditor>
+              )}
             </Field>
           </CardBody>
         ) : null}

@@ -15,14 +15,15 @@ import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime } from '../time';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
-type Role = 'admin' | 'operator' | 'viewer';
+type Scope = 'read' | 'operate' | 'admin';
 
-/** API tokens: list (prefix, role, last used, revoked), create (raw token shown once, copyable), revoke. */
+/** API tokens: list (prefix, owner, scope, last used, expiry, revoked), create (raw token shown once, copyable; owned by the signed-in user), revoke. */
 export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]; create: (input: unknown) => Promise<R<{ token: string; view: ApiTokenView }>>; revoke: (id: string) => Promise<R<ApiTokenView>> }) {
   const router = useRouter();
   const { toast } = useToast();
   const [name, setName] = React.useState('');
-  const [role, setRole] = React.useState<Role>('operator');
+  const [scope, setScope] = React.useState<Scope>('operate');
+  const [expiresAt, setExpiresAt] = React.useState('');
   const [fields, setFields] = React.useState<Record<string, string>>({});
   const [created, setCreated] = React.useState<{ token: string; name: string } | null>(null);
   const [copied, setCopied] = React.useState(false);
@@ -31,7 +32,7 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     startTransition(async () => {
-      const r = await create({ name, role });
+      const r = await create({ name, scope, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) });
       if (r.ok) {
         setCreated({ token: r.data.token, name: r.data.view.name });
         setCopied(false);
@@ -72,16 +73,18 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
         ) : null}
         <Card className="overflow-hidden">
           {tokens.length === 0 ? (
-            <EmptyState icon={<KeyRound />} title="No API tokens" description="Create one for scripts and CI. TICKFLOW_API_TOKEN from the environment also works as an admin token." />
+            <EmptyState icon={<KeyRound />} title="No API tokens" description="Create one for scripts and CI. Every token acts for its owner. TICKFLOW_API_TOKEN from the environment is the bootstrap admin token." />
           ) : (
             <table className="tf-table" data-testid="tokens-table">
               <thead>
                 <tr>
                   <th>Name</th>
                   <th>Prefix</th>
-                  <th>Role</th>
+                  <th>Owner</th>
+                  <th>Scope</th>
                   <th>Status</th>
                   <th>Last used</th>
+                  <th>Expires</th>
                   <th>Created</th>
                   <th />
                 </tr>
@@ -91,8 +94,9 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
                   <tr key={t.id}>
                     <td>{t.name}</td>
                     <td className="font-mono text-xs">{t.prefix}…</td>
+                    <td className="text-xs">{t.owner}</td>
                     <td>
-                      <Tag>{t.role}</Tag>
+                      <Tag>{t.scope}</Tag>
                     </td>
                     <td>
                       <StatusBadge status={t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active'} />
@@ -100,6 +104,7 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
                     <td className="text-xs">
                       <RelativeTime value={t.lastUsedAt} />
                     </td>
+                    <td className="text-xs">{t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never'}</td>
                     <td className="text-xs">
                       <RelativeTime value={t.createdAt} />
                     </td>
@@ -138,12 +143,15 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
             <Field id="token-name" label="Token name" error={fields.name} hint="What uses it, e.g. ci-deploy">
               <Input {...controlProps('token-name', fields.name)} value={name} onChange={(e) => setName(e.target.value)} />
             </Field>
-            <Field id="token-role" label="Role" error={fields.role}>
-              <NativeSelect {...controlProps('token-role', fields.role)} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                <option value="operator">operator</option>
-                <option value="viewer">viewer</option>
+            <Field id="token-scope" label="Scope" error={fields.scope ?? fields.ownerId} hint="The token acts for you with at most this role, and stops working if you are disabled, deleted or lose the role.">
+              <NativeSelect {...controlProps('token-scope', fields.scope)} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
+                <option value="operate">operate (operator)</option>
+                <option value="read">read (viewer)</option>
                 <option value="admin">admin</option>
               </NativeSelect>
+            </Field>
+            <Field id="token-expires" label="Expires (optional)" error={fields.expiresAt}>
+              <Input {...controlProps('token-expires', fields.expiresAt)} type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
             </Field>
             <Button type="submit" variant="primary" disabled={pending}>
               <KeyRound /> Create token

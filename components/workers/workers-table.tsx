@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Server, CircleStop } from 'lucide-react';
+import { Server, CircleStop, Play } from 'lucide-react';
 import type { WorkerView } from '@/lib/workers/list-workers';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/dialog';
@@ -14,11 +14,23 @@ import { getJson } from '../api';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
 
+/** Same words as lib/workers drain-worker LAST_WORKER_CONSEQUENCE (the server refuses without the confirmation). */
+const LAST_WORKER_CONSEQUENCE = 'no schedule fires and no task runs until a worker is resumed or another one starts';
+
 /**
  * Worker nodes (live from GET /api/v1/workers every 5 s): status (a stale heartbeat
- * shows as `stale`), heartbeat age, running tasks, load, handlers, group/labels, Drain.
+ * shows as `stale`), heartbeat age, running tasks, load, handlers, group/labels, Drain
+ * (the last online worker's dialog names the consequence) and Resume (undoes a drain).
  */
-export function WorkersTable({ initial, drain }: { initial: WorkerView[]; drain: (nodeId: string) => Promise<R<{ status: string }>> }) {
+export function WorkersTable({
+  initial,
+  drain,
+  resume,
+}: {
+  initial: WorkerView[];
+  drain: (nodeId: string, input?: { confirmLastWorker?: boolean }) => Promise<R<{ status: string }>>;
+  resume: (nodeId: string) => Promise<R<{ status: string }>>;
+}) {
   const qc = useQueryClient();
   const { toast } = useToast();
   const q = useQuery({
@@ -28,6 +40,7 @@ export function WorkersTable({ initial, drain }: { initial: WorkerView[]; drain:
     refetchInterval: 5_000,
   });
   const rows = q.data ?? [];
+  const onlineCount = rows.filter((w) => w.effectiveStatus === 'online').length;
   if (rows.length === 0) return <EmptyState icon={<Server />} title="No workers have registered" description="Start one with `npm run worker` (npm start runs one next to the console)." />;
   return (
     <div className="overflow-x-auto">
@@ -94,17 +107,36 @@ export function WorkersTable({ initial, drain }: { initial: WorkerView[]; drain:
                           <CircleStop /> Drain
                         </Button>
                       }
-                      danger={false}
-                      title={`Drain ${w.name || w.nodeId}?`}
-                      description="The worker finishes the tasks it is running and claims no new ones. Restart it to bring it back."
-                      confirmLabel="Drain"
+                      danger={w.effectiveStatus === 'online' && onlineCount <= 1}
+                      title={w.effectiveStatus === 'online' && onlineCount <= 1 ? `Drain the last online worker, ${w.name || w.nodeId}?` : `Drain ${w.name || w.nodeId}?`}
+                      description={
+                        w.effectiveStatus === 'online' && onlineCount <= 1
+                          ? `This is the last online worker: after draining it, ${LAST_WORKER_CONSEQUENCE}. Running tasks finish.`
+                          : 'The worker finishes the tasks it is running and claims no new ones. Resume undoes it.'
+                      }
+                      confirmLabel={w.effectiveStatus === 'online' && onlineCount <= 1 ? 'Drain the last worker' : 'Drain'}
                       onConfirm={async () => {
-                        const r = await drain(w.nodeId);
+                        const r = await drain(w.nodeId, { confirmLastWorker: w.effectiveStatus === 'online' && onlineCount <= 1 });
                         if (r.ok) toast({ kind: 'success', title: 'Worker draining' });
                         else toast({ kind: 'error', title: 'Drain failed', description: r.error });
                         await qc.invalidateQueries({ queryKey: ['workers'] });
                       }}
                     />
+                  </RoleGate>
+                ) : w.status === 'draining' ? (
+                  <RoleGate>
+                    <Button
+                      size="sm"
+                      data-testid="resume-worker"
+                      onClick={async () => {
+                        const r = await resume(w.nodeId);
+                        if (r.ok) toast({ kind: 'success', title: 'Worker resumed' });
+                        else toast({ kind: 'error', title: 'Resume failed', description: r.error });
+                        await qc.invalidateQueries({ queryKey: ['workers'] });
+                      }}
+                    >
+                      <Play /> Resume
+                    </Button>
                   </RoleGate>
                 ) : null}
               </td>

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { outboundFetch, OutboundRefusedError } from '../net/outbound.ts';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { log } from '../log.ts';
 import { deliveryPolicy, smtpSettings, webhookSecret, type AlarmChannelType, type AlarmType } from './config.ts';
@@ -53,8 +54,6 @@ export function alarmMessage(a: Pick<DeliverableAlarm, 'type' | 'content' | 'cou
 }
 
 export interface DeliverOptions {
-  /** override fetch (tests never need it: they run a real receiver) */
-  fetch?: typeof fetch;
   timeoutMs?: number;
 }
 
@@ -81,7 +80,8 @@ export function closeAlarmTransports(): void {
  * stored in alarms.error on failure (the dispatcher decides retry vs failed).
  * - webhook: POST target with the JSON payload, `content-type: application/json`,
  *   `X-Tickflow-Signature` (when TICKFLOW_WEBHOOK_SECRET is set), `X-Tickflow-Event: <type>`,
- *   `X-Tickflow-Delivery: <alarm id>`; any non-2xx status or the timeout
+ *   `X-Tickflow-Delivery: <alarm id>`, through lib/net/outbound.ts (an internal address needs
+ *   TICKFLOW_OUTBOUND_ALLOW; a redirect is not followed); any non-2xx status or the timeout
  *   (TICKFLOW_ALARM_TIMEOUT_MS, default 10 s) is a failure.
  * - email: nodemailer over TICKFLOW_SMTP_URL from TICKFLOW_SMTP_FROM to target; subject
  *   `[Tickflow] <type>: <message>`, text = the JSON payload pretty-printed.
@@ -101,8 +101,10 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
       };
       const secret = webhookSecret();
       if (secret) headers[SIGNATURE_HEADER.toLowerCase()] = signBody(body, secret);
-      const res = await (opts.fetch ?? fetch)(a.target, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' }).catch((e: unknown) => {
+      // through the outbound guard (lib/net/outbound.ts): no internal address unless allow-listed, no redirects
+      const res = await outboundFetch(a.target, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), maxRedirects: 0 }).catch((e: unknown) => {
         const err = e as Error;
+        if (err instanceof OutboundRefusedError) throw new Error(`webhook ${err.message}`);
         throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${err?.message ?? String(e)}`);
       });
       // Drain the body so the socket can be reused; its content is only kept for the error.

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import * as S from './schemas.ts';
 import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
 import { AlarmChannelInput } from './schemas.ts';
+import { operationMinRole, type Operation } from '../auth/permissions.ts';
+import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -16,7 +18,7 @@ const ERR = { description: 'Error', content: { 'application/json': { schema: ref
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
 /** Bodies whose every field is optional: the body itself may be left out. */
-const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput']);
+const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 
@@ -25,10 +27,17 @@ function queryParams(s: z.ZodObject): unknown[] {
   return Object.entries(js.properties ?? {}).map(([name, p]) => ({ name, in: 'query', required: js.required?.includes(name) ?? false, schema: p }));
 }
 
-function op(summary: string, opts: { role?: string; body?: string; params?: unknown[]; ok?: unknown; status?: number; write?: boolean } = {}) {
+/**
+ * One operation of the document. `operation` (lib/auth/permissions.ts) is its
+ * operationId and decides the role in its description; the route file passes the
+ * same name to rest() (tests/integration/role-matrix.test.ts checks both).
+ */
+function op(summary: string, opts: { operation: Operation; body?: string; params?: unknown[]; ok?: unknown; status?: number; write?: boolean }) {
+  const role = operationMinRole(opts.operation);
   const o: Record<string, unknown> = {
     summary,
-    description: opts.role ? `Role: ${opts.role}` : undefined,
+    operationId: opts.operation,
+    description: `Role: ${role === 'public' ? 'public (no credentials)' : `${role} (token scope ${SCOPE_OF_ROLE[role]})`}`,
     parameters: [...(opts.params ?? []), ...(opts.write ? [idemHeader] : [])],
     responses: {
       [String(opts.status ?? 200)]: json(opts.ok ?? anyObj),
@@ -41,7 +50,7 @@ function op(summary: string, opts: { role?: string; body?: string; params?: unkn
     },
   };
   if (opts.body) o.requestBody = { required: !OPTIONAL_BODIES.has(opts.body), content: { 'application/json': { schema: ref(opts.body) } } };
-  if (opts.role === 'public') o.security = [];
+  if (role === 'public') o.security = [];
   return o;
 }
 
@@ -61,6 +70,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     CreateUserInput: schema(S.CreateUserInput),
     UpdateUserInput: schema(S.UpdateUserInput),
     CreateTokenInput: schema(S.CreateTokenInput),
+    DrainWorkerInput: schema(S.DrainWorkerInput),
     SendTestAlarmInput: schema(z.strictObject({ channel: AlarmChannelInput })),
     Error: {
       type: 'object',
@@ -81,61 +91,64 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   };
   const W = { write: true };
   const paths: Record<string, Record<string, unknown>> = {
-    '/health': { get: op('Health: database and online workers', { role: 'public' }) },
-    '/schedule/preview': { get: op('Next fire times of a cron expression', { role: 'public', params: queryParams(S.SchedulePreviewQuery as unknown as z.ZodObject) }) },
+    '/health': { get: op('Health: database and online workers', { operation: 'health' }) },
+    '/schedule/preview': { get: op('Next fire times of a cron expression', { operation: 'schedule.preview', params: queryParams(S.SchedulePreviewQuery as unknown as z.ZodObject) }) },
     '/jobs': {
-      get: op('List jobs (keyset pagination)', { role: 'viewer', params: queryParams(S.ListJobsQuery) }),
-      post: op('Create a job', { role: 'operator', body: 'CreateJobInput', status: 201, ...W }),
+      get: op('List jobs (keyset pagination)', { operation: 'jobs.list', params: queryParams(S.ListJobsQuery) }),
+      post: op('Create a job', { operation: 'jobs.create', body: 'CreateJobInput', status: 201, ...W }),
     },
-    '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { role: 'operator', body: 'BulkJobsInput', ...W }) },
-    '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { role: 'operator', body: 'ImportCrontabInput', status: 201, ...W }) },
+    '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { operation: 'jobs.bulk', body: 'BulkJobsInput', ...W }) },
+    '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, ...W }) },
     '/jobs/{id}': {
-      get: op('Get a job', { role: 'viewer', params: [idParam] }),
-      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { role: 'operator', params: [idParam], body: 'UpdateJobInput', ...W }),
-      delete: op('Soft-delete a job (recycle bin)', { role: 'operator', params: [idParam], ...W }),
+      get: op('Get a job', { operation: 'jobs.get', params: [idParam] }),
+      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
+      delete: op('Soft-delete a job (recycle bin)', { operation: 'jobs.delete', params: [idParam], ...W }),
     },
-    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken)', { role: 'operator', params: [idParam], ...W }) },
+    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken)', { operation: 'jobs.restore', params: [idParam], ...W }) },
     '/jobs/{id}/purge': {
-      delete: op('Purge a deleted job for good (runs stay)', { role: 'operator', params: [idParam], ...W }),
-      post: op('Purge (POST alias)', { role: 'operator', params: [idParam], ...W }),
+      delete: op('Purge a deleted job for good (runs stay)', { operation: 'jobs.purge', params: [idParam], ...W }),
+      post: op('Purge (POST alias)', { operation: 'jobs.purge', params: [idParam], ...W }),
     },
-    '/jobs/{id}/pause': { post: op('Pause', { role: 'operator', params: [idParam], body: 'ReasonInput', ...W }) },
-    '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { role: 'operator', params: [idParam], body: 'ReasonInput', ...W }) },
-    '/jobs/{id}/trigger': { post: op('Trigger a run now', { role: 'operator', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
-    '/jobs/{id}/versions': { get: op('Version history', { role: 'viewer', params: [idParam] }) },
+    '/jobs/{id}/pause': { post: op('Pause', { operation: 'jobs.pause', params: [idParam], body: 'ReasonInput', ...W }) },
+    '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { operation: 'jobs.resume', params: [idParam], body: 'ReasonInput', ...W }) },
+    '/jobs/{id}/trigger': { post: op('Trigger a run now', { operation: 'jobs.trigger', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
+    '/jobs/{id}/versions': { get: op('Version history', { operation: 'jobs.versions', params: [idParam] }) },
     '/jobs/{id}/versions/{version}': {
-      get: op('One version with snapshot', { role: 'viewer', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
+      get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
-    '/jobs/{id}/diff': { get: op('Diff two versions', { role: 'viewer', params: [idParam, ...queryParams(S.DiffQuery)] }) },
-    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version)', { role: 'operator', params: [idParam], body: 'RollbackInput', ...W }) },
-    '/jobs/{id}/dag': { put: op('Save the DAG (steps, edges, positions)', { role: 'operator', params: [idParam], body: 'SaveDagInput', ...W }) },
-    '/recycle-bin': { get: op('Deleted jobs', { role: 'viewer', params: queryParams(S.ListRecycleBinQuery) }) },
-    '/runs': { get: op('List runs (keyset on scheduledFor desc, id desc)', { role: 'viewer', params: queryParams(S.ListRunsQuery) }) },
-    '/runs/{id}': { get: op('Run with tasks and task logs', { role: 'viewer', params: [idParam] }) },
-    '/runs/{id}/cancel': { post: op('Cancel a run', { role: 'operator', params: [idParam], ...W }) },
-    '/runs/{id}/retry': { post: op('Retry a run as a new run', { role: 'operator', params: [idParam], status: 201, ...W }) },
-    '/tasks/{id}/retry': { post: op('Retry a task', { role: 'operator', params: [idParam], ...W }) },
-    '/workers': { get: op('Worker nodes', { role: 'viewer' }) },
-    '/handlers': { get: op('Handlers a step may name, with what workers advertise: description, input JSON Schema, availability (docs/handlers.md)', { role: 'viewer' }) },
-    '/workers/{id}/drain': { post: op('Drain a worker node', { role: 'operator', params: [idParam], ...W }) },
+    '/jobs/{id}/diff': { get: op('Diff two versions', { operation: 'jobs.diff', params: [idParam, ...queryParams(S.DiffQuery)] }) },
+    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version)', { operation: 'jobs.rollback', params: [idParam], body: 'RollbackInput', ...W }) },
+    '/jobs/{id}/dag': { put: op('Save the DAG (steps, edges, positions)', { operation: 'jobs.saveDag', params: [idParam], body: 'SaveDagInput', ...W }) },
+    '/recycle-bin': { get: op('Deleted jobs', { operation: 'recycleBin.list', params: queryParams(S.ListRecycleBinQuery) }) },
+    '/runs': { get: op('List runs (keyset on scheduledFor desc, id desc)', { operation: 'runs.list', params: queryParams(S.ListRunsQuery) }) },
+    '/runs/{id}': { get: op('Run with tasks and task logs', { operation: 'runs.get', params: [idParam] }) },
+    '/runs/{id}/cancel': { post: op('Cancel a run', { operation: 'runs.cancel', params: [idParam], ...W }) },
+    '/runs/{id}/retry': { post: op('Retry a run as a new run', { operation: 'runs.retry', params: [idParam], status: 201, ...W }) },
+    '/tasks/{id}/retry': { post: op('Retry a task', { operation: 'tasks.retry', params: [idParam], ...W }) },
+    '/workers': { get: op('Worker nodes', { operation: 'workers.list' }) },
+    '/handlers': { get: op('Handlers a step may name, with what workers advertise: description, input JSON Schema, availability (docs/handlers.md)', { operation: 'handlers.list' }) },
+    '/workers/{id}/drain': {
+      post: op('Drain a worker node (stops claiming and ticking; 409 detail.lastWorker for the last online worker unless confirmLastWorker is true)', { operation: 'workers.drain', params: [idParam], body: 'DrainWorkerInput', ...W }),
+    },
+    '/workers/{id}/resume': { post: op('Undo a drain: the worker claims and ticks again', { operation: 'workers.resume', params: [idParam], ...W }) },
     '/users': {
-      get: op('Users', { role: 'admin' }),
-      post: op('Create a user', { role: 'admin', body: 'CreateUserInput', status: 201, ...W }),
+      get: op('Users', { operation: 'users.list' }),
+      post: op('Create a user', { operation: 'users.create', body: 'CreateUserInput', status: 201, ...W }),
     },
     '/users/{id}': {
-      patch: op('Update a user', { role: 'admin', params: [idParam], body: 'UpdateUserInput', ...W }),
-      delete: op('Delete a user', { role: 'admin', params: [idParam], ...W }),
+      patch: op('Update a user', { operation: 'users.update', params: [idParam], body: 'UpdateUserInput', ...W }),
+      delete: op('Delete a user', { operation: 'users.delete', params: [idParam], ...W }),
     },
     '/tokens': {
-      get: op('API tokens', { role: 'admin' }),
-      post: op('Create an API token (shown once)', { role: 'admin', body: 'CreateTokenInput', status: 201 }),
+      get: op('API tokens', { operation: 'tokens.list' }),
+      post: op('Create an API token (shown once)', { operation: 'tokens.create', body: 'CreateTokenInput', status: 201 }),
     },
-    '/tokens/{id}': { delete: op('Revoke an API token', { role: 'admin', params: [idParam], ...W }) },
-    '/stats/daily': { get: op('Per-handler daily statistics (from..to inclusive, at most 366 days)', { role: 'viewer', params: queryParams(DailyStatsQuery as unknown as z.ZodObject) }) },
-    '/stats/overview': { get: op('Dashboard overview counters', { role: 'viewer' }) },
+    '/tokens/{id}': { delete: op('Revoke an API token', { operation: 'tokens.revoke', params: [idParam], ...W }) },
+    '/stats/daily': { get: op('Per-handler daily statistics (from..to inclusive, at most 366 days)', { operation: 'stats.daily', params: queryParams(DailyStatsQuery as unknown as z.ZodObject) }) },
+    '/stats/overview': { get: op('Dashboard overview counters', { operation: 'stats.overview' }) },
     '/alarms': {
       get: op('Alarms, newest first (keyset on `before`)', {
-        role: 'viewer',
+        operation: 'alarms.list',
         params: [
           { name: 'type', in: 'query', required: false, schema: { type: 'string' } },
           { name: 'status', in: 'query', required: false, schema: { type: 'string' } },
@@ -145,7 +158,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         ],
       }),
     },
-    '/alarms/test': { post: op('Send a test alarm on one channel', { role: 'operator', body: 'SendTestAlarmInput', status: 201, ...W }) },
+    '/alarms/test': { post: op('Send a test alarm on one channel', { operation: 'alarms.test', body: 'SendTestAlarmInput', status: 201, ...W }) },
   };
   cached = {
     openapi: '3.1.0',

@@ -295,6 +295,8 @@ export type TriggerJobInput = z.output<typeof TriggerJobInput>;
 
 /** Body of actions that take no fields (run cancel/retry, task retry): `{}` or none; any field is a 400. */
 export const EmptyInput = z.strictObject({});
+/** POST /workers/:id/drain: `confirmLastWorker` is needed to drain the last online worker (lib/workers drainWorker). */
+export const DrainWorkerInput = z.strictObject({ confirmLastWorker: z.boolean().optional() });
 
 /** Reason-only body for pause/resume/delete/restore (all optional). */
 export const ReasonInput = z.strictObject({ reason: str().max(1000).optional() });
@@ -412,25 +414,33 @@ export const ListVersionsQuery = z.object({ limit: qInt(1, 500).optional() });
 // ---------------------------------------------------------------- auth
 
 export const RoleInput = z.enum(['admin', 'operator', 'viewer']);
+/** bcrypt reads 72 bytes (lib/auth/password.ts): a longer password is refused, never silently cut. */
+const bcryptPassword = (min: number, minMessage: string) =>
+  str()
+    .min(min, minMessage)
+    .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, 'At most 72 bytes in UTF-8 (bcrypt ignores anything after that)');
+
 export const LoginInput = z.strictObject({
   email: str().trim().min(1, 'Email is required').max(320),
-  password: str().min(1, 'Password is required').max(200),
+  password: bcryptPassword(1, 'Password is required'),
 });
 export const CreateUserInput = z.strictObject({
   email: z.email({ message: 'Must be an email address' }).max(320),
   name: str().trim().max(200).optional(),
-  password: str().min(8, 'At least 8 characters').max(200),
+  password: bcryptPassword(8, 'At least 8 characters'),
   role: RoleInput,
 });
 export const UpdateUserInput = z.strictObject({
   name: str().trim().max(200).optional(),
   role: RoleInput.optional(),
   disabled: z.boolean().optional(),
-  password: str().min(8, 'At least 8 characters').max(200).optional(),
+  password: bcryptPassword(8, 'At least 8 characters').optional(),
 });
 export const CreateTokenInput = z.strictObject({
   name: str().trim().min(1, 'Name is required').max(200),
-  role: RoleInput,
+  scope: z.enum(['read', 'operate', 'admin'], { message: 'Must be read, operate or admin' }),
+  /** the user the token acts for (default: the caller); the scope may not exceed their role */
+  ownerId: str().max(100).optional(),
   expiresAt: Instant.nullish().refine((d) => d == null || d.getTime() > Date.now(), 'Must be in the future'),
 });
 

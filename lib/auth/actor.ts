@@ -16,6 +16,8 @@ export type Actor = {
   /** what is written into created_by / updated_by / triggered_by: user email, `token:<name>`, 'system' */
   name: string;
   role: Role;
+  /** tokens: the user who owns the token (null for TICKFLOW_API_TOKEN) */
+  ownerId?: string | null;
 };
 
 export const SYSTEM_ACTOR: Actor = Object.freeze({ kind: 'system', id: 'system', name: 'system', role: 'admin' }) as Actor;
@@ -27,13 +29,19 @@ const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
  * - read: every role (viewer) — lists, details, previews;
  * - jobs.write / runs.write / workers.write: operator — create/edit/pause/resume/delete/restore/
  *   purge/rollback/trigger jobs, cancel/retry runs and tasks, drain workers;
- * - users.manage / tokens.manage: admin.
+ * - alarms.write: operator — send a test alarm;
+ * - users.manage / tokens.manage: admin;
+ * - jobs.privileged: admin — put a privileged handler on a job or change the command
+ *   of a job that has one (lib/jobs/handler-permissions.ts).
+ * Which operation needs which of these: lib/auth/permissions.ts.
  */
 export const ACTION_MIN_ROLE = {
   read: 'viewer',
   'jobs.write': 'operator',
   'runs.write': 'operator',
   'workers.write': 'operator',
+  'alarms.write': 'operator',
+  'jobs.privileged': 'admin',
   'users.manage': 'admin',
   'tokens.manage': 'admin',
 } as const satisfies Record<string, Role>;

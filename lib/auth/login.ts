@@ -1,7 +1,7 @@
 import { getDb, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Actor } from './actor.ts';
-import { dummyPasswordHash, verifyPassword } from './password.ts';
+import { assertPasswordFitsBcrypt, dummyPasswordHash, verifyPassword } from './password.ts';
 import { loginLimiter, type LoginRateLimiter } from './rate-limit.ts';
 import { createSession, deleteSession } from './sessions.ts';
 import { normalizeEmail } from './users.ts';
@@ -11,19 +11,22 @@ export type LoginResult = { actor: Actor; sessionId: string; expiresAt: Date };
 /**
  * Email + password login. On success creates a session (raw id returned for
  * the cookie) and stamps last_login_at.
- * @throws DomainError('rate_limited') after 5 failures per email+IP in 15 min
- *   (detail.retryAfterSeconds), DomainError('unauthorized') for a bad email or
- *   password or a disabled user (one message for all, no enumeration).
+ * `client` is the client address lib/auth/client-address.ts trusted.
+ * @throws DomainError('validation') for a password over 72 UTF-8 bytes (field
+ *   `password`: bcrypt would ignore the rest), DomainError('rate_limited') per
+ *   lib/auth/rate-limit.ts (detail.retryAfterSeconds), DomainError('unauthorized')
+ *   for a bad email or password or a disabled user (one message, no enumeration).
  */
 export async function login(
   db: Db = getDb(),
-  input: { email: string; password: string; ip?: string },
+  input: { email: string; password: string; client?: string },
   now = new Date(),
   limiter: LoginRateLimiter = loginLimiter(),
 ): Promise<LoginResult> {
   const email = normalizeEmail(String(input.email ?? ''));
-  const ip = input.ip || 'unknown';
-  const wait = limiter.retryAfterSeconds(email, ip, now);
+  const client = input.client || 'unknown';
+  assertPasswordFitsBcrypt(String(input.password ?? ''));
+  const wait = await limiter.retryAfterSeconds(db, email, client, now);
   if (wait > 0) {
     throw new DomainError('rate_limited', `Too many failed logins; try again in ${Math.ceil(wait / 60)} min`, undefined, {
       retryAfterSeconds: wait,
@@ -32,10 +35,10 @@ export async function login(
   const user = email ? await db.user.findUnique({ where: { email } }) : null;
   const ok = await verifyPassword(String(input.password ?? ''), user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !ok || user.disabled) {
-    limiter.recordFailure(email, ip, now);
+    await limiter.recordFailure(db, email, client, now);
     throw new DomainError('unauthorized', 'Invalid email or password');
   }
-  limiter.reset(email, ip);
+  await limiter.reset(db, email, client);
   const session = await createSession(db, user.id, now);
   await db.user.update({ where: { id: user.id }, data: { lastLoginAt: now } });
   return {

@@ -5,12 +5,30 @@ import { DomainError } from '../errors.ts';
 export const BCRYPT_COST = 12;
 export const MIN_PASSWORD_LENGTH = 8;
 
+/** bcrypt reads only the first 72 bytes of a password (bcrypt's key schedule; bcryptjs docs): longer ones are refused. */
+export const MAX_PASSWORD_BYTES = 72;
+
+/** The message for a password over MAX_PASSWORD_BYTES (the same words in the zod schemas). */
+export const PASSWORD_TOO_LONG = `At most ${MAX_PASSWORD_BYTES} bytes in UTF-8 (bcrypt ignores anything after that)`;
+
+/** true when the password fits bcrypt's 72-byte input. */
+export function passwordFitsBcrypt(password: string): boolean {
+  return Buffer.byteLength(password, 'utf8') <= MAX_PASSWORD_BYTES;
+}
+
+/** @throws DomainError('validation', field `password`) for a password over 72 UTF-8 bytes. */
+export function assertPasswordFitsBcrypt(password: string, field = 'password'): void {
+  if (!passwordFitsBcrypt(password)) throw new DomainError('validation', `Password is too long: ${PASSWORD_TOO_LONG}`, { [field]: PASSWORD_TOO_LONG });
+}
+
+/** A new password: at least MIN_PASSWORD_LENGTH characters, at most 72 UTF-8 bytes. */
 export function assertPasswordStrength(password: string, field = 'password'): void {
-  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
-    throw new DomainError('validation', `Password must be ${MIN_PASSWORD_LENGTH}..200 characters`, {
-      [field]: `Must be ${MIN_PASSWORD_LENGTH}..200 characters`,
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) {
+    throw new DomainError('validation', `Password must be at least ${MIN_PASSWORD_LENGTH} characters`, {
+      [field]: `At least ${MIN_PASSWORD_LENGTH} characters`,
     });
   }
+  assertPasswordFitsBcrypt(password, field);
 }
 
 export function hashPassword(password: string, cost = BCRYPT_COST): Promise<string> {

@@ -1,54 +1,57 @@
 /**
- * Login rate limiting: at most LOGIN_MAX_FAILURES failed logins per (email, IP)
- * in a sliding LOGIN_WINDOW_MS window; the next attempt is refused with 429
- * until the oldest failure ages out. A successful login clears the counter.
- *
- * Kept in memory (per console process): the console runs as one process, the
- * window is short, and a restart forgetting the counters is harmless. Several
- * console replicas would each allow 5 — acceptable for a self-hosted console.
+ * Login rate limiting (docs/security.md "Login"), stored in the database
+ * (`login_failures`) so it holds across several console processes:
+ * - at most LOGIN_MAX_FAILURES failures per (account, client address) in a
+ *   sliding LOGIN_WINDOW_MS window: a stranger guessing from elsewhere never
+ *   locks the account's owner out of their own address;
+ * - at most LOGIN_MAX_CLIENT_FAILURES failures per client address over all
+ *   accounts: one address cannot spray passwords at many accounts.
+ * The client address is the one lib/auth/client-address.ts trusted. A successful
+ * login clears that (account, client) pair. Rows older than the window are
+ * deleted as new failures arrive.
  */
+import type { Db } from '../db.ts';
+
 export const LOGIN_MAX_FAILURES = 5;
+export const LOGIN_MAX_CLIENT_FAILURES = 20;
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
 export class LoginRateLimiter {
-  private failures = new Map<string, number[]>();
-  constructor(readonly maxFailures = LOGIN_MAX_FAILURES, readonly windowMs = LOGIN_WINDOW_MS) {}
+  constructor(
+    readonly maxFailures = LOGIN_MAX_FAILURES,
+    readonly maxClientFailures = LOGIN_MAX_CLIENT_FAILURES,
+    readonly windowMs = LOGIN_WINDOW_MS,
+  ) {}
 
-  private key(email: string, ip: string): string {
-    return `${email.trim().toLowerCase()}|${ip}`;
+  /** Seconds until `email` may try again from `client`, or 0 when allowed now. */
+  async retryAfterSeconds(db: Db, email: string, client: string, now = new Date()): Promise<number> {
+    const since = new Date(now.getTime() - this.windowMs);
+    const rows = await db.$queryRaw<{ account: number; account_oldest: Date | null; total: number; oldest: Date | null }[]>`
+      SELECT count(*) FILTER (WHERE email = ${email})::int AS account,
+             (array_agg(failed_at ORDER BY failed_at DESC) FILTER (WHERE email = ${email}))[${this.maxFailures}] AS account_oldest,
+             count(*)::int AS total,
+             (array_agg(failed_at ORDER BY failed_at DESC))[${this.maxClientFailures}] AS oldest
+        FROM login_failures
+       WHERE client = ${client} AND failed_at > ${since}`;
+    const r = rows[0]!;
+    let until = 0;
+    // blocked until the failure that made the count reach the limit ages out
+    if (r.account >= this.maxFailures && r.account_oldest) until = Math.max(until, r.account_oldest.getTime() + this.windowMs);
+    if (r.total >= this.maxClientFailures && r.oldest) until = Math.max(until, r.oldest.getTime() + this.windowMs);
+    return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / 1000)) : 0;
   }
 
-  private recent(key: string, now: Date): number[] {
-    const cutoff = now.getTime() - this.windowMs;
-    const list = (this.failures.get(key) ?? []).filter((t) => t > cutoff);
-    if (list.length) this.failures.set(key, list);
-    else this.failures.delete(key);
-    return list;
+  async recordFailure(db: Db, email: string, client: string, now = new Date()): Promise<void> {
+    await db.$executeRaw`INSERT INTO login_failures (email, client, failed_at) VALUES (${email}, ${client}, ${now})`;
+    await db.$executeRaw`DELETE FROM login_failures WHERE failed_at <= ${new Date(now.getTime() - this.windowMs)}`;
   }
 
-  /** Seconds until another attempt is allowed, or 0 when allowed now. */
-  retryAfterSeconds(email: string, ip: string, now = new Date()): number {
-    const list = this.recent(this.key(email, ip), now);
-    if (list.length < this.maxFailures) return 0;
-    return Math.max(1, Math.ceil((list[0]! + this.windowMs - now.getTime()) / 1000));
-  }
-
-  recordFailure(email: string, ip: string, now = new Date()): void {
-    const key = this.key(email, ip);
-    const list = this.recent(key, now);
-    list.push(now.getTime());
-    this.failures.set(key, list);
-    if (this.failures.size > 50_000) this.failures.delete(this.failures.keys().next().value!);
-  }
-
-  reset(email: string, ip: string): void {
-    this.failures.delete(this.key(email, ip));
+  async reset(db: Db, email: string, client: string): Promise<void> {
+    await db.$executeRaw`DELETE FROM login_failures WHERE email = ${email} AND client = ${client}`;
   }
 }
 
-const g = globalThis as unknown as { tickflowLoginLimiter?: LoginRateLimiter };
-/** The process-wide limiter (survives Next dev reloads). */
+/** The limiter with the default limits. */
 export function loginLimiter(): LoginRateLimiter {
-  g.tickflowLoginLimiter ??= new LoginRateLimiter();
-  return g.tickflowLoginLimiter;
+  return new LoginRateLimiter();
 }

@@ -1,14 +1,20 @@
 /**
  * API tokens: `tf_` + 32 random bytes (base64url). Shown once at creation;
- * stored as sha256 with a display prefix. `TICKFLOW_API_TOKEN` (env) is an
- * admin token compared in constant time.
+ * stored as sha256 with a display prefix. Every token has an owner user and a
+ * scope (read / operate / admin, lib/auth/scopes.ts): it acts with its scope's
+ * role, and stops working as soon as its owner is disabled, deleted (cascade) or
+ * no longer holds that role (docs/security.md "Tokens").
+ *
+ * `TICKFLOW_API_TOKEN` (env) is the bootstrap admin token, compared in constant
+ * time; it has no owner, so a token made with it must name one (`ownerId`).
  */
 import { getDb, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
-import type { ApiToken } from '../generated/prisma/client.ts';
+import type { ApiToken, User } from '../generated/prisma/client.ts';
 import { isUuid } from '../api/ids.ts';
-import { type Actor, type Role, requireCan } from './actor.ts';
+import { type Actor, requireCan, roleAtLeast } from './actor.ts';
 import { randomToken, safeEqual, sha256Hex } from './crypto.ts';
+import { ROLE_OF_SCOPE, type TokenScope } from './scopes.ts';
 
 export const TOKEN_PREFIX = 'tf_';
 
@@ -16,21 +22,24 @@ export type ApiTokenView = {
   id: string;
   name: string;
   prefix: string;
-  role: Role;
-  userId: string | null;
+  scope: TokenScope;
+  userId: string;
+  /** the owner's email */
+  owner: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
   createdAt: string;
 };
 
-export function toApiTokenView(t: ApiToken): ApiTokenView {
+export function toApiTokenView(t: ApiToken & { user: Pick<User, 'email'> }): ApiTokenView {
   return {
     id: t.id,
     name: t.name,
     prefix: t.prefix,
-    role: t.role,
+    scope: t.scope,
     userId: t.userId,
+    owner: t.user.email,
     lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
     expiresAt: t.expiresAt?.toISOString() ?? null,
     revokedAt: t.revokedAt?.toISOString() ?? null,
@@ -38,25 +47,45 @@ export function toApiTokenView(t: ApiToken): ApiTokenView {
   };
 }
 
-/** Admin only. Returns the view and the raw token (shown once, never stored). */
+/**
+ * Admin only. The owner is `ownerId` when given, else the acting user, else the
+ * owner of the acting token; the scope may not exceed the owner's current role.
+ * Returns the view and the raw token (shown once, never stored).
+ * @throws DomainError validation (fields `ownerId`, `scope`), forbidden.
+ */
 export async function createApiToken(
   db: Db = getDb(),
-  data: { name: string; role: Role; expiresAt?: Date | null },
+  data: { name: string; scope: TokenScope; expiresAt?: Date | null; ownerId?: string | null },
   actor: Actor,
   now = new Date(),
 ): Promise<{ token: string; view: ApiTokenView }> {
   requireCan(actor, 'tokens.manage');
+  const ownerId = data.ownerId ?? (actor.kind === 'user' ? actor.id : actor.kind === 'token' ? (actor.ownerId ?? null) : null);
+  if (!ownerId) {
+    throw new DomainError('validation', 'A token needs an owner: name one with ownerId (the bootstrap token and the system own no tokens)', {
+      ownerId: 'Required when the caller is not a user',
+    });
+  }
+  const owner = isUuid(ownerId) ? await db.user.findUnique({ where: { id: ownerId } }) : null;
+  if (!owner || owner.disabled) throw new DomainError('validation', `Owner ${ownerId} is not an enabled user`, { ownerId: 'No enabled user with this id' });
+  const needs = ROLE_OF_SCOPE[data.scope];
+  if (!roleAtLeast(owner.role, needs)) {
+    throw new DomainError('validation', `Scope ${data.scope} needs the ${needs} role; the owner ${owner.email} is ${owner.role}`, {
+      scope: `At most the owner's role (${owner.role})`,
+    });
+  }
   const token = TOKEN_PREFIX + randomToken(32);
   const row = await db.apiToken.create({
     data: {
       name: data.name,
-      role: data.role,
+      scope: data.scope,
       tokenHash: sha256Hex(token),
       prefix: token.slice(0, 10),
       expiresAt: data.expiresAt ?? null,
-      userId: actor.kind === 'user' ? actor.id : null,
+      userId: owner.id,
       createdAt: now,
     },
+    include: { user: { select: { email: true } } },
   });
   return { token, view: toApiTokenView(row) };
 }
@@ -64,34 +93,37 @@ export async function createApiToken(
 /** Admin only, newest first, revoked ones included (with revokedAt). */
 export async function listApiTokens(db: Db = getDb(), actor: Actor): Promise<ApiTokenView[]> {
   requireCan(actor, 'tokens.manage');
-  const rows = await db.apiToken.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  const rows = await db.apiToken.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], include: { user: { select: { email: true } } } });
   return rows.map(toApiTokenView);
 }
 
 /** Admin only. Revoking twice is a no-op. */
 export async function revokeApiToken(db: Db = getDb(), id: string, actor: Actor, now = new Date()): Promise<ApiTokenView> {
   requireCan(actor, 'tokens.manage');
-  const row = isUuid(id) ? await db.apiToken.findUnique({ where: { id } }) : null;
+  const include = { user: { select: { email: true } } } as const;
+  const row = isUuid(id) ? await db.apiToken.findUnique({ where: { id }, include }) : null;
   if (!row) throw new DomainError('not_found', `API token ${id} not found`);
   if (row.revokedAt) return toApiTokenView(row);
-  return toApiTokenView(await db.apiToken.update({ where: { id }, data: { revokedAt: now } }));
+  return toApiTokenView(await db.apiToken.update({ where: { id }, data: { revokedAt: now }, include }));
 }
 
 /**
- * The actor for a bearer token, or null (unknown, revoked, expired). Checks
- * TICKFLOW_API_TOKEN first (admin, constant-time compare). Stamps last_used_at
- * at most once a minute.
+ * The actor for a bearer token, or null: unknown, revoked, expired, or its owner
+ * disabled or holding less than the token's scope. Checks TICKFLOW_API_TOKEN
+ * first (bootstrap admin, constant-time compare). Stamps last_used_at at most
+ * once a minute.
  */
 export async function authenticateToken(db: Db = getDb(), raw: string | null | undefined, now = new Date()): Promise<Actor | null> {
   if (!raw || raw.length > 300) return null;
   const envToken = process.env.TICKFLOW_API_TOKEN;
-  if (envToken && safeEqual(raw, envToken)) return { kind: 'token', id: 'env', name: 'token:env', role: 'admin' };
+  if (envToken && safeEqual(raw, envToken)) return { kind: 'token', id: 'env', name: 'token:env', role: 'admin', ownerId: null };
   if (!raw.startsWith(TOKEN_PREFIX)) return null;
   const row = await db.apiToken.findUnique({ where: { tokenHash: sha256Hex(raw) }, include: { user: true } });
   if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
-  if (row.user?.disabled) return null;
+  const role = ROLE_OF_SCOPE[row.scope];
+  if (row.user.disabled || !roleAtLeast(row.user.role, role)) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
   }
-  return { kind: 'token', id: row.id, name: `token:${row.name}`, role: row.role };
+  return { kind: 'token', id: row.id, name: `token:${row.name}`, role, ownerId: row.userId };
 }

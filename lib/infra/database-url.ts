@@ -2,7 +2,8 @@
  * Resolves the database Tickflow runs on: `DATABASE_URL` when set, else the
  * embedded PostgreSQL under `.tickflow/pgdata` (README "Configuration").
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writePrivateFile } from './private-files.ts';
 import path from 'node:path';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { ensureDatabase, withDatabase } from './migrate.ts';
@@ -32,7 +33,7 @@ export async function resolveDatabase(log: (line: string) => void): Promise<Reso
   const url = withDatabase(server.adminUrl, 'tickflow');
   // Other commands of this checkout (npm run worker, import-crontab) find the
   // running embedded database through this file; it holds a password, so 600.
-  writeFileSync(localUrlFile(), `${url}\n`, { mode: 0o600 });
+  writePrivateFile(localUrlFile(), `${url}\n`);
   log(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir}; its DATABASE_URL is in ${localUrlFile()})`);
   return { url, embedded: true, stop: server.stop };
 }

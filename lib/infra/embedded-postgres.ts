@@ -8,7 +8,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { writePrivateFile } from './private-files.ts';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -44,7 +45,7 @@ function clusterPassword(dataDir: string, initialising: boolean): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   if (!initialising) return LEGACY_PASSWORD;
   const password = randomBytes(18).toString('base64url');
-  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${password}\n`);
   return password;
 }
 

@@ -7,6 +7,7 @@ import { alarmConfig, assertCanFire, computeNextRunAt, graphRows, policyColumns,
 import type { JobView } from './job-view.ts';
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
+import { assertMayChangeCommand } from './handler-permissions.ts';
 import { insertGraph, mapDbError, recordVersion } from './store.ts';
 
 /**
@@ -15,12 +16,14 @@ import { insertGraph, mapDbError, recordVersion } from './store.ts';
  * CreateJobInput here too, so callers may pass unparsed JSON).
  * A non-manual schedule with no fire time after `now` (past `once`, exhausted
  * cron year, past `endAt`, empty window) is refused (assertCanFire).
+ * A privileged handler needs the role lib/jobs/handler-permissions.ts names.
  * @throws DomainError validation (400, fields), conflict (409, live key taken at `key`), forbidden.
  */
 export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(CreateJobInput, rawInput);
   const { steps, jobPayload } = stepsOf(input);
+  assertMayChangeCommand(actor, null, { steps: steps ?? [], jobPayload }, { fieldOf: (i) => (input.steps ? `steps.${i}.handler` : 'handler'), what: 'create' });
   const rows = graphRows(steps ?? [], input.edges ?? []);
   const id = randomUUID();
   try {

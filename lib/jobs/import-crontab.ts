@@ -5,6 +5,7 @@ import { CreateJobInput, ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/
 import { parseOrThrow } from '../api/validation.ts';
 import { parseCrontab, type CrontabJob } from '../crontab/parse-crontab.ts';
 import { createJob } from './create-job.ts';
+import { assertMayChangeCommand } from './handler-permissions.ts';
 import { pauseJob } from './pause-job.ts';
 import type { JobView } from './job-view.ts';
 
@@ -54,11 +55,14 @@ function reasonOf(e: DomainError, key: string): string {
  * what an import would do (collisions included), and nothing is written.
  * Both doors call this: the console's /jobs/import and POST /api/v1/jobs/import,
  * and `npm run import-crontab`.
+ * The entries run `shell`, so the caller needs the role lib/jobs/handler-permissions.ts names for it.
  * @throws DomainError validation (text, timezone, keyPrefix), forbidden.
  */
 export async function importCrontab(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<ImportCrontabResult> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(ImportCrontabInput, rawInput);
+  // every imported entry becomes a `shell` job: refused as a whole, before any work, when the actor may not create one
+  assertMayChangeCommand(actor, null, { steps: [{ handler: 'shell' }] }, { fieldOf: () => 'text', what: 'import crontab entries as' });
   const dryRun = input.dryRun === true;
   const { jobs, errors } = parseCrontab(input.text, { system: input.system, keyPrefix: input.keyPrefix });
   if (jobs.length > MAX_CRONTAB_ENTRIES) {

@@ -3,19 +3,25 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { computeNextRunAt } from './job-input.ts';
 import type { JobView } from './job-view.ts';
-import { lockJob, mapDbError, recordVersion } from './store.ts';
+import { loadGraph, lockJob, mapDbError, recordVersion } from './store.ts';
+import { assertMayChangeCommand } from './handler-permissions.ts';
+import { stepView } from './job-view.ts';
 
 /**
  * Restores a job from the recycle bin (deleted_at cleared, next_run_at
  * recomputed from `now`, new version `restore`).
  * @throws DomainError('conflict') (409, field `key`, detail.otherJobId) when a
- *   live job now uses the key; not_found when unknown; conflict when not deleted.
+ *   live job now uses the key; not_found when unknown; conflict when not deleted;
+ *   forbidden when its handler needs more (lib/jobs/handler-permissions.ts).
  */
 export async function restoreJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, id, 'only');
+      const graph = await loadGraph(tx, job);
+      // bringing a job back puts its command back: the same rule as creating it
+      assertMayChangeCommand(actor, null, { steps: graph.steps.map(stepView), jobPayload: job.payload }, { what: 'restore' });
       const other = await tx.job.findFirst({ where: { key: job.key, deletedAt: null } });
       if (other) {
         throw new DomainError(

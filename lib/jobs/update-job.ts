@@ -1,5 +1,6 @@
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
+import { assertMayChangeCommand } from './handler-permissions.ts';
 import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
@@ -32,6 +33,7 @@ export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
  * A change that leaves the configuration identical (empty PATCH, same values)
  * writes nothing and returns the unchanged job (same version, 200).
  * A schedule/window change that can never fire is a 400 (assertCanFire).
+ * A change of what runs is checked by assertMayChangeCommand (403).
  * Shared by update-job, save-dag and rollback-job.
  */
 export async function applyJobChanges(
@@ -95,6 +97,14 @@ export async function applyJobChanges(
     ...(changes.alarms ? { alarmConfig: alarmConfig(changes.alarms, alarmsView(job)) as unknown as Prisma.JsonValue } : {}),
     ...(changes.routing ? (routingColumns(changes.routing, routingView(job)) as Partial<Job>) : {}),
   });
+  // What runs may change only as lib/jobs/handler-permissions.ts allows (schedule, policy… stay open).
+  const currentSteps = current.steps.map(stepView);
+  assertMayChangeCommand(
+    actor,
+    { steps: currentSteps, jobPayload: job.payload },
+    { steps: graph ? graph.steps : currentSteps, jobPayload: jobPayload !== undefined ? jobPayload : job.payload },
+    { fieldOf: (i) => (changes.steps ? `steps.${i}.handler` : 'handler') },
+  );
   const next: Job = { ...job, ...fields };
   const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;
   const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;

@@ -1,21 +1,67 @@
-import { getDb, type Db } from '../db.ts';
+import { getDb, inTransaction, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { log } from '../log.ts';
-import { toWorkerView, type WorkerView } from './list-workers.ts';
+import { HEARTBEAT_STALE_SECONDS, toWorkerView, type WorkerView } from './list-workers.ts';
+
+/** What draining the last online worker does, in the words the API and the console show. */
+export const LAST_WORKER_CONSEQUENCE =
+  'no schedule fires and no task runs until a worker is resumed or another one starts';
 
 /**
  * Drains a node: status `draining`. The worker reads its own row on heartbeat,
- * stops claiming new tasks, finishes the running ones and exits/marks itself
- * offline. Draining a draining node is a no-op; an offline node is a 409.
+ * stops claiming and ticking, and finishes the running tasks; resumeWorker
+ * undoes it. Draining a draining node is a no-op; an offline node is a 409.
+ * Draining the last online node (fresh heartbeat) is refused with 409
+ * `detail.lastWorker` unless `confirmLastWorker` is true, because then
+ * LAST_WORKER_CONSEQUENCE.
+ * @throws DomainError not_found, conflict, forbidden.
  */
-export async function drainWorker(db: Db = getDb(), nodeId: string, actor: Actor, now = new Date()): Promise<WorkerView> {
+export async function drainWorker(
+  db: Db = getDb(),
+  nodeId: string,
+  actor: Actor,
+  now = new Date(),
+  opts: { confirmLastWorker?: boolean } = {},
+): Promise<WorkerView> {
+  requireCan(actor, 'workers.write');
+  return inTransaction(db, async (tx) => {
+    // one drain at a time, so two operators cannot each drain "not the last" worker
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(72707370)`;
+    const node = await tx.workerNode.findUnique({ where: { nodeId } });
+    if (!node) throw new DomainError('not_found', `Worker ${nodeId} not found`);
+    if (node.status === 'offline') throw new DomainError('conflict', `Worker ${node.name} is offline`);
+    if (node.status === 'draining') return toWorkerView(node, now);
+    const fresh = new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000);
+    const others = await tx.workerNode.count({ where: { status: 'online', lastHeartbeatAt: { gte: fresh }, nodeId: { not: nodeId } } });
+    if (others === 0 && !opts.confirmLastWorker) {
+      throw new DomainError(
+        'conflict',
+        `${node.name || nodeId} is the last online worker: draining it means ${LAST_WORKER_CONSEQUENCE}. Confirm to drain it anyway (confirmLastWorker: true).`,
+        { confirmLastWorker: 'Required to drain the last online worker' },
+        { lastWorker: true, consequence: LAST_WORKER_CONSEQUENCE },
+      );
+    }
+    const updated = await tx.workerNode.update({ where: { nodeId }, data: { status: 'draining' } });
+    log('workers').info({ nodeId, actor: actor.name, last: others === 0 }, 'worker drain requested');
+    return toWorkerView(updated, now);
+  });
+}
+
+/**
+ * Undoes a drain: a `draining` node becomes `online` again and, on its next
+ * heartbeat, claims and ticks again (worker/create-worker.ts). Resuming an online
+ * node is a no-op; an offline node (the process is gone) is a 409.
+ * A node that is draining because its process was told to stop (SIGTERM) exits anyway.
+ * @throws DomainError not_found, conflict, forbidden.
+ */
+export async function resumeWorker(db: Db = getDb(), nodeId: string, actor: Actor, now = new Date()): Promise<WorkerView> {
   requireCan(actor, 'workers.write');
   const node = await db.workerNode.findUnique({ where: { nodeId } });
   if (!node) throw new DomainError('not_found', `Worker ${nodeId} not found`);
-  if (node.status === 'offline') throw new DomainError('conflict', `Worker ${node.name} is offline`);
-  if (node.status === 'draining') return toWorkerView(node, now);
-  const updated = await db.workerNode.update({ where: { nodeId }, data: { status: 'draining' } });
-  log('workers').info({ nodeId, actor: actor.name }, 'worker drain requested');
-  return toWorkerView(updated, now);
+  if (node.status === 'offline') throw new DomainError('conflict', `Worker ${node.name} is offline: start the process again instead`);
+  if (node.status === 'online') return toWorkerView(node, now);
+  const rows = await db.workerNode.updateManyAndReturn({ where: { nodeId, status: 'draining' }, data: { status: 'online' } });
+  log('workers').info({ nodeId, actor: actor.name }, 'worker resumed');
+  return toWorkerView(rows[0] ?? node, now);
 }

@@ -4,8 +4,12 @@
  * pass them. Plus the usual fixture: a fresh database whose DATABASE_URL the
  * handlers use, and one API token per role.
  */
-import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { randomUUID } from 'node:crypto';
+import { SYSTEM_ACTOR, type Role } from '../../lib/auth/actor.ts';
+import { SCOPE_OF_ROLE } from '../../lib/auth/scopes.ts';
 import { createApiToken } from '../../lib/auth/tokens.ts';
+import { createUser } from '../../lib/auth/users.ts';
+import type { Db } from '../../lib/db.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, offerHandlers, type TestDatabase } from './db.ts';
 
@@ -28,6 +32,15 @@ export async function call(handler: RouteHandler, method: string, url: string, o
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
 }
 
+/**
+ * A new user with `role` and an API token it owns with the matching scope
+ * (lib/auth/scopes.ts): every token has an owner. Returns the raw token.
+ */
+export async function userToken(db: Db, role: Role, name: string = role): Promise<string> {
+  const user = await createUser(db, { email: `${name}-${randomUUID().slice(0, 8)}@test.local`, password: 'test-password-1', role }, SYSTEM_ACTOR);
+  return (await createApiToken(db, { name, scope: SCOPE_OF_ROLE[role], ownerId: user.id }, SYSTEM_ACTOR)).token;
+}
+
 export interface RestFixture {
   t: TestDatabase;
   admin: string;
@@ -45,7 +58,7 @@ export async function restFixture(handlers: string[] = []): Promise<RestFixture>
   const t = await createTestDatabase();
   if (handlers.length) await offerHandlers(t, handlers);
   process.env.DATABASE_URL = t.url;
-  const token = async (name: string, role: 'admin' | 'operator' | 'viewer') => (await createApiToken(t.db, { name, role }, SYSTEM_ACTOR)).token;
+  const token = (name: string, role: Role) => userToken(t.db, role, name);
   return {
     t,
     admin: await token('admin', 'admin'),

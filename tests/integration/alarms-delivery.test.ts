@@ -53,6 +53,9 @@ async function startReceiver() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  // the receiver is on loopback: allow exactly it (lib/net/outbound.ts refuses loopback by default)
+  const allow = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  process.env.TICKFLOW_OUTBOUND_ALLOW = [process.env.TICKFLOW_OUTBOUND_ALLOW, allow].filter(Boolean).join(',');
   return {
     url,
     received,

@@ -47,7 +47,7 @@ describe('auth', () => {
     expect(row.role).toBe('admin');
     expect(row.passwordHash).toMatch(/^\$2[aby]\$12\$/);
     expect(await ensureAdminUser(t.db)).toBeNull();
-    const r = await login(t.db, { email: 'ADMIN@tickflow.local', password: first!.password!, ip: '1.1.1.1' }, NOW, new LoginRateLimiter());
+    const r = await login(t.db, { email: 'ADMIN@tickflow.local', password: first!.password!, client: '1.1.1.1' }, NOW, new LoginRateLimiter());
     expect(r.actor).toMatchObject({ kind: 'user', role: 'admin', name: 'admin@tickflow.local' });
   });
 
@@ -69,7 +69,7 @@ describe('auth', () => {
   it('sessions are stored hashed, last 7 days, end on logout and when the user is disabled', async () => {
     await createUser(t.db, { email: 'op@x.io', password: 'operator-pass', role: 'operator' }, SYSTEM_ACTOR);
     const limiter = new LoginRateLimiter();
-    const r = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, NOW, limiter);
+    const r = await login(t.db, { email: 'op@x.io', password: 'operator-pass', client: '2.2.2.2' }, NOW, limiter);
     expect(r.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(r.expiresAt.getTime() - NOW.getTime()).toBe(SESSION_TTL_MS);
     expect(await t.db.session.count({ where: { id: r.sessionId } })).toBe(0);
@@ -78,7 +78,7 @@ describe('auth', () => {
     expect(await getSessionActor(t.db, r.sessionId, new Date(NOW.getTime() + SESSION_TTL_MS + 1))).toBeNull();
 
     // the session cookie authenticates REST calls too (the route uses the wall clock)
-    const live = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, new Date(), limiter);
+    const live = await login(t.db, { email: 'op@x.io', password: 'operator-pass', client: '2.2.2.2' }, new Date(), limiter);
     const res = await jobs.GET(new Request('http://localhost/api/v1/jobs', { headers: { cookie: `other=1; tickflow_session=${live.sessionId}` } }));
     expect(res.status).toBe(200);
     const post = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: '{}', headers: { cookie: `tickflow_session=${live.sessionId}`, 'content-type': 'application/json' } }));
@@ -91,7 +91,7 @@ describe('auth', () => {
     await logout(t.db, r.sessionId);
     expect(await getSessionActor(t.db, r.sessionId, NOW)).toBeNull();
 
-    const r2 = await login(t.db, { email: 'op@x.io', password: 'operator-pass', ip: '2.2.2.2' }, NOW, limiter);
+    const r2 = await login(t.db, { email: 'op@x.io', password: 'operator-pass', client: '2.2.2.2' }, NOW, limiter);
     const user = await t.db.user.findUniqueOrThrow({ where: { email: 'op@x.io' } });
     const admin = await t.db.user.findFirstOrThrow({ where: { role: 'admin' } });
     const adminActor: Actor = { kind: 'user', id: admin.id, name: admin.email, role: 'admin' };
@@ -106,20 +106,20 @@ describe('auth', () => {
     await createUser(t.db, { email: 'rl@x.io', password: 'right-password', role: 'viewer' }, SYSTEM_ACTOR);
     const limiter = new LoginRateLimiter();
     for (let i = 0; i < 5; i++) {
-      const e = await rejects(login(t.db, { email: 'rl@x.io', password: `wrong${i}`, ip: '9.9.9.9' }, new Date(NOW.getTime() + i * 1000), limiter));
+      const e = await rejects(login(t.db, { email: 'rl@x.io', password: `wrong${i}`, client: '9.9.9.9' }, new Date(NOW.getTime() + i * 1000), limiter));
       expect(e.code).toBe('unauthorized');
     }
-    const blocked = await rejects(login(t.db, { email: 'rl@x.io', password: 'right-password', ip: '9.9.9.9' }, new Date(NOW.getTime() + 10_000), limiter));
+    const blocked = await rejects(login(t.db, { email: 'rl@x.io', password: 'right-password', client: '9.9.9.9' }, new Date(NOW.getTime() + 10_000), limiter));
     expect(blocked.status).toBe(429);
     expect(blocked.detail?.retryAfterSeconds).toBeGreaterThan(800);
     // another IP is not blocked
-    await login(t.db, { email: 'rl@x.io', password: 'right-password', ip: '8.8.8.8' }, new Date(NOW.getTime() + 10_000), limiter);
+    await login(t.db, { email: 'rl@x.io', password: 'right-password', client: '8.8.8.8' }, new Date(NOW.getTime() + 10_000), limiter);
     // after the window the right password works again, and success resets the counter
     const later = new Date(NOW.getTime() + 15 * 60_000 + 5_000);
-    const ok = await login(t.db, { email: 'rl@x.io', password: 'right-password', ip: '9.9.9.9' }, later, limiter);
+    const ok = await login(t.db, { email: 'rl@x.io', password: 'right-password', client: '9.9.9.9' }, later, limiter);
     expect(ok.actor.name).toBe('rl@x.io');
     // unknown emails count too (no enumeration), and say the same thing
-    const unknown = await rejects(login(t.db, { email: 'ghost@x.io', password: 'x', ip: '9.9.9.9' }, later, limiter));
+    const unknown = await rejects(login(t.db, { email: 'ghost@x.io', password: 'x', client: '9.9.9.9' }, later, limiter));
     expect(unknown.message).toBe('Invalid email or password');
   });
 

@@ -38,6 +38,7 @@ import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
 import * as workers from '../../app/api/v1/workers/route.ts';
 import * as handlersRoute from '../../app/api/v1/handlers/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
+import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as bin from '../../app/api/v1/recycle-bin/route.ts';
 import * as users from '../../app/api/v1/users/route.ts';
 import * as user from '../../app/api/v1/users/[id]/route.ts';
@@ -191,6 +192,7 @@ describe('REST contract /api/v1', () => {
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
         'jobs/bulk', 'jobs/import', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
         'stats/daily', 'stats/overview', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
+        'workers/[id]/resume',
       ].sort(),
     );
   });
@@ -338,6 +340,7 @@ describe('REST contract /api/v1', () => {
       ['POST /runs/:id/retry', retryRun.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /tasks/:id/retry', retryTask.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /workers/:id/drain', drain.POST, 'POST', (id) => ({ id }), undefined],
+      ['POST /workers/:id/resume', resumeWorker.POST, 'POST', (id) => ({ id }), undefined],
       ['PATCH /users/:id', user.PATCH, 'PATCH', (id) => ({ id }), { role: 'viewer' }],
       ['DELETE /users/:id', user.DELETE, 'DELETE', (id) => ({ id }), undefined],
       ['DELETE /tokens/:id', token.DELETE, 'DELETE', (id) => ({ id }), undefined],
@@ -412,12 +415,17 @@ describe('REST contract /api/v1', () => {
     });
 
     it('POST /jobs/import', async () => {
-      const r = await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: operator, body: { text: '0 5 * * * /bin/true', timezone: 'UTC', keyPrefix: 'contract' } });
+      // imported entries run `shell`: admin only (lib/jobs/handler-permissions.ts)
+      const before0 = await counts();
+      const op = await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: operator, body: { text: '0 5 * * * /bin/true', timezone: 'UTC', keyPrefix: 'contract' } });
+      expect(op.status).toBe(403);
+      expect(await counts()).toEqual(before0);
+      const r = await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: admin, body: { text: '0 5 * * * /bin/true', timezone: 'UTC', keyPrefix: 'contract' } });
       expect(r.status).toBe(201);
       expect(r.json.created).toEqual([expect.objectContaining({ key: 'contract.l1.true', status: 'paused' })]);
       const before = await counts();
-      expectField(await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: operator, body: { text: '0 5 * * * /bin/true', timezone: 'Atlantis/Capital' } }), 'timezone');
-      expectField(await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: operator, body: { timezone: 'UTC' } }), 'text');
+      expectField(await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: admin, body: { text: '0 5 * * * /bin/true', timezone: 'Atlantis/Capital' } }), 'timezone');
+      expectField(await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token: admin, body: { timezone: 'UTC' } }), 'text');
       expect(await counts()).toEqual(before);
     });
 
@@ -547,8 +555,10 @@ describe('REST contract /api/v1', () => {
       await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid) VALUES ('contract-node', 'w', 'h', 1)`);
       const w = await call(workers.GET, 'GET', '/api/v1/workers', { token: viewer });
       expect(w.json.items).toEqual(expect.arrayContaining([expect.objectContaining({ nodeId: 'contract-node', status: 'online' })]));
-      const d = await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' }, body: {} });
+      const d = await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' }, body: { confirmLastWorker: true } });
       expect(d.json.status).toBe('draining');
+      expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' }, body: { confirmLastWorker: 'yes' } }), 'confirmLastWorker');
+      expect((await call(resumeWorker.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' } })).json.status).toBe('online');
       expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'n'.repeat(201) } }), 'id');
     });
 
@@ -627,14 +637,15 @@ describe('REST contract /api/v1', () => {
       expect((await t.db.user.findUniqueOrThrow({ where: { id } })).role).toBe('operator');
       expect((await call(user.DELETE, 'DELETE', '/api/v1/x', { token: admin, params: { id } })).json).toMatchObject({ deleted: true });
 
-      const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'contract', role: 'operator', expiresAt: '2099-01-01T00:00:00Z' } });
+      const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'contract', scope: 'operate', expiresAt: '2099-01-01T00:00:00Z' } });
       expect(tk.status).toBe(201);
       expect((await call(tokens.GET, 'GET', '/api/v1/tokens', { token: admin })).json.items.map((x: { name: string }) => x.name)).toContain('contract');
       const tokensBefore = await t.db.apiToken.count();
       for (const [body, field] of [
-        [{ name: '', role: 'viewer' }, 'name'],
-        [{ name: 'x', role: 'superuser' }, 'role'],
-        [{ name: 'x', role: 'viewer', expiresAt: 'next week' }, 'expiresAt'],
+        [{ name: '', scope: 'read' }, 'name'],
+        [{ name: 'x', scope: 'superuser' }, 'scope'],
+        [{ name: 'x', scope: 'read', expiresAt: 'next week' }, 'expiresAt'],
+        [{ name: 'x', scope: 'read', role: 'viewer' }, 'role'],
       ] as const) {
         expectField(await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body }), field);
       }
@@ -770,7 +781,7 @@ describe('REST contract /api/v1', () => {
       const u = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'strict@example.com', password: 'longenough', role: 'viewer' } });
       const up = await call(user.PATCH, 'PATCH', '/api/v1/x', { token: admin, params: { id: u.json.id }, body: { email: 'bad' } });
       expectField(up, 'email');
-      expectField(await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'x', role: 'viewer', scope: 'all' } }), 'scope');
+      expectField(await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'x', scope: 'all' } }), 'scope');
     });
 
     it('M4 an update that changes nothing creates no version: 200 with the unchanged job', async () => {
@@ -898,7 +909,7 @@ describe('REST contract /api/v1', () => {
       expect(num.json.error.fields['schedule.runAt']).toMatch(/ISO-8601 date-time string/);
       const arr = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: [] });
       expect(arr.json.error.message).not.toMatch(/Invalid input: Invalid input/);
-      const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'old', role: 'viewer', expiresAt: '2001-01-01T00:00:00Z' } });
+      const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'old', scope: 'read', expiresAt: '2001-01-01T00:00:00Z' } });
       expectField(tk, 'expiresAt');
       const tz = await post({ ...cronJob(uniq('tz')), schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'asia/shanghai' } });
       expect(tz.status).toBe(201);

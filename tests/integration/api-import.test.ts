@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
-import { createApiToken } from '../../lib/auth/tokens.ts';
+import { userToken } from '../helpers/rest.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
@@ -14,7 +14,8 @@ import { SAMPLE_CRONTAB_LINES } from './crontab-fixture.ts';
 
 const CRONTAB = SAMPLE_CRONTAB_LINES.join('\n');
 
-const ops: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'operator' };
+// imported entries run `shell`, which needs an admin (lib/jobs/handler-permissions.ts)
+const ops: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'admin' };
 
 async function post(token: string | null, body: unknown, headers: Record<string, string> = {}) {
   const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
@@ -28,11 +29,13 @@ describe('importCrontab', () => {
   let t: TestDatabase;
   let operator: string;
   let viewer: string;
+  let realOperator: string;
   beforeAll(async () => {
     t = await createTestDatabase();
     process.env.DATABASE_URL = t.url;
-    operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
-    viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
+    operator = await userToken(t.db, 'admin', 'ops');
+    realOperator = await userToken(t.db, 'operator', 'op');
+    viewer = await userToken(t.db, 'viewer', 'view');
   });
   afterAll(async () => {
     const { getDb } = await import('../../lib/db.ts');
@@ -109,10 +112,18 @@ describe('importCrontab', () => {
       await expect(importCrontab(t.db, input, ops), field).rejects.toMatchObject({ code: 'validation', fields: { [field]: expect.any(String) } });
     }
     await expect(importCrontab(t.db, { text: '* * * * * a', timezone: 'UTC' }, { ...ops, role: 'viewer' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(importCrontab(t.db, { text: '* * * * * a', timezone: 'UTC', dryRun: true }, { ...ops, role: 'operator' })).rejects.toMatchObject({
+      code: 'forbidden',
+      fields: { text: expect.stringMatching(/shell runs programs/) },
+    });
   });
 
   it('POST /api/v1/jobs/import: 201 with created and skipped; 200 for a dry run; 400/401/403; idempotent', async () => {
     const before = await t.db.job.count();
+    const refused = await post(realOperator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest' });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toMatch(/^Only an admin may import crontab entries as a job running shell/);
+    expect(await t.db.job.count()).toBe(before);
     const dry = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest', dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.json.created.map((j: { key: string }) => j.key)).toEqual(['rest.l4.backup.sh', 'rest.l5.date', 'rest.l9.report']);

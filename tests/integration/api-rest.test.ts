@@ -27,6 +27,7 @@ import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
 import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
 import * as workers from '../../app/api/v1/workers/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
+import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as bin from '../../app/api/v1/recycle-bin/route.ts';
 import * as users from '../../app/api/v1/users/route.ts';
 import * as user from '../../app/api/v1/users/[id]/route.ts';
@@ -304,8 +305,18 @@ describe('REST /api/v1', () => {
     const w = await call(workers.GET, 'GET', '/api/v1/workers', { token: viewer });
     expect(w.json.items[0]).toMatchObject({ nodeId: 'n1', status: 'online' });
     expect(typeof w.json.items[0].heartbeatAgeSeconds).toBe('number');
-    const d = await call(drain.POST, 'POST', '/api/v1/workers/n1/drain', { token: operator, params: { id: 'n1' } });
+    // the only online worker: refused without the confirmation, naming the consequence
+    const refused = await call(drain.POST, 'POST', '/api/v1/workers/n1/drain', { token: operator, params: { id: 'n1' } });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toMatchObject({ code: 'conflict', detail: { lastWorker: true } });
+    expect(refused.json.error.message).toMatch(/last online worker: draining it means no schedule fires and no task runs/);
+    expect((await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: 'n1' } })).status).toBe('online');
+    const d = await call(drain.POST, 'POST', '/api/v1/workers/n1/drain', { token: operator, params: { id: 'n1' }, body: { confirmLastWorker: true } });
     expect(d.json.status).toBe('draining');
+    const r = await call(resumeWorker.POST, 'POST', '/api/v1/workers/n1/resume', { token: operator, params: { id: 'n1' } });
+    expect(r.status).toBe(200);
+    expect(r.json.status).toBe('online');
+    expect((await call(resumeWorker.POST, 'POST', '/api/v1/workers/n1/resume', { token: viewer, params: { id: 'n1' } })).status).toBe(403);
     expect((await call(drain.POST, 'POST', '/api/v1/workers/zz/drain', { token: operator, params: { id: 'zz' } })).status).toBe(404);
   });
 
@@ -320,7 +331,7 @@ describe('REST /api/v1', () => {
     expect(Object.keys(badU.json.error.fields).sort()).toEqual(['email', 'password', 'role']);
     const pu = await call(user.PATCH, 'PATCH', `/api/v1/users/${u.json.id}`, { token: admin, params: { id: u.json.id }, body: { role: 'viewer' } });
     expect(pu.json.role).toBe('viewer');
-    const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'ci', role: 'viewer' } });
+    const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'ci', scope: 'read' } });
     expect(tk.status).toBe(201);
     expect(tk.json.token).toMatch(/^tf_/);
     expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: tk.json.token })).status).toBe(200);
@@ -359,7 +370,7 @@ describe('REST /api/v1', () => {
       [users.POST, 'POST', {}, { email: 'v@x.io', password: 'longenough', role: 'admin' }],
       [user.PATCH, 'PATCH', { id: uid }, { role: 'admin' }],
       [user.DELETE, 'DELETE', { id: uid }, undefined],
-      [tokens.POST, 'POST', {}, { name: 'x', role: 'admin' }],
+      [tokens.POST, 'POST', {}, { name: 'x', scope: 'admin' }],
       [token.DELETE, 'DELETE', { id: uid }, undefined],
     ];
     const runsBefore = await t.db.run.count();

@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
-import { createApiToken } from '../../lib/auth/tokens.ts';
+import { userToken } from '../helpers/rest.ts';
 import * as daily from '../../app/api/v1/stats/daily/route.ts';
 import * as overview from '../../app/api/v1/stats/overview/route.ts';
 import * as alarms from '../../app/api/v1/alarms/route.ts';
@@ -28,8 +27,8 @@ let operator: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   process.env.DATABASE_URL = t.url;
-  viewer = (await createApiToken(t.db, { name: 'view', role: 'viewer' }, SYSTEM_ACTOR)).token;
-  operator = (await createApiToken(t.db, { name: 'ops', role: 'operator' }, SYSTEM_ACTOR)).token;
+  viewer = await userToken(t.db, 'viewer', 'view');
+  operator = await userToken(t.db, 'operator', 'ops');
   // buckets: [0,10) x2, [100,250) x1, [1000,2500) x1  (13 buckets, DURATION_BUCKET_BOUNDS_MS)
   await t.pool.query(
     `INSERT INTO handler_stats_daily (stat_date, handler, success, failure, timeout, dead_letter, total_duration_ms, max_duration_ms,

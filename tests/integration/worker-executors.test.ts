@@ -113,6 +113,8 @@ describe('http executor', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // this test's server is on loopback: allow exactly it (lib/net/outbound.ts)
+    process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
     server.closeAllConnections();

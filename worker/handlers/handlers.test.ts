@@ -143,8 +143,11 @@ describe('http executor', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // this test's own server is on loopback: allow exactly it (lib/net/outbound.ts)
+    process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
+    delete process.env.TICKFLOW_OUTBOUND_ALLOW;
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });

@@ -10,7 +10,12 @@
  * The request is aborted by the attempt's AbortSignal (timeout/cancel).
  * Output `{ status, headers (subset), body (size-capped text or parsed JSON) }`;
  * an unexpected status fails the attempt with that output attached.
+ * Every hop goes through lib/net/outbound.ts (no loopback, private, link-local or
+ * metadata address unless TICKFLOW_OUTBOUND_ALLOW lists it; at most
+ * MAX_OUTBOUND_REDIRECTS redirects, each checked); a refusal fails the attempt
+ * with code `outbound_refused`.
  */
+import { outboundFetch, OutboundRefusedError } from '../../lib/net/outbound.ts';
 import { capText, HandlerError, settings, asObject, type Handler } from './types.ts';
 
 export const HTTP_BODY_CAP_BYTES = 64 * 1024;
@@ -43,11 +48,12 @@ export const http: Handler = async (ctx) => {
     }
   }
 
-  let res: Response;
+  let res: Awaited<ReturnType<typeof outboundFetch>>;
   try {
-    res = await fetch(parsed, { method, headers, body, signal: ctx.signal, redirect: 'follow' });
+    res = await outboundFetch(parsed, { method, headers, body, signal: ctx.signal });
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
+    if (err instanceof OutboundRefusedError) throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname}: ${err.message}`, { code: err.code });
     throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} failed: ${(err as Error).message}`, { code: 'network' });
   }
 
@@ -91,7 +97,7 @@ function expectedStatuses(v: unknown): number[] | null {
 }
 
 /** Reads at most `cap` bytes of the body, then cancels the rest. */
-async function readCapped(res: Response, cap: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
+async function readCapped(res: { body: { getReader(): ReadableStreamDefaultReader<Uint8Array> } | null }, cap: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
   if (!res.body) return { text: '', truncated: false };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];

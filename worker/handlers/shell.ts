@@ -3,8 +3,10 @@
  * parsing: to use a shell, say so, e.g. `["/bin/sh", "-c", "..."]`).
  *
  * Settings (config overlaid by payload): `command` (string[] argv, required;
- * `argv` accepted as an alias), `cwd`, `env` (added to a minimal inherited
- * environment: PATH, HOME, LANG, TZ), `input` (stdin text).
+ * `argv` accepted as an alias), `cwd` (absolute, outside the checkout; default a
+ * private temp directory per attempt), `env` (added to the scrubbed environment),
+ * `input` (stdin text). The sandbox (environment, directory, user dropped from
+ * root) is worker/handlers/shell-sandbox.ts.
  * stdout/stderr are captured up to SHELL_OUTPUT_CAP_BYTES each. The exit code is
  * recorded in `tasks.exit_code`; non-zero fails the attempt.
  * On abort (timeout, cancel, shutdown) the process group gets SIGTERM, then
@@ -15,6 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, type Handler } from './types.ts';
+import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
@@ -64,16 +67,37 @@ export function createShellHandler(options: ShellOptions): Handler {
       });
     }
     const [file, ...args] = argv as string[];
-    const env: Record<string, string> = {};
-    for (const k of ['PATH', 'HOME', 'LANG', 'TZ', 'USER', 'SHELL']) if (process.env[k]) env[k] = process.env[k]!;
-    for (const [k, v] of Object.entries(asObject(s.env))) env[k] = String(v);
-    const cwd = typeof s.cwd === 'string' && s.cwd ? s.cwd : undefined;
     const grace = numberSetting(s, 'killGraceMs', { handler: 'shell', fallback: killGraceMs, min: 0, max: MAX_KILL_GRACE_MS, unit: 'ms' });
-
+    const identity = shellIdentity();
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    const workdir = await shellWorkdir(s.cwd, identity);
+    try {
+      const env = shellEnv(asObject(s.env), workdir.dir, identity);
+      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input });
+    } finally {
+      await workdir.cleanup();
+    }
+  };
+}
+
+async function runChild(
+  ctx: Parameters<Handler>[0],
+  file: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown },
+) {
+  {
+    const grace = o.grace;
+    const s = { input: o.input };
     const stdout = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);
     const stderr = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);
-    const child = spawn(file!, args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] as const, detached: true });
+    const child = spawn(file, args, {
+      cwd: o.cwd,
+      env: o.env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'] as const,
+      detached: true,
+      ...(o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {}),
+    });
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
     child.stderr.on('data', (c: Buffer) => stderr.push(c));
     child.stdin.on('error', () => undefined);
@@ -131,7 +155,7 @@ export function createShellHandler(options: ShellOptions): Handler {
       throw new HandlerError(`shell: ${file} exited with ${signal ? `signal ${signal}` : `code ${exitCode}`}`, { exitCode, output });
     }
     return resultWithExitCode(output, exitCode);
-  };
+  }
 }
 
 function signalNumber(sig: NodeJS.Signals): number | undefined {

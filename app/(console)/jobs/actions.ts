@@ -1,24 +1,19 @@
 'use server';
 
-import { revalidatePath } from 'next/cache';
-import { requireActionActor } from '@/app/_lib/session';
 import { BulkJobsInput } from '@/lib/api/schemas';
-import { getDb } from '@/lib/db';
+import { parseOrThrow } from '@/lib/api/validation';
+import { DomainError } from '@/lib/errors';
 import { bulkJobs, type BulkAction } from '@/lib/jobs/bulk-jobs';
-import { invalid, toActionError, type ActionResult } from '@/app/_actions/result';
+import { defineAction } from '@/app/_actions/define-action';
 
 /** Bulk Pause / Resume / Delete from the jobs list: lib/jobs bulkJobs (one transaction, all or nothing). */
-export async function bulkJobsAction(action: BulkAction, ids: string[]): Promise<ActionResult<{ count: number }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    if (action !== 'pause' && action !== 'resume' && action !== 'delete') return { ok: false, error: 'Unknown bulk action' };
-    const parsed = BulkJobsInput.safeParse({ ids });
-    if (!parsed.success) return invalid(parsed.error);
-    const jobs = await bulkJobs(getDb(), action, parsed.data, actor);
-    revalidatePath('/jobs');
-    if (action === 'delete') revalidatePath('/recycle-bin');
-    return { ok: true, data: { count: jobs.length } };
-  } catch (error) {
-    return toActionError(error, `Bulk ${action}`);
-  }
-}
+export const bulkJobsAction = defineAction(
+  'jobs.bulk',
+  'Bulk change',
+  async ({ db, actor }, action: BulkAction, ids: string[]) => {
+    if (action !== 'pause' && action !== 'resume' && action !== 'delete') throw new DomainError('validation', 'Unknown bulk action', { action: 'pause, resume or delete' });
+    const jobs = await bulkJobs(db, action, parseOrThrow(BulkJobsInput, { ids }), actor);
+    return { count: jobs.length };
+  },
+  { revalidate: (_, [action]) => (action === 'delete' ? ['/jobs', '/recycle-bin'] : ['/jobs']) },
+);

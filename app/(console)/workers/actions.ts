@@ -1,20 +1,35 @@
 'use server';
 
-import { revalidatePath } from 'next/cache';
-import { requireActionActor } from '@/app/_lib/session';
-import { getDb } from '@/lib/db';
-import { drainWorker } from '@/lib/workers';
-import { toActionError, type ActionResult } from '@/app/_actions/result';
+import { DrainWorkerInput } from '@/lib/api/schemas';
+import { parseOrThrow } from '@/lib/api/validation';
+import { DomainError } from '@/lib/errors';
+import { drainWorker, resumeWorker } from '@/lib/workers';
+import { defineAction } from '@/app/_actions/define-action';
 
-/** "Drain": the node finishes its running tasks and claims no new ones (lib/workers drainWorker). */
-export async function drainWorkerAction(nodeId: string): Promise<ActionResult<{ status: string }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    if (typeof nodeId !== 'string' || !nodeId || nodeId.length > 200) return { ok: false, error: 'Invalid node id', fields: { nodeId: 'Invalid node id' } };
-    const w = await drainWorker(getDb(), nodeId, actor);
-    revalidatePath('/workers');
-    return { ok: true, data: { status: w.status } };
-  } catch (error) {
-    return toActionError(error, 'Drain');
-  }
+function nodeIdOf(nodeId: unknown): string {
+  if (typeof nodeId !== 'string' || !nodeId || nodeId.length > 200) throw new DomainError('validation', 'Invalid node id', { nodeId: 'Invalid node id' });
+  return nodeId;
 }
+
+/**
+ * "Drain": the node finishes its running tasks and claims no new ones (lib/workers
+ * drainWorker). The last online worker needs `{ confirmLastWorker: true }`: without it
+ * the result is a conflict with detail.lastWorker and the consequence to show.
+ */
+export const drainWorkerAction = defineAction(
+  'workers.drain',
+  'Drain',
+  async ({ db, actor }, nodeId: string, input?: { confirmLastWorker?: boolean }) => {
+    const w = await drainWorker(db, nodeIdOf(nodeId), actor, new Date(), parseOrThrow(DrainWorkerInput, input ?? {}));
+    return { status: w.status };
+  },
+  { revalidate: () => ['/workers'] },
+);
+
+/** "Resume": undoes a drain (lib/workers resumeWorker). */
+export const resumeWorkerAction = defineAction(
+  'workers.resume',
+  'Resume',
+  async ({ db, actor }, nodeId: string) => ({ status: (await resumeWorker(db, nodeIdOf(nodeId), actor)).status }),
+  { revalidate: () => ['/workers'] },
+);

@@ -5,7 +5,7 @@ import { listWorkers } from '@/lib/workers';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { WorkersTable } from '@/components/workers/workers-table';
-import { drainWorkerAction } from './actions';
+import { drainWorkerAction, resumeWorkerAction } from './actions';
 
 export const metadata: Metadata = { title: 'Workers' };
 export const dynamic = 'force-dynamic';
@@ -18,7 +18,7 @@ export default async function WorkersPage() {
     <>
       <PageHeader title="Workers" description="Processes that fire schedules and execute tasks. Scale out by starting more of them against the same PostgreSQL." />
       <Card className="overflow-hidden">
-        <WorkersTable initial={workers} drain={drainWorkerAction} />
+        <WorkersTable initial={workers} drain={drainWorkerAction} resume={resumeWorkerAction} />
       </Card>
     </>
   );

@@ -1,123 +1,95 @@
 'use server';
 
-import { revalidatePath } from 'next/cache';
-import { requireActionActor } from '@/app/_lib/session';
 import { DiffQuery, IdParams, ReasonInput, RollbackInput, SaveDagInput, TriggerJobInput } from '@/lib/api/schemas';
-import { getDb } from '@/lib/db';
+import { parseOrThrow } from '@/lib/api/validation';
 import { pauseJob } from '@/lib/jobs/pause-job';
 import { resumeJob } from '@/lib/jobs/resume-job';
 import { deleteJob } from '@/lib/jobs/delete-job';
 import { rollbackJob } from '@/lib/jobs/rollback-job';
 import { saveDag } from '@/lib/jobs/save-dag';
 import { triggerJob } from '@/lib/jobs/trigger-job';
-import { diffVersions, type VersionDiff } from '@/lib/jobs/diff-versions';
-import { invalid, toActionError, type ActionResult } from '@/app/_actions/result';
+import { diffVersions } from '@/lib/jobs/diff-versions';
+import { defineAction } from '@/app/_actions/define-action';
 
-// Thin doors for the job detail page (CONVENTIONS.md §2): actor + role, zod parse, ONE
-// lib/jobs (or lib/runs) call, typed result, revalidate. Ids are checked by the domain
-// (unknown or malformed -> not_found).
+// Doors for the job detail page (app/_actions/define-action.ts: role from the
+// operation, parse, ONE lib/jobs call, typed result, revalidate). Ids are checked by
+// the domain (unknown or malformed -> not_found).
 
-function touched(id: string) {
-  revalidatePath(`/jobs/${id}`);
-  revalidatePath('/jobs');
-}
+const touched = (_: unknown, [id]: readonly unknown[]) => [`/jobs/${String(id)}`, '/jobs'];
+const idOf = (id: string) => IdParams.parse({ id }).id;
 
 /** Pause: lib/jobs pauseJob (new version, change_type pause). */
-export async function pauseJobAction(id: string, reason?: string): Promise<ActionResult<{ status: string; version: number }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = ReasonInput.safeParse({ reason });
-    if (!p.success) return invalid(p.error);
-    const job = await pauseJob(getDb(), IdParams.parse({ id }).id, actor, p.data);
-    touched(id);
-    return { ok: true, data: { status: job.status, version: job.version } };
-  } catch (error) {
-    return toActionError(error, 'Pause');
-  }
-}
+export const pauseJobAction = defineAction(
+  'jobs.pause',
+  'Pause',
+  async ({ db, actor }, id: string, reason?: string) => {
+    const job = await pauseJob(db, idOf(id), actor, parseOrThrow(ReasonInput, { reason }));
+    return { status: job.status, version: job.version };
+  },
+  { revalidate: touched },
+);
 
 /** Resume (also clears dead letter): lib/jobs resumeJob. */
-export async function resumeJobAction(id: string, reason?: string): Promise<ActionResult<{ status: string; version: number }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = ReasonInput.safeParse({ reason });
-    if (!p.success) return invalid(p.error);
-    const job = await resumeJob(getDb(), IdParams.parse({ id }).id, actor, p.data);
-    touched(id);
-    return { ok: true, data: { status: job.status, version: job.version } };
-  } catch (error) {
-    return toActionError(error, 'Resume');
-  }
-}
+export const resumeJobAction = defineAction(
+  'jobs.resume',
+  'Resume',
+  async ({ db, actor }, id: string, reason?: string) => {
+    const job = await resumeJob(db, idOf(id), actor, parseOrThrow(ReasonInput, { reason }));
+    return { status: job.status, version: job.version };
+  },
+  { revalidate: touched },
+);
 
 /** Delete (soft, to the recycle bin): lib/jobs deleteJob. The client navigates to /jobs. */
-export async function deleteJobAction(id: string, reason?: string): Promise<ActionResult<{ key: string }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = ReasonInput.safeParse({ reason });
-    if (!p.success) return invalid(p.error);
-    const job = await deleteJob(getDb(), IdParams.parse({ id }).id, actor, p.data);
-    touched(id);
-    revalidatePath('/recycle-bin');
-    return { ok: true, data: { key: job.key } };
-  } catch (error) {
-    return toActionError(error, 'Delete');
-  }
-}
+export const deleteJobAction = defineAction(
+  'jobs.delete',
+  'Delete',
+  async ({ db, actor }, id: string, reason?: string) => {
+    const job = await deleteJob(db, idOf(id), actor, parseOrThrow(ReasonInput, { reason }));
+    return { key: job.key };
+  },
+  { revalidate: (_, [id]) => [`/jobs/${id}`, '/jobs', '/recycle-bin'] },
+);
 
 /** "Run now" with an optional payload override: lib/jobs triggerJob (manual trigger). Returns the new run's id. */
-export async function triggerJobAction(id: string, input: unknown): Promise<ActionResult<{ runId: string; outcome: string }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = TriggerJobInput.safeParse(input ?? {});
-    if (!p.success) return invalid(p.error);
-    const r = await triggerJob(getDb(), IdParams.parse({ id }).id, p.data, actor);
-    touched(id);
-    return { ok: true, data: { runId: r.run.id, outcome: r.outcome } };
-  } catch (error) {
-    return toActionError(error, 'Run now');
-  }
-}
+export const triggerJobAction = defineAction(
+  'jobs.trigger',
+  'Run now',
+  async ({ db, actor }, id: string, input: unknown) => {
+    const r = await triggerJob(db, idOf(id), parseOrThrow(TriggerJobInput, input ?? {}), actor);
+    return { runId: r.run.id, outcome: r.outcome };
+  },
+  { revalidate: touched },
+);
 
 /** Rollback to a version as a new version: lib/jobs rollbackJob, with the version the page showed as optimistic lock. */
-export async function rollbackJobAction(id: string, input: { version: number; expectedVersion?: number; reason?: string }): Promise<ActionResult<{ version: number }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = RollbackInput.safeParse({ version: input.version, reason: input.reason });
-    if (!p.success) return invalid(p.error);
-    const job = await rollbackJob(getDb(), IdParams.parse({ id }).id, { ...p.data, expectedVersion: input.expectedVersion }, actor);
-    touched(id);
-    return { ok: true, data: { version: job.version } };
-  } catch (error) {
-    return toActionError(error, 'Rollback');
-  }
-}
+export const rollbackJobAction = defineAction(
+  'jobs.rollback',
+  'Rollback',
+  async ({ db, actor }, id: string, input: { version: number; expectedVersion?: number; reason?: string }) => {
+    const p = parseOrThrow(RollbackInput, { version: input?.version, reason: input?.reason });
+    const job = await rollbackJob(db, idOf(id), { ...p, expectedVersion: input?.expectedVersion }, actor);
+    return { version: job.version };
+  },
+  { revalidate: touched },
+);
 
 /**
  * Saves the DAG from the Graph tab (components/dag JobGraphTab): lib/jobs saveDag with
  * `expectedVersion` (409 on a stale editor). Input: `{ steps, edges, expectedVersion, reason? }`.
  */
-export async function saveJobDagAction(id: string, input: unknown): Promise<ActionResult<{ version: number }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = SaveDagInput.safeParse(input);
-    if (!p.success) return invalid(p.error);
-    const job = await saveDag(getDb(), IdParams.parse({ id }).id, p.data, actor);
-    touched(id);
-    return { ok: true, data: { version: job.version } };
-  } catch (error) {
-    return toActionError(error, 'Save graph');
-  }
-}
+export const saveJobDagAction = defineAction(
+  'jobs.saveDag',
+  'Save graph',
+  async ({ db, actor }, id: string, input: unknown) => {
+    const job = await saveDag(db, idOf(id), parseOrThrow(SaveDagInput, input), actor);
+    return { version: job.version };
+  },
+  { revalidate: touched },
+);
 
 /** Read-only: field-level diff of two versions for the Versions tab (lib/jobs diffVersions). */
-export async function diffVersionsAction(id: string, from: number, to: number): Promise<ActionResult<VersionDiff>> {
-  try {
-    const actor = await requireActionActor('viewer');
-    const q = DiffQuery.safeParse({ from, to });
-    if (!q.success) return invalid(q.error);
-    return { ok: true, data: await diffVersions(getDb(), IdParams.parse({ id }).id, q.data.from, q.data.to, actor) };
-  } catch (error) {
-    return toActionError(error, 'Diff');
-  }
-}
+export const diffVersionsAction = defineAction('jobs.diff', 'Diff', async ({ db, actor }, id: string, from: number, to: number) => {
+  const q = parseOrThrow(DiffQuery, { from, to });
+  return diffVersions(db, idOf(id), q.from, q.to, actor);
+});

@@ -4,13 +4,33 @@ import { HandlerCatalogueProvider, type HandlerCatalogueEntry } from '@/componen
 import type { saveJobDagAction } from './actions';
 
 /**
- * Graph tab: the DAG builder's editor (components/dag/JobGraphTab), read-only for viewers
- * and for jobs in the recycle bin. Saves go through `saveJobDagAction` with the version
+ * Graph tab: the DAG builder's editor (components/dag/JobGraphTab), read-only for viewers,
+ * for jobs in the recycle bin, and for a job whose handler the user may not change (with the reason). Saves go through `saveJobDagAction` with the version
  * this page loaded as `expectedVersion` (a stale editor gets a 409 conflict).
  */
-export function JobGraphPanel({ job, canEdit, handlers, catalogue = [], saveAction }: { job: JobDetail; canEdit: boolean; handlers: string[]; catalogue?: HandlerCatalogueEntry[]; saveAction: typeof saveJobDagAction }) {
+export function JobGraphPanel({
+  job,
+  canEdit,
+  lockedReason,
+  handlers,
+  catalogue = [],
+  saveAction,
+}: {
+  job: JobDetail;
+  canEdit: boolean;
+  /** why the graph is read-only for this user although they may edit jobs (a privileged handler) */
+  lockedReason?: string;
+  handlers: string[];
+  catalogue?: HandlerCatalogueEntry[];
+  saveAction: typeof saveJobDagAction;
+}) {
   return (
     <HandlerCatalogueProvider entries={catalogue}>
+      {lockedReason ? (
+        <p role="note" data-testid="graph-locked-reason" className="mb-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900">
+          {lockedReason} You may still change its schedule, policy, routing and alarms, and pause or resume it.
+        </p>
+      ) : null}
       <JobGraphTab jobId={job.id} version={job.version} steps={job.steps} edges={job.edges} handlers={handlers} canEdit={canEdit} saveAction={saveAction} />
     </HandlerCatalogueProvider>
   );

@@ -22,6 +22,7 @@ import { JobRunsPanel } from '@/components/runs/job-runs-panel';
 import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
 import { scheduleSummary } from '@/components/jobs/schedule-summary';
 import { JobGraphPanel } from './graph-panel';
+import { configuredPrivilegedHandlers, mayUsePrivilege, stepPrivilege } from '@/lib/jobs/handler-permissions';
 import { getStatsChartData } from '@/lib/stats/chart-data';
 import { JobStatsPanel } from '@/components/charts/job-stats-panel';
 import { loadHandlerCatalogueFor } from '../handler-names';
@@ -67,6 +68,9 @@ export default async function JobPage({ params, searchParams }: Props) {
     getStatsChartData(getDb(), { handlers: [...new Set(job.steps.map((s) => s.handler))], days: 30 }).catch(() => null),
   ]);
   const canWrite = actor.role !== 'viewer';
+  // executor permissions (lib/jobs/handler-permissions.ts): what this actor may not put in the graph
+  const privileged = configuredPrivilegedHandlers();
+  const graphLock = job.steps.map((s) => stepPrivilege(s, job.payload, privileged)).find((p) => !mayUsePrivilege(actor, p)) ?? null;
 
   return (
     <>
@@ -117,7 +121,16 @@ export default async function JobPage({ params, searchParams }: Props) {
               ) : null}
             </>
           ),
-          graph: <JobGraphPanel job={job} canEdit={canWrite && !job.deletedAt} handlers={handlers.names.filter((h) => !h.startsWith('system.'))} catalogue={handlers.catalogue} saveAction={saveJobDagAction} />,
+          graph: (
+            <JobGraphPanel
+              job={job}
+              canEdit={canWrite && !job.deletedAt && !graphLock}
+              lockedReason={canWrite && graphLock ? `Only ${graphLock.level === 'system' ? 'the system' : 'an admin'} may change what this job runs: ${graphLock.reason}.` : undefined}
+              handlers={handlers.names.filter((h) => mayUsePrivilege(actor, stepPrivilege({ handler: h }, {}, privileged)))}
+              catalogue={handlers.catalogue}
+              saveAction={saveJobDagAction}
+            />
+          ),
           runs: (
             <Card className="overflow-hidden">
               <JobRunsPanel jobId={job.id} initial={runs.items} />

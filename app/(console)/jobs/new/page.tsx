@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { listTimeZones } from '@/lib/schedule';
 import { getActor } from '@/app/_lib/session';
 import { PageHeader } from '@/components/shell/page-header';
+import { configuredPrivilegedHandlers } from '@/lib/jobs/handler-permissions';
 import { JobForm } from '@/components/jobs/job-form';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { HandlerCatalogueProvider } from '@/components/handlers/use-handler-catalogue';
@@ -29,7 +30,7 @@ export default async function NewJobPage() {
     <>
       <PageHeader title="New job" crumb={crumb} description="Define what runs, when, and how failures are handled." />
       <HandlerCatalogueProvider entries={catalogue}>
-        <JobForm mode="create" timeZones={listTimeZones()} handlers={names} submit={createJobAction} cancelHref="/jobs" />
+        <JobForm mode="create" timeZones={listTimeZones()} handlers={names} submit={createJobAction} cancelHref="/jobs" privilegedHandlers={configuredPrivilegedHandlers()} />
       </HandlerCatalogueProvider>
     </>
   );

@@ -1,53 +1,36 @@
 'use server';
 
-import { revalidatePath } from 'next/cache';
-import { requireActionActor } from '@/app/_lib/session';
 import { IdParams } from '@/lib/api/schemas';
-import { getDb } from '@/lib/db';
+import { parseOrThrow } from '@/lib/api/validation';
 import { cancelRunAs, retryRunAs, retryTaskAs } from '@/lib/runs/run-actions';
-import { invalid, toActionError, type ActionResult } from '@/app/_actions/result';
+import { defineAction } from '@/app/_actions/define-action';
 
-// Operator doors onto lib/runs run-actions (role check + 404, then lib/engine
-// cancelRun / retryRun / retryTask) — the same functions the REST routes call.
+// Doors onto lib/runs run-actions (404, then lib/engine cancelRun / retryRun /
+// retryTask) — the same functions the REST routes call.
 
 /** "Cancel run": pending/running tasks become cancelled (lib/engine cancelRun). */
-export async function cancelRunAction(runId: string): Promise<ActionResult<{ status: string }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = IdParams.safeParse({ id: runId });
-    if (!p.success) return invalid(p.error);
-    const run = await cancelRunAs(getDb(), p.data.id, actor);
-    revalidatePath(`/runs/${runId}`);
-    return { ok: true, data: { status: run.status } };
-  } catch (error) {
-    return toActionError(error, 'Cancel run');
-  }
-}
+export const cancelRunAction = defineAction(
+  'runs.cancel',
+  'Cancel run',
+  async ({ db, actor }, runId: string) => ({ status: (await cancelRunAs(db, parseOrThrow(IdParams, { id: runId }).id, actor)).status }),
+  { revalidate: (_, [runId]) => [`/runs/${runId}`] },
+);
 
 /** "Retry run": a NEW run (trigger retry, parent = this run) via lib/engine retryRun. Returns its id. */
-export async function retryRunAction(runId: string): Promise<ActionResult<{ runId: string }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = IdParams.safeParse({ id: runId });
-    if (!p.success) return invalid(p.error);
-    const run = await retryRunAs(getDb(), p.data.id, actor);
-    revalidatePath('/runs');
-    return { ok: true, data: { runId: run.id } };
-  } catch (error) {
-    return toActionError(error, 'Retry run');
-  }
-}
+export const retryRunAction = defineAction(
+  'runs.retry',
+  'Retry run',
+  async ({ db, actor }, runId: string) => ({ runId: (await retryRunAs(db, parseOrThrow(IdParams, { id: runId }).id, actor)).id }),
+  { revalidate: () => ['/runs'] },
+);
 
 /** "Retry task": re-opens a dead/cancelled/skipped task as a new attempt (lib/engine retryTask). */
-export async function retryTaskAction(taskId: string): Promise<ActionResult<{ status: string }>> {
-  try {
-    const actor = await requireActionActor('operator');
-    const p = IdParams.safeParse({ id: taskId });
-    if (!p.success) return invalid(p.error);
-    const run = await retryTaskAs(getDb(), p.data.id, actor);
-    revalidatePath(`/runs/${run.id}`);
-    return { ok: true, data: { status: run.status } };
-  } catch (error) {
-    return toActionError(error, 'Retry task');
-  }
-}
+export const retryTaskAction = defineAction(
+  'tasks.retry',
+  'Retry task',
+  async ({ db, actor }, taskId: string) => {
+    const run = await retryTaskAs(db, parseOrThrow(IdParams, { id: taskId }).id, actor);
+    return { status: run.status, runId: run.id };
+  },
+  { revalidate: (r) => [`/runs/${r.runId}`] },
+);

@@ -14,4 +14,4 @@ const ListAlarmsQuery = z.object({
 });
 
 /** GET /api/v1/alarms?type=&status=&jobId=&limit=&before= (any role) -> { items: AlarmView[], nextBefore } newest first. */
-export const GET = rest({ role: 'viewer', query: ListAlarmsQuery }, ({ db, query }) => listAlarms(db, query as Parameters<typeof listAlarms>[1]));
+export const GET = rest({ operation: 'alarms.list', query: ListAlarmsQuery }, ({ db, query }) => listAlarms(db, query as Parameters<typeof listAlarms>[1]));

@@ -1,5 +1,4 @@
 import { rest } from '@/app/_lib/rest';
-import { requireCan } from '@/lib/auth/actor';
 import { loadHandlerCatalogue } from '@/lib/handlers/catalogue';
 
 export const dynamic = 'force-dynamic';
@@ -8,7 +7,4 @@ export const dynamic = 'force-dynamic';
  * GET /api/v1/handlers -> { items: [{ name, builtin, description, inputSchema, timeoutSeconds, maxRetries,
  * available, lastOfferedAt }] }: every handler a step may name, with what workers advertise (docs/handlers.md).
  */
-export const GET = rest({}, async ({ db, actor, now }) => {
-  requireCan(actor, 'read');
-  return { items: await loadHandlerCatalogue(db, now) };
-});
+export const GET = rest({ operation: 'handlers.list' }, async ({ db, now }) => ({ items: await loadHandlerCatalogue(db, now) }));

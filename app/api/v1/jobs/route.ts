@@ -5,9 +5,9 @@ import { listJobs } from '@/lib/jobs/list-jobs';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/jobs?q=&status=&scheduleKind=&handler=&sort=&dir=&limit=&cursor= -> { items, nextCursor } */
-export const GET = rest({}, ({ db, query, actor }) => listJobs(db, query, actor));
+export const GET = rest({ operation: 'jobs.list' }, ({ db, query, actor }) => listJobs(db, query, actor));
 
 /** POST /api/v1/jobs (CreateJobInput) -> 201 job */
-export const POST = rest({ role: 'operator', status: 201, operation: 'jobs.create' }, ({ db, body, actor, now }) =>
+export const POST = rest({ operation: 'jobs.create', status: 201 }, ({ db, body, actor, now }) =>
   createJob(db, body, actor, now),
 );

@@ -5,10 +5,10 @@ import { createApiToken, listApiTokens } from '@/lib/auth/tokens';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/tokens (admin) -> { items } (no secrets) */
-export const GET = rest({ role: 'admin' }, async ({ db, actor }) => ({ items: await listApiTokens(db, actor) }));
+export const GET = rest({ operation: 'tokens.list' }, async ({ db, actor }) => ({ items: await listApiTokens(db, actor) }));
 
 /** POST /api/v1/tokens (admin) { name, role, expiresAt? } -> 201 { token (shown once), ...view }. Idempotency-Key is ignored here: the response holds a secret that must not be stored. */
-export const POST = rest({ role: 'admin', body: CreateTokenInput, status: 201, operation: 'tokens.create', idempotency: false }, async ({ db, body, actor, now }) => {
+export const POST = rest({ operation: 'tokens.create', body: CreateTokenInput, status: 201, idempotency: false }, async ({ db, body, actor, now }) => {
   const r = await createApiToken(db, body, actor, now);
   return { ...r.view, token: r.token };
 });

@@ -5,9 +5,9 @@ import { createUser, listUsers } from '@/lib/auth/users';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/users (admin) -> { items } */
-export const GET = rest({ role: 'admin' }, async ({ db, actor }) => ({ items: await listUsers(db, actor) }));
+export const GET = rest({ operation: 'users.list' }, async ({ db, actor }) => ({ items: await listUsers(db, actor) }));
 
 /** POST /api/v1/users (admin) { email, name?, password, role } -> 201 user */
-export const POST = rest({ role: 'admin', body: CreateUserInput, status: 201, operation: 'users.create' }, ({ db, body, actor }) =>
+export const POST = rest({ operation: 'users.create', body: CreateUserInput, status: 201 }, ({ db, body, actor }) =>
   createUser(db, body, actor),
 );

@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 const Action = z.object({ action: z.enum(['pause', 'resume', 'delete'], { message: 'action must be pause, resume or delete' }) });
 
 /** POST /api/v1/jobs/bulk { action: pause|resume|delete, ids: uuid[], reason? } -> { items } (one transaction; unknown fields are a 400) */
-export const POST = rest({ role: 'operator', operation: 'jobs.bulk' }, async ({ db, body, actor, now }) => {
+export const POST = rest({ operation: 'jobs.bulk' }, async ({ db, body, actor, now }) => {
   const { action } = parseOrThrow(Action, body);
   const { action: _action, ...rest } = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   return { items: await bulkJobs(db, action, rest, actor, now) };

@@ -9,7 +9,7 @@ export const dynamic = 'force-dynamic';
  * { fireTimes: [ISO-8601 UTC] } — next `count` (1..50, default 5) fire times strictly
  * after `from` (default now) in zone `tz` (default UTC). 400 naming cron/tz/from/count.
  */
-export const GET = rest({ role: 'public', query: SchedulePreviewQuery }, async ({ query, now }) => {
+export const GET = rest({ operation: 'schedule.preview', query: SchedulePreviewQuery }, async ({ query, now }) => {
   const tz = query.tz ?? 'UTC';
   const times = previewFireTimes({ kind: 'cron', cron: query.cron, timezone: tz }, query.from ?? now, query.count ?? 5);
   return { cron: query.cron, timezone: tz, fireTimes: times.map((t) => t.toISOString()) };

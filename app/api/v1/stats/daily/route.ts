@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
  * may list several names comma-separated. 400 names the field: bad date (`from`/`to`),
  * from > to (`to`), range over 366 days (`from`).
  */
-export const GET = rest({ role: 'viewer', query: DailyStatsQuery }, async ({ db, query }) => {
+export const GET = rest({ operation: 'stats.daily', query: DailyStatsQuery }, async ({ db, query }) => {
   const { days } = await getDailyStats(db, query);
   return {
     from: query.from,

@@ -4,4 +4,4 @@ import { getOverview } from '@/lib/stats/get-overview';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/stats/overview (any role) -> lib/stats Overview: jobs by status, runs 24 h by outcome, success rate, workers, dead-letter jobs, latest failures. */
-export const GET = rest({ role: 'viewer' }, ({ db, now }) => getOverview(db, now));
+export const GET = rest({ operation: 'stats.overview' }, ({ db, now }) => getOverview(db, now));

@@ -5,6 +5,6 @@ import { revokeApiToken } from '@/lib/auth/tokens';
 export const dynamic = 'force-dynamic';
 
 /** DELETE /api/v1/tokens/:id (admin) -> token (revoked) */
-export const DELETE = rest({ role: 'admin', params: IdParams, operation: 'tokens.revoke' }, ({ db, params, actor, now }) =>
+export const DELETE = rest({ operation: 'tokens.revoke', params: IdParams }, ({ db, params, actor, now }) =>
   revokeApiToken(db, params.id, actor, now),
 );

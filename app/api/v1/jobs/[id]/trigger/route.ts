@@ -5,7 +5,7 @@ import { triggerJob } from '@/lib/jobs/trigger-job';
 export const dynamic = 'force-dynamic';
 
 /** POST /api/v1/jobs/:id/trigger { payload? } -> 201 run (+ outcome: started|queued|skipped|covered) */
-export const POST = rest({ role: 'operator', params: IdParams, status: 201, operation: 'jobs.trigger' }, async ({ db, params, body, actor, now }) => {
+export const POST = rest({ operation: 'jobs.trigger', params: IdParams, status: 201 }, async ({ db, params, body, actor, now }) => {
   const r = await triggerJob(db, params.id, body, actor, { trigger: 'api' }, now);
   return { ...r.run, outcome: r.outcome };
 });

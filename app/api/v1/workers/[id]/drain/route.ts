@@ -1,10 +1,10 @@
 import { rest } from '@/app/_lib/rest';
-import { IdParams } from '@/lib/api/schemas';
+import { DrainWorkerInput, IdParams } from '@/lib/api/schemas';
 import { drainWorker } from '@/lib/workers/drain-worker';
 
 export const dynamic = 'force-dynamic';
 
-/** POST /api/v1/workers/:id/drain -> worker (status draining) */
-export const POST = rest({ role: 'operator', params: IdParams, operation: 'workers.drain' }, ({ db, params, actor, now }) =>
-  drainWorker(db, params.id, actor, now),
+/** POST /api/v1/workers/:id/drain { confirmLastWorker? } -> worker (status draining); 409 detail.lastWorker for the last online worker */
+export const POST = rest({ operation: 'workers.drain', params: IdParams, body: DrainWorkerInput }, ({ db, params, body, actor, now }) =>
+  drainWorker(db, params.id, actor, now, { confirmLastWorker: body.confirmLastWorker }),
 );

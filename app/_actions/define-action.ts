@@ -1,0 +1,64 @@
+import { revalidatePath } from 'next/cache';
+import { redirect } from 'next/navigation';
+import { getActor } from '@/app/_lib/session';
+import { getDb, type Db } from '@/lib/db';
+import type { Actor } from '@/lib/auth/actor';
+import { requireOperation, type Operation } from '@/lib/auth/permissions';
+import { toActionError, type ActionResult } from './result';
+
+/** The operation a server action was defined with (read by tests/integration/role-matrix.test.ts). */
+export type DefinedAction = { operation: Operation };
+
+export type ActionContext = { actor: Actor; db: Db };
+
+export type ActionOptions<A extends unknown[], R> = {
+  /** paths to revalidate after a success (`args`: the action's arguments) */
+  revalidate?: (data: R, args: A) => readonly string[];
+  /** where to go after a success (the action then never returns) */
+  redirect?: (data: R, args: A) => string;
+};
+
+/**
+ * The one skeleton of every console server action (the REST routes' rest() is
+ * the other door onto the same domain functions):
+ * 1. the signed-in actor must hold the role `operation` needs
+ *    (lib/auth/permissions.ts; DomainError unauthorized / forbidden otherwise);
+ * 2. `fn` parses its arguments (parseOrThrow: field errors) and calls ONE domain function;
+ * 3. a DomainError becomes `{ ok: false, error, fields, code, detail }`, anything else is
+ *    logged and shown as a generic message (app/_actions/result.ts);
+ * 4. on success: revalidate, then redirect or `{ ok: true, data }`.
+ * `what` names the action in messages ("Pause", "Create job").
+ *
+ * Usage, in a 'use server' file:
+ *   export const pauseJobAction = defineAction('jobs.pause', 'Pause', ({ db, actor }, id: string) => pauseJob(db, id, actor));
+ */
+export function defineAction<A extends unknown[], R>(
+  operation: Operation,
+  what: string,
+  fn: (ctx: ActionContext, ...args: A) => Promise<R>,
+  opts: ActionOptions<NoInfer<A>, NoInfer<R>> = {},
+): ((...args: A) => Promise<ActionResult<R>>) & DefinedAction {
+  const action = async (...args: A): Promise<ActionResult<R>> => {
+    let data: R;
+    try {
+      const actor = requireOperation(await getActor(), operation) as Actor;
+      data = await fn({ actor, db: getDb() }, ...args);
+    } catch (error) {
+      return toActionError(error, what);
+    }
+    for (const path of opts.revalidate?.(data, args) ?? []) revalidatePath(path);
+    if (opts.redirect) redirect(opts.redirect(data, args));
+    return { ok: true, data };
+  };
+  return Object.assign(action, { operation });
+}
+
+/**
+ * Marks a server action that does not follow the ActionResult skeleton (sign-in's
+ * form state, sign-out's redirect) with its operation, so the role matrix still
+ * sees a decision for it. Only public operations may be marked this way.
+ */
+export function publicAction<F extends (...args: never[]) => Promise<unknown>>(operation: Operation, fn: F): F & DefinedAction {
+  requireOperation(null, operation); // throws unless the operation is public
+  return Object.assign(fn, { operation });
+}

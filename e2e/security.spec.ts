@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { login } from './helpers/auth.ts';
+import { api } from './helpers/api.ts';
+import { E2E_BASE_URL } from './helpers/env.ts';
+
+// docs/security.md: an operator sees privileged handler fields disabled with the
+// reason (and the server refuses anyway); every response carries the security headers.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+test('an operator sees privileged handlers and the command of a shell job disabled, with the reason', async ({ page }) => {
+  const key = `e2e.sec.${uniq()}`;
+  // an admin's shell job (the bootstrap admin token)
+  const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Admin shell job', schedule: { kind: 'manual' }, handler: 'shell', payload: { command: ['/bin/echo', 'hi'] } });
+
+  await login(page);
+  await page.goto('/jobs/new');
+  const handler = page.getByLabel('Handler');
+  await expect(handler.locator('option', { hasText: 'shell (admin only)' })).toBeDisabled();
+  await expect(handler.locator('option', { hasText: 'builtin.echo' })).toBeEnabled();
+  await expect(page.getByTestId('handler-restrictions')).toContainText('shell (shell runs programs on the worker host');
+
+  // the graph editor is read-only for it too, with the reason
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  await expect(page.getByTestId('graph-locked-reason')).toContainText('Only an admin may change what this job runs: shell runs programs on the worker host');
+
+  await page.goto(`/jobs/${job.id}/edit`);
+  await expect(page.getByTestId('privileged-reason')).toHaveText(
+    /^Only an admin may change what this job runs: shell runs programs on the worker host, so only an admin may set or change what it runs\. You may still change its schedule/,
+  );
+  await expect(page.getByLabel('Handler')).toBeDisabled();
+  await expect(page.getByLabel('Payload')).toBeDisabled();
+  // the schedule stays editable, and saving it works
+  await page.getByLabel('Name').fill('Renamed by an operator');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}$`));
+  const after = await api<{ name: string; steps: { handler: string; payload: unknown }[] }>('GET', `/jobs/${job.id}`);
+  expect(after.name).toBe('Renamed by an operator');
+  expect(after.steps[0]).toMatchObject({ handler: 'shell', payload: { command: ['/bin/echo', 'hi'] } });
+});
+
+test('security headers on pages, API routes and 405s; the console cannot be framed', async ({ request }) => {
+  for (const path of ['/login', '/api/v1/health', '/api/v1/openapi.json', '/api/v1/nope']) {
+    const res = await request.get(`${E2E_BASE_URL}${path}`);
+    const h = res.headers();
+    expect(h['x-frame-options'], path).toBe('DENY');
+    expect(h['content-security-policy'], path).toContain("frame-ancestors 'none'");
+    expect(h['x-content-type-options'], path).toBe('nosniff');
+    expect(h['referrer-policy'], path).toBe('same-origin');
+  }
+  const m = await request.fetch(`${E2E_BASE_URL}/api/v1/health`, { method: 'DELETE' });
+  expect(m.status()).toBe(405);
+  expect(m.headers()['x-frame-options']).toBe('DENY');
+});
+
+test('after sign-in, next= never leaves the console', async ({ page }) => {
+  for (const next of ['/%5C127.0.0.1:8081/x', '/%09/example.org', '//example.org']) {
+    await page.context().clearCookies();
+    await page.goto(`/login?next=${next}`);
+    await expect(page.locator('input[name="next"]')).toHaveValue('/');
+  }
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import type { Actor } from '../auth/actor.ts';
+import { assertMayChangeCommand, stepPrivilege } from './handler-permissions.ts';
+
+const op: Actor = { kind: 'user', id: 'o', name: 'o', role: 'operator' };
+const admin: Actor = { ...op, role: 'admin' };
+const system: Actor = { kind: 'system', id: 'system', name: 'system', role: 'admin' };
+
+describe('executor permissions', () => {
+  it('classifies handlers', () => {
+    expect(stepPrivilege({ handler: 'shell' })?.level).toBe('admin');
+    expect(stepPrivilege({ handler: 'system.retention' })?.level).toBe('system');
+    expect(stepPrivilege({ handler: 'sql', payload: { sql: 'select 1' } })).toBeNull();
+    expect(stepPrivilege({ handler: 'sql', config: { connection: 'prod' } })?.level).toBe('admin');
+    expect(stepPrivilege({ handler: 'sql' }, { connection: 'prod' })?.level).toBe('admin');
+    expect(stepPrivilege({ handler: 'http' })).toBeNull();
+    expect(stepPrivilege({ handler: 'grpc' }, {}, ['grpc'])?.reason).toMatch(/TICKFLOW_PRIVILEGED_HANDLERS/);
+  });
+
+  it('an unchanged command passes whoever asks; a changed one needs the handler\'s level', () => {
+    const shell = { steps: [{ key: 'main', handler: 'shell', payload: { command: ['/bin/true'] } }], jobPayload: {} };
+    expect(() => assertMayChangeCommand(op, shell, { ...shell, steps: [...shell.steps] })).not.toThrow();
+    expect(() => assertMayChangeCommand(op, null, shell)).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(admin, null, shell)).not.toThrow();
+    const sys = { steps: [{ key: 'main', handler: 'system.retention' }] };
+    expect(() => assertMayChangeCommand(admin, null, sys)).toThrow(/Only the system may/);
+    expect(() => assertMayChangeCommand(system, null, sys)).not.toThrow();
+    // replacing a privileged step with a harmless one is a change of the privileged command
+    expect(() => assertMayChangeCommand(op, shell, { steps: [{ key: 'main', handler: 'builtin.noop' }] })).toThrow(/Only an admin may/);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Executor permissions (docs/security.md "Executor permissions"): which handlers
+ * a job may run, decided here and nowhere else. Every path that sets what a job
+ * runs — create, update, DAG save, rollback, restore, crontab import, and a Run
+ * now with a payload override — calls assertMayChangeCommand.
+ *
+ * - `system.*` handlers belong to the system jobs Tickflow creates: only the
+ *   system actor may put them on a job or change such a job's command.
+ * - `shell` (programs on the worker host), `sql` on a named connection
+ *   (TICKFLOW_SQL_CONNECTIONS credentials) and every handler listed in
+ *   TICKFLOW_PRIVILEGED_HANDLERS need the admin role.
+ * - Everything else (builtins, `http`, `sql` on the restricted default
+ *   connection, custom handlers) needs the operator role; where an outbound call
+ *   may go is checked at run time (lib/net/outbound.ts).
+ *
+ * The "command" of a job is its steps' handlers, payloads and configs plus the
+ * job payload merged into them. A user who may not use a job's handler may still
+ * change everything else (schedule, policy, routing, alarms), pause, resume,
+ * trigger it without a payload override, and delete it.
+ *
+ * Pure (no database, no environment): the console imports it to show why a
+ * control is disabled; configuredPrivilegedHandlers() reads the environment.
+ */
+import { DomainError } from '../errors.ts';
+import { jsonEqual } from '../api/json-guard.ts';
+import type { Actor, Role } from '../auth/actor.ts';
+
+/** What using a handler needs: the admin role, or being the system itself. */
+export type HandlerPrivilege = { level: 'admin' | 'system'; handler: string; reason: string };
+
+export type CommandStep = { key?: string; handler: string; payload?: unknown; config?: unknown };
+export type JobCommand = { steps: readonly CommandStep[]; jobPayload?: unknown };
+
+function obj(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** Handlers this deployment marks privileged: TICKFLOW_PRIVILEGED_HANDLERS, comma-separated names. */
+export function configuredPrivilegedHandlers(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.TICKFLOW_PRIVILEGED_HANDLERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * What a step needs, or null when an operator may use it.
+ * @param step the step (handler, payload, config)
+ * @param jobPayload the job payload the worker merges under the step's (README "Jobs")
+ * @param extraPrivileged handler names a deployment marks privileged (configuredPrivilegedHandlers)
+ */
+export function stepPrivilege(step: CommandStep, jobPayload: unknown = {}, extraPrivileged: readonly string[] = []): HandlerPrivilege | null {
+  const h = step.handler;
+  if (h.startsWith('system.')) return { level: 'system', handler: h, reason: `${h} belongs to the system jobs Tickflow creates; no user may put it on a job or change its payload` };
+  if (h === 'shell') return { level: 'admin', handler: h, reason: 'shell runs programs on the worker host, so only an admin may set or change what it runs' };
+  if (h === 'sql') {
+    const settings = { ...obj(step.config), ...obj(jobPayload), ...obj(step.payload) };
+    if (settings.connection !== undefined && settings.connection !== null && settings.connection !== '') {
+      return { level: 'admin', handler: h, reason: 'sql on a named connection runs with that connection\'s credentials (TICKFLOW_SQL_CONNECTIONS), so only an admin may set or change it' };
+    }
+    return null;
+  }
+  if (extraPrivileged.includes(h)) return { level: 'admin', handler: h, reason: `${h} is marked privileged on this deployment (TICKFLOW_PRIVILEGED_HANDLERS), so only an admin may set or change what it runs` };
+  return null;
+}
+
+/** May a caller with this kind and role use a handler needing `p`? */
+export function mayUsePrivilege(who: { kind: Actor['kind']; role: Role }, p: HandlerPrivilege | null): boolean {
+  if (!p) return true;
+  if (p.level === 'system') return who.kind === 'system';
+  return who.kind === 'system' || who.role === 'admin';
+}
+
+/** The part of a job that decides what runs (compared before/after a change). */
+export function commandOf(c: JobCommand): unknown {
+  const steps = [...c.steps]
+    .map((s) => ({ key: s.key ?? '', handler: s.handler, payload: obj(s.payload), config: obj(s.config) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { jobPayload: obj(c.jobPayload), steps };
+}
+
+/**
+ * Refuses a change of what a job runs that the actor may not make: when the
+ * command differs between `before` (null for a new or restored job) and `after`,
+ * every privileged step on either side must be usable by the actor.
+ * @param fieldOf field path reported for step i of `after` (default `steps.i.handler`)
+ * @throws DomainError('forbidden') naming the handler, the reason and the field.
+ */
+export function assertMayChangeCommand(
+  actor: Actor,
+  before: JobCommand | null,
+  after: JobCommand,
+  opts: { fieldOf?: (index: number) => string; extraPrivileged?: readonly string[]; what?: string } = {},
+): void {
+  if (before && jsonEqual(commandOf(before), commandOf(after))) return;
+  const extra = opts.extraPrivileged ?? configuredPrivilegedHandlers();
+  const fieldOf = opts.fieldOf ?? ((i: number) => `steps.${i}.handler`);
+  const fields: Record<string, string> = {};
+  let first: HandlerPrivilege | null = null;
+  after.steps.forEach((s, i) => {
+    const p = stepPrivilege(s, after.jobPayload, extra);
+    if (!mayUsePrivilege(actor, p)) {
+      first ??= p;
+      fields[fieldOf(i)] = p!.reason;
+    }
+  });
+  // a privileged step on the before side only (replaced by something harmless) is still the actor's to leave alone
+  for (const s of before?.steps ?? []) {
+    const p = stepPrivilege(s, before!.jobPayload, extra);
+    if (!mayUsePrivilege(actor, p)) {
+      first ??= p;
+      if (Object.keys(fields).length === 0) fields[fieldOf(0)] = p!.reason;
+    }
+  }
+  if (!first) return;
+  const p = first as HandlerPrivilege;
+  const who = p.level === 'system' ? 'the system' : 'an admin';
+  throw new DomainError(
+    'forbidden',
+    `Only ${who} may ${opts.what ?? 'set or change the command of'} a job running ${p.handler}: ${p.reason}. You may still change its schedule, pause or resume it.`,
+    fields,
+    { handler: p.handler, needs: p.level },
+  );
+}

@@ -1,0 +1,43 @@
+/**
+ * IP address lists (CIDRs and plain addresses) with ipaddr.js, shared by the
+ * trusted-proxy check (lib/auth/client-address.ts) and the outbound guard
+ * (lib/net/outbound.ts). IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are treated
+ * as the IPv4 address they carry.
+ */
+import ipaddr from 'ipaddr.js';
+
+export type Address = ipaddr.IPv4 | ipaddr.IPv6;
+export type Cidr = [Address, number];
+
+/** Parses an address (IPv4, IPv6, IPv4-mapped IPv6 -> IPv4), or null. Brackets and a zone id are dropped. */
+export function parseAddress(text: string | null | undefined): Address | null {
+  if (!text) return null;
+  const t = text.trim().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  if (!ipaddr.isValid(t)) return null;
+  try {
+    return ipaddr.process(t);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parses one CIDR (`10.0.0.0/8`, `fd00::/8`) or a plain address (a /32 or /128).
+ * @returns null when `text` is neither
+ */
+export function parseCidr(text: string): Cidr | null {
+  const t = text.trim();
+  if (t.includes('/')) {
+    if (!ipaddr.isValidCIDR(t)) return null;
+    const [addr, bits] = ipaddr.parseCIDR(t);
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) return [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96];
+    return [addr, bits];
+  }
+  const a = parseAddress(t);
+  return a ? [a, a.kind() === 'ipv4' ? 32 : 128] : null;
+}
+
+/** true when `addr` lies in any of `ranges` (kinds must match). */
+export function inRanges(addr: Address, ranges: readonly Cidr[]): boolean {
+  return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
+}

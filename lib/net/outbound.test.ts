@@ -1,0 +1,96 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, resolveOutboundAddress } from './outbound.ts';
+
+type Server = { port: number; hits: string[]; close(): Promise<void> };
+async function server(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<Server> {
+  const hits: string[] = [];
+  const s = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    handler(req, res);
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return { port: (s.address() as AddressInfo).port, hits, close: () => new Promise((r) => s.close(() => r())) };
+}
+
+const NONE = {} as unknown as NodeJS.ProcessEnv;
+
+describe('outbound guard', () => {
+  let target: Server;
+  beforeAll(async () => {
+    target = await server((_req, res) => res.end('secret'));
+  });
+  afterAll(async () => {
+    await target.close();
+  });
+
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['[::1]', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['10.0.0.1', 'private'],
+    ['192.168.1.10', 'private'],
+    ['172.16.5.4', 'private'],
+    ['169.254.169.254', 'linkLocal'],
+    ['100.100.100.200', 'carrierGradeNat'],
+    ['fd00:ec2::254', 'uniqueLocal'],
+    ['fe80::1', 'linkLocal'],
+    ['0.0.0.0', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['2002:7f00:1::', '6to4'],
+  ])('refuses %s (%s) by default', async (host, range) => {
+    await expect(resolveOutboundAddress(host, 80, NONE)).rejects.toThrow(new RegExp(`is a ${range} address`));
+  });
+
+  it('refuses a host name that resolves to loopback (checked after DNS)', async () => {
+    await expect(resolveOutboundAddress('localhost', 80, NONE)).rejects.toThrow(/localhost resolves to (127\.0\.0\.1|::1) is a loopback address/);
+  });
+
+  it('lets public addresses through and resolves them', async () => {
+    expect(await resolveOutboundAddress('8.8.8.8', 53, NONE)).toEqual({ address: '8.8.8.8', family: 4 });
+    expect(await resolveOutboundAddress('[2606:4700:4700::1111]', 443, NONE)).toEqual({ address: '2606:4700:4700::1111', family: 6 });
+  });
+
+  it('TICKFLOW_OUTBOUND_ALLOW: CIDRs, host names and host:port entries', async () => {
+    const env = { TICKFLOW_OUTBOUND_ALLOW: '10.0.0.0/8, intranet.example, 127.0.0.1:8080, [::1]:9090' } as unknown as NodeJS.ProcessEnv;
+    const allow = outboundAllowList(env);
+    expect(allow.cidrs).toHaveLength(1);
+    expect([...allow.hosts]).toEqual(['intranet.example']);
+    expect([...allow.hostPorts].sort()).toEqual(['127.0.0.1:8080', '::1:9090']);
+    expect((await resolveOutboundAddress('10.2.3.4', 80, env)).address).toBe('10.2.3.4');
+    expect((await resolveOutboundAddress('127.0.0.1', 8080, env)).address).toBe('127.0.0.1');
+    await expect(resolveOutboundAddress('127.0.0.1', 8081, env)).rejects.toThrow(OutboundRefusedError);
+    expect((await resolveOutboundAddress('::1', 9090, env)).address).toBe('::1');
+  });
+
+  it('outboundFetch never connects to a refused address, however the URL spells it', async () => {
+    for (const url of [`http://127.0.0.1:${target.port}/a`, `http://2130706433:${target.port}/b`, `http://0x7f.1:${target.port}/c`, `http://localhost:${target.port}/d`]) {
+      await expect(outboundFetch(url, {}, NONE)).rejects.toThrow(/outbound call refused/);
+    }
+    expect(target.hits).toEqual([]);
+  });
+
+  it('checks every redirect hop, and caps redirects', async () => {
+    const hop = await server((req, res) => {
+      if (req.url === '/to-target') res.writeHead(302, { location: `http://127.0.0.1:${target.port}/stolen` }).end();
+      else if (req.url?.startsWith('/loop')) res.writeHead(307, { location: `/loop${Number(req.url.slice(5) || 0) + 1}` }).end();
+      else res.end('ok');
+    });
+    try {
+      const env = { TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${hop.port}` } as unknown as NodeJS.ProcessEnv;
+      expect(await (await outboundFetch(`http://127.0.0.1:${hop.port}/plain`, {}, env)).text()).toBe('ok');
+      await expect(outboundFetch(`http://127.0.0.1:${hop.port}/to-target`, {}, env)).rejects.toThrow(/outbound call refused: 127\.0\.0\.1 is a loopback address/);
+      expect(target.hits).toEqual([]);
+      hop.hits.length = 0;
+      await expect(outboundFetch(`http://127.0.0.1:${hop.port}/loop0`, {}, env)).rejects.toThrow(`more than ${MAX_OUTBOUND_REDIRECTS} redirects`);
+      expect(hop.hits).toHaveLength(MAX_OUTBOUND_REDIRECTS + 1);
+      // maxRedirects 0: the 3xx comes back as is
+      expect((await outboundFetch(`http://127.0.0.1:${hop.port}/to-target`, { maxRedirects: 0 }, env)).status).toBe(302);
+    } finally {
+      await hop.close();
+    }
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The guard for every call Tickflow makes to an address a user chose: the `http`
+ * executor, webhook alarms, and any executor that dials out (call
+ * resolveOutboundAddress before connecting). docs/security.md "Outbound calls".
+ *
+ * By default only public unicast addresses are reachable: loopback, private
+ * (RFC 1918), carrier-grade NAT (also Alibaba's metadata 100.100.100.200),
+ * link-local (cloud metadata 169.254.169.254), unique-local IPv6, multicast,
+ * broadcast, unspecified, reserved and documentation ranges, and IPv6 forms that
+ * embed an IPv4 address (6to4, Teredo, NAT64) are refused — classified with
+ * ipaddr.js `range()`, anything but `unicast` is refused. The check runs on the
+ * addresses a host name RESOLVES to (every one of them), on every redirect hop,
+ * and the connection is then pinned to the checked address (an undici Agent whose
+ * `connect.lookup` answers only that address), so a DNS answer that changes
+ * between check and connect (DNS rebinding) cannot reach anything else.
+ *
+ * TICKFLOW_OUTBOUND_ALLOW (comma-separated) opens exceptions: CIDRs or addresses
+ * (`10.0.0.0/8`, `::1`) allow those addresses; host names (`intranet.example`)
+ * allow that name whatever it resolves to; `host:port` allows one port of a host
+ * (`127.0.0.1:3000`, `localhost:3000`, `[::1]:8080`).
+ */
+import dns from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
+import { inRanges, parseAddress, parseCidr, type Address, type Cidr } from './cidr.ts';
+
+/** Most redirects one outbound request follows (each hop is checked again). */
+export const MAX_OUTBOUND_REDIRECTS = 5;
+
+/** A refused outbound call: the message names the host, the address and the range. */
+export class OutboundRefusedError extends Error {
+  readonly code = 'outbound_refused';
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+export type OutboundAllowList = { cidrs: Cidr[]; hosts: Set<string>; hostPorts: Set<string> };
+
+function normHost(h: string): string {
+  return h.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+}
+
+/** TICKFLOW_OUTBOUND_ALLOW parsed (read on every call, so a test may set it for its own servers). */
+export function outboundAllowList(env: NodeJS.ProcessEnv = process.env): OutboundAllowList {
+  const out: OutboundAllowList = { cidrs: [], hosts: new Set(), hostPorts: new Set() };
+  for (const raw of (env.TICKFLOW_OUTBOUND_ALLOW ?? '').split(',')) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    const cidr = parseCidr(entry);
+    if (cidr) {
+      out.cidrs.push(cidr);
+      continue;
+    }
+    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
+    if (m) out.hostPorts.add(`${normHost(m[1]!)}:${Number(m[2])}`);
+    else out.hosts.add(normHost(entry));
+  }
+  return out;
+}
+
+/** The ipaddr.js range of an address: `unicast` for a public one, else the special range's name. */
+export function addressRange(addr: Address): string {
+  return addr.range();
+}
+
+function allowedByList(host: string, port: number, allow: OutboundAllowList): boolean {
+  const h = normHost(host);
+  return allow.hosts.has(h) || allow.hostPorts.has(`${h}:${port}`);
+}
+
+/**
+ * Resolves `host` and checks every address it resolves to; returns the one to connect to.
+ * For any executor that opens its own connections (gRPC…): connect to the returned
+ * address (keep `host` for TLS server name checks), never resolve `host` again.
+ * @param host a host name or IP literal (IPv6 with or without brackets)
+ * @param port the TCP port (1..65535), used for `host:port` allow-list entries
+ * @throws OutboundRefusedError when the host does not resolve, or resolves to a refused range
+ */
+export async function resolveOutboundAddress(host: string, port: number, env: NodeJS.ProcessEnv = process.env): Promise<{ address: string; family: 4 | 6 }> {
+  if (!host || !Number.isInteger(port) || port < 1 || port > 65535) throw new OutboundRefusedError(`outbound call refused: invalid host or port ${JSON.stringify(host)}:${port}`);
+  const allow = outboundAllowList(env);
+  const listed = allowedByList(host, port, allow);
+  const literal = parseAddress(host);
+  let addresses: LookupAddress[];
+  if (literal) addresses = [{ address: literal.toString(), family: literal.kind() === 'ipv4' ? 4 : 6 }];
+  else {
+    try {
+      addresses = await dns.lookup(normHost(host), { all: true, verbatim: true });
+    } catch (e) {
+      throw new OutboundRefusedError(`outbound call refused: cannot resolve ${host}: ${(e as Error).message}`);
+    }
+    if (addresses.length === 0) throw new OutboundRefusedError(`outbound call refused: ${host} has no address`);
+  }
+  const checked: { address: string; family: 4 | 6 }[] = [];
+  for (const a of addresses) {
+    const addr = parseAddress(a.address);
+    if (!addr) throw new OutboundRefusedError(`outbound call refused: ${host} resolved to an unreadable address ${a.address}`);
+    const range = addressRange(addr);
+    const ok = listed || range === 'unicast' || inRanges(addr, allow.cidrs);
+    if (!ok) {
+      throw new OutboundRefusedError(
+        `outbound call refused: ${host}${literal ? '' : ` resolves to ${addr.toString()}`} is a ${range} address; ` +
+          'calls to loopback, private, link-local, metadata and other special addresses need TICKFLOW_OUTBOUND_ALLOW',
+      );
+    }
+    checked.push({ address: addr.toString(), family: addr.kind() === 'ipv4' ? 4 : 6 });
+  }
+  return checked[0]!;
+}
+
+/** An undici Agent that connects every request to `pinned`, whatever the URL's host resolves to now. */
+function pinnedAgent(pinned: { address: string; family: 4 | 6 }): Agent {
+  return new Agent({
+    connect: {
+      lookup: ((_host: string, options: { all?: boolean }, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+        if (options?.all) cb(null, [{ address: pinned.address, family: pinned.family }]);
+        else cb(null, pinned.address, pinned.family);
+      }) as never,
+    },
+  });
+}
+
+export type OutboundInit = {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** redirects to follow, each checked again (default MAX_OUTBOUND_REDIRECTS; 0: a 3xx is returned as is) */
+  maxRedirects?: number;
+};
+
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * fetch() through the guard: http(s) only, every hop's host resolved and checked
+ * (resolveOutboundAddress) and the connection pinned to the checked address;
+ * redirects followed by hand up to `maxRedirects` (303, and 301/302 after a
+ * POST, become a GET without body, as browsers do; credentials headers are
+ * dropped when a redirect leaves the origin).
+ * @throws OutboundRefusedError (refused address, scheme, too many redirects); network errors as thrown by undici
+ */
+export async function outboundFetch(url: string | URL, init: OutboundInit = {}, env: NodeJS.ProcessEnv = process.env): Promise<UndiciResponse> {
+  let current = new URL(String(url));
+  let method = (init.method ?? 'GET').toUpperCase();
+  let body = init.body;
+  let headers = { ...(init.headers ?? {}) };
+  const max = init.maxRedirects ?? MAX_OUTBOUND_REDIRECTS;
+  for (let hop = 0; ; hop++) {
+    if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new OutboundRefusedError(`outbound call refused: only http and https, got ${current.protocol}`);
+    const port = Number(current.port || (current.protocol === 'https:' ? 443 : 80));
+    const pinned = await resolveOutboundAddress(current.hostname, port, env);
+    const agent = pinnedAgent(pinned);
+    let res: UndiciResponse;
+    try {
+      res = await undiciFetch(current, { method, headers, body, signal: init.signal, redirect: 'manual', dispatcher: agent } as UndiciRequestInit);
+    } catch (e) {
+      void agent.close().catch(() => undefined);
+      throw e;
+    }
+    // close() waits for this request's body to be read (or cancelled), then frees the socket
+    void agent.close().catch(() => undefined);
+    const location = res.headers.get('location');
+    if (!REDIRECT.has(res.status) || !location || max === 0) return res;
+    await res.body?.cancel().catch(() => undefined);
+    if (hop + 1 > max) throw new OutboundRefusedError(`outbound call refused: more than ${max} redirects (last to ${new URL(location, current).origin})`);
+    const next = new URL(location, current);
+    if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+      method = method === 'HEAD' ? 'HEAD' : 'GET';
+      body = undefined;
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^content-/i.test(k)));
+    }
+    if (next.origin !== current.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|cookie|proxy-authorization)$/i.test(k)));
+    current = next;
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * Each attack docs/security.md lists, replayed: refused with a status and a
+ * message, and nothing changed in the database.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { clientAddress } from '../../lib/auth/client-address.ts';
+import { parseCidr } from '../../lib/net/cidr.ts';
+import { login } from '../../lib/auth/login.ts';
+import { LoginRateLimiter } from '../../lib/auth/rate-limit.ts';
+import { createApiToken } from '../../lib/auth/tokens.ts';
+import { createUser, deleteUser, updateUser } from '../../lib/auth/users.ts';
+import { deliverAlarm } from '../../lib/alarms/deliver.ts';
+import { lockDownDataDir, writePrivateFile } from '../../lib/infra/private-files.ts';
+import { ensureSystemJobs } from '../../lib/system-jobs/definitions.ts';
+import { createHandlerRegistry, loggerTaskLog, unwrapResult, type HandlerContext } from '../../worker/handlers/index.ts';
+import * as jobs from '../../app/api/v1/jobs/route.ts';
+import * as job from '../../app/api/v1/jobs/[id]/route.ts';
+import * as dag from '../../app/api/v1/jobs/[id]/dag/route.ts';
+import * as pause from '../../app/api/v1/jobs/[id]/pause/route.ts';
+import * as restore from '../../app/api/v1/jobs/[id]/restore/route.ts';
+import * as rollback from '../../app/api/v1/jobs/[id]/rollback/route.ts';
+import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
+import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
+import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
+import * as tokensRoute from '../../app/api/v1/tokens/route.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { call } from '../helpers/rest.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const ISSUE_COMMAND = ['/bin/sh', '-c', `id; cat .tickflow/database-url; tr '\\0' '\\n' < /proc/${process.pid}/environ`];
+
+/** Row counts and the state a refused call could change. */
+async function snapshot(t: TestDatabase): Promise<unknown> {
+  const q = async (sql: string) => (await t.pool.query(sql)).rows;
+  return {
+    jobs: await q(`SELECT id, status, version, deleted_at, payload, cron_expression FROM jobs ORDER BY id`),
+    steps: await q(`SELECT job_id, key, handler, payload, config FROM job_steps ORDER BY job_id, key`),
+    versions: await q(`SELECT count(*)::int AS n FROM job_versions`),
+    runs: await q(`SELECT count(*)::int AS n FROM runs`),
+    tokens: await q(`SELECT id, user_id, scope, revoked_at FROM api_tokens ORDER BY id`),
+    workers: await q(`SELECT node_id, status FROM worker_nodes ORDER BY node_id`),
+  };
+}
+
+describe('attacks on least privilege', () => {
+  let t: TestDatabase;
+  let adminId: string;
+  let operatorId: string;
+  let admin: string;
+  let operator: string;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    process.env.DATABASE_URL = t.url;
+    adminId = (await createUser(t.db, { email: 'boss@attack.test', password: 'admin-password', role: 'admin' }, SYSTEM_ACTOR)).id;
+    operatorId = (await createUser(t.db, { email: 'ops@attack.test', password: 'operator-password', role: 'operator' }, SYSTEM_ACTOR)).id;
+    admin = (await createApiToken(t.db, { name: 'boss', scope: 'admin', ownerId: adminId }, SYSTEM_ACTOR)).token;
+    operator = (await createApiToken(t.db, { name: 'ops', scope: 'operate', ownerId: operatorId }, SYSTEM_ACTOR)).token;
+  });
+  afterAll(async () => {
+    const { getDb } = await import('../../lib/db.ts');
+    await getDb().$disconnect();
+    await t.close();
+  });
+
+  const shellJob = (key: string) => ({ key, name: key, schedule: { kind: 'manual' }, handler: 'shell', payload: { command: ISSUE_COMMAND } });
+
+  it('an operator cannot create a shell job (the id / database-url / environ command)', async () => {
+    const before = await snapshot(t);
+    const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: shellJob('attack.shell') });
+    expect(r.status).toBe(403);
+    expect(r.json.error.code).toBe('forbidden');
+    expect(r.json.error.message).toBe(
+      'Only an admin may create a job running shell: shell runs programs on the worker host, so only an admin may set or change what it runs. You may still change its schedule, pause or resume it.',
+    );
+    expect(r.json.error.fields).toEqual({ handler: expect.stringMatching(/^shell runs programs/) });
+    // nor as one step of a DAG, nor sql on a named connection
+    const dagJob = { key: 'attack.dag', name: 'd', schedule: { kind: 'manual' }, steps: [{ key: 'a', handler: 'builtin.noop' }, { key: 'b', handler: 'shell', payload: { command: ['/bin/id'] } }] };
+    const d = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: dagJob });
+    expect(d.status).toBe(403);
+    expect(d.json.error.fields).toEqual({ 'steps.1.handler': expect.any(String) });
+    const sql = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'attack.sql', name: 's', schedule: { kind: 'manual' }, handler: 'sql', payload: { connection: 'prod', sql: 'select 1' } } });
+    expect(sql.status).toBe(403);
+    expect(sql.json.error.message).toMatch(/^Only an admin may create a job running sql: sql on a named connection/);
+    expect(await snapshot(t)).toEqual(before);
+    // sql on the restricted default connection stays open to operators
+    expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'ok.sql', name: 's', schedule: { kind: 'manual' }, handler: 'sql', payload: { sql: 'select 1' } } })).status).toBe(201);
+  });
+
+  it('on an admin\'s shell job an operator may change the schedule and pause, but not the command (edit, DAG, rollback, restore, Run now override)', async () => {
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { ...shellJob('admin.shell'), payload: { command: ['/bin/echo', 'hi'] } } });
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+    const params = { id };
+
+    const sched = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 1, schedule: { kind: 'cron', cron: '0 3 * * *', timezone: 'UTC' } } });
+    expect(sched.status).toBe(200);
+    expect((await call(pause.POST, 'POST', `/api/v1/jobs/${id}/pause`, { token: operator, params, body: {} })).json.status).toBe('paused');
+
+    const before = await snapshot(t);
+    const edit = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 3, payload: { command: ISSUE_COMMAND } } });
+    expect(edit.status).toBe(403);
+    expect(edit.json.error.message).toMatch(/^Only an admin may set or change the command of a job running shell: .* You may still change its schedule, pause or resume it\.$/);
+    const swap = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 3, handler: 'builtin.echo' } });
+    expect(swap.status).toBe(403);
+    const graph = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, { token: operator, params, body: { expectedVersion: 3, steps: [{ key: 'main', handler: 'shell', payload: { command: ['/bin/id'] } }], edges: [] } });
+    expect(graph.status).toBe(403);
+    const run = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params, body: { payload: { command: ISSUE_COMMAND } } });
+    expect(run.status).toBe(403);
+    expect(run.json.error.message).toMatch(/^Only an admin may override the payload of a job running shell/);
+    expect(run.json.error.fields).toEqual({ payload: expect.any(String) });
+    expect(await snapshot(t)).toEqual(before);
+    // Run now without an override is fine
+    expect((await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params, body: {} })).status).toBe(201);
+
+    // rollback to a shell version of a job an admin turned into something harmless
+    const v = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: admin, params, body: { expectedVersion: 3, handler: 'builtin.echo', payload: {} } });
+    expect(v.status).toBe(200);
+    const before2 = await snapshot(t);
+    const rb = await call(rollback.POST, 'POST', `/api/v1/jobs/${id}/rollback`, { token: operator, params, body: { version: 1 } });
+    expect(rb.status).toBe(403);
+    expect(rb.json.error.message).toMatch(/^Only an admin may set or change the command of a job running shell/);
+    expect(await snapshot(t)).toEqual(before2);
+
+    // restore of a deleted shell job
+    const back = await call(rollback.POST, 'POST', `/api/v1/jobs/${id}/rollback`, { token: admin, params, body: { version: 1 } });
+    expect(back.status).toBe(200);
+    expect((await call(job.DELETE, 'DELETE', `/api/v1/jobs/${id}`, { token: operator, params, body: {} })).status).toBe(200);
+    const before3 = await snapshot(t);
+    const rs = await call(restore.POST, 'POST', `/api/v1/jobs/${id}/restore`, { token: operator, params, body: {} });
+    expect(rs.status).toBe(403);
+    expect(rs.json.error.message).toMatch(/^Only an admin may restore a job running shell/);
+    expect(await snapshot(t)).toEqual(before3);
+    expect((await call(restore.POST, 'POST', `/api/v1/jobs/${id}/restore`, { token: admin, params, body: {} })).status).toBe(200);
+  });
+
+  it('system.* handlers only run in the system jobs: no user creates one, and an operator cannot shrink retention', async () => {
+    await ensureSystemJobs(t.db);
+    const retention = await t.db.job.findFirstOrThrow({ where: { key: 'system.retention' } });
+    const before = await snapshot(t);
+    const body = { key: 'attack.retention', name: 'r', schedule: { kind: 'interval', intervalSeconds: 60 }, handler: 'system.retention', payload: { olderThanDays: 0.00001 } };
+    for (const token of [operator, admin]) {
+      const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body });
+      expect(r.status).toBe(403);
+      expect(r.json.error.message).toMatch(/^Only the system may create a job running system\.retention: system\.retention belongs to the system jobs/);
+    }
+    const params = { id: retention.id };
+    const patch = await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: operator, params, body: { expectedVersion: retention.version, payload: { olderThanDays: 0.00001 } } });
+    expect(patch.status).toBe(403);
+    const run = await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: operator, params, body: { payload: { olderThanDays: 0.00001 } } });
+    expect(run.status).toBe(403);
+    expect(await snapshot(t)).toEqual(before);
+    // its schedule stays an operator's to change
+    const s = await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: operator, params, body: { expectedVersion: retention.version, schedule: { kind: 'cron', cron: '19 * * * *', timezone: 'UTC' } } });
+    expect(s.status).toBe(200);
+  });
+
+  it('draining the only worker needs a confirmation naming the consequence; resume undoes a drain', async () => {
+    await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid) VALUES ('only-node', 'only', 'h', 1)`);
+    const before = await snapshot(t);
+    const r = await call(drain.POST, 'POST', '/api/v1/workers/only-node/drain', { token: operator, params: { id: 'only-node' } });
+    expect(r.status).toBe(409);
+    expect(r.json.error.message).toBe(
+      'only is the last online worker: draining it means no schedule fires and no task runs until a worker is resumed or another one starts. Confirm to drain it anyway (confirmLastWorker: true).',
+    );
+    expect(await snapshot(t)).toEqual(before);
+    expect((await call(drain.POST, 'POST', '/api/v1/workers/only-node/drain', { token: operator, params: { id: 'only-node' }, body: { confirmLastWorker: true } })).json.status).toBe('draining');
+    expect((await call(resumeWorker.POST, 'POST', '/api/v1/workers/only-node/resume', { token: operator, params: { id: 'only-node' } })).json.status).toBe('online');
+  });
+
+  it('tokens have an owner and die with the owner\'s access: made by a token, disabled, demoted, deleted', async () => {
+    const bossId = (await createUser(t.db, { email: 'boss2@attack.test', password: 'admin-password', role: 'admin' }, SYSTEM_ACTOR)).id;
+    const first = (await createApiToken(t.db, { name: 'first', scope: 'admin', ownerId: bossId }, SYSTEM_ACTOR)).token;
+    const second = await call(tokensRoute.POST, 'POST', '/api/v1/tokens', { token: first, body: { name: 'second', scope: 'admin' } });
+    expect(second.status).toBe(201);
+    expect(second.json).toMatchObject({ userId: bossId, owner: 'boss2@attack.test', scope: 'admin' });
+    const operate = await call(tokensRoute.POST, 'POST', '/api/v1/tokens', { token: first, body: { name: 'operate', scope: 'operate' } });
+    const works = async (tk: string) => (await call(jobs.GET, 'GET', '/api/v1/jobs', { token: tk })).status;
+    const adminOnly = async (tk: string) => (await call(tokensRoute.GET, 'GET', '/api/v1/tokens', { token: tk })).status;
+    expect(await works(second.json.token)).toBe(200);
+
+    const bossActor = { kind: 'user' as const, id: adminId, name: 'boss@attack.test', role: 'admin' as const };
+    await updateUser(t.db, bossId, { disabled: true }, bossActor);
+    for (const tk of [first, second.json.token, operate.json.token]) expect(await works(tk)).toBe(401);
+    await updateUser(t.db, bossId, { disabled: false, role: 'operator' }, bossActor);
+    // demoted below the admin scope: those tokens are dead; the operate one acts as operator
+    for (const tk of [first, second.json.token]) expect(await works(tk)).toBe(401);
+    expect(await works(operate.json.token)).toBe(200);
+    expect(await adminOnly(operate.json.token)).toBe(403);
+    await deleteUser(t.db, bossId, bossActor);
+    expect(await works(operate.json.token)).toBe(401);
+    expect(await t.db.apiToken.count({ where: { userId: bossId } })).toBe(0);
+
+    // a token cannot outrank its owner, and the bootstrap token must name an owner
+    const before = await snapshot(t);
+    const over = await call(tokensRoute.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'x', scope: 'admin', ownerId: operatorId } });
+    expect(over.status).toBe(400);
+    expect(over.json.error.fields).toEqual({ scope: "At most the owner's role (operator)" });
+    process.env.TICKFLOW_API_TOKEN = 'bootstrap-token-for-the-attack-test';
+    try {
+      const env = await call(tokensRoute.POST, 'POST', '/api/v1/tokens', { token: 'bootstrap-token-for-the-attack-test', body: { name: 'orphan', scope: 'read' } });
+      expect(env.status).toBe(400);
+      expect(env.json.error.fields).toEqual({ ownerId: 'Required when the caller is not a user' });
+    } finally {
+      delete process.env.TICKFLOW_API_TOKEN;
+    }
+    expect(await snapshot(t)).toEqual(before);
+  });
+
+  it('login: a stranger cannot lock a user out from elsewhere, X-Forwarded-For is believed only from trusted proxies, two console processes share the limit', async () => {
+    await createUser(t.db, { email: 'victim@attack.test', password: 'victim-password', role: 'viewer' }, SYSTEM_ACTOR);
+    const now = new Date();
+    // the attacker rotates X-Forwarded-For; the peer is what counts (no trusted proxy configured)
+    const consoleA = new LoginRateLimiter();
+    const consoleB = new LoginRateLimiter();
+    for (let i = 0; i < 5; i++) {
+      const client = clientAddress('203.0.113.9', `198.51.100.${i}`, []);
+      expect(client).toBe('203.0.113.9');
+      await expect(login(t.db, { email: 'victim@attack.test', password: `guess-${i}`, client }, now, i % 2 ? consoleA : consoleB)).rejects.toMatchObject({ code: 'unauthorized' });
+    }
+    const blocked = login(t.db, { email: 'victim@attack.test', password: 'victim-password', client: clientAddress('203.0.113.9', '192.0.2.77', []) }, now, consoleA);
+    await expect(blocked).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
+    await expect(blocked).rejects.toThrow(/^Too many failed logins; try again in 15 min$/);
+    // the victim, from their own address, is not locked out
+    const ok = await login(t.db, { email: 'victim@attack.test', password: 'victim-password', client: '192.0.2.10' }, now, consoleB);
+    expect(ok.actor.name).toBe('victim@attack.test');
+    // behind a trusted proxy the forwarded address is the client
+    expect(clientAddress('10.0.0.5', '198.51.100.7, 10.0.0.6', [parseCidr('10.0.0.0/8')!])).toBe('198.51.100.7');
+    expect(clientAddress('10.0.0.5', '198.51.100.7, 10.0.0.6', [])).toBe('10.0.0.5');
+    // one address spraying many accounts is stopped too (per-client limit)
+    const spray = new LoginRateLimiter(5, 6);
+    for (let i = 0; i < 6; i++) await expect(login(t.db, { email: `nobody${i}@attack.test`, password: 'x', client: '203.0.113.50' }, now, spray)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(login(t.db, { email: 'victim@attack.test', password: 'victim-password', client: '203.0.113.50' }, now, spray)).rejects.toMatchObject({ code: 'rate_limited' });
+  });
+
+  it('passwords over 72 UTF-8 bytes are refused with a field error (bcrypt would ignore the rest)', async () => {
+    const before = await t.db.user.count();
+    const long = 'p'.repeat(72) + 'tail';
+    await expect(createUser(t.db, { email: 'long@attack.test', password: long, role: 'viewer' }, SYSTEM_ACTOR)).rejects.toMatchObject({
+      code: 'validation',
+      fields: { password: 'At most 72 bytes in UTF-8 (bcrypt ignores anything after that)' },
+    });
+    // 36 two-byte characters are 72 bytes: fine; 37 are not
+    await createUser(t.db, { email: 'utf@attack.test', password: 'é'.repeat(36), role: 'viewer' }, SYSTEM_ACTOR);
+    await expect(login(t.db, { email: 'utf@attack.test', password: 'é'.repeat(37), client: '192.0.2.1' })).rejects.toMatchObject({ code: 'validation', fields: { password: expect.any(String) } });
+    expect(await t.db.user.count()).toBe(before + 1);
+    expect(await t.db.loginFailure.count({ where: { email: 'utf@attack.test' } })).toBe(0);
+  });
+
+  describe('outbound calls', () => {
+    let server: Server;
+    let hits = 0;
+    let port = 0;
+    beforeAll(async () => {
+      server = createServer((_req, res) => {
+        hits++;
+        res.end('internal secret');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      port = (server.address() as AddressInfo).port;
+      delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+    });
+    afterAll(async () => {
+      await new Promise((r) => server.close(r));
+    });
+
+    const ctx = (payload: Record<string, unknown>): HandlerContext => {
+      const silent = pino({ level: 'silent' });
+      return { payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: silent, taskLog: loggerTaskLog(silent), progress: () => undefined, timeoutMs: 10_000 };
+    };
+
+    it('the http executor refuses loopback however spelled, before connecting', async () => {
+      const http = createHandlerRegistry().get('http')!;
+      for (const url of [`http://127.0.0.1:${port}/`, `http://2130706433:${port}/`, `http://[::1]:${port}/`, `http://localhost:${port}/`]) {
+        await expect(http(ctx({ url })), url).rejects.toMatchObject({ detail: { code: 'outbound_refused' }, message: expect.stringMatching(/outbound call refused: .*loopback address/) });
+      }
+      expect(hits).toBe(0);
+    });
+
+    it('webhook alarms refuse internal addresses too', async () => {
+      const alarm = { id: 'a', jobId: null, runId: null, type: 'test', level: 'info', channel: 'webhook', target: `http://127.0.0.1:${port}/hook`, content: {}, count: 1, attempts: 1, createdAt: new Date() } as const;
+      await expect(deliverAlarm(alarm as never)).rejects.toThrow(/^webhook outbound call refused: 127\.0\.0\.1 is a loopback address/);
+      expect(hits).toBe(0);
+      process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
+      try {
+        await deliverAlarm(alarm as never);
+        expect(hits).toBe(1);
+      } finally {
+        delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+      }
+    });
+  });
+
+  it('a shell task sees no secret: scrubbed environment, no database URL, no worker environ', async () => {
+    const dataDir = path.join(ROOT, '.tickflow', `attack-${process.pid}`);
+    mkdirSync(dataDir, { recursive: true });
+    const secretUrl = 'postgresql://postgres:very-secret-db-password@127.0.0.1:1/tickflow';
+    writePrivateFile(path.join(dataDir, 'database-url'), `${secretUrl}\n`);
+    lockDownDataDir(dataDir);
+    const secrets = { TICKFLOW_API_TOKEN: 'tf-env-secret-token', TICKFLOW_ADMIN_PASSWORD: 'env-admin-password', TICKFLOW_WEBHOOK_SECRET: 'env-webhook-secret' };
+    Object.assign(process.env, secrets);
+    try {
+      const shell = createHandlerRegistry({ allowShell: true }).get('shell')!;
+      const script = `id; echo ---; env; echo ---; pwd; cat .tickflow/database-url; cat ${dataDir}/database-url; tr '\\0' '\\n' < /proc/${process.pid}/environ; true`;
+      const r = unwrapResult(await shell(ctxFor({ command: ['/bin/sh', '-c', script], env: { STEP_VAR: 'mine' } }))).output as { stdout: string; stderr: string };
+      const all = r.stdout + r.stderr;
+      for (const v of [...Object.values(secrets), 'very-secret-db-password', process.env.DATABASE_URL!]) expect(all).not.toContain(v);
+      expect(r.stdout).toContain('STEP_VAR=mine');
+      const envLines = r.stdout.split('---')[1]!.trim().split('\n').map((l) => l.split('=')[0]).sort();
+      expect(envLines.every((k) => ['HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LOGNAME', 'OLDPWD', 'PATH', 'PWD', 'SHLVL', 'STEP_VAR', 'TMPDIR', 'TZ', 'USER', '_'].includes(k!)), envLines.join(',')).toBe(true);
+      const cwd = r.stdout.split('---')[2]!.trim().split('\n')[0]!;
+      expect(path.relative(ROOT, cwd).startsWith('..')).toBe(true);
+      if (process.getuid?.() === 0) {
+        expect(r.stdout).toMatch(/^uid=65534\(nobody\)/);
+        expect(r.stderr).toMatch(/Permission denied/);
+      }
+    } finally {
+      for (const k of Object.keys(secrets)) delete process.env[k];
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function ctxFor(payload: Record<string, unknown>): HandlerContext {
+  const silent = pino({ level: 'silent' });
+  return { payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: silent, taskLog: loggerTaskLog(silent), progress: () => undefined, timeoutMs: 10_000 };
+}
+
