@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import * as S from './schemas.ts';
 import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
-import { AlarmChannelInput } from './schemas.ts';
+import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -61,7 +61,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     CreateUserInput: schema(S.CreateUserInput),
     UpdateUserInput: schema(S.UpdateUserInput),
     CreateTokenInput: schema(S.CreateTokenInput),
-    SendTestAlarmInput: schema(z.strictObject({ channel: AlarmChannelInput })),
+    SendTestAlarmInput: schema(SendTestAlarmInput),
     Error: {
       type: 'object',
       required: ['error'],
