@@ -688,7 +688,8 @@ describe('REST contract /api/v1', () => {
       });
       for (const [payload, field, message] of [
         ['{"x":"\\udfff"}', 'payload.x', /unpaired UTF-16 surrogate/],
-        ['{"\\ud800":1}', 'payload.\ud800', /Field name must not contain an unpaired UTF-16 surrogate/],
+        // The key is named escaped (`\uD800` as six characters): the error itself must be valid Unicode.
+        ['{"\\ud800":1}', 'payload.\\uD800', /Field name must not contain an unpaired UTF-16 surrogate/],
         ['{"a":[1,{"b":"ok \\ud83d"}]}', 'payload.a.1.b', /unpaired UTF-16 surrogate/],
         ['{"x":1e400}', 'payload.x', /finite number/],
         ['{"__proto__":{"polluted":1},"y":2}', 'payload.__proto__', /__proto__ is not allowed/],
