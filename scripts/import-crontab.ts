@@ -8,8 +8,9 @@
  * Lines that cannot be converted (@reboot, bad schedules...) are printed with
  * their line number and reason; the exit code is 1 when there were any.
  *
- * --timezone: zone the schedules are evaluated in (default: CRON_TZ in the
- *   file, else this host's zone, which is what cron itself used).
+ * --timezone: the zone of the cron daemon that ran the file (default: this
+ *   host's zone); entries after a CRON_TZ= line use that zone instead, and TZ=
+ *   only goes to the commands' environment (docs/scheduling.md "Crontab import").
  * --system: /etc/crontab and /etc/cron.d format (a user column); automatic for
  *   paths under /etc/cron.d and /etc/crontab. The user is recorded in the job
  *   description; Tickflow runs the command as the worker's user.
@@ -84,10 +85,12 @@ async function main(): Promise<void> {
   const { created, skipped } = result;
 
   console.log(`${abs}: ${created.length} entr${created.length === 1 ? 'y' : 'ies'} to import, ${skipped.length} line(s) not convertible; timezone ${timezone}`);
-  for (const job of created) {
+  created.forEach((job, i) => {
     const s = job.schedule as { cron?: string; timezone?: string };
     console.log(`  ${args.dryRun ? '~' : '+'} ${job.key}  [${s.cron ?? ''}${s.timezone ? ` ${s.timezone}` : ''}]  ${job.name}  (paused)`);
-  }
+    const zone = result.zones[i];
+    if (zone) console.log(`      zone ${zone.timezone}: ${zone.reason}`);
+  });
   if (skipped.length) {
     console.log('Not imported:');
     for (const p of skipped) console.log(`  line ${p.line}: ${p.reason}\n      ${p.text.trim()}`);

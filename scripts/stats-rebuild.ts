@@ -8,13 +8,13 @@
  * applied), 2 = drift found without --apply, 1 = error.
  *
  * Default range: the retention window (TICKFLOW_RETENTION_DAYS - 1 days back, default 29) up to
- * today in TICKFLOW_STATS_TZ — older days have lost their detail rows to retention, so
+ * today in the database's stats zone setting — older days have lost their detail rows to retention, so
  * "drift" there only means "history deleted", never a bug.
  */
 import { createPrismaClient } from '../lib/db.ts';
 import { addDays, isIsoDate, statDateOf } from '../lib/stats/dates.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
-import { statsTimeZone } from '../lib/engine/stats.ts';
+import { getStatsTimeZone } from '../lib/stats/current-zone.ts';
 import net from 'node:net';
 import { DEFAULT_EMBEDDED_PORT, databaseUrlFromEnvOrLocal, resolveDatabase } from '../lib/infra/database-url.ts';
 
@@ -52,7 +52,8 @@ async function main(): Promise<number> {
   const resolved = await openDatabase();
   const db = createPrismaClient(resolved.url, 2);
   try {
-    const tz = statsTimeZone();
+    // The stats zone setting of the database, never this shell's TICKFLOW_STATS_TZ.
+    const tz = await getStatsTimeZone(db);
     const retention = Math.max(1, Number(process.env.TICKFLOW_RETENTION_DAYS ?? 30) || 30);
     const to = arg('to') ?? statDateOf(new Date(), tz);
     const from = arg('from') ?? addDays(to, -(retention - 1));

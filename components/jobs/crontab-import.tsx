@@ -90,7 +90,7 @@ export function CrontabImport({ timeZones, submit }: { timeZones: string[]; subm
             />
           </Field>
           <div className="grid gap-3 sm:grid-cols-3">
-            <Field id="timezone" label="Time zone" error={fields.timezone} hint="The zone the crontab's host ran in (CRON_TZ lines override it).">
+            <Field id="timezone" label="Time zone" error={fields.timezone} hint="The zone of the cron daemon that ran this file. CRON_TZ= lines override it; TZ= only reaches the commands' environment, as in cron.">
               <TimezonePicker id="timezone" value={draft.timezone} onChange={(tz) => change({ timezone: tz })} zones={timeZones} invalid={!!fields.timezone} describedBy={fields.timezone ? 'timezone-error' : undefined} />
             </Field>
             <Field id="keyPrefix" label="Key prefix" error={fields.keyPrefix} hint="Job keys become prefix.l<line>.<command>.">
@@ -159,14 +159,20 @@ function ResultCard({ title, result, linked, testId }: { title: string; result: 
             </tr>
           </thead>
           <tbody>
-            {result.created.map((job) => {
+            {result.created.map((job, i) => {
               const cmd = (job.steps[0]?.config as { command?: string[] } | undefined)?.command;
               const s = job.schedule as { cron?: string; timezone?: string };
+              const zone = result.zones?.[i];
               return (
                 <tr key={job.key} className="border-t border-zinc-100" data-testid="import-job-row" data-job-key={job.key}>
                   <td className="px-4 py-1.5 font-mono text-xs">{linked ? <Link href={`/jobs/${job.id}`} className="text-indigo-600 hover:underline">{job.key}</Link> : job.key}</td>
                   <td className="px-4 py-1.5 font-mono text-xs">
                     {s.cron} <span className="text-zinc-500">{s.timezone}</span>
+                    {zone ? (
+                      <div className="font-sans text-[11px] text-zinc-500" data-testid="import-zone-reason">
+                        {zone.reason}
+                      </div>
+                    ) : null}
                   </td>
                   <td className="px-4 py-1.5 font-mono text-xs text-zinc-700">{cmd ? cmd[cmd.length - 1] : job.name}</td>
                 </tr>

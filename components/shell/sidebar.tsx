@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { Activity, BarChart3, BellRing, Briefcase, KeyRound, LayoutDashboard, Recycle, Server, Users } from 'lucide-react';
+import { Activity, BarChart3, BellRing, Briefcase, CalendarClock, KeyRound, LayoutDashboard, Recycle, Server, Users } from 'lucide-react';
 import { cn } from '../ui/cn';
 import { Logo } from './logo';
 import { useCan } from '../role';
@@ -19,6 +19,7 @@ const MAIN = [
 const ADMIN = [
   { href: '/settings/users', label: 'Users', icon: Users },
   { href: '/settings/tokens', label: 'API tokens', icon: KeyRound },
+  { href: '/settings/stats', label: 'Stats day', icon: CalendarClock },
 ];
 
 function isActive(pathname: string, href: string): boolean {

@@ -6,7 +6,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { raiseAlarm, type RaisedAlarm } from './raise-alarm.ts';
 
 /** Input of "Send test alarm": one channel (`{ type: 'webhook'|'email'|'log', target }`), validated like a job's alarm channel. */
-export const SendTestAlarmInput = z.object({ channel: AlarmChannelInput });
+export const SendTestAlarmInput = z.strictObject({ channel: AlarmChannelInput });
 export type SendTestAlarmInput = z.output<typeof SendTestAlarmInput>;
 
 /**

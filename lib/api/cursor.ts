@@ -4,6 +4,7 @@
  */
 import { DomainError } from '../errors.ts';
 import { isUuid } from './ids.ts';
+import { isAcceptedInstant } from './instant.ts';
 
 export type CursorData = { s: string; v: string | number | null; id: string };
 
@@ -22,6 +23,13 @@ export function decodeCursor(cursor: string, sort: string): CursorData {
     /* fall through */
   }
   throw new DomainError('validation', 'Invalid cursor', { cursor: 'Invalid or stale cursor for this sort; start from the first page' });
+}
+
+/** The instant a cursor's `v` holds, or DomainError('validation', …, { cursor }) when it is not an accepted instant (lib/api/instant.ts). */
+export function cursorInstant(c: CursorData): Date {
+  const d = new Date(String(c.v));
+  if (c.v === null || !isAcceptedInstant(d)) decodeCursor('', '');
+  return d;
 }
 
 export type Page<T> = { items: T[]; nextCursor: string | null };

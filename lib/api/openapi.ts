@@ -5,9 +5,9 @@
 import { z } from 'zod';
 import * as S from './schemas.ts';
 import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
-import { AlarmChannelInput } from './schemas.ts';
 import { operationMinRole, type Operation } from '../auth/permissions.ts';
 import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
+import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -71,7 +71,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     UpdateUserInput: schema(S.UpdateUserInput),
     CreateTokenInput: schema(S.CreateTokenInput),
     DrainWorkerInput: schema(S.DrainWorkerInput),
-    SendTestAlarmInput: schema(z.strictObject({ channel: AlarmChannelInput })),
+    SendTestAlarmInput: schema(SendTestAlarmInput),
     Error: {
       type: 'object',
       required: ['error'],

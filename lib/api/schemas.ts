@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
+import { INSTANT_RANGE_MESSAGE, isAcceptedInstant } from './instant.ts';
 import { parseCron, isValidTimeZone, ScheduleError, MAX_PREVIEW_COUNT } from '../schedule/index.ts';
 import { MAX_JSON_DEPTH, scanJson, unstorableString } from './json-guard.ts';
 
@@ -58,12 +59,13 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
 }
 
-/** An ISO-8601 instant with offset (`2026-03-07T00:00:00Z`) or a Date -> Date. */
+/** An ISO-8601 instant with offset (`2026-03-07T00:00:00Z`) or a Date -> Date, inside lib/api/instant.ts's range. */
 const INSTANT_MESSAGE = 'Must be an ISO-8601 date-time string with offset, e.g. 2026-03-07T00:00:00Z';
 export const Instant = z
   .union([z.date(), z.iso.datetime({ offset: true, message: INSTANT_MESSAGE })], { message: INSTANT_MESSAGE })
   .transform((v) => new Date(v))
-  .refine((d) => !Number.isNaN(d.getTime()), 'Invalid date');
+  .refine((d) => !Number.isNaN(d.getTime()), 'Invalid date')
+  .refine((d) => isAcceptedInstant(d), INSTANT_RANGE_MESSAGE);
 
 /**
  * A free-form JSON object (payload/config; any keys) of at most 64 KB, nested at
@@ -231,6 +233,10 @@ const jobFields = {
 
 type GraphLike = { steps?: StepInput[]; edges?: EdgeInput[]; handler?: string; startAt?: Date | null; endAt?: Date | null };
 
+const isStepShaped = (s: unknown) => typeof s === 'object' && s !== null && typeof (s as { key?: unknown }).key === 'string';
+const isEdgeShaped = (e: unknown) =>
+  typeof e === 'object' && e !== null && typeof (e as { from?: unknown }).from === 'string' && typeof (e as { to?: unknown }).to === 'string';
+
 /** Cross-field rules shared by create and update: steps/handler shorthand, DAG, window order. */
 function refineJob(v: GraphLike, ctx: z.RefinementCtx, mode: 'create' | 'update'): void {
   if (v.handler && v.steps) {
@@ -242,11 +248,13 @@ function refineJob(v: GraphLike, ctx: z.RefinementCtx, mode: 'create' | 'update'
   if (v.edges && v.edges.length && !v.steps && v.handler) {
     ctx.addIssue({ code: 'custom', path: ['edges'], message: 'Edges need steps' });
   }
-  if (v.steps) {
+  if (Array.isArray(v.steps) && v.steps.every(isStepShaped) && (v.edges === undefined || (Array.isArray(v.edges) && v.edges.every(isEdgeShaped)))) {
     const r = validateDag({ steps: v.steps, edges: (v.edges ?? []).map((e) => ({ from: e.from, to: e.to, type: e.type ?? 'hard' })) });
     if (!r.ok) for (const err of r.errors) ctx.addIssue({ code: 'custom', path: err.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: err.message });
   }
-  if (v.startAt && v.endAt && v.startAt.getTime() >= v.endAt.getTime()) {
+  // Object-level rules also run when a field already failed (zod keeps the raw
+  // value there), so each rule checks the types it relies on.
+  if (v.startAt instanceof Date && v.endAt instanceof Date && v.startAt.getTime() >= v.endAt.getTime()) {
     ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
   }
 }
@@ -441,7 +449,7 @@ export const CreateTokenInput = z.strictObject({
   scope: z.enum(['read', 'operate', 'admin'], { message: 'Must be read, operate or admin' }),
   /** the user the token acts for (default: the caller); the scope may not exceed their role */
   ownerId: str().max(100).optional(),
-  expiresAt: Instant.nullish().refine((d) => d == null || d.getTime() > Date.now(), 'Must be in the future'),
+  expiresAt: Instant.nullish().refine((d) => !(d instanceof Date) || d.getTime() > Date.now(), 'Must be in the future'),
 });
 
 /** Path params: ids are strings; a malformed uuid answers 404 in the domain. */

@@ -20,9 +20,20 @@ function plain(map: Record<string, string>): Record<string, string> {
   return { ...map };
 }
 
-/** Dot path of an issue (`schedule.cron`, `steps.1.key`); '' (the whole input) becomes `_root`. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `s` with every unpaired UTF-16 surrogate written as the six characters
+ * `\uD800`: an error that names a client's bad key or value must itself be
+ * valid Unicode, or strict JSON decoders (RFC 8259 §8.2) refuse the response.
+ */
+export function escapeLoneSurrogates(s: string): string {
+  return s.replace(LONE_SURROGATE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Dot path of an issue (`schedule.cron`, `steps.1.key`); '' (the whole input) becomes `_root`. Lone surrogates escaped. */
 export function issuePath(path: readonly PropertyKey[]): string {
-  return path.length ? path.map((p) => String(p)).join('.') : '_root';
+  return path.length ? escapeLoneSurrogates(path.map((p) => String(p)).join('.')) : '_root';
 }
 
 /**
@@ -42,7 +53,7 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
       continue;
     }
     const p = issuePath(issue.path);
-    if (!(p in out)) out[p] = issue.message;
+    if (!(p in out)) out[p] = escapeLoneSurrogates(issue.message);
   }
   return plain(out);
 }
@@ -55,7 +66,7 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
  */
 export function unstorableFieldErrors(data: unknown): Record<string, string> {
   const out = fieldMap();
-  for (const p of scanJson(data).problems) out[issuePath(p.path)] ??= p.message;
+  for (const p of scanJson(data).problems) out[issuePath(p.path)] ??= escapeLoneSurrogates(p.message);
   return plain(out);
 }
 

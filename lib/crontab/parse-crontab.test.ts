@@ -97,6 +97,17 @@ describe('parseCrontab', () => {
     expect(errors[0]!.line).toBe(4);
   });
 
+  it('TZ= is not CRON_TZ=: it goes to the command environment and leaves the schedule in the import zone (Vixie cron, cronie)', () => {
+    const { jobs, errors } = parseCrontab('TZ=Europe/London\n0 9 * * * date\nCRON_TZ=America/New_York\n0 7 * * * backup\nCRON_TZ=\n0 8 * * * later');
+    expect(errors).toEqual([]);
+    expect(jobs[0]).toMatchObject({ cron: '0 9 * * *', env: { TZ: 'Europe/London' }, envTzLine: 1, line: 2 });
+    expect(jobs[0]!.timezone).toBeUndefined();
+    expect(jobs[1]).toMatchObject({ timezone: 'America/New_York', timezoneLine: 3, env: { TZ: 'Europe/London' } });
+    expect(jobs[1]!.env.CRON_TZ).toBeUndefined();
+    // An empty CRON_TZ= returns to the daemon's zone.
+    expect(jobs[2]!.timezone).toBeUndefined();
+  });
+
   it('makes keys that satisfy the jobs.key format and are unique per line', () => {
     const { jobs } = parseCrontab('* * * * * /opt/My Tool/run!.sh\n* * * * * /opt/My Tool/run!.sh\n* * * * * ___\n');
     for (const j of jobs) expect(j.key).toMatch(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/);

@@ -4,9 +4,12 @@
  * Understands what Vixie cron / cronie read:
  * - blank lines and `#` comments;
  * - environment lines `NAME=value` (optionally quoted); they apply to the
- *   entries after them. `SHELL` picks the interpreter (default /bin/sh),
- *   `CRON_TZ` (or `TZ`) the entries' timezone; `MAILTO`/`MAILFROM` have no Tickflow
- *   meaning and are dropped;
+ *   entries after them. `SHELL` picks the interpreter (default /bin/sh);
+ *   `CRON_TZ` sets the zone the entries after it are scheduled in (cronie); `TZ`
+ *   does not: cron schedules in its own (the daemon's) zone and only hands
+ *   `TZ` to the command's environment, like every other variable
+ *   (docs/scheduling.md "Crontab import"); `MAILTO`/`MAILFROM` have no
+ *   Tickflow meaning and are dropped;
  * - 5-field entries `m h dom mon dow command`, and with `system: true` the
  *   /etc/crontab and /etc/cron.d layout with a user column before the command;
  * - macros @yearly @annually @monthly @weekly @daily @midnight @hourly
@@ -25,8 +28,12 @@ export interface CrontabJob {
   name: string;
   /** the 5-field expression (macros expanded) */
   cron: string;
-  /** IANA zone from CRON_TZ/TZ when the file sets one */
+  /** IANA zone of the schedule from a CRON_TZ line before the entry; absent: the import's (daemon's) zone */
   timezone?: string;
+  /** the line of that CRON_TZ */
+  timezoneLine?: number;
+  /** the line of the TZ assignment in `env`, if any (it does not change the schedule) */
+  envTzLine?: number;
   /** argv for the shell executor */
   command: string[];
   /** standard input (text after the first unescaped %), if any */
@@ -62,7 +69,7 @@ export const CRON_MACROS: Record<string, string> = {
 };
 
 const ENV_LINE = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/;
-const DROPPED_ENV = new Set(['MAILTO', 'MAILFROM', 'CRON_TZ', 'TZ', 'SHELL']);
+const DROPPED_ENV = new Set(['MAILTO', 'MAILFROM', 'CRON_TZ', 'SHELL']);
 
 function unquote(value: string): string {
   if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value[value.length - 1] === value[0]) {
@@ -113,6 +120,8 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
   const env: Record<string, string> = {};
   let shell = '/bin/sh';
   let timezone: string | undefined;
+  let timezoneLine: number | undefined;
+  let envTzLine: number | undefined;
   // `cron.` and `cron` give the same keys (`cron.l3.backup-sh`), never `cron..l3…`
   const prefix = (options.keyPrefix ?? 'crontab').replace(/\.+$/, '') || 'crontab';
   const lines = text.split(/\r?\n/);
@@ -127,7 +136,10 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
       const name = envMatch[1]!;
       const value = unquote(envMatch[2]!);
       if (name === 'SHELL') shell = value || '/bin/sh';
-      else if (name === 'CRON_TZ' || name === 'TZ') timezone = value || undefined;
+      else if (name === 'CRON_TZ') {
+        timezone = value || undefined;
+        timezoneLine = timezone ? line : undefined;
+      } else if (name === 'TZ') envTzLine = line;
       if (!DROPPED_ENV.has(name)) env[name] = value;
       return;
     }
@@ -193,7 +205,8 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
       key: `${prefix}.l${line}.${slug(command)}`.slice(0, 128),
       name: jobName(command),
       cron,
-      ...(timezone ? { timezone } : {}),
+      ...(timezone ? { timezone, timezoneLine } : {}),
+      ...(env.TZ !== undefined ? { envTzLine } : {}),
       command: [shell, '-c', command.trim()],
       ...(input !== undefined ? { input } : {}),
       env: { ...env },

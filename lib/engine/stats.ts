@@ -1,7 +1,7 @@
 /**
  * Handler statistics rules (DESIGN.md §3 `handler_stats_daily`).
  *
- * Counting rule (one row per UTC-or-TICKFLOW_STATS_TZ day and handler, upserted
+ * Counting rule (one row per stats-zone day and handler, upserted
  * in the transaction that records the outcome, so it cannot drift from task_logs):
  * - success     +1 per task that succeeded (a task succeeds at most once);
  * - failure     +1 per attempt that ended failed — including attempts that are
@@ -46,7 +46,9 @@ export const STATS_SLOTS = 16;
 /** SQL for this connection's slot. */
 export const STATS_SLOT_SQL = `(pg_backend_pid() % ${STATS_SLOTS})`;
 
-/** The time zone whose calendar day buckets stats: TICKFLOW_STATS_TZ, default 'UTC'. */
-export function statsTimeZone(): string {
-  return process.env.TICKFLOW_STATS_TZ || 'UTC';
-}
+/**
+ * SQL for the time zone whose calendar day buckets stats: the database setting
+ * `stats.timezone` (default UTC), read by every booking statement itself
+ * (migration 20261201200000_stats_timezone_setting; lib/stats/stats-zone.ts).
+ */
+export const STATS_TZ_SQL = 'tickflow_stats_tz()';

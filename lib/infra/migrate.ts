@@ -9,6 +9,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { SEED_STATS_TZ_SQL } from '../stats/seed-zone-sql.ts';
+import { isValidTimeZone } from '../schedule/timezone.ts';
 
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;
 
@@ -83,6 +85,9 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
       }
       applied.push(name);
     }
+    // TICKFLOW_STATS_TZ only seeds the stats zone setting; once stored, the database's value wins.
+    const statsZone = process.env.TICKFLOW_STATS_TZ?.trim();
+    if (statsZone && isValidTimeZone(statsZone)) await client.query(SEED_STATS_TZ_SQL, [statsZone]);
     return { applied, alreadyApplied };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK_KEY]).catch(() => undefined);

@@ -11,13 +11,32 @@ import type { JobView } from './job-view.ts';
 
 /** A crontab line that did not become a job, and why. */
 export type ImportSkip = { line: number; text: string; reason: string };
+/** The zone an imported job is scheduled in, and why (docs/scheduling.md "Crontab import"). */
+export type ImportZone = { line: number; key: string; timezone: string; reason: string };
 export type ImportCrontabResult = {
   /** the jobs created (paused) — with `dryRun`, the jobs that would be created */
   created: JobView[];
   /** unconvertible lines and entries the database refused (e.g. a key in use), by line */
   skipped: ImportSkip[];
+  /** per created job (same order as `created`): its schedule's zone and where it came from */
+  zones: ImportZone[];
   dryRun: boolean;
 };
+
+/**
+ * Which zone a crontab entry is scheduled in and why, as Vixie cron / cronie
+ * would run it: a `CRON_TZ=` line before it sets the zone; otherwise the zone
+ * of the daemon that ran the file, i.e. the import's `timezone`. A `TZ=` line
+ * only reaches the command's environment.
+ */
+export function crontabZoneOf(entry: CrontabJob, importZone: string): { timezone: string; reason: string } {
+  const tzNote =
+    entry.env.TZ !== undefined
+      ? `; TZ=${entry.env.TZ} (line ${entry.envTzLine}) only sets the command's environment, as in cron`
+      : '';
+  if (entry.timezone) return { timezone: entry.timezone, reason: `CRON_TZ=${entry.timezone} on line ${entry.timezoneLine}${tzNote}` };
+  return { timezone: importZone, reason: `the import's time zone (cron schedules in its daemon's zone; no CRON_TZ line before it)${tzNote}` };
+}
 
 export const IMPORT_PAUSE_REASON = 'imported from crontab: review, then resume';
 
@@ -32,7 +51,7 @@ export function crontabJobInput(entry: CrontabJob, opts: { source: string; timez
       `Imported from ${opts.source} line ${entry.line}` +
       (entry.user ? ` (ran as user ${entry.user}; Tickflow runs it as the worker's user)` : '') +
       '.',
-    schedule: { kind: 'cron' as const, cron: entry.cron, timezone: entry.timezone ?? opts.timezone },
+    schedule: { kind: 'cron' as const, cron: entry.cron, timezone: crontabZoneOf(entry, opts.timezone).timezone },
     steps: [{ key: 'main', handler: 'shell', config }],
     policy: { misfirePolicy: 'skip' as const, blockStrategy: 'discard_later' as const },
   };
@@ -85,14 +104,17 @@ export async function importCrontab(db: Db = getDb(), rawInput: unknown, actor: 
     }
   }
 
+  const zones: ImportZone[] = [];
   const created = await inTransaction(db, async (tx) => {
     const out: JobView[] = [];
+    zones.length = 0;
     if (dryRun) await tx.$executeRawUnsafe('SAVEPOINT crontab_import_dry_run');
     for (const { entry, input: jobInput } of candidates) {
       await tx.$executeRawUnsafe('SAVEPOINT crontab_import_entry');
       try {
         const job = await createJob(tx, jobInput, actor, now);
         out.push(await pauseJob(tx, job.id, actor, { reason: IMPORT_PAUSE_REASON }, now));
+        zones.push({ line: entry.line, key: job.key, ...crontabZoneOf(entry, input.timezone) });
         await tx.$executeRawUnsafe('RELEASE SAVEPOINT crontab_import_entry');
       } catch (e) {
         if (!isDomainError(e)) throw e;
@@ -104,5 +126,5 @@ export async function importCrontab(db: Db = getDb(), rawInput: unknown, actor: 
     return out;
   });
   skipped.sort((a, b) => a.line - b.line);
-  return { created, skipped, dryRun };
+  return { created, skipped, zones, dryRun };
 }

@@ -2,7 +2,7 @@ import { getDb, Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { ListJobsQuery, ListRecycleBinQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
+import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
 import { DomainError } from '../errors.ts';
 import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
@@ -24,8 +24,7 @@ export function keysetAfter(sort: SortKey, dir: 'asc' | 'desc', v: string | numb
   const op = dir === 'asc' ? 'gt' : 'lt';
   const isDate = sort === 'next_run_at' || sort === 'created_at';
   if (v === null) return { [col]: null, id: { [op]: id } };
-  const value = isDate ? new Date(String(v)) : String(v);
-  if (value instanceof Date && Number.isNaN(value.getTime())) decodeCursor('', 'x');
+  const value = isDate ? cursorInstant({ s: sort, v, id }) : String(v);
   const or: Prisma.JobWhereInput[] = [{ [col]: { [op]: value } }, { [col]: value, id: { [op]: id } }];
   if (sort === 'next_run_at') or.push({ nextRunAt: null });
   return { OR: or };
@@ -86,8 +85,7 @@ export async function listRecycleBin(db: Db = getDb(), rawQuery: unknown, actor:
   if (q.q) and.push({ OR: [{ key: { contains: q.q, mode: 'insensitive' } }, { name: { contains: q.q, mode: 'insensitive' } }] });
   if (q.cursor) {
     const c = decodeCursor(q.cursor, 'bin');
-    const v = new Date(String(c.v));
-    if (Number.isNaN(v.getTime())) throw new DomainError('validation', 'Invalid cursor', { cursor: 'Invalid cursor' });
+    const v = cursorInstant(c);
     and.push({ OR: [{ deletedAt: { lt: v } }, { deletedAt: v, id: { lt: c.id } }] });
   }
   const rows = await db.job.findMany({

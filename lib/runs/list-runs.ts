@@ -2,7 +2,7 @@ import { getDb, Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { ListRunsQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
+import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
 import { toRunSummary, type RunSummary } from './run-view.ts';
 
 /**
@@ -23,8 +23,7 @@ export async function listRuns(db: Db = getDb(), rawQuery: unknown, actor: Actor
   if (q.to) and.push({ scheduledFor: { lte: q.to } });
   if (q.cursor) {
     const c = decodeCursor(q.cursor, 'runs');
-    const v = new Date(String(c.v));
-    if (Number.isNaN(v.getTime())) decodeCursor('', 'runs');
+    const v = cursorInstant(c);
     and.push({ OR: [{ scheduledFor: { lt: v } }, { scheduledFor: v, id: { lt: c.id } }] });
   }
   const rows = await db.run.findMany({

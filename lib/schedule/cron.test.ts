@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { nextCronFireTimes, parseCron } from './cron';
@@ -6,15 +6,15 @@ import { ScheduleError } from './errors';
 
 type DstCase = { id: string; expr: string; tz: string; from?: string; count?: number; expect?: string[]; expectError?: boolean };
 
-// The design's cases (shared/cases/cron-dst.json) are kept in the repo so a
-// fresh clone runs them; when the design folder sits beside the repo (CI),
-// the copy must still match it.
-const repoCopyUrl = new URL('../../tests/fixtures/cron-dst.json', import.meta.url);
-const designUrl = new URL('../../../shared/cases/cron-dst.json', import.meta.url);
-function loadCases(): DstCase[] {
-  return (JSON.parse(readFileSync(fileURLToPath(repoCopyUrl), 'utf8')) as { cases: DstCase[] }).cases;
+// Cases from other schedulers' bug reports (tests/fixtures/cron-dst.json) and
+// clock changes that are not one hour long or happen at midnight
+// (tests/fixtures/cron-dst-uneven.json: Lord Howe moves 30 minutes, Havana
+// falls back at 01:00 to 00:00). Same format and rules, see docs/scheduling.md.
+function loadCases(file: string): DstCase[] {
+  const url = new URL(`../../tests/fixtures/${file}`, import.meta.url);
+  return (JSON.parse(readFileSync(fileURLToPath(url), 'utf8')) as { cases: DstCase[] }).cases;
 }
-const cases = loadCases();
+const fixtureFiles = ['cron-dst.json', 'cron-dst-uneven.json'];
 const iso = (ds: Date[]) => ds.map((d) => d.toISOString().replace('.000Z', 'Z'));
 
 function errorField(fn: () => unknown): string | undefined {
@@ -27,23 +27,84 @@ function errorField(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('cron-dst.json cases', () => {
-  it('has cases', () => expect(cases.length).toBeGreaterThan(0));
-  it('matches the design folder\'s copy when it is present', () => {
-    const design = fileURLToPath(designUrl);
-    if (!existsSync(design)) return;
-    expect(JSON.parse(readFileSync(design, 'utf8'))).toEqual(JSON.parse(readFileSync(fileURLToPath(repoCopyUrl), 'utf8')));
+for (const file of fixtureFiles) {
+  const cases = loadCases(file);
+  describe(`${file} cases`, () => {
+    it('has cases', () => expect(cases.length).toBeGreaterThan(0));
+    for (const c of cases) {
+      it(c.id, () => {
+        if (c.expectError) {
+          expect(() => parseCron(c.expr, c.tz)).toThrow(ScheduleError);
+          expect(() => nextCronFireTimes(c.expr, c.tz, new Date('2026-01-01T00:00:00Z'), 1)).toThrow(ScheduleError);
+        } else {
+          expect(iso(nextCronFireTimes(c.expr, c.tz, new Date(c.from!), c.count!))).toEqual(c.expect);
+        }
+      });
+    }
   });
-  for (const c of cases) {
-    it(c.id, () => {
-      if (c.expectError) {
-        expect(() => parseCron(c.expr, c.tz)).toThrow(ScheduleError);
-        expect(() => nextCronFireTimes(c.expr, c.tz, new Date('2026-01-01T00:00:00Z'), 1)).toThrow(ScheduleError);
-      } else {
-        expect(iso(nextCronFireTimes(c.expr, c.tz, new Date(c.from!), c.count!))).toEqual(c.expect);
-      }
-    });
-  }
+}
+
+describe('clock changes that are not one hour long', () => {
+  it('Lord Howe spring-forward: */5 keeps firing after the 30-minute gap (02:00 -> 02:30)', () => {
+    expect(iso(nextCronFireTimes('*/5 * * * *', 'Australia/Lord_Howe', new Date('2026-10-03T15:20:00Z'), 4))).toEqual([
+      '2026-10-03T15:25:00Z', // 01:55 +10:30
+      '2026-10-03T15:30:00Z', // 02:30 +11:00 (02:00-02:25 shifted by 30 minutes land on real times)
+      '2026-10-03T15:35:00Z',
+      '2026-10-03T15:40:00Z',
+    ]);
+  });
+  it('Lord Howe spring-forward: 0 2 * * * fires on the change day, at 02:30', () => {
+    expect(iso(nextCronFireTimes('0 2 * * *', 'Australia/Lord_Howe', new Date('2026-10-02T12:00:00Z'), 3))).toEqual([
+      '2026-10-02T15:30:00Z', // 02:00 +10:30
+      '2026-10-03T15:30:00Z', // 02:00 does not exist: 02:30 +11:00
+      '2026-10-04T15:00:00Z', // 02:00 +11:00
+    ]);
+  });
+  it('Lord Howe spring-forward: 0 * * * * fires at 02:30 for the missing 02:00', () => {
+    expect(iso(nextCronFireTimes('0 * * * *', 'Australia/Lord_Howe', new Date('2026-10-03T14:00:00Z'), 3))).toEqual([
+      '2026-10-03T14:30:00Z', // 01:00 +10:30
+      '2026-10-03T15:30:00Z', // 02:30 +11:00
+      '2026-10-03T16:00:00Z', // 03:00 +11:00
+    ]);
+  });
+  it('Lord Howe fall-back: a fixed time in the repeated half hour fires once; from inside the repeat the second pass of */15 still fires', () => {
+    expect(iso(nextCronFireTimes('45 1 * * *', 'Australia/Lord_Howe', new Date('2026-04-04T12:00:00Z'), 2))).toEqual([
+      '2026-04-04T14:45:00Z', // 01:45 +11:00, not 15:15Z (01:45 +10:30)
+      '2026-04-05T15:15:00Z',
+    ]);
+    // From 14:50Z (01:50, first pass) the next quarter hours are the second pass's 01:30 and 01:45.
+    expect(iso(nextCronFireTimes('*/15 * * * *', 'Australia/Lord_Howe', new Date('2026-04-04T14:50:00Z'), 3))).toEqual([
+      '2026-04-04T15:00:00Z',
+      '2026-04-04T15:15:00Z',
+      '2026-04-04T15:30:00Z',
+    ]);
+  });
+  it('Havana midnight fall-back: 0 0 fires at the first midnight, * * at both', () => {
+    expect(iso(nextCronFireTimes('0 0 * * *', 'America/Havana', new Date('2024-11-02T12:00:00Z'), 2))).toEqual([
+      '2024-11-03T04:00:00Z',
+      '2024-11-04T05:00:00Z',
+    ]);
+    expect(iso(nextCronFireTimes('30 * * * *', 'America/Havana', new Date('2024-11-03T04:00:00Z'), 3))).toEqual([
+      '2024-11-03T04:30:00Z', // 00:30 -04:00
+      '2024-11-03T05:30:00Z', // 00:30 -05:00 again
+      '2024-11-03T06:30:00Z', // 01:30 -05:00
+    ]);
+  });
+  it('a fall-back started from inside the second pass does not repeat the first pass', () => {
+    expect(iso(nextCronFireTimes('*/15 * * * *', 'America/New_York', new Date('2026-11-01T06:20:00Z'), 2))).toEqual([
+      '2026-11-01T06:30:00Z',
+      '2026-11-01T06:45:00Z',
+    ]);
+  });
+  it('Apia skipped 30 December 2011: 0 12 * * * fires once, at noon on the 31st', () => {
+    expect(iso(nextCronFireTimes('0 12 * * *', 'Pacific/Apia', new Date('2011-12-29T12:00:00Z'), 2))).toEqual([
+      '2011-12-29T22:00:00Z', // 29 Dec 12:00 -10:00
+      '2011-12-30T22:00:00Z', // 31 Dec 12:00 +14:00 (30 Dec 12:00 shifted by 24 h lands on it)
+    ]);
+  });
+});
+
+describe('errors', () => {
   it('bad zone is a timezone field error, never-fires is a cron field error', () => {
     expect(errorField(() => parseCron('0 * * * *', 'Mars/Olympus_Mons'))).toBe('timezone');
     expect(errorField(() => parseCron('0 0 31 4 *', 'UTC'))).toBe('cron');

@@ -1,7 +1,9 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { nextPlainWall, plainFields, type PlainFields } from './cron-walls';
 import { splitCron, weekdayTarget, MIN_YEAR, type CronSyntax } from './cron-syntax';
 import { ScheduleError } from './errors';
-import { isValidTimeZone, wallClock } from './timezone';
+import { isValidTimeZone } from './timezone';
+import { zoneAround, zoneOffsetMs } from './zone-offset';
 
 /** A validated cron expression bound to its IANA zone (result of parseCron). */
 export type ParsedCron = {
@@ -13,6 +15,14 @@ export type ParsedCron = {
   syntax: CronSyntax;
   /** Months (1-12) the month field allows; W needs them to pick a day per month. */
   months: number[];
+  /**
+   * True when the second, minute or hour field is a wildcard or a step (`*`,
+   * `*\/15`, `10-50/10`): such an expression fires at both occurrences of a wall
+   * time a fall-back repeats; a fixed time fires only at the first (docs/scheduling.md).
+   */
+  repeatsInFallBack: boolean;
+  /** Field sets for the fast wall-time search; null when `L`, `#`, `W` or a year field needs cron-parser's stepping. */
+  plain: PlainFields | null;
 };
 
 // Upper bound on month/year jumps for W and year fields in one next-time search;
@@ -37,14 +47,18 @@ export function parseCron(expr: string, tz: string): ParsedCron {
     hasSeconds: !trimmed.startsWith('@') && trimmed.split(/\s+/).length >= 6,
     syntax,
     months: [],
+    repeatsInFallBack: syntax.fields.slice(0, 3).some((f) => f.includes('*') || f.includes('/')),
+    plain: null,
   };
   // cron-parser rejects impossible fixed dates itself ("Invalid explicit day of month").
   const base = build(parsed, syntax.fields[3], new Date(0));
   parsed.months = base.fields.month.values.map(Number);
+  if (!syntax.weekday && !syntax.years) parsed.plain = plainFields(base);
   // Probe from the first year the expression may use: no fire at all means "never".
   const probeYear = syntax.years ? syntax.years[0]! : 2000;
   const probeFrom = Date.UTC(Math.max(probeYear, MIN_YEAR), 0, 1) - 2 * 86_400_000;
-  if (nextAfter(parsed, probeFrom) === null) {
+  const first = parsed.plain ? nextPlainWall(parsed.plain, probeFrom) : nextAfter(parsed, probeFrom);
+  if (first === null) {
     throw new ScheduleError('cron', `Cron expression "${trimmed}" never fires`);
   }
   return parsed;
@@ -53,9 +67,10 @@ export function parseCron(expr: string, tz: string): ParsedCron {
 /**
  * The next `count` fire times of `expr` in `tz` strictly after `from` (UTC
  * instants, ms precision; `from` exclusive). Fewer (possibly none) are returned
- * only when a year field runs out. DST follows RFC 5545 / java.time as
- * cron-parser 5 implements it (DESIGN.md §4): gap times shift forward by the gap,
- * fall-back fixed times fire once, hour steps fire every real hour.
+ * only when a year field runs out. Clock changes of any length and time of day
+ * follow docs/scheduling.md: a wall time in a gap fires shifted forward by the
+ * gap's length, a fixed time repeated by a fall-back fires at its first
+ * occurrence, wildcard and stepped times fire at every real occurrence.
  * Throws ScheduleError('cron' | 'timezone' | 'from' | 'count').
  */
 export function nextCronFireTimes(expr: string, tz: string, from: Date, count: number): Date[] {
@@ -71,21 +86,91 @@ export function nextCronFireTimes(expr: string, tz: string, from: Date, count: n
 }
 
 /**
- * Lazily walks fire times strictly after `from`, forward only (cron-parser's
- * prev() is wrong across spring-forward gaps, upstream #378). Ends when a year
+ * Lazily walks fire times strictly after `from`, ascending, forward only.
+ * Candidate wall times come from cron-parser evaluated in UTC, where no clock
+ * ever changes (so its own DST handling, which assumes one-hour changes, is
+ * never used); each is then placed on the zone's real timeline by
+ * wallToInstant rules (docs/scheduling.md "Clock changes"). Ends when a year
  * field runs out. Throws ScheduleError('cron') if cron-parser hits its loop limit.
  */
 export function* cronFireTimes(cron: ParsedCron, from: Date): Generator<Date, void, undefined> {
+  const tz = cron.timezone;
+  const after = from.getTime();
+  let startWall = after + zoneOffsetMs(tz, after);
+  const near = zoneAround(tz, startWall);
+  if ('transition' in near) {
+    // Next to a change, earlier wall times can still fire after `from`: the
+    // second pass of a repeated interval, or a gap time shifted past `from`.
+    const { at, before, after: offAfter } = near.transition;
+    startWall = Math.min(startWall, at + Math.min(before, offAfter) - 1);
+  }
+  // Instants from wall times next to a change arrive out of order; they wait
+  // here (ascending, distinct) until a later wall time proves none can precede them.
+  const pending: number[] = [];
+  let last = after;
+  function* emitUpTo(limit: number): Generator<Date, void, undefined> {
+    while (pending.length > 0 && pending[0]! <= limit) {
+      const t = pending.shift()!;
+      if (t > last) {
+        last = t;
+        yield new Date(t);
+      }
+    }
+  }
+  const hold = (t: number) => {
+    if (t <= last) return;
+    let i = pending.length;
+    while (i > 0 && pending[i - 1]! > t) i--;
+    if (pending[i - 1] !== t) pending.splice(i, 0, t);
+  };
+  for (const wall of cronWalls(cron, startWall)) {
+    const z = zoneAround(tz, wall);
+    let inOrder: number;
+    if ('offset' in z) {
+      inOrder = wall - z.offset;
+    } else {
+      const { at, before, after: offAfter } = z.transition;
+      if (wall < at + Math.min(before, offAfter)) {
+        inOrder = wall - before;
+      } else if (wall >= at + Math.max(before, offAfter)) {
+        inOrder = wall - offAfter;
+      } else {
+        if (offAfter > before) {
+          // In the gap: shifted forward by the gap's length (wall - before).
+          hold(wall - before);
+        } else {
+          hold(wall - before);
+          if (cron.repeatsInFallBack) hold(wall - offAfter);
+        }
+        continue;
+      }
+    }
+    // No later wall time maps before an in-order instant, so everything up to it is final.
+    hold(inOrder);
+    yield* emitUpTo(inOrder);
+  }
+  yield* emitUpTo(Infinity);
+}
+
+/**
+ * Floating wall times (the wall clock's fields read as UTC, ms) of the
+ * expression strictly after `startWall`, ascending. Ends when a year field runs out.
+ */
+function* cronWalls(cron: ParsedCron, startWall: number): Generator<number, void, undefined> {
+  if (cron.plain) {
+    for (let w = nextPlainWall(cron.plain, startWall); w !== null; w = nextPlainWall(cron.plain, w)) yield w;
+    return;
+  }
   if (!cron.syntax.weekday && !cron.syntax.years) {
     // Plain expressions: one cron-parser iterator, no re-parse per step.
-    const it = build(cron, cron.syntax.fields[3], from);
-    for (;;) yield new Date(step(it));
+    const it = build(cron, cron.syntax.fields[3], startWall);
+    for (;;) yield step(it);
   }
-  let cursor = from.getTime();
+  let cursor = startWall;
   for (;;) {
     const t = nextAfter(cron, cursor);
     if (t === null) return;
-    yield new Date(t);
+    yield t;
     cursor = t;
   }
 }
@@ -94,7 +179,7 @@ function build(cron: ParsedCron, dom: string, from: Date | number): CronExpressi
   const f = cron.syntax.fields;
   try {
     return CronExpressionParser.parse(`${f[0]} ${f[1]} ${f[2]} ${dom} ${f[4]} ${f[5]}`, {
-      tz: cron.timezone,
+      tz: 'UTC',
       currentDate: new Date(from),
     });
   } catch (err) {
@@ -119,32 +204,28 @@ function step(it: CronExpression): number {
   }
 }
 
-/** First local instant of day 1 of `month` in `year` (cron-parser resolves a midnight DST gap). */
-function monthStart(cron: ParsedCron, year: number, month: number): number {
-  const it = CronExpressionParser.parse(`0 0 0 1 ${month} *`, {
-    tz: cron.timezone,
-    currentDate: new Date(Date.UTC(year, month - 1, 1) - 2 * 86_400_000),
-  });
-  return it.next().getTime();
+/** Floating wall time of midnight starting day 1 of `month` (1-12) in `year`. */
+function monthStart(year: number, month: number): number {
+  return Date.UTC(year, month - 1, 1);
 }
 
 function nextAllowedMonthStart(cron: ParsedCron, year: number, month: number): number {
   const later = cron.months.find((m) => m > month);
-  return later === undefined ? monthStart(cron, year + 1, cron.months[0]!) : monthStart(cron, year, later);
+  return later === undefined ? monthStart(year + 1, cron.months[0]!) : monthStart(year, later);
 }
 
-// Next fire strictly after `cursor` honouring W and year fields, by fixing the
-// day of month per month and jumping whole months/years when the pick is wrong.
+// Next floating wall time strictly after `cursor` honouring W and year fields, by
+// fixing the day of month per month and jumping whole months/years when the pick is wrong.
 function nextAfter(cron: ParsedCron, cursor: number): number | null {
   const { weekday, years } = cron.syntax;
   for (let i = 0; i < MAX_JUMPS; i++) {
     // +1 ms: the earliest candidate, so a cursor of monthStart-1 reads as the new month.
-    const at = wallClock(new Date(cursor + 1), cron.timezone);
+    const at = floatingFields(cursor + 1);
     if (years) {
       const y = years.find((v) => v >= at.year);
       if (y === undefined) return null;
       if (y > at.year) {
-        cursor = monthStart(cron, y, 1) - 1;
+        cursor = monthStart(y, 1) - 1;
         continue;
       }
     }
@@ -160,17 +241,22 @@ function nextAfter(cron: ParsedCron, cursor: number): number | null {
       dom = String(target);
     }
     const t = step(build(cron, dom, cursor));
-    const got = wallClock(new Date(t), cron.timezone);
+    const got = floatingFields(t);
     if (weekday && (got.year !== at.year || got.month !== at.month)) {
       // Not the result's month: its W day differs from this month's, so re-pick there.
       cursor = nextAllowedMonthStart(cron, at.year, at.month) - 1;
       continue;
     }
     if (years && got.year !== at.year) {
-      cursor = monthStart(cron, got.year, 1) - 1;
+      cursor = monthStart(got.year, 1) - 1;
       continue;
     }
     return t;
   }
   throw new ScheduleError('cron', `Cron expression "${cron.expression}" never fires`);
+}
+
+function floatingFields(wall: number): { year: number; month: number } {
+  const d = new Date(wall);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1 };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db.ts';
-import { statsTimeZone } from '../engine/stats.ts';
+import { getStatsTimeZone } from './current-zone.ts';
 import { dateRange, type IsoDate } from './dates.ts';
 import { getDailyStats, handlerTotals, lastDaysRange, type DailyStatsDay, type HandlerTotals } from './get-daily-stats.ts';
 import { estimatePercentile, sumBuckets } from './percentiles.ts';
@@ -60,7 +60,7 @@ export function buildChartData(days: DailyStatsDay[], p: { from: IsoDate; to: Is
   return {
     from: p.from,
     to: p.to,
-    timeZone: p.timeZone ?? statsTimeZone(),
+    timeZone: p.timeZone ?? 'UTC',
     handlers: p.handlers ?? [],
     daily: dates.map((date) => fold(date, byDate.get(date) ?? [])),
     byHandler: top.map((handler) => ({ handler, daily: dates.map((date) => fold(date, (byDate.get(date) ?? []).filter((r) => r.handler === handler))) })),
@@ -78,8 +78,9 @@ export async function getStatsChartData(
   q: { from?: IsoDate; to?: IsoDate; days?: number; handlers?: string[] },
   now: Date = new Date(),
 ): Promise<StatsChartData> {
-  const range = q.from && q.to ? { from: q.from, to: q.to } : lastDaysRange(q.days ?? 30, now);
+  const timeZone = await getStatsTimeZone(db);
+  const range = q.from && q.to ? { from: q.from, to: q.to } : lastDaysRange(q.days ?? 30, timeZone, now);
   const handlers = (q.handlers ?? []).filter(Boolean);
   const { days } = await getDailyStats(db, { ...range, handler: handlers.join(',') || undefined });
-  return buildChartData(days, { ...range, handlers });
+  return buildChartData(days, { ...range, handlers, timeZone });
 }

@@ -1,5 +1,3 @@
-import { statsTimeZone } from '../engine/stats.ts';
-
 /** A calendar date string `YYYY-MM-DD`. */
 export type IsoDate = string;
 
@@ -14,11 +12,12 @@ export function isIsoDate(s: string): boolean {
 }
 
 /**
- * The calendar date of an instant in the stats time zone (TICKFLOW_STATS_TZ, default UTC) —
- * the same day boundary the engine's stats upsert uses (`(now AT TIME ZONE tz)::date`).
+ * The calendar date of an instant in zone `tz` — with the stats zone
+ * (lib/stats/current-zone.ts), the same day boundary the engine's stats upsert
+ * uses (`(now AT TIME ZONE tickflow_stats_tz())::date`).
  * E.g. 2026-03-01T23:30Z is 2026-03-02 in Asia/Shanghai.
  */
-export function statDateOf(instant: Date, tz: string = statsTimeZone()): IsoDate {
+export function statDateOf(instant: Date, tz: string): IsoDate {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')}`;

@@ -179,8 +179,8 @@ export async function listStatsHandlers(db: Db, q: { from: IsoDate; to: IsoDate 
   return rows.map((r) => r.handler);
 }
 
-/** The last `days` calendar days ending today in the stats time zone: `{ from, to }`. */
-export function lastDaysRange(days: number, now: Date = new Date()): { from: IsoDate; to: IsoDate } {
-  const to = statDateOf(now);
+/** The last `days` calendar days ending today in zone `tz` (the stats zone): `{ from, to }`. */
+export function lastDaysRange(days: number, tz: string, now: Date = new Date()): { from: IsoDate; to: IsoDate } {
+  const to = statDateOf(now, tz);
   return { from: addDays(to, -(Math.max(1, days) - 1)), to };
 }

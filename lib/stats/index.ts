@@ -1,7 +1,7 @@
 /**
  * Stats read models and the rebuild proof (issue 6). The write side (the upsert inside task
  * completion) is the engine's: lib/engine/sql/record-handler-stats.ts, rule in lib/engine/stats.ts.
- * Day boundaries: TICKFLOW_STATS_TZ (default UTC).
+ * Day boundaries: the `stats.timezone` setting (default UTC; lib/stats/stats-zone.ts).
  */
 export * from './dates.ts';
 export * from './percentiles.ts';

@@ -1,6 +1,7 @@
 import type { Db, PrismaClient, Prisma } from '../db.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, statsTimeZone } from '../engine/stats.ts';
+import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT } from '../engine/stats.ts';
+import { getStatsTimeZone } from './current-zone.ts';
 import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
 
@@ -55,7 +56,7 @@ const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLett
  *   with width_bucket over DURATION_BUCKET_BOUNDS_MS (= lib/engine durationBucket);
  * - lateness = started_at - tasks.scheduled_for for attempt 1 only, where started_at =
  *   log.created_at - durationMs, clamped at 0, summed with a count;
- * - stat_date = (log.created_at AT TIME ZONE TICKFLOW_STATS_TZ)::date and handler = tasks.handler —
+ * - stat_date = (log.created_at AT TIME ZONE <the stats zone setting>)::date and handler = tasks.handler —
  *   the engine stamps the log row and the stats upsert with the same `now`.
  * Index: task_logs_created_idx (created_at) range, then tasks primary key.
  *
@@ -63,7 +64,7 @@ const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLett
  * still exist (the default range in scripts/stats-rebuild.ts stays inside the retention window).
  */
 export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: IsoDate; timeZone?: string }): Promise<StatsRow[]> {
-  const tz = p.timeZone ?? statsTimeZone();
+  const tz = p.timeZone ?? (await getStatsTimeZone(db));
   const bucketCols = Array.from(
     { length: DURATION_BUCKET_COUNT },
     (_, i) => `count(*) FILTER (WHERE finished AND dur IS NOT NULL AND width_bucket(GREATEST(0, dur), $4::bigint[]) = ${i})::int AS b${i}`,
@@ -168,11 +169,12 @@ export async function rebuildStats(
   p: { from?: IsoDate; to?: IsoDate; apply?: boolean; timeZone?: string } = {},
   now: Date = new Date(),
 ): Promise<RebuildResult> {
-  const tz = p.timeZone ?? statsTimeZone();
-  const to = p.to ?? statDateOf(now, tz);
-  const from = p.from ?? addDays(to, -1);
   const run = async (tx: Prisma.TransactionClient) => {
     if (p.apply) await tx.$executeRawUnsafe(`LOCK TABLE handler_stats_daily IN SHARE ROW EXCLUSIVE MODE`);
+    // The stats zone setting as this transaction sees it (never a per-process variable).
+    const tz = p.timeZone ?? (await getStatsTimeZone(tx));
+    const to = p.to ?? statDateOf(now, tz);
+    const from = p.from ?? addDays(to, -1);
     const stored = await readStoredStats(tx, { from, to });
     const computed = await computeStatsFromDetail(tx, { from, to, timeZone: tz });
     const drift = diffStats(stored, computed);

@@ -2,6 +2,7 @@ import type { Db } from '../db.ts';
 import { loadJobAlarmConfig, raiseAlarm } from '../alarms/raise-alarm.ts';
 import { rebuildStats, type RebuildResult } from '../stats/rebuild-stats.ts';
 import { addDays, statDateOf } from '../stats/dates.ts';
+import { getStatsTimeZone } from '../stats/current-zone.ts';
 
 /**
  * Stats sanity check (system job `system.stats-check`): recomputes the last `days` days
@@ -14,8 +15,9 @@ import { addDays, statDateOf } from '../stats/dates.ts';
  */
 export async function checkStats(db: Db, p: { days?: number; jobId?: string | null; runId?: string | null } = {}, now: Date = new Date()): Promise<RebuildResult> {
   const days = Math.max(1, p.days ?? 2);
-  const to = statDateOf(now);
-  const r = await rebuildStats(db, { from: addDays(to, -(days - 1)), to, apply: false }, now);
+  const timeZone = await getStatsTimeZone(db);
+  const to = statDateOf(now, timeZone);
+  const r = await rebuildStats(db, { from: addDays(to, -(days - 1)), to, apply: false, timeZone }, now);
   if (r.drift.length) {
     const job = p.jobId ? await loadJobAlarmConfig(db, p.jobId) : null;
     const channels = [{ type: 'log' as const, target: '' }, ...(job?.config.channels ?? []).filter((c) => c.type !== 'log')];

@@ -60,6 +60,24 @@ describe('importCrontab', () => {
     expect(await t.db.jobVersion.count()).toBe(before.versions);
   });
 
+  it('schedules a TZ= entry in the import zone with TZ in its environment, a CRON_TZ= entry in that zone, and says why in the dry run', async () => {
+    const text = ['TZ=Europe/London', '0 9 * * * date', 'CRON_TZ=Asia/Tokyo', '30 6 * * * report'].join('\n');
+    const r = await importCrontab(t.db, { text, timezone: 'UTC', dryRun: true, keyPrefix: 'tzrule' }, ops);
+    expect(r.skipped).toEqual([]);
+    const [date, report] = r.created;
+    expect(date!.schedule).toMatchObject({ cron: '0 9 * * *', timezone: 'UTC' });
+    expect(date!.steps[0]!.config).toMatchObject({ env: { TZ: 'Europe/London' } });
+    expect(report!.schedule).toMatchObject({ cron: '30 6 * * *', timezone: 'Asia/Tokyo' });
+    expect(r.zones).toEqual([
+      { line: 2, key: 'tzrule.l2.date', timezone: 'UTC', reason: expect.stringMatching(/import's time zone.*TZ=Europe\/London \(line 1\) only sets the command's environment/) },
+      { line: 4, key: 'tzrule.l4.report', timezone: 'Asia/Tokyo', reason: expect.stringMatching(/^CRON_TZ=Asia\/Tokyo on line 3/) },
+    ]);
+    // The REST door answers the same reasons.
+    const res = await post(operator, { text, timezone: 'UTC', dryRun: true, keyPrefix: 'tzrest' });
+    expect(res.status).toBe(200);
+    expect(res.json.zones.map((z: { timezone: string }) => z.timezone)).toEqual(['UTC', 'Asia/Tokyo']);
+  });
+
   it('creates paused shell jobs (create + pause versions) attributed to the actor', async () => {
     const r = await importCrontab(t.db, { text: CRONTAB, timezone: 'Europe/Berlin', source: 'ops.crontab' }, ops);
     expect(r.created).toHaveLength(3);

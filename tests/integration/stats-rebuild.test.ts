@@ -33,11 +33,8 @@ const HANDLERS = ['stat.ok', 'stat.fail', 'stat.flaky', 'stat.slow'];
 
 let t: TestDatabase;
 const clients: PrismaClient[] = [];
-let savedTz: string | undefined;
 
 beforeAll(async () => {
-  savedTz = process.env.TICKFLOW_STATS_TZ;
-  delete process.env.TICKFLOW_STATS_TZ; // UTC days
   t = await createTestDatabase();
   await offerHandlers(t, HANDLERS);
   for (let i = 0; i < 4; i++) clients.push(createPrismaClient(t.url, 3));
@@ -45,8 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.$disconnect()));
   await t?.close();
-  if (savedTz === undefined) delete process.env.TICKFLOW_STATS_TZ;
-  else process.env.TICKFLOW_STATS_TZ = savedTz;
 });
 
 describe('stats under 4 concurrent workers', () => {

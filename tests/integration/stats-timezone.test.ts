@@ -1,5 +1,5 @@
 /**
- * Day bucketing in the stats time zone (TICKFLOW_STATS_TZ, default UTC): a task finishing at
+ * Day bucketing in the stats time zone (the `stats.timezone` setting, default UTC): a task finishing at
  * 2026-03-01T23:30Z counts on 2026-03-01 in UTC and on 2026-03-02 in Asia/Shanghai (UTC+8);
  * the rebuild uses the same boundary; lateness and the read model's averages.
  */
@@ -14,7 +14,6 @@ import { statDateOf } from '../../lib/stats/dates.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 
 let t: TestDatabase;
-const saved = process.env.TICKFLOW_STATS_TZ;
 beforeAll(async () => {
   t = await createTestDatabase();
   await offerHandlers(t, ['tz.rebuild', 'tz.shanghai', 'tz.utc']);
@@ -22,10 +21,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-afterEach(() => {
-  if (saved === undefined) delete process.env.TICKFLOW_STATS_TZ;
-  else process.env.TICKFLOW_STATS_TZ = saved;
+afterEach(async () => {
+  await statsZone(null);
 });
+
+/** Sets the stats zone row directly (no rebuild): what these tests look at is how bookings read it. */
+async function statsZone(tz: string | null) {
+  if (tz === null) await t.db.$executeRawUnsafe(`DELETE FROM settings WHERE key = 'stats.timezone'`);
+  else await t.db.$executeRawUnsafe(`INSERT INTO settings (key, value) VALUES ('stats.timezone', to_jsonb($1::text)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, tz);
+}
 
 let n = 0;
 /** One run of a one-step job: scheduled at `scheduledFor`, claimed at `startAt`, finished at `endAt`. */
@@ -48,9 +52,9 @@ describe('stats day boundaries', () => {
   });
 
   it('a task finishing 2026-03-01T23:30Z counts on 2026-03-02 in Asia/Shanghai, on 2026-03-01 in UTC', async () => {
-    process.env.TICKFLOW_STATS_TZ = 'Asia/Shanghai';
+    await statsZone('Asia/Shanghai');
     await runOnce('tz.shanghai', '2026-03-01T23:00:00Z', '2026-03-01T23:00:02Z', '2026-03-01T23:30:00Z');
-    delete process.env.TICKFLOW_STATS_TZ;
+    await statsZone(null);
     await runOnce('tz.utc', '2026-03-01T23:00:00Z', '2026-03-01T23:00:02Z', '2026-03-01T23:30:00Z');
 
     const rows = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler: { in: ['tz.shanghai', 'tz.utc'] } }, orderBy: { handler: 'asc' } }));
@@ -68,7 +72,7 @@ describe('stats day boundaries', () => {
   });
 
   it('the rebuild buckets days in the same zone', async () => {
-    process.env.TICKFLOW_STATS_TZ = 'Asia/Shanghai';
+    await statsZone('Asia/Shanghai');
     await runOnce('tz.rebuild', '2026-03-01T23:59:00Z', '2026-03-01T23:59:00Z', '2026-03-01T23:59:00.120Z', 'failed');
     const r = await rebuildStats(t.db, { from: '2026-03-02', to: '2026-03-02' });
     expect(r.timeZone).toBe('Asia/Shanghai');

@@ -220,3 +220,30 @@ describe('exactly-once firing', () => {
     expect(job.nextRunAt).toEqual(T('2026-11-30T01:01:00Z'));
   });
 });
+
+describe('clock changes that are not one hour long: the stored next_run_at', () => {
+  it('Lord Howe */5 across the 30-minute gap and Havana 30 0 across the midnight fall-back', async () => {
+    const howe = await insertJob(t.db, {
+      key: 'dst-howe',
+      cron: '*/5 * * * *',
+      timezone: 'Australia/Lord_Howe',
+      nextRunAt: T('2026-10-03T15:25:00Z'),
+    });
+    const havana = await insertJob(t.db, {
+      key: 'dst-havana',
+      cron: '30 0 * * *',
+      timezone: 'America/Havana',
+      nextRunAt: T('2024-11-03T04:30:00Z'),
+    });
+    await isolate(howe, havana);
+    // 04:30Z is the first 00:30 (-04:00); the repeated 00:30 (-05:00, 05:30Z) does not fire again.
+    await runTick(t.db, { limit: 10 }, T('2024-11-03T04:30:00.100Z'));
+    expect((await jobOf(havana)).nextRunAt).toEqual(T('2024-11-04T05:30:00Z'));
+    // 15:25Z is 01:55 +10:30; 02:00-02:30 does not exist, so the next slot is 02:30 +11:00 = 15:30Z (cron-parser said 16:00Z).
+    await runTick(t.db, { limit: 10 }, T('2026-10-03T15:25:00.100Z'));
+    expect((await jobOf(howe)).nextRunAt).toEqual(T('2026-10-03T15:30:00Z'));
+    await runTick(t.db, { limit: 10 }, T('2026-10-03T15:30:00.100Z'));
+    expect((await jobOf(howe)).nextRunAt).toEqual(T('2026-10-03T15:35:00Z'));
+    expect((await runsOf(howe)).map((r) => r.scheduledFor.toISOString())).toEqual(['2026-10-03T15:25:00.000Z', '2026-10-03T15:30:00.000Z']);
+  });
+});

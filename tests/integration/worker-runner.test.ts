@@ -180,10 +180,14 @@ describe('routing and node registry', () => {
       expect(x.status).toBe('success');
       expect(x.lockedBy).toBe(group === 'A' ? a.nodeId : b.nodeId);
     }
-    // A group-C task waits: nobody may take it.
+    // A group-C task waits: a claim pass of either worker takes nothing, a group-C worker takes it.
     const c = await runOf({ routingNodeGroup: 'C', steps: [{ handler: 'builtin.noop' }] });
-    await new Promise((r) => setTimeout(r, 600));
+    expect(await a.claimer.runOnce(new Date())).toBe(0);
+    expect(await b.claimer.runOnce(new Date())).toBe(0);
     expect((await task(c.tasks.main!)).status).toBe('pending');
+    const cw = worker({ group: 'C' });
+    await cw.start();
+    expect(await finalTask(c.tasks.main!)).toMatchObject({ status: 'success', lockedBy: cw.nodeId });
   });
 
   it('heartbeat records load; silent nodes go offline with one node_offline alarm', async () => {
@@ -212,9 +216,12 @@ describe('routing and node registry', () => {
     await t.db.workerNode.update({ where: { nodeId: w.nodeId }, data: { status: 'draining' } });
     await w.heartbeat.runOnce(new Date());
     const r = await runOf({ steps: [{ handler: 'builtin.noop' }] });
-    await new Promise((res) => setTimeout(res, 500));
+    // A claim pass of the drained worker takes nothing; the same task is claimable by a worker that is not drained.
+    expect(await w.claimer.runOnce(new Date())).toBe(0);
     expect((await task(r.tasks.main!)).status).toBe('pending');
-    await t.db.task.update({ where: { id: r.tasks.main! }, data: { status: 'cancelled' } });
+    const other = worker();
+    await other.start();
+    expect(await finalTask(r.tasks.main!)).toMatchObject({ status: 'success', lockedBy: other.nodeId });
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
-import { statsTimeZone } from '@/lib/engine/stats';
+import { getStatsTimeZone } from '@/lib/stats/current-zone';
 import { DailyStatsQuery, lastDaysRange, listStatsHandlers } from '@/lib/stats/get-daily-stats';
 import { getStatsChartData } from '@/lib/stats/chart-data';
 import { PageHeader } from '@/components/shell/page-header';
@@ -17,23 +17,23 @@ type SP = { range?: string; from?: string; to?: string; handler?: string };
 /**
  * /stats: daily handler stats over 7/30/90 days or a custom range, optionally for one handler.
  * Reads only the aggregate table handler_stats_daily (lib/stats), so it stays fast at any
- * history size; days are calendar days in TICKFLOW_STATS_TZ.
+ * history size; days are calendar days in the stats zone setting (lib/stats/stats-zone.ts).
  */
 export default async function StatsPage({ searchParams }: { searchParams: Promise<SP> }) {
   await requireActor('viewer');
   const sp = await searchParams;
   const custom = !!(sp.from || sp.to);
   const range = custom ? 'custom' : ['7', '30', '90'].includes(sp.range ?? '') ? sp.range! : '30';
-  const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range));
+  const db = getDb();
+  const tz = await getStatsTimeZone(db);
+  const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range), tz);
   const parsed = DailyStatsQuery.safeParse({ from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
   const error = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
   const q = parsed.success ? parsed.data : { ...fallback, handler: sp.handler || undefined };
-  const db = getDb();
   const [data, handlers] = await Promise.all([
     getStatsChartData(db, { from: q.from, to: q.to, handlers: q.handler ? [q.handler] : [] }),
-    listStatsHandlers(db, { from: lastDaysRange(366).from, to: q.to }),
+    listStatsHandlers(db, { from: lastDaysRange(366, tz).from, to: q.to }),
   ]);
-  const tz = statsTimeZone();
   return (
     <>
       <PageHeader

@@ -1,5 +1,5 @@
 import { preparedSql, type Prisma } from '../../db.ts';
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, statsTimeZone } from '../stats.ts';
+import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
 import { STATS_ON_CONFLICT_SQL } from './record-handler-stats.ts';
 
 export interface OnlyTaskCompleted {
@@ -92,7 +92,7 @@ export async function completeOnlyTasksSql(
                  (extract(epoch FROM ($3::timestamptz - tasks.started_at)) * 1000)::bigint AS dur
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, 'running', 'success', $6,
+       SELECT id, run_id, attempt, 'running', 'success', $5,
               jsonb_strip_nulls(jsonb_build_object('error', error, 'exitCode', exit_code, 'durationMs', dur)),
               locked_by, $3::timestamptz
          FROM t
@@ -113,14 +113,14 @@ export async function completeOnlyTasksSql(
         WHERE j.id = n.job_id::uuid
        RETURNING j.id
      ), attempt AS (
-       SELECT handler, GREATEST(0, dur) AS dur, CASE WHEN dur IS NOT NULL THEN width_bucket(GREATEST(0, dur), $5::bigint[]) END AS bucket,
+       SELECT handler, GREATEST(0, dur) AS dur, CASE WHEN dur IS NOT NULL THEN width_bucket(GREATEST(0, dur), $4::bigint[]) END AS bucket,
               CASE WHEN attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL
                    THEN GREATEST(0, round(extract(epoch FROM (started_at - scheduled_for)) * 1000))::bigint END AS lateness
          FROM t
      ), stats AS (
        INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
                                              max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
-       SELECT ($3::timestamptz AT TIME ZONE $4::text)::date, a.handler, ${STATS_SLOT_SQL}, count(*)::int, 0, 0, 0,
+       SELECT ($3::timestamptz AT TIME ZONE ${STATS_TZ_SQL})::date, a.handler, ${STATS_SLOT_SQL}, count(*)::int, 0, 0, 0,
               coalesce(sum(a.dur), 0)::bigint, coalesce(max(a.dur), 0)::int,
               coalesce(sum(a.lateness), 0)::bigint, count(a.lateness)::int,
               (SELECT array_agg((SELECT count(*) FROM attempt b WHERE b.handler = a.handler AND b.bucket = g.i)::int ORDER BY g.i)
@@ -135,6 +135,6 @@ export async function completeOnlyTasksSql(
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM job)::int AS "_job",
             (SELECT count(*) FROM stats)::int AS "_stats"
        FROM t LEFT JOIN run ON run.id = t.run_id`),
-    batch, p.nodeId, now, statsTimeZone(), DURATION_BUCKET_BOUNDS_MS.map(String), p.message,
+    batch, p.nodeId, now, DURATION_BUCKET_BOUNDS_MS.map(String), p.message,
   );
 }

@@ -1,5 +1,5 @@
 import type { Prisma } from '../../db.ts';
-import { DURATION_BUCKET_COUNT, durationBucket, STATS_SLOT_SQL, statsTimeZone } from '../stats.ts';
+import { DURATION_BUCKET_COUNT, durationBucket, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
 
 export interface StatsDelta {
   handler: string;
@@ -15,7 +15,7 @@ export interface StatsDelta {
 
 /**
  * Adds one outcome to handler_stats_daily (counting rule: lib/engine/stats.ts).
- * stat_date = the calendar date of `now` in TICKFLOW_STATS_TZ, computed in SQL.
+ * stat_date = the calendar date of `now` in the stats zone setting, computed in SQL (STATS_TZ_SQL).
  *
  * Lock: the (stat_date, handler, slot) row — shared by the completions of a
  * handler that day on connections with the same slot (STATS_SLOTS), so the
@@ -51,10 +51,10 @@ export function statsUpsertSql(d: StatsDelta, now: Date, first: number): { sql: 
   const $ = (i: number) => `$${first + i}`;
   const sql = `INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
                                           max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
-     VALUES ((${$(0)}::timestamptz AT TIME ZONE ${$(1)}::text)::date, ${$(2)}::text, ${STATS_SLOT_SQL}, ${$(3)}::int, ${$(4)}::int, ${$(5)}::int, ${$(6)}::int,
-             ${$(7)}::bigint, ${$(7)}::int, ${$(8)}::bigint, ${$(9)}::int, ${$(10)}::int[], ${$(0)}::timestamptz)
+     VALUES ((${$(0)}::timestamptz AT TIME ZONE ${STATS_TZ_SQL})::date, ${$(1)}::text, ${STATS_SLOT_SQL}, ${$(2)}::int, ${$(3)}::int, ${$(4)}::int, ${$(5)}::int,
+             ${$(6)}::bigint, ${$(6)}::int, ${$(7)}::bigint, ${$(8)}::int, ${$(9)}::int[], ${$(0)}::timestamptz)
      ${STATS_ON_CONFLICT_SQL}`;
-  const params = [now, statsTimeZone(), d.handler, d.success, d.failure, d.timeout, d.deadLetter, duration,
+  const params = [now, d.handler, d.success, d.failure, d.timeout, d.deadLetter, duration,
     d.latenessMs === null ? 0 : Math.max(0, Math.round(d.latenessMs)), d.latenessMs === null ? 0 : 1, buckets];
   return { sql, params };
 }

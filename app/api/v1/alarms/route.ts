@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { rest } from '@/app/_lib/rest';
 import { ALARM_STATUSES, ALARM_TYPES } from '@/lib/alarms/config';
 import { listAlarms } from '@/lib/alarms/list-alarms';
+import { Instant } from '@/lib/api/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,7 +11,7 @@ const ListAlarmsQuery = z.object({
   status: z.enum(ALARM_STATUSES as [string, ...string[]], { message: `status must be one of ${ALARM_STATUSES.join(', ')}` }).optional(),
   jobId: z.string().trim().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
-  before: z.iso.datetime({ offset: true, message: 'before must be an ISO-8601 instant' }).optional(),
+  before: Instant.transform((d) => d.toISOString()).optional(),
 });
 
 /** GET /api/v1/alarms?type=&status=&jobId=&limit=&before= (any role) -> { items: AlarmView[], nextBefore } newest first. */

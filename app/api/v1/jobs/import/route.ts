@@ -5,7 +5,8 @@ export const dynamic = 'force-dynamic';
 
 /**
  * POST /api/v1/jobs/import { text, timezone, system?, keyPrefix?, dryRun? } (text <= 256 KB)
- * -> 201 { created: job[], skipped: [{ line, text, reason }], dryRun } (200 for a dry run).
+ * -> 201 { created: job[], skipped: [{ line, text, reason }], zones: [{ line, key, timezone, reason }], dryRun }
+ * (200 for a dry run); `zones` says which zone each job is scheduled in and why (CRON_TZ= or the import zone).
  * Every entry becomes a PAUSED one-step `shell` job, all in one transaction; lines that
  * cannot be converted and keys already in use are reported in `skipped`, never a 500.
  */

@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
  * GET /api/v1/stats/daily?from=YYYY-MM-DD&to=YYYY-MM-DD&handler= (any role)
  * -> { from, to, days: [ { date, handler, success, failure, timeout, deadLetter, p50Ms, p95Ms,
  *      avgLatenessMs, avgDurationMs, maxDurationMs } ], handlers: [ totals with successRate ] }
- * Reads only handler_stats_daily; dates are days in TICKFLOW_STATS_TZ (default UTC); `handler`
+ * Reads only handler_stats_daily; dates are days in the stats zone setting (default UTC); `handler`
  * may list several names comma-separated. 400 names the field: bad date (`from`/`to`),
  * from > to (`to`), range over 366 days (`from`).
  */

@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guardRequest, installHttpGuard } from './http-guard';
+
+// A real server whose handler stands in for Next: the guard must answer before it.
+let server: http.Server;
+let port = 0;
+const reached: string[] = [];
+beforeAll(async () => {
+  installHttpGuard();
+  server = http.createServer((req, res) => {
+    reached.push(`${req.method} ${req.url}`);
+    res.end('next');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+function send(method: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('http guard', () => {
+  it('answers TRACE (and other non-standard methods) with 405 and Allow, on API routes with the route methods, without reaching the app', async () => {
+    reached.length = 0;
+    const api = await send('TRACE', '/api/v1/jobs');
+    expect(api.status).toBe(405);
+    expect(api.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
+    expect(JSON.parse(api.body).error.code).toBe('method_not_allowed');
+    const page = await send('TRACE', '/jobs');
+    expect(page.status).toBe(405);
+    expect(page.headers.allow).toBe('DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT');
+    expect((await send('PROPFIND', '/api/v1/health')).status).toBe(405);
+    expect(reached).toEqual([]);
+  });
+
+  it('answers a malformed percent-encoding in any path segment with 400, API in JSON naming _path', async () => {
+    reached.length = 0;
+    for (const p of ['/api/v1/jobs/%ff', '/api/v1/%ff/x', '/api/v1/jobs/%E0%A4%A/pause', '/api/v1/runs/%c3%28']) {
+      const r = await send('GET', p);
+      expect(r.status, p).toBe(400);
+      expect(JSON.parse(r.body).error).toMatchObject({ code: 'validation', fields: { _path: expect.any(String) } });
+    }
+    for (const p of ['/jobs/%ff', '/%ff', '/runs/abc%']) {
+      const r = await send('GET', p);
+      expect(r.status, p).toBe(400);
+      expect(r.headers['content-type']).toMatch(/^text\/plain/);
+    }
+    expect(reached).toEqual([]);
+  });
+
+  it('passes ordinary requests, valid escapes and odd queries on', async () => {
+    reached.length = 0;
+    expect((await send('GET', '/api/v1/jobs/%E2%9C%93')).body).toBe('next');
+    expect((await send('POST', '/jobs?q=%ff')).body).toBe('next');
+    expect((await send('OPTIONS', '/api/v1/jobs')).body).toBe('next');
+    expect(reached).toEqual(['GET /api/v1/jobs/%E2%9C%93', 'POST /jobs?q=%ff', 'OPTIONS /api/v1/jobs']);
+  });
+
+  it('reads the path of an absolute-form target', () => {
+    expect(guardRequest('GET', 'http://host/api/v1/jobs/%ff?x')?.status).toBe(400);
+    expect(guardRequest('GET', 'http://host/api/v1/jobs/ok?x=%ff')).toBeNull();
+  });
+});

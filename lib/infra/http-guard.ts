@@ -1,0 +1,86 @@
+/**
+ * Requests the console's HTTP server answers before Next.js sees them, because
+ * Next answers them with a 500:
+ * - a method outside GET HEAD POST PUT PATCH DELETE OPTIONS (TRACE, TRACK,
+ *   PROPFIND…): Next builds a fetch `Request` for the proxy and route handlers,
+ *   and the WHATWG fetch standard forbids TRACE and TRACK there, so it throws.
+ *   Answered 405 with an `Allow` header (RFC 9110 §15.5.6);
+ * - a path whose percent-encoding is not UTF-8 (`/jobs/%ff`): Next's param
+ *   decoding throws. Answered 400 (RFC 3986 §2.1, WHATWG URL percent-decode).
+ * /api/v1 paths get the API's JSON error shape, other paths plain text.
+ * Installed by instrumentation.ts in the console process.
+ */
+import http from 'node:http';
+import { allowedMethods } from '../api/allowed-methods.ts';
+
+export const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+
+/** What the guard answers instead of Next: status, headers and body text. */
+export type GuardAnswer = { status: number; headers: Record<string, string>; body: string };
+
+/** The raw path part of a request target (`/a/b?x` -> `/a/b`; an absolute-form target keeps only its path). */
+function rawPathOf(target: string): string {
+  let p = target;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) p = p.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
+  const end = p.search(/[?#]/);
+  return end === -1 ? p : p.slice(0, end);
+}
+
+/** True when every `%` escape of `path` is well formed and the bytes decode as UTF-8. */
+export function hasValidPercentEncoding(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The answer for a request Next cannot handle, or null to pass it on.
+ * @param method the request method as received (upper case for standard ones)
+ * @param target the request target (`/api/v1/jobs/%ff?x=1`)
+ */
+export function guardRequest(method: string, target: string): GuardAnswer | null {
+  const path = rawPathOf(target);
+  const api = path === '/api/v1' || path.startsWith('/api/v1/');
+  const answer = (status: number, code: string, message: string, headers: Record<string, string> = {}): GuardAnswer =>
+    api
+      ? {
+          status,
+          headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+          body: JSON.stringify({ error: { code, message, ...(code === 'validation' ? { fields: { _path: message } } : {}) } }),
+        }
+      : { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers }, body: `${message}\n` };
+  if (!STANDARD_METHODS.includes(method)) {
+    // JSON.stringify below escapes anything odd; the method token itself is ASCII (RFC 9110 §9.1).
+    const allow = (api && hasValidPercentEncoding(path) ? allowedMethods(path) : null) ?? STANDARD_METHODS;
+    return answer(405, 'method_not_allowed', `${method.slice(0, 20)} is not allowed; allowed: ${allow.join(', ')}`, { allow: allow.join(', ') });
+  }
+  if (!hasValidPercentEncoding(path)) {
+    return answer(400, 'validation', 'The URL path has a malformed percent-encoding (each %XX must form UTF-8)');
+  }
+  return null;
+}
+
+let installed = false;
+
+/** Makes every http.Server of this process answer guardRequest's cases itself. Idempotent. */
+export function installHttpGuard(): void {
+  if (installed) return;
+  installed = true;
+  const emit = http.Server.prototype.emit;
+  http.Server.prototype.emit = function guardedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'request') {
+      const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+      const a = guardRequest(req.method ?? '', req.url ?? '/');
+      if (a) {
+        res.writeHead(a.status, { ...a.headers, 'content-length': Buffer.byteLength(a.body) });
+        res.end(req.method === 'HEAD' ? undefined : a.body);
+        req.resume();
+        return true;
+      }
+    }
+    return (emit as (event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args);
+  } as typeof emit;
+}
