@@ -6,7 +6,7 @@ import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
 import { instantiateTasks } from './sql/instantiate-tasks.ts';
-import { lockJob } from './sql/lock-job.ts';
+import { lockJob, type LockedJob } from './sql/lock-job.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
@@ -40,8 +40,30 @@ export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new
   return withEngineTransaction(db, (tx) => triggerInTx(tx, input, now));
 }
 
-async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date): Promise<TriggerRunResult> {
-  const job = await lockJob(tx, input.jobId);
+/**
+ * The tick's look-ahead trigger (docs/on-time.md): creates a schedule run for a slot that is not
+ * due yet, its tasks claimable from `input.scheduleAt` (the slot's due instant), but only when the
+ * job has no active run. Then no block strategy can apply, and the run is exactly what the tick
+ * would have created at the slot. With an active run it creates nothing and returns null: the
+ * block strategy must be decided at the slot, so the tick fires that slot when it is due.
+ * Joins `db` when it is a transaction. Same errors as triggerRun.
+ */
+export async function triggerRunAhead(
+  db: Db,
+  input: Omit<TriggerRunInput, 'trigger' | 'parentRunId'> & { scheduleAt: Date },
+  now: Date = new Date(),
+): Promise<Run | null> {
+  if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  return withEngineTransaction(db, async (tx) => {
+    const job = await lockJob(tx, input.jobId);
+    if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
+    if (job.activeRuns.length > 0) return null;
+    return (await triggerInTx(tx, { ...input, trigger: 'schedule' }, now, job)).run;
+  });
+}
+
+async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
+  const job = locked ?? (await lockJob(tx, input.jobId));
   if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
   const active = job.activeRuns;
   const base = {
@@ -84,6 +106,7 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     scheduledFor: input.scheduledFor,
     payload: input.payload ?? {},
     gated,
+    scheduleAt: input.scheduleAt,
   }, now);
   let result: Run = run!;
   if (created.tasks === 0) {

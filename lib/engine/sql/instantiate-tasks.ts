@@ -10,7 +10,8 @@ export interface InstantiateResult {
 /**
  * Creates one task per job step, one task_dependencies row per job edge and one
  * task_logs row (null -> pending, 'created') per task, set-based in a single
- * statement, and NOTIFYs workers when a task is ready.
+ * statement, and NOTIFYs workers when a task is ready (payload: the future schedule_at in
+ * epoch ms, or '' for now; lib/engine/notify.ts).
  *
  * task.payload = job.payload || step.payload || trigger payload (shallow merge,
  * later wins); timeout/max_retries = step override else job; backoff, priority
@@ -24,7 +25,7 @@ export interface InstantiateResult {
  */
 export async function instantiateTasks(
   tx: Prisma.TransactionClient,
-  p: { runId: string; jobId: string; scheduledFor: Date; payload: Record<string, unknown>; gated: boolean },
+  p: { runId: string; jobId: string; scheduledFor: Date; payload: Record<string, unknown>; gated: boolean; scheduleAt?: Date },
   now: Date,
 ): Promise<InstantiateResult> {
   const rows = await tx.$queryRawUnsafe<InstantiateResult[]>(
@@ -40,7 +41,7 @@ export async function instantiateTasks(
               coalesce(s.max_retries, j.max_retries), coalesce(s.timeout_seconds, j.timeout_seconds),
               jsonb_build_object('baseSeconds', j.backoff_base_seconds, 'factor', j.backoff_factor,
                                  'maxSeconds', j.backoff_max_seconds, 'jitter', j.backoff_jitter),
-              $5::timestamptz, $3::timestamptz,
+              coalesce($7::timestamptz, $5::timestamptz), $3::timestamptz,
               coalesce(d.n, 0) + CASE WHEN $6::boolean AND d.n IS NULL THEN 1 ELSE 0 END,
               s.resource_key,
               jsonb_build_object('nodeGroup', j.routing_node_group, 'labels', j.routing_labels,
@@ -68,9 +69,12 @@ export async function instantiateTasks(
               (SELECT count(*) FROM ins WHERE pending_parents = 0)::int AS ready
      )
      SELECT tasks, edges, ready,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM counts WHERE ready > 0) n)::int AS notified
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}',
+                                     CASE WHEN $7::timestamptz > $5::timestamptz
+                                          THEN floor(extract(epoch FROM $7::timestamptz) * 1000)::bigint::text ELSE '' END)
+                                     FROM counts WHERE ready > 0) n)::int AS notified
        FROM counts`),
-    p.runId, p.jobId, p.scheduledFor, JSON.stringify(p.payload ?? {}), now, p.gated,
+    p.runId, p.jobId, p.scheduledFor, JSON.stringify(p.payload ?? {}), now, p.gated, p.scheduleAt ?? null,
   );
   const r = rows[0];
   return { tasks: r.tasks, edges: r.edges, ready: r.ready };

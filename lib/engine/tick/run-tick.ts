@@ -21,6 +21,7 @@
 import { Prisma, type PrismaClient } from '../../db.ts';
 import { log } from '../../log.ts';
 import { recordSkippedRun, triggerRun } from '../index.ts';
+import { triggerRunAhead } from '../trigger-run.ts';
 import { pgErrorCode } from '../pg.ts';
 import { planJobFire, summaryReason, type TickJob, type TickPlan } from './plan-job-fire.ts';
 import { advanceJob } from './sql/advance-job.ts';
@@ -36,6 +37,11 @@ export interface TickOptions {
   skippedRowLimit?: number;
   /** recorded as runs.triggered_by (default 'scheduler') */
   triggeredBy?: string;
+  /**
+   * look-ahead window in ms (default 0): a job whose next slot is due within it gets that run
+   * now, its tasks claimable at the slot's due instant (triggerRunAhead; docs/on-time.md)
+   */
+  lookaheadMs?: number;
 }
 
 export interface TickResult {
@@ -53,6 +59,13 @@ export interface TickResult {
   deferred: number;
   /** true when the batch was full: call again at once */
   more: boolean;
+  /** runs created ahead of their slot (also counted in `fired`) */
+  ahead: number;
+  /**
+   * the earliest due instant of a job in the window that could not be created ahead (it has an
+   * active run, so its block strategy must be decided at the slot): tick again then
+   */
+  deferredUntil: Date | null;
 }
 
 export const DEFAULT_MISFIRE_GRACE_MS = 60_000;
@@ -100,18 +113,21 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   const grace = options.misfireGraceMs ?? DEFAULT_MISFIRE_GRACE_MS;
   const skippedRowLimit = options.skippedRowLimit ?? DEFAULT_SKIPPED_ROW_LIMIT;
   const triggeredBy = options.triggeredBy ?? 'scheduler';
-  const result: TickResult = { jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false };
+  const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
+  const result: TickResult = {
+    jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null,
+  };
+  let waiting = 0;
 
   await db.$transaction(
     async (tx) => {
-      const rows = await lockDueJobs(tx, { limit: options.limit }, now);
+      const rows = await lockDueJobs(tx, { limit: options.limit, horizon: new Date(now.getTime() + lookaheadMs) }, now);
       result.jobs = rows.length;
-      result.more = rows.length >= options.limit;
       for (const row of rows) {
         const job = toTickJob(row);
         let plan: TickPlan;
         try {
-          plan = planJobFire(job, now, { misfireGraceMs: grace, skippedRowLimit });
+          plan = planJobFire(job, now, { misfireGraceMs: grace, skippedRowLimit, lookaheadMs });
         } catch (err) {
           const message = `schedule cannot be evaluated: ${(err as Error).message}`;
           logger.warn({ jobId: job.id, key: row.key, err: (err as Error).message }, 'tick: job paused, schedule cannot be evaluated');
@@ -126,6 +142,11 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_job');
           result.fired += counts.fired;
           result.skippedRecords += counts.skipped;
+          result.ahead += counts.ahead;
+          if (counts.waitingUntil) {
+            waiting++;
+            if (!result.deferredUntil || counts.waitingUntil < result.deferredUntil) result.deferredUntil = counts.waitingUntil;
+          }
           if (plan.pause) result.finished++;
           if (plan.fire.length || plan.skip.length || plan.summary) {
             logger.debug({ jobId: job.id, key: row.key, fired: plan.fire.length, misfire: plan.misfire, next: plan.nextRunAt }, 'tick: fired');
@@ -153,6 +174,9 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
     },
     { timeout: 60_000, maxWait: 10_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
   );
+  // A full batch asks for another pass, unless all it held were jobs waiting for their slot
+  // (the next pass would lock the same rows again).
+  result.more = result.jobs >= options.limit && waiting < result.jobs;
   return result;
 }
 
@@ -162,7 +186,7 @@ async function applyPlan(
   plan: TickPlan,
   triggeredBy: string,
   now: Date,
-): Promise<{ fired: number; skipped: number }> {
+): Promise<{ fired: number; skipped: number; ahead: number; waitingUntil: Date | null }> {
   let skipped = 0;
   // Oldest first, so runs.created_at order matches slot order.
   if (plan.summary) {
@@ -176,6 +200,28 @@ async function applyPlan(
   for (const slot of plan.fire) {
     await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot }, now);
   }
+  if (plan.ahead && plan.nextRunAt) {
+    // The next slot is due within the look-ahead window: create its run now, claimable at its due
+    // instant. Its own savepoint: a slot that already has a run (unique violation) is simply passed.
+    await tx.$executeRawUnsafe('SAVEPOINT tick_ahead');
+    let created: boolean;
+    try {
+      created = (await triggerRunAhead(tx, { jobId, triggeredBy, scheduledFor: plan.ahead, scheduleAt: plan.nextRunAt }, now)) !== null;
+      await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead');
+    } catch (err) {
+      await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT tick_ahead');
+      await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead');
+      if (sqlState(err) !== '23505') throw err;
+      created = true;
+    }
+    if (created) {
+      await advanceJob(tx, { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause, lastError: null }, now);
+      return { fired: plan.fire.length + 1, skipped, ahead: 1, waitingUntil: null };
+    }
+    // An active run: the block strategy is decided at the slot, by the tick that fires it then.
+    await advanceJob(tx, { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause, lastError: null }, now);
+    return { fired: plan.fire.length, skipped, ahead: 0, waitingUntil: plan.nextRunAt };
+  }
   await advanceJob(tx, { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause, lastError: null }, now);
-  return { fired: plan.fire.length, skipped };
+  return { fired: plan.fire.length, skipped, ahead: 0, waitingUntil: null };
 }
