@@ -125,8 +125,10 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
   const storedNominal = new Date(job.nextRunAt.getTime() - offset);
 
   const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
-  const finish = (fire: Date[], skip: Date[], summary: SkipSummary | null, misfire: boolean): TickPlan => {
-    const next = nextFireTime(schedule, nowNominal);
+  // `upcoming`: the job is not due yet and this is its next slot (locked for the look-ahead):
+  // it stays the next slot, never replaced by an earlier fire time of the schedule.
+  const finish = (fire: Date[], skip: Date[], summary: SkipSummary | null, misfire: boolean, upcoming?: Date): TickPlan => {
+    const next = upcoming ?? nextFireTime(schedule, nowNominal);
     const nextRunAt = next ? dueAt(schedule, next) : null;
     const pause = nextRunAt === null && job.scheduleKind !== 'manual';
     let ahead: Date | null = null;
@@ -148,7 +150,8 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
   let first: Date | null = storedNominal;
   const check = nextFireTime(schedule, new Date(storedNominal.getTime() - 1));
   if (!check || check.getTime() !== storedNominal.getTime()) first = check;
-  if (!first || first.getTime() > nowNominal.getTime()) return finish([], [], null, false);
+  if (!first) return finish([], [], null, false);
+  if (first.getTime() > nowNominal.getTime()) return finish([], [], null, false, first);
 
   const hardLimit = Math.max(1, job.misfireMaxCatchup) + Math.max(0, options.skippedRowLimit) + 1;
   const missed = collectMissedSlots(schedule, first, nowNominal, hardLimit);
