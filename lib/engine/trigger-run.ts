@@ -86,20 +86,22 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     return { run: run!, outcome: 'skipped' };
   }
 
-  let coveredRunIds: string[] | undefined;
-  if (active.length > 0 && job.blockStrategy === 'cover_early') {
-    coveredRunIds = active.map((r) => r.id);
-    await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
-    for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
-  }
-
   const gated = active.length > 0 && job.blockStrategy === 'serial_execution';
+  // Inserted before cover_early cancels anything: a second schedule run of the same slot must
+  // fail on runs_schedule_fire_uniq while the first still holds it (a cancelled run leaves it).
   const run = await insertRun(tx, {
     ...base,
     status: 'pending',
     reason: gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null,
     countOnJob: true,
   }, now);
+
+  let coveredRunIds: string[] | undefined;
+  if (active.length > 0 && job.blockStrategy === 'cover_early') {
+    coveredRunIds = active.map((r) => r.id);
+    await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
+    for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
+  }
   const created = await instantiateTasks(tx, {
     runId: run!.id,
     jobId: job.id,
