@@ -48,13 +48,21 @@ export class Claimer {
   /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */
   private async pass(): Promise<boolean | number> {
     const now = this.deps.clock();
-    const claimed = await this.runOnce(now);
-    if (claimed > 0 && this.backlog) return true;
-    const nowMs = this.deps.clock().getTime();
-    if (nowMs >= this.safetyAt) {
-      this.safetyAt = nowMs + this.config.pollMs;
-      const due = await nextTaskDue(this.deps.db, { handlers: this.config.handlers }, now);
-      if (due) this.wakes.add(due.getTime());
+    let claim = true;
+    if (now.getTime() >= this.safetyAt) {
+      // The safety pass (a NOTIFY may have been lost): one cheap look at the ready queue decides
+      // whether to claim now, sleep until a known due time, or sleep the whole interval.
+      this.safetyAt = now.getTime() + this.config.pollMs;
+      const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: this.config.handlers });
+      if (!due) claim = false;
+      else if (due.getTime() > now.getTime()) {
+        this.wakes.add(due.getTime());
+        claim = false;
+      }
+    }
+    if (claim) {
+      const claimed = await this.runOnce(now);
+      if (claimed > 0 && this.backlog) return true;
     }
     const next = this.wakes.next(this.deps.clock().getTime());
     const until = Math.min(this.safetyAt, next ?? Infinity);

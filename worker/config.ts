@@ -15,7 +15,7 @@
  * | TICKFLOW_TICK_BATCH | 100 | due jobs locked per tick transaction |
  * | TICKFLOW_MISFIRE_GRACE_MS | 60000 | a slot later than this is a misfire |
  * | TICKFLOW_HEARTBEAT_MS | lease/3 | node heartbeat + lease extension interval |
- * | TICKFLOW_REAP_MS | 5000 | lease reclaim and offline-node scan interval |
+ * | TICKFLOW_REAP_MS | 10000 | lease reclaim and offline-node scan interval |
  * | TICKFLOW_NODE_OFFLINE_SECONDS | 60 | heartbeat age after which a node is offline |
  * | TICKFLOW_SHUTDOWN_GRACE_MS | 30000 | how long SIGTERM waits for running tasks |
  * | TICKFLOW_ALLOW_SHELL | off | `1`/`true` enables the shell executor |
@@ -118,7 +118,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     tickBatch: int(env, 'TICKFLOW_TICK_BATCH', 100, 1, 10_000),
     misfireGraceMs: int(env, 'TICKFLOW_MISFIRE_GRACE_MS', 60_000, 0),
     heartbeatMs: int(env, 'TICKFLOW_HEARTBEAT_MS', Math.max(100, Math.floor((leaseSeconds * 1000) / 3)), 10),
-    reapMs: int(env, 'TICKFLOW_REAP_MS', 5000, 10),
+    reapMs: int(env, 'TICKFLOW_REAP_MS', 10_000, 10),
     nodeOfflineSeconds: int(env, 'TICKFLOW_NODE_OFFLINE_SECONDS', 60, 1),
     shutdownGraceMs: int(env, 'TICKFLOW_SHUTDOWN_GRACE_MS', 30_000, 0),
     allowShell: bool(env, 'TICKFLOW_ALLOW_SHELL'),

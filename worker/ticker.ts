@@ -35,6 +35,13 @@ export class Ticker {
 
   /** One loop pass: tick, then the delay (ms) until the next pass (true: at once). */
   private async pass(): Promise<boolean | number> {
+    // Nothing in the window (the idle case): one index probe, no tick transaction.
+    const start = this.deps.clock().getTime();
+    const first = await nextJobDue(this.deps.db, new Date(0));
+    if (!first || first.getTime() > start + this.config.lookaheadMs) {
+      const wake = Math.min(start + this.config.intervalMs, first ? first.getTime() - this.config.lookaheadMs : Infinity);
+      return Math.max(0, wake - this.deps.clock().getTime());
+    }
     const r = await this.runOnce(this.deps.clock());
     if (r.more) return true;
     const now = this.deps.clock().getTime();

@@ -57,5 +57,5 @@ export type {
   ExtendLeasesInput,
   ExtendLeasesResult,
 } from './types.ts';
-/** nextTaskDue(db, {handlers}, now) => the earliest future schedule_at of a ready task, or null. */
+/** nextTaskDue(db, {handlers}) => the earliest schedule_at of a ready task, or null. */
 export { nextTaskDue } from './sql/next-task-due.ts';
