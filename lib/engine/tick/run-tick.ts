@@ -11,6 +11,12 @@
  * (the job row lock) and a crash mid-batch fires nothing (rollback); the unique
  * index runs_schedule_fire_uniq is the backstop.
  *
+ * Look-ahead (docs/on-time.md, `lookaheadMs`): jobs due within the window are locked too; the
+ * run of their next slot is created now with its tasks claimable at the slot's due instant,
+ * unless the job has an active run (then its block strategy is decided at the slot, and
+ * `deferredUntil` says when). Jobs whose only work is that are handled as one batch of a few
+ * statements (applyAheadBatch), the rest one by one.
+ *
  * One bad row never stops the tick (engine.md case 1): a job whose schedule
  * cannot be evaluated, or that cannot be fired for a non-transient reason, is
  * rolled back to its savepoint, paused with last_error, and the batch goes on.
@@ -21,7 +27,11 @@
 import { Prisma, type PrismaClient } from '../../db.ts';
 import { log } from '../../log.ts';
 import { recordSkippedRun, triggerRun } from '../index.ts';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { finishRunIfDone } from '../settle.ts';
+import { insertRuns } from '../sql/insert-runs.ts';
 import { triggerRunAhead } from '../trigger-run.ts';
+import { advanceJobs, jobsWithActiveRuns } from './sql/ahead-batch.ts';
 import { pgErrorCode } from '../pg.ts';
 import { planJobFire, summaryReason, type TickJob, type TickPlan } from './plan-job-fire.ts';
 import { advanceJob } from './sql/advance-job.ts';
@@ -123,18 +133,42 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
     async (tx) => {
       const rows = await lockDueJobs(tx, { limit: options.limit, horizon: new Date(now.getTime() + lookaheadMs) }, now);
       result.jobs = rows.length;
+      const planned: { row: DueJobRow; job: TickJob; plan: TickPlan }[] = [];
       for (const row of rows) {
         const job = toTickJob(row);
-        let plan: TickPlan;
         try {
-          plan = planJobFire(job, now, { misfireGraceMs: grace, skippedRowLimit, lookaheadMs });
+          planned.push({ row, job, plan: planJobFire(job, now, { misfireGraceMs: grace, skippedRowLimit, lookaheadMs }) });
         } catch (err) {
           const message = `schedule cannot be evaluated: ${(err as Error).message}`;
           logger.warn({ jobId: job.id, key: row.key, err: (err as Error).message }, 'tick: job paused, schedule cannot be evaluated');
           await markJobScheduleError(tx, { jobId: job.id, error: message }, now);
           result.failed++;
-          continue;
         }
+      }
+      // Jobs whose only work is their next slot ahead of time (the steady state of a busy
+      // scheduler) are handled together: a few statements for the whole batch.
+      const batch = planned.filter(({ plan }) => isAheadOnly(plan));
+      const done = new Set<string>();
+      if (batch.length > 1) {
+        await tx.$executeRawUnsafe('SAVEPOINT tick_ahead_batch');
+        try {
+          const counts = await applyAheadBatch(tx, batch.map((b) => ({ jobId: b.job.id, plan: b.plan })), triggeredBy, now);
+          await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead_batch');
+          for (const b of batch) done.add(b.job.id);
+          result.fired += counts.ahead;
+          result.ahead += counts.ahead;
+          result.finished += counts.finished;
+          waiting += counts.waiting;
+          if (counts.waitingUntil && (!result.deferredUntil || counts.waitingUntil < result.deferredUntil)) result.deferredUntil = counts.waitingUntil;
+        } catch (err) {
+          // Any refusal (a slot already fired, a transient error): each job on its own below.
+          await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT tick_ahead_batch');
+          await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead_batch');
+          logger.debug({ err: (err as Error).message, jobs: batch.length }, 'tick: look-ahead batch refused, one job at a time');
+        }
+      }
+      for (const { row, job, plan } of planned) {
+        if (done.has(job.id)) continue;
 
         await tx.$executeRawUnsafe('SAVEPOINT tick_job');
         try {
@@ -178,6 +212,39 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   // (the next pass would lock the same rows again).
   result.more = result.jobs >= options.limit && waiting < result.jobs;
   return result;
+}
+
+/** The plan only creates the next slot ahead of time: nothing due, nothing missed. */
+function isAheadOnly(plan: TickPlan): boolean {
+  return plan.fire.length === 0 && plan.skip.length === 0 && !plan.summary && plan.ahead !== null && plan.nextRunAt !== null;
+}
+
+/**
+ * applyPlan's look-ahead branch for many jobs at once: one statement finds the jobs with an
+ * active run (left for their slot, as triggerRunAhead does), one creates every other job's run
+ * with its tasks (insert-runs.ts), one moves every job's next_run_at. Throws on any refusal
+ * (then nothing of the batch is kept: the caller's savepoint).
+ */
+async function applyAheadBatch(
+  tx: Prisma.TransactionClient,
+  items: { jobId: string; plan: TickPlan }[],
+  triggeredBy: string,
+  now: Date,
+): Promise<{ ahead: number; finished: number; waiting: number; waitingUntil: Date | null }> {
+  const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
+  const go = items.filter((i) => !busy.has(i.jobId));
+  const runs = await insertRuns(tx, go.map(({ jobId, plan }) => ({
+    id: randomUUID(), jobId, trigger: 'schedule', triggeredBy, scheduledFor: plan.ahead!, scheduleAt: plan.nextRunAt,
+    status: 'pending' as const, reason: null, params: {}, traceId: randomBytes(16).toString('hex'), parentRunId: null,
+    gated: false, countOnJob: true,
+  })), now);
+  for (const run of runs) if (run.tasks === 0) await finishRunIfDone(tx, run.id, now); // a job without steps
+  let waitingUntil: Date | null = null;
+  for (const i of items) if (busy.has(i.jobId) && (!waitingUntil || i.plan.nextRunAt! < waitingUntil)) waitingUntil = i.plan.nextRunAt;
+  await advanceJobs(tx, items.map(({ jobId, plan }) => busy.has(jobId)
+    ? { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause }
+    : { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause }), now);
+  return { ahead: go.length, finished: go.filter((i) => i.plan.aheadPause).length, waiting: busy.size, waitingUntil };
 }
 
 async function applyPlan(
