@@ -69,9 +69,10 @@ export async function measureOnTime(url: string, jobs: number, seconds: number):
     if (process.env.BENCH_DEBUG) {
       const d = await db.query(`SELECT scheduled_for, status::text, count(*)::int, min(created_at - scheduled_for)::text AS min_ahead, max(created_at - scheduled_for)::text AS max_ahead
         FROM runs WHERE job_key LIKE 'bench.on-time.%' GROUP BY 1, 2 ORDER BY 1, 2`);
-      console.log(d.rows);
+      for (const r of d.rows) console.log(JSON.stringify(r));
       const j = await db.query(`SELECT next_run_at, status::text, count(*)::int FROM jobs WHERE key LIKE 'bench.on-time.%' GROUP BY 1, 2 ORDER BY 1`);
-      console.log(j.rows, { first: new Date(first), last: new Date(last) });
+      for (const r of j.rows) console.log(JSON.stringify(r));
+      console.log({ first: new Date(first), last: new Date(last) });
       const a = await db.query(`SELECT application_name, state, wait_event_type, wait_event, now() - xact_start AS xact_age, left(query, 120) AS q
         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`);
       console.log(a.rows);

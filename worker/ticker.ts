@@ -13,6 +13,9 @@ import { runTick, type TickResult } from '../lib/engine/tick/run-tick.ts';
 import { nextJobDue } from '../lib/engine/tick/sql/next-job-due.ts';
 import { ServiceLoop } from './loop.ts';
 
+/** how soon to look again at jobs in the window that another ticker held, ms */
+const RECHECK_MS = 100;
+
 export interface TickerConfig {
   /** longest sleep between passes (the safety pass), ms */
   intervalMs: number;
@@ -37,20 +40,22 @@ export class Ticker {
   private async pass(): Promise<boolean | number> {
     // Nothing in the window (the idle case): one index probe, no tick transaction.
     const start = this.deps.clock().getTime();
-    const first = await nextJobDue(this.deps.db, new Date(0));
+    const first = await nextJobDue(this.deps.db);
     if (!first || first.getTime() > start + this.config.lookaheadMs) {
       const wake = Math.min(start + this.config.intervalMs, first ? first.getTime() - this.config.lookaheadMs : Infinity);
       return Math.max(0, wake - this.deps.clock().getTime());
     }
     const r = await this.runOnce(this.deps.clock());
     if (r.more) return true;
+    const next = await nextJobDue(this.deps.db, { exclude: r.waitingJobIds });
     const now = this.deps.clock().getTime();
     let wake = now + this.config.intervalMs;
-    const next = await nextJobDue(this.deps.db, new Date(now + this.config.lookaheadMs));
-    if (next) wake = Math.min(wake, next.getTime() - this.config.lookaheadMs);
+    // A job already in the window that this pass did not take is held by another ticker (or
+    // just arrived): look again shortly rather than at the safety pass.
+    if (next) wake = Math.min(wake, Math.max(next.getTime() - this.config.lookaheadMs, now + RECHECK_MS));
     if (r.deferredUntil) wake = Math.min(wake, r.deferredUntil.getTime());
     if (r.deferred > 0) wake = Math.min(wake, now + 1000); // a transient error: soon, not at once
-    return Math.max(0, wake - this.deps.clock().getTime());
+    return Math.max(0, wake - now);
   }
 
   /** One tick pass at `now`. */

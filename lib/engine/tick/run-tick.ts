@@ -76,6 +76,8 @@ export interface TickResult {
    * active run, so its block strategy must be decided at the slot): tick again then
    */
   deferredUntil: Date | null;
+  /** the jobs of `deferredUntil`: in the window, waiting for their slot */
+  waitingJobIds: string[];
 }
 
 export const DEFAULT_MISFIRE_GRACE_MS = 60_000;
@@ -125,7 +127,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   const triggeredBy = options.triggeredBy ?? 'scheduler';
   const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
   const result: TickResult = {
-    jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null,
+    jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null, waitingJobIds: [],
   };
   let waiting = 0;
 
@@ -158,13 +160,14 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           result.fired += counts.ahead;
           result.ahead += counts.ahead;
           result.finished += counts.finished;
-          waiting += counts.waiting;
+          waiting += counts.waiting.length;
+          result.waitingJobIds.push(...counts.waiting);
           if (counts.waitingUntil && (!result.deferredUntil || counts.waitingUntil < result.deferredUntil)) result.deferredUntil = counts.waitingUntil;
         } catch (err) {
           // Any refusal (a slot already fired, a transient error): each job on its own below.
           await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT tick_ahead_batch');
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead_batch');
-          logger.debug({ err: (err as Error).message, jobs: batch.length }, 'tick: look-ahead batch refused, one job at a time');
+          logger.warn({ err: (err as Error).message, jobs: batch.length }, 'tick: look-ahead batch refused, one job at a time');
         }
       }
       for (const { row, job, plan } of planned) {
@@ -179,6 +182,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           result.ahead += counts.ahead;
           if (counts.waitingUntil) {
             waiting++;
+            result.waitingJobIds.push(job.id);
             if (!result.deferredUntil || counts.waitingUntil < result.deferredUntil) result.deferredUntil = counts.waitingUntil;
           }
           if (plan.pause) result.finished++;
@@ -230,7 +234,7 @@ async function applyAheadBatch(
   items: { jobId: string; plan: TickPlan }[],
   triggeredBy: string,
   now: Date,
-): Promise<{ ahead: number; finished: number; waiting: number; waitingUntil: Date | null }> {
+): Promise<{ ahead: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
   const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
   const go = items.filter((i) => !busy.has(i.jobId));
   const runs = await insertRuns(tx, go.map(({ jobId, plan }) => ({
@@ -244,7 +248,7 @@ async function applyAheadBatch(
   await advanceJobs(tx, items.map(({ jobId, plan }) => busy.has(jobId)
     ? { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause }
     : { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause }), now);
-  return { ahead: go.length, finished: go.filter((i) => i.plan.aheadPause).length, waiting: busy.size, waitingUntil };
+  return { ahead: go.length, finished: go.filter((i) => i.plan.aheadPause).length, waiting: [...busy], waitingUntil };
 }
 
 async function applyPlan(
