@@ -2,16 +2,19 @@ import { getDb, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { TriggerJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { triggerRun } from '../engine/index.ts';
+import { triggerRun, triggerRuns } from '../engine/index.ts';
 import { toRunSummary, type RunSummary } from '../runs/run-view.ts';
 import { findJob } from './store.ts';
 
-export type TriggerResult = { run: RunSummary; outcome: 'started' | 'queued' | 'skipped' | 'covered' };
+export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';
+export type TriggerResult = { run: RunSummary; outcome: TriggerOutcome };
+export type BulkTriggerResult = { runs: (RunSummary & { outcome: TriggerOutcome })[] };
 
 /**
  * "Run now" / POST /jobs/:id/trigger: creates a run through ENGINE's
  * triggerRun (block strategy applies; scheduled_for = now; triggered_by =
  * actor.name). `payload` (optional, <= 64 KB) is merged over each step's payload.
+ * A body with `runs` creates them all (triggerJobMany).
  * @throws DomainError not_found (unknown/deleted job), validation, forbidden.
  */
 export async function triggerJob(
@@ -21,10 +24,19 @@ export async function triggerJob(
   actor: Actor,
   opts: { trigger?: 'manual' | 'api' } = {},
   now = new Date(),
-): Promise<TriggerResult> {
+): Promise<TriggerResult | BulkTriggerResult> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(TriggerJobInput, rawInput ?? {});
   await findJob(db, jobId);
+  if (input.runs) {
+    // Bulk enqueue: one transaction, the block strategy applied in order (lib/engine triggerRuns).
+    const made = await triggerRuns(
+      db,
+      { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, runs: input.runs },
+      now,
+    );
+    return { runs: made.map((m) => ({ ...toRunSummary(m.run), outcome: m.outcome })) };
+  }
   const { run, outcome } = await triggerRun(
     db,
     { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, payload: input.payload },

@@ -65,14 +65,18 @@ export async function deleteJobAction(id: string, reason?: string): Promise<Acti
   }
 }
 
-/** "Run now" with an optional payload override: lib/jobs triggerJob (manual trigger). Returns the new run's id. */
-export async function triggerJobAction(id: string, input: unknown): Promise<ActionResult<{ runId: string; outcome: string }>> {
+/**
+ * "Run now" with an optional payload override: lib/jobs triggerJob (manual trigger). Returns the new run's id;
+ * for `{ runs: [...] }` (a pasted JSON array) the first run's id and how many runs were created.
+ */
+export async function triggerJobAction(id: string, input: unknown): Promise<ActionResult<{ runId: string; outcome: string; runs?: number }>> {
   try {
     const actor = await requireActionActor('operator');
     const p = TriggerJobInput.safeParse(input ?? {});
     if (!p.success) return invalid(p.error);
     const r = await triggerJob(getDb(), IdParams.parse({ id }).id, p.data, actor);
     touched(id);
+    if ('runs' in r) return { ok: true, data: { runId: r.runs[0]!.id, outcome: r.runs[0]!.outcome, runs: r.runs.length } };
     return { ok: true, data: { runId: r.run.id, outcome: r.outcome } };
   } catch (error) {
     return toActionError(error, 'Run now');
