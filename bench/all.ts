@@ -227,7 +227,7 @@ async function main() {
   const idle = await withBenchDatabase('all_idle', (url) => measureIdle(url, quick ? 30 : 60));
   say(`2. idle: ${fmt(idle.statementsPerWorkerPerSecond, 2)} statements/s per worker (client count; ${fmt(idle.xactPerWorkerPerSecond, 2)} transactions/s in pg_stat_database), ${idle.workers} workers over ${idle.seconds} s — target ≤ 1: ${target(idle.statementsPerWorkerPerSecond <= 1)}`);
 
-  const q = await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 2000 : 5000, N));
+  const q = await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 1000 : 3000, N));
   say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk)} runs/s — target ≥ 20,000: ${target(q.bulk >= 20_000)}; single triggerRun (4 in flight) ${fmt(q.single)} runs/s — target ≥ 3,000: ${target(q.single >= 3000)}`);
 
   const tp: Record<number, Awaited<ReturnType<typeof throughput>>> = {};
