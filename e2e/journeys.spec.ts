@@ -216,6 +216,23 @@ test('Run now with a payload override: the run shows it as params and in the out
   await expect(output).toContainText('"who": "override"');
 });
 
+test('Run now with a pasted JSON array: one run per element, listed on the runs page', async ({ page }) => {
+  const job = await apiJob('e2e.runmany', { handler: 'builtin.echo', payload: { saved: 1 }, policy: { blockStrategy: 'serial_execution' } });
+  await page.goto(`/jobs/${job.id}`);
+  await page.getByRole('button', { name: 'Run with payload…' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Payload override').fill('[{"day": "2026-11-28"}, 5]');
+  await dialog.getByRole('button', { name: 'Run with payload' }).click();
+  await expect(page.getByTestId('field-error-payload-override')).toHaveText(/Element 1 must be a JSON object/);
+  await dialog.getByLabel('Payload override').fill('[{"day": "2026-11-28"}, {"day": "2026-11-29"}, {"day": "2026-11-30"}]');
+  await dialog.getByRole('button', { name: 'Run with payload' }).click();
+  await expect(page).toHaveURL(new RegExp(`/runs\\?jobId=${job.id}$`));
+  await expect(page.locator('[data-run-id]')).toHaveCount(3);
+  const runs = await withDb((c) => c.query<{ params: { day: string }; status: string }>(
+    `SELECT params, status::text FROM runs WHERE job_id = $1 ORDER BY created_at, reason NULLS FIRST`, [job.id]));
+  expect(runs.rows.map((r) => r.params.day).sort()).toEqual(['2026-11-28', '2026-11-29', '2026-11-30']);
+});
+
 test('bulk pause of two jobs from the list', async ({ page }) => {
   const tag = `e2e.bulk.${uniq()}`;
   const a = await api<Job>('POST', '/jobs', { key: `${tag}.a`, name: 'Bulk A', schedule: { kind: 'interval', intervalSeconds: 3600 }, handler: 'builtin.noop' });

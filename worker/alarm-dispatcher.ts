@@ -21,13 +21,13 @@ export interface AlarmDispatcherConfig {
   limit: number;
 }
 
-/** Config from env: TICKFLOW_ALARM_DISPATCH_MS (default 5000), TICKFLOW_ALARM_BATCH (default 20). */
+/** Config from env: TICKFLOW_ALARM_DISPATCH_MS (default 15000: run alarms trail the clock by 45 s anyway), TICKFLOW_ALARM_BATCH (default 20). */
 export function defaultAlarmDispatcherConfig(): AlarmDispatcherConfig {
   const n = (name: string, d: number) => {
     const v = Number(process.env[name]);
     return Number.isFinite(v) && v > 0 ? v : d;
   };
-  return { intervalMs: n('TICKFLOW_ALARM_DISPATCH_MS', 5000), limit: n('TICKFLOW_ALARM_BATCH', 20) };
+  return { intervalMs: n('TICKFLOW_ALARM_DISPATCH_MS', 15_000), limit: n('TICKFLOW_ALARM_BATCH', 20) };
 }
 
 export class AlarmDispatcher {

@@ -2,14 +2,19 @@
  * Claimer service: moves ready tasks to this worker in batches of up to its
  * free concurrency slots (engine claimTasks: one UPDATE ... WHERE id IN
  * (SELECT ... FOR UPDATE SKIP LOCKED) with routing enforced in SQL), and hands
- * them to the runner. It wakes on NOTIFY `tickflow_tasks` (see listener.ts),
- * when a slot frees up while work is known to be waiting, and on a poll
- * interval, so a lost notification only costs latency. There is no per-task polling.
+ * them to the runner. It wakes on NOTIFY `tickflow_tasks` (see listener.ts) — at
+ * once, or at the instant the payload names (a run created ahead of its slot, a
+ * retry in backoff) — when a slot frees up while work is known to be waiting,
+ * and at the earliest future schedule_at it knows of; otherwise it sleeps up to
+ * the safety interval `pollMs`, whose pass also asks the database for that
+ * earliest schedule_at (nextTaskDue), so a lost notification costs at most one
+ * safety interval (docs/on-time.md). There is no per-task polling.
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
-import { claimTasks } from '../lib/engine/index.ts';
+import { claimTasks, nextTaskDue } from '../lib/engine/index.ts';
 import { ServiceLoop } from './loop.ts';
+import { WakeTimes } from './wake-times.ts';
 import type { Runner, RunnableTask } from './runner.ts';
 
 export interface ClaimerConfig {
@@ -28,12 +33,40 @@ export class Claimer {
   /** the last claim filled every free slot: more work is probably waiting */
   private backlog = false;
   private slotWake: NodeJS.Timeout | null = null;
+  /** future instants (epoch ms) when known tasks become claimable */
+  private readonly wakes = new WakeTimes();
+  /** clock() ms at which the next pass is a safety pass (also asks the database for due times) */
+  private safetyAt = 0;
 
   constructor(
     readonly config: ClaimerConfig,
     private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner },
   ) {
-    this.loop = new ServiceLoop('claimer', config.pollMs, async () => (await this.runOnce(this.deps.clock())) > 0 && this.backlog, deps.logger);
+    this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger);
+  }
+
+  /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */
+  private async pass(): Promise<boolean | number> {
+    const now = this.deps.clock();
+    let claim = true;
+    if (now.getTime() >= this.safetyAt) {
+      // The safety pass (a NOTIFY may have been lost): one cheap look at the ready queue decides
+      // whether to claim now, sleep until a known due time, or sleep the whole interval.
+      this.safetyAt = now.getTime() + this.config.pollMs;
+      const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: this.config.handlers });
+      if (!due) claim = false;
+      else if (due.getTime() > now.getTime()) {
+        this.wakes.add(due.getTime());
+        claim = false;
+      }
+    }
+    if (claim) {
+      const claimed = await this.runOnce(now);
+      if (claimed > 0 && this.backlog) return true;
+    }
+    const next = this.wakes.next(this.deps.clock().getTime());
+    const until = Math.min(this.safetyAt, next ?? Infinity);
+    return Math.max(0, until - this.deps.clock().getTime());
   }
 
   /** Claims up to the free slots at `now` and starts them; returns how many were claimed. */
@@ -65,9 +98,18 @@ export class Claimer {
     return tasks.length;
   }
 
-  /** NOTIFY arrived: something became ready. */
-  wake(): void {
-    this.loop.wake();
+  /**
+   * NOTIFY arrived: something became ready, now (`at` null or past) or at `at` (epoch ms by
+   * the worker's clock): the pass is brought forward to then.
+   */
+  wake(at: number | null = null): void {
+    const delay = at === null ? 0 : at - this.deps.clock().getTime();
+    if (delay <= 0) {
+      this.loop.wake();
+      return;
+    }
+    this.wakes.add(at!);
+    this.loop.wakeIn(delay);
   }
 
   /**

@@ -9,12 +9,13 @@
  * | TICKFLOW_NODE_LABELS | (none) | `k=v,k2=v2` routing labels |
  * | TICKFLOW_NODE_NAME | hostname | display name |
  * | TICKFLOW_LEASE_SECONDS | 30 | lease on a claimed task; extended by heartbeat |
- * | TICKFLOW_POLL_MS | 1000 | claim poll interval (LISTEN/NOTIFY wakes earlier) |
- * | TICKFLOW_TICK_MS | 1000 | schedule tick interval |
+ * | TICKFLOW_POLL_MS | 10000 | claim safety poll (NOTIFY and known due times wake earlier) |
+ * | TICKFLOW_TICK_MS | 10000 | longest sleep between ticks (NOTIFY and the next due job wake earlier) |
+ * | TICKFLOW_LOOKAHEAD_MS | 3000 | runs of slots due within this are created ahead (docs/on-time.md) |
  * | TICKFLOW_TICK_BATCH | 100 | due jobs locked per tick transaction |
  * | TICKFLOW_MISFIRE_GRACE_MS | 60000 | a slot later than this is a misfire |
  * | TICKFLOW_HEARTBEAT_MS | lease/3 | node heartbeat + lease extension interval |
- * | TICKFLOW_REAP_MS | 5000 | lease reclaim and offline-node scan interval |
+ * | TICKFLOW_REAP_MS | 10000 | lease reclaim and offline-node scan interval |
  * | TICKFLOW_NODE_OFFLINE_SECONDS | 60 | heartbeat age after which a node is offline |
  * | TICKFLOW_SHUTDOWN_GRACE_MS | 30000 | how long SIGTERM waits for running tasks |
  * | TICKFLOW_ALLOW_SHELL | off | `1`/`true` enables the shell executor |
@@ -38,6 +39,7 @@ export interface WorkerConfig {
   leaseSeconds: number;
   pollMs: number;
   tickMs: number;
+  lookaheadMs: number;
   tickBatch: number;
   misfireGraceMs: number;
   heartbeatMs: number;
@@ -114,12 +116,13 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     labels: parseLabels(env.TICKFLOW_NODE_LABELS),
     name: (env.TICKFLOW_NODE_NAME ?? '').trim() || hostname(),
     leaseSeconds,
-    pollMs: int(env, 'TICKFLOW_POLL_MS', 1000, 10),
-    tickMs: int(env, 'TICKFLOW_TICK_MS', 1000, 10),
+    pollMs: int(env, 'TICKFLOW_POLL_MS', 10_000, 10),
+    tickMs: int(env, 'TICKFLOW_TICK_MS', 10_000, 10),
+    lookaheadMs: int(env, 'TICKFLOW_LOOKAHEAD_MS', 3000, 0, 60_000),
     tickBatch: int(env, 'TICKFLOW_TICK_BATCH', 100, 1, 10_000),
     misfireGraceMs: int(env, 'TICKFLOW_MISFIRE_GRACE_MS', 60_000, 0),
     heartbeatMs: int(env, 'TICKFLOW_HEARTBEAT_MS', Math.max(100, Math.floor((leaseSeconds * 1000) / 3)), 10),
-    reapMs: int(env, 'TICKFLOW_REAP_MS', 5000, 10),
+    reapMs: int(env, 'TICKFLOW_REAP_MS', 10_000, 10),
     nodeOfflineSeconds: int(env, 'TICKFLOW_NODE_OFFLINE_SECONDS', 60, 1),
     shutdownGraceMs: int(env, 'TICKFLOW_SHUTDOWN_GRACE_MS', 30_000, 0),
     allowShell: bool(env, 'TICKFLOW_ALLOW_SHELL'),

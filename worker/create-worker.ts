@@ -119,7 +119,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     pollMs: config.pollMs,
   };
   claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner });
-  const tickerConfig = { intervalMs: config.tickMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler' };
+  const tickerConfig = {
+    intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',
+  };
   const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }) });
   const reaper = new Reaper(
     { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds },
@@ -148,7 +150,10 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const listener = new Listener(
     config.databaseUrl,
     {
-      onTasks: () => claimer.wake(),
+      onTasks: (at) => {
+        if (roles.has('claim')) claimer.wake(at);
+      },
+      ...(roles.has('tick') ? { onJobs: (at: number | null) => ticker.wake(at) } : {}),
       onCancel: (ids) => {
         for (const id of ids) runner.abort(id, 'cancelled');
       },
@@ -203,10 +208,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await register();
       state = 'running';
       heartbeat.start();
-      if (roles.has('claim')) {
-        await listener.start();
-        claimer.start();
-      }
+      if (roles.has('claim') || roles.has('tick')) await listener.start();
+      if (roles.has('claim')) claimer.start();
       if (roles.has('tick')) ticker.start();
       if (roles.has('reap')) {
         reaper.start();

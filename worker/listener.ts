@@ -1,15 +1,19 @@
 /**
  * LISTEN/NOTIFY on a dedicated `pg` client (Prisma has no LISTEN): wakes the
- * claimer on `tickflow_tasks` and aborts attempts named on `tickflow_cancel`.
+ * claimer on `tickflow_tasks` (at the instant its payload names, if any), the
+ * ticker on `tickflow_jobs`, and aborts attempts named on `tickflow_cancel`.
  * Reconnects with backoff; after a reconnect it wakes the claimer, since
  * notifications sent while disconnected are lost (the poll covers them too).
  */
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { CANCEL_CHANNEL, TASKS_CHANNEL } from '../lib/engine/notify.ts';
+import { CANCEL_CHANNEL, JOBS_CHANNEL, TASKS_CHANNEL, notifiedAt } from '../lib/engine/notify.ts';
 
 export interface ListenerHandlers {
-  onTasks: () => void;
+  /** `at`: epoch ms when the new tasks become claimable, null = now (also after a reconnect) */
+  onTasks: (at: number | null) => void;
+  /** `at`: a job's next_run_at in epoch ms, null = unknown (after a reconnect) */
+  onJobs?: (at: number | null) => void;
   onCancel: (taskIds: string[]) => void;
 }
 
@@ -36,7 +40,8 @@ export class Listener {
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url, application_name: 'tickflow-worker-listen' });
     client.on('notification', (msg) => {
-      if (msg.channel === TASKS_CHANNEL) this.handlers.onTasks();
+      if (msg.channel === TASKS_CHANNEL) this.handlers.onTasks(notifiedAt(msg.payload));
+      else if (msg.channel === JOBS_CHANNEL) this.handlers.onJobs?.(notifiedAt(msg.payload));
       else if (msg.channel === CANCEL_CHANNEL) {
         try {
           const ids = JSON.parse(msg.payload ?? '[]') as unknown;
@@ -55,13 +60,15 @@ export class Listener {
     await client.connect();
     await client.query(`LISTEN ${TASKS_CHANNEL}`);
     await client.query(`LISTEN ${CANCEL_CHANNEL}`);
+    if (this.handlers.onJobs) await client.query(`LISTEN ${JOBS_CHANNEL}`);
     if (this.stopped) {
       await client.end().catch(() => undefined);
       return;
     }
     this.client = client;
     this.retryMs = 500;
-    this.handlers.onTasks();
+    this.handlers.onTasks(null);
+    this.handlers.onJobs?.(null);
   }
 
   private drop(client: pg.Client): void {

@@ -1,7 +1,9 @@
 /**
  * A small service loop: runs `step` every `intervalMs`, or sooner when woken;
  * errors are logged and retried with backoff, never thrown out of the loop.
- * The step's return value `true` asks for another pass at once (a full batch).
+ * The step's return value `true` asks for another pass at once (a full batch); a number
+ * is the delay in ms until the next pass (a step that knows when work is due sleeps until
+ * then instead of the interval); wakeIn(ms) brings a sleeping loop's next pass forward.
  * Timers use setLongTimeout (no delay above 2^31-1 ms reaches setTimeout).
  */
 import type { Logger } from 'pino';
@@ -9,6 +11,10 @@ import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.t
 
 export class ServiceLoop {
   private timer: LongTimeout | null = null;
+  /** Date.now() at which the scheduled timer fires (only meaningful while `timer` is set) */
+  private timerAt = 0;
+  /** a wakeIn() that arrived during a pass: the earliest Date.now() it asked for */
+  private wakeAtRequested: number | null = null;
   private running = false;
   private stopped = true;
   private wakeRequested = false;
@@ -18,7 +24,7 @@ export class ServiceLoop {
   constructor(
     readonly name: string,
     private readonly intervalMs: number,
-    private readonly step: () => Promise<boolean | void>,
+    private readonly step: () => Promise<boolean | number | void>,
     private readonly logger: Logger,
   ) {}
 
@@ -38,6 +44,21 @@ export class ServiceLoop {
     this.schedule(delayMs);
   }
 
+  /**
+   * Runs a pass in `delayMs` (ms, >= 0) unless one is already due sooner; never postpones one.
+   * During a pass the request is kept and applied after it.
+   */
+  wakeIn(delayMs: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + Math.max(0, delayMs);
+    if (this.running) {
+      if (this.wakeAtRequested === null || at < this.wakeAtRequested) this.wakeAtRequested = at;
+      return;
+    }
+    if (this.timer && this.timerAt <= at) return;
+    this.schedule(at - Date.now());
+  }
+
   /** Stops scheduling and waits for a pass in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -48,6 +69,7 @@ export class ServiceLoop {
 
   private schedule(ms: number): void {
     this.timer?.clear();
+    this.timerAt = Date.now() + Math.max(0, ms);
     this.timer = setLongTimeout(() => {
       this.timer = null;
       this.current = this.pass();
@@ -58,9 +80,13 @@ export class ServiceLoop {
     if (this.stopped || this.running) return;
     this.running = true;
     this.wakeRequested = false;
+    this.wakeAtRequested = null;
     let again = false;
+    let nextMs: number | null = null;
     try {
-      again = (await this.step()) === true;
+      const r = await this.step();
+      again = r === true;
+      if (typeof r === 'number' && Number.isFinite(r)) nextMs = Math.max(0, r);
       this.failures = 0;
     } catch (err) {
       this.failures++;
@@ -74,7 +100,9 @@ export class ServiceLoop {
     } else if (again || this.wakeRequested) {
       this.schedule(0);
     } else {
-      this.schedule(this.intervalMs);
+      let ms = nextMs ?? this.intervalMs;
+      if (this.wakeAtRequested !== null) ms = Math.min(ms, this.wakeAtRequested - Date.now());
+      this.schedule(Math.max(0, ms));
     }
   }
 }

@@ -1,15 +1,26 @@
 /**
- * Ticker service: fires due jobs (lib/engine/tick runTick) every `intervalMs`;
- * a full batch triggers another pass at once. Any number of workers may tick
- * at the same time: the tick's row locks make firing exactly-once.
+ * Ticker service: fires due jobs (lib/engine/tick runTick), creating the runs of
+ * slots due within `lookaheadMs` ahead of time (their tasks claimable at the slot),
+ * then sleeps until the next job enters that window (nextJobDue), a job left for
+ * its slot is due, NOTIFY `tickflow_jobs` announces an earlier job, or at most
+ * `intervalMs` (the safety pass: a lost notification costs at most that); a full
+ * batch triggers another pass at once (docs/on-time.md). Any number of workers
+ * may tick at the same time: the tick's row locks make firing exactly-once.
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { runTick, type TickResult } from '../lib/engine/tick/run-tick.ts';
+import { nextJobDue } from '../lib/engine/tick/sql/next-job-due.ts';
 import { ServiceLoop } from './loop.ts';
 
+/** how soon to look again at jobs in the window that another ticker held, ms */
+const RECHECK_MS = 100;
+
 export interface TickerConfig {
+  /** longest sleep between passes (the safety pass), ms */
   intervalMs: number;
+  /** look-ahead window, ms (0: fire at the slot) */
+  lookaheadMs: number;
   limit: number;
   misfireGraceMs: number;
   triggeredBy: string;
@@ -22,14 +33,41 @@ export class Ticker {
     readonly config: TickerConfig,
     private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
   ) {
-    this.loop = new ServiceLoop('ticker', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger);
+    this.loop = new ServiceLoop('ticker', config.intervalMs, () => this.pass(), deps.logger);
+  }
+
+  /** One loop pass: tick, then the delay (ms) until the next pass (true: at once). */
+  private async pass(): Promise<boolean | number> {
+    // Nothing in the window (the idle case): one index probe, no tick transaction.
+    const start = this.deps.clock().getTime();
+    const first = await nextJobDue(this.deps.db);
+    if (!first || first.getTime() > start + this.config.lookaheadMs) {
+      const wake = Math.min(start + this.config.intervalMs, first ? first.getTime() - this.config.lookaheadMs : Infinity);
+      return Math.max(0, wake - this.deps.clock().getTime());
+    }
+    const r = await this.runOnce(this.deps.clock());
+    if (r.more) return true;
+    const next = await nextJobDue(this.deps.db, { exclude: r.waitingJobIds });
+    const now = this.deps.clock().getTime();
+    let wake = now + this.config.intervalMs;
+    // A job already in the window that this pass did not take is held by another ticker (or
+    // just arrived): look again shortly rather than at the safety pass.
+    if (next) wake = Math.min(wake, Math.max(next.getTime() - this.config.lookaheadMs, now + RECHECK_MS));
+    if (r.deferredUntil) wake = Math.min(wake, r.deferredUntil.getTime());
+    if (r.deferred > 0) wake = Math.min(wake, now + 1000); // a transient error: soon, not at once
+    return Math.max(0, wake - now);
   }
 
   /** One tick pass at `now`. */
   runOnce(now: Date): Promise<TickResult> {
     return runTick(
       this.deps.db,
-      { limit: this.config.limit, misfireGraceMs: this.config.misfireGraceMs, triggeredBy: this.config.triggeredBy },
+      {
+        limit: this.config.limit,
+        misfireGraceMs: this.config.misfireGraceMs,
+        triggeredBy: this.config.triggeredBy,
+        lookaheadMs: this.config.lookaheadMs,
+      },
       now,
     );
   }
@@ -38,8 +76,13 @@ export class Ticker {
     this.loop.start();
   }
 
-  wake(): void {
-    this.loop.wake();
+  /** A job may fire at `at` (epoch ms; null = unknown): pass when it enters the window. */
+  wake(at: number | null = null): void {
+    if (at === null) {
+      this.loop.wake();
+      return;
+    }
+    this.loop.wakeIn(at - this.config.lookaheadMs - this.deps.clock().getTime());
   }
 
   stop(): Promise<void> {

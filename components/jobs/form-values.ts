@@ -165,6 +165,33 @@ export function parsePayload(text: string): { ok: true; value: Record<string, un
   }
 }
 
+/**
+ * Parses the Run now payload textarea: a JSON object (one run with that payload override),
+ * or a JSON array of objects (one run per element, in order: a bulk trigger of at most 1000).
+ * Empty: one run with the saved payload.
+ */
+export function parseRunNowInput(text: string):
+  | { ok: true; value: { payload?: Record<string, unknown> } | { runs: { payload: Record<string, unknown> }[] } }
+  | { ok: false; error: string } {
+  const t = text.trim();
+  if (t === '') return { ok: true, value: {} };
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch (e) {
+    return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) return { ok: false, error: 'The array is empty: give at least one payload object' };
+    if (v.length > 1000) return { ok: false, error: `At most 1000 runs at once (got ${v.length})` };
+    const bad = v.findIndex((x) => x === null || typeof x !== 'object' || Array.isArray(x));
+    if (bad >= 0) return { ok: false, error: `Element ${bad} must be a JSON object` };
+    return { ok: true, value: { runs: (v as Record<string, unknown>[]).map((payload) => ({ payload })) } };
+  }
+  if (v === null || typeof v !== 'object') return { ok: false, error: 'Payload must be a JSON object, e.g. {"hello": "world"}, or an array of objects (one run each)' };
+  return { ok: true, value: { payload: v as Record<string, unknown> } };
+}
+
 const num = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
 
 /**

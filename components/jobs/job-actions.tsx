@@ -10,7 +10,7 @@ import { Field, controlProps } from '../ui/field';
 import { Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
-import { parsePayload } from './form-values';
+import { parseRunNowInput } from './form-values';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 
@@ -20,7 +20,10 @@ export type JobActionsProps = {
   status: 'active' | 'paused' | 'dead_letter' | string;
   /** true when the job is in the recycle bin: no actions but Restore (elsewhere). */
   deleted?: boolean;
-  trigger: (id: string, input: { payload?: Record<string, unknown> }) => Promise<R<{ runId: string; outcome: string }>>;
+  trigger: (
+    id: string,
+    input: { payload?: Record<string, unknown> } | { runs: { payload: Record<string, unknown> }[] },
+  ) => Promise<R<{ runId: string; outcome: string; runs?: number }>>;
   pause: (id: string) => Promise<R<unknown>>;
   resume: (id: string) => Promise<R<unknown>>;
   remove: (id: string) => Promise<R<unknown>>;
@@ -51,25 +54,28 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
   };
 
   const runNow = async (payloadText: string) => {
-    let payload: Record<string, unknown> | undefined;
-    if (payloadText.trim()) {
-      const p = parsePayload(payloadText);
-      if (!p.ok) {
-        setOverrideError(p.error);
-        return;
-      }
-      payload = p.value;
+    const p = parseRunNowInput(payloadText);
+    if (!p.ok) {
+      setOverrideError(p.error);
+      return;
     }
     setOverrideError(undefined);
     setBusy('Run now');
-    const r = await trigger(jobId, payload ? { payload } : {});
+    const r = await trigger(jobId, p.value);
     setBusy(null);
     if (!r.ok) {
-      if (r.fields?.payload) setOverrideError(r.fields.payload);
+      const field = Object.entries(r.fields ?? {}).find(([k]) => k === 'payload' || k.startsWith('runs'));
+      if (field) setOverrideError(field[0] === 'payload' ? field[1] : `${field[0]}: ${field[1]}`);
       toast({ kind: 'error', title: 'Run now failed', description: r.error });
       return;
     }
     setRunOpen(false);
+    if (r.data.runs !== undefined) {
+      // A pasted array: many runs in one transaction; the runs list shows them.
+      toast({ kind: 'success', title: `${r.data.runs} runs created` });
+      router.push(`/runs?jobId=${jobId}`);
+      return;
+    }
     const o = r.data.outcome;
     toast({ kind: o === 'skipped' ? 'info' : 'success', title: o === 'started' ? 'Run started' : o === 'queued' ? 'Run queued behind the active run' : o === 'skipped' ? 'Run skipped: a run is still active (discard_later)' : `Run ${o}` });
     router.push(`/runs/${r.data.runId}`);
@@ -96,7 +102,7 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
         open={runOpen}
         onOpenChange={setRunOpen}
         title={`Run ${jobKey} now`}
-        description="Optionally override the payload: this JSON object is merged over each step's payload for this run only."
+        description="Optionally override the payload: this JSON object is merged over each step's payload for this run only. A JSON array of objects creates one run per element (up to 1000, one transaction)."
         footer={
           <>
             <Button onClick={() => setRunOpen(false)}>Cancel</Button>
@@ -106,7 +112,7 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
           </>
         }
       >
-        <Field id="payload-override" label="Payload override" error={overrideError} hint='e.g. {"date": "2026-11-29"} — leave empty to use the saved payload'>
+        <Field id="payload-override" label="Payload override" error={overrideError} hint='e.g. {"date": "2026-11-29"}, or [{"date": "2026-11-28"}, {"date": "2026-11-29"}] for one run each — leave empty to use the saved payload'>
           <Textarea {...controlProps('payload-override', overrideError)} mono rows={8} value={override} onChange={(e) => setOverride(e.target.value)} spellCheck={false} />
         </Field>
       </Dialog>

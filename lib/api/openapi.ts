@@ -111,7 +111,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     '/jobs/{id}/pause': { post: op('Pause', { operation: 'jobs.pause', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { operation: 'jobs.resume', params: [idParam], body: 'ReasonInput', ...W }) },
-    '/jobs/{id}/trigger': { post: op('Trigger a run now', { operation: 'jobs.trigger', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
+    '/jobs/{id}/trigger': { post: op('Trigger a run now; with { runs: [...] } (at most 1000) many runs in one transaction, answered as { runs: [...] } in the same order', { operation: 'jobs.trigger', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
     '/jobs/{id}/versions': { get: op('Version history', { operation: 'jobs.versions', params: [idParam] }) },
     '/jobs/{id}/versions/{version}': {
       get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),

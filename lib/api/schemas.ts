@@ -298,7 +298,20 @@ export const SaveDagInput = z
 export type SaveDagInput = z.output<typeof SaveDagInput>;
 
 /** POST /jobs/:id/trigger and "Run now": an optional payload merged over each step's payload. */
-export const TriggerJobInput = z.strictObject({ payload: JsonObject.optional() });
+/**
+ * Body of POST /jobs/:id/trigger: `{ payload? }` for one run, or `{ runs: [{ payload? }, …] }`
+ * (1 to 1,000 entries) for many in one transaction (lib/engine triggerRuns), never both.
+ */
+export const TriggerJobInput = z
+  .strictObject({
+    payload: JsonObject.optional(),
+    runs: z
+      .array(z.strictObject({ payload: JsonObject.optional() }), { message: 'Must be an array of { payload? } objects' })
+      .min(1, 'Give at least one run')
+      .max(1000, 'At most 1000 runs per trigger')
+      .optional(),
+  })
+  .refine((v) => v.payload === undefined || v.runs === undefined, { path: ['runs'], message: 'Give either payload (one run) or runs, not both' });
 export type TriggerJobInput = z.output<typeof TriggerJobInput>;
 
 /** Body of actions that take no fields (run cancel/retry, task retry): `{}` or none; any field is a 400. */

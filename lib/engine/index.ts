@@ -7,7 +7,11 @@
  */
 
 /** triggerRun(db, {jobId, trigger, triggeredBy, scheduledFor, payload?, parentRunId?}, now) => {run, outcome}; recordSkippedRun(db, {jobId, scheduledFor, reason, triggeredBy}, now) => Run. */
-export { triggerRun, recordSkippedRun } from './trigger-run.ts';
+export { triggerRun, recordSkippedRun, triggerRunAhead } from './trigger-run.ts';
+/** triggerRuns(db, {jobId, trigger, triggeredBy, scheduledFor, runs: [{payload?}]}, now) => [{run, outcome}] in order: bulk enqueue, one transaction. */
+export { triggerRuns, MAX_BULK_RUNS, type TriggerRunsInput } from './trigger-runs.ts';
+/** cancelAheadRuns(db, {jobId, actor, reason}, now) => {cancelledRunIds, nextRunAt}: a paused/edited/deleted job's runs created ahead of a future slot. */
+export { cancelAheadRuns } from './cancel-ahead-runs.ts';
 /** claimTasks(db, {nodeId, handlers, group, labels, limit, leaseSeconds (s), nodeStaleSeconds?}, now) => ClaimedTask[]. */
 export { claimTasks } from './claim-tasks.ts';
 /** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */
@@ -39,7 +43,7 @@ export {
   type DepType,
   type BlockStrategy,
 } from './states.ts';
-export { TASKS_CHANNEL, CANCEL_CHANNEL } from './notify.ts';
+export { TASKS_CHANNEL, CANCEL_CHANNEL, JOBS_CHANNEL, notifiedAt } from './notify.ts';
 export { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, durationBucket, STATS_TZ_SQL } from './stats.ts';
 export type {
   Run,
@@ -55,3 +59,5 @@ export type {
   ExtendLeasesInput,
   ExtendLeasesResult,
 } from './types.ts';
+/** nextTaskDue(db, {handlers}) => the earliest schedule_at of a ready task, or null. */
+export { nextTaskDue } from './sql/next-task-due.ts';

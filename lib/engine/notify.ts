@@ -9,7 +9,27 @@
  * notified (the console polls through TanStack Query).
  */
 
-/** Payload '' : "some task became ready" (a run was created, a child was released, a retry was scheduled). */
+/**
+ * "Some task became ready" (a run was created, a child was released, a retry was scheduled).
+ * Payload '' : ready now; or the epoch milliseconds (UTC) of the earliest `schedule_at` of the
+ * new tasks when that lies in the future (a run created ahead of its slot, a retry in backoff),
+ * so a worker can sleep until then instead of polling (docs/on-time.md).
+ */
 export const TASKS_CHANNEL = 'tickflow_tasks';
+/**
+ * A job may fire earlier than tickers planned for (created, resumed, restored, next_run_at moved
+ * earlier): payload = its next_run_at in epoch milliseconds. Sent by the jobs_notify_* triggers
+ * (migration 20261201400000_lookahead_fires), never by the tick itself.
+ */
+export const JOBS_CHANNEL = 'tickflow_jobs';
+
+/**
+ * The instant a tickflow_tasks / tickflow_jobs payload names, in epoch milliseconds, or null
+ * for '' / anything that is not a non-negative integer (which means "now").
+ */
+export function notifiedAt(payload: string | undefined | null): number | null {
+  if (!payload || !/^\d{1,15}$/.test(payload)) return null;
+  return Number(payload);
+}
 /** Payload: JSON array of task ids that were cancelled while running; their workers should abort them. */
 export const CANCEL_CHANNEL = 'tickflow_cancel';

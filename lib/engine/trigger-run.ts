@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db, Prisma } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
-import { instantiateTasks } from './sql/instantiate-tasks.ts';
-import { lockJob } from './sql/lock-job.ts';
+import { insertRuns, type InsertedRun } from './sql/insert-runs.ts';
+import { lockJob, type LockedJob } from './sql/lock-job.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
@@ -24,9 +24,9 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  *    - cover_early: cancels the active runs (pending and running tasks -> cancelled,
  *      so late completions are refused; workers get NOTIFY tickflow_cancel), then
  *      starts the new run -> outcome 'covered';
- * 3. instantiates one task per step, one dependency per edge, the 'created'
- *    task_logs rows, set-based (instantiate-tasks.ts), bumps total_runs/last_run_at,
- *    and NOTIFYs tickflow_tasks when a task is ready.
+ * 3. inserts the run with one task per step, one dependency per edge, the 'created'
+ *    task_logs rows, bumps total_runs/last_run_at and NOTIFYs tickflow_tasks when a
+ *    task is ready — one statement (insert-runs.ts).
  *
  * @param input.scheduledFor nominal fire time (UTC instant, ms precision)
  * @param input.payload merged over job.payload and each step.payload (shallow; trigger wins)
@@ -40,8 +40,30 @@ export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new
   return withEngineTransaction(db, (tx) => triggerInTx(tx, input, now));
 }
 
-async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date): Promise<TriggerRunResult> {
-  const job = await lockJob(tx, input.jobId);
+/**
+ * The tick's look-ahead trigger (docs/on-time.md): creates a schedule run for a slot that is not
+ * due yet, its tasks claimable from `input.scheduleAt` (the slot's due instant), but only when the
+ * job has no active run. Then no block strategy can apply, and the run is exactly what the tick
+ * would have created at the slot. With an active run it creates nothing and returns null: the
+ * block strategy must be decided at the slot, so the tick fires that slot when it is due.
+ * Joins `db` when it is a transaction. Same errors as triggerRun.
+ */
+export async function triggerRunAhead(
+  db: Db,
+  input: Omit<TriggerRunInput, 'trigger' | 'parentRunId'> & { scheduleAt: Date },
+  now: Date = new Date(),
+): Promise<Run | null> {
+  if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  return withEngineTransaction(db, async (tx) => {
+    const job = await lockJob(tx, input.jobId);
+    if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
+    if (job.activeRuns.length > 0) return null;
+    return (await triggerInTx(tx, { ...input, trigger: 'schedule' }, now, job)).run;
+  });
+}
+
+async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
+  const job = locked ?? (await lockJob(tx, input.jobId));
   if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
   const active = job.activeRuns;
   const base = {
@@ -52,17 +74,29 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     params: input.payload ?? {},
     traceId: randomBytes(16).toString('hex'),
     parentRunId: input.parentRunId ?? null,
+    scheduleAt: input.scheduleAt ?? null,
   };
 
   if (active.length > 0 && job.blockStrategy === 'discard_later') {
-    const run = await insertRun(tx, {
-      ...base,
-      status: 'skipped',
-      reason: `blocked: previous run ${active[0].id} still active`,
-      countOnJob: false,
-    }, now);
-    return { run: run!, outcome: 'skipped' };
+    const [run] = await insertRuns(tx, [{
+      ...base, id: randomUUID(), status: 'skipped', reason: `blocked: previous run ${active[0].id} still active`, gated: false, countOnJob: false,
+    }], now);
+    return { run: asRun(run!), outcome: 'skipped' };
   }
+
+  const gated = active.length > 0 && job.blockStrategy === 'serial_execution';
+  // The run and its tasks in one statement (insert-runs.ts), before cover_early cancels anything:
+  // a second schedule run of the same slot must fail on runs_schedule_fire_uniq while the first
+  // still holds it (a cancelled run leaves it).
+  const [run] = await insertRuns(tx, [{
+    ...base,
+    id: randomUUID(),
+    status: 'pending',
+    reason: gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null,
+    gated,
+    countOnJob: true,
+  }], now);
+  if (!run) throw new DomainError('not_found', `job ${input.jobId} not found`);
 
   let coveredRunIds: string[] | undefined;
   if (active.length > 0 && job.blockStrategy === 'cover_early') {
@@ -70,28 +104,19 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
     for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
   }
-
-  const gated = active.length > 0 && job.blockStrategy === 'serial_execution';
-  const run = await insertRun(tx, {
-    ...base,
-    status: 'pending',
-    reason: gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null,
-    countOnJob: true,
-  }, now);
-  const created = await instantiateTasks(tx, {
-    runId: run!.id,
-    jobId: job.id,
-    scheduledFor: input.scheduledFor,
-    payload: input.payload ?? {},
-    gated,
-  }, now);
-  let result: Run = run!;
-  if (created.tasks === 0) {
+  let result: Run = asRun(run);
+  if (run.tasks === 0) {
     // A job without steps has nothing to wait for: its run is complete at once.
-    await finishRunIfDone(tx, run!.id, now);
-    result = (await tx.run.findUniqueOrThrow({ where: { id: run!.id } })) as Run;
+    await finishRunIfDone(tx, run.id, now);
+    result = (await tx.run.findUniqueOrThrow({ where: { id: run.id } })) as Run;
   }
   return { run: result, outcome: gated ? 'queued' : coveredRunIds ? 'covered' : 'started', ...(coveredRunIds ? { coveredRunIds } : {}) };
+}
+
+/** The Run without insert-runs' task count. */
+function asRun(r: InsertedRun): Run {
+  const { tasks: _tasks, ...run } = r;
+  return run;
 }
 
 /**

@@ -16,6 +16,11 @@ export interface TriggerRunInput {
   payload?: Record<string, unknown>;
   /** the run this one retries (trigger 'retry') */
   parentRunId?: string;
+  /**
+   * when the run's tasks become claimable (UTC; default `now`). The tick's look-ahead sets it to
+   * the slot's due instant for a run created before its slot (docs/on-time.md).
+   */
+  scheduleAt?: Date;
 }
 
 export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';

@@ -7,6 +7,7 @@ import { DomainError, isDomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import type { Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
+import { cancelAheadRuns } from '../engine/cancel-ahead-runs.ts';
 import type { EdgeRow, StepRow } from './job-input.ts';
 import { toJobSnapshot, toJobView, type JobView } from './job-view.ts';
 
@@ -61,7 +62,11 @@ export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[
   if (rows.edges.length) await tx.jobEdge.createMany({ data: rows.edges.map((e) => ({ ...e, jobId })) });
 }
 
-/** Writes the job_versions row for the job's current version (after the change) and returns the fresh view. */
+/**
+ * Writes the job_versions row for the job's current version (after the change) and returns the fresh view. A pause, edit,
+ * rollback or delete first cancels the job's runs created ahead of a future slot
+ * (lib/engine/cancel-ahead-runs.ts).
+ */
 export async function recordVersion(
   tx: Db,
   job: Job,
@@ -70,6 +75,16 @@ export async function recordVersion(
   reason: string | undefined | null,
   now: Date,
 ): Promise<JobView> {
+  if (changeType !== 'create' && changeType !== 'resume' && changeType !== 'restore') {
+    // Runs created ahead of a future slot carry the old configuration: cancel them; an
+    // edited job fires those slots again (lib/engine/cancel-ahead-runs.ts).
+    const ahead = await cancelAheadRuns(tx, {
+      jobId: job.id,
+      actor: actor.name,
+      reason: `cancelled before its slot: job ${changeType === 'pause' ? 'paused' : changeType === 'delete' ? 'deleted' : 'edited'} by ${actor.name}`,
+    }, now);
+    if (ahead.nextRunAt) job = { ...job, nextRunAt: ahead.nextRunAt };
+  }
   const g = await loadGraph(tx, job);
   await tx.jobVersion.create({
     data: {

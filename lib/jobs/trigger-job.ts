@@ -2,13 +2,15 @@ import { getDb, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { TriggerJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { triggerRun } from '../engine/index.ts';
+import { triggerRun, triggerRuns } from '../engine/index.ts';
 import { toRunSummary, type RunSummary } from '../runs/run-view.ts';
 import { findJob, loadGraph } from './store.ts';
 import { assertMayChangeCommand } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
 
-export type TriggerResult = { run: RunSummary; outcome: 'started' | 'queued' | 'skipped' | 'covered' };
+export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';
+export type TriggerResult = { run: RunSummary; outcome: TriggerOutcome };
+export type BulkTriggerResult = { runs: (RunSummary & { outcome: TriggerOutcome })[] };
 
 /**
  * "Run now" / POST /jobs/:id/trigger: creates a run through ENGINE's
@@ -16,6 +18,7 @@ export type TriggerResult = { run: RunSummary; outcome: 'started' | 'queued' | '
  * actor.name). `payload` (optional, <= 64 KB) is merged over each step's payload.
  * A payload override on a job running a privileged handler needs the role
  * lib/jobs/handler-permissions.ts names.
+ * A body with `runs` creates them all in one transaction (lib/engine triggerRuns).
  * @throws DomainError not_found (unknown/deleted job), validation, forbidden.
  */
 export async function triggerJob(
@@ -25,19 +28,32 @@ export async function triggerJob(
   actor: Actor,
   opts: { trigger?: 'manual' | 'api' } = {},
   now = new Date(),
-): Promise<TriggerResult> {
+): Promise<TriggerResult | BulkTriggerResult> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(TriggerJobInput, rawInput ?? {});
   const job = await findJob(db, jobId);
-  if (input.payload && Object.keys(input.payload).length) {
-    // a payload override changes what this run does (merged over the job and step payloads)
+  // A payload override changes what a run does (merged over the job and step payloads),
+  // so it needs the same permission as changing the job's command.
+  const overrides = [input.payload, ...(input.runs ?? []).map((r) => r.payload)].filter((p): p is Record<string, unknown> => !!p && Object.keys(p).length > 0);
+  if (overrides.length) {
     const { steps } = await loadGraph(db, job);
     const views = steps.map(stepView);
     const base = (job.payload ?? {}) as Record<string, unknown>;
-    assertMayChangeCommand(actor, { steps: views, jobPayload: base }, { steps: views, jobPayload: { ...base, ...input.payload } }, {
-      fieldOf: () => 'payload',
-      what: 'override the payload of',
-    });
+    for (const payload of overrides) {
+      assertMayChangeCommand(actor, { steps: views, jobPayload: base }, { steps: views, jobPayload: { ...base, ...payload } }, {
+        fieldOf: () => 'payload',
+        what: 'override the payload of',
+      });
+    }
+  }
+  if (input.runs) {
+    // Bulk enqueue: one transaction, the block strategy applied in order (lib/engine triggerRuns).
+    const made = await triggerRuns(
+      db,
+      { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, runs: input.runs },
+      now,
+    );
+    return { runs: made.map((m) => ({ ...toRunSummary(m.run), outcome: m.outcome })) };
   }
   const { run, outcome } = await triggerRun(
     db,

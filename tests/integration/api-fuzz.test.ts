@@ -213,7 +213,7 @@ describe('fuzzing every OpenAPI operation', () => {
     }
     const job = await createJob(f.t.db, { key: 'fuzz.seed', name: 'seed', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: {} }, SYSTEM_ACTOR);
     const run = await triggerJob(f.t.db, job.id, {}, SYSTEM_ACTOR);
-    const runId = run.run.id;
+    const runId = 'run' in run ? run.run.id : run.runs[0]!.id;
     const task = await f.t.db.task.findFirst({ where: { runId } });
     const user = await f.t.db.user.findFirst();
     ids.id!.push(job.id, runId, task?.id ?? runId, user?.id ?? job.id, '7c1e0d7e-1111-4222-8333-444455556666', 'not-a-uuid', '\ud800', 'a'.repeat(250));

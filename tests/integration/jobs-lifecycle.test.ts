@@ -293,6 +293,7 @@ describe('jobs lifecycle', () => {
       NOW,
     );
     const r = await triggerJob(t.db, job.id, { payload: { q: 2 } }, bob, {}, NOW);
+    if ('runs' in r) throw new Error('one run expected');
     expect(r.outcome).toBe('started');
     expect(r.run).toMatchObject({ jobId: job.id, trigger: 'manual', triggeredBy: 'bob@example.com', scheduledFor: NOW.toISOString() });
     expect(await t.db.task.count({ where: { runId: r.run.id } })).toBe(2);

@@ -99,6 +99,7 @@ export function testWorkerConfig(url: string, over: Partial<WorkerConfig> = {}):
     leaseSeconds: 30,
     pollMs: 100,
     tickMs: 200,
+    lookaheadMs: 0,
     tickBatch: 100,
     misfireGraceMs: 60_000,
     heartbeatMs: 500,

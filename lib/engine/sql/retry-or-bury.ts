@@ -5,7 +5,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  * The second half of a failed attempt: failed | timeout -> pending (retry:
  * attempt + 1, schedule_at = retryAt) or -> dead (retries used up), as a
  * compare-and-set on (id, status = from, attempt), with its task_logs row.
- * A retry NOTIFYs workers (the retry may already be due).
+ * A retry NOTIFYs workers with its schedule_at (epoch ms), so they wake when it is due.
  *
  * Lock: the task row, already held by this transaction since finish-attempt.
  * Index: tasks primary key.
@@ -35,7 +35,8 @@ export async function retryOrBury(
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM t WHERE status = 'pending') x)::int AS notified`),
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', floor(extract(epoch FROM $5::timestamptz) * 1000)::bigint::text)
+                                     FROM t WHERE status = 'pending') x)::int AS notified`),
     p.taskId, p.from, p.attempt, p.to, p.retryAt, p.message, now, p.delayMs,
   );
   return rows[0].n === 1;

@@ -134,3 +134,51 @@ describe('planJobFire — on time, once, windows, stagger', () => {
     expect(at.nextRunAt!.getTime()).toBe(T('2026-11-29T10:22:00Z').getTime() + off);
   });
 });
+
+describe('planJobFire — look-ahead', () => {
+  const la = { ...opts, lookaheadMs: 3000 };
+
+  it('a slot due within the window is returned as ahead; the job moves past it', () => {
+    const p = planJobFire(cronJob({ cronExpression: '*/5 * * * * *', nextRunAt: T('2026-11-29T10:21:05Z') }), T('2026-11-29T10:21:02.500Z'), la);
+    expect(p.fire).toEqual([]);
+    expect(p.ahead?.toISOString()).toBe('2026-11-29T10:21:05.000Z');
+    expect(p.nextRunAt?.toISOString()).toBe('2026-11-29T10:21:05.000Z');
+    expect(p.aheadNextRunAt?.toISOString()).toBe('2026-11-29T10:21:10.000Z');
+    expect(p.aheadPause).toBe(false);
+  });
+
+  it('a job not due yet keeps its stored slot, never an earlier fire time of its schedule', () => {
+    const p = planJobFire(cronJob({ cronExpression: '* * * * * *', nextRunAt: T('2026-11-29T10:21:05Z') }), T('2026-11-29T10:21:02.500Z'), la);
+    expect(p.ahead?.toISOString()).toBe('2026-11-29T10:21:05.000Z');
+    expect(p.aheadNextRunAt?.toISOString()).toBe('2026-11-29T10:21:06.000Z');
+  });
+
+  it('outside the window: nothing ahead', () => {
+    const p = planJobFire(cronJob({ cronExpression: '*/5 * * * * *', nextRunAt: T('2026-11-29T10:21:05Z') }), T('2026-11-29T10:21:01.999Z'), la);
+    expect(p.ahead).toBeNull();
+    expect(p.nextRunAt?.toISOString()).toBe('2026-11-29T10:21:05.000Z');
+  });
+
+  it('a due slot fires now and the following one is returned as ahead', () => {
+    const p = planJobFire(cronJob({ cronExpression: '* * * * * *', nextRunAt: T('2026-11-29T10:21:05Z') }), T('2026-11-29T10:21:05.200Z'), la);
+    expect(iso(p.fire)).toEqual(['2026-11-29T10:21:05.000Z']);
+    expect(p.ahead?.toISOString()).toBe('2026-11-29T10:21:06.000Z');
+  });
+
+  it('a once job fired ahead ends its schedule', () => {
+    const runAt = T('2026-11-29T10:21:05Z');
+    const p = planJobFire(cronJob({ scheduleKind: 'once', cronExpression: null, runAt, nextRunAt: runAt }), T('2026-11-29T10:21:03Z'), la);
+    expect(p.ahead?.toISOString()).toBe(runAt.toISOString());
+    expect(p.aheadNextRunAt).toBeNull();
+    expect(p.aheadPause).toBe(true);
+  });
+
+  it('stagger: ahead is the nominal slot, the window counts from its due instant', () => {
+    const job = cronJob({ cronExpression: '*/5 * * * * *', staggerSeconds: 3 });
+    const off = staggerOffsetMs(job.id, 3);
+    const due = new Date(T('2026-11-29T10:21:05Z').getTime() + off);
+    const p = planJobFire({ ...job, nextRunAt: due }, new Date(due.getTime() - 3000), la);
+    expect(p.ahead?.toISOString()).toBe('2026-11-29T10:21:05.000Z');
+    expect(p.nextRunAt?.getTime()).toBe(due.getTime());
+  });
+});

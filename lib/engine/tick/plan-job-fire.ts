@@ -48,6 +48,11 @@ export interface TickPlanOptions {
   misfireGraceMs: number;
   /** skipped slots recorded one row each up to this many; more become one summary record */
   skippedRowLimit: number;
+  /**
+   * look-ahead window in ms (default 0: none): the next slot whose due instant lies in
+   * (now, now + lookaheadMs] is returned as `ahead`, to be created before it is due (docs/on-time.md)
+   */
+  lookaheadMs?: number;
 }
 
 export interface SkipSummary {
@@ -72,6 +77,15 @@ export interface TickPlan {
   nextRunAt: Date | null;
   /** true when the schedule has ended and the job should become paused */
   pause: boolean;
+  /**
+   * the next nominal slot (its due instant = nextRunAt) when it is due within the look-ahead
+   * window, else null; creating it ahead moves the job to `aheadNextRunAt` / `aheadPause` instead
+   */
+  ahead: Date | null;
+  /** next due instant after the `ahead` slot (null: the schedule ends with it) */
+  aheadNextRunAt: Date | null;
+  /** true when firing `ahead` ends the schedule */
+  aheadPause: boolean;
 }
 
 /** Builds lib/schedule's JobSchedule from a job row. Throws ScheduleError/Error for an unusable row. */
@@ -110,10 +124,23 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
   const nowNominal = new Date(now.getTime() - offset);
   const storedNominal = new Date(job.nextRunAt.getTime() - offset);
 
-  const finish = (fire: Date[], skip: Date[], summary: SkipSummary | null, misfire: boolean): TickPlan => {
-    const next = nextFireTime(schedule, nowNominal);
+  const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
+  // `upcoming`: the job is not due yet and this is its next slot (locked for the look-ahead):
+  // it stays the next slot, never replaced by an earlier fire time of the schedule.
+  const finish = (fire: Date[], skip: Date[], summary: SkipSummary | null, misfire: boolean, upcoming?: Date): TickPlan => {
+    const next = upcoming ?? nextFireTime(schedule, nowNominal);
     const nextRunAt = next ? dueAt(schedule, next) : null;
-    return { fire, skip, summary, misfire, nextRunAt, pause: nextRunAt === null && job.scheduleKind !== 'manual' };
+    const pause = nextRunAt === null && job.scheduleKind !== 'manual';
+    let ahead: Date | null = null;
+    let aheadNextRunAt: Date | null = null;
+    let aheadPause = false;
+    if (next && nextRunAt && lookaheadMs > 0 && nextRunAt.getTime() <= now.getTime() + lookaheadMs) {
+      ahead = next;
+      const after = nextFireTime(schedule, next);
+      aheadNextRunAt = after ? dueAt(schedule, after) : null;
+      aheadPause = aheadNextRunAt === null;
+    }
+    return { fire, skip, summary, misfire, nextRunAt, pause, ahead, aheadNextRunAt, aheadPause };
   };
 
   if (job.scheduleKind === 'manual') return finish([], [], null, false);
@@ -123,7 +150,8 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
   let first: Date | null = storedNominal;
   const check = nextFireTime(schedule, new Date(storedNominal.getTime() - 1));
   if (!check || check.getTime() !== storedNominal.getTime()) first = check;
-  if (!first || first.getTime() > nowNominal.getTime()) return finish([], [], null, false);
+  if (!first) return finish([], [], null, false);
+  if (first.getTime() > nowNominal.getTime()) return finish([], [], null, false, first);
 
   const hardLimit = Math.max(1, job.misfireMaxCatchup) + Math.max(0, options.skippedRowLimit) + 1;
   const missed = collectMissedSlots(schedule, first, nowNominal, hardLimit);

@@ -11,6 +11,12 @@
  * (the job row lock) and a crash mid-batch fires nothing (rollback); the unique
  * index runs_schedule_fire_uniq is the backstop.
  *
+ * Look-ahead (docs/on-time.md, `lookaheadMs`): jobs due within the window are locked too; the
+ * run of their next slot is created now with its tasks claimable at the slot's due instant,
+ * unless the job has an active run (then its block strategy is decided at the slot, and
+ * `deferredUntil` says when). Jobs whose only work is that are handled as one batch of a few
+ * statements (applyAheadBatch), the rest one by one.
+ *
  * One bad row never stops the tick (engine.md case 1): a job whose schedule
  * cannot be evaluated, or that cannot be fired for a non-transient reason, is
  * rolled back to its savepoint, paused with last_error, and the batch goes on.
@@ -21,6 +27,11 @@
 import { Prisma, type PrismaClient } from '../../db.ts';
 import { log } from '../../log.ts';
 import { recordSkippedRun, triggerRun } from '../index.ts';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { finishRunIfDone } from '../settle.ts';
+import { insertRuns } from '../sql/insert-runs.ts';
+import { triggerRunAhead } from '../trigger-run.ts';
+import { advanceJobs, jobsWithActiveRuns } from './sql/ahead-batch.ts';
 import { pgErrorCode } from '../pg.ts';
 import { planJobFire, summaryReason, type TickJob, type TickPlan } from './plan-job-fire.ts';
 import { advanceJob } from './sql/advance-job.ts';
@@ -36,6 +47,11 @@ export interface TickOptions {
   skippedRowLimit?: number;
   /** recorded as runs.triggered_by (default 'scheduler') */
   triggeredBy?: string;
+  /**
+   * look-ahead window in ms (default 0): a job whose next slot is due within it gets that run
+   * now, its tasks claimable at the slot's due instant (triggerRunAhead; docs/on-time.md)
+   */
+  lookaheadMs?: number;
 }
 
 export interface TickResult {
@@ -53,6 +69,15 @@ export interface TickResult {
   deferred: number;
   /** true when the batch was full: call again at once */
   more: boolean;
+  /** runs created ahead of their slot (also counted in `fired`) */
+  ahead: number;
+  /**
+   * the earliest due instant of a job in the window that could not be created ahead (it has an
+   * active run, so its block strategy must be decided at the slot): tick again then
+   */
+  deferredUntil: Date | null;
+  /** the jobs of `deferredUntil`: in the window, waiting for their slot */
+  waitingJobIds: string[];
 }
 
 export const DEFAULT_MISFIRE_GRACE_MS = 60_000;
@@ -100,25 +125,53 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   const grace = options.misfireGraceMs ?? DEFAULT_MISFIRE_GRACE_MS;
   const skippedRowLimit = options.skippedRowLimit ?? DEFAULT_SKIPPED_ROW_LIMIT;
   const triggeredBy = options.triggeredBy ?? 'scheduler';
-  const result: TickResult = { jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false };
+  const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
+  const result: TickResult = {
+    jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null, waitingJobIds: [],
+  };
+  let waiting = 0;
 
   await db.$transaction(
     async (tx) => {
-      const rows = await lockDueJobs(tx, { limit: options.limit }, now);
+      const rows = await lockDueJobs(tx, { limit: options.limit, horizon: new Date(now.getTime() + lookaheadMs) }, now);
       result.jobs = rows.length;
-      result.more = rows.length >= options.limit;
+      const planned: { row: DueJobRow; job: TickJob; plan: TickPlan }[] = [];
       for (const row of rows) {
         const job = toTickJob(row);
-        let plan: TickPlan;
         try {
-          plan = planJobFire(job, now, { misfireGraceMs: grace, skippedRowLimit });
+          planned.push({ row, job, plan: planJobFire(job, now, { misfireGraceMs: grace, skippedRowLimit, lookaheadMs }) });
         } catch (err) {
           const message = `schedule cannot be evaluated: ${(err as Error).message}`;
           logger.warn({ jobId: job.id, key: row.key, err: (err as Error).message }, 'tick: job paused, schedule cannot be evaluated');
           await markJobScheduleError(tx, { jobId: job.id, error: message }, now);
           result.failed++;
-          continue;
         }
+      }
+      // Jobs whose only work is their next slot ahead of time (the steady state of a busy
+      // scheduler) are handled together: a few statements for the whole batch.
+      const batch = planned.filter(({ plan }) => isAheadOnly(plan));
+      const done = new Set<string>();
+      if (batch.length > 1) {
+        await tx.$executeRawUnsafe('SAVEPOINT tick_ahead_batch');
+        try {
+          const counts = await applyAheadBatch(tx, batch.map((b) => ({ jobId: b.job.id, plan: b.plan })), triggeredBy, now);
+          await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead_batch');
+          for (const b of batch) done.add(b.job.id);
+          result.fired += counts.ahead;
+          result.ahead += counts.ahead;
+          result.finished += counts.finished;
+          waiting += counts.waiting.length;
+          result.waitingJobIds.push(...counts.waiting);
+          if (counts.waitingUntil && (!result.deferredUntil || counts.waitingUntil < result.deferredUntil)) result.deferredUntil = counts.waitingUntil;
+        } catch (err) {
+          // Any refusal (a slot already fired, a transient error): each job on its own below.
+          await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT tick_ahead_batch');
+          await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead_batch');
+          logger.warn({ err: (err as Error).message, jobs: batch.length }, 'tick: look-ahead batch refused, one job at a time');
+        }
+      }
+      for (const { row, job, plan } of planned) {
+        if (done.has(job.id)) continue;
 
         await tx.$executeRawUnsafe('SAVEPOINT tick_job');
         try {
@@ -126,6 +179,12 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_job');
           result.fired += counts.fired;
           result.skippedRecords += counts.skipped;
+          result.ahead += counts.ahead;
+          if (counts.waitingUntil) {
+            waiting++;
+            result.waitingJobIds.push(job.id);
+            if (!result.deferredUntil || counts.waitingUntil < result.deferredUntil) result.deferredUntil = counts.waitingUntil;
+          }
           if (plan.pause) result.finished++;
           if (plan.fire.length || plan.skip.length || plan.summary) {
             logger.debug({ jobId: job.id, key: row.key, fired: plan.fire.length, misfire: plan.misfire, next: plan.nextRunAt }, 'tick: fired');
@@ -153,7 +212,43 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
     },
     { timeout: 60_000, maxWait: 10_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
   );
+  // A full batch asks for another pass, unless all it held were jobs waiting for their slot
+  // (the next pass would lock the same rows again).
+  result.more = result.jobs >= options.limit && waiting < result.jobs;
   return result;
+}
+
+/** The plan only creates the next slot ahead of time: nothing due, nothing missed. */
+function isAheadOnly(plan: TickPlan): boolean {
+  return plan.fire.length === 0 && plan.skip.length === 0 && !plan.summary && plan.ahead !== null && plan.nextRunAt !== null;
+}
+
+/**
+ * applyPlan's look-ahead branch for many jobs at once: one statement finds the jobs with an
+ * active run (left for their slot, as triggerRunAhead does), one creates every other job's run
+ * with its tasks (insert-runs.ts), one moves every job's next_run_at. Throws on any refusal
+ * (then nothing of the batch is kept: the caller's savepoint).
+ */
+async function applyAheadBatch(
+  tx: Prisma.TransactionClient,
+  items: { jobId: string; plan: TickPlan }[],
+  triggeredBy: string,
+  now: Date,
+): Promise<{ ahead: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
+  const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
+  const go = items.filter((i) => !busy.has(i.jobId));
+  const runs = await insertRuns(tx, go.map(({ jobId, plan }) => ({
+    id: randomUUID(), jobId, trigger: 'schedule', triggeredBy, scheduledFor: plan.ahead!, scheduleAt: plan.nextRunAt,
+    status: 'pending' as const, reason: null, params: {}, traceId: randomBytes(16).toString('hex'), parentRunId: null,
+    gated: false, countOnJob: true,
+  })), now);
+  for (const run of runs) if (run.tasks === 0) await finishRunIfDone(tx, run.id, now); // a job without steps
+  let waitingUntil: Date | null = null;
+  for (const i of items) if (busy.has(i.jobId) && (!waitingUntil || i.plan.nextRunAt! < waitingUntil)) waitingUntil = i.plan.nextRunAt;
+  await advanceJobs(tx, items.map(({ jobId, plan }) => busy.has(jobId)
+    ? { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause }
+    : { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause }), now);
+  return { ahead: go.length, finished: go.filter((i) => i.plan.aheadPause).length, waiting: [...busy], waitingUntil };
 }
 
 async function applyPlan(
@@ -162,7 +257,7 @@ async function applyPlan(
   plan: TickPlan,
   triggeredBy: string,
   now: Date,
-): Promise<{ fired: number; skipped: number }> {
+): Promise<{ fired: number; skipped: number; ahead: number; waitingUntil: Date | null }> {
   let skipped = 0;
   // Oldest first, so runs.created_at order matches slot order.
   if (plan.summary) {
@@ -176,6 +271,28 @@ async function applyPlan(
   for (const slot of plan.fire) {
     await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot }, now);
   }
+  if (plan.ahead && plan.nextRunAt) {
+    // The next slot is due within the look-ahead window: create its run now, claimable at its due
+    // instant. Its own savepoint: a slot that already has a run (unique violation) is simply passed.
+    await tx.$executeRawUnsafe('SAVEPOINT tick_ahead');
+    let created: boolean;
+    try {
+      created = (await triggerRunAhead(tx, { jobId, triggeredBy, scheduledFor: plan.ahead, scheduleAt: plan.nextRunAt }, now)) !== null;
+      await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead');
+    } catch (err) {
+      await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT tick_ahead');
+      await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead');
+      if (sqlState(err) !== '23505') throw err;
+      created = true;
+    }
+    if (created) {
+      await advanceJob(tx, { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause, lastError: null }, now);
+      return { fired: plan.fire.length + 1, skipped, ahead: 1, waitingUntil: null };
+    }
+    // An active run: the block strategy is decided at the slot, by the tick that fires it then.
+    await advanceJob(tx, { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause, lastError: null }, now);
+    return { fired: plan.fire.length, skipped, ahead: 0, waitingUntil: plan.nextRunAt };
+  }
   await advanceJob(tx, { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause, lastError: null }, now);
-  return { fired: plan.fire.length, skipped };
+  return { fired: plan.fire.length, skipped, ahead: 0, waitingUntil: null };
 }

@@ -51,12 +51,16 @@ export const deleteJobAction = defineAction(
   { revalidate: (_, [id]) => [`/jobs/${id}`, '/jobs', '/recycle-bin'] },
 );
 
-/** "Run now" with an optional payload override: lib/jobs triggerJob (manual trigger). Returns the new run's id. */
+/**
+ * "Run now" with an optional payload override: lib/jobs triggerJob (manual trigger). Returns the new run's id;
+ * for `{ runs: [...] }` (a pasted JSON array) the first run's id and how many runs were created.
+ */
 export const triggerJobAction = defineAction(
   'jobs.trigger',
   'Run now',
-  async ({ db, actor }, id: string, input: unknown) => {
+  async ({ db, actor }, id: string, input: unknown): Promise<{ runId: string; outcome: string; runs?: number }> => {
     const r = await triggerJob(db, idOf(id), parseOrThrow(TriggerJobInput, input ?? {}), actor);
+    if ('runs' in r) return { runId: r.runs[0]!.id, outcome: r.runs[0]!.outcome, runs: r.runs.length };
     return { runId: r.run.id, outcome: r.outcome };
   },
   { revalidate: touched },

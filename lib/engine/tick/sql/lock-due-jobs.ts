@@ -30,14 +30,19 @@ export interface DueJobRow {
   created_at: Date;
 }
 
-export async function lockDueJobs(db: Db, input: { limit: number }, now: Date = new Date()): Promise<DueJobRow[]> {
+/**
+ * `input.horizon` (default `now`): also lock jobs due up to this instant, for the tick's
+ * look-ahead (docs/on-time.md); they come after every job already due (next_run_at order).
+ */
+export async function lockDueJobs(db: Db, input: { limit: number; horizon?: Date }, now: Date = new Date()): Promise<DueJobRow[]> {
+  const horizon = input.horizon && input.horizon > now ? input.horizon : now;
   return db.$queryRaw<DueJobRow[]>`
     SELECT id::text AS id, key, schedule_kind::text AS schedule_kind, cron_expression, timezone, interval_seconds,
            run_at, start_at, end_at, misfire_policy::text AS misfire_policy, misfire_max_catchup,
            stagger_seconds, next_run_at, created_at
       FROM jobs
      WHERE status = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL
-       AND next_run_at <= ${now}
+       AND next_run_at <= ${horizon}
      ORDER BY next_run_at
      LIMIT ${input.limit}
        FOR UPDATE SKIP LOCKED`;

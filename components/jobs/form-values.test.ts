@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { parseRunNowInput } from './form-values';
+
+describe('parseRunNowInput (Run now dialog)', () => {
+  it('empty: one run with the saved payload; an object: one run with that override', () => {
+    expect(parseRunNowInput('  ')).toEqual({ ok: true, value: {} });
+    expect(parseRunNowInput('{"a": 1}')).toEqual({ ok: true, value: { payload: { a: 1 } } });
+  });
+
+  it('an array of objects: one run per element, in order', () => {
+    expect(parseRunNowInput('[{"d": 1}, {"d": 2}]')).toEqual({ ok: true, value: { runs: [{ payload: { d: 1 } }, { payload: { d: 2 } }] } });
+  });
+
+  it('refuses what the server would refuse, saying which element', () => {
+    expect(parseRunNowInput('[]')).toMatchObject({ ok: false, error: expect.stringMatching(/empty/) });
+    expect(parseRunNowInput('[{"a": 1}, 3]')).toMatchObject({ ok: false, error: 'Element 1 must be a JSON object' });
+    expect(parseRunNowInput(JSON.stringify(Array.from({ length: 1001 }, () => ({}))))).toMatchObject({ ok: false, error: expect.stringMatching(/1000/) });
+    expect(parseRunNowInput('"x"')).toMatchObject({ ok: false });
+    expect(parseRunNowInput('{oops')).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid JSON/) });
+  });
+});

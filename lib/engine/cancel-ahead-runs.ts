@@ -1,0 +1,45 @@
+import type { Db } from '../db.ts';
+import { withEngineTransaction } from './pg.ts';
+import { finishRunIfDone } from './settle.ts';
+import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
+import { selectAheadRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { setRunError } from './sql/set-run-error.ts';
+
+export interface CancelAheadResult {
+  /** runs cancelled (created ahead of a slot that is still in the future) */
+  cancelledRunIds: string[];
+  /** the job's next_run_at afterwards (moved back to the earliest cancelled slot when the job is still active) */
+  nextRunAt: Date | null;
+}
+
+/**
+ * A job was paused, edited or deleted: its schedule runs created ahead of their slot
+ * (docs/on-time.md) whose slot is still in the future (every task pending, first attempt,
+ * schedule_at > now) are cancelled with `reason` — without look-ahead they would not exist
+ * yet, and they would run with the old configuration. Each keeps a visible record (run
+ * `cancelled`, error = reason, task_logs rows). When the job is still active and not deleted
+ * (an edit), next_run_at moves back to the earliest cancelled slot's due instant, so the tick
+ * fires that slot again with the new configuration (a cancelled run leaves
+ * runs_schedule_fire_uniq).
+ *
+ * Call inside the transaction that holds the job row (lib/jobs lockJob): lock order job ->
+ * run -> task, as triggers. Joins `db` when it is a transaction.
+ * @param now the clock (UTC): which slots are still in the future; completed_at of the tasks
+ */
+export async function cancelAheadRuns(
+  db: Db,
+  input: { jobId: string; actor: string; reason: string },
+  now: Date = new Date(),
+): Promise<CancelAheadResult> {
+  return withEngineTransaction(db, async (tx) => {
+    const runs = await selectAheadRuns(tx, { jobId: input.jobId }, now);
+    if (runs.length === 0) return { cancelledRunIds: [], nextRunAt: null };
+    const ids = runs.map((r) => r.id);
+    for (const id of ids) await setRunError(tx, { runId: id, error: input.reason }, now);
+    await cancelRunTasks(tx, { runIds: ids, message: input.reason, actor: input.actor }, now);
+    for (const id of ids) await finishRunIfDone(tx, id, now);
+    const earliest = runs.reduce((m, r) => (r.scheduleAt < m ? r.scheduleAt : m), runs[0]!.scheduleAt);
+    const nextRunAt = await rewindNextRunAt(tx, { jobId: input.jobId, to: earliest });
+    return { cancelledRunIds: ids, nextRunAt };
+  });
+}

@@ -1,0 +1,141 @@
+import { preparedSql, type Prisma } from '../../db.ts';
+import type { Run } from '../types.ts';
+import { TASKS_CHANNEL } from '../notify.ts';
+import { runColumns } from './columns.ts';
+
+export interface NewRun {
+  /** the run's id, chosen by the caller (so results map back without relying on row order) */
+  id: string;
+  jobId: string;
+  trigger: string;
+  triggeredBy: string;
+  /** nominal fire time (runs.scheduled_for) */
+  scheduledFor: Date;
+  /** when its tasks become claimable (null: now) */
+  scheduleAt: Date | null;
+  /** 'pending': a run with tasks; 'skipped': a record-only run (finished at now, no tasks) */
+  status: 'pending' | 'skipped';
+  reason: string | null;
+  /** the trigger payload: runs.params, merged last into every task's payload */
+  params: Record<string, unknown>;
+  traceId: string;
+  parentRunId: string | null;
+  /** serial_execution gate: +1 on the pending_parents of every root task (trigger-run.ts) */
+  gated: boolean;
+  /** counts in jobs.total_runs / last_run_at (skipped records do not) */
+  countOnJob: boolean;
+}
+
+export type InsertedRun = Run & { tasks: number };
+
+/**
+ * Creates runs with their tasks in ONE statement, for one or many runs of one or many jobs
+ * (a trigger, a bulk trigger, the tick's look-ahead batch): the runs (copying job key and
+ * version), one task per job step, one task_dependencies row per job edge, the 'created'
+ * task_logs rows, the jobs' total_runs / last_run_at, and a NOTIFY tickflow_tasks per distinct
+ * schedule_at of the new ready tasks (payload: that instant in epoch ms when it lies in the
+ * future, else ''; lib/engine/notify.ts). One statement per table, whatever the number of runs.
+ *
+ * Task rules: payload = job.payload || step.payload ||
+ * run params (shallow, later wins); timeout/max_retries = step override else job; backoff,
+ * priority and routing from the job; schedule_at = the run's scheduleAt else now;
+ * pending_parents = in-degree (+1 on roots when gated).
+ *
+ * Lock: the callers hold the job rows (lockJob / the tick's lockDueJobs); the jobs UPDATE is
+ * the only write to existing rows. `runs_schedule_fire_uniq` rejects a second schedule run of
+ * a slot (exactly-once firing): the whole statement then fails with 23505 and nothing is
+ * written. Index: jobs_pkey, job_steps (job_id, key), job_edges (job_id, …); dependency rows
+ * join the inserted tasks by (run_id, step_key) in memory (hash join), so a 10,000-step DAG
+ * costs a few set operations.
+ * @returns the inserted runs in input order, each with its task count (0 for a skipped record
+ *   or a job without steps: the caller ends such a pending run, settle.ts finishRunIfDone)
+ */
+export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly NewRun[], now: Date): Promise<InsertedRun[]> {
+  if (runs.length === 0) return [];
+  const input = JSON.stringify(runs.map((r, ord) => ({
+    ord,
+    id: r.id,
+    job_id: r.jobId,
+    trigger: r.trigger,
+    triggered_by: r.triggeredBy,
+    scheduled_for: r.scheduledFor.toISOString(),
+    schedule_at: r.scheduleAt ? r.scheduleAt.toISOString() : null,
+    status: r.status,
+    reason: r.reason,
+    params: r.params ?? {},
+    trace_id: r.traceId,
+    parent_run_id: r.parentRunId,
+    gated: r.gated,
+    count_on_job: r.countOnJob,
+  })));
+  const rows = await tx.$queryRawUnsafe<(InsertedRun & { ord: number })[]>(
+    preparedSql('insert-runs', `WITH i AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id uuid, job_id uuid, trigger run_trigger, triggered_by text,
+              scheduled_for timestamptz, schedule_at timestamptz, status run_status, reason text, params jsonb, trace_id text,
+              parent_run_id uuid, gated boolean, count_on_job boolean)
+     ), j AS (
+       SELECT * FROM jobs WHERE id IN (SELECT job_id FROM i)
+     ), r AS (
+       INSERT INTO runs (id, job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, reason, params,
+                         finished_at, duration_ms, trace_id, parent_run_id, created_at, updated_at)
+       SELECT i.id, j.id::text, j.key, j.version, i.trigger, i.triggered_by, i.scheduled_for, i.status, i.reason, i.params,
+              CASE WHEN i.status = 'skipped' THEN $2::timestamptz END, CASE WHEN i.status = 'skipped' THEN 0 END,
+              i.trace_id, i.parent_run_id, $2::timestamptz, $2::timestamptz
+         FROM i JOIN j ON j.id = i.job_id
+        ORDER BY i.ord
+       RETURNING *
+     ), live AS (
+       SELECT i.* FROM i WHERE i.status = 'pending' AND i.id IN (SELECT id FROM r)
+     ), indeg AS (
+       SELECT e.job_id, e.to_step, count(*)::int AS n FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live) GROUP BY 1, 2
+     ), t AS (
+       INSERT INTO tasks (run_id, job_id, step_key, handler, config, payload, status, priority, attempt, max_retries,
+                          timeout_seconds, backoff, schedule_at, scheduled_for, pending_parents, resource_key, routing,
+                          created_at, updated_at)
+       SELECT live.id, j.id::text, s.key, s.handler, s.config, j.payload || s.payload || live.params, 'pending', j.priority, 1,
+              coalesce(s.max_retries, j.max_retries), coalesce(s.timeout_seconds, j.timeout_seconds),
+              jsonb_build_object('baseSeconds', j.backoff_base_seconds, 'factor', j.backoff_factor,
+                                 'maxSeconds', j.backoff_max_seconds, 'jitter', j.backoff_jitter),
+              coalesce(live.schedule_at, $2::timestamptz), live.scheduled_for,
+              coalesce(d.n, 0) + CASE WHEN live.gated AND d.n IS NULL THEN 1 ELSE 0 END,
+              s.resource_key,
+              jsonb_build_object('nodeGroup', j.routing_node_group, 'labels', j.routing_labels,
+                                 'strategy', j.routing_strategy, 'nodes', to_jsonb(j.routing_nodes), 'key', j.routing_key),
+              $2::timestamptz, $2::timestamptz
+         FROM live JOIN j ON j.id = live.job_id
+         JOIN job_steps s ON s.job_id = j.id
+         LEFT JOIN indeg d ON d.job_id = j.id AND d.to_step = s.key
+       RETURNING id, run_id, step_key, pending_parents, schedule_at
+     ), deps AS (
+       INSERT INTO task_dependencies (task_id, parent_task_id, dep_type, created_at)
+       SELECT c.id, p.id, e.dep_type, $2::timestamptz
+         FROM live
+         JOIN job_edges e ON e.job_id = live.job_id
+         JOIN t p ON p.run_id = live.id AND p.step_key = e.from_step
+         JOIN t c ON c.run_id = live.id AND c.step_key = e.to_step
+       RETURNING 1
+     ), logs AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, created_at)
+       SELECT id, run_id, 1, NULL, 'pending', 'created', $2::timestamptz FROM t
+       RETURNING 1
+     ), bump AS (
+       UPDATE jobs SET total_runs = total_runs + n.c, last_run_at = $2::timestamptz
+         FROM (SELECT job_id, count(*)::int AS c FROM i WHERE i.count_on_job AND i.id IN (SELECT id FROM r) GROUP BY job_id) n
+        WHERE jobs.id = n.job_id
+       RETURNING 1
+     ), tc AS (
+       SELECT run_id, count(*)::int AS n FROM t GROUP BY run_id
+     ), notified AS (
+       SELECT pg_notify('${TASKS_CHANNEL}', CASE WHEN x.sa > $2::timestamptz
+                                            THEN floor(extract(epoch FROM x.sa) * 1000)::bigint::text ELSE '' END)
+         FROM (SELECT DISTINCT schedule_at AS sa FROM t WHERE pending_parents = 0) x
+     )
+     SELECT ${runColumns('r')}, i.ord, coalesce(tc.n, 0) AS tasks,
+            (SELECT count(*) FROM notified)::int AS "_notified", (SELECT count(*) FROM deps)::int AS "_deps",
+            (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM bump)::int AS "_bump"
+       FROM r JOIN i ON i.id = r.id LEFT JOIN tc ON tc.run_id = r.id
+      ORDER BY i.ord`),
+    input, now,
+  );
+  return rows.map(({ ord: _ord, _notified, _deps, _logs, _bump, ...run }: InsertedRun & { ord: number } & Record<string, unknown>) => run as InsertedRun);
+}

@@ -1,0 +1,210 @@
+/**
+ * Look-ahead firing (docs/on-time.md) against real PostgreSQL: runs of slots due within the
+ * window are created ahead, exactly once across concurrent tickers, claimable only from their
+ * slot; pause, edit and delete cancel runs whose slot is still in the future; block strategies
+ * are decided at the slot; workers sleep until known due times, wake on NOTIFY, and a lost
+ * NOTIFY is recovered by the safety pass.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Actor } from '../../lib/auth/actor.ts';
+import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
+import { claimTasks, completeTask, triggerRun, triggerRunAhead } from '../../lib/engine/index.ts';
+import { runTick } from '../../lib/engine/tick/run-tick.ts';
+import { deleteJob, pauseJob, updateJob } from '../../lib/jobs/index.ts';
+import { createWorker } from '../../worker/create-worker.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { insertJob, testWorkerConfig, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
+
+const t = useTestDatabase();
+const workers = useWorkers();
+const alice: Actor = { kind: 'user', id: '00000000-0000-4000-8000-000000000001', name: 'alice@example.com', role: 'operator' };
+const LOOKAHEAD = 3000;
+const ms = (d: Date, n: number) => new Date(d.getTime() + n);
+
+/** Each test owns the jobs it creates: everything active before it is paused (plain SQL). */
+beforeEach(async () => {
+  await t.pool.query(`UPDATE jobs SET status = 'paused' WHERE status = 'active'`);
+});
+
+async function tick(db: PrismaClient, now: Date) {
+  return runTick(db, { limit: 100, lookaheadMs: LOOKAHEAD }, now);
+}
+
+async function claimAndComplete(db: PrismaClient, nodeId: string, now: Date) {
+  const tasks = await claimTasks(db, { nodeId, handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 30 }, now);
+  for (const task of tasks) {
+    await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId, outcome: 'success', onlyTask: task.onlyTask }, now);
+  }
+  return tasks.length;
+}
+
+describe('look-ahead runs are created exactly once across 4 tickers', () => {
+  const clients: PrismaClient[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.$disconnect()));
+  });
+
+  it('every slot once, created before its slot, claimed only from it', async () => {
+    for (let i = 0; i < 4; i++) clients.push(createPrismaClient(t.url, 3));
+    const S = new Date('2026-12-01T00:00:00.000Z');
+    const fiveSecond: string[] = [];
+    const everySecond: string[] = [];
+    for (let i = 0; i < 16; i++) fiveSecond.push(await insertJob(t.db, { key: `la-5s-${i}`, cron: '*/5 * * * * *', nextRunAt: ms(S, 5000) }));
+    for (let i = 0; i < 4; i++) everySecond.push(await insertJob(t.db, { key: `la-1s-${i}`, cron: '* * * * * *', nextRunAt: ms(S, 1000) }));
+
+    // 20 s of simulated time in 250 ms steps: the 4 tickers race at each step (their clocks a
+    // few ms apart), then one of them claims and completes what is due.
+    const end = 20_000;
+    for (let at = 0; at <= end; at += 250) {
+      await Promise.all(clients.map((c, i) => tick(c, ms(S, at + i * 7))));
+      await claimAndComplete(clients[(at / 250) % 4]!, `node-${(at / 250) % 4}`, ms(S, at + 30));
+    }
+
+    const runs = await t.pool.query<{ job_id: string; scheduled_for: Date; created_at: Date; status: string }>(
+      `SELECT job_id, scheduled_for, created_at, status::text FROM runs WHERE job_id = ANY($1) ORDER BY job_id, scheduled_for`,
+      [[...fiveSecond, ...everySecond]],
+    );
+    const byJob = new Map<string, typeof runs.rows>();
+    for (const r of runs.rows) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
+
+    for (const id of fiveSecond) {
+      const rs = byJob.get(id) ?? [];
+      // Slots 5 s … 20 s were due; 20 s + 5 s is outside the window at 20 s.
+      expect(rs.map((r) => r.scheduled_for.getTime() - S.getTime())).toEqual([5000, 10_000, 15_000, 20_000]);
+      for (const r of rs) {
+        expect(r.status).toBe('success');
+        expect(r.created_at.getTime()).toBeLessThan(r.scheduled_for.getTime()); // created ahead
+      }
+    }
+    for (const id of everySecond) {
+      const rs = byJob.get(id) ?? [];
+      const slots = rs.map((r) => r.scheduled_for.getTime() - S.getTime());
+      // every second from 1 s on, each once, none skipped; the last ones may already exist ahead
+      expect(new Set(slots).size).toBe(slots.length);
+      expect(slots.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => (i + 1) * 1000));
+      expect(rs.slice(0, 20).every((r) => r.status === 'success')).toBe(true);
+    }
+    const early = await t.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM tasks WHERE job_id = ANY($1) AND (started_at < schedule_at OR schedule_at <> scheduled_for)`,
+      [[...fiveSecond, ...everySecond]],
+    );
+    expect(early.rows[0]!.n).toBe(0);
+  }, 120_000);
+});
+
+describe('pause, edit and delete cancel runs whose slot is still ahead', () => {
+  const S = new Date('2026-12-02T00:00:00.000Z');
+
+  it('pause and delete cancel the look-ahead run; an edit cancels it and the slot fires again with the new configuration', async () => {
+    const paused = await insertJob(t.db, { key: 'la-pause', cron: '*/5 * * * * *', nextRunAt: ms(S, 5000) });
+    const edited = await insertJob(t.db, { key: 'la-edit', cron: '*/5 * * * * *', nextRunAt: ms(S, 5000) });
+    const deleted = await insertJob(t.db, { key: 'la-delete', cron: '*/5 * * * * *', nextRunAt: ms(S, 5000) });
+    const r = await tick(t.db, ms(S, 2500));
+    expect(r.ahead).toBe(3);
+
+    await pauseJob(t.db, paused, alice, {}, ms(S, 3000));
+    await updateJob(t.db, edited, { expectedVersion: 1, payload: { v: 2 } }, alice, ms(S, 3000));
+    await deleteJob(t.db, deleted, alice, {}, ms(S, 3000));
+
+    const runsOf = async (id: string) => (await t.pool.query<{ id: string; status: string; error: string | null; scheduled_for: Date }>(
+      `SELECT id, status::text, error, scheduled_for FROM runs WHERE job_id = $1 ORDER BY created_at`, [id])).rows;
+    for (const [id, word] of [[paused, 'paused'], [deleted, 'deleted'], [edited, 'edited']] as const) {
+      const [run] = await runsOf(id);
+      expect(run).toMatchObject({ status: 'cancelled', error: `cancelled before its slot: job ${word} by alice@example.com` });
+      const tasks = await t.pool.query(`SELECT status::text FROM tasks WHERE run_id = $1`, [run!.id]);
+      expect(tasks.rows.map((x) => x.status)).toEqual(['cancelled']);
+    }
+    // The edited job is due at the cancelled slot again; the next tick creates it with the new payload.
+    const job = await t.db.job.findUniqueOrThrow({ where: { id: edited } });
+    expect(job.nextRunAt?.toISOString()).toBe(ms(S, 5000).toISOString());
+    await tick(t.db, ms(S, 3100));
+    const editedRuns = await runsOf(edited);
+    expect(editedRuns.map((x) => x.status)).toEqual(['cancelled', 'pending']);
+    expect(editedRuns[1]!.scheduled_for.toISOString()).toBe(ms(S, 5000).toISOString());
+    const task = await t.pool.query(`SELECT payload FROM tasks WHERE run_id = $1`, [editedRuns[1]!.id]);
+    expect(task.rows[0].payload).toMatchObject({ v: 2 });
+
+    // At the slot only the edited job's new run is claimable; the paused and deleted jobs fire nothing more.
+    const claimed = await claimTasks(t.db, { nodeId: 'n1', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 50, leaseSeconds: 30 }, ms(S, 5000));
+    expect(claimed.map((c) => c.jobId)).toEqual([edited]);
+    await tick(t.db, ms(S, 5500));
+    expect((await runsOf(paused)).length).toBe(1);
+    expect((await runsOf(deleted)).length).toBe(1);
+  });
+
+  it('a run whose slot has come is not cancelled by a pause', async () => {
+    const P = ms(S, 60_000);
+    const job = await insertJob(t.db, { key: 'la-started', cron: '*/5 * * * * *', nextRunAt: ms(P, 5000) });
+    await tick(t.db, ms(P, 2500));
+    const claimed = await claimTasks(t.db, { nodeId: 'n1', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 50, leaseSeconds: 30 }, ms(P, 5001));
+    expect(claimed.map((c) => c.jobId)).toEqual([job]);
+    await pauseJob(t.db, job, alice, {}, ms(P, 5100));
+    const runs = await t.pool.query(`SELECT status::text FROM runs WHERE job_id = $1`, [job]);
+    expect(runs.rows.map((x) => x.status)).toEqual(['running']);
+  });
+
+  it('a job with an active run is not fired ahead: its block strategy is decided at the slot', async () => {
+    const B = ms(S, 120_000);
+    const discard = await insertJob(t.db, { key: 'la-discard', cron: '*/5 * * * * *', blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    const serial = await insertJob(t.db, { key: 'la-serial', cron: '*/5 * * * * *', blockStrategy: 'serial_execution', nextRunAt: ms(B, 5000) });
+    for (const jobId of [discard, serial]) await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: B }, B);
+
+    const early = await tick(t.db, ms(B, 2500));
+    expect(early.ahead).toBe(0);
+    expect(early.deferredUntil?.toISOString()).toBe(ms(B, 5000).toISOString());
+    const scheduled = async (id: string) => (await t.pool.query<{ status: string; reason: string | null }>(
+      `SELECT status::text, reason FROM runs WHERE job_id = $1 AND trigger = 'schedule'`, [id])).rows;
+    expect(await scheduled(discard)).toEqual([]);
+
+    await tick(t.db, ms(B, 5000));
+    expect(await scheduled(discard)).toEqual([{ status: 'skipped', reason: expect.stringMatching(/^blocked: previous run/) }]);
+    expect(await scheduled(serial)).toEqual([{ status: 'pending', reason: expect.stringMatching(/^queued: waiting for run/) }]);
+  });
+});
+
+describe('workers sleep until known due times, and NOTIFY or the safety pass wakes them', () => {
+  it('a NOTIFY wakes a sleeping ticker and claimer: a new job fires on its slot long before the safety pass', async () => {
+    const w = createWorker({ config: testWorkerConfig(t.url, { pollMs: 60_000, tickMs: 60_000, lookaheadMs: LOOKAHEAD, reapMs: 60_000 }) });
+    workers.push(w);
+    await w.start();
+    await new Promise((r) => setTimeout(r, 300)); // first passes done: both loops now sleep 60 s
+    const slot = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000);
+    const jobId = await insertJob(t.db, { key: 'la-notify', cron: '* * * * * *', nextRunAt: slot });
+    const run = await waitFor(() => t.db.run.findFirst({ where: { jobId, scheduledFor: slot } }), 10_000, 'the look-ahead run');
+    expect(run.createdAt.getTime()).toBeLessThan(slot.getTime());
+    const [task] = await t.db.task.findMany({ where: { runId: run.id } });
+    const done = await waitForFinalTask(t.db, task!.id);
+    expect(done.status).toBe('success');
+    expect(done.startedAt!.getTime()).toBeGreaterThanOrEqual(slot.getTime());
+  }, 30_000);
+
+  it('a lost NOTIFY: the claimer finds a run created ahead on its safety pass and starts it at its slot', async () => {
+    const w = createWorker({ config: testWorkerConfig(t.url, { pollMs: 1000, roles: ['claim'] }) });
+    workers.push(w);
+    await w.register();
+    w.claimer.start(); // no listener: every notification is lost
+    await new Promise((r) => setTimeout(r, 200)); // the first safety pass found nothing
+    const jobId = await insertJob(t.db, { key: 'la-lost-task', scheduleKind: 'manual', nextRunAt: null });
+    const slot = new Date(Date.now() + 1500);
+    const run = await triggerRunAhead(t.db, { jobId, triggeredBy: 'test', scheduledFor: slot, scheduleAt: slot });
+    const [task] = await t.db.task.findMany({ where: { runId: run!.id } });
+    const done = await waitForFinalTask(t.db, task!.id);
+    expect(done.status).toBe('success');
+    expect(done.startedAt!.getTime()).toBeGreaterThanOrEqual(slot.getTime());
+    // the safety pass (every 1000 ms) learnt the due time before it came: started on the slot,
+    // not a whole safety interval after it (generous bound for a loaded machine)
+    expect(done.startedAt!.getTime() - slot.getTime()).toBeLessThan(1000);
+  }, 30_000);
+
+  it('a lost NOTIFY: the ticker finds a new job on its safety pass and still creates its run ahead', async () => {
+    const w = createWorker({ config: testWorkerConfig(t.url, { tickMs: 1000, lookaheadMs: LOOKAHEAD, roles: ['tick'] }) });
+    workers.push(w);
+    await w.register();
+    w.ticker.start(); // no listener
+    await new Promise((r) => setTimeout(r, 200));
+    const slot = new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000);
+    const jobId = await insertJob(t.db, { key: 'la-lost-job', cron: '* * * * * *', nextRunAt: slot });
+    const run = await waitFor(() => t.db.run.findFirst({ where: { jobId, scheduledFor: slot } }), 10_000, 'the run of the slot');
+    expect(run.createdAt.getTime()).toBeLessThan(slot.getTime());
+  }, 30_000);
+});
