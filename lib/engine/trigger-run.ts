@@ -7,6 +7,7 @@ import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
 import { instantiateTasks } from './sql/instantiate-tasks.ts';
 import { lockJob } from './sql/lock-job.ts';
+import { lockRuns } from './sql/lock-job-row.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
@@ -67,6 +68,7 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
   let coveredRunIds: string[] | undefined;
   if (active.length > 0 && job.blockStrategy === 'cover_early') {
     coveredRunIds = active.map((r) => r.id);
+    await lockRuns(tx, coveredRunIds); // lock order: job (held), runs, then their tasks
     await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
     for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
   }

@@ -28,9 +28,12 @@ export interface OnlyTaskCompleted {
  * batch count twice; an UPDATE ... FROM joining a job row twice would update
  * it once), and the stats delta is summed per handler before the upsert (ON
  * CONFLICT cannot touch one row twice in a statement). Rows are locked in
- * no fixed order across the tables, so two batches can deadlock on a shared
- * job or stats row; PostgreSQL aborts one and the caller replays it (every
- * item is a compare-and-set, so a replay is safe).
+ * the engine's lock order (lib/engine/lock-order.ts): the items' job rows,
+ * then their run rows, then the task rows, each set in ascending id, then the
+ * stats rows in handler order; so two batches, or a batch and a cancel, never
+ * wait for each other in a cycle. The job rows are locked before the
+ * eligibility test below, also for items that then do not qualify; they are
+ * released when the statement ends.
  *
  * It applies only when nothing else could need a fresh snapshot or more work:
  * - the run has no other task (a run's task set is fixed when it is created,
@@ -42,10 +45,7 @@ export interface OnlyTaskCompleted {
  * Otherwise (or on a lost race) it changes nothing and returns null; the
  * caller then takes the general path, whose compare-and-set decides.
  *
- * Why this lock order and why one statement: locks are task row -> run row ->
- * job row -> the handler's stats row, the same order as the general path
- * (so the two never deadlock with each other; cancel takes run -> task and may,
- * rarely, deadlock with either: the caller retries 40P01). The stats row is
+ * Why one statement: the handler's stats row (locked last) is
  * shared by the completions of the handler that day (per slot, STATS_SLOTS); in an interactive
  * transaction it stayed locked for the remaining client round trips and the
  * COMMIT, which serialised all completions (measured: 8 lanes spent most of
@@ -78,12 +78,23 @@ export async function completeOnlyTasksSql(
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)
+     ), lj AS (
+       -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
+       -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs
+       -- once, in full, before that step reads its first row.
+       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
+        ORDER BY j.id FOR UPDATE OF j
+     ), lr AS (
+       SELECT r.id FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id)
+          AND (SELECT count(*) FROM lj) >= 0
+        ORDER BY r.id FOR UPDATE OF r
      ), t AS (
        UPDATE tasks
           SET status = 'success', completed_at = $3::timestamptz, lease_until = NULL,
               output = i.output::jsonb, error = i.error, exit_code = i.exit_code, version = tasks.version + 1, updated_at = $3::timestamptz
          FROM i
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+          AND (SELECT count(*) FROM lr) >= 0
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
@@ -128,6 +139,7 @@ export async function completeOnlyTasksSql(
               $3::timestamptz
          FROM attempt a
         GROUP BY a.handler
+        ORDER BY a.handler
        ${STATS_ON_CONFLICT_SQL}
        RETURNING 1
      )

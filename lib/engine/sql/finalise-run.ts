@@ -32,8 +32,9 @@ export interface FinaliseResult {
  * When the run still has open tasks nothing changes; `stalled` then reports
  * that none of them can make progress (deadlock check, resolve-deadlock.ts).
  *
- * Lock: the run row (held since finish-attempt) and then the job row
- * (UPDATE). Index: `tasks_run_open_idx` (run_id, status, pending_parents) WHERE
+ * Lock: the run row (held by the caller) and then the job row, `NOWAIT`
+ * (lib/engine/lock-order.ts: 55P03 when another transaction holds it; the
+ * caller's transaction is then replayed with the job row locked first). Index: `tasks_run_open_idx` (run_id, status, pending_parents) WHERE
  * status is open makes the open/stalled probes O(log n) per completion, so a
  * 10,000-task run does not rescan itself on every completion; the final
  * aggregate scans tasks_run_idx once per run.
@@ -73,7 +74,10 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
        RETURNING r.id, r.job_id, r.status
      ), old_job AS (
        -- runs.job_id is text (no FK): cast it, not jobs.id, so the lookup is a jobs_pkey probe, not a seq scan.
-       SELECT j.id, j.status FROM jobs j, upd WHERE j.id = upd.job_id::uuid FOR UPDATE OF j
+       -- NOWAIT: a completion holds the run row and reaches the job row against the lock order
+       -- (lib/engine/lock-order.ts); rather than wait (a possible cycle), it fails with 55P03 and
+       -- the engine replays it with the job row locked first. A holder of the job row passes at once.
+       SELECT j.id, j.status FROM jobs j, upd WHERE j.id = upd.job_id::uuid FOR UPDATE OF j NOWAIT
      ), job AS (
        UPDATE jobs j
           SET last_run_status = upd.status,
