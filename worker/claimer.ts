@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { claimTasks } from '../lib/engine/index.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 import type { Runner, RunnableTask } from './runner.ts';
 
@@ -31,9 +32,9 @@ export class Claimer {
 
   constructor(
     readonly config: ClaimerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth },
   ) {
-    this.loop = new ServiceLoop('claimer', config.pollMs, async () => (await this.runOnce(this.deps.clock())) > 0 && this.backlog, deps.logger);
+    this.loop = new ServiceLoop('claimer', config.pollMs, async () => (await this.runOnce(this.deps.clock())) > 0 && this.backlog, deps.logger, { health: deps.health });
   }
 
   /** Claims up to the free slots at `now` and starts them; returns how many were claimed. */

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { runTick, type TickResult } from '../lib/engine/tick/run-tick.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 
 export interface TickerConfig {
@@ -20,9 +21,9 @@ export class Ticker {
 
   constructor(
     readonly config: TickerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
   ) {
-    this.loop = new ServiceLoop('ticker', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger);
+    this.loop = new ServiceLoop('ticker', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger, { health: deps.health });
   }
 
   /** One tick pass at `now`. */

@@ -12,6 +12,8 @@ export { triggerRun, recordSkippedRun } from './trigger-run.ts';
 export { claimTasks } from './claim-tasks.ts';
 /** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */
 export { completeTask, completeTasks } from './complete-task.ts';
+/** markAttemptOverdue(db, {taskId, attempt, nodeId, timeoutSeconds}, now) => marked ('timed out, still running'). */
+export { markAttemptOverdue } from './mark-attempt-overdue.ts';
 /** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
 export { extendLeases } from './extend-leases.ts';
 /** reclaimExpiredLeases(db, {limit}, now) => ReclaimedTask[]. */

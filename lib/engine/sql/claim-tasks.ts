@@ -102,7 +102,7 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
      ), upd AS (
        UPDATE tasks t
           SET status = 'running', locked_by = $1, lease_until = $6::timestamptz + make_interval(secs => $7::double precision),
-              started_at = $6::timestamptz, completed_at = NULL, version = t.version + 1, updated_at = $6::timestamptz
+              started_at = $6::timestamptz, completed_at = NULL, timed_out_at = NULL, version = t.version + 1, updated_at = $6::timestamptz
          FROM pick WHERE t.id = pick.id
        RETURNING t.*
      ), logs AS (
