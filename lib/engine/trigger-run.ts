@@ -25,6 +25,8 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  *    - cover_early: cancels the active runs (pending and running tasks -> cancelled,
  *      so late completions are refused; workers get NOTIFY tickflow_cancel), then
  *      starts the new run -> outcome 'covered';
+ *    - `followsRun` (a fire_all catch-up run after an earlier one of the same tick
+ *      that is still active): queued like serial_execution whatever the strategy -> 'queued';
  * 3. instantiates one task per step, one dependency per edge, the 'created'
  *    task_logs rows, set-based (instantiate-tasks.ts), bumps total_runs/last_run_at,
  *    and NOTIFYs tickflow_tasks when a task is ready.
@@ -55,7 +57,9 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     parentRunId: input.parentRunId ?? null,
   };
 
-  if (active.length > 0 && job.blockStrategy === 'discard_later') {
+  // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.
+  const follows = input.followsRun !== undefined && active.some((r) => r.id === input.followsRun);
+  if (active.length > 0 && job.blockStrategy === 'discard_later' && !follows) {
     const run = await insertRun(tx, {
       ...base,
       status: 'skipped',
@@ -66,14 +70,14 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
   }
 
   let coveredRunIds: string[] | undefined;
-  if (active.length > 0 && job.blockStrategy === 'cover_early') {
+  if (active.length > 0 && job.blockStrategy === 'cover_early' && !follows) {
     coveredRunIds = active.map((r) => r.id);
     await lockRuns(tx, coveredRunIds); // lock order: job (held), runs, then their tasks
     await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
     for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
   }
 
-  const gated = active.length > 0 && job.blockStrategy === 'serial_execution';
+  const gated = active.length > 0 && (job.blockStrategy === 'serial_execution' || follows);
   const run = await insertRun(tx, {
     ...base,
     status: 'pending',

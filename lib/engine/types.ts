@@ -16,6 +16,12 @@ export interface TriggerRunInput {
   payload?: Record<string, unknown>;
   /** the run this one retries (trigger 'retry') */
   parentRunId?: string;
+  /**
+   * A catch-up run of the same tick as this earlier run (fire_all): it is queued behind
+   * the job's active runs like serial_execution, whatever the block strategy, which
+   * applies only against runs of other ticks.
+   */
+  followsRun?: string;
 }
 
 export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';

@@ -173,8 +173,13 @@ async function applyPlan(
     await recordSkippedRun(tx, { jobId, scheduledFor: slot, reason: 'misfire', triggeredBy }, now);
     skipped++;
   }
+  // Catch-up runs of one tick (fire_all) follow each other: each later slot is queued behind
+  // the previous one whatever the block strategy (which rules only between ticks), so
+  // discard_later does not discard them and cover_early does not cancel them.
+  let previous: string | undefined;
   for (const slot of plan.fire) {
-    await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot }, now);
+    const { run, outcome } = await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot, ...(previous ? { followsRun: previous } : {}) }, now);
+    previous = outcome === 'skipped' ? undefined : run.id;
   }
   await advanceJob(tx, { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause, lastError: null }, now);
   return { fired: plan.fire.length, skipped };
