@@ -122,7 +122,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     shellKillGraceMs: int(env, 'TICKFLOW_SHELL_KILL_GRACE_MS', 5000, 0),
     sqlConnections,
     roles: roles as WorkerRole[],
-    // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
+    // claimer + ticker + completions + system jobs: leave room for concurrency (heartbeat and
+    // reaper have their own liveness pool, create-worker.ts LIVENESS_POOL_SIZE).
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
   };
 }

@@ -82,11 +82,14 @@ export async function completeOnlyTasksSql(
        -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
        -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs
        -- once, in full, before that step reads its first row.
+       -- Only jobs that can qualify (not serial_execution): a serial job's completion goes the
+       -- general way and must not wait here, e.g. behind a tick holding its row.
        SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
+          AND j.block_strategy <> 'serial_execution'
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
        SELECT r.id FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id)
-          AND (SELECT count(*) FROM lj) >= 0
+          AND r.job_id::uuid IN (SELECT id FROM lj)
         ORDER BY r.id FOR UPDATE OF r
      ), t AS (
        UPDATE tasks
@@ -95,6 +98,7 @@ export async function completeOnlyTasksSql(
          FROM i
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lr) >= 0
+          AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
