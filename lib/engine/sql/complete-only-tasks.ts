@@ -1,6 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, statsTimeZone } from '../stats.ts';
 import { STATS_ON_CONFLICT_SQL } from './record-handler-stats.ts';
+import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -14,8 +15,8 @@ export interface OnlyTaskCompleted {
  * The common completion in ONE statement, for a batch of attempts at once: a
  * successful attempt of the only task of its run (a one-step job) — task running -> success (compare-and-set
  * on id, status, attempt, locked_by), its task_logs row, the run -> success
- * (finished_at, duration), the job's counters (success_runs + 1,
- * consecutive_failures = 0, last_run_status) and the handler_stats_daily upsert
+ * (finished_at, duration) and the job's counters — the rule shared with finalise-run.ts
+ * (run-outcome.ts) — and the handler_stats_daily upsert
  * (no NOTIFY: see finalise-run.ts). It is exactly what finish-attempt + lock-run +
  * finalise-run (+ stats) do for such a task, without the interactive
  * transaction: one statement is atomic on its own, so it commits as one unit
@@ -114,16 +115,13 @@ export async function completeOnlyTasksSql(
        RETURNING 1
      ), run AS (
        UPDATE runs r
-          SET status = 'success', finished_at = $3::timestamptz,
-              duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
-                                 ELSE GREATEST(0, (extract(epoch FROM ($3::timestamptz - r.started_at)) * 1000))::int END,
-              error = NULL, updated_at = $3::timestamptz
+          SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL' })}
          FROM t
         WHERE r.id = t.run_id AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j
-          SET last_run_status = 'success', success_runs = j.success_runs + n.runs, consecutive_failures = 0
+          SET ${jobBookingSetSql({ status: `'success'`, runs: 'n.runs' })}
          FROM (SELECT job_id, count(*)::int AS runs FROM run GROUP BY job_id) n
         WHERE j.id = n.job_id::uuid
        RETURNING j.id
