@@ -12,6 +12,7 @@ import type { PrismaClient } from '../lib/db.ts';
 import { dispatchAlarms, type DispatchResult } from '../lib/alarms/dispatch-alarms.ts';
 import { scanFinishedRuns, type RunScanResult } from '../lib/alarms/scan-finished-runs.ts';
 import { closeAlarmTransports } from '../lib/alarms/deliver.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 
 export interface AlarmDispatcherConfig {
@@ -35,7 +36,7 @@ export class AlarmDispatcher {
 
   constructor(
     readonly config: AlarmDispatcherConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
   ) {
     this.loop = new ServiceLoop(
       'alarm-dispatcher',
@@ -45,6 +46,7 @@ export class AlarmDispatcher {
         return r.claimed >= this.config.limit || r.runs.more;
       },
       deps.logger,
+      { health: deps.health },
     );
   }
 

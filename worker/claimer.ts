@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { claimTasks, nextTaskDue } from '../lib/engine/index.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 import { WakeTimes } from './wake-times.ts';
 import type { Runner, RunnableTask } from './runner.ts';
@@ -40,9 +41,9 @@ export class Claimer {
 
   constructor(
     readonly config: ClaimerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth },
   ) {
-    this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger);
+    this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });
   }
 
   /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */

@@ -130,7 +130,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     sqlConnections,
     roles: roles as WorkerRole[],
     handlerModules: parseHandlerModulesEnv(env.TICKFLOW_HANDLERS),
-    // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
+    // claimer + ticker + completions + system jobs: leave room for concurrency (heartbeat and
+    // reaper have their own liveness pool, create-worker.ts LIVENESS_POOL_SIZE).
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
   };
 }

@@ -10,6 +10,13 @@
  * - alarm-dispatcher.ts: raises/delivers alarms (runs with the reaper, role `reap`).
  * System-job handlers (worker/handlers/system-handlers.ts) are registered on the worker's own client.
  *
+ * Two connection pools: the main one (claims, completions, ticks, alarms,
+ * system jobs; TICKFLOW_DB_POOL) and a small liveness pool (LIVENESS_POOL_SIZE)
+ * for the heartbeat, lease renewal, the reaper and the reachability probe, so
+ * a worker whose main pool is exhausted by long work is not declared dead.
+ * DbHealth (db-health.ts) watches reachability: after an outage it renews
+ * leases first, then resumes every loop at once (docs/engine.md "Outages").
+ *
  * Tests build workers in-process with an injected clock and call each
  * service's runOnce(now) directly, or start() the loops. The CLI is worker/index.ts.
  *
@@ -28,6 +35,7 @@ import type { WorkerConfig, WorkerRole } from './config.ts';
 import { createHandlerRegistry, type Handler, type HandlerRegistry } from './handlers/index.ts';
 import type { HandlerSpec } from './handlers/function-executor.ts';
 import { createSystemHandlers } from './handlers/system-handlers.ts';
+import { DbHealth } from './db-health.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { Listener } from './listener.ts';
 import { Reaper } from './reaper.ts';
@@ -35,6 +43,9 @@ import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
 
 export const WORKER_VERSION = '0.1.0';
+
+/** Connections of the liveness pool: heartbeat, reaper, reachability probe. */
+export const LIVENESS_POOL_SIZE = 3;
 
 export interface CreateWorkerOptions {
   config: WorkerConfig;
@@ -64,6 +75,10 @@ export interface Worker {
   readonly ticker: Ticker;
   readonly reaper: Reaper;
   readonly heartbeat: Heartbeat;
+  /** database reachability as this worker sees it */
+  readonly health: DbHealth;
+  /** the small pool of the heartbeat, lease renewal and reaper */
+  readonly livenessDb: PrismaClient;
   /** registers the node (if not yet) and starts the service loops for the configured roles */
   start(): Promise<void>;
   /** registers the node without starting loops (tests driving runOnce themselves) */
@@ -89,6 +104,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   });
   const handlerNames = options.handlerNames ?? registry.names();
   const host = hostname();
+  const livenessDb = createPrismaClient(config.databaseUrl, LIVENESS_POOL_SIZE);
 
   let nodeId = '';
   let state: WorkerState = 'created';
@@ -96,6 +112,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const base = options.logger ?? serviceLogger('worker');
   let logger = base;
   const roles = new Set<WorkerRole>(config.roles);
+  const health = new DbHealth(() => livenessDb.$queryRawUnsafe('SELECT 1'), base.child({ component: 'db-health' }));
 
   // Services are built now; their configs receive the node id at registration.
   const runnerConfig = { nodeId: '' };
@@ -108,7 +125,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       return logger.child({ component: 'runner' });
     },
     onSlotFree: () => claimer?.slotFree(),
+    health,
   });
+  health.onUp(() => runner.retryRecordingNow());
   const claimerConfig = {
     nodeId: '',
     group: config.group,
@@ -118,17 +137,17 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
   };
-  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner });
+  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner, health });
   const tickerConfig = {
     intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',
   };
-  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }) });
+  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }), health });
   const reaper = new Reaper(
-    { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds },
-    { db, clock, logger: base.child({ component: 'reaper' }) },
+    { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds, leaseSeconds: config.leaseSeconds },
+    { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health },
   );
   // Alarm delivery (STATS builder's service) runs beside the reaper.
-  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), { db, clock, logger: base.child({ component: 'alarm-dispatcher' }) });
+  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), { db, clock, logger: base.child({ component: 'alarm-dispatcher' }), health });
   const heartbeatConfig = { nodeId: '', intervalMs: config.heartbeatMs, leaseSeconds: config.leaseSeconds };
   // An operator's drain (lib/workers drainWorker) pauses claiming and ticking; a
   // resume (status back to online) starts them again. A SIGTERM drain is stop() below.
@@ -146,7 +165,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       if (roles.has('tick')) ticker.start();
     }
   };
-  const heartbeat = new Heartbeat(heartbeatConfig, { db, clock, logger: base.child({ component: 'heartbeat' }), runner, onStatus });
+  const heartbeat = new Heartbeat(heartbeatConfig, { db: livenessDb, clock, health, logger: base.child({ component: 'heartbeat' }), runner, onStatus });
   const listener = new Listener(
     config.databaseUrl,
     {
@@ -160,6 +179,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     },
     base.child({ component: 'listener' }),
   );
+  health.onUp(() => listener.reconnectNow());
 
   async function register(): Promise<string> {
     registered ??= (async () => {
@@ -203,6 +223,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     ticker,
     reaper,
     heartbeat,
+    health,
+    livenessDb,
     register,
     async start() {
       await register();
@@ -234,10 +256,13 @@ export function createWorker(options: CreateWorkerOptions): Worker {
         logger.warn({ aborted }, 'shutdown grace over: aborting running attempts');
         drained = await runner.idle(Math.min(5000, Math.max(1000, config.shellKillGraceMs + 1000)));
       }
+      runner.stopRecording();
+      health.stop();
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
       if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.count }, clock()).catch(() => false);
       state = 'stopped';
       await registry.close();
+      await livenessDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect();
       logger.info({ drained, aborted }, 'worker stopped');
       return { drained, aborted };
@@ -245,8 +270,11 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     async kill() {
       state = 'stopped';
       runner.abortAll('shutdown');
+      runner.stopRecording();
+      health.stop();
       await Promise.all([claimer.stop(), ticker.stop(), heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
       await registry.close();
+      await livenessDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect().catch(() => undefined);
     },
   };

@@ -5,12 +5,15 @@
  * An attempt whose lease could not be extended (reclaimed after a long pause,
  * or cancelled) is aborted locally: the database no longer gives it to us.
  * A node status of `draining` set by an operator reaches the worker here.
+ * It runs on the worker's small liveness pool (create-worker.ts), so a worker
+ * whose main pool is exhausted by long work still beats and renews.
  */
 import { loadavg } from 'node:os';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { extendLeases } from '../lib/engine/index.ts';
 import { heartbeatNode, type NodeStatus } from '../lib/engine/nodes/index.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 import type { Runner } from './runner.ts';
 
@@ -39,11 +42,14 @@ export class Heartbeat {
       logger: Logger;
       runner: Runner;
       onStatus?: (status: NodeStatus | null) => void;
+      health?: DbHealth;
     },
   ) {
+    // Registered before any other service's listener: after an outage, leases are renewed first.
+    deps.health?.onUp(() => this.loop.wake());
     this.loop = new ServiceLoop('heartbeat', config.intervalMs, async () => {
       await this.runOnce(this.deps.clock());
-    }, deps.logger);
+    }, deps.logger, { health: deps.health });
   }
 
   private cpuPercent(): number {

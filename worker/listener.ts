@@ -2,8 +2,11 @@
  * LISTEN/NOTIFY on a dedicated `pg` client (Prisma has no LISTEN): wakes the
  * claimer on `tickflow_tasks` (at the instant its payload names, if any), the
  * ticker on `tickflow_jobs`, and aborts attempts named on `tickflow_cancel`.
- * Reconnects with backoff; after a reconnect it wakes the claimer, since
- * notifications sent while disconnected are lost (the poll covers them too).
+ * Reconnects with jittered backoff (500 ms doubling to 30 s); when the worker's
+ * DbHealth sees the database answer again it reconnects at once
+ * (reconnectNow), so a long outage does not leave it waiting out its back-off.
+ * After a reconnect it wakes the claimer, since notifications sent while
+ * disconnected are lost (the poll covers them too).
  */
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -27,7 +30,31 @@ export class Listener {
     private readonly url: string,
     private readonly handlers: ListenerHandlers,
     private readonly logger: Logger,
+    private readonly random: () => number = Math.random,
   ) {}
+
+  /** The database answers again: drop the back-off and reconnect now (no-op while connected). */
+  reconnectNow(): void {
+    if (this.stopped || this.client || this.connecting) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.retryMs = 500;
+    this.attempt();
+  }
+
+  private connecting = false;
+
+  private attempt(): void {
+    this.connecting = true;
+    this.connect()
+      .catch((err) => {
+        this.logger.warn({ err: (err as Error).message, retryInMs: this.retryMs }, 'listener: reconnect failed');
+        this.scheduleReconnect();
+      })
+      .finally(() => {
+        this.connecting = false;
+      });
+  }
 
   async start(): Promise<void> {
     this.stopped = false;
@@ -80,14 +107,11 @@ export class Listener {
 
   private scheduleReconnect(): void {
     if (this.stopped || this.retryTimer) return;
-    const delay = this.retryMs;
+    const delay = Math.round(this.retryMs * (0.5 + 0.5 * this.random()));
     this.retryMs = Math.min(30_000, this.retryMs * 2);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      this.connect().catch((err) => {
-        this.logger.warn({ err: (err as Error).message, retryInMs: this.retryMs }, 'listener: reconnect failed');
-        this.scheduleReconnect();
-      });
+      this.attempt();
     }, delay);
   }
 

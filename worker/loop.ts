@@ -5,9 +5,21 @@
  * is the delay in ms until the next pass (a step that knows when work is due sleeps until
  * then instead of the interval); wakeIn(ms) brings a sleeping loop's next pass forward.
  * Timers use setLongTimeout (no delay above 2^31-1 ms reaches setTimeout).
+ *
+ * Back-off after failures: intervalMs · 2^n, capped at 30 s, with jitter
+ * (uniform between half and the whole delay) so the workers of a cluster do
+ * not retry in lock step. With a DbHealth, passes are reported to it, and when
+ * the database answers again after an outage the back-off is dropped and a
+ * pass runs at once (docs/engine.md "Outages").
  */
 import type { Logger } from 'pino';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
+import type { DbHealth } from './db-health.ts';
+
+export interface ServiceLoopOptions {
+  health?: DbHealth;
+  random?: () => number;
+}
 
 export class ServiceLoop {
   private timer: LongTimeout | null = null;
@@ -19,6 +31,8 @@ export class ServiceLoop {
   private stopped = true;
   private wakeRequested = false;
   private failures = 0;
+  /** recover() was called: the next pass runs without back-off even if the one in flight fails */
+  private recovered = false;
   private current: Promise<void> | null = null;
 
   constructor(
@@ -26,7 +40,18 @@ export class ServiceLoop {
     private readonly intervalMs: number,
     private readonly step: () => Promise<boolean | number | void>,
     private readonly logger: Logger,
-  ) {}
+    private readonly options: ServiceLoopOptions = {},
+  ) {
+    options.health?.onUp(() => this.recover());
+  }
+
+  /** The database answers again: forget the back-off and run a pass now. */
+  recover(): void {
+    if (this.failures === 0 && !this.running) return;
+    this.failures = 0;
+    this.recovered = true;
+    this.wake(Math.floor((this.options.random ?? Math.random)() * 50));
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -81,6 +106,7 @@ export class ServiceLoop {
     this.running = true;
     this.wakeRequested = false;
     this.wakeAtRequested = null;
+    this.recovered = false;
     let again = false;
     let nextMs: number | null = null;
     try {
@@ -88,15 +114,21 @@ export class ServiceLoop {
       again = r === true;
       if (typeof r === 'number' && Number.isFinite(r)) nextMs = Math.max(0, r);
       this.failures = 0;
+      this.options.health?.reportSuccess();
     } catch (err) {
       this.failures++;
+      this.options.health?.reportFailure(err);
       this.logger.error({ err, loop: this.name, failures: this.failures }, `${this.name}: pass failed`);
     } finally {
       this.running = false;
     }
     if (this.stopped) return;
-    if (this.failures > 0) {
-      this.schedule(Math.min(30_000, this.intervalMs * 2 ** Math.min(this.failures, 5)));
+    if (this.failures > 0 && this.recovered) {
+      this.recovered = false;
+      this.schedule(0);
+    } else if (this.failures > 0) {
+      const backoff = Math.min(30_000, this.intervalMs * 2 ** Math.min(this.failures, 5));
+      this.schedule(Math.round(backoff * (0.5 + 0.5 * (this.options.random ?? Math.random)())));
     } else if (again || this.wakeRequested) {
       this.schedule(0);
     } else {

@@ -3,11 +3,27 @@
  * to the engine's retry/dead decision (reclaimExpiredLeases), and marks nodes
  * whose heartbeat is too old `offline` with a node_offline alarm. Safe to run on
  * every worker at once (both are SKIP LOCKED / compare-and-set).
+ *
+ * Liveness rule (docs/engine.md "Liveness"): an expired lease is evidence that
+ * its worker died only if the worker could have renewed it. A worker renews
+ * every lease/3 while it reaches the database, so the reaper acts only after
+ * the database has been reachable for at least one full lease period —
+ * - as seen by this process: no unreachable failure of any of its services for
+ *   `leaseSeconds` (DbHealth.reachableForMs); and
+ * - as seen by the server: it has been up for `leaseSeconds`
+ *   (pg_postmaster_start_time; a restart between two of our passes may
+ *   otherwise go unnoticed, since the pool reconnects silently).
+ * After an outage every owner gets that period to renew (and it renews first
+ * thing on reconnect), so a database outage of any length condemns no live
+ * worker; a worker still silent after it did miss its heartbeats while the
+ * database was reachable. The same rule, with `nodeOfflineSeconds`, guards
+ * marking nodes offline.
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { reclaimExpiredLeases } from '../lib/engine/index.ts';
 import { markOfflineNodes } from '../lib/engine/nodes/index.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 
 export interface ReaperConfig {
@@ -15,12 +31,16 @@ export interface ReaperConfig {
   /** expired leases handled per pass */
   limit: number;
   nodeOfflineSeconds: number;
+  /** the cluster's lease length (TICKFLOW_LEASE_SECONDS): reachability needed before reclaiming; default 30 */
+  leaseSeconds?: number;
 }
 
 export interface ReapResult {
   reclaimed: number;
   offlineNodes: string[];
   more: boolean;
+  /** set when the pass did not reclaim because the database has not been reachable long enough */
+  waitingForReachability?: { reachableMs: number; serverUpMs: number; neededMs: number };
 }
 
 export class Reaper {
@@ -28,20 +48,42 @@ export class Reaper {
 
   constructor(
     readonly config: ReaperConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
   ) {
-    this.loop = new ServiceLoop('reaper', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger);
+    this.loop = new ServiceLoop('reaper', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger, { health: deps.health });
   }
 
   async runOnce(now: Date): Promise<ReapResult> {
-    const res = await reclaimExpiredLeases(this.deps.db, { limit: this.config.limit }, now);
-    const reclaimed = res.length;
-    if (reclaimed > 0) this.deps.logger.warn({ reclaimed, tasks: res.map((r) => r.taskId) }, 'reaper: reclaimed tasks with expired leases');
-    const offline = await markOfflineNodes(this.deps.db, { offlineAfterSeconds: this.config.nodeOfflineSeconds }, now);
-    for (const n of offline) {
-      this.deps.logger.warn({ nodeId: n.nodeId, name: n.name, lastHeartbeatAt: n.lastHeartbeatAt }, 'reaper: node marked offline');
+    const serverUpMs = await this.serverUpMs();
+    const reachableMs = Math.min(serverUpMs, this.deps.health?.reachableForMs() ?? Number.POSITIVE_INFINITY);
+    const leaseMs = (this.config.leaseSeconds ?? 30) * 1000;
+    let reclaimed = 0;
+    let more = false;
+    let waiting: ReapResult['waitingForReachability'];
+    if (reachableMs >= leaseMs) {
+      const res = await reclaimExpiredLeases(this.deps.db, { limit: this.config.limit }, now);
+      reclaimed = res.length;
+      more = reclaimed >= this.config.limit;
+      if (reclaimed > 0) this.deps.logger.warn({ reclaimed, tasks: res.map((r) => r.taskId) }, 'reaper: reclaimed tasks with expired leases');
+    } else {
+      waiting = { reachableMs: Math.round(reachableMs), serverUpMs: Math.round(serverUpMs), neededMs: leaseMs };
     }
-    return { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more: reclaimed >= this.config.limit };
+    let offline: Awaited<ReturnType<typeof markOfflineNodes>> = [];
+    if (reachableMs >= this.config.nodeOfflineSeconds * 1000) {
+      offline = await markOfflineNodes(this.deps.db, { offlineAfterSeconds: this.config.nodeOfflineSeconds }, now);
+      for (const n of offline) {
+        this.deps.logger.warn({ nodeId: n.nodeId, name: n.name, lastHeartbeatAt: n.lastHeartbeatAt }, 'reaper: node marked offline');
+      }
+    }
+    return { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
+  }
+
+  /** How long the database server has been running, ms, by its own clock. */
+  private async serverUpMs(): Promise<number> {
+    const rows = await this.deps.db.$queryRawUnsafe<{ ms: number }[]>(
+      `SELECT (extract(epoch FROM (clock_timestamp() - pg_postmaster_start_time())) * 1000)::float8 AS ms`,
+    );
+    return Number(rows[0]?.ms ?? 0);
   }
 
   start(): void {

@@ -3,15 +3,28 @@
  * through the engine's completeTask / completeTasks (the only way a task leaves
  * `running`; successes of one-step runs go in batches, completion-batcher.ts).
  *
- * Timeouts are enforced by the worker, not by handler courtesy (engine.md
- * case 3): at the deadline the AbortSignal fires AND the attempt is completed
- * as `timeout` at once, freeing the slot. A handler that ignores the signal may
- * still return later; its late result is sent to completeTask, which refuses it
- * (attempt/lease compare-and-set) — we log that and change nothing.
+ * Timeouts (docs/engine.md "Timeouts"): at the deadline the AbortSignal fires
+ * and the attempt's outcome is fixed as `timeout`, whatever the handler then
+ * returns. It is recorded when the handler returns — at once for a handler
+ * that honours its signal. A handler that ignores it (builtin.ignore-abort, a
+ * call stuck in a syscall) still runs: after OVERDUE_GRACE_MS the task is
+ * marked "timed out, still running" (markAttemptOverdue) and keeps everything
+ * a running attempt holds — its slot here, its lease (the heartbeat renews it),
+ * its resource key and its job's serial turn — until the handler returns or the
+ * worker dies. So a timed-out attempt never overlaps the next one of its key or
+ * job. (JavaScript cannot kill a running function; isolating handlers in
+ * processes would, at a process per attempt.)
  * Timers use setLongTimeout, so no delay above 2^31-1 ms ever reaches setTimeout.
  *
+ * Recording an outcome (docs/engine.md "Outages"): a finished attempt whose
+ * completion cannot be recorded (database unreachable) is kept and retried —
+ * jittered back-off up to 2 s, at once when the database answers again — for
+ * as long as this worker holds the lease: the heartbeat keeps renewing it, and
+ * only a heartbeat that finds the lease lost (reclaimed, cancelled) ends the
+ * retries. The reaper never takes a lease because of an outage (reaper.ts).
+ *
  * Abort reasons:
- * - `timeout`: completed as timeout at the deadline (retry or dead per policy);
+ * - `timeout`: recorded as timeout when the handler returns (retry or dead per policy);
  * - `cancelled`: the run was cancelled (CANCEL channel): the task is already
  *   final in the database, nothing is completed;
  * - `lease_lost`: a heartbeat found the lease taken over (reclaimed, cancelled):
@@ -21,13 +34,17 @@
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
-import { completeTask } from '../lib/engine/index.ts';
+import { completeTask, markAttemptOverdue } from '../lib/engine/index.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
 import { loggerTaskLog } from './handlers/types.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
+import { isUnreachable, type DbHealth } from './db-health.ts';
+
+/** How long a handler may take to return after its abort at the deadline before the task is marked "timed out, still running". */
+export const OVERDUE_GRACE_MS = 500;
 
 /** The fields of a claimed task the runner needs (a subset of the engine's ClaimedTask). */
 export interface RunnableTask {
@@ -58,8 +75,6 @@ export class AttemptAbortError extends Error {
 
 export interface RunnerConfig {
   nodeId: string;
-  /** settled completion retries when the database is unreachable */
-  completeRetries?: number;
 }
 
 export interface RunnerDeps {
@@ -69,18 +84,21 @@ export interface RunnerDeps {
   logger: Logger;
   /** called whenever an attempt leaves the runner (its slot is free) */
   onSlotFree?: () => void;
+  /** database reachability: completion retries wake when it answers again */
+  health?: DbHealth;
 }
 
 interface Active {
   task: RunnableTask;
   controller: AbortController;
-  /** true once the attempt's outcome was decided (completed, timed out, cancelled, lease lost) */
+  /** true once the attempt's outcome was decided by the handler's return, a cancel or a lost lease */
   settled: boolean;
+  /** the deadline passed: the outcome is `timeout`, recorded when the handler returns */
+  timedOut: boolean;
+  overdueTimer: NodeJS.Timeout | null;
   timer: LongTimeout;
   startedAt: number;
   done: Promise<void>;
-  /** the completion sent when the attempt was settled early (timeout); a late result waits for it */
-  settledCompletion: Promise<void>;
 }
 
 export interface CompletionRecord {
@@ -117,9 +135,15 @@ export class Runner {
     return this.active.size;
   }
 
-  /** task ids whose leases must be kept alive */
+  /**
+   * Task ids whose leases must be kept alive: attempts still running (timed-out ones
+   * included: they still hold the task) and finished attempts whose outcome is not
+   * recorded yet.
+   */
   activeTaskIds(): string[] {
-    return [...this.active.values()].filter((a) => !a.settled).map((a) => a.task.id);
+    const ids = [...this.active.values()].filter((a) => !a.settled).map((a) => a.task.id);
+    for (const id of this.recording.keys()) if (!ids.includes(id)) ids.push(id);
+    return ids;
   }
 
   has(taskId: string): boolean {
@@ -135,21 +159,26 @@ export class Runner {
       task,
       controller,
       settled: false,
+      timedOut: false,
+      overdueTimer: null,
       timer: { clear() {} },
       startedAt: Date.now(),
       done: Promise.resolve(),
-      settledCompletion: Promise.resolve(),
     };
     this.active.set(task.id, entry);
 
     entry.timer = setLongTimeout(() => {
       if (entry.settled) return;
-      entry.settled = true;
-      const err = new AttemptAbortError('timeout', `timed out after ${task.timeoutSeconds}s`);
-      controller.abort(err);
-      log.warn({ timeoutSeconds: task.timeoutSeconds }, 'attempt timed out; completing as timeout');
-      this.release(task.id);
-      entry.settledCompletion = this.complete(task, { outcome: 'timeout', error: err.message }, false, log);
+      entry.timedOut = true;
+      controller.abort(new AttemptAbortError('timeout', `timed out after ${task.timeoutSeconds}s`));
+      log.warn({ timeoutSeconds: task.timeoutSeconds }, 'attempt timed out; aborted, recording it as timeout when the handler returns');
+      entry.overdueTimer = setTimeout(() => {
+        entry.overdueTimer = null;
+        if (entry.settled) return;
+        log.warn({ timeoutSeconds: task.timeoutSeconds }, 'handler ignores its abort: timed out, still running (slot, lease, resource key and serial turn stay held)');
+        void markAttemptOverdue(this.deps.db, { taskId: task.id, attempt: task.attempt, nodeId: this.config.nodeId, timeoutSeconds: task.timeoutSeconds }, this.deps.clock())
+          .catch((err) => log.warn({ err }, 'could not mark the attempt timed out, still running'));
+      }, OVERDUE_GRACE_MS);
     }, timeoutMs);
 
     const handler = this.deps.handlers.get(task.handler);
@@ -177,15 +206,18 @@ export class Runner {
     );
 
     entry.done = handled.then(async (r) => {
-      const late = entry.settled;
-      if (!late) {
-        entry.settled = true;
-        entry.timer.clear();
-        this.release(task.id);
-      } else {
-        entry.timer.clear();
-        // Never let a late result overtake the timeout completion it lost to.
-        await entry.settledCompletion;
+      const late = entry.settled; // cancelled or lease lost meanwhile: the result will be refused
+      entry.settled = true;
+      entry.timer.clear();
+      if (entry.overdueTimer) clearTimeout(entry.overdueTimer);
+      this.release(task.id);
+      if (entry.timedOut && !late) {
+        const overMs = Date.now() - entry.startedAt - timeoutMs;
+        await this.complete(task, {
+          outcome: 'timeout',
+          error: `timed out after ${task.timeoutSeconds}s${overMs >= OVERDUE_GRACE_MS ? ` (the handler ignored its abort and returned ${overMs} ms later)` : ''}`,
+        }, false, log);
+        return;
       }
       if (r.ok) {
         const { output, exitCode } = unwrapResult(r.value);
@@ -227,12 +259,20 @@ export class Runner {
 
   /** Aborts one attempt that the database no longer gives us (cancel, lease lost). */
   abort(taskId: string, reason: Exclude<AbortReason, 'timeout'>): boolean {
+    const rec = this.recording.get(taskId);
+    if (rec && reason !== 'shutdown') {
+      // The attempt finished but its outcome is not recorded yet: the database says the lease is
+      // no longer ours, so a record would be refused anyway. Stop retrying it.
+      rec.lost = true;
+      rec.wake();
+    }
     const entry = this.active.get(taskId);
     if (!entry || entry.settled) return false;
     if (reason !== 'shutdown') {
+      // The outcome is decided (its record would be refused), but the slot stays taken until
+      // the handler returns: a handler that ignores its abort still runs here.
       entry.settled = true;
       entry.timer.clear();
-      this.release(taskId);
     }
     entry.controller.abort(new AttemptAbortError(reason, `attempt aborted: ${reason.replace('_', ' ')}`));
     this.deps.logger.info({ taskId, reason }, 'attempt aborted');
@@ -248,8 +288,8 @@ export class Runner {
 
   /**
    * Resolves when no attempt occupies a slot and every completion was sent, or
-   * after `timeoutMs` (resolves false). Handlers that ignore their abort are
-   * not waited for beyond their settled completion.
+   * after `timeoutMs` (resolves false). A handler that ignores its abort keeps
+   * its slot, so it is waited for too (up to `timeoutMs`).
    */
   async idle(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
@@ -273,6 +313,21 @@ export class Runner {
     if (this.active.delete(taskId)) this.deps.onSlotFree?.();
   }
 
+  /** attempts whose outcome is being recorded: renewed by the heartbeat until recorded or lost */
+  private readonly recording = new Map<string, { lost: boolean; wake: () => void }>();
+  private stopped = false;
+
+  /** Ends every pending completion retry (worker stopped or killed): their leases will expire. */
+  stopRecording(): void {
+    this.stopped = true;
+    for (const rec of this.recording.values()) rec.wake();
+  }
+
+  /** The database answers again: retry pending completions now. */
+  retryRecordingNow(): void {
+    for (const rec of this.recording.values()) rec.wake();
+  }
+
   private async complete(
     task: RunnableTask,
     result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number; retryable?: boolean; degraded?: boolean },
@@ -280,8 +335,11 @@ export class Runner {
     log: Logger,
   ): Promise<void> {
     this.pendingCompletions++;
+    let wakeUp: () => void = () => undefined;
+    const rec = { lost: false, wake: () => wakeUp() };
+    if (!late) this.recording.set(task.id, rec);
     try {
-      const tries = Math.max(1, this.config.completeRetries ?? 5);
+      let otherFailures = 0;
       for (let i = 1; ; i++) {
         try {
           const input = {
@@ -300,6 +358,7 @@ export class Runner {
           const res = result.outcome === 'success' && task.onlyTask !== false
             ? await this.batcher.complete(input)
             : await completeTask(this.deps.db, input, this.deps.clock());
+          this.deps.health?.reportSuccess();
           this.record({ taskId: task.id, attempt: task.attempt, outcome: result.outcome, applied: res.applied, late });
           if (!res.applied) {
             log.warn({ outcome: result.outcome, late }, late ? 'late result refused: the attempt was already settled' : 'completion refused: lease or attempt no longer ours');
@@ -322,14 +381,28 @@ export class Runner {
             i--;
             continue;
           }
-          if (i >= tries) {
-            log.error({ err, outcome: result.outcome }, 'could not record the attempt outcome; the lease will expire and the task be reclaimed');
+          this.deps.health?.reportFailure(err);
+          // Unreachable database: keep the result and retry for as long as the lease is ours
+          // (the heartbeat renews it; see the file comment). Any other error: a few more tries.
+          if (!isUnreachable(err)) otherFailures++;
+          if (rec.lost || this.stopped || late || otherFailures >= 8) {
+            log.error({ err, outcome: result.outcome, leaseLost: rec.lost, stopped: this.stopped }, 'could not record the attempt outcome; giving up (the lease expires and the task is reclaimed)');
             return;
           }
-          await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** i)));
+          if (i === 1 || i % 20 === 0) log.warn({ err: (err as Error)?.message, outcome: result.outcome, tries: i }, 'could not record the attempt outcome yet; keeping it and retrying');
+          const delay = Math.round(Math.min(2000, 100 * 2 ** Math.min(i, 5)) * (0.5 + 0.5 * Math.random()));
+          await new Promise<void>((r) => {
+            const timer = setTimeout(r, delay);
+            wakeUp = () => {
+              clearTimeout(timer);
+              r();
+            };
+          });
+          wakeUp = () => undefined;
         }
       }
     } finally {
+      if (this.recording.get(task.id) === rec) this.recording.delete(task.id);
       this.pendingCompletions--;
     }
   }

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { runTick, type TickResult } from '../lib/engine/tick/run-tick.ts';
 import { nextJobDue } from '../lib/engine/tick/sql/next-job-due.ts';
+import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 
 /** how soon to look again at jobs in the window that another ticker held, ms */
@@ -31,9 +32,9 @@ export class Ticker {
 
   constructor(
     readonly config: TickerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
   ) {
-    this.loop = new ServiceLoop('ticker', config.intervalMs, () => this.pass(), deps.logger);
+    this.loop = new ServiceLoop('ticker', config.intervalMs, () => this.pass(), deps.logger, { health: deps.health });
   }
 
   /** One loop pass: tick, then the delay (ms) until the next pass (true: at once). */

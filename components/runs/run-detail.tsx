@@ -221,6 +221,11 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
                   </td>
                   <td>
                     <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} />
+                    {t.timedOutAt ? (
+                      <span className="ml-1 text-xs text-amber-700" data-testid={`task-overdue-${t.stepKey}`} title={`past its timeout since ${t.timedOutAt}; its slot, resource key and the job's serial turn stay held until the handler returns`}>
+                        timed out, still running
+                      </span>
+                    ) : null}
                   </td>
                   <td className="tabular-nums text-xs">
                     {t.attempt} / {t.maxRetries + 1}

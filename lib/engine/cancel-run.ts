@@ -3,6 +3,7 @@ import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
+import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { setRunError } from './sql/set-run-error.ts';
 import type { Run } from './types.ts';
@@ -20,6 +21,8 @@ import type { Run } from './types.ts';
 export async function cancelRun(db: Db, runId: string, actor: string, now: Date = new Date()): Promise<Run> {
   if (!UUID_RE.test(runId)) throw new DomainError('not_found', `run ${runId} not found`);
   return withEngineTransaction(db, async (tx) => {
+    // Lock order (lock-order.ts): job, run, then the run's tasks; ending the run books the job.
+    await lockJobRow(tx, { runId });
     const run = await lockRun(tx, { runId });
     if (!run) throw new DomainError('not_found', `run ${runId} not found`);
     if (run.status !== 'pending' && run.status !== 'running') {

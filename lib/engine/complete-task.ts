@@ -1,6 +1,8 @@
 import type { Db, Prisma } from '../db.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
 import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
+import { lockJobRow } from './sql/lock-job-row.ts';
+import { lockRun } from './sql/lock-run.ts';
 import { settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import { finishAttempt, type AttemptEnd } from './sql/finish-attempt.ts';
@@ -98,7 +100,8 @@ function fastResult(fast: OnlyTaskCompleted): CompleteTaskResult {
 
 /** The general path: one interactive transaction (joins `db` if it is one). */
 function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<CompleteTaskResult> {
-  return withEngineTransaction(db, (tx) =>
+  const callerTx = isTransactionClient(db);
+  return withEngineTransaction(db, (tx, attempt) =>
     endAttempt(tx, {
       taskId: input.taskId,
       attempt: input.attempt,
@@ -111,16 +114,26 @@ function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<Compl
       leaseExpiredBefore: null,
       random: input.random,
       retryable: input.retryable,
+      // Inside a caller's transaction a NOWAIT refusal could not be replayed here: take the strict order.
+      jobFirst: callerTx || attempt > 1,
     }, now),
   );
 }
 
-/** Shared by completeTask and reclaimExpiredLeases (a lease expiry is a failed attempt). Internal. */
+/**
+ * Shared by completeTask and reclaimExpiredLeases (a lease expiry is a failed attempt). Internal.
+ * Locks (lock-order.ts): the run row first, so completions of sibling tasks of one run take
+ * their turns instead of locking task rows in different orders; the job row only when the
+ * run ends (finalise-run.ts, NOWAIT) — or first of all when `jobFirst` (the replay after a
+ * NOWAIT refusal, or inside a caller's transaction).
+ */
 export async function endAttempt(
   tx: Prisma.TransactionClient,
-  p: AttemptEnd & { random?: () => number; retryable?: boolean },
+  p: AttemptEnd & { random?: () => number; retryable?: boolean; jobFirst?: boolean },
   now: Date,
 ): Promise<CompleteTaskResult> {
+  if (p.jobFirst) await lockJobRow(tx, { taskId: p.taskId });
+  if (!(await lockRun(tx, { taskId: p.taskId }))) return { applied: false };
   const fin = await finishAttempt(tx, p, now);
   if (!fin) return { applied: false };
 

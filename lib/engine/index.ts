@@ -16,6 +16,8 @@ export { cancelAheadRuns } from './cancel-ahead-runs.ts';
 export { claimTasks } from './claim-tasks.ts';
 /** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */
 export { completeTask, completeTasks } from './complete-task.ts';
+/** markAttemptOverdue(db, {taskId, attempt, nodeId, timeoutSeconds}, now) => marked ('timed out, still running'). */
+export { markAttemptOverdue } from './mark-attempt-overdue.ts';
 /** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
 export { extendLeases } from './extend-leases.ts';
 /** reclaimExpiredLeases(db, {limit}, now) => ReclaimedTask[]. */
@@ -33,12 +35,18 @@ export {
   FINAL_TASK_STATUSES,
   FINAL_RUN_STATUSES,
   TASK_TRANSITIONS,
+  RUN_TRANSITIONS,
+  JOB_STATUSES,
+  JOB_TRANSITIONS,
   DEP_TYPES,
   BLOCK_STRATEGIES,
   isFinalTaskStatus,
   isFinalRunStatus,
   canTransition,
+  canRunTransition,
+  canJobTransition,
   type TaskStatus,
+  type JobStatus,
   type RunStatus,
   type DepType,
   type BlockStrategy,

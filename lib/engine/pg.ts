@@ -3,6 +3,7 @@
  * Not part of the public API.
  */
 import { inTransaction, type Db, type Prisma } from '../db.ts';
+import { MAX_ENGINE_ATTEMPTS, REPLAYABLE_SQLSTATES, replayDelayMs } from './lock-order.ts';
 
 /** The SQLSTATE of a PostgreSQL error as surfaced by Prisma's pg adapter (P2010 -> meta.driverAdapterError.cause). */
 export function pgErrorCode(error: unknown): string | undefined {
@@ -26,43 +27,53 @@ export function isTransactionClient(db: Db): boolean {
 }
 
 /**
- * Runs `fn` in a transaction and, when this call owns the transaction, retries
- * it on deadlock (40P01) or serialization failure (40001). Lock order in the
- * engine is task -> run -> job for completions but job -> run -> task for
- * triggers (cover_early), so a rare deadlock between the two is possible and
- * PostgreSQL resolves it by aborting one; replaying the aborted one is safe
- * because every step is a compare-and-set. When `db` is already a transaction
- * the caller owns the retry.
+ * Runs `fn` in a transaction and, when this call owns the transaction, replays
+ * it after a rollback for a lock conflict: 55P03 (a NOWAIT lock taken against
+ * the lock order, lock-order.ts), 40P01 (deadlock) or 40001 (serialization
+ * failure) — at most `attempts` times in all, with a jittered pause between
+ * attempts (replayDelayMs). Replaying is safe because every engine write is a
+ * compare-and-set. `fn` gets the attempt number (1-based) so a replay can take
+ * its locks in the strict order (lock-order.ts JOB_FIRST). When `db` is already
+ * a transaction, `fn` runs once in it (attempt 1) and the caller owns the replay.
+ * @throws the last error when it is not replayable or the attempts are used up
  */
-export async function withEngineTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient) => Promise<T>, attempts = 4): Promise<T> {
-  if (isTransactionClient(db)) return fn(db as Prisma.TransactionClient);
+export async function withEngineTransaction<T>(
+  db: Db,
+  fn: (tx: Prisma.TransactionClient, attempt: number) => Promise<T>,
+  attempts = MAX_ENGINE_ATTEMPTS,
+): Promise<T> {
+  if (isTransactionClient(db)) return fn(db as Prisma.TransactionClient, 1);
   for (let i = 1; ; i++) {
     try {
-      return await inTransaction(db, fn);
+      return await inTransaction(db, (tx) => fn(tx, i));
     } catch (error) {
       const code = pgErrorCode(error);
-      if (i < attempts && (code === '40P01' || code === '40001')) continue;
-      throw error;
+      if (i >= attempts || !code || !REPLAYABLE_SQLSTATES.has(code)) throw error;
+      await sleep(replayDelayMs(i));
     }
   }
 }
 
 /**
- * Runs one autocommit statement (or anything atomic on its own), retrying it on
- * deadlock (40P01) or serialization failure (40001): an aborted statement
+ * Runs one autocommit statement (or anything atomic on its own), replaying it
+ * after 55P03 / 40P01 / 40001 like withEngineTransaction: an aborted statement
  * changed nothing and every engine statement is a compare-and-set, so a replay
- * is safe. `attempts` = 1 inside a caller's transaction (the caller owns retries).
+ * is safe. `attempts` = 1 inside a caller's transaction (the caller owns replays).
  */
-export async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+export async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = MAX_ENGINE_ATTEMPTS): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (error) {
       const code = pgErrorCode(error);
-      if (i < attempts && (code === '40P01' || code === '40001')) continue;
-      throw error;
+      if (i >= attempts || !code || !REPLAYABLE_SQLSTATES.has(code)) throw error;
+      await sleep(replayDelayMs(i));
     }
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }
 
 /** JSON for a `$n::jsonb` parameter (undefined -> SQL NULL). */

@@ -1,6 +1,6 @@
 import type { Db, Prisma } from '../db.ts';
 import { endAttempt } from './complete-task.ts';
-import { withEngineTransaction } from './pg.ts';
+import { isTransactionClient, withEngineTransaction } from './pg.ts';
 import { selectExpiredLeases } from './sql/select-expired-leases.ts';
 
 export interface ReclaimedTask {
@@ -26,12 +26,13 @@ export interface ReclaimedTask {
 export async function reclaimExpiredLeases(db: Db, input: { limit: number }, now: Date = new Date()): Promise<ReclaimedTask[]> {
   const expired = await selectExpiredLeases(db as Prisma.TransactionClient, { limit: input.limit }, now);
   const out: ReclaimedTask[] = [];
+  const callerTx = isTransactionClient(db);
   for (const e of expired) {
     const message = `lease expired: worker ${e.lockedBy} presumed dead`;
-    const r = await withEngineTransaction(db, (tx) =>
+    const r = await withEngineTransaction(db, (tx, attempt) =>
       endAttempt(tx, {
         taskId: e.id, attempt: e.attempt, nodeId: e.lockedBy, outcome: 'failed', output: undefined,
-        error: message, exitCode: null, message, leaseExpiredBefore: now,
+        error: message, exitCode: null, message, leaseExpiredBefore: now, jobFirst: callerTx || attempt > 1,
       }, now),
     );
     if (r.applied && r.task) {

@@ -1,6 +1,7 @@
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { triggerRun } from './trigger-run.ts';
 import type { Run } from './types.ts';
@@ -17,6 +18,8 @@ import type { Run } from './types.ts';
 export async function retryRun(db: Db, runId: string, actor: string, now: Date = new Date()): Promise<Run> {
   if (!UUID_RE.test(runId)) throw new DomainError('not_found', `run ${runId} not found`);
   return withEngineTransaction(db, async (tx) => {
+    // Lock order (lock-order.ts): the job row (triggerRun locks it again) before the run row.
+    await lockJobRow(tx, { runId });
     const run = await lockRun(tx, { runId });
     if (!run) throw new DomainError('not_found', `run ${runId} not found`);
     if (!['failed', 'timeout', 'cancelled'].includes(run.status)) {

@@ -4,7 +4,6 @@
  */
 import type { Prisma } from '../db.ts';
 import { finaliseRun } from './sql/finalise-run.ts';
-import { lockRun } from './sql/lock-run.ts';
 import type { StatsDelta } from './sql/record-handler-stats.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { releaseSerialRun } from './sql/release-serial-run.ts';
@@ -16,16 +15,15 @@ import { resolveDeadlock } from './sql/resolve-deadlock.ts';
  * serial_execution run when the run ended. Returns the run's final status, or
  * null while it is still open.
  *
- * Why the run lock is a statement of its own, taken only here: two completions
+ * The caller holds the run row (lock-order.ts: completions, cancel and
+ * cover_early lock it before any task row, a new run is not visible to anyone
+ * else). That serialises the completions of a run's tasks: two completions
  * that each end the last-but-one task would otherwise both see the other task
- * still running and neither would end the run. Locking the run row first, in a
- * separate statement, serialises them, and the finalise statement that follows
- * takes a fresh READ COMMITTED snapshot that includes the other's commit.
- * Completions that made a task ready never get here, so they never queue on
- * the run row.
+ * still running and neither would end the run. The run lock was taken by an
+ * earlier statement, so the finalise statement takes a fresh READ COMMITTED
+ * snapshot that includes the previous holder's commit.
  */
 export async function finishRunIfDone(tx: Prisma.TransactionClient, runId: string, now: Date, carry?: StatsCarry): Promise<string | null> {
-  await lockRun(tx, { runId });
   const stats = carry?.stats;
   if (carry) carry.stats = undefined; // booked by this statement
   let result = await finaliseRun(tx, { runId, stats }, now);

@@ -123,6 +123,74 @@ export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
   return from === to || TASK_TRANSITIONS.some(([f, t]) => f === from && t === to);
 }
 
+/**
+ * Allowed run transitions [from, to]; the SQL trigger `runs_valid_transition`
+ * (migration 20261201300001_run_job_transitions) rejects anything else with
+ * check_violation; tests/integration/engine-states.test.ts checks both agree.
+ * A run is inserted `pending` (or `skipped`, never updated after).
+ * - pending -> running: a claim started its first task (claim-tasks.ts);
+ * - pending | running -> success | failed | timeout | cancelled: the run ended (finalise-run.ts,
+ *   complete-only-tasks.ts; cancel and cover_early end it `cancelled`); a run that never
+ *   started can end too (a job without steps, a cancel, a run left `pending` by a claim that
+ *   did not wait for its row — lib/engine/lock-order.ts);
+ * - failed | timeout | cancelled -> pending | running: an operator retried a task (reopen-tasks.ts:
+ *   `pending` when no task had started).
+ */
+export const RUN_TRANSITIONS: ReadonlyArray<readonly [RunStatus, RunStatus]> = [
+  ['pending', 'running'],
+  ['pending', 'success'],
+  ['pending', 'failed'],
+  ['pending', 'timeout'],
+  ['pending', 'cancelled'],
+  ['running', 'success'],
+  ['running', 'failed'],
+  ['running', 'timeout'],
+  ['running', 'cancelled'],
+  ['failed', 'pending'],
+  ['failed', 'running'],
+  ['timeout', 'pending'],
+  ['timeout', 'running'],
+  ['cancelled', 'pending'],
+  ['cancelled', 'running'],
+];
+
+/** true when a run may move from `from` to `to` (same status: always). */
+export function canRunTransition(from: RunStatus, to: RunStatus): boolean {
+  return from === to || RUN_TRANSITIONS.some(([f, t]) => f === from && t === to);
+}
+
+/** Job statuses, the `job_status` SQL enum. */
+export const JOB_STATUSES = [
+  /** fires on its schedule. */
+  'active',
+  /** no fires: paused by an operator, or by the system when its schedule ended or cannot be evaluated. */
+  'paused',
+  /** no fires: `dead_letter_after` consecutive failed runs (finalise-run.ts); resume clears it. */
+  'dead_letter',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/**
+ * Allowed job transitions [from, to]; the SQL trigger `jobs_valid_transition`
+ * rejects anything else (same migration and test as RUN_TRANSITIONS).
+ * - active -> paused: operator pause (lib/jobs/pause-job.ts), schedule ended or broken (lib/engine/tick);
+ * - dead_letter -> paused: operator pause of a dead-lettered job;
+ * - paused | dead_letter -> active: operator resume (lib/jobs/resume-job.ts);
+ * - active -> dead_letter: too many consecutive failed runs (finalise-run.ts).
+ */
+export const JOB_TRANSITIONS: ReadonlyArray<readonly [JobStatus, JobStatus]> = [
+  ['active', 'paused'],
+  ['dead_letter', 'paused'],
+  ['paused', 'active'],
+  ['dead_letter', 'active'],
+  ['active', 'dead_letter'],
+];
+
+/** true when a job may move from `from` to `to` (same status: always). */
+export function canJobTransition(from: JobStatus, to: JobStatus): boolean {
+  return from === to || JOB_TRANSITIONS.some(([f, t]) => f === from && t === to);
+}
+
 /** Edge (dependency) types, the `dep_type` SQL enum (DESIGN.md §4). */
 export const DEP_TYPES = [
   /** child becomes ready when the parent succeeds; skipped if the parent ends dead/cancelled/skipped. */

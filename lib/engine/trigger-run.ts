@@ -7,6 +7,7 @@ import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
 import { insertRuns, type InsertedRun } from './sql/insert-runs.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
+import { lockRuns } from './sql/lock-job-row.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
@@ -24,6 +25,8 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  *    - cover_early: cancels the active runs (pending and running tasks -> cancelled,
  *      so late completions are refused; workers get NOTIFY tickflow_cancel), then
  *      starts the new run -> outcome 'covered';
+ *    - `followsRun` (a fire_all catch-up run after an earlier one of the same tick
+ *      that is still active): queued like serial_execution whatever the strategy -> 'queued';
  * 3. inserts the run with one task per step, one dependency per edge, the 'created'
  *    task_logs rows, bumps total_runs/last_run_at and NOTIFYs tickflow_tasks when a
  *    task is ready — one statement (insert-runs.ts).
@@ -77,14 +80,16 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     scheduleAt: input.scheduleAt ?? null,
   };
 
-  if (active.length > 0 && job.blockStrategy === 'discard_later') {
+  // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.
+  const follows = input.followsRun !== undefined && active.some((r) => r.id === input.followsRun);
+  if (active.length > 0 && job.blockStrategy === 'discard_later' && !follows) {
     const [run] = await insertRuns(tx, [{
       ...base, id: randomUUID(), status: 'skipped', reason: `blocked: previous run ${active[0].id} still active`, gated: false, countOnJob: false,
     }], now);
     return { run: asRun(run!), outcome: 'skipped' };
   }
 
-  const gated = active.length > 0 && job.blockStrategy === 'serial_execution';
+  const gated = active.length > 0 && (job.blockStrategy === 'serial_execution' || follows);
   // The run and its tasks in one statement (insert-runs.ts), before cover_early cancels anything:
   // a second schedule run of the same slot must fail on runs_schedule_fire_uniq while the first
   // still holds it (a cancelled run leaves it).
@@ -99,8 +104,9 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
   if (!run) throw new DomainError('not_found', `job ${input.jobId} not found`);
 
   let coveredRunIds: string[] | undefined;
-  if (active.length > 0 && job.blockStrategy === 'cover_early') {
+  if (active.length > 0 && job.blockStrategy === 'cover_early' && !follows) {
     coveredRunIds = active.map((r) => r.id);
+    await lockRuns(tx, coveredRunIds); // lock order: job (held), runs, then their tasks
     await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
     for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);
   }

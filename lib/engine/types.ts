@@ -21,6 +21,12 @@ export interface TriggerRunInput {
    * the slot's due instant for a run created before its slot (docs/on-time.md).
    */
   scheduleAt?: Date;
+  /**
+   * A catch-up run of the same tick as this earlier run (fire_all): it is queued behind
+   * the job's active runs like serial_execution, whatever the block strategy, which
+   * applies only against runs of other ticks.
+   */
+  followsRun?: string;
 }
 
 export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';

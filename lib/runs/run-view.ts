@@ -51,6 +51,8 @@ export type TaskView = {
   resourceKey: string | null;
   lockedBy: string | null;
   leaseUntil: string | null;
+  /** set while a running attempt is past its timeout and its handler has not returned ("timed out, still running") */
+  timedOutAt: string | null;
   scheduleAt: string;
   startedAt: string | null;
   completedAt: string | null;
@@ -118,6 +120,7 @@ export function toTaskView(t: Task, logs: TaskLog[], parents: string[]): TaskVie
     resourceKey: t.resourceKey,
     lockedBy: t.lockedBy,
     leaseUntil: iso(t.leaseUntil),
+    timedOutAt: t.status === 'running' ? iso(t.timedOutAt) : null,
     scheduleAt: t.scheduleAt.toISOString(),
     startedAt: iso(t.startedAt),
     completedAt: iso(t.completedAt),

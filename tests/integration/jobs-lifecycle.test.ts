@@ -190,6 +190,8 @@ describe('jobs lifecycle', () => {
     const paused = await pauseJob(t.db, job.id, alice, { reason: 'maintenance' }, NOW);
     expect(paused.status).toBe('paused');
     expect(paused.version).toBe(2);
+    // A job reaches dead_letter only from active (lib/engine/states.ts JOB_TRANSITIONS, guarded in SQL).
+    await t.db.job.update({ where: { id: job.id }, data: { status: 'active' } });
     await t.db.job.update({ where: { id: job.id }, data: { status: 'dead_letter', consecutiveFailures: 5, lastError: 'boom' } });
     const later = new Date(NOW.getTime() + 3600_000 + 1);
     const resumed = await resumeJob(t.db, job.id, bob, {}, later);

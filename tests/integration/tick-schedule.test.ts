@@ -2,6 +2,7 @@
  * The tick against real PostgreSQL with an injected clock (engine.md cases 1 and 2).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelRun, claimTasks, completeTask } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertJob } from './worker-fixtures.ts';
@@ -165,6 +166,39 @@ describe('engine.md case 2 — misfire after downtime never stalls and never flo
     expect(runs).toHaveLength(11); // never a flood: cap + one summary
     await keepsFiring(id);
   });
+
+  for (const strategy of ['discard_later', 'cover_early'] as const) {
+    it(`fire_all with ${strategy}: the 10 catch-up runs of one tick are queued one behind the other and all run, in slot order`, async () => {
+      const id = await insertJob(t.db, {
+        key: `c2-fire-all-${strategy}`, cron: '* * * * *', misfirePolicy: 'fire_all', misfireMaxCatchup: 10,
+        blockStrategy: strategy, nextRunAt: T('2026-11-29T08:29:00Z'), steps: [{ handler: `test.catch-up.${strategy}` }],
+      });
+      await isolate(id);
+      await runTick(t.db, { limit: 10 }, lastTick); // fires 08:29; the workers "die" and the run is ended
+      const [first] = await runsOf(id);
+      await cancelRun(t.db, first!.id, 'test', lastTick);
+      await runTick(t.db, { limit: 10 }, restart);
+      const catchUp = (await runsOf(id)).filter((r) => r.scheduledFor.getTime() >= T('2026-11-29T10:12:00Z').getTime());
+      expect(catchUp.map((r) => r.scheduledFor.toISOString())).toEqual(
+        Array.from({ length: 10 }, (_, i) => `2026-11-29T10:${String(12 + i).padStart(2, '0')}:00.000Z`),
+      );
+      // None discarded, none cancelled: one started, nine queued behind it.
+      expect(catchUp.map((r) => r.status)).toEqual(['pending', ...Array(9).fill('pending')]);
+      expect(catchUp.slice(1).every((r) => /^queued: waiting for run/.test(r.reason ?? ''))).toBe(true);
+
+      // They run one after the other, in slot order: each claim finds exactly the next one.
+      let at = restart.getTime();
+      const order: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const claimed = await claimTasks(t.db, { nodeId: 'catch-up', handlers: [`test.catch-up.${strategy}`], group: 'default', labels: {}, limit: 10, leaseSeconds: 60 }, new Date((at += 10)));
+        expect(claimed).toHaveLength(1);
+        order.push((await t.db.run.findUniqueOrThrow({ where: { id: claimed[0]!.runId } })).scheduledFor.toISOString());
+        await completeTask(t.db, { taskId: claimed[0]!.id, attempt: 1, nodeId: 'catch-up', outcome: 'success' }, new Date((at += 10)));
+      }
+      expect(order).toEqual(catchUp.map((r) => r.scheduledFor.toISOString()));
+      expect((await runsOf(id)).filter((r) => catchUp.some((c) => c.id === r.id)).every((r) => r.status === 'success')).toBe(true);
+    });
+  }
 
   it('a short gap is recorded slot by slot (reason misfire)', async () => {
     const id = await insertJob(t.db, { key: 'c2-short', cron: '* * * * *', misfirePolicy: 'fire_once', nextRunAt: T('2026-11-29T12:00:00Z') });

@@ -76,7 +76,7 @@ describe('runner', () => {
 });
 
 describe('engine.md case 3 — an expired lease never leads to two live attempts', () => {
-  it('timeout 2 s, retries 1, a 5 s handler ignoring cancellation: timeout recorded, retry only after, late result refused', async () => {
+  it('timeout 2 s, retries 1, a 5 s handler ignoring cancellation: "timed out, still running" until it returns, recorded timeout, retry only after', async () => {
     const w = worker({ concurrency: 2 });
     await w.start();
     const { tasks } = await runOf({
@@ -87,36 +87,40 @@ describe('engine.md case 3 — an expired lease never leads to two live attempts
     });
     const id = tasks.main!;
 
-    // Attempt 1 is completed as `timeout` at its deadline (2 s after its claim, by the log rows'
-    // own clock), not when the handler returns 5 s after it. Measured from the claim, not from the
-    // trigger, so a slow machine's claim latency does not count against the worker.
-    const timeoutLog = await waitFor(async () => (await logsOf(id)).find((l) => l.attempt === 1 && l.toStatus === 'timeout'), 15_000, 'attempt 1 timeout');
-    const claim1 = (await logsOf(id)).find((l) => l.attempt === 1 && l.toStatus === 'running')!;
-    const atTimeout = timeoutLog.createdAt.getTime() - claim1.createdAt.getTime();
-    expect(atTimeout).toBeGreaterThanOrEqual(1900);
-    expect(atTimeout).toBeLessThan(4900);
+    // Past the deadline the task is marked "timed out, still running" (docs/engine.md "Timeouts"):
+    // still `running`, still holding its slot — the handler has not returned.
+    const overdue = await waitFor(async () => (await logsOf(id)).find((l) => l.attempt === 1 && l.fromStatus === 'running' && l.toStatus === 'running'), 15_000, 'attempt 1 marked overdue');
+    const claim1 = (await logsOf(id)).find((l) => l.attempt === 1 && l.toStatus === 'running' && l.fromStatus === 'pending')!;
+    expect(overdue.message).toMatch(/timed out after 2s, still running/);
+    const atOverdue = overdue.createdAt.getTime() - claim1.createdAt.getTime();
+    expect(atOverdue).toBeGreaterThanOrEqual(1900);
+    expect(atOverdue).toBeLessThan(4900);
+    const row = await task(id);
+    expect(row).toMatchObject({ status: 'running', attempt: 1 });
+    expect(row.timedOutAt).not.toBeNull();
+    expect(w.runner.count).toBe(1); // the slot stays taken
 
-    // The late result of attempt 1 (~5 s) is sent and refused.
-    await waitFor(async () => w.runner.completions.find((c) => c.taskId === id && c.attempt === 1 && c.late), 15_000, 'late result of attempt 1');
-    const late = w.runner.completions.filter((c) => c.taskId === id && c.attempt === 1);
-    expect(late).toEqual([
+    // Recorded `timeout` when the handler returns (~5 s after the claim), once: its "success" is not used.
+    const timeoutLog = await waitFor(async () => (await logsOf(id)).find((l) => l.attempt === 1 && l.toStatus === 'timeout'), 15_000, 'attempt 1 timeout');
+    expect(timeoutLog.createdAt.getTime() - claim1.createdAt.getTime()).toBeGreaterThanOrEqual(4900);
+    expect(w.runner.completions.filter((c) => c.taskId === id && c.attempt === 1)).toEqual([
       { taskId: id, attempt: 1, outcome: 'timeout', applied: true, late: false },
-      { taskId: id, attempt: 1, outcome: 'success', applied: false, late: true },
     ]);
 
-    const dead = await finalTask(id, 15_000);
+    const dead = await finalTask(id, 20_000);
     expect(dead.status).toBe('dead'); // attempt 2 timed out too: retries used up
     expect(dead.attempt).toBe(2);
-    expect(dead.output).toBeNull(); // the late "success" of attempt 1 changed nothing
+    expect(dead.output).toBeNull();
+    expect(dead.error).toMatch(/timed out after 2s \(the handler ignored its abort and returned \d+ ms later\)/);
 
     const logs = await logsOf(id);
-    const claim2 = logs.find((l) => l.attempt === 2 && l.toStatus === 'running')!;
+    const claim2 = logs.find((l) => l.attempt === 2 && l.toStatus === 'running' && l.fromStatus === 'pending')!;
+    // Never two live attempts: attempt 2 is claimed only after attempt 1's handler returned.
     expect(claim2.createdAt.getTime()).toBeGreaterThanOrEqual(timeoutLog.createdAt.getTime());
     expect(claim2.id > timeoutLog.id).toBe(true);
-    // Never success; every running entry is followed by its own end before the next claim.
     expect(logs.some((l) => l.toStatus === 'success')).toBe(false);
     expect(logs.map((l) => `${l.attempt}:${l.fromStatus ?? '-'}>${l.toStatus}`)).toEqual(
-      expect.arrayContaining(['1:pending>running', '1:running>timeout', '2:pending>running', '2:running>timeout']),
+      expect.arrayContaining(['1:pending>running', '1:running>running', '1:running>timeout', '2:pending>running', '2:running>timeout']),
     );
   }, 60_000);
 
@@ -264,4 +268,55 @@ describe('completion batcher (group commit)', () => {
     expect(await task(good!.id)).toMatchObject({ status: 'success', output: { fine: true } });
     expect((await task(poisoned!.id)).status).toBe('running');
   });
+});
+
+describe('a handler that ignores its timeout keeps what it holds until it returns (docs/engine.md "Timeouts")', () => {
+  /** [claimed at, recorded timeout at] of attempt 1 of a task, by its task_logs rows. */
+  async function window(id: string): Promise<[number, number]> {
+    const logs = await logsOf(id);
+    const claim = logs.find((l) => l.attempt === 1 && l.fromStatus === 'pending' && l.toStatus === 'running')!;
+    const end = logs.find((l) => l.attempt === 1 && l.fromStatus === 'running' && l.toStatus !== 'running')!;
+    return [claim.createdAt.getTime(), end.createdAt.getTime()];
+  }
+
+  it('serial_execution: the next run starts only after the timed-out handler returned — no overlap', async () => {
+    const w = worker({ concurrency: 4 });
+    await w.start();
+    const jobId = await insertJob(t.db, {
+      scheduleKind: 'manual', blockStrategy: 'serial_execution', timeoutSeconds: 1, maxRetries: 0,
+      steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 3000 } }],
+    });
+    const first = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+    const second = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+    expect(second.outcome).toBe('queued');
+    const [a] = await t.db.task.findMany({ where: { runId: first.run.id } });
+    const [b] = await t.db.task.findMany({ where: { runId: second.run.id } });
+    await waitFor(async () => (await task(a!.id)).timedOutAt, 15_000, 'first attempt timed out, still running');
+    // Past its timeout, the first run is still active and the second still queued.
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: first.run.id } })).status).toBe('running');
+    expect((await task(b!.id)).status).toBe('pending');
+    await finalTask(b!.id, 30_000);
+    const [aStart, aEnd] = await window(a!.id);
+    const [bStart] = await window(b!.id);
+    expect(aEnd - aStart).toBeGreaterThanOrEqual(2900); // recorded when the 3 s handler returned
+    expect(bStart).toBeGreaterThanOrEqual(aEnd);
+    expect((await task(a!.id)).status).toBe('dead');
+  }, 60_000);
+
+  it('resource key: a task of another job with the same key waits for the timed-out handler to return', async () => {
+    const w = worker({ concurrency: 4 });
+    await w.start();
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const jobId = await insertJob(t.db, { scheduleKind: 'manual', timeoutSeconds: 1, maxRetries: 0, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 2500 } }] });
+      await t.pool.query(`UPDATE job_steps SET resource_key = 'overdue-key' WHERE job_id = $1::uuid`, [jobId]);
+      const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+      ids.push((await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).id);
+    }
+    await Promise.all(ids.map((id) => finalTask(id, 30_000)));
+    const [w1, w2] = await Promise.all(ids.map(window));
+    const [early, late] = w1![0] <= w2![0] ? [w1!, w2!] : [w2!, w1!];
+    expect(early[1] - early[0]).toBeGreaterThanOrEqual(2400);
+    expect(late[0]).toBeGreaterThanOrEqual(early[1]); // never two running attempts of the key
+  }, 60_000);
 });

@@ -7,8 +7,8 @@ import { CANCEL_CHANNEL } from '../notify.ts';
  * compare-and-set), one task_logs row each, and NOTIFYs `tickflow_cancel` with
  * the ids of the running ones so their workers abort them.
  *
- * Lock: row locks on the runs' open tasks (UPDATE); callers hold the run row
- * (cancelRun) or the job row (cover_early) first. Index: tasks_run_idx (run_id).
+ * Lock: row locks on the runs' open tasks, in ascending id; callers hold the
+ * job row and the run rows first (lib/engine/lock-order.ts). Index: tasks_run_idx (run_id).
  */
 export async function cancelRunTasks(
   tx: Prisma.TransactionClient,
@@ -19,6 +19,7 @@ export async function cancelRunTasks(
     preparedSql('cancel-run-tasks', `WITH old AS (
        SELECT id, status FROM tasks
         WHERE run_id = ANY($1::uuid[]) AND status IN ('pending', 'running')
+        ORDER BY id
         FOR UPDATE
      ), upd AS (
        UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL,

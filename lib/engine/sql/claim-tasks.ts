@@ -102,7 +102,7 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
      ), upd AS (
        UPDATE tasks t
           SET status = 'running', locked_by = $1, lease_until = $6::timestamptz + make_interval(secs => $7::double precision),
-              started_at = $6::timestamptz, completed_at = NULL, version = t.version + 1, updated_at = $6::timestamptz
+              started_at = $6::timestamptz, completed_at = NULL, timed_out_at = NULL, version = t.version + 1, updated_at = $6::timestamptz
          FROM pick WHERE t.id = pick.id
        RETURNING t.*
      ), logs AS (
@@ -110,8 +110,14 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
        SELECT id, run_id, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $6::timestamptz FROM upd
        RETURNING 1
      ), started AS (
+       -- SKIP LOCKED: the claim holds task rows, and the lock order (lib/engine/lock-order.ts) puts
+       -- runs before tasks; so it never waits for a run row. A run held by someone else (a cancel,
+       -- a completion) stays 'pending' until a later claim or its end; nothing reads run status
+       -- to decide task work.
        UPDATE runs r SET status = 'running', started_at = $6::timestamptz, updated_at = $6::timestamptz
-        WHERE r.id IN (SELECT run_id FROM upd) AND r.status = 'pending'
+        WHERE r.id IN (SELECT l.id FROM runs l WHERE l.id IN (SELECT run_id FROM upd) AND l.status = 'pending'
+                         ORDER BY l.id FOR UPDATE SKIP LOCKED)
+          AND r.status = 'pending'
        RETURNING r.id
      )
      SELECT ${claimedTaskColumns('upd')},

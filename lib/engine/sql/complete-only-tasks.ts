@@ -1,6 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
 import { STATS_ON_CONFLICT_SQL } from './record-handler-stats.ts';
+import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -14,8 +15,8 @@ export interface OnlyTaskCompleted {
  * The common completion in ONE statement, for a batch of attempts at once: a
  * successful attempt of the only task of its run (a one-step job) — task running -> success (compare-and-set
  * on id, status, attempt, locked_by), its task_logs row, the run -> success
- * (finished_at, duration), the job's counters (success_runs + 1,
- * consecutive_failures = 0, last_run_status) and the handler_stats_daily upsert
+ * (finished_at, duration) and the job's counters — the rule shared with finalise-run.ts
+ * (run-outcome.ts) — and the handler_stats_daily upsert
  * (no NOTIFY: see finalise-run.ts). It is exactly what finish-attempt + lock-run +
  * finalise-run (+ stats) do for such a task, without the interactive
  * transaction: one statement is atomic on its own, so it commits as one unit
@@ -28,9 +29,12 @@ export interface OnlyTaskCompleted {
  * batch count twice; an UPDATE ... FROM joining a job row twice would update
  * it once), and the stats delta is summed per handler before the upsert (ON
  * CONFLICT cannot touch one row twice in a statement). Rows are locked in
- * no fixed order across the tables, so two batches can deadlock on a shared
- * job or stats row; PostgreSQL aborts one and the caller replays it (every
- * item is a compare-and-set, so a replay is safe).
+ * the engine's lock order (lib/engine/lock-order.ts): the items' job rows,
+ * then their run rows, then the task rows, each set in ascending id, then the
+ * stats rows in handler order; so two batches, or a batch and a cancel, never
+ * wait for each other in a cycle. The job rows are locked before the
+ * eligibility test below, also for items that then do not qualify; they are
+ * released when the statement ends.
  *
  * It applies only when nothing else could need a fresh snapshot or more work:
  * - the run has no other task (a run's task set is fixed when it is created,
@@ -42,10 +46,7 @@ export interface OnlyTaskCompleted {
  * Otherwise (or on a lost race) it changes nothing and returns null; the
  * caller then takes the general path, whose compare-and-set decides.
  *
- * Why this lock order and why one statement: locks are task row -> run row ->
- * job row -> the handler's stats row, the same order as the general path
- * (so the two never deadlock with each other; cancel takes run -> task and may,
- * rarely, deadlock with either: the caller retries 40P01). The stats row is
+ * Why one statement: the handler's stats row (locked last) is
  * shared by the completions of the handler that day (per slot, STATS_SLOTS); in an interactive
  * transaction it stayed locked for the remaining client round trips and the
  * COMMIT, which serialised all completions (measured: 8 lanes spent most of
@@ -78,12 +79,27 @@ export async function completeOnlyTasksSql(
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)
+     ), lj AS (
+       -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
+       -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs
+       -- once, in full, before that step reads its first row.
+       -- Only jobs that can qualify (not serial_execution): a serial job's completion goes the
+       -- general way and must not wait here, e.g. behind a tick holding its row.
+       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
+          AND j.block_strategy <> 'serial_execution'
+        ORDER BY j.id FOR UPDATE OF j
+     ), lr AS (
+       SELECT r.id FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id)
+          AND r.job_id::uuid IN (SELECT id FROM lj)
+        ORDER BY r.id FOR UPDATE OF r
      ), t AS (
        UPDATE tasks
           SET status = 'success', completed_at = $3::timestamptz, lease_until = NULL,
               output = i.output::jsonb, error = i.error, exit_code = i.exit_code, version = tasks.version + 1, updated_at = $3::timestamptz
          FROM i
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+          AND (SELECT count(*) FROM lr) >= 0
+          AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
@@ -99,16 +115,13 @@ export async function completeOnlyTasksSql(
        RETURNING 1
      ), run AS (
        UPDATE runs r
-          SET status = 'success', finished_at = $3::timestamptz,
-              duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
-                                 ELSE GREATEST(0, (extract(epoch FROM ($3::timestamptz - r.started_at)) * 1000))::int END,
-              error = NULL, updated_at = $3::timestamptz
+          SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL' })}
          FROM t
         WHERE r.id = t.run_id AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j
-          SET last_run_status = 'success', success_runs = j.success_runs + n.runs, consecutive_failures = 0
+          SET ${jobBookingSetSql({ status: `'success'`, runs: 'n.runs' })}
          FROM (SELECT job_id, count(*)::int AS runs FROM run GROUP BY job_id) n
         WHERE j.id = n.job_id::uuid
        RETURNING j.id
@@ -128,6 +141,7 @@ export async function completeOnlyTasksSql(
               $3::timestamptz
          FROM attempt a
         GROUP BY a.handler
+        ORDER BY a.handler
        ${STATS_ON_CONFLICT_SQL}
        RETURNING 1
      )

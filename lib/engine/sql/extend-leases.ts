@@ -5,8 +5,9 @@ import { preparedSql, type Prisma } from '../../db.ts';
  * still running under it. A task completed, reclaimed or cancelled meanwhile
  * does not match and is reported lost so the worker aborts it.
  *
- * Lock: the node's own running task rows (no contention except with the
- * reaper, which re-checks lease_until in its compare-and-set). Index: tasks
+ * Lock: the node's own running task rows, in ascending id (lib/engine/lock-order.ts),
+ * so it never waits in a cycle with a cancel that locks a run's tasks in the same order;
+ * the reaper re-checks lease_until in its compare-and-set. Index: tasks
  * primary key (id = ANY).
  */
 export async function extendLeasesSql(
@@ -15,9 +16,12 @@ export async function extendLeasesSql(
   now: Date,
 ): Promise<string[]> {
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    preparedSql('extend-leases', `UPDATE tasks SET lease_until = $3::timestamptz + make_interval(secs => $4::double precision)
-      WHERE id = ANY($1::uuid[]) AND status = 'running' AND locked_by = $2
-     RETURNING id`),
+    preparedSql('extend-leases', `WITH mine AS (
+       SELECT id FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'running' AND locked_by = $2 ORDER BY id FOR UPDATE
+     )
+     UPDATE tasks t SET lease_until = $3::timestamptz + make_interval(secs => $4::double precision)
+       FROM mine WHERE t.id = mine.id AND t.status = 'running' AND t.locked_by = $2
+     RETURNING t.id`),
     p.taskIds, p.nodeId, now, p.leaseSeconds,
   );
   return rows.map((r) => r.id);

@@ -1,5 +1,6 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { statsUpsertSql, type StatsDelta } from './record-handler-stats.ts';
+import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 
 export interface FinaliseResult {
   /** the run had open tasks: nothing changed */
@@ -17,7 +18,7 @@ export interface FinaliseResult {
 
 /**
  * Ends a run whose tasks are all final, in one statement, and books the outcome
- * on its job (DESIGN.md §4 "Failure policy"):
+ * on its job (the shared rule: run-outcome.ts):
  * - run status: `cancelled` if any task was cancelled; else `success` if every
  *   task succeeded or was skipped by design (error NULL); else `timeout` if a
  *   task's last attempt timed out (task_logs timeout -> dead); else `failed`.
@@ -32,8 +33,9 @@ export interface FinaliseResult {
  * When the run still has open tasks nothing changes; `stalled` then reports
  * that none of them can make progress (deadlock check, resolve-deadlock.ts).
  *
- * Lock: the run row (held since finish-attempt) and then the job row
- * (UPDATE). Index: `tasks_run_open_idx` (run_id, status, pending_parents) WHERE
+ * Lock: the run row (held by the caller) and then the job row, `NOWAIT`
+ * (lib/engine/lock-order.ts: 55P03 when another transaction holds it; the
+ * caller's transaction is then replayed with the job row locked first). Index: `tasks_run_open_idx` (run_id, status, pending_parents) WHERE
  * status is open makes the open/stalled probes O(log n) per completion, so a
  * 10,000-task run does not rescan itself on every completion; the final
  * aggregate scans tasks_run_idx once per run.
@@ -58,36 +60,25 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
          FROM tasks WHERE run_id = $1::uuid
      ), upd AS (
        UPDATE runs r
-          SET status = CASE WHEN agg.any_cancelled THEN 'cancelled'
-                            WHEN coalesce(agg.all_ok, true) THEN 'success'
-                            WHEN agg.timed_out THEN 'timeout'
-                            ELSE 'failed' END::run_status,
-              finished_at = $2::timestamptz,
-              duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
-                                 ELSE GREATEST(0, (extract(epoch FROM ($2::timestamptz - r.started_at)) * 1000))::int END,
-              error = CASE WHEN coalesce(agg.all_ok, true) THEN NULL ELSE coalesce(r.error, agg.first_error) END,
-              updated_at = $2::timestamptz
+          SET ${runEndSetSql({
+            status: `CASE WHEN agg.any_cancelled THEN 'cancelled' WHEN coalesce(agg.all_ok, true) THEN 'success'
+                          WHEN agg.timed_out THEN 'timeout' ELSE 'failed' END`,
+            now: '$2::timestamptz',
+            error: 'CASE WHEN coalesce(agg.all_ok, true) THEN NULL ELSE coalesce(r.error, agg.first_error) END',
+          })}
          FROM agg
         -- an uncorrelated sub-select becomes a one-time filter: the aggregate is not computed while tasks are open
         WHERE NOT (SELECT open FROM probe) AND r.id = $1::uuid AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), old_job AS (
        -- runs.job_id is text (no FK): cast it, not jobs.id, so the lookup is a jobs_pkey probe, not a seq scan.
-       SELECT j.id, j.status FROM jobs j, upd WHERE j.id = upd.job_id::uuid FOR UPDATE OF j
+       -- NOWAIT: a completion holds the run row and reaches the job row against the lock order
+       -- (lib/engine/lock-order.ts); rather than wait (a possible cycle), it fails with 55P03 and
+       -- the engine replays it with the job row locked first. A holder of the job row passes at once.
+       SELECT j.id, j.status FROM jobs j, upd WHERE j.id = upd.job_id::uuid FOR UPDATE OF j NOWAIT
      ), job AS (
        UPDATE jobs j
-          SET last_run_status = upd.status,
-              success_runs = j.success_runs + (upd.status = 'success')::int,
-              failed_runs = j.failed_runs + (upd.status IN ('failed', 'timeout'))::int,
-              consecutive_failures = CASE WHEN upd.status = 'success' THEN 0
-                                          WHEN upd.status IN ('failed', 'timeout') THEN j.consecutive_failures + 1
-                                          ELSE j.consecutive_failures END,
-              status = CASE WHEN upd.status IN ('failed', 'timeout') AND j.dead_letter_after > 0 AND j.status = 'active'
-                              AND j.consecutive_failures + 1 >= j.dead_letter_after THEN 'dead_letter'::job_status
-                            ELSE j.status END,
-              last_error = CASE WHEN upd.status IN ('failed', 'timeout') AND j.dead_letter_after > 0 AND j.status = 'active'
-                              AND j.consecutive_failures + 1 >= j.dead_letter_after
-                            THEN 'dead letter: ' || (j.consecutive_failures + 1) || ' consecutive failed runs' ELSE j.last_error END
+          SET ${jobBookingSetSql({ status: 'upd.status', runs: '1' })}
          FROM upd, old_job
         WHERE j.id = old_job.id
        RETURNING j.id, j.key, j.status, j.consecutive_failures, j.block_strategy, old_job.status AS old_status, upd.id AS run_id

@@ -41,12 +41,12 @@ export interface AttemptEnd {
  * lease reclaimed, run cancelled) matches no row: nothing changes, no error.
  * In the same statement: the task_logs row and — for success, the common
  * case — the hard/soft children's pending_parents decrement, NOTIFYing workers
- * when one became ready. The run row is NOT locked here: only a completion
- * that may end the run locks it (settle.ts), so completions inside a wide DAG
- * run in parallel. on_failure children of a success and all children of a dead
- * task are handled by propagate-final.ts.
+ * when one became ready. on_failure children of a success and all children of
+ * a dead task are handled by propagate-final.ts.
  *
- * Lock: the task row (UPDATE) and the pending children rows (UPDATE). Index: tasks primary key; task_dependencies_parent_idx for the
+ * Lock: the caller holds the run row (lib/engine/lock-order.ts: run before
+ * task, so sibling completions of a run take turns), then the task row (UPDATE)
+ * and the pending children rows (UPDATE). Index: tasks primary key; task_dependencies_parent_idx for the
  * children, so the cost is proportional to the task's out-edges.
  * `leaseExpiredBefore` (reclaim) adds `lease_until < $` so a lease extended in
  * the meantime wins over the reaper.

@@ -268,8 +268,13 @@ async function applyPlan(
     await recordSkippedRun(tx, { jobId, scheduledFor: slot, reason: 'misfire', triggeredBy }, now);
     skipped++;
   }
+  // Catch-up runs of one tick (fire_all) follow each other: each later slot is queued behind
+  // the previous one whatever the block strategy (which rules only between ticks), so
+  // discard_later does not discard them and cover_early does not cancel them.
+  let previous: string | undefined;
   for (const slot of plan.fire) {
-    await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot }, now);
+    const { run, outcome } = await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot, ...(previous ? { followsRun: previous } : {}) }, now);
+    previous = outcome === 'skipped' ? undefined : run.id;
   }
   if (plan.ahead && plan.nextRunAt) {
     // The next slot is due within the look-ahead window: create its run now, claimable at its due

@@ -1,0 +1,67 @@
+/**
+ * The engine's lock order — the one place it is decided (docs/engine.md "Lock order").
+ *
+ * Every transaction or statement of the engine that touches a job, its runs and
+ * their tasks takes row locks in this order, and never waits for a lock that
+ * comes earlier in the order than one it already holds:
+ *
+ *   1. jobs            (one row; the tick locks several due jobs, SKIP LOCKED)
+ *   2. runs            (a run; a second run of the same job only while holding the job row)
+ *   3. tasks           (of those runs; several rows in ascending id)
+ *   4. handler_stats_daily (last: a shared hot row, held the shortest time; several in handler order)
+ *
+ * A deadlock needs a cycle of waits, and a cycle needs some transaction to wait
+ * for a lock earlier in the order than one it holds; so with this order no
+ * cycle can form. The paths:
+ *
+ * | path | locks |
+ * |---|---|
+ * | trigger (tick, Run now, API, retry run) | job -> [cover_early: active runs, ascending id -> their open tasks] -> new rows |
+ * | cancel run | job -> run -> open tasks (ascending id) -> [job's next queued run -> its root tasks] |
+ * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
+ * | one-step success (complete-only-tasks.ts, one statement) | jobs -> runs -> tasks (each ascending id) -> stats (handler order) |
+ * | operator task retry | run -> all its tasks (ascending id) |
+ * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
+ * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
+ *
+ * Two deliberate exceptions, both unable to wait against the order:
+ * - A completion learns that it ends its run only after it holds the run and
+ *   task rows, and ending a run books the job row. It takes the job row
+ *   `FOR UPDATE NOWAIT` (finalise-run.ts); when another transaction holds it
+ *   (a trigger, a cancel, another run of the job ending), PostgreSQL answers
+ *   55P03 at once, the transaction is rolled back and replayed with the job row
+ *   locked FIRST ({@link JOB_FIRST} below), which is the order above.
+ * - The claim moves a run `pending -> running` only if nobody holds the run
+ *   row (SKIP LOCKED); a run that was locked keeps `pending` until its next
+ *   claim or its end, which both read task states, never the run status.
+ *
+ * Replays: every engine write is a compare-and-set, so a rolled-back
+ * transaction can be replayed as is. withEngineTransaction replays on 55P03
+ * (the NOWAIT above), and on 40P01 / 40001 should one still happen (a lock
+ * taken outside the engine, e.g. by an operator's SQL), a bounded number of
+ * times with jittered backoff (replayDelayMs).
+ */
+
+/** SQLSTATEs after which an engine transaction is rolled back and replayed. */
+export const REPLAYABLE_SQLSTATES: ReadonlySet<string> = new Set([
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
+  '55P03', // lock_not_available: a NOWAIT lock taken against the order (see above)
+]);
+
+/** Marker for the replay of a completion: lock the job row first, then the run. */
+export const JOB_FIRST = 'job-first' as const;
+
+/** How many times an engine transaction is attempted before the error surfaces. */
+export const MAX_ENGINE_ATTEMPTS = 8;
+
+/**
+ * Delay before replay number `attempt` (1-based) of a rolled-back transaction, in ms:
+ * "full jitter" exponential backoff, uniform in [0, min(200, 5 * 2^attempt)],
+ * so replaying transactions do not collide again in lock step.
+ * @param random a [0, 1) source (tests)
+ */
+export function replayDelayMs(attempt: number, random: () => number = Math.random): number {
+  const cap = Math.min(200, 5 * 2 ** Math.max(0, attempt));
+  return Math.floor(random() * cap);
+}

@@ -1,0 +1,34 @@
+import { preparedSql, type Prisma } from '../../db.ts';
+
+/**
+ * Locks the job row of a run or of a task (`FOR UPDATE`), before any run or
+ * task row: the first step of the lock order (lib/engine/lock-order.ts) for
+ * operations that will end a run (cancel, the job-first replay of a
+ * completion, an operator's run retry). Deleted jobs are locked too: their
+ * runs still end and book their counters.
+ *
+ * Lock: the job row only. Index: runs / tasks primary key, then jobs primary key.
+ * @returns the job id, or null when the run / task does not exist
+ */
+export async function lockJobRow(tx: Prisma.TransactionClient, p: { runId?: string; taskId?: string }): Promise<string | null> {
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('lock-job-row', `SELECT j.id::text AS id FROM jobs j
+      WHERE j.id = (SELECT coalesce((SELECT r.job_id FROM runs r WHERE r.id = $1::uuid),
+                                    (SELECT t.job_id FROM tasks t WHERE t.id = $2::uuid))::uuid)
+      FOR UPDATE OF j`),
+    p.runId ?? null, p.taskId ?? null,
+  );
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * Locks run rows in ascending id (cover_early: every active run of a job, the
+ * job row already held; lock-order.ts step 2). Index: runs primary key.
+ */
+export async function lockRuns(tx: Prisma.TransactionClient, runIds: string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await tx.$queryRawUnsafe(
+    preparedSql('lock-runs', `SELECT id FROM runs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`),
+    runIds,
+  );
+}

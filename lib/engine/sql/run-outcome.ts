@@ -1,0 +1,55 @@
+/**
+ * The rule that ends a run and books it on its job, written once as SQL
+ * fragments (SET lists) shared by every statement that ends runs:
+ * finalise-run.ts (any outcome) and complete-only-tasks.ts (successes of
+ * one-step runs, batched). The run status itself is decided by the caller
+ * (finalise-run.ts: cancelled > success > timeout > failed); transitions:
+ * lib/engine/states.ts RUN_TRANSITIONS and JOB_TRANSITIONS.
+ *
+ * Run (alias `r`): status, finished_at = now, duration_ms = now - started_at
+ * (NULL for a run that never started), error, updated_at.
+ *
+ * Job (alias `j`), for `runs` runs that ended in `status`:
+ * - last_run_status = status;
+ * - success_runs += runs when success; failed_runs += runs when failed or timeout;
+ * - consecutive_failures: reset by success, + runs by failed/timeout, unchanged by cancelled;
+ * - dead letter: an `active` job with dead_letter_after > 0 whose consecutive
+ *   failures reach it moves to `dead_letter`, with last_error saying why (the
+ *   alarm is raised by finalise-run.ts).
+ */
+
+/**
+ * SET list ending run `r`.
+ * @param p.status SQL expression of the final run status (run_status)
+ * @param p.now SQL expression of the end instant (timestamptz), e.g. `$2::timestamptz`
+ * @param p.error SQL expression of runs.error
+ */
+export function runEndSetSql(p: { status: string; now: string; error: string }): string {
+  return `status = (${p.status})::run_status,
+              finished_at = ${p.now},
+              duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
+                                 ELSE GREATEST(0, (extract(epoch FROM (${p.now} - r.started_at)) * 1000))::int END,
+              error = ${p.error},
+              updated_at = ${p.now}`;
+}
+
+/**
+ * SET list booking `runs` ended runs of status `status` on job `j`.
+ * @param p.status SQL expression of the runs' final status (text or run_status)
+ * @param p.runs SQL expression of how many runs (int)
+ */
+export function jobBookingSetSql(p: { status: string; runs: string }): string {
+  const st = `(${p.status})::text`;
+  const failed = `${st} IN ('failed', 'timeout')`;
+  const deadLetter = `${failed} AND j.dead_letter_after > 0 AND j.status = 'active'
+                              AND j.consecutive_failures + (${p.runs}) >= j.dead_letter_after`;
+  return `last_run_status = ${st}::run_status,
+              success_runs = j.success_runs + CASE WHEN ${st} = 'success' THEN (${p.runs}) ELSE 0 END,
+              failed_runs = j.failed_runs + CASE WHEN ${failed} THEN (${p.runs}) ELSE 0 END,
+              consecutive_failures = CASE WHEN ${st} = 'success' THEN 0
+                                          WHEN ${failed} THEN j.consecutive_failures + (${p.runs})
+                                          ELSE j.consecutive_failures END,
+              status = CASE WHEN ${deadLetter} THEN 'dead_letter'::job_status ELSE j.status END,
+              last_error = CASE WHEN ${deadLetter}
+                            THEN 'dead letter: ' || (j.consecutive_failures + (${p.runs})) || ' consecutive failed runs' ELSE j.last_error END`;
+}

@@ -1,0 +1,138 @@
+/**
+ * Database reachability as one worker process sees it (docs/engine.md "Liveness").
+ *
+ * Every service loop reports its passes here. A failure that says the database
+ * cannot be reached (connection refused or reset, server starting up or shutting
+ * down, connection terminated) marks it down; from then on a probe (`SELECT 1`
+ * on the worker's small liveness pool) runs every `probeMs` with jitter, and its
+ * first success marks it up again and calls every `onUp` listener at once: the
+ * heartbeat renews leases, pending completions are sent, the claimer and the
+ * listener reconnect without waiting for their back-off. So work resumes within
+ * about one probe interval after the server accepts connections, whatever the
+ * outage length.
+ *
+ * `reachableForMs()` is how long the database has answered without a failure
+ * seen by this process — the evidence the reaper needs before it may call a
+ * silent worker dead (worker/reaper.ts). Times are monotonic (performance.now),
+ * not the injectable clock: they measure real waiting, not business time.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { pgErrorCode } from '../lib/engine/pg.ts';
+
+/** Messages and codes of a database that cannot be reached (as opposed to a refused statement). */
+const UNREACHABLE_RE =
+  /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection terminated|terminating connection|connection (is )?closed|server closed the connection|the database system is (starting up|shutting down|in recovery|not yet accepting)|Can't reach database|DatabaseNotReachable|ConnectionClosed|connect(ion)? timeout|timeout exceeded when trying to connect/i;
+
+/** true when `err` says the database could not be reached (SQLSTATE class 08, 57P01–57P03, socket errors). */
+export function isUnreachable(err: unknown): boolean {
+  const code = pgErrorCode(err);
+  if (code && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) return true;
+  const e = err as { message?: unknown; code?: unknown; cause?: unknown; meta?: unknown };
+  const text = [e?.message, e?.code, safeJson(e?.meta), (e?.cause as { message?: unknown })?.message, (e?.cause as { code?: unknown })?.code]
+    .filter((x) => x !== undefined && x !== null)
+    .map(String)
+    .join(' ');
+  return UNREACHABLE_RE.test(text);
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return v === undefined ? '' : JSON.stringify(v);
+  } catch {
+    return '';
+  }
+}
+
+export interface DbHealthOptions {
+  /** pause between probes while the database is down, ms (default 250; jittered ±50 %) */
+  probeMs?: number;
+  random?: () => number;
+}
+
+export class DbHealth {
+  private down = false;
+  /** start of the current stretch without an unreachable failure (monotonic ms) */
+  private upSince = performance.now();
+  private readonly listeners: (() => void)[] = [];
+  private probeTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly probeMs: number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly probe: () => Promise<unknown>,
+    private readonly logger: Logger,
+    options: DbHealthOptions = {},
+  ) {
+    this.probeMs = Math.max(10, options.probeMs ?? 250);
+    this.random = options.random ?? Math.random;
+  }
+
+  /** whether the last report said the database cannot be reached */
+  get isDown(): boolean {
+    return this.down;
+  }
+
+  /** ms since the database last failed to answer this process (0 while down) */
+  reachableForMs(): number {
+    return this.down ? 0 : performance.now() - this.upSince;
+  }
+
+  /** Registers `fn` to run each time the database answers again after an outage (in registration order). */
+  onUp(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** A database operation failed: if the database is unreachable, mark it down and start probing. */
+  reportFailure(err: unknown): void {
+    if (!isUnreachable(err)) return;
+    this.upSince = performance.now();
+    if (this.down) return;
+    this.down = true;
+    this.logger.warn({ err: (err as Error)?.message }, 'database unreachable: probing until it answers');
+    this.scheduleProbe();
+  }
+
+  /** A database operation succeeded. */
+  reportSuccess(): void {
+    if (this.down) this.markUp();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+  }
+
+  private markUp(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.upSince = performance.now();
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    this.logger.info('database reachable again: renewing leases, then resuming work');
+    for (const fn of this.listeners) {
+      try {
+        fn();
+      } catch (err) {
+        this.logger.error({ err }, 'db-health: an onUp listener failed');
+      }
+    }
+  }
+
+  private scheduleProbe(): void {
+    if (this.stopped || this.probeTimer || !this.down) return;
+    const delay = Math.round(this.probeMs * (0.5 + this.random()));
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = null;
+      this.probe().then(
+        () => this.markUp(),
+        (err) => {
+          if (isUnreachable(err)) this.upSince = performance.now();
+          this.scheduleProbe();
+        },
+      );
+    }, delay);
+  }
+}
