@@ -64,7 +64,11 @@ if (process.env.TICKFLOW_SUPERVISOR !== '1') {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => request(signal));
   // npm (or whatever started us) died: nobody will forward a signal any more, so stop now in order.
   const parentPid = process.ppid;
-  setInterval(() => { if (process.ppid !== parentPid) request('its parent exited'); }, 250).unref();
+  const watchParent = setInterval(() => {
+    if (process.ppid === parentPid) return;
+    clearInterval(watchParent);
+    request('its parent exited');
+  }, 250).unref();
   supervisor.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   await new Promise(() => undefined);
 }

@@ -9,8 +9,9 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { claimTasks } from '../lib/engine/index.ts';
+import type { ClaimedTask } from '../lib/engine/types.ts';
 import { ServiceLoop } from './loop.ts';
-import type { Runner, RunnableTask } from './runner.ts';
+import type { Runner } from './runner.ts';
 
 export interface ClaimerConfig {
   nodeId: string;
@@ -31,7 +32,7 @@ export class Claimer {
 
   constructor(
     readonly config: ClaimerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; onClaimed?: (tasks: ClaimedTask[]) => void },
   ) {
     this.loop = new ServiceLoop('claimer', config.pollMs, async () => (await this.runOnce(this.deps.clock())) > 0 && this.backlog, deps.logger);
   }
@@ -44,7 +45,7 @@ export class Claimer {
       this.backlog = true;
       return 0;
     }
-    const tasks: RunnableTask[] = await claimTasks(
+    const tasks: ClaimedTask[] = await claimTasks(
       this.deps.db,
       {
         nodeId: this.config.nodeId,
@@ -57,6 +58,7 @@ export class Claimer {
       now,
     );
     this.backlog = tasks.length >= free;
+    if (tasks.length) this.deps.onClaimed?.(tasks);
     if (this.paused) {
       // Stopped while the claim was in flight: run what we got anyway (it is ours now).
       this.deps.logger.info({ claimed: tasks.length }, 'claimer: claimed while stopping; running them');

@@ -21,6 +21,8 @@
  * | TICKFLOW_SHELL_KILL_GRACE_MS | 5000 | SIGTERM -> SIGKILL grace for shell tasks |
  * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
  * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
+ * | TICKFLOW_METRICS_PORT | (off) | serve Prometheus metrics on this port (docs/metrics.md) |
+ * | TICKFLOW_METRICS_HOST | 127.0.0.1 | address the metrics server binds |
  */
 import { hostname } from 'node:os';
 import { parseSqlConnections } from './handlers/sql.ts';
@@ -47,6 +49,10 @@ export interface WorkerConfig {
   sqlConnections: Record<string, string>;
   roles: WorkerRole[];
   dbPoolSize: number;
+  /** GET /metrics on this port (docs/metrics.md); undefined: no metrics server */
+  metricsPort?: number;
+  /** address the metrics server binds (default 127.0.0.1) */
+  metricsHost?: string;
 }
 
 export class ConfigError extends Error {
@@ -124,5 +130,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     roles: roles as WorkerRole[],
     // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
+    metricsPort: env.TICKFLOW_METRICS_PORT?.trim() ? int(env, 'TICKFLOW_METRICS_PORT', 0, 1, 65_535) : undefined,
+    metricsHost: (env.TICKFLOW_METRICS_HOST ?? '').trim() || '127.0.0.1',
   };
 }

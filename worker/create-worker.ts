@@ -32,6 +32,8 @@ import { Listener } from './listener.ts';
 import { Reaper } from './reaper.ts';
 import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
+import type { ClaimedTask } from '../lib/engine/types.ts';
+import type { WorkerMetrics } from '../lib/metrics/metrics.ts';
 
 export const WORKER_VERSION = '0.1.0';
 
@@ -46,6 +48,8 @@ export interface CreateWorkerOptions {
   handlers?: Record<string, Handler>;
   /** restrict the advertised/claimed handler names (default: all registered) */
   handlerNames?: string[];
+  /** Prometheus counters this worker feeds (lib/metrics; served by worker/metrics-server.ts) */
+  metrics?: WorkerMetrics;
 }
 
 export type WorkerState = 'created' | 'running' | 'draining' | 'stopped';
@@ -96,6 +100,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
 
   // Services are built now; their configs receive the node id at registration.
   const runnerConfig = { nodeId: '' };
+  const metrics = options.metrics;
   let claimer!: Claimer;
   const runner = new Runner(runnerConfig, {
     db,
@@ -105,7 +110,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       return logger.child({ component: 'runner' });
     },
     onSlotFree: () => claimer?.slotFree(),
+    onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
   });
+  metrics?.setSlots(() => ({ running: runner.count, slots: config.concurrency }));
   const claimerConfig = {
     nodeId: '',
     group: config.group,
@@ -115,15 +122,28 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
   };
-  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner });
+  const onClaimed = metrics
+    ? (tasks: ClaimedTask[]) => {
+        for (const t of tasks) {
+          const latenessMs = t.attempt === 1 && t.scheduledFor ? t.startedAt.getTime() - t.scheduledFor.getTime() : undefined;
+          metrics.claimed({ handler: t.handler, latenessMs });
+        }
+      }
+    : undefined;
+  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner, onClaimed });
   const tickerConfig = { intervalMs: config.tickMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler' };
-  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }) });
+  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }), onPass: metrics && ((r) => metrics.tick(r)) });
   const reaper = new Reaper(
     { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds },
-    { db, clock, logger: base.child({ component: 'reaper' }) },
+    { db, clock, logger: base.child({ component: 'reaper' }), onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimed)) },
   );
   // Alarm delivery (STATS builder's service) runs beside the reaper.
-  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), { db, clock, logger: base.child({ component: 'alarm-dispatcher' }) });
+  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), {
+    db,
+    clock,
+    logger: base.child({ component: 'alarm-dispatcher' }),
+    onPass: metrics && ((r) => metrics.alarms(r)),
+  });
   const heartbeatConfig = { nodeId: '', intervalMs: config.heartbeatMs, leaseSeconds: config.leaseSeconds };
   const onStatus = (status: NodeStatus | null) => {
     if (status === 'draining' && state === 'running') {

@@ -13,6 +13,9 @@ import { createStopRequests } from '../lib/infra/stop-requests.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { ConfigError, loadWorkerConfig } from './config.ts';
 import { createWorker } from './create-worker.ts';
+import { metricsToken } from '../lib/metrics/access.ts';
+import { createWorkerMetrics } from '../lib/metrics/metrics.ts';
+import { startMetricsServer } from './metrics-server.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -26,7 +29,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = serviceLogger('worker');
-  const worker = createWorker({ config, logger: log });
+  const metrics = config.metricsPort !== undefined ? createWorkerMetrics() : undefined;
+  const worker = createWorker({ config, logger: log, metrics });
 
   // A second signal exits at once; the same signal delivered twice (Ctrl-C reaches
   // this process and npm, which forwards it) is one request (lib/infra/stop-requests.ts).
@@ -54,6 +58,11 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
   await worker.start();
+  if (metrics && config.metricsPort !== undefined) {
+    const host = config.metricsHost ?? '127.0.0.1';
+    const server = await startMetricsServer(metrics.registry, { host, port: config.metricsPort, token: metricsToken() });
+    log.info({ host, port: server.port, token: metricsToken() !== undefined }, 'metrics: GET /metrics');
+  }
   // Machine-readable line for supervisors and tests.
   log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
 }

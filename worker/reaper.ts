@@ -28,7 +28,7 @@ export class Reaper {
 
   constructor(
     readonly config: ReaperConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; onPass?: (result: ReapResult) => void },
   ) {
     this.loop = new ServiceLoop('reaper', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger);
   }
@@ -41,7 +41,9 @@ export class Reaper {
     for (const n of offline) {
       this.deps.logger.warn({ nodeId: n.nodeId, name: n.name, lastHeartbeatAt: n.lastHeartbeatAt }, 'reaper: node marked offline');
     }
-    return { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more: reclaimed >= this.config.limit };
+    const result = { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more: reclaimed >= this.config.limit };
+    this.deps.onPass?.(result);
+    return result;
   }
 
   start(): void {

@@ -20,18 +20,20 @@ export class Ticker {
 
   constructor(
     readonly config: TickerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; onPass?: (result: TickResult) => void },
   ) {
     this.loop = new ServiceLoop('ticker', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger);
   }
 
   /** One tick pass at `now`. */
-  runOnce(now: Date): Promise<TickResult> {
-    return runTick(
+  async runOnce(now: Date): Promise<TickResult> {
+    const result = await runTick(
       this.deps.db,
       { limit: this.config.limit, misfireGraceMs: this.config.misfireGraceMs, triggeredBy: this.config.triggeredBy },
       now,
     );
+    this.deps.onPass?.(result);
+    return result;
   }
 
   start(): void {

@@ -268,6 +268,8 @@ describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0,
     await runningTask(60_000, true);
     process.kill(stack.npm.pid!, 'SIGTERM');
     await waitFor('the worker draining', () => /worker draining/.test(stack.output()), 10_000);
+    // a person's second Ctrl-C, not the same delivery (lib/infra/stop-requests.ts)
+    await new Promise((r) => setTimeout(r, 1000));
     const since = Date.now();
     process.kill(stack.npm.pid!, 'SIGTERM');
     const tookMs = await allGone(stack, since, 20_000);

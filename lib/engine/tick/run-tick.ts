@@ -43,6 +43,8 @@ export interface TickResult {
   jobs: number;
   /** runs created by triggerRun (whatever the block strategy made of them) */
   fired: number;
+  /** jobs whose due slot was later than the misfire grace (handled per their misfire policy) */
+  misfires: number;
   /** skipped records written (individual or summary) */
   skippedRecords: number;
   /** jobs paused because their schedule ended (once fired, window over) */
@@ -100,7 +102,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   const grace = options.misfireGraceMs ?? DEFAULT_MISFIRE_GRACE_MS;
   const skippedRowLimit = options.skippedRowLimit ?? DEFAULT_SKIPPED_ROW_LIMIT;
   const triggeredBy = options.triggeredBy ?? 'scheduler';
-  const result: TickResult = { jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false };
+  const result: TickResult = { jobs: 0, fired: 0, misfires: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false };
 
   await db.$transaction(
     async (tx) => {
@@ -125,6 +127,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           const counts = await applyPlan(tx, job.id, plan, triggeredBy, now);
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_job');
           result.fired += counts.fired;
+          if (plan.misfire) result.misfires++;
           result.skippedRecords += counts.skipped;
           if (plan.pause) result.finished++;
           if (plan.fire.length || plan.skip.length || plan.summary) {
