@@ -21,6 +21,7 @@
  * | TICKFLOW_SHELL_KILL_GRACE_MS | 5000 | SIGTERM -> SIGKILL grace for shell tasks |
  * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
  * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
+ * | TICKFLOW_LISTEN_DATABASE_URL | DATABASE_URL | direct connection for LISTEN when DATABASE_URL is a transaction-mode pooler |
  * | TICKFLOW_METRICS_PORT | (off) | serve Prometheus metrics on this port (docs/metrics.md) |
  * | TICKFLOW_METRICS_HOST | 127.0.0.1 | address the metrics server binds |
  */
@@ -49,6 +50,8 @@ export interface WorkerConfig {
   sqlConnections: Record<string, string>;
   roles: WorkerRole[];
   dbPoolSize: number;
+  /** direct (unpooled) URL for LISTEN; default databaseUrl (docs/operations.md "Connection poolers") */
+  listenDatabaseUrl?: string;
   /** GET /metrics on this port (docs/metrics.md); undefined: no metrics server */
   metricsPort?: number;
   /** address the metrics server binds (default 127.0.0.1) */
@@ -130,6 +133,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     roles: roles as WorkerRole[],
     // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
+    listenDatabaseUrl: env.TICKFLOW_LISTEN_DATABASE_URL?.trim() || undefined,
     metricsPort: env.TICKFLOW_METRICS_PORT?.trim() ? int(env, 'TICKFLOW_METRICS_PORT', 0, 1, 65_535) : undefined,
     metricsHost: (env.TICKFLOW_METRICS_HOST ?? '').trim() || '127.0.0.1',
   };

@@ -153,8 +153,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     }
   };
   const heartbeat = new Heartbeat(heartbeatConfig, { db, clock, logger: base.child({ component: 'heartbeat' }), runner, onStatus });
+  // LISTEN needs a session of its own: behind a transaction-mode pooler it goes to the direct URL.
   const listener = new Listener(
-    config.databaseUrl,
+    config.listenDatabaseUrl ?? config.databaseUrl,
     {
       onTasks: () => claimer.wake(),
       onCancel: (ids) => {
