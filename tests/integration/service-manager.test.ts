@@ -11,7 +11,12 @@
  * console is the production build (`npm start`) when `.next` is current, else
  * `npm run dev` (the same supervisor, with `next dev`): no test pays a 2-minute
  * `next build`, and none is skipped. `npm test` runs this stage before its e2e
- * build, so on a fresh checkout this file exercises `next dev`.
+ * build, so on a fresh checkout this file exercises `next dev`. The tests that
+ * start a console stay in this one file: vitest runs a file's tests one after
+ * another, and `next dev` allows one server per checkout.
+ *
+ * Also here: a database restart under a running stack (the console's 503s),
+ * and `npm run worker` stopped by Ctrl-C or SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,9 +25,12 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { triggerRun } from '../../lib/engine/index.ts';
 import { consoleBuildIsStale } from '../../lib/infra/console-build.ts';
 import { startEmbeddedPostgres } from '../../lib/infra/embedded-postgres.ts';
 import { ensureDatabase, migrate, withDatabase } from '../../lib/infra/migrate.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { insertJob } from './worker-fixtures.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SCRIPT = consoleBuildIsStale(ROOT) ? 'dev' : 'start';
@@ -361,4 +369,39 @@ describe('a database restart under a running stack (docs/operations.md "Database
       rmSync(externalDir, { recursive: true, force: true });
     }
   }, 300_000);
+});
+
+describe('npm run worker', () => {
+  for (const [way, send] of [
+    ["SIGINT to its process group (Ctrl-C: npm forwards it, the worker gets it twice)", (pid: number) => process.kill(-pid, 'SIGINT')],
+    ['SIGTERM to npm (docker stop, systemd)', (pid: number) => process.kill(pid, 'SIGTERM')],
+  ] as const) {
+    it(`${way}: drains the running task and exits 0`, async () => {
+      const t = await createTestDatabase();
+      try {
+        const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'info', TICKFLOW_SHUTDOWN_GRACE_MS: String(GRACE_MS), TICKFLOW_POLL_MS: '200' };
+        delete env.VITEST;
+        const npm = spawn('npm', ['run', '--silent', 'worker'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        npm.stdout!.on('data', (d) => { out += d; });
+        npm.stderr!.on('data', (d) => { out += d; });
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+        try {
+          await waitFor('worker ready', () => /"msg":"worker ready"/.test(out), 60_000);
+          const jobId = await insertJob(t.db, { scheduleKind: 'manual', timeoutSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
+          const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+          await waitFor('the task running', async () => (await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).status === 'running', 20_000);
+          send(npm.pid!);
+          expect(await exited).toEqual({ code: 0, signal: null });
+          expect(out).toMatch(/"drained":true/);
+          expect(out).not.toMatch(/second signal/);
+          expect((await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).status).toBe('success');
+        } finally {
+          if (npm.exitCode === null) { try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* gone */ } }
+        }
+      } finally {
+        await t.close();
+      }
+    }, 120_000);
+  }
 });
