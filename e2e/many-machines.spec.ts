@@ -69,7 +69,7 @@ test('a session made on console A is valid on console B (sessions live in the da
 });
 
 test('a live run page on console B follows a run triggered through console A and run by the routed worker', async ({ page }) => {
-  const job = await api('POST', '/api/v1/jobs', {
+  const job = await api('POST', '/jobs', {
     key: `many.batch.${Date.now()}`,
     name: 'routed to the batch group',
     schedule: { kind: 'manual' },
@@ -77,7 +77,7 @@ test('a live run page on console B follows a run triggered through console A and
     payload: { ms: 3000 },
     routing: { nodeGroup: 'batch', labels: { zone: 'b' } },
   });
-  const run = await api('POST', `/api/v1/jobs/${job.id}/trigger`, {});
+  const run = await api('POST', `/jobs/${job.id}/trigger`, {});
   await login(page);
   await page.goto(`${consoleB}/runs/${run.id}`);
   await expect(page.getByText('running', { exact: true }).first()).toBeVisible({ timeout: 20_000 });
@@ -95,7 +95,7 @@ test('the login rate limit counts failures on both consoles', async ({ page }) =
   // an account of its own: the limit would lock the shared e2e accounts out of later tests
   const email = `ratelimit-${Date.now()}@tickflow.test`;
   const password = 'ratelimit-password-1';
-  await api('POST', '/api/v1/users', { email, name: 'Rate limit', password, role: 'viewer' });
+  await api('POST', '/users', { email, name: 'Rate limit', password, role: 'viewer' });
   for (let i = 0; i < 5; i++) {
     await page.goto(`${i % 2 === 0 ? E2E_BASE_URL : consoleB}/login`);
     await page.getByLabel('Email').fill(email);
