@@ -6,8 +6,9 @@
  * 3. Makes sure an admin exists (TICKFLOW_ADMIN_EMAIL/PASSWORD, else a random
  *    password printed once).
  * 4. Builds the console when there is no build or the sources changed since.
- * 5. Runs the console (`next start`) and one worker, with prefixed logs; Ctrl-C
- *    stops both, then the embedded PostgreSQL.
+ * 5. Runs the console (`next start`) and one worker (none with
+ *    TICKFLOW_START_WORKER=0), with prefixed logs; any stop signal stops the
+ *    worker (drain), the console, then the embedded PostgreSQL.
  *
  * `npm run dev` does the same with `next dev` instead of a production build.
  */
@@ -62,7 +63,7 @@ if (process.env.TICKFLOW_SUPERVISOR !== '1') {
     },
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => request(signal));
-  // npm (or whatever started us) died: nobody will forward a signal any more, so stop now in order.
+  // npm (or whatever started us) died: nobody will forward a signal any more, so stop the stack in order now.
   const parentPid = process.ppid;
   const watchParent = setInterval(() => {
     if (process.ppid === parentPid) return;
