@@ -405,3 +405,38 @@ describe('npm run worker', () => {
     }, 120_000);
   }
 });
+
+describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/operations.md)', () => {
+  it('runs the console alone on an external database and stops it in order', async () => {
+    const t = await createTestDatabase();
+    try {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env, DATABASE_URL: t.url, PORT: String(port), TICKFLOW_START_WORKER: '0', TICKFLOW_SEED: '0',
+        TICKFLOW_DATA_DIR: dataDir, TICKFLOW_ADMIN_PASSWORD: 'service-test-password', LOG_LEVEL: 'info', NEXT_TELEMETRY_DISABLED: '1',
+      };
+      delete env.VITEST;
+      const npm = spawn('npm', ['run', '--silent', SCRIPT], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      npm.stdout!.on('data', (d) => { out += d; });
+      npm.stderr!.on('data', (d) => { out += d; });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+      try {
+        const health = await waitFor('the console', async () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json()).catch(() => null), 180_000);
+        expect(health).toMatchObject({ status: 'ok', workers: 0 });
+        expect(out).toMatch(/Ctrl-C stops the console\)/);
+        const launcher = [...processTable()].find(([, p]) => p.ppid === npm.pid && /scripts\/start\.ts/.test(p.cmdline))?.[0];
+        const supervisor = launcher && [...processTable()].find(([, p]) => p.ppid === launcher && /scripts\/start\.ts/.test(p.cmdline))?.[0];
+        expect(supervisor).toBeTruthy();
+        expect([...processTable()].filter(([, p]) => p.ppid === supervisor && /worker\/index\.ts/.test(p.cmdline))).toEqual([]);
+        process.kill(npm.pid!, 'SIGTERM');
+        expect(await exited).toEqual({ code: 0, signal: null });
+        expect(stopSequence(out)).toEqual(['[tickflow] console stopped', '[tickflow] stopped']);
+        expect(await freePortIs(port)).toBe(true);
+      } finally {
+        if (npm.exitCode === null) { try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* gone */ } }
+      }
+    } finally {
+      await t.close();
+    }
+  }, 240_000);
+});
