@@ -367,6 +367,7 @@ describe('a database restart under a running stack (docs/operations.md "Database
     } finally {
       await server.stop();
       rmSync(externalDir, { recursive: true, force: true });
+      rmSync(`${externalDir}.password`, { force: true });
     }
   }, 300_000);
 });
