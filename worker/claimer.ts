@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { claimTasks, nextTaskDue } from '../lib/engine/index.ts';
 import type { DbHealth } from './db-health.ts';
+import type { ClaimedTask } from '../lib/engine/types.ts';
 import { ServiceLoop } from './loop.ts';
 import { WakeTimes } from './wake-times.ts';
 import type { Runner, RunnableTask } from './runner.ts';
@@ -41,7 +42,7 @@ export class Claimer {
 
   constructor(
     readonly config: ClaimerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth; onClaimed?: (tasks: ClaimedTask[]) => void },
   ) {
     this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });
   }
@@ -78,7 +79,7 @@ export class Claimer {
       this.backlog = true;
       return 0;
     }
-    const tasks: RunnableTask[] = await claimTasks(
+    const tasks: ClaimedTask[] = await claimTasks(
       this.deps.db,
       {
         nodeId: this.config.nodeId,
@@ -91,6 +92,7 @@ export class Claimer {
       now,
     );
     this.backlog = tasks.length >= free;
+    if (tasks.length) this.deps.onClaimed?.(tasks);
     if (this.paused) {
       // Stopped while the claim was in flight: run what we got anyway (it is ours now).
       this.deps.logger.info({ claimed: tasks.length }, 'claimer: claimed while stopping; running them');

@@ -23,6 +23,9 @@
  * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
  * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
  * | TICKFLOW_HANDLERS | (none) | handler modules to load: files/folders, comma-separated (docs/handlers.md) |
+ * | TICKFLOW_LISTEN_DATABASE_URL | DATABASE_URL | direct connection for LISTEN when DATABASE_URL is a transaction-mode pooler |
+ * | TICKFLOW_METRICS_PORT | (off) | serve Prometheus metrics on this port (docs/metrics.md) |
+ * | TICKFLOW_METRICS_HOST | 127.0.0.1 | address the metrics server binds |
  */
 import { hostname } from 'node:os';
 import { parseHandlerModulesEnv } from './handlers/module-loader.ts';
@@ -53,6 +56,12 @@ export interface WorkerConfig {
   dbPoolSize: number;
   /** TICKFLOW_HANDLERS entries (files or folders of handler modules), as given */
   handlerModules?: string[];
+  /** direct (unpooled) URL for LISTEN; default databaseUrl (docs/operations.md "Connection poolers") */
+  listenDatabaseUrl?: string;
+  /** GET /metrics on this port (docs/metrics.md); undefined: no metrics server */
+  metricsPort?: number;
+  /** address the metrics server binds (default 127.0.0.1) */
+  metricsHost?: string;
 }
 
 export class ConfigError extends Error {
@@ -133,5 +142,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     // claimer + ticker + completions + system jobs: leave room for concurrency (heartbeat and
     // reaper have their own liveness pool, create-worker.ts LIVENESS_POOL_SIZE).
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
+    listenDatabaseUrl: env.TICKFLOW_LISTEN_DATABASE_URL?.trim() || undefined,
+    metricsPort: env.TICKFLOW_METRICS_PORT?.trim() ? int(env, 'TICKFLOW_METRICS_PORT', 0, 1, 65_535) : undefined,
+    metricsHost: (env.TICKFLOW_METRICS_HOST ?? '').trim() || '127.0.0.1',
   };
 }

@@ -41,6 +41,8 @@ import { Listener } from './listener.ts';
 import { Reaper } from './reaper.ts';
 import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
+import type { ClaimedTask } from '../lib/engine/types.ts';
+import type { WorkerMetrics } from '../lib/metrics/metrics.ts';
 
 export const WORKER_VERSION = '0.1.0';
 
@@ -60,6 +62,8 @@ export interface CreateWorkerOptions {
   handlerSpecs?: Record<string, HandlerSpec>;
   /** restrict the advertised/claimed handler names (default: all registered) */
   handlerNames?: string[];
+  /** Prometheus counters this worker feeds (lib/metrics; served by worker/metrics-server.ts) */
+  metrics?: WorkerMetrics;
 }
 
 export type WorkerState = 'created' | 'running' | 'draining' | 'stopped';
@@ -116,6 +120,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
 
   // Services are built now; their configs receive the node id at registration.
   const runnerConfig = { nodeId: '' };
+  const metrics = options.metrics;
   let claimer!: Claimer;
   const runner = new Runner(runnerConfig, {
     db,
@@ -126,8 +131,10 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     },
     onSlotFree: () => claimer?.slotFree(),
     health,
+    onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
   });
   health.onUp(() => runner.retryRecordingNow());
+  metrics?.setSlots(() => ({ running: runner.count, slots: config.concurrency }));
   const claimerConfig = {
     nodeId: '',
     group: config.group,
@@ -137,17 +144,31 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
   };
-  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner, health });
+  const onClaimed = metrics
+    ? (tasks: ClaimedTask[]) => {
+        for (const t of tasks) {
+          const latenessMs = t.attempt === 1 && t.scheduledFor ? t.startedAt.getTime() - t.scheduledFor.getTime() : undefined;
+          metrics.claimed({ handler: t.handler, latenessMs });
+        }
+      }
+    : undefined;
+  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner, health, onClaimed });
   const tickerConfig = {
     intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',
   };
-  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }), health });
+  const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }), health, onPass: metrics && ((r) => metrics.tick(r)) });
   const reaper = new Reaper(
     { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds, leaseSeconds: config.leaseSeconds },
-    { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health },
+    { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health, onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimed)) },
   );
-  // Alarm delivery (STATS builder's service) runs beside the reaper.
-  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), { db, clock, logger: base.child({ component: 'alarm-dispatcher' }), health });
+  // Alarm delivery runs beside the reaper.
+  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), {
+    db,
+    clock,
+    logger: base.child({ component: 'alarm-dispatcher' }),
+    health,
+    onPass: metrics && ((r) => metrics.alarms(r)),
+  });
   const heartbeatConfig = { nodeId: '', intervalMs: config.heartbeatMs, leaseSeconds: config.leaseSeconds };
   // An operator's drain (lib/workers drainWorker) pauses claiming and ticking; a
   // resume (status back to online) starts them again. A SIGTERM drain is stop() below.
@@ -166,8 +187,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     }
   };
   const heartbeat = new Heartbeat(heartbeatConfig, { db: livenessDb, clock, health, logger: base.child({ component: 'heartbeat' }), runner, onStatus });
+  // LISTEN needs a session of its own: behind a transaction-mode pooler it goes to the direct URL.
   const listener = new Listener(
-    config.databaseUrl,
+    config.listenDatabaseUrl ?? config.databaseUrl,
     {
       onTasks: (at) => {
         if (roles.has('claim')) claimer.wake(at);

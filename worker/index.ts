@@ -5,14 +5,19 @@
  * node with a fresh id, and runs ticker, claimer, runner, heartbeat and reaper
  * until SIGTERM/SIGINT: then it stops claiming, marks the node draining, waits
  * for running attempts up to TICKFLOW_SHUTDOWN_GRACE_MS, marks the node offline
- * and exits 0. A second signal exits at once (code 130); leases of attempts
+ * and exits 0. A second signal (not the same one delivered twice: see
+ * lib/infra/stop-requests.ts) exits at once (code 130); leases of attempts
  * still running then expire and the reaper of another worker reclaims them.
  */
+import { createStopRequests } from '../lib/infra/stop-requests.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { ConfigError, loadWorkerConfig } from './config.ts';
 import { createWorker } from './create-worker.ts';
 import { HandlerModuleError, loadHandlerModules, type LoadedHandlers } from './handlers/module-loader.ts';
 import { BUILTIN_HANDLER_NAMES } from '../lib/jobs/known-handlers.ts';
+import { metricsToken } from '../lib/metrics/access.ts';
+import { createWorkerMetrics } from '../lib/metrics/metrics.ts';
+import { startMetricsServer } from './metrics-server.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -41,32 +46,40 @@ async function main(): Promise<void> {
     }
     log.info({ handlers: loaded.files }, 'handler modules loaded');
   }
-  const worker = createWorker({ config, logger: log, handlers: loaded?.handlers, handlerSpecs: loaded?.specs });
+  const metrics = config.metricsPort !== undefined ? createWorkerMetrics() : undefined;
+  const worker = createWorker({ config, logger: log, handlers: loaded?.handlers, handlerSpecs: loaded?.specs, metrics });
 
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(130);
-    }
-    stopping = true;
-    log.info({ signal }, 'signal received: draining');
-    worker
-      .stop()
-      .then(({ drained, aborted }) => {
-        log.info({ drained, aborted }, 'bye');
-        process.exit(0);
-      })
-      .catch((err) => {
-        log.error({ err }, 'error while stopping');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  // A second signal exits at once; the same signal delivered twice (Ctrl-C reaches
+  // this process and npm, which forwards it) is one request (lib/infra/stop-requests.ts).
+  const request = createStopRequests({
+    onStop: (mode, signal) => {
+      if (mode === 'now') {
+        log.warn({ signal }, 'second signal: exiting now');
+        process.exit(130);
+      }
+      log.info({ signal }, 'signal received: draining');
+      worker
+        .stop()
+        .then(({ drained, aborted }) => {
+          log.info({ drained, aborted }, 'bye');
+          process.exit(0);
+        })
+        .catch((err) => {
+          log.error({ err }, 'error while stopping');
+          process.exit(1);
+        });
+    },
+  });
+  process.on('SIGTERM', () => request('SIGTERM'));
+  process.on('SIGINT', () => request('SIGINT'));
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
   await worker.start();
+  if (metrics && config.metricsPort !== undefined) {
+    const host = config.metricsHost ?? '127.0.0.1';
+    const server = await startMetricsServer(metrics.registry, { host, port: config.metricsPort, token: metricsToken() });
+    log.info({ host, port: server.port, token: metricsToken() !== undefined }, 'metrics: GET /metrics');
+  }
   // Machine-readable line for supervisors and tests.
   log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
 }

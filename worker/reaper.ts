@@ -48,7 +48,7 @@ export class Reaper {
 
   constructor(
     readonly config: ReaperConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth; onPass?: (result: ReapResult) => void },
   ) {
     this.loop = new ServiceLoop('reaper', config.intervalMs, async () => (await this.runOnce(this.deps.clock())).more, deps.logger, { health: deps.health });
   }
@@ -75,7 +75,9 @@ export class Reaper {
         this.deps.logger.warn({ nodeId: n.nodeId, name: n.name, lastHeartbeatAt: n.lastHeartbeatAt }, 'reaper: node marked offline');
       }
     }
-    return { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
+    const result = { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
+    this.deps.onPass?.(result);
+    return result;
   }
 
   /** How long the database server has been running, ms, by its own clock. */

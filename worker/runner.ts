@@ -86,6 +86,8 @@ export interface RunnerDeps {
   onSlotFree?: () => void;
   /** database reachability: completion retries wake when it answers again */
   health?: DbHealth;
+  /** called when an attempt's outcome was recorded (metrics); `taskStatus` is what the task became */
+  onCompleted?: (e: { handler: string; outcome: 'success' | 'failed' | 'timeout'; durationMs: number; taskStatus?: 'success' | 'pending' | 'dead' }) => void;
 }
 
 interface Active {
@@ -119,6 +121,9 @@ export class Runner {
   private readonly zombies = new Set<Promise<void>>();
   /** recent completions, for tests and diagnostics (bounded) */
   readonly completions: CompletionRecord[] = [];
+
+  /** when each attempt started (ms), for the duration its outcome reports */
+  private readonly startTimes = new WeakMap<RunnableTask, number>();
 
   /** successes of one-step runs are recorded in batches (group commit) */
   readonly batcher: CompletionBatcher;
@@ -154,6 +159,7 @@ export class Runner {
   start(task: RunnableTask): void {
     const log = this.deps.logger.child({ taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
     const controller = new AbortController();
+    this.startTimes.set(task, Date.now());
     const timeoutMs = Math.max(1, task.timeoutSeconds * 1000);
     const entry: Active = {
       task,
@@ -360,6 +366,10 @@ export class Runner {
             : await completeTask(this.deps.db, input, this.deps.clock());
           this.deps.health?.reportSuccess();
           this.record({ taskId: task.id, attempt: task.attempt, outcome: result.outcome, applied: res.applied, late });
+          if (res.applied) {
+            const durationMs = Date.now() - (this.startTimes.get(task) ?? Date.now());
+            this.deps.onCompleted?.({ handler: task.handler, outcome: result.outcome, durationMs, taskStatus: res.task?.status });
+          }
           if (!res.applied) {
             log.warn({ outcome: result.outcome, late }, late ? 'late result refused: the attempt was already settled' : 'completion refused: lease or attempt no longer ours');
           } else {

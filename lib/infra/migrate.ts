@@ -26,7 +26,8 @@ export function defaultMigrationsDir(): string {
 
 /**
  * Applies every migration folder not yet recorded, in name order, one
- * transaction each, under an advisory lock so concurrent starters serialise.
+ * transaction each, under a transaction-level advisory lock so concurrent
+ * starters serialise (also through a transaction-mode pooler).
  * @param databaseUrl postgres:// URL of the target database
  * @param migrationsDir folder holding `<timestamp>_<name>/migration.sql`
  * @throws Error when a recorded migration's file changed (checksum mismatch),
@@ -35,9 +36,31 @@ export function defaultMigrationsDir(): string {
 export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<MigrationResult> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  // Every step holds the lock as a transaction-level advisory lock (pg_advisory_xact_lock), never a
+  // session-level one: behind a transaction-mode pooler (PgBouncer) a session lock would stay with
+  // whichever server connection ran it, and the unlock could land on another, leaving the lock held
+  // for every later start. Each migration re-reads the history under the lock, so concurrent
+  // starters apply each migration once (docs/operations.md "Connection poolers").
+  const inLockedTransaction = async <T>(fn: () => Promise<T>): Promise<T> => {
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
+      const result = await fn();
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  };
+  const recordedMigrations = async () => {
+    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
+    );
+    return new Map(rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
+  };
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    await inLockedTransaction(() => client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" VARCHAR(36) PRIMARY KEY NOT NULL,
       "checksum" VARCHAR(64) NOT NULL,
       "finished_at" TIMESTAMPTZ,
@@ -45,11 +68,7 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
       "logs" TEXT,
       "rolled_back_at" TIMESTAMPTZ,
       "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
-      "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
-    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
-    );
-    const recorded = new Map(rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`));
     const names = (await readdir(migrationsDir, { withFileTypes: true }))
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
@@ -59,38 +78,37 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
     for (const name of names) {
       const sql = await readFile(path.join(migrationsDir, name, 'migration.sql'), 'utf8');
       const checksum = createHash('sha256').update(sql).digest('hex');
-      const previous = recorded.get(name);
-      if (previous) {
-        if (previous.finished_at === null) {
-          throw new Error(`Migration ${name} failed earlier and was never finished; fix the database by hand, then delete its row from _prisma_migrations.`);
+      const wasApplied = await inLockedTransaction(async () => {
+        const previous = (await recordedMigrations()).get(name);
+        if (previous) {
+          if (previous.finished_at === null) {
+            throw new Error(`Migration ${name} failed earlier and was never finished; fix the database by hand, then delete its row from _prisma_migrations.`);
+          }
+          if (previous.checksum !== checksum) {
+            throw new Error(`Migration ${name} was changed after it was applied (checksum differs); add a new migration instead of editing an applied one.`);
+          }
+          return true;
         }
-        if (previous.checksum !== checksum) {
-          throw new Error(`Migration ${name} was changed after it was applied (checksum differs); add a new migration instead of editing an applied one.`);
+        try {
+          await client.query(sql);
+        } catch (error) {
+          throw new Error(`Migration ${name} failed: ${(error as Error).message}`);
         }
-        alreadyApplied++;
-        continue;
-      }
-      await client.query('BEGIN');
-      try {
-        await client.query(sql);
         await client.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
            VALUES ($1, $2, now(), $3, now(), 1)`,
           [randomUUID(), checksum, name],
         );
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`Migration ${name} failed: ${(error as Error).message}`);
-      }
-      applied.push(name);
+        return false;
+      });
+      if (wasApplied) alreadyApplied++;
+      else applied.push(name);
     }
     // TICKFLOW_STATS_TZ only seeds the stats zone setting; once stored, the database's value wins.
     const statsZone = process.env.TICKFLOW_STATS_TZ?.trim();
     if (statsZone && isValidTimeZone(statsZone)) await client.query(SEED_STATS_TZ_SQL, [statsZone]);
     return { applied, alreadyApplied };
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
 }

@@ -59,6 +59,8 @@ export interface TickResult {
   jobs: number;
   /** runs created by triggerRun (whatever the block strategy made of them) */
   fired: number;
+  /** jobs whose due slot was later than the misfire grace (handled per their misfire policy) */
+  misfires: number;
   /** skipped records written (individual or summary) */
   skippedRecords: number;
   /** jobs paused because their schedule ended (once fired, window over) */
@@ -127,7 +129,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   const triggeredBy = options.triggeredBy ?? 'scheduler';
   const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
   const result: TickResult = {
-    jobs: 0, fired: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null, waitingJobIds: [],
+    jobs: 0, fired: 0, misfires: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null, waitingJobIds: [],
   };
   let waiting = 0;
 
@@ -178,6 +180,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           const counts = await applyPlan(tx, job.id, plan, triggeredBy, now);
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_job');
           result.fired += counts.fired;
+          if (plan.misfire) result.misfires++;
           result.skippedRecords += counts.skipped;
           result.ahead += counts.ahead;
           if (counts.waitingUntil) {

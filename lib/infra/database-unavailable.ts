@@ -1,0 +1,45 @@
+/**
+ * Whether an error means "the database cannot be reached right now" (down,
+ * restarting, failing over, out of connections) rather than a bug or bad
+ * input: the console answers those with 503 and a clear message instead of a
+ * 500 (docs/operations.md "Database restarts and failover").
+ *
+ * Recognised, anywhere in the error's `cause` / Prisma `meta.driverAdapterError`
+ * chain: Prisma's P1001 (cannot reach), P1002 (timed out), P1017 (server closed
+ * the connection), P2024 (pool timeout); the pg driver adapter's kinds
+ * DatabaseNotReachable, ConnectionClosed, SocketTimeout, TooManyConnections;
+ * PostgreSQL SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown,
+ * crash, cannot connect now) and 53300 (too many connections) — see the
+ * PostgreSQL docs, "PostgreSQL Error Codes"; Node socket errors (ECONNREFUSED,
+ * ECONNRESET, …); and node-postgres' "Connection terminated" messages.
+ */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (shutting down|starting up|in recovery mode)|Can't reach database server/i;
+
+/** True when `error` (or anything it wraps) says the database is unreachable or refusing connections. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length && seen.size < 20) {
+    const e = queue.shift();
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const x = e as { code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    const code = typeof x.code === 'string' ? x.code : typeof x.originalCode === 'string' ? x.originalCode : undefined;
+    if (code && (PRISMA_CODES.has(code) || SQLSTATES.has(code) || SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+    if (typeof x.kind === 'string' && ADAPTER_KINDS.has(x.kind)) return true;
+    if (typeof x.message === 'string' && MESSAGES.test(x.message)) return true;
+    queue.push(x.cause, x.meta?.driverAdapterError);
+  }
+  return false;
+}
+
+/** What the console says while the database is away (API JSON and pages). */
+export const DATABASE_UNAVAILABLE_MESSAGE =
+  'The database is not reachable right now (restarting, failing over or overloaded). Tickflow keeps retrying; try again in a few seconds.';
+
+/** Seconds a client should wait before retrying (the Retry-After header). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;

@@ -1,0 +1,443 @@
+/**
+ * `npm start` under a service manager (docs/operations.md "Stopping"): every
+ * way of stopping the stack — SIGTERM or SIGINT to npm, to the launcher, to the
+ * supervisor or to npm's whole process group, and npm or the launcher dying —
+ * drains the worker (a task running at the signal finishes and is recorded),
+ * stops the console and then the embedded database, exits 0 and leaves no
+ * process behind; a second signal stops at once.
+ *
+ * Real processes throughout: `npm` running the real scripts/start.ts, which
+ * starts the embedded PostgreSQL, the real console and a real worker. The
+ * console is the production build (`npm start`) when `.next` is current, else
+ * `npm run dev` (the same supervisor, with `next dev`): no test pays a 2-minute
+ * `next build`, and none is skipped. `npm test` runs this stage before its e2e
+ * build, so on a fresh checkout this file exercises `next dev`. The tests that
+ * start a console stay in this one file: vitest runs a file's tests one after
+ * another, and `next dev` allows one server per checkout.
+ *
+ * Also here: a database restart under a running stack (the console's 503s),
+ * and `npm run worker` stopped by Ctrl-C or SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { triggerRun } from '../../lib/engine/index.ts';
+import { consoleBuildIsStale } from '../../lib/infra/console-build.ts';
+import { startEmbeddedPostgres } from '../../lib/infra/embedded-postgres.ts';
+import { ensureDatabase, migrate, withDatabase } from '../../lib/infra/migrate.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { insertJob } from './worker-fixtures.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SCRIPT = consoleBuildIsStale(ROOT) ? 'dev' : 'start';
+const GRACE_MS = 15_000;
+const TOKEN = `tf-test-${randomBytes(12).toString('hex')}`;
+const dataDir = path.join(ROOT, '.tickflow', `service-test-${process.pid}`);
+let port = 0;
+let pgPort = 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port: p } = server.address() as net.AddressInfo;
+      server.close(() => resolve(p));
+    });
+  });
+}
+
+function freePortIs(p: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(p, () => server.close(() => resolve(true)));
+  });
+}
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+/** Parent pid of every live process, from /proc (Linux). */
+function processTable(): Map<number, { ppid: number; cmdline: string }> {
+  const table = new Map<number, { ppid: number; cmdline: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      table.set(Number(entry), { ppid, cmdline });
+    } catch { /* it exited meanwhile */ }
+  }
+  return table;
+}
+
+interface Stack {
+  npm: ChildProcess;
+  launcher: number;
+  supervisor: number;
+  console: number;
+  worker: number;
+  postmaster: number;
+  output(): string;
+  /** npm's exit, as seen by the test (its parent) */
+  npmExited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const stacks: Stack[] = [];
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function api(method: string, route: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1${route}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, json: await res.json().catch(() => null) };
+}
+
+/** `npm start` (or `npm run dev`) in a process group of its own, as a service manager runs it; resolves once the console answers and the worker is online. */
+async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    TICKFLOW_PG_PORT: String(pgPort),
+    TICKFLOW_DATA_DIR: dataDir,
+    TICKFLOW_SEED: '0',
+    TICKFLOW_SHUTDOWN_GRACE_MS: String(GRACE_MS),
+    TICKFLOW_API_TOKEN: TOKEN,
+    TICKFLOW_ADMIN_PASSWORD: 'service-test-password',
+    LOG_LEVEL: 'info',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  delete env.DATABASE_URL;
+  delete env.VITEST;
+  Object.assign(env, extraEnv);
+  const external = Boolean(extraEnv.DATABASE_URL);
+  const npm = spawn('npm', ['run', '--silent', SCRIPT], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  npm.stdout!.on('data', (d) => { out += d; });
+  npm.stderr!.on('data', (d) => { out += d; });
+  const npmExited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+  const partial = { npm, output: () => out, npmExited } as Stack;
+  stacks.push(partial);
+  await waitFor('the console and an online worker', async () => {
+    if (npm.exitCode !== null) throw new Error(`npm exited early:\n${out}`);
+    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json()).catch(() => null);
+    return health?.workers >= 1;
+  }, 180_000);
+  // `next dev` compiles a route on its first request: do it now, not while a task runs.
+  await api('GET', '/runs/00000000-0000-4000-8000-000000000000');
+  await api('GET', '/jobs/00000000-0000-4000-8000-000000000000');
+  const table = processTable();
+  const childOf = (pid: number, match: RegExp) => [...table].find(([, p]) => p.ppid === pid && match.test(p.cmdline))?.[0];
+  const launcher = childOf(npm.pid!, /scripts\/start\.ts/);
+  const supervisor = launcher && childOf(launcher, /scripts\/start\.ts/);
+  const consolePid = supervisor && childOf(supervisor, /next/);
+  const worker = supervisor && childOf(supervisor, /worker\/index\.ts/);
+  const postmaster = external ? 0 : Number(readFileSync(path.join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (!launcher || !supervisor || !consolePid || !worker) throw new Error(`process tree not found: ${JSON.stringify({ launcher, supervisor, consolePid, worker })}`);
+  return Object.assign(partial, { launcher, supervisor, console: consolePid, worker, postmaster });
+}
+
+/** A manual job whose one task sleeps `ms` (ignoring cancellation when `ignoreAbort`), triggered and running; returns the run id. */
+async function runningTask(ms: number, ignoreAbort = false): Promise<string> {
+  const job = await api('POST', '/jobs', {
+    key: `svc.${randomBytes(4).toString('hex')}`,
+    name: 'service test',
+    schedule: { kind: 'manual' },
+    handler: ignoreAbort ? 'builtin.ignore-abort' : 'builtin.sleep',
+    payload: { ms },
+    policy: { timeoutSeconds: 120, maxRetries: 0 },
+  });
+  expect(job.status, JSON.stringify(job.json)).toBe(201);
+  const run = await api('POST', `/jobs/${job.json.id}/trigger`, {});
+  expect(run.status, JSON.stringify(run.json)).toBe(201);
+  const runId: string = run.json.id;
+  await waitFor('the task running', async () => {
+    const status = (await api('GET', `/runs/${runId}`)).json?.tasks?.[0]?.status;
+    if (status !== undefined && status !== 'pending' && status !== 'running') throw new Error(`the task ended (${status}) before the test saw it running`);
+    return status === 'running';
+  }, 30_000);
+  return runId;
+}
+
+/** Every process of the stack has exited; returns how long that took. */
+async function allGone(stack: Stack, since: number, timeoutMs: number): Promise<number> {
+  const pids = [stack.npm.pid!, stack.launcher, stack.supervisor, stack.console, stack.worker, stack.postmaster].filter((pid) => pid > 0);
+  await waitFor(`all of ${JSON.stringify(pids)} to exit\n${stack.output()}`, () => pids.every((pid) => !alive(pid)), timeoutMs);
+  const tookMs = Date.now() - since;
+  // and nothing else of the console (next dev's server process) still holds the port
+  expect(await freePortIs(port)).toBe(true);
+  return tookMs;
+}
+
+/** Lines of the supervisor's own stop sequence, in the order they were printed. */
+function stopSequence(output: string): string[] {
+  return output.split('\n').filter((l) => /^\[tickflow\] (worker stopped|console stopped|embedded database stopped|stopped)\b/.test(l)).map((l) => l.replace(/ \(.*\)$/, ''));
+}
+
+/** The status of `runId`'s task, read from the stopped stack's data directory. */
+async function taskStatusAfterStop(runId: string): Promise<string> {
+  const server = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pgdata'), port: pgPort, log: () => undefined });
+  const client = new pg.Client({ connectionString: withDatabase(server.adminUrl, 'tickflow') });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ status: string }>('SELECT status FROM tasks WHERE run_id = $1', [runId]);
+    return rows[0]!.status;
+  } finally {
+    await client.end().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+/**
+ * The common proof: the task running at the stop finished and was recorded
+ * (the worker drained before the database stopped), the stop sequence was
+ * worker → console → database, nothing is left running, within the grace period.
+ */
+async function expectOrderlyStop(stack: Stack, runId: string, since: number, npmCode: 'observed' | 'unobservable') {
+  const tookMs = await allGone(stack, since, GRACE_MS + 30_000);
+  if (npmCode === 'observed') expect(await stack.npmExited).toEqual({ code: 0, signal: null });
+  const out = stack.output();
+  expect(out).toMatch(/"drained":true/);
+  expect(stopSequence(out)).toEqual(['[tickflow] worker stopped', '[tickflow] console stopped', '[tickflow] embedded database stopped', '[tickflow] stopped']);
+  expect(out).toMatch(/\[tickflow\] worker stopped \(0\)/);
+  // the 4 s task, then the console and the database: well inside the grace period
+  expect(tookMs).toBeLessThan(GRACE_MS);
+  expect(await taskStatusAfterStop(runId)).toBe('success');
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  pgPort = await freePort();
+});
+
+afterEach(async () => {
+  // A failed test must not leave its stack running for the next one.
+  for (const stack of stacks.splice(0)) {
+    for (const pid of [stack.worker, stack.console, stack.supervisor, stack.launcher, stack.npm.pid!]) {
+      if (pid && alive(pid)) { try { process.kill(-pid, 'SIGKILL'); } catch { /* not a group leader */ } try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    }
+    if (stack.postmaster && alive(stack.postmaster)) process.kill(stack.postmaster, 'SIGQUIT');
+  }
+});
+
+afterAll(() => {
+  if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
+});
+
+type Target = 'npm' | 'launcher' | 'supervisor' | "npm's process group";
+const pidOf = (stack: Stack, target: Target) =>
+  target === 'npm' ? stack.npm.pid! : target === 'launcher' ? stack.launcher : target === 'supervisor' ? stack.supervisor : -stack.npm.pid!;
+
+describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0, and leaves nothing behind`, () => {
+  for (const target of ['npm', 'launcher', 'supervisor', "npm's process group"] as const) {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      it(`${signal} to ${target}`, async () => {
+        const stack = await startStack();
+        const runId = await runningTask(4000);
+        const since = Date.now();
+        process.kill(pidOf(stack, target), signal);
+        await expectOrderlyStop(stack, runId, since, 'observed');
+      }, 300_000);
+    }
+  }
+
+  it('npm dies (SIGKILL): the launcher notices its parent is gone and stops the stack', async () => {
+    const stack = await startStack();
+    const runId = await runningTask(4000);
+    const since = Date.now();
+    process.kill(stack.npm.pid!, 'SIGKILL');
+    await expectOrderlyStop(stack, runId, since, 'unobservable');
+  }, 300_000);
+
+  it('the launcher dies (SIGKILL): the supervisor notices its channel close and stops the stack', async () => {
+    const stack = await startStack();
+    const runId = await runningTask(4000);
+    const since = Date.now();
+    process.kill(stack.launcher, 'SIGKILL');
+    await expectOrderlyStop(stack, runId, since, 'unobservable');
+  }, 300_000);
+
+  it('a second signal stops at once: no drain, the database still stopped, exit 130', async () => {
+    const stack = await startStack();
+    await runningTask(60_000, true);
+    process.kill(stack.npm.pid!, 'SIGTERM');
+    await waitFor('the worker draining', () => /worker draining/.test(stack.output()), 10_000);
+    // a person's second Ctrl-C, not the same delivery (lib/infra/stop-requests.ts)
+    await new Promise((r) => setTimeout(r, 1000));
+    const since = Date.now();
+    process.kill(stack.npm.pid!, 'SIGTERM');
+    const tookMs = await allGone(stack, since, 20_000);
+    expect(tookMs).toBeLessThan(10_000); // not the 15 s grace, nor the 60 s task
+    expect(await stack.npmExited).toEqual({ code: 130, signal: null });
+    expect(stack.output()).toMatch(/stopping now/);
+    expect(stopSequence(stack.output()).slice(-2)).toEqual(['[tickflow] embedded database stopped', '[tickflow] stopped']);
+  }, 300_000);
+});
+
+describe('a database restart under a running stack (docs/operations.md "Database restarts and failover")', () => {
+  it('the console answers 503 with a clear message (API JSON and pages) while it is away; no work is lost or doubled', async () => {
+    const externalDir = path.join(ROOT, '.tickflow', `restart-test-${process.pid}`);
+    const externalPort = await freePort();
+    const start = () => startEmbeddedPostgres({ dataDir: externalDir, port: externalPort, fast: true, log: () => undefined });
+    let server = await start();
+    try {
+      await ensureDatabase(server.adminUrl, 'tickflow');
+      const url = withDatabase(server.adminUrl, 'tickflow');
+      await migrate(url);
+      const stack = await startStack({ DATABASE_URL: url, TICKFLOW_POLL_MS: '500' });
+
+      const runIds: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const job = await api('POST', '/jobs', {
+          key: `restart.${i}`, name: 'restart test', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 400 }, policy: { timeoutSeconds: 60, maxRetries: 3 },
+        });
+        expect(job.status, JSON.stringify(job.json)).toBe(201);
+        runIds.push((await api('POST', `/jobs/${job.json.id}/trigger`, {})).json.id);
+      }
+      const succeeded = async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        try {
+          const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND status = 'success'`, [runIds]);
+          return rows[0]!.n;
+        } finally {
+          await c.end();
+        }
+      };
+      await waitFor('a few runs done', async () => (await succeeded()) >= 2, 60_000);
+
+      await server.stop();
+      const api503 = await api('GET', '/jobs');
+      expect(api503.status).toBe(503);
+      expect(api503.json.error).toMatchObject({ code: 'database_unavailable', message: expect.stringMatching(/database is not reachable/) });
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(503);
+      // a page (the probe's answer is cached up to 2 s)
+      const page = await waitFor('the 503 page', async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/jobs`, { redirect: 'manual' });
+        return res.status === 503 ? res : null;
+      }, 10_000);
+      expect(page.headers.get('retry-after')).toBe('5');
+      expect(await page.text()).toMatch(/database is not reachable right now/);
+
+      server = await start();
+      const restartedAt = Date.now();
+      await waitFor('every run to finish after the restart', async () => (await succeeded()) === runIds.length, 60_000);
+      const resumeMs = Date.now() - restartedAt;
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        // nothing lost, nothing doubled: each run's one task succeeded exactly once
+        const { rows } = await c.query<{ successes: number }>(
+          `SELECT (SELECT count(*)::int FROM task_logs l WHERE l.task_id = t.id AND l.to_status = 'success') AS successes
+           FROM tasks t WHERE t.run_id = ANY($1::uuid[])`,
+          [runIds],
+        );
+        expect(rows).toHaveLength(runIds.length);
+        for (const r of rows) expect(r.successes).toBe(1);
+      } finally {
+        await c.end();
+      }
+      expect(resumeMs).toBeLessThan(60_000);
+      const pageBack = await waitFor('pages back', async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/jobs`, { redirect: 'manual' });
+        return res.status !== 503 ? res : null;
+      }, 10_000);
+      expect([200, 307]).toContain(pageBack.status);
+
+      const since = Date.now();
+      process.kill(stack.npm.pid!, 'SIGTERM');
+      await allGone(stack, since, GRACE_MS + 30_000);
+      expect(await stack.npmExited).toEqual({ code: 0, signal: null });
+    } finally {
+      await server.stop();
+      rmSync(externalDir, { recursive: true, force: true });
+      rmSync(`${externalDir}.password`, { force: true });
+    }
+  }, 300_000);
+});
+
+describe('npm run worker', () => {
+  for (const [way, send] of [
+    ["SIGINT to its process group (Ctrl-C: npm forwards it, the worker gets it twice)", (pid: number) => process.kill(-pid, 'SIGINT')],
+    ['SIGTERM to npm (docker stop, systemd)', (pid: number) => process.kill(pid, 'SIGTERM')],
+  ] as const) {
+    it(`${way}: drains the running task and exits 0`, async () => {
+      const t = await createTestDatabase();
+      try {
+        const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'info', TICKFLOW_SHUTDOWN_GRACE_MS: String(GRACE_MS), TICKFLOW_POLL_MS: '200' };
+        delete env.VITEST;
+        const npm = spawn('npm', ['run', '--silent', 'worker'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        npm.stdout!.on('data', (d) => { out += d; });
+        npm.stderr!.on('data', (d) => { out += d; });
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+        try {
+          await waitFor('worker ready', () => /"msg":"worker ready"/.test(out), 60_000);
+          const jobId = await insertJob(t.db, { scheduleKind: 'manual', timeoutSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
+          const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+          await waitFor('the task running', async () => (await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).status === 'running', 20_000);
+          send(npm.pid!);
+          expect(await exited).toEqual({ code: 0, signal: null });
+          expect(out).toMatch(/"drained":true/);
+          expect(out).not.toMatch(/second signal/);
+          expect((await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).status).toBe('success');
+        } finally {
+          if (npm.exitCode === null) { try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* gone */ } }
+        }
+      } finally {
+        await t.close();
+      }
+    }, 120_000);
+  }
+});
+
+describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/operations.md)', () => {
+  it('runs the console alone on an external database and stops it in order', async () => {
+    const t = await createTestDatabase();
+    try {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env, DATABASE_URL: t.url, PORT: String(port), TICKFLOW_START_WORKER: '0', TICKFLOW_SEED: '0',
+        TICKFLOW_DATA_DIR: dataDir, TICKFLOW_ADMIN_PASSWORD: 'service-test-password', LOG_LEVEL: 'info', NEXT_TELEMETRY_DISABLED: '1',
+      };
+      delete env.VITEST;
+      const npm = spawn('npm', ['run', '--silent', SCRIPT], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      npm.stdout!.on('data', (d) => { out += d; });
+      npm.stderr!.on('data', (d) => { out += d; });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+      try {
+        const health = await waitFor('the console', async () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json()).catch(() => null), 180_000);
+        expect(health).toMatchObject({ status: 'ok', workers: 0 });
+        expect(out).toMatch(/Ctrl-C stops the console\)/);
+        const launcher = [...processTable()].find(([, p]) => p.ppid === npm.pid && /scripts\/start\.ts/.test(p.cmdline))?.[0];
+        const supervisor = launcher && [...processTable()].find(([, p]) => p.ppid === launcher && /scripts\/start\.ts/.test(p.cmdline))?.[0];
+        expect(supervisor).toBeTruthy();
+        expect([...processTable()].filter(([, p]) => p.ppid === supervisor && /worker\/index\.ts/.test(p.cmdline))).toEqual([]);
+        process.kill(npm.pid!, 'SIGTERM');
+        expect(await exited).toEqual({ code: 0, signal: null });
+        expect(stopSequence(out)).toEqual(['[tickflow] console stopped', '[tickflow] stopped']);
+        expect(await freePortIs(port)).toBe(true);
+      } finally {
+        if (npm.exitCode === null) { try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* gone */ } }
+      }
+    } finally {
+      await t.close();
+    }
+  }, 240_000);
+});
