@@ -21,9 +21,11 @@
  * | TICKFLOW_SHELL_KILL_GRACE_MS | 5000 | SIGTERM -> SIGKILL grace for shell tasks |
  * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
  * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
+ * | TICKFLOW_TASK_LOG_FLUSH_MS, …_MAX_LINES, …_MAX_BYTES, …_MAX_LINE_BYTES | 250, 10000, 2 MiB, 8 KiB | task log lines (docs/task-logs.md) |
  */
 import { hostname } from 'node:os';
 import { parseSqlConnections } from './handlers/sql.ts';
+import { taskLogConfigFromEnv, type TaskLogWriterConfig } from './task-log-writer.ts';
 
 export type WorkerRole = 'tick' | 'claim' | 'reap';
 
@@ -47,6 +49,8 @@ export interface WorkerConfig {
   sqlConnections: Record<string, string>;
   roles: WorkerRole[];
   dbPoolSize: number;
+  /** task log lines: flush cadence and per-attempt limits (worker/task-log-writer.ts; defaults when absent) */
+  taskLog?: Partial<TaskLogWriterConfig>;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +107,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  let taskLog: TaskLogWriterConfig;
+  try {
+    taskLog = taskLogConfigFromEnv(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     databaseUrl,
     concurrency,
@@ -124,5 +134,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     roles: roles as WorkerRole[],
     // claimer + heartbeat + ticker + reaper + completions: leave room for concurrency.
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
+    taskLog,
   };
 }

@@ -32,6 +32,8 @@ import { Listener } from './listener.ts';
 import { Reaper } from './reaper.ts';
 import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
+import { DEFAULT_TASK_LOG_CONFIG, TaskLogWriter } from './task-log-writer.ts';
+import pg from 'pg';
 
 export const WORKER_VERSION = '0.1.0';
 
@@ -57,6 +59,8 @@ export interface Worker {
   readonly db: PrismaClient;
   readonly handlers: HandlerRegistry;
   readonly runner: Runner;
+  /** stores handlers' task log lines */
+  readonly taskLogs: TaskLogWriter;
   readonly claimer: Claimer;
   readonly ticker: Ticker;
   readonly reaper: Reaper;
@@ -94,6 +98,18 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   let logger = base;
   const roles = new Set<WorkerRole>(config.roles);
 
+  // Task log lines go over a connection of their own, so a chatty handler's flushes never
+  // take a connection from the claims and completions (worker/task-log-writer.ts).
+  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1 });
+  taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
+  const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
+    pool: taskLogPool,
+    clock,
+    get logger() {
+      return logger.child({ component: 'task-log-writer' });
+    },
+  });
+
   // Services are built now; their configs receive the node id at registration.
   const runnerConfig = { nodeId: '' };
   let claimer!: Claimer;
@@ -105,6 +121,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       return logger.child({ component: 'runner' });
     },
     onSlotFree: () => claimer?.slotFree(),
+    taskLogs,
   });
   const claimerConfig = {
     nodeId: '',
@@ -181,6 +198,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     db,
     handlers: registry,
     runner,
+    taskLogs,
     claimer,
     ticker,
     reaper,
@@ -221,6 +239,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
       if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.count }, clock()).catch(() => false);
       state = 'stopped';
+      await taskLogs.stop().catch(() => undefined);
+      await taskLogPool.end().catch(() => undefined);
       await registry.close();
       if (ownsDb) await db.$disconnect();
       logger.info({ drained, aborted }, 'worker stopped');
@@ -230,6 +250,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       state = 'stopped';
       runner.abortAll('shutdown');
       await Promise.all([claimer.stop(), ticker.stop(), heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
+      await taskLogs.stop().catch(() => undefined);
+      await taskLogPool.end().catch(() => undefined);
       await registry.close();
       if (ownsDb) await db.$disconnect().catch(() => undefined);
     },

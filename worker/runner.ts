@@ -26,6 +26,7 @@ import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.t
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
 import { loggerTaskLog } from './handlers/types.ts';
+import type { TaskLogWriter } from './task-log-writer.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 
@@ -66,6 +67,8 @@ export interface RunnerDeps {
   logger: Logger;
   /** called whenever an attempt leaves the runner (its slot is free) */
   onSlotFree?: () => void;
+  /** stores handlers' task log lines (task-log-writer.ts); without it they go to the process log */
+  taskLogs?: TaskLogWriter;
 }
 
 interface Active {
@@ -150,6 +153,7 @@ export class Runner {
     }, timeoutMs);
 
     const handler = this.deps.handlers.get(task.handler);
+    const lines = this.deps.taskLogs?.open({ taskId: task.id, runId: task.runId, jobId: task.jobId ?? '', attempt: task.attempt });
     const run = async (): Promise<unknown> => {
       if (!handler) throw new HandlerError(`no handler "${task.handler}" on this worker`, { code: 'unknown_handler' });
       return handler({
@@ -160,8 +164,8 @@ export class Runner {
         runId: task.runId,
         signal: controller.signal,
         log,
-        taskLog: loggerTaskLog(log),
-        progress: (done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress'),
+        taskLog: lines?.taskLog ?? loggerTaskLog(log),
+        progress: lines?.progress ?? ((done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress')),
         timeoutMs,
       });
     };
@@ -172,6 +176,10 @@ export class Runner {
     );
 
     entry.done = handled.then(async (r) => {
+      if (lines) {
+        if (!r.ok) lines.taskLog.write?.({ level: 'error', stream: 'system', text: `attempt failed: ${describeError(r.error)}` });
+        lines.close();
+      }
       const late = entry.settled;
       if (!late) {
         entry.settled = true;
