@@ -100,7 +100,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
 
   // Task log lines go over a connection of their own, so a chatty handler's flushes never
   // take a connection from the claims and completions (worker/task-log-writer.ts).
-  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1 });
+  // work_mem: the trigram index's pending-list merge, done by the inserting session, runs in it
+  // (prisma/migrations/20261201600000_task_log_lines); 64 MB makes it several times cheaper per line.
+  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, options: '-c work_mem=64MB' });
   taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
   const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
     pool: taskLogPool,

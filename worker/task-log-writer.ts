@@ -46,7 +46,7 @@ export interface TaskLogWriterConfig {
 }
 
 export const DEFAULT_TASK_LOG_CONFIG: TaskLogWriterConfig = {
-  flushMs: 250,
+  flushMs: 200,
   batchLines: 2000,
   maxLines: 10_000,
   maxBytes: 2 * 1024 * 1024,
@@ -385,7 +385,7 @@ function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
 
 /**
  * The writer's settings from the environment (README "Configuration", docs/task-logs.md):
- * TICKFLOW_TASK_LOG_FLUSH_MS (250, 10..1000), TICKFLOW_TASK_LOG_MAX_LINES (10000),
+ * TICKFLOW_TASK_LOG_FLUSH_MS (200, 10..1000), TICKFLOW_TASK_LOG_MAX_LINES (10000),
  * TICKFLOW_TASK_LOG_MAX_BYTES (2097152), TICKFLOW_TASK_LOG_MAX_LINE_BYTES (8192).
  * @throws Error naming the variable when a value is not an integer in range
  */

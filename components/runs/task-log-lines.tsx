@@ -10,8 +10,8 @@ import { getJson } from '../api';
 import { formatUtc } from '../time';
 import { LEVELS, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
-/** How often a running attempt's lines are asked for (ms): with the worker's flush (≤ 250 ms by default) new lines show within 1 s. */
-const TAIL_MS = 500;
+/** How often a running attempt's lines are asked for (ms): with the worker's flush (200 ms by default) new lines show within 1 s. */
+const TAIL_MS = 250;
 /** After an attempt ended, keep asking this long (ms) for the worker's last flush. */
 const FINAL_GRACE_MS = 2500;
 /** Lines kept in the browser per attempt (the worker's default per-attempt limit is 10,000). */
@@ -204,6 +204,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
               data-seq={l.seq}
               data-level={l.level}
               data-stream={l.stream}
+              data-highlight={highlight === l.seq ? 'true' : undefined}
               className={cn('flex gap-2', wrap ? 'whitespace-pre-wrap break-all' : 'whitespace-pre', highlight === l.seq && 'bg-indigo-900/60')}
             >
               <time dateTime={l.time} title={formatUtc(l.time)} className="shrink-0 text-zinc-500">

@@ -31,7 +31,12 @@ CREATE INDEX task_log_lines_job_time_idx ON task_log_lines (job_id, time DESC);
 -- PostgreSQL's contrib (the embedded server and Debian's packages both have it) and is a
 -- trusted extension since PostgreSQL 13, so a database owner may create it.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX task_log_lines_text_trgm_idx ON task_log_lines USING gin (text gin_trgm_ops);
+-- Inserts go to GIN's pending list (fastupdate, the default) and are merged into the index in
+-- bulk once it holds gin_pending_list_limit: 16 MB instead of 4 MB makes those merges fewer
+-- and cheaper per line (the worker's log connection also runs with a larger work_mem, which
+-- the merge uses); a search scans at most that much unmerged list.
+CREATE INDEX task_log_lines_text_trgm_idx ON task_log_lines USING gin (text gin_trgm_ops)
+  WITH (gin_pending_list_limit = 16384);
 
 -- Same rule as task_logs: no UPDATE, no TRUNCATE; DELETE only by retention
 -- (SET LOCAL tickflow.retention = 'on' in the deleting transaction).
