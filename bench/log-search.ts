@@ -48,7 +48,8 @@ async function main() {
     await ensureDatabase(server.adminUrl, name);
     const url = withDatabase(server.adminUrl, name);
     await migrate(url);
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    // work_mem as on the worker's log connection (worker/create-worker.ts): the trigram index's merges run in it
+    const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
     const now = new Date('2026-11-30T00:00:00Z');
     const t0 = performance.now();
     const chunk = 500; // attempts per statement: 50,000 lines
