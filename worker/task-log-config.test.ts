@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadWorkerConfig } from './config';
 
-const load = (env: Record<string, string>) => loadWorkerConfig({ DATABASE_URL: 'postgres://x/y', ...env } as NodeJS.ProcessEnv);
+const load = (env: Record<string, string>) => loadWorkerConfig({ DATABASE_URL: 'postgres://x/y', ...env } as unknown as NodeJS.ProcessEnv);
 
 describe('task log settings (docs/task-logs.md)', () => {
   it('defaults: flush every 200 ms, 10,000 lines and 2 MiB per attempt, lines cut at 8 KiB', () => {

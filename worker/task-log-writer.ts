@@ -110,9 +110,18 @@ SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::timestamptz[], $5::uu
                      $7::task_log_level[], $8::task_log_stream[], $9::text[], $10::jsonb[])`;
 
 const VALUE_ERROR_CLASSES = ['22', '23', '54'];
+/** Rows per INSERT: lines that piled up during a slow flush go in several statements of bounded size. */
+const MAX_ROWS_PER_INSERT = 5000;
+/**
+ * JSON.stringify writes U+0000 as `\u0000` and a lone surrogate as `\udXXX` (paired ones
+ * raw), and PostgreSQL's jsonb refuses both. A literal backslash-u in a string also matches:
+ * that only costs the slow (exact) path.
+ */
+const UNSTORABLE_JSON = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
 
 /** Cuts `text` to at most `max` UTF-8 bytes (never inside a character), saying how much was cut. */
 function cutLine(text: string, max: number): string {
+  if (text.length * 3 <= max) return text; // at most 3 UTF-8 bytes per UTF-16 unit
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= max) return text;
   let cut = Buffer.from(text, 'utf8').subarray(0, max).toString('utf8');
@@ -218,13 +227,7 @@ export class TaskLogWriter {
   private row(st: AttemptState, level: TaskLogLevel, stream: TaskLogStream, text: unknown, fields: JsonObject | undefined, seq?: number): Row {
     const clean = cutLine(storableString(typeof text === 'string' ? text : String(text)), this.config.maxLineBytes);
     let json: string | null = null;
-    if (fields !== undefined && fields !== null) {
-      const safe = sanitizeJson(jsonSafe(fields)).value;
-      json = JSON.stringify(safe);
-      if (Buffer.byteLength(json, 'utf8') > this.config.maxLineBytes) {
-        json = JSON.stringify({ fieldsTruncated: true, bytes: Buffer.byteLength(json, 'utf8') });
-      }
-    }
+    if (fields !== undefined && fields !== null) json = this.fieldsJson(fields);
     return {
       taskId: st.key.taskId,
       attempt: st.key.attempt,
@@ -238,6 +241,23 @@ export class TaskLogWriter {
       fields: json,
       bytes: Buffer.byteLength(clean, 'utf8') + (json ? Buffer.byteLength(json, 'utf8') : 0),
     };
+  }
+
+  /**
+   * The fields as storable JSON text, at most maxLineBytes. Fast path: one JSON.stringify,
+   * whose text shows U+0000 and lone surrogates as `\u0000` / `\udXXX` escapes; only when
+   * one appears (or stringify throws) is the value walked and sanitised (worker/output.ts).
+   */
+  private fieldsJson(fields: JsonObject): string {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(fields, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+    } catch {
+      json = undefined;
+    }
+    if (json === undefined || UNSTORABLE_JSON.test(json)) json = JSON.stringify(sanitizeJson(jsonSafe(fields)).value) ?? 'null';
+    const bytes = json.length * 3 > this.config.maxLineBytes ? Buffer.byteLength(json, 'utf8') : json.length;
+    return bytes > this.config.maxLineBytes ? JSON.stringify({ fieldsTruncated: true, bytes }) : json;
   }
 
   /** Applies the per-attempt limits and the buffer cap; numbers the row when admitted. */
@@ -307,8 +327,8 @@ export class TaskLogWriter {
       this.timer = undefined;
     }
     if (this.buffer.length === 0) return Promise.resolve();
-    const batch = this.buffer;
-    this.buffer = [];
+    const batch = this.buffer.length > MAX_ROWS_PER_INSERT ? this.buffer.splice(0, MAX_ROWS_PER_INSERT) : this.buffer;
+    if (batch === this.buffer) this.buffer = [];
     // Unsent progress rows are now in flight: a new report must become a new row.
     for (const st of this.attempts.values()) st.pendingProgress = undefined;
     this.inFlight = this.send(batch).finally(() => {
