@@ -109,6 +109,14 @@ async function main() {
     await ensureDatabase(server.adminUrl, name);
     const url = withDatabase(server.adminUrl, name);
     await migrate(url);
+    if (process.env.BENCH_DROP_INDEX) {
+      // diagnostics: how much of the cost is one index (e.g. task_log_lines_text_trgm_idx)
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP INDEX ${process.env.BENCH_DROP_INDEX.replace(/[^a-z_]/g, '')}`);
+      await c.end();
+      console.log(`without index ${process.env.BENCH_DROP_INDEX}`);
+    }
     console.log(`N = ${n} one-step runs per variant, one in-process worker, concurrency ${concurrency}`);
     for (const workMs of works) {
       const quiet = await drain(url, n, { lines: 0, workMs }, concurrency);

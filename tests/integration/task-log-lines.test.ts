@@ -134,6 +134,18 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('stores fields PostgreSQL would refuse as they would be stored as output (bigint as text, U+FFFD for NUL and lone surrogates)', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.taskLog.info('odd fields', { big: 10n, lone: '\ud800x', nul: 'a\u0000b', pair: '\ud83d\ude00' } as unknown as Record<string, unknown>);
+    l.taskLog.info('plain "quotes" \\ and \n newline', { nested: { list: [1, 'two', null] } });
+    await w.stop();
+    const got = await lines(a.taskId);
+    expect(got[0]!.fields).toEqual({ big: '10', lone: '\uFFFDx', nul: 'a\uFFFDb', pair: '\ud83d\ude00' });
+    expect(got[1]).toMatchObject({ text: 'plain "quotes" \\ and \n newline', fields: { nested: { list: [1, 'two', null] } } });
+  });
+
   it('coalesces progress reports made between two flushes into one line with the latest values', async () => {
     const w = writer(t.pool);
     const a = taskIds();
