@@ -112,6 +112,8 @@ SELECT x.t, x.a, x.s, x.ts, x.r, x.j, x.l, x.st, x.x, x.f
   FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, j text, l task_log_level, st task_log_stream, x text, f jsonb)`;
 
 const VALUE_ERROR_CLASSES = ['22', '23', '54'];
+/** Lines waiting in memory past which the writer warns that it is behind. */
+const BEHIND_LINES = 20_000;
 /** Rows per INSERT: lines that piled up during a slow flush go in several statements of bounded size. */
 const MAX_ROWS_PER_INSERT = 5000;
 /**
@@ -292,8 +294,16 @@ export class TaskLogWriter {
     return true;
   }
 
+  private lastBehindWarning = 0;
+
   private push(row: Row): void {
     this.buffer.push(row);
+    if (this.buffer.length >= BEHIND_LINES && Date.now() - this.lastBehindWarning > 60_000) {
+      // Handlers write faster than the database stores: lines wait in memory, and a crash now
+      // loses more than one flush interval. Say so (once a minute) rather than slow the queue.
+      this.lastBehindWarning = Date.now();
+      this.deps.logger.warn({ waiting: this.buffer.length, max: this.config.maxBufferedLines }, 'task log lines are written faster than the database stores them');
+    }
     if (this.buffer.length >= this.config.batchLines && !this.inFlight) {
       void this.runFlush();
     } else {

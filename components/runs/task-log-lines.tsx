@@ -42,24 +42,30 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
   const [highlight, setHighlight] = React.useState<number | null>(null);
   const box = React.useRef<HTMLDivElement>(null);
   const stick = React.useRef(true);
+  /** the attempt being shown and the last seq read of it (kept across restarts of the tail for the same attempt) */
+  const cursor = React.useRef({ key: '', afterSeq: 0 });
 
   // Tail the selected attempt: ask for lines after the last seen seq until the attempt is
   // final and the grace for its last flush has passed. A new attempt or task restarts it.
   React.useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let afterSeq = 0;
     let finalSince: number | null = null;
     const ctrl = new AbortController();
-    setLines([]);
-    setMeta(null);
-    setError(null);
+    const key = `${task.id}:${attempt}`;
+    if (cursor.current.key !== key) {
+      cursor.current = { key, afterSeq: 0 };
+      setLines([]);
+      setMeta(null);
+      setError(null);
+    }
+    const cur = cursor.current;
     const tick = async () => {
       try {
         for (;;) {
-          const page = await getJson<TaskLogLinesPage>(`/api/v1/tasks/${task.id}/logs?attempt=${attempt}&afterSeq=${afterSeq}&limit=${PAGE}`, ctrl.signal);
-          if (stopped) return;
-          afterSeq = page.nextAfterSeq;
+          const page = await getJson<TaskLogLinesPage>(`/api/v1/tasks/${task.id}/logs?attempt=${attempt}&afterSeq=${cur.afterSeq}&limit=${PAGE}`, ctrl.signal);
+          if (stopped || cursor.current !== cur) return;
+          cur.afterSeq = page.nextAfterSeq;
           if (page.lines.length) setLines((prev) => (prev.length + page.lines.length > MAX_LINES ? prev : [...prev, ...page.lines]));
           setMeta({ final: page.final, leaseReclaimed: page.leaseReclaimed, progress: page.progress });
           setError(null);
@@ -73,6 +79,8 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         setError((e as Error).message);
       }
       if (finalSince !== null && Date.now() - finalSince > FINAL_GRACE_MS) return;
+      // A task not running yet writes nothing: its status change (the run page polls it) restarts this.
+      if (finalSince === null && task.status === 'pending' && attempt === task.attempt) return;
       timer = setTimeout(tick, TAIL_MS);
     };
     void tick();
@@ -81,8 +89,8 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
       ctrl.abort();
       if (timer) clearTimeout(timer);
     };
-    // task.status: a retried task (final -> pending again) restarts the tail of its attempt.
-  }, [task.id, attempt, task.status]);
+    // task.status: a task that starts, ends or is retried restarts the tail of its attempt.
+  }, [task.id, task.attempt, attempt, task.status]);
 
   // `#lines-…` links from the task-log state changes.
   React.useEffect(() => {
