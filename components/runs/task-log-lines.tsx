@@ -12,6 +12,8 @@ import { LEVELS, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesA
 
 /** How often a running attempt's lines are asked for (ms): with the worker's flush (200 ms by default) new lines show within 1 s. */
 const TAIL_MS = 250;
+/** How often the lines of a task waiting to be claimed are asked for (ms): its first lines also show within 1 s. */
+const WAITING_MS = 500;
 /** After an attempt ended, keep asking this long (ms) for the worker's last flush. */
 const FINAL_GRACE_MS = 2500;
 /** Lines kept in the browser per attempt (the worker's default per-attempt limit is 10,000). */
@@ -51,6 +53,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let finalSince: number | null = null;
+    let waiting = false;
     const ctrl = new AbortController();
     const key = `${task.id}:${attempt}`;
     if (cursor.current.key !== key) {
@@ -68,6 +71,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
           cur.afterSeq = page.nextAfterSeq;
           if (page.lines.length) setLines((prev) => (prev.length + page.lines.length > MAX_LINES ? prev : [...prev, ...page.lines]));
           setMeta({ final: page.final, leaseReclaimed: page.leaseReclaimed, progress: page.progress });
+          waiting = page.taskStatus === 'pending' && !page.final;
           setError(null);
           if (!page.more) {
             if (page.final) finalSince ??= Date.now();
@@ -79,9 +83,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         setError((e as Error).message);
       }
       if (finalSince !== null && Date.now() - finalSince > FINAL_GRACE_MS) return;
-      // A task not running yet writes nothing: its status change (the run page polls it) restarts this.
-      if (finalSince === null && task.status === 'pending' && attempt === task.attempt) return;
-      timer = setTimeout(tick, TAIL_MS);
+      timer = setTimeout(tick, waiting ? WAITING_MS : TAIL_MS);
     };
     void tick();
     return () => {

@@ -77,7 +77,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     TaskLogLinesPage: {
       type: 'object',
-      required: ['taskId', 'runId', 'jobId', 'stepKey', 'attempt', 'attempts', 'final', 'leaseReclaimed', 'progress', 'lines', 'nextAfterSeq', 'more'],
+      required: ['taskId', 'runId', 'jobId', 'stepKey', 'attempt', 'attempts', 'taskStatus', 'final', 'leaseReclaimed', 'progress', 'lines', 'nextAfterSeq', 'more'],
       properties: {
         taskId: { type: 'string' },
         runId: { type: 'string' },
@@ -85,6 +85,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         stepKey: { type: 'string' },
         attempt: { type: 'integer' },
         attempts: { type: 'integer', description: "the task's current attempt" },
+        taskStatus: { type: 'string', description: "the task's current status" },
         final: { type: 'boolean', description: 'the attempt is over' },
         leaseReclaimed: { type: 'boolean', description: 'the lease was reclaimed: lines of the last flush interval (≤ 1 s) may be missing' },
         progress: {

@@ -73,6 +73,7 @@ export async function listTaskLogLines(db: Db = getDb(), taskId: string, rawQuer
     stepKey: task.stepKey,
     attempt,
     attempts: task.attempt,
+    taskStatus: task.status,
     final: attempt < task.attempt || FINAL_TASK.has(task.status),
     leaseReclaimed: reclaimed !== null,
     progress: progressView,

@@ -26,6 +26,8 @@ export type TaskLogLinesPage = {
   attempt: number;
   /** the task's current attempt (attempts 1..attempts may have lines) */
   attempts: number;
+  /** the task's current status (`pending` before its attempt is claimed, `running` while it runs, …) */
+  taskStatus: string;
   /** the attempt is over: no line will be added, except the last flush of its worker (≤ 1 s) */
   final: boolean;
   /** the attempt's lease was reclaimed (its worker stopped answering): its last flush interval of lines may be missing */

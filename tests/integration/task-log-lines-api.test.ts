@@ -27,7 +27,7 @@ describe('task log line routes', () => {
 
     const first = await call(taskLogs.GET, 'GET', `/api/v1/tasks/${id}/logs?limit=3`, { token: viewer, params: { id } });
     expect(first.status).toBe(200);
-    expect(first.json).toMatchObject({ taskId: id, runId: task.runId, jobId: task.jobId, stepKey: 'main', attempt: 1, attempts: 1, final: false, leaseReclaimed: false, nextAfterSeq: 3, more: true });
+    expect(first.json).toMatchObject({ taskId: id, runId: task.runId, jobId: task.jobId, stepKey: 'main', attempt: 1, attempts: 1, taskStatus: 'pending', final: false, leaseReclaimed: false, nextAfterSeq: 3, more: true });
     expect(first.json.lines[0]).toEqual({ seq: 1, time: expect.any(String), level: 'info', stream: 'log', text: 'widget 1', fields: { sku: 'A-1' } });
     expect(first.json.lines[1]).not.toHaveProperty('fields');
     const next = await call(taskLogs.GET, 'GET', `/api/v1/tasks/${id}/logs?afterSeq=3`, { token: viewer, params: { id } });
