@@ -112,6 +112,8 @@ SELECT x.t, x.a, x.s, x.ts, x.r, x.j, x.l, x.st, x.x, x.f
   FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, j text, l task_log_level, st task_log_stream, x text, f jsonb)`;
 
 const VALUE_ERROR_CLASSES = ['22', '23', '54'];
+const LEVELS = new Set<string>(['debug', 'info', 'warn', 'error']);
+const STREAMS = new Set<string>(['log', 'stdout', 'stderr', 'progress', 'system']);
 /** Lines waiting in memory past which the writer warns that it is behind. */
 const BEHIND_LINES = 20_000;
 /** Rows per INSERT: lines that piled up during a slow flush go in several statements of bounded size. */
@@ -239,8 +241,9 @@ export class TaskLogWriter {
       time: this.now(),
       runId: st.key.runId,
       jobId: st.key.jobId,
-      level: (['debug', 'info', 'warn', 'error'] as const).includes(level) ? level : 'info',
-      stream,
+      // A TaskLog.write from outside this module may pass anything: unknown values fall back.
+      level: LEVELS.has(level) ? level : 'info',
+      stream: STREAMS.has(stream) ? stream : 'log',
       text: clean,
       fields: json,
       bytes: Buffer.byteLength(clean, 'utf8') + (json ? Buffer.byteLength(json, 'utf8') : 0),
