@@ -55,7 +55,7 @@ export const SHELL_LOG_LINE_CHARS = 16 * 1024;
  * Splits a program's output stream into task log lines (one per `\n`, a trailing `\r`
  * dropped), decoding UTF-8 across chunk boundaries; `end()` writes an unterminated last line.
  */
-class LineSplitter {
+export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private partial = '';
   constructor(private readonly emit: (line: string) => void) {}
