@@ -21,7 +21,7 @@
  * | TICKFLOW_SHELL_KILL_GRACE_MS | 5000 | SIGTERM -> SIGKILL grace for shell tasks |
  * | TICKFLOW_SQL_CONNECTIONS | {} | JSON `{name: url}` for the sql executor |
  * | TICKFLOW_ROLES | tick,claim,reap | services this process runs |
- * | TICKFLOW_TASK_LOG_FLUSH_MS, …_MAX_LINES, …_MAX_BYTES, …_MAX_LINE_BYTES | 200, 10000, 2 MiB, 8 KiB | task log lines (docs/task-logs.md) |
+ * | TICKFLOW_TASK_LOG_FLUSH_MS, …_MAX_LINES, …_MAX_BYTES, …_MAX_LINE_BYTES, …_MAX_BUFFERED_LINES | 200, 10000, 2 MiB, 8 KiB, 100000 | task log lines (docs/task-logs.md) |
  */
 import { hostname } from 'node:os';
 import { parseSqlConnections } from './handlers/sql.ts';

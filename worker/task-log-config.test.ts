@@ -5,12 +5,18 @@ const load = (env: Record<string, string>) => loadWorkerConfig({ DATABASE_URL: '
 
 describe('task log settings (docs/task-logs.md)', () => {
   it('defaults: flush every 200 ms, 10,000 lines and 2 MiB per attempt, lines cut at 8 KiB', () => {
-    expect(load({}).taskLog).toMatchObject({ flushMs: 200, maxLines: 10_000, maxBytes: 2 * 1024 * 1024, maxLineBytes: 8192 });
+    expect(load({}).taskLog).toMatchObject({ flushMs: 200, maxLines: 10_000, maxBytes: 2 * 1024 * 1024, maxLineBytes: 8192, maxBufferedLines: 100_000 });
   });
 
   it('reads every variable', () => {
-    const c = load({ TICKFLOW_TASK_LOG_FLUSH_MS: '50', TICKFLOW_TASK_LOG_MAX_LINES: '7', TICKFLOW_TASK_LOG_MAX_BYTES: '1000', TICKFLOW_TASK_LOG_MAX_LINE_BYTES: '100' });
-    expect(c.taskLog).toMatchObject({ flushMs: 50, maxLines: 7, maxBytes: 1000, maxLineBytes: 100 });
+    const c = load({
+      TICKFLOW_TASK_LOG_FLUSH_MS: '50',
+      TICKFLOW_TASK_LOG_MAX_LINES: '7',
+      TICKFLOW_TASK_LOG_MAX_BYTES: '1000',
+      TICKFLOW_TASK_LOG_MAX_LINE_BYTES: '100',
+      TICKFLOW_TASK_LOG_MAX_BUFFERED_LINES: '5000',
+    });
+    expect(c.taskLog).toMatchObject({ flushMs: 50, maxLines: 7, maxBytes: 1000, maxLineBytes: 100, maxBufferedLines: 5000 });
   });
 
   it('refuses a flush interval above 1 s and non-integers, naming the variable', () => {

@@ -427,7 +427,8 @@ function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
 /**
  * The writer's settings from the environment (README "Configuration", docs/task-logs.md):
  * TICKFLOW_TASK_LOG_FLUSH_MS (200, 10..1000), TICKFLOW_TASK_LOG_MAX_LINES (10000),
- * TICKFLOW_TASK_LOG_MAX_BYTES (2097152), TICKFLOW_TASK_LOG_MAX_LINE_BYTES (8192).
+ * TICKFLOW_TASK_LOG_MAX_BYTES (2097152), TICKFLOW_TASK_LOG_MAX_LINE_BYTES (8192),
+ * TICKFLOW_TASK_LOG_MAX_BUFFERED_LINES (100000).
  * @throws Error naming the variable when a value is not an integer in range
  */
 export function taskLogConfigFromEnv(env: NodeJS.ProcessEnv = process.env): TaskLogWriterConfig {
@@ -438,5 +439,6 @@ export function taskLogConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Task
     maxLines: envInt(env, 'TICKFLOW_TASK_LOG_MAX_LINES', d.maxLines, 0, 10_000_000),
     maxBytes: envInt(env, 'TICKFLOW_TASK_LOG_MAX_BYTES', d.maxBytes, 0, 1024 * 1024 * 1024),
     maxLineBytes: envInt(env, 'TICKFLOW_TASK_LOG_MAX_LINE_BYTES', d.maxLineBytes, 64, 1024 * 1024),
+    maxBufferedLines: envInt(env, 'TICKFLOW_TASK_LOG_MAX_BUFFERED_LINES', d.maxBufferedLines, 1000, 10_000_000),
   };
 }
