@@ -183,6 +183,20 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('holds at most maxBufferedLines unsent lines; the rest is dropped and counted in the marker', async () => {
+    const w = writer(t.pool, { maxBufferedLines: 100 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    for (let i = 1; i <= 150; i++) l.taskLog.info(`held ${i}`);
+    l.close();
+    await w.stop();
+    const got = await lines(a.taskId);
+    expect(got).toHaveLength(101);
+    expect(got[99]!.text).toBe('held 100');
+    expect(got[100]).toMatchObject({ seq: 101, stream: 'system', fields: { droppedLines: 50 } });
+    expect(got[100]!.text).toMatch(/^50 line\(s\) .* dropped: 50 while the database could not keep up$/);
+  });
+
   it('the append-only rule: no UPDATE, DELETE only inside retention', async () => {
     const w = writer(t.pool);
     const a = taskIds();
