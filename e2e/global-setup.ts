@@ -47,6 +47,8 @@ export default async function globalSetup() {
     TICKFLOW_ADMIN_PASSWORD: E2E_ADMIN.password,
     TICKFLOW_API_TOKEN: E2E_API_TOKEN,
     TICKFLOW_POLL_MS: '250',
+    // e2e/task-logs.spec.ts streams a shell step's output onto the run page.
+    TICKFLOW_ALLOW_SHELL: '1',
     TICKFLOW_DATA_DIR: path.resolve('.tickflow', 'e2e'),
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   };

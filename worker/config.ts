@@ -26,10 +26,12 @@
  * | TICKFLOW_LISTEN_DATABASE_URL | DATABASE_URL | direct connection for LISTEN when DATABASE_URL is a transaction-mode pooler |
  * | TICKFLOW_METRICS_PORT | (off) | serve Prometheus metrics on this port (docs/metrics.md) |
  * | TICKFLOW_METRICS_HOST | 127.0.0.1 | address the metrics server binds |
+ * | TICKFLOW_TASK_LOG_FLUSH_MS, …_MAX_LINES, …_MAX_BYTES, …_MAX_LINE_BYTES, …_MAX_BUFFERED_LINES | 200, 10000, 2 MiB, 8 KiB, 100000 | task log lines (docs/task-logs.md) |
  */
 import { hostname } from 'node:os';
 import { parseHandlerModulesEnv } from './handlers/module-loader.ts';
 import { parseSqlConnections } from './handlers/sql.ts';
+import { taskLogConfigFromEnv, type TaskLogWriterConfig } from './task-log-writer.ts';
 
 export type WorkerRole = 'tick' | 'claim' | 'reap';
 
@@ -62,6 +64,8 @@ export interface WorkerConfig {
   metricsPort?: number;
   /** address the metrics server binds (default 127.0.0.1) */
   metricsHost?: string;
+  /** task log lines: flush cadence and per-attempt limits (worker/task-log-writer.ts; defaults when absent) */
+  taskLog?: Partial<TaskLogWriterConfig>;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +122,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  let taskLog: TaskLogWriterConfig;
+  try {
+    taskLog = taskLogConfigFromEnv(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     databaseUrl,
     concurrency,
@@ -145,5 +155,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     listenDatabaseUrl: env.TICKFLOW_LISTEN_DATABASE_URL?.trim() || undefined,
     metricsPort: env.TICKFLOW_METRICS_PORT?.trim() ? int(env, 'TICKFLOW_METRICS_PORT', 0, 1, 65_535) : undefined,
     metricsHost: (env.TICKFLOW_METRICS_HOST ?? '').trim() || '127.0.0.1',
+    taskLog,
   };
 }

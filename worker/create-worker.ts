@@ -43,6 +43,8 @@ import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
 import type { WorkerMetrics } from '../lib/metrics/metrics.ts';
+import { DEFAULT_TASK_LOG_CONFIG, TaskLogWriter } from './task-log-writer.ts';
+import pg from 'pg';
 
 export const WORKER_VERSION = '0.1.0';
 
@@ -75,6 +77,8 @@ export interface Worker {
   readonly db: PrismaClient;
   readonly handlers: HandlerRegistry;
   readonly runner: Runner;
+  /** stores handlers' task log lines */
+  readonly taskLogs: TaskLogWriter;
   readonly claimer: Claimer;
   readonly ticker: Ticker;
   readonly reaper: Reaper;
@@ -118,6 +122,20 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const roles = new Set<WorkerRole>(config.roles);
   const health = new DbHealth(() => livenessDb.$queryRawUnsafe('SELECT 1'), base.child({ component: 'db-health' }));
 
+  // Task log lines go over a connection of their own, so a chatty handler's flushes never
+  // take a connection from the claims and completions (worker/task-log-writer.ts).
+  // work_mem: the trigram index's pending-list merge, done by the inserting session, runs in it
+  // (prisma/migrations/20261201600000_task_log_lines); 64 MB makes it several times cheaper per line.
+  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, options: '-c work_mem=64MB' });
+  taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
+  const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
+    pool: taskLogPool,
+    clock,
+    get logger() {
+      return logger.child({ component: 'task-log-writer' });
+    },
+  });
+
   // Services are built now; their configs receive the node id at registration.
   const runnerConfig = { nodeId: '' };
   const metrics = options.metrics;
@@ -132,6 +150,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     onSlotFree: () => claimer?.slotFree(),
     health,
     onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
+    taskLogs,
   });
   health.onUp(() => runner.retryRecordingNow());
   metrics?.setSlots(() => ({ running: runner.count, slots: config.concurrency }));
@@ -241,6 +260,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     db,
     handlers: registry,
     runner,
+    taskLogs,
     claimer,
     ticker,
     reaper,
@@ -283,6 +303,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
       if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.count }, clock()).catch(() => false);
       state = 'stopped';
+      await taskLogs.stop().catch(() => undefined);
+      await taskLogPool.end().catch(() => undefined);
       await registry.close();
       await livenessDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect();
@@ -295,6 +317,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       runner.stopRecording();
       health.stop();
       await Promise.all([claimer.stop(), ticker.stop(), heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
+      await taskLogs.stop().catch(() => undefined);
+      await taskLogPool.end().catch(() => undefined);
       await registry.close();
       await livenessDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect().catch(() => undefined);

@@ -39,6 +39,7 @@ import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.t
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
 import { loggerTaskLog } from './handlers/types.ts';
+import type { TaskLogWriter } from './task-log-writer.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 import { isUnreachable, type DbHealth } from './db-health.ts';
@@ -88,6 +89,8 @@ export interface RunnerDeps {
   health?: DbHealth;
   /** called when an attempt's outcome was recorded (metrics); `taskStatus` is what the task became */
   onCompleted?: (e: { handler: string; outcome: 'success' | 'failed' | 'timeout'; durationMs: number; taskStatus?: 'success' | 'pending' | 'dead' }) => void;
+  /** stores handlers' task log lines (task-log-writer.ts); without it they go to the process log */
+  taskLogs?: TaskLogWriter;
 }
 
 interface Active {
@@ -188,6 +191,7 @@ export class Runner {
     }, timeoutMs);
 
     const handler = this.deps.handlers.get(task.handler);
+    const lines = this.deps.taskLogs?.open({ taskId: task.id, runId: task.runId, jobId: task.jobId ?? '', attempt: task.attempt });
     const run = async (): Promise<unknown> => {
       if (!handler) throw new HandlerError(`no handler "${task.handler}" on this worker`, { code: 'unknown_handler' });
       return handler({
@@ -200,8 +204,8 @@ export class Runner {
         scheduledFor: task.scheduledFor ?? null,
         signal: controller.signal,
         log,
-        taskLog: loggerTaskLog(log),
-        progress: (done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress'),
+        taskLog: lines?.taskLog ?? loggerTaskLog(log),
+        progress: lines?.progress ?? ((done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress')),
         timeoutMs,
       });
     };
@@ -212,6 +216,10 @@ export class Runner {
     );
 
     entry.done = handled.then(async (r) => {
+      if (lines) {
+        if (!r.ok) lines.taskLog.write?.({ level: 'error', stream: 'system', text: `attempt failed: ${describeError(r.error)}` });
+        lines.close();
+      }
       const late = entry.settled; // cancelled or lease lost meanwhile: the result will be refused
       entry.settled = true;
       entry.timer.clear();

@@ -18,6 +18,7 @@ import { getJson } from '../api';
 import { cn } from '../ui/cn';
 import { RunGraph } from '../dag/RunGraph';
 import type { EdgeDraft, StepDraft } from '../dag/model';
+import { StateChangeLinesLink, TaskLogLines } from './task-log-lines';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
 const ACTIVE = new Set(['pending', 'running']);
@@ -291,6 +292,7 @@ function TaskSection({ task, defaultOpen }: { task: TaskView; defaultOpen: boole
                   </div>
                   {l.message ? <p className="mt-0.5 break-words text-xs text-zinc-700">{l.message}</p> : null}
                   {l.nodeId ? <p className="text-[11px] text-zinc-400">on {l.nodeId}</p> : null}
+                  <StateChangeLinesLink taskId={task.id} attempt={l.attempt} createdAt={l.createdAt} />
                 </li>
               ))}
             </ol>
@@ -310,6 +312,9 @@ function TaskSection({ task, defaultOpen }: { task: TaskView; defaultOpen: boole
               <summary className="cursor-pointer text-xs font-medium text-zinc-600">Payload</summary>
               <JsonBlock value={task.payload} empty="{}" />
             </details>
+          </div>
+          <div className="lg:col-span-2">
+            <TaskLogLines task={task} />
           </div>
         </div>
       ) : null}

@@ -8,6 +8,7 @@ import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
 import { operationMinRole, type Operation } from '../auth/permissions.ts';
 import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
+import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -72,6 +73,67 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     CreateTokenInput: schema(S.CreateTokenInput),
     DrainWorkerInput: schema(S.DrainWorkerInput),
     SendTestAlarmInput: schema(SendTestAlarmInput),
+    TaskLogLine: {
+      type: 'object',
+      required: ['seq', 'time', 'level', 'stream', 'text'],
+      properties: {
+        seq: { type: 'integer', minimum: 1, description: 'position in the attempt, from 1' },
+        time: { type: 'string', format: 'date-time' },
+        level: { type: 'string', enum: ['debug', 'info', 'warn', 'error'] },
+        stream: { type: 'string', enum: ['log', 'stdout', 'stderr', 'progress', 'system'] },
+        text: { type: 'string' },
+        fields: { description: 'structured context the handler attached (JSON)' },
+      },
+    },
+    TaskLogLinesPage: {
+      type: 'object',
+      required: ['taskId', 'runId', 'jobId', 'stepKey', 'attempt', 'attempts', 'taskStatus', 'final', 'leaseReclaimed', 'progress', 'lines', 'nextAfterSeq', 'more'],
+      properties: {
+        taskId: { type: 'string' },
+        runId: { type: 'string' },
+        jobId: { type: 'string' },
+        stepKey: { type: 'string' },
+        attempt: { type: 'integer' },
+        attempts: { type: 'integer', description: "the task's current attempt" },
+        taskStatus: { type: 'string', description: "the task's current status" },
+        final: { type: 'boolean', description: 'the attempt is over' },
+        leaseReclaimed: { type: 'boolean', description: 'the lease was reclaimed: lines of the last flush interval (≤ 1 s) may be missing' },
+        progress: {
+          type: ['object', 'null'],
+          properties: { done: { type: ['number', 'null'] }, total: { type: ['number', 'null'] }, text: { type: 'string' }, time: { type: 'string', format: 'date-time' } },
+        },
+        lines: { type: 'array', items: ref('TaskLogLine') },
+        nextAfterSeq: { type: 'integer', description: 'pass as afterSeq to read on' },
+        more: { type: 'boolean', description: 'more lines are stored after this page' },
+      },
+    },
+    TaskLogSearchResult: {
+      type: 'object',
+      required: ['lines', 'more'],
+      properties: {
+        lines: {
+          type: 'array',
+          items: {
+            allOf: [
+              ref('TaskLogLine'),
+              {
+                type: 'object',
+                required: ['taskId', 'attempt', 'runId', 'jobId'],
+                properties: {
+                  taskId: { type: 'string' },
+                  attempt: { type: 'integer' },
+                  stepKey: { type: ['string', 'null'] },
+                  runId: { type: 'string' },
+                  jobId: { type: 'string' },
+                  jobKey: { type: ['string', 'null'] },
+                },
+              },
+            ],
+          },
+        },
+        more: { type: 'boolean', description: 'the limit cut the answer' },
+      },
+    },
     Error: {
       type: 'object',
       required: ['error'],
@@ -125,6 +187,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/runs/{id}/cancel': { post: op('Cancel a run', { operation: 'runs.cancel', params: [idParam], ...W }) },
     '/runs/{id}/retry': { post: op('Retry a run as a new run', { operation: 'runs.retry', params: [idParam], status: 201, ...W }) },
     '/tasks/{id}/retry': { post: op('Retry a task', { operation: 'tasks.retry', params: [idParam], ...W }) },
+    '/tasks/{id}/logs': {
+      get: op('Log lines of one attempt of a task, in write order (keyset: afterSeq exclusive; attempt defaults to the current one)', {
+        operation: 'tasks.logs',
+        params: [idParam, ...queryParams(TaskLogLinesQuery)],
+        ok: ref('TaskLogLinesPage'),
+      }),
+    },
+    '/logs/search': {
+      get: op('Search log lines (case-insensitive substring, at least 3 characters) of one job or all jobs in a time range, newest first', {
+        operation: 'logs.search',
+        params: queryParams(SearchTaskLogLinesQuery as unknown as z.ZodObject),
+        ok: ref('TaskLogSearchResult'),
+      }),
+    },
     '/workers': { get: op('Worker nodes', { operation: 'workers.list' }) },
     '/handlers': { get: op('Handlers a step may name, with what workers advertise: description, input JSON Schema, availability (docs/handlers.md)', { operation: 'handlers.list' }) },
     '/workers/{id}/drain': {

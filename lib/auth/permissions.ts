@@ -33,6 +33,8 @@ export const OPERATIONS = {
   'runs.get': 'read',
   'workers.list': 'read',
   'handlers.list': 'read',
+  'tasks.logs': 'read',
+  'logs.search': 'read',
   'stats.daily': 'read',
   'stats.overview': 'read',
   'alarms.list': 'read',

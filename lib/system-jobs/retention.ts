@@ -14,6 +14,8 @@ export interface RetentionResult {
   runs: number;
   tasks: number;
   taskLogs: number;
+  /** task_log_lines rows deleted (the lines handlers wrote, docs/task-logs.md) */
+  taskLogLines: number;
   batches: number;
   /** true when maxBatches stopped the call before everything old was gone */
   more: boolean;
@@ -28,17 +30,19 @@ export function retentionDays(): number {
 /**
  * Run-log retention (issue 6 "System jobs"): deletes final runs that finished before
  * `now - olderThanDays` together with their tasks, task dependencies (FK cascade from runs)
- * and task_logs, `batchSize` runs per transaction. handler_stats_daily is never touched, so
+ * task_logs and task_log_lines (docs/task-logs.md), `batchSize` runs per transaction. handler_stats_daily is never touched, so
  * dashboards keep their history after the detail rows are gone.
  *
- * task_logs is append-only (trigger `task_logs_append_only`); the only way to delete from it
- * is `SET LOCAL tickflow.retention = 'on'` in the deleting transaction, which this function
+ * task_logs and task_log_lines are append-only (triggers `task_logs_append_only`,
+ * `task_log_lines_append_only`); the only way to delete from them is
+ * `SET LOCAL tickflow.retention = 'on'` in the deleting transaction, which this function
  * does — and nothing else in Tickflow does.
  *
  * Lock: the batch's run rows FOR UPDATE SKIP LOCKED (a concurrent retention pass takes other
  * runs; an operator retrying one of them simply wins). Index: runs_time_idx (scheduled_for) —
  * a run finishes after it was scheduled, so `scheduled_for < cutoff` bounds the scan — and
- * task_logs_run_idx for the logs.
+ * task_logs_run_idx for the logs; task_log_lines by the batch's task ids (the leading
+ * column of its primary key; it has no foreign key, so nothing cascades to it).
  * @param now injected clock (the cutoff is relative to it)
  */
 export async function purgeOldRuns(db: Db, opts: RetentionOptions = {}, now: Date = new Date()): Promise<RetentionResult> {
@@ -46,7 +50,7 @@ export async function purgeOldRuns(db: Db, opts: RetentionOptions = {}, now: Dat
   const batchSize = opts.batchSize ?? (Number(process.env.TICKFLOW_RETENTION_BATCH) || 1000);
   const maxBatches = opts.maxBatches ?? 50;
   const cutoff = new Date(now.getTime() - days * 86_400_000);
-  const out: RetentionResult = { cutoff: cutoff.toISOString(), runs: 0, tasks: 0, taskLogs: 0, batches: 0, more: false };
+  const out: RetentionResult = { cutoff: cutoff.toISOString(), runs: 0, tasks: 0, taskLogs: 0, taskLogLines: 0, batches: 0, more: false };
   for (;;) {
     if (out.batches >= maxBatches) {
       out.more = true;
@@ -54,21 +58,24 @@ export async function purgeOldRuns(db: Db, opts: RetentionOptions = {}, now: Dat
     }
     const r = await inTransaction(db, async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL tickflow.retention = 'on'`);
-      const rows = await tx.$queryRawUnsafe<{ runs: number; tasks: number; logs: number }[]>(
+      const rows = await tx.$queryRawUnsafe<{ runs: number; tasks: number; logs: number; lines: number }[]>(
         `WITH batch AS (
            SELECT id FROM runs
             WHERE scheduled_for < $1::timestamptz AND finished_at < $1::timestamptz
             ORDER BY scheduled_for
             LIMIT $2::int
             FOR UPDATE SKIP LOCKED
+         ), batch_tasks AS (
+           SELECT t.id FROM tasks t JOIN batch b ON t.run_id = b.id
          ), logs AS (
            DELETE FROM task_logs l USING batch b WHERE l.run_id = b.id RETURNING 1
-         ), task_count AS (
-           SELECT count(*)::int AS n FROM tasks t JOIN batch b ON t.run_id = b.id
+         ), lines AS (
+           DELETE FROM task_log_lines l USING batch_tasks t WHERE l.task_id = t.id RETURNING 1
          ), gone AS (
            DELETE FROM runs r USING batch b WHERE r.id = b.id RETURNING 1
          )
-         SELECT (SELECT count(*) FROM gone)::int AS runs, (SELECT n FROM task_count) AS tasks, (SELECT count(*) FROM logs)::int AS logs`,
+         SELECT (SELECT count(*) FROM gone)::int AS runs, (SELECT count(*) FROM batch_tasks)::int AS tasks,
+                (SELECT count(*) FROM logs)::int AS logs, (SELECT count(*) FROM lines)::int AS lines`,
         cutoff, batchSize,
       );
       return rows[0];
@@ -78,6 +85,7 @@ export async function purgeOldRuns(db: Db, opts: RetentionOptions = {}, now: Dat
     out.runs += r.runs;
     out.tasks += r.tasks;
     out.taskLogs += r.logs;
+    out.taskLogLines += r.lines;
     if (r.runs < batchSize) break;
   }
   return out;

@@ -53,6 +53,8 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'runs.get': 'viewer',
   'workers.list': 'viewer',
   'handlers.list': 'viewer',
+  'tasks.logs': 'viewer',
+  'logs.search': 'viewer',
   'stats.daily': 'viewer',
   'stats.overview': 'viewer',
   'alarms.list': 'viewer',

@@ -21,6 +21,7 @@ export const echo: Handler = async (ctx) => ctx.payload;
  */
 export const sleep: Handler = async (ctx) => {
   const ms = numberSetting(settings(ctx), 'ms', { handler: 'builtin.sleep', fallback: 1000, min: 0, max: MAX_SLEEP_MS, unit: 'ms' });
+  ctx.taskLog.info(`sleeping ${ms} ms`);
   await abortableSleep(ms, ctx.signal);
   return { sleptMs: ms };
 };
@@ -35,6 +36,7 @@ export const fail: Handler = async (ctx) => {
 export const flaky: Handler = async (ctx) => {
   const s = settings(ctx);
   const failTimes = numberSetting(s, 'failTimes', { handler: 'builtin.flaky', fallback: 1, min: 0, max: MAX_FAIL_TIMES, integer: true });
+  ctx.taskLog.info(`attempt ${ctx.attempt}: ${ctx.attempt <= failTimes ? 'failing' : 'succeeding'} (failTimes ${failTimes})`);
   if (ctx.attempt <= failTimes) {
     throw new HandlerError(
       typeof s.message === 'string' && s.message ? s.message : `builtin.flaky: attempt ${ctx.attempt} of ${failTimes} failing attempts`,

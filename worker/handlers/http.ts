@@ -48,6 +48,10 @@ export const http: Handler = async (ctx) => {
     }
   }
 
+  // Logged without credentials, query string or headers: any of them may carry a secret.
+  const shown = `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+  ctx.taskLog.info(`${method} ${shown}`, { method, url: shown, ...(body !== undefined ? { requestBytes: Buffer.byteLength(body, 'utf8') } : {}) });
+  const started = Date.now();
   let res: Awaited<ReturnType<typeof outboundFetch>>;
   try {
     res = await outboundFetch(parsed, { method, headers, body, signal: ctx.signal });
@@ -75,6 +79,9 @@ export const http: Handler = async (ctx) => {
 
   const expected = expectedStatuses(s.expectStatus);
   const ok = expected ? expected.includes(res.status) : res.status >= 200 && res.status < 300;
+  const summary = `${res.status}${res.statusText ? ` ${res.statusText}` : ''} in ${Date.now() - started} ms, ${Buffer.byteLength(text.text, 'utf8')}${text.truncated ? '+' : ''} bytes${keptHeaders['content-type'] ? ` (${keptHeaders['content-type']})` : ''}`;
+  if (ok) ctx.taskLog.info(summary, { status: res.status });
+  else ctx.taskLog.error(summary, { status: res.status });
   if (!ok) {
     throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} answered ${res.status}`, { output, code: 'status' });
   }

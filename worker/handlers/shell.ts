@@ -16,7 +16,8 @@
  * programs is an explicit operator decision per worker.
  */
 import { spawn } from 'node:child_process';
-import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, type Handler } from './types.ts';
+import { StringDecoder } from 'node:string_decoder';
+import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
@@ -48,6 +49,44 @@ class CappedBuffer {
   text() {
     return Buffer.concat(this.chunks).toString('utf8');
   }
+}
+
+/** A partial line longer than this (characters) is written as a line of its own. */
+export const SHELL_LOG_LINE_CHARS = 16 * 1024;
+
+/**
+ * Splits a program's output stream into task log lines (one per `\n`, a trailing `\r`
+ * dropped), decoding UTF-8 across chunk boundaries; `end()` writes an unterminated last line.
+ */
+export class LineSplitter {
+  private readonly decoder = new StringDecoder('utf8');
+  private partial = '';
+  constructor(private readonly emit: (line: string) => void) {}
+  push(chunk: Buffer) {
+    let text = this.partial + this.decoder.write(chunk);
+    let nl: number;
+    while ((nl = text.indexOf('\n')) >= 0) {
+      const line = text.slice(0, nl);
+      this.emit(line.endsWith('\r') ? line.slice(0, -1) : line);
+      text = text.slice(nl + 1);
+    }
+    while (text.length > SHELL_LOG_LINE_CHARS) {
+      this.emit(text.slice(0, SHELL_LOG_LINE_CHARS));
+      text = text.slice(SHELL_LOG_LINE_CHARS);
+    }
+    this.partial = text;
+  }
+  end() {
+    const rest = this.partial + this.decoder.end();
+    this.partial = '';
+    if (rest) this.emit(rest);
+  }
+}
+
+function streamLines(log: TaskLog, stream: 'stdout' | 'stderr'): LineSplitter {
+  // stderr lines are warnings, so that a level filter of `warn` shows them.
+  const level = stream === 'stderr' ? 'warn' : 'info';
+  return new LineSplitter((text) => writeTaskLogLine(log, { level, stream, text }));
 }
 
 export function createShellHandler(options: ShellOptions): Handler {
@@ -98,8 +137,18 @@ async function runChild(
       detached: true,
       ...(o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {}),
     });
-    child.stdout.on('data', (c: Buffer) => stdout.push(c));
-    child.stderr.on('data', (c: Buffer) => stderr.push(c));
+    ctx.taskLog.info(`$ ${[file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`, { cwd: o.cwd });
+    const started = Date.now();
+    const outLines = streamLines(ctx.taskLog, 'stdout');
+    const errLines = streamLines(ctx.taskLog, 'stderr');
+    child.stdout.on('data', (c: Buffer) => {
+      stdout.push(c);
+      outLines.push(c);
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr.push(c);
+      errLines.push(c);
+    });
     child.stdin.on('error', () => undefined);
     if (typeof s.input === 'string') child.stdin.end(s.input);
     else child.stdin.end();
@@ -139,7 +188,10 @@ async function runChild(
       if (killTimer) clearTimeout(killTimer);
     });
 
+    outLines.end();
+    errLines.end();
     const exitCode = code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : -1);
+    ctx.taskLog[exitCode === 0 ? 'info' : 'error'](`${file} ${signal ? `killed by ${signal}` : `exited with code ${exitCode}`} after ${Date.now() - started} ms`, { exitCode, ...(signal ? { signal } : {}) });
     const output = {
       exitCode,
       ...(signal ? { signal } : {}),

@@ -55,6 +55,9 @@ import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { HandlerError, settings, type Handler } from './types.ts';
 
+/** Longest statement text repeated in a task log line (characters). */
+const LOGGED_SQL_CHARS = 2000;
+
 export const SQL_ROW_CAP = 1000;
 export const SCRATCH_SCHEMA = 'tickflow_scratch';
 /** settings row holding the restricted role's password (readable by the Tickflow user only). */
@@ -354,13 +357,18 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       else if (typeof s.searchPath === 'string' && /^[A-Za-z_][A-Za-z0-9_, ]*$/.test(s.searchPath)) {
         await client.query(`SET LOCAL search_path = ${s.searchPath}`);
       }
+      // Parameter values are not logged (they may be secrets); only how many there are.
+      ctx.taskLog.info(sql.length > LOGGED_SQL_CHARS ? `${sql.slice(0, LOGGED_SQL_CHARS)}…` : sql, { connection: name, params: params.length });
+      const started = Date.now();
       const res = await client.query({ text: sql, values: params });
       await client.query('COMMIT');
       // multi-statement text yields an array of results: report the last one
       const last = (Array.isArray(res) ? res[res.length - 1] : res) as pg.QueryResult | undefined;
       const rows = Array.isArray(last?.rows) ? last.rows : [];
+      const rowCount = last?.rowCount ?? rows.length;
+      ctx.taskLog.info(`${last?.command ?? 'statement'}: ${rowCount} row(s) in ${Date.now() - started} ms`, { rowCount, command: last?.command ?? null });
       return {
-        rowCount: last?.rowCount ?? rows.length,
+        rowCount,
         rows: rows.slice(0, SQL_ROW_CAP),
         ...(rows.length > SQL_ROW_CAP ? { truncated: true } : {}),
       };

@@ -36,6 +36,7 @@ export function createSystemHandlers(dbOf: () => Db = () => getDb()): Record<str
       const staleNodes = await deleteStaleNodes(dbOf(), { olderThanDays: optNum(s.nodeOlderThanDays) });
       const out = { ...r, staleNodes: staleNodes.length };
       ctx.log.info(out, 'retention pass');
+      ctx.taskLog.info(`deleted ${r.runs} run(s), ${r.tasks} task(s), ${r.taskLogs} task log row(s), ${r.taskLogLines} task log line(s) older than ${r.cutoff}; ${staleNodes.length} stale worker node(s)${r.more ? '; more left for the next pass' : ''}`);
       return out;
     },
     [SYSTEM_HANDLERS.idempotencyCleanup]: async (ctx) => {

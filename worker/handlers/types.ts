@@ -19,14 +19,38 @@ export type JsonObject = Record<string, unknown>;
 export type TaskLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /**
+ * Where a task log line came from (docs/task-logs.md): `log` the handler's own lines,
+ * `stdout`/`stderr` a program's output (shell), `progress` ctx.progress reports,
+ * `system` lines the worker adds (dropped-lines marker, attempt failure).
+ */
+export type TaskLogStream = 'log' | 'stdout' | 'stderr' | 'progress' | 'system';
+
+/** One line with its stream, for executors that write more than the handler's own `log` stream. */
+export interface TaskLogLineInput {
+  level: TaskLogLevel;
+  stream: TaskLogStream;
+  text: string;
+  fields?: JsonObject;
+}
+
+/**
  * The log a handler writes for operators: lines belong to one attempt of one
  * task and are shown on the run page. `fields` is optional structured context.
+ * Calls never wait for the database (the worker stores lines in batches).
  */
 export interface TaskLog {
   debug(text: string, fields?: JsonObject): void;
   info(text: string, fields?: JsonObject): void;
   warn(text: string, fields?: JsonObject): void;
   error(text: string, fields?: JsonObject): void;
+  /** writes a line on a given stream; optional: see writeTaskLogLine */
+  write?(line: TaskLogLineInput): void;
+}
+
+/** Writes `line` on its stream when the log supports streams, else as a `log` line of its level. */
+export function writeTaskLogLine(log: TaskLog, line: TaskLogLineInput): void {
+  if (log.write) log.write(line);
+  else log[line.level](line.text, line.stream === 'log' ? line.fields : { ...line.fields, stream: line.stream });
 }
 
 export interface HandlerContext {

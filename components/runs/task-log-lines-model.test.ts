@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { TaskLogLineView } from '@/lib/task-logs/view';
+import { filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+
+const line = (seq: number, level: TaskLogLineView['level'], text: string, extra: Partial<TaskLogLineView> = {}): TaskLogLineView => ({
+  seq,
+  time: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+  level,
+  stream: 'log',
+  text,
+  ...extra,
+});
+
+const LINES = [line(1, 'debug', 'connecting'), line(2, 'info', 'Fetched 10 rows'), line(3, 'warn', 'slow query', { fields: { table: 'Orders' } }), line(4, 'error', 'boom')];
+
+describe('filterLines', () => {
+  it('keeps lines at the level or above', () => {
+    expect(filterLines(LINES, 'debug', '').map((l) => l.seq)).toEqual([1, 2, 3, 4]);
+    expect(filterLines(LINES, 'warn', '').map((l) => l.seq)).toEqual([3, 4]);
+    expect(filterLines(LINES, 'error', '').map((l) => l.seq)).toEqual([4]);
+  });
+  it('matches text and fields case-insensitively, combined with the level', () => {
+    expect(filterLines(LINES, 'debug', 'FETCHED').map((l) => l.seq)).toEqual([2]);
+    expect(filterLines(LINES, 'debug', 'orders').map((l) => l.seq)).toEqual([3]);
+    expect(filterLines(LINES, 'error', 'fetched')).toEqual([]);
+  });
+});
+
+describe('linesAsText', () => {
+  it('writes one line per stored line with time, level, stream, text and fields', () => {
+    expect(linesAsText(LINES.slice(2, 4))).toBe(
+      '2026-01-01T00:00:03.000Z WARN  log      slow query {"table":"Orders"}\n2026-01-01T00:00:04.000Z ERROR log      boom\n',
+    );
+  });
+});
+
+describe('anchors', () => {
+  it('round-trip, and refuse anything else', () => {
+    const id = '5b4c3f6e-0000-4000-8000-000000000000';
+    expect(parseLinesAnchor(`#${linesAnchor(id, 2, 1767225600000)}`)).toEqual({ taskId: id, attempt: 2, at: 1767225600000 });
+    expect(parseLinesAnchor('#task-main')).toBeNull();
+    expect(parseLinesAnchor('#lines-x-1-2')).toBeNull();
+  });
+  it('point at the first line at or after the instant, else the last line', () => {
+    expect(lineIndexAt(LINES, Date.UTC(2026, 0, 1, 0, 0, 2, 500))).toBe(2);
+    expect(lineIndexAt(LINES, Date.UTC(2026, 0, 1))).toBe(0);
+    expect(lineIndexAt(LINES, Date.UTC(2027, 0, 1))).toBe(3);
+    expect(lineIndexAt([], 0)).toBe(-1);
+  });
+});

@@ -1,0 +1,258 @@
+'use client';
+
+import * as React from 'react';
+import { Download, TriangleAlert } from 'lucide-react';
+import type { TaskLogLineLevel, TaskLogLinesPage, TaskLogLineView, TaskProgressView } from '@/lib/task-logs/view';
+import { Button } from '../ui/button';
+import { Input, NativeSelect } from '../ui/input';
+import { cn } from '../ui/cn';
+import { getJson } from '../api';
+import { formatUtc } from '../time';
+import { LEVELS, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+
+/** How often a running attempt's lines are asked for (ms): with the worker's flush (200 ms by default) new lines show within 1 s. */
+const TAIL_MS = 250;
+/** How often the lines of a task waiting to be claimed are asked for (ms): its first lines also show within 1 s. */
+const WAITING_MS = 500;
+/** After an attempt ended, keep asking this long (ms) for the worker's last flush. */
+const FINAL_GRACE_MS = 2500;
+/** Lines kept in the browser per attempt (the worker's default per-attempt limit is 10,000). */
+const MAX_LINES = 50_000;
+const PAGE = 1000;
+
+type TaskLike = { id: string; stepKey: string; status: string; attempt: number };
+
+/**
+ * The lines a task's handler wrote (docs/task-logs.md), for one attempt at a time: tails
+ * GET /api/v1/tasks/:id/logs (keyset on seq) every TAIL_MS while the attempt runs; level
+ * filter, text filter, wrap toggle, download as text; the latest progress; a notice when
+ * the attempt's lease was reclaimed. A `#lines-<task>-<attempt>-<ms>` link (StateChangeLinesLink)
+ * selects the attempt and scrolls to the lines written around that instant.
+ * Test ids: `task-lines-<stepKey>`, `task-line`, `lines-level`, `lines-filter`, `lines-wrap`,
+ * `lines-download`, `lines-attempt`, `lines-lease-reclaimed`, `lines-progress`.
+ */
+export function TaskLogLines({ task }: { task: TaskLike }) {
+  const [chosen, setChosen] = React.useState<number | null>(null);
+  const attempt = chosen ?? task.attempt;
+  const [lines, setLines] = React.useState<TaskLogLineView[]>([]);
+  const [meta, setMeta] = React.useState<{ final: boolean; leaseReclaimed: boolean; progress: TaskProgressView | null } | null>(null);
+  const [error, setError] = React.useState<string | null>(null);
+  const [level, setLevel] = React.useState<TaskLogLineLevel>('debug');
+  const [text, setText] = React.useState('');
+  const [wrap, setWrap] = React.useState(true);
+  const [focus, setFocus] = React.useState<{ attempt: number; at: number } | null>(null);
+  const [highlight, setHighlight] = React.useState<number | null>(null);
+  const box = React.useRef<HTMLDivElement>(null);
+  const stick = React.useRef(true);
+  /** the attempt being shown and the last seq read of it (kept across restarts of the tail for the same attempt) */
+  const cursor = React.useRef({ key: '', afterSeq: 0 });
+
+  // Tail the selected attempt: ask for lines after the last seen seq until the attempt is
+  // final and the grace for its last flush has passed. A new attempt or task restarts it.
+  React.useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let finalSince: number | null = null;
+    let waiting = false;
+    const ctrl = new AbortController();
+    const key = `${task.id}:${attempt}`;
+    if (cursor.current.key !== key) {
+      cursor.current = { key, afterSeq: 0 };
+      setLines([]);
+      setMeta(null);
+      setError(null);
+    }
+    const cur = cursor.current;
+    const tick = async () => {
+      try {
+        for (;;) {
+          const page = await getJson<TaskLogLinesPage>(`/api/v1/tasks/${task.id}/logs?attempt=${attempt}&afterSeq=${cur.afterSeq}&limit=${PAGE}`, ctrl.signal);
+          if (stopped || cursor.current !== cur) return;
+          cur.afterSeq = page.nextAfterSeq;
+          if (page.lines.length) setLines((prev) => (prev.length + page.lines.length > MAX_LINES ? prev : [...prev, ...page.lines]));
+          setMeta({ final: page.final, leaseReclaimed: page.leaseReclaimed, progress: page.progress });
+          waiting = page.taskStatus === 'pending' && !page.final;
+          setError(null);
+          if (!page.more) {
+            if (page.final) finalSince ??= Date.now();
+            break;
+          }
+        }
+      } catch (e) {
+        if (stopped) return;
+        setError((e as Error).message);
+      }
+      if (finalSince !== null && Date.now() - finalSince > FINAL_GRACE_MS) return;
+      timer = setTimeout(tick, waiting ? WAITING_MS : TAIL_MS);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      ctrl.abort();
+      if (timer) clearTimeout(timer);
+    };
+    // task.status: a task that starts, ends or is retried restarts the tail of its attempt.
+  }, [task.id, task.attempt, attempt, task.status]);
+
+  // `#lines-…` links from the task-log state changes.
+  React.useEffect(() => {
+    const onHash = () => {
+      const a = parseLinesAnchor(window.location.hash);
+      if (!a || a.taskId !== task.id.toLowerCase()) return;
+      setChosen(a.attempt === task.attempt ? null : a.attempt);
+      setFocus({ attempt: a.attempt, at: a.at });
+      setLevel('debug');
+      setText('');
+    };
+    onHash();
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [task.id, task.attempt]);
+
+  const shown = React.useMemo(() => filterLines(lines, level, text), [lines, level, text]);
+
+  React.useEffect(() => {
+    if (!focus || focus.attempt !== attempt || lines.length === 0) return;
+    const i = lineIndexAt(shown, focus.at);
+    if (i < 0) return;
+    const seq = shown[i]!.seq;
+    setHighlight(seq);
+    stick.current = false;
+    box.current?.querySelector(`[data-seq="${seq}"]`)?.scrollIntoView({ block: 'center' });
+    setFocus(null);
+  }, [focus, attempt, lines.length, shown]);
+
+  // Follow the tail while the reader is at the bottom.
+  React.useLayoutEffect(() => {
+    const el = box.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [shown.length]);
+
+  const download = () => {
+    const blob = new Blob([linesAsText(lines)], { type: 'text/plain;charset=utf-8' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `${task.stepKey}-attempt-${attempt}.log`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
+
+  const live = meta !== null && !meta.final;
+  const p = meta?.progress;
+  return (
+    <div className="mt-3 border-t border-zinc-100 pt-3" data-testid={`task-lines-${task.stepKey}`} data-live={live ? 'true' : 'false'}>
+      <div className="mb-2 flex flex-wrap items-center gap-2">
+        <p className="text-xs font-medium text-zinc-600">
+          Log lines {live ? <span className="ml-1 text-sky-600">● live</span> : null}
+        </p>
+        {task.attempt > 1 ? (
+          <label className="flex items-center gap-1 text-xs text-zinc-600">
+            attempt
+            <NativeSelect className="h-7 w-16 text-xs" value={attempt} onChange={(e) => setChosen(Number(e.target.value))} data-testid="lines-attempt">
+              {Array.from({ length: task.attempt }, (_, i) => i + 1).map((n) => (
+                <option key={n} value={n}>{n}</option>
+              ))}
+            </NativeSelect>
+          </label>
+        ) : null}
+        <label className="flex items-center gap-1 text-xs text-zinc-600">
+          level
+          <NativeSelect className="h-7 w-24 text-xs" value={level} onChange={(e) => setLevel(e.target.value as TaskLogLineLevel)} data-testid="lines-level">
+            {LEVELS.map((l) => (
+              <option key={l} value={l}>{l === 'debug' ? 'all' : `${l}+`}</option>
+            ))}
+          </NativeSelect>
+        </label>
+        <Input className="h-7 w-48 text-xs" placeholder="Filter lines" value={text} onChange={(e) => setText(e.target.value)} aria-label="Filter lines" data-testid="lines-filter" />
+        <label className="flex items-center gap-1 text-xs text-zinc-600">
+          <input type="checkbox" checked={wrap} onChange={(e) => setWrap(e.target.checked)} data-testid="lines-wrap" /> wrap
+        </label>
+        <span className="ml-auto text-[11px] text-zinc-500" data-testid="lines-count">
+          {shown.length === lines.length ? `${lines.length} lines` : `${shown.length} of ${lines.length} lines`}
+        </span>
+        <Button size="sm" variant="ghost" onClick={download} disabled={lines.length === 0} data-testid="lines-download">
+          <Download /> Download
+        </Button>
+      </div>
+      {p ? (
+        <div className="mb-2 flex items-center gap-2 text-xs text-zinc-600" data-testid="lines-progress">
+          {p.total ? (
+            <div className="h-1.5 w-40 overflow-hidden rounded bg-zinc-200">
+              <div className="h-full bg-indigo-500" style={{ width: `${Math.max(0, Math.min(100, ((p.done ?? 0) / p.total) * 100))}%` }} />
+            </div>
+          ) : null}
+          <span>{p.text}</span>
+        </div>
+      ) : null}
+      {meta?.leaseReclaimed ? (
+        <div className="mb-2 flex items-start gap-1.5 rounded-md border border-amber-200 bg-amber-50 px-2 py-1.5 text-xs text-amber-800" data-testid="lines-lease-reclaimed">
+          <TriangleAlert className="mt-0.5 size-3.5 shrink-0" />
+          The worker running this attempt stopped answering and its lease was reclaimed: lines it wrote in its last flush interval (up to 1 s) before it stopped may be missing.
+        </div>
+      ) : null}
+      {error ? <p className="mb-2 text-xs text-red-700">Could not load lines: {error}</p> : null}
+      <div
+        ref={box}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+        }}
+        className="max-h-96 overflow-auto rounded-md border border-zinc-200 bg-zinc-950 p-2 font-mono text-xs leading-5 text-zinc-100"
+        data-testid="task-lines"
+      >
+        {lines.length === 0 ? (
+          <p className="text-zinc-500">{meta === null ? 'Loading…' : live ? 'Waiting for lines…' : 'No lines were written.'}</p>
+        ) : shown.length === 0 ? (
+          <p className="text-zinc-500">No line matches the filter.</p>
+        ) : (
+          shown.map((l) => (
+            <div
+              key={l.seq}
+              data-testid="task-line"
+              data-seq={l.seq}
+              data-level={l.level}
+              data-stream={l.stream}
+              data-highlight={highlight === l.seq ? 'true' : undefined}
+              className={cn('flex gap-2', wrap ? 'whitespace-pre-wrap break-all' : 'whitespace-pre', highlight === l.seq && 'bg-indigo-900/60')}
+            >
+              <time dateTime={l.time} title={formatUtc(l.time)} className="shrink-0 text-zinc-500">
+                {l.time.slice(11, 23)}
+              </time>
+              <span className={cn('w-10 shrink-0 uppercase', LEVEL_COLOR[l.level])}>{l.level}</span>
+              {l.stream !== 'log' ? <span className="shrink-0 text-zinc-500">{l.stream}</span> : null}
+              <span className="min-w-0">
+                {l.text}
+                {l.fields !== undefined ? <span className="text-zinc-500"> {JSON.stringify(l.fields)}</span> : null}
+              </span>
+            </div>
+          ))
+        )}
+      </div>
+    </div>
+  );
+}
+
+const LEVEL_COLOR: Record<TaskLogLineLevel, string> = {
+  debug: 'text-zinc-500',
+  info: 'text-sky-300',
+  warn: 'text-amber-300',
+  error: 'text-red-400',
+};
+
+/** A link from a task-log state change (at `createdAt`, of `attempt`) to the lines written around it. */
+export function StateChangeLinesLink({ taskId, attempt, createdAt }: { taskId: string; attempt: number; createdAt: string }) {
+  const hash = `#${linesAnchor(taskId, attempt, new Date(createdAt).getTime())}`;
+  return (
+    <a
+      href={hash}
+      // The same link clicked again changes no hash: announce it anyway.
+      onClick={() => {
+        if (window.location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
+      }}
+      className="text-[11px] text-indigo-700 hover:underline" data-testid="state-change-lines-link">
+      lines
+    </a>
+  );
+}

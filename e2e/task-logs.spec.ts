@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { login } from './helpers/auth.ts';
+import { api } from './helpers/api.ts';
+import { E2E_VIEWER } from './helpers/env.ts';
+
+// Live task log lines on the run page (docs/task-logs.md): a shell step prints a line every
+// 0.6 s; a viewer watches them arrive while the run is running (each within 1 s of being
+// written), then filters by level and text, toggles wrapping, downloads them, and follows
+// a task-log state change to the lines around it.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const SCRIPT = 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "tick $i"; if [ $i = 4 ]; then echo "half way there" >&2; fi; sleep 0.6; done';
+
+test('lines stream live onto the run page and can be filtered, unwrapped, downloaded and linked', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.lines.${uniq()}`,
+    name: 'Live lines',
+    schedule: { kind: 'manual' },
+    handler: 'shell',
+    payload: { command: ['/bin/sh', '-c', SCRIPT] },
+    policy: { timeoutSeconds: 60 },
+  });
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  // A freshly started console loads a route on its first request: do that before timing anything.
+  await api('GET', '/logs/search?q=warm-up');
+  await api('GET', '/tasks/00000000-0000-4000-8000-000000000000/logs').catch(() => undefined);
+  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
+  const runId = trig.run?.id ?? trig.id!;
+  await page.goto(`/runs/${runId}`);
+
+  // Every line that appears is timed against the instant it was written (same machine clock).
+  await page.evaluate(() => {
+    const w = window as unknown as { lineDelays: number[] };
+    w.lineDelays = [];
+    const seen = new Set<string>();
+    // Timed: lines written after the panel showed its first line (the tail is running; the
+    // first request of a freshly started console loads the route, which is not the tail's pace).
+    let tailing = Infinity;
+    const scan = () => {
+      for (const el of document.querySelectorAll('[data-testid="task-line"]')) {
+        const seq = el.getAttribute('data-seq')!;
+        if (seen.has(seq)) continue;
+        seen.add(seq);
+        tailing = Math.min(tailing, Date.now());
+        const written = Date.parse(el.querySelector('time')!.getAttribute('datetime')!);
+        if (written > tailing) w.lineDelays.push(Date.now() - written);
+      }
+    };
+    new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
+    scan();
+  });
+
+  const box = page.getByTestId('task-lines-main');
+  const lines = box.getByTestId('task-line');
+  await expect(lines.filter({ hasText: 'tick 2' })).toBeVisible();
+  // Still running: the lines arrived live, not at the end.
+  await expect(page.getByTestId('run-status')).toHaveText(/running/i);
+  await expect(box).toHaveAttribute('data-live', 'true');
+  expect(await lines.filter({ hasText: /^.*tick 10$/ }).count()).toBe(0);
+  await expect(lines.filter({ hasText: 'tick 5' })).toBeVisible();
+  await expect(page.getByTestId('run-status')).toHaveText(/running/i);
+
+  await expect(page.getByTestId('run-status')).toHaveText(/success/i, { timeout: 30_000 });
+  await expect(lines.filter({ hasText: 'exited with code 0' })).toBeVisible();
+  // $ command, 10 ticks, one stderr line, the exit line
+  await expect(lines).toHaveCount(13);
+  const delays = await page.evaluate(() => (window as unknown as { lineDelays: number[] }).lineDelays);
+  expect(delays.length, `delays ${delays.join(', ')}`).toBeGreaterThanOrEqual(3);
+  expect(Math.max(...delays), `delays ${delays.join(', ')}`).toBeLessThan(1000);
+
+  // Level filter: warn and above = the stderr line only.
+  await box.getByTestId('lines-level').selectOption('warn');
+  await expect(lines).toHaveCount(1);
+  await expect(lines.first()).toContainText('half way there');
+  await expect(lines.first()).toHaveAttribute('data-stream', 'stderr');
+  // Text filter, together with all levels.
+  await box.getByTestId('lines-level').selectOption('debug');
+  await box.getByTestId('lines-filter').fill('TICK 7');
+  await expect(lines).toHaveCount(1);
+  await expect(lines.first()).toContainText('tick 7');
+  await expect(box.getByTestId('lines-count')).toHaveText('1 of 13 lines');
+  await box.getByTestId('lines-filter').fill('');
+  await expect(lines).toHaveCount(13);
+
+  // Wrap toggle.
+  await expect(lines.first()).toHaveClass(/whitespace-pre-wrap/);
+  await box.getByTestId('lines-wrap').uncheck();
+  await expect(lines.first()).not.toHaveClass(/whitespace-pre-wrap/);
+  await expect(lines.first()).toHaveClass(/whitespace-pre/);
+
+  // Download: every line as text.
+  const [download] = await Promise.all([page.waitForEvent('download'), box.getByTestId('lines-download').click()]);
+  expect(download.suggestedFilename()).toBe('main-attempt-1.log');
+  const text = readFileSync((await download.path())!, 'utf8');
+  expect(text.trim().split('\n')).toHaveLength(13);
+  expect(text).toMatch(/Z WARN {2}stderr {3}half way there\n/);
+  expect(text).toContain('tick 10');
+
+  // From the running -> success state change to the lines around it: the last line.
+  const changes = page.getByTestId('task-log-main').getByTestId('task-log-row');
+  await changes.filter({ has: page.locator('[data-to="success"]') }).or(page.locator('[data-testid="task-log-row"][data-to="success"]')).first().getByTestId('state-change-lines-link').click();
+  await expect(box.locator('[data-highlight="true"]')).toContainText('exited with code 0');
+  // From pending -> running: the first line.
+  await page.locator('[data-testid="task-log-row"][data-to="running"]').first().getByTestId('state-change-lines-link').click();
+  await expect(box.locator('[data-highlight="true"]')).toContainText('$ /bin/sh -c');
+});

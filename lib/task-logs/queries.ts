@@ -1,0 +1,46 @@
+/**
+ * Query schemas of the task log line routes (docs/task-logs.md), shared by the REST
+ * routes, the OpenAPI document and the domain functions. Errors name the field.
+ */
+import { z } from 'zod';
+import { Instant, str } from '../api/schemas.ts';
+
+/** Most lines one page of GET /tasks/:id/logs returns. */
+export const MAX_LOG_PAGE = 1000;
+/** Most lines one search returns. */
+export const MAX_SEARCH_LINES = 200;
+/** Shortest search text: the trigram index needs three characters to narrow anything down. */
+export const MIN_SEARCH_CHARS = 3;
+
+const queryInt = (min: number, max: number) => {
+  const msg = `Must be a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    z.number({ message: msg }).int(msg).min(min, msg).max(max, msg),
+  );
+};
+
+/** GET /api/v1/tasks/:id/logs?attempt=&afterSeq=&limit= (attempt defaults to the task's current one). */
+export const TaskLogLinesQuery = z.object({
+  attempt: queryInt(1, 2_147_483_647).optional(),
+  afterSeq: queryInt(0, 2_147_483_647).optional(),
+  limit: queryInt(1, MAX_LOG_PAGE).optional(),
+});
+export type TaskLogLinesQuery = z.output<typeof TaskLogLinesQuery>;
+
+/** GET /api/v1/logs/search?q=&jobId=&from=&to=&limit= */
+export const SearchTaskLogLinesQuery = z
+  .object({
+    q: str({ message: 'q is required' })
+      .trim()
+      .min(MIN_SEARCH_CHARS, `Search text must be at least ${MIN_SEARCH_CHARS} characters`)
+      .max(200, 'Search text must be at most 200 characters'),
+    jobId: str().trim().min(1).max(200).optional(),
+    from: Instant.optional(),
+    to: Instant.optional(),
+    limit: queryInt(1, MAX_SEARCH_LINES).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.from && q.to && q.from > q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
+  });
+export type SearchTaskLogLinesQuery = z.output<typeof SearchTaskLogLinesQuery>;

@@ -1,0 +1,388 @@
+/**
+ * Task log lines (docs/task-logs.md) on a real PostgreSQL: the writer's batching, limits
+ * and progress coalescing; executors writing lines through a real worker; keyset paging;
+ * lease-reclaimed attempts; search; retention; and survival of a kill -9 of a real worker
+ * process (every line older than the last flush interval is stored, without gaps).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
+import { reclaimExpiredLeases } from '../../lib/engine/index.ts';
+import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
+import { listTaskLogLines, searchTaskLogLines } from '../../lib/task-logs/index.ts';
+import { log } from '../../lib/log.ts';
+import { createWorker, type Worker } from '../../worker/create-worker.ts';
+import type { WorkerConfig } from '../../worker/config.ts';
+import { sqlRunnerRoleName } from '../../worker/handlers/index.ts';
+import { DEFAULT_TASK_LOG_CONFIG, TaskLogWriter, type Queryable, type TaskLogWriterConfig } from '../../worker/task-log-writer.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { spawnWorker, testWorkerConfig, triggerOneTask, useWorkers, waitFor, waitForFinalTask, type JobFixture } from './worker-fixtures.ts';
+
+const t = useTestDatabase({
+  afterClose: async (db) => {
+    const c = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await c.connect();
+    await c.query(`DROP ROLE IF EXISTS "${sqlRunnerRoleName(db.name)}"`).catch(() => undefined);
+    await c.end();
+  },
+});
+const workers = useWorkers();
+const VIEWER: Actor = { kind: 'user', id: 'v', name: 'viewer@example.com', role: 'viewer' };
+
+/** A pool wrapper that counts round trips, so a test can prove lines go in batches. */
+function countingPool(pool: Queryable): Queryable & { calls: number } {
+  const w = {
+    calls: 0,
+    query(text: string, values?: unknown[]) {
+      w.calls++;
+      return pool.query(text, values);
+    },
+  };
+  return w;
+}
+
+function writer(pool: Queryable, over: Partial<TaskLogWriterConfig> = {}, clock = () => new Date()) {
+  return new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, flushMs: 1000, ...over }, { pool, clock, logger: log('test') });
+}
+
+const taskIds = () => ({ taskId: crypto.randomUUID(), runId: crypto.randomUUID(), jobId: 'job-x' });
+
+async function lines(taskId: string, attempt = 1) {
+  const { rows } = await t.pool.query(
+    `SELECT seq, level::text AS level, stream::text AS stream, text, fields, time FROM task_log_lines WHERE task_id = $1 AND attempt = $2 ORDER BY seq`,
+    [taskId, attempt],
+  );
+  return rows as { seq: number; level: string; stream: string; text: string; fields: Record<string, unknown> | null; time: Date }[];
+}
+
+async function startWorker(over: Partial<WorkerConfig> = {}): Promise<Worker> {
+  const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim'], taskLog: { flushMs: 100 }, ...over }) });
+  workers.push(w);
+  await w.start();
+  return w;
+}
+
+describe('writer', () => {
+  it('sends the lines of many attempts in one statement, numbered per attempt in write order', async () => {
+    const pool = countingPool(t.pool);
+    const w = writer(pool);
+    const a = taskIds();
+    const b = taskIds();
+    const la = w.open({ ...a, attempt: 1 });
+    const lb = w.open({ ...b, attempt: 2 });
+    for (let i = 1; i <= 500; i++) {
+      la.taskLog.info(`a line ${i}`, { i });
+      lb.taskLog.warn(`b line ${i}`);
+    }
+    expect(pool.calls).toBe(0); // writing never waits for the database
+    await w.flush();
+    expect(pool.calls).toBe(1);
+    const got = await lines(a.taskId);
+    expect(got.map((l) => l.seq)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+    expect(got[41]).toMatchObject({ seq: 42, level: 'info', stream: 'log', text: 'a line 42', fields: { i: 42 } });
+    expect((await lines(b.taskId, 2)).length).toBe(500);
+    expect((await lines(b.taskId, 2))[0]).toMatchObject({ level: 'warn', text: 'b line 1' });
+    await w.stop();
+  });
+
+  it('flushes by itself within the flush interval', async () => {
+    const w = writer(t.pool, { flushMs: 100 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    const at = Date.now();
+    l.taskLog.info('soon stored');
+    await waitFor(async () => (await lines(a.taskId)).length === 1, 1000, 'the line to be stored');
+    expect(Date.now() - at).toBeLessThan(1000);
+    await w.stop();
+  });
+
+  it('keeps at most maxLines per attempt and writes one marker saying how much was dropped', async () => {
+    const w = writer(t.pool, { maxLines: 10 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    for (let i = 1; i <= 25; i++) l.taskLog.info(`line ${i}`);
+    l.close();
+    await w.flush();
+    const got = await lines(a.taskId);
+    expect(got).toHaveLength(11);
+    expect(got.slice(0, 10).map((x) => x.text)).toEqual(Array.from({ length: 10 }, (_, i) => `line ${i + 1}`));
+    expect(got[10]).toMatchObject({ seq: 11, level: 'warn', stream: 'system', fields: { droppedLines: 15, droppedBytes: 15 * 'line 10'.length } });
+    expect(got[10]!.text).toMatch(/^15 line\(s\) .* dropped: over the limit of 10 lines/);
+    await w.stop();
+  });
+
+  it('keeps at most maxBytes per attempt (text plus fields), cuts a long line, and stores NUL as U+FFFD', async () => {
+    const w = writer(t.pool, { maxBytes: 1000, maxLineBytes: 100 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.taskLog.info('x'.repeat(500)); // cut to 100 bytes + a note
+    l.taskLog.info('nul\u0000here');
+    for (let i = 0; i < 20; i++) l.taskLog.info('y'.repeat(90));
+    l.close();
+    await w.flush();
+    const got = await lines(a.taskId);
+    expect(got[0]!.text).toMatch(/^x{100}… \[400 bytes cut\]$/);
+    expect(got[1]!.text).toBe('nul\uFFFDhere');
+    const stored = got.filter((x) => x.stream !== 'system');
+    const bytes = stored.reduce((n, x) => n + Buffer.byteLength(x.text, 'utf8'), 0);
+    expect(bytes).toBeLessThanOrEqual(1000);
+    const marker = got[got.length - 1]!;
+    expect(marker.stream).toBe('system');
+    expect(marker.fields).toMatchObject({ droppedLines: 22 - stored.length });
+    await w.stop();
+  });
+
+  it('stores fields PostgreSQL would refuse as they would be stored as output (bigint as text, U+FFFD for NUL and lone surrogates)', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.taskLog.info('odd fields', { big: 10n, lone: '\ud800x', nul: 'a\u0000b', pair: '\ud83d\ude00' } as unknown as Record<string, unknown>);
+    l.taskLog.info('plain "quotes" \\ and \n newline', { nested: { list: [1, 'two', null] } });
+    await w.stop();
+    const got = await lines(a.taskId);
+    expect(got[0]!.fields).toEqual({ big: '10', lone: '\uFFFDx', nul: 'a\uFFFDb', pair: '\ud83d\ude00' });
+    expect(got[1]).toMatchObject({ text: 'plain "quotes" \\ and \n newline', fields: { nested: { list: [1, 'two', null] } } });
+  });
+
+  it('coalesces progress reports made between two flushes into one line with the latest values', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    for (let i = 1; i <= 100; i++) l.progress(i, 100);
+    l.taskLog.info('between');
+    await w.flush();
+    l.progress(100, 100, 'all done');
+    await w.flush();
+    const got = await lines(a.taskId);
+    expect(got.map((x) => [x.seq, x.stream, x.text])).toEqual([
+      [1, 'progress', '100 / 100'],
+      [2, 'log', 'between'],
+      [3, 'progress', 'all done'],
+    ]);
+    expect(got[0]!.fields).toEqual({ done: 100, total: 100 });
+    await w.stop();
+  });
+
+  it('keeps a batch the database could not take and sends it on the next flush', async () => {
+    let fail = true;
+    const flaky: Queryable = {
+      query: (text, values) => (fail ? Promise.reject(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })) : t.pool.query(text, values)),
+    };
+    const w = writer(flaky);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.taskLog.info('one');
+    await w.flush();
+    expect(await lines(a.taskId)).toHaveLength(0);
+    l.taskLog.info('two');
+    fail = false;
+    await waitFor(async () => (await lines(a.taskId)).length === 2, 5000, 'the kept lines to be stored');
+    expect((await lines(a.taskId)).map((x) => x.text)).toEqual(['one', 'two']);
+    await w.stop();
+  });
+
+  it('holds at most maxBufferedLines unsent lines; the rest is dropped and counted in the marker', async () => {
+    const w = writer(t.pool, { maxBufferedLines: 100 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    for (let i = 1; i <= 150; i++) l.taskLog.info(`held ${i}`);
+    l.close();
+    await w.stop();
+    const got = await lines(a.taskId);
+    expect(got).toHaveLength(101);
+    expect(got[99]!.text).toBe('held 100');
+    expect(got[100]).toMatchObject({ seq: 101, stream: 'system', fields: { droppedLines: 50 } });
+    expect(got[100]!.text).toMatch(/^50 line\(s\) .* dropped: 50 while the database could not keep up$/);
+  });
+
+  it('the append-only rule: no UPDATE, DELETE only inside retention', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    w.open({ ...a, attempt: 1 }).taskLog.info('fixed');
+    await w.flush();
+    await expect(t.pool.query(`UPDATE task_log_lines SET text = 'changed' WHERE task_id = $1`, [a.taskId])).rejects.toThrow(/append-only/);
+    await expect(t.pool.query(`DELETE FROM task_log_lines WHERE task_id = $1`, [a.taskId])).rejects.toThrow(/append-only/);
+    await w.stop();
+  });
+});
+
+describe('executors write lines through a real worker', () => {
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.writeHead(req.url?.startsWith('/missing') ? 404 : 200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const run = async (f: JobFixture) => {
+    const id = await triggerOneTask(t.db, f);
+    await waitForFinalTask(t.db, id);
+    await waitFor(async () => (await lines(id)).length > 0, 3000, 'lines');
+    // the last flush after the attempt ended
+    await new Promise((r) => setTimeout(r, 300));
+    return { id, got: await lines(id) };
+  };
+
+  it('shell: each stdout and stderr line on its stream, the command and the exit code', async () => {
+    await startWorker({ allowShell: true });
+    const { got } = await run({ steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo one; echo two; echo oops >&2; printf "no newline"'] } }] });
+    const out = got.filter((l) => l.stream === 'stdout').map((l) => l.text);
+    expect(out).toEqual(['one', 'two', 'no newline']);
+    expect(got.filter((l) => l.stream === 'stderr').map((l) => [l.level, l.text])).toEqual([['warn', 'oops']]);
+    expect(got[0]!.text).toMatch(/^\$ \/bin\/sh -c /);
+    expect(got[got.length - 1]).toMatchObject({ stream: 'log', level: 'info', fields: { exitCode: 0 } });
+  });
+
+  it('http: request and response summary lines, without the query string; a failure adds its error line', async () => {
+    await startWorker();
+    const { got } = await run({ steps: [{ handler: 'http', config: { url: `${base}/ok?token=secret` } }] });
+    expect(got.map((l) => l.text)).toEqual([`GET ${base}/ok?…`, expect.stringMatching(/^200 OK in \d+ ms, 11 bytes \(application\/json\)$/)]);
+    expect(JSON.stringify(got)).not.toContain('secret');
+    const bad = await run({ steps: [{ handler: 'http', config: { url: `${base}/missing` } }] });
+    expect(bad.got.map((l) => [l.level, l.stream])).toEqual([['info', 'log'], ['error', 'log'], ['error', 'system']]);
+    expect(bad.got[2]!.text).toMatch(/^attempt failed: http: GET .* answered 404/);
+  });
+
+  it('sql: the statement and its row count', async () => {
+    await startWorker();
+    const { got } = await run({ steps: [{ handler: 'sql', config: { sql: 'SELECT generate_series(1, 3) AS n' } }] });
+    expect(got.map((l) => l.text)).toEqual(['SELECT generate_series(1, 3) AS n', expect.stringMatching(/^SELECT: 3 row\(s\) in \d+ ms$/)]);
+    expect(got[1]!.fields).toMatchObject({ rowCount: 3, command: 'SELECT' });
+  });
+
+  it('handler lines and progress through ctx, read back with keyset paging', async () => {
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { roles: ['claim'], taskLog: { flushMs: 100 } }),
+      handlers: {
+        'test.chatty': async (ctx) => {
+          for (let i = 1; i <= 250; i++) ctx.taskLog.info(`item ${i}`, { i });
+          ctx.progress(250, 250, 'processed 250 items');
+          return null;
+        },
+      },
+    });
+    workers.push(w);
+    await w.start();
+    const { id } = await run({ steps: [{ handler: 'test.chatty' }] });
+    const seen: number[] = [];
+    let afterSeq = 0;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await listTaskLogLines(t.db, id, { afterSeq: String(afterSeq), limit: '100' }, VIEWER);
+      seen.push(...page.lines.map((l) => l.seq));
+      afterSeq = page.nextAfterSeq;
+      if (!page.more) {
+        expect(page).toMatchObject({ attempt: 1, attempts: 1, final: true, leaseReclaimed: false, progress: { done: 250, total: 250, text: 'processed 250 items' } });
+        break;
+      }
+    }
+    expect(seen).toEqual(Array.from({ length: 251 }, (_, i) => i + 1));
+    // a page after the end is empty and keeps the cursor
+    const end = await listTaskLogLines(t.db, id, { afterSeq: String(afterSeq) }, VIEWER);
+    expect(end).toMatchObject({ lines: [], nextAfterSeq: afterSeq, more: false });
+    // bad input names the field
+    await expect(listTaskLogLines(t.db, id, { limit: '0' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { limit: expect.any(String) } });
+    await expect(listTaskLogLines(t.db, id, { attempt: '2' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { attempt: expect.any(String) } });
+    await expect(listTaskLogLines(t.db, 'nope', {}, VIEWER)).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('kill -9 of a real worker process', () => {
+  it('keeps every line up to the last flush, and the reclaimed attempt says so', async () => {
+    const flushMs = 200;
+    const w = spawnWorker(t.url, {
+      TICKFLOW_ALLOW_SHELL: '1',
+      TICKFLOW_ROLES: 'claim',
+      TICKFLOW_LEASE_SECONDS: '2',
+      TICKFLOW_TASK_LOG_FLUSH_MS: String(flushMs),
+    });
+    await w.ready;
+    const id = await triggerOneTask(t.db, {
+      steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); echo "line $i"; sleep 0.01; done'] }, timeoutSeconds: 120 }],
+    });
+    await waitFor(async () => (await lines(id)).length >= 50, 15_000, '50 lines stored');
+    await new Promise((r) => setTimeout(r, 700));
+    const killedAt = Date.now();
+    w.child.kill('SIGKILL');
+    await w.exited;
+    const got = await lines(id);
+    // contiguous from 1: nothing lost in the middle
+    expect(got.map((l) => l.seq)).toEqual(Array.from({ length: got.length }, (_, i) => i + 1));
+    const stdout = got.filter((l) => l.stream === 'stdout');
+    expect(stdout.map((l) => l.text)).toEqual(Array.from({ length: stdout.length }, (_, i) => `line ${i + 1}`));
+    // at most the last flush interval (plus the in-flight insert) is missing
+    const newest = got[got.length - 1]!.time.getTime();
+    expect(killedAt - newest).toBeLessThan(1000);
+
+    // the reaper reclaims the lease; the page says that lines of the last flush may be missing
+    const task = await t.db.task.findUniqueOrThrow({ where: { id } });
+    await reclaimExpiredLeases(t.db, { limit: 10 }, new Date(task.leaseUntil!.getTime() + 1000));
+    const page = await listTaskLogLines(t.db, id, { attempt: '1' }, VIEWER);
+    expect(page).toMatchObject({ final: true, leaseReclaimed: true });
+    expect(page.lines.length).toBe(Math.min(500, got.length));
+  }, 60_000);
+});
+
+describe('search', () => {
+  it('finds a substring across jobs or in one job, newest first, with task, run and job', async () => {
+    // lines of two real tasks (so the step key and job key resolve), at known times
+    const clockTimes = ['2026-03-01T10:00:00Z', '2026-03-01T11:00:00Z', '2026-03-01T12:00:00Z'].map((s) => new Date(s));
+    let k = 0;
+    const w2 = writer(t.pool, {}, () => clockTimes[Math.min(k++, 2)]!);
+    const a = await triggerOneTask(t.db, { key: 'search.a', steps: [{ handler: 'builtin.noop' }] });
+    const b = await triggerOneTask(t.db, { key: 'search.b', steps: [{ handler: 'builtin.noop' }] });
+    const ta = await t.db.task.findUniqueOrThrow({ where: { id: a } });
+    const tb = await t.db.task.findUniqueOrThrow({ where: { id: b } });
+    const la = w2.open({ taskId: ta.id, runId: ta.runId, jobId: ta.jobId, attempt: 1 });
+    const lb = w2.open({ taskId: tb.id, runId: tb.runId, jobId: tb.jobId, attempt: 1 });
+    la.taskLog.info('Order 100_% Shipped');
+    lb.taskLog.error('order 100_% failed: card declined');
+    la.taskLog.info('nothing to see');
+    await w2.stop();
+
+    const all = await searchTaskLogLines(t.db, { q: 'ORDER 100_%' }, VIEWER);
+    expect(all.lines.map((l) => l.text)).toEqual(['order 100_% failed: card declined', 'Order 100_% Shipped']);
+    expect(all.lines[0]).toMatchObject({ taskId: tb.id, attempt: 1, seq: 1, runId: tb.runId, jobId: tb.jobId, jobKey: 'search.b', stepKey: 'main', level: 'error' });
+    // % and _ are literal: "100x" does not match "100_"
+    expect((await searchTaskLogLines(t.db, { q: 'order 100x' }, VIEWER)).lines).toEqual([]);
+    const one = await searchTaskLogLines(t.db, { q: 'order 100', jobId: ta.jobId }, VIEWER);
+    expect(one.lines.map((l) => l.taskId)).toEqual([ta.id]);
+    const range = await searchTaskLogLines(t.db, { q: 'order 100', from: '2026-03-01T10:30:00Z', to: '2026-03-01T12:00:00Z' }, VIEWER);
+    expect(range.lines.map((l) => l.taskId)).toEqual([tb.id]);
+    const limited = await searchTaskLogLines(t.db, { q: 'order', limit: '1' }, VIEWER);
+    expect(limited).toMatchObject({ more: true, lines: [{ taskId: tb.id }] });
+    await expect(searchTaskLogLines(t.db, { q: 'ab' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { q: expect.stringMatching(/at least 3/) } });
+    await expect(searchTaskLogLines(t.db, { q: 'order', from: 'yesterday' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { from: expect.any(String) } });
+    await expect(searchTaskLogLines(t.db, { q: 'order', from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }, VIEWER)).rejects.toMatchObject({ fields: { to: expect.any(String) } });
+    await expect(searchTaskLogLines(t.db, { q: 'order' }, null as unknown as Actor)).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+});
+
+describe('retention', () => {
+  it('deletes the lines of the runs it deletes, and only those', async () => {
+    const old = await triggerOneTask(t.db, { key: 'ret.old', steps: [{ handler: 'builtin.noop' }] });
+    const keep = await triggerOneTask(t.db, { key: 'ret.keep', steps: [{ handler: 'builtin.noop' }] });
+    const w = writer(t.pool);
+    for (const id of [old, keep]) {
+      const task = await t.db.task.findUniqueOrThrow({ where: { id } });
+      const l = w.open({ taskId: id, runId: task.runId, jobId: task.jobId, attempt: 1 });
+      for (let i = 0; i < 30; i++) l.taskLog.info(`ret ${i}`);
+    }
+    await w.stop();
+    const oldTask = await t.db.task.findUniqueOrThrow({ where: { id: old } });
+    // finish both runs; make the old one 40 days old
+    await t.pool.query(`UPDATE runs SET status = 'success', finished_at = now() WHERE id IN (SELECT run_id FROM tasks WHERE id = ANY($1))`, [[old, keep]]);
+    await t.pool.query(`UPDATE runs SET scheduled_for = now() - interval '40 days', finished_at = now() - interval '40 days' WHERE id = $1`, [oldTask.runId]);
+    const r = await purgeOldRuns(t.db, { olderThanDays: 30 });
+    expect(r.runs).toBeGreaterThanOrEqual(1);
+    expect(r.taskLogLines).toBeGreaterThanOrEqual(30);
+    expect(await lines(old)).toHaveLength(0);
+    expect(await lines(keep)).toHaveLength(30);
+  });
+});
