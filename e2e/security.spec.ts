@@ -60,3 +60,16 @@ test('after sign-in, next= never leaves the console', async ({ page }) => {
     await expect(page.locator('input[name="next"]')).toHaveValue('/');
   }
 });
+
+test('draining the last online worker asks for confirmation naming the consequence', async ({ page }) => {
+  await login(page);
+  await page.goto('/workers');
+  const online = page.getByTestId('worker-row').filter({ hasText: 'online' });
+  await expect(online).toHaveCount(1);
+  await online.getByRole('button', { name: 'Drain' }).click();
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog).toContainText('This is the last online worker: after draining it, no schedule fires and no task runs until a worker is resumed or another one starts.');
+  await expect(dialog.getByRole('button', { name: 'Drain the last worker' })).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(online).toContainText('online');
+});

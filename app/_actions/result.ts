@@ -21,11 +21,6 @@ export function zodFields(error: ZodError): Record<string, string> {
   return zodToFieldErrors(error);
 }
 
-/** A validation failure result from a zod error. */
-export function invalid(error: ZodError): ActionResult<never> {
-  return { ok: false, error: 'Please fix the highlighted fields', fields: zodFields(error) };
-}
-
 /**
  * Maps a thrown error to a result: DomainError keeps its message, fields, code and
  * detail; anything else is a bug, logged with its stack, shown as a generic message.

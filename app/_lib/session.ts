@@ -5,8 +5,8 @@
  * - `getActor()`: the signed-in Actor or null (cached per request).
  * - `requireActor(minRole)`: for pages/layouts — redirects to /login when signed
  *   out; throws DomainError('forbidden') for a weaker role.
- * - `requireActionActor(minRole)`: for server actions — throws
- *   DomainError('unauthorized' | 'forbidden') instead of redirecting (see action.ts).
+ * Server actions do not check roles here: app/_actions/define-action.ts does, from
+ * the operation table (lib/auth/permissions.ts).
  * - `signIn(email, password)` / `signOut()`: set / clear the session cookie.
  */
 import { cache } from 'react';
@@ -38,11 +38,6 @@ export async function requireActor(minRole: Role = 'viewer'): Promise<Actor> {
   const actor = await getActor();
   if (!actor) redirect('/login');
   return requireRole(actor, minRole);
-}
-
-/** Server actions: the actor or a thrown DomainError (unauthorized / forbidden). */
-export async function requireActionActor(minRole: Role = 'viewer'): Promise<Actor> {
-  return requireRole(await getActor(), minRole);
 }
 
 /** The client address for the login rate limit: the peer, or X-Forwarded-For only from TICKFLOW_TRUSTED_PROXIES (lib/auth/client-address.ts). */

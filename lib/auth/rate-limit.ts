@@ -8,8 +8,11 @@
  *   accounts: one address cannot spray passwords at many accounts.
  * The client address is the one lib/auth/client-address.ts trusted. A successful
  * login clears that (account, client) pair. Rows older than the window are
- * deleted as new failures arrive.
+ * deleted as new failures arrive. When the client address is unknown (a console
+ * started without scripts/peer-address.mjs) the per-client limit is skipped: it
+ * would let one stranger lock every account out at once.
  */
+import { UNKNOWN_CLIENT } from './client-address.ts';
 import type { Db } from '../db.ts';
 
 export const LOGIN_MAX_FAILURES = 5;
@@ -37,7 +40,7 @@ export class LoginRateLimiter {
     let until = 0;
     // blocked until the failure that made the count reach the limit ages out
     if (r.account >= this.maxFailures && r.account_oldest) until = Math.max(until, r.account_oldest.getTime() + this.windowMs);
-    if (r.total >= this.maxClientFailures && r.oldest) until = Math.max(until, r.oldest.getTime() + this.windowMs);
+    if (client !== UNKNOWN_CLIENT && r.total >= this.maxClientFailures && r.oldest) until = Math.max(until, r.oldest.getTime() + this.windowMs);
     return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / 1000)) : 0;
   }
 

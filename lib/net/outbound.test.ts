@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import dns from 'node:dns';
+import dnsPromises from 'node:dns/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, resolveOutboundAddress } from './outbound.ts';
 
 type Server = { port: number; hits: string[]; close(): Promise<void> };
@@ -91,6 +93,35 @@ describe('outbound guard', () => {
       expect((await outboundFetch(`http://127.0.0.1:${hop.port}/to-target`, { maxRedirects: 0 }, env)).status).toBe(302);
     } finally {
       await hop.close();
+    }
+  });
+
+  it('pins the connection to the checked address (a DNS answer that changes after the check reaches nothing else)', async () => {
+    // two servers on one port: the checked address (127.0.0.1, allowed) and where a rebinding answer points (127.0.0.3)
+    const good = await server((_req, res) => res.end('checked'));
+    const evil = http.createServer((_req, res) => res.end('rebound'));
+    let evilHits = 0;
+    evil.on('request', () => evilHits++);
+    await new Promise<void>((r) => evil.listen(good.port, '127.0.0.3', r));
+    let lookups = 0;
+    const answer = () => (lookups++ === 0 ? '127.0.0.1' : '127.0.0.3');
+    const p = vi.spyOn(dnsPromises, 'lookup').mockImplementation((async () => [{ address: answer(), family: 4 }]) as never);
+    const c = vi.spyOn(dns, 'lookup').mockImplementation(((_h: string, o: unknown, cb: (e: null, a: unknown, f?: number) => void) => {
+      const a = answer();
+      if (typeof o === 'object' && o && (o as { all?: boolean }).all) cb(null, [{ address: a, family: 4 }]);
+      else cb(null, a, 4);
+    }) as never);
+    try {
+      const env = { TICKFLOW_OUTBOUND_ALLOW: '127.0.0.1/32' } as unknown as NodeJS.ProcessEnv;
+      const res = await outboundFetch(`http://rebind.example:${good.port}/`, {}, env);
+      expect(await res.text()).toBe('checked');
+      expect(evilHits).toBe(0);
+      expect(lookups).toBe(1);
+    } finally {
+      p.mockRestore();
+      c.mockRestore();
+      await new Promise((r) => evil.close(r));
+      await good.close();
     }
   });
 });

@@ -236,6 +236,10 @@ describe('attacks on least privilege', () => {
     const spray = new LoginRateLimiter(5, 6);
     for (let i = 0; i < 6; i++) await expect(login(t.db, { email: `nobody${i}@attack.test`, password: 'x', client: '203.0.113.50' }, now, spray)).rejects.toMatchObject({ code: 'unauthorized' });
     await expect(login(t.db, { email: 'victim@attack.test', password: 'victim-password', client: '203.0.113.50' }, now, spray)).rejects.toMatchObject({ code: 'rate_limited' });
+    // without a known client address, the per-client limit would lock everyone out: only per-account applies
+    const blind = new LoginRateLimiter(5, 2);
+    for (let i = 0; i < 2; i++) await expect(login(t.db, { email: `other${i}@attack.test`, password: 'x', client: 'unknown' }, now, blind)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect((await login(t.db, { email: 'victim@attack.test', password: 'victim-password', client: 'unknown' }, now, blind)).actor.name).toBe('victim@attack.test');
   });
 
   it('passwords over 72 UTF-8 bytes are refused with a field error (bcrypt would ignore the rest)', async () => {

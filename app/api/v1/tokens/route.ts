@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 /** GET /api/v1/tokens (admin) -> { items } (no secrets) */
 export const GET = rest({ operation: 'tokens.list' }, async ({ db, actor }) => ({ items: await listApiTokens(db, actor) }));
 
-/** POST /api/v1/tokens (admin) { name, role, expiresAt? } -> 201 { token (shown once), ...view }. Idempotency-Key is ignored here: the response holds a secret that must not be stored. */
+/** POST /api/v1/tokens (admin) { name, scope, expiresAt?, ownerId? } -> 201 (owner: ownerId, else the caller or the calling token's owner; docs/security.md "Tokens") { token (shown once), ...view }. Idempotency-Key is ignored here: the response holds a secret that must not be stored. */
 export const POST = rest({ operation: 'tokens.create', body: CreateTokenInput, status: 201, idempotency: false }, async ({ db, body, actor, now }) => {
   const r = await createApiToken(db, body, actor, now);
   return { ...r.view, token: r.token };
