@@ -18,6 +18,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { z } from 'zod';
+import { resolveOutboundAddress } from '../../lib/net/outbound.ts';
 import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
 import { HandlerError, type Handler, type HandlerContext } from './types.ts';
@@ -72,17 +73,24 @@ export interface GrpcTarget {
 }
 
 /**
- * The one place a gRPC step's address becomes a connection target. Every call goes
- * through here, so an outbound address policy (which hosts a worker may reach) applies
- * to gRPC by changing this function alone: resolve the host, check the address, and
- * return `target` = the checked address; `authority`/`host` keep the configured name
- * so TLS still verifies it.
- * @throws HandlerError naming `config.address` for a malformed address
+ * The one place a gRPC step's address becomes a connection target: the host is resolved
+ * and checked by the outbound policy (lib/net/outbound.ts: no loopback, private, link-local
+ * or metadata address unless TICKFLOW_OUTBOUND_ALLOW lists it), and the connection goes to
+ * that checked address, so a DNS answer that changes later cannot redirect it.
+ * `authority`/`host` keep the configured name so TLS still verifies it.
+ * @throws HandlerError naming `config.address` for a malformed or refused address
  */
 export async function resolveGrpcTarget(address: string): Promise<GrpcTarget> {
   const { host, port } = parseGrpcAddress(address);
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  return { target: hostPort, authority: hostPort, host };
+  let resolved: { address: string; family: 4 | 6 };
+  try {
+    resolved = await resolveOutboundAddress(host, port);
+  } catch (err) {
+    throw configError(`config.address: ${(err as Error).message}`);
+  }
+  const target = resolved.family === 6 ? `[${resolved.address}]:${port}` : `${resolved.address}:${port}`;
+  return { target, authority: hostPort, host };
 }
 
 function credentialsOf(cfg: GrpcConfig): grpc.ChannelCredentials {
