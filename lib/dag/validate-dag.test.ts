@@ -137,35 +137,23 @@ function layeredDag(n: number, m: number, seed = 42) {
 describe('validateDag: large graphs', () => {
   const big = layeredDag(10_000, 30_000);
 
-  // Best of 3: the first call includes JIT warm-up and a loaded CI machine adds noise; the budget is the algorithm's.
-  const timed = <T,>(fn: () => T): { result: T; ms: number } => {
-    let best = Infinity;
-    let result!: T;
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      result = fn();
-      best = Math.min(best, performance.now() - t0);
-    }
-    return { result, ms: best };
-  };
-
-  it('10,000 steps / 30,000 edges validate well under a second with a correct order', () => {
-    const { result: r, ms } = timed(() => validateDag(big));
+  // Speed is measured by bench/dag.ts (numbers, not assertions: a wall-clock limit in a
+  // unit test fails on a busy machine and passes a slow algorithm on a fast one). These
+  // tests assert the results at full size and that nothing recurses per step.
+  it('10,000 steps / 30,000 edges validate with a correct topological order', () => {
+    const r = validateDag(big);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.order.length).toBe(10_000);
     const pos = new Map(r.order.map((k, i) => [k, i]));
     const violations = big.edges.filter((e) => pos.get(e.from)! >= pos.get(e.to)!);
     expect(violations).toEqual([]);
-    console.info(`validateDag 10k/30k: ${ms.toFixed(1)} ms`);
-    expect(ms).toBeLessThan(500);
   });
 
   it('a back edge in the large graph is found and named', () => {
     const e = big.edges[123]!;
     const withCycle = { steps: big.steps, edges: [...big.edges, { from: e.to, to: e.from, type: 'hard' as const }] };
-    const { result: r, ms } = timed(() => validateDag(withCycle));
-    expect(ms).toBeLessThan(500);
+    const r = validateDag(withCycle);
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.errors).toHaveLength(1);
@@ -176,11 +164,16 @@ describe('validateDag: large graphs', () => {
     expect(names).toContain(e.to);
   });
 
-  it('a 10,000-step chain (deepest possible) validates', () => {
-    const keys = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
-    const chain = { steps: keys.map((key) => ({ key })), edges: keys.slice(1).map((k, i) => ({ from: keys[i]!, to: k, type: 'hard' as const })) };
-    const { result: r, ms } = timed(() => validateDag(chain));
-    expect(r.ok && r.order[9_999]).toBe('c9999');
-    expect(ms).toBeLessThan(500);
+  it('a 50,000-step chain validates and a cycle through all of it is named: nothing recurses per step', () => {
+    // Far deeper than V8's call stack (~10,000 frames): a recursive walk would throw RangeError here.
+    const keys = Array.from({ length: 50_000 }, (_, i) => `c${i}`);
+    const edges = keys.slice(1).map((k, i) => ({ from: keys[i]!, to: k, type: 'hard' as const }));
+    const chain = { steps: keys.map((key) => ({ key })), edges };
+    const r = validateDag(chain);
+    expect(r.ok && r.order[49_999]).toBe('c49999');
+    const looped = validateDag({ steps: chain.steps, edges: [...edges, { from: 'c49999', to: 'c0', type: 'hard' as const }] });
+    expect(looped.ok).toBe(false);
+    if (looped.ok) return;
+    expect(looped.errors[0]!.message.split(' -> ')).toHaveLength(50_001);
   });
 });

@@ -2,14 +2,12 @@
  * The migration runner and the invariants the initial migration installs:
  * append-only task_logs, partial indexes, CHECK constraints.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../lib/infra/migrate.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 
 describe('migrations', () => {
-  let t: TestDatabase;
-  beforeAll(async () => { t = await createTestDatabase(); });
-  afterAll(async () => { await t.close(); });
+  const t = useTestDatabase();
 
   it('is recorded in Prisma history and re-running applies nothing', async () => {
     const again = await migrate(t.url);

@@ -83,6 +83,7 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'tokens.list': 'admin',
   'tokens.create': 'admin',
   'tokens.revoke': 'admin',
+  'settings.statsZone': 'admin',
 };
 
 const RANK = { viewer: 1, operator: 2, admin: 3 } as const;

@@ -5,8 +5,8 @@
  * values must match the PostgreSQL enum type.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../helpers/db.ts';
 
 interface Field { column: string; type: string; nullable: boolean; list: boolean; db?: string }
 interface Model { table: string; fields: Field[] }
@@ -61,9 +61,7 @@ function expectedUdt(field: Field, enums: Map<string, { dbName: string }>): stri
 }
 
 describe('Prisma schema and SQL migrations', () => {
-  let t: TestDatabase;
-  beforeAll(async () => { t = await createTestDatabase(); });
-  afterAll(async () => { await t.close(); });
+  const t = useTestDatabase();
 
   const { models, enums } = parseSchema(readFileSync(new URL('../../prisma/schema.prisma', import.meta.url), 'utf8'));
 

@@ -6,7 +6,7 @@
  * repaired with apply. Injected clock throughout (no sleeps).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
@@ -31,17 +31,15 @@ function prng(seed: number) {
 const BASE = Date.parse('2026-03-01T23:59:30.000Z');
 const HANDLERS = ['stat.ok', 'stat.fail', 'stat.flaky', 'stat.slow'];
 
-let t: TestDatabase;
+const t = useTestDatabase();
 const clients: PrismaClient[] = [];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   await offerHandlers(t, HANDLERS);
   for (let i = 0; i < 4; i++) clients.push(createPrismaClient(t.url, 3));
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.$disconnect()));
-  await t?.close();
 });
 
 describe('stats under 4 concurrent workers', () => {

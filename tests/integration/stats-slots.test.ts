@@ -5,21 +5,17 @@
  * COMMIT; readers see one summed row per (day, handler).
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { STATS_SLOTS } from '../../lib/engine/stats.ts';
 import { statsUpsertSql } from '../../lib/engine/sql/record-handler-stats.ts';
 import { getDailyStats } from '../../lib/stats/get-daily-stats.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 const clients: pg.Client[] = [];
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.end()));
-  await t?.close();
 });
 
 /** Two connections whose backend pids fall in different slots. */

@@ -3,8 +3,8 @@
  * 2026-03-01T23:30Z counts on 2026-03-01 in UTC and on 2026-03-02 in Asia/Shanghai (UTC+8);
  * the rebuild uses the same boundary; lateness and the read model's averages.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
@@ -13,13 +13,9 @@ import { getDailyStats } from '../../lib/stats/get-daily-stats.ts';
 import { statDateOf } from '../../lib/stats/dates.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 beforeAll(async () => {
-  t = await createTestDatabase();
   await offerHandlers(t, ['tz.rebuild', 'tz.shanghai', 'tz.utc']);
-});
-afterAll(async () => {
-  await t?.close();
 });
 afterEach(async () => {
   await statsZone(null);

@@ -4,8 +4,8 @@
  * changes it and the daily table is rebuilt in the same transaction, and
  * TICKFLOW_STATS_TZ only seeds it when nothing is stored.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase, createTestDatabase, offerHandlers } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
@@ -16,16 +16,12 @@ import { getStatsTimeZone, seedStatsTimeZone, setStatsTimeZone } from '../../lib
 import { migrate } from '../../lib/infra/migrate.ts';
 import type { PrismaClient } from '../../lib/generated/prisma/client.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 const saved = process.env.TICKFLOW_STATS_TZ;
 const admin: Actor = { kind: 'user', id: 'u-admin', name: 'admin@example.com', role: 'admin' };
 const operator: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'operator' };
 beforeAll(async () => {
-  t = await createTestDatabase();
   await offerHandlers(t, ['zone.a', 'zone.b', 'zone.c']);
-});
-afterAll(async () => {
-  await t?.close();
 });
 afterEach(() => {
   if (saved === undefined) delete process.env.TICKFLOW_STATS_TZ;

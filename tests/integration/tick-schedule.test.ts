@@ -1,19 +1,13 @@
 /**
  * The tick against real PostgreSQL with an injected clock (engine.md cases 1 and 2).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cancelRun, claimTasks, completeTask } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob } from './worker-fixtures.ts';
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestDatabase();
 
 const T = (s: string) => new Date(s);
 

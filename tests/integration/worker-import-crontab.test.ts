@@ -9,20 +9,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { ROOT } from './worker-fixtures.ts';
 import { SAMPLE_CRONTAB_LINES } from './crontab-fixture.ts';
 
 const run = promisify(execFile);
-let t: TestDatabase;
+const t = useTestDatabase();
 let dir: string;
 beforeAll(async () => {
-  t = await createTestDatabase();
   dir = mkdtempSync(path.join(tmpdir(), 'tickflow-crontab-'));
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  await t?.close();
 });
 
 it('imports entries as paused shell jobs and reports the lines it could not convert', async () => {
