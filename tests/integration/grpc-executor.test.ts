@@ -24,8 +24,11 @@ const PROTO = readFileSync(PROTO_FILE, 'utf8');
 let server: grpc.Server;
 let address = '';
 const cancelledCalls: string[] = [];
+const savedAllow = process.env.TICKFLOW_OUTBOUND_ALLOW;
 
 beforeAll(async () => {
+  // The servers of this file listen on loopback, which the outbound policy refuses unless listed.
+  process.env.TICKFLOW_OUTBOUND_ALLOW = '127.0.0.1';
   const def = protoLoader.loadSync(PROTO_FILE, { keepCase: false, longs: String, enums: String, defaults: true });
   const pkg = grpc.loadPackageDefinition(def) as unknown as { demo: { v1: { Greeter: grpc.ServiceClientConstructor } } };
   server = new grpc.Server();
@@ -68,6 +71,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (savedAllow === undefined) delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+  else process.env.TICKFLOW_OUTBOUND_ALLOW = savedAllow;
   await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
 });
 
@@ -183,6 +188,18 @@ describe('grpc executor', () => {
       const e = await failure(grpcHandler(ctxFor(config, payload).ctx));
       expect(e.message, JSON.stringify({ config: { ...config, proto: undefined }, payload })).toMatch(expected);
       expect(e.detail.retryable, e.message).toBe(false);
+    }
+  });
+
+  it('a loopback, private or metadata address not on TICKFLOW_OUTBOUND_ALLOW is refused before dialing, naming config.address', async () => {
+    process.env.TICKFLOW_OUTBOUND_ALLOW = '';
+    try {
+      for (const target of [address, '169.254.169.254:80', '10.0.0.1:50051', '[::1]:50051']) {
+        const e = await failure(grpcHandler(ctxFor(cfg({ address: target }), { name: 'a' }, { timeoutMs: 5000 }).ctx));
+        expect(e.message, target).toMatch(/^grpc: config\.address: outbound call refused/);
+      }
+    } finally {
+      process.env.TICKFLOW_OUTBOUND_ALLOW = '127.0.0.1';
     }
   });
 
