@@ -114,7 +114,10 @@ if (want('integration')) {
   const second = process.env.TICKFLOW_TEST_SECOND_DATABASE_URL;
   if (second) {
     const out2 = `${results}/integration-second.json`;
-    run(`integration tests (second server: ${new URL(second).host})`, node, [vitest, 'run', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${out2}`], { DATABASE_URL: second });
+    // The process-lifecycle tests start and stop their own embedded PostgreSQL (the stack
+    // under `npm start`, outages), so a second server adds nothing to them but minutes.
+    const ownServer = ['tests/integration/service-manager.test.ts', 'tests/integration/worker-outage.test.ts'];
+    run(`integration tests (second server: ${new URL(second).host})`, node, [vitest, 'run', '--project', 'integration', ...ownServer.flatMap((f) => ['--exclude', f]), '--reporter=default', '--reporter=json', `--outputFile.json=${out2}`], { DATABASE_URL: second });
     countVitest(out2, 'integration (second server)');
   }
 }
