@@ -3,7 +3,7 @@
 // drag-to-connect with cycle refusal, auto-layout, and an unsaved-changes guard. Its state lives in one pure
 // reducer (model.ts editorReducer); the toolbar, banner, palette and side panel are sections of their own.
 // It never touches the database: it receives the DAG as props and hands the new one to onSave.
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type DragEvent } from 'react';
 import {
   Background,
   Controls,
@@ -36,6 +36,7 @@ import {
   freeSpot,
   initEditor,
   isDirty,
+  newStepAnchor,
   parseErrorPath,
   snapshot,
   stepDomAttributes,
@@ -54,7 +55,8 @@ import {
   type StepNode,
   type StepNodeData,
 } from './model';
-import { Palette } from './Palette';
+import { Palette, PALETTE_MIME } from './Palette';
+import { useUnsavedChangesGuard } from '../unsaved-changes';
 import { SelectionAside } from './SelectionAside';
 import { StepNodeView } from './StepNodeView';
 
@@ -95,6 +97,8 @@ let newNodeSeq = 0;
 /** Ids of nodes added in this session: never reused, so an edge id can never point at a different step. */
 const newNodeId = () => `n${Date.now().toString(36)}${(newNodeSeq++).toString(36)}`;
 
+const LEAVE_MESSAGE = 'The graph has unsaved changes. Leave and discard them?';
+
 /** Size of a new step card before React Flow has measured it (px). */
 const NEW_STEP_SIZE = { width: 200, height: 64 };
 
@@ -107,6 +111,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const [saving, setSaving] = useState(false);
   const { fitView, screenToFlowPosition } = useReactFlow<StepNode, DepEdge>();
   const canvasRef = useRef<HTMLDivElement>(null);
+  const editorRef = useRef<HTMLDivElement>(null);
 
   const dirty = !readOnly && isDirty(state);
 
@@ -155,30 +160,28 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     [nodes, fieldErrors],
   );
 
-  // Unsaved-changes guard: the browser's own prompt on reload/close, and a confirm on in-app link clicks
-  // (Next's client navigation never fires beforeunload).
+  // Unsaved-changes guard on every way out: reload/close, links, Back, the job page's tabs (components/unsaved-changes).
+  useUnsavedChangesGuard(dirty, LEAVE_MESSAGE);
+
+  // Undo / redo over every edit: Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y (Cmd on macOS). Inside the editor's own fields too
+  // (one run of typing is one step); text fields elsewhere on the page keep the browser's own undo.
   useEffect(() => {
-    if (!dirty) return;
-    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+    if (readOnly) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      const k = e.key.toLowerCase();
+      const redo = (k === 'z' && e.shiftKey) || (k === 'y' && !e.shiftKey);
+      const undo = k === 'z' && !e.shiftKey;
+      if (!undo && !redo) return;
+      const t = e.target as HTMLElement | null;
+      const inField = !!t?.closest?.('input, textarea, select, [contenteditable="true"]');
+      if (inField && !editorRef.current?.contains(t)) return;
       e.preventDefault();
-      e.returnValue = '';
+      dispatch({ type: redo ? 'redo' : 'undo' });
     };
-    const onClick = (e: MouseEvent) => {
-      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      const a = (e.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
-      if (!a || a.target === '_blank' || a.getAttribute('href')?.startsWith('#')) return;
-      if (!window.confirm('The graph has unsaved changes. Leave and discard them?')) {
-        e.preventDefault();
-        e.stopPropagation();
-      }
-    };
-    window.addEventListener('beforeunload', onBeforeUnload);
-    document.addEventListener('click', onClick, true);
-    return () => {
-      window.removeEventListener('beforeunload', onBeforeUnload);
-      document.removeEventListener('click', onClick, true);
-    };
-  }, [dirty]);
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [readOnly]);
 
   const refuse = useCallback((reason: string) => {
     setBanner((b) => (b && b.kind === 'error' && b.message === reason ? b : { kind: 'error', message: reason }));
@@ -232,26 +235,35 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const selectedEdge = selectedNode ? null : (edges.find((e) => e.selected) ?? null);
   const keyOf = useCallback((id: string) => live.current.nodes.find((n) => n.id === id)?.data.key ?? id, []);
 
+  /**
+   * Adds a step of `handler`: at `drop` (screen px, from a palette drag) or, from a click, right of the selected
+   * step (else the middle of the view); moved to the nearest spot that covers no other step, preferably on screen
+   * (the canvas edges are cut by the fitView padding, where the overlays are).
+   */
   const addStep = useCallback(
-    (handler: string) => {
+    (handler: string, drop?: { x: number; y: number }) => {
       const ns = live.current.nodes;
       const key = uniqueStepKey(handler, ns.map((n) => n.data.key));
-      // Drop it in the middle of what the operator is looking at, on the nearest spot that covers no other step
-      // (preferably one on screen: the canvas edges are cut by the fitView padding, where the overlays are).
       const box = canvasRef.current?.getBoundingClientRect();
       const size = NEW_STEP_SIZE;
+      const rectOf = (n: StepNode): FlowRect => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height });
       let wanted = { x: 0, y: 0 };
       let visible: FlowRect | undefined;
       if (box) {
-        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
-        wanted = { x: centre.x - size.width / 2, y: centre.y - size.height / 2 };
         const p = FIT_VIEW_OPTIONS.padding;
         const tl = screenToFlowPosition({ x: box.left + parseFloat(p.left), y: box.top + parseFloat(p.top) });
         const br = screenToFlowPosition({ x: box.right - parseFloat(p.right), y: box.bottom - parseFloat(p.bottom) });
         visible = { x: tl.x, y: tl.y, width: br.x - tl.x, height: br.y - tl.y };
+        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
+        const selected = ns.find((n) => n.selected);
+        wanted = newStepAnchor(selected ? rectOf(selected) : null, centre, size);
       }
-      const taken = ns.map((n) => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height }));
-      const spot = freeSpot(wanted, size, taken, visible);
+      if (drop) {
+        const at = screenToFlowPosition(drop);
+        wanted = { x: at.x - size.width / 2, y: at.y - size.height / 2 };
+        visible = undefined; // where the operator dropped it, even off the padded area
+      }
+      const spot = freeSpot(wanted, size, ns.map(rectOf), visible);
       const node: StepNode = {
         id: newNodeId(),
         type: 'step',
@@ -262,9 +274,25 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
       };
       dispatch({ type: 'addStep', node });
       // No room on screen: fit the whole graph once React Flow has the new node, so the operator sees where it went.
-      if (!spot.inView) window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
+      if (!drop && !spot.inView) window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
     },
     [screenToFlowPosition, fitView],
+  );
+
+  // A handler dragged from the palette (Palette sets PALETTE_MIME) and dropped on the canvas.
+  const onDragOver = useCallback((e: DragEvent) => {
+    if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  }, [readOnly]);
+  const onDrop = useCallback(
+    (e: DragEvent) => {
+      const handler = e.dataTransfer.getData(PALETTE_MIME);
+      if (readOnly || !handler) return;
+      e.preventDefault();
+      addStep(handler, { x: e.clientX, y: e.clientY });
+    },
+    [readOnly, addStep],
   );
 
   const autoLayout = useCallback(() => {
@@ -280,6 +308,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   }, [fitView]);
 
   const discard = useCallback(() => {
+    if (!window.confirm('Discard your unsaved changes to the graph? (Ctrl+Z brings them back.)')) return;
     dispatch({ type: 'discard', doc: initial });
     setBanner(null);
   }, [initial]);
@@ -336,7 +365,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const selectedErrors = selectedNode ? (fieldErrors.get(selectedNode.id) ?? {}) : {};
 
   return (
-    <div className={`flex flex-col overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[70vh] min-h-[480px]'}`} data-testid="dag-editor" data-dirty={dirty ? 'true' : 'false'}>
+    <div ref={editorRef} className={`flex flex-col overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[70vh] min-h-[480px]'}`} data-testid="dag-editor" data-dirty={dirty ? 'true' : 'false'}>
       <EditorToolbar
         readOnly={readOnly}
         edgeType={edgeType}
@@ -347,13 +376,18 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
         onFit={() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 })}
         onDiscard={discard}
         onSave={() => void save()}
+        canUndo={state.past.length > 0}
+        canRedo={state.future.length > 0}
+        onUndo={() => dispatch({ type: 'undo' })}
+        onRedo={() => dispatch({ type: 'redo' })}
       />
-      <EditorBanner banner={banner} onDismiss={() => setBanner(null)} />
 
       <div className="flex min-h-0 flex-1">
         {!readOnly ? <Palette handlers={palette} onAdd={addStep} /> : null}
 
-        <div className="relative min-w-0 flex-1" ref={canvasRef}>
+        <div className="relative min-w-0 flex-1" ref={canvasRef} onDragOver={onDragOver} onDrop={onDrop}>
+          {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
+          <EditorBanner banner={banner} onDismiss={() => setBanner(null)} className="absolute inset-x-2 top-2 z-10" />
           <ReactFlow<StepNode, DepEdge>
             nodes={renderedNodes}
             edges={edges}

@@ -1,6 +1,6 @@
 'use client';
 // The DAG editor's toolbar: type of new dependencies, auto layout, fit, the unsaved-changes badge, Discard and Save.
-import { LoaderCircle, Maximize, Network, Save, Undo2 } from 'lucide-react';
+import { LoaderCircle, Maximize, Network, Redo2, Save, Trash2, Undo2 } from 'lucide-react';
 import { DEP_TYPES, type DepType } from '@/lib/dag';
 import { EDGE_STYLES } from './model';
 
@@ -15,10 +15,14 @@ export type EditorToolbarProps = {
   onFit(): void;
   onDiscard(): void;
   onSave(): void;
+  canUndo: boolean;
+  canRedo: boolean;
+  onUndo(): void;
+  onRedo(): void;
 };
 
-/** Toolbar above the canvas (test ids `dag-edge-type-<type>`, `dag-layout`, `dag-fit`, `dag-dirty`, `dag-discard`, `dag-save`). */
-export function EditorToolbar({ readOnly, edgeType, onEdgeType, dirty, saving, onLayout, onFit, onDiscard, onSave }: EditorToolbarProps) {
+/** Toolbar above the canvas (test ids `dag-edge-type-<type>`, `dag-undo`, `dag-redo`, `dag-layout`, `dag-fit`, `dag-dirty`, `dag-discard`, `dag-save`). */
+export function EditorToolbar({ readOnly, edgeType, onEdgeType, dirty, saving, onLayout, onFit, onDiscard, onSave, canUndo, canRedo, onUndo, onRedo }: EditorToolbarProps) {
   return (
     <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2">
       {!readOnly ? (
@@ -46,6 +50,16 @@ export function EditorToolbar({ readOnly, edgeType, onEdgeType, dirty, saving, o
       )}
       <div className="ml-auto flex items-center gap-2">
         {!readOnly ? (
+          <>
+            <button type="button" onClick={onUndo} disabled={!canUndo} data-testid="dag-undo" aria-label="Undo" title="Undo (Ctrl+Z)" className="inline-flex items-center rounded-md border border-slate-200 p-1 text-slate-700 hover:bg-slate-50 disabled:opacity-40">
+              <Undo2 className="size-3.5" />
+            </button>
+            <button type="button" onClick={onRedo} disabled={!canRedo} data-testid="dag-redo" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" className="inline-flex items-center rounded-md border border-slate-200 p-1 text-slate-700 hover:bg-slate-50 disabled:opacity-40">
+              <Redo2 className="size-3.5" />
+            </button>
+          </>
+        ) : null}
+        {!readOnly ? (
           <button type="button" onClick={onLayout} data-testid="dag-layout" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50" title="Lay out left to right">
             <Network className="size-3.5" /> Auto layout
           </button>
@@ -61,7 +75,7 @@ export function EditorToolbar({ readOnly, edgeType, onEdgeType, dirty, saving, o
         {!readOnly ? (
           <>
             <button type="button" onClick={onDiscard} disabled={!dirty || saving} data-testid="dag-discard" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50 disabled:opacity-40">
-              <Undo2 className="size-3.5" /> Discard
+              <Trash2 className="size-3.5" /> Discard
             </button>
             <button type="button" onClick={onSave} disabled={!dirty || saving} data-testid="dag-save" className="inline-flex items-center gap-1 rounded-md bg-indigo-600 px-2.5 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-40">
               {saving ? <LoaderCircle className="size-3.5 animate-spin" /> : <Save className="size-3.5" />} Save

@@ -67,6 +67,17 @@ describe('editorReducer: undo / redo', () => {
     expect(run(s1, { type: 'undo' }).doc.nodes[0]!.domAttributes).toEqual(stepDomAttributes('a'));
   });
 
+  it('a click on a card (position reported, nothing moved) is not an edit', () => {
+    const s0 = start();
+    const a = id(s0, 'a');
+    const s1 = run(
+      s0,
+      { type: 'nodeChanges', changes: [{ type: 'position', id: a, position: { x: 0, y: 0 }, dragging: true }] },
+      { type: 'nodeChanges', changes: [{ type: 'position', id: a, dragging: false }] },
+    );
+    expect(s1.past).toHaveLength(0);
+  });
+
   it('selection and measured sizes are not edits', () => {
     const s0 = start();
     const a = id(s0, 'a');

@@ -497,6 +497,13 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       const positions = cs.filter((c) => c.type === 'position');
       if (positions.length === cs.length) {
         const dragging = positions.some((c) => c.dragging);
+        const byId = new Map(nodes.map((n) => [n.id, n.position]));
+        const moves = positions.some((c) => {
+          const was = c.type === 'position' && c.position ? byId.get(c.id) : undefined;
+          return !!was && c.type === 'position' && !!c.position && (was.x !== c.position.x || was.y !== c.position.y);
+        });
+        // A click on a card reports its position unchanged (drag start/end without a move): not an edit.
+        if (!moves) return { ...state, doc: { nodes: next, edges }, gesture: state.gesture === 'drag' && !dragging ? null : state.gesture };
         // The pointer moved or was released: part of the drag that started earlier (recorded once, at its start).
         if (state.gesture === 'drag') return { ...state, doc: { nodes: next, edges }, gesture: dragging ? 'drag' : null };
         return edit({ nodes: next, edges }, dragging ? 'drag' : null);
