@@ -10,9 +10,9 @@ import { Field, controlProps, errorId } from '../ui/field';
 import { Input, NativeSelect, Textarea } from '../ui/input';
 import { cn } from '../ui/cn';
 import { TimezonePicker } from './timezone-picker';
-import { CronPreview } from './schedule-preview';
-import { zonedLocalToUtc, type JobFormValues, type ScheduleKind } from './form-values';
-import { formatUtc } from '../time';
+import { CronPreview, type PreviewWindow } from './schedule-preview';
+import { type JobFormValues, type ScheduleKind } from './form-values';
+import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
 import type { JobFormState } from './use-job-form';
 
 const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
@@ -136,7 +136,7 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
           ) : null}
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
         </div>
-        {v.scheduleKind === 'cron' ? <CronPreview cron={v.cron} timezone={v.timezone} /> : null}
+        {v.scheduleKind === 'cron' ? <CronPreview cron={v.cron} timezone={v.timezone} window={previewWindow(v)} /> : null}
       </div>
 
       {v.scheduleKind !== 'manual' ? (
@@ -335,6 +335,13 @@ export function FormFooter({ f, cancelHref }: { f: JobFormState; cancelHref: str
     </Button>
   </div>
   );
+}
+
+/** The form's effective window as UTC instants for the fire preview (a half-typed or invalid value is left out). */
+function previewWindow(v: JobFormValues): PreviewWindow {
+  const tz = v.timezone || 'UTC';
+  const at = (local: string) => (local ? (zonedLocalToUtc(local, tz)?.toISOString() ?? null) : null);
+  return { startAt: at(v.startAtLocal), endAt: at(v.endAtLocal) };
 }
 
 function onceHint(v: JobFormValues): string {

@@ -5,7 +5,7 @@ import { ChevronRight } from 'lucide-react';
 import type { TaskView } from '@/lib/runs/run-view';
 import { Card } from '../ui/card';
 import { StatusBadge } from '../status-badge';
-import { formatUtc } from '../time';
+import { ZonedTime } from '../time';
 import { cn } from '../ui/cn';
 
 /** One task: its log timeline (every state change) and its captured output / error. */
@@ -34,9 +34,7 @@ export function TaskSection({ task, defaultOpen }: { task: TaskView; defaultOpen
                     <span className="text-zinc-400">→</span>
                     <StatusBadge status={l.toStatus} />
                     <span className="text-zinc-500">#{l.attempt}</span>
-                    <time dateTime={l.createdAt} title={formatUtc(l.createdAt)} className="ml-auto font-mono text-[11px] text-zinc-500">
-                      {formatUtc(l.createdAt).slice(11, 19)}.{String(new Date(l.createdAt).getUTCMilliseconds()).padStart(3, '0')}
-                    </time>
+                    <ZonedTime value={l.createdAt} ms className="ml-auto font-mono text-[11px] text-zinc-500" />
                   </div>
                   {l.message ? <p className="mt-0.5 break-words text-xs text-zinc-700">{l.message}</p> : null}
                   {l.nodeId ? <p className="text-[11px] text-zinc-400">on {l.nodeId}</p> : null}

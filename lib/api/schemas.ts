@@ -348,8 +348,12 @@ export const SchedulePreviewQuery = z
     tz: timeZoneField().optional(),
     from: Instant.optional(),
     count: qInt(1, MAX_PREVIEW_COUNT).optional(),
+    /** The job's effective window: nothing fires before startAt or after endAt (the tick's own rule). */
+    startAt: Instant.optional(),
+    endAt: Instant.optional(),
   })
   .superRefine((q, ctx) => {
+    if (q.startAt && q.endAt && q.endAt <= q.startAt) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
     const tz = q.tz ?? 'UTC';
     if (!isValidTimeZone(tz)) {
       ctx.addIssue({ code: 'custom', path: ['tz'], message: `Unknown time zone: ${tz}` });
