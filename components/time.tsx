@@ -59,16 +59,17 @@ export function RelativeTime({ value, timeZone, className }: { value: Instant | 
 
 /**
  * Absolute time with its zone written next to it (`2026-11-29 17:21:05 UTC+8`), in `timeZone` when given (a job's
- * zone), else in the user's display zone; other zones and UTC on hover. `ms` adds milliseconds.
+ * zone), else in the user's display zone; other zones and UTC on hover. `ms` adds milliseconds; `seconds={false}`
+ * leaves the seconds out.
  */
-export function ZonedTime({ value, timeZone, className, ms }: { value: Instant | null | undefined; timeZone?: string; className?: string; ms?: boolean }) {
+export function ZonedTime({ value, timeZone, className, ms, seconds }: { value: Instant | null | undefined; timeZone?: string; className?: string; ms?: boolean; seconds?: boolean }) {
   const display = useDisplayZone();
   const date = toDate(value);
   if (!date) return <span className={className}>—</span>;
   const zone = timeZone ?? display;
   return (
     <time dateTime={date.toISOString()} title={titleOf(date, display, zone)} className={className} data-zone={zone}>
-      {formatDateTime(date, zone, { ms })}
+      {formatDateTime(date, zone, { ms, seconds })}
     </time>
   );
 }

@@ -95,7 +95,8 @@ test('Ctrl+Z / Ctrl+Shift+Z undo and redo a drag, a connection, a field edit and
   await name.pressSequentially('Clean up');
   await expect(page.getByTestId('dag-node-transform')).toContainText('Clean up');
   await name.press('Control+z');
-  await expect(page.getByTestId('dag-node-transform')).not.toContainText('Clean up');
+  await expect(name).toHaveValue('');
+  await expect(page.getByTestId('dag-node-transform')).not.toContainText('Clean');
   await page.getByTestId('dag-redo').click();
   await expect(page.getByTestId('dag-node-transform')).toContainText('Clean up');
 
@@ -115,7 +116,7 @@ test('Ctrl+Z / Ctrl+Shift+Z undo and redo a drag, a connection, a field edit and
   await expect(page.getByTestId('dag-save')).toBeDisabled();
 });
 
-test('a handler dragged from the palette lands where it is dropped; clicks place new steps beside the selection, never on another', async ({ page }, testInfo) => {
+test('a handler dragged from the palette lands where it is dropped; clicks place new steps beside the selection, never on another', async ({ page }) => {
   const job = await createJob();
   await openGraph(page, job.id);
   const pane = (await page.locator('.react-flow__pane').boundingBox())!;
@@ -143,7 +144,7 @@ test('a handler dragged from the palette lands where it is dropped; clicks place
   const boxes = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number }));
   expect(boxes).toHaveLength(7);
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) expect(overlaps(boxes[i]!, boxes[j]!), `steps ${i} and ${j} overlap`).toBe(false);
-  await page.getByTestId('dag-editor').screenshot({ path: testInfo.outputPath('editor-palette.png') });
+  await page.getByTestId('dag-editor').screenshot({ path: 'e2e/__screenshots__/dag-editor-palette-drop.png' });
 });
 
 test('a refused connection explains itself without moving the canvas', async ({ page }) => {

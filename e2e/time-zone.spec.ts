@@ -39,7 +39,7 @@ test('a job in EST5EDT renders without a hydration error; its next fire is writt
   const row = page.getByRole('row').filter({ hasText: key });
   await expect(row).toBeVisible();
   // 09:00 in New York in winter and summer alike, with the offset in force written next to it.
-  await expect(row.locator('time[data-zone="EST5EDT"]')).toHaveText(/^\d{4}-\d{2}-\d{2} 09:00:00 UTC\u2212[45]$/);
+  await expect(row.locator('time[data-zone="EST5EDT"]')).toHaveText(/^\d{4}-\d{2}-\d{2} 09:00 UTC\u2212[45]$/);
   await page.reload();
   await expect(row).toBeVisible();
   expect(problems).toEqual([]);
@@ -63,7 +63,8 @@ test('times follow the display zone: the browser zone by default, a chosen zone 
   await page.getByTestId('display-zone').click();
   const dialog = page.getByRole('dialog', { name: 'Display time zone' });
   await dialog.getByLabel('This zone:').check();
-  await dialog.locator('#display-zone-picker').fill('America/New_York');
+  await dialog.locator('#display-zone-picker').fill('new_york');
+  await dialog.getByRole('option', { name: 'America/New_York' }).click();
   await dialog.getByTestId('display-zone-save').click();
   await expect(dialog).toBeHidden();
   await expect(logTimes.first()).toHaveText(/ UTC\u2212[45]$/);

@@ -59,6 +59,15 @@ describe('editorReducer: undo / redo', () => {
     expect(isDirty(s3)).toBe(false);
   });
 
+  it('the card growing while the operator types (measured sizes) does not split the typing into several steps', () => {
+    const s0 = start();
+    const a = id(s0, 'a');
+    const grow = (w: number): EditorAction => ({ type: 'nodeChanges', changes: [{ type: 'dimensions', id: a, dimensions: { width: w, height: 60 } }] });
+    const s1 = run(s0, { type: 'updateStep', id: a, patch: { name: 'C' } }, grow(190), { type: 'updateStep', id: a, patch: { name: 'Cl' } }, grow(200), { type: 'updateStep', id: a, patch: { name: 'Cle' } });
+    expect(s1.past).toHaveLength(1);
+    expect(run(s1, { type: 'undo' }).doc.nodes[0]!.data.name).toBe('');
+  });
+
   it('renaming a step key moves its test id with it, and undo moves it back', () => {
     const s0 = start();
     const a = id(s0, 'a');

@@ -490,6 +490,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       const cs = action.changes;
       if (cs.length === 0) return state;
       const next = applyNodeChanges(cs, nodes);
+      // Measured sizes follow an edit (a longer name widens the card): they neither record nor end the gesture.
+      if (cs.every((c) => c.type === 'dimensions')) return { ...state, doc: { nodes: next, edges } };
       if (cs.every((c) => c.type === 'select' || c.type === 'dimensions')) return { ...state, doc: { nodes: next, edges }, gesture: null };
       const removed = new Set(cs.flatMap((c) => (c.type === 'remove' ? [c.id] : [])));
       const nextEdges = removed.size ? edges.filter((e) => !removed.has(e.source) && !removed.has(e.target)) : edges;
