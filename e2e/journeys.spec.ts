@@ -124,6 +124,8 @@ test('run detail: cancel a running builtin.sleep run', async ({ page }) => {
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('run-status')).toHaveText('running', { timeout: 20_000 });
   await page.getByRole('button', { name: 'Cancel run' }).click();
+  // The dialog's two buttons say what each does: no "Cancel" next to "Cancel run".
+  await expect(page.getByRole('alertdialog').getByRole('button')).toHaveText(['Keep running', 'Cancel run']);
   await confirm(page, 'Cancel run');
   await expect(page.getByTestId('run-status')).toHaveText('cancelled');
   await expect(page.getByTestId('task-status-main')).toHaveText('cancelled');

@@ -6,6 +6,14 @@ import type { EdgeDraft, StepDraft } from '../dag/model';
 import { RunGraphCard, RunHeader, RunSummary, TasksTable } from './run-sections';
 import { TaskSection } from './task-section';
 import { useRunDetail, type RunActions } from './use-run-detail';
+import { topologicalOrder } from '@/lib/dag';
+
+/** Step key -> position in the graph's topological order (lib/dag topologicalOrder, steps listed order breaks ties). */
+function dagRank(graph: { steps: StepDraft[]; edges: EdgeDraft[] }): Map<string, number> {
+  const keys = graph.steps.map((s) => s.key);
+  const order = topologicalOrder(keys, graph.edges) ?? keys;
+  return new Map(order.map((k, i) => [k, i]));
+}
 
 export { JsonBlock } from './task-section';
 
@@ -23,8 +31,11 @@ export type RunDetailProps = RunActions & {
  * (`task-status-<stepKey>`), each task's log timeline (`task-log-row`) and output.
  */
 export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetailProps) {
-  const rd = useRunDetail(initial, { cancel, retry, retryTask });
+  const live = useRunDetail(initial, { cancel, retry, retryTask });
   const [selected, setSelected] = React.useState<string | null>(null);
+  // Tasks in the order of the graph (parents before children), as the operator reads the run.
+  const order = React.useMemo(() => dagRank(graph), [graph]);
+  const rd = React.useMemo(() => ({ ...live, run: { ...live.run, tasks: [...live.run.tasks].sort((a, b) => (order.get(a.stepKey) ?? Infinity) - (order.get(b.stepKey) ?? Infinity) || a.stepKey.localeCompare(b.stepKey)) } }), [live, order]);
   const { run } = rd;
   return (
     <>

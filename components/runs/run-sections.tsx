@@ -49,6 +49,7 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
               title="Cancel this run?"
               description="Pending and running tasks become cancelled; a late completion from a worker is refused."
               confirmLabel="Cancel run"
+          cancelLabel="Keep running"
               onConfirm={onCancel}
             />
           </RoleGate>
