@@ -52,3 +52,30 @@ test('tasks in DAG order; the wheel over the graph scrolls the page, Ctrl+wheel 
   await page.keyboard.up('Control');
   await expect.poll(() => viewport.evaluate((e) => getComputedStyle(e).transform)).not.toBe(transform);
 });
+
+test('the run Gantt shows each task waiting and running on one time axis, in DAG order', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.gantt.${uniq()}`,
+    name: 'Gantt',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'load', handler: 'builtin.sleep', payload: { ms: 400 } },
+      { key: 'extract', handler: 'builtin.sleep', payload: { ms: 600 } },
+    ],
+    edges: [{ from: 'extract', to: 'load', type: 'hard' }],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const rows = page.getByTestId('gantt-row');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute('data-step', 'extract');
+  await expect(rows.nth(1)).toHaveAttribute('data-step', 'load');
+  // "load" starts after "extract" ends: its run bar lies to the right of extract's.
+  const ex = (await rows.nth(0).getByTestId('gantt-run').boundingBox())!;
+  const ld = (await rows.nth(1).getByTestId('gantt-run').boundingBox())!;
+  expect(ld.x).toBeGreaterThanOrEqual(ex.x + ex.width - 2);
+  await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^ran \d/);
+  await page.getByTestId('run-gantt').screenshot({ path: 'e2e/__screenshots__/run-gantt.png' });
+});

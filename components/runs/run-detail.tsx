@@ -4,6 +4,7 @@ import * as React from 'react';
 import type { RunView } from '@/lib/runs/run-view';
 import type { EdgeDraft, StepDraft } from '../dag/model';
 import { RunGraphCard, RunHeader, RunSummary, TasksTable } from './run-sections';
+import { RunGantt } from './run-gantt';
 import { TaskSection } from './task-section';
 import { useRunDetail, type RunActions } from './use-run-detail';
 import { topologicalOrder } from '@/lib/dag';
@@ -51,6 +52,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
         }}
       />
       <TasksTable rd={rd} />
+      <RunGantt tasks={run.tasks} />
       <div className="mt-4 space-y-3">
         {run.tasks.map((t) => (
           <TaskSection key={t.id} task={t} defaultOpen={run.tasks.length <= 6} />
