@@ -7,6 +7,7 @@ import { getJson } from '../api';
 import { Card, CardHeader } from '../ui/card';
 import { EmptyState } from '../ui/empty-state';
 import { Elapsed } from '../time';
+import { DataTable } from '../ui/data-table';
 
 /** Polls GET /api/v1/stats/overview every 3 s (the page's server render is the first value). */
 export function useLiveOverview(initial: Overview): Overview {
@@ -29,34 +30,39 @@ export function RunningNow({ initial }: { initial: Overview }) {
       {rows.length === 0 ? (
         <EmptyState title="Nothing is running" />
       ) : (
-        <table className="tf-table" data-testid="running-now">
-          <thead>
-            <tr>
-              <th>Job</th>
-              <th>Step</th>
-              <th>Worker</th>
-              <th>Elapsed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((t) => (
-              <tr key={t.taskId} data-testid="running-row">
-                <td>
+        <DataTable
+          testId="running-now"
+          rows={rows}
+          rowKey={(t) => t.taskId}
+          rowProps={() => ({ 'data-testid': 'running-row' })}
+          columns={[
+            {
+              key: 'job',
+              header: 'Job',
+              cell: (t) => (
+                <>
                   <Link href={`/runs/${t.runId}`} className="text-indigo-700 hover:underline">
                     {t.jobName || t.jobKey}
                   </Link>
                   <div className="font-mono text-[11px] text-zinc-500">{t.jobKey}</div>
-                </td>
-                <td className="font-mono text-xs">
+                </>
+              ),
+            },
+            {
+              key: 'step',
+              header: 'Step',
+              className: 'font-mono text-xs',
+              cell: (t) => (
+                <>
                   {t.stepKey}
                   {t.attempt > 1 ? <span className="text-zinc-500"> · attempt {t.attempt}</span> : null}
-                </td>
-                <td className="max-w-[12rem] truncate text-xs text-zinc-600">{t.worker ?? '—'}</td>
-                <td className="text-xs tabular-nums text-sky-700">{t.startedAt ? <Elapsed since={t.startedAt} suffix="" /> : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { key: 'worker', header: 'Worker', className: 'max-w-[12rem] truncate text-xs text-zinc-600', cell: (t) => t.worker ?? '—' },
+            { key: 'elapsed', header: 'Elapsed', className: 'text-xs tabular-nums text-sky-700', cell: (t) => (t.startedAt ? <Elapsed since={t.startedAt} suffix="" /> : '—') },
+          ]}
+        />
       )}
     </Card>
   );

@@ -12,6 +12,7 @@ import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, ZonedTime, formatDuration } from '../time';
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
+import { DataTable } from '../ui/data-table';
 import type { EdgeDraft, StepDraft } from '../dag/model';
 import { JsonBlock } from './task-section';
 import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
@@ -145,54 +146,48 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
   return (
     <Card className="mt-4 overflow-hidden">
       <CardHeader title={`Tasks (${run.tasks.length})`} />
-      <div className="overflow-x-auto">
-        <table className="tf-table" data-testid="tasks-table">
-          <thead>
-            <tr>
-              <th>Step</th>
-              <th>Handler</th>
-              <th>Status</th>
-              <th>Attempt</th>
-              <th>Duration</th>
-              <th>Exit code</th>
-              <th>Worker</th>
-              <th>Depends on</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {run.tasks.map((t) => (
-              <tr key={t.id}>
-                <td className="font-mono text-xs">
-                  <a href={`#task-${t.stepKey}`} className="hover:underline">{t.stepKey}</a>
-                </td>
-                <td>
-                  <Tag mono>{t.handler}</Tag>
-                </td>
-                <td>
-                  <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} />
-                </td>
-                <td className="tabular-nums text-xs">
-                  {t.attempt} / {t.maxRetries + 1}
-                </td>
-                <td className="text-xs">{t.startedAt ? (t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : <Elapsed since={t.startedAt} />) : '—'}</td>
-                <td className="font-mono text-xs">{t.exitCode ?? '—'}</td>
-                <td className="max-w-[10rem] truncate text-xs text-zinc-600">{t.lockedBy ?? '—'}</td>
-                <td className="font-mono text-xs text-zinc-600">{t.parents.length ? t.parents.join(', ') : '—'}</td>
-                <td className="text-right">
-                  {canRetryTask(t) && !active ? (
-                    <RoleGate>
-                      <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
-                        <RotateCcw /> Retry task
-                      </Button>
-                    </RoleGate>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        testId="tasks-table"
+        rows={run.tasks}
+        rowKey={(t) => t.id}
+        columns={[
+          {
+            key: 'step',
+            header: 'Step',
+            className: 'font-mono text-xs',
+            cell: (t) => (
+              <a href={`#task-${t.stepKey}`} className="hover:underline">
+                {t.stepKey}
+              </a>
+            ),
+          },
+          { key: 'handler', header: 'Handler', cell: (t) => <Tag mono>{t.handler}</Tag> },
+          { key: 'status', header: 'Status', cell: (t) => <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} /> },
+          { key: 'attempt', header: 'Attempt', className: 'tabular-nums text-xs', cell: (t) => `${t.attempt} / ${t.maxRetries + 1}` },
+          {
+            key: 'duration',
+            header: 'Duration',
+            className: 'text-xs',
+            cell: (t) => (t.startedAt ? t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : <Elapsed since={t.startedAt} /> : '—'),
+          },
+          { key: 'exit', header: 'Exit code', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
+          { key: 'worker', header: 'Worker', className: 'max-w-[10rem] truncate text-xs text-zinc-600', cell: (t) => t.lockedBy ?? '—' },
+          { key: 'parents', header: 'Depends on', className: 'font-mono text-xs text-zinc-600', cell: (t) => (t.parents.length ? t.parents.join(', ') : '—') },
+          {
+            key: 'actions',
+            header: '',
+            className: 'text-right',
+            cell: (t) =>
+              canRetryTask(t) && !active ? (
+                <RoleGate>
+                  <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
+                    <RotateCcw /> Retry task
+                  </Button>
+                </RoleGate>
+              ) : null,
+          },
+        ]}
+      />
     </Card>
   );
 }
