@@ -323,10 +323,17 @@ export function AlarmsSection({ f }: { f: JobFormState }) {
 
 /** Cancel and Save, sticky at the bottom. */
 export function FormFooter({ f, cancelHref }: { f: JobFormState; cancelHref: string }) {
-  const { mode, expectedVersion, pending } = f;
+  const { mode, expectedVersion, pending, reason, setReason, err } = f;
   return (
   <div className="sticky bottom-0 -mx-6 flex items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-6 py-3 backdrop-blur">
-    {mode === 'edit' && expectedVersion ? <span className="mr-auto text-xs text-zinc-500">Editing version {expectedVersion}</span> : null}
+    {mode === 'edit' && expectedVersion ? <span className="text-xs text-zinc-500">Editing version {expectedVersion}</span> : null}
+    {mode === 'edit' ? (
+      <label className="mr-auto flex items-center gap-2 text-xs text-zinc-600">
+        Reason
+        <Input aria-label="Reason for this change" aria-invalid={err('reason') ? true : undefined} className="h-8 w-72" maxLength={1000} placeholder="Why this change (shown in Versions)" value={reason} onChange={(e) => setReason(e.target.value)} />
+        {err('reason') ? <span className="text-red-600">{err('reason')}</span> : null}
+      </label>
+    ) : null}
     <Button asChild variant="ghost">
       <Link href={cancelHref}>Cancel</Link>
     </Button>

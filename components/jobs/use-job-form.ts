@@ -11,7 +11,7 @@ import type { JobFormProps, JobFormResult } from './job-form';
 const FIELD_PATHS = [
   'key', 'name', 'description', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.intervalSeconds', 'schedule.runAt', 'startAt', 'endAt', 'staggerSeconds', 'handler', 'payload', 'steps.0.handler',
   'policy.timeoutSeconds', 'policy.maxRetries', 'policy.priority', 'policy.deadLetterAfter', 'policy.backoff.baseSeconds', 'policy.backoff.factor', 'policy.backoff.maxSeconds', 'policy.backoff.jitter',
-  'policy.blockStrategy', 'policy.misfirePolicy', 'policy.misfireMaxCatchup', 'routing.nodeGroup', 'routing.labels', 'routing.strategy', 'routing.nodes', 'routing.key', 'expectedVersion',
+  'policy.blockStrategy', 'policy.misfirePolicy', 'policy.misfireMaxCatchup', 'routing.nodeGroup', 'routing.labels', 'routing.strategy', 'routing.nodes', 'routing.key', 'expectedVersion', 'reason',
 ];
 
 // Dotted error path -> the id of the control that shows it.
@@ -40,6 +40,8 @@ function focusFirstError(errors: Record<string, string>) {
 export function useJobForm({ mode, initial, handlers, submit, expectedVersion }: Pick<JobFormProps, 'mode' | 'handlers' | 'submit' | 'expectedVersion'> & { initial: JobFormValues }) {
   const [v, setV] = React.useState<JobFormValues>(initial);
   const [clientErrors, setClientErrors] = React.useState<Record<string, string>>({});
+  // Why the edit was made: stored on the new version (the Versions tab's Reason column).
+  const [reason, setReason] = React.useState('');
   const { toast } = useToast();
   const [state, dispatch, pending] = useActionState<JobFormResult | null, Record<string, unknown>>(async (_prev, input) => {
     const r = await submit(input);
@@ -70,6 +72,7 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion }:
     }
     if (mode === 'edit') {
       input.expectedVersion = expectedVersion;
+      if (reason.trim()) input.reason = reason.trim();
       // The handler shorthand replaces the job's steps with one step `main`: only send it when it changed.
       if (v.handler === initial.handler && v.payload.trim() === initial.payload.trim()) {
         delete input.handler;
@@ -84,7 +87,7 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion }:
   }, [state]);
 
   const handlerOptions = React.useMemo(() => (handlers.includes(v.handler) || !v.handler ? handlers : [v.handler, ...handlers]), [handlers, v.handler]);
-  return { mode, initial, expectedVersion, v, set, text, err, state, pending, conflict, orphan, onSubmit, handlerOptions };
+  return { mode, initial, expectedVersion, v, set, text, err, state, pending, conflict, orphan, onSubmit, handlerOptions, reason, setReason };
 }
 
 /** What {@link useJobForm} returns; every section of the form takes it as `f`. */
