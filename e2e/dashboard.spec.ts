@@ -87,6 +87,10 @@ test('the stats dashboard draws charts from seeded and real data', async ({ page
   expect(await outcomes.locator('.recharts-bar').count()).toBe(3);
   await expect(panel.locator('[data-chart="duration"] .recharts-line-curve')).toHaveCount(2);
   await expect(panel.locator('[data-chart="lateness"] .recharts-line-curve')).toHaveCount(1);
+  // Axis ticks are round durations (10s, 20s, 30s), never the maximum cut in four (6.5s, 13s, 19.5s).
+  const yTicks = await panel.locator('[data-chart="duration"] .recharts-yAxis .recharts-cartesian-axis-tick-value').allTextContents();
+  expect(yTicks.length).toBeGreaterThan(1);
+  for (const t of yTicks) expect(t).toMatch(/^(0ms|(1|2|5|10|15|20|25|30|40|45|50|60|75|90|100|120|150|200|250|300|400|500|600|750|800)(ms|s|m|h))$/);
   // per-handler small multiples and the totals table
   await expect(panel.locator('[data-handler="http"] [data-chart="outcomes"]')).toBeVisible();
   const table = page.getByTestId('handler-totals');

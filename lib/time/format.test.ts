@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  axisMs,
+  niceDurationTicks,
   formatClock,
   formatDate,
   formatDateTime,
@@ -79,5 +81,22 @@ describe('durations and dates', () => {
 describe('fall-back', () => {
   it('a repeated wall time is its first occurrence', () => {
     expect(zonedLocalToUtc('2026-11-01T01:30', 'America/New_York')?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+  });
+});
+
+describe('niceDurationTicks', () => {
+  it('uses round steps instead of max/4 (6.5 s, 13 s, 19.5 s)', () => {
+    expect(niceDurationTicks(26_000)).toEqual([0, 10_000, 20_000, 30_000]);
+    expect(niceDurationTicks(26_000).map(axisMs)).toEqual(['0ms', '10s', '20s', '30s']);
+    expect(niceDurationTicks(850)).toEqual([0, 250, 500, 750, 1000]);
+    expect(niceDurationTicks(4 * 60_000 + 1)).toEqual([0, 120_000, 240_000, 360_000]);
+    expect(niceDurationTicks(0)).toEqual([0, 1000]);
+  });
+  it('always covers the maximum with at most `count` intervals', () => {
+    for (const max of [1, 7, 99, 1234, 59_999, 61_000, 3_599_999, 5 * 3_600_000, 3 * 86_400_000]) {
+      const t = niceDurationTicks(max);
+      expect(t[t.length - 1]!).toBeGreaterThanOrEqual(max);
+      expect(t.length - 1).toBeLessThanOrEqual(4);
+    }
   });
 });

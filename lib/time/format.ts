@@ -176,3 +176,23 @@ export function utcToZonedLocal(value: Instant | null | undefined, zone: string)
   const w = wallParts(d, zone);
   return `${w.year}-${p2(w.month)}-${p2(w.day)}T${p2(w.hour)}:${p2(w.minute)}`;
 }
+
+// Steps a duration axis may use: round numbers of ms, seconds, minutes, hours and days.
+const NICE_STEPS_MS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
+  1_000, 2_000, 5_000, 10_000, 15_000, 30_000,
+  60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
+  3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
+
+/**
+ * Tick values (ms) for a duration axis from 0 to at least `maxMs`: multiples of the smallest round step (1, 2, 5
+ * ×10ⁿ ms; 1, 2, 5, 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min; 1, 2, 3, 6, 12, 24 h) that needs at most `count`
+ * intervals. 0 or less gives [0, 1000] (an empty chart still gets a readable axis).
+ */
+export function niceDurationTicks(maxMs: number, count = 4): number[] {
+  if (!(maxMs > 0)) return [0, 1000];
+  const step = NICE_STEPS_MS.find((s) => Math.ceil(maxMs / s) <= count) ?? Math.ceil(maxMs / count / 86_400_000) * 86_400_000;
+  const n = Math.max(1, Math.ceil(maxMs / step));
+  return Array.from({ length: n + 1 }, (_, i) => i * step);
+}
