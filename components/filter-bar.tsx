@@ -5,15 +5,21 @@ import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Search, X } from 'lucide-react';
 import { Input, NativeSelect } from './ui/input';
 import { Button } from './ui/button';
+import { useDisplayZone } from './display-zone';
+import { utcToZonedLocal, zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
 
 export type FilterDef =
   | { kind: 'search'; name: string; label: string; placeholder?: string }
   | { kind: 'select'; name: string; label: string; options: { value: string; label: string }[] }
-  | { kind: 'datetime'; name: string; label: string };
+  /** A long list to search in: type part of a label, pick a suggestion (applies when the text matches one). */
+  | { kind: 'combobox'; name: string; label: string; placeholder?: string; options: { value: string; label: string }[] }
+  /** A date and time, typed in the display zone. `notBefore` / `notAfter`: the other end of its range (From <= To). */
+  | { kind: 'datetime'; name: string; label: string; notBefore?: string; notAfter?: string };
 
 /**
  * Filters that live in the URL (shareable, back-button friendly). Changing one resets
- * paging (`cursor`/`trail`). Search is debounced 300 ms; selects apply at once.
+ * paging (`cursor`/`trail`). Search is debounced 300 ms; selects apply at once; a date applies on Enter or when
+ * the field is left, and a range whose end precedes its start is refused with a message instead.
  */
 export function FilterBar({ filters }: { filters: FilterDef[] }) {
   const router = useRouter();
@@ -47,11 +53,15 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
     [params, go],
   );
   const active = filters.some((f) => params.get(f.name));
+  const zone = useDisplayZone();
+  const [rangeError, setRangeError] = React.useState<string | null>(null);
   return (
     <div className="flex flex-wrap items-end gap-2 border-b border-zinc-100 px-3 py-2.5" data-pending={pending || undefined}>
       {filters.map((f) =>
         f.kind === 'search' ? (
           <SearchBox key={f.name} label={f.label} placeholder={f.placeholder} initial={params.get(f.name) ?? ''} onChange={(v) => apply(f.name, v)} />
+        ) : f.kind === 'combobox' ? (
+          <ComboFilter key={`${f.name}:${params.get(f.name) ?? ''}`} def={f} value={params.get(f.name) ?? ''} onApply={apply} />
         ) : f.kind === 'select' ? (
           <label key={f.name} className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
             {f.label}
@@ -65,19 +75,14 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
             </NativeSelect>
           </label>
         ) : (
-          <label key={f.name} className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
-            {f.label}
-            <Input
-              aria-label={f.label}
-              type="datetime-local"
-              className="h-7 w-48 text-xs"
-              defaultValue={params.get(f.name) ? new Date(params.get(f.name)!).toISOString().slice(0, 16) : ''}
-              // datetime-local is read as UTC here: the whole console shows UTC instants.
-              onBlur={(e) => apply(f.name, e.target.value ? new Date(e.target.value + 'Z').toISOString() : '')}
-            />
-          </label>
+          <DateTimeFilter key={`${f.name}:${zone}`} def={f} zone={zone} params={params} onApply={apply} onError={setRangeError} />
         ),
       )}
+      {rangeError ? (
+        <p role="alert" data-testid="filter-error" className="pb-1.5 text-xs text-red-600">
+          {rangeError}
+        </p>
+      ) : null}
       {active ? (
         <Button
           variant="ghost"
@@ -111,6 +116,92 @@ function SearchBox({ label, placeholder, initial, onChange }: { label: string; p
         <Search className="pointer-events-none absolute left-2 top-1/2 size-3.5 -translate-y-1/2 text-zinc-400" />
         <Input aria-label={label} type="search" className="h-7 w-64 pl-7 text-xs" placeholder={placeholder} value={value} onChange={(e) => setValue(e.target.value)} />
       </span>
+    </label>
+  );
+}
+
+/**
+ * A datetime-local filter read in the display zone (the zone is in its label). Applies on Enter or blur; a value on
+ * the wrong side of the other end of its range (`notBefore` / `notAfter`) is refused (onError gets the message).
+ */
+function DateTimeFilter({ def, zone, params, onApply, onError }: { def: Extract<FilterDef, { kind: 'datetime' }>; zone: string; params: URLSearchParams; onApply(name: string, value: string): void; onError(message: string | null): void }) {
+  const current = params.get(def.name);
+  const commit = (text: string) => {
+    const iso = text ? (zonedLocalToUtc(text, zone)?.toISOString() ?? '') : '';
+    if (iso === (current ?? '')) return;
+    const start = def.notBefore ? params.get(def.notBefore) : null;
+    const end = def.notAfter ? params.get(def.notAfter) : null;
+    if (iso && start && Date.parse(iso) < Date.parse(start)) {
+      onError(`${def.label} must not be before the start of the range`);
+      return;
+    }
+    if (iso && end && Date.parse(iso) > Date.parse(end)) {
+      onError(`${def.label} must not be after the end of the range`);
+      return;
+    }
+    onError(null);
+    onApply(def.name, iso);
+  };
+  return (
+    <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
+      {`${def.label} (${zoneLabel(new Date(), zone)})`}
+      <Input
+        aria-label={def.label}
+        type="datetime-local"
+        className="h-7 w-48 text-xs"
+        defaultValue={current ? utcToZonedLocal(current, zone) : ''}
+        onBlur={(e) => commit(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            commit(e.currentTarget.value);
+          }
+        }}
+      />
+    </label>
+  );
+}
+
+/** A searchable filter over many options (a datalist): applies the option whose label was typed or picked. */
+function ComboFilter({ def, value, onApply }: { def: Extract<FilterDef, { kind: 'combobox' }>; value: string; onApply(name: string, value: string): void }) {
+  const listId = React.useId();
+  const [text, setText] = React.useState(() => def.options.find((o) => o.value === value)?.label ?? value);
+  const commit = (t: string) => {
+    const trimmed = t.trim();
+    if (trimmed === '') {
+      if (value) onApply(def.name, '');
+      return;
+    }
+    const hit = def.options.find((o) => o.label === trimmed) ?? def.options.find((o) => o.label.toLowerCase().includes(trimmed.toLowerCase()));
+    if (hit && hit.value !== value) onApply(def.name, hit.value);
+  };
+  return (
+    <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
+      {def.label}
+      <Input
+        aria-label={def.label}
+        list={listId}
+        className="h-7 w-64 text-xs"
+        placeholder={def.placeholder ?? 'Type to search'}
+        value={text}
+        onChange={(e) => {
+          setText(e.target.value);
+          // A suggestion picked from the list arrives as its full label: apply it at once.
+          if (def.options.some((o) => o.label === e.target.value)) commit(e.target.value);
+        }}
+        onBlur={(e) => commit(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            commit(e.currentTarget.value);
+          }
+        }}
+      />
+      <datalist id={listId}>
+        {def.options.map((o) => (
+          <option key={o.value} value={o.label} />
+        ))}
+      </datalist>
     </label>
   );
 }

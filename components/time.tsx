@@ -1,61 +1,15 @@
 'use client';
-
+// Time on the console: relative times that tick, and absolute times written in the user's display zone (or a
+// given zone, e.g. a job's) with the zone next to them. All text comes from lib/time/format.ts, the one
+// formatting module, so the server and the browser render the same characters.
 import * as React from 'react';
+import { formatDateTime, formatDuration as formatDurationText, formatUtc, relativeFrom, toDate, type Instant } from '@/lib/time/format';
+import { useDisplayZone } from './display-zone';
 
-/** ISO-ish UTC form used in every tooltip: "2026-11-29 09:21:05 UTC". */
-export function formatUtc(d: Date | string | number): string {
-  const date = new Date(d);
-  if (Number.isNaN(date.getTime())) return '';
-  return date.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
-}
-
-/** Wall time of an instant in an IANA zone: "2026-11-29 17:21:05 GMT+8" style (24 h). */
-export function formatInZoneShort(d: Date | string | number, timeZone: string): string {
-  const date = new Date(d);
-  try {
-    const parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'short',
-    }).formatToParts(date);
-    const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-    return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${get('timeZoneName')}`;
-  } catch {
-    return formatUtc(date);
-  }
-}
-
-/** "3m ago" / "in 2h" for an offset in ms relative to now. */
-export function relativeFrom(ms: number): string {
-  const abs = Math.abs(ms);
-  const s = Math.round(abs / 1000);
-  let text: string;
-  if (s < 5) return ms <= 0 ? 'just now' : 'now';
-  if (s < 60) text = `${s}s`;
-  else if (s < 3600) text = `${Math.floor(s / 60)}m`;
-  else if (s < 86400) text = `${Math.floor(s / 3600)}h`;
-  else text = `${Math.floor(s / 86400)}d`;
-  return ms < 0 ? `${text} ago` : `in ${text}`;
-}
-
-/** Duration in ms as "850 ms", "12.3 s", "4m 05s", "2h 03m". */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms == null || Number.isNaN(ms)) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  const s = Math.floor(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
+export { formatDuration, formatUtc, relativeFrom } from '@/lib/time/format';
 
 // One shared ticking clock so a page with 100 relative times re-renders once per interval.
-let listeners = new Set<() => void>();
+const listeners = new Set<() => void>();
 let timer: ReturnType<typeof setInterval> | null = null;
 function subscribe(cb: () => void) {
   listeners.add(cb);
@@ -68,8 +22,9 @@ function subscribe(cb: () => void) {
     }
   };
 }
-function useNow(): number | null {
-  // null on the server and during hydration: avoids text mismatches between server and browser clocks.
+
+/** Now in ms, ticking every 10 s; null on the server and during hydration (server and browser clocks differ). */
+export function useNow(): number | null {
   const [now, setNow] = React.useState<number | null>(null);
   React.useEffect(() => {
     setNow(Date.now());
@@ -78,29 +33,54 @@ function useNow(): number | null {
   return now;
 }
 
+/** Tooltip text of an instant: the display zone, the `extraZone` if another, and UTC. */
+function titleOf(date: Date, zone: string, extraZone?: string): string {
+  const lines = [formatDateTime(date, zone, { zone: true })];
+  if (extraZone && extraZone !== zone) lines.push(`${formatDateTime(date, extraZone)} (${extraZone})`);
+  if (zone !== 'UTC') lines.push(formatUtc(date));
+  return lines.join('\n');
+}
+
 /**
- * Relative time ("5m ago", "in 2h") with the absolute UTC instant in `title`.
- * `timeZone` adds the wall time in that zone to the tooltip. Renders "—" for null.
+ * Relative time ("5m ago", "in 2h"); before the browser has a clock, the absolute time in the display zone.
+ * The tooltip has the absolute time in the display zone, in `timeZone` (e.g. the job's) and in UTC. "—" for null.
  */
-export function RelativeTime({ value, timeZone, className }: { value: Date | string | null | undefined; timeZone?: string; className?: string }) {
+export function RelativeTime({ value, timeZone, className }: { value: Instant | null | undefined; timeZone?: string; className?: string }) {
   const now = useNow();
-  if (value == null) return <span className={className}>—</span>;
-  const date = new Date(value);
-  const title = timeZone && timeZone !== 'UTC' ? `${formatInZoneShort(date, timeZone)}\n${formatUtc(date)}` : formatUtc(date);
+  const zone = useDisplayZone();
+  const date = toDate(value);
+  if (!date) return <span className={className}>—</span>;
   return (
-    <time dateTime={date.toISOString()} title={title} className={className}>
-      {now == null ? formatUtc(date) : relativeFrom(date.getTime() - now)}
+    <time dateTime={date.toISOString()} title={titleOf(date, zone, timeZone)} className={className}>
+      {now == null ? formatDateTime(date, zone) : relativeFrom(date.getTime() - now)}
     </time>
   );
 }
 
-/** Absolute time in `timeZone` (default UTC), with UTC on hover. */
-export function ZonedTime({ value, timeZone = 'UTC', className }: { value: Date | string | null | undefined; timeZone?: string; className?: string }) {
-  if (value == null) return <span className={className}>—</span>;
-  const date = new Date(value);
+/**
+ * Absolute time with its zone written next to it (`2026-11-29 17:21:05 UTC+8`), in `timeZone` when given (a job's
+ * zone), else in the user's display zone; other zones and UTC on hover. `ms` adds milliseconds; `seconds={false}`
+ * leaves the seconds out.
+ */
+export function ZonedTime({ value, timeZone, className, ms, seconds }: { value: Instant | null | undefined; timeZone?: string; className?: string; ms?: boolean; seconds?: boolean }) {
+  const display = useDisplayZone();
+  const date = toDate(value);
+  if (!date) return <span className={className}>—</span>;
+  const zone = timeZone ?? display;
   return (
-    <time dateTime={date.toISOString()} title={formatUtc(date)} className={className}>
-      {timeZone === 'UTC' ? formatUtc(date) : formatInZoneShort(date, timeZone)}
+    <time dateTime={date.toISOString()} title={titleOf(date, display, zone)} className={className} data-zone={zone}>
+      {formatDateTime(date, zone, { ms, seconds })}
     </time>
   );
+}
+
+/**
+ * Time elapsed since `since`, ticking (`4m 05s…`); `suffix` follows it (default `…`). Renders `running` until the
+ * browser has a clock, so server and browser start from the same text.
+ */
+export function Elapsed({ since, suffix = '…', className }: { since: Instant; suffix?: string; className?: string }) {
+  const now = useNow();
+  const start = toDate(since);
+  if (!start) return <span className={className}>—</span>;
+  return <span className={className}>{now == null ? 'running' : `${formatDurationText(Math.max(0, now - start.getTime()))}${suffix}`}</span>;
 }

@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
+import { dragConnect } from './helpers/dag.ts';
 
 // Issue 4 "Proof" (Playwright): build a 3-step DAG by dragging two connections with the mouse, save, reload and
 // see it persisted; try to close a cycle and see it refused; Run now and watch the run's nodes turn green.
@@ -22,54 +23,6 @@ async function createThreeStepJob(): Promise<JobView> {
     steps: STEPS.map((key) => ({ key, handler: 'builtin.noop' })),
     edges: [],
   });
-}
-
-/**
- * Makes sure the mouse can really reach a handle: inside the canvas pane and not covered by an overlay (MiniMap,
- * Controls, legend). Pressing the mouse on a covered handle drags the overlay instead — a pannable MiniMap pans the
- * canvas away — so an unreachable handle fails here, named. Off the canvas or covered (e.g. after a banner above
- * the canvas pushed the graph down) it first fits the graph, as an operator would; never scrollIntoView, which
- * scrolls React Flow's overflow-hidden pane so that the canvas no longer matches its own coordinates.
- */
-async function ensureReachable(page: Page, handle: Locator): Promise<void> {
-  await expect(handle).toBeVisible();
-  const reachable = async (timeout: number) => {
-    const pane = await page.locator('.react-flow').boundingBox();
-    const b = await handle.boundingBox();
-    const inside = !!b && !!pane && b.x >= pane.x && b.y >= pane.y && b.x + b.width <= pane.x + pane.width && b.y + b.height <= pane.y + pane.height;
-    // Actionability without acting: visible, stable (no fit animation running), and a click at its centre hits it.
-    return inside && (await handle.hover({ trial: true, timeout }).then(() => true, () => false));
-  };
-  if (await reachable(2_000)) return;
-  await page.getByTestId('dag-fit').click();
-  if (!(await reachable(5_000))) throw new Error(`${handle} is outside the canvas or covered by an overlay, even after Fit`);
-}
-
-async function centreOf(handle: Locator): Promise<{ x: number; y: number }> {
-  const box = await handle.boundingBox();
-  if (!box) throw new Error(`${handle} has no box`);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-/**
- * Drags a connection the way an operator does (TOOLCHAIN.md: React Flow drag-to-connect is testable this way):
- * mouse down exactly on the source handle's centre, move in 20 steps, mouse up on the target handle's centre.
- * `whileHeld` runs with the pointer over the target and the button still down (what the canvas shows mid-drag).
- */
-async function dragConnect(page: Page, from: Locator, to: Locator, whileHeld?: () => Promise<void>): Promise<void> {
-  await ensureReachable(page, from);
-  await ensureReachable(page, to);
-  await ensureReachable(page, from); // a Fit for `to` moved `from` too
-  const a = await centreOf(from);
-  const b = await centreOf(to);
-  await page.mouse.move(a.x, a.y);
-  await page.mouse.down();
-  await page.mouse.move(b.x, b.y, { steps: 20 });
-  try {
-    await whileHeld?.();
-  } finally {
-    await page.mouse.up();
-  }
 }
 
 async function openGraphTab(page: Page, jobId: string): Promise<Locator> {

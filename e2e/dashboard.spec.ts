@@ -87,6 +87,19 @@ test('the stats dashboard draws charts from seeded and real data', async ({ page
   expect(await outcomes.locator('.recharts-bar').count()).toBe(3);
   await expect(panel.locator('[data-chart="duration"] .recharts-line-curve')).toHaveCount(2);
   await expect(panel.locator('[data-chart="lateness"] .recharts-line-curve')).toHaveCount(1);
+  // Axis ticks are round durations (10s, 20s, 30s), never the maximum cut in four (6.5s, 13s, 19.5s).
+  const axisTexts = await panel.locator('[data-chart="duration"]').first().locator('text').allTextContents();
+  const yTicks = axisTexts.map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
+  expect(yTicks.length).toBeGreaterThan(1);
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const ms = yTicks.map((t) => {
+    const m = /^([\d.]+)(ms|s|m|h)$/.exec(t);
+    if (!m) throw new Error(`tick label ${t}`);
+    return Math.round(Number(m[1]) * unit[m[2]!]!);
+  });
+  const steps = new Set(ms.slice(1).map((v, i) => v - ms[i]!));
+  expect(steps.size).toBe(1);
+  expect([1, 2, 5, 10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000]).toContain([...steps][0]);
   // per-handler small multiples and the totals table
   await expect(panel.locator('[data-handler="http"] [data-chart="outcomes"]')).toBeVisible();
   const table = page.getByTestId('handler-totals');

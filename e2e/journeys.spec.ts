@@ -93,12 +93,15 @@ test('runs list filters by job, status and trigger', async ({ page }) => {
 
   await page.goto('/runs');
   const rows = page.getByTestId('run-row');
-  await page.getByLabel('Job').selectOption({ label: ok.key });
+  // The job filter is searchable: type part of the key and press Enter.
+  await page.getByLabel('Job').fill(ok.key);
+  await page.getByLabel('Job').press('Enter');
   await expect(page).toHaveURL(new RegExp(`jobId=${ok.id}`));
   await expect(rows).toHaveCount(1);
   await expect(page.locator(`[data-run-id="${okRun.id}"]`)).toBeVisible();
 
-  await page.getByLabel('Job').selectOption({ label: bad.key });
+  await page.getByLabel('Job').fill(bad.key);
+  await page.getByLabel('Job').press('Enter');
   await expect(page.locator(`[data-run-id="${badRun.id}"]`)).toBeVisible();
   await expect(rows).toHaveCount(1);
   await page.getByLabel('Status').selectOption('failed');
@@ -121,6 +124,8 @@ test('run detail: cancel a running builtin.sleep run', async ({ page }) => {
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('run-status')).toHaveText('running', { timeout: 20_000 });
   await page.getByRole('button', { name: 'Cancel run' }).click();
+  // The dialog's two buttons say what each does: no "Cancel" next to "Cancel run".
+  await expect(page.getByRole('alertdialog').getByRole('button')).toHaveText(['Keep running', 'Cancel run']);
   await confirm(page, 'Cancel run');
   await expect(page.getByTestId('run-status')).toHaveText('cancelled');
   await expect(page.getByTestId('task-status-main')).toHaveText('cancelled');

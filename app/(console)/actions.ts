@@ -2,10 +2,27 @@
 
 import { redirect } from 'next/navigation';
 import { signOut } from '@/app/_lib/session';
-import { publicAction } from '@/app/_actions/define-action';
+import { defineAction, publicAction } from '@/app/_actions/define-action';
+import { setDisplayTimeZone } from '@/lib/auth/display-time-zone';
+import { DomainError } from '@/lib/errors';
 
 /** Sign out: app/_lib/session `signOut` (lib/auth logout deletes the session row, the cookie is cleared), then /login. */
 export const signOutAction = publicAction('session.signOut', async (): Promise<void> => {
   await signOut();
   redirect('/login');
 });
+
+/**
+ * Set the signed-in user's display time zone (an IANA name) or, with null, go back to the browser's zone:
+ * lib/auth setDisplayTimeZone. Any role may change their own; API tokens have no console display.
+ */
+export const setDisplayTimeZoneAction = defineAction(
+  'session.displayTimeZone',
+  'Set display time zone',
+  async ({ db, actor }, zone: unknown) => {
+    if (actor.kind !== 'user') throw new DomainError('forbidden', 'Only a signed-in user has a display time zone');
+    if (zone !== null && typeof zone !== 'string') throw new DomainError('validation', 'Invalid time zone', { timeZone: 'Must be an IANA zone name or null' });
+    return setDisplayTimeZone(db, actor.id, zone);
+  },
+  { revalidate: () => [['/', 'layout'] as const] },
+);

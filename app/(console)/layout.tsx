@@ -1,9 +1,14 @@
+import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getActor } from '@/app/_lib/session';
+import { getDb } from '@/lib/db';
+import { getDisplayTimeZone } from '@/lib/auth/display-time-zone';
+import { isValidTimeZone } from '@/lib/schedule/timezone';
+import { BROWSER_ZONE_COOKIE, DisplayZoneProvider } from '@/components/display-zone';
 import { Sidebar } from '@/components/shell/sidebar';
 import { Topbar } from '@/components/shell/topbar';
 import { UserProvider } from '@/components/role';
-import { signOutAction } from './actions';
+import { setDisplayTimeZoneAction, signOutAction } from './actions';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,8 +20,13 @@ export const dynamic = 'force-dynamic';
 export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const actor = await getActor();
   if (!actor) redirect('/login');
+  // Times are written in the user's display zone: their choice, else the zone their browser reported earlier.
+  const preference = actor.kind === 'user' ? await getDisplayTimeZone(getDb(), actor.id) : null;
+  const cookieZone = (await cookies()).get(BROWSER_ZONE_COOKIE)?.value ?? null;
+  const browserZone = cookieZone && isValidTimeZone(cookieZone) ? cookieZone : null;
   return (
     <UserProvider user={{ id: actor.id, name: actor.name, role: actor.role, kind: actor.kind }}>
+      <DisplayZoneProvider preference={preference} browserZone={browserZone} save={setDisplayTimeZoneAction}>
       <div className="flex h-screen overflow-hidden">
         <Sidebar />
         <div className="flex min-w-0 flex-1 flex-col">
@@ -24,6 +34,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
           <main className="min-h-0 flex-1 overflow-y-auto px-6 py-5">{children}</main>
         </div>
       </div>
+      </DisplayZoneProvider>
     </UserProvider>
   );
 }

@@ -10,13 +10,16 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { StatusBadge } from '@/components/status-badge';
 import { RelativeTime } from '@/components/time';
 import { AutoRefresh } from '@/components/auto-refresh';
+import { NextFires } from '@/components/overview/next-fires';
+import { RunningNow } from '@/components/overview/running-now';
 
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';
 
 /**
- * Overview: jobs by status, runs of the last 24 h by outcome, workers, dead-letter jobs
- * and the latest failures (lib/stats getOverview). Re-rendered every 15 s.
+ * Overview: what runs now (live) and what fires in the next 24 h, jobs by status, runs of the last 24 h by
+ * outcome (skipped shown), workers, dead-letter jobs and the latest failures by job name (lib/stats getOverview).
+ * Re-rendered every 15 s; the running list polls every 3 s.
  */
 export default async function OverviewPage() {
   await requireActor('viewer');
@@ -37,7 +40,10 @@ export default async function OverviewPage() {
           <Breakdown items={[['success', o.runs24h.success, '/runs?status=success'], ['failed', o.runs24h.failed, '/runs?status=failed'], ['timeout', o.runs24h.timeout, '/runs?status=timeout'], ['running', o.runs24h.running, '/runs?status=running'], ['pending', o.runs24h.pending, '/runs?status=pending'], ['cancelled', o.runs24h.cancelled, '/runs?status=cancelled'], ['skipped', o.runs24h.skipped, '/runs?status=skipped']]} />
         </Stat>
         <Stat icon={<TriangleAlert />} label="Success rate, 24 h" value={rate} tone={o.successRate24h != null && o.successRate24h < 0.95 ? 'bad' : undefined}>
-          <p className="text-xs text-zinc-500">success ÷ (success + failed + timeout)</p>
+          <p className="text-xs text-zinc-600" data-testid="outcome-counts">
+            {o.runs24h.success} success · {o.runs24h.failed} failed · {o.runs24h.timeout} timeout · {o.runs24h.skipped} skipped · {o.runs24h.cancelled} cancelled
+          </p>
+          <p className="text-xs text-zinc-500">rate = success ÷ (success + failed + timeout); skipped and cancelled runs are not counted</p>
           {o.alarms.pending || o.alarms.failed24h ? (
             <p className="mt-1 text-xs text-amber-700">
               Alarms: {o.alarms.pending} pending, {o.alarms.failed24h} failed deliveries (24 h)
@@ -48,6 +54,11 @@ export default async function OverviewPage() {
           <Breakdown items={[['online', o.workers.online, '/workers'], ['draining', o.workers.draining, '/workers'], ['offline', o.workers.offline, '/workers']]} />
           {o.workers.online === 0 ? <p className="mt-1 text-xs text-red-700">No worker is online: nothing fires or runs.</p> : null}
         </Stat>
+      </div>
+
+      <div className="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-2">
+        <RunningNow initial={o} />
+        <NextFires initial={o} />
       </div>
 
       <div className="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3">
@@ -72,8 +83,9 @@ export default async function OverviewPage() {
                     <td>
                       <StatusBadge status={f.status} />
                     </td>
-                    <td className="font-mono text-xs">
-                      <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobKey}</Link>
+                    <td className="text-xs">
+                      <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobName}</Link>
+                      <div className="font-mono text-[11px] text-zinc-500">{f.jobKey}</div>
                     </td>
                     <td className="font-mono text-xs">
                       <Link href={f.href} className="text-indigo-700 hover:underline">{f.id.slice(0, 8)}</Link>

@@ -12,8 +12,8 @@ export type DefinedAction = { operation: Operation };
 export type ActionContext = { actor: Actor; db: Db };
 
 export type ActionOptions<A extends unknown[], R> = {
-  /** paths to revalidate after a success (`args`: the action's arguments) */
-  revalidate?: (data: R, args: A) => readonly string[];
+  /** paths to revalidate after a success (`args`: the action's arguments); `[path, 'layout']` revalidates every page under a layout */
+  revalidate?: (data: R, args: A) => readonly (string | readonly [string, 'layout' | 'page'])[];
   /** where to go after a success (the action then never returns) */
   redirect?: (data: R, args: A) => string;
 };
@@ -46,7 +46,10 @@ export function defineAction<A extends unknown[], R>(
     } catch (error) {
       return toActionError(error, what);
     }
-    for (const path of opts.revalidate?.(data, args) ?? []) revalidatePath(path);
+    for (const path of opts.revalidate?.(data, args) ?? []) {
+      if (typeof path === 'string') revalidatePath(path);
+      else revalidatePath(path[0], path[1]);
+    }
     if (opts.redirect) redirect(opts.redirect(data, args));
     return { ok: true, data };
   };

@@ -1,8 +1,9 @@
 'use client';
-// The job's DAG editor (issue 4 "Editor"): React Flow canvas with a handler palette, a side panel for the selected
-// step/edge, typed drag-to-connect with cycle refusal, auto-layout, and an unsaved-changes guard.
+// The job's DAG editor: React Flow canvas with a handler palette, a side panel for the selected step/edge, typed
+// drag-to-connect with cycle refusal, auto-layout, and an unsaved-changes guard. Its state lives in one pure
+// reducer (model.ts editorReducer); the toolbar, banner, palette and side panel are sections of their own.
 // It never touches the database: it receives the DAG as props and hands the new one to onSave.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type DragEvent } from 'react';
 import {
   Background,
   Controls,
@@ -10,9 +11,6 @@ import {
   Panel,
   ReactFlow,
   ReactFlowProvider,
-  useEdgesState,
-  useNodesState,
-  useConnection,
   useReactFlow,
   type Connection,
   type EdgeTypes,
@@ -20,19 +18,25 @@ import {
   type NodeTypes,
   type OnConnect,
   type OnConnectEnd,
+  type OnEdgesChange,
+  type OnNodesChange,
 } from '@xyflow/react';
-import { Check, CircleAlert, LoaderCircle, Maximize, Network, Plus, Save, Undo2, X } from 'lucide-react';
-import { DEP_TYPES, layoutDag, validateDag, type DepType } from '@/lib/dag';
+import { layoutDag, validateDag, type DepType } from '@/lib/dag';
 import { FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './canvas';
+import { LegendOrConnectionHint } from './ConnectionHint';
 import { DepEdgeView } from './DepEdgeView';
+import { EditorBanner, type Banner } from './EditorBanner';
+import { EditorToolbar } from './EditorToolbar';
 import { EdgeLegend } from './Legend';
 import {
   checkConnection,
   connectionRefusal,
   describeErrorPath,
-  EDGE_STYLES,
+  editorReducer,
   freeSpot,
-  makeEdge,
+  initEditor,
+  isDirty,
+  newStepAnchor,
   parseErrorPath,
   snapshot,
   stepDomAttributes,
@@ -41,7 +45,6 @@ import {
   toDraft,
   toFlow,
   uniqueStepKey,
-  withEdgeType,
   type DagDraft,
   type DepEdge,
   type EdgeDraft,
@@ -52,9 +55,10 @@ import {
   type StepNode,
   type StepNodeData,
 } from './model';
-import { EdgePanel, StepPanel } from './SidePanel';
-import { HandlerPaletteList } from '../handlers/handler-palette';
+import { Palette, PALETTE_MIME } from './Palette';
 import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
+import { useUnsavedChangesGuard } from '../unsaved-changes';
+import { SelectionAside } from './SelectionAside';
 import { StepNodeView } from './StepNodeView';
 
 export type { DagDraft, EdgeDraft, SaveDagResult, StepDraft } from './model';
@@ -81,10 +85,7 @@ export type DagEditorProps = {
   className?: string;
 };
 
-type Banner = { kind: 'error'; message: string; details?: string[] } | { kind: 'success'; message: string };
-type ServerErrors = Map<string, Partial<Record<StepField, string>>>;
-
-/** The DAG editor. Wraps its own ReactFlowProvider, so it can be dropped anywhere. Test ids: see the README of issue 4. */
+/** The DAG editor. Wraps its own ReactFlowProvider, so it can be dropped anywhere. */
 export function DagEditor(props: DagEditorProps) {
   return (
     <ReactFlowProvider>
@@ -97,21 +98,23 @@ let newNodeSeq = 0;
 /** Ids of nodes added in this session: never reused, so an edge id can never point at a different step. */
 const newNodeId = () => `n${Date.now().toString(36)}${(newNodeSeq++).toString(36)}`;
 
+const LEAVE_MESSAGE = 'The graph has unsaved changes. Leave and discard them?';
+
+/** Size of a new step card before React Flow has measured it (px). */
+const NEW_STEP_SIZE = { width: 200, height: 64 };
+
 function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, onSave, className }: DagEditorProps) {
   const initial = useMemo(() => toFlow(steps, edgeProps), [steps, edgeProps]);
-  const [nodes, setNodes, onNodesChange] = useNodesState<StepNode>(initial.nodes);
-  const [edges, setEdges, onEdgesChange] = useEdgesState<DepEdge>(initial.edges);
-  const [baseline, setBaseline] = useState(() => snapshot(initial.nodes, initial.edges));
+  const [state, dispatch] = useReducer(editorReducer, initial, initEditor);
+  const { nodes, edges } = state.doc;
   const [edgeType, setEdgeType] = useState<DepType>('hard');
   const [banner, setBanner] = useState<Banner | null>(null);
-  const [serverErrors, setServerErrors] = useState<ServerErrors>(new Map());
   const [saving, setSaving] = useState(false);
   const { fitView, screenToFlowPosition } = useReactFlow<StepNode, DepEdge>();
-  const catalogue = useHandlerCatalogue();
   const canvasRef = useRef<HTMLDivElement>(null);
+  const editorRef = useRef<HTMLDivElement>(null);
 
-  const current = useMemo(() => snapshot(nodes, edges), [nodes, edges]);
-  const dirty = !readOnly && current !== baseline;
+  const dirty = !readOnly && isDirty(state);
 
   // Latest state for callbacks React Flow keeps (isValidConnection runs on every pointer move of a drag).
   const live = useRef({ nodes, edges, dirty });
@@ -126,14 +129,11 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     adopted.current = propsSnapshot;
     if (live.current.dirty) return;
     if (propsSnapshot === snapshot(live.current.nodes, live.current.edges)) {
-      setBaseline(propsSnapshot);
+      dispatch({ type: 'baseline', snapshot: propsSnapshot });
       return;
     }
-    setNodes(initial.nodes);
-    setEdges(initial.edges);
-    setBaseline(propsSnapshot);
-    setServerErrors(new Map());
-  }, [propsSnapshot, initial, setNodes, setEdges]);
+    dispatch({ type: 'load', doc: initial });
+  }, [propsSnapshot, initial]);
 
   // Client-side field errors, recomputed as the operator types; shown on the card and in the panel.
   const fieldErrors = useMemo(() => {
@@ -142,12 +142,12 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     const out = new Map<string, Partial<Record<StepField, string>>>();
     for (const n of nodes) {
       const errs = stepFieldErrors(n.data, new Set(count.get(n.data.key)! > 1 ? [n.data.key] : []));
-      const server = serverErrors.get(n.id);
+      const server = state.serverErrors.get(n.id);
       const merged = { ...server, ...errs };
       if (Object.keys(merged).length > 0) out.set(n.id, merged);
     }
     return out;
-  }, [nodes, serverErrors]);
+  }, [nodes, state.serverErrors]);
 
   // Nodes as rendered: the errors ride along in data so the card can show them (same object when unchanged).
   const renderedNodes = useMemo(
@@ -161,37 +161,38 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     [nodes, fieldErrors],
   );
 
-  // Unsaved-changes guard: the browser's own prompt on reload/close, and a confirm on in-app link clicks
-  // (Next's client navigation never fires beforeunload).
+  // Unsaved-changes guard on every way out: reload/close, links, Back, the job page's tabs (components/unsaved-changes).
+  useUnsavedChangesGuard(dirty, LEAVE_MESSAGE);
+
+  // Undo / redo over every edit: Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y (Cmd on macOS). Inside the editor's own fields too
+  // (one run of typing is one step); text fields elsewhere on the page keep the browser's own undo.
   useEffect(() => {
-    if (!dirty) return;
-    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+    if (readOnly) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      const k = e.key.toLowerCase();
+      const redo = (k === 'z' && e.shiftKey) || (k === 'y' && !e.shiftKey);
+      const undo = k === 'z' && !e.shiftKey;
+      if (!undo && !redo) return;
+      const t = e.target as HTMLElement | null;
+      const inField = !!t?.closest?.('input, textarea, select, [contenteditable="true"]');
+      if (inField && !editorRef.current?.contains(t)) return;
       e.preventDefault();
-      e.returnValue = '';
+      dispatch({ type: redo ? 'redo' : 'undo' });
     };
-    const onClick = (e: MouseEvent) => {
-      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      const a = (e.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
-      if (!a || a.target === '_blank' || a.getAttribute('href')?.startsWith('#')) return;
-      if (!window.confirm('The graph has unsaved changes. Leave and discard them?')) {
-        e.preventDefault();
-        e.stopPropagation();
-      }
-    };
-    window.addEventListener('beforeunload', onBeforeUnload);
-    document.addEventListener('click', onClick, true);
-    return () => {
-      window.removeEventListener('beforeunload', onBeforeUnload);
-      document.removeEventListener('click', onClick, true);
-    };
-  }, [dirty]);
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [readOnly]);
 
   const refuse = useCallback((reason: string) => {
     setBanner((b) => (b && b.kind === 'error' && b.message === reason ? b : { kind: 'error', message: reason }));
   }, []);
 
+  const onNodesChange = useCallback<OnNodesChange<StepNode>>((changes) => dispatch({ type: 'nodeChanges', changes }), []);
+  const onEdgesChange = useCallback<OnEdgesChange<DepEdge>>((changes) => dispatch({ type: 'edgeChanges', changes }), []);
+
   // The rule while dragging (React Flow marks the hovered handle valid/invalid and draws the line accordingly).
-  // Pure: it runs on every pointer move; the reason is shown live by <ConnectionHint> and on drop by onConnectEnd.
+  // Pure: it runs on every pointer move; the reason is shown live by <LegendOrConnectionHint> and on drop by onConnectEnd.
   const isValidConnection = useCallback<IsValidConnection<DepEdge>>(
     (c) => !readOnly && checkConnection(live.current.nodes, live.current.edges, c.source, c.target).ok,
     [readOnly],
@@ -205,21 +206,21 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
         return;
       }
       setBanner(null);
-      setEdges((es) => [...es.map((e) => (e.selected ? { ...e, selected: false } : e)), makeEdge(c.source, c.target, edgeType)]);
+      dispatch({ type: 'connect', source: c.source, target: c.target, edgeType });
     },
-    [edgeType, refuse, setEdges],
+    [edgeType, refuse],
   );
 
   // React Flow calls onConnect only for valid connections: a drop on a handle isValidConnection refused ends here,
   // and the operator gets the reason (the cycle, by step key) in the alert banner.
   const onConnectEnd = useCallback<OnConnectEnd>(
-    (_event, state) => {
-      if (readOnly || state.isValid === true || !state.fromNode || !state.fromHandle || !state.toNode || !state.toHandle) return;
+    (_event, cs) => {
+      if (readOnly || cs.isValid === true || !cs.fromNode || !cs.fromHandle || !cs.toNode || !cs.toHandle) return;
       const reason = connectionRefusal(
         live.current.nodes,
         live.current.edges,
-        { nodeId: state.fromNode.id, type: state.fromHandle.type },
-        { nodeId: state.toNode.id, type: state.toHandle.type },
+        { nodeId: cs.fromNode.id, type: cs.fromHandle.type },
+        { nodeId: cs.toNode.id, type: cs.toHandle.type },
       );
       if (reason) refuse(reason);
     },
@@ -235,55 +236,36 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const selectedEdge = selectedNode ? null : (edges.find((e) => e.selected) ?? null);
   const keyOf = useCallback((id: string) => live.current.nodes.find((n) => n.id === id)?.data.key ?? id, []);
 
-  const updateStep = useCallback(
-    (id: string, patch: Partial<StepNodeData>) => {
-      setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, ...patch }, domAttributes: patch.key !== undefined ? stepDomAttributes(patch.key) : n.domAttributes } : n)));
-      // Editing a field clears the server's complaint about it (it may no longer hold).
-      setServerErrors((m) => {
-        const cur = m.get(id);
-        if (!cur) return m;
-        const next = new Map(m);
-        const rest = { ...cur };
-        for (const k of Object.keys(patch)) {
-          const field = ({ payloadText: 'payload', configText: 'config', timeoutText: 'timeoutSeconds', retriesText: 'maxRetries' } as Record<string, StepField>)[k] ?? (k as StepField);
-          delete rest[field];
-        }
-        if (Object.keys(rest).length === 0) next.delete(id);
-        else next.set(id, rest);
-        return next;
-      });
-    },
-    [setNodes],
-  );
-
-  const deleteStep = useCallback(
-    (id: string) => {
-      setNodes((ns) => ns.filter((n) => n.id !== id));
-      setEdges((es) => es.filter((e) => e.source !== id && e.target !== id));
-    },
-    [setNodes, setEdges],
-  );
-
+  /**
+   * Adds a step of `handler`: at `drop` (screen px, from a palette drag) or, from a click, right of the selected
+   * step (else the middle of the view); moved to the nearest spot that covers no other step, preferably on screen
+   * (the canvas edges are cut by the fitView padding, where the overlays are).
+   */
+  const catalogue = useHandlerCatalogue();
   const addStep = useCallback(
-    (handler: string) => {
+    (handler: string, drop?: { x: number; y: number }) => {
       const ns = live.current.nodes;
       const key = uniqueStepKey(handler, ns.map((n) => n.data.key));
-      // Drop it in the middle of what the operator is looking at, on the nearest spot that covers no other step
-      // (preferably one on screen: the canvas edges are cut by the fitView padding, where the overlays are).
       const box = canvasRef.current?.getBoundingClientRect();
-      const size = { width: 200, height: 64 };
+      const size = NEW_STEP_SIZE;
+      const rectOf = (n: StepNode): FlowRect => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height });
       let wanted = { x: 0, y: 0 };
       let visible: FlowRect | undefined;
       if (box) {
-        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
-        wanted = { x: centre.x - size.width / 2, y: centre.y - size.height / 2 };
         const p = FIT_VIEW_OPTIONS.padding;
         const tl = screenToFlowPosition({ x: box.left + parseFloat(p.left), y: box.top + parseFloat(p.top) });
         const br = screenToFlowPosition({ x: box.right - parseFloat(p.right), y: box.bottom - parseFloat(p.bottom) });
         visible = { x: tl.x, y: tl.y, width: br.x - tl.x, height: br.y - tl.y };
+        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
+        const selected = ns.find((n) => n.selected);
+        wanted = newStepAnchor(selected ? rectOf(selected) : null, centre, size);
       }
-      const taken = ns.map((n) => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height }));
-      const spot = freeSpot(wanted, size, taken, visible);
+      if (drop) {
+        const at = screenToFlowPosition(drop);
+        wanted = { x: at.x - size.width / 2, y: at.y - size.height / 2 };
+        visible = undefined; // where the operator dropped it, even off the padded area
+      }
+      const spot = freeSpot(wanted, size, ns.map(rectOf), visible);
       const node: StepNode = {
         id: newNodeId(),
         type: 'step',
@@ -293,44 +275,55 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
         domAttributes: stepDomAttributes(key),
         selected: true,
       };
-      setNodes((cur) => [...cur.map((n) => (n.selected ? { ...n, selected: false } : n)), node]);
-      setEdges((es) => es.map((e) => (e.selected ? { ...e, selected: false } : e)));
+      dispatch({ type: 'addStep', node });
       // No room on screen: fit the whole graph once React Flow has the new node, so the operator sees where it went.
-      if (!spot.inView) window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
+      if (!drop && !spot.inView) window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
     },
-    [screenToFlowPosition, fitView, setNodes, setEdges, catalogue],
+    [screenToFlowPosition, fitView, catalogue],
+  );
+
+  // A handler dragged from the palette (Palette sets PALETTE_MIME) and dropped on the canvas.
+  const onDragOver = useCallback((e: DragEvent) => {
+    if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  }, [readOnly]);
+  const onDrop = useCallback(
+    (e: DragEvent) => {
+      const handler = e.dataTransfer.getData(PALETTE_MIME);
+      if (readOnly || !handler) return;
+      e.preventDefault();
+      addStep(handler, { x: e.clientX, y: e.clientY });
+    },
+    [readOnly, addStep],
   );
 
   const autoLayout = useCallback(() => {
     const ns = live.current.nodes;
-    const pos = layoutDag(
+    const positions = layoutDag(
       ns.map((n) => ({ id: n.id, width: n.measured?.width, height: n.measured?.height })),
       live.current.edges.map((e) => ({ source: e.source, target: e.target })),
       { direction: 'LR' },
     );
-    setNodes((cur) => cur.map((n) => (pos[n.id] ? { ...n, position: pos[n.id]! } : n)));
+    dispatch({ type: 'layout', positions });
     // Fit after React Flow has applied the new positions.
     window.requestAnimationFrame(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }));
-  }, [fitView, setNodes]);
+  }, [fitView]);
 
   const discard = useCallback(() => {
-    setNodes(initial.nodes);
-    setEdges(initial.edges);
-    setBaseline(propsSnapshot);
-    setServerErrors(new Map());
+    if (!window.confirm('Discard your unsaved changes to the graph? (Ctrl+Z brings them back.)')) return;
+    dispatch({ type: 'discard', doc: initial });
     setBanner(null);
-  }, [initial, propsSnapshot, setNodes, setEdges]);
+  }, [initial]);
 
   const save = useCallback(async () => {
     const { nodes: ns, edges: es } = live.current;
     const { dag, problems } = toDraft(ns, es);
-    const selectFirstProblem = (id: string | undefined) => {
-      if (id) setNodes((cur) => cur.map((n) => ({ ...n, selected: n.id === id })));
-    };
     if (problems.size > 0) {
       const details = [...problems].flatMap(([id, errs]) => Object.entries(errs).map(([f, m]) => `Step "${ns.find((n) => n.id === id)?.data.key}" (${f}): ${m}`));
       setBanner({ kind: 'error', message: 'Fix the highlighted fields before saving', details });
-      selectFirstProblem([...problems.keys()][0]);
+      const first = [...problems.keys()][0];
+      if (first) dispatch({ type: 'select', id: first });
       return;
     }
     const v = validateDag(dag);
@@ -343,19 +336,18 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     try {
       const r = await onSave(dag);
       if (r.ok) {
-        setBaseline(saved);
-        setServerErrors(new Map());
+        dispatch({ type: 'saved', snapshot: saved });
         setBanner({ kind: 'success', message: 'Saved as a new job version' });
         return;
       }
       const fields = r.fields ?? {};
-      const next: ServerErrors = new Map();
+      const next = new Map<string, Partial<Record<StepField, string>>>();
       for (const [path, message] of Object.entries(fields)) {
         const p = parseErrorPath(path);
         const node = p.stepIndex !== undefined ? ns[p.stepIndex] : undefined;
         if (node && p.field) next.set(node.id, { ...next.get(node.id), [p.field]: message });
       }
-      setServerErrors(next);
+      dispatch({ type: 'serverErrors', errors: next });
       const details = Object.entries(fields).map(([path, m]) => `${describeErrorPath(path, dag)}: ${m}`);
       setBanner({ kind: 'error', message: r.error || 'Save failed', details: details.length ? details : undefined });
     } catch (e) {
@@ -363,7 +355,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
     } finally {
       setSaving(false);
     }
-  }, [onSave, setNodes]);
+  }, [onSave]);
 
   // A success note fades; errors stay until dismissed or replaced (an operator may be reading a long cycle).
   useEffect(() => {
@@ -376,94 +368,29 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const selectedErrors = selectedNode ? (fieldErrors.get(selectedNode.id) ?? {}) : {};
 
   return (
-    <div className={`flex flex-col overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[70vh] min-h-[480px]'}`} data-testid="dag-editor" data-dirty={dirty ? 'true' : 'false'}>
-      {/* Toolbar */}
-      <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2">
-        {!readOnly ? (
-          <div className="flex items-center gap-1" role="group" aria-label="Type of new dependencies">
-            <span className="mr-1 text-xs text-slate-500">New edges:</span>
-            {DEP_TYPES.map((t) => (
-              <button
-                key={t}
-                type="button"
-                aria-pressed={edgeType === t}
-                onClick={() => setEdgeType(t)}
-                data-testid={`dag-edge-type-${t}`}
-                title={EDGE_STYLES[t].hint}
-                className={`inline-flex items-center gap-1.5 rounded-md border px-2 py-1 font-mono text-xs ${edgeType === t ? 'border-indigo-500 bg-indigo-50 text-indigo-900' : 'border-slate-200 text-slate-600 hover:bg-slate-50'}`}
-              >
-                <svg width="18" height="6" aria-hidden="true">
-                  <line x1="1" y1="3" x2="17" y2="3" stroke={EDGE_STYLES[t].stroke} strokeWidth="2" strokeDasharray={EDGE_STYLES[t].dash} strokeLinecap={t === 'on_failure' ? 'round' : undefined} />
-                </svg>
-                {EDGE_STYLES[t].label}
-              </button>
-            ))}
-          </div>
-        ) : (
-          <span className="text-xs text-slate-500">Read-only view</span>
-        )}
-        <div className="ml-auto flex items-center gap-2">
-          {!readOnly ? (
-            <button type="button" onClick={autoLayout} data-testid="dag-layout" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50" title="Lay out left to right">
-              <Network className="size-3.5" /> Auto layout
-            </button>
-          ) : null}
-          <button type="button" onClick={() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 })} data-testid="dag-fit" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50">
-            <Maximize className="size-3.5" /> Fit
-          </button>
-          {dirty ? (
-            <span className="inline-flex items-center gap-1 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900" data-testid="dag-dirty" role="status">
-              <span className="size-1.5 rounded-full bg-amber-500" /> Unsaved changes
-            </span>
-          ) : null}
-          {!readOnly ? (
-            <>
-              <button type="button" onClick={discard} disabled={!dirty || saving} data-testid="dag-discard" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50 disabled:opacity-40">
-                <Undo2 className="size-3.5" /> Discard
-              </button>
-              <button type="button" onClick={() => void save()} disabled={!dirty || saving} data-testid="dag-save" className="inline-flex items-center gap-1 rounded-md bg-indigo-600 px-2.5 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-40">
-                {saving ? <LoaderCircle className="size-3.5 animate-spin" /> : <Save className="size-3.5" />} Save
-              </button>
-            </>
-          ) : null}
-        </div>
-      </div>
-
-      {banner ? (
-        banner.kind === 'error' ? (
-          <div role="alert" data-testid="dag-alert" className="flex items-start gap-2 border-b border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-900">
-            <CircleAlert className="mt-0.5 size-4 shrink-0" />
-            <div className="min-w-0 flex-1">
-              <div className="font-medium">{banner.message}</div>
-              {banner.details?.length ? (
-                <ul className="mt-0.5 list-disc pl-4 text-xs">
-                  {banner.details.map((d) => (
-                    <li key={d}>{d}</li>
-                  ))}
-                </ul>
-              ) : null}
-            </div>
-            <button type="button" onClick={() => setBanner(null)} aria-label="Dismiss" className="rounded p-0.5 hover:bg-red-100">
-              <X className="size-4" />
-            </button>
-          </div>
-        ) : (
-          <div role="status" data-testid="dag-status" className="flex items-center gap-2 border-b border-emerald-200 bg-emerald-50 px-3 py-2 text-[13px] text-emerald-900">
-            <Check className="size-4" /> {banner.message}
-          </div>
-        )
-      ) : null}
+    <div ref={editorRef} className={`flex flex-col overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[70vh] min-h-[480px]'}`} data-testid="dag-editor" data-dirty={dirty ? 'true' : 'false'}>
+      <EditorToolbar
+        readOnly={readOnly}
+        edgeType={edgeType}
+        onEdgeType={setEdgeType}
+        dirty={dirty}
+        saving={saving}
+        onLayout={autoLayout}
+        onFit={() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 })}
+        onDiscard={discard}
+        onSave={() => void save()}
+        canUndo={state.past.length > 0}
+        canRedo={state.future.length > 0}
+        onUndo={() => dispatch({ type: 'undo' })}
+        onRedo={() => dispatch({ type: 'redo' })}
+      />
 
       <div className="flex min-h-0 flex-1">
-        {!readOnly ? (
-          <aside className="w-44 shrink-0 overflow-y-auto border-r border-slate-200 bg-slate-50 p-2" aria-label="Handlers" data-testid="dag-palette">
-            <div className="mb-1.5 px-1 text-xs font-semibold text-slate-700">Add a step</div>
-            {palette.length === 0 ? <p className="px-1 text-xs text-slate-500">No worker has reported a handler yet. Start a worker to fill this list.</p> : null}
-            <HandlerPaletteList names={palette} onAdd={addStep} />
-          </aside>
-        ) : null}
+        {!readOnly ? <Palette handlers={palette} onAdd={addStep} /> : null}
 
-        <div className="relative min-w-0 flex-1" ref={canvasRef}>
+        <div className="relative min-w-0 flex-1" ref={canvasRef} onDragOver={onDragOver} onDrop={onDrop}>
+          {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
+          <EditorBanner banner={banner} onDismiss={() => setBanner(null)} className="absolute inset-x-2 top-2 z-10" />
           <ReactFlow<StepNode, DepEdge>
             nodes={renderedNodes}
             edges={edges}
@@ -499,63 +426,8 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
           ) : null}
         </div>
 
-        <aside className="w-72 shrink-0 overflow-y-auto border-l border-slate-200 p-3" aria-label="Selection">
-          {selectedNode ? (
-            <StepPanel
-              key={selectedNode.id}
-              data={selectedNode.data}
-              errors={selectedErrors}
-              handlers={palette}
-              readOnly={readOnly}
-              onChange={(patch) => updateStep(selectedNode.id, patch)}
-              onDelete={() => deleteStep(selectedNode.id)}
-            />
-          ) : selectedEdge ? (
-            <EdgePanel
-              key={selectedEdge.id}
-              from={keyOf(selectedEdge.source)}
-              to={keyOf(selectedEdge.target)}
-              type={selectedEdge.data?.type ?? 'hard'}
-              readOnly={readOnly}
-              onType={(t) => setEdges((es) => es.map((e) => (e.id === selectedEdge.id ? withEdgeType(e, t) : e)))}
-              onDelete={() => setEdges((es) => es.filter((e) => e.id !== selectedEdge.id))}
-            />
-          ) : (
-            <div className="space-y-2 text-xs text-slate-500">
-              <p className="font-medium text-slate-700">Nothing selected</p>
-              {readOnly ? (
-                <p>Click a step or a dependency to see its settings.</p>
-              ) : (
-                <>
-                  <p>Click a step or a dependency to edit it.</p>
-                  <p>Drag from a step&apos;s right handle to another step&apos;s left handle to add a dependency of the type chosen in the toolbar.</p>
-                  <p>Delete or Backspace removes the selection.</p>
-                </>
-              )}
-            </div>
-          )}
-        </aside>
+        <SelectionAside selectedNode={selectedNode} selectedEdge={selectedEdge} errors={selectedErrors} handlers={palette} readOnly={readOnly} keyOf={keyOf} dispatch={dispatch} />
       </div>
-    </div>
-  );
-}
-
-/**
- * The edge legend; while a connection is dragged over a handle it may not end on, the reason instead (the cycle it
- * would close, by step key), in the same spot below the graph so it never covers a step. Back to the legend as
- * soon as the pointer leaves that handle or the drag ends (a drop there also puts the reason in the alert banner).
- * Must render inside <ReactFlow> (useConnection reads its store).
- */
-function LegendOrConnectionHint() {
-  const { getNodes, getEdges } = useReactFlow<StepNode, DepEdge>();
-  const reason = useConnection((c) => {
-    if (!c.inProgress || c.isValid !== false || !c.toNode || !c.toHandle) return null;
-    return connectionRefusal(getNodes(), getEdges(), { nodeId: c.fromNode.id, type: c.fromHandle.type }, { nodeId: c.toNode.id, type: c.toHandle.type });
-  });
-  if (!reason) return <EdgeLegend />;
-  return (
-    <div role="status" data-testid="dag-connection-hint" className="pointer-events-none flex items-center gap-1.5 rounded-md border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs font-medium text-red-900 shadow-sm">
-      <CircleAlert className="size-3.5 shrink-0" /> {reason}
     </div>
   );
 }

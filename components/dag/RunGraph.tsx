@@ -178,6 +178,11 @@ function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, cla
         nodesConnectable={false}
         edgesFocusable={false}
         deleteKeyCode={null}
+        // The wheel scrolls the page past the graph (it sits in a long page); Ctrl+wheel and pinch zoom it.
+        zoomOnScroll={false}
+        preventScrolling={false}
+        zoomActivationKeyCode="Control"
+        zoomOnPinch
         fitView
         fitViewOptions={RUN_FIT_VIEW_OPTIONS}
         minZoom={0.1}

@@ -1,7 +1,8 @@
 // Pure model of the DAG editor: conversions between the job's steps/edges (props, onSave) and React Flow's
-// nodes/edges, per-field validation, the connection rule used while dragging, and the snapshot that drives the
-// "Unsaved changes" indicator. No React here, so it is unit-tested (model.test.ts) without a DOM.
-import type { Edge, MarkerType, Node } from '@xyflow/react';
+// nodes/edges, per-field validation, the connection rule used while dragging, the snapshot that drives the
+// "Unsaved changes" indicator, and the editor's state reducer with undo/redo (editorReducer). No React components
+// or DOM here, so it is unit-tested (model.test.ts) in node.
+import { applyEdgeChanges, applyNodeChanges, type Edge, type EdgeChange, type MarkerType, type Node, type NodeChange } from '@xyflow/react';
 import { layoutDag, STEP_KEY_RE, wouldCreateCycle, formatCycle, type DepType } from '@/lib/dag';
 
 /**
@@ -400,4 +401,191 @@ export function describeErrorPath(path: string, dag: DagDraft): string {
     return e ? `Edge ${e.from} -> ${e.to}` : `Edge #${p.edgeIndex + 1}`;
   }
   return path === 'edges' ? 'Edges' : path === 'steps' ? 'Steps' : path;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Editor state: the document (nodes + edges) with undo/redo history, the saved baseline and the server's field errors.
+
+/** What one undo step restores: the nodes and edges as they were. */
+export type EditorDoc = { nodes: StepNode[]; edges: DepEdge[] };
+
+/** Field errors from the last refused save, keyed by node id. */
+export type ServerErrors = ReadonlyMap<string, Partial<Record<StepField, string>>>;
+
+/**
+ * The DAG editor's state. `doc` is what is on screen; `past` / `future` are the undo / redo stacks (most recent
+ * last / first); `baseline` is the {@link snapshot} of the last loaded or saved DAG (dirty = snapshot(doc) differs);
+ * `gesture` names the edit in progress so that one drag, one run of typing in a field or one Delete press is one
+ * undo step.
+ */
+export type EditorState = {
+  doc: EditorDoc;
+  past: EditorDoc[];
+  future: EditorDoc[];
+  baseline: string;
+  serverErrors: ServerErrors;
+  gesture: string | null;
+};
+
+/** At most this many undo steps are kept (the oldest are dropped). */
+export const UNDO_LIMIT = 100;
+
+/** Every change the editor makes goes through one of these. */
+export type EditorAction =
+  | { type: 'load'; doc: EditorDoc }
+  | { type: 'baseline'; snapshot: string }
+  | { type: 'saved'; snapshot: string }
+  | { type: 'nodeChanges'; changes: NodeChange<StepNode>[] }
+  | { type: 'edgeChanges'; changes: EdgeChange<DepEdge>[] }
+  | { type: 'connect'; source: string; target: string; edgeType: DepType }
+  | { type: 'addStep'; node: StepNode }
+  | { type: 'updateStep'; id: string; patch: Partial<StepNodeData> }
+  | { type: 'deleteStep'; id: string }
+  | { type: 'setEdgeType'; id: string; edgeType: DepType }
+  | { type: 'deleteEdge'; id: string }
+  | { type: 'layout'; positions: Record<string, { x: number; y: number }> }
+  | { type: 'discard'; doc: EditorDoc }
+  | { type: 'select'; id: string }
+  | { type: 'serverErrors'; errors: ServerErrors }
+  | { type: 'undo' }
+  | { type: 'redo' };
+
+/** The state of a freshly loaded editor: `doc` on screen, nothing to undo, not dirty. */
+export function initEditor(doc: EditorDoc): EditorState {
+  return { doc, past: [], future: [], baseline: snapshot(doc.nodes, doc.edges), serverErrors: new Map(), gesture: null };
+}
+
+/** True when the document differs from the last loaded or saved DAG. */
+export const isDirty = (s: EditorState) => snapshot(s.doc.nodes, s.doc.edges) !== s.baseline;
+
+// Side-panel field name of a node-data key (the server reports `payload`, the panel edits `payloadText`).
+const FIELD_OF: Record<string, StepField> = { payloadText: 'payload', configText: 'config', timeoutText: 'timeoutSeconds', retriesText: 'maxRetries' };
+
+/**
+ * The DAG editor's reducer (pure). Edits push the previous document on the undo stack and clear redo; selection and
+ * measured sizes never do (they are not work). A drag records once when it starts; consecutive changes to the same
+ * field(s) of one step record once; removing a step also removes its edges, in the same undo step.
+ */
+export function editorReducer(state: EditorState, action: EditorAction): EditorState {
+  const edit = (doc: EditorDoc, gesture: string | null = null, extra: Partial<EditorState> = {}): EditorState => {
+    const coalesce = gesture !== null && gesture === state.gesture;
+    return {
+      ...state,
+      ...extra,
+      doc,
+      past: coalesce ? state.past : [...state.past, state.doc].slice(-UNDO_LIMIT),
+      future: coalesce ? state.future : [],
+      gesture,
+    };
+  };
+  const { nodes, edges } = state.doc;
+  switch (action.type) {
+    case 'load':
+      return initEditor(action.doc);
+    case 'baseline':
+      return { ...state, baseline: action.snapshot };
+    case 'saved':
+      return { ...state, baseline: action.snapshot, serverErrors: new Map(), gesture: null };
+    case 'nodeChanges': {
+      const cs = action.changes;
+      if (cs.length === 0) return state;
+      const next = applyNodeChanges(cs, nodes);
+      // Measured sizes follow an edit (a longer name widens the card): they neither record nor end the gesture.
+      if (cs.every((c) => c.type === 'dimensions')) return { ...state, doc: { nodes: next, edges } };
+      if (cs.every((c) => c.type === 'select' || c.type === 'dimensions')) return { ...state, doc: { nodes: next, edges }, gesture: null };
+      const removed = new Set(cs.flatMap((c) => (c.type === 'remove' ? [c.id] : [])));
+      const nextEdges = removed.size ? edges.filter((e) => !removed.has(e.source) && !removed.has(e.target)) : edges;
+      if (removed.size) return edit({ nodes: next, edges: nextEdges }, 'remove');
+      const positions = cs.filter((c) => c.type === 'position');
+      if (positions.length === cs.length) {
+        const dragging = positions.some((c) => c.dragging);
+        const byId = new Map(nodes.map((n) => [n.id, n.position]));
+        const moves = positions.some((c) => {
+          const was = c.type === 'position' && c.position ? byId.get(c.id) : undefined;
+          return !!was && c.type === 'position' && !!c.position && (was.x !== c.position.x || was.y !== c.position.y);
+        });
+        // A click on a card reports its position unchanged (drag start/end without a move): not an edit.
+        if (!moves) return { ...state, doc: { nodes: next, edges }, gesture: state.gesture === 'drag' && !dragging ? null : state.gesture };
+        // The pointer moved or was released: part of the drag that started earlier (recorded once, at its start).
+        if (state.gesture === 'drag') return { ...state, doc: { nodes: next, edges }, gesture: dragging ? 'drag' : null };
+        return edit({ nodes: next, edges }, dragging ? 'drag' : null);
+      }
+      return edit({ nodes: next, edges });
+    }
+    case 'edgeChanges': {
+      const cs = action.changes;
+      if (cs.length === 0) return state;
+      const known = new Set(edges.map((e) => e.id));
+      // Removals of edges already gone (they went with their step) change nothing.
+      const live = cs.filter((c) => c.type !== 'remove' || known.has(c.id));
+      if (live.length === 0) return state;
+      const next = applyEdgeChanges(live, edges);
+      if (live.every((c) => c.type === 'select')) return { ...state, doc: { nodes, edges: next }, gesture: null };
+      // A Delete press removing selected steps and edges together is one undo step.
+      return edit({ nodes, edges: next }, live.every((c) => c.type === 'remove') ? 'remove' : null);
+    }
+    case 'connect': {
+      if (!checkConnection(nodes, edges, action.source, action.target).ok) return state;
+      return edit({ nodes, edges: [...edges.map((e) => (e.selected ? { ...e, selected: false } : e)), makeEdge(action.source, action.target, action.edgeType)] });
+    }
+    case 'addStep':
+      return edit({
+        nodes: [...nodes.map((n) => (n.selected ? { ...n, selected: false } : n)), { ...action.node, selected: true }],
+        edges: edges.map((e) => (e.selected ? { ...e, selected: false } : e)),
+      });
+    case 'updateStep': {
+      const { id, patch } = action;
+      if (!nodes.some((n) => n.id === id)) return state;
+      const next = nodes.map((n) => (n.id === id ? { ...n, data: { ...n.data, ...patch }, domAttributes: patch.key !== undefined ? stepDomAttributes(patch.key) : n.domAttributes } : n));
+      // Editing a field clears the server's complaint about it (it may no longer hold).
+      let serverErrors = state.serverErrors;
+      const cur = serverErrors.get(id);
+      if (cur) {
+        const rest = { ...cur };
+        for (const k of Object.keys(patch)) delete rest[FIELD_OF[k] ?? (k as StepField)];
+        const m = new Map(serverErrors);
+        if (Object.keys(rest).length === 0) m.delete(id);
+        else m.set(id, rest);
+        serverErrors = m;
+      }
+      return edit({ nodes: next, edges }, `field:${id}:${Object.keys(patch).sort().join(',')}`, { serverErrors });
+    }
+    case 'deleteStep':
+      if (!nodes.some((n) => n.id === action.id)) return state;
+      return edit({ nodes: nodes.filter((n) => n.id !== action.id), edges: edges.filter((e) => e.source !== action.id && e.target !== action.id) });
+    case 'setEdgeType':
+      return edit({ nodes, edges: edges.map((e) => (e.id === action.id ? withEdgeType(e, action.edgeType) : e)) });
+    case 'deleteEdge':
+      if (!edges.some((e) => e.id === action.id)) return state;
+      return edit({ nodes, edges: edges.filter((e) => e.id !== action.id) });
+    case 'layout':
+      return edit({ nodes: nodes.map((n) => (action.positions[n.id] ? { ...n, position: action.positions[n.id]! } : n)), edges });
+    case 'discard':
+      // Undoable: a Discard clicked by mistake can be taken back with Ctrl+Z.
+      return edit(action.doc, null, { serverErrors: new Map() });
+    case 'select':
+      return { ...state, doc: { nodes: nodes.map((n) => ({ ...n, selected: n.id === action.id })), edges: edges.map((e) => (e.selected ? { ...e, selected: false } : e)) }, gesture: null };
+    case 'serverErrors':
+      return { ...state, serverErrors: action.errors };
+    case 'undo': {
+      const prev = state.past[state.past.length - 1];
+      if (!prev) return state;
+      return { ...state, doc: prev, past: state.past.slice(0, -1), future: [state.doc, ...state.future], gesture: null };
+    }
+    case 'redo': {
+      const [next, ...rest] = state.future;
+      if (!next) return state;
+      return { ...state, doc: next, past: [...state.past, state.doc], future: rest, gesture: null };
+    }
+  }
+}
+
+/**
+ * Where a new step goes when added from the palette by a click: right of the selected step (same row), else the
+ * centre of the view; then {@link freeSpot} moves it to the nearest place that covers no other step.
+ * `selected` is the selected step's box; `centre` the view's centre (flow coordinates); sizes in px.
+ */
+export function newStepAnchor(selected: FlowRect | null, centre: { x: number; y: number }, size: { width: number; height: number }, gap = 64): { x: number; y: number } {
+  if (selected) return { x: selected.x + selected.width + gap, y: selected.y + (selected.height - size.height) / 2 };
+  return { x: centre.x - size.width / 2, y: centre.y - size.height / 2 };
 }

@@ -4,6 +4,8 @@
  * used by the form and unit-testable.
  */
 
+import { utcToZonedLocal, zonedLocalToUtc } from '@/lib/time/format';
+
 export type ScheduleKind = 'cron' | 'interval' | 'once' | 'manual';
 export type AlarmChannelValue = { type: 'webhook' | 'email' | 'log'; target: string };
 
@@ -90,54 +92,8 @@ export const EMPTY_JOB_FORM: JobFormValues = {
   channels: [],
 };
 
-/**
- * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss]`.
- * Two passes of offset correction settle on the right side of DST changes; a time
- * inside a spring-forward gap comes out shifted forward by the gap (as cron does).
- */
-export function zonedLocalToUtc(local: string, timeZone: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
-  if (!m) return null;
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
-  const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
-  try {
-    let t = asUtc - offsetMs(new Date(asUtc), timeZone);
-    t = asUtc - offsetMs(new Date(t), timeZone);
-    return new Date(t);
-  } catch {
-    return null;
-  }
-}
-
-/** UTC offset of `timeZone` at `date` in ms (positive east of Greenwich). */
-function offsetMs(date: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(date);
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
-  return wall - (date.getTime() - date.getUTCMilliseconds());
-}
-
-/** datetime-local string (`YYYY-MM-DDTHH:mm`) of an instant in a zone; '' for null. */
-export function utcToZonedLocal(value: Date | string | null | undefined, timeZone: string): string {
-  if (value == null) return '';
-  const date = new Date(value);
-  try {
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).formatToParts(date);
-    const g = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
-    return `${g('year')}-${g('month')}-${g('day')}T${g('hour')}:${g('minute')}`;
-  } catch {
-    return date.toISOString().slice(0, 16);
-  }
-}
+// Wall time <-> instant conversions live in the one time module (lib/time/format.ts).
+export { utcToZonedLocal, zonedLocalToUtc };
 
 /** `k=v, k2=v2` -> record; returns an error message for a malformed pair. */
 export function parseLabels(text: string): { ok: true; value: Record<string, string> } | { ok: false; error: string } {

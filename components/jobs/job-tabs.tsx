@@ -3,6 +3,7 @@
 import * as React from 'react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { TabsContent, TabsList, TabsRoot, TabsTrigger } from '../ui/tabs';
+import { confirmLeave } from '../unsaved-changes';
 
 import { JOB_TABS, type JobTab } from './job-tab-names';
 const LABEL: Record<JobTab, string> = { overview: 'Overview', graph: 'Graph', runs: 'Runs', versions: 'Versions' };
@@ -21,6 +22,8 @@ export function JobTabs({ initial, panels }: { initial: JobTab; panels: Record<J
     <TabsRoot
       value={tab}
       onValueChange={(v) => {
+        // A tab switch unmounts the panel it leaves (the Graph tab's editor): ask first when it holds unsaved work.
+        if (!confirmLeave()) return;
         setTab(v as JobTab);
         const qs = new URLSearchParams(params.toString());
         if (v === 'overview') qs.delete('tab');

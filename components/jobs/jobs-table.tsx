@@ -3,7 +3,7 @@
 import * as React from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2 } from 'lucide-react';
+import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2, Zap } from 'lucide-react';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
@@ -29,13 +29,15 @@ export type JobRow = {
 };
 
 export type BulkResult = { ok: true; data: unknown } | { ok: false; error: string };
+/** What Run now answers (app/(console)/jobs/[id]/actions.ts triggerJobAction). */
+export type RunNowResult = { ok: true; data: { runId: string; outcome: string } } | { ok: false; error: string };
 
 /**
- * Jobs table with row checkboxes and a bulk bar (Pause / Resume / Delete). Column
- * headers link to the sorted URL (`sortHref`). Bulk actions call `bulk` (the server
- * action) and refresh the page.
+ * Jobs table with row checkboxes and a bulk bar (Pause / Resume / Delete), and per row Run now and Pause /
+ * Resume. Column headers link to the sorted URL (`sortHref`). Actions call the server actions (`bulk`, `runNow`)
+ * and refresh the page. Sized to fit a 1440 px screen beside the sidebar.
  */
-export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows: JobRow[]; sort: string; dir: 'asc' | 'desc'; sortHref: Record<string, string>; bulk: (action: 'pause' | 'resume' | 'delete', ids: string[]) => Promise<BulkResult>; filtered: boolean }) {
+export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }: { rows: JobRow[]; sort: string; dir: 'asc' | 'desc'; sortHref: Record<string, string>; bulk: (action: 'pause' | 'resume' | 'delete', ids: string[]) => Promise<BulkResult>; runNow: (id: string, input: unknown) => Promise<RunNowResult>; filtered: boolean }) {
   const [selected, setSelected] = React.useState<Set<string>>(new Set());
   const [busy, setBusy] = React.useState(false);
   const router = useRouter();
@@ -60,6 +62,25 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows:
       setSelected(new Set());
       router.refresh();
     } else toast({ kind: 'error', title: `Bulk ${action} failed`, description: r.error });
+  };
+
+  const rowAction = async (j: JobRow, action: 'run' | 'pause' | 'resume') => {
+    setBusy(true);
+    if (action === 'run') {
+      const r = await runNow(j.id, {});
+      setBusy(false);
+      if (r.ok) {
+        toast({ kind: 'success', title: `${j.key}: run started` });
+        router.push(`/runs/${r.data.runId}`);
+      } else toast({ kind: 'error', title: 'Run now failed', description: r.error });
+      return;
+    }
+    const r = await bulk(action, [j.id]);
+    setBusy(false);
+    if (r.ok) {
+      toast({ kind: 'success', title: `${j.key} ${action === 'pause' ? 'paused' : 'resumed'}` });
+      router.refresh();
+    } else toast({ kind: 'error', title: `${action === 'pause' ? 'Pause' : 'Resume'} failed`, description: r.error });
   };
 
   if (rows.length === 0) {
@@ -136,14 +157,16 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows:
               <th className="w-8">
                 <input type="checkbox" aria-label="Select all jobs on this page" checked={all} onChange={() => setSelected(all ? new Set() : new Set(rows.map((r) => r.id)))} className="size-3.5 accent-indigo-600" />
               </th>
-              {th('key', 'Key')}
-              {th('name', 'Name')}
+              {th('key', 'Job')}
               <th>Status</th>
               <th>Schedule</th>
               <th>Handler</th>
               {th('next_run_at', 'Next fire')}
               <th>Last run</th>
               {th('created_at', 'Created')}
+              <th className="w-20">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -152,19 +175,23 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows:
                 <td>
                   <input type="checkbox" aria-label={`Select ${j.key}`} checked={selected.has(j.id)} onChange={() => toggle(j.id)} className="size-3.5 accent-indigo-600" />
                 </td>
-                <td className="max-w-[16rem] truncate font-mono text-xs">
-                  <Link href={`/jobs/${j.id}`} className="text-indigo-700 hover:underline">
+                <td className="max-w-[15rem]">
+                  <Link href={`/jobs/${j.id}`} className="block truncate font-mono text-xs text-indigo-700 hover:underline" title={j.key}>
                     {j.key}
                   </Link>
+                  <div className="truncate text-xs text-zinc-600" title={j.name}>
+                    {j.name}
+                  </div>
                 </td>
-                <td className="max-w-[18rem] truncate">{j.name}</td>
                 <td>
                   <StatusBadge status={j.status} />
                 </td>
-                <td className="whitespace-nowrap font-mono text-xs text-zinc-600">{scheduleSummary(j.schedule)}</td>
-                <td className="whitespace-nowrap">
-                  {j.handlers.slice(0, 2).map((h) => (
-                    <Tag key={h} mono className="mr-1">
+                <td className="max-w-[10rem] truncate font-mono text-xs text-zinc-600" title={scheduleSummary(j.schedule)}>
+                  {scheduleSummary(j.schedule)}
+                </td>
+                <td className="max-w-[10rem] whitespace-nowrap">
+                  {j.handlers.slice(0, 1).map((h) => (
+                    <Tag key={h} mono className="mr-1 max-w-[8rem] truncate" title={j.handlers.join(', ')}>
                       {h}
                     </Tag>
                   ))}
@@ -173,7 +200,7 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows:
                 <td className="whitespace-nowrap text-xs">
                   {j.nextRunAt && j.status === 'active' ? (
                     <span className="flex flex-col">
-                      <ZonedTime value={j.nextRunAt} timeZone={j.timezone} className="text-zinc-800" />
+                      <ZonedTime value={j.nextRunAt} timeZone={j.timezone} seconds={false} className="text-zinc-800" />
                       <RelativeTime value={j.nextRunAt} className="text-[11px] text-zinc-500" />
                     </span>
                   ) : (
@@ -192,6 +219,26 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, filtered }: { rows:
                 </td>
                 <td className="whitespace-nowrap text-xs text-zinc-500">
                   <RelativeTime value={(j as JobRow & { createdAt?: string }).createdAt ?? null} />
+                </td>
+                <td className="whitespace-nowrap text-right">
+                  <RoleGate>
+                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Run ${j.key} now`} title="Run now" onClick={() => void rowAction(j, 'run')}>
+                      <Zap />
+                    </Button>
+                  </RoleGate>
+                  {j.status === 'active' ? (
+                    <RoleGate>
+                      <Button size="icon" variant="ghost" disabled={busy} aria-label={`Pause ${j.key}`} title="Pause" onClick={() => void rowAction(j, 'pause')}>
+                        <Pause />
+                      </Button>
+                    </RoleGate>
+                  ) : (
+                    <RoleGate>
+                      <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" onClick={() => void rowAction(j, 'resume')}>
+                        <Play />
+                      </Button>
+                    </RoleGate>
+                  )}
                 </td>
               </tr>
             ))}

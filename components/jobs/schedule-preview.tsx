@@ -2,7 +2,7 @@
 
 import * as React from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { formatInZoneShort, formatUtc } from '../time';
+import { formatDateTime, formatUtc } from '@/lib/time/format';
 import { Skeleton } from '../ui/skeleton';
 
 /** Value after it has stopped changing for `ms` milliseconds. */
@@ -18,8 +18,13 @@ export function useDebounced<T>(value: T, ms: number): T {
 type PreviewResponse = { fireTimes: string[] };
 type PreviewError = { error: { code: string; message: string; fields?: Record<string, string> } };
 
-async function fetchPreview(cron: string, tz: string): Promise<PreviewResponse> {
+/** The job's effective window as UTC ISO instants (either may be missing). */
+export type PreviewWindow = { startAt?: string | null; endAt?: string | null };
+
+async function fetchPreview(cron: string, tz: string, window: PreviewWindow): Promise<PreviewResponse> {
   const qs = new URLSearchParams({ cron, tz, count: '5' });
+  if (window.startAt) qs.set('startAt', window.startAt);
+  if (window.endAt) qs.set('endAt', window.endAt);
   const res = await fetch(`/api/v1/schedule/preview?${qs}`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
   const body = (await res.json().catch(() => null)) as PreviewResponse | PreviewError | null;
   if (!res.ok || !body || !('fireTimes' in body)) {
@@ -31,17 +36,18 @@ async function fetchPreview(cron: string, tz: string): Promise<PreviewResponse> 
 }
 
 /**
- * Live "next 5 fire times" for a cron expression in a zone, from
- * GET /api/v1/schedule/preview, re-fetched 300 ms after the user stops typing.
- * Each time is shown in the job's zone and in UTC.
+ * Live "next 5 fire times" for a cron expression in a zone, inside the job's effective window (`startAt..endAt`,
+ * the same rule the tick applies), from GET /api/v1/schedule/preview, re-fetched 300 ms after the user stops
+ * typing. Each time is shown in the job's zone and in UTC.
  */
-export function CronPreview({ cron, timezone }: { cron: string; timezone: string }) {
+export function CronPreview({ cron, timezone, window = {} }: { cron: string; timezone: string; window?: PreviewWindow }) {
   const c = useDebounced(cron.trim(), 300);
   const tz = useDebounced(timezone.trim() || 'UTC', 300);
-  const q = useQuery({ queryKey: ['schedule-preview', c, tz], queryFn: () => fetchPreview(c, tz), enabled: c.length > 0, retry: false, staleTime: 30_000 });
+  const w = useDebounced(window, 300);
+  const q = useQuery({ queryKey: ['schedule-preview', c, tz, w.startAt ?? null, w.endAt ?? null], queryFn: () => fetchPreview(c, tz, w), enabled: c.length > 0, retry: false, staleTime: 30_000 });
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50/60 p-3" data-testid="cron-preview">
-      <p className="mb-2 text-xs font-medium text-zinc-600">Next 5 fire times</p>
+      <p className="mb-2 text-xs font-medium text-zinc-600">Next 5 fire times{window.startAt || window.endAt ? ' in the effective window' : ''}</p>
       {!c ? (
         <p className="text-xs text-zinc-500">Type a cron expression to preview when it fires.</p>
       ) : q.isPending ? (
@@ -49,7 +55,7 @@ export function CronPreview({ cron, timezone }: { cron: string; timezone: string
       ) : q.isError ? (
         <p className="text-xs text-red-600">{q.error.message}</p>
       ) : q.data.fireTimes.length === 0 ? (
-        <p className="text-xs text-zinc-500">This schedule never fires again.</p>
+        <p className="text-xs text-zinc-500">{w.endAt ? 'This schedule never fires again inside the effective window.' : 'This schedule never fires again.'}</p>
       ) : (
         <FireTimesTable times={q.data.fireTimes} timeZone={tz} />
       )}
@@ -70,7 +76,7 @@ export function FireTimesTable({ times, timeZone }: { times: (string | Date)[]; 
       <tbody className="font-mono text-[12px] text-zinc-800">
         {times.map((t) => (
           <tr key={String(t)}>
-            <td className="py-0.5">{formatInZoneShort(t, timeZone)}</td>
+            <td className="py-0.5">{formatDateTime(t, timeZone)}</td>
             {timeZone !== 'UTC' ? <td className="py-0.5 text-zinc-500">{formatUtc(t)}</td> : null}
           </tr>
         ))}

@@ -4,7 +4,8 @@ import Link from 'next/link';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../ui/empty-state';
 import { StatusBadge, Tag } from '../status-badge';
-import { RelativeTime, formatDuration } from '../time';
+import { Elapsed, RelativeTime, formatDuration } from '../time';
+import { DataTable } from '../ui/data-table';
 
 /** Columns the runs table shows (lib/runs RunSummary satisfies it). */
 export type RunRow = {
@@ -29,60 +30,65 @@ export const ACTIVE_RUN_STATUSES = new Set(['pending', 'running']);
 export function RunsTable({ rows, showJob = true, emptyText }: { rows: RunRow[]; showJob?: boolean; emptyText?: string }) {
   if (rows.length === 0) return <EmptyState icon={<Activity />} title={emptyText ?? 'No runs yet'} description="Runs appear here when the schedule fires or someone presses Run now." />;
   return (
-    <div className="overflow-x-auto">
-      <table className="tf-table" data-testid="runs-table">
-        <thead>
-          <tr>
-            <th>Status</th>
-            <th>Run</th>
-            {showJob ? <th>Job</th> : null}
-            <th>Trigger</th>
-            <th>Scheduled for</th>
-            <th>Lateness</th>
-            <th>Duration</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-testid="run-row" data-run-id={r.id}>
-              <td>
-                <StatusBadge status={r.status} />
-              </td>
-              <td className="font-mono text-xs">
-                <Link href={`/runs/${r.id}`} className="text-indigo-700 hover:underline">
-                  {r.id.slice(0, 8)}
-                </Link>
-                {r.parentRunId ? <span className="ml-1 text-[11px] text-zinc-400" title="Retry of an earlier run">↻</span> : null}
-              </td>
-              {showJob ? (
-                <td className="max-w-[16rem] truncate font-mono text-xs">
-                  <Link href={`/jobs/${r.jobId}`} className="hover:underline">
-                    {r.jobKey}
-                  </Link>
-                </td>
-              ) : null}
-              <td>
-                <Tag>{r.trigger}</Tag>
-                <span className="ml-1.5 text-xs text-zinc-500">{r.triggeredBy}</span>
-              </td>
-              <td className="whitespace-nowrap text-xs">
-                <RelativeTime value={r.scheduledFor} />
-              </td>
-              <td className="whitespace-nowrap text-xs text-zinc-600">{r.latenessMs == null ? '—' : formatDuration(Math.max(0, r.latenessMs))}</td>
-              <td className="whitespace-nowrap text-xs text-zinc-600">{r.durationMs != null ? formatDuration(r.durationMs) : r.startedAt && !r.finishedAt ? <LiveDuration since={r.startedAt} /> : '—'}</td>
-              <td className="max-w-[20rem] truncate text-xs text-red-700" title={r.error ?? undefined}>
-                {r.error ?? ''}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      testId="runs-table"
+      rows={rows}
+      rowKey={(r) => r.id}
+      rowProps={(r) => ({ 'data-testid': 'run-row', 'data-run-id': r.id })}
+      columns={[
+        { key: 'status', header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+        {
+          key: 'run',
+          header: 'Run',
+          className: 'font-mono text-xs',
+          cell: (r) => (
+            <>
+              <Link href={`/runs/${r.id}`} className="text-indigo-700 hover:underline">
+                {r.id.slice(0, 8)}
+              </Link>
+              {r.parentRunId ? <span className="ml-1 text-[11px] text-zinc-400" title="Retry of an earlier run">↻</span> : null}
+            </>
+          ),
+        },
+        showJob && {
+          key: 'job',
+          header: 'Job',
+          className: 'max-w-[16rem] truncate font-mono text-xs',
+          cell: (r) => (
+            <Link href={`/jobs/${r.jobId}`} className="hover:underline">
+              {r.jobKey}
+            </Link>
+          ),
+        },
+        {
+          key: 'trigger',
+          header: 'Trigger',
+          cell: (r) => (
+            <>
+              <Tag>{r.trigger}</Tag>
+              <span className="ml-1.5 text-xs text-zinc-500">{r.triggeredBy}</span>
+            </>
+          ),
+        },
+        { key: 'scheduled', header: 'Scheduled for', className: 'whitespace-nowrap text-xs', cell: (r) => <RelativeTime value={r.scheduledFor} /> },
+        { key: 'lateness', header: 'Lateness', className: 'whitespace-nowrap text-xs text-zinc-600', cell: (r) => (r.latenessMs == null ? '—' : formatDuration(Math.max(0, r.latenessMs))) },
+        {
+          key: 'duration',
+          header: 'Duration',
+          className: 'whitespace-nowrap text-xs text-zinc-600',
+          cell: (r) => (r.durationMs != null ? formatDuration(r.durationMs) : r.startedAt && !r.finishedAt ? <LiveDuration since={r.startedAt} /> : '—'),
+        },
+        {
+          key: 'error',
+          header: 'Error',
+          className: 'max-w-[20rem] truncate text-xs text-red-700',
+          cell: (r) => <span title={r.error ?? undefined}>{r.error ?? ''}</span>,
+        },
+      ]}
+    />
   );
 }
 
 function LiveDuration({ since }: { since: string }) {
-  // Re-rendered by the page's polling; good enough for a running clock.
-  return <span className="text-sky-700">{formatDuration(Date.now() - new Date(since).getTime())}…</span>;
+  return <Elapsed since={since} className="text-sky-700" />;
 }

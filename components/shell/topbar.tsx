@@ -4,6 +4,8 @@ import { LogOut } from 'lucide-react';
 import { Button } from '../ui/button';
 import { Tag } from '../status-badge';
 import { useUser } from '../role';
+import { DisplayZoneMenu } from './display-zone-menu';
+import { KeyboardShortcuts } from './shortcuts';
 
 /**
  * Top bar: signed-in user, role and the Sign out button. `signOut` is the server
@@ -13,6 +15,8 @@ export function Topbar({ signOut }: { signOut: () => Promise<void> }) {
   const user = useUser();
   return (
     <header className="flex h-12 shrink-0 items-center justify-end gap-3 border-b border-zinc-200 bg-white px-5">
+      <KeyboardShortcuts />
+      <DisplayZoneMenu />
       {user ? (
         <div className="flex items-center gap-2 text-[13px]">
           <span className="flex size-6 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold uppercase text-indigo-700" aria-hidden>

@@ -65,6 +65,7 @@ export function ConfirmDialog({
   title,
   description,
   confirmLabel,
+  cancelLabel = 'Cancel',
   danger = true,
   onConfirm,
   open,
@@ -78,6 +79,8 @@ export function ConfirmDialog({
   title: React.ReactNode;
   description?: React.ReactNode;
   confirmLabel: string;
+  /** The button that closes without acting; name what is kept when "Cancel" would be ambiguous ("Keep running"). */
+  cancelLabel?: string;
   danger?: boolean;
   onConfirm: () => unknown | Promise<unknown>;
   open?: boolean;
@@ -98,7 +101,7 @@ export function ConfirmDialog({
           <AD.Description className="mt-2 text-[13px] text-zinc-600">{description ?? ''}</AD.Description>
           <div className="mt-5 flex justify-end gap-2">
             <AD.Cancel asChild>
-              <Button>Cancel</Button>
+              <Button>{cancelLabel}</Button>
             </AD.Cancel>
             <Button
               variant={danger ? 'danger' : 'primary'}

@@ -371,8 +371,12 @@ export const SchedulePreviewQuery = z
     tz: timeZoneField().optional(),
     from: Instant.optional(),
     count: qInt(1, MAX_PREVIEW_COUNT).optional(),
+    /** The job's effective window: nothing fires before startAt or after endAt (the tick's own rule). */
+    startAt: Instant.optional(),
+    endAt: Instant.optional(),
   })
   .superRefine((q, ctx) => {
+    if (q.startAt && q.endAt && q.endAt <= q.startAt) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
     const tz = q.tz ?? 'UTC';
     if (!isValidTimeZone(tz)) {
       ctx.addIssue({ code: 'custom', path: ['tz'], message: `Unknown time zone: ${tz}` });
@@ -413,15 +417,21 @@ export const ListRecycleBinQuery = z.object({
 export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
 
 /** GET /runs: newest scheduled_for first. `from`/`to` bound scheduled_for (inclusive). */
-export const ListRunsQuery = z.object({
-  jobId: str().max(200).optional(),
-  status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
-  trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry'])).optional(),
-  from: Instant.optional(),
-  to: Instant.optional(),
-  limit: qInt(1, 200).optional(),
-  cursor: str().max(1000).optional(),
-});
+export const ListRunsQuery = z
+  .object({
+    jobId: str().max(200).optional(),
+    status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
+    trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry'])).optional(),
+    from: Instant.optional(),
+    to: Instant.optional(),
+    /** A run id (full, or its first 8+ hex characters) or words of its error text. */
+    q: str().trim().max(200).optional(),
+    limit: qInt(1, 200).optional(),
+    cursor: str().max(1000).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.from && q.to && q.from > q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
+  });
 export type ListRunsQuery = z.output<typeof ListRunsQuery>;
 
 /** A positive int4 from a path or query string (`versions/:version`, `diff?from=&to=`). */

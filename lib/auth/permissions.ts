@@ -22,6 +22,7 @@ export const OPERATIONS = {
   openapi: 'public',
   'session.signIn': 'public',
   'session.signOut': 'public',
+  'session.displayTimeZone': 'read',
   // reading
   'jobs.list': 'read',
   'jobs.get': 'read',

@@ -10,31 +10,50 @@ import { toJobListItem, type JobListItem } from './job-view.ts';
 type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
 const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
 
+// Sorting by next fire lists active jobs first (a paused job's stored next_run_at is not a coming fire), in
+// the order of the job_status enum: active, paused, dead_letter.
+const STATUS_ORDER = ['active', 'paused', 'dead_letter'] as const;
+
 function sortValue(job: Job, sort: SortKey): string | null {
   const v = job[COLUMN[sort]];
-  return v instanceof Date ? v.toISOString() : (v as string | null);
+  const value = v instanceof Date ? v.toISOString() : (v as string | null);
+  return sort === 'next_run_at' ? `${job.status}|${value ?? ''}` : value;
 }
 
 /**
- * Keyset condition "after (v, id)" for ORDER BY col dir NULLS LAST, id dir.
- * Rows with a NULL sort value (only next_run_at) come last, ordered by id.
+ * Keyset condition "after (v, id)" for ORDER BY col dir, id dir; for next_run_at "after (status, v, id)" for
+ * ORDER BY status, next_run_at dir NULLS LAST, id dir (rows with no next fire last in their status, by id).
  */
 export function keysetAfter(sort: SortKey, dir: 'asc' | 'desc', v: string | number | null, id: string): Prisma.JobWhereInput {
+  if (sort === 'next_run_at') {
+    // (status rank, next_run_at, id): later statuses, or the same status and after (next_run_at, id).
+    const [status, at] = String(v ?? '').split('|') as [string, string | undefined];
+    const rank = STATUS_ORDER.indexOf(status as (typeof STATUS_ORDER)[number]);
+    if (rank < 0) decodeCursor('', 'x');
+    return { OR: [{ status: { in: [...STATUS_ORDER.slice(rank + 1)] } }, { status: status as (typeof STATUS_ORDER)[number], ...nextRunAfter(dir, at ? at : null, id) }] };
+  }
   const col = COLUMN[sort];
   const op = dir === 'asc' ? 'gt' : 'lt';
-  const isDate = sort === 'next_run_at' || sort === 'created_at';
+  const isDate = sort === 'created_at';
   if (v === null) return { [col]: null, id: { [op]: id } };
   const value = isDate ? cursorInstant({ s: sort, v, id }) : String(v);
-  const or: Prisma.JobWhereInput[] = [{ [col]: { [op]: value } }, { [col]: value, id: { [op]: id } }];
-  if (sort === 'next_run_at') or.push({ nextRunAt: null });
-  return { OR: or };
+  return { OR: [{ [col]: { [op]: value } }, { [col]: value, id: { [op]: id } }] };
+}
+
+/** "after (next_run_at, id)" for ORDER BY next_run_at dir NULLS LAST, id dir, within one status. */
+function nextRunAfter(dir: 'asc' | 'desc', v: string | null, id: string): Prisma.JobWhereInput {
+  const op = dir === 'asc' ? 'gt' : 'lt';
+  if (v === null) return { nextRunAt: null, id: { [op]: id } };
+  const value = cursorInstant({ s: 'next_run_at', v, id });
+  return { OR: [{ nextRunAt: { [op]: value } }, { nextRunAt: value, id: { [op]: id } }, { nextRunAt: null }] };
 }
 
 export type ListJobsResult = Page<JobListItem>;
 
 /**
  * Live jobs for the list page and GET /jobs. Search `q` (key or name, ILIKE),
- * filters status[], scheduleKind[], handler (any step), sort key|name|next_run_at|created_at
+ * filters status[], scheduleKind[], handler (any step), sort key|name|next_run_at|created_at (next_run_at: active
+ * jobs first, then paused, then dead letter, each by next fire)
  * (default created_at desc), keyset pagination on (sort value, id) with an opaque
  * cursor: rows inserted or changed between page fetches never make a page repeat
  * or skip a row that existed before. Raw query input is accepted (parsed here).
@@ -59,7 +78,7 @@ export async function listJobs(db: Db = getDb(), rawQuery: unknown, actor: Actor
   }
   const col = COLUMN[sort];
   const orderBy: Prisma.JobOrderByWithRelationInput[] = [
-    sort === 'next_run_at' ? { nextRunAt: { sort: dir, nulls: 'last' } } : { [col]: dir },
+    ...(sort === 'next_run_at' ? [{ status: 'asc' as const }, { nextRunAt: { sort: dir, nulls: 'last' as const } }] : [{ [col]: dir }]),
     { id: dir },
   ];
   const rows = await db.job.findMany({

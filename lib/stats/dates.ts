@@ -1,3 +1,5 @@
+import { formatDate } from '../time/format.ts';
+
 /** A calendar date string `YYYY-MM-DD`. */
 export type IsoDate = string;
 
@@ -18,9 +20,7 @@ export function isIsoDate(s: string): boolean {
  * E.g. 2026-03-01T23:30Z is 2026-03-02 in Asia/Shanghai.
  */
 export function statDateOf(instant: Date, tz: string): IsoDate {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
+  return formatDate(instant, tz);
 }
 
 /** `date` + `days` (calendar arithmetic, may be negative). */

@@ -1,4 +1,6 @@
 import type { Db } from '../db.ts';
+import { getRunningNow, type RunningTask } from './running-now.ts';
+import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
 
 /** What the overview page shows at a glance (instants ISO-8601 UTC). */
 export interface Overview {
@@ -13,7 +15,11 @@ export interface Overview {
   /** jobs the system paused after consecutive failures (newest first, at most 20) */
   deadLetterJobs: { id: string; key: string; name: string; consecutiveFailures: number; lastError: string | null; href: string }[];
   /** the latest failed / timed-out runs of the last 7 days (at most 10), linking to the run page */
-  latestFailures: { id: string; jobId: string; jobKey: string; status: string; error: string | null; scheduledFor: string; finishedAt: string | null; href: string }[];
+  latestFailures: { id: string; jobId: string; jobKey: string; jobName: string; status: string; error: string | null; scheduledFor: string; finishedAt: string | null; href: string }[];
+  /** tasks running now, longest first (lib/stats getRunningNow) */
+  runningNow: RunningTask[];
+  /** active jobs firing in the next 24 h with their due instants (lib/stats getUpcomingFires) */
+  nextFires: UpcomingFire[];
   /** pending and failed alarm deliveries (a stuck webhook shows up here) */
   alarms: { pending: number; failed24h: number };
 }
@@ -24,13 +30,14 @@ export interface Overview {
  * - runs 24 h: runs_time_idx (scheduled_for DESC) range of one day;
  * - latest failures: the same index backwards over 7 days, LIMIT 10;
  * - workers: worker_nodes_status_idx; dead-letter jobs: LIMIT 20;
- * - alarms: alarms_pending_idx (partial) and a one-day created_at range.
+ * - alarms: alarms_pending_idx (partial) and a one-day created_at range;
+ * - running tasks and the next 24 h of fires: lib/stats running-now.ts and upcoming-fires.ts.
  * @param now the clock for the 24 h / 7 d windows.
  */
 export async function getOverview(db: Db, now: Date = new Date()): Promise<Overview> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
-  const [jobGroups, deleted, runGroups, nodeGroups, deadJobs, failures, pendingAlarms, failedAlarms] = await Promise.all([
+  const [jobGroups, deleted, runGroups, nodeGroups, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
     db.job.groupBy({ by: ['status'], where: { deletedAt: null }, _count: { _all: true } }),
     db.job.count({ where: { deletedAt: { not: null } } }),
     db.run.groupBy({ by: ['status'], where: { scheduledFor: { gte: dayAgo, lte: now } }, _count: { _all: true } }),
@@ -49,7 +56,12 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
     }),
     db.alarm.count({ where: { status: 'pending' } }),
     db.alarm.count({ where: { status: 'failed', updatedAt: { gte: dayAgo } } }),
+    getRunningNow(db),
+    getUpcomingFires(db, now),
   ]);
+  // Failures are listed by job name (runs keep the key; a renamed or purged job falls back to it).
+  const jobIds = [...new Set(failures.map((f) => f.jobId))];
+  const names = new Map((jobIds.length ? await db.job.findMany({ where: { id: { in: jobIds } }, select: { id: true, name: true } }) : []).map((x) => [x.id, x.name]));
   const j = Object.fromEntries(jobGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const r = Object.fromEntries(runGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const w = Object.fromEntries(nodeGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
@@ -81,6 +93,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
       id: f.id,
       jobId: f.jobId,
       jobKey: f.jobKey,
+      jobName: names.get(f.jobId) || f.jobKey,
       status: f.status,
       error: f.error,
       scheduledFor: f.scheduledFor.toISOString(),
@@ -88,5 +101,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
       href: `/runs/${f.id}`,
     })),
     alarms: { pending: pendingAlarms, failed24h: failedAlarms },
+    runningNow,
+    nextFires,
   };
 }

@@ -43,6 +43,7 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   openapi: 'public',
   'session.signIn': 'public',
   'session.signOut': 'public',
+  'session.displayTimeZone': 'viewer',
   'jobs.list': 'viewer',
   'jobs.get': 'viewer',
   'jobs.versions': 'viewer',

@@ -14,6 +14,7 @@ import { RelativeTime } from '@/components/time';
 import { cn } from '@/components/ui/cn';
 import { sendTestAlarmAction } from './actions';
 import { SendTestAlarmButton } from './send-test-alarm-button';
+import { AutoRefresh } from '@/components/auto-refresh';
 
 export const metadata: Metadata = { title: 'Alarms' };
 export const dynamic = 'force-dynamic';
@@ -46,6 +47,8 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
   const keep = Object.fromEntries(Object.entries({ type: sp.type, status: sp.status, jobId: sp.jobId }).filter(([, v]) => v)) as Record<string, string>;
   return (
     <>
+      {/* New deliveries and their retries show up without a reload. */}
+      <AutoRefresh seconds={10} />
       <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
       <Card className="overflow-hidden">
         <FilterBar

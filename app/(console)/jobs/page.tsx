@@ -13,6 +13,7 @@ import { JobsTable } from '@/components/jobs/jobs-table';
 import { ErrorPanel } from '@/components/error-panel';
 import { BUILTIN_HANDLERS } from '@/components/jobs/handlers';
 import { bulkJobsAction } from './actions';
+import { triggerJobAction } from './[id]/actions';
 
 export const metadata: Metadata = { title: 'Jobs' };
 export const dynamic = 'force-dynamic';
@@ -75,7 +76,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
           <ErrorPanel message={error} />
         ) : result ? (
           <>
-            <JobsTable rows={result.items} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} filtered={!!(sp.q || sp.status || sp.kind || sp.handler)} />
+            <JobsTable rows={result.items} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} runNow={triggerJobAction} filtered={!!(sp.q || sp.status || sp.kind || sp.handler)} />
             {result.items.length > 0 || sp.cursor ? <Pager basePath="/jobs" params={{ ...keep, sort: sp.sort, dir: sp.dir }} cursor={sp.cursor} trail={trail} nextCursor={result.nextCursor} count={result.items.length} /> : null}
           </>
         ) : null}

@@ -14,17 +14,18 @@ import { ErrorPanel } from '@/components/error-panel';
 export const metadata: Metadata = { title: 'Runs' };
 export const dynamic = 'force-dynamic';
 
-type SP = { jobId?: string; status?: string; trigger?: string; from?: string; to?: string; cursor?: string; trail?: string };
+type SP = { jobId?: string; status?: string; trigger?: string; from?: string; to?: string; q?: string; cursor?: string; trail?: string };
 
 /**
  * /runs: every run across jobs, newest first (lib/runs listRuns keyset on scheduled_for, id).
- * Filters: job, status, trigger, time range (UTC). The first page refreshes itself while
- * runs on it are active.
+ * Filters: search (run id or error text), job (searchable), status, trigger, time range (in the display zone;
+ * To before From is refused), with the total of matching runs. The first page refreshes itself while runs on it
+ * are active.
  */
 export default async function RunsPage({ searchParams }: { searchParams: Promise<SP> }) {
   const sp = await searchParams;
   const actor = await requireActor('viewer');
-  const query = { jobId: sp.jobId || undefined, status: sp.status || undefined, trigger: sp.trigger || undefined, from: sp.from || undefined, to: sp.to || undefined, limit: 50, cursor: sp.cursor || undefined };
+  const query = { jobId: sp.jobId || undefined, status: sp.status || undefined, trigger: sp.trigger || undefined, from: sp.from || undefined, to: sp.to || undefined, q: sp.q || undefined, limit: 50, cursor: sp.cursor || undefined };
   let page: Awaited<ReturnType<typeof listRuns>> | null = null;
   let error: string | null = null;
   try {
@@ -35,19 +36,32 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   }
   // Job filter options: live jobs by key (first 200 is plenty for a picker; the URL takes any id).
   const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
-  const keep = { jobId: sp.jobId, status: sp.status, trigger: sp.trigger, from: sp.from, to: sp.to };
+  const keep = { jobId: sp.jobId, status: sp.status, trigger: sp.trigger, from: sp.from, to: sp.to, q: sp.q };
   const qs = new URLSearchParams(Object.entries({ ...keep, cursor: sp.cursor }).filter(([, v]) => v) as [string, string][]).toString();
   return (
     <>
-      <PageHeader title="Runs" description="Every trigger of every job, newest first. Times are UTC." />
+      <PageHeader
+        title="Runs"
+        description={
+          page ? (
+            <span data-testid="runs-total">
+              {page.total.toLocaleString('en-US')}
+              {page.totalCapped ? '+' : ''} run{page.total === 1 ? '' : 's'} match · newest first
+            </span>
+          ) : (
+            'Every trigger of every job, newest first.'
+          )
+        }
+      />
       <Card className="overflow-hidden">
         <FilterBar
           filters={[
-            { kind: 'select', name: 'jobId', label: 'Job', options: jobs.map((j) => ({ value: j.id, label: j.key })) },
+            { kind: 'search', name: 'q', label: 'Search', placeholder: 'Run id or error text' },
+            { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
             { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
             { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry'].map((s) => ({ value: s, label: s })) },
-            { kind: 'datetime', name: 'from', label: 'From (UTC)' },
-            { kind: 'datetime', name: 'to', label: 'To (UTC)' },
+            { kind: 'datetime', name: 'from', label: 'From', notAfter: 'to' },
+            { kind: 'datetime', name: 'to', label: 'To', notBefore: 'from' },
           ]}
         />
         {error ? (

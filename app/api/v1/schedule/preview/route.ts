@@ -5,12 +5,13 @@ import { previewFireTimes } from '@/lib/schedule';
 export const dynamic = 'force-dynamic';
 
 /**
- * GET /api/v1/schedule/preview?cron=&tz=&from=&count= (no auth, pure computation):
+ * GET /api/v1/schedule/preview?cron=&tz=&from=&count=&startAt=&endAt= (no auth, pure computation):
  * { fireTimes: [ISO-8601 UTC] } — next `count` (1..50, default 5) fire times strictly
- * after `from` (default now) in zone `tz` (default UTC). 400 naming cron/tz/from/count.
+ * after `from` (default now) in zone `tz` (default UTC), inside the window startAt..endAt
+ * when given. 400 naming cron/tz/from/count/startAt/endAt.
  */
 export const GET = rest({ operation: 'schedule.preview', query: SchedulePreviewQuery }, async ({ query, now }) => {
   const tz = query.tz ?? 'UTC';
-  const times = previewFireTimes({ kind: 'cron', cron: query.cron, timezone: tz }, query.from ?? now, query.count ?? 5);
+  const times = previewFireTimes({ kind: 'cron', cron: query.cron, timezone: tz }, query.from ?? now, query.count ?? 5, { startAt: query.startAt ?? null, endAt: query.endAt ?? null });
   return { cron: query.cron, timezone: tz, fireTimes: times.map((t) => t.toISOString()) };
 });

@@ -1,0 +1,125 @@
+'use client';
+// State of the job form (components/jobs/job-form.tsx): the values as typed, client and server field errors, and
+// the submit that validates, trims the edit to what changed and calls the server action.
+import * as React from 'react';
+import { useActionState, startTransition } from 'react';
+import { useToast } from '../ui/toast';
+import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
+import { useUser } from '../role';
+import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
+import { toJobInput, type JobFormValues } from './form-values';
+import type { JobFormProps, JobFormResult } from './job-form';
+
+/** Form paths rendered next to a field (anything else goes to the summary list). */
+const FIELD_PATHS = [
+  'key', 'name', 'description', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.intervalSeconds', 'schedule.runAt', 'startAt', 'endAt', 'staggerSeconds', 'handler', 'payload', 'steps.0.handler',
+  'policy.timeoutSeconds', 'policy.maxRetries', 'policy.priority', 'policy.deadLetterAfter', 'policy.backoff.baseSeconds', 'policy.backoff.factor', 'policy.backoff.maxSeconds', 'policy.backoff.jitter',
+  'policy.blockStrategy', 'policy.misfirePolicy', 'policy.misfireMaxCatchup', 'routing.nodeGroup', 'routing.labels', 'routing.strategy', 'routing.nodes', 'routing.key', 'expectedVersion', 'reason',
+];
+
+// Dotted error path -> the id of the control that shows it.
+const PATH_TO_ID: Record<string, string> = {
+  'schedule.cron': 'cron', 'schedule.timezone': 'timezone', 'schedule.intervalSeconds': 'intervalSeconds', 'schedule.runAt': 'runAt', 'routing.nodeGroup': 'routingGroup', 'routing.labels': 'routingLabels',
+  'routing.strategy': 'routingStrategy', 'routing.nodes': 'routingNodes', 'routing.key': 'routingKey', 'policy.backoff.baseSeconds': 'backoffBaseSeconds', 'policy.backoff.factor': 'backoffFactor',
+  'policy.backoff.maxSeconds': 'backoffMaxSeconds', 'policy.backoff.jitter': 'backoffJitter',
+};
+
+function jsonObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function focusFirstError(errors: Record<string, string>) {
+  for (const p of Object.keys(errors)) {
+    const id = PATH_TO_ID[p] ?? p.replace(/^policy\./, '');
+    const el = document.getElementById(id);
+    if (el) {
+      el.focus();
+      return;
+    }
+  }
+}
+
+/**
+ * The job form's state: values `v` and `set`/`text` to change them, `err(path)` for a field's message (client check
+ * first, then the server's), the action `state`/`pending`, a 409 `conflict`, server errors with no field of their own
+ * (`orphan`), and `onSubmit`.
+ */
+export function useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers = [] }: Pick<JobFormProps, 'mode' | 'handlers' | 'submit' | 'expectedVersion' | 'privilegedHandlers'> & { initial: JobFormValues }) {
+  const [v, setV] = React.useState<JobFormValues>(initial);
+  // Executor permissions (lib/jobs/handler-permissions.ts, the rule the server applies):
+  // handlers the user may not put on a job are disabled, and on a job that already runs
+  // one, what it runs is read-only, with the reason shown.
+  const user = useUser();
+  const who = { kind: 'user' as const, role: user?.role ?? 'viewer' };
+  const privilegeOf = (h: string, payload?: string): HandlerPrivilege | null => stepPrivilege({ handler: h, payload: payload ? jsonObject(payload) : {} }, {}, privilegedHandlers);
+  const initialPrivilege = mode === 'edit' && initial.singleStep ? privilegeOf(initial.handler, initial.payload) : null;
+  const lockedCommand = initialPrivilege && !mayUsePrivilege(who, initialPrivilege) ? initialPrivilege : null;
+  const refusedHandlers = handlers.map((h) => ({ h, p: privilegeOf(h) })).filter((x) => x.p && !mayUsePrivilege(who, x.p));
+  const mayChoose = (h: string) => {
+    const p = privilegeOf(h);
+    return !p || mayUsePrivilege(who, p) || h === initial.handler ? null : p;
+  };
+  const [clientErrors, setClientErrors] = React.useState<Record<string, string>>({});
+  // Why the edit was made: stored on the new version (the Versions tab's Reason column).
+  const [reason, setReason] = React.useState('');
+  const { toast } = useToast();
+  const [state, dispatch, pending] = useActionState<JobFormResult | null, Record<string, unknown>>(async (_prev, input) => {
+    const r = await submit(input);
+    if (!r.ok && r.code !== 'validation') toast({ kind: 'error', title: mode === 'create' ? 'Job not created' : 'Job not saved', description: r.error });
+    if (r.ok) toast({ kind: 'success', title: mode === 'create' ? 'Job created' : 'Job saved' });
+    return r;
+  }, null);
+
+  const serverFields = state && !state.ok ? (state.fields ?? {}) : {};
+  const err = (path: string): string | undefined => clientErrors[path] ?? serverFields[path];
+  const set = <K extends keyof JobFormValues>(k: K, value: JobFormValues[K]) => setV((p) => ({ ...p, [k]: value }));
+  const text = (k: keyof JobFormValues) => ({
+    value: v[k] as string,
+    onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => set(k, e.target.value as never),
+  });
+  const conflict = state && !state.ok && state.code === 'conflict' && mode === 'edit' && !state.fields?.key ? state : null;
+  // Server field errors the form has no place for (e.g. `steps.0.key`) still show in the summary.
+  const known = new Set(FIELD_PATHS);
+  const orphan = Object.entries(serverFields).filter(([p]) => !known.has(p) && !p.startsWith('alarms.channels.'));
+
+  const onSubmit = (e: React.FormEvent) => {
+    e.preventDefault();
+    const { input, errors } = toJobInput(v);
+    setClientErrors(errors);
+    if (Object.keys(errors).length) {
+      focusFirstError(errors);
+      return;
+    }
+    if (mode === 'edit') {
+      input.expectedVersion = expectedVersion;
+      if (reason.trim()) input.reason = reason.trim();
+      // The handler shorthand replaces the job's steps with one step `main`: only send it when it changed.
+      if (v.handler === initial.handler && v.payload.trim() === initial.payload.trim()) {
+        delete input.handler;
+        delete input.payload;
+      }
+    }
+    startTransition(() => dispatch(input));
+  };
+
+  React.useEffect(() => {
+    if (state && !state.ok && state.fields) focusFirstError(state.fields);
+  }, [state]);
+
+  const handlerOptions = React.useMemo(() => (handlers.includes(v.handler) || !v.handler ? handlers : [v.handler, ...handlers]), [handlers, v.handler]);
+  const catalogue = useHandlerCatalogue();
+  // Server errors inside the payload (`payload.items.0`), keyed by their path inside it, for the payload form.
+  const payloadErrors = Object.fromEntries(Object.entries(serverFields).filter(([p]) => p.startsWith('payload.')).map(([p, m]) => [p.slice('payload.'.length), m]));
+  return {
+    mode, initial, expectedVersion, v, set, text, err, state, pending, conflict, orphan, onSubmit, handlerOptions, reason, setReason,
+    catalogue, payloadErrors, lockedCommand, refusedHandlers, mayChoose,
+  };
+}
+
+/** What {@link useJobForm} returns; every section of the form takes it as `f`. */
+export type JobFormState = ReturnType<typeof useJobForm>;

@@ -1,0 +1,74 @@
+'use client';
+// The overview's "Next 24 hours": one row per active job, a dot at each fire on a 24-hour time axis.
+import Link from 'next/link';
+import type { Overview } from '@/lib/stats/get-overview';
+import { formatClock, formatDateTime, toDate, wallParts } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
+import { Card, CardHeader } from '../ui/card';
+import { EmptyState } from '../ui/empty-state';
+import { useLiveOverview } from './running-now';
+
+const DAY = 86_400_000;
+
+/** Hour marks (every 3 h of the display zone's wall clock) between `from` and `from + 24 h`, as fractions of the axis. */
+function hourTicks(from: number, zone: string): { at: number; label: string }[] {
+  const out: { at: number; label: string }[] = [];
+  const first = Math.ceil(from / 3_600_000) * 3_600_000;
+  for (let t = first; t <= from + DAY; t += 3_600_000) {
+    if (wallParts(new Date(t), zone).hour % 3 !== 0) continue;
+    out.push({ at: (t - from) / DAY, label: formatClock(t, zone).slice(0, 5) });
+  }
+  return out;
+}
+
+/** The card (test id `next-fires`, one `next-fire-row` per job, one `next-fire-dot` per fire). */
+export function NextFires({ initial }: { initial: Overview }) {
+  const o = useLiveOverview(initial);
+  const zone = useDisplayZone();
+  // The axis starts at the overview's own clock, so the server and the browser draw the same picture.
+  const from = toDate(o.generatedAt)!.getTime();
+  const ticks = hourTicks(from, zone);
+  const total = o.nextFires.reduce((n, j) => n + j.fires.length, 0);
+  return (
+    <Card className="overflow-hidden">
+      <CardHeader title="Next 24 hours" description={`${total} fire${total === 1 ? '' : 's'} of ${o.nextFires.length} job${o.nextFires.length === 1 ? '' : 's'}, in ${zone}`} />
+      {o.nextFires.length === 0 ? (
+        <EmptyState title="Nothing fires in the next 24 hours" />
+      ) : (
+        <div className="px-4 pb-3" data-testid="next-fires">
+          <div className="relative ml-48 h-5 border-b border-zinc-200 text-[10px] text-zinc-400">
+            {ticks.map((t) => (
+              <span key={t.at} className="absolute -translate-x-1/2" style={{ left: `${t.at * 100}%` }}>
+                {t.label}
+              </span>
+            ))}
+          </div>
+          <ul>
+            {o.nextFires.map((j) => (
+              <li key={j.jobId} className="flex items-center border-b border-zinc-50 py-1" data-testid="next-fire-row">
+                <div className="w-48 shrink-0 truncate pr-2 text-xs">
+                  <Link href={`/jobs/${j.jobId}`} className="text-indigo-700 hover:underline" title={j.jobKey}>
+                    {j.jobName || j.jobKey}
+                  </Link>
+                  <div className="text-[11px] text-zinc-500">
+                    next {formatDateTime(j.fires[0], zone, { seconds: false })}
+                    {j.fires.length > 1 ? ` · ${j.fires.length}${j.more ? '+' : ''} in 24 h` : ''}
+                  </div>
+                </div>
+                <div className="relative h-4 flex-1">
+                  {ticks.map((t) => (
+                    <span key={t.at} className="absolute inset-y-0 w-px bg-zinc-100" style={{ left: `${t.at * 100}%` }} />
+                  ))}
+                  {j.fires.map((f) => {
+                    const at = Math.min(1, Math.max(0, (toDate(f)!.getTime() - from) / DAY));
+                    return <span key={f} data-testid="next-fire-dot" title={formatDateTime(f, zone)} className="absolute top-1/2 size-2 -translate-x-1/2 -translate-y-1/2 rounded-full bg-indigo-500 ring-2 ring-white" style={{ left: `${at * 100}%` }} />;
+                  })}
+                </div>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </Card>
+  );
+}

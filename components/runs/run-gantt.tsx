@@ -1,0 +1,84 @@
+'use client';
+// A run's Gantt chart: one row per task (in the order given), on a shared time axis, with the time the task
+// waited to be claimed (ready -> started) and the time it ran (started -> finished), coloured by status.
+import type { TaskView } from '@/lib/runs/run-view';
+import { formatDateTime, formatDuration } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
+import { useNow } from '../time';
+import { Card, CardHeader } from '../ui/card';
+
+const RUN_COLOUR: Record<string, string> = {
+  success: 'bg-emerald-500',
+  failed: 'bg-red-500',
+  timeout: 'bg-orange-500',
+  dead: 'bg-red-700',
+  cancelled: 'bg-zinc-400',
+  running: 'bg-sky-500',
+};
+
+/**
+ * When a task became ready to be claimed (ms): its schedule_at (creation, or a retry's backoff), or the moment
+ * its last parent finished, whichever is later.
+ */
+export function readyAt(task: TaskView, byKey: ReadonlyMap<string, TaskView>): number {
+  let t = Date.parse(task.scheduleAt);
+  for (const p of task.parents) {
+    const done = byKey.get(p)?.completedAt;
+    if (done) t = Math.max(t, Date.parse(done));
+  }
+  return t;
+}
+
+/** The chart (test id `run-gantt`, one `gantt-row` per task with `gantt-wait` and `gantt-run` bars). */
+export function RunGantt({ tasks }: { tasks: TaskView[] }) {
+  const zone = useDisplayZone();
+  const now = useNow();
+  const byKey = new Map(tasks.map((t) => [t.stepKey, t]));
+  const rows = tasks.map((t) => {
+    const ready = readyAt(t, byKey);
+    const start = t.startedAt ? Date.parse(t.startedAt) : null;
+    // A running task's bar grows with the clock once the browser has one (the server never guesses "now").
+    const end = t.completedAt ? Date.parse(t.completedAt) : start != null && now != null ? Math.max(start, now) : start;
+    return { t, ready, start, end };
+  });
+  const times = rows.flatMap((r) => [r.ready, r.start, r.end]).filter((x): x is number => x != null);
+  if (times.length === 0) return null;
+  const t0 = Math.min(...times);
+  const span = Math.max(1, Math.max(...times) - t0);
+  const pct = (x: number) => `${((x - t0) / span) * 100}%`;
+  const width = (a: number, b: number) => `${Math.max(0.4, ((b - a) / span) * 100)}%`;
+  return (
+    <Card className="mt-4 overflow-hidden">
+      <CardHeader title="Timeline" description={`Waiting to be claimed (light) and running (coloured), from ${formatDateTime(t0, zone, { ms: true })}; total ${formatDuration(span)}`} />
+      <div className="px-4 pb-3" data-testid="run-gantt">
+        <div className="relative ml-40 h-5 border-b border-zinc-200 text-[10px] text-zinc-400">
+          {[0, 0.25, 0.5, 0.75, 1].map((f) => (
+            <span key={f} className="absolute -translate-x-1/2" style={{ left: `${f * 100}%` }}>
+              +{formatDuration(f * span)}
+            </span>
+          ))}
+        </div>
+        {rows.map(({ t, ready, start, end }) => (
+          <div key={t.id} className="flex items-center py-1" data-testid="gantt-row" data-step={t.stepKey}>
+            <div className="w-40 shrink-0 truncate pr-2 font-mono text-xs">{t.stepKey}</div>
+            <div className="relative h-4 flex-1 rounded bg-zinc-50">
+              {start != null ? (
+                <>
+                  <span data-testid="gantt-wait" title={`waited ${formatDuration(start - ready)}`} className="absolute inset-y-1 rounded-sm bg-amber-200" style={{ left: pct(ready), width: width(ready, start) }} />
+                  <span
+                    data-testid="gantt-run"
+                    title={`ran ${formatDuration((end ?? start) - start)}: ${formatDateTime(start, zone, { ms: true })} → ${end != null ? formatDateTime(end, zone, { ms: true }) : '…'}`}
+                    className={`absolute inset-y-0 rounded-sm ${RUN_COLOUR[t.status] ?? 'bg-zinc-400'}`}
+                    style={{ left: pct(start), width: width(start, end ?? start) }}
+                  />
+                </>
+              ) : (
+                <span className="absolute left-1 top-0 text-[10px] text-zinc-400">{t.status}</span>
+              )}
+            </div>
+          </div>
+        ))}
+      </div>
+    </Card>
+  );
+}

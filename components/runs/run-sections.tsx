@@ -1,0 +1,206 @@
+'use client';
+// Sections of the run page (components/runs/run-detail.tsx composes them): header with actions, timing and
+// params, the run graph, the tasks table. Each reads the state of useRunDetail.
+import * as React from 'react';
+import Link from 'next/link';
+import { Ban, RotateCcw } from 'lucide-react';
+import { Button } from '../ui/button';
+import { Card, CardBody, CardHeader, DescriptionList } from '../ui/card';
+import { ConfirmDialog } from '../ui/dialog';
+import { RoleGate } from '../role';
+import { StatusBadge, Tag } from '../status-badge';
+import { Elapsed, RelativeTime, ZonedTime, formatDuration } from '../time';
+import { PageHeader } from '../shell/page-header';
+import { RunGraph } from '../dag/RunGraph';
+import { DataTable } from '../ui/data-table';
+import type { EdgeDraft, StepDraft } from '../dag/model';
+import { JsonBlock } from './task-section';
+import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
+
+/** Title, status, breadcrumbs and the Cancel run / Retry run buttons. */
+export function RunHeader({ rd }: { rd: RunDetailState }) {
+  const { run, active, busy, onCancel, onRetry } = rd;
+  return (
+    <PageHeader
+      crumb={
+        <>
+          <Link href="/runs" className="hover:underline">Runs</Link> /{' '}
+          <Link href={`/jobs/${run.jobId}`} className="font-mono hover:underline">{run.jobKey}</Link>
+        </>
+      }
+      title={
+        <span className="flex items-center gap-2.5">
+          <span>
+            Run <span className="font-mono">{run.id.slice(0, 8)}</span>
+          </span>
+          <StatusBadge status={run.status} data-testid="run-status" />
+          {active ? <span className="text-xs font-normal text-zinc-400">live</span> : null}
+        </span>
+      }
+      actions={
+        <>
+          <RoleGate>
+            <ConfirmDialog
+              disabled={!active || busy}
+              trigger={
+                <Button variant="danger-outline" disabled={!active || busy}>
+                  <Ban /> Cancel run
+                </Button>
+              }
+              title="Cancel this run?"
+              description="Pending and running tasks become cancelled; a late completion from a worker is refused."
+              confirmLabel="Cancel run"
+          cancelLabel="Keep running"
+              onConfirm={onCancel}
+            />
+          </RoleGate>
+          <RoleGate>
+            <Button disabled={active || busy || !RETRYABLE_RUN.has(run.status)} title={RETRYABLE_RUN.has(run.status) ? undefined : 'Only failed, timed-out or cancelled runs can be retried'} onClick={onRetry}>
+              <RotateCcw /> Retry run
+            </Button>
+          </RoleGate>
+        </>
+      }
+    />
+  );
+}
+
+/** Timing (with lateness), error, params and the retry chain. */
+export function RunSummary({ rd }: { rd: RunDetailState }) {
+  const { run } = rd;
+  const lateness = run.latenessMs;
+  return (
+    <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
+      <Card className="xl:col-span-2">
+        <CardHeader title="Timing" />
+        <CardBody>
+          <DescriptionList
+            items={[
+              ['Trigger', <span key="t"><Tag>{run.trigger}</Tag> <span className="text-zinc-600">by {run.triggeredBy}</span></span>],
+              ['Scheduled for', <ZonedTime key="s" value={run.scheduledFor} />],
+              ['Started', run.startedAt ? <ZonedTime key="st" value={run.startedAt} /> : '—'],
+              ['Finished', run.finishedAt ? <ZonedTime key="f" value={run.finishedAt} /> : '—'],
+              ['Duration', run.durationMs != null ? formatDuration(run.durationMs) : run.startedAt ? <Elapsed key="d" since={run.startedAt} suffix=" so far" /> : '—'],
+              ['Lateness', lateness == null ? '—' : <span key="l" title="started − scheduled for" className={lateness > 5000 ? 'text-amber-700' : undefined}>{formatDuration(Math.max(0, lateness))}</span>],
+              ['Job version', <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
+              ['Trace id', <span key="tr" className="font-mono text-xs">{run.traceId}</span>],
+              ...(run.reason ? ([['Reason', run.reason]] as [string, React.ReactNode][]) : []),
+            ]}
+          />
+          {run.error ? (
+            <div className="mt-3 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-800" data-testid="run-error">
+              {run.error}
+            </div>
+          ) : null}
+        </CardBody>
+      </Card>
+      <Card>
+        <CardHeader title="Params" description="Payload override of this run" />
+        <CardBody>
+          <JsonBlock value={run.params} empty="No override" />
+        </CardBody>
+        {run.retryChain.length > 1 ? (
+          <>
+            <CardHeader title="Retry chain" className="border-t" />
+            <CardBody>
+              <ol className="space-y-1 text-[13px]" data-testid="retry-chain">
+                {run.retryChain.map((r, i) => (
+                  <li key={r.id} className="flex items-center gap-2">
+                    <span className="w-4 text-right text-xs text-zinc-400">{i + 1}</span>
+                    {r.id === run.id ? <span className="font-mono text-xs font-semibold">{r.id.slice(0, 8)}</span> : <Link href={`/runs/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.id.slice(0, 8)}</Link>}
+                    <StatusBadge status={r.status} />
+                    <RelativeTime value={r.scheduledFor} className="text-xs text-zinc-500" />
+                  </li>
+                ))}
+              </ol>
+            </CardBody>
+          </>
+        ) : null}
+      </Card>
+    </div>
+  );
+}
+
+/** The run's graph coloured by live task status (DAG runs only); a click selects a task and scrolls to its log. */
+export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailState; graph: { steps: StepDraft[]; edges: EdgeDraft[] }; selected: string | null; onSelect(stepKey: string): void }) {
+  const { run } = rd;
+  if (graph.steps.length <= 1) return null;
+  return (
+    <Card className="mt-4 overflow-hidden">
+      <CardHeader title="Graph" description="Click a step to jump to its log" />
+      <RunGraph
+        steps={graph.steps}
+        edges={graph.edges}
+        tasks={run.tasks.map((t) => ({ stepKey: t.stepKey, status: t.status, attempt: t.attempt, durationMs: t.startedAt && t.completedAt ? new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime() : null }))}
+        selectedStepKey={selected}
+        onSelectTask={onSelect}
+        className="h-[360px]"
+      />
+    </Card>
+  );
+}
+
+/** One row per task: status, attempt, duration, worker, parents, and Retry task where allowed. */
+export function TasksTable({ rd }: { rd: RunDetailState }) {
+  const { run, active, onRetryTask } = rd;
+  return (
+    <Card className="mt-4 overflow-hidden">
+      <CardHeader title={`Tasks (${run.tasks.length})`} />
+      <DataTable
+        testId="tasks-table"
+        rows={run.tasks}
+        rowKey={(t) => t.id}
+        columns={[
+          {
+            key: 'step',
+            header: 'Step',
+            className: 'font-mono text-xs',
+            cell: (t) => (
+              <a href={`#task-${t.stepKey}`} className="hover:underline">
+                {t.stepKey}
+              </a>
+            ),
+          },
+          { key: 'handler', header: 'Handler', cell: (t) => <Tag mono>{t.handler}</Tag> },
+          {
+            key: 'status',
+            header: 'Status',
+            cell: (t) => (
+              <>
+                <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} />
+                {t.timedOutAt ? (
+                  <span className="ml-1 text-xs text-amber-700" data-testid={`task-overdue-${t.stepKey}`} title={`past its timeout since ${t.timedOutAt}; its slot, resource key and the job's serial turn stay held until the handler returns`}>
+                    timed out, still running
+                  </span>
+                ) : null}
+              </>
+            ),
+          },
+          { key: 'attempt', header: 'Attempt', className: 'tabular-nums text-xs', cell: (t) => `${t.attempt} / ${t.maxRetries + 1}` },
+          {
+            key: 'duration',
+            header: 'Duration',
+            className: 'text-xs',
+            cell: (t) => (t.startedAt ? t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : <Elapsed since={t.startedAt} /> : '—'),
+          },
+          { key: 'exit', header: 'Exit code', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
+          { key: 'worker', header: 'Worker', className: 'max-w-[10rem] truncate text-xs text-zinc-600', cell: (t) => t.lockedBy ?? '—' },
+          { key: 'parents', header: 'Depends on', className: 'font-mono text-xs text-zinc-600', cell: (t) => (t.parents.length ? t.parents.join(', ') : '—') },
+          {
+            key: 'actions',
+            header: '',
+            className: 'text-right',
+            cell: (t) =>
+              canRetryTask(t) && !active ? (
+                <RoleGate>
+                  <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
+                    <RotateCcw /> Retry task
+                  </Button>
+                </RoleGate>
+              ) : null,
+          },
+        ]}
+      />
+    </Card>
+  );
+}

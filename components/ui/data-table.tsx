@@ -1,0 +1,65 @@
+// The console's one table: the `tf-table` markup (styles in app/globals.css) with columns described once.
+// No client-only code, so server pages and client components use the same component.
+import * as React from 'react';
+import { cn } from './cn';
+
+/** One column: its header, how to draw a row's cell, and optional classes for the cell / header. */
+export type Column<T> = {
+  key: string;
+  header: React.ReactNode;
+  cell: (row: T, index: number) => React.ReactNode;
+  className?: string;
+  headerClassName?: string;
+  /** aria-sort of the header when the table is sorted by this column. */
+  sort?: 'ascending' | 'descending';
+};
+
+/**
+ * A table of `rows` with `columns` (a null entry is skipped, for optional columns). `rowKey` names each row;
+ * `rowProps` adds attributes to a row (test ids, data-*). `testId` goes on the <table>; `scroll` (default true)
+ * wraps it in a horizontally scrolling box.
+ */
+export function DataTable<T>({
+  columns,
+  rows,
+  rowKey,
+  rowProps,
+  testId,
+  className,
+  scroll = true,
+}: {
+  columns: (Column<T> | null | false)[];
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  rowProps?: (row: T) => React.HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | boolean | undefined>;
+  testId?: string;
+  className?: string;
+  scroll?: boolean;
+}) {
+  const cols = columns.filter((c): c is Column<T> => !!c);
+  const table = (
+    <table className={cn('tf-table', className)} data-testid={testId}>
+      <thead>
+        <tr>
+          {cols.map((c) => (
+            <th key={c.key} className={c.headerClassName} aria-sort={c.sort}>
+              {c.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r, i) => (
+          <tr key={rowKey(r)} {...rowProps?.(r)}>
+            {cols.map((c) => (
+              <td key={c.key} className={c.className}>
+                {c.cell(r, i)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+  return scroll ? <div className="overflow-x-auto">{table}</div> : table;
+}

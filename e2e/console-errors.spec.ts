@@ -1,0 +1,71 @@
+import { expect, test } from '@playwright/test';
+import { api } from './helpers/api.ts';
+import { login } from './helpers/auth.ts';
+import { E2E_ADMIN } from './helpers/env.ts';
+
+// Every page of the console, visited as an admin from a browser in another zone than the server's: no console
+// error, no hydration warning, no uncaught exception. A page that logs one fails this test with the message.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+type Run = { id: string; status: string };
+
+test.use({ timezoneId: 'America/Sao_Paulo' });
+
+test('no console error or hydration warning on any page', async ({ page }) => {
+  test.setTimeout(180_000);
+  // Data that exercises the time and graph code: a job in EST5EDT, a DAG job with a finished run, a deleted job.
+  await api('POST', '/jobs', { key: `e2e.errors.est.${uniq()}`, name: 'EST5EDT', schedule: { kind: 'cron', cron: '30 6 * * 1-5', timezone: 'EST5EDT' }, handler: 'builtin.noop' });
+  const dag = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.errors.dag.${uniq()}`,
+    name: 'DAG',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'a', handler: 'builtin.noop' },
+      { key: 'b', handler: 'builtin.echo' },
+    ],
+    edges: [{ from: 'a', to: 'b', type: 'hard' }],
+  });
+  const run = await api<Run>('POST', `/jobs/${dag.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  const gone = await api<{ id: string }>('POST', '/jobs', { key: `e2e.errors.gone.${uniq()}`, name: 'Deleted', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await api('DELETE', `/jobs/${gone.id}`);
+
+  const problems: string[] = [];
+  let where = '';
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /hydrat|did not match/i.test(m.text())) problems.push(`${where}: console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${where}: uncaught ${e.message}`));
+
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  const pages = [
+    '/',
+    '/jobs',
+    '/jobs?sort=next_run_at&dir=asc',
+    '/jobs/new',
+    '/jobs/import',
+    `/jobs/${dag.id}`,
+    `/jobs/${dag.id}?tab=graph`,
+    `/jobs/${dag.id}?tab=runs`,
+    `/jobs/${dag.id}?tab=versions`,
+    `/jobs/${dag.id}/edit`,
+    `/jobs/${gone.id}`,
+    '/runs',
+    `/runs/${run.id}`,
+    '/workers',
+    '/stats',
+    '/alarms',
+    '/recycle-bin',
+    '/settings/users',
+    '/settings/tokens',
+  ];
+  for (const path of pages) {
+    where = path;
+    const res = await page.goto(path);
+    expect(res?.status(), path).toBeLessThan(400);
+    await page.waitForLoadState('networkidle');
+    // Let effects after hydration run (the display zone switches to the browser's, relative times start ticking).
+    await page.waitForTimeout(300);
+  }
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,98 @@
+import { expect, test } from '@playwright/test';
+import { api } from './helpers/api.ts';
+import { login } from './helpers/auth.ts';
+
+// The jobs and runs lists as an operator uses them at 1440 px: per-row Run now / Pause, everything on screen,
+// sorting by next fire with paused jobs last, runs found by id or error text, date filters on Enter, a range
+// whose end precedes its start refused, and totals.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+type Job = { id: string; key: string };
+type Run = { id: string; status: string };
+
+test.beforeEach(async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await login(page);
+});
+
+test('jobs: the table fits 1440 px, rows have Run now and Pause, next-fire sorting puts paused jobs last', async ({ page }) => {
+  const tag = `e2e.lists.${uniq()}`;
+  const soon = await api<Job>('POST', '/jobs', { key: `${tag}.a-soon`, name: 'A rather long job name that should be truncated in the list view', schedule: { kind: 'interval', intervalSeconds: 600 }, handler: 'builtin.noop' });
+  const later = await api<Job>('POST', '/jobs', { key: `${tag}.b-later`, name: 'Later', schedule: { kind: 'cron', cron: '0 3 * * *', timezone: 'Asia/Shanghai' }, handler: 'builtin.noop' });
+  const paused = await api<Job>('POST', '/jobs', { key: `${tag}.c-paused`, name: 'Paused', schedule: { kind: 'interval', intervalSeconds: 60 }, handler: 'builtin.noop' });
+  await api('POST', `/jobs/${paused.id}/pause`, {});
+
+  await page.goto(`/jobs?q=${encodeURIComponent(tag)}&sort=next_run_at&dir=asc`);
+  const table = page.getByTestId('jobs-table');
+  const rows = table.locator('tbody tr');
+  await expect(rows).toHaveCount(3);
+  // Paused last although its stored next fire (every minute) is the soonest.
+  await expect(rows.nth(0)).toContainText(soon.key);
+  await expect(rows.nth(1)).toContainText(later.key);
+  await expect(rows.nth(2)).toContainText(paused.key);
+
+  // Nothing is cut off: no horizontal scrolling, the last column on screen.
+  const overflow = await table.evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  const created = await table.getByRole('columnheader', { name: 'Created' }).boundingBox();
+  expect(created!.x + created!.width).toBeLessThanOrEqual(1440);
+  await page.screenshot({ path: 'e2e/__screenshots__/jobs-list.png' });
+
+  // Per-row Pause and Resume.
+  await page.getByRole('button', { name: `Pause ${later.key}` }).click();
+  await expect(rows.filter({ hasText: later.key })).toContainText('paused');
+  await page.getByRole('button', { name: `Resume ${later.key}` }).click();
+  await expect(rows.filter({ hasText: later.key })).toContainText('active');
+  expect((await api<{ status: string }>('GET', `/jobs/${later.id}`)).status).toBe('active');
+
+  // Per-row Run now opens the new run.
+  await page.getByRole('button', { name: `Run ${soon.key} now` }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}/);
+});
+
+test('runs: search by run id or error text, searchable job filter, dates on Enter, From after To refused, totals', async ({ page }) => {
+  const message = `disk ${uniq()} is full`;
+  const failing = await api<Job>('POST', '/jobs', { key: `e2e.lists.fail.${uniq()}`, name: 'Failing export', schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message } });
+  const ok = await api<Job>('POST', '/jobs', { key: `e2e.lists.ok.${uniq()}`, name: 'Fine export', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  const bad = await api<Run>('POST', `/jobs/${failing.id}/trigger`, {});
+  const good = await api<Run>('POST', `/jobs/${ok.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${bad.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${good.id}`)).status, { timeout: 30_000 }).toBe('success');
+
+  await page.goto('/runs');
+  const rows = page.getByTestId('run-row');
+  const total = page.getByTestId('runs-total');
+  await expect(total).toContainText(/\d+ runs? match/);
+
+  // Words of the error text find the failed run, and only it.
+  const search = page.getByLabel('Search');
+  await search.fill(message.split(' ')[1]!);
+  await expect(rows).toHaveCount(1);
+  await expect(page.locator(`[data-run-id="${bad.id}"]`)).toBeVisible();
+  await expect(total).toContainText('1 run match');
+  // The short id the console shows finds the run too.
+  await search.fill(good.id.slice(0, 8));
+  await expect(page.locator(`[data-run-id="${good.id}"]`)).toBeVisible();
+  await expect(rows).toHaveCount(1);
+  await search.fill('');
+  await expect(total).not.toContainText('1 run match');
+
+  // The job filter is searchable by name.
+  const job = page.getByLabel('Job');
+  await job.fill('Failing export');
+  await job.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`jobId=${failing.id}`));
+  await expect(rows).toHaveCount(1);
+
+  // A date applies on Enter; a To before the From is refused with a message and not applied.
+  const from = page.getByLabel('From', { exact: true });
+  await from.fill('2020-01-02T00:00');
+  await from.press('Enter');
+  await expect(page).toHaveURL(/from=2020-01-0/);
+  const to = page.getByLabel('To', { exact: true });
+  await to.fill('2019-12-31T00:00');
+  await to.press('Enter');
+  await expect(page.getByTestId('filter-error')).toContainText('To must not be before the start of the range');
+  await expect(page).not.toHaveURL(/to=/);
+  await expect(rows).toHaveCount(1);
+});

@@ -1,0 +1,50 @@
+import { expect, test } from '@playwright/test';
+import { api } from './helpers/api.ts';
+import { login } from './helpers/auth.ts';
+
+// The overview answers "what is running now, and what fires next": running tasks with job name, step, worker and
+// a live elapsed time; the next 24 hours of fires on a time axis; failures by job name; outcome counts with skipped.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+type Run = { id: string; status: string };
+
+test('running now, next fires, failures by name and outcome counts', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const sleeper = await api<{ id: string }>('POST', '/jobs', { key: `e2e.ov.sleep.${uniq()}`, name: 'Slow import', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 25_000 } });
+  const hourlyKey = `e2e.ov.hourly.${uniq()}`;
+  await api('POST', '/jobs', { key: hourlyKey, name: 'Hourly sync', schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  const failing = await api<{ id: string }>('POST', '/jobs', { key: `e2e.ov.fail.${uniq()}`, name: 'Broken report', schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message: 'disk full' } });
+  const bad = await api<Run>('POST', `/jobs/${failing.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${bad.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  const slow = await api<Run>('POST', `/jobs/${sleeper.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${slow.id}`)).status, { timeout: 30_000 }).toBe('running');
+
+  await login(page);
+  await page.goto('/');
+  // Running now: the job by name, its step, the worker, and an elapsed time that moves on by itself.
+  const running = page.getByTestId('running-row').filter({ hasText: 'Slow import' });
+  await expect(running).toBeVisible();
+  await expect(running).toContainText('main');
+  await expect(running.locator('td').nth(2)).not.toHaveText('—');
+  const elapsed = running.locator('td').nth(3);
+  await expect(elapsed).toHaveText(/\d/);
+  const first = await elapsed.textContent();
+  await expect(elapsed).not.toHaveText(first!, { timeout: 15_000 });
+
+  // Next 24 hours: the hourly job fires 24 times (or 25 counting both ends of the axis).
+  const hourly = page.getByTestId('next-fire-row').filter({ hasText: 'Hourly sync' });
+  await expect(hourly).toBeVisible();
+  const dots = await hourly.getByTestId('next-fire-dot').count();
+  expect(dots).toBeGreaterThanOrEqual(24);
+  expect(dots).toBeLessThanOrEqual(25);
+
+  // Failures by name, outcome counts with skipped shown.
+  await expect(page.getByTestId('latest-failures')).toContainText('Broken report');
+  await expect(page.getByTestId('outcome-counts')).toContainText(/\d+ skipped/);
+  await page.screenshot({ path: 'e2e/__screenshots__/overview.png', fullPage: true });
+
+  // Once the run is over it leaves the running list without a reload.
+  await api('POST', `/runs/${slow.id}/cancel`, {});
+  await expect(running).toHaveCount(0, { timeout: 15_000 });
+});

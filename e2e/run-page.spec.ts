@@ -1,0 +1,81 @@
+import { expect, test } from '@playwright/test';
+import { api } from './helpers/api.ts';
+import { login } from './helpers/auth.ts';
+
+// The run page reads like the graph: tasks in DAG order (parents first), and the mouse wheel over the run graph
+// scrolls the page instead of zooming the graph away (Ctrl+wheel zooms).
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+type Run = { id: string; status: string };
+
+test('tasks in DAG order; the wheel over the graph scrolls the page, Ctrl+wheel zooms', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 700 });
+  // Listed alphabetically the table would read alpha, mid, zeta; the graph runs zeta -> mid -> alpha.
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runpage.${uniq()}`,
+    name: 'DAG order',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'alpha', handler: 'builtin.noop' },
+      { key: 'mid', handler: 'builtin.noop' },
+      { key: 'zeta', handler: 'builtin.noop' },
+    ],
+    edges: [
+      { from: 'zeta', to: 'mid', type: 'hard' },
+      { from: 'mid', to: 'alpha', type: 'hard' },
+    ],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const firstCells = page.getByTestId('tasks-table').locator('tbody tr td:first-child');
+  await expect(firstCells).toHaveText(['zeta', 'mid', 'alpha']);
+
+  const graph = page.getByTestId('run-graph');
+  await expect(graph).toBeVisible();
+  const viewport = graph.locator('.react-flow__viewport');
+  const transform = await viewport.evaluate((e) => getComputedStyle(e).transform);
+  const main = page.locator('main');
+  const box = (await graph.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const before = await main.evaluate((m) => m.scrollTop);
+  await page.mouse.wheel(0, 300);
+  await expect.poll(() => main.evaluate((m) => m.scrollTop)).toBeGreaterThan(before);
+  expect(await viewport.evaluate((e) => getComputedStyle(e).transform)).toBe(transform);
+
+  // Ctrl+wheel zooms the graph.
+  const b2 = (await graph.boundingBox())!;
+  await page.mouse.move(b2.x + b2.width / 2, b2.y + b2.height / 2);
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -200);
+  await page.keyboard.up('Control');
+  await expect.poll(() => viewport.evaluate((e) => getComputedStyle(e).transform)).not.toBe(transform);
+});
+
+test('the run Gantt shows each task waiting and running on one time axis, in DAG order', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.gantt.${uniq()}`,
+    name: 'Gantt',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'load', handler: 'builtin.sleep', payload: { ms: 400 } },
+      { key: 'extract', handler: 'builtin.sleep', payload: { ms: 600 } },
+    ],
+    edges: [{ from: 'extract', to: 'load', type: 'hard' }],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const rows = page.getByTestId('gantt-row');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute('data-step', 'extract');
+  await expect(rows.nth(1)).toHaveAttribute('data-step', 'load');
+  // "load" starts after "extract" ends: its run bar lies to the right of extract's.
+  const ex = (await rows.nth(0).getByTestId('gantt-run').boundingBox())!;
+  const ld = (await rows.nth(1).getByTestId('gantt-run').boundingBox())!;
+  expect(ld.x).toBeGreaterThanOrEqual(ex.x + ex.width - 2);
+  await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^ran \d/);
+  await page.getByTestId('run-gantt').screenshot({ path: 'e2e/__screenshots__/run-gantt.png' });
+});

@@ -1,0 +1,100 @@
+import { expect, test, type Page } from '@playwright/test';
+import { api } from './helpers/api.ts';
+import { login } from './helpers/auth.ts';
+import { E2E_VIEWER } from './helpers/env.ts';
+
+// Times on the console: written in the user's display zone (default: the browser's) with the zone next to them,
+// the same text from the server and the browser (no hydration error, also for a job in EST5EDT), the task-log
+// timeline with date and zone, and the form's fire preview inside the effective window.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+type Run = { id: string; status: string };
+
+// The browser lives in Shanghai (UTC+8 all year); the server renders in whatever zone it knows for the user.
+test.use({ timezoneId: 'Asia/Shanghai' });
+
+/** Collects console errors, hydration warnings and uncaught page errors. */
+function collectProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /hydrat/i.test(m.text())) problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return problems;
+}
+
+async function finishedRun(jobId: string): Promise<Run> {
+  const run = await api<Run>('POST', `/jobs/${jobId}/trigger`, {});
+  let r = run;
+  await expect.poll(async () => (r = await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  return r;
+}
+
+test('a job in EST5EDT renders without a hydration error; its next fire is written with its zone', async ({ page }) => {
+  const problems = collectProblems(page);
+  const key = `e2e.tz.est5edt.${uniq()}`;
+  await api('POST', '/jobs', { key, name: 'EST5EDT job', schedule: { kind: 'cron', cron: '0 9 * * *', timezone: 'EST5EDT' }, handler: 'builtin.noop' });
+  await login(page);
+  await page.goto(`/jobs?q=${encodeURIComponent(key)}`);
+  const row = page.getByRole('row').filter({ hasText: key });
+  await expect(row).toBeVisible();
+  // 09:00 in New York in winter and summer alike, with the offset in force written next to it.
+  await expect(row.locator('time[data-zone="EST5EDT"]')).toHaveText(/^\d{4}-\d{2}-\d{2} 09:00 UTC\u2212[45]$/);
+  await page.reload();
+  await expect(row).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
+test('times follow the display zone: the browser zone by default, a chosen zone after that, per user', async ({ page }) => {
+  const problems = collectProblems(page);
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.tz.run.${uniq()}`, name: 'Time zone run', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { x: 1 } });
+  const run = await finishedRun(job.id);
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await page.goto(`/runs/${run.id}`);
+
+  // Default: the browser's zone (Asia/Shanghai, UTC+8), shown in the top bar and next to every time.
+  await expect(page.getByTestId('display-zone')).toContainText('Asia/Shanghai');
+  const logTimes = page.getByTestId('task-log-row').locator('time');
+  await expect(logTimes.first()).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC\+8$/);
+  await expect(logTimes).toHaveCount(3);
+  await page.getByTestId('task-log-main').screenshot({ path: 'e2e/__screenshots__/task-log-timeline.png' });
+
+  // Choose New York: every time switches, and the choice survives a reload (it is the user's, not the tab's).
+  await page.getByTestId('display-zone').click();
+  const dialog = page.getByRole('dialog', { name: 'Display time zone' });
+  await dialog.getByLabel('This zone:').check();
+  await dialog.locator('#display-zone-picker').fill('new_york');
+  await dialog.getByRole('option', { name: 'America/New_York' }).click();
+  await dialog.getByTestId('display-zone-save').click();
+  await expect(dialog).toBeHidden();
+  await expect(logTimes.first()).toHaveText(/ UTC\u2212[45]$/);
+  await page.reload();
+  await expect(page.getByTestId('display-zone')).toContainText('America/New_York');
+  await expect(logTimes.first()).toHaveText(/ UTC\u2212[45]$/);
+
+  // A zone that does not exist is refused in the dialog, naming the problem.
+  await page.getByTestId('display-zone').click();
+  await dialog.locator('#display-zone-picker').fill('Mars/Olympus');
+  await dialog.getByTestId('display-zone-save').click();
+  await expect(dialog.getByRole('alert')).toContainText('Unknown time zone');
+  await dialog.getByLabel("My browser's zone (Asia/Shanghai)").check();
+  await dialog.getByTestId('display-zone-save').click();
+  await expect(dialog).toBeHidden();
+  await expect(logTimes.first()).toHaveText(/ UTC\+8$/);
+  expect(problems).toEqual([]);
+});
+
+test("the form's fire preview starts at the effective window's start", async ({ page }) => {
+  await login(page);
+  await page.goto('/jobs/new');
+  await page.getByLabel('Cron expression').fill('0 2 * * *');
+  await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
+  await page.getByText('Effective window (optional)').click();
+  await page.getByLabel(/^Start at/).fill('2027-03-01T00:00');
+  const rows = page.getByTestId('fire-times').locator('tbody tr');
+  await expect(rows.first()).toContainText('2027-03-01 02:00:00');
+  await expect(page.getByTestId('cron-preview')).toContainText('in the effective window');
+  // An end before the next fire: nothing left to preview, and it says so.
+  await page.getByLabel(/^End at/).fill('2027-03-01T01:00');
+  await expect(page.getByTestId('cron-preview')).toContainText('never fires again inside the effective window');
+});

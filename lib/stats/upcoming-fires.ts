@@ -1,0 +1,48 @@
+import type { Db } from '../db.ts';
+import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
+import { dueAt, fireTimesAfter } from '../schedule/spec.ts';
+import { staggerOffsetMs } from '../schedule/stagger.ts';
+
+/** One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger). */
+export type UpcomingFire = { jobId: string; jobKey: string; jobName: string; fires: string[]; more: boolean };
+
+/**
+ * What fires in the next `horizonMs` (default 24 h): active jobs whose next due instant falls before the horizon
+ * (soonest first, at most `maxJobs`), each with its due instants computed by the tick's own rules
+ * (lib/engine/tick toJobSchedule + lib/schedule fireTimesAfter and dueAt: zone, window, stagger), at most
+ * `perJob` per job (`more` when there are others). An overdue next_run_at is listed as it is (due now).
+ * @param now the clock (ms precision).
+ */
+export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: number; perJob?: number; maxJobs?: number } = {}): Promise<UpcomingFire[]> {
+  const horizon = now.getTime() + (opts.horizonMs ?? 86_400_000);
+  const perJob = opts.perJob ?? 96;
+  const jobs = await db.job.findMany({
+    where: { deletedAt: null, status: 'active', nextRunAt: { lte: new Date(horizon) } },
+    orderBy: [{ nextRunAt: 'asc' }, { id: 'asc' }],
+    take: opts.maxJobs ?? 30,
+    select: { id: true, key: true, name: true, scheduleKind: true, cronExpression: true, timezone: true, intervalSeconds: true, runAt: true, startAt: true, endAt: true, staggerSeconds: true, createdAt: true, nextRunAt: true },
+  });
+  const out: UpcomingFire[] = [];
+  for (const j of jobs) {
+    if (!j.nextRunAt) continue;
+    const fires = [j.nextRunAt.toISOString()];
+    let more = false;
+    try {
+      const schedule = toJobSchedule({ ...j, nextRunAt: j.nextRunAt, misfirePolicy: 'skip', misfireMaxCatchup: 0 });
+      const nominal = new Date(j.nextRunAt.getTime() - staggerOffsetMs(j.id, j.staggerSeconds));
+      for (const t of fireTimesAfter(schedule, nominal)) {
+        const due = dueAt(schedule, t).getTime();
+        if (due > horizon) break;
+        if (fires.length >= perJob) {
+          more = true;
+          break;
+        }
+        fires.push(new Date(due).toISOString());
+      }
+    } catch {
+      // A schedule the tick cannot evaluate either: show its stored next fire only (the job page names the error).
+    }
+    out.push({ jobId: j.id, jobKey: j.key, jobName: j.name, fires, more });
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  axisMs,
+  niceDurationTicks,
+  formatClock,
+  formatDate,
+  formatDateTime,
+  formatDuration,
+  formatUtc,
+  isKnownZone,
+  shortDate,
+  utcToZonedLocal,
+  zonedLocalToUtc,
+  zoneLabel,
+  zoneOffsetMinutes,
+} from './format';
+
+describe('formatDateTime', () => {
+  const t = '2026-11-29T09:21:05.042Z';
+  it('writes date, 24-hour time and the offset label of the zone', () => {
+    expect(formatDateTime(t, 'UTC')).toBe('2026-11-29 09:21:05 UTC');
+    expect(formatDateTime(t, 'Asia/Shanghai')).toBe('2026-11-29 17:21:05 UTC+8');
+    expect(formatDateTime(t, 'America/New_York')).toBe('2026-11-29 04:21:05 UTC\u22125');
+    expect(formatDateTime(t, 'Asia/Kolkata')).toBe('2026-11-29 14:51:05 UTC+5:30');
+    expect(formatDateTime(t, 'Asia/Shanghai', { ms: true, seconds: true })).toBe('2026-11-29 17:21:05.042 UTC+8');
+    expect(formatDateTime(t, 'Asia/Shanghai', { seconds: false, zone: false })).toBe('2026-11-29 17:21');
+  });
+
+  it('gives the same text for a legacy POSIX-style zone as for its IANA twin (no zone abbreviations)', () => {
+    // EST5EDT is where Node and browsers disagree on the short name ("EST" vs "GMT-5"): only numbers are written.
+    expect(formatDateTime(t, 'EST5EDT')).toBe(formatDateTime(t, 'America/New_York'));
+    expect(formatDateTime('2026-07-01T12:00:00Z', 'EST5EDT')).toBe('2026-07-01 08:00:00 UTC\u22124');
+  });
+
+  it('crosses midnight and the date line in the zone, not in UTC', () => {
+    expect(formatDate('2026-03-01T23:30:00Z', 'Asia/Shanghai')).toBe('2026-03-02');
+    expect(formatDate('2026-03-01T02:30:00Z', 'America/Los_Angeles')).toBe('2026-02-28');
+    expect(formatClock('2026-03-01T23:30:00.007Z', 'Asia/Shanghai', { ms: true })).toBe('07:30:00.007');
+  });
+
+  it('follows DST: the label changes with the offset in force', () => {
+    expect(zoneLabel(new Date('2026-03-08T06:59:59Z'), 'America/New_York')).toBe('UTC\u22125');
+    expect(zoneLabel(new Date('2026-03-08T07:00:00Z'), 'America/New_York')).toBe('UTC\u22124');
+    expect(zoneOffsetMinutes(new Date('2026-06-01T00:00:00Z'), 'Europe/Berlin')).toBe(120);
+  });
+
+  it('an unknown zone falls back to UTC; no instant gives empty text', () => {
+    expect(isKnownZone('Mars/Olympus')).toBe(false);
+    expect(formatDateTime(t, 'Mars/Olympus')).toBe('2026-11-29 09:21:05 UTC');
+    expect(formatDateTime(null, 'UTC')).toBe('');
+    expect(formatUtc('not a date')).toBe('');
+  });
+});
+
+describe('wall time <-> instant', () => {
+  it('round-trips a datetime-local value in a zone', () => {
+    const at = zonedLocalToUtc('2027-01-15T09:30', 'Asia/Shanghai');
+    expect(at?.toISOString()).toBe('2027-01-15T01:30:00.000Z');
+    expect(utcToZonedLocal(at, 'Asia/Shanghai')).toBe('2027-01-15T09:30');
+  });
+  it('a wall time in a spring-forward gap moves forward by the gap (as cron does)', () => {
+    expect(zonedLocalToUtc('2026-03-08T02:30', 'America/New_York')?.toISOString()).toBe('2026-03-08T07:30:00.000Z');
+  });
+  it('refuses malformed values and unknown zones', () => {
+    expect(zonedLocalToUtc('2026-03-08 02:30', 'UTC')).toBeNull();
+    expect(zonedLocalToUtc('2026-03-08T02:30', 'Nowhere/Else')).toBeNull();
+  });
+});
+
+describe('durations and dates', () => {
+  it('formatDuration', () => {
+    expect([850, 1250, 12_300, 245_000, 7_380_000].map(formatDuration)).toEqual(['850 ms', '1.25 s', '12.3 s', '4m 05s', '2h 03m']);
+    expect(formatDuration(null)).toBe('—');
+  });
+  it('shortDate needs no locale data', () => {
+    expect(shortDate('2026-03-07')).toBe('Mar 7');
+    expect(shortDate('2026-12-31')).toBe('Dec 31');
+  });
+});
+
+describe('fall-back', () => {
+  it('a repeated wall time is its first occurrence', () => {
+    expect(zonedLocalToUtc('2026-11-01T01:30', 'America/New_York')?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+  });
+});
+
+describe('niceDurationTicks', () => {
+  it('uses round steps instead of max/4 (6.5 s, 13 s, 19.5 s)', () => {
+    expect(niceDurationTicks(26_000)).toEqual([0, 10_000, 20_000, 30_000]);
+    expect(niceDurationTicks(26_000).map(axisMs)).toEqual(['0ms', '10s', '20s', '30s']);
+    expect(niceDurationTicks(850)).toEqual([0, 250, 500, 750, 1000]);
+    expect(niceDurationTicks(4 * 60_000 + 1)).toEqual([0, 120_000, 240_000, 360_000]);
+    expect(niceDurationTicks(0)).toEqual([0, 1000]);
+  });
+  it('always covers the maximum with at most `count` intervals', () => {
+    for (const max of [1, 7, 99, 1234, 59_999, 61_000, 3_599_999, 5 * 3_600_000, 3 * 86_400_000]) {
+      const t = niceDurationTicks(max);
+      expect(t[t.length - 1]!).toBeGreaterThanOrEqual(max);
+      expect(t.length - 1).toBeLessThanOrEqual(4);
+    }
+  });
+});

@@ -1,0 +1,198 @@
+// The one time-formatting module of the console, the REST answers and the stats pages. Server and browser render
+// through it, so the same instant and zone give the same text on both (no hydration mismatch): every piece comes
+// from Intl's numeric parts (year, month, day, hour, minute, second), never from zone names or locale words,
+// which differ between the ICU builds of Node and of a browser (e.g. "EST" vs "GMT-5" for EST5EDT).
+// Zones are IANA names; an unknown zone falls back to UTC instead of throwing in the middle of a render.
+
+/** An instant as the console receives it: a Date, an ISO string or epoch milliseconds. */
+export type Instant = Date | string | number;
+
+/** The wall-clock fields of an instant in a zone (month 1-12, hour 0-23). */
+export type WallParts = { year: number; month: number; day: number; hour: number; minute: number; second: number };
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The numeric formatter of a zone (cached), or null for a zone this runtime does not know. */
+function formatterOf(zone: string): Intl.DateTimeFormat | null {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
+    } catch {
+      return null;
+    }
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** True for a zone name this runtime accepts (IANA names, `UTC`). */
+export function isKnownZone(zone: string): boolean {
+  return formatterOf(zone) !== null;
+}
+
+/** `v` as a Date, or null for null/undefined/an unparseable value. */
+export function toDate(v: Instant | null | undefined): Date | null {
+  if (v == null) return null;
+  const d = v instanceof Date ? v : new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** Wall-clock fields of `date` in `zone` (UTC for an unknown zone). */
+export function wallParts(date: Date, zone: string): WallParts {
+  const f = formatterOf(zone);
+  if (!f) return wallParts(date, 'UTC');
+  const parts = f.formatToParts(date);
+  const n = (t: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return { year: n('year'), month: n('month'), day: n('day'), hour: n('hour') % 24, minute: n('minute'), second: n('second') };
+}
+
+/** UTC offset of `zone` at `date` in minutes, positive east of Greenwich (Asia/Shanghai: 480; New York in winter: -300). */
+export function zoneOffsetMinutes(date: Date, zone: string): number {
+  const w = wallParts(date, zone);
+  const wall = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  return Math.round((wall - (date.getTime() - date.getUTCMilliseconds())) / 60_000);
+}
+
+/** The zone as written next to a time: `UTC`, `UTC+8`, `UTC−5`, `UTC+5:30` (the offset in force at `date`). */
+export function zoneLabel(date: Date, zone: string): string {
+  const off = zoneOffsetMinutes(date, zone);
+  if (off === 0) return 'UTC';
+  const a = Math.abs(off);
+  const m = a % 60;
+  return `UTC${off > 0 ? '+' : '\u2212'}${Math.floor(a / 60)}${m ? `:${String(m).padStart(2, '0')}` : ''}`;
+}
+
+const p2 = (n: number) => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD` of `v` in `zone`; '' for no instant. */
+export function formatDate(v: Instant | null | undefined, zone: string): string {
+  const d = toDate(v);
+  if (!d) return '';
+  const w = wallParts(d, zone);
+  return `${w.year}-${p2(w.month)}-${p2(w.day)}`;
+}
+
+/** `HH:mm:ss` (`.SSS` with `ms`) of `v` in `zone`; '' for no instant. */
+export function formatClock(v: Instant | null | undefined, zone: string, opts: { ms?: boolean } = {}): string {
+  const d = toDate(v);
+  if (!d) return '';
+  const w = wallParts(d, zone);
+  return `${p2(w.hour)}:${p2(w.minute)}:${p2(w.second)}${opts.ms ? `.${String(d.getUTCMilliseconds()).padStart(3, '0')}` : ''}`;
+}
+
+/**
+ * `2026-11-29 17:21:05 UTC+8`: date, 24-hour time and the zone's offset label of `v` in `zone`. Options: `seconds`
+ * (default true), `ms` (milliseconds), `zone` (default true: write the label). '' for no instant.
+ */
+export function formatDateTime(v: Instant | null | undefined, zone: string, opts: { seconds?: boolean; ms?: boolean; zone?: boolean } = {}): string {
+  const d = toDate(v);
+  if (!d) return '';
+  const w = wallParts(d, zone);
+  let text = `${w.year}-${p2(w.month)}-${p2(w.day)} ${p2(w.hour)}:${p2(w.minute)}`;
+  if (opts.seconds !== false) text += `:${p2(w.second)}`;
+  if (opts.ms) text += `.${String(d.getUTCMilliseconds()).padStart(3, '0')}`;
+  if (opts.zone !== false) text += ` ${zoneLabel(d, zone)}`;
+  return text;
+}
+
+/** ISO-like UTC form used in tooltips: `2026-11-29 09:21:05 UTC`. */
+export function formatUtc(v: Instant | null | undefined): string {
+  return formatDateTime(v, 'UTC');
+}
+
+/** `3m ago` / `in 2h` for an offset in ms relative to now (negative = past). */
+export function relativeFrom(ms: number): string {
+  const abs = Math.abs(ms);
+  const s = Math.round(abs / 1000);
+  let text: string;
+  if (s < 5) return ms <= 0 ? 'just now' : 'now';
+  if (s < 60) text = `${s}s`;
+  else if (s < 3600) text = `${Math.floor(s / 60)}m`;
+  else if (s < 86400) text = `${Math.floor(s / 3600)}h`;
+  else text = `${Math.floor(s / 86400)}d`;
+  return ms < 0 ? `${text} ago` : `in ${text}`;
+}
+
+/** Duration in ms as `850 ms`, `1.25 s`, `12.3 s`, `4m 05s`, `2h 03m`; `—` for null. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms == null || Number.isNaN(ms)) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** Compact duration for chart axes: `850ms`, `1.2s`, `3.5m`, `1.1h`. */
+export function axisMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${+(ms / 1000).toFixed(1)}s`;
+  if (ms < 3_600_000) return `${+(ms / 60_000).toFixed(1)}m`;
+  return `${+(ms / 3_600_000).toFixed(1)}h`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A calendar date `2026-03-07` as `Mar 7` (no zone shift: the date is already a calendar day). */
+export function shortDate(date: string): string {
+  const [, m, d] = date.split('-').map(Number);
+  return `${MONTHS[(m ?? 1) - 1] ?? '?'} ${d}`;
+}
+
+/**
+ * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss]` (a datetime-local value).
+ * Two passes of offset correction settle on the right side of DST changes; a time repeated by a fall-back is its
+ * first occurrence, a time inside a spring-forward gap comes out shifted forward by the gap (as cron does, README "Time zones and DST"). Null for a malformed value
+ * or an unknown zone.
+ */
+export function zonedLocalToUtc(local: string, zone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+  if (!m || !isKnownZone(zone)) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
+  const t1 = asUtc - zoneOffsetMinutes(new Date(asUtc), zone) * 60_000;
+  const t2 = asUtc - zoneOffsetMinutes(new Date(t1), zone) * 60_000;
+  const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16) && (local.length <= 16 || new Date(t).getUTCSeconds() === Number(local.slice(17)));
+  if (wallIs(t2)) return new Date(t2);
+  if (wallIs(t1)) return new Date(t1);
+  // In a gap no instant has this wall time: the later candidate is the wall time shifted forward by the gap.
+  return new Date(Math.max(t1, t2));
+}
+
+/** datetime-local value (`YYYY-MM-DDTHH:mm`) of an instant in a zone; '' for no instant. */
+export function utcToZonedLocal(value: Instant | null | undefined, zone: string): string {
+  const d = toDate(value);
+  if (!d) return '';
+  const w = wallParts(d, zone);
+  return `${w.year}-${p2(w.month)}-${p2(w.day)}T${p2(w.hour)}:${p2(w.minute)}`;
+}
+
+// Steps a duration axis may use: round numbers of ms, seconds, minutes, hours and days.
+const NICE_STEPS_MS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
+  1_000, 2_000, 5_000, 10_000, 15_000, 30_000,
+  60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
+  3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
+
+/**
+ * Tick values (ms) for a duration axis from 0 to at least `maxMs`: multiples of the smallest round step (1, 2, 5
+ * ×10ⁿ ms; 1, 2, 5, 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min; 1, 2, 3, 6, 12, 24 h) that needs at most `count`
+ * intervals. 0 or less gives [0, 1000] (an empty chart still gets a readable axis).
+ */
+export function niceDurationTicks(maxMs: number, count = 4): number[] {
+  if (!(maxMs > 0)) return [0, 1000];
+  const step = NICE_STEPS_MS.find((s) => Math.ceil(maxMs / s) <= count) ?? Math.ceil(maxMs / count / 86_400_000) * 86_400_000;
+  const n = Math.max(1, Math.ceil(maxMs / step));
+  return Array.from({ length: n + 1 }, (_, i) => i * step);
+}
