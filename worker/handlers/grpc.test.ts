@@ -14,9 +14,17 @@ describe('grpc addresses', () => {
     expect(() => parseGrpcAddress(address)).toThrow(/^grpc: config\.address: must be host:port/);
   });
 
-  it('keeps the configured name as authority (TLS verifies it) and brackets IPv6 targets', async () => {
-    await expect(resolveGrpcTarget('[::1]:50051')).resolves.toEqual({ target: '[::1]:50051', authority: '[::1]:50051', host: '::1' });
-    await expect(resolveGrpcTarget('svc.test:443')).resolves.toEqual({ target: 'svc.test:443', authority: 'svc.test:443', host: 'svc.test' });
+  it('dials the checked address, keeps the configured name as authority (TLS verifies it) and brackets IPv6 targets', async () => {
+    const saved = process.env.TICKFLOW_OUTBOUND_ALLOW;
+    process.env.TICKFLOW_OUTBOUND_ALLOW = '::1/128';
+    try {
+      await expect(resolveGrpcTarget('[::1]:50051')).resolves.toEqual({ target: '[::1]:50051', authority: '[::1]:50051', host: '::1' });
+      await expect(resolveGrpcTarget('93.184.216.34:443')).resolves.toEqual({ target: '93.184.216.34:443', authority: '93.184.216.34:443', host: '93.184.216.34' });
+      await expect(resolveGrpcTarget('127.0.0.1:50051')).rejects.toThrow(/^grpc: config\.address: outbound call refused/);
+    } finally {
+      if (saved === undefined) delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+      else process.env.TICKFLOW_OUTBOUND_ALLOW = saved;
+    }
   });
 
   it('names status codes', () => {
