@@ -393,7 +393,7 @@ export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
 export const ListRunsQuery = z.object({
   jobId: str().max(200).optional(),
   status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
-  trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry'])).optional(),
+  trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry', 'backfill'])).optional(),
   from: Instant.optional(),
   to: Instant.optional(),
   limit: qInt(1, 200).optional(),

@@ -4,7 +4,7 @@
  * is rejected).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUN_STATUSES, TASK_STATUSES, TASK_TRANSITIONS, canTransition, isFinalTaskStatus } from '../../lib/engine/index.ts';
+import { RUN_STATUSES, RUN_TRIGGERS, TASK_STATUSES, TASK_TRANSITIONS, canTransition, isFinalTaskStatus } from '../../lib/engine/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertJob } from './engine-fixtures.ts';
 
@@ -18,6 +18,7 @@ describe('states', () => {
       (await t.pool.query(`SELECT unnest(enum_range(NULL::${type}))::text AS v`)).rows.map((r) => r.v);
     expect(await values('task_status')).toEqual([...TASK_STATUSES]);
     expect(await values('run_status')).toEqual([...RUN_STATUSES]);
+    expect(await values('run_trigger')).toEqual([...RUN_TRIGGERS]);
   });
 
   it('final statuses are success, dead, cancelled, skipped', () => {
@@ -55,6 +56,8 @@ describe('states', () => {
     } finally {
       client.release();
     }
-    expect(TASK_TRANSITIONS.length).toBe(14);
+    // 14 engine and retry moves + 4 recovery moves (mark success, clear): docs/recovery.md
+    expect(TASK_TRANSITIONS.length).toBe(18);
+    expect(canTransition('dead', 'success') && canTransition('success', 'pending')).toBe(true);
   });
 });

@@ -45,7 +45,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
           filters={[
             { kind: 'select', name: 'jobId', label: 'Job', options: jobs.map((j) => ({ value: j.id, label: j.key })) },
             { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
-            { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry'].map((s) => ({ value: s, label: s })) },
+            { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry', 'backfill'].map((s) => ({ value: s, label: s })) },
             { kind: 'datetime', name: 'from', label: 'From (UTC)' },
             { kind: 'datetime', name: 'to', label: 'To (UTC)' },
           ]}
