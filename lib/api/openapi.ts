@@ -6,6 +6,7 @@ import { z } from 'zod';
 import * as S from './schemas.ts';
 import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
 import { AlarmChannelInput } from './schemas.ts';
+import * as R from './recovery-schemas.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -16,7 +17,7 @@ const ERR = { description: 'Error', content: { 'application/json': { schema: ref
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
 /** Bodies whose every field is optional: the body itself may be left out. */
-const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput']);
+const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'ClearTaskInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 
@@ -62,6 +63,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     UpdateUserInput: schema(S.UpdateUserInput),
     CreateTokenInput: schema(S.CreateTokenInput),
     SendTestAlarmInput: schema(z.strictObject({ channel: AlarmChannelInput })),
+    BackfillInput: schema(R.BackfillInput),
+    MarkSuccessInput: schema(R.MarkSuccessInput),
+    ClearTaskInput: schema(R.ClearTaskInput),
     Error: {
       type: 'object',
       required: ['error'],
@@ -103,6 +107,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { role: 'operator', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/trigger': { post: op('Trigger a run now', { role: 'operator', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
     '/jobs/{id}/versions': { get: op('Version history', { role: 'viewer', params: [idParam] }) },
+    '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { role: 'operator', params: [idParam], body: 'BackfillInput' }) },
+    '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { role: 'operator', params: [idParam], body: 'BackfillInput', status: 201, ...W }) },
+    '/jobs/{id}/audit': { get: op('Recovery history: backfill, mark_success, clear (newest first)', { role: 'viewer', params: [idParam] }) },
     '/jobs/{id}/versions/{version}': {
       get: op('One version with snapshot', { role: 'viewer', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
@@ -115,6 +122,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/runs/{id}/cancel': { post: op('Cancel a run', { role: 'operator', params: [idParam], ...W }) },
     '/runs/{id}/retry': { post: op('Retry a run as a new run', { role: 'operator', params: [idParam], status: 201, ...W }) },
     '/tasks/{id}/retry': { post: op('Retry a task', { role: 'operator', params: [idParam], ...W }) },
+    '/tasks/{id}/mark-success': { post: op('Mark a dead task success (reason required); downstream released, run re-evaluated (docs/recovery.md)', { role: 'operator', params: [idParam], body: 'MarkSuccessInput', ...W }) },
+    '/tasks/{id}/clear': { post: op('Clear a finished task and everything downstream: they run again in the same run (docs/recovery.md)', { role: 'operator', params: [idParam], body: 'ClearTaskInput', ...W }) },
     '/workers': { get: op('Worker nodes', { role: 'viewer' }) },
     '/handlers': { get: op('Handlers a step may name, with what workers advertise: description, input JSON Schema, availability (docs/handlers.md)', { role: 'viewer' }) },
     '/workers/{id}/drain': { post: op('Drain a worker node', { role: 'operator', params: [idParam], ...W }) },

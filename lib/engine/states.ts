@@ -14,7 +14,7 @@
  * - dead letter — a job moved to status `dead_letter` after `dead_letter_after` consecutive failed runs; a task that used up its retries is `dead`.
  *
  * Task state machine (must match the SQL trigger `tasks_valid_transition`, last
- * redefined in prisma/migrations/20261201900000_recovery; tests/integration/engine-states.test.ts checks both agree):
+ * redefined in prisma/migrations/20261201900001_recovery; tests/integration/engine-states.test.ts checks both agree):
  *
  * ```mermaid
  * stateDiagram-v2

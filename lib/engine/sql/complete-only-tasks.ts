@@ -101,7 +101,8 @@ export async function completeOnlyTasksSql(
        UPDATE runs r
           SET status = 'success', finished_at = $3::timestamptz,
               duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
-                                 ELSE GREATEST(0, (extract(epoch FROM ($3::timestamptz - r.started_at)) * 1000))::int END,
+                                 -- int4 ms holds 24.8 days; a run re-finished later (operator retry, mark success) is capped, not an error
+                                 ELSE LEAST(2147483647, GREATEST(0, (extract(epoch FROM ($3::timestamptz - r.started_at)) * 1000)))::int END,
               error = NULL, updated_at = $3::timestamptz
          FROM t
         WHERE r.id = t.run_id AND r.status IN ('pending', 'running')

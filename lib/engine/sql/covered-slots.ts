@@ -19,7 +19,7 @@ export async function coveredSlots(db: Prisma.TransactionClient, p: { jobId: str
   return db.$queryRawUnsafe<CoveredSlot[]>(
     `SELECT DISTINCT ON (scheduled_for) scheduled_for AS "scheduledFor", id AS "runId", trigger::text AS trigger, status::text AS status
        FROM runs
-      WHERE job_id = $1 AND scheduled_for = ANY($2::timestamptz[]) AND trigger::text IN ('schedule', 'backfill') AND status <> 'skipped'
+      WHERE job_id = $1 AND scheduled_for = ANY($2::timestamptz[]) AND trigger IN ('schedule', 'backfill') AND status <> 'skipped'
       ORDER BY scheduled_for, created_at`,
     p.jobId, p.slots,
   );

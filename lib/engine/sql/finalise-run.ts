@@ -64,7 +64,8 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
                             ELSE 'failed' END::run_status,
               finished_at = $2::timestamptz,
               duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
-                                 ELSE GREATEST(0, (extract(epoch FROM ($2::timestamptz - r.started_at)) * 1000))::int END,
+                                 -- int4 ms holds 24.8 days; a run re-finished later (operator retry, mark success) is capped, not an error
+                                 ELSE LEAST(2147483647, GREATEST(0, (extract(epoch FROM ($2::timestamptz - r.started_at)) * 1000)))::int END,
               error = CASE WHEN coalesce(agg.all_ok, true) THEN NULL ELSE coalesce(r.error, agg.first_error) END,
               updated_at = $2::timestamptz
          FROM agg

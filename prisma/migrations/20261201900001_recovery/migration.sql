@@ -1,14 +1,8 @@
 -- Recovery actions (docs/recovery.md): backfill, mark success, clear.
 
--- Runs created by a backfill of past slots. Not 'schedule': the tick's exactly-once
--- index (runs_schedule_fire_uniq) and its misfire records stay the tick's own.
--- (ADD VALUE inside the migration's transaction is allowed; the value is not used here.)
-ALTER TYPE run_trigger ADD VALUE IF NOT EXISTS 'backfill';
-
 -- Exactly one backfill run per (job, slot): a second backfill of the same range
 -- cannot create a duplicate even when two operators confirm at once.
--- (The predicate compares text so the new enum value is not used before commit.)
-CREATE UNIQUE INDEX runs_backfill_slot_uniq ON runs (job_id, scheduled_for) WHERE trigger::text = 'backfill';
+CREATE UNIQUE INDEX runs_backfill_slot_uniq ON runs (job_id, scheduled_for) WHERE trigger = 'backfill';
 
 -- Operator transitions added to lib/engine/states.ts TASK_TRANSITIONS:
 --   dead | failed | timeout -> success  (mark success)
