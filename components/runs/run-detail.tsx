@@ -17,6 +17,7 @@ import { PageHeader } from '../shell/page-header';
 import { getJson } from '../api';
 import { cn } from '../ui/cn';
 import { RunGraph } from '../dag/RunGraph';
+import { TaskRecoveryActions } from './task-recovery-actions';
 import type { EdgeDraft, StepDraft } from '../dag/model';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
@@ -237,6 +238,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
                         </Button>
                       </RoleGate>
                     ) : null}
+                    <TaskRecoveryActions task={t} onDone={refresh} />
                   </td>
                 </tr>
               ))}

@@ -14,6 +14,7 @@ import { StatusBadge, Tag } from '@/components/status-badge';
 import { RelativeTime, ZonedTime } from '@/components/time';
 import { FireTimesTable } from '@/components/jobs/schedule-preview';
 import { JobActions } from '@/components/jobs/job-actions';
+import { BackfillDialog } from '@/components/jobs/backfill-dialog';
 import { JobTabs } from '@/components/jobs/job-tabs';
 import { JOB_TABS, type JobTab } from '@/components/jobs/job-tab-names';
 import { VersionsPanel } from '@/components/jobs/versions-panel';
@@ -84,7 +85,12 @@ export default async function JobPage({ params, searchParams }: Props) {
           </span>
         }
         description={job.name}
-        actions={<JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />}
+        actions={
+          <>
+            {job.deletedAt ? null : <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />}
+            <JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />
+          </>
+        }
       />
       {job.deletedAt ? (
         <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900">
