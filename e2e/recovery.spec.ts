@@ -33,6 +33,7 @@ async function dagRun(prefix: string, aHandler: string): Promise<{ job: Job; run
 }
 const audit = (jobId: string) => api<{ items: { action: string; reason: string | null }[] }>('GET', `/jobs/${jobId}/audit`);
 const utcMinute = (d: Date) => d.toISOString().slice(0, 16);
+const SHOT_DIR = 'e2e/__screenshots__';
 
 test.beforeEach(async ({ page }) => {
   await login(page);
@@ -50,6 +51,7 @@ test('mark success: a failed task is marked success with a reason, its downstrea
   await dialog.getByRole('button', { name: 'Mark success' }).click();
   await expect(dialog.getByTestId('field-error-recovery-reason-a')).toBeVisible(); // a reason is required
   await dialog.getByLabel('Reason (required)').fill('file loaded by hand');
+  await page.screenshot({ path: `${SHOT_DIR}/mark-success-dialog.png` });
   await dialog.getByRole('button', { name: 'Mark success' }).click();
   await expect(dialog).toBeHidden();
 
@@ -108,6 +110,7 @@ test('backfill: pick a past range, read the slot preview, confirm, and see the b
   await expect(dialog.getByTestId('backfill-slot').first()).toContainText(`${utcMinute(from).replace('T', ' ')} UTC`);
   await expect(dialog.getByTestId('backfill-summary')).toHaveText('3 runs will be created; 0 slots already have a run and are skipped.');
   await dialog.getByLabel('Reason (optional)').fill('worker outage');
+  await dialog.screenshot({ path: `${SHOT_DIR}/backfill-preview.png` });
   await dialog.getByRole('button', { name: 'Backfill 3 runs' }).click();
 
   await expect(page).toHaveURL(/\/runs\?.*trigger=backfill/);
