@@ -126,4 +126,12 @@ test('backfill: pick a past range, read the slot preview, confirm, and see the b
   await expect(dialog.getByTestId('backfill-slot').first()).toContainText('skipped: has a backfill run');
   await expect(dialog.getByTestId('backfill-confirm')).toBeDisabled();
   expect((await audit(job.id)).items).toEqual([expect.objectContaining({ action: 'backfill', reason: 'worker outage' })]);
+
+  // The job's recovery history shows who backfilled what, and why.
+  await page.keyboard.press('Escape');
+  await page.getByRole('tab', { name: 'Versions' }).click();
+  const history = page.getByTestId('recovery-history');
+  await expect(history.locator('tbody tr')).toHaveCount(1);
+  await expect(history).toContainText('3 runs created, 0 slots skipped');
+  await expect(history).toContainText('worker outage');
 });

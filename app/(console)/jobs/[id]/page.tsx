@@ -18,6 +18,8 @@ import { BackfillDialog } from '@/components/jobs/backfill-dialog';
 import { JobTabs } from '@/components/jobs/job-tabs';
 import { JOB_TABS, type JobTab } from '@/components/jobs/job-tab-names';
 import { VersionsPanel } from '@/components/jobs/versions-panel';
+import { RecoveryHistory } from '@/components/jobs/recovery-history';
+import { listJobAudit } from '@/lib/jobs/list-job-audit';
 import { StepsTable } from '@/components/jobs/steps-table';
 import { JobRunsPanel } from '@/components/runs/job-runs-panel';
 import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
@@ -67,6 +69,7 @@ export default async function JobPage({ params, searchParams }: Props) {
     // Handler-level daily stats (lib/stats, shared by every job using the handler); a failure only hides the panel.
     getStatsChartData(getDb(), { handlers: [...new Set(job.steps.map((s) => s.handler))], days: 30 }).catch(() => null),
   ]);
+  const audit = await listJobAudit(getDb(), job.id, actor, { limit: 50 });
   const canWrite = actor.role !== 'viewer';
 
   return (
@@ -130,9 +133,14 @@ export default async function JobPage({ params, searchParams }: Props) {
             </Card>
           ),
           versions: (
-            <Card className="overflow-hidden">
-              <VersionsPanel jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
-            </Card>
+            <>
+              <Card className="overflow-hidden">
+                <VersionsPanel jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
+              </Card>
+              <Card className="mt-4 overflow-hidden">
+                <RecoveryHistory items={audit} />
+              </Card>
+            </>
           ),
         }}
       />
