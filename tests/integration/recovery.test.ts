@@ -165,10 +165,11 @@ describe('clear', () => {
 });
 
 describe('backfill', () => {
-  // A handler of their own, so claims here never pick up another test's ready tasks.
+  // Each job has a handler of its own, so a claim never picks up another test's ready tasks.
   const BF = { ...NODE, handlers: ['bf.work'] };
-  async function cronJob(spec: JobSpec = {}, cron = '0 * * * *') {
-    const jobId = await insertJob(db, { steps: [{ key: 'main', handler: 'bf.work' }], ...spec });
+  const BF3 = { ...NODE, handlers: ['bf.discard'] };
+  async function cronJob(spec: JobSpec = {}, cron = '0 * * * *', handler = 'bf.work') {
+    const jobId = await insertJob(db, { steps: [{ key: 'main', handler }], ...spec });
     await db.job.update({ where: { id: jobId }, data: { scheduleKind: 'cron', cronExpression: cron, timezone: 'UTC', createdAt: new Date('2026-01-01T00:00:00Z') } });
     return jobId;
   }
@@ -207,7 +208,7 @@ describe('backfill', () => {
     expect(order).toEqual(['00:00', '01:00', '03:00', '04:00', '05:00']);
     expect(await claim(db, new Date(NOW.getTime() + 9000), BF)).toEqual([]);
 
-    const again = await backfillJob(db, jobId, range, OPS, NOW);
+    const again = await backfillJob(db, jobId, range, OPS, new Date(NOW.getTime() + 60_000));
     expect([again.create, again.skip, again.runIds.length]).toEqual([0, 6, 0]);
     expect(await db.run.count({ where: { jobId, trigger: 'backfill' } })).toBe(5);
 
@@ -218,14 +219,24 @@ describe('backfill', () => {
     expect(audit[1].reason).toBe('outage on 2 March');
   });
 
+  it('two backfills of the same range confirmed at once create each slot once', async () => {
+    const jobId = await cronJob({}, '0 * * * *', 'bf.concurrent');
+    const [x, y] = await Promise.all([backfillJob(db, jobId, range, OPS, NOW), backfillJob(db, jobId, range, { ...OPS, name: 'other@example.com' }, NOW)]);
+    expect(x.runIds.length + y.runIds.length).toBe(6);
+    expect([x.runIds.length, y.runIds.length].sort()).toEqual([0, 6]);
+    const runs = await db.run.findMany({ where: { jobId, trigger: 'backfill' } });
+    expect(new Set(runs.map((r) => r.scheduledFor.getTime())).size).toBe(6);
+    expect(await auditOf(jobId)).toHaveLength(2);
+  });
+
   it('discard_later: every slot is queued behind the active run, none is discarded', async () => {
-    const jobId = await cronJob({ blockStrategy: 'discard_later' });
+    const jobId = await cronJob({ blockStrategy: 'discard_later' }, '0 * * * *', 'bf.discard');
     const active = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 't', scheduledFor: NOW }, NOW);
     const r = await backfillJob(db, jobId, { from: '2026-03-02T00:00:00Z', to: '2026-03-02T01:00:00Z' }, OPS, NOW);
     const runs = await db.run.findMany({ where: { id: { in: r.runIds } }, orderBy: { scheduledFor: 'asc' } });
     expect(runs.map((x) => x.status)).toEqual(['pending', 'pending']);
     expect(runs[0].reason).toContain(active.run.id);
-    expect((await claim(db, NOW, BF)).map((c) => c.runId)).toEqual([active.run.id]);
+    expect((await claim(db, NOW, BF3)).map((c) => c.runId)).toEqual([active.run.id]);
   });
 
   it('refuses bad ranges naming the field, more than 1000 slots, manual jobs and viewers, writing nothing', async () => {
