@@ -1,3 +1,5 @@
+'use client';
+
 import Link from 'next/link';
 import type { JobAuditView } from '@/lib/jobs/list-job-audit';
 import { CardHeader } from '../ui/card';
