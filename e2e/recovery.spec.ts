@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { login } from './helpers/auth.ts';
+import { E2E_VIEWER } from './helpers/env.ts';
 import { api } from './helpers/api.ts';
 
 // Recovery actions as an operator uses them (docs/recovery.md): backfill a past range from
@@ -134,4 +135,17 @@ test('backfill: pick a past range, read the slot preview, confirm, and see the b
   await expect(history.locator('tbody tr')).toHaveCount(1);
   await expect(history).toContainText('3 runs created, 0 slots skipped');
   await expect(history).toContainText('worker outage');
+});
+
+test('a viewer finds Backfill, Mark success and Clear downstream disabled', async ({ page }) => {
+  const { job, run } = await dagRun('e2e.recovery-viewer', 'builtin.fail');
+  const cron = await api<Job>('POST', '/jobs', { key: `e2e.recovery-viewer-cron.${uniq()}`, name: 'E2E viewer cron', schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  await page.context().clearCookies();
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByTestId('mark-success-a')).toBeDisabled();
+  await expect(page.getByTestId('clear-a')).toBeDisabled();
+  await page.goto(`/jobs/${cron.id}`);
+  await expect(page.getByRole('button', { name: 'Backfill' })).toBeDisabled();
+  expect((await audit(job.id)).items).toEqual([]);
 });
