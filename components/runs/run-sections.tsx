@@ -7,6 +7,7 @@ import { Ban, RotateCcw } from 'lucide-react';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader, DescriptionList } from '../ui/card';
 import { ConfirmDialog } from '../ui/dialog';
+import { TaskRecoveryActions } from './task-recovery-actions';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, ZonedTime, formatDuration } from '../time';
@@ -142,7 +143,7 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
 
 /** One row per task: status, attempt, duration, worker, parents, and Retry task where allowed. */
 export function TasksTable({ rd }: { rd: RunDetailState }) {
-  const { run, active, onRetryTask } = rd;
+  const { run, active, onRetryTask, refresh } = rd;
   return (
     <Card className="mt-4 overflow-hidden">
       <CardHeader title={`Tasks (${run.tasks.length})`} />
@@ -190,14 +191,18 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
             key: 'actions',
             header: '',
             className: 'text-right',
-            cell: (t) =>
-              canRetryTask(t) && !active ? (
-                <RoleGate>
-                  <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
-                    <RotateCcw /> Retry task
-                  </Button>
-                </RoleGate>
-              ) : null,
+            cell: (t) => (
+              <>
+                {canRetryTask(t) && !active ? (
+                  <RoleGate>
+                    <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
+                      <RotateCcw /> Retry task
+                    </Button>
+                  </RoleGate>
+                ) : null}
+                <TaskRecoveryActions task={t} onDone={refresh} />
+              </>
+            ),
           },
         ]}
       />

@@ -9,6 +9,7 @@ import { operationMinRole, type Operation } from '../auth/permissions.ts';
 import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
 import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
+import * as R from './recovery-schemas.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -19,7 +20,7 @@ const ERR = { description: 'Error', content: { 'application/json': { schema: ref
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
 /** Bodies whose every field is optional: the body itself may be left out. */
-const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput']);
+const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput', 'ClearTaskInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 
@@ -134,6 +135,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         more: { type: 'boolean', description: 'the limit cut the answer' },
       },
     },
+    BackfillInput: schema(R.BackfillInput),
+    MarkSuccessInput: schema(R.MarkSuccessInput),
+    ClearTaskInput: schema(R.ClearTaskInput),
     Error: {
       type: 'object',
       required: ['error'],
@@ -175,6 +179,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { operation: 'jobs.resume', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/trigger': { post: op('Trigger a run now; with { runs: [...] } (at most 1000) many runs in one transaction, answered as { runs: [...] } in the same order', { operation: 'jobs.trigger', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
     '/jobs/{id}/versions': { get: op('Version history', { operation: 'jobs.versions', params: [idParam] }) },
+    '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { operation: 'jobs.backfillPreview', params: [idParam], body: 'BackfillInput' }) },
+    '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { operation: 'jobs.backfill', params: [idParam], body: 'BackfillInput', status: 201, ...W }) },
+    '/jobs/{id}/audit': { get: op('Recovery history: backfill, mark_success, clear (newest first)', { operation: 'jobs.audit', params: [idParam] }) },
     '/jobs/{id}/versions/{version}': {
       get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
@@ -187,6 +194,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/runs/{id}/cancel': { post: op('Cancel a run', { operation: 'runs.cancel', params: [idParam], ...W }) },
     '/runs/{id}/retry': { post: op('Retry a run as a new run', { operation: 'runs.retry', params: [idParam], status: 201, ...W }) },
     '/tasks/{id}/retry': { post: op('Retry a task', { operation: 'tasks.retry', params: [idParam], ...W }) },
+    '/tasks/{id}/mark-success': { post: op('Mark a dead task success (reason required); downstream released, run re-evaluated (docs/recovery.md)', { operation: 'tasks.markSuccess', params: [idParam], body: 'MarkSuccessInput', ...W }) },
+    '/tasks/{id}/clear': { post: op('Clear a finished task and everything downstream: they run again in the same run (docs/recovery.md)', { operation: 'tasks.clear', params: [idParam], body: 'ClearTaskInput', ...W }) },
     '/tasks/{id}/logs': {
       get: op('Log lines of one attempt of a task, in write order (keyset: afterSeq exclusive; attempt defaults to the current one)', {
         operation: 'tasks.logs',

@@ -421,7 +421,7 @@ export const ListRunsQuery = z
   .object({
     jobId: str().max(200).optional(),
     status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
-    trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry'])).optional(),
+    trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry', 'backfill'])).optional(),
     from: Instant.optional(),
     to: Instant.optional(),
     /** A run id (full, or its first 8+ hex characters) or words of its error text. */

@@ -29,6 +29,7 @@ export const OPERATIONS = {
   'jobs.versions': 'read',
   'jobs.version': 'read',
   'jobs.diff': 'read',
+  'jobs.audit': 'read',
   'recycleBin.list': 'read',
   'runs.list': 'read',
   'runs.get': 'read',
@@ -56,6 +57,10 @@ export const OPERATIONS = {
   'runs.cancel': 'runs.write',
   'runs.retry': 'runs.write',
   'tasks.retry': 'runs.write',
+  'tasks.markSuccess': 'runs.write',
+  'tasks.clear': 'runs.write',
+  'jobs.backfillPreview': 'runs.write',
+  'jobs.backfill': 'runs.write',
   // workers, alarms
   'workers.drain': 'workers.write',
   'workers.resume': 'workers.write',

@@ -28,10 +28,16 @@ export { cancelRun } from './cancel-run.ts';
 export { retryTask } from './retry-task.ts';
 /** retryRun(db, runId, actor, now) => the new Run (trigger 'retry', parent_run_id set). */
 export { retryRun } from './retry-run.ts';
+/** markTaskSuccess(db, {taskId, actor, reason}, now), clearTask(db, {taskId, actor, reason?}, now), backfillRuns(db, {jobId, slots, actor, reason?, from, to}, now): docs/recovery.md. */
+export { markTaskSuccess } from './mark-task-success.ts';
+export { clearTask } from './clear-task.ts';
+export { backfillRuns } from './backfill-runs.ts';
+export { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
 
 export {
   TASK_STATUSES,
   RUN_STATUSES,
+  RUN_TRIGGERS,
   FINAL_TASK_STATUSES,
   FINAL_RUN_STATUSES,
   TASK_TRANSITIONS,

@@ -13,8 +13,8 @@
  * - misfire     — a fire time that passed while no tick ran; handled by the job's misfire policy (recorded as `skipped` runs).
  * - dead letter — a job moved to status `dead_letter` after `dead_letter_after` consecutive failed runs; a task that used up its retries is `dead`.
  *
- * Task state machine (must match the SQL trigger `tasks_valid_transition` in
- * prisma/migrations/20261129000000_init; tests/integration/engine-states.test.ts checks both agree):
+ * Task state machine (must match the SQL trigger `tasks_valid_transition`, last
+ * redefined in prisma/migrations/20261201900001_recovery; tests/integration/engine-states.test.ts checks both agree):
  *
  * ```mermaid
  * stateDiagram-v2
@@ -33,6 +33,8 @@
  *   dead --> pending: operator retry
  *   skipped --> pending: operator retry
  *   cancelled --> pending: operator retry
+ *   dead --> success: operator mark success
+ *   success --> pending: operator clear (runs again)
  *   success --> [*]
  *   dead --> [*]
  *   cancelled --> [*]
@@ -65,6 +67,9 @@ export const TASK_STATUSES = [
   'skipped',
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** Run triggers, the `run_trigger` SQL enum: who or what created a run ('backfill': docs/recovery.md). */
+export const RUN_TRIGGERS = ['schedule', 'manual', 'api', 'retry', 'backfill'] as const;
 
 /** Run statuses, the `run_status` SQL enum. */
 export const RUN_STATUSES = [
@@ -100,7 +105,9 @@ export function isFinalRunStatus(status: string): boolean {
 
 /**
  * Allowed task transitions [from, to]; the SQL trigger `tasks_valid_transition`
- * rejects anything else with check_violation. The last three are operator retries.
+ * rejects anything else with check_violation. After the engine's own moves come
+ * the operator's: retry (-> pending), mark success (dead | failed | timeout ->
+ * success) and clear (success -> pending); docs/recovery.md.
  */
 export const TASK_TRANSITIONS: ReadonlyArray<readonly [TaskStatus, TaskStatus]> = [
   ['pending', 'running'],
@@ -117,6 +124,10 @@ export const TASK_TRANSITIONS: ReadonlyArray<readonly [TaskStatus, TaskStatus]> 
   ['dead', 'pending'],
   ['skipped', 'pending'],
   ['cancelled', 'pending'],
+  ['dead', 'success'],
+  ['failed', 'success'],
+  ['timeout', 'success'],
+  ['success', 'pending'],
 ];
 
 export function canTransition(from: TaskStatus, to: TaskStatus): boolean {

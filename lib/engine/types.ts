@@ -3,7 +3,7 @@ import type { Run } from '../generated/prisma/client.ts';
 
 export type { Run };
 
-export type RunTrigger = 'schedule' | 'manual' | 'api' | 'retry';
+export type RunTrigger = 'schedule' | 'manual' | 'api' | 'retry' | 'backfill';
 
 export interface TriggerRunInput {
   jobId: string;

@@ -35,6 +35,11 @@ import * as run from '../../app/api/v1/runs/[id]/route.ts';
 import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
 import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
 import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
+import * as markSuccess from '../../app/api/v1/tasks/[id]/mark-success/route.ts';
+import * as clearTaskRoute from '../../app/api/v1/tasks/[id]/clear/route.ts';
+import * as backfill from '../../app/api/v1/jobs/[id]/backfill/route.ts';
+import * as backfillPreview from '../../app/api/v1/jobs/[id]/backfill/preview/route.ts';
+import * as audit from '../../app/api/v1/jobs/[id]/audit/route.ts';
 import * as workers from '../../app/api/v1/workers/route.ts';
 import * as handlersRoute from '../../app/api/v1/handlers/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
@@ -190,6 +195,7 @@ describe('REST contract /api/v1', () => {
       [
         '[[...path]]', 'alarms', 'alarms/test', 'handlers', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
+        'jobs/[id]/backfill', 'jobs/[id]/backfill/preview', 'jobs/[id]/audit', 'tasks/[id]/mark-success', 'tasks/[id]/clear',
         'jobs/bulk', 'jobs/import', 'logs/search', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
         'stats/daily', 'stats/overview', 'tasks/[id]/logs', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
         'workers/[id]/resume',
@@ -339,6 +345,11 @@ describe('REST contract /api/v1', () => {
       ['POST /runs/:id/cancel', cancelRun.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /runs/:id/retry', retryRun.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /tasks/:id/retry', retryTask.POST, 'POST', (id) => ({ id }), undefined],
+      ['POST /tasks/:id/mark-success', markSuccess.POST, 'POST', (id) => ({ id }), { reason: 'checked by hand' }],
+      ['POST /tasks/:id/clear', clearTaskRoute.POST, 'POST', (id) => ({ id }), {}],
+      ['POST /jobs/:id/backfill', backfill.POST, 'POST', (id) => ({ id }), { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }],
+      ['POST /jobs/:id/backfill/preview', backfillPreview.POST, 'POST', (id) => ({ id }), { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }],
+      ['GET /jobs/:id/audit', audit.GET, 'GET', (id) => ({ id }), undefined],
       ['POST /workers/:id/drain', drain.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /workers/:id/resume', resumeWorker.POST, 'POST', (id) => ({ id }), undefined],
       ['PATCH /users/:id', user.PATCH, 'PATCH', (id) => ({ id }), { role: 'viewer' }],

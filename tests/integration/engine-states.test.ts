@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  JOB_STATUSES, JOB_TRANSITIONS, RUN_STATUSES, RUN_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS,
+  JOB_STATUSES, JOB_TRANSITIONS, RUN_STATUSES, RUN_TRIGGERS, RUN_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS,
   canJobTransition, canRunTransition, canTransition, isFinalTaskStatus,
 } from '../../lib/engine/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -22,6 +22,7 @@ describe('states', () => {
     expect(await values('task_status')).toEqual([...TASK_STATUSES]);
     expect(await values('run_status')).toEqual([...RUN_STATUSES]);
     expect(await values('job_status')).toEqual([...JOB_STATUSES]);
+    expect(await values('run_trigger')).toEqual([...RUN_TRIGGERS]);
   });
 
   it('final statuses are success, dead, cancelled, skipped', () => {
@@ -59,7 +60,9 @@ describe('states', () => {
     } finally {
       client.release();
     }
-    expect(TASK_TRANSITIONS.length).toBe(14);
+    // 14 engine and retry moves + 4 recovery moves (mark success, clear): docs/recovery.md
+    expect(TASK_TRANSITIONS.length).toBe(18);
+    expect(canTransition('dead', 'success') && canTransition('success', 'pending')).toBe(true);
   });
 
   /** Tries every (from, to) pair of `statuses` on a fresh row; returns the pairs the database allowed. */

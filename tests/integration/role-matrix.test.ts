@@ -74,6 +74,11 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'runs.cancel': 'operator',
   'runs.retry': 'operator',
   'tasks.retry': 'operator',
+  'tasks.markSuccess': 'operator',
+  'tasks.clear': 'operator',
+  'jobs.backfillPreview': 'operator',
+  'jobs.backfill': 'operator',
+  'jobs.audit': 'viewer',
   'workers.drain': 'operator',
   'workers.resume': 'operator',
   'alarms.test': 'operator',
@@ -96,13 +101,13 @@ function routeFile(template: string): string {
   return path.join(ROOT, 'app/api/v1', template.replace(/\{([^}]+)\}/g, '[$1]'), 'route.ts');
 }
 
-/** Every `actions.ts` under app/ (server action modules). */
+/** Every server action module under app/: `actions.ts` and `<name>-actions.ts`. */
 function actionFiles(dir = path.join(ROOT, 'app')): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = path.join(dir, name);
     if (statSync(p).isDirectory()) out.push(...actionFiles(p));
-    else if (name === 'actions.ts') out.push(p);
+    else if (name === 'actions.ts' || name.endsWith('-actions.ts')) out.push(p);
   }
   return out;
 }

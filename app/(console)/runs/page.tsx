@@ -59,7 +59,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
             { kind: 'search', name: 'q', label: 'Search', placeholder: 'Run id or error text' },
             { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
             { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
-            { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry'].map((s) => ({ value: s, label: s })) },
+            { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry', 'backfill'].map((s) => ({ value: s, label: s })) },
             { kind: 'datetime', name: 'from', label: 'From', notAfter: 'to' },
             { kind: 'datetime', name: 'to', label: 'To', notBefore: 'from' },
           ]}

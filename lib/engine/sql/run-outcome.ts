@@ -28,7 +28,8 @@ export function runEndSetSql(p: { status: string; now: string; error: string }):
   return `status = (${p.status})::run_status,
               finished_at = ${p.now},
               duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
-                                 ELSE GREATEST(0, (extract(epoch FROM (${p.now} - r.started_at)) * 1000))::int END,
+                                 -- int4 ms holds 24.8 days; a run re-finished later (operator retry, mark success) is capped, not an error
+                                 ELSE LEAST(2147483647, GREATEST(0, (extract(epoch FROM (${p.now} - r.started_at)) * 1000)))::int END,
               error = ${p.error},
               updated_at = ${p.now}`;
 }

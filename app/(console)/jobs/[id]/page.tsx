@@ -14,9 +14,12 @@ import { StatusBadge, Tag } from '@/components/status-badge';
 import { RelativeTime, ZonedTime } from '@/components/time';
 import { FireTimesTable } from '@/components/jobs/schedule-preview';
 import { JobActions } from '@/components/jobs/job-actions';
+import { BackfillDialog } from '@/components/jobs/backfill-dialog';
 import { JobTabs } from '@/components/jobs/job-tabs';
 import { JOB_TABS, type JobTab } from '@/components/jobs/job-tab-names';
 import { VersionsPanel } from '@/components/jobs/versions-panel';
+import { RecoveryHistory } from '@/components/jobs/recovery-history';
+import { listJobAudit } from '@/lib/jobs/list-job-audit';
 import { StepsTable } from '@/components/jobs/steps-table';
 import { JobRunsPanel } from '@/components/runs/job-runs-panel';
 import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
@@ -67,6 +70,7 @@ export default async function JobPage({ params, searchParams }: Props) {
     // Handler-level daily stats (lib/stats, shared by every job using the handler); a failure only hides the panel.
     getStatsChartData(getDb(), { handlers: [...new Set(job.steps.map((s) => s.handler))], days: 30 }).catch(() => null),
   ]);
+  const audit = await listJobAudit(getDb(), job.id, actor, { limit: 50 });
   const canWrite = actor.role !== 'viewer';
   // executor permissions (lib/jobs/handler-permissions.ts): what this actor may not put in the graph
   const privileged = configuredPrivilegedHandlers();
@@ -88,7 +92,12 @@ export default async function JobPage({ params, searchParams }: Props) {
           </span>
         }
         description={job.name}
-        actions={<JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />}
+        actions={
+          <>
+            {job.deletedAt ? null : <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />}
+            <JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />
+          </>
+        }
       />
       {job.deletedAt ? (
         <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900">
@@ -137,9 +146,14 @@ export default async function JobPage({ params, searchParams }: Props) {
             </Card>
           ),
           versions: (
-            <Card className="overflow-hidden">
-              <VersionsPanel jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
-            </Card>
+            <>
+              <Card className="overflow-hidden">
+                <VersionsPanel jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
+              </Card>
+              <Card className="mt-4 overflow-hidden">
+                <RecoveryHistory items={audit} />
+              </Card>
+            </>
           ),
         }}
       />

@@ -1,0 +1,146 @@
+'use client';
+
+import * as React from 'react';
+import { useRouter } from 'next/navigation';
+import { History } from 'lucide-react';
+import { Button } from '../ui/button';
+import { Dialog } from '../ui/dialog';
+import { Field, controlProps } from '../ui/field';
+import { Input, Textarea } from '../ui/input';
+import { useToast } from '../ui/toast';
+import { RoleGate } from '../role';
+import { backfillJobAction, previewBackfillAction } from '@/app/(console)/jobs/[id]/backfill-actions';
+import type { BackfillPreview } from '@/lib/jobs/backfill-job';
+
+/** `YYYY-MM-DDTHH:mm` (a datetime-local value, read as UTC) -> ISO instant, or the text unchanged so the server names the field. */
+function toIso(local: string): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) ? `${local}:00Z` : local;
+}
+/** A Date -> the datetime-local value of its UTC wall time. */
+function toLocalUtc(d: Date): string {
+  return d.toISOString().slice(0, 16);
+}
+function slotLabel(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/**
+ * The job page's "Backfill" (docs/recovery.md): a past range (UTC), a preview of
+ * the slots the job's schedule gives in it (those that already have a run are
+ * skipped, and say so), then a confirmation that creates one run per free slot,
+ * queued one after the other. Field errors come from the server (same rules as
+ * REST). Viewers see the button disabled.
+ */
+export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled: boolean }) {
+  const router = useRouter();
+  const { toast } = useToast();
+  const [open, setOpen] = React.useState(false);
+  const [from, setFrom] = React.useState('');
+  const [to, setTo] = React.useState('');
+  const [reason, setReason] = React.useState('');
+  const [fields, setFields] = React.useState<Record<string, string>>({});
+  const [preview, setPreview] = React.useState<BackfillPreview | null>(null);
+  const [busy, setBusy] = React.useState(false);
+
+  const openDialog = () => {
+    // Default range: the last 24 whole hours (UTC), computed on click so server and browser render alike.
+    const end = new Date();
+    end.setUTCMinutes(0, 0, 0);
+    setFrom(toLocalUtc(new Date(end.getTime() - 86_400_000)));
+    setTo(toLocalUtc(end));
+    setReason('');
+    setFields({});
+    setPreview(null);
+    setOpen(true);
+  };
+  const edit = (set: (v: string) => void) => (e: React.ChangeEvent<HTMLInputElement>) => {
+    set(e.target.value);
+    setPreview(null); // a preview is only valid for the range it was made for
+  };
+
+  const runPreview = async () => {
+    setBusy(true);
+    const r = await previewBackfillAction(jobId, { from: toIso(from), to: toIso(to) });
+    setBusy(false);
+    if (!r.ok) {
+      setFields(r.fields ?? {});
+      setPreview(null);
+      if (!r.fields) toast({ kind: 'error', title: 'Preview failed', description: r.error });
+      return;
+    }
+    setFields({});
+    setPreview(r.data);
+  };
+  const confirm = async () => {
+    setBusy(true);
+    const r = await backfillJobAction(jobId, { from: toIso(from), to: toIso(to), reason: reason.trim() || undefined });
+    setBusy(false);
+    if (!r.ok) {
+      setFields(r.fields ?? {});
+      toast({ kind: 'error', title: 'Backfill failed', description: r.error });
+      return;
+    }
+    setOpen(false);
+    toast({ kind: 'success', title: `Backfill: ${r.data.runIds.length} run${r.data.runIds.length === 1 ? '' : 's'} created`, description: r.data.skip ? `${r.data.skip} slot${r.data.skip === 1 ? '' : 's'} already had a run` : undefined });
+    router.push(`/runs?jobId=${encodeURIComponent(jobId)}&trigger=backfill`);
+  };
+
+  return (
+    <>
+      <RoleGate>
+        <Button onClick={openDialog} disabled={!scheduled} title={scheduled ? 'Run the slots of a past range' : 'A manual job has no slots to backfill'}>
+          <History /> Backfill
+        </Button>
+      </RoleGate>
+      <Dialog
+        open={open}
+        onOpenChange={setOpen}
+        className="max-w-xl"
+        title="Backfill past slots"
+        description="Runs the job for each slot its schedule had in the range (both ends included, UTC). Slots that already have a run are skipped. Runs are queued one after the other, oldest first."
+        footer={
+          <>
+            <Button onClick={() => setOpen(false)}>Close</Button>
+            <Button onClick={runPreview} disabled={busy}>
+              Preview slots
+            </Button>
+            <Button variant="primary" onClick={confirm} disabled={busy || !preview || preview.create === 0} data-testid="backfill-confirm">
+              {preview ? `Backfill ${preview.create} run${preview.create === 1 ? '' : 's'}` : 'Backfill'}
+            </Button>
+          </>
+        }
+      >
+        <div className="grid grid-cols-2 gap-3">
+          <Field id="backfill-from" label="From (UTC)" error={fields.from}>
+            <Input type="datetime-local" {...controlProps('backfill-from', fields.from)} value={from} onChange={edit(setFrom)} />
+          </Field>
+          <Field id="backfill-to" label="To (UTC)" error={fields.to}>
+            <Input type="datetime-local" {...controlProps('backfill-to', fields.to)} value={to} onChange={edit(setTo)} />
+          </Field>
+        </div>
+        <Field id="backfill-reason" label="Reason (optional)" error={fields.reason} className="mt-3">
+          <Textarea {...controlProps('backfill-reason', fields.reason)} rows={2} maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />
+        </Field>
+        {preview ? (
+          <div className="mt-3">
+            <p className="text-[13px] text-zinc-700" data-testid="backfill-summary">
+              {preview.slots.length === 0
+                ? 'The schedule has no slot in this range.'
+                : `${preview.create} run${preview.create === 1 ? '' : 's'} will be created; ${preview.skip} slot${preview.skip === 1 ? '' : 's'} already ha${preview.skip === 1 ? 's' : 've'} a run and ${preview.skip === 1 ? 'is' : 'are'} skipped.`}
+            </p>
+            <ul className="mt-2 max-h-64 overflow-auto rounded border border-zinc-200 text-xs" aria-label="Slots">
+              {preview.slots.map((s) => (
+                <li key={s.scheduledFor} data-testid="backfill-slot" className="flex justify-between gap-3 border-b border-zinc-100 px-3 py-1.5 last:border-0">
+                  <span className="font-mono">{slotLabel(s.scheduledFor)}</span>
+                  <span className={s.action === 'create' ? 'text-indigo-700' : 'text-zinc-500'}>
+                    {s.action === 'create' ? 'will run' : `skipped: has a ${s.trigger} run (${s.runStatus})`}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}

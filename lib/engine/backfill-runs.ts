@@ -1,0 +1,79 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { finishRunIfDone } from './settle.ts';
+import { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
+import { insertJobAudit } from './sql/insert-job-audit.ts';
+import { insertRuns } from './sql/insert-runs.ts';
+import { lockJob } from './sql/lock-job.ts';
+
+/**
+ * Creates the runs of a backfill (docs/recovery.md), in ONE transaction: locks
+ * the job row (lock-job.ts, the order every trigger takes), drops the slots
+ * that already have a schedule or backfill run (coveredSlots), then creates one
+ * run per remaining slot, oldest first, with trigger `backfill`,
+ * scheduled_for = the slot and triggered_by = `actor`, plus a job_audit row
+ * (action backfill).
+ *
+ * Block strategy: backfill runs never overlap each other or an active run of
+ * the job, whatever the strategy: the first starts at once when the job is
+ * idle, every other one is queued with the serial_execution gate
+ * (trigger-run.ts) and released one after the other by finalisation
+ * (release-serial-run.ts), oldest slot first. discard_later would otherwise
+ * turn a backfill into one run and N skipped records, and cover_early would
+ * cancel all but the last slot: neither is what a backfill asks for.
+ * Exactly once per slot: runs_backfill_slot_uniq (job_id, scheduled_for).
+ *
+ * @param p.slots nominal slots (UTC instants), already computed by lib/schedule and capped by the caller
+ * @param now UTC instant (injectable clock): created_at, schedule_at
+ * @throws DomainError('not_found') for a missing or deleted job.
+ */
+export async function backfillRuns(
+  db: Db,
+  p: { jobId: string; slots: Date[]; actor: string; reason?: string | null; from: Date; to: Date },
+  now: Date = new Date(),
+): Promise<{ runIds: string[]; covered: CoveredSlot[] }> {
+  if (!UUID_RE.test(p.jobId)) throw new DomainError('not_found', `job ${p.jobId} not found`);
+  return withEngineTransaction(db, async (tx) => {
+    const job = await lockJob(tx, p.jobId);
+    if (!job) throw new DomainError('not_found', `job ${p.jobId} not found`);
+    const covered = await coveredSlots(tx, { jobId: job.id, slots: p.slots });
+    const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
+    const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);
+    // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
+    // (or every run, when the job already has an active one) waits behind the serial gate.
+    const waitsFor = job.activeRuns.at(-1)?.id ?? null;
+    const inserted = await insertRuns(tx, slots.map((t, i) => ({
+      id: randomUUID(),
+      jobId: job.id,
+      trigger: 'backfill',
+      triggeredBy: p.actor,
+      scheduledFor: new Date(t),
+      scheduleAt: null,
+      status: 'pending' as const,
+      reason: i > 0 || waitsFor ? `queued: backfill waits for the run before it${i === 0 ? ` (${waitsFor})` : ''}` : null,
+      params: {},
+      traceId: randomBytes(16).toString('hex'),
+      parentRunId: null,
+      gated: i > 0 || waitsFor !== null,
+      countOnJob: true,
+    })), now);
+    const runIds: string[] = [];
+    for (const run of inserted) {
+      // a job without steps has nothing to wait for: its run is complete at once
+      if (run.tasks === 0) await finishRunIfDone(tx, run.id, now);
+      runIds.push(run.id);
+    }
+    await insertJobAudit(tx, {
+      jobId: job.id, action: 'backfill', actor: p.actor, reason: p.reason ?? null,
+      runId: runIds[0] ?? null,
+      detail: {
+        from: p.from.toISOString(), to: p.to.toISOString(), slots: p.slots.length, created: runIds.length,
+        skipped: covered.length, firstSlot: slots.length ? new Date(slots[0]).toISOString() : null,
+        lastSlot: slots.length ? new Date(slots[slots.length - 1]).toISOString() : null,
+      },
+    }, now);
+    return { runIds, covered };
+  });
+}

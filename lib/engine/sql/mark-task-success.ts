@@ -1,0 +1,40 @@
+import { preparedSql, type Prisma } from '../../db.ts';
+
+/**
+ * Operator mark success, the task half: dead | failed | timeout -> success as
+ * a compare-and-set on (id, status, attempt), error cleared (the failure stays
+ * in task_logs), one task_logs row naming the actor and the reason; and, when
+ * the run had already ended, the run back to running (pending if it never
+ * started) so finalise-run decides its status again.
+ *
+ * Lock: the run row and its task rows (held by the caller, lock-run.ts
+ * withTasks). Index: tasks and runs primary keys.
+ */
+export async function markTaskSuccessSql(
+  tx: Prisma.TransactionClient,
+  p: { taskId: string; runId: string; from: string; attempt: number; actor: string; reason: string },
+  now: Date,
+): Promise<boolean> {
+  const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
+    preparedSql('mark-task-success', `WITH t AS (
+       UPDATE tasks SET status = 'success', error = NULL, locked_by = NULL, lease_until = NULL,
+              completed_at = $6::timestamptz, version = version + 1, updated_at = $6::timestamptz
+        WHERE id = $1::uuid AND status = $2::task_status AND attempt = $3::int
+       RETURNING id, run_id, attempt
+     ), log AS (
+       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, attempt, $2::task_status, 'success', 'marked success by ' || $4 || ': ' || $5,
+              jsonb_build_object('actor', $4::text, 'reason', $5::text, 'markedSuccess', true), $6::timestamptz
+         FROM t
+       RETURNING 1
+     ), run AS (
+       UPDATE runs SET status = CASE WHEN started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
+              finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = $6::timestamptz
+        WHERE id = $7::uuid AND status NOT IN ('pending', 'running') AND EXISTS (SELECT 1 FROM t)
+       RETURNING id
+     )
+     SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged, (SELECT count(*) FROM run)::int AS runs`),
+    p.taskId, p.from, p.attempt, p.actor, p.reason, now, p.runId,
+  );
+  return rows[0].n === 1;
+}

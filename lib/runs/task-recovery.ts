@@ -1,0 +1,45 @@
+/**
+ * Task recovery actions for both doors (docs/recovery.md): role check
+ * (operator and above), input check, then the engine's markTaskSuccess /
+ * clearTask (lib/engine owns every state change), then the fresh run.
+ */
+import { getDb, type Db } from '../db.ts';
+import { DomainError } from '../errors.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
+import { isUuid } from '../api/ids.ts';
+import { ClearTaskInput, MarkSuccessInput } from '../api/recovery-schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
+import { clearTask, markTaskSuccess } from '../engine/index.ts';
+import { getRun } from './get-run.ts';
+import type { RunView } from './run-view.ts';
+
+async function mustTask(db: Db, taskId: string): Promise<void> {
+  const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { id: true } }) : null;
+  if (!task) throw new DomainError('not_found', `Task ${taskId} not found`);
+}
+
+/**
+ * Marks a dead task success with `{ reason }` (required); downstream is
+ * released and the run re-evaluated. Returns the task's run.
+ * @throws DomainError forbidden (viewer), validation (reason), not_found, conflict (task not dead).
+ */
+export async function markTaskSuccessAs(db: Db = getDb(), taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
+  requireCan(actor, 'runs.write');
+  const input = parseOrThrow(MarkSuccessInput, raw ?? {});
+  await mustTask(db, taskId);
+  const r = await markTaskSuccess(db, { taskId, actor: actor.name, reason: input.reason }, now);
+  return getRun(db, r.runId, actor);
+}
+
+/**
+ * Clears a finished task and everything downstream of it (`{ reason? }`):
+ * they run again in the same run. Returns the task's run.
+ * @throws DomainError forbidden (viewer), validation (reason), not_found, conflict.
+ */
+export async function clearTaskAs(db: Db = getDb(), taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
+  requireCan(actor, 'runs.write');
+  const input = parseOrThrow(ClearTaskInput, raw ?? {});
+  await mustTask(db, taskId);
+  const r = await clearTask(db, { taskId, actor: actor.name, reason: input.reason ?? null }, now);
+  return getRun(db, r.runId, actor);
+}

@@ -1,0 +1,296 @@
+/**
+ * Recovery actions (docs/recovery.md) on a real PostgreSQL with an injected
+ * clock: mark success, clear downstream, backfill; each role-checked (viewers
+ * refused, nothing written), each audited in job_audit, bad input a 400 naming
+ * the field, and the REST routes answering the same.
+ */
+import { describe, expect, it } from 'vitest';
+import type { PrismaClient } from '../../lib/db.ts';
+import type { Actor } from '../../lib/auth/actor.ts';
+import { triggerRun, completeTask } from '../../lib/engine/index.ts';
+import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts';
+import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
+import { listJobAudit } from '../../lib/jobs/list-job-audit.ts';
+import { call, useRestFixture } from '../helpers/rest.ts';
+import * as backfillRoute from '../../app/api/v1/jobs/[id]/backfill/route.ts';
+import * as backfillPreviewRoute from '../../app/api/v1/jobs/[id]/backfill/preview/route.ts';
+import * as auditRoute from '../../app/api/v1/jobs/[id]/audit/route.ts';
+import * as markRoute from '../../app/api/v1/tasks/[id]/mark-success/route.ts';
+import * as clearRoute from '../../app/api/v1/tasks/[id]/clear/route.ts';
+import { T0, at, claim, drive, insertJob, logsOf, NODE, statusesOf, tasksOf, type JobSpec } from './engine-fixtures.ts';
+
+let db: PrismaClient;
+let tokens: { operator: string; viewer: string };
+useRestFixture([], (f) => {
+  db = f.t.db;
+  tokens = { operator: f.operator, viewer: f.viewer };
+});
+
+const OPS: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'operator' };
+const VIEWER: Actor = { kind: 'user', id: 'u-view', name: 'view@example.com', role: 'viewer' };
+
+async function startRun(spec: JobSpec, now = T0) {
+  const jobId = await insertJob(db, spec);
+  const { run } = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 't', scheduledFor: now }, now);
+  return { jobId, runId: run.id };
+}
+const runOf = (id: string) => db.run.findUniqueOrThrow({ where: { id } });
+const auditOf = (jobId: string) => db.jobAudit.findMany({ where: { jobId }, orderBy: { createdAt: 'asc' } });
+async function statsTotals() {
+  const r = await db.handlerStatsDaily.aggregate({ _sum: { success: true, failure: true, timeout: true, deadLetter: true } });
+  return r._sum;
+}
+async function expectDomain(p: Promise<unknown>, code: string, field?: string) {
+  const e = await p.then(() => null, (x) => x);
+  expect(e, 'expected a DomainError').toMatchObject({ name: 'DomainError', code });
+  if (field) expect(Object.keys(e.fields ?? {})).toContain(field);
+}
+
+describe('mark success', () => {
+  it('releases the failed task\'s downstream as if it had succeeded, re-evaluates the run, audits, and leaves handler stats alone', async () => {
+    const { jobId, runId } = await startRun({
+      steps: [{ key: 'a' }, { key: 'b' }, { key: 'c' }, { key: 'd' }, { key: 'e' }],
+      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'e' }, { from: 'a', to: 'c', type: 'on_failure' }, { from: 'a', to: 'd', type: 'soft' }],
+    });
+    await drive(db, at(1000), { a: 'failed' });
+    expect(await statusesOf(db, runId)).toEqual({ a: 'dead', b: 'skipped', c: 'success', d: 'success', e: 'skipped' });
+    expect((await runOf(runId)).status).toBe('failed');
+    const stats = await statsTotals();
+
+    const view = await markTaskSuccessAs(db, (await tasksOf(db, runId)).a.id, { reason: 'loaded by hand' }, OPS, at(2000));
+    expect(view.status).toBe('running');
+    const t = await tasksOf(db, runId);
+    expect({ a: t.a.status, b: t.b.status, e: t.e.status, c: t.c.status, d: t.d.status })
+      .toEqual({ a: 'success', b: 'pending', e: 'pending', c: 'success', d: 'success' });
+    expect([t.b.pendingParents, t.e.pendingParents]).toEqual([0, 1]);
+    expect(t.a.error).toBeNull();
+    const log = (await logsOf(db, t.a.id)).at(-1)!;
+    expect(log).toMatchObject({ fromStatus: 'dead', toStatus: 'success', detail: { actor: OPS.name, reason: 'loaded by hand', markedSuccess: true } });
+    expect(log.message).toContain('ops@example.com');
+    expect(await statsTotals()).toEqual(stats);
+
+    expect(await drive(db, at(3000))).toEqual(['b', 'e']);
+    expect((await runOf(runId)).status).toBe('success');
+    const audit = await auditOf(jobId);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ action: 'mark_success', runId, taskId: t.a.id, actor: OPS.name, reason: 'loaded by hand' });
+    expect(audit[0].detail).toMatchObject({ stepKey: 'a', fromStatus: 'dead', reopened: 2 });
+  });
+
+  it('on a one-step run the run ends success at once and the job follows, even 40 days later', async () => {
+    const { jobId, runId } = await startRun({});
+    await drive(db, at(1000), { main: 'failed' });
+    expect((await runOf(runId)).status).toBe('failed');
+    // 40 days is more milliseconds than runs.duration_ms (int4) holds: capped, never an error
+    const view = await markTaskSuccessAs(db, (await tasksOf(db, runId)).main.id, { reason: 'ok' }, OPS, at(40 * 86_400_000));
+    expect(view.status).toBe('success');
+    expect((await runOf(runId)).durationMs).toBe(2147483647);
+    expect((await db.job.findUniqueOrThrow({ where: { id: jobId } })).lastRunStatus).toBe('success');
+  });
+
+  it('an on_failure child not yet started is skipped by design once its parent is marked success', async () => {
+    const { runId } = await startRun({ steps: [{ key: 'a' }, { key: 'fix' }], edges: [{ from: 'a', to: 'fix', type: 'on_failure' }] });
+    const [a] = await claim(db, at(1000));
+    await completeTask(db, { taskId: a.id, attempt: a.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'x' }, at(1000));
+    expect(await statusesOf(db, runId)).toEqual({ a: 'dead', fix: 'pending' });
+    const view = await markTaskSuccessAs(db, a.id, { reason: 'fine' }, OPS, at(2000));
+    expect(await statusesOf(db, runId)).toEqual({ a: 'success', fix: 'skipped' });
+    expect(view.status).toBe('success');
+  });
+
+  it('refuses viewers, a missing reason, a task that is not dead and an unknown task, writing nothing', async () => {
+    const { jobId, runId } = await startRun({});
+    await drive(db, at(1000), { main: 'failed' });
+    const id = (await tasksOf(db, runId)).main.id;
+    await expectDomain(markTaskSuccessAs(db, id, { reason: 'x' }, VIEWER, at(2000)), 'forbidden');
+    await expectDomain(markTaskSuccessAs(db, id, {}, OPS, at(2000)), 'validation', 'reason');
+    await expectDomain(markTaskSuccessAs(db, id, { reason: '  ' }, OPS, at(2000)), 'validation', 'reason');
+    await expectDomain(markTaskSuccessAs(db, id, { reason: 'x', extra: 1 }, OPS, at(2000)), 'validation', 'extra');
+    await expectDomain(markTaskSuccessAs(db, '00000000-0000-4000-8000-000000000000', { reason: 'x' }, OPS, at(2000)), 'not_found');
+    expect((await tasksOf(db, runId)).main.status).toBe('dead');
+    expect(await auditOf(jobId)).toEqual([]);
+    await markTaskSuccessAs(db, id, { reason: 'x' }, OPS, at(2000));
+    await expectDomain(markTaskSuccessAs(db, id, { reason: 'x' }, OPS, at(3000)), 'conflict');
+    expect(await auditOf(jobId)).toHaveLength(1);
+  });
+});
+
+describe('clear', () => {
+  it('re-runs a task and everything downstream in the same run, in DAG order, attempt + 1', async () => {
+    const { jobId, runId } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }, { key: 'c' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }] });
+    await drive(db, at(1000));
+    expect((await runOf(runId)).status).toBe('success');
+    const b = (await tasksOf(db, runId)).b;
+    const view = await clearTaskAs(db, b.id, { reason: 'bad input file' }, OPS, at(2000));
+    expect(view.status).toBe('running');
+    const t = await tasksOf(db, runId);
+    expect({ a: [t.a.status, t.a.attempt], b: [t.b.status, t.b.attempt, t.b.pendingParents], c: [t.c.status, t.c.attempt, t.c.pendingParents] })
+      .toEqual({ a: ['success', 1], b: ['pending', 2, 0], c: ['pending', 2, 1] });
+    expect((await logsOf(db, b.id)).at(-1)).toMatchObject({ fromStatus: 'success', toStatus: 'pending', detail: { actor: OPS.name } });
+    expect(await drive(db, at(3000))).toEqual(['b', 'c']);
+    expect((await runOf(runId)).status).toBe('success');
+    const audit = await auditOf(jobId);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ action: 'clear', runId, taskId: b.id, actor: OPS.name, reason: 'bad input file', detail: { stepKey: 'b', cleared: ['b', 'c'] } });
+  });
+
+  it('clears a dead task with its skipped downstream; a failed run can end success', async () => {
+    const { runId } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }], edges: [{ from: 'a', to: 'b' }] });
+    await drive(db, at(1000), { a: 'failed' });
+    expect((await runOf(runId)).status).toBe('failed');
+    await clearTaskAs(db, (await tasksOf(db, runId)).a.id, {}, OPS, at(2000));
+    expect(await statusesOf(db, runId)).toEqual({ a: 'pending', b: 'pending' });
+    expect(await drive(db, at(3000))).toEqual(['a', 'b']);
+    expect((await runOf(runId)).status).toBe('success');
+  });
+
+  it('refuses viewers, a running downstream task, an open task and a task whose parent excludes it, writing nothing', async () => {
+    const { jobId, runId } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }, { key: 'c' }], edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }] });
+    const [a] = await claim(db, at(1000));
+    await expectDomain(clearTaskAs(db, a.id, {}, OPS, at(1000)), 'conflict'); // running itself
+    await completeTask(db, { taskId: a.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(1000));
+    const claimed = await claim(db, at(1500), { limit: 1 }); // b or c running
+    expect(claimed).toHaveLength(1);
+    const before = await tasksOf(db, runId);
+    await expectDomain(clearTaskAs(db, a.id, {}, VIEWER, at(2000)), 'forbidden');
+    await expectDomain(clearTaskAs(db, a.id, {}, OPS, at(2000)), 'conflict');
+    await expectDomain(clearTaskAs(db, a.id, { why: 'x' }, OPS, at(2000)), 'validation', 'why');
+    expect(await tasksOf(db, runId)).toEqual(before);
+    expect(await auditOf(jobId)).toEqual([]);
+
+    const { runId: r2 } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }], edges: [{ from: 'a', to: 'b' }] });
+    await drive(db, at(3000), { a: 'failed' });
+    await expectDomain(clearTaskAs(db, (await tasksOf(db, r2)).b.id, {}, OPS, at(4000)), 'conflict');
+  });
+});
+
+describe('backfill', () => {
+  // Each job has a handler of its own, so a claim never picks up another test's ready tasks.
+  const BF = { ...NODE, handlers: ['bf.work'] };
+  const BF3 = { ...NODE, handlers: ['bf.discard'] };
+  async function cronJob(spec: JobSpec = {}, cron = '0 * * * *', handler = 'bf.work') {
+    const jobId = await insertJob(db, { steps: [{ key: 'main', handler }], ...spec });
+    await db.job.update({ where: { id: jobId }, data: { scheduleKind: 'cron', cronExpression: cron, timezone: 'UTC', createdAt: new Date('2026-01-01T00:00:00Z') } });
+    return jobId;
+  }
+  const NOW = new Date('2026-03-02T06:30:00Z');
+  const range = { from: '2026-03-02T00:00:00Z', to: '2026-03-02T05:00:00Z' };
+
+  it('previews the slots by the schedule rules, skips slots that already ran, and queues the runs oldest first; a second backfill creates nothing', async () => {
+    const jobId = await cronJob();
+    const ran = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T02:00:00Z') }, NOW);
+    await drive(db, NOW, {}, BF.handlers);
+    await db.run.create({ data: { jobId, jobKey: 'k', jobVersion: 1, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T03:00:00Z'), status: 'skipped', reason: 'misfire', traceId: 'x', finishedAt: NOW, durationMs: 0 } });
+
+    const preview = await previewBackfill(db, jobId, range, OPS, NOW);
+    expect(preview.slots.map((s) => [s.scheduledFor.slice(11, 16), s.action])).toEqual([
+      ['00:00', 'create'], ['01:00', 'create'], ['02:00', 'skip'], ['03:00', 'create'], ['04:00', 'create'], ['05:00', 'create'],
+    ]);
+    expect(preview.slots[2]).toMatchObject({ runId: ran.run.id, runStatus: 'success', trigger: 'schedule' });
+    expect([preview.create, preview.skip, preview.maxSlots]).toEqual([5, 1, 1000]);
+    expect(await db.run.count({ where: { jobId, trigger: 'backfill' } })).toBe(0);
+
+    const r = await backfillJob(db, jobId, { ...range, reason: 'outage on 2 March' }, OPS, NOW);
+    expect(r.runIds).toHaveLength(5);
+    const runs = await db.run.findMany({ where: { jobId, trigger: 'backfill' }, orderBy: { scheduledFor: 'asc' } });
+    expect(runs.map((x) => [x.scheduledFor.toISOString().slice(11, 16), x.status, x.triggeredBy])).toEqual(
+      ['00:00', '01:00', '03:00', '04:00', '05:00'].map((h) => [h, 'pending', OPS.name]));
+    expect(runs.map((x) => x.reason === null)).toEqual([true, false, false, false, false]);
+
+    // One after the other, oldest slot first.
+    const order: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const c = await claim(db, new Date(NOW.getTime() + i * 1000), { ...BF, limit: 100 });
+      expect(c).toHaveLength(1);
+      order.push(c[0].scheduledFor!.toISOString().slice(11, 16));
+      await completeTask(db, { taskId: c[0].id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, new Date(NOW.getTime() + i * 1000));
+    }
+    expect(order).toEqual(['00:00', '01:00', '03:00', '04:00', '05:00']);
+    expect(await claim(db, new Date(NOW.getTime() + 9000), BF)).toEqual([]);
+
+    const again = await backfillJob(db, jobId, range, OPS, new Date(NOW.getTime() + 60_000));
+    expect([again.create, again.skip, again.runIds.length]).toEqual([0, 6, 0]);
+    expect(await db.run.count({ where: { jobId, trigger: 'backfill' } })).toBe(5);
+
+    const audit = await listJobAudit(db, jobId, VIEWER);
+    expect(audit.map((a) => [a.action, a.actor, a.detail.created, a.detail.skipped])).toEqual([
+      ['backfill', OPS.name, 0, 6], ['backfill', OPS.name, 5, 1],
+    ]);
+    expect(audit[1].reason).toBe('outage on 2 March');
+  });
+
+  it('two backfills of the same range confirmed at once create each slot once', async () => {
+    const jobId = await cronJob({}, '0 * * * *', 'bf.concurrent');
+    const [x, y] = await Promise.all([backfillJob(db, jobId, range, OPS, NOW), backfillJob(db, jobId, range, { ...OPS, name: 'other@example.com' }, NOW)]);
+    expect(x.runIds.length + y.runIds.length).toBe(6);
+    expect([x.runIds.length, y.runIds.length].sort()).toEqual([0, 6]);
+    const runs = await db.run.findMany({ where: { jobId, trigger: 'backfill' } });
+    expect(new Set(runs.map((r) => r.scheduledFor.getTime())).size).toBe(6);
+    expect(await auditOf(jobId)).toHaveLength(2);
+  });
+
+  it('discard_later: every slot is queued behind the active run, none is discarded', async () => {
+    const jobId = await cronJob({ blockStrategy: 'discard_later' }, '0 * * * *', 'bf.discard');
+    const active = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 't', scheduledFor: NOW }, NOW);
+    const r = await backfillJob(db, jobId, { from: '2026-03-02T00:00:00Z', to: '2026-03-02T01:00:00Z' }, OPS, NOW);
+    const runs = await db.run.findMany({ where: { id: { in: r.runIds } }, orderBy: { scheduledFor: 'asc' } });
+    expect(runs.map((x) => x.status)).toEqual(['pending', 'pending']);
+    expect(runs[0].reason).toContain(active.run.id);
+    expect((await claim(db, NOW, BF3)).map((c) => c.runId)).toEqual([active.run.id]);
+  });
+
+  it('refuses bad ranges naming the field, more than 1000 slots, manual jobs and viewers, writing nothing', async () => {
+    const jobId = await cronJob({}, '* * * * *');
+    const before = await db.run.count();
+    await expectDomain(previewBackfill(db, jobId, { from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' }, OPS, NOW), 'validation', 'to');
+    await expectDomain(backfillJob(db, jobId, { from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' }, OPS, NOW), 'validation', 'to');
+    await expectDomain(backfillJob(db, jobId, { from: '2026-03-02T05:00:00Z', to: '2026-03-02T04:00:00Z' }, OPS, NOW), 'validation', 'from');
+    await expectDomain(backfillJob(db, jobId, { from: '2026-03-02T05:00:00Z', to: '2026-03-02T07:00:00Z' }, OPS, NOW), 'validation', 'to');
+    await expectDomain(backfillJob(db, jobId, { from: 'yesterday', to: '2026-03-02T04:00:00Z' }, OPS, NOW), 'validation', 'from');
+    await expectDomain(backfillJob(db, jobId, { to: '2026-03-02T04:00:00Z' }, OPS, NOW), 'validation', 'from');
+    await expectDomain(backfillJob(db, jobId, { ...range, slots: 3 }, OPS, NOW), 'validation', 'slots');
+    await expectDomain(backfillJob(db, jobId, range, VIEWER, NOW), 'forbidden');
+    await expectDomain(previewBackfill(db, jobId, range, VIEWER, NOW), 'forbidden');
+    const manual = await insertJob(db, {});
+    await expectDomain(backfillJob(db, manual, range, OPS, NOW), 'validation', 'from');
+    // exactly 1000 minute slots is allowed
+    const ok = await previewBackfill(db, jobId, { from: '2026-03-01T00:00:00Z', to: '2026-03-01T16:39:00Z' }, OPS, NOW);
+    expect(ok.create).toBe(1000);
+    expect(await db.run.count()).toBe(before);
+    expect(await auditOf(jobId)).toEqual([]);
+  });
+});
+
+describe('REST', () => {
+  it('operators backfill, mark success and clear; viewers get 403 and may read the audit; bad input names the field', async () => {
+    const jobId = await insertJob(db, {});
+    await db.job.update({ where: { id: jobId }, data: { scheduleKind: 'cron', cronExpression: '0 0 * * *', timezone: 'UTC' } });
+    const body = { from: '2026-01-01T00:00:00Z', to: '2026-01-03T00:00:00Z' };
+    const key = () => ({ 'idempotency-key': crypto.randomUUID() });
+    const denied = await call(backfillRoute.POST, 'POST', '/api/v1/x', { token: tokens.viewer, params: { id: jobId }, body, headers: key() });
+    expect(denied.status).toBe(403);
+    const bad = await call(backfillPreviewRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: jobId }, body: { from: 'x', to: body.to } });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.json.error.fields)).toEqual(['from']);
+    const pre = await call(backfillPreviewRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: jobId }, body });
+    expect([pre.status, pre.json.create]).toEqual([200, 3]);
+    const ok = await call(backfillRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: jobId }, body, headers: key() });
+    expect([ok.status, ok.json.runIds.length]).toEqual([201, 3]);
+
+    const { runId } = await startRun({});
+    await drive(db, at(1000), { main: 'failed' });
+    const taskId = (await tasksOf(db, runId)).main.id;
+    expect((await call(markRoute.POST, 'POST', '/api/v1/x', { token: tokens.viewer, params: { id: taskId }, body: { reason: 'x' }, headers: key() })).status).toBe(403);
+    const noReason = await call(markRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: taskId }, body: {}, headers: key() });
+    expect([noReason.status, Object.keys(noReason.json.error.fields)]).toEqual([400, ['reason']]);
+    const marked = await call(markRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: taskId }, body: { reason: 'verified' }, headers: key() });
+    expect([marked.status, marked.json.status], JSON.stringify(marked.json)).toEqual([200, 'success']);
+    expect((await call(clearRoute.POST, 'POST', '/api/v1/x', { token: tokens.viewer, params: { id: taskId }, body: {}, headers: key() })).status).toBe(403);
+    const cleared = await call(clearRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: taskId }, body: {}, headers: key() });
+    expect([cleared.status, cleared.json.status]).toEqual([200, 'running']);
+
+    const audit = await call(auditRoute.GET, 'GET', '/api/v1/x', { token: tokens.viewer, params: { id: jobId } });
+    expect(audit.status).toBe(200);
+    expect(audit.json.items.map((a: { action: string; actor: string }) => [a.action, a.actor])).toEqual([['backfill', 'token:ops']]);
+  });
+});
