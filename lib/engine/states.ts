@@ -144,7 +144,7 @@ export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
  *   complete-only-tasks.ts; cancel and cover_early end it `cancelled`); a run that never
  *   started can end too (a job without steps, a cancel, a run left `pending` by a claim that
  *   did not wait for its row — lib/engine/lock-order.ts);
- * - failed | timeout | cancelled -> pending | running: an operator retried a task (reopen-tasks.ts:
+ * - failed | timeout | cancelled | success -> pending | running: an operator retried or cleared a task (reopen-tasks.ts:
  *   `pending` when no task had started).
  */
 export const RUN_TRANSITIONS: ReadonlyArray<readonly [RunStatus, RunStatus]> = [
@@ -163,6 +163,9 @@ export const RUN_TRANSITIONS: ReadonlyArray<readonly [RunStatus, RunStatus]> = [
   ['timeout', 'running'],
   ['cancelled', 'pending'],
   ['cancelled', 'running'],
+  // an operator's clear (clear-task.ts) re-runs tasks of a run that succeeded
+  ['success', 'pending'],
+  ['success', 'running'],
 ];
 
 /** true when a run may move from `from` to `to` (same status: always). */

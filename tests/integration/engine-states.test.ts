@@ -103,7 +103,7 @@ describe('states', () => {
     `UPDATE runs SET status = $2::run_status, finished_at = CASE WHEN $2 IN ('pending', 'running') THEN NULL ELSE now() END WHERE id = $1`,
     /invalid run transition/);
     for (const p of pairs) expect(p).toEqual({ ...p, allowed: canRunTransition(p.from as never, p.to as never) });
-    expect(RUN_TRANSITIONS.length).toBe(15);
+    expect(RUN_TRANSITIONS.length).toBe(17);
   });
 
   it('the job transition table matches the jobs_valid_transition trigger for all 9 pairs', async () => {
