@@ -14,8 +14,8 @@
  * Look-ahead (docs/on-time.md, `lookaheadMs`): jobs due within the window are locked too; the
  * run of their next slot is created now with its tasks claimable at the slot's due instant,
  * unless the job has an active run (then its block strategy is decided at the slot, and
- * `deferredUntil` says when). Jobs whose only work is that are handled as one batch of a few
- * statements (applyAheadBatch), the rest one by one.
+ * `deferredUntil` says when). Jobs whose only work is one slot (ahead, or due now) are handled
+ * as one batch of a few statements (applyAheadBatch), the rest one by one.
  *
  * One bad row never stops the tick (engine.md case 1): a job whose schedule
  * cannot be evaluated, or that cannot be fired for a non-transient reason, is
