@@ -237,7 +237,7 @@ async function main() {
   }
 
   const q = runs('enqueue') || runs('peer') ? await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 1000 : 3000, N)) : { single: NaN, bulk: NaN };
-  say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk)} runs/s — target ≥ 20,000: ${target(q.bulk >= 20_000)}; single triggerRun (4 in flight) ${fmt(q.single)} runs/s — target ≥ 3,000: ${target(q.single >= 3000)}`);
+  if (runs('enqueue')) say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk)} runs/s — target ≥ 20,000: ${target(q.bulk >= 20_000)}; single triggerRun (4 in flight) ${fmt(q.single)} runs/s — target ≥ 3,000: ${target(q.single >= 3000)}`);
 
   const tp: Record<number, Awaited<ReturnType<typeof throughput>>> = {};
   for (const procs of [1, 2]) if (runs('throughput') || runs('peer')) tp[procs] = await withBenchDatabase(`all_tp${procs}`, (url) => throughput(url, N, procs));
