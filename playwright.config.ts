@@ -1,7 +1,7 @@
 import { defineConfig } from '@playwright/test';
 
 /**
- * e2e tests drive Debian's Chromium (TOOLCHAIN.md: Playwright cannot download its
+ * e2e tests drive Debian's Chromium (docs/toolchain.md: Playwright cannot download its
  * own browser here) against the built console, a real worker and a fresh
  * PostgreSQL database prepared by e2e/global-setup.ts.
  */

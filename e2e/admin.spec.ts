@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { login } from './helpers/auth.ts';
 import { E2E_ADMIN, E2E_BASE_URL } from './helpers/env.ts';
 
-// Admin journeys (issue 5 "Auth and roles"): the users page creates a viewer who can sign
+// Admin journeys (auth and roles): the users page creates a viewer who can sign
 // in and is read-only; the tokens page shows a new token once, it works, and revoking it
 // makes the API refuse it.
 

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { login } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
 
-// Operator journeys through the console (issue 2 §5, issue 5): create a job in the form,
+// Operator journeys through the console: create a job in the form,
 // Run now and watch the run succeed with its task-log timeline; field errors; pause/resume;
 // delete -> recycle bin -> restore. Runs against the built app, a real worker and PostgreSQL
 // started by e2e/global-setup.ts.

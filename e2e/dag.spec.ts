@@ -3,7 +3,7 @@ import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { dragConnect } from './helpers/dag.ts';
 
-// Issue 4 "Proof" (Playwright): build a 3-step DAG by dragging two connections with the mouse, save, reload and
+// Playwright: build a 3-step DAG by dragging two connections with the mouse, save, reload and
 // see it persisted; try to close a cycle and see it refused; Run now and watch the run's nodes turn green.
 // Selectors are the DAG editor's stable test ids (components/dag): dag-editor, dag-node-<key>,
 // dag-handle-source-<key>, dag-handle-target-<key>, dag-save, dag-dirty, dag-alert, dag-edge-type-<type>,

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { login } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
 
-// Stats dashboard (issue 6): real runs through the real worker produce today's
+// Stats dashboard: real runs through the real worker produce today's
 // handler_stats_daily rows; 29 earlier days of history are seeded straight into the
 // aggregate table (the page reads only that table, so this is exactly what a month of
 // operation looks like to it). The page must draw the stacked outcome bars, the duration

@@ -3,7 +3,7 @@ import { login } from './helpers/auth.ts';
 import { E2E_ADMIN } from './helpers/env.ts';
 import { api } from './helpers/api.ts';
 
-// Crontab upload (issue 3): the jobs list links to /jobs/import; a crontab file becomes a
+// Crontab upload: the jobs list links to /jobs/import; a crontab file becomes a
 // dry-run preview (jobs that would be created, lines that cannot be converted with their
 // reasons), then Import creates paused shell jobs.
 

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { login } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
 
-// Operator journeys of issue 5 beyond console.spec.ts: version history (diff + rollback),
+// Operator journeys beyond console.spec.ts: version history (diff + rollback),
 // runs list filters, run cancel and retry, workers drain, recycle-bin purge, Run now with a
 // payload override, bulk pause. Each test makes its own jobs (unique keys).
 

@@ -4,7 +4,7 @@ import { api } from './helpers/api.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 
 // A viewer sees every mutating control disabled (tooltip "Viewer role: read only"), and the
-// server refuses the mutation anyway (issue 5, "Auth and roles").
+// server refuses the mutation anyway (docs/security.md).
 
 const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
 

@@ -1,9 +1,9 @@
 /**
- * The Prisma client shared by the console and the worker (DESIGN.md §2 `lib/db.ts`).
+ * The Prisma client shared by the console and the worker (docs/design.md §2 `lib/db.ts`).
  *
- * Domain functions take `db: Db = getDb()` so that a caller may pass a
+ * Domain functions take `db: Db` so that a caller may pass a
  * transaction client and compose several operations atomically
- * (CONVENTIONS.md: services accept a client *or* a transaction).
+ * (docs/conventions.md: services accept a client *or* a transaction).
  */
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';

@@ -1,5 +1,5 @@
 /**
- * The one error class for expected failures (CONVENTIONS.md §3): it carries a
+ * The one error class for expected failures (docs/conventions.md §3): it carries a
  * machine code, a message for people, the HTTP status the REST door answers
  * with, and optional per-field messages for forms. Anything else that is thrown
  * is a bug: logged with pino, shown to the user as a generic error.

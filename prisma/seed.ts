@@ -1,5 +1,5 @@
 /**
- * First-start bootstrap (issue 2 §3, §6): makes sure an admin can sign in and,
+ * First-start bootstrap: makes sure an admin can sign in and,
  * on a database that never had a job, seeds demo jobs that do real work and
  * succeed. Called by scripts/start.ts after migrations; safe to call on every
  * start (it only acts on an empty database / missing admin).
@@ -18,7 +18,7 @@ export interface BootstrapResult {
   seeded: string[];
 }
 
-/** The demo jobs: keys and inputs in the REST shape of DESIGN.md §5. */
+/** The demo jobs: keys and inputs in the REST shape of docs/design.md §5. */
 export function demoJobs(consoleUrl: string): Record<string, unknown>[] {
   return [
     {
@@ -54,7 +54,7 @@ export function demoJobs(consoleUrl: string): Record<string, unknown>[] {
 const SHARDS = [0, 1, 2];
 
 /**
- * The seed document's database-migration flow (seeds/002, DESIGN.md §4) as a
+ * The seed document's database-migration flow (seeds/002, docs/design.md §4) as a
  * DAG of `sql` steps on the worker's scratch schema: extract -> transform ->
  * validate (one step per shard, in parallel) -> rebuild index, with an
  * `on_failure` compensation step that drops the half-written target table if

@@ -1,7 +1,7 @@
 /**
  * Vitest global setup for the integration project: one server, one migrated
  * template database per test run; each test file clones its own database from
- * the template (graphile-worker's pattern, CONVENTIONS.md).
+ * the template (graphile-worker's pattern, docs/conventions.md).
  */
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';

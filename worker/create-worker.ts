@@ -1,5 +1,5 @@
 /**
- * createWorker: assembles one worker process's services (DESIGN.md §2 worker/):
+ * createWorker: assembles one worker process's services (docs/design.md §2 worker/):
  *
  * - node registry: a new random node id per process (lib/engine/nodes);
  * - heartbeat.ts: node heartbeat + lease extension for running attempts;

@@ -1,7 +1,7 @@
 /**
  * Heartbeat service: keeps this node alive in worker_nodes (running tasks,
  * cpu/memory/load) and extends the leases of the attempts it is running, so a
- * long handler within its timeout is never reclaimed (engine.md case 3).
+ * long handler within its timeout is never reclaimed (docs/engine-cases.md case 3).
  * An attempt whose lease could not be extended (reclaimed after a long pause,
  * or cancelled) is aborted locally: the database no longer gives it to us.
  * A node status of `draining` set by an operator reaches the worker here.

@@ -4,7 +4,7 @@ import { zodToFieldErrors } from '@/lib/api/validation';
 import type { ZodError } from 'zod';
 
 /**
- * What every console server action returns (CONVENTIONS.md §2): data on success, or a
+ * What every console server action returns (docs/conventions.md §2): data on success, or a
  * message for people plus optional per-field messages keyed by dotted path
  * (`schedule.cron`, `payload`, `policy.timeoutSeconds`) for the form to show next to
  * each field. `code`/`detail` carry the DomainError code and detail (e.g. a 409

@@ -1,5 +1,5 @@
 /**
- * The REST door's one wrapper for route handlers (DESIGN.md §5): auth (bearer
+ * The REST door's one wrapper for route handlers (docs/design.md §5): auth (bearer
  * token or the console session cookie), role check, zod parsing of params /
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
  * with its status, invalid JSON -> 400, a body over 1 MB -> 413, a database that

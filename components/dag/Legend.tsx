@@ -3,7 +3,7 @@
 import { DEP_TYPES } from '@/lib/dag';
 import { EDGE_STYLES } from './model';
 
-/** Small one-row legend: a line sample + label per dependency type; the meaning (DESIGN.md §4) is the tooltip. */
+/** Small one-row legend: a line sample + label per dependency type; the meaning (docs/design.md §4) is the tooltip. */
 export function EdgeLegend({ className = '' }: { className?: string }) {
   return (
     <div className={`rounded-md border border-slate-200 bg-white/95 px-2.5 py-1.5 text-[11px] shadow-sm ${className}`} data-testid="dag-legend">

@@ -1,5 +1,5 @@
 'use client';
-// Read-only graph of a run (issue 4 "Run page"): the job's DAG with each node coloured by its task's status,
+// Read-only graph of a run (the run page): the job's DAG with each node coloured by its task's status,
 // attempt count and duration. The parent owns live updates (it re-renders with new `tasks`); clicking a node
 // calls onSelectTask so the page can open that task's log timeline.
 import { memo, useCallback, useEffect, useMemo } from 'react';
@@ -10,7 +10,7 @@ import { DepEdgeView } from './DepEdgeView';
 import { EdgeLegend } from './Legend';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 
-/** Task statuses (lib/engine/states.ts TASK_STATUSES; DESIGN.md §4). */
+/** Task statuses (lib/engine/states.ts TASK_STATUSES; docs/design.md §4). */
 export type RunTaskStatus = 'pending' | 'running' | 'success' | 'failed' | 'timeout' | 'cancelled' | 'dead' | 'skipped';
 
 /** One task of the run, by step key. `attempt` starts at 1; `durationMs` null/absent while not started or unknown. */

@@ -23,7 +23,7 @@ export type StepDraft = {
   position?: { x: number; y: number };
 };
 
-/** An edge as the editor receives and saves it: `from` (parent step key) -> `to` (child), dependency type (DESIGN.md §4). */
+/** An edge as the editor receives and saves it: `from` (parent step key) -> `to` (child), dependency type (docs/design.md §4). */
 export type EdgeDraft = { from: string; to: string; type: DepType };
 
 /** What onSave receives: every step (with its position, in the editor's order) and every edge. */

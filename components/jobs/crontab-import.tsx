@@ -19,7 +19,7 @@ type Draft = { text: string; timezone: string; system: boolean; keyPrefix: strin
 const sameDraft = (a: Draft, b: Draft) => a.text === b.text && a.timezone === b.timezone && a.system === b.system && a.keyPrefix === b.keyPrefix;
 
 /**
- * The crontab upload (issue 3): a file input (or paste), time zone, system format,
+ * The crontab upload: a file input (or paste), time zone, system format,
  * key prefix; "Preview" runs the import as a dry run (jobs that would be created and
  * the lines that cannot be converted, with reasons); "Import" is enabled once the
  * preview matches the current input, and creates the paused jobs in one transaction.

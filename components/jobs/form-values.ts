@@ -1,6 +1,6 @@
 /**
  * The job form's state (all strings, as typed) and its conversion to the REST/zod
- * input shape of lib/api CreateJobInput/UpdateJobInput (DESIGN.md §5). Pure: no React,
+ * input shape of lib/api CreateJobInput/UpdateJobInput (docs/design.md §5). Pure: no React,
  * used by the form and unit-testable.
  */
 

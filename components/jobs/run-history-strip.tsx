@@ -20,7 +20,7 @@ function describe(run: RunSummary): string {
 
 /**
  * The job's recent runs as one row of coloured cells, oldest left, newest right
- * (issue 6 "run history strip"): failures and gaps stand out at a glance; each
+ * (the run history strip): failures and gaps stand out at a glance; each
  * cell links to its run and names status, trigger, scheduled time (UTC) and duration.
  * @param runs newest first, as lib/runs listRuns returns them
  */

@@ -1,5 +1,5 @@
 /**
- * Alarm settings and vocabulary (DESIGN.md §3 `alarms`, issue 6 "Alarms").
+ * Alarm settings and vocabulary (docs/design.md §3 `alarms`).
  *
  * Glossary:
  * - alarm      — one delivery: a row of `alarms` for one (type, channel, target). A job

@@ -1,5 +1,5 @@
 /**
- * Alarms (issue 6): raise (with collapse), decide per finished run, deliver (webhook / email /
+ * Alarms: raise (with collapse), decide per finished run, deliver (webhook / email /
  * log with retries), list, send a test alarm. Vocabulary: ./config.ts.
  */
 export * from './config.ts';

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key support for REST writes (DESIGN.md §3 `idempotency_keys`).
+ * Idempotency-Key support for REST writes (docs/design.md §3 `idempotency_keys`).
  *
  * `withIdempotency` runs the operation and stores its first successful response
  * IN THE SAME TRANSACTION (the operation receives the transaction client), so a

@@ -1,5 +1,5 @@
 /**
- * zod 4 schemas shared by server actions and the REST door (DESIGN.md §5).
+ * zod 4 schemas shared by server actions and the REST door (docs/design.md §5).
  * Both doors parse with these, then call the same lib/jobs, lib/runs functions.
  *
  * Field paths of errors are dot-separated (`schedule.cron`, `steps.1.key`,

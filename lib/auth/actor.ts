@@ -1,5 +1,5 @@
 /**
- * Who is acting (DESIGN.md §5, CONTRACTS.md): a signed-in user, an API token,
+ * Who is acting (docs/design.md §5): a signed-in user, an API token,
  * or the system (worker jobs). Every server action and route handler resolves
  * an Actor, checks it with `requireRole` / `can`, and passes `actor.name` on as
  * created_by / updated_by / triggered_by.

@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { randomToken } from './crypto.ts';
 import { hashPassword } from './password.ts';
 import { normalizeEmail } from './users.ts';
@@ -15,7 +15,7 @@ export const DEFAULT_ADMIN_EMAIL = 'admin@tickflow.local';
  *   and its password reset.
  */
 export async function ensureAdminUser(
-  db: Db = getDb(),
+  db: Db,
   opts: { email?: string; password?: string } = {},
 ): Promise<{ email: string; password?: string } | null> {
   const admin = await db.user.findFirst({ where: { role: 'admin', disabled: false } });

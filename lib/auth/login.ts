@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { assertPasswordFitsBcrypt, dummyPasswordHash, verifyPassword } from './password.ts';
@@ -18,7 +18,7 @@ export type LoginResult = { actor: Actor; sessionId: string; expiresAt: Date };
  *   for a bad email or password or a disabled user (one message, no enumeration).
  */
 export async function login(
-  db: Db = getDb(),
+  db: Db,
   input: { email: string; password: string; client?: string },
   now = new Date(),
   limiter: LoginRateLimiter = loginLimiter(),
@@ -49,6 +49,6 @@ export async function login(
 }
 
 /** Ends the session with this raw id. */
-export async function logout(db: Db = getDb(), sessionId: string | null | undefined): Promise<void> {
+export async function logout(db: Db, sessionId: string | null | undefined): Promise<void> {
   await deleteSession(db, sessionId);
 }

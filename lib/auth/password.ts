@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { DomainError } from '../errors.ts';
 
-/** bcrypt cost (issue 5: a slow hash). 12 ≈ 250 ms per hash on this machine class. */
+/** bcrypt cost (a deliberately slow hash). 12 ≈ 250 ms per hash on this machine class. */
 export const BCRYPT_COST = 12;
 export const MIN_PASSWORD_LENGTH = 8;
 

@@ -3,7 +3,7 @@
  * `tickflow_session`; the database stores sha256(id), so a leaked table cannot
  * be replayed. Sessions last 7 days.
  */
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import type { Actor } from './actor.ts';
 import { randomToken, sha256Hex } from './crypto.ts';
 
@@ -11,7 +11,7 @@ export const SESSION_COOKIE = 'tickflow_session';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** Creates a session for a user; returns the raw id (cookie value, shown nowhere else) and expiry. */
-export async function createSession(db: Db = getDb(), userId: string, now = new Date()): Promise<{ id: string; expiresAt: Date }> {
+export async function createSession(db: Db, userId: string, now = new Date()): Promise<{ id: string; expiresAt: Date }> {
   const id = randomToken(32);
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await db.session.create({ data: { id: sha256Hex(id), userId, expiresAt, createdAt: now } });
@@ -19,7 +19,7 @@ export async function createSession(db: Db = getDb(), userId: string, now = new 
 }
 
 /** The actor for a raw session id, or null (unknown, expired, user disabled). */
-export async function getSessionActor(db: Db = getDb(), rawId: string | null | undefined, now = new Date()): Promise<Actor | null> {
+export async function getSessionActor(db: Db, rawId: string | null | undefined, now = new Date()): Promise<Actor | null> {
   if (!rawId || rawId.length > 200) return null;
   const s = await db.session.findUnique({ where: { id: sha256Hex(rawId) }, include: { user: true } });
   if (!s || s.expiresAt.getTime() <= now.getTime() || s.user.disabled) return null;
@@ -27,13 +27,13 @@ export async function getSessionActor(db: Db = getDb(), rawId: string | null | u
 }
 
 /** Ends a session (logout). Unknown ids are ignored. */
-export async function deleteSession(db: Db = getDb(), rawId: string | null | undefined): Promise<void> {
+export async function deleteSession(db: Db, rawId: string | null | undefined): Promise<void> {
   if (!rawId) return;
   await db.session.deleteMany({ where: { id: sha256Hex(rawId) } });
 }
 
 /** Removes expired sessions (for a system job). Returns the number removed. */
-export async function cleanupSessions(db: Db = getDb(), now = new Date()): Promise<number> {
+export async function cleanupSessions(db: Db, now = new Date()): Promise<number> {
   const r = await db.session.deleteMany({ where: { expiresAt: { lte: now } } });
   return r.count;
 }

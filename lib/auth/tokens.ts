@@ -8,7 +8,7 @@
  * `TICKFLOW_API_TOKEN` (env) is the bootstrap admin token, compared in constant
  * time; it has no owner, so a token made with it must name one (`ownerId`).
  */
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { ApiToken, User } from '../generated/prisma/client.ts';
 import { isUuid } from '../api/ids.ts';
@@ -54,7 +54,7 @@ export function toApiTokenView(t: ApiToken & { user: Pick<User, 'email'> }): Api
  * @throws DomainError validation (fields `ownerId`, `scope`), forbidden.
  */
 export async function createApiToken(
-  db: Db = getDb(),
+  db: Db,
   data: { name: string; scope: TokenScope; expiresAt?: Date | null; ownerId?: string | null },
   actor: Actor,
   now = new Date(),
@@ -91,14 +91,14 @@ export async function createApiToken(
 }
 
 /** Admin only, newest first, revoked ones included (with revokedAt). */
-export async function listApiTokens(db: Db = getDb(), actor: Actor): Promise<ApiTokenView[]> {
+export async function listApiTokens(db: Db, actor: Actor): Promise<ApiTokenView[]> {
   requireCan(actor, 'tokens.manage');
   const rows = await db.apiToken.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], include: { user: { select: { email: true } } } });
   return rows.map(toApiTokenView);
 }
 
 /** Admin only. Revoking twice is a no-op. */
-export async function revokeApiToken(db: Db = getDb(), id: string, actor: Actor, now = new Date()): Promise<ApiTokenView> {
+export async function revokeApiToken(db: Db, id: string, actor: Actor, now = new Date()): Promise<ApiTokenView> {
   requireCan(actor, 'tokens.manage');
   const include = { user: { select: { email: true } } } as const;
   const row = isUuid(id) ? await db.apiToken.findUnique({ where: { id }, include }) : null;
@@ -113,7 +113,7 @@ export async function revokeApiToken(db: Db = getDb(), id: string, actor: Actor,
  * first (bootstrap admin, constant-time compare). Stamps last_used_at at most
  * once a minute.
  */
-export async function authenticateToken(db: Db = getDb(), raw: string | null | undefined, now = new Date()): Promise<Actor | null> {
+export async function authenticateToken(db: Db, raw: string | null | undefined, now = new Date()): Promise<Actor | null> {
   if (!raw || raw.length > 300) return null;
   const envToken = process.env.TICKFLOW_API_TOKEN;
   if (envToken && safeEqual(raw, envToken)) return { kind: 'token', id: 'env', name: 'token:env', role: 'admin', ownerId: null };

@@ -2,7 +2,7 @@
  * Operator accounts (admin only, see lib/auth/actor.ts). Emails are stored
  * lower-cased. Passwords hashed with bcrypt (cost 12).
  */
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { User } from '../generated/prisma/client.ts';
 import { type Actor, type Role, requireCan } from './actor.ts';
@@ -35,7 +35,7 @@ export function normalizeEmail(email: string): string {
 }
 
 /** Lists users ordered by email. Admin only. */
-export async function listUsers(db: Db = getDb(), actor: Actor): Promise<UserView[]> {
+export async function listUsers(db: Db, actor: Actor): Promise<UserView[]> {
   requireCan(actor, 'users.manage');
   const rows = await db.user.findMany({ orderBy: { email: 'asc' } });
   return rows.map(toUserView);
@@ -47,7 +47,7 @@ export type CreateUserData = { email: string; name?: string; password: string; r
  * Creates a user. Admin only (pass SYSTEM_ACTOR from bootstrap code).
  * @throws DomainError('conflict') when the email exists (field `email`).
  */
-export async function createUser(db: Db = getDb(), data: CreateUserData, actor: Actor): Promise<UserView> {
+export async function createUser(db: Db, data: CreateUserData, actor: Actor): Promise<UserView> {
   requireCan(actor, 'users.manage');
   assertPasswordStrength(data.password);
   const email = normalizeEmail(data.email);
@@ -65,7 +65,7 @@ export type UpdateUserData = { name?: string; role?: Role; disabled?: boolean; p
  * a user or changing the password ends their sessions. An admin cannot demote
  * or disable the last enabled admin.
  */
-export async function updateUser(db: Db = getDb(), id: string, data: UpdateUserData, actor: Actor): Promise<UserView> {
+export async function updateUser(db: Db, id: string, data: UpdateUserData, actor: Actor): Promise<UserView> {
   requireCan(actor, 'users.manage');
   const user = await db.user.findUnique({ where: { id } }).catch(() => null);
   if (!user) throw new DomainError('not_found', `User ${id} not found`);
@@ -88,7 +88,7 @@ export async function updateUser(db: Db = getDb(), id: string, data: UpdateUserD
 }
 
 /** Deletes a user (their sessions and tokens go with it). Admin only; never the last admin or yourself. */
-export async function deleteUser(db: Db = getDb(), id: string, actor: Actor): Promise<void> {
+export async function deleteUser(db: Db, id: string, actor: Actor): Promise<void> {
   requireCan(actor, 'users.manage');
   const user = await db.user.findUnique({ where: { id } }).catch(() => null);
   if (!user) throw new DomainError('not_found', `User ${id} not found`);

@@ -1,4 +1,4 @@
-// DAG rules shared by server and browser (DESIGN.md §3–4): validation, cycle detection, topological order, layout.
+// DAG rules shared by server and browser (docs/design.md §3–4): validation, cycle detection, topological order, layout.
 // Pure: no DB, no React. The React Flow editor lives in components/dag.
 export * from './types';
 export { findCycle, topologicalOrder, wouldCreateCycle, formatCycle } from './graph';

@@ -1,8 +1,8 @@
-// Shapes shared by DAG validation, cycle detection and layout (DESIGN.md §3 job_steps/job_edges, §4 dependency types).
+// Shapes shared by DAG validation, cycle detection and layout (docs/design.md §3 job_steps/job_edges, §4 dependency types).
 // Pure types and constants: imported by the server (zod schemas in lib/api), the engine and the browser editor.
 
 /**
- * Dependency type of an edge `parent -> child` (DESIGN.md §4; SQL enum `dep_type`).
+ * Dependency type of an edge `parent -> child` (docs/design.md §4; SQL enum `dep_type`).
  * - `hard`: child becomes ready when the parent succeeds; skipped if the parent ends dead/timeout/cancelled.
  * - `soft`: child becomes ready when the parent reaches any final state.
  * - `on_failure`: child runs only if the parent ends unsuccessfully; skipped if it succeeds.

@@ -1,4 +1,4 @@
-// The DAG rules a job must satisfy before it is saved (issue 4 "Validation on save"; DESIGN.md §3–4).
+// The DAG rules a job must satisfy before it is saved (docs/design.md §3–4).
 // Used by the shared zod schema in lib/api (server) and by the editor before calling onSave (client),
 // so both doors refuse the same graphs with the same messages.
 import { findCycle, formatCycle, topologicalOrder } from './graph';

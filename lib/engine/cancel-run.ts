@@ -9,7 +9,7 @@ import { setRunError } from './sql/set-run-error.ts';
 import type { Run } from './types.ts';
 
 /**
- * Operator cancel (DESIGN.md §4 `pending | running -> cancelled`): every
+ * Operator cancel (docs/design.md §4 `pending | running -> cancelled`): every
  * pending and running task of the run -> cancelled (running ones: their
  * workers' completions are refused by the compare-and-set, and NOTIFY
  * tickflow_cancel carries their ids so workers abort), the run -> cancelled

@@ -7,7 +7,7 @@ import type { ClaimedTask, ClaimInput } from './types.ts';
  * Claims up to `limit` ready tasks for one worker node: pending -> running with
  * locked_by = nodeId, lease_until = now + leaseSeconds, started_at = now, one
  * task_logs row each, and the run pending -> running on its first task
- * (DESIGN.md §4 "claim"; the SQL and why it locks this way: sql/claim-tasks.ts).
+ * (docs/design.md §4 "claim"; the SQL and why it locks this way: sql/claim-tasks.ts).
  * Routing (group, labels, strategy nodes / consistent_hash) and resource-key
  * exclusion are enforced in SQL. Tasks in backoff (schedule_at > now) wait.
  *

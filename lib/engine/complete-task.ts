@@ -11,8 +11,8 @@ import { retryOrBury } from './sql/retry-or-bury.ts';
 import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
 
 /**
- * Records the end of an attempt reported by a worker (DESIGN.md §4 task state
- * machine, failure policy, dependency types; engine.md cases 3 and 5).
+ * Records the end of an attempt reported by a worker (docs/design.md §4 task state
+ * machine, failure policy, dependency types; docs/engine-cases.md cases 3 and 5).
  *
  * Compare-and-set on (taskId, status running, attempt, locked_by = nodeId): a
  * stale attempt, a lease taken over by the reaper or a cancelled task changes

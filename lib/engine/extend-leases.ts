@@ -3,7 +3,7 @@ import { extendLeasesSql } from './sql/extend-leases.ts';
 import type { ExtendLeasesInput, ExtendLeasesResult } from './types.ts';
 
 /**
- * Heartbeat for running tasks (DESIGN.md §4 lease; engine.md case 3: a long
+ * Heartbeat for running tasks (docs/design.md §4 lease; docs/engine-cases.md case 3: a long
  * task within its timeout keeps its lease and is never reclaimed):
  * lease_until = now + leaseSeconds for the given tasks still running under
  * `nodeId`. Tasks no longer held (completed, reclaimed, cancelled) come back in

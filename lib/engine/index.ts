@@ -1,5 +1,5 @@
 /**
- * The run engine: the one module that changes task state (DESIGN.md §2, §4).
+ * The run engine: the one module that changes task state (docs/design.md §2, §4).
  * Every function takes `db` (a Prisma client or an interactive transaction —
  * it joins the transaction instead of opening one) and an injectable `now`
  * (UTC instant; defaults to the wall clock). Business times never come from

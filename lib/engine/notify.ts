@@ -1,5 +1,5 @@
 /**
- * LISTEN/NOTIFY channel names (DESIGN.md §4: workers wake on NOTIFY and also
+ * LISTEN/NOTIFY channel names (docs/design.md §4: workers wake on NOTIFY and also
  * poll, so a lost notification only costs latency). NOTIFY is sent inside the
  * engine's transactions, so PostgreSQL delivers it only on commit.
  *

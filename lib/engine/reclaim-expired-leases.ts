@@ -13,7 +13,7 @@ export interface ReclaimedTask {
 }
 
 /**
- * The reaper (DESIGN.md §4; engine.md cases 3 and 4): every running task whose
+ * The reaper (docs/design.md §4; docs/engine-cases.md cases 3 and 4): every running task whose
  * lease ended before `now` is treated as a failed attempt of its worker —
  * running -> failed with 'lease expired: worker <node> presumed dead', then
  * retry (pending, attempt + 1, backoff) or dead, with DAG propagation and run

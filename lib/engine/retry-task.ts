@@ -15,7 +15,7 @@ function forcesSkip(parentStatus: string, depType: GraphEdge['depType']): boolea
 }
 
 /**
- * Operator retry of one task (DESIGN.md §4 operator transitions dead | skipped |
+ * Operator retry of one task (docs/design.md §4 operator transitions dead | skipped |
  * cancelled -> pending): the task goes back to `pending` with attempt + 1 (one
  * more attempt even when its retries were used up), and every descendant that
  * was skipped or cancelled because of it is re-opened too (pending, attempt + 1

@@ -1,5 +1,5 @@
 /**
- * Tickflow engine vocabulary and state machines (DESIGN.md §1 and §4).
+ * Tickflow engine vocabulary and state machines (docs/design.md §1 and §4).
  *
  * Glossary (the same words are used in tables, files, UI labels and API fields):
  * - job         — a definition: a DAG of one or more steps, a schedule, a policy (retries, timeout, block strategy), routing and alarms.
@@ -93,7 +93,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['success', 'dead', 'cancelled', 'skipped'];
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'timeout', 'cancelled', 'skipped'];
 
-/** true for success, dead, cancelled, skipped (DESIGN.md §4). */
+/** true for success, dead, cancelled, skipped (docs/design.md §4). */
 export function isFinalTaskStatus(status: string): boolean {
   return (FINAL_TASK_STATUSES as readonly string[]).includes(status);
 }
@@ -205,7 +205,7 @@ export function canJobTransition(from: JobStatus, to: JobStatus): boolean {
   return from === to || JOB_TRANSITIONS.some(([f, t]) => f === from && t === to);
 }
 
-/** Edge (dependency) types, the `dep_type` SQL enum (DESIGN.md §4). */
+/** Edge (dependency) types, the `dep_type` SQL enum (docs/design.md §4). */
 export const DEP_TYPES = [
   /** child becomes ready when the parent succeeds; skipped if the parent ends dead/cancelled/skipped. */
   'hard',
@@ -216,6 +216,6 @@ export const DEP_TYPES = [
 ] as const;
 export type DepType = (typeof DEP_TYPES)[number];
 
-/** Block strategies (DESIGN.md §4): what a new trigger does while an earlier run of the job is pending/running. */
+/** Block strategies (docs/design.md §4): what a new trigger does while an earlier run of the job is pending/running. */
 export const BLOCK_STRATEGIES = ['discard_later', 'serial_execution', 'cover_early'] as const;
 export type BlockStrategy = (typeof BLOCK_STRATEGIES)[number];

@@ -1,5 +1,5 @@
 /**
- * Handler statistics rules (DESIGN.md §3 `handler_stats_daily`).
+ * Handler statistics rules (docs/design.md §3 `handler_stats_daily`).
  *
  * Counting rule (one row per stats-zone day and handler, upserted
  * in the transaction that records the outcome, so it cannot drift from task_logs):

@@ -11,7 +11,7 @@ import { lockRuns } from './sql/lock-job-row.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
- * Creates a run of a job (DESIGN.md §4 block strategies; CONTRACTS.md triggerRun).
+ * Creates a run of a job (docs/design.md §4 block strategies).
  *
  * In ONE transaction (joins `db` when it is already a transaction):
  * 1. locks the job row FOR UPDATE — triggers of one job serialise;

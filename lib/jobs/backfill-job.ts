@@ -3,7 +3,7 @@
  * role check, input check, slots computed by lib/schedule (the same rules the
  * tick fires by), a preview, and the engine's backfillRuns.
  */
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BACKFILL_MAX_SLOTS, BackfillInput } from '../api/recovery-schemas.ts';
@@ -59,7 +59,7 @@ function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor:
  * already have a run. Writes nothing. Operator role.
  * @throws DomainError validation (field named: from, to, reason), not_found, forbidden.
  */
-export async function previewBackfill(db: Db = getDb(), jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillPreview> {
+export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillPreview> {
   const { input, job, times } = await plan(db, jobId, raw, actor, now);
   return toPreview(input.from, input.to, times, await coveredSlots(db, { jobId: job.id, slots: times }));
 }
@@ -70,7 +70,7 @@ export async function previewBackfill(db: Db = getDb(), jobId: string, raw: unkn
  * every slot as the preview does, as decided under the job lock.
  * @throws DomainError validation (field named), not_found, forbidden.
  */
-export async function backfillJob(db: Db = getDb(), jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillResult> {
+export async function backfillJob(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillResult> {
   const { input, job, times } = await plan(db, jobId, raw, actor, now);
   const r = await backfillRuns(db, { jobId: job.id, slots: times, actor: actor.name, reason: input.reason, from: input.from, to: input.to }, now);
   return { ...toPreview(input.from, input.to, times, r.covered), runIds: r.runIds };

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BulkJobsInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -14,7 +14,7 @@ export type BulkAction = 'pause' | 'resume' | 'delete';
  * an unknown id fails the whole batch with 404). Ids are locked in sorted order
  * so two concurrent bulk operations cannot deadlock. Input `{ ids, reason? }`.
  */
-export async function bulkJobs(db: Db = getDb(), action: BulkAction, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView[]> {
+export async function bulkJobs(db: Db, action: BulkAction, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView[]> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(BulkJobsInput, rawInput);
   const ids = [...new Set(input.ids)].sort();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
+import { inTransaction, Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { CreateJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -19,7 +19,7 @@ import { insertGraph, mapDbError, recordVersion } from './store.ts';
  * A privileged handler needs the role lib/jobs/handler-permissions.ts names.
  * @throws DomainError validation (400, fields), conflict (409, live key taken at `key`), forbidden.
  */
-export async function createJob(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
+export async function createJob(db: Db, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(CreateJobInput, rawInput);
   const { steps, jobPayload } = stepsOf(input);

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { JobView } from './job-view.ts';
 import { lockJob, recordVersion } from './store.ts';
@@ -9,7 +9,7 @@ import { lockJob, recordVersion } from './store.ts';
  * jobs. Its key becomes free for a new job. Runs in flight are not cancelled.
  * @throws DomainError('not_found') for an unknown or already deleted job.
  */
-export async function deleteJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
+export async function deleteJob(db: Db, id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, id);

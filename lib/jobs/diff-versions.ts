@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { EdgeView, JobSnapshot, StepView } from './job-view.ts';
@@ -71,7 +71,7 @@ export type VersionDiff = { jobId: string; from: number; to: number; diff: Snaps
  * Field-level diff of two stored versions of a job (works for jobs in the recycle bin too).
  * @throws DomainError('not_found') for an unknown job or version (field `from` / `to`).
  */
-export async function diffVersions(db: Db = getDb(), jobId: string, from: number, to: number, actor: Actor): Promise<VersionDiff> {
+export async function diffVersions(db: Db, jobId: string, from: number, to: number, actor: Actor): Promise<VersionDiff> {
   requireCan(actor, 'read');
   await findJob(db, jobId, 'allow');
   const rows = await db.jobVersion.findMany({ where: { jobId, version: { in: [from, to] } } });

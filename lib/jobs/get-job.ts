@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { nextFireTimesOf, toJobView, type JobView } from './job-view.ts';
@@ -14,7 +14,7 @@ export type JobDetail = JobView & {
  * recycle bin are returned too (deletedAt set) so the bin can show them.
  * @throws DomainError('not_found') for an unknown or malformed id.
  */
-export async function getJob(db: Db = getDb(), id: string, actor: Actor, now = new Date()): Promise<JobDetail> {
+export async function getJob(db: Db, id: string, actor: Actor, now = new Date()): Promise<JobDetail> {
   requireCan(actor, 'read');
   const job = await findJob(db, id, 'allow');
   const g = await loadGraph(db, job);
@@ -22,7 +22,7 @@ export async function getJob(db: Db = getDb(), id: string, actor: Actor, now = n
 }
 
 /** getJob by key (live jobs only). */
-export async function getJobByKey(db: Db = getDb(), key: string, actor: Actor, now = new Date()): Promise<JobDetail> {
+export async function getJobByKey(db: Db, key: string, actor: Actor, now = new Date()): Promise<JobDetail> {
   requireCan(actor, 'read');
   const job = await db.job.findFirst({ where: { key, deletedAt: null } });
   if (!job) throw new DomainError('not_found', `Job ${key} not found`);

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError, isDomainError } from '../errors.ts';
 import { CreateJobInput, ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/schemas.ts';
@@ -77,7 +77,7 @@ function reasonOf(e: DomainError, key: string): string {
  * The entries run `shell`, so the caller needs the role lib/jobs/handler-permissions.ts names for it.
  * @throws DomainError validation (text, timezone, keyPrefix), forbidden.
  */
-export async function importCrontab(db: Db = getDb(), rawInput: unknown, actor: Actor, now = new Date()): Promise<ImportCrontabResult> {
+export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now = new Date()): Promise<ImportCrontabResult> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(ImportCrontabInput, rawInput);
   // every imported entry becomes a `shell` job: refused as a whole, before any work, when the actor may not create one

@@ -1,6 +1,6 @@
 /**
  * Presenters for jobs (trigger.dev style: reads are presenters). `toJobView` is
- * the REST shape of DESIGN.md §5 (camelCase, ISO-8601 UTC strings);
+ * the REST shape of docs/design.md §5 (camelCase, ISO-8601 UTC strings);
  * `toJobSnapshot` is the configuration part of it, stored in
  * job_versions.snapshot and compared by diff-versions.
  */
@@ -256,7 +256,7 @@ function runtimeFields(job: Job) {
   };
 }
 
-/** The REST/console view of a job (DESIGN.md §5). */
+/** The REST/console view of a job (docs/design.md §5). */
 export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[]): JobView {
   return { ...runtimeFields(job), ...toJobSnapshot(job, steps, edges) };
 }

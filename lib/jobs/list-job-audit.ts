@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { findJob } from './store.ts';
 
@@ -18,7 +18,7 @@ export type JobAuditView = {
  * newest first, at most `limit` (default 100) rows. Every role may read it.
  * @throws DomainError not_found.
  */
-export async function listJobAudit(db: Db = getDb(), jobId: string, actor: Actor, opts: { limit?: number } = {}): Promise<JobAuditView[]> {
+export async function listJobAudit(db: Db, jobId: string, actor: Actor, opts: { limit?: number } = {}): Promise<JobAuditView[]> {
   requireCan(actor, 'read');
   await findJob(db, jobId, 'allow');
   const rows = await db.jobAudit.findMany({ where: { jobId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit ?? 100 });

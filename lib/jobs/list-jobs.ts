@@ -1,4 +1,4 @@
-import { getDb, Prisma, type Db } from '../db.ts';
+import { Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { ListJobsQuery, ListRecycleBinQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -58,7 +58,7 @@ export type ListJobsResult = Page<JobListItem>;
  * cursor: rows inserted or changed between page fetches never make a page repeat
  * or skip a row that existed before. Raw query input is accepted (parsed here).
  */
-export async function listJobs(db: Db = getDb(), rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
+export async function listJobs(db: Db, rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
   requireCan(actor, 'read');
   const q = parseOrThrow(ListJobsQuery, rawQuery ?? {});
   const sort: SortKey = q.sort ?? 'created_at';
@@ -96,7 +96,7 @@ export async function listJobs(db: Db = getDb(), rawQuery: unknown, actor: Actor
 }
 
 /** Recycle bin: deleted jobs, most recently deleted first (keyset on deleted_at desc, id desc). */
-export async function listRecycleBin(db: Db = getDb(), rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
+export async function listRecycleBin(db: Db, rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
   requireCan(actor, 'read');
   const q = parseOrThrow(ListRecycleBinQuery, rawQuery ?? {});
   const limit = q.limit ?? 50;

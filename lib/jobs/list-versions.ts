@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { JobSnapshot } from './job-view.ts';
@@ -13,7 +13,7 @@ export type JobVersionView = {
 };
 
 /** Versions of a job, newest first (jobs in the recycle bin too). */
-export async function listVersions(db: Db = getDb(), jobId: string, actor: Actor, opts: { limit?: number } = {}): Promise<JobVersionView[]> {
+export async function listVersions(db: Db, jobId: string, actor: Actor, opts: { limit?: number } = {}): Promise<JobVersionView[]> {
   requireCan(actor, 'read');
   await findJob(db, jobId, 'allow');
   const rows = await db.jobVersion.findMany({
@@ -27,7 +27,7 @@ export async function listVersions(db: Db = getDb(), jobId: string, actor: Actor
 
 /** One version with its snapshot. @throws DomainError('not_found'). */
 export async function getJobVersion(
-  db: Db = getDb(),
+  db: Db,
   jobId: string,
   version: number,
   actor: Actor,

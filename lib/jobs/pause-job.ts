@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { toJobView, type JobView } from './job-view.ts';
 import { loadGraph, lockJob, recordVersion } from './store.ts';
@@ -8,7 +8,7 @@ import { loadGraph, lockJob, recordVersion } from './store.ts';
  * recomputed on resume). New version, change_type `pause`. Pausing a paused job
  * changes nothing and returns it.
  */
-export async function pauseJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
+export async function pauseJob(db: Db, id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, id);

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, SYSTEM_ACTOR, type Actor } from '../auth/actor.ts';
 import { log } from '../log.ts';
 import { lockJob } from './store.ts';
@@ -9,7 +9,7 @@ import { lockJob } from './store.ts';
  * id and key). Only from the recycle bin.
  * @throws DomainError('not_found') unknown; ('conflict') when the job is not deleted.
  */
-export async function purgeJob(db: Db = getDb(), id: string, actor: Actor): Promise<{ id: string; key: string }> {
+export async function purgeJob(db: Db, id: string, actor: Actor): Promise<{ id: string; key: string }> {
   requireCan(actor, 'jobs.write');
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, id, 'only');
@@ -24,7 +24,7 @@ export async function purgeJob(db: Db = getDb(), id: string, actor: Actor): Prom
  * (env TICKFLOW_RECYCLE_BIN_DAYS, default 30). Returns the purged ids.
  */
 export async function purgeExpiredJobs(
-  db: Db = getDb(),
+  db: Db,
   olderThanDays = Number(process.env.TICKFLOW_RECYCLE_BIN_DAYS ?? 30),
   now = new Date(),
   limit = 500,

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { computeNextRunAt } from './job-input.ts';
@@ -14,7 +14,7 @@ import { stepView } from './job-view.ts';
  *   live job now uses the key; not_found when unknown; conflict when not deleted;
  *   forbidden when its handler needs more (lib/jobs/handler-permissions.ts).
  */
-export async function restoreJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
+export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   try {
     return await inTransaction(db, async (tx) => {

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError } from '../errors.ts';
 import { assertCanFire, computeNextRunAt } from './job-input.ts';
@@ -15,7 +15,7 @@ import { loadGraph, lockJob, recordVersion } from './store.ts';
  *   window that has ended): it would show as active and never run. The message
  *   names the job, for bulk resumes.
  */
-export async function resumeJob(db: Db = getDb(), id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
+export async function resumeJob(db: Db, id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, id);

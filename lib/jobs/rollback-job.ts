@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput } from '../api/schemas.ts';
@@ -13,7 +13,7 @@ import { applyJobChanges, versionConflict } from './update-job.ts';
  * `expectedVersion`, when given, is an optimistic lock (409).
  */
 export async function rollbackJob(
-  db: Db = getDb(),
+  db: Db,
   jobId: string,
   input: { version: number; reason?: string; expectedVersion?: number },
   actor: Actor,

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { SaveDagInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -12,7 +12,7 @@ import { applyJobChanges, versionConflict } from './update-job.ts';
  * lib/dag validateDag (cycle named). `expectedVersion` is required: the
  * optimistic lock (409 when stale), as for PATCH. An identical graph writes nothing.
  */
-export async function saveDag(db: Db = getDb(), jobId: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
+export async function saveDag(db: Db, jobId: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(SaveDagInput, rawInput);
   try {

@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { TriggerJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -22,7 +22,7 @@ export type BulkTriggerResult = { runs: (RunSummary & { outcome: TriggerOutcome 
  * @throws DomainError not_found (unknown/deleted job), validation, forbidden.
  */
 export async function triggerJob(
-  db: Db = getDb(),
+  db: Db,
   jobId: string,
   rawInput: unknown,
   actor: Actor,

@@ -1,7 +1,7 @@
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
 import { assertMayChangeCommand } from './handler-permissions.ts';
-import { getDb, inTransaction, Prisma, type Db } from '../db.ts';
+import { inTransaction, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import { jsonEqual } from '../api/json-guard.ts';
@@ -158,7 +158,7 @@ export async function versionConflict(tx: Db, job: Job, expectedVersion: number)
  * with detail { currentVersion, changedFields, diff, current }.
  * @throws DomainError validation / not_found (unknown or deleted) / conflict / forbidden.
  */
-export async function updateJob(db: Db = getDb(), id: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
+export async function updateJob(db: Db, id: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(UpdateJobInput, rawInput);
   const { expectedVersion, reason, ...changes } = input;

@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
@@ -11,7 +11,7 @@ import { toRunSummary, toTaskView, type RunView } from './run-view.ts';
  * (ancestors via parent_run_id, this run, then retries of it), oldest first.
  * @throws DomainError('not_found') for an unknown or malformed id.
  */
-export async function getRun(db: Db = getDb(), id: string, actor: Actor): Promise<RunView> {
+export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView> {
   requireCan(actor, 'read');
   const run = isUuid(id) ? await db.run.findUnique({ where: { id } }) : null;
   if (!run) throw new DomainError('not_found', `Run ${id} not found`);

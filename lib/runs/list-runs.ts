@@ -1,4 +1,4 @@
-import { getDb, Prisma, type Db } from '../db.ts';
+import { Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { ListRunsQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -32,7 +32,7 @@ function searchWhere(text: string): Prisma.RunWhereInput {
   return { OR: [{ id: { gte: dashed(lo), lte: dashed(hi) } }, byError] };
 }
 
-export async function listRuns(db: Db = getDb(), rawQuery: unknown, actor: Actor): Promise<Page<RunSummary> & { total: number; totalCapped: boolean }> {
+export async function listRuns(db: Db, rawQuery: unknown, actor: Actor): Promise<Page<RunSummary> & { total: number; totalCapped: boolean }> {
   requireCan(actor, 'read');
   const q = parseOrThrow(ListRunsQuery, rawQuery ?? {});
   const limit = q.limit ?? 50;

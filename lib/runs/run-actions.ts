@@ -3,7 +3,7 @@
  * unknown ids, then ENGINE's cancelRun / retryRun / retryTask (lib/engine owns
  * every state change), then the fresh read model.
  */
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
@@ -17,7 +17,7 @@ async function mustRun(db: Db, id: string) {
 }
 
 /** Cancels a pending/running run (its pending/running tasks become cancelled). Returns the run. */
-export async function cancelRunAs(db: Db = getDb(), runId: string, actor: Actor, now = new Date()): Promise<RunView> {
+export async function cancelRunAs(db: Db, runId: string, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   await mustRun(db, runId);
   await cancelRun(db, runId, actor.name, now);
@@ -25,7 +25,7 @@ export async function cancelRunAs(db: Db = getDb(), runId: string, actor: Actor,
 }
 
 /** Retries a finished run as a NEW run (trigger `retry`, parent_run_id = this run). Returns the new run. */
-export async function retryRunAs(db: Db = getDb(), runId: string, actor: Actor, now = new Date()): Promise<RunView> {
+export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   await mustRun(db, runId);
   const r = (await retryRun(db, runId, actor.name, now)) as unknown;
@@ -34,7 +34,7 @@ export async function retryRunAs(db: Db = getDb(), runId: string, actor: Actor, 
 }
 
 /** Re-opens a failed/dead/cancelled/skipped task of a run (new attempt). Returns the task's run. */
-export async function retryTaskAs(db: Db = getDb(), taskId: string, actor: Actor, now = new Date()): Promise<RunView> {
+export async function retryTaskAs(db: Db, taskId: string, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { runId: true } }) : null;
   if (!task) throw new DomainError('not_found', `Task ${taskId} not found`);

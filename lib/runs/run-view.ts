@@ -1,4 +1,4 @@
-/** Presenters for runs, tasks and task logs (REST shape of DESIGN.md §5). */
+/** Presenters for runs, tasks and task logs (REST shape of docs/design.md §5). */
 import type { Run, Task, TaskLog } from '../generated/prisma/client.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

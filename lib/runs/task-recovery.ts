@@ -3,7 +3,7 @@
  * (operator and above), input check, then the engine's markTaskSuccess /
  * clearTask (lib/engine owns every state change), then the fresh run.
  */
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
@@ -23,7 +23,7 @@ async function mustTask(db: Db, taskId: string): Promise<void> {
  * released and the run re-evaluated. Returns the task's run.
  * @throws DomainError forbidden (viewer), validation (reason), not_found, conflict (task not dead).
  */
-export async function markTaskSuccessAs(db: Db = getDb(), taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
+export async function markTaskSuccessAs(db: Db, taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(MarkSuccessInput, raw ?? {});
   await mustTask(db, taskId);
@@ -36,7 +36,7 @@ export async function markTaskSuccessAs(db: Db = getDb(), taskId: string, raw: u
  * they run again in the same run. Returns the task's run.
  * @throws DomainError forbidden (viewer), validation (reason), not_found, conflict.
  */
-export async function clearTaskAs(db: Db = getDb(), taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
+export async function clearTaskAs(db: Db, taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(ClearTaskInput, raw ?? {});
   await mustTask(db, taskId);

@@ -1,13 +1,13 @@
 export { MAX_TIMER_MS, safeDelays, setLongTimeout, type LongTimeout } from './long-timeout';
 
-/** Retry backoff settings (DESIGN.md §3 `backoff`): seconds, factor >= 1, jitter a ± fraction 0..1. */
+/** Retry backoff settings (docs/design.md §3 `backoff`): seconds, factor >= 1, jitter a ± fraction 0..1. */
 export type BackoffConfig = { baseSeconds: number; factor: number; maxSeconds: number; jitter: number };
 
 /**
  * Delay in ms before retrying after failed attempt `attempt` (1-based):
  * min(maxSeconds, baseSeconds * factor^(attempt-1)) seconds, then scaled by a
  * uniform factor in [1 - jitter, 1 + jitter] so retries of many tasks spread out
- * (DESIGN.md §4 "Failure policy"). Jitter applies after the cap, so a capped
+ * (docs/design.md §4 "Failure policy"). Jitter applies after the cap, so a capped
  * delay can exceed maxSeconds by up to the jitter fraction; never negative.
  * `random` returns [0, 1) (injectable for tests). Throws RangeError on bad input.
  */

@@ -1,4 +1,4 @@
-// Pure schedule arithmetic (DESIGN.md §4 "Scheduling"): no DB, no clock reads.
+// Pure schedule arithmetic (docs/design.md §4 "Scheduling"): no DB, no clock reads.
 export * from './errors';
 export * from './timezone';
 export * from './cron';

@@ -4,7 +4,7 @@ import { ScheduleError } from './errors';
  * First fire time of a fixed-rate schedule strictly after `after`: fire times
  * are `anchor + k * intervalSeconds` (k >= 0, seconds), so they never drift with
  * how long runs take or how late a tick was. If `after` is before `anchor`, the
- * anchor itself is returned. DESIGN.md §4 (anchored at start_at ?? created_at).
+ * anchor itself is returned. docs/design.md §4 (anchored at start_at ?? created_at).
  * Throws ScheduleError('intervalSeconds') unless a positive integer, ('from') on invalid dates.
  */
 export function nextIntervalFireTime(anchor: Date, intervalSeconds: number, after: Date): Date {

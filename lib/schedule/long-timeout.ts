@@ -1,6 +1,6 @@
 /**
  * Largest delay setTimeout honours: above 2^31-1 ms Node fires after 1 ms
- * (engine.md case 3 forbids such timers).
+ * (docs/engine-cases.md case 3 forbids such timers).
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -12,8 +12,8 @@ const everyMinute: JobSchedule = {
   createdAt: d('2026-01-01T00:00:00Z'),
 };
 
-// engine.md case 2: down 08:29:30Z..10:21:30Z, 112 missed slots 08:30..10:21.
-describe('engine.md case 2: misfire after downtime', () => {
+// docs/engine-cases.md case 2: down 08:29:30Z..10:21:30Z, 112 missed slots 08:30..10:21.
+describe('docs/engine-cases.md case 2: misfire after downtime', () => {
   const lastTick = d('2026-05-04T08:29:30Z');
   const now = d('2026-05-04T10:21:30Z');
   const stored = nextFireTime(everyMinute, lastTick)!;

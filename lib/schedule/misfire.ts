@@ -1,14 +1,14 @@
 export { collectMissedSlots, type MissedSlots } from './missed-slots';
 
-/** Job misfire policy (DESIGN.md §3 `misfire_policy`). */
+/** Job misfire policy (docs/design.md §3 `misfire_policy`). */
 export type MisfirePolicy = 'skip' | 'fire_once' | 'fire_all';
 
 /** Slots to run now and slots to record as `skipped` runs (reason misfire). Both ascending. */
 export type MisfirePlan = { fire: Date[]; skip: Date[] };
 
 /**
- * Decides what to do with nominal slots missed during downtime (engine.md case 2,
- * DESIGN.md §4 "never flood"). `missed`: nominal slots strictly before now, ascending.
+ * Decides what to do with nominal slots missed during downtime (docs/engine-cases.md case 2,
+ * docs/design.md §4 "never flood"). `missed`: nominal slots strictly before now, ascending.
  * - skip: fire none, skip all;
  * - fire_once: fire the most recent one, skip the rest;
  * - fire_all: fire the `maxCatchup` most recent (negative/fractional clamps down), skip the rest.

@@ -3,7 +3,7 @@ import { ScheduleError } from './errors';
 import { nextIntervalFireTime } from './interval';
 import { staggerOffsetMs } from './stagger';
 
-/** What a job fires on (DESIGN.md §3 `schedule_kind`). Seconds for intervals. */
+/** What a job fires on (docs/design.md §3 `schedule_kind`). Seconds for intervals. */
 export type ScheduleSpec =
   | { kind: 'cron'; cron: string; timezone: string }
   | { kind: 'interval'; intervalSeconds: number }
@@ -96,7 +96,7 @@ export function* fireTimesAfter(schedule: JobSchedule, after: Date): Generator<D
 /**
  * Next nominal fire time strictly after `after`, or null (manual, once already
  * past, window over, year field exhausted). Cron is evaluated in its own zone;
- * intervals are anchored at startAt ?? createdAt. DESIGN.md §4.
+ * intervals are anchored at startAt ?? createdAt. docs/design.md §4.
  */
 export function nextFireTime(schedule: JobSchedule, after: Date): Date | null {
   const r = fireTimesAfter(schedule, after).next();

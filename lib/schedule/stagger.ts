@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
  * Fixed per-job delay in ms, in [0, staggerSeconds * 1000): the first 4 bytes of
  * sha256(jobId) (big-endian uint32) modulo the stagger window. Stable across
  * processes and restarts, so N workers agree and a job's slot never wanders;
- * spreads jobs sharing a cron (DESIGN.md §3 `stagger_seconds`). 0 when
+ * spreads jobs sharing a cron (docs/design.md §3 `stagger_seconds`). 0 when
  * staggerSeconds is 0. Throws RangeError for a negative or non-finite stagger.
  */
 export function staggerOffsetMs(jobId: string, staggerSeconds: number): number {

@@ -24,7 +24,7 @@ function wallFormatter(tz: string): Intl.DateTimeFormat {
 /**
  * True when `tz` is an IANA zone name Intl knows ('UTC', 'Asia/Shanghai', also
  * links such as 'US/Eastern'). Offset strings ('+05:00') and '' are refused:
- * DESIGN.md §3 stores an IANA name in `jobs.timezone`.
+ * docs/design.md §3 stores an IANA name in `jobs.timezone`.
  */
 export function isValidTimeZone(tz: string): boolean {
   if (typeof tz !== 'string' || tz.length === 0 || !/^[A-Za-z]/.test(tz)) return false;

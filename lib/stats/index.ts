@@ -1,5 +1,5 @@
 /**
- * Stats read models and the rebuild proof (issue 6). The write side (the upsert inside task
+ * Stats read models and the rebuild proof. The write side (the upsert inside task
  * completion) is the engine's: lib/engine/sql/record-handler-stats.ts, rule in lib/engine/stats.ts.
  * Day boundaries: the `stats.timezone` setting (default UTC; lib/stats/stats-zone.ts).
  */

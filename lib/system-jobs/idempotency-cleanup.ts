@@ -1,7 +1,7 @@
 import type { Db } from '../db.ts';
 
 /**
- * Deletes idempotency keys older than `olderThanHours` (default 24, DESIGN.md §3) in batches of
+ * Deletes idempotency keys older than `olderThanHours` (default 24, docs/design.md §3) in batches of
  * `batchSize` rows per statement (each statement is its own short transaction).
  * Index: idempotency_keys_created_idx (created_at).
  * @returns the number of keys deleted.

@@ -1,4 +1,4 @@
-/** System jobs (issue 6): retention, idempotency-key cleanup, recycle-bin purge, stats check, and their definitions. */
+/** System jobs: retention, idempotency-key cleanup, recycle-bin purge, stats check, and their definitions. */
 export * from './retention.ts';
 export * from './idempotency-cleanup.ts';
 export * from './stats-check.ts';

@@ -28,7 +28,7 @@ export function retentionDays(): number {
 }
 
 /**
- * Run-log retention (issue 6 "System jobs"): deletes final runs that finished before
+ * Run-log retention (a system job): deletes final runs that finished before
  * `now - olderThanDays` together with their tasks, task dependencies (FK cascade from runs)
  * task_logs and task_log_lines (docs/task-logs.md), `batchSize` runs per transaction. handler_stats_daily is never touched, so
  * dashboards keep their history after the detail rows are gone.

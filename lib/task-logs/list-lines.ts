@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
@@ -24,7 +24,7 @@ export function toLineView(r: LineRow): TaskLogLineView {
  * @param rawQuery `{ attempt?, afterSeq?, limit? }` as strings or numbers; attempt defaults to the task's current one
  * @throws DomainError('not_found') for an unknown task; ('validation') naming the bad field
  */
-export async function listTaskLogLines(db: Db = getDb(), taskId: string, rawQuery: unknown, actor: Actor): Promise<TaskLogLinesPage> {
+export async function listTaskLogLines(db: Db, taskId: string, rawQuery: unknown, actor: Actor): Promise<TaskLogLinesPage> {
   requireCan(actor, 'read');
   const q = parseOrThrow(TaskLogLinesQuery, rawQuery ?? {});
   const task = isUuid(taskId)

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -40,7 +40,7 @@ type HitRow = {
  * The statement is stopped after SEARCH_TIMEOUT_MS.
  * @throws DomainError('validation') naming the bad field; ('unprocessable') when the search took too long
  */
-export async function searchTaskLogLines(db: Db = getDb(), rawQuery: unknown, actor: Actor): Promise<{ lines: TaskLogSearchHit[]; more: boolean }> {
+export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor): Promise<{ lines: TaskLogSearchHit[]; more: boolean }> {
   requireCan(actor, 'read');
   const q = parseOrThrow(SearchTaskLogLinesQuery, rawQuery ?? {});
   const limit = q.limit ?? 100;

@@ -1,4 +1,4 @@
-import { getDb, inTransaction, type Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { log } from '../log.ts';
@@ -18,7 +18,7 @@ export const LAST_WORKER_CONSEQUENCE =
  * @throws DomainError not_found, conflict, forbidden.
  */
 export async function drainWorker(
-  db: Db = getDb(),
+  db: Db,
   nodeId: string,
   actor: Actor,
   now = new Date(),
@@ -55,7 +55,7 @@ export async function drainWorker(
  * A node that is draining because its process was told to stop (SIGTERM) exits anyway.
  * @throws DomainError not_found, conflict, forbidden.
  */
-export async function resumeWorker(db: Db = getDb(), nodeId: string, actor: Actor, now = new Date()): Promise<WorkerView> {
+export async function resumeWorker(db: Db, nodeId: string, actor: Actor, now = new Date()): Promise<WorkerView> {
   requireCan(actor, 'workers.write');
   const node = await db.workerNode.findUnique({ where: { nodeId } });
   if (!node) throw new DomainError('not_found', `Worker ${nodeId} not found`);

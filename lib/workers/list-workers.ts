@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
 
@@ -50,14 +50,14 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
 }
 
 /** Worker nodes: online first, then draining, then offline; newest heartbeat first. */
-export async function listWorkers(db: Db = getDb(), actor: Actor, now = new Date()): Promise<WorkerView[]> {
+export async function listWorkers(db: Db, actor: Actor, now = new Date()): Promise<WorkerView[]> {
   requireCan(actor, 'read');
   const rows = await db.workerNode.findMany({ orderBy: [{ status: 'asc' }, { lastHeartbeatAt: 'desc' }] });
   return rows.map((w) => toWorkerView(w, now));
 }
 
 /** Online nodes with a fresh heartbeat (for /health). */
-export async function countOnlineWorkers(db: Db = getDb(), now = new Date()): Promise<number> {
+export async function countOnlineWorkers(db: Db, now = new Date()): Promise<number> {
   return db.workerNode.count({
     where: { status: 'online', lastHeartbeatAt: { gte: new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000) } },
   });

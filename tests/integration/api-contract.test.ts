@@ -1,5 +1,5 @@
 /**
- * REST contract (issue 5 "Proof"): every route under app/api/v1 answers a happy
+ * REST contract: every route under app/api/v1 answers a happy
  * path and refuses bad input with a 4xx naming the field (never a 500, nothing
  * written); bad input on every field of CreateJobInput and UpdateJobInput
  * (table-driven); unknown / malformed ids are 404 on every :id route;
@@ -669,7 +669,7 @@ describe('REST contract /api/v1', () => {
     });
   });
 
-  describe('hostile-tester findings: NUL, depth, int4, unknown fields, no-op updates, never-firing schedules, CSRF', () => {
+  describe('hostile input: NUL, depth, int4, unknown fields, no-op updates, never-firing schedules, CSRF', () => {
     const NUL = '\u0000';
     const post = (body: unknown, headers: Record<string, string> = {}) => call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body, headers });
 

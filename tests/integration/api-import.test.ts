@@ -1,5 +1,5 @@
 /**
- * Crontab import (issue 3): lib/jobs importCrontab and POST /api/v1/jobs/import —
+ * Crontab import: lib/jobs importCrontab and POST /api/v1/jobs/import —
  * paused shell jobs in one transaction, unconvertible lines and key collisions
  * reported per line, dry run writes nothing, bad input is a 400 naming the field.
  */

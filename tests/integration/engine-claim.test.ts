@@ -1,5 +1,5 @@
 /**
- * Claims, leases and compare-and-set (DESIGN.md §4; engine.md case 3):
+ * Claims, leases and compare-and-set (docs/design.md §4; docs/engine-cases.md case 3):
  * concurrent claimers, resource keys, routing, lease extension and reclaim.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,7 +129,7 @@ describe('routing', () => {
   });
 });
 
-describe('leases and compare-and-set (engine.md case 3)', () => {
+describe('leases and compare-and-set (docs/engine-cases.md case 3)', () => {
   it('an expired lease is reclaimed as a failed attempt; the late completion of the old attempt is refused and changes nothing', async () => {
     const handler = 'lease.work';
     const { runId } = await startRun({ steps: [{ key: 'slow', handler }], maxRetries: 1 });

@@ -1,5 +1,5 @@
 /**
- * DAG semantics (DESIGN.md §4 dependency types; engine.md case 5): edge rules,
+ * DAG semantics (docs/design.md §4 dependency types; docs/engine-cases.md case 5): edge rules,
  * shapes, propagation, deadlock, and that every transition is in task_logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,7 +111,7 @@ describe('shapes', () => {
   });
 });
 
-describe('engine.md case 5: a join with one failed and one succeeded parent resolves', () => {
+describe('docs/engine-cases.md case 5: a join with one failed and one succeeded parent resolves', () => {
   it('hard A->C, B->C: A dead, B success -> C skipped naming A, run failed, nothing open', async () => {
     const { runId } = await start({
       steps: [{ key: 'A' }, { key: 'B' }, { key: 'C' }],

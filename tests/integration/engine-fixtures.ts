@@ -1,6 +1,6 @@
 /**
  * Fixtures for the engine's integration tests: jobs inserted directly (the
- * JOBS builder's createJob is not a dependency of the engine), a fixed clock,
+ * lib/jobs createJob is not a dependency of the engine), a fixed clock,
  * and small drivers for claim/complete.
  */
 import { randomBytes } from 'node:crypto';

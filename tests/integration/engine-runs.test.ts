@@ -1,5 +1,5 @@
 /**
- * Run-level semantics (DESIGN.md §4): block strategies, cancel, operator
+ * Run-level semantics (docs/design.md §4): block strategies, cancel, operator
  * retries, dead letter, handler stats.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

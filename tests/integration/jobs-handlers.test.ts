@@ -1,6 +1,6 @@
 /**
  * A step's handler must be built in or offered by a registered worker: a job
- * naming a handler nobody runs would wait forever (tester finding M3).
+ * naming a handler nobody runs would wait forever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';

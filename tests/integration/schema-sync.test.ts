@@ -1,5 +1,5 @@
 /**
- * Keeps prisma/schema.prisma and the SQL migrations in step (TOOLCHAIN.md):
+ * Keeps prisma/schema.prisma and the SQL migrations in step (docs/toolchain.md):
  * after migrating, every model field must exist as a column with the same
  * type and nullability, every column must be a model field, and every enum's
  * values must match the PostgreSQL enum type.

@@ -1,5 +1,5 @@
 /**
- * The tick against real PostgreSQL with an injected clock (engine.md cases 1 and 2).
+ * The tick against real PostgreSQL with an injected clock (docs/engine-cases.md cases 1 and 2).
  */
 import { describe, expect, it } from 'vitest';
 import { cancelRun, claimTasks, completeTask } from '../../lib/engine/index.ts';
@@ -22,7 +22,7 @@ async function isolate(...ids: string[]) {
   await t.db.job.updateMany({ where: { id: { notIn: ids }, status: 'active' }, data: { status: 'paused' } });
 }
 
-describe('engine.md case 1 — one-shot jobs never break the tick', () => {
+describe('docs/engine-cases.md case 1 — one-shot jobs never break the tick', () => {
   it('a once job fires exactly once, then is paused with next_run_at null; a bad row is marked; others keep firing', async () => {
     const runAt = T('2026-11-29T09:00:00Z');
     const once = await insertJob(t.db, { key: 'c1-once', scheduleKind: 'once', runAt, nextRunAt: runAt });
@@ -96,7 +96,7 @@ describe('engine.md case 1 — one-shot jobs never break the tick', () => {
   });
 });
 
-describe('engine.md case 2 — misfire after downtime never stalls and never floods', () => {
+describe('docs/engine-cases.md case 2 — misfire after downtime never stalls and never floods', () => {
   // Down from 08:29:30Z to 10:21:30Z: slots 08:30..10:21 (112) were missed.
   const lastTick = T('2026-11-29T08:29:30Z');
   const restart = T('2026-11-29T10:21:30Z');

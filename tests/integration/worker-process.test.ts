@@ -1,6 +1,6 @@
 /**
  * Real worker processes (`node --import tsx worker/index.ts`) against the test
- * database: a SIGKILLed worker restarted at once (engine.md case 4), and
+ * database: a SIGKILLed worker restarted at once (docs/engine-cases.md case 4), and
  * graceful shutdown on SIGTERM.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ async function runTask(f: JobFixture): Promise<string> {
 }
 const task = (id: string) => t.db.task.findUniqueOrThrow({ where: { id } });
 
-describe('engine.md case 4 — a worker killed mid-task is detected even if it restarts at once', () => {
+describe('docs/engine-cases.md case 4 — a worker killed mid-task is detected even if it restarts at once', () => {
   it('SIGKILL, worker restarted at once: the task stays the dead node\'s while its lease holds, then is reclaimed and retried on the new node', async () => {
     // A lease long enough that the restarted worker is up while it still holds, even on a busy machine.
     const env = { TICKFLOW_LEASE_SECONDS: '20', TICKFLOW_HEARTBEAT_MS: '400', TICKFLOW_REAP_MS: '500', TICKFLOW_NODE_OFFLINE_SECONDS: '3' };

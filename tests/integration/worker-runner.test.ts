@@ -1,6 +1,6 @@
 /**
  * In-process workers against real PostgreSQL: the runner, timeouts and leases
- * (engine.md case 3), routing, and the node registry. Real timers of a few
+ * (docs/engine-cases.md case 3), routing, and the node registry. Real timers of a few
  * seconds where the case is about time; every database timestamp comes from
  * the worker's clock.
  */
@@ -75,7 +75,7 @@ describe('runner', () => {
   });
 });
 
-describe('engine.md case 3 — an expired lease never leads to two live attempts', () => {
+describe('docs/engine-cases.md case 3 — an expired lease never leads to two live attempts', () => {
   it('timeout 2 s, retries 1, a 5 s handler ignoring cancellation: "timed out, still running" until it returns, recorded timeout, retry only after', async () => {
     const w = worker({ concurrency: 2 });
     await w.start();

@@ -49,7 +49,7 @@ export const flaky: Handler = async (ctx) => {
  * `builtin.ignore-abort` `{ ms }` — TEST HELPER: sleeps `ms` while deliberately
  * ignoring the AbortSignal, like a misbehaving handler stuck in a syscall. Used
  * to prove that timeouts are enforced by the worker, not by handler courtesy
- * (engine.md case 3). Not meant for real jobs.
+ * (docs/engine-cases.md case 3). Not meant for real jobs.
  */
 export const ignoreAbort: Handler = async (ctx) => {
   const ms = numberSetting(settings(ctx), 'ms', { handler: 'builtin.ignore-abort', fallback: 5000, min: 0, max: MAX_SLEEP_MS, unit: 'ms' });

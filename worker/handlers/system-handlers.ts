@@ -1,5 +1,5 @@
 /**
- * System job handlers (issue 6 "System jobs"): run through the normal engine like any
+ * System job handlers: run through the normal engine like any
  * handler, so they are visible, pausable, retried and alarmed like user jobs. Each is a thin
  * door onto lib/system-jobs; payload fields override env defaults.
  *

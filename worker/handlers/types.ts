@@ -1,5 +1,5 @@
 /**
- * Handlers: the named code a worker can execute (DESIGN.md §1 "handler").
+ * Handlers: the named code a worker can execute (docs/design.md §1 "handler").
  *
  * - handler: an async function `(ctx) => output` registered under a name such as
  *   `builtin.echo`, `http`, `shell` or `sql`.
@@ -138,7 +138,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
       reject(signal.reason ?? new Error('aborted'));
       return;
     }
-    // setLongTimeout: a delay above 2^31-1 ms would otherwise fire at once (engine.md case 3).
+    // setLongTimeout: a delay above 2^31-1 ms would otherwise fire at once (docs/engine-cases.md case 3).
     const timer = setLongTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();

@@ -1,4 +1,4 @@
-// Worker node registry (DESIGN.md §3 `worker_nodes`): register, heartbeat, status, offline marking.
+// Worker node registry (docs/design.md §3 `worker_nodes`): register, heartbeat, status, offline marking.
 export * from './register-node.ts';
 export * from './heartbeat-node.ts';
 export * from './set-node-status.ts';

@@ -1,9 +1,9 @@
 /**
- * Registers this worker process as a node (DESIGN.md §3 `worker_nodes`).
+ * Registers this worker process as a node (docs/design.md §3 `worker_nodes`).
  *
  * Every process gets a NEW random node id: a restarted worker on the same host
  * is a different node and never adopts the dead process's running tasks — those
- * come back only through lease expiry (engine.md case 4).
+ * come back only through lease expiry (docs/engine-cases.md case 4).
  * Plain INSERT on the primary key; no lock beyond the row itself.
  */
 import { randomBytes } from 'node:crypto';

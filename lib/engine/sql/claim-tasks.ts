@@ -20,7 +20,7 @@ export interface ClaimParams {
  * Why this locking strategy. The candidate scan walks the partial index
  * `tasks_claim_idx` (priority DESC, schedule_at) WHERE status = 'pending' AND
  * pending_parents = 0 — only ready rows, already in claim order — and locks
- * `FOR UPDATE SKIP LOCKED` (DESIGN.md §4, graphile-worker's and River's
+ * `FOR UPDATE SKIP LOCKED` (docs/design.md §4, graphile-worker's and River's
  * pattern): concurrent claimers never wait on each other and never get the same
  * row, and the UPDATE ... RETURNING, the task_logs rows and the run's
  * pending -> running move all commit together, so a claim is one round trip.

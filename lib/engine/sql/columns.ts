@@ -21,5 +21,5 @@ export function claimedTaskColumns(alias = 'tasks'): string {
     NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.id <> ${a}.id) AS "onlyTask"`;
 }
 
-/** Task statuses that are not final, as an SQL list (DESIGN.md §4). */
+/** Task statuses that are not final, as an SQL list (docs/design.md §4). */
 export const OPEN_TASK_STATUSES_SQL = `('pending', 'running', 'failed', 'timeout')`;

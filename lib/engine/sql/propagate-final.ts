@@ -2,7 +2,7 @@ import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
- * DAG propagation from tasks that just became final (DESIGN.md §4 dependency
+ * DAG propagation from tasks that just became final (docs/design.md §4 dependency
  * types), in one statement:
  *
  * | parent ended | hard child | soft child | on_failure child |
@@ -15,7 +15,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  * Skips recurse down hard and on_failure edges (WITH RECURSIVE over
  * task_dependencies), and the soft children of every newly skipped task are
  * decremented. Each skip writes a task_logs row naming the parent whose outcome
- * caused it (engine.md case 5). `edgeTypes` limits the first level to the edge
+ * caused it (docs/engine-cases.md case 5). `edgeTypes` limits the first level to the edge
  * types the caller has not handled yet (finish-attempt already decremented the
  * hard/soft children of a success).
  *

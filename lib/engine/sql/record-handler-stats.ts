@@ -14,15 +14,6 @@ export interface StatsDelta {
 }
 
 /**
- * Adds one outcome to handler_stats_daily (counting rule: lib/engine/stats.ts).
- * stat_date = the calendar date of `now` in the stats zone setting, computed in SQL (STATS_TZ_SQL).
- *
- * Lock: the (stat_date, handler, slot) row — shared by the completions of a
- * handler that day on connections with the same slot (STATS_SLOTS), so the
- * engine still issues this statement last in its transaction to hold the lock
- * only until COMMIT. Index: the primary key (stat_date, handler, slot) via ON CONFLICT.
- */
-/**
  * The ON CONFLICT half of every handler_stats_daily upsert (this file's and
  * complete-only-tasks.ts's): adds a delta row to the row of its day, handler and slot.
  */
@@ -40,9 +31,15 @@ export const STATS_ON_CONFLICT_SQL = `ON CONFLICT (stat_date, handler, slot) DO 
        updated_at = EXCLUDED.updated_at`;
 
 /**
- * The upsert as SQL text with its parameters numbered from `first`, so the
- * engine can run it standalone or as the last CTE of finalise-run's statement
- * (one round trip fewer on the common path).
+ * Adds one outcome to handler_stats_daily (counting rule: lib/engine/stats.ts), as SQL
+ * text with its parameters numbered from `first`, so the engine can run it standalone
+ * or as the last CTE of finalise-run's statement (one round trip fewer on the common path).
+ * stat_date = the calendar date of `now` in the stats zone setting, computed in SQL (STATS_TZ_SQL).
+ *
+ * Lock: the (stat_date, handler, slot) row — shared by the completions of a
+ * handler that day on connections with the same slot (STATS_SLOTS), so the
+ * engine still issues this statement last in its transaction to hold the lock
+ * only until COMMIT. Index: the primary key (stat_date, handler, slot) via ON CONFLICT.
  */
 export function statsUpsertSql(d: StatsDelta, now: Date, first: number): { sql: string; params: unknown[] } {
   const buckets = new Array<number>(DURATION_BUCKET_COUNT).fill(0);

@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 
 /**
- * Deadlock (DESIGN.md §4: "a run whose remaining tasks can never become ready
+ * Deadlock (docs/design.md §4: "a run whose remaining tasks can never become ready
  * is marked failed with a deadlock log entry instead of hanging"): called when
  * finalise-run found open tasks but none running, ready or between attempts.
  * If some root task is held by a serial_execution gate the run is merely

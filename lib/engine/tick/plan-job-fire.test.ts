@@ -26,7 +26,7 @@ function cronJob(over: Partial<TickJob> = {}): TickJob {
 const opts = { misfireGraceMs: 60_000, skippedRowLimit: 20 };
 const restart = T('2026-11-29T10:21:30Z');
 
-describe('planJobFire — engine.md case 2 (112 missed slots 08:30..10:21)', () => {
+describe('planJobFire — docs/engine-cases.md case 2 (112 missed slots 08:30..10:21)', () => {
   it('skip: no run, one summary of 112, next 10:22', () => {
     const p = planJobFire(cronJob({ misfirePolicy: 'skip' }), restart, opts);
     expect(p.fire).toEqual([]);

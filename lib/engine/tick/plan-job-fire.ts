@@ -2,7 +2,7 @@
  * What one tick does with one due job: pure arithmetic over lib/schedule, no
  * DB and no clock reads, so every misfire rule is unit-testable.
  *
- * Rules (DESIGN.md §4, engine.md cases 1 and 2):
+ * Rules (docs/design.md §4, docs/engine-cases.md cases 1 and 2):
  * - The stored `next_run_at` is a due instant (nominal + stagger); the nominal
  *   slot is recovered by subtracting the job's fixed stagger offset.
  * - Due slots are every nominal slot from the stored one whose due instant is

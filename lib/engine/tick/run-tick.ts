@@ -1,5 +1,5 @@
 /**
- * The tick (DESIGN.md §1): one scheduler pass that fires due jobs and advances
+ * The tick (docs/design.md §1): one scheduler pass that fires due jobs and advances
  * their next_run_at.
  *
  * One transaction per batch: lockDueJobs takes up to `limit` due job rows
@@ -17,7 +17,7 @@
  * `deferredUntil` says when). Jobs whose only work is one slot (ahead, or due now) are handled
  * as one batch of a few statements (applyAheadBatch), the rest one by one.
  *
- * One bad row never stops the tick (engine.md case 1): a job whose schedule
+ * One bad row never stops the tick (docs/engine-cases.md case 1): a job whose schedule
  * cannot be evaluated, or that cannot be fired for a non-transient reason, is
  * rolled back to its savepoint, paused with last_error, and the batch goes on.
  * A transient error (deadlock, serialization, lock timeout) leaves the job as

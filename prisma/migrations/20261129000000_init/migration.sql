@@ -1,4 +1,4 @@
--- Tickflow initial schema (DESIGN.md §3). Works on PostgreSQL 15 and 18.
+-- Tickflow initial schema (docs/design.md §3). Works on PostgreSQL 15 and 18.
 -- Invariants are named CHECK constraints so violations are readable in errors.
 
 CREATE TYPE schedule_kind AS ENUM ('cron', 'interval', 'once', 'manual');
@@ -80,7 +80,7 @@ CREATE TABLE jobs (
 );
 -- A key is unique among live jobs only: a deleted job keeps its key in the recycle bin.
 CREATE UNIQUE INDEX jobs_key_live_uniq ON jobs (key) WHERE deleted_at IS NULL;
--- The tick scans due, active, live jobs by next_run_at (DESIGN.md §4 "tick").
+-- The tick scans due, active, live jobs by next_run_at (docs/design.md §4 "tick").
 CREATE INDEX jobs_tick_idx ON jobs (next_run_at) WHERE status = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL;
 CREATE INDEX jobs_deleted_idx ON jobs (deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX jobs_list_idx ON jobs (created_at DESC, id DESC) WHERE deleted_at IS NULL;
@@ -158,7 +158,7 @@ CREATE INDEX runs_job_idx ON runs (job_id, scheduled_for DESC, id DESC);
 CREATE INDEX runs_time_idx ON runs (scheduled_for DESC, id DESC);
 CREATE INDEX runs_active_idx ON runs (job_id, created_at) WHERE status IN ('pending', 'running');
 CREATE INDEX runs_parent_idx ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
--- A schedule fires a given instant of a job at most once (exactly-once firing, DESIGN.md §4).
+-- A schedule fires a given instant of a job at most once (exactly-once firing, docs/design.md §4).
 CREATE UNIQUE INDEX runs_schedule_fire_uniq ON runs (job_id, scheduled_for) WHERE trigger = 'schedule';
 
 CREATE TABLE tasks (
@@ -195,7 +195,7 @@ CREATE TABLE tasks (
   CONSTRAINT tasks_pending_parents_nonnegative CHECK (pending_parents >= 0),
   CONSTRAINT tasks_running_has_lease CHECK (status <> 'running' OR (locked_by IS NOT NULL AND lease_until IS NOT NULL))
 );
--- The claim index (DESIGN.md §3): only ready rows, in claim order.
+-- The claim index (docs/design.md §3): only ready rows, in claim order.
 CREATE INDEX tasks_claim_idx ON tasks (priority DESC, schedule_at) WHERE status = 'pending' AND pending_parents = 0;
 -- The reaper scans running tasks by lease expiry.
 CREATE INDEX tasks_lease_idx ON tasks (lease_until) WHERE status = 'running';
@@ -247,7 +247,7 @@ CREATE TRIGGER task_logs_append_only BEFORE UPDATE OR DELETE ON task_logs
 CREATE TRIGGER task_logs_no_truncate BEFORE TRUNCATE ON task_logs
   FOR EACH STATEMENT EXECUTE FUNCTION task_logs_append_only();
 
--- The task state machine (DESIGN.md §4), enforced by the database as well as lib/engine.
+-- The task state machine (docs/design.md §4), enforced by the database as well as lib/engine.
 CREATE FUNCTION tasks_valid_transition() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.status = OLD.status THEN

@@ -4,7 +4,7 @@ import { HandlerCatalogueProvider, type HandlerCatalogueEntry } from '@/componen
 import type { saveJobDagAction } from './actions';
 
 /**
- * Graph tab: the DAG builder's editor (components/dag/JobGraphTab), read-only for viewers,
+ * Graph tab: the DAG editor (components/dag/JobGraphTab), read-only for viewers,
  * for jobs in the recycle bin, and for a job whose handler the user may not change (with the reason). Saves go through `saveJobDagAction` with the version
  * this page loaded as `expectedVersion` (a stale editor gets a 409 conflict).
  */

@@ -3,7 +3,7 @@
  * the tick already holds locked (lockDueJobs). Primary-key UPDATE.
  * - next_run_at: the next due instant, or null when the schedule has no more
  *   fire times (once fired, window over, year range exhausted);
- * - pause: true turns an exhausted schedule into `paused` (engine.md case 1);
+ * - pause: true turns an exhausted schedule into `paused` (docs/engine-cases.md case 1);
  * - lastError: null clears a previous tick error, a string records one.
  * The job's config `version` is not bumped: the tick is not an edit.
  */
