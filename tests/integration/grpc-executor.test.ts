@@ -23,6 +23,7 @@ const PROTO = readFileSync(PROTO_FILE, 'utf8');
 
 let server: grpc.Server;
 let address = '';
+let savedAllow: string | undefined;
 const cancelledCalls: string[] = [];
 
 beforeAll(async () => {
@@ -65,9 +66,14 @@ beforeAll(async () => {
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   address = `127.0.0.1:${port}`;
+  // this file's servers are on loopback, which the outbound policy refuses unless listed (lib/net/outbound.ts)
+  savedAllow = process.env.TICKFLOW_OUTBOUND_ALLOW;
+  process.env.TICKFLOW_OUTBOUND_ALLOW = '127.0.0.1';
 });
 
 afterAll(async () => {
+  if (savedAllow === undefined) delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+  else process.env.TICKFLOW_OUTBOUND_ALLOW = savedAllow;
   await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
 });
 
@@ -183,6 +189,20 @@ describe('grpc executor', () => {
       const e = await failure(grpcHandler(ctxFor(config, payload).ctx));
       expect(e.message, JSON.stringify({ config: { ...config, proto: undefined }, payload })).toMatch(expected);
       expect(e.detail.retryable, e.message).toBe(false);
+    }
+  });
+
+  it('a loopback, private or metadata address is refused like http (outbound policy) and nothing is dialled', async () => {
+    const allow = process.env.TICKFLOW_OUTBOUND_ALLOW;
+    delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+    try {
+      for (const target of [address, '169.254.169.254:80', '[::1]:50051', '10.1.2.3:443']) {
+        const e = await failure(grpcHandler(ctxFor(cfg({ address: target }), { name: 'ssrf' }).ctx));
+        expect(e.message).toMatch(/^grpc: config\.address: outbound call refused/);
+        expect(e.detail.code).toBe('outbound_refused');
+      }
+    } finally {
+      process.env.TICKFLOW_OUTBOUND_ALLOW = allow;
     }
   });
 

@@ -18,6 +18,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { z } from 'zod';
+import { OutboundRefusedError, resolveOutboundAddress } from '../../lib/net/outbound.ts';
 import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
 import { HandlerError, type Handler, type HandlerContext } from './types.ts';
@@ -72,17 +73,31 @@ export interface GrpcTarget {
 }
 
 /**
- * The one place a gRPC step's address becomes a connection target. Every call goes
- * through here, so an outbound address policy (which hosts a worker may reach) applies
- * to gRPC by changing this function alone: resolve the host, check the address, and
- * return `target` = the checked address; `authority`/`host` keep the configured name
- * so TLS still verifies it.
- * @throws HandlerError naming `config.address` for a malformed address
+ * The one place a gRPC step's address becomes a connection target, under the same
+ * outbound policy as `http` and webhooks (lib/net/outbound.ts, docs/security.md
+ * "Outbound calls"): the host is resolved once and every address checked (no
+ * loopback, private, link-local or metadata address unless TICKFLOW_OUTBOUND_ALLOW
+ * lists it), and `target` is the checked address, so grpc-js never resolves the name
+ * again (DNS rebinding); `authority`/`host` keep the configured name so TLS still
+ * verifies it.
+ * @param env the environment holding TICKFLOW_OUTBOUND_ALLOW (default process.env)
+ * @throws HandlerError naming `config.address` for a malformed or refused address
+ *   (code `outbound_refused`, retried like the `http` executor's: DNS may change)
  */
-export async function resolveGrpcTarget(address: string): Promise<GrpcTarget> {
+export async function resolveGrpcTarget(address: string, env: NodeJS.ProcessEnv = process.env): Promise<GrpcTarget> {
   const { host, port } = parseGrpcAddress(address);
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  return { target: hostPort, authority: hostPort, host };
+  let checked: { address: string; family: 4 | 6 };
+  try {
+    checked = await resolveOutboundAddress(host, port, env);
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) {
+      throw new HandlerError(`grpc: config.address: ${err.message}`, { code: err.code });
+    }
+    throw err;
+  }
+  const target = checked.family === 6 ? `[${checked.address}]:${port}` : `${checked.address}:${port}`;
+  return { target, authority: hostPort, host };
 }
 
 function credentialsOf(cfg: GrpcConfig): grpc.ChannelCredentials {
