@@ -104,3 +104,25 @@ export function ZonedTime({ value, timeZone = 'UTC', className }: { value: Date 
     </time>
   );
 }
+
+/**
+ * Time elapsed since `since` ("4.98 s"), then `suffix`, ticking every second in the
+ * browser. Renders only `placeholder` on the server and during hydration: a server
+ * clock read in render differs from the browser's, and React refuses that markup
+ * (hydration error #418) and re-renders the whole tree on the client.
+ */
+export function Elapsed({ since, suffix = '', placeholder = '…' }: { since: Date | string; suffix?: string; placeholder?: string }) {
+  const [now, setNow] = React.useState<number | null>(null);
+  React.useEffect(() => {
+    setNow(Date.now());
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  if (now == null) return <>{placeholder}</>;
+  return (
+    <>
+      {formatDuration(Math.max(0, now - new Date(since).getTime()))}
+      {suffix}
+    </>
+  );
+}

@@ -12,7 +12,7 @@ import { ConfirmDialog } from '../ui/dialog';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
-import { RelativeTime, ZonedTime, formatDuration, formatUtc } from '../time';
+import { Elapsed, RelativeTime, ZonedTime, formatDuration, formatUtc } from '../time';
 import { PageHeader } from '../shell/page-header';
 import { getJson } from '../api';
 import { cn } from '../ui/cn';
@@ -138,7 +138,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
                 ['Scheduled for', <ZonedTime key="s" value={run.scheduledFor} />],
                 ['Started', run.startedAt ? <ZonedTime key="st" value={run.startedAt} /> : '—'],
                 ['Finished', run.finishedAt ? <ZonedTime key="f" value={run.finishedAt} /> : '—'],
-                ['Duration', run.durationMs != null ? formatDuration(run.durationMs) : run.startedAt ? `${formatDuration(Date.now() - new Date(run.startedAt).getTime())} so far` : '—'],
+                ['Duration', run.durationMs != null ? formatDuration(run.durationMs) : run.startedAt ? <Elapsed key="d" since={run.startedAt} suffix=" so far" /> : '—'],
                 ['Lateness', lateness == null ? '—' : <span key="l" title="started − scheduled for" className={lateness > 5000 ? 'text-amber-700' : undefined}>{formatDuration(Math.max(0, lateness))}</span>],
                 ['Job version', <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
                 ['Trace id', <span key="tr" className="font-mono text-xs">{run.traceId}</span>],
@@ -231,7 +231,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
                   <td className="tabular-nums text-xs">
                     {t.attempt} / {t.maxRetries + 1}
                   </td>
-                  <td className="text-xs">{t.startedAt ? (t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : `${formatDuration(Date.now() - new Date(t.startedAt).getTime())}…`) : '—'}</td>
+                  <td className="text-xs">{t.startedAt ? (t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : <Elapsed since={t.startedAt} suffix="…" />) : '—'}</td>
                   <td className="font-mono text-xs">{t.exitCode ?? '—'}</td>
                   <td className="max-w-[10rem] truncate text-xs text-zinc-600">{t.lockedBy ?? '—'}</td>
                   <td className="font-mono text-xs text-zinc-600">{t.parents.length ? t.parents.join(', ') : '—'}</td>

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../ui/empty-state';
 import { StatusBadge, Tag } from '../status-badge';
-import { RelativeTime, formatDuration } from '../time';
+import { Elapsed, RelativeTime, formatDuration } from '../time';
 
 /** Columns the runs table shows (lib/runs RunSummary satisfies it). */
 export type RunRow = {
@@ -83,6 +83,9 @@ export function RunsTable({ rows, showJob = true, emptyText }: { rows: RunRow[];
 }
 
 function LiveDuration({ since }: { since: string }) {
-  // Re-rendered by the page's polling; good enough for a running clock.
-  return <span className="text-sky-700">{formatDuration(Date.now() - new Date(since).getTime())}…</span>;
+  return (
+    <span className="text-sky-700">
+      <Elapsed since={since} suffix="…" />
+    </span>
+  );
 }
