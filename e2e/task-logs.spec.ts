@@ -105,3 +105,31 @@ test('lines stream live onto the run page and can be filtered, unwrapped, downlo
   await page.locator('[data-testid="task-log-row"][data-to="running"]').first().getByTestId('state-change-lines-link').click();
   await expect(box.locator('[data-highlight="true"]')).toContainText('$ /bin/sh -c');
 });
+
+test('the page of a running run and the runs list hydrate without a clock mismatch, and the elapsed time ticks', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.elapsed.${uniq()}`,
+    name: 'Elapsed',
+    schedule: { kind: 'manual' },
+    handler: 'builtin.sleep',
+    payload: { ms: 20_000 },
+    policy: { timeoutSeconds: 60 },
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
+  const runId = trig.run?.id ?? trig.id!;
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${runId}`)).status, { timeout: 15_000 }).toBe('running');
+  // Rendered on the server while running: a duration read from the server's clock in render
+  // would differ from the browser's and fail hydration (React error #418).
+  await page.goto(`/runs/${runId}`);
+  const duration = page.getByText(/^\d+(\.\d+)? s so far$/);
+  await expect(duration).toBeVisible();
+  const first = await duration.textContent();
+  await expect.poll(() => duration.textContent(), { timeout: 5_000 }).not.toBe(first);
+  await page.goto(`/runs?jobId=${job.id}`);
+  await expect(page.getByText(/^\d+(\.\d+)? s…$/).first()).toBeVisible();
+  expect(errors).toEqual([]);
+  await api('POST', `/runs/${runId}/cancel`, {});
+});

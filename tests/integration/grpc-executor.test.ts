@@ -23,12 +23,10 @@ const PROTO = readFileSync(PROTO_FILE, 'utf8');
 
 let server: grpc.Server;
 let address = '';
+let savedAllow: string | undefined;
 const cancelledCalls: string[] = [];
-const savedAllow = process.env.TICKFLOW_OUTBOUND_ALLOW;
 
 beforeAll(async () => {
-  // The servers of this file listen on loopback, which the outbound policy refuses unless listed.
-  process.env.TICKFLOW_OUTBOUND_ALLOW = '127.0.0.1';
   const def = protoLoader.loadSync(PROTO_FILE, { keepCase: false, longs: String, enums: String, defaults: true });
   const pkg = grpc.loadPackageDefinition(def) as unknown as { demo: { v1: { Greeter: grpc.ServiceClientConstructor } } };
   server = new grpc.Server();
@@ -68,6 +66,9 @@ beforeAll(async () => {
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   address = `127.0.0.1:${port}`;
+  // this file's servers are on loopback, which the outbound policy refuses unless listed (lib/net/outbound.ts)
+  savedAllow = process.env.TICKFLOW_OUTBOUND_ALLOW;
+  process.env.TICKFLOW_OUTBOUND_ALLOW = '127.0.0.1';
 });
 
 afterAll(async () => {
@@ -191,15 +192,17 @@ describe('grpc executor', () => {
     }
   });
 
-  it('a loopback, private or metadata address not on TICKFLOW_OUTBOUND_ALLOW is refused before dialing, naming config.address', async () => {
-    process.env.TICKFLOW_OUTBOUND_ALLOW = '';
+  it('a loopback, private or metadata address is refused like http (outbound policy) and nothing is dialled', async () => {
+    const allow = process.env.TICKFLOW_OUTBOUND_ALLOW;
+    delete process.env.TICKFLOW_OUTBOUND_ALLOW;
     try {
-      for (const target of [address, '169.254.169.254:80', '10.0.0.1:50051', '[::1]:50051']) {
-        const e = await failure(grpcHandler(ctxFor(cfg({ address: target }), { name: 'a' }, { timeoutMs: 5000 }).ctx));
-        expect(e.message, target).toMatch(/^grpc: config\.address: outbound call refused/);
+      for (const target of [address, '169.254.169.254:80', '[::1]:50051', '10.1.2.3:443']) {
+        const e = await failure(grpcHandler(ctxFor(cfg({ address: target }), { name: 'ssrf' }).ctx));
+        expect(e.message).toMatch(/^grpc: config\.address: outbound call refused/);
+        expect(e.detail.code).toBe('outbound_refused');
       }
     } finally {
-      process.env.TICKFLOW_OUTBOUND_ALLOW = '127.0.0.1';
+      process.env.TICKFLOW_OUTBOUND_ALLOW = allow;
     }
   });
 

@@ -18,7 +18,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { z } from 'zod';
-import { resolveOutboundAddress } from '../../lib/net/outbound.ts';
+import { OutboundRefusedError, resolveOutboundAddress } from '../../lib/net/outbound.ts';
 import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
 import { HandlerError, type Handler, type HandlerContext } from './types.ts';
@@ -73,23 +73,30 @@ export interface GrpcTarget {
 }
 
 /**
- * The one place a gRPC step's address becomes a connection target: the host is resolved
- * and checked by the outbound policy (lib/net/outbound.ts: no loopback, private, link-local
- * or metadata address unless TICKFLOW_OUTBOUND_ALLOW lists it), and the connection goes to
- * that checked address, so a DNS answer that changes later cannot redirect it.
- * `authority`/`host` keep the configured name so TLS still verifies it.
+ * The one place a gRPC step's address becomes a connection target, under the same
+ * outbound policy as `http` and webhooks (lib/net/outbound.ts, docs/security.md
+ * "Outbound calls"): the host is resolved once and every address checked (no
+ * loopback, private, link-local or metadata address unless TICKFLOW_OUTBOUND_ALLOW
+ * lists it), and `target` is the checked address, so grpc-js never resolves the name
+ * again (DNS rebinding); `authority`/`host` keep the configured name so TLS still
+ * verifies it.
+ * @param env the environment holding TICKFLOW_OUTBOUND_ALLOW (default process.env)
  * @throws HandlerError naming `config.address` for a malformed or refused address
+ *   (code `outbound_refused`, retried like the `http` executor's: DNS may change)
  */
-export async function resolveGrpcTarget(address: string): Promise<GrpcTarget> {
+export async function resolveGrpcTarget(address: string, env: NodeJS.ProcessEnv = process.env): Promise<GrpcTarget> {
   const { host, port } = parseGrpcAddress(address);
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  let resolved: { address: string; family: 4 | 6 };
+  let checked: { address: string; family: 4 | 6 };
   try {
-    resolved = await resolveOutboundAddress(host, port);
+    checked = await resolveOutboundAddress(host, port, env);
   } catch (err) {
-    throw configError(`config.address: ${(err as Error).message}`);
+    if (err instanceof OutboundRefusedError) {
+      throw new HandlerError(`grpc: config.address: ${err.message}`, { code: err.code });
+    }
+    throw err;
   }
-  const target = resolved.family === 6 ? `[${resolved.address}]:${port}` : `${resolved.address}:${port}`;
+  const target = checked.family === 6 ? `[${checked.address}]:${port}` : `${checked.address}:${port}`;
   return { target, authority: hostPort, host };
 }
 
