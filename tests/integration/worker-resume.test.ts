@@ -32,4 +32,18 @@ describe('drain and resume a running worker', () => {
     await w.heartbeat.runOnce(new Date());
     expect((await waitForFinalTask(t.db, id, 10_000)).status).toBe('success');
   });
+
+  it('a drain holds from the moment it is recorded, before the worker hears of it', async () => {
+    const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], heartbeatMs: 60_000 }) });
+    workers.push(w);
+    await w.start();
+    const nodeId = w.nodeId!;
+    await drainWorker(t.db, nodeId, ops, new Date(), { confirmLastWorker: true });
+    // no heartbeat since the drain: the worker still believes it is online, the claim refuses anyway
+    const id = await triggerOneTask(t.db, { steps: [{ handler: 'builtin.noop' }] });
+    expect(await w.claimer.runOnce(new Date())).toBe(0);
+    expect((await t.db.task.findUniqueOrThrow({ where: { id } })).status).toBe('pending');
+    await resumeWorker(t.db, nodeId, ops);
+    expect(await w.claimer.runOnce(new Date())).toBe(1);
+  });
 });

@@ -72,6 +72,9 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
        SELECT t.id, t.resource_key, t.priority, t.schedule_at
          FROM tasks t
         WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $6::timestamptz
+          -- a node an operator drained claims nothing from the moment of the drain, not from its
+          -- next heartbeat (one primary-key probe, evaluated once per statement)
+          AND NOT EXISTS (SELECT 1 FROM worker_nodes me WHERE me.node_id = $1 AND me.status = 'draining')
           AND t.handler = ANY($2::text[])
           AND (t.routing->>'nodeGroup' IS NULL OR t.routing->>'nodeGroup' = $3)
           AND (t.routing->'labels' IS NULL OR $4::jsonb @> (t.routing->'labels'))
