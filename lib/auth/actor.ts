@@ -44,6 +44,7 @@ export const ACTION_MIN_ROLE = {
   'jobs.privileged': 'admin',
   'users.manage': 'admin',
   'tokens.manage': 'admin',
+  'settings.manage': 'admin',
 } as const satisfies Record<string, Role>;
 export type Action = keyof typeof ACTION_MIN_ROLE;
 

@@ -67,6 +67,7 @@ export const OPERATIONS = {
   'tokens.list': 'tokens.manage',
   'tokens.create': 'tokens.manage',
   'tokens.revoke': 'tokens.manage',
+  'stats.setZone': 'settings.manage',
 } as const satisfies Record<string, Permission>;
 
 export type Operation = keyof typeof OPERATIONS;

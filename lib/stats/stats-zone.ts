@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { inTransaction, type Db } from '../db.ts';
-import { requireRole, type Actor } from '../auth/actor.ts';
+import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError } from '../errors.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { isValidTimeZone } from '../schedule/timezone.ts';
@@ -59,7 +59,7 @@ export type SetStatsTimeZoneResult = { timezone: string; previous: string; rebui
  * PostgreSQL), forbidden.
  */
 export async function setStatsTimeZone(db: Db, rawInput: unknown, actor: Actor, now: Date = new Date()): Promise<SetStatsTimeZoneResult> {
-  requireRole(actor, 'admin');
+  requireCan(actor, 'settings.manage');
   const { timezone } = parseOrThrow(SetStatsTimeZoneInput, rawInput);
   if (!(await serverKnowsZone(db, timezone))) {
     throw new DomainError('validation', `Unknown time zone: ${timezone}`, { timezone: 'Unknown time zone' });

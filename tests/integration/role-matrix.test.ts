@@ -83,6 +83,7 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'tokens.list': 'admin',
   'tokens.create': 'admin',
   'tokens.revoke': 'admin',
+  'stats.setZone': 'admin',
 };
 
 const RANK = { viewer: 1, operator: 2, admin: 3 } as const;
@@ -107,7 +108,7 @@ function actionFiles(dir = path.join(ROOT, 'app')): string[] {
 
 /** Row counts of every table a refused call could touch. */
 async function snapshot(t: TestDatabase): Promise<Record<string, number>> {
-  const tables = ['jobs', 'job_steps', 'job_edges', 'job_versions', 'runs', 'tasks', 'task_logs', 'users', 'api_tokens', 'alarms', 'idempotency_keys'];
+  const tables = ['jobs', 'job_steps', 'job_edges', 'job_versions', 'runs', 'tasks', 'task_logs', 'users', 'api_tokens', 'alarms', 'idempotency_keys', 'settings', 'handler_stats_daily'];
   const out: Record<string, number> = {};
   for (const tb of tables) out[tb] = Number((await t.pool.query(`SELECT count(*)::int AS n FROM ${tb}`)).rows[0].n);
   out.draining = Number((await t.pool.query(`SELECT count(*)::int AS n FROM worker_nodes WHERE status <> 'online'`)).rows[0].n);

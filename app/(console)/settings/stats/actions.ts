@@ -1,20 +1,9 @@
 'use server';
 
-import { revalidatePath } from 'next/cache';
-import { requireActionActor } from '@/app/_lib/session';
-import { getDb } from '@/lib/db';
-import { setStatsTimeZone, type SetStatsTimeZoneResult } from '@/lib/stats/stats-zone';
-import { toActionError, type ActionResult } from '@/app/_actions/result';
+import { defineAction } from '@/app/_actions/define-action';
+import { setStatsTimeZone } from '@/lib/stats/stats-zone';
 
 /** Change the stats day zone (admin): lib/stats setStatsTimeZone, which rebuilds handler_stats_daily in the same transaction. */
-export async function setStatsZoneAction(input: unknown): Promise<ActionResult<SetStatsTimeZoneResult>> {
-  try {
-    const actor = await requireActionActor('admin');
-    const r = await setStatsTimeZone(getDb(), input, actor);
-    revalidatePath('/settings/stats');
-    revalidatePath('/stats');
-    return { ok: true, data: r };
-  } catch (error) {
-    return toActionError(error, 'Change the stats zone');
-  }
-}
+export const setStatsZoneAction = defineAction('stats.setZone', 'Change the stats zone', ({ db, actor }, input: unknown) => setStatsTimeZone(db, input, actor), {
+  revalidate: () => ['/settings/stats', '/stats'],
+});
