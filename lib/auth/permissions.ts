@@ -22,14 +22,12 @@ export const OPERATIONS = {
   openapi: 'public',
   'session.signIn': 'public',
   'session.signOut': 'public',
-  'session.displayTimeZone': 'read',
   // reading
   'jobs.list': 'read',
   'jobs.get': 'read',
   'jobs.versions': 'read',
   'jobs.version': 'read',
   'jobs.diff': 'read',
-  'jobs.audit': 'read',
   'recycleBin.list': 'read',
   'runs.list': 'read',
   'runs.get': 'read',
@@ -57,10 +55,6 @@ export const OPERATIONS = {
   'runs.cancel': 'runs.write',
   'runs.retry': 'runs.write',
   'tasks.retry': 'runs.write',
-  'tasks.markSuccess': 'runs.write',
-  'tasks.clear': 'runs.write',
-  'jobs.backfillPreview': 'runs.write',
-  'jobs.backfill': 'runs.write',
   // workers, alarms
   'workers.drain': 'workers.write',
   'workers.resume': 'workers.write',
@@ -73,7 +67,7 @@ export const OPERATIONS = {
   'tokens.list': 'tokens.manage',
   'tokens.create': 'tokens.manage',
   'tokens.revoke': 'tokens.manage',
-  'settings.statsZone': 'settings.manage',
+  'stats.setZone': 'settings.manage',
 } as const satisfies Record<string, Permission>;
 
 export type Operation = keyof typeof OPERATIONS;

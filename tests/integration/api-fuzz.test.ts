@@ -196,7 +196,7 @@ async function fingerprint(): Promise<string> {
   const parts = await Promise.all(
     tables.map((t) => f.t.db.$queryRawUnsafe<{ h: string | null }[]>(`SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) AS h FROM ${t} x`).then((r) => `${t}:${r[0]!.h}`)),
   );
-  const tokens = await f.t.db.$queryRawUnsafe<{ h: string | null }[]>(`SELECT md5(string_agg(concat_ws('|', id, name, role, revoked_at, expires_at), ',' ORDER BY id)) AS h FROM api_tokens`);
+  const tokens = await f.t.db.$queryRawUnsafe<{ h: string | null }[]>(`SELECT md5(string_agg(concat_ws('|', id, user_id, name, scope, revoked_at, expires_at), ',' ORDER BY id)) AS h FROM api_tokens`);
   return [...parts, `api_tokens:${tokens[0]!.h}`].join(' ');
 }
 

@@ -41,7 +41,7 @@ async function trigger(jobId: string, scheduledFor = new Date()): Promise<string
 describe('worker metrics', () => {
   it('count claims, completions by outcome, durations, retries, dead tasks, lateness, lease reclaims and misfires', async () => {
     const metrics = createWorkerMetrics();
-    const worker = createWorker({ config: testWorkerConfig(t.url, { concurrency: 4 }), db: t.db, metrics });
+    const worker = createWorker({ config: testWorkerConfig(t.url, { concurrency: 4, leaseSeconds: 2 }), db: t.db, metrics });
     workers.push(worker);
     await worker.register();
 
@@ -85,7 +85,14 @@ describe('worker metrics', () => {
       `UPDATE tasks SET status = 'running', locked_by = 'gone-node', lease_until = now() - interval '1 minute', started_at = now() - interval '2 minutes' WHERE id = $1`,
       [orphan],
     );
-    await worker.reaper.runOnce(new Date());
+    // the reaper reclaims only once the database has answered for a full lease (worker/reaper.ts,
+    // docs/engine.md "Liveness"): wait for that condition, then one pass reclaims the orphan
+    let pass = await worker.reaper.runOnce(new Date());
+    for (let i = 0; pass.waitingForReachability && i < 200; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      pass = await worker.reaper.runOnce(new Date());
+    }
+    expect(pass).toMatchObject({ reclaimed: 1 });
     expect(await sample(r, 'tickflow_lease_reclaims_total')).toBe(1);
 
     // misfire: an interval job whose due slot is an hour old (grace 60 s)

@@ -43,7 +43,6 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   openapi: 'public',
   'session.signIn': 'public',
   'session.signOut': 'public',
-  'session.displayTimeZone': 'viewer',
   'jobs.list': 'viewer',
   'jobs.get': 'viewer',
   'jobs.versions': 'viewer',
@@ -74,11 +73,6 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'runs.cancel': 'operator',
   'runs.retry': 'operator',
   'tasks.retry': 'operator',
-  'tasks.markSuccess': 'operator',
-  'tasks.clear': 'operator',
-  'jobs.backfillPreview': 'operator',
-  'jobs.backfill': 'operator',
-  'jobs.audit': 'viewer',
   'workers.drain': 'operator',
   'workers.resume': 'operator',
   'alarms.test': 'operator',
@@ -89,7 +83,7 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'tokens.list': 'admin',
   'tokens.create': 'admin',
   'tokens.revoke': 'admin',
-  'settings.statsZone': 'admin',
+  'stats.setZone': 'admin',
 };
 
 const RANK = { viewer: 1, operator: 2, admin: 3 } as const;
@@ -101,20 +95,20 @@ function routeFile(template: string): string {
   return path.join(ROOT, 'app/api/v1', template.replace(/\{([^}]+)\}/g, '[$1]'), 'route.ts');
 }
 
-/** Every server action module under app/: `actions.ts` and `<name>-actions.ts`. */
+/** Every `actions.ts` under app/ (server action modules). */
 function actionFiles(dir = path.join(ROOT, 'app')): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = path.join(dir, name);
     if (statSync(p).isDirectory()) out.push(...actionFiles(p));
-    else if (name === 'actions.ts' || name.endsWith('-actions.ts')) out.push(p);
+    else if (name === 'actions.ts') out.push(p);
   }
   return out;
 }
 
 /** Row counts of every table a refused call could touch. */
 async function snapshot(t: TestDatabase): Promise<Record<string, number>> {
-  const tables = ['jobs', 'job_steps', 'job_edges', 'job_versions', 'runs', 'tasks', 'task_logs', 'users', 'api_tokens', 'alarms', 'idempotency_keys'];
+  const tables = ['jobs', 'job_steps', 'job_edges', 'job_versions', 'runs', 'tasks', 'task_logs', 'users', 'api_tokens', 'alarms', 'idempotency_keys', 'settings', 'handler_stats_daily'];
   const out: Record<string, number> = {};
   for (const tb of tables) out[tb] = Number((await t.pool.query(`SELECT count(*)::int AS n FROM ${tb}`)).rows[0].n);
   out.draining = Number((await t.pool.query(`SELECT count(*)::int AS n FROM worker_nodes WHERE status <> 'online'`)).rows[0].n);

@@ -211,6 +211,7 @@ describe('writer', () => {
 describe('executors write lines through a real worker', () => {
   let server: Server;
   let base: string;
+  let savedOutboundAllow: string | undefined;
   beforeAll(async () => {
     server = createServer((req, res) => {
       res.writeHead(req.url?.startsWith('/missing') ? 404 : 200, { 'content-type': 'application/json' });
@@ -218,8 +219,15 @@ describe('executors write lines through a real worker', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // this test's server is on loopback: allow exactly it (lib/net/outbound.ts)
+    savedOutboundAllow = process.env.TICKFLOW_OUTBOUND_ALLOW;
+    process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(async () => {
+    if (savedOutboundAllow === undefined) delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+    else process.env.TICKFLOW_OUTBOUND_ALLOW = savedOutboundAllow;
+    await new Promise<void>((r) => server.close(() => r()));
+  });
 
   const run = async (f: JobFixture) => {
     const id = await triggerOneTask(t.db, f);
