@@ -83,13 +83,15 @@ describe('contention: 4 workers, 20 runs x 100 parallel steps, random outcomes a
       expect(run.status).toBe('cancelled');
       return ms;
     }));
-    for (const ms of cancelTimes) expect(ms).toBeLessThan(1000);
 
     const runIds = plans.map((p) => p.runId);
     await waitFor(async () => {
       const open = await t.db.run.count({ where: { id: { in: runIds }, status: { in: ['pending', 'running'] } } });
       return open === 0;
     }, 90_000, 'every run to end', 250);
+    // Checked once every run ended, so that a slow cancel fails this test alone and leaves no
+    // open work behind for the next test of the file.
+    for (const ms of cancelTimes) expect(ms).toBeLessThan(1000);
 
     const tasks = await t.db.task.findMany({ where: { runId: { in: runIds } } });
     const logs = await t.db.taskLog.findMany({ where: { runId: { in: runIds } }, orderBy: { id: 'asc' } });
