@@ -6,6 +6,7 @@ import { getDb } from '@/lib/db';
 import { getOverview } from '@/lib/stats';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card, CardHeader } from '@/components/ui/card';
+import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { StatusBadge } from '@/components/status-badge';
 import { RelativeTime } from '@/components/time';
@@ -67,39 +68,34 @@ export default async function OverviewPage() {
           {o.latestFailures.length === 0 ? (
             <EmptyState title="No failures in the last 7 days" />
           ) : (
-            <table className="tf-table" data-testid="latest-failures">
-              <thead>
-                <tr>
-                  <th>Status</th>
-                  <th>Job</th>
-                  <th>Run</th>
-                  <th>Scheduled</th>
-                  <th>Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {o.latestFailures.map((f) => (
-                  <tr key={f.id}>
-                    <td>
-                      <StatusBadge status={f.status} />
-                    </td>
-                    <td className="text-xs">
+            <DataTable
+              testId="latest-failures"
+              scroll={false}
+              rows={o.latestFailures}
+              rowKey={(f) => f.id}
+              columns={[
+                { key: 'status', header: 'Status', cell: (f) => <StatusBadge status={f.status} /> },
+                {
+                  key: 'job',
+                  header: 'Job',
+                  className: 'text-xs',
+                  cell: (f) => (
+                    <>
                       <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobName}</Link>
                       <div className="font-mono text-[11px] text-zinc-500">{f.jobKey}</div>
-                    </td>
-                    <td className="font-mono text-xs">
-                      <Link href={f.href} className="text-indigo-700 hover:underline">{f.id.slice(0, 8)}</Link>
-                    </td>
-                    <td className="text-xs">
-                      <RelativeTime value={f.scheduledFor} />
-                    </td>
-                    <td className="max-w-[28rem] truncate text-xs text-red-700" title={f.error ?? undefined}>
-                      {f.error ?? ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                {
+                  key: 'run',
+                  header: 'Run',
+                  className: 'font-mono text-xs',
+                  cell: (f) => <Link href={f.href} className="text-indigo-700 hover:underline">{f.id.slice(0, 8)}</Link>,
+                },
+                { key: 'scheduled', header: 'Scheduled', className: 'text-xs', cell: (f) => <RelativeTime value={f.scheduledFor} /> },
+                { key: 'error', header: 'Error', className: 'max-w-[28rem] truncate text-xs text-red-700', title: (f) => f.error ?? undefined, cell: (f) => f.error ?? '' },
+              ]}
+            />
           )}
         </Card>
         <Card className="overflow-hidden">

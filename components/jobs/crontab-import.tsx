@@ -6,6 +6,7 @@ import { FileUp, Eye, Upload } from 'lucide-react';
 import type { ImportCrontabResult } from '@/lib/jobs/import-crontab';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader } from '../ui/card';
+import { DataTable } from '../ui/data-table';
 import { Field, controlProps } from '../ui/field';
 import { Input, Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
@@ -150,36 +151,55 @@ function ResultCard({ title, result, linked, testId }: { title: string; result: 
         }
       />
       {result.created.length ? (
-        <table className="w-full text-[13px]" data-testid="import-jobs">
-          <thead className="bg-zinc-50 text-left text-xs text-zinc-500">
-            <tr>
-              <th className="px-4 py-1.5 font-medium">Key</th>
-              <th className="px-4 py-1.5 font-medium">Schedule</th>
-              <th className="px-4 py-1.5 font-medium">Command</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.created.map((job, i) => {
-              const cmd = (job.steps[0]?.config as { command?: string[] } | undefined)?.command;
-              const s = job.schedule as { cron?: string; timezone?: string };
-              const zone = result.zones?.[i];
-              return (
-                <tr key={job.key} className="border-t border-zinc-100" data-testid="import-job-row" data-job-key={job.key}>
-                  <td className="px-4 py-1.5 font-mono text-xs">{linked ? <Link href={`/jobs/${job.id}`} className="text-indigo-600 hover:underline">{job.key}</Link> : job.key}</td>
-                  <td className="px-4 py-1.5 font-mono text-xs">
+        <DataTable
+          testId="import-jobs"
+          scroll={false}
+          rows={result.created.map((job, i) => ({ job, zone: result.zones?.[i] }))}
+          rowKey={({ job }) => job.key}
+          rowProps={({ job }) => ({ 'data-testid': 'import-job-row', 'data-job-key': job.key })}
+          columns={[
+            {
+              key: 'key',
+              header: 'Key',
+              className: 'font-mono text-xs',
+              cell: ({ job }) =>
+                linked ? (
+                  <Link href={`/jobs/${job.id}`} className="text-indigo-600 hover:underline">
+                    {job.key}
+                  </Link>
+                ) : (
+                  job.key
+                ),
+            },
+            {
+              key: 'schedule',
+              header: 'Schedule',
+              className: 'font-mono text-xs',
+              cell: ({ job, zone }) => {
+                const s = job.schedule as { cron?: string; timezone?: string };
+                return (
+                  <>
                     {s.cron} <span className="text-zinc-500">{s.timezone}</span>
                     {zone ? (
                       <div className="font-sans text-[11px] text-zinc-500" data-testid="import-zone-reason">
                         {zone.reason}
                       </div>
                     ) : null}
-                  </td>
-                  <td className="px-4 py-1.5 font-mono text-xs text-zinc-700">{cmd ? cmd[cmd.length - 1] : job.name}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                  </>
+                );
+              },
+            },
+            {
+              key: 'command',
+              header: 'Command',
+              className: 'font-mono text-xs text-zinc-700',
+              cell: ({ job }) => {
+                const cmd = (job.steps[0]?.config as { command?: string[] } | undefined)?.command;
+                return cmd ? cmd[cmd.length - 1] : job.name;
+              },
+            },
+          ]}
+        />
       ) : (
         <CardBody className="text-[13px] text-zinc-500">No job {linked ? 'was' : 'would be'} created.</CardBody>
       )}

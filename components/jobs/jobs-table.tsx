@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2, Zap } from 'lucide-react';
 import { Button } from '../ui/button';
+import { DataTable, type Column } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
@@ -104,17 +105,19 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }:
     );
   }
 
-  const th = (key: string, label: string) => {
+  /** A sortable column's header: a link that sorts by it, with the current direction's arrow. */
+  const sortable = (key: string, label: string): Pick<Column<JobRow>, 'header' | 'sort'> => {
     const active = sort === key;
     const Icon = active ? (dir === 'asc' ? ArrowUp : ArrowDown) : ArrowUpDown;
-    return (
-      <th aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+    return {
+      sort: active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined,
+      header: (
         <Link href={sortHref[key]!} className="inline-flex items-center gap-1 hover:text-zinc-900">
           {label}
           <Icon className={active ? 'size-3 text-zinc-700' : 'size-3 text-zinc-300'} />
         </Link>
-      </th>
-    );
+      ),
+    };
   };
 
   return (
@@ -150,101 +153,120 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }:
           </Button>
         </div>
       ) : null}
-      <div className="overflow-x-auto">
-        <table className="tf-table" data-testid="jobs-table">
-          <thead>
-            <tr>
-              <th className="w-8">
-                <input type="checkbox" aria-label="Select all jobs on this page" checked={all} onChange={() => setSelected(all ? new Set() : new Set(rows.map((r) => r.id)))} className="size-3.5 accent-indigo-600" />
-              </th>
-              {th('key', 'Job')}
-              <th>Status</th>
-              <th>Schedule</th>
-              <th>Handler</th>
-              {th('next_run_at', 'Next fire')}
-              <th>Last run</th>
-              {th('created_at', 'Created')}
-              <th className="w-20">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((j) => (
-              <tr key={j.id} data-selected={selected.has(j.id) || undefined} className="data-[selected]:[&>td]:bg-indigo-50/40">
-                <td>
-                  <input type="checkbox" aria-label={`Select ${j.key}`} checked={selected.has(j.id)} onChange={() => toggle(j.id)} className="size-3.5 accent-indigo-600" />
-                </td>
-                <td className="max-w-[15rem]">
-                  <Link href={`/jobs/${j.id}`} className="block truncate font-mono text-xs text-indigo-700 hover:underline" title={j.key}>
-                    {j.key}
-                  </Link>
-                  <div className="truncate text-xs text-zinc-600" title={j.name}>
-                    {j.name}
-                  </div>
-                </td>
-                <td>
-                  <StatusBadge status={j.status} />
-                </td>
-                <td className="max-w-[10rem] truncate font-mono text-xs text-zinc-600" title={scheduleSummary(j.schedule)}>
-                  {scheduleSummary(j.schedule)}
-                </td>
-                <td className="max-w-[10rem] whitespace-nowrap">
-                  {j.handlers.slice(0, 1).map((h) => (
-                    <Tag key={h} mono className="mr-1 max-w-[8rem] truncate" title={j.handlers.join(', ')}>
-                      {h}
-                    </Tag>
-                  ))}
-                  {j.stepCount > 1 ? <span className="text-xs text-zinc-500">{j.stepCount} steps</span> : null}
-                </td>
-                <td className="whitespace-nowrap text-xs">
-                  {j.nextRunAt && j.status === 'active' ? (
-                    <span className="flex flex-col">
-                      <ZonedTime value={j.nextRunAt} timeZone={j.timezone} seconds={false} className="text-zinc-800" />
-                      <RelativeTime value={j.nextRunAt} className="text-[11px] text-zinc-500" />
-                    </span>
-                  ) : (
-                    <span className="text-zinc-400">—</span>
-                  )}
-                </td>
-                <td className="whitespace-nowrap text-xs">
-                  {j.lastRunAt ? (
-                    <span className="flex items-center gap-1.5">
-                      {j.lastRunStatus ? <StatusBadge status={j.lastRunStatus} /> : null}
-                      <RelativeTime value={j.lastRunAt} className="text-zinc-500" />
-                    </span>
-                  ) : (
-                    <span className="text-zinc-400">never</span>
-                  )}
-                </td>
-                <td className="whitespace-nowrap text-xs text-zinc-500">
-                  <RelativeTime value={(j as JobRow & { createdAt?: string }).createdAt ?? null} />
-                </td>
-                <td className="whitespace-nowrap text-right">
+      <DataTable
+        testId="jobs-table"
+        rows={rows}
+        rowKey={(j) => j.id}
+        rowProps={(j) => ({ 'data-selected': selected.has(j.id) || undefined, className: 'data-[selected]:[&>td]:bg-indigo-50/40' })}
+        columns={[
+          {
+            key: 'select',
+            headerClassName: 'w-8',
+            header: <input type="checkbox" aria-label="Select all jobs on this page" checked={all} onChange={() => setSelected(all ? new Set() : new Set(rows.map((r) => r.id)))} className="size-3.5 accent-indigo-600" />,
+            cell: (j) => <input type="checkbox" aria-label={`Select ${j.key}`} checked={selected.has(j.id)} onChange={() => toggle(j.id)} className="size-3.5 accent-indigo-600" />,
+          },
+          {
+            key: 'key',
+            ...sortable('key', 'Job'),
+            className: 'max-w-[15rem]',
+            cell: (j) => (
+              <>
+                <Link href={`/jobs/${j.id}`} className="block truncate font-mono text-xs text-indigo-700 hover:underline" title={j.key}>
+                  {j.key}
+                </Link>
+                <div className="truncate text-xs text-zinc-600" title={j.name}>
+                  {j.name}
+                </div>
+              </>
+            ),
+          },
+          { key: 'status', header: 'Status', cell: (j) => <StatusBadge status={j.status} /> },
+          {
+            key: 'schedule',
+            header: 'Schedule',
+            className: 'max-w-[10rem] truncate font-mono text-xs text-zinc-600',
+            title: (j) => scheduleSummary(j.schedule),
+            cell: (j) => scheduleSummary(j.schedule),
+          },
+          {
+            key: 'handler',
+            header: 'Handler',
+            className: 'max-w-[10rem] whitespace-nowrap',
+            cell: (j) => (
+              <>
+                {j.handlers.slice(0, 1).map((h) => (
+                  <Tag key={h} mono className="mr-1 max-w-[8rem] truncate" title={j.handlers.join(', ')}>
+                    {h}
+                  </Tag>
+                ))}
+                {j.stepCount > 1 ? <span className="text-xs text-zinc-500">{j.stepCount} steps</span> : null}
+              </>
+            ),
+          },
+          {
+            key: 'next_run_at',
+            ...sortable('next_run_at', 'Next fire'),
+            className: 'whitespace-nowrap text-xs',
+            cell: (j) =>
+              j.nextRunAt && j.status === 'active' ? (
+                <span className="flex flex-col">
+                  <ZonedTime value={j.nextRunAt} timeZone={j.timezone} seconds={false} className="text-zinc-800" />
+                  <RelativeTime value={j.nextRunAt} className="text-[11px] text-zinc-500" />
+                </span>
+              ) : (
+                <span className="text-zinc-400">—</span>
+              ),
+          },
+          {
+            key: 'last_run',
+            header: 'Last run',
+            className: 'whitespace-nowrap text-xs',
+            cell: (j) =>
+              j.lastRunAt ? (
+                <span className="flex items-center gap-1.5">
+                  {j.lastRunStatus ? <StatusBadge status={j.lastRunStatus} /> : null}
+                  <RelativeTime value={j.lastRunAt} className="text-zinc-500" />
+                </span>
+              ) : (
+                <span className="text-zinc-400">never</span>
+              ),
+          },
+          {
+            key: 'created_at',
+            ...sortable('created_at', 'Created'),
+            className: 'whitespace-nowrap text-xs text-zinc-500',
+            cell: (j) => <RelativeTime value={(j as JobRow & { createdAt?: string }).createdAt ?? null} />,
+          },
+          {
+            key: 'actions',
+            headerClassName: 'w-20',
+            header: <span className="sr-only">Actions</span>,
+            className: 'whitespace-nowrap text-right',
+            cell: (j) => (
+              <>
+                <RoleGate>
+                  <Button size="icon" variant="ghost" disabled={busy} aria-label={`Run ${j.key} now`} title="Run now" onClick={() => void rowAction(j, 'run')}>
+                    <Zap />
+                  </Button>
+                </RoleGate>
+                {j.status === 'active' ? (
                   <RoleGate>
-                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Run ${j.key} now`} title="Run now" onClick={() => void rowAction(j, 'run')}>
-                      <Zap />
+                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Pause ${j.key}`} title="Pause" onClick={() => void rowAction(j, 'pause')}>
+                      <Pause />
                     </Button>
                   </RoleGate>
-                  {j.status === 'active' ? (
-                    <RoleGate>
-                      <Button size="icon" variant="ghost" disabled={busy} aria-label={`Pause ${j.key}`} title="Pause" onClick={() => void rowAction(j, 'pause')}>
-                        <Pause />
-                      </Button>
-                    </RoleGate>
-                  ) : (
-                    <RoleGate>
-                      <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" onClick={() => void rowAction(j, 'resume')}>
-                        <Play />
-                      </Button>
-                    </RoleGate>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                ) : (
+                  <RoleGate>
+                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" onClick={() => void rowAction(j, 'resume')}>
+                      <Play />
+                    </Button>
+                  </RoleGate>
+                )}
+              </>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import type { JobAuditView } from '@/lib/jobs/list-job-audit';
 import { CardHeader } from '../ui/card';
+import { DataTable } from '../ui/data-table';
 import { Tag } from '../status-badge';
 import { formatUtc } from '../time';
 
@@ -25,30 +26,30 @@ export function RecoveryHistory({ items }: { items: JobAuditView[] }) {
       {items.length === 0 ? (
         <p className="px-4 pb-4 text-[13px] text-zinc-500">No recovery action yet.</p>
       ) : (
-        <table className="w-full text-[13px]" data-testid="recovery-history">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Action</th>
-              <th>By</th>
-              <th>What</th>
-              <th>Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((a) => (
-              <tr key={a.id}>
-                <td className="whitespace-nowrap text-xs">{formatUtc(a.createdAt)}</td>
-                <td><Tag>{LABEL[a.action]}</Tag></td>
-                <td className="text-xs">{a.actor}</td>
-                <td className="text-xs">
-                  {a.runId ? <Link href={`/runs/${a.runId}`} className="hover:underline">{what(a)}</Link> : what(a)}
-                </td>
-                <td className="text-xs text-zinc-600">{a.reason ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          testId="recovery-history"
+          rows={items}
+          rowKey={(a) => a.id}
+          columns={[
+            { key: 'when', header: 'When', className: 'whitespace-nowrap text-xs', cell: (a) => formatUtc(a.createdAt) },
+            { key: 'action', header: 'Action', cell: (a) => <Tag>{LABEL[a.action]}</Tag> },
+            { key: 'by', header: 'By', className: 'text-xs', cell: (a) => a.actor },
+            {
+              key: 'what',
+              header: 'What',
+              className: 'text-xs',
+              cell: (a) =>
+                a.runId ? (
+                  <Link href={`/runs/${a.runId}`} className="hover:underline">
+                    {what(a)}
+                  </Link>
+                ) : (
+                  what(a)
+                ),
+            },
+            { key: 'reason', header: 'Reason', className: 'text-xs text-zinc-600', cell: (a) => a.reason ?? '—' },
+          ]}
+        />
       )}
     </>
   );

@@ -1,3 +1,4 @@
+import { DataTable } from '../ui/data-table';
 import { Tag } from '../status-badge';
 
 type Step = { key: string; name?: string; handler: string; payload: Record<string, unknown>; timeoutSeconds: number | null; maxRetries: number | null; resourceKey: string | null };
@@ -7,46 +8,49 @@ type Edge = { from: string; to: string; type: string };
 export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
   const parents = (k: string) => edges.filter((e) => e.to === k);
   return (
-    <table className="tf-table" data-testid="steps-table">
-      <thead>
-        <tr>
-          <th>Step</th>
-          <th>Handler</th>
-          <th>Depends on</th>
-          <th>Timeout / retries</th>
-          <th>Resource</th>
-          <th>Payload</th>
-        </tr>
-      </thead>
-      <tbody>
-        {steps.map((s) => (
-          <tr key={s.key}>
-            <td className="font-mono text-xs">{s.key}</td>
-            <td>
-              <Tag mono>{s.handler}</Tag>
-            </td>
-            <td className="text-xs">
-              {parents(s.key).length === 0 ? (
-                <span className="text-zinc-400">—</span>
-              ) : (
-                parents(s.key).map((e) => (
-                  <span key={e.from} className="mr-2 font-mono">
-                    {e.from}
-                    {e.type !== 'hard' ? <span className="text-zinc-500"> ({e.type})</span> : null}
-                  </span>
-                ))
-              )}
-            </td>
-            <td className="text-xs text-zinc-600">
+    <DataTable
+      testId="steps-table"
+      scroll={false}
+      rows={steps}
+      rowKey={(s) => s.key}
+      columns={[
+        { key: 'step', header: 'Step', className: 'font-mono text-xs', cell: (s) => s.key },
+        { key: 'handler', header: 'Handler', cell: (s) => <Tag mono>{s.handler}</Tag> },
+        {
+          key: 'parents',
+          header: 'Depends on',
+          className: 'text-xs',
+          cell: (s) =>
+            parents(s.key).length === 0 ? (
+              <span className="text-zinc-400">—</span>
+            ) : (
+              parents(s.key).map((e) => (
+                <span key={e.from} className="mr-2 font-mono">
+                  {e.from}
+                  {e.type !== 'hard' ? <span className="text-zinc-500"> ({e.type})</span> : null}
+                </span>
+              ))
+            ),
+        },
+        {
+          key: 'limits',
+          header: 'Timeout / retries',
+          className: 'text-xs text-zinc-600',
+          cell: (s) => (
+            <>
               {s.timeoutSeconds != null ? `${s.timeoutSeconds}s` : 'job default'} / {s.maxRetries != null ? `${s.maxRetries} retries` : 'job default'}
-            </td>
-            <td className="font-mono text-xs">{s.resourceKey ?? '—'}</td>
-            <td className="max-w-[22rem] truncate font-mono text-[11px] text-zinc-600" title={JSON.stringify(s.payload)}>
-              {JSON.stringify(s.payload)}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { key: 'resource', header: 'Resource', className: 'font-mono text-xs', cell: (s) => s.resourceKey ?? '—' },
+        {
+          key: 'payload',
+          header: 'Payload',
+          className: 'max-w-[22rem] truncate font-mono text-[11px] text-zinc-600',
+          title: (s) => JSON.stringify(s.payload),
+          cell: (s) => JSON.stringify(s.payload),
+        },
+      ]}
+    />
   );
 }

@@ -4,6 +4,7 @@ import * as React from 'react';
 import { useRouter } from 'next/navigation';
 import { GitCompare, History, Undo2 } from 'lucide-react';
 import { Button } from '../ui/button';
+import { DataTable } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
@@ -58,66 +59,63 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
         </Button>
         <span className="text-xs text-zinc-500">Tick two versions to compare them side by side.</span>
       </div>
-      <table className="tf-table" data-testid="versions-table">
-        <thead>
-          <tr>
-            <th className="w-8" />
-            <th>Version</th>
-            <th>Change</th>
-            <th>By</th>
-            <th>When</th>
-            <th>Reason</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.version}>
-              <td>
-                <input type="checkbox" aria-label={`Compare version ${v.version}`} checked={picked.includes(v.version)} onChange={() => toggle(v.version)} className="size-3.5 accent-indigo-600" />
-              </td>
-              <td className="font-mono text-xs">
+      <DataTable
+        testId="versions-table"
+        scroll={false}
+        rows={versions}
+        rowKey={(v) => String(v.version)}
+        columns={[
+          {
+            key: 'pick',
+            header: null,
+            headerClassName: 'w-8',
+            cell: (v) => <input type="checkbox" aria-label={`Compare version ${v.version}`} checked={picked.includes(v.version)} onChange={() => toggle(v.version)} className="size-3.5 accent-indigo-600" />,
+          },
+          {
+            key: 'version',
+            header: 'Version',
+            className: 'font-mono text-xs',
+            cell: (v) => (
+              <>
                 v{v.version}
                 {v.version === currentVersion ? <span className="ml-1.5 text-[11px] text-emerald-700">current</span> : null}
-              </td>
-              <td>
-                <Tag>{v.changeType}</Tag>
-              </td>
-              <td className="text-xs">{v.createdBy}</td>
-              <td className="text-xs">
-                <RelativeTime value={v.createdAt} />
-              </td>
-              <td className="max-w-[20rem] truncate text-xs text-zinc-600" title={v.reason ?? undefined}>
-                {v.reason ?? ''}
-              </td>
-              <td className="text-right">
-                {v.version !== currentVersion ? (
-                  <RoleGate>
-                    <ConfirmDialog
-                      trigger={
-                        <Button size="sm" variant="ghost">
-                          <Undo2 /> Rollback
-                        </Button>
-                      }
-                      danger={false}
-                      title={`Roll back to v${v.version}?`}
-                      description={`The configuration of v${v.version} becomes a new version v${currentVersion + 1}. Status (active/paused) is kept. History is never rewritten.`}
-                      confirmLabel="Rollback"
-                      onConfirm={async () => {
-                        const r = await rollback(jobId, { version: v.version, expectedVersion: currentVersion });
-                        if (r.ok) {
-                          toast({ kind: 'success', title: `Rolled back to v${v.version} (now v${r.data.version})` });
-                          router.refresh();
-                        } else toast({ kind: 'error', title: 'Rollback failed', description: r.error });
-                      }}
-                    />
-                  </RoleGate>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          { key: 'change', header: 'Change', cell: (v) => <Tag>{v.changeType}</Tag> },
+          { key: 'by', header: 'By', className: 'text-xs', cell: (v) => v.createdBy },
+          { key: 'when', header: 'When', className: 'text-xs', cell: (v) => <RelativeTime value={v.createdAt} /> },
+          { key: 'reason', header: 'Reason', className: 'max-w-[20rem] truncate text-xs text-zinc-600', title: (v) => v.reason ?? undefined, cell: (v) => v.reason ?? '' },
+          {
+            key: 'actions',
+            header: null,
+            className: 'text-right',
+            cell: (v) =>
+              v.version !== currentVersion ? (
+                <RoleGate>
+                  <ConfirmDialog
+                    trigger={
+                      <Button size="sm" variant="ghost">
+                        <Undo2 /> Rollback
+                      </Button>
+                    }
+                    danger={false}
+                    title={`Roll back to v${v.version}?`}
+                    description={`The configuration of v${v.version} becomes a new version v${currentVersion + 1}. Status (active/paused) is kept. History is never rewritten.`}
+                    confirmLabel="Rollback"
+                    onConfirm={async () => {
+                      const r = await rollback(jobId, { version: v.version, expectedVersion: currentVersion });
+                      if (r.ok) {
+                        toast({ kind: 'success', title: `Rolled back to v${v.version} (now v${r.data.version})` });
+                        router.refresh();
+                      } else toast({ kind: 'error', title: 'Rollback failed', description: r.error });
+                    }}
+                  />
+                </RoleGate>
+              ) : null,
+          },
+        ]}
+      />
       {result ? <DiffView data={result} /> : null}
     </div>
   );

@@ -6,6 +6,7 @@ import { Check, Copy, KeyRound } from 'lucide-react';
 import type { ApiTokenView } from '@/lib/auth/tokens';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader } from '../ui/card';
+import { DataTable } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
 import { Field, controlProps } from '../ui/field';
@@ -75,64 +76,51 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
           {tokens.length === 0 ? (
             <EmptyState icon={<KeyRound />} title="No API tokens" description="Create one for scripts and CI. Every token acts for its owner. TICKFLOW_API_TOKEN from the environment is the bootstrap admin token." />
           ) : (
-            <table className="tf-table" data-testid="tokens-table">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Prefix</th>
-                  <th>Owner</th>
-                  <th>Scope</th>
-                  <th>Status</th>
-                  <th>Last used</th>
-                  <th>Expires</th>
-                  <th>Created</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.map((t) => (
-                  <tr key={t.id}>
-                    <td>{t.name}</td>
-                    <td className="font-mono text-xs">{t.prefix}…</td>
-                    <td className="text-xs">{t.owner}</td>
-                    <td>
-                      <Tag>{t.scope}</Tag>
-                    </td>
-                    <td>
-                      <StatusBadge status={t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active'} />
-                    </td>
-                    <td className="text-xs">
-                      <RelativeTime value={t.lastUsedAt} />
-                    </td>
-                    <td className="text-xs">{t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never'}</td>
-                    <td className="text-xs">
-                      <RelativeTime value={t.createdAt} />
-                    </td>
-                    <td className="text-right">
-                      {!t.revokedAt ? (
-                        <ConfirmDialog
-                          trigger={
-                            <Button size="sm" variant="danger-outline">
-                              Revoke
-                            </Button>
-                          }
-                          title={`Revoke ${t.name}?`}
-                          description="Requests with this token are refused from now on. This cannot be undone."
-                          confirmLabel="Revoke"
-                          onConfirm={async () => {
-                            const r = await revoke(t.id);
-                            if (r.ok) {
-                              toast({ kind: 'success', title: `${t.name} revoked` });
-                              router.refresh();
-                            } else toast({ kind: 'error', title: 'Revoke failed', description: r.error });
-                          }}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              testId="tokens-table"
+              scroll={false}
+              rows={tokens}
+              rowKey={(t) => t.id}
+              columns={[
+                { key: 'name', header: 'Name', cell: (t) => t.name },
+                { key: 'prefix', header: 'Prefix', className: 'font-mono text-xs', cell: (t) => `${t.prefix}…` },
+                { key: 'owner', header: 'Owner', className: 'text-xs', cell: (t) => t.owner },
+                { key: 'scope', header: 'Scope', cell: (t) => <Tag>{t.scope}</Tag> },
+                {
+                  key: 'status',
+                  header: 'Status',
+                  cell: (t) => <StatusBadge status={t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active'} />,
+                },
+                { key: 'lastUsed', header: 'Last used', className: 'text-xs', cell: (t) => <RelativeTime value={t.lastUsedAt} /> },
+                { key: 'expires', header: 'Expires', className: 'text-xs', cell: (t) => (t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never') },
+                { key: 'created', header: 'Created', className: 'text-xs', cell: (t) => <RelativeTime value={t.createdAt} /> },
+                {
+                  key: 'actions',
+                  header: null,
+                  className: 'text-right',
+                  cell: (t) =>
+                    !t.revokedAt ? (
+                      <ConfirmDialog
+                        trigger={
+                          <Button size="sm" variant="danger-outline">
+                            Revoke
+                          </Button>
+                        }
+                        title={`Revoke ${t.name}?`}
+                        description="Requests with this token are refused from now on. This cannot be undone."
+                        confirmLabel="Revoke"
+                        onConfirm={async () => {
+                          const r = await revoke(t.id);
+                          if (r.ok) {
+                            toast({ kind: 'success', title: `${t.name} revoked` });
+                            router.refresh();
+                          } else toast({ kind: 'error', title: 'Revoke failed', description: r.error });
+                        }}
+                      />
+                    ) : null,
+                },
+              ]}
+            />
           )}
         </Card>
       </div>

@@ -6,6 +6,7 @@ import { UserPlus } from 'lucide-react';
 import type { UserView } from '@/lib/auth/users';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader } from '../ui/card';
+import { DataTable } from '../ui/data-table';
 import { Field, controlProps } from '../ui/field';
 import { Input, NativeSelect } from '../ui/input';
 import { useToast } from '../ui/toast';
@@ -49,49 +50,50 @@ export function UsersPanel({ users, selfId, create, update }: { users: UserView[
   return (
     <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
       <Card className="overflow-hidden xl:col-span-2">
-        <table className="tf-table" data-testid="users-table">
-          <thead>
-            <tr>
-              <th>Email</th>
-              <th>Name</th>
-              <th>Role</th>
-              <th>Status</th>
-              <th>Last login</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr key={u.id}>
-                <td className="text-[13px]">
+        <DataTable
+          testId="users-table"
+          scroll={false}
+          rows={users}
+          rowKey={(u) => u.id}
+          columns={[
+            {
+              key: 'email',
+              header: 'Email',
+              className: 'text-[13px]',
+              cell: (u) => (
+                <>
                   {u.email}
                   {u.id === selfId ? <span className="ml-1.5 text-[11px] text-zinc-400">you</span> : null}
-                </td>
-                <td className="text-zinc-600">{u.name || '—'}</td>
-                <td>
-                  <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-28 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
-                    <option value="admin">admin</option>
-                    <option value="operator">operator</option>
-                    <option value="viewer">viewer</option>
-                  </NativeSelect>
-                </td>
-                <td>
-                  <StatusBadge status={u.disabled ? 'disabled' : 'active'} />
-                </td>
-                <td className="text-xs">
-                  <RelativeTime value={u.lastLoginAt} />
-                </td>
-                <td className="text-right">
-                  {u.id !== selfId ? (
-                    <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled`)}>
-                      {u.disabled ? 'Enable' : 'Disable'}
-                    </Button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { key: 'name', header: 'Name', className: 'text-zinc-600', cell: (u) => u.name || '—' },
+            {
+              key: 'role',
+              header: 'Role',
+              cell: (u) => (
+                <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-28 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
+                  <option value="admin">admin</option>
+                  <option value="operator">operator</option>
+                  <option value="viewer">viewer</option>
+                </NativeSelect>
+              ),
+            },
+            { key: 'status', header: 'Status', cell: (u) => <StatusBadge status={u.disabled ? 'disabled' : 'active'} /> },
+            { key: 'lastLogin', header: 'Last login', className: 'text-xs', cell: (u) => <RelativeTime value={u.lastLoginAt} /> },
+            {
+              key: 'actions',
+              header: null,
+              className: 'text-right',
+              cell: (u) =>
+                u.id !== selfId ? (
+                  <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled`)}>
+                    {u.disabled ? 'Enable' : 'Disable'}
+                  </Button>
+                ) : null,
+            },
+          ]}
+        />
       </Card>
       <Card>
         <CardHeader title="New user" />

@@ -8,7 +8,10 @@ export type Column<T> = {
   key: string;
   header: React.ReactNode;
   cell: (row: T, index: number) => React.ReactNode;
-  className?: string;
+  /** The cell's classes, fixed or per row (e.g. a colour that depends on the value). */
+  className?: string | ((row: T) => string | undefined);
+  /** The cell's tooltip (title attribute) per row. */
+  title?: (row: T) => string | undefined;
   headerClassName?: string;
   /** aria-sort of the header when the table is sorted by this column. */
   sort?: 'ascending' | 'descending';
@@ -52,7 +55,7 @@ export function DataTable<T>({
         {rows.map((r, i) => (
           <tr key={rowKey(r)} {...rowProps?.(r)}>
             {cols.map((c) => (
-              <td key={c.key} className={c.className}>
+              <td key={c.key} className={typeof c.className === 'function' ? c.className(r) : c.className} title={c.title?.(r)}>
                 {c.cell(r, i)}
               </td>
             ))}

@@ -8,6 +8,7 @@ import { listAlarms } from '@/lib/alarms/list-alarms';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar } from '@/components/filter-bar';
+import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/error-panel';
 import { RelativeTime } from '@/components/time';
@@ -64,30 +65,30 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
           <EmptyState title="No alarms" description={Object.keys(keep).length ? 'Nothing matches these filters.' : 'Alarms appear here when a job with alarms configured fails, times out, succeeds (opt-in) or is dead-lettered, or a worker goes offline.'} />
         ) : (
           <div className="overflow-x-auto">
-            <table className="w-full text-[13px]" data-testid="alarms-table">
-              <thead>
-                <tr className="border-b border-zinc-100 text-left text-[11px] font-medium uppercase tracking-wide text-zinc-500">
-                  <th className="px-3 py-2 font-medium">Raised</th>
-                  <th className="px-3 py-2 font-medium">Type</th>
-                  <th className="px-3 py-2 font-medium">Job / run</th>
-                  <th className="px-3 py-2 font-medium">Message</th>
-                  <th className="px-3 py-2 font-medium">Channel</th>
-                  <th className="px-3 py-2 font-medium">Status</th>
-                  <th className="px-3 py-2 text-right font-medium">Count</th>
-                  <th className="px-3 py-2 text-right font-medium">Attempts</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.items.map((a) => (
-                  <tr key={a.id} className="border-b border-zinc-50 align-top last:border-0 hover:bg-zinc-50/60">
-                    <td className="whitespace-nowrap px-3 py-2 text-zinc-600">
-                      <RelativeTime value={a.createdAt} />
-                    </td>
-                    <td className="whitespace-nowrap px-3 py-2">
+            <DataTable
+              testId="alarms-table"
+              scroll={false}
+              rows={result.items}
+              rowKey={(a) => a.id}
+              columns={[
+                { key: 'raised', header: 'Raised', className: 'whitespace-nowrap align-top text-zinc-600', cell: (a) => <RelativeTime value={a.createdAt} /> },
+                {
+                  key: 'type',
+                  header: 'Type',
+                  className: 'whitespace-nowrap align-top',
+                  cell: (a) => (
+                    <>
                       <span className={cn('font-medium', a.level === 'error' ? 'text-red-700' : a.level === 'warning' ? 'text-amber-700' : 'text-zinc-700')}>{a.type.replace('_', ' ')}</span>
                       {a.content.test === true ? <span className="ml-1 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600">test</span> : null}
-                    </td>
-                    <td className="px-3 py-2 text-xs">
+                    </>
+                  ),
+                },
+                {
+                  key: 'job',
+                  header: 'Job / run',
+                  className: 'align-top text-xs',
+                  cell: (a) => (
+                    <>
                       {a.jobId ? (
                         <Link className="font-mono text-indigo-700 hover:underline" href={`/jobs/${a.jobId}`}>
                           {a.jobKey ?? a.jobId.slice(0, 8)}
@@ -102,29 +103,50 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
                           </Link>
                         </div>
                       ) : null}
-                    </td>
-                    <td className="max-w-md px-3 py-2 text-zinc-800">
+                    </>
+                  ),
+                },
+                {
+                  key: 'message',
+                  header: 'Message',
+                  className: 'max-w-md align-top text-zinc-800',
+                  cell: (a) => (
+                    <>
                       <div className="line-clamp-2 break-words">{a.message}</div>
                       {a.error ? <div className="mt-0.5 line-clamp-2 break-words text-xs text-red-700">{a.error}</div> : null}
-                    </td>
-                    <td className="px-3 py-2 text-xs">
+                    </>
+                  ),
+                },
+                {
+                  key: 'channel',
+                  header: 'Channel',
+                  className: 'align-top text-xs',
+                  cell: (a) => (
+                    <>
                       <span className="font-medium text-zinc-700">{a.channel}</span>
                       {a.target ? <div className="max-w-[16rem] truncate font-mono text-zinc-500" title={a.target}>{a.target}</div> : null}
-                    </td>
-                    <td className="whitespace-nowrap px-3 py-2">
+                    </>
+                  ),
+                },
+                {
+                  key: 'status',
+                  header: 'Status',
+                  className: 'whitespace-nowrap align-top',
+                  cell: (a) => (
+                    <>
                       <span className={cn('inline-flex items-center rounded-md px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset', STATUS_TONE[a.status])}>{a.status}</span>
                       {a.status === 'pending' && a.attempts > 0 ? (
                         <div className="mt-0.5 text-[11px] text-zinc-500">
                           retry <RelativeTime value={a.nextAttemptAt} />
                         </div>
                       ) : null}
-                    </td>
-                    <td className="px-3 py-2 text-right tabular-nums">{a.count}</td>
-                    <td className="px-3 py-2 text-right tabular-nums">{a.attempts}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { key: 'count', header: 'Count', headerClassName: 'text-right', className: 'align-top text-right tabular-nums', cell: (a) => a.count },
+                { key: 'attempts', header: 'Attempts', headerClassName: 'text-right', className: 'align-top text-right tabular-nums', cell: (a) => a.attempts },
+              ]}
+            />
             {result.nextBefore ? (
               <div className="border-t border-zinc-100 px-3 py-2 text-right text-xs">
                 <Link className="text-indigo-700 hover:underline" href={`/alarms?${new URLSearchParams({ ...keep, before: result.nextBefore })}`}>
