@@ -171,6 +171,7 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
 export function WhatToRunSection({ f }: { f: JobFormState }) {
   const { v, err, text, set, handlerOptions, catalogue, payloadErrors, lockedCommand, refusedHandlers, mayChoose } = f;
   const handlerEntry = catalogue.get(v.handler);
+  const handlerHint = [handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ');
   return (
   <Card>
     <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
@@ -187,13 +188,16 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
           label="Handler"
           error={err('handler') ?? err('steps.0.handler')}
           hint={
-            !lockedCommand && refusedHandlers.length ? (
-              <span data-testid="handler-restrictions">
-                Not available to you: {refusedHandlers.map((x) => `${x.h} (${x.p!.reason})`).join('; ')}.
-              </span>
-            ) : (
-              [handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ') || undefined
-            )
+            handlerHint || (!lockedCommand && refusedHandlers.length) ? (
+            <>
+              {handlerHint || null}
+              {!lockedCommand && refusedHandlers.length ? (
+                <span data-testid="handler-restrictions" className="block">
+                  Not available to you: {refusedHandlers.map((x) => `${x.h} (${x.p!.reason})`).join('; ')}.
+                </span>
+              ) : null}
+            </>
+            ) : undefined
           }
         >
           <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')} disabled={!!lockedCommand} title={lockedCommand?.reason}>
