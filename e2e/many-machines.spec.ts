@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -41,7 +42,9 @@ function start(cmd: string, args: string[], env: Record<string, string>): ChildP
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   const port = await freePort();
-  start(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], { TICKFLOW_API_TOKEN: E2E_API_TOKEN });
+  // as scripts/start.ts starts a console: with the peer-address hook, so it knows client addresses (login limits)
+  const peerAddress = pathToFileURL(path.join(ROOT, 'scripts/peer-address.mjs')).href;
+  start(process.execPath, ['--import', peerAddress, path.join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], { TICKFLOW_API_TOKEN: E2E_API_TOKEN });
   start('npm', ['run', '--silent', 'worker'], { TICKFLOW_NODE_NAME: 'm-worker-2', TICKFLOW_POLL_MS: '250' });
   start('npm', ['run', '--silent', 'worker'], { TICKFLOW_NODE_NAME: 'm-worker-3', TICKFLOW_NODE_GROUP: 'batch', TICKFLOW_NODE_LABELS: 'zone=b', TICKFLOW_POLL_MS: '250' });
   consoleB = `http://127.0.0.1:${port}`;
