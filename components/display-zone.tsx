@@ -58,7 +58,10 @@ export function DisplayZoneProvider({
       tz = null;
     }
     if (!tz) return;
-    setBrowserZone(tz);
+    // A transition: an urgent context update that reaches a part of the page still being
+    // hydrated (a streamed Suspense boundary) makes React render that part again on the
+    // client, leaving the streamed copy hidden in the document; a transition waits for it.
+    React.startTransition(() => setBrowserZone(tz));
     if (tz !== cookieZone) document.cookie = `${BROWSER_ZONE_COOKIE}=${encodeURIComponent(tz)}; path=/; max-age=31536000; samesite=lax`;
   }, [cookieZone]);
   const choose = React.useCallback(
