@@ -13,22 +13,15 @@
  * Database: DATABASE_URL when set (a throwaway database is created on its
  * server), else an embedded PostgreSQL started by tests/helpers/test-server.ts.
  */
-import pg from 'pg';
+import { withBenchDatabase } from './bench-db.ts';
 import { createPrismaClient } from '../lib/db.ts';
 import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
-import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
-import { startTestServer } from '../tests/helpers/test-server.ts';
 
 async function main() {
   const steps = Number(process.argv[2] ?? 10000);
   const lanes = Number(process.argv[3] ?? 8);
   const width = Number(process.argv[4] ?? 100);
-  const server = await startTestServer();
-  const name = `tickflow_bench_dag_${process.pid}`;
-  try {
-    await ensureDatabase(server.adminUrl, name);
-    const url = withDatabase(server.adminUrl, name);
-    await migrate(url);
+  await withBenchDatabase('dag', async (url) => {
     const db = createPrismaClient(url, lanes + 2);
     const job = await db.job.create({ data: { key: 'bench.dag', name: 'bench dag', scheduleKind: 'manual' } });
     // Steps s<i> in layer floor(i / width); 3 distinct parents from the previous layer (seeded LCG: reproducible).
@@ -80,13 +73,7 @@ async function main() {
     console.log(`instantiate (triggerRun: tasks + dependencies + logs, one transaction): ${instantiateMs.toFixed(0)} ms`);
     console.log(`total (trigger -> run ${final.status}): ${(totalMs / 1000).toFixed(2)} s, ${done} tasks completed, ` +
       `${Math.round(done / ((totalMs - instantiateMs) / 1000))} tasks/s (claim + complete + propagation)`);
-  } finally {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await server.stop();
-  }
+  });
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

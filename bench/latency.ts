@@ -11,20 +11,14 @@
  * Database: DATABASE_URL when set (a throwaway database is created on its
  * server), else an embedded PostgreSQL started by tests/helpers/test-server.ts.
  */
+import { withBenchDatabase } from './bench-db.ts';
 import pg from 'pg';
 import { createPrismaClient } from '../lib/db.ts';
 import { TASKS_CHANNEL, claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
-import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
-import { startTestServer } from '../tests/helpers/test-server.ts';
 
 async function main() {
   const n = Number(process.argv[2] ?? 200);
-  const server = await startTestServer();
-  const name = `tickflow_bench_latency_${process.pid}`;
-  try {
-    await ensureDatabase(server.adminUrl, name);
-    const url = withDatabase(server.adminUrl, name);
-    await migrate(url);
+  await withBenchDatabase('latency', async (url) => {
     const triggerDb = createPrismaClient(url, 2);
     const workerDb = createPrismaClient(url, 2);
     const job = await triggerDb.job.create({
@@ -60,13 +54,7 @@ async function main() {
     const q = (p: number) => samples[Math.min(samples.length - 1, Math.floor(p * samples.length))].toFixed(1);
     console.log(`trigger -> start over ${n} sequential runs (triggerRun + NOTIFY + claimTasks, in-process):`);
     console.log(`p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, p99 ${q(0.99)} ms, max ${samples.at(-1)!.toFixed(1)} ms; triggerRun alone avg ${(triggerOnly / n).toFixed(1)} ms`);
-  } finally {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await server.stop();
-  }
+  });
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -12,12 +12,11 @@
  * Database: DATABASE_URL when set (a throwaway database is created on its server), else an
  * embedded PostgreSQL started by tests/helpers/test-server.ts.
  */
+import { withBenchDatabase } from './bench-db.ts';
 import pg from 'pg';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { createPrismaClient } from '../lib/db.ts';
-import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
 import { containsPattern, searchTaskLogLines } from '../lib/task-logs/index.ts';
-import { startTestServer } from '../tests/helpers/test-server.ts';
 
 const SEED_SQL = `
 INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, job_id, level, stream, text, fields)
@@ -42,12 +41,7 @@ SELECT md5('task' || a)::uuid, 1, s,
 async function main() {
   const total = Number(process.argv[2] ?? 1_000_000);
   const attempts = Math.ceil(total / 100);
-  const server = await startTestServer();
-  const name = `tickflow_bench_logsearch_${process.pid}`;
-  try {
-    await ensureDatabase(server.adminUrl, name);
-    const url = withDatabase(server.adminUrl, name);
-    await migrate(url);
+  await withBenchDatabase('logsearch', async (url) => {
     // work_mem as on the worker's log connection (worker/create-worker.ts): the trigram index's merges run in it
     const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
     const now = new Date('2026-11-30T00:00:00Z');
@@ -104,13 +98,7 @@ async function main() {
     console.log(`slowest search (best of 3): ${worst.toFixed(1)} ms over ${size.n} lines`);
     await db.$disconnect();
     await pool.end();
-  } finally {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await server.stop();
-  }
+  });
 }
 
 main().catch((e) => {

@@ -16,13 +16,12 @@
  * Database: DATABASE_URL when set (a throwaway database is created on its server), else an
  * embedded PostgreSQL started by tests/helpers/test-server.ts (fsync off).
  */
+import { withBenchDatabase } from './bench-db.ts';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPrismaClient } from '../lib/db.ts';
 import { triggerRun } from '../lib/engine/index.ts';
-import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
 import { log } from '../lib/log.ts';
-import { startTestServer } from '../tests/helpers/test-server.ts';
 import { createWorker } from '../worker/create-worker.ts';
 import { loadWorkerConfig } from '../worker/config.ts';
 import type { Handler } from '../worker/handlers/index.ts';
@@ -103,12 +102,7 @@ async function main() {
   const n = Number(process.argv[2] ?? 2000);
   const works = (process.argv[3] ?? '0,20').split(',').map(Number);
   const concurrency = Number(process.argv[4] ?? 16);
-  const server = await startTestServer();
-  const name = `tickflow_bench_tasklogs_${process.pid}`;
-  try {
-    await ensureDatabase(server.adminUrl, name);
-    const url = withDatabase(server.adminUrl, name);
-    await migrate(url);
+  await withBenchDatabase('tasklogs', async (url) => {
     if (process.env.BENCH_DROP_INDEX) {
       // diagnostics: how much of the cost is one index (e.g. task_log_lines_text_trgm_idx)
       const c = new pg.Client({ connectionString: url });
@@ -126,13 +120,7 @@ async function main() {
       console.log(`   100 lines: ${chatty.lines} of ${n * 100} lines stored in ${chatty.flushes} flushes; ${chatty.bufferedAtLastRun} were still buffered when the last run` +
         ` finished (stored by the worker's stop, which took ${chatty.waitedMs} ms)`);
     }
-  } finally {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await server.stop();
-  }
+  });
 }
 
 main().then(() => process.exit(0), (e) => {
