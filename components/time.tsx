@@ -8,12 +8,13 @@ import { useDisplayZone } from './display-zone';
 
 export { formatDuration, formatUtc, relativeFrom } from '@/lib/time/format';
 
-// One shared ticking clock so a page with 100 relative times re-renders once per interval.
+// One shared ticking clock so a page with 100 relative times re-renders once per second, not 100 times
+// (elapsed times of running work count seconds, so a coarser tick would show them frozen).
 const listeners = new Set<() => void>();
 let timer: ReturnType<typeof setInterval> | null = null;
 function subscribe(cb: () => void) {
   listeners.add(cb);
-  if (!timer) timer = setInterval(() => listeners.forEach((l) => l()), 10_000);
+  if (!timer) timer = setInterval(() => listeners.forEach((l) => l()), 1_000);
   return () => {
     listeners.delete(cb);
     if (listeners.size === 0 && timer) {
@@ -23,7 +24,7 @@ function subscribe(cb: () => void) {
   };
 }
 
-/** Now in ms, ticking every 10 s; null on the server and during hydration (server and browser clocks differ). */
+/** Now in ms, ticking every second; null on the server and during hydration (server and browser clocks differ). */
 export function useNow(): number | null {
   const [now, setNow] = React.useState<number | null>(null);
   React.useEffect(() => {
