@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import net from 'node:net';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { E2E_API_TOKEN, E2E_BASE_URL } from './helpers/env.ts';
+import { freePort } from '../tests/helpers/free-port.ts';
 
 /**
  * Running on many machines (docs/operations.md): two consoles and three workers
@@ -21,16 +21,6 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
 let consoleB = '';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function start(cmd: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL!, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });

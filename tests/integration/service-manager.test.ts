@@ -31,6 +31,7 @@ import { startEmbeddedPostgres } from '../../lib/infra/embedded-postgres.ts';
 import { ensureDatabase, migrate, withDatabase } from '../../lib/infra/migrate.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { insertJob } from './worker-fixtures.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SCRIPT = consoleBuildIsStale(ROOT) ? 'dev' : 'start';
@@ -39,17 +40,6 @@ const TOKEN = `tf-test-${randomBytes(12).toString('hex')}`;
 const dataDir = path.join(ROOT, '.tickflow', `service-test-${process.pid}`);
 let port = 0;
 let pgPort = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as net.AddressInfo;
-      server.close(() => resolve(p));
-    });
-  });
-}
 
 function freePortIs(p: number): Promise<boolean> {
   return new Promise((resolve) => {
