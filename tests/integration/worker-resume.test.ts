@@ -44,6 +44,9 @@ describe('drain and resume a running worker', () => {
     expect(await w.claimer.runOnce(new Date())).toBe(0);
     expect((await t.db.task.findUniqueOrThrow({ where: { id } })).status).toBe('pending');
     await resumeWorker(t.db, nodeId, ops);
+    // The worker's own first heartbeat may have landed after the drain and paused its claimer:
+    // a resume reaches a paused worker by its next heartbeat, so beat by hand before claiming.
+    await w.heartbeat.runOnce(new Date());
     await w.claimer.runOnce(new Date()); // (its own loop may claim it first)
     expect((await waitForFinalTask(t.db, id, 10_000)).status).toBe('success');
   });
