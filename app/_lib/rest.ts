@@ -27,6 +27,7 @@ import { authenticateToken } from '@/lib/auth/tokens';
 import { parseOrThrow } from '@/lib/api/validation';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
+import { fromTrustedProxy } from '@/lib/auth/client-address';
 
 const logger = log('rest');
 
@@ -162,10 +163,16 @@ export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promis
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `https://host[:port]` the request was addressed to (Host / X-Forwarded-Host, X-Forwarded-Proto). */
+/**
+ * `https://host[:port]` the request was addressed to: Host and the URL's scheme, or
+ * X-Forwarded-Host / X-Forwarded-Proto when the request came through a trusted proxy
+ * (fromTrustedProxy, lib/auth/client-address.ts); from anyone else those headers are ignored.
+ */
 function ownOrigin(req: Request, url: URL): string {
-  const host = req.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || req.headers.get('host') || url.host;
-  const proto = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() || url.protocol.replace(/:$/, '');
+  const proxied = fromTrustedProxy(req.headers);
+  const forwarded = (name: string) => (proxied ? req.headers.get(name)?.split(',')[0]?.trim() : undefined);
+  const host = forwarded('x-forwarded-host') || req.headers.get('host') || url.host;
+  const proto = forwarded('x-forwarded-proto') || url.protocol.replace(/:$/, '');
   return `${proto}://${host}`.toLowerCase();
 }
 

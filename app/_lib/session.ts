@@ -16,15 +16,12 @@ import { getDb } from '@/lib/db';
 import { requireRole, type Actor, type Role } from '@/lib/auth/actor';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { login, logout } from '@/lib/auth/login';
-import { clientAddressOf, peerHookInstalled, PEER_ADDRESS_HEADER, trustedProxies } from '@/lib/auth/client-address';
-import { inRanges, parseAddress } from '@/lib/net/cidr';
+import { clientAddressOf, fromTrustedProxy } from '@/lib/auth/client-address';
 
 /** X-Forwarded-Proto: https, believed only from a trusted proxy (a client could claim it to get a Secure cookie over http, harmless, but keep one rule). */
 async function forwardedHttps(): Promise<boolean> {
   const h = await headers();
-  if (h.get('x-forwarded-proto') !== 'https') return false;
-  const peer = parseAddress(peerHookInstalled() ? h.get(PEER_ADDRESS_HEADER) : null);
-  return !!peer && inRanges(peer, trustedProxies());
+  return h.get('x-forwarded-proto') === 'https' && fromTrustedProxy(h);
 }
 
 export const getActor = cache(async (): Promise<Actor | null> => {

@@ -60,3 +60,14 @@ export function clientAddressOf(headers: Headers, trusted?: readonly Cidr[]): st
   const peer = peerHookInstalled() ? headers.get(PEER_ADDRESS_HEADER) : null;
   return clientAddress(peer, headers.get('x-forwarded-for'), trusted);
 }
+
+/**
+ * true when the request came through one of TICKFLOW_TRUSTED_PROXIES (the peer hook must be
+ * installed to know the peer): only then are `X-Forwarded-Host` / `X-Forwarded-Proto` the
+ * address the browser used, not something any client can write (docs/security.md "Behind a proxy").
+ */
+export function fromTrustedProxy(headers: Headers, trusted: readonly Cidr[] = trustedProxies()): boolean {
+  if (!peerHookInstalled()) return false;
+  const p = parseAddress(headers.get(PEER_ADDRESS_HEADER));
+  return p !== null && inRanges(p, trusted);
+}

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture, type CallResult, type RouteHandler } from '../helpers/rest.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { PEER_ADDRESS_HEADER } from '../../lib/auth/client-address.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as openapi from '../../app/api/v1/openapi.json/route.ts';
@@ -897,14 +898,28 @@ describe('REST contract /api/v1', () => {
       expect(await counts()).toEqual(before);
       // same origin (Origin = own host, or via X-Forwarded-Host/Proto behind a proxy, or Sec-Fetch-Site same-origin): accepted
       expect((await send({ origin: 'http://localhost', 'content-type': 'application/json' })).status).toBe(201);
-      const proxied = await jobs.POST(
-        new Request('http://localhost/api/v1/jobs', {
-          method: 'POST',
-          body: JSON.stringify(cronJob(uniq('csrf.proxy'))),
-          headers: { cookie, origin: 'https://tickflow.example', 'x-forwarded-host': 'tickflow.example', 'x-forwarded-proto': 'https', 'content-type': 'application/json; charset=utf-8' },
-        }),
-      );
-      expect(proxied.status).toBe(201);
+      // X-Forwarded-Host / -Proto count only from a trusted proxy's address (lib/auth/client-address.ts)
+      const viaProxy = (key: string, peer: string) =>
+        jobs.POST(
+          new Request('http://localhost/api/v1/jobs', {
+            method: 'POST',
+            body: JSON.stringify(cronJob(uniq(key))),
+            headers: { cookie, [PEER_ADDRESS_HEADER]: peer, origin: 'https://tickflow.example', 'x-forwarded-host': 'tickflow.example', 'x-forwarded-proto': 'https', 'content-type': 'application/json; charset=utf-8' },
+          }),
+        );
+      const hook = globalThis as { __tickflowPeerAddressHook?: boolean };
+      const saved = { hook: hook.__tickflowPeerAddressHook, proxies: process.env.TICKFLOW_TRUSTED_PROXIES };
+      try {
+        hook.__tickflowPeerAddressHook = true;
+        process.env.TICKFLOW_TRUSTED_PROXIES = '10.0.0.0/8';
+        expect((await viaProxy('csrf.proxy', '10.1.2.3')).status).toBe(201);
+        const spoofed = await viaProxy('csrf.spoof', '203.0.113.9');
+        expect(spoofed.status).toBe(403);
+      } finally {
+        hook.__tickflowPeerAddressHook = saved.hook;
+        if (saved.proxies === undefined) delete process.env.TICKFLOW_TRUSTED_PROXIES;
+        else process.env.TICKFLOW_TRUSTED_PROXIES = saved.proxies;
+      }
       const sfs = await jobs.POST(new Request('http://localhost/api/v1/jobs', { method: 'POST', body: JSON.stringify(cronJob(uniq('csrf.sfs'))), headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' } }));
       expect(sfs.status).toBe(201);
       // reads with the cookie are not affected; a bearer token from anywhere is not affected
