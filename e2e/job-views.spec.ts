@@ -80,8 +80,10 @@ test('Grid tab: runs as columns, steps in DAG order, a tooltip per cell in the d
   await expect(tip).toContainText(/Duration: \d/);
   // the time in the display zone, with the zone's label (Tokyo is UTC+9: never the UTC text)
   await expect(tip).toContainText(`Started: ${formatDateTime(load.startedAt, ZONE, { seconds: true, zone: true })}`);
-  await expect(tip).toContainText('GMT+9');
-  await page.getByTestId('job-grid').screenshot({ path: `${SHOT_DIR}/job-grid.png` });
+  await expect(tip).toContainText('UTC+9');
+  // the grid with the open tooltip above it
+  const box = (await grid.boundingBox())!;
+  await page.screenshot({ path: `${SHOT_DIR}/job-grid.png`, clip: { x: Math.max(0, box.x - 16), y: Math.max(0, box.y - 170), width: Math.min(box.width + 32, 900), height: box.height + 186 } });
 
   await cell.click();
   await expect(page).toHaveURL(new RegExp(`/runs/${failed.id}\\?task=load$`));
@@ -107,10 +109,11 @@ test('Calendar tab: days in the display zone coloured by outcome, a tooltip per 
   await api('POST', `/jobs/${job.id}/pause`, {});
   const now = Date.now();
   await api('POST', `/jobs/${job.id}/backfill`, { from: new Date(now - 4 * 86_400_000).toISOString(), to: new Date(now - 86_400_000).toISOString(), reason: 'calendar e2e' });
-  const today = [await runToEnd(job.id, { failTimes: 0 }), await runToEnd(job.id, { failTimes: 1 })];
+  // the backfill runs end first: a run triggered while one is active would be skipped by the block strategy
   await expect
     .poll(async () => (await api<{ items: Run[] }>('GET', `/runs?jobId=${job.id}&limit=50`)).items.filter((r) => r.status === 'pending' || r.status === 'running').length, { timeout: 45_000 })
     .toBe(0);
+  const today = [await runToEnd(job.id, { failTimes: 0 }), await runToEnd(job.id, { failTimes: 1 })];
   const all = (await api<{ items: Run[] }>('GET', `/runs?jobId=${job.id}&limit=50`)).items;
   const backfilled = all.filter((r) => !today.some((t) => t.id === r.id));
   expect(backfilled.length).toBeGreaterThanOrEqual(3);
@@ -142,8 +145,8 @@ test('Calendar tab: days in the display zone coloured by outcome, a tooltip per 
   await expect(page).toHaveURL(new RegExp(`/runs\\?jobId=${job.id}&from=`));
   await expect(page.getByTestId('runs-total')).toContainText('2 runs match');
   await expect(page.getByTestId('run-row')).toHaveCount(2);
-  await expect(page.getByLabel('From')).toHaveValue(`${todayDate}T00:00`);
-  await expect(page.getByLabel('To')).toHaveValue(`${todayDate}T23:59`);
+  await expect(page.getByLabel('From', { exact: true })).toHaveValue(`${todayDate}T00:00`);
+  await expect(page.getByLabel('To', { exact: true })).toHaveValue(`${todayDate}T23:59`);
 });
 
 test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fill From/To, round axis ticks', async ({ page }) => {
@@ -153,7 +156,7 @@ test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fil
   await page.goto('/stats');
   await expect(page.getByTestId('stats-scope')).toContainText('every job');
 
-  const picker = page.getByLabel('Job');
+  const picker = page.getByLabel('Job', { exact: true });
   await picker.fill(job.key);
   await picker.press('Enter');
   await expect(page).toHaveURL(new RegExp(`job=${job.id}`));
@@ -169,7 +172,7 @@ test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fil
   const panel = page.getByTestId('stats-panel');
   await expect(panel).toHaveAttribute('data-granularity', 'hour');
   await expect(panel).toHaveAttribute('data-points', '48');
-  await expect(page.getByText('Outcomes per hour')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Outcomes per hour' })).toBeVisible();
   await expect(page.getByTestId('stats-hourly-range')).toHaveText('Last 48 hours, per hour');
   await expect(panel.locator('[data-chart="outcomes"] .recharts-bar-rectangle').first()).toBeVisible();
   await expect(table.getByRole('row', { name: /builtin\.flaky/ })).toContainText('40.0%');
@@ -194,10 +197,10 @@ test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fil
   await expect(page).toHaveURL(/range=7/);
   // the stats zone is UTC here: today and six days before
   const to = new Date().toISOString().slice(0, 10);
-  await expect(page.getByLabel('From')).toHaveValue(addDays(to, -6));
-  await expect(page.getByLabel('To')).toHaveValue(to);
+  await expect(page.getByLabel('From', { exact: true })).toHaveValue(addDays(to, -6));
+  await expect(page.getByLabel('To', { exact: true })).toHaveValue(to);
   await page.getByRole('button', { name: '90 days' }).click();
   await expect(page).toHaveURL(/range=90/);
-  await expect(page.getByLabel('From')).toHaveValue(addDays(to, -89));
+  await expect(page.getByLabel('From', { exact: true })).toHaveValue(addDays(to, -89));
   await expect(panel).toHaveAttribute('data-points', '90');
 });
