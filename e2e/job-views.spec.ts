@@ -81,9 +81,9 @@ test('Grid tab: runs as columns, steps in DAG order, a tooltip per cell in the d
   // the time in the display zone, with the zone's label (Tokyo is UTC+9: never the UTC text)
   await expect(tip).toContainText(`Started: ${formatDateTime(load.startedAt, ZONE, { seconds: true, zone: true })}`);
   await expect(tip).toContainText('UTC+9');
-  // the grid with the open tooltip above it
+  // the grid with the open tooltip beside the cell
   const box = (await grid.boundingBox())!;
-  await page.screenshot({ path: `${SHOT_DIR}/job-grid.png`, clip: { x: Math.max(0, box.x - 16), y: Math.max(0, box.y - 170), width: Math.min(box.width + 32, 900), height: box.height + 186 } });
+  await page.screenshot({ path: `${SHOT_DIR}/job-grid.png`, clip: { x: Math.max(0, box.x - 16), y: Math.max(0, box.y - 16), width: box.width + 32, height: box.height + 120 } });
 
   await cell.click();
   await expect(page).toHaveURL(new RegExp(`/runs/${failed.id}\\?task=load$`));

@@ -31,12 +31,12 @@ const LEGEND = ['success', 'failed', 'dead', 'timeout', 'running', 'pending', 'c
 /** Runs one grid page shows (lib/api/view-schemas.ts DEFAULT_GRID_RUNS). */
 const PAGE = 25;
 
-function Tip({ content, children }: { content: React.ReactNode; children: React.ReactElement }) {
+function Tip({ content, children, side = 'top' }: { content: React.ReactNode; children: React.ReactElement; side?: 'top' | 'right' }) {
   return (
     <T.Root>
       <T.Trigger asChild>{children}</T.Trigger>
       <T.Portal>
-        <T.Content side="top" sideOffset={6} className="z-50 rounded-md bg-zinc-900 px-2.5 py-1.5 text-xs leading-5 text-white shadow-lg" data-testid="grid-tooltip">
+        <T.Content side={side} sideOffset={6} className="z-50 rounded-md bg-zinc-900 px-2.5 py-1.5 text-xs leading-5 text-white shadow-lg" data-testid="grid-tooltip">
           {content}
           <T.Arrow className="fill-zinc-900" />
         </T.Content>
@@ -137,7 +137,7 @@ export function JobGridPanel({ jobId }: { jobId: string }) {
                   return (
                     <td key={r.id} className="p-0">
                       {cell ? (
-                        <Tip content={<CellTip step={step} cell={cell} run={r} zone={zone} />}>
+                        <Tip side="right" content={<CellTip step={step} cell={cell} run={r} zone={zone} />}>
                           <Link
                             href={`/runs/${r.id}?task=${encodeURIComponent(step)}`}
                             aria-label={`${step} in run ${r.id.slice(0, 8)}: ${cell.status}`}
