@@ -162,8 +162,11 @@ function DateTimeFilter({ def, zone, params, onApply, onError }: { def: Extract<
   );
 }
 
-/** A searchable filter over many options (a datalist): applies the option whose label was typed or picked. */
-function ComboFilter({ def, value, onApply }: { def: Extract<FilterDef, { kind: 'combobox' }>; value: string; onApply(name: string, value: string): void }) {
+/**
+ * A searchable filter over many options (a datalist): applies the option whose label was typed or picked.
+ * Exported for pickers outside a FilterBar (the stats page's job selector); key it by `value` so its text follows the URL.
+ */
+export function ComboFilter({ def, value, onApply }: { def: Extract<FilterDef, { kind: 'combobox' }>; value: string; onApply(name: string, value: string): void }) {
   const listId = React.useId();
   const [text, setText] = React.useState(() => def.options.find((o) => o.value === value)?.label ?? value);
   const commit = (t: string) => {

@@ -10,19 +10,21 @@ import { HandlerTotalsTable } from './handler-totals-table';
  * when more than one handler) and the handler totals table. No data fetching: works in server
  * and client trees. `handlerHref` links handler names (e.g. to `/stats?handler=`).
  */
-export function StatsPanel({ data, handlerHref, perHandler = true }: { data: StatsChartData; handlerHref?: (handler: string) => string; perHandler?: boolean }) {
-  const zone = data.timeZone === 'UTC' ? 'UTC days' : `days in ${data.timeZone}`;
+export function StatsPanel({ data, handlerHref, perHandler = true, granularity = 'day' }: { data: StatsChartData; handlerHref?: (handler: string) => string; perHandler?: boolean; granularity?: 'day' | 'hour' }) {
+  // points are days, or wall-clock hours `YYYY-MM-DDTHH:00` (lib/stats getStatsSeries) that the axes write as `Mar 7 13:00`
+  const unit = granularity === 'hour' ? 'hour' : 'day';
+  const zone = data.timeZone === 'UTC' ? `UTC ${unit}s` : `${unit}s in ${data.timeZone}`;
   return (
-    <div className="flex flex-col gap-4" data-testid="stats-panel">
+    <div className="flex flex-col gap-4" data-testid="stats-panel" data-granularity={granularity} data-points={data.daily.length}>
       <Card>
-        <CardHeader title="Outcomes per day" description={`Finished attempts by outcome, ${zone}`} />
+        <CardHeader title={`Outcomes per ${unit}`} description={`Finished attempts by outcome, ${zone}`} />
         <div className="px-2 pb-2 pt-3">
           <OutcomeBarsChart data={data.daily} />
         </div>
       </Card>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card>
-          <CardHeader title="Duration" description="p50 and p95 per day, estimated from the duration histogram" />
+          <CardHeader title="Duration" description={`p50 and p95 per ${unit}, estimated from the duration histogram`} />
           <div className="px-2 pb-2 pt-3">
             <DurationTrendChart data={data.daily} />
           </div>
@@ -36,7 +38,7 @@ export function StatsPanel({ data, handlerHref, perHandler = true }: { data: Sta
       </div>
       {perHandler && data.byHandler.length > 1 ? (
         <Card>
-          <CardHeader title="Per handler" description="Stacked daily outcomes for the busiest handlers" />
+          <CardHeader title="Per handler" description={`Stacked outcomes per ${unit} for the busiest handlers`} />
           <div className="grid grid-cols-1 gap-x-4 gap-y-3 px-3 py-3 md:grid-cols-2 xl:grid-cols-3">
             {data.byHandler.map((h) => (
               <div key={h.handler} data-handler={h.handler}>
@@ -48,7 +50,7 @@ export function StatsPanel({ data, handlerHref, perHandler = true }: { data: Sta
         </Card>
       ) : null}
       <Card className="overflow-hidden">
-        <CardHeader title="Handlers" description={`${data.from} to ${data.to}, totals over the range`} />
+        <CardHeader title="Handlers" description={`${granularity === 'hour' ? `${data.from.replace('T', ' ')} to ${data.to.replace('T', ' ')}` : `${data.from} to ${data.to}`}, totals over the range`} />
         <HandlerTotalsTable totals={data.totals} hrefFor={handlerHref} />
       </Card>
     </div>

@@ -11,6 +11,8 @@ function TrendChart({ data, series, height, label, kind }: { data: ChartDay[]; s
   // Round ticks (0, 10 s, 20 s, 30 s) instead of the maximum cut in four (6.5 s, 13 s, 19.5 s).
   const max = Math.max(0, ...data.flatMap((d) => series.map((s) => Number(d[s.key] ?? 0)).filter((v) => Number.isFinite(v))));
   const ticks = niceDurationTicks(max);
+  // dots while points are few (a month of days, or a sparse hourly series whose lone values draw no line)
+  const pointCount = data.filter((d) => series.some((s) => d[s.key] != null)).length;
   return (
     <div role="img" aria-label={label} data-chart={kind} style={{ width: '100%', height }}>
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 600, height }}>
@@ -29,7 +31,7 @@ function TrendChart({ data, series, height, label, kind }: { data: ChartDay[]; s
               stroke={s.color}
               strokeWidth={2}
               strokeDasharray={s.dashed ? '4 3' : undefined}
-              dot={data.length <= 31 ? { r: 2 } : false}
+              dot={pointCount <= 31 ? { r: 2 } : false}
               connectNulls
               isAnimationActive={false}
             />

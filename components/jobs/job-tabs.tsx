@@ -6,7 +6,7 @@ import { TabsContent, TabsList, TabsRoot, TabsTrigger } from '../ui/tabs';
 import { confirmLeave } from '../unsaved-changes';
 
 import { JOB_TABS, type JobTab } from './job-tab-names';
-const LABEL: Record<JobTab, string> = { overview: 'Overview', graph: 'Graph', runs: 'Runs', versions: 'Versions' };
+const LABEL: Record<JobTab, string> = { overview: 'Overview', graph: 'Graph', runs: 'Runs', grid: 'Grid', calendar: 'Calendar', versions: 'Versions' };
 
 /**
  * The job page's tabs (Radix Tabs) kept in `?tab=` so a tab is linkable and survives

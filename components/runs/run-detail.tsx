@@ -23,6 +23,8 @@ export type RunDetailProps = RunActions & {
   initial: RunView;
   /** Steps and edges of the job version the run was created from (drawn by RunGraph, coloured by live task status). */
   graph: { steps: StepDraft[]; edges: EdgeDraft[] };
+  /** Step key of the task to open the page on (`/runs/:id?task=`, e.g. from the job's Grid tab): selected in the graph, its section open and scrolled to. */
+  focusTask?: string | null;
 };
 
 /**
@@ -31,9 +33,13 @@ export type RunDetailProps = RunActions & {
  * timings with lateness, params, error, retry chain, the tasks table
  * (`task-status-<stepKey>`), each task's log timeline (`task-log-row`) and output.
  */
-export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetailProps) {
+export function RunDetail({ initial, graph, cancel, retry, retryTask, focusTask = null }: RunDetailProps) {
   const live = useRunDetail(initial, { cancel, retry, retryTask });
-  const [selected, setSelected] = React.useState<string | null>(null);
+  const focus = focusTask && initial.tasks.some((t) => t.stepKey === focusTask) ? focusTask : null;
+  const [selected, setSelected] = React.useState<string | null>(focus);
+  React.useEffect(() => {
+    if (focus) document.getElementById(`task-${focus}`)?.scrollIntoView({ block: 'start' });
+  }, [focus]);
   // Tasks in the order of the graph (parents before children), as the operator reads the run.
   const order = React.useMemo(() => dagRank(graph), [graph]);
   const rd = React.useMemo(() => ({ ...live, run: { ...live.run, tasks: [...live.run.tasks].sort((a, b) => (order.get(a.stepKey) ?? Infinity) - (order.get(b.stepKey) ?? Infinity) || a.stepKey.localeCompare(b.stepKey)) } }), [live, order]);
@@ -55,7 +61,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask }: RunDetai
       <RunGantt tasks={run.tasks} />
       <div className="mt-4 space-y-3">
         {run.tasks.map((t) => (
-          <TaskSection key={t.id} task={t} defaultOpen={run.tasks.length <= 6} />
+          <TaskSection key={t.id} task={t} defaultOpen={run.tasks.length <= 6 || t.stepKey === focus} focused={t.stepKey === focus} />
         ))}
       </div>
     </>

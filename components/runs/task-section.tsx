@@ -9,11 +9,11 @@ import { StatusBadge } from '../status-badge';
 import { ZonedTime } from '../time';
 import { cn } from '../ui/cn';
 
-/** One task: its log timeline (every state change) and its captured output / error. */
-export function TaskSection({ task, defaultOpen }: { task: TaskView; defaultOpen: boolean }) {
+/** One task: its log timeline (every state change) and its captured output / error. `focused`: the task the page was opened on (`?task=`), ringed. */
+export function TaskSection({ task, defaultOpen, focused = false }: { task: TaskView; defaultOpen: boolean; focused?: boolean }) {
   const [open, setOpen] = React.useState(defaultOpen);
   return (
-    <Card id={`task-${task.stepKey}`} data-testid={`task-section-${task.stepKey}`}>
+    <Card id={`task-${task.stepKey}`} data-testid={`task-section-${task.stepKey}`} data-focused={focused || undefined} className={cn('scroll-mt-4', focused && 'ring-2 ring-indigo-400')}>
       <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open} className="flex w-full items-center gap-2 px-4 py-2.5 text-left">
         <ChevronRight className={cn('size-4 text-zinc-400 transition-transform', open && 'rotate-90')} />
         <span className="font-mono text-[13px] font-semibold">{task.stepKey}</span>

@@ -10,6 +10,7 @@ import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
 import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
 import * as R from './recovery-schemas.ts';
+import { JobCalendarQuery, JobGridQuery, StatsSeriesQuery } from './view-schemas.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -181,6 +182,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/{id}/versions': { get: op('Version history', { operation: 'jobs.versions', params: [idParam] }) },
     '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { operation: 'jobs.backfillPreview', params: [idParam], body: 'BackfillInput' }) },
     '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { operation: 'jobs.backfill', params: [idParam], body: 'BackfillInput', status: 201, ...W }) },
+    '/jobs/{id}/grid': { get: op('Run grid: the latest runs (oldest first) by step (DAG order), one cell per task; `cursor` pages to older runs', { operation: 'jobs.grid', params: [idParam, ...queryParams(JobGridQuery)] }) },
+    '/jobs/{id}/calendar': { get: op('Runs per calendar day in `tz` over the 366 days ending `to`, by outcome (days without runs left out)', { operation: 'jobs.calendar', params: [idParam, ...queryParams(JobCalendarQuery)] }) },
     '/jobs/{id}/audit': { get: op('Recovery history: backfill, mark_success, clear (newest first)', { operation: 'jobs.audit', params: [idParam] }) },
     '/jobs/{id}/versions/{version}': {
       get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
@@ -230,6 +233,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     '/tokens/{id}': { delete: op('Revoke an API token', { operation: 'tokens.revoke', params: [idParam], ...W }) },
     '/stats/daily': { get: op('Per-handler daily statistics (from..to inclusive, at most 366 days)', { operation: 'stats.daily', params: queryParams(DailyStatsQuery as unknown as z.ZodObject) }) },
+    '/stats/series': { get: op('Stats per day (from..to) or per hour (last `hours`), of every job or one (`jobId`), from the task logs with the daily counting rule', { operation: 'stats.series', params: queryParams(StatsSeriesQuery as unknown as z.ZodObject) }) },
     '/stats/overview': { get: op('Dashboard overview counters', { operation: 'stats.overview' }) },
     '/alarms': {
       get: op('Alarms, newest first (keyset on `before`)', {

@@ -30,6 +30,8 @@ export const OPERATIONS = {
   'jobs.version': 'read',
   'jobs.diff': 'read',
   'jobs.audit': 'read',
+  'jobs.grid': 'read',
+  'jobs.calendar': 'read',
   'recycleBin.list': 'read',
   'runs.list': 'read',
   'runs.get': 'read',
@@ -39,6 +41,7 @@ export const OPERATIONS = {
   'logs.search': 'read',
   'stats.daily': 'read',
   'stats.overview': 'read',
+  'stats.series': 'read',
   'alarms.list': 'read',
   // jobs (a privileged handler also needs handler-permissions' check)
   'jobs.create': 'jobs.write',

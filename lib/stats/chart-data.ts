@@ -50,9 +50,12 @@ function fold(date: IsoDate, rows: DailyStatsDay[]): ChartDay {
   };
 }
 
-/** Pure: daily rows -> chart data for `from..to` (see StatsChartData). */
-export function buildChartData(days: DailyStatsDay[], p: { from: IsoDate; to: IsoDate; handlers?: string[]; timeZone?: string; maxHandlers?: number }): StatsChartData {
-  const dates = dateRange(p.from, p.to);
+/**
+ * Pure: daily rows -> chart data for `from..to` (see StatsChartData). `buckets` replaces the dates of
+ * `from..to` as the x axis when the rows are keyed otherwise (hours, lib/stats/get-stats-series.ts).
+ */
+export function buildChartData(days: DailyStatsDay[], p: { from: IsoDate; to: IsoDate; handlers?: string[]; timeZone?: string; maxHandlers?: number; buckets?: string[] }): StatsChartData {
+  const dates = p.buckets ?? dateRange(p.from, p.to);
   const byDate = new Map<IsoDate, DailyStatsDay[]>();
   for (const d of days) byDate.set(d.date, [...(byDate.get(d.date) ?? []), d]);
   const totals = handlerTotals(days);

@@ -11,8 +11,9 @@ export const MAX_STATS_RANGE_DAYS = 366;
 export const MIN_STATS_DATE = '1970-01-01';
 export const MAX_STATS_DATE = '2999-12-31';
 
-const DATE_MESSAGE = `Must be a date YYYY-MM-DD from ${MIN_STATS_DATE} to ${MAX_STATS_DATE}`;
-const DateParam = z
+export const DATE_MESSAGE = `Must be a date YYYY-MM-DD from ${MIN_STATS_DATE} to ${MAX_STATS_DATE}`;
+/** A calendar date `YYYY-MM-DD` inside MIN_STATS_DATE..MAX_STATS_DATE (a query field). */
+export const DateParam = z
   .string()
   .refine((d) => isIsoDate(d) && d >= MIN_STATS_DATE && d <= MAX_STATS_DATE, DATE_MESSAGE);
 

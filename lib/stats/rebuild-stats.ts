@@ -1,6 +1,6 @@
 import type { Db, PrismaClient, Prisma } from '../db.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT } from '../engine/stats.ts';
+import { queryDetailStats } from './detail-stats-sql.ts';
 import { getStatsTimeZone } from './current-zone.ts';
 import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
@@ -65,52 +65,13 @@ const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLett
  */
 export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: IsoDate; timeZone?: string }): Promise<StatsRow[]> {
   const tz = p.timeZone ?? (await getStatsTimeZone(db));
-  const bucketCols = Array.from(
-    { length: DURATION_BUCKET_COUNT },
-    (_, i) => `count(*) FILTER (WHERE finished AND dur IS NOT NULL AND width_bucket(GREATEST(0, dur), $4::bigint[]) = ${i})::int AS b${i}`,
-  ).join(',\n           ');
-  const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
-    `WITH l AS (
-       SELECT (l.created_at AT TIME ZONE $3::text)::date AS d, t.handler, l.to_status, l.attempt, l.created_at, t.scheduled_for,
-              (l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout')) AS finished,
-              (l.detail->>'durationMs')::bigint AS dur
-         FROM task_logs l
-         JOIN tasks t ON t.id = l.task_id
-        WHERE l.created_at >= ($1::date::timestamp AT TIME ZONE $3::text)
-          AND l.created_at < (($2::date + 1)::timestamp AT TIME ZONE $3::text)
-          AND ((l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout')) OR l.to_status = 'dead')
-     ), late AS (
-       SELECT *, GREATEST(0, round(extract(epoch FROM (created_at - dur * interval '1 millisecond' - scheduled_for)) * 1000))::bigint AS lateness
-         FROM l
-     )
-     SELECT to_char(d, 'YYYY-MM-DD') AS date, handler,
-           count(*) FILTER (WHERE finished AND to_status = 'success')::int AS success,
-           count(*) FILTER (WHERE finished AND to_status = 'failed')::int AS failure,
-           count(*) FILTER (WHERE finished AND to_status = 'timeout')::int AS timeout,
-           count(*) FILTER (WHERE to_status = 'dead')::int AS dead_letter,
-           coalesce(sum(GREATEST(0, dur)) FILTER (WHERE finished), 0)::bigint AS total_duration_ms,
-           coalesce(max(GREATEST(0, dur)) FILTER (WHERE finished), 0)::int AS max_duration_ms,
-           coalesce(sum(lateness) FILTER (WHERE finished AND attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL), 0)::bigint AS total_lateness_ms,
-           count(*) FILTER (WHERE finished AND attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL)::int AS lateness_count,
-           ${bucketCols}
-       FROM late
-      GROUP BY d, handler
-      ORDER BY d, handler`,
-    p.from, p.to, tz, DURATION_BUCKET_BOUNDS_MS.map(String),
+  // [start of `from`, start of the day after `to`) in the stats zone, computed by the database like the engine's booking
+  const [bounds] = await db.$queryRawUnsafe<{ start: Date; end: Date }[]>(
+    `SELECT ($1::date::timestamp AT TIME ZONE $3::text) AS start, (($2::date + 1)::timestamp AT TIME ZONE $3::text) AS "end"`,
+    p.from, p.to, tz,
   );
-  return rows.map((r) => ({
-    date: String(r.date),
-    handler: String(r.handler),
-    success: Number(r.success),
-    failure: Number(r.failure),
-    timeout: Number(r.timeout),
-    deadLetter: Number(r.dead_letter),
-    totalDurationMs: Number(r.total_duration_ms),
-    maxDurationMs: Number(r.max_duration_ms),
-    totalLatenessMs: Number(r.total_lateness_ms),
-    latenessCount: Number(r.lateness_count),
-    durationBuckets: Array.from({ length: DURATION_BUCKET_COUNT }, (_, i) => Number(r[`b${i}`])),
-  }));
+  const rows = await queryDetailStats(db, { start: bounds!.start, end: bounds!.end, timeZone: tz, granularity: 'day' });
+  return rows.map(({ bucket, ...r }) => ({ date: bucket, ...r }));
 }
 
 /** The stored handler_stats_daily rows of `from..to`, one per (date, handler) with its slots summed. */

@@ -74,6 +74,7 @@ describe('durations and dates', () => {
   });
   it('shortDate needs no locale data', () => {
     expect(shortDate('2026-03-07')).toBe('Mar 7');
+    expect(shortDate('2026-03-07T13:00')).toBe('Mar 7 13:00');
     expect(shortDate('2026-12-31')).toBe('Dec 31');
   });
 });

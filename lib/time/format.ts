@@ -143,10 +143,14 @@ export function axisMs(ms: number): string {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** A calendar date `2026-03-07` as `Mar 7` (no zone shift: the date is already a calendar day). */
+/**
+ * A calendar date `2026-03-07` as `Mar 7`, and a wall-clock hour `2026-03-07T13:00` (the hourly stats points) as
+ * `Mar 7 13:00` (no zone shift: the value is already a day or an hour of a zone).
+ */
 export function shortDate(date: string): string {
-  const [, m, d] = date.split('-').map(Number);
-  return `${MONTHS[(m ?? 1) - 1] ?? '?'} ${d}`;
+  const [day, time] = date.split('T');
+  const [, m, d] = (day ?? '').split('-').map(Number);
+  return `${MONTHS[(m ?? 1) - 1] ?? '?'} ${d}${time ? ` ${time.slice(0, 5)}` : ''}`;
 }
 
 /**

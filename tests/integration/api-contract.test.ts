@@ -51,6 +51,9 @@ import * as user from '../../app/api/v1/users/[id]/route.ts';
 import * as tokens from '../../app/api/v1/tokens/route.ts';
 import * as token from '../../app/api/v1/tokens/[id]/route.ts';
 import * as daily from '../../app/api/v1/stats/daily/route.ts';
+import * as series from '../../app/api/v1/stats/series/route.ts';
+import * as grid from '../../app/api/v1/jobs/[id]/grid/route.ts';
+import * as calendar from '../../app/api/v1/jobs/[id]/calendar/route.ts';
 import * as overview from '../../app/api/v1/stats/overview/route.ts';
 import * as alarms from '../../app/api/v1/alarms/route.ts';
 import * as testAlarm from '../../app/api/v1/alarms/test/route.ts';
@@ -196,9 +199,9 @@ describe('REST contract /api/v1', () => {
       [
         '[[...path]]', 'alarms', 'alarms/test', 'handlers', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
-        'jobs/[id]/backfill', 'jobs/[id]/backfill/preview', 'jobs/[id]/audit', 'tasks/[id]/mark-success', 'tasks/[id]/clear',
+        'jobs/[id]/backfill', 'jobs/[id]/backfill/preview', 'jobs/[id]/audit', 'jobs/[id]/grid', 'jobs/[id]/calendar', 'tasks/[id]/mark-success', 'tasks/[id]/clear',
         'jobs/bulk', 'jobs/import', 'logs/search', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
-        'stats/daily', 'stats/overview', 'tasks/[id]/logs', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
+        'stats/daily', 'stats/overview', 'stats/series', 'tasks/[id]/logs', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
         'workers/[id]/resume',
       ].sort(),
     );
@@ -351,6 +354,8 @@ describe('REST contract /api/v1', () => {
       ['POST /jobs/:id/backfill', backfill.POST, 'POST', (id) => ({ id }), { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }],
       ['POST /jobs/:id/backfill/preview', backfillPreview.POST, 'POST', (id) => ({ id }), { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }],
       ['GET /jobs/:id/audit', audit.GET, 'GET', (id) => ({ id }), undefined],
+      ['GET /jobs/:id/grid', grid.GET, 'GET', (id) => ({ id }), undefined],
+      ['GET /jobs/:id/calendar', calendar.GET, 'GET', (id) => ({ id }), undefined],
       ['POST /workers/:id/drain', drain.POST, 'POST', (id) => ({ id }), undefined],
       ['POST /workers/:id/resume', resumeWorker.POST, 'POST', (id) => ({ id }), undefined],
       ['PATCH /users/:id', user.PATCH, 'PATCH', (id) => ({ id }), { role: 'viewer' }],
@@ -592,6 +597,32 @@ describe('REST contract /api/v1', () => {
         ]),
       );
       expect((await call(handlersRoute.GET, 'GET', '/api/v1/handlers')).status).toBe(401);
+    });
+
+    it('GET /jobs/:id/grid, GET /jobs/:id/calendar, GET /stats/series', async () => {
+      const job = await create(dagJob(uniq('views')));
+      const g = await call(grid.GET, 'GET', '/api/v1/x?limit=10', { token: viewer, params: { id: job.id } });
+      expect(g.status).toBe(200);
+      expect(g.json).toMatchObject({ jobId: job.id, runs: [], steps: ['a', 'b'], nextCursor: null });
+      expectField(await call(grid.GET, 'GET', '/api/v1/x?limit=0', { token: viewer, params: { id: job.id } }), 'limit');
+      const c = await call(calendar.GET, 'GET', '/api/v1/x?tz=Asia/Tokyo&to=2026-03-02', { token: viewer, params: { id: job.id } });
+      expect(c.status).toBe(200);
+      expect(c.json).toMatchObject({ timeZone: 'Asia/Tokyo', from: '2025-03-02', to: '2026-03-02', days: [] });
+      expectField(await call(calendar.GET, 'GET', '/api/v1/x?tz=Nowhere/City', { token: viewer, params: { id: job.id } }), 'tz');
+      expectField(await call(calendar.GET, 'GET', '/api/v1/x?to=2026-13-01', { token: viewer, params: { id: job.id } }), 'to');
+      const sh = await call(series.GET, 'GET', `/api/v1/stats/series?granularity=hour&jobId=${job.id}`, { token: viewer });
+      expect(sh.status).toBe(200);
+      expect(sh.json).toMatchObject({ granularity: 'hour', jobId: job.id });
+      expect(sh.json.daily).toHaveLength(48);
+      const sd = await call(series.GET, 'GET', '/api/v1/stats/series?from=2026-01-01&to=2026-01-07', { token: viewer });
+      expect(sd.status).toBe(200);
+      expect(sd.json.daily).toHaveLength(7);
+      expectField(await call(series.GET, 'GET', '/api/v1/stats/series?granularity=week', { token: viewer }), 'granularity');
+      expectField(await call(series.GET, 'GET', '/api/v1/stats/series?granularity=hour&hours=169', { token: viewer }), 'hours');
+      expectField(await call(series.GET, 'GET', '/api/v1/stats/series?granularity=hour&from=2026-01-01', { token: viewer }), 'from');
+      expectField(await call(series.GET, 'GET', '/api/v1/stats/series?from=2026-01-08&to=2026-01-07', { token: viewer }), 'to');
+      expectField(await call(series.GET, 'GET', '/api/v1/stats/series?jobId=x&from=2026-01-01&to=2026-01-07', { token: viewer }), 'jobId');
+      expect((await call(series.GET, 'GET', `/api/v1/stats/series?jobId=${UNKNOWN}&from=2026-01-01&to=2026-01-07`, { token: viewer })).status).toBe(404);
     });
 
     it('GET /stats/daily, GET /stats/overview, GET /alarms, POST /alarms/test', async () => {

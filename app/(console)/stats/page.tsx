@@ -1,9 +1,11 @@
 import type { Metadata } from 'next';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
+import { isDomainError } from '@/lib/errors';
 import { getStatsTimeZone } from '@/lib/stats/current-zone';
 import { DailyStatsQuery, lastDaysRange, listStatsHandlers } from '@/lib/stats/get-daily-stats';
-import { getStatsChartData } from '@/lib/stats/chart-data';
+import { getStatsSeries, type StatsSeries } from '@/lib/stats/get-stats-series';
+import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { ErrorPanel } from '@/components/error-panel';
 import { StatsPanel } from '@/components/charts/stats-panel';
@@ -12,46 +14,72 @@ import { StatsRangeControls } from '@/components/charts/stats-range-controls';
 export const metadata: Metadata = { title: 'Stats' };
 export const dynamic = 'force-dynamic';
 
-type SP = { range?: string; from?: string; to?: string; handler?: string };
+type SP = { range?: string; from?: string; to?: string; handler?: string; job?: string; granularity?: string };
 
 /**
- * /stats: daily handler stats over 7/30/90 days or a custom range, optionally for one handler.
- * Reads only the aggregate table handler_stats_daily (lib/stats), so it stays fast at any
- * history size; days are calendar days in the stats zone setting (lib/stats/stats-zone.ts).
+ * /stats: handler stats per day over 7/30/90 days or a custom range, or per hour over the last 48 hours,
+ * optionally for one job (searchable picker) and/or one handler. Every job per day reads the aggregate
+ * table handler_stats_daily; one job or per hour aggregates the task logs of the range with the same
+ * counting rule (lib/stats getStatsSeries). Days and hours are cut in the stats zone setting
+ * (lib/stats/stats-zone.ts).
  */
 export default async function StatsPage({ searchParams }: { searchParams: Promise<SP> }) {
-  await requireActor('viewer');
+  const actor = await requireActor('viewer');
   const sp = await searchParams;
+  const hourly = sp.granularity === 'hour';
   const custom = !!(sp.from || sp.to);
   const range = custom ? 'custom' : ['7', '30', '90'].includes(sp.range ?? '') ? sp.range! : '30';
   const db = getDb();
   const tz = await getStatsTimeZone(db);
   const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range), tz);
   const parsed = DailyStatsQuery.safeParse({ from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
-  const error = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  const errors: string[] = [];
+  if (!parsed.success && !hourly) errors.push(`Invalid range (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); showing the last 30 days.`);
   const q = parsed.success ? parsed.data : { ...fallback, handler: sp.handler || undefined };
-  const [data, handlers] = await Promise.all([
-    getStatsChartData(db, { from: q.from, to: q.to, handlers: q.handler ? [q.handler] : [] }),
-    listStatsHandlers(db, { from: lastDaysRange(366, tz).from, to: q.to }),
+  const jobId = sp.job || undefined;
+  const base = { handler: q.handler, ...(hourly ? { granularity: 'hour' } : { from: q.from, to: q.to }) };
+  let data: StatsSeries;
+  try {
+    data = await getStatsSeries(db, { ...base, jobId }, actor);
+  } catch (e) {
+    // an unknown or malformed job id in the URL: say so and show every job
+    if (!isDomainError(e) || !jobId) throw e;
+    errors.push(`Job ${jobId}: ${e.message}; showing every job.`);
+    data = await getStatsSeries(db, base, actor);
+  }
+  const [handlers, jobs] = await Promise.all([
+    listStatsHandlers(db, { from: lastDaysRange(366, tz).from, to: lastDaysRange(1, tz).to }),
+    // picker options: live jobs by key (first 200, as on the runs list; the URL takes any id)
+    listJobs(db, { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []),
   ]);
+  const jobOptions = jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key }));
+  const jobLabel = data.jobId ? (jobOptions.find((o) => o.value === data.jobId)?.label ?? data.jobId) : null;
+  const zone = tz === 'UTC' ? 'UTC' : tz;
   return (
     <>
       <PageHeader
         title="Stats"
-        description={`Daily handler outcomes, durations and lateness (${tz === 'UTC' ? 'UTC days' : `days in ${tz}`}; read from the daily aggregate table).`}
+        description={
+          <span data-testid="stats-scope">
+            {hourly ? `Hourly outcomes of the last 48 hours (hours in ${zone})` : `Daily outcomes (${tz === 'UTC' ? 'UTC days' : `days in ${tz}`})`}
+            {jobLabel ? `, job ${jobLabel}` : ', every job'}
+            {data.jobId || hourly ? '; counted from the task logs.' : '; read from the daily aggregate table.'}
+          </span>
+        }
       />
       <div className="mb-4">
-        <StatsRangeControls range={range} from={q.from} to={q.to} handler={q.handler ?? ''} handlers={handlers} />
+        <StatsRangeControls view={{ range, from: q.from, to: q.to, handler: q.handler ?? '', job: data.jobId ?? '', granularity: hourly ? 'hour' : 'day' }} handlers={handlers} jobs={jobOptions} />
       </div>
-      {error ? (
-        <div className="mb-4">
-          <ErrorPanel message={`Invalid range (${error}); showing the last 30 days.`} />
+      {errors.map((m) => (
+        <div key={m} className="mb-4">
+          <ErrorPanel message={m} />
         </div>
-      ) : null}
+      ))}
       <StatsPanel
         data={data}
+        granularity={data.granularity}
         perHandler={!q.handler}
-        handlerHref={(h) => `/stats?${new URLSearchParams(range === 'custom' ? { from: q.from, to: q.to, handler: h } : { range, handler: h })}`}
+        handlerHref={(h) => `/stats?${new URLSearchParams({ ...(hourly ? { granularity: 'hour' } : range === 'custom' ? { from: q.from, to: q.to } : { range }), ...(data.jobId ? { job: data.jobId } : {}), handler: h })}`}
       />
     </>
   );

@@ -22,6 +22,8 @@ import { RecoveryHistory } from '@/components/jobs/recovery-history';
 import { listJobAudit } from '@/lib/jobs/list-job-audit';
 import { StepsTable } from '@/components/jobs/steps-table';
 import { JobRunsPanel } from '@/components/runs/job-runs-panel';
+import { JobGridPanel } from '@/components/runs/job-grid-panel';
+import { JobCalendarPanel } from '@/components/runs/job-calendar-panel';
 import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
 import { scheduleSummary } from '@/components/jobs/schedule-summary';
 import { JobGraphPanel } from './graph-panel';
@@ -58,7 +60,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   }
 }
 
-/** /jobs/[id]: header with actions, then tabs Overview / Graph / Runs / Versions (`?tab=`). */
+/** /jobs/[id]: header with actions, then tabs Overview / Graph / Runs / Grid / Calendar / Versions (`?tab=`). */
 export default async function JobPage({ params, searchParams }: Props) {
   const [{ id }, sp] = await Promise.all([params, searchParams]);
   const { actor, job } = await load(id);
@@ -143,6 +145,20 @@ export default async function JobPage({ params, searchParams }: Props) {
           runs: (
             <Card className="overflow-hidden">
               <JobRunsPanel jobId={job.id} initial={runs.items} />
+            </Card>
+          ),
+          grid: (
+            <Card>
+              <CardBody>
+                <JobGridPanel jobId={job.id} />
+              </CardBody>
+            </Card>
+          ),
+          calendar: (
+            <Card>
+              <CardBody>
+                <JobCalendarPanel jobId={job.id} />
+              </CardBody>
             </Card>
           ),
           versions: (

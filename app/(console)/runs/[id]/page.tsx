@@ -10,16 +10,17 @@ import { cancelRunAction, retryRunAction, retryTaskAction } from './actions';
 
 export const dynamic = 'force-dynamic';
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams?: Promise<{ task?: string | string[] }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
   return { title: `Run ${id.slice(0, 8)}` };
 }
 
-/** /runs/[id]: run status, timings, tasks, task logs and output — live while the run is active. */
-export default async function RunPage({ params }: Props) {
+/** /runs/[id]: run status, timings, tasks, task logs and output — live while the run is active. `?task=<step key>` opens it on that task. */
+export default async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
+  const task = (await searchParams)?.task;
   const actor = await requireActor('viewer');
   let run;
   try {
@@ -35,5 +36,5 @@ export default async function RunPage({ params }: Props) {
       steps: run.tasks.map((t) => ({ key: t.stepKey, handler: t.handler })),
       edges: run.tasks.flatMap((t) => t.parents.map((p) => ({ from: p, to: t.stepKey, type: 'hard' as const }))),
     }));
-  return <RunDetail initial={run} graph={graph} cancel={cancelRunAction} retry={retryRunAction} retryTask={retryTaskAction} />;
+  return <RunDetail initial={run} graph={graph} focusTask={typeof task === 'string' ? task : null} cancel={cancelRunAction} retry={retryRunAction} retryTask={retryTaskAction} />;
 }
