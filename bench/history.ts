@@ -12,8 +12,9 @@
  * - daily stats for 90 days (lib/stats getDailyStats + handlerTotals, as GET /stats/daily)
  * - the overview (lib/stats getOverview)
  *
- * and the engine's hot paths, claimTasks and completeTask (one task per call), on the empty
- * database first and again on the full one, with the ratio. Optionally (HISTORY_RETENTION=1)
+ * and the engine's hot paths, claimTasks and completeTask (one task per call), on the full
+ * database and on an empty copy of it taken before seeding (same jobs), alternating call by
+ * call so the machine's load weighs on both alike, with the ratio. Optionally (HISTORY_RETENTION=1)
  * one call of the retention system job (lib/system-jobs purgeOldRuns, 30 days) with its
  * rate and the dead tuples it leaves.
  *
@@ -26,6 +27,7 @@
  *
  * Environment: HISTORY_RUNS (10000000), HISTORY_DAYS (90), HISTORY_JOBS (200),
  * HISTORY_LINES_EVERY (10), HISTORY_LINES (5), HISTORY_REPEAT (5 timed calls per page),
+ * HISTORY_HOT (200 claim + complete rounds on each database),
  * HISTORY_RETENTION (0/1). Database: DATABASE_URL when set (a throwaway database is created
  * on its server), else an embedded PostgreSQL (tests/helpers/test-server.ts).
  */
@@ -43,6 +45,8 @@ import { getOverview } from '../lib/stats/get-overview.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
 import { purgeOldRuns } from '../lib/system-jobs/retention.ts';
+import { getUpcomingFires } from '../lib/stats/upcoming-fires.ts';
+import { withDatabase } from '../lib/infra/migrate.ts';
 
 const envInt = (name: string, dflt: number) => {
   const v = Number(process.env[name]);
@@ -152,27 +156,32 @@ async function time(label: string, fn: () => Promise<string>): Promise<Timing> {
 }
 
 /**
- * The engine's hot paths, one task per call, `n` times: a one-step run of job `jobId` is
- * triggered (triggerRun; untimed — the job's block strategy lets one run at a time), its task
- * claimed (claimTasks, limit 1) and completed (completeTask). Returns the median milliseconds
- * of a claim and of a completion.
+ * The engine's hot paths, one task per call, `n` times on each database: a one-step run of
+ * job `jobId` is triggered (triggerRun; untimed — the job's block strategy lets one run at a
+ * time), its task claimed (claimTasks, limit 1) and completed (completeTask). The two
+ * databases take turns call by call (the order swapped each round). Returns the median
+ * milliseconds of a claim and of a completion on each.
  */
-async function hotPaths(db: PrismaClient, jobId: string, n: number): Promise<{ claimMs: number; completeMs: number }> {
-  const claims: number[] = [];
-  const completes: number[] = [];
+async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, jobId: string, n: number) {
+  const ms = { empty: { claim: [] as number[], complete: [] as number[] }, full: { claim: [] as number[], complete: [] as number[] } };
   for (let i = 0; i < n; i++) {
-    await triggerRun(db, { jobId, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
-    let t = performance.now();
-    const [task] = await claimTasks(db, { nodeId: 'bench-hot', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 });
-    claims.push(performance.now() - t);
-    if (!task) throw new Error('hot path: nothing to claim');
-    t = performance.now();
-    await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId: 'bench-hot', outcome: 'success', onlyTask: task.onlyTask });
-    completes.push(performance.now() - t);
+    for (const which of (i % 2 ? ['empty', 'full'] : ['full', 'empty']) as ('empty' | 'full')[]) {
+      const db = dbs[which];
+      await triggerRun(db, { jobId, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
+      let t = performance.now();
+      const [task] = await claimTasks(db, { nodeId: 'bench-hot', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 });
+      ms[which].claim.push(performance.now() - t);
+      if (!task) throw new Error('hot path: nothing to claim');
+      t = performance.now();
+      await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId: 'bench-hot', outcome: 'success', onlyTask: task.onlyTask });
+      ms[which].complete.push(performance.now() - t);
+    }
   }
-  claims.sort((a, b) => a - b);
-  completes.sort((a, b) => a - b);
-  return { claimMs: quantile(claims, 0.5), completeMs: quantile(completes, 0.5) };
+  const med = (a: number[]) => quantile(a.sort((x, y) => x - y), 0.5);
+  return {
+    empty: { claimMs: med(ms.empty.claim), completeMs: med(ms.empty.complete) },
+    full: { claimMs: med(ms.full.claim), completeMs: med(ms.full.complete) },
+  };
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -180,8 +189,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 async function main() {
   console.log(`history bench: ${fmt(RUNS)} runs over ${DAYS} days, ${JOBS} jobs, log lines for 1 task in ${LINES_EVERY} (${LINES} each)`);
   await withBenchDatabase('history', async (url) => {
-    const db = createPrismaClient(url, 4);
-    const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
+    let db = createPrismaClient(url, 4);
     const now = new Date();
     const start = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - (DAYS - 1) * 86_400_000);
 
@@ -196,98 +204,115 @@ async function main() {
       jobs.push({ id: job.id, key: job.key, handler });
     }
     const hot = await createJob(db, { key: 'history.hot', name: 'Hot path', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR, start);
-    await db.$queryRawUnsafe('SELECT 1');
-    const empty = await hotPaths(db, hot.id, 200);
-    console.log(`hot paths on the empty database: claim ${empty.claimMs.toFixed(2)} ms, complete ${empty.completeMs.toFixed(2)} ms (median of 200)`);
-
-    // Seed day by day, ending before `now` (the last day is today, up to now).
-    const perDay = Math.ceil(RUNS / DAYS);
-    const t0 = performance.now();
-    let seeded = { runs: 0, tasks: 0, logs: 0, lines: 0 };
-    for (let d = 0; d < DAYS; d++) {
-      const dayStart = new Date(start.getTime() + d * 86_400_000);
-      const count = Math.min(perDay, RUNS - d * perDay);
-      if (count <= 0) break;
-      const span = Math.min(86_400_000, now.getTime() - 60_000 - dayStart.getTime()); // today: up to a minute ago
-      const { rows: [r] } = await pool.query(SEED_DAY_SQL, [
-        dayStart.toISOString(), count, span / 1000 / count, jobs.map((j) => j.id), jobs.map((j) => j.key),
-        jobs.map((j) => j.handler), LINES_EVERY, LINES, d * perDay,
-      ]);
-      seeded = { runs: seeded.runs + r.runs, tasks: seeded.tasks + r.tasks, logs: seeded.logs + r.logs, lines: seeded.lines + r.lines };
-      const s = (performance.now() - t0) / 1000;
-      process.stdout.write(`\rday ${d + 1}/${DAYS}: ${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} log lines; ${s.toFixed(0)} s (${fmt(Math.round(seeded.runs / s))} runs/s)   `);
-    }
-    const seedS = (performance.now() - t0) / 1000;
-    await pool.query(`UPDATE jobs j SET total_runs = c.n, success_runs = c.ok, last_run_at = c.last
-                        FROM (SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'success')::int AS ok, max(scheduled_for) AS last
-                                FROM runs GROUP BY job_id) c
-                       WHERE j.id::text = c.job_id`);
-    const v0 = performance.now();
-    await pool.query('VACUUM ANALYZE');
-    const vacuumS = (performance.now() - v0) / 1000;
-    const r0 = performance.now();
-    const range = lastDaysRange(DAYS, 'UTC', now);
-    await rebuildStats(db, { ...range, apply: true }, now);
-    const statsS = (performance.now() - r0) / 1000;
-    const { rows: sizes } = await pool.query(`SELECT relname AS name, pg_size_pretty(pg_total_relation_size(relid)) AS size
-        FROM pg_stat_user_tables WHERE relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines', 'task_dependencies') ORDER BY relname`);
-    const { rows: [dbSize] } = await pool.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`);
-    console.log(`\nseeded in ${seedS.toFixed(0)} s; VACUUM ANALYZE ${vacuumS.toFixed(0)} s; rebuildStats over ${DAYS} days ${statsS.toFixed(0)} s; database ${dbSize.size} (${sizes.map((s) => `${s.name} ${s.size}`).join(', ')})`);
-
-    // Fixtures for the pages: a job, a run in the middle of the history, the cursor of page 1,000.
-    const job = jobs[7 % jobs.length]!;
-    const { rows: [mid] } = await pool.query(`SELECT id FROM runs WHERE scheduled_for < $1 AND status = 'failed' ORDER BY scheduled_for DESC LIMIT 1`,
-      [new Date(start.getTime() + (DAYS / 2) * 86_400_000)]);
-    const { rows: [deep] } = await pool.query(`SELECT id, scheduled_for FROM runs ORDER BY scheduled_for DESC, id DESC OFFSET $1 LIMIT 1`, [50 * 999 - 1]);
-    const deepCursor = deep ? encodeCursor({ s: 'runs', v: deep.scheduled_for.toISOString(), id: deep.id }) : undefined;
-    const weekAgo = new Date(now.getTime() - 7 * 86_400_000).toISOString();
-    const page = (p: { items: unknown[]; total: number; totalCapped: boolean }) => `${p.items.length} rows, total ${fmt(p.total)}${p.totalCapped ? '+' : ''}`;
-
-    console.log('\npages (in-process domain functions, server time):');
-    const results: Timing[] = [];
-    results.push(await time('jobs list, first page', async () => `${(await listJobs(db, {}, SYSTEM_ACTOR)).items.length} jobs`));
-    results.push(await time('runs list, first page', async () => page(await listRuns(db, {}, SYSTEM_ACTOR))));
-    if (deepCursor) results.push(await time('runs list, page 1,000 (keyset)', async () => page(await listRuns(db, { cursor: deepCursor }, SYSTEM_ACTOR))));
-    results.push(await time('runs of one job, first page', async () => page(await listRuns(db, { jobId: job.id }, SYSTEM_ACTOR))));
-    results.push(await time('failed runs, all jobs', async () => page(await listRuns(db, { status: 'failed' }, SYSTEM_ACTOR))));
-    results.push(await time('one job, failed, last 7 days', async () => page(await listRuns(db, { jobId: job.id, status: 'failed', from: weekAgo, to: now.toISOString() }, SYSTEM_ACTOR))));
-    results.push(await time('runs search by error text', async () => page(await listRuns(db, { q: 'billing-42' }, SYSTEM_ACTOR))));
-    if (mid) results.push(await time('run page', async () => `${(await getRun(db, mid.id, SYSTEM_ACTOR)).tasks.length} task(s)`));
-    results.push(await time(`stats, ${DAYS} days`, async () => {
-      const { days } = await getDailyStats(db, range);
-      return `${days.length} day rows, ${handlerTotals(days).length} handlers`;
-    }));
-    results.push(await time('overview', async () => `${(await getOverview(db, new Date())).runs24h.total} runs in 24 h`));
-
-    const full = await hotPaths(db, hot.id, 200);
-    const ratio = { claim: full.claimMs / empty.claimMs, complete: full.completeMs / empty.completeMs };
-
-    let retention = '';
-    if (RETENTION) {
-      const before = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE scheduled_for < $1`, [new Date(now.getTime() - 30 * 86_400_000)]);
-      const p0 = performance.now();
-      const r = await purgeOldRuns(db, { olderThanDays: 30 }, now);
-      const ms = performance.now() - p0;
-      const { rows: dead } = await pool.query(`SELECT relname, n_dead_tup::bigint AS dead FROM pg_stat_user_tables
-          WHERE relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines') ORDER BY relname`);
-      const perS = r.runs / (ms / 1000);
-      retention = `retention (30 days, one call of purgeOldRuns): ${fmt(r.runs)} runs, ${fmt(r.tasks)} tasks, ${fmt(r.taskLogs)} task_logs, ` +
-        `${fmt(r.taskLogLines)} log lines deleted in ${(ms / 1000).toFixed(1)} s (${fmt(Math.round(perS))} runs/s; ${fmt(before.rows[0].n)} runs were older, ` +
-        `≈ ${(before.rows[0].n / perS / 60).toFixed(0)} min for all of them); dead tuples left: ${dead.map((d) => `${d.relname} ${fmt(Number(d.dead))}`).join(', ')}`;
-    }
-
-    const cpu = os.cpus();
-    const { rows: [ver] } = await pool.query(`SHOW server_version`);
-    console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, PostgreSQL ${ver.server_version}`);
-    console.log(`${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} task log lines over ${DAYS} days; database ${dbSize.size}; seeded in ${seedS.toFixed(0)} s`);
-    console.log(`\n| page / route | median ms | first ms | max ms | ≤ ${TARGET_MS} ms | result |`);
-    console.log('|---|---:|---:|---:|:---:|---|');
-    for (const r of results) console.log(`| ${r.label} | ${r.medianMs.toFixed(1)} | ${r.firstMs.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.maxMs <= TARGET_MS ? 'yes' : 'NO'} | ${r.note} |`);
-    console.log(`| claimTasks (1 task), median | ${full.claimMs.toFixed(2)} | | | | empty database ${empty.claimMs.toFixed(2)} ms, ratio ${ratio.claim.toFixed(2)} |`);
-    console.log(`| completeTask, median | ${full.completeMs.toFixed(2)} | | | | empty database ${empty.completeMs.toFixed(2)} ms, ratio ${ratio.complete.toFixed(2)} |`);
-    if (retention) console.log(`\n${retention}`);
-    await pool.end();
+    // The empty database for the hot paths: a copy of this one with the same jobs and no history.
     await db.$disconnect();
+    const name = new URL(url).pathname.slice(1);
+    const emptyName = `${name}_empty`;
+    const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${emptyName}" TEMPLATE "${name}"`);
+    const emptyDb = createPrismaClient(withDatabase(url, emptyName), 2);
+    db = createPrismaClient(url, 4);
+    const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
+    try {
+
+      // Seed day by day, ending before `now` (the last day is today, up to now).
+      const perDay = Math.ceil(RUNS / DAYS);
+      const t0 = performance.now();
+      let seeded = { runs: 0, tasks: 0, logs: 0, lines: 0 };
+      for (let d = 0; d < DAYS; d++) {
+        const dayStart = new Date(start.getTime() + d * 86_400_000);
+        const count = Math.min(perDay, RUNS - d * perDay);
+        if (count <= 0) break;
+        const span = Math.min(86_400_000, now.getTime() - 60_000 - dayStart.getTime()); // today: up to a minute ago
+        const { rows: [r] } = await pool.query(SEED_DAY_SQL, [
+          dayStart.toISOString(), count, span / 1000 / count, jobs.map((j) => j.id), jobs.map((j) => j.key),
+          jobs.map((j) => j.handler), LINES_EVERY, LINES, d * perDay,
+        ]);
+        seeded = { runs: seeded.runs + r.runs, tasks: seeded.tasks + r.tasks, logs: seeded.logs + r.logs, lines: seeded.lines + r.lines };
+        const s = (performance.now() - t0) / 1000;
+        process.stdout.write(`\rday ${d + 1}/${DAYS}: ${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} log lines; ${s.toFixed(0)} s (${fmt(Math.round(seeded.runs / s))} runs/s)   `);
+      }
+      const seedS = (performance.now() - t0) / 1000;
+      await pool.query(`UPDATE jobs j SET total_runs = c.n, success_runs = c.ok, last_run_at = c.last
+                          FROM (SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'success')::int AS ok, max(scheduled_for) AS last
+                                  FROM runs GROUP BY job_id) c
+                         WHERE j.id::text = c.job_id`);
+      const v0 = performance.now();
+      await pool.query('VACUUM ANALYZE');
+      const vacuumS = (performance.now() - v0) / 1000;
+      const r0 = performance.now();
+      const range = lastDaysRange(DAYS, 'UTC', now);
+      await rebuildStats(db, { ...range, apply: true }, now);
+      const statsS = (performance.now() - r0) / 1000;
+      const { rows: sizes } = await pool.query(`SELECT relname AS name, pg_size_pretty(pg_total_relation_size(relid)) AS size
+          FROM pg_stat_user_tables WHERE relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines', 'task_dependencies') ORDER BY relname`);
+      const { rows: [dbSize] } = await pool.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`);
+      console.log(`\nseeded in ${seedS.toFixed(0)} s; VACUUM ANALYZE ${vacuumS.toFixed(0)} s; rebuildStats over ${DAYS} days ${statsS.toFixed(0)} s; database ${dbSize.size} (${sizes.map((s) => `${s.name} ${s.size}`).join(', ')})`);
+
+      // Fixtures for the pages: a job, a run in the middle of the history, the cursor of page 1,000.
+      const job = jobs[7 % jobs.length]!;
+      const { rows: [mid] } = await pool.query(`SELECT id FROM runs WHERE scheduled_for < $1 AND status = 'failed' ORDER BY scheduled_for DESC LIMIT 1`,
+        [new Date(start.getTime() + (DAYS / 2) * 86_400_000)]);
+      const { rows: [deep] } = await pool.query(`SELECT id, scheduled_for FROM runs ORDER BY scheduled_for DESC, id DESC OFFSET $1 LIMIT 1`, [50 * 999 - 1]);
+      const deepCursor = deep ? encodeCursor({ s: 'runs', v: deep.scheduled_for.toISOString(), id: deep.id }) : undefined;
+      const weekAgo = new Date(now.getTime() - 7 * 86_400_000).toISOString();
+      const page = (p: { items: unknown[]; total: number; totalCapped: boolean }) => `${p.items.length} rows, total ${fmt(p.total)}${p.totalCapped ? '+' : ''}`;
+
+      console.log('\npages (in-process domain functions, server time):');
+      const results: Timing[] = [];
+      results.push(await time('jobs list, first page', async () => `${(await listJobs(db, {}, SYSTEM_ACTOR)).items.length} jobs`));
+      results.push(await time('runs list, first page', async () => page(await listRuns(db, {}, SYSTEM_ACTOR))));
+      if (deepCursor) results.push(await time('runs list, page 1,000 (keyset)', async () => page(await listRuns(db, { cursor: deepCursor }, SYSTEM_ACTOR))));
+      results.push(await time('runs of one job, first page', async () => page(await listRuns(db, { jobId: job.id }, SYSTEM_ACTOR))));
+      results.push(await time('failed runs, all jobs', async () => page(await listRuns(db, { status: 'failed' }, SYSTEM_ACTOR))));
+      results.push(await time('one job, failed, last 7 days', async () => page(await listRuns(db, { jobId: job.id, status: 'failed', from: weekAgo, to: now.toISOString() }, SYSTEM_ACTOR))));
+      results.push(await time('runs search by error text', async () => page(await listRuns(db, { q: 'billing-42' }, SYSTEM_ACTOR))));
+      if (mid) results.push(await time('run page', async () => `${(await getRun(db, mid.id, SYSTEM_ACTOR)).tasks.length} task(s)`));
+      results.push(await time(`stats, ${DAYS} days`, async () => {
+        const { days } = await getDailyStats(db, range);
+        return `${days.length} day rows, ${handlerTotals(days).length} handlers`;
+      }));
+      results.push(await time('overview', async () => `${(await getOverview(db, new Date())).runs24h.total} runs in 24 h`));
+
+      results.push(await time('of the overview: next 24 h of fires (reads jobs only)', async () => `${(await getUpcomingFires(db, new Date())).length} jobs`));
+
+      const hotRuns = envInt('HISTORY_HOT', 200);
+      const { empty, full } = await hotPaths({ empty: emptyDb, full: db }, hot.id, hotRuns);
+      const ratio = { claim: full.claimMs / empty.claimMs, complete: full.completeMs / empty.completeMs };
+
+      let retention = '';
+      if (RETENTION) {
+        const before = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE scheduled_for < $1`, [new Date(now.getTime() - 30 * 86_400_000)]);
+        const p0 = performance.now();
+        const r = await purgeOldRuns(db, { olderThanDays: 30 }, now);
+        const ms = performance.now() - p0;
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // backends report their statistics to pg_stat_* within a second
+        const { rows: dead } = await pool.query(`SELECT relname, n_dead_tup::bigint AS dead FROM pg_stat_user_tables
+            WHERE relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines') ORDER BY relname`);
+        const perS = r.runs / (ms / 1000);
+        retention = `retention (30 days, one call of purgeOldRuns): ${fmt(r.runs)} runs, ${fmt(r.tasks)} tasks, ${fmt(r.taskLogs)} task_logs, ` +
+          `${fmt(r.taskLogLines)} log lines deleted in ${(ms / 1000).toFixed(1)} s (${fmt(Math.round(perS))} runs/s; ${fmt(before.rows[0].n)} runs were older, ` +
+          `≈ ${(before.rows[0].n / perS / 60).toFixed(0)} min for all of them); dead tuples left: ${dead.map((d) => `${d.relname} ${fmt(Number(d.dead))}`).join(', ')}`;
+      }
+
+      const cpu = os.cpus();
+      const { rows: [ver] } = await pool.query(`SHOW server_version`);
+      console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, PostgreSQL ${ver.server_version}`);
+      console.log(`${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} task log lines over ${DAYS} days; database ${dbSize.size}; seeded in ${seedS.toFixed(0)} s`);
+      console.log(`\n| page / route | median ms | first ms | max ms | ≤ ${TARGET_MS} ms | result |`);
+      console.log('|---|---:|---:|---:|:---:|---|');
+      for (const r of results) console.log(`| ${r.label} | ${r.medianMs.toFixed(1)} | ${r.firstMs.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.maxMs <= TARGET_MS ? 'yes' : 'NO'} | ${r.note} |`);
+      console.log(`| claimTasks (1 task), median of ${hotRuns} | ${full.claimMs.toFixed(2)} | | | | empty database ${empty.claimMs.toFixed(2)} ms, ratio full ÷ empty ${ratio.claim.toFixed(2)} |`);
+      console.log(`| completeTask, median of ${hotRuns} | ${full.completeMs.toFixed(2)} | | | | empty database ${empty.completeMs.toFixed(2)} ms, ratio full ÷ empty ${ratio.complete.toFixed(2)} |`);
+      if (retention) console.log(`\n${retention}`);
+    } finally {
+      await pool.end();
+      await db.$disconnect();
+      await emptyDb.$disconnect();
+      await admin.query(`DROP DATABASE IF EXISTS "${emptyName}" WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    }
   });
 }
 
