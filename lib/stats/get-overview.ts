@@ -27,7 +27,7 @@ export interface Overview {
 /**
  * Overview numbers. Reads detail tables, but every query is bounded and indexed:
  * - jobs by status: GROUP BY over jobs (one row per job definition — small);
- * - runs 24 h: runs_time_idx (scheduled_for DESC) range of one day;
+ * - runs 24 h: runs_time_idx (scheduled_for DESC, INCLUDE status) range of one day, index-only;
  * - latest failures: the same index backwards over 7 days, LIMIT 10;
  * - workers: worker_nodes_status_idx; dead-letter jobs: LIMIT 20;
  * - alarms: alarms_pending_idx (partial) and a one-day created_at range;
