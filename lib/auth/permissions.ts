@@ -40,6 +40,7 @@ export const OPERATIONS = {
   'stats.daily': 'read',
   'stats.overview': 'read',
   'alarms.list': 'read',
+  'alarms.silences': 'read',
   // jobs (a privileged handler also needs handler-permissions' check)
   'jobs.create': 'jobs.write',
   'jobs.update': 'jobs.write',
@@ -65,11 +66,15 @@ export const OPERATIONS = {
   'workers.drain': 'workers.write',
   'workers.resume': 'workers.write',
   'alarms.test': 'alarms.write',
+  'alarms.acknowledge': 'alarms.write',
+  'alarms.silence': 'alarms.write',
+  'alarms.unsilence': 'alarms.write',
   // administration
   'users.list': 'users.manage',
   'users.create': 'users.manage',
   'users.update': 'users.manage',
   'users.delete': 'users.manage',
+  'users.resetPassword': 'users.manage',
   'tokens.list': 'tokens.manage',
   'tokens.create': 'tokens.manage',
   'tokens.revoke': 'tokens.manage',
