@@ -137,6 +137,7 @@ export default async function JobPage({ params, searchParams }: Props) {
               job={job}
               canEdit={canWrite && !job.deletedAt && !graphLock}
               lockedReason={canWrite && graphLock ? `Only ${graphLock.level === 'system' ? 'the system' : 'an admin'} may change what this job runs: ${graphLock.reason}.` : undefined}
+              readOnlyReason={job.deletedAt ? 'Read only: this job is in the recycle bin; restore it to change its graph.' : !canWrite ? 'Read only: viewer role.' : undefined}
               handlers={handlers.names.filter((h) => mayUsePrivilege(actor, stepPrivilege({ handler: h }, {}, privileged)))}
               catalogue={handlers.catalogue}
               saveAction={saveJobDagAction}
