@@ -34,7 +34,7 @@ export function Pager({ basePath, params, cursor, trail, nextCursor, count }: { 
             <ChevronLeft /> Prev
           </Link>
         ) : (
-          <span className={cn(btn, 'pointer-events-none opacity-50')} aria-disabled>
+          <span className={cn(btn, 'cursor-not-allowed opacity-50')} aria-disabled title="This is the first page">
             <ChevronLeft /> Prev
           </span>
         )}
@@ -43,7 +43,7 @@ export function Pager({ basePath, params, cursor, trail, nextCursor, count }: { 
             Next <ChevronRight />
           </Link>
         ) : (
-          <span className={cn(btn, 'pointer-events-none opacity-50')} aria-disabled>
+          <span className={cn(btn, 'cursor-not-allowed opacity-50')} aria-disabled title="This is the last page">
             Next <ChevronRight />
           </span>
         )}

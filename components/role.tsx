@@ -1,7 +1,7 @@
 'use client';
 
 import * as React from 'react';
-import { Tooltip } from './ui/tooltip';
+import { DisabledReason } from './ui/disabled-reason';
 
 export type Role = 'admin' | 'operator' | 'viewer';
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
@@ -30,7 +30,7 @@ export const VIEWER_TOOLTIP = 'Viewer role: read only';
 
 /**
  * Wraps a mutating control. When the user's role is below `min` the child is cloned
- * with `disabled` and shown with the tooltip "Viewer role: read only" (or "Admin only").
+ * with `disabled` and its reason "Viewer role: read only" (or "Admin only") through DisabledReason.
  * The server refuses anyway; this keeps the UI from offering what would fail.
  * Use it inside client components (server-rendered children cannot be inspected; see GatedLinkButton).
  */
@@ -41,6 +41,6 @@ export function RoleGate({ min = 'operator', children }: { min?: Role; children:
   // A <Button asChild><Link/></Button> cannot be disabled as a link: render a disabled
   // <button> with the link's content instead, so nothing navigates.
   const inner = children.props.asChild && React.isValidElement(children.props.children) ? (children.props.children as React.ReactElement<{ children?: React.ReactNode }>).props.children : undefined;
-  const disabled = inner !== undefined ? React.cloneElement(children, { disabled: true, asChild: false, children: inner }) : React.cloneElement(children, { disabled: true });
-  return <Tooltip content={reason}>{disabled}</Tooltip>;
+  const control = inner !== undefined ? React.cloneElement(children, { asChild: false, children: inner }) : children;
+  return <DisabledReason reason={reason}>{control}</DisabledReason>;
 }

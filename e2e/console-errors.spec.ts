@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
-import { E2E_ADMIN } from './helpers/env.ts';
+import { E2E_ADMIN, E2E_BASE_URL } from './helpers/env.ts';
 
 // Every page of the console, visited as an admin from a browser in another zone than the server's: no console
 // error, no hydration warning, no uncaught exception. A page that logs one fails this test with the message.
@@ -11,8 +11,11 @@ type Run = { id: string; status: string };
 
 test.use({ timezoneId: 'America/Sao_Paulo' });
 
-test('no console error or hydration warning on any page', async ({ page }) => {
+for (const theme of ['light', 'dark'] as const)
+test(`no console error or hydration warning on any page (${theme} theme)`, async ({ page, context }) => {
   test.setTimeout(180_000);
+  // the theme cookie the server reads (components/theme.ts), as the top bar's toggle sets it
+  await context.addCookies([{ name: 'tickflow_theme', value: theme, url: E2E_BASE_URL }]);
   // Data that exercises the time and graph code: a job in EST5EDT, a DAG job with a finished run, a deleted job.
   await api('POST', '/jobs', { key: `e2e.errors.est.${uniq()}`, name: 'EST5EDT', schedule: { kind: 'cron', cron: '30 6 * * 1-5', timezone: 'EST5EDT' }, handler: 'builtin.noop' });
   const dag = await api<{ id: string }>('POST', '/jobs', {

@@ -47,6 +47,10 @@ export default async function globalSetup() {
     TICKFLOW_ADMIN_PASSWORD: E2E_ADMIN.password,
     TICKFLOW_API_TOKEN: E2E_API_TOKEN,
     TICKFLOW_POLL_MS: '250',
+    // run alarms reach the alarms page within seconds, and each failure is its own row (e2e/alarms.spec.ts)
+    TICKFLOW_ALARM_RUN_LAG_SECONDS: '1',
+    TICKFLOW_ALARM_DISPATCH_MS: '1000',
+    TICKFLOW_ALARM_COLLAPSE_SECONDS: '0',
     // e2e/task-logs.spec.ts streams a shell step's output onto the run page.
     TICKFLOW_ALLOW_SHELL: '1',
     TICKFLOW_DATA_DIR: path.resolve('.tickflow', 'e2e'),

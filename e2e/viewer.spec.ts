@@ -46,12 +46,16 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   await expect(page.getByTestId('run-status')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Cancel run' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Retry run' })).toBeDisabled();
+  // every disabled control says why (components/ui/disabled-reason.tsx): a sample
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveAccessibleDescription('Viewer role: read only');
+  await expect(page.getByRole('button', { name: 'Retry run' })).toHaveAccessibleDescription('Viewer role: read only');
 
   // Recycle bin.
   await page.goto(`/recycle-bin?q=${encodeURIComponent(binned.key)}`);
   const row = page.locator(`[data-testid="recycle-bin-row"][data-job-key="${binned.key}"]`);
   await expect(row.getByRole('button', { name: 'Restore' })).toBeDisabled();
   await expect(row.getByRole('button', { name: 'Purge' })).toBeDisabled();
+  await expect(row.getByRole('button', { name: 'Restore' })).toHaveAccessibleDescription('Viewer role: read only');
 
   // The server refuses too (same session cookie, REST door).
   for (const [method, path] of [

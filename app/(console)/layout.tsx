@@ -7,6 +7,7 @@ import { isValidTimeZone } from '@/lib/schedule/timezone';
 import { BROWSER_ZONE_COOKIE, DisplayZoneProvider } from '@/components/display-zone';
 import { Sidebar } from '@/components/shell/sidebar';
 import { Topbar } from '@/components/shell/topbar';
+import { parseTheme, THEME_COOKIE } from '@/components/theme';
 import { UserProvider } from '@/components/role';
 import { setDisplayTimeZoneAction, signOutAction } from './actions';
 
@@ -30,7 +31,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
       <div className="flex h-screen overflow-hidden">
         <Sidebar />
         <div className="flex min-w-0 flex-1 flex-col">
-          <Topbar signOut={signOutAction} />
+          <Topbar signOut={signOutAction} theme={parseTheme((await cookies()).get(THEME_COOKIE)?.value)} />
           <main className="min-h-0 flex-1 overflow-y-auto px-6 py-5">{children}</main>
         </div>
       </div>

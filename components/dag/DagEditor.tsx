@@ -414,7 +414,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
             connectionRadius={28}
             attributionPosition="top-right"
           >
-            <Background gap={20} size={1} color="#cbd5e1" />
+            <Background gap={20} size={1} color="var(--color-slate-300, #cbd5e1)" />
             <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
             <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />
             <Panel position="bottom-center">{readOnly ? <EdgeLegend /> : <LegendOrConnectionHint />}</Panel>

@@ -1,5 +1,6 @@
 'use client';
 // The DAG editor's toolbar: type of new dependencies, auto layout, fit, the unsaved-changes badge, Discard and Save.
+import { DisabledReason } from '../ui/disabled-reason';
 import { LoaderCircle, Maximize, Network, Redo2, Save, Trash2, Undo2 } from 'lucide-react';
 import { DEP_TYPES, type DepType } from '@/lib/dag';
 import { EDGE_STYLES } from './model';
@@ -51,12 +52,16 @@ export function EditorToolbar({ readOnly, edgeType, onEdgeType, dirty, saving, o
       <div className="ml-auto flex items-center gap-2">
         {!readOnly ? (
           <>
-            <button type="button" onClick={onUndo} disabled={!canUndo} data-testid="dag-undo" aria-label="Undo" title="Undo (Ctrl+Z)" className="inline-flex items-center rounded-md border border-slate-200 p-1 text-slate-700 hover:bg-slate-50 disabled:opacity-40">
-              <Undo2 className="size-3.5" />
-            </button>
-            <button type="button" onClick={onRedo} disabled={!canRedo} data-testid="dag-redo" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" className="inline-flex items-center rounded-md border border-slate-200 p-1 text-slate-700 hover:bg-slate-50 disabled:opacity-40">
-              <Redo2 className="size-3.5" />
-            </button>
+            <DisabledReason reason={!canUndo && 'Nothing to undo'}>
+              <button type="button" onClick={onUndo} data-testid="dag-undo" aria-label="Undo" title="Undo (Ctrl+Z)" className="inline-flex items-center rounded-md border border-slate-200 p-1 text-slate-700 hover:bg-slate-50 disabled:opacity-40">
+                <Undo2 className="size-3.5" />
+              </button>
+            </DisabledReason>
+            <DisabledReason reason={!canRedo && 'Nothing to redo'}>
+              <button type="button" onClick={onRedo} data-testid="dag-redo" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" className="inline-flex items-center rounded-md border border-slate-200 p-1 text-slate-700 hover:bg-slate-50 disabled:opacity-40">
+                <Redo2 className="size-3.5" />
+              </button>
+            </DisabledReason>
           </>
         ) : null}
         {!readOnly ? (
@@ -74,12 +79,16 @@ export function EditorToolbar({ readOnly, edgeType, onEdgeType, dirty, saving, o
         ) : null}
         {!readOnly ? (
           <>
-            <button type="button" onClick={onDiscard} disabled={!dirty || saving} data-testid="dag-discard" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50 disabled:opacity-40">
-              <Trash2 className="size-3.5" /> Discard
-            </button>
-            <button type="button" onClick={onSave} disabled={!dirty || saving} data-testid="dag-save" className="inline-flex items-center gap-1 rounded-md bg-indigo-600 px-2.5 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-40">
-              {saving ? <LoaderCircle className="size-3.5 animate-spin" /> : <Save className="size-3.5" />} Save
-            </button>
+            <DisabledReason reason={saving ? 'Saving…' : !dirty && 'No unsaved changes'}>
+              <button type="button" onClick={onDiscard} data-testid="dag-discard" className="inline-flex items-center gap-1 rounded-md border border-slate-200 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50 disabled:opacity-40">
+                <Trash2 className="size-3.5" /> Discard
+              </button>
+            </DisabledReason>
+            <DisabledReason reason={saving ? 'Saving…' : !dirty && 'No unsaved changes'}>
+              <button type="button" onClick={onSave} data-testid="dag-save" className="inline-flex items-center gap-1 rounded-md bg-indigo-600 px-2.5 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-40">
+                {saving ? <LoaderCircle className="size-3.5 animate-spin" /> : <Save className="size-3.5" />} Save
+              </button>
+            </DisabledReason>
           </>
         ) : null}
       </div>

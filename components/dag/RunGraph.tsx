@@ -77,7 +77,7 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
     <div
       className={`relative w-[200px] cursor-pointer rounded-lg border-2 px-3 py-2 text-left ${look.box} ${data.selected ? 'ring-2 ring-indigo-500 ring-offset-2' : ''}`}
       // Skipped = "light striped": a diagonal hatch, which also reads in greyscale.
-      style={data.status === 'skipped' ? { backgroundImage: 'repeating-linear-gradient(135deg, #f8fafc 0 6px, #e2e8f0 6px 8px)' } : undefined}
+      style={data.status === 'skipped' ? { backgroundImage: 'repeating-linear-gradient(135deg, var(--color-slate-50, #f8fafc) 0 6px, var(--color-slate-200, #e2e8f0) 6px 8px)' } : undefined}
     >
       <Handle type="target" position={Position.Left} isConnectable={false} className="!h-2 !w-2 !border-0 !bg-slate-400" />
       {data.status === 'running' ? <span className="absolute -top-1 -right-1 size-3 animate-ping rounded-full bg-blue-500/70" aria-hidden="true" /> : null}
@@ -188,7 +188,7 @@ function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, cla
         minZoom={0.1}
         attributionPosition="top-right"
       >
-        <Background gap={20} size={1} color="#e2e8f0" />
+        <Background gap={20} size={1} color="var(--color-slate-200, #e2e8f0)" />
         <Controls showInteractive={false} fitViewOptions={RUN_FIT_VIEW_OPTIONS} />
         <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />
         <Panel position="top-left">

@@ -74,7 +74,7 @@ export type DepEdge = Edge<DepEdgeData, 'dep'>;
 
 /** Look and label of each dependency type: hard = solid dark, soft = dashed, on_failure = red dotted. */
 export const EDGE_STYLES: Record<DepType, { label: string; stroke: string; dash?: string; hint: string }> = {
-  hard: { label: 'hard', stroke: '#334155', hint: 'runs after the parent succeeds; skipped if it fails for good' },
+  hard: { label: 'hard', stroke: 'var(--color-slate-700, #334155)', hint: 'runs after the parent succeeds; skipped if it fails for good' },
   soft: { label: 'soft', stroke: '#64748b', dash: '7 5', hint: 'runs after the parent finishes, whatever the outcome' },
   on_failure: { label: 'on failure', stroke: '#dc2626', dash: '1.5 5', hint: 'runs only if the parent fails (rollback / compensation)' },
 };

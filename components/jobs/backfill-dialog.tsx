@@ -1,5 +1,6 @@
 'use client';
 
+import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import { useRouter } from 'next/navigation';
 import { History } from 'lucide-react';
@@ -88,9 +89,11 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
   return (
     <>
       <RoleGate>
-        <Button onClick={openDialog} disabled={!scheduled} title={scheduled ? 'Run the slots of a past range' : 'A manual job has no slots to backfill'}>
-          <History /> Backfill
-        </Button>
+        <DisabledReason reason={!scheduled && 'A manual job has no slots to backfill'}>
+          <Button onClick={openDialog} title={scheduled ? 'Run the slots of a past range' : undefined}>
+            <History /> Backfill
+          </Button>
+        </DisabledReason>
       </RoleGate>
       <Dialog
         open={open}
@@ -104,9 +107,11 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
             <Button onClick={runPreview} disabled={busy}>
               Preview slots
             </Button>
-            <Button variant="primary" onClick={confirm} disabled={busy || !preview || preview.create === 0} data-testid="backfill-confirm">
-              {preview ? `Backfill ${preview.create} run${preview.create === 1 ? '' : 's'}` : 'Backfill'}
-            </Button>
+            <DisabledReason reason={busy ? 'Working…' : !preview ? 'Preview the slots first' : preview.create === 0 && 'No slot to run: every slot in the range already has a run'}>
+              <Button variant="primary" onClick={confirm} data-testid="backfill-confirm">
+                {preview ? `Backfill ${preview.create} run${preview.create === 1 ? '' : 's'}` : 'Backfill'}
+              </Button>
+            </DisabledReason>
           </>
         }
       >

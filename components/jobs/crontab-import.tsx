@@ -1,5 +1,6 @@
 'use client';
 
+import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import Link from 'next/link';
 import { FileUp, Eye, Upload } from 'lucide-react';
@@ -111,14 +112,18 @@ export function CrontabImport({ timeZones, submit }: { timeZones: string[]; subm
           ) : null}
           <div className="flex items-center gap-2">
             <RoleGate>
-              <Button onClick={() => run(true)} disabled={pending !== null || !draft.text.trim()}>
-                <Eye /> {pending === 'preview' ? 'Previewing…' : 'Preview'}
-              </Button>
+              <DisabledReason reason={pending !== null ? 'Working…' : !draft.text.trim() && 'Paste or upload a crontab first'}>
+                <Button onClick={() => run(true)}>
+                  <Eye /> {pending === 'preview' ? 'Previewing…' : 'Preview'}
+                </Button>
+              </DisabledReason>
             </RoleGate>
             <RoleGate>
-              <Button variant="primary" onClick={() => run(false)} disabled={pending !== null || !previewCurrent || preview!.result.created.length === 0}>
-                <Upload /> {pending === 'import' ? 'Importing…' : 'Import'}
-              </Button>
+              <DisabledReason reason={pending !== null ? 'Working…' : !previewCurrent ? 'Preview the current text first' : preview!.result.created.length === 0 && 'No line converts to a job'}>
+                <Button variant="primary" onClick={() => run(false)}>
+                  <Upload /> {pending === 'import' ? 'Importing…' : 'Import'}
+                </Button>
+              </DisabledReason>
             </RoleGate>
             {!previewCurrent && draft.text.trim() ? <span className="text-xs text-zinc-500">Preview first; Import creates what the preview shows.</span> : null}
           </div>

@@ -1,5 +1,6 @@
 'use client';
 
+import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import { useRouter } from 'next/navigation';
 import { GitCompare, History, Undo2 } from 'lucide-react';
@@ -54,9 +55,11 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
   return (
     <div className="space-y-4">
       <div className="flex items-center gap-2 px-3 pt-3">
-        <Button size="sm" disabled={picked.length !== 2 || loading} onClick={compare}>
-          <GitCompare /> Compare {picked.length === 2 ? `v${Math.min(...picked)} ↔ v${Math.max(...picked)}` : '(pick two)'}
-        </Button>
+        <DisabledReason reason={loading ? 'Loading…' : picked.length !== 2 && 'Tick two versions to compare'}>
+          <Button size="sm" onClick={compare}>
+            <GitCompare /> Compare {picked.length === 2 ? `v${Math.min(...picked)} ↔ v${Math.max(...picked)}` : '(pick two)'}
+          </Button>
+        </DisabledReason>
         <span className="text-xs text-zinc-500">Tick two versions to compare them side by side.</span>
       </div>
       <DataTable

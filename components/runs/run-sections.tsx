@@ -1,6 +1,7 @@
 'use client';
 // Sections of the run page (components/runs/run-detail.tsx composes them): header with actions, timing and
 // params, the run graph, the tasks table. Each reads the state of useRunDetail.
+import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import Link from 'next/link';
 import { Ban, RotateCcw } from 'lucide-react';
@@ -41,24 +42,27 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
       actions={
         <>
           <RoleGate>
-            <ConfirmDialog
-              disabled={!active || busy}
-              trigger={
-                <Button variant="danger-outline" disabled={!active || busy}>
-                  <Ban /> Cancel run
-                </Button>
-              }
-              title="Cancel this run?"
-              description="Pending and running tasks become cancelled; a late completion from a worker is refused."
-              confirmLabel="Cancel run"
-          cancelLabel="Keep running"
-              onConfirm={onCancel}
-            />
+            <DisabledReason reason={!active ? `The run already finished (${run.status})` : busy ? 'Working…' : null}>
+              <ConfirmDialog
+                trigger={
+                  <Button variant="danger-outline">
+                    <Ban /> Cancel run
+                  </Button>
+                }
+                title="Cancel this run?"
+                description="Pending and running tasks become cancelled; a late completion from a worker is refused."
+                confirmLabel="Cancel run"
+                cancelLabel="Keep running"
+                onConfirm={onCancel}
+              />
+            </DisabledReason>
           </RoleGate>
           <RoleGate>
-            <Button disabled={active || busy || !RETRYABLE_RUN.has(run.status)} title={RETRYABLE_RUN.has(run.status) ? undefined : 'Only failed, timed-out or cancelled runs can be retried'} onClick={onRetry}>
+            <DisabledReason reason={active ? 'The run is still active: cancel it or wait for it to finish' : !RETRYABLE_RUN.has(run.status) ? 'Only failed, timed-out or cancelled runs can be retried' : busy ? 'Working…' : null}>
+            <Button onClick={onRetry}>
               <RotateCcw /> Retry run
             </Button>
+            </DisabledReason>
           </RoleGate>
         </>
       }

@@ -1,5 +1,6 @@
 'use client';
 
+import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import { Download, TriangleAlert } from 'lucide-react';
 import type { TaskLogLineLevel, TaskLogLinesPage, TaskLogLineView, TaskProgressView } from '@/lib/task-logs/view';
@@ -172,9 +173,11 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         <span className="ml-auto text-[11px] text-zinc-500" data-testid="lines-count">
           {shown.length === lines.length ? `${lines.length} lines` : `${shown.length} of ${lines.length} lines`}
         </span>
-        <Button size="sm" variant="ghost" onClick={download} disabled={lines.length === 0} data-testid="lines-download">
-          <Download /> Download
-        </Button>
+        <DisabledReason reason={lines.length === 0 && 'No log lines to download yet'}>
+          <Button size="sm" variant="ghost" onClick={download} data-testid="lines-download">
+            <Download /> Download
+          </Button>
+        </DisabledReason>
       </div>
       {p ? (
         <div className="mb-2 flex items-center gap-2 text-xs text-zinc-600" data-testid="lines-progress">

@@ -1,5 +1,6 @@
 'use client';
 
+import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import { useRouter } from 'next/navigation';
 import { Button } from '../ui/button';
@@ -46,9 +47,11 @@ export function StatsZoneForm({ current, zones, save }: { current: string; zones
             <TimezonePicker id="stats-timezone" value={tz} onChange={setTz} zones={zones} invalid={!!error} describedBy={error ? 'stats-timezone-error' : undefined} />
           </Field>
           <div>
-            <Button type="submit" variant="primary" disabled={pending || tz.trim() === '' || tz === current}>
-              {pending ? 'Rebuilding…' : 'Save and rebuild'}
-            </Button>
+            <DisabledReason reason={pending ? 'Rebuilding…' : tz.trim() === '' ? 'Choose a time zone' : tz === current && 'This is already the stats zone'}>
+              <Button type="submit" variant="primary">
+                {pending ? 'Rebuilding…' : 'Save and rebuild'}
+              </Button>
+            </DisabledReason>
           </div>
         </form>
       </CardBody>

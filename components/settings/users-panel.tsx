@@ -2,9 +2,11 @@
 
 import * as React from 'react';
 import { useRouter } from 'next/navigation';
-import { UserPlus } from 'lucide-react';
+import { KeyRound, Trash2, UserPlus } from 'lucide-react';
 import type { UserView } from '@/lib/auth/users';
 import { Button } from '../ui/button';
+import { ConfirmDialog, Dialog } from '../ui/dialog';
+import { DisabledReason } from '../ui/disabled-reason';
 import { Card, CardBody, CardHeader } from '../ui/card';
 import { DataTable } from '../ui/data-table';
 import { Field, controlProps } from '../ui/field';
@@ -16,8 +18,29 @@ import { RelativeTime } from '../time';
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 type Role = 'admin' | 'operator' | 'viewer';
 
-/** Users table (role select, Disable/Enable) plus the create-user form with per-field errors. */
-export function UsersPanel({ users, selfId, create, update }: { users: UserView[]; selfId: string; create: (input: unknown) => Promise<R<UserView>>; update: (id: string, input: unknown) => Promise<R<UserView>> }) {
+/**
+ * Users table (role select, Disable/Enable, Reset password, Delete) plus the create-user form with
+ * per-field errors. Your own row cannot be disabled or deleted, and neither can the last active
+ * admin (the buttons say why; the server refuses too).
+ */
+export function UsersPanel({
+  users,
+  selfId,
+  create,
+  update,
+  remove,
+  resetPassword,
+}: {
+  users: UserView[];
+  selfId: string;
+  create: (input: unknown) => Promise<R<UserView>>;
+  update: (id: string, input: unknown) => Promise<R<UserView>>;
+  remove: (id: string) => Promise<R<{ id: string }>>;
+  resetPassword: (id: string, input: unknown) => Promise<R<{ user: UserView; password?: string }>>;
+}) {
+  const activeAdmins = users.filter((u) => u.role === 'admin' && !u.disabled).length;
+  const [resetFor, setResetFor] = React.useState<UserView | null>(null);
+  const [deleteFor, setDeleteFor] = React.useState<UserView | null>(null);
   const router = useRouter();
   const { toast } = useToast();
   const [form, setForm] = React.useState({ email: '', name: '', password: '', role: 'operator' as Role });
@@ -85,16 +108,49 @@ export function UsersPanel({ users, selfId, create, update }: { users: UserView[
               key: 'actions',
               header: null,
               className: 'text-right',
-              cell: (u) =>
-                u.id !== selfId ? (
-                  <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled`)}>
-                    {u.disabled ? 'Enable' : 'Disable'}
-                  </Button>
-                ) : null,
+              cell: (u) => {
+                const lastAdmin = u.role === 'admin' && !u.disabled && activeAdmins <= 1;
+                const cannotRemove = u.id === selfId ? 'You cannot disable or delete yourself' : lastAdmin ? 'The last active admin cannot be disabled or deleted' : null;
+                return (
+                  <span className="inline-flex gap-1.5">
+                    <Button size="sm" onClick={() => setResetFor(u)} aria-label={`Reset password of ${u.email}`}>
+                      <KeyRound /> Reset password
+                    </Button>
+                    <DisabledReason reason={u.disabled ? null : cannotRemove}>
+                      <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled`)}>
+                        {u.disabled ? 'Enable' : 'Disable'}
+                      </Button>
+                    </DisabledReason>
+                    <DisabledReason reason={cannotRemove}>
+                      <Button size="sm" variant="danger-outline" onClick={() => setDeleteFor(u)} aria-label={`Delete ${u.email}`}>
+                        <Trash2 /> Delete
+                      </Button>
+                    </DisabledReason>
+                  </span>
+                );
+              },
             },
           ]}
         />
       </Card>
+      <ResetPasswordDialog user={resetFor} selfId={selfId} onClose={() => setResetFor(null)} action={resetPassword} />
+      <ConfirmDialog
+        open={!!deleteFor}
+        onOpenChange={(o) => (!o ? setDeleteFor(null) : undefined)}
+        title={`Delete ${deleteFor?.email ?? ''}?`}
+        description="Their sessions and API tokens stop working at once. What they changed keeps their name in versions and history. This cannot be undone."
+        confirmLabel="Delete user"
+        cancelLabel="Keep user"
+        onConfirm={async () => {
+          if (!deleteFor) return;
+          const r = await remove(deleteFor.id);
+          if (r.ok) {
+            toast({ kind: 'success', title: `${deleteFor.email} deleted` });
+            router.refresh();
+          } else toast({ kind: 'error', title: 'Not deleted', description: r.error });
+          setDeleteFor(null);
+        }}
+      />
       <Card>
         <CardHeader title="New user" />
         <CardBody>
@@ -122,5 +178,95 @@ export function UsersPanel({ users, selfId, create, update }: { users: UserView[
         </CardBody>
       </Card>
     </div>
+  );
+}
+
+/**
+ * "Reset password": type a new one (the same rules as creating a user) or generate one, shown
+ * once here with a copy button. The user's sessions end; resetting your own signs you out.
+ */
+function ResetPasswordDialog({ user, selfId, onClose, action }: { user: UserView | null; selfId: string; onClose: () => void; action: (id: string, input: unknown) => Promise<R<{ user: UserView; password?: string }>> }) {
+  const [mode, setMode] = React.useState<'generate' | 'type'>('generate');
+  const [password, setPassword] = React.useState('');
+  const [err, setErr] = React.useState<string | undefined>();
+  const [shown, setShown] = React.useState<string | null>(null);
+  const [busy, setBusy] = React.useState(false);
+  const { toast } = useToast();
+  React.useEffect(() => {
+    setMode('generate');
+    setPassword('');
+    setErr(undefined);
+    setShown(null);
+  }, [user?.id]);
+  if (!user) return null;
+  const submit = async () => {
+    setBusy(true);
+    setErr(undefined);
+    try {
+      const r = await action(user.id, mode === 'type' ? { password } : {});
+      if (!r.ok) {
+        if (r.fields?.password) setErr(r.fields.password);
+        else toast({ kind: 'error', title: 'Password not reset', description: r.error });
+        return;
+      }
+      if (user.id === selfId) window.location.assign('/login');
+      else if (r.data.password) setShown(r.data.password);
+      else {
+        toast({ kind: 'success', title: `Password of ${user.email} reset`, description: 'Their sessions have ended.' });
+        onClose();
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open
+      onOpenChange={(o) => (!o ? onClose() : undefined)}
+      title={`Reset password of ${user.email}`}
+      description={user.id === selfId ? 'Your sessions end too: you sign in again with the new password.' : 'Their sessions end at once; their API tokens keep working.'}
+      footer={
+        shown ? (
+          <Button variant="primary" onClick={onClose}>
+            Done
+          </Button>
+        ) : (
+          <>
+            <Button onClick={onClose}>Close</Button>
+            <Button variant="primary" disabled={busy} onClick={submit}>
+              <KeyRound /> Reset password
+            </Button>
+          </>
+        )
+      }
+    >
+      {shown ? (
+        <div className="space-y-2" data-testid="generated-password">
+          <p className="text-[13px] text-zinc-700">The new password, shown only this once; share it privately:</p>
+          <div className="flex items-center gap-2">
+            <code className="rounded bg-zinc-100 px-2 py-1 font-mono text-sm text-zinc-900" data-testid="generated-password-value">
+              {shown}
+            </code>
+            <Button size="sm" onClick={() => void navigator.clipboard?.writeText(shown).then(() => toast({ kind: 'success', title: 'Copied' }))}>
+              Copy
+            </Button>
+          </div>
+        </div>
+      ) : (
+        <div className="flex flex-col gap-3 text-[13px]">
+          <label className="flex items-center gap-2">
+            <input type="radio" name="reset-mode" checked={mode === 'generate'} onChange={() => setMode('generate')} /> Generate a password (shown once)
+          </label>
+          <label className="flex items-center gap-2">
+            <input type="radio" name="reset-mode" checked={mode === 'type'} onChange={() => setMode('type')} /> Set a password
+          </label>
+          {mode === 'type' ? (
+            <Field id="reset-password" label="New password" error={err} hint="At least 8 characters, at most 72 bytes.">
+              <Input {...controlProps('reset-password', err)} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+            </Field>
+          ) : null}
+        </div>
+      )}
+    </Dialog>
   );
 }

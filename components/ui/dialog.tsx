@@ -71,11 +71,13 @@ export function ConfirmDialog({
   open,
   onOpenChange,
   disabled,
+  'aria-describedby': describedBy,
 }: {
   /** The button that opens the dialog (a single element). */
-  trigger?: React.ReactElement<{ disabled?: boolean }>;
-  /** Disables the trigger (RoleGate sets this for viewers). */
+  trigger?: React.ReactElement<{ disabled?: boolean; 'aria-describedby'?: string }>;
+  /** Disables the trigger (RoleGate / DisabledReason set this, with the reason's id in aria-describedby). */
   disabled?: boolean;
+  'aria-describedby'?: string;
   title: React.ReactNode;
   description?: React.ReactNode;
   confirmLabel: string;
@@ -90,7 +92,7 @@ export function ConfirmDialog({
   const isOpen = open ?? innerOpen;
   const setOpen = onOpenChange ?? setInnerOpen;
   const [busy, setBusy] = React.useState(false);
-  if (disabled && trigger) return React.cloneElement(trigger, { disabled: true });
+  if (disabled && trigger) return React.cloneElement(trigger, { disabled: true, 'aria-describedby': describedBy });
   return (
     <AD.Root open={isOpen} onOpenChange={setOpen}>
       {trigger ? <AD.Trigger asChild>{trigger}</AD.Trigger> : null}

@@ -21,8 +21,11 @@ import type { AlarmsView } from '../jobs/job-view.ts';
 export type AlarmType = 'failure' | 'timeout' | 'dead_letter' | 'success' | 'node_offline';
 /** alarm_channel enum: how it is delivered. */
 export type AlarmChannelType = 'webhook' | 'email' | 'log';
-/** alarm_status enum: pending (due at next_attempt_at) -> sent | failed (attempts used up). */
-export type AlarmStatus = 'pending' | 'sent' | 'failed';
+/**
+ * alarm_status enum: pending (due at next_attempt_at) -> sent | failed (attempts used up) |
+ * silenced (an alarm_silences row covered it when it fell due: recorded, never delivered).
+ */
+export type AlarmStatus = 'pending' | 'sent' | 'failed' | 'silenced';
 /** Free-text level column; these three are what Tickflow writes. */
 export type AlarmLevel = 'info' | 'warning' | 'error';
 /** One delivery destination: webhook URL, email address, or '' for log. */
@@ -31,7 +34,7 @@ export type AlarmChannel = { type: AlarmChannelType; target: string };
 /** Every alarm type, in display order. */
 export const ALARM_TYPES: readonly AlarmType[] = ['failure', 'timeout', 'dead_letter', 'success', 'node_offline'];
 /** Every delivery status. */
-export const ALARM_STATUSES: readonly AlarmStatus[] = ['pending', 'sent', 'failed'];
+export const ALARM_STATUSES: readonly AlarmStatus[] = ['pending', 'sent', 'failed', 'silenced'];
 /** Every channel type. */
 export const ALARM_CHANNELS: readonly AlarmChannelType[] = ['webhook', 'email', 'log'];
 

@@ -3,6 +3,7 @@ import { log } from '../log.ts';
 import { alarmRetryDelayMs, deliveryPolicy, nodeOfflineChannels, RAISED_ORIGIN, type AlarmChannel, type AlarmChannelType, type AlarmType } from './config.ts';
 import { deliverAlarm, type DeliverableAlarm, type DeliverOptions } from './deliver.ts';
 import { loadJobAlarmConfig, raiseAlarm } from './raise-alarm.ts';
+import { silenceDueAlarms } from './silence-due-alarms.ts';
 
 export interface DispatchResult {
   claimed: number;
@@ -13,6 +14,8 @@ export interface DispatchResult {
   failed: number;
   /** rows raised by fanning out engine source rows (dead_letter, node_offline) */
   fannedOut: number;
+  /** due rows an active silence covered: marked `silenced`, not delivered */
+  silenced: number;
 }
 
 type ClaimedRow = {
@@ -101,14 +104,17 @@ async function fanOut(tx: Db, a: DeliverableAlarm, now: Date): Promise<number> {
  * - failure -> error stored; `failed` after TICKFLOW_ALARM_MAX_ATTEMPTS (default 5) attempts,
  *   else back to pending with next_attempt_at = now + 30 s * 2^(attempts-1) (capped at 1 h).
  * Engine source rows (isSourceRow) are fanned out in the same transaction that marks them
- * sent, so a fan-out happens exactly once per source row.
+ * sent, so a fan-out happens exactly once per source row. Before claiming, due rows an active
+ * silence covers become `silenced` (silence-due-alarms.ts): recorded, never delivered, and a
+ * silenced source row is not fanned out either.
  *
  * @param now injected clock for due-ness, backoff and sent_at.
  */
 export async function dispatchAlarms(db: Db, p: { limit?: number } & DeliverOptions = {}, now: Date = new Date()): Promise<DispatchResult> {
   const policy = deliveryPolicy();
+  const silenced = await silenceDueAlarms(db, now);
   const claimed = await claimAlarms(db, { limit: p.limit ?? 50, leaseMs: (p.timeoutMs ?? policy.timeoutMs) + 60_000 }, now);
-  const result: DispatchResult = { claimed: claimed.length, sent: 0, retried: 0, failed: 0, fannedOut: 0 };
+  const result: DispatchResult = { claimed: claimed.length, sent: 0, retried: 0, failed: 0, fannedOut: 0, silenced };
   const logger = log('alarm-dispatcher');
   await Promise.all(
     claimed.map(async (a) => {

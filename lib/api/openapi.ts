@@ -8,6 +8,7 @@ import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
 import { operationMinRole, type Operation } from '../auth/permissions.ts';
 import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
+import { AcknowledgeAlarmInput, CreateSilenceInput, ListSilencesQuery } from '../alarms/silences.ts';
 import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
 import * as R from './recovery-schemas.ts';
 import { JobCalendarQuery, JobGridQuery, StatsSeriesQuery } from './view-schemas.ts';
@@ -21,7 +22,7 @@ const ERR = { description: 'Error', content: { 'application/json': { schema: ref
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
 /** Bodies whose every field is optional: the body itself may be left out. */
-const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput', 'ClearTaskInput']);
+const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput', 'ClearTaskInput', 'AcknowledgeAlarmInput', 'ResetPasswordInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 
@@ -75,6 +76,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     CreateTokenInput: schema(S.CreateTokenInput),
     DrainWorkerInput: schema(S.DrainWorkerInput),
     SendTestAlarmInput: schema(SendTestAlarmInput),
+    AcknowledgeAlarmInput: schema(AcknowledgeAlarmInput),
+    CreateSilenceInput: schema(CreateSilenceInput),
+    ResetPasswordInput: schema(S.ResetPasswordInput),
     TaskLogLine: {
       type: 'object',
       required: ['seq', 'time', 'level', 'stream', 'text'],
@@ -225,7 +229,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     '/users/{id}': {
       patch: op('Update a user', { operation: 'users.update', params: [idParam], body: 'UpdateUserInput', ...W }),
-      delete: op('Delete a user', { operation: 'users.delete', params: [idParam], ...W }),
+      delete: op('Delete a user (never yourself or the last active admin); their sessions and API tokens stop working at once', { operation: 'users.delete', params: [idParam], ...W }),
+    },
+    '/users/{id}/password': {
+      post: op("Reset a user's password: the given one, or a generated one returned once as `password`; the user's sessions end", { operation: 'users.resetPassword', params: [idParam], body: 'ResetPasswordInput', ...W }),
     },
     '/tokens': {
       get: op('API tokens', { operation: 'tokens.list' }),
@@ -246,6 +253,16 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           { name: 'before', in: 'query', required: false, schema: { type: 'string', format: 'date-time' } },
         ],
       }),
+    },
+    '/alarms/{id}/acknowledge': {
+      post: op('Acknowledge an alarm (who and when are recorded, with an optional note); 409 when already acknowledged', { operation: 'alarms.acknowledge', params: [idParam], body: 'AcknowledgeAlarmInput', ...W }),
+    },
+    '/alarms/silences': {
+      get: op('Alarm silences, newest first: those in force (active=true, the default) or all', { operation: 'alarms.silences', params: queryParams(ListSilencesQuery) }),
+      post: op('Silence alarms of a job, an alarm type, or both (an alarm rule) for durationMinutes or until an instant: matching alarms are recorded as silenced and not sent', { operation: 'alarms.silence', body: 'CreateSilenceInput', status: 201, ...W }),
+    },
+    '/alarms/silences/{id}': {
+      delete: op('Unsilence: end a silence now (alarms already silenced stay recorded as such)', { operation: 'alarms.unsilence', params: [idParam], ...W }),
     },
     '/alarms/test': { post: op('Send a test alarm on one channel', { operation: 'alarms.test', body: 'SendTestAlarmInput', status: 201, ...W }) },
   };

@@ -467,6 +467,10 @@ export const UpdateUserInput = z.strictObject({
   disabled: z.boolean().optional(),
   password: bcryptPassword(8, 'At least 8 characters').optional(),
 });
+/** Reset a user's password: the new one, or none to have one generated and shown once (lib/auth resetUserPassword). */
+export const ResetPasswordInput = z.strictObject({
+  password: bcryptPassword(8, 'At least 8 characters').optional(),
+});
 export const CreateTokenInput = z.strictObject({
   name: str().trim().min(1, 'Name is required').max(200),
   scope: z.enum(['read', 'operate', 'admin'], { message: 'Must be read, operate or admin' }),

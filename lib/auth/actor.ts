@@ -29,7 +29,7 @@ const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
  * - read: every role (viewer) — lists, details, previews;
  * - jobs.write / runs.write / workers.write: operator — create/edit/pause/resume/delete/restore/
  *   purge/rollback/trigger jobs, cancel/retry runs and tasks, drain workers;
- * - alarms.write: operator — send a test alarm;
+ * - alarms.write: operator — send a test alarm, acknowledge an alarm, silence / unsilence alarms;
  * - users.manage / tokens.manage: admin;
  * - jobs.privileged: admin — put a privileged handler on a job or change the command
  *   of a job that has one (lib/jobs/handler-permissions.ts).

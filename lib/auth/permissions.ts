@@ -43,6 +43,7 @@ export const OPERATIONS = {
   'stats.overview': 'read',
   'stats.series': 'read',
   'alarms.list': 'read',
+  'alarms.silences': 'read',
   // jobs (a privileged handler also needs handler-permissions' check)
   'jobs.create': 'jobs.write',
   'jobs.update': 'jobs.write',
@@ -68,11 +69,15 @@ export const OPERATIONS = {
   'workers.drain': 'workers.write',
   'workers.resume': 'workers.write',
   'alarms.test': 'alarms.write',
+  'alarms.acknowledge': 'alarms.write',
+  'alarms.silence': 'alarms.write',
+  'alarms.unsilence': 'alarms.write',
   // administration
   'users.list': 'users.manage',
   'users.create': 'users.manage',
   'users.update': 'users.manage',
   'users.delete': 'users.manage',
+  'users.resetPassword': 'users.manage',
   'tokens.list': 'tokens.manage',
   'tokens.create': 'tokens.manage',
   'tokens.revoke': 'tokens.manage',

@@ -2,7 +2,9 @@
  * Operator accounts (admin only, see lib/auth/actor.ts). Emails are stored
  * lower-cased. Passwords hashed with bcrypt (cost 12).
  */
-import type { Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
+import { randomToken } from './crypto.ts';
+import { isUuid } from '../api/ids.ts';
 import { DomainError } from '../errors.ts';
 import type { User } from '../generated/prisma/client.ts';
 import { type Actor, type Role, requireCan } from './actor.ts';
@@ -87,15 +89,63 @@ export async function updateUser(db: Db, id: string, data: UpdateUserData, actor
   return toUserView(row);
 }
 
-/** Deletes a user (their sessions and tokens go with it). Admin only; never the last admin or yourself. */
+/**
+ * Locks the active admins' rows (FOR UPDATE) and counts them, so two admins removing each other
+ * at the same time cannot both pass the last-admin check: the second waits and counts again.
+ */
+async function lockActiveAdmins(tx: Db): Promise<number> {
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM users WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE`);
+  return rows.length;
+}
+
+/**
+ * Deletes a user. Admin only; never yourself, never the last active admin (checked under a lock
+ * of the admin rows). The row is deleted, not marked: sessions and API tokens are the only rows
+ * that reference a user (both ON DELETE CASCADE), so the user's sessions and tokens stop working
+ * in the same transaction; every history column (created_by, updated_by, triggered_by, job
+ * versions and audit, alarm acknowledgements and silences) stores the actor's email as text, so
+ * their name stays readable there (docs/security.md "Users").
+ * @throws DomainError('not_found'), ('conflict') for yourself or the last active admin.
+ */
 export async function deleteUser(db: Db, id: string, actor: Actor): Promise<void> {
   requireCan(actor, 'users.manage');
-  const user = await db.user.findUnique({ where: { id } }).catch(() => null);
-  if (!user) throw new DomainError('not_found', `User ${id} not found`);
   if (actor.kind === 'user' && actor.id === id) throw new DomainError('conflict', 'You cannot delete yourself');
-  if (user.role === 'admin') {
-    const admins = await db.user.count({ where: { role: 'admin', disabled: false } });
-    if (admins <= 1) throw new DomainError('conflict', 'Cannot delete the last admin');
-  }
-  await db.user.delete({ where: { id } });
+  // a malformed id would abort the transaction below (uuid column): answer 404 before it starts
+  if (!isUuid(id)) throw new DomainError('not_found', `User ${id} not found`);
+  await inTransaction(db, async (tx) => {
+    const activeAdmins = await lockActiveAdmins(tx);
+    const user = await tx.user.findUnique({ where: { id } });
+    if (!user) throw new DomainError('not_found', `User ${id} not found`);
+    if (user.role === 'admin' && !user.disabled && activeAdmins <= 1) throw new DomainError('conflict', 'Cannot delete the last active admin');
+    await tx.user.delete({ where: { id } });
+  });
+}
+
+/** Length of a generated password (base64url characters; 18 random bytes = 144 bits). */
+export const GENERATED_PASSWORD_LENGTH = 24;
+
+/**
+ * Resets a user's password: the admin gives a new one (`password`, the same rules as creation:
+ * at least 8 characters, at most 72 UTF-8 bytes) or, without one, a random password is
+ * generated and returned once (never stored in clear, never shown again). Every session of
+ * the user ends in the same transaction; their API tokens keep working (revoke those under
+ * Settings → API tokens). Admin only.
+ * @returns the user and, when generated, `password`.
+ * @throws DomainError('validation', field password), ('not_found').
+ */
+export async function resetUserPassword(db: Db, id: string, input: { password?: string }, actor: Actor): Promise<{ user: UserView; password?: string }> {
+  requireCan(actor, 'users.manage');
+  const generated = input.password === undefined ? randomToken(18) : undefined;
+  const password = input.password ?? generated!;
+  assertPasswordStrength(password);
+  const existing = isUuid(id) ? await db.user.findUnique({ where: { id } }) : null;
+  if (!existing) throw new DomainError('not_found', `User ${id} not found`);
+  const passwordHash = await hashPassword(password);
+  const row = await inTransaction(db, async (tx) => {
+    const n = await tx.user.updateMany({ where: { id }, data: { passwordHash } });
+    if (n.count === 0) throw new DomainError('not_found', `User ${id} not found`);
+    await tx.session.deleteMany({ where: { userId: id } });
+    return (await tx.user.findUnique({ where: { id } }))!;
+  });
+  return { user: toUserView(row), ...(generated ? { password: generated } : {}) };
 }

@@ -197,11 +197,11 @@ describe('REST contract /api/v1', () => {
     walk(root);
     expect(found.sort()).toEqual(
       [
-        '[[...path]]', 'alarms', 'alarms/test', 'handlers', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
+        '[[...path]]', 'alarms', 'alarms/[id]/acknowledge', 'alarms/silences', 'alarms/silences/[id]', 'alarms/test', 'handlers', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
         'jobs/[id]/restore', 'jobs/[id]/resume', 'jobs/[id]/rollback', 'jobs/[id]/trigger', 'jobs/[id]/versions', 'jobs/[id]/versions/[version]',
         'jobs/[id]/backfill', 'jobs/[id]/backfill/preview', 'jobs/[id]/audit', 'jobs/[id]/grid', 'jobs/[id]/calendar', 'tasks/[id]/mark-success', 'tasks/[id]/clear',
         'jobs/bulk', 'jobs/import', 'logs/search', 'openapi.json', 'recycle-bin', 'runs', 'runs/[id]', 'runs/[id]/cancel', 'runs/[id]/retry', 'schedule/preview',
-        'stats/daily', 'stats/overview', 'stats/series', 'tasks/[id]/logs', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'workers', 'workers/[id]/drain',
+        'stats/daily', 'stats/overview', 'stats/series', 'tasks/[id]/logs', 'tasks/[id]/retry', 'tokens', 'tokens/[id]', 'users', 'users/[id]', 'users/[id]/password', 'workers', 'workers/[id]/drain',
         'workers/[id]/resume',
       ].sort(),
     );

@@ -60,6 +60,7 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'stats.overview': 'viewer',
   'stats.series': 'viewer',
   'alarms.list': 'viewer',
+  'alarms.silences': 'viewer',
   'jobs.create': 'operator',
   'jobs.update': 'operator',
   'jobs.saveDag': 'operator',
@@ -85,10 +86,14 @@ const EXPECTED: Record<Operation, Role | 'public'> = {
   'workers.drain': 'operator',
   'workers.resume': 'operator',
   'alarms.test': 'operator',
+  'alarms.acknowledge': 'operator',
+  'alarms.silence': 'operator',
+  'alarms.unsilence': 'operator',
   'users.list': 'admin',
   'users.create': 'admin',
   'users.update': 'admin',
   'users.delete': 'admin',
+  'users.resetPassword': 'admin',
   'tokens.list': 'admin',
   'tokens.create': 'admin',
   'tokens.revoke': 'admin',
@@ -117,7 +122,7 @@ function actionFiles(dir = path.join(ROOT, 'app')): string[] {
 
 /** Row counts of every table a refused call could touch. */
 async function snapshot(t: TestDatabase): Promise<Record<string, number>> {
-  const tables = ['jobs', 'job_steps', 'job_edges', 'job_versions', 'runs', 'tasks', 'task_logs', 'users', 'api_tokens', 'alarms', 'idempotency_keys', 'settings', 'handler_stats_daily'];
+  const tables = ['jobs', 'job_steps', 'job_edges', 'job_versions', 'runs', 'tasks', 'task_logs', 'users', 'api_tokens', 'alarms', 'alarm_silences', 'idempotency_keys', 'settings', 'handler_stats_daily'];
   const out: Record<string, number> = {};
   for (const tb of tables) out[tb] = Number((await t.pool.query(`SELECT count(*)::int AS n FROM ${tb}`)).rows[0].n);
   out.draining = Number((await t.pool.query(`SELECT count(*)::int AS n FROM worker_nodes WHERE status <> 'online'`)).rows[0].n);

@@ -1,6 +1,9 @@
 'use server';
 
 import { sendTestAlarm } from '@/lib/alarms/send-test-alarm';
+import { acknowledgeAlarm } from '@/lib/alarms/acknowledge-alarm';
+import { createSilence } from '@/lib/alarms/create-silence';
+import { endSilence } from '@/lib/alarms/end-silence';
 import { defineAction } from '@/app/_actions/define-action';
 
 /**
@@ -14,3 +17,21 @@ export const sendTestAlarmAction = defineAction(
   async ({ db, actor }, input: unknown) => ({ id: (await sendTestAlarm(db, input, actor)).id }),
   { revalidate: () => ['/alarms'] },
 );
+
+/** "Acknowledge" (operator+): lib/alarms acknowledgeAlarm records who, when and the optional note (`{ note? }`). */
+export const acknowledgeAlarmAction = defineAction(
+  'alarms.acknowledge',
+  'Acknowledge alarm',
+  ({ db, actor }, id: string, input: unknown) => acknowledgeAlarm(db, String(id), input ?? {}, actor),
+  { revalidate: () => ['/alarms'] },
+);
+
+/** "Silence" (operator+): lib/alarms createSilence for a job, an alarm type or both, for a duration or until an instant. */
+export const silenceAlarmsAction = defineAction('alarms.silence', 'Silence', ({ db, actor }, input: unknown) => createSilence(db, input, actor), {
+  revalidate: () => ['/alarms'],
+});
+
+/** "Unsilence" (operator+): lib/alarms endSilence ends the silence now. */
+export const unsilenceAction = defineAction('alarms.unsilence', 'Unsilence', ({ db, actor }, id: string) => endSilence(db, String(id), actor), {
+  revalidate: () => ['/alarms'],
+});

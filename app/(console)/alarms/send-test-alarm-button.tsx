@@ -2,6 +2,7 @@
 
 import * as React from 'react';
 import { useRouter } from 'next/navigation';
+import { useQueryClient } from '@tanstack/react-query';
 import { BellRing } from 'lucide-react';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
@@ -20,6 +21,7 @@ export function SendTestAlarmButton({ action }: { action: typeof sendTestAlarmAc
   const [busy, setBusy] = React.useState(false);
   const { toast } = useToast();
   const router = useRouter();
+  const qc = useQueryClient();
   const send = async () => {
     setBusy(true);
     setFieldError(undefined);
@@ -28,6 +30,7 @@ export function SendTestAlarmButton({ action }: { action: typeof sendTestAlarmAc
       if (r.ok) {
         toast({ kind: 'success', title: 'Test alarm queued', description: 'A worker delivers it within a few seconds; watch its status below.' });
         setOpen(false);
+        void qc.invalidateQueries({ queryKey: ['alarms'] });
         router.refresh();
       } else {
         setFieldError(r.fields?.['channel.target'] ?? r.fields?.['channel.type']);

@@ -15,6 +15,8 @@ import { RelativeTime, ZonedTime } from '@/components/time';
 import { FireTimesTable } from '@/components/jobs/schedule-preview';
 import { JobActions } from '@/components/jobs/job-actions';
 import { BackfillDialog } from '@/components/jobs/backfill-dialog';
+import { DeletedJobActions } from '@/components/jobs/deleted-job-actions';
+import { purgeJobAction, restoreJobAction } from '../../recycle-bin/actions';
 import { JobTabs } from '@/components/jobs/job-tabs';
 import { JOB_TABS, type JobTab } from '@/components/jobs/job-tab-names';
 import { VersionsPanel } from '@/components/jobs/versions-panel';
@@ -96,14 +98,14 @@ export default async function JobPage({ params, searchParams }: Props) {
         description={job.name}
         actions={
           <>
-            {job.deletedAt ? null : <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />}
+            {job.deletedAt ? <DeletedJobActions jobId={job.id} jobKey={job.key} restore={restoreJobAction} purge={purgeJobAction} /> : <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />}
             <JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />
           </>
         }
       />
       {job.deletedAt ? (
-        <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900">
-          This job is in the recycle bin (deleted by {job.deletedBy ?? 'unknown'} <RelativeTime value={job.deletedAt} />). <Link href="/recycle-bin" className="underline">Open the recycle bin</Link> to restore it.
+        <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900" data-testid="deleted-job-notice">
+          This job is in the <Link href="/recycle-bin" className="underline">recycle bin</Link> (deleted by {job.deletedBy ?? 'unknown'} <RelativeTime value={job.deletedAt} />): read only. Its definition, versions and runs are shown as they were; Restore brings it back, Purge deletes it for good.
         </div>
       ) : null}
       {job.status === 'dead_letter' ? (
@@ -137,6 +139,7 @@ export default async function JobPage({ params, searchParams }: Props) {
               job={job}
               canEdit={canWrite && !job.deletedAt && !graphLock}
               lockedReason={canWrite && graphLock ? `Only ${graphLock.level === 'system' ? 'the system' : 'an admin'} may change what this job runs: ${graphLock.reason}.` : undefined}
+              readOnlyReason={job.deletedAt ? 'Read only: this job is in the recycle bin; restore it to change its graph.' : !canWrite ? 'Read only: viewer role.' : undefined}
               handlers={handlers.names.filter((h) => mayUsePrivilege(actor, stepPrivilege({ handler: h }, {}, privileged)))}
               catalogue={handlers.catalogue}
               saveAction={saveJobDagAction}

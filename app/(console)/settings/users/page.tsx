@@ -5,12 +5,12 @@ import { listUsers } from '@/lib/auth/users';
 import { PageHeader } from '@/components/shell/page-header';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { UsersPanel } from '@/components/settings/users-panel';
-import { createUserAction, updateUserAction } from './actions';
+import { createUserAction, deleteUserAction, resetPasswordAction, updateUserAction } from './actions';
 
 export const metadata: Metadata = { title: 'Users' };
 export const dynamic = 'force-dynamic';
 
-/** /settings/users (admin only): operator accounts, create with a role, change role, disable. */
+/** /settings/users (admin only): operator accounts, create with a role, change role, disable, reset a password, delete. */
 export default async function UsersPage() {
   const actor = await requireActor('viewer');
   if (actor.role !== 'admin') {
@@ -25,7 +25,7 @@ export default async function UsersPage() {
   return (
     <>
       <PageHeader title="Users" description="Admins manage users and tokens; operators run and change jobs; viewers only look." />
-      <UsersPanel users={users} selfId={actor.id} create={createUserAction} update={updateUserAction} />
+      <UsersPanel users={users} selfId={actor.id} create={createUserAction} update={updateUserAction} remove={deleteUserAction} resetPassword={resetPasswordAction} />
     </>
   );
 }

@@ -1,0 +1,12 @@
+import { rest } from '@/app/_lib/rest';
+import { createSilence } from '@/lib/alarms/create-silence';
+import { listSilences } from '@/lib/alarms/list-silences';
+import { CreateSilenceInput, ListSilencesQuery } from '@/lib/alarms/silences';
+
+export const dynamic = 'force-dynamic';
+
+/** GET /api/v1/alarms/silences?active=true|false (any role) -> { items: SilenceView[] } newest first. */
+export const GET = rest({ operation: 'alarms.silences', query: ListSilencesQuery }, ({ db, query, now }) => listSilences(db, { includeEnded: query.active === 'false' }, now));
+
+/** POST /api/v1/alarms/silences { jobId?, type?, durationMinutes? | until?, note? } (operator+) -> 201 the silence. */
+export const POST = rest({ operation: 'alarms.silence', body: CreateSilenceInput, status: 201 }, ({ db, body, actor, now }) => createSilence(db, body, actor, now));

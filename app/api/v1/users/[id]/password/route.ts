@@ -1,0 +1,16 @@
+import { rest } from '@/app/_lib/rest';
+import { IdParams, ResetPasswordInput } from '@/lib/api/schemas';
+import { resetUserPassword } from '@/lib/auth/users';
+import { isUuid } from '@/lib/api/ids';
+import { DomainError } from '@/lib/errors';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * POST /api/v1/users/:id/password { password? } (admin) -> { user, password? }: sets the given
+ * password or generates one (returned once); the user's sessions end.
+ */
+export const POST = rest({ operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput }, ({ db, params, body, actor }) => {
+  if (!isUuid(params.id)) throw new DomainError('not_found', `User ${params.id} not found`);
+  return resetUserPassword(db, params.id, body, actor);
+});

@@ -1,0 +1,192 @@
+'use client';
+
+import * as React from 'react';
+import Link from 'next/link';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { BellOff, Check } from 'lucide-react';
+import type { AlarmView } from '@/lib/alarms/list-alarms';
+import { Button } from '../ui/button';
+import { DataTable } from '../ui/data-table';
+import { EmptyState } from '../ui/empty-state';
+import { RoleGate } from '../role';
+import { RelativeTime, ZonedTime } from '../time';
+import { cn } from '../ui/cn';
+import { getJson } from '../api';
+import { AcknowledgeDialog, SilenceDialog, type AckAction, type SilenceAction } from './alarm-dialogs';
+
+const STATUS_TONE: Record<string, string> = {
+  pending: 'bg-amber-50 text-amber-800 ring-amber-600/20',
+  sent: 'bg-emerald-50 text-emerald-800 ring-emerald-600/20',
+  failed: 'bg-red-50 text-red-800 ring-red-600/20',
+  silenced: 'bg-zinc-100 text-zinc-700 ring-zinc-500/20',
+};
+
+export type AlarmsPage = { items: AlarmView[]; nextBefore: string | null };
+
+/**
+ * The alarms table, live from GET /api/v1/alarms (same filters as the page's URL) every 5 s:
+ * type, job / run, message, channel, status (a silenced alarm names its silence), who
+ * acknowledged it, and per row Acknowledge and Silence (operator+; viewers see them disabled
+ * with the reason).
+ */
+export function AlarmsTable({ initial, query, acknowledge, silence, filtered }: { initial: AlarmsPage; query: string; acknowledge: AckAction; silence: SilenceAction; filtered: boolean }) {
+  const qc = useQueryClient();
+  const q = useQuery({
+    queryKey: ['alarms', query],
+    queryFn: ({ signal }) => getJson<AlarmsPage>(`/api/v1/alarms?${query}`, signal),
+    initialData: initial,
+    refetchInterval: 5_000,
+  });
+  const [ackFor, setAckFor] = React.useState<AlarmView | null>(null);
+  const [silenceFor, setSilenceFor] = React.useState<AlarmView | null>(null);
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: ['alarms'] });
+    void qc.invalidateQueries({ queryKey: ['alarm-silences'] });
+  };
+  const page = q.data ?? initial;
+  if (page.items.length === 0)
+    return (
+      <EmptyState
+        title="No alarms"
+        description={filtered ? 'Nothing matches these filters.' : 'Alarms appear here when a job with alarms configured fails, times out, succeeds (opt-in) or is dead-lettered, or a worker goes offline.'}
+      />
+    );
+  return (
+    <div className="overflow-x-auto">
+      <DataTable
+        testId="alarms-table"
+        scroll={false}
+        rows={page.items}
+        rowKey={(a) => a.id}
+        rowProps={(a) => ({ 'data-testid': 'alarm-row', 'data-alarm-id': a.id, 'data-status': a.status })}
+        columns={[
+          { key: 'raised', header: 'Raised', className: 'whitespace-nowrap align-top text-zinc-600', cell: (a) => <RelativeTime value={a.createdAt} /> },
+          {
+            key: 'type',
+            header: 'Type',
+            className: 'whitespace-nowrap align-top',
+            cell: (a) => (
+              <>
+                <span className={cn('font-medium', a.level === 'error' ? 'text-red-700' : a.level === 'warning' ? 'text-amber-700' : 'text-zinc-700')}>{a.type.replace('_', ' ')}</span>
+                {a.content.test === true ? <span className="ml-1 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600">test</span> : null}
+              </>
+            ),
+          },
+          {
+            key: 'job',
+            header: 'Job / run',
+            className: 'align-top text-xs',
+            cell: (a) => (
+              <>
+                {a.jobId ? (
+                  <Link className="font-mono text-indigo-700 hover:underline" href={`/jobs/${a.jobId}`}>
+                    {a.jobKey ?? a.jobId.slice(0, 8)}
+                  </Link>
+                ) : (
+                  <span className="text-zinc-500">global</span>
+                )}
+                {a.runId ? (
+                  <div>
+                    <Link className="font-mono text-zinc-500 hover:underline" href={`/runs/${a.runId}`}>
+                      run {a.runId.slice(0, 8)}
+                    </Link>
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          {
+            key: 'message',
+            header: 'Message',
+            className: 'max-w-md align-top text-zinc-800',
+            cell: (a) => (
+              <>
+                <div className="line-clamp-2 break-words">{a.message}</div>
+                {a.error ? <div className="mt-0.5 line-clamp-2 break-words text-xs text-red-700">{a.error}</div> : null}
+              </>
+            ),
+          },
+          {
+            key: 'channel',
+            header: 'Channel',
+            className: 'align-top text-xs',
+            cell: (a) => (
+              <>
+                <span className="font-medium text-zinc-700">{a.channel}</span>
+                {a.target ? (
+                  <div className="max-w-[16rem] truncate font-mono text-zinc-500" title={a.target}>
+                    {a.target}
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          {
+            key: 'status',
+            header: 'Status',
+            className: 'whitespace-nowrap align-top',
+            cell: (a) => (
+              <>
+                <span data-testid="alarm-status" className={cn('inline-flex items-center rounded-md px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset', STATUS_TONE[a.status])}>
+                  {a.status}
+                </span>
+                {a.status === 'pending' && a.attempts > 0 ? (
+                  <div className="mt-0.5 text-[11px] text-zinc-500">
+                    retry <RelativeTime value={a.nextAttemptAt} />
+                  </div>
+                ) : null}
+                {a.silence ? <div className="mt-0.5 text-[11px] text-zinc-500">silenced by {a.silence.createdBy}</div> : null}
+              </>
+            ),
+          },
+          { key: 'count', header: 'Count', headerClassName: 'text-right', className: 'align-top text-right tabular-nums', cell: (a) => a.count },
+          {
+            key: 'ack',
+            header: 'Acknowledged',
+            className: 'align-top text-xs',
+            cell: (a) =>
+              a.acknowledgedBy ? (
+                <div data-testid="alarm-ack">
+                  <div className="font-medium text-zinc-700">
+                    <Check className="mr-0.5 inline size-3 text-emerald-600" />
+                    {a.acknowledgedBy}
+                  </div>
+                  <div className="text-zinc-500">
+                    <ZonedTime value={a.acknowledgedAt} />
+                  </div>
+                  {a.ackNote ? <div className="mt-0.5 max-w-[14rem] break-words text-zinc-600">“{a.ackNote}”</div> : null}
+                </div>
+              ) : (
+                <RoleGate>
+                  <Button size="sm" onClick={() => setAckFor(a)}>
+                    Acknowledge
+                  </Button>
+                </RoleGate>
+              ),
+          },
+          {
+            key: 'silence',
+            header: '',
+            className: 'align-top',
+            cell: (a) => (
+              <RoleGate>
+                <Button size="sm" variant="ghost" onClick={() => setSilenceFor(a)} aria-label={`Silence alarms like ${a.id}`}>
+                  <BellOff /> Silence…
+                </Button>
+              </RoleGate>
+            ),
+          },
+        ]}
+      />
+      {page.nextBefore ? (
+        <div className="border-t border-zinc-100 px-3 py-2 text-right text-xs">
+          <Link className="text-indigo-700 hover:underline" href={`/alarms?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(query)), before: page.nextBefore })}`}>
+            Older alarms →
+          </Link>
+        </div>
+      ) : null}
+      <AcknowledgeDialog alarm={ackFor} onClose={() => setAckFor(null)} action={acknowledge} onDone={refresh} />
+      <SilenceDialog alarm={silenceFor} onClose={() => setSilenceFor(null)} action={silence} onDone={refresh} />
+    </div>
+  );
+}

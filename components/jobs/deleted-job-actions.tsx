@@ -1,0 +1,74 @@
+'use client';
+
+import * as React from 'react';
+import { useRouter } from 'next/navigation';
+import { ArchiveRestore, Trash2 } from 'lucide-react';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/dialog';
+import { useToast } from '../ui/toast';
+import { RoleGate } from '../role';
+
+type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
+
+/**
+ * Restore / Purge on the read-only page of a job in the recycle bin (the same actions as the
+ * recycle bin's rows). A restore refused because the key is taken says so in place; after a
+ * purge the page goes back to the recycle bin (the job no longer exists).
+ */
+export function DeletedJobActions({ jobId, jobKey, restore, purge }: { jobId: string; jobKey: string; restore: (id: string) => Promise<R<{ id: string; key: string }>>; purge: (id: string) => Promise<R<{ key: string }>> }) {
+  const router = useRouter();
+  const { toast } = useToast();
+  const [busy, setBusy] = React.useState(false);
+  const [error, setError] = React.useState<string | null>(null);
+  return (
+    <div className="flex items-center gap-2">
+      {error ? (
+        <span role="alert" className="max-w-xs text-xs text-red-700" data-testid="restore-error">
+          {error}
+        </span>
+      ) : null}
+      <RoleGate>
+        <Button
+          variant="primary"
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            const r = await restore(jobId);
+            setBusy(false);
+            if (r.ok) {
+              setError(null);
+              toast({ kind: 'success', title: `${r.data.key} restored` });
+              router.refresh();
+            } else {
+              const msg = r.fields?.key ? `Key ${jobKey} is now used by another job: rename or delete that job first.` : r.error;
+              setError(msg);
+              toast({ kind: 'error', title: 'Restore failed', description: msg });
+            }
+          }}
+        >
+          <ArchiveRestore /> Restore
+        </Button>
+      </RoleGate>
+      <RoleGate>
+        <ConfirmDialog
+          trigger={
+            <Button variant="danger-outline" disabled={busy}>
+              <Trash2 /> Purge
+            </Button>
+          }
+          title={`Purge ${jobKey} for good?`}
+          description="The job, its steps and version history are deleted permanently. Its runs and task logs stay. This cannot be undone."
+          confirmLabel="Purge"
+          cancelLabel="Keep in recycle bin"
+          onConfirm={async () => {
+            const r = await purge(jobId);
+            if (r.ok) {
+              toast({ kind: 'success', title: `${r.data.key} purged` });
+              router.push('/recycle-bin');
+            } else toast({ kind: 'error', title: 'Purge failed', description: r.error });
+          }}
+        />
+      </RoleGate>
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+import { expect, test } from '@playwright/test';
+import { api } from './helpers/api.ts';
+import { login } from './helpers/auth.ts';
+import { E2E_ADMIN } from './helpers/env.ts';
+
+// Settings → Users as an admin: reset a user's password (generated, shown once; it signs in and
+// their old session ends), delete a user (gone from the list, their session stops working), and
+// your own row says why it cannot be deleted.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+test('an admin resets a password (generated once) and deletes a user; their sessions end', async ({ page, browser }) => {
+  test.setTimeout(90_000);
+  const email = `e2e-reset-${uniq()}@tickflow.test`;
+  await api('POST', '/users', { email, password: 'first-password-1', role: 'operator' });
+
+  // the user is signed in somewhere else
+  const other = await browser.newContext();
+  const theirs = await other.newPage();
+  await login(theirs, email, 'first-password-1');
+
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  await page.goto('/settings/users');
+  const ownRow = page.getByTestId('users-table').getByRole('row').filter({ hasText: E2E_ADMIN.email });
+  await expect(ownRow.getByRole('button', { name: `Delete ${E2E_ADMIN.email}` })).toBeDisabled();
+  await expect(ownRow.getByRole('button', { name: `Delete ${E2E_ADMIN.email}` })).toHaveAccessibleDescription('You cannot disable or delete yourself');
+
+  // reset: generate a password, shown once
+  await page.getByRole('button', { name: `Reset password of ${email}` }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Reset password' }).click();
+  const shown = page.getByTestId('generated-password-value');
+  await expect(shown).toHaveText(/^[A-Za-z0-9_-]{24}$/);
+  const generated = (await shown.textContent())!;
+  await page.screenshot({ path: 'e2e/__screenshots__/users-reset-password.png' });
+  await page.getByRole('button', { name: 'Done' }).click();
+
+  // their old session has ended; the generated password signs in
+  await theirs.goto('/jobs');
+  await expect(theirs).toHaveURL(/\/login/);
+  await login(theirs, email, generated);
+
+  // delete: confirm, the row goes, their new session ends too
+  await page.getByRole('button', { name: `Delete ${email}` }).click();
+  await expect(page.getByRole('alertdialog')).toContainText('Their sessions and API tokens stop working at once');
+  await page.getByRole('button', { name: 'Delete user' }).click();
+  await expect(page.getByText(`${email} deleted`)).toBeVisible();
+  await expect(page.getByTestId('users-table')).not.toContainText(email);
+  await theirs.goto('/jobs');
+  await expect(theirs).toHaveURL(/\/login/);
+  await other.close();
+});
