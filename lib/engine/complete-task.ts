@@ -1,4 +1,5 @@
 import type { Db, Prisma } from '../db.ts';
+import { log } from '../log.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
 import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
 import { lockJobRow } from './sql/lock-job-row.ts';
@@ -81,8 +82,10 @@ export async function completeTasks(db: Db, inputs: readonly CompleteTaskInput[]
     let batch: Map<number, CompleteTaskResult> | null = null;
     try {
       batch = await completeDagBatch(db, dag.map((n) => inputs[n]!), now);
-    } catch {
-      batch = null; // nothing of it was applied: one by one below
+    } catch (err) {
+      // Nothing of it was applied: one by one below, each input then meeting its own error.
+      log('engine').warn({ err: (err as Error)?.message, size: dag.length }, 'batched DAG completion failed; completing its attempts one by one');
+      batch = null;
     }
     if (batch) for (const [k, value] of batch) results[dag[k]!] = { status: 'fulfilled', value };
   }
@@ -102,9 +105,10 @@ export async function completeTasks(db: Db, inputs: readonly CompleteTaskInput[]
  * statements, whatever the batch size (docs/engine.md "Batched completions"): one statement
  * locks the items' runs in ascending id (on a replay after a NOWAIT refusal, their jobs first:
  * lock-order.ts) and does every compare-and-set, task log and child release
- * (sql/complete-dag-tasks.ts); [on_failure children of all of them, one statement]; one probe of
- * the runs that released nothing, carrying the summed handler stats when no run needs more;
- * else finishRunIfDone for those runs (end, job booking, serial release) and the stats last.
+ * (sql/complete-dag-tasks.ts), carrying the summed handler stats when every run got a ready task
+ * (a chain step: BEGIN, one statement, COMMIT); [on_failure children of all of them, one
+ * statement]; one probe of the runs that released nothing, carrying the stats when no run needs
+ * more; else finishRunIfDone for those runs (end, job booking, serial release) and the stats last.
  * Same outcome per item as completeTask's general path.
  * @returns the result of every input, by its index in `inputs` (not applied: `{ applied: false }`)
  */
@@ -123,11 +127,15 @@ async function completeDagBatch(db: Db, inputs: readonly CompleteTaskInput[], no
     // or only skipped-by-design children left) or be stuck: one probe for all of them (carrying
     // the stats when none is), then finishRunIfDone for those, in ascending run id.
     const stats = [...done].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
+    let statsBooked = done.length === 0 || done[0]!.statsBooked;
     const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
-    const probe = quiet.length > 0 ? await probeRunsAfterCompletion(tx, quiet, stats, now) : { toFinish: [], statsDone: false };
     const runEnd = new Map<string, string | null>();
-    for (const runId of probe.toFinish) runEnd.set(runId, await finishRunIfDone(tx, runId, now));
-    if (!probe.statsDone) await recordSuccessStats(tx, stats, now);
+    if (quiet.length > 0) {
+      const probe = await probeRunsAfterCompletion(tx, quiet, statsBooked ? [] : stats, now);
+      statsBooked ||= probe.statsDone;
+      for (const runId of probe.toFinish) runEnd.set(runId, await finishRunIfDone(tx, runId, now));
+    }
+    if (!statsBooked) await recordSuccessStats(tx, stats, now);
     const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
     const out = new Map<number, CompleteTaskResult>();
     inputs.forEach((input, n) => {

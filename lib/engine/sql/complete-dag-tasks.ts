@@ -16,6 +16,8 @@ export interface DagTaskCompleted {
   onFailureChildren: number;
   /** tasks of this task's run that became ready in this statement (pending_parents reached 0) */
   runReady: number;
+  /** the statement also booked the batch's handler stats (the same on every row) */
+  statsBooked: boolean;
 }
 
 /**
@@ -94,15 +96,28 @@ export async function completeDagTasksSql(
        SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id
         WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
         GROUP BY d.parent_task_id
+     ), attempt AS (
+       SELECT handler, CASE WHEN dur IS NOT NULL THEN GREATEST(0, dur) END AS dur,
+              CASE WHEN dur IS NOT NULL THEN width_bucket(GREATEST(0, dur), $6::bigint[]) END AS bucket,
+              CASE WHEN attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL
+                   THEN GREATEST(0, round(extract(epoch FROM (started_at - scheduled_for)) * 1000))::bigint END AS lateness
+         FROM t
+     ), stats AS (
+       -- When every item's run got a ready task and no on_failure child waits, nothing follows this
+       -- statement but COMMIT: the handler stats ride along (hot rows, locked last: lock-order.ts).
+       -- Otherwise the caller books them after its other statements (statsBooked = false).
+       ${successStatsSql('NOT EXISTS (SELECT 1 FROM t WHERE t.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)', '$3')}
+       RETURNING 1
      )
-     SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, CASE WHEN t.dur IS NOT NULL THEN GREATEST(0, t.dur)::float8 END AS "durationMs",
+     SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, (SELECT count(*) FROM stats) > 0 AS "statsBooked",
+            CASE WHEN t.dur IS NOT NULL THEN GREATEST(0, t.dur)::float8 END AS "durationMs",
             CASE WHEN t.attempt = 1 AND t.dur IS NOT NULL AND t.scheduled_for IS NOT NULL
                  THEN GREATEST(0, round(extract(epoch FROM (t.started_at - t.scheduled_for)) * 1000))::float8 END AS "latenessMs",
             coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready)) n)::int AS "_notified"
        FROM t LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
-    batch, p.nodeId, now, p.message, p.jobFirst,
+    batch, p.nodeId, now, p.message, p.jobFirst, DURATION_BUCKET_BOUNDS_MS.map(String),
   );
 }
 
@@ -115,31 +130,30 @@ export interface StatsRow {
 /**
  * The handler_stats_daily upsert of a batch of successful attempts, summed per handler (the
  * rules of complete-only-tasks.ts's stats step: bucket = width_bucket(duration,
- * DURATION_BUCKET_BOUNDS_MS), lateness counted for first attempts), as SQL text with parameters
- * $first (rows, jsonb), $first+1 (now), $first+2 (bucket bounds); `when` is a condition that must
- * hold for anything to be written. Rows are locked in handler order (lock-order.ts: stats last).
+ * DURATION_BUCKET_BOUNDS_MS), lateness counted for first attempts), as SQL text over a CTE named
+ * `attempt` (handler, dur, bucket, lateness); `when` is a condition that must hold for anything
+ * to be written, `nowSql` the parameter of the clock. Rows are locked in handler order
+ * (lock-order.ts: stats last).
  */
-function successStatsSql(rows: StatsRow[], now: Date, first: number, when = 'true'): { sql: string; params: unknown[] } {
-  const $ = (i: number) => `$${first + i}`;
-  return {
-    sql: `INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
+function successStatsSql(when: string, nowSql: string): string {
+  return `INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
                                            max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
-     SELECT (${$(1)}::timestamptz AT TIME ZONE ${STATS_TZ_SQL})::date, a.handler, ${STATS_SLOT_SQL}, count(*)::int, 0, 0, 0,
+     SELECT (${nowSql}::timestamptz AT TIME ZONE ${STATS_TZ_SQL})::date, a.handler, ${STATS_SLOT_SQL}, count(*)::int, 0, 0, 0,
             coalesce(sum(a.dur), 0)::bigint, coalesce(max(a.dur), 0)::int,
             coalesce(sum(a.lateness), 0)::bigint, count(a.lateness)::int,
             (SELECT array_agg((SELECT count(*) FROM attempt b WHERE b.handler = a.handler AND b.bucket = g.i)::int ORDER BY g.i)
                FROM generate_series(0, ${DURATION_BUCKET_COUNT - 1}) g(i)),
-            ${$(1)}::timestamptz
+            ${nowSql}::timestamptz
        FROM attempt a
       WHERE ${when}
       GROUP BY a.handler
       ORDER BY a.handler
-     ${STATS_ON_CONFLICT_SQL}`,
-    params: [
-      JSON.stringify(rows.map((r) => ({ handler: r.handler, dur: r.durationMs === null ? null : Math.max(0, Math.round(r.durationMs)), lateness: r.latenessMs === null ? null : Math.max(0, Math.round(r.latenessMs)) }))),
-      now, DURATION_BUCKET_BOUNDS_MS.map(String),
-    ],
-  };
+     ${STATS_ON_CONFLICT_SQL}`;
+}
+
+/** successStatsSql's rows parameter (jsonb) for `rows` */
+function statsRowsParam(rows: StatsRow[]): string {
+  return JSON.stringify(rows.map((r) => ({ handler: r.handler, dur: r.durationMs === null ? null : Math.max(0, Math.round(r.durationMs)), lateness: r.latenessMs === null ? null : Math.max(0, Math.round(r.latenessMs)) })));
 }
 
 const attemptCte = (first: number) => `attempt AS (
@@ -150,8 +164,8 @@ const attemptCte = (first: number) => `attempt AS (
 /** Adds a batch of successful attempts to handler_stats_daily (successStatsSql), standalone: the transaction's last statement. */
 export async function recordSuccessStats(tx: Prisma.TransactionClient, rows: StatsRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
-  const st = successStatsSql(rows, now, 1);
-  await tx.$executeRawUnsafe(preparedSql('record-success-stats', `WITH ${attemptCte(1)} ${st.sql}`), ...st.params);
+  await tx.$executeRawUnsafe(preparedSql('record-success-stats', `WITH ${attemptCte(1)} ${successStatsSql('true', '$2')}`),
+    statsRowsParam(rows), now, DURATION_BUCKET_BOUNDS_MS.map(String));
 }
 
 /**
@@ -169,17 +183,16 @@ export async function probeRunsAfterCompletion(
   stats: StatsRow[],
   now: Date,
 ): Promise<{ toFinish: string[]; statsDone: boolean }> {
-  const st = successStatsSql(stats, now, 2, 'NOT EXISTS (SELECT 1 FROM p WHERE NOT p.live)');
   const rows = await tx.$queryRawUnsafe<{ id: string | null; live: boolean | null; _stats: number }[]>(
     preparedSql('probe-runs-after-completion', `WITH ${attemptCte(2)}, p AS (
        SELECT r.id,
               EXISTS (SELECT 1 FROM tasks WHERE run_id = r.id AND status IN ('running', 'failed', 'timeout'))
                 OR EXISTS (SELECT 1 FROM tasks WHERE run_id = r.id AND status = 'pending' AND pending_parents < 1) AS live
          FROM unnest($1::uuid[]) AS r(id)
-     ), stats AS (${st.sql} RETURNING 1)
+     ), stats AS (${successStatsSql('NOT EXISTS (SELECT 1 FROM p WHERE NOT p.live)', '$3')} RETURNING 1)
      SELECT p.id, p.live, (SELECT count(*) FROM stats)::int AS _stats FROM p
      UNION ALL SELECT NULL, NULL, (SELECT count(*) FROM stats)::int WHERE NOT EXISTS (SELECT 1 FROM p)`),
-    runIds, ...st.params,
+    runIds, statsRowsParam(stats), now, DURATION_BUCKET_BOUNDS_MS.map(String),
   );
   const toFinish = rows.filter((r) => r.id !== null && !r.live).map((r) => r.id!);
   return { toFinish, statsDone: stats.length === 0 || toFinish.length === 0 };
