@@ -5,7 +5,8 @@
  * - instantiate: triggerRun (tasks + dependencies + logs, one transaction);
  * - total: from trigger until the run is final, driving lib/engine's
  *   claimTasks + completeTask in-process with a no-op handler (no worker
- *   process) using L concurrent lanes;
+ *   process) using L concurrent lanes, each completing its claimed batch with one completeTasks
+ *   call (as worker/completion-batcher.ts does);
  * - tasks/s over the drive.
  *
  *   node --import tsx bench/dag.ts [steps=10000] [lanes=8] [width=100]
@@ -15,7 +16,7 @@
  */
 import { withBenchDatabase } from './bench-db.ts';
 import { createPrismaClient } from '../lib/db.ts';
-import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
+import { claimTasks, completeTasks, triggerRun } from '../lib/engine/index.ts';
 
 async function main() {
   const steps = Number(process.argv[2] ?? 10000);
@@ -60,10 +61,11 @@ async function main() {
           continue;
         }
         idle = 0;
-        for (const t of claimed) {
-          await completeTask(db, { taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success', onlyTask: t.onlyTask });
-          done++;
-        }
+        // As a worker's completion batcher does: the claimed batch's successes in one call
+        // (completeTasks: one transaction for DAG steps).
+        const results = await completeTasks(db, claimed.map((t) => ({ taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success' as const, onlyTask: t.onlyTask })));
+        for (const r of results) if (r.status === 'rejected') throw r.reason;
+        done += claimed.length;
       }
     }));
     const totalMs = performance.now() - t0;

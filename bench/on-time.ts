@@ -34,7 +34,9 @@ export async function measureOnTime(url: string, jobs: number, seconds: number):
   const concurrency = process.env.BENCH_WORKER_CONCURRENCY ?? '64';
   const children: ChildProcess[] = [];
   for (let p = 0; p < 2; p++) {
-    children.push(spawn(process.execPath, ['--import', 'tsx', workerEntry], {
+    // BENCH_WORKER_PROF=dir: each worker writes a CPU profile there (node --cpu-prof) when it exits
+    const prof = process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [];
+    children.push(spawn(process.execPath, [...prof, '--import', 'tsx', workerEntry], {
       env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: concurrency, TICKFLOW_NODE_NAME: `bench-on-time-${p}`, LOG_LEVEL: 'warn' },
       stdio: ['ignore', process.env.BENCH_WORKER_LOG ? 'inherit' : 'ignore', 'inherit'],
     }));

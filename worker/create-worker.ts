@@ -148,6 +148,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       return logger.child({ component: 'runner' });
     },
     onSlotFree: () => claimer?.slotFree(),
+    onReady: () => claimer?.wake(),
     health,
     onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
     taskLogs,

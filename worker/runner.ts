@@ -85,6 +85,8 @@ export interface RunnerDeps {
   logger: Logger;
   /** called whenever an attempt leaves the runner (its slot is free) */
   onSlotFree?: () => void;
+  /** called when a recorded completion made tasks ready (CompleteTaskResult.ready) */
+  onReady?: () => void;
   /** database reachability: completion retries wake when it answers again */
   health?: DbHealth;
   /** called when an attempt's outcome was recorded (metrics); `taskStatus` is what the task became */
@@ -367,11 +369,14 @@ export class Runner {
             retryable: result.retryable,
             onlyTask: task.onlyTask,
           };
-          // Successes that may end their run in one statement share a commit with their
-          // neighbours (completion-batcher.ts); the rest take their own transaction.
-          const res = result.outcome === 'success' && task.onlyTask !== false
+          // Successes share a commit with their neighbours (completion-batcher.ts: one statement for
+          // one-step runs, one transaction for DAG steps); failures take their own transaction.
+          const res = result.outcome === 'success'
             ? await this.batcher.complete(input)
             : await completeTask(this.deps.db, input, this.deps.clock());
+          // The completion made tasks ready (a DAG's next steps): claim now rather than wait for
+          // the NOTIFY to come back through the listener.
+          if (res.applied && res.ready) this.deps.onReady?.();
           this.deps.health?.reportSuccess();
           this.record({ taskId: task.id, attempt: task.attempt, outcome: result.outcome, applied: res.applied, late });
           if (res.applied) {

@@ -1,9 +1,12 @@
 import type { Db, Prisma } from '../db.ts';
+import { log } from '../log.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
 import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
 import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
-import { settleFinalTask, type StatsCarry } from './settle.ts';
+import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
+import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats } from './sql/complete-dag-tasks.ts';
+import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import { finishAttempt, type AttemptEnd } from './sql/finish-attempt.ts';
 import { recordHandlerStats } from './sql/record-handler-stats.ts';
@@ -49,12 +52,15 @@ export async function completeTask(db: Db, input: CompleteTaskInput, now: Date =
 /**
  * Completes several attempts of one node with the same clock `now`: the
  * successes of only-tasks (one-step runs) together in ONE statement and one
- * commit (sql/complete-only-tasks.ts), then every other input — and any
- * success that statement did not apply — one by one through completeTask's
- * general path. Results and semantics per input are those of completeTask,
- * in input order, settled one by one: a general-path error is that input's
- * `rejected` entry and does not touch the others.
- * @throws the batch statement's database error: then nothing was applied and
+ * commit (sql/complete-only-tasks.ts); then every other success — DAG steps,
+ * serial_execution jobs, and any success that statement did not apply — together
+ * in ONE transaction (completeDagBatch: a few statements for the whole batch);
+ * then failures and timeouts one by one through completeTask's general path.
+ * Results and semantics per input are those of completeTask, in input order:
+ * a general-path error is that input's `rejected` entry and does not touch the
+ * others; when the DAG batch transaction fails as a whole, its inputs are
+ * completed one by one the general way (each then sees its own error).
+ * @throws the one-step batch statement's database error: then nothing was applied and
  *   the caller may complete the inputs one by one (worker/completion-batcher.ts)
  * @throws Error when inputs name more than one node (a programming error)
  */
@@ -63,18 +69,93 @@ export async function completeTasks(db: Db, inputs: readonly CompleteTaskInput[]
   const nodeId = inputs[0]!.nodeId;
   if (inputs.some((i) => i.nodeId !== nodeId)) throw new Error('completeTasks: all inputs must come from one node');
   const applied = new Map((await completeOnlyTasks(db, nodeId, inputs.filter(fastPathCandidate), now)).map((r) => [`${r.id}:${r.attempt}`, r]));
-  const results: PromiseSettledResult<CompleteTaskResult>[] = [];
-  for (const input of inputs) {
+  const results: (PromiseSettledResult<CompleteTaskResult> | undefined)[] = new Array(inputs.length);
+  const dag: number[] = [];
+  inputs.forEach((input, n) => {
     const key = `${input.taskId}:${input.attempt}`;
     const hit = fastPathCandidate(input) ? applied.get(key) : undefined;
     applied.delete(key); // a repeated input is applied once; its repeat meets the compare-and-set
+    if (hit) results[n] = { status: 'fulfilled', value: fastResult(hit) };
+    else if (input.outcome === 'success') dag.push(n);
+  });
+  if (dag.length > 0) {
+    let batch: Map<number, CompleteTaskResult> | null = null;
     try {
-      results.push({ status: 'fulfilled', value: hit ? fastResult(hit) : await generalPath(db, input, now) });
+      batch = await completeDagBatch(db, dag.map((n) => inputs[n]!), now);
+    } catch (err) {
+      // Nothing of it was applied: one by one below, each input then meeting its own error.
+      log('engine').warn({ err: (err as Error)?.message, size: dag.length }, 'batched DAG completion failed; completing its attempts one by one');
+      batch = null;
+    }
+    if (batch) for (const [k, value] of batch) results[dag[k]!] = { status: 'fulfilled', value };
+  }
+  for (let n = 0; n < inputs.length; n++) {
+    if (results[n]) continue;
+    try {
+      results[n] = { status: 'fulfilled', value: await generalPath(db, inputs[n]!, now) };
     } catch (reason) {
-      results.push({ status: 'rejected', reason });
+      results[n] = { status: 'rejected', reason };
     }
   }
-  return results;
+  return results as PromiseSettledResult<CompleteTaskResult>[];
+}
+
+/**
+ * Successes of any tasks of one node — DAG steps above all — in ONE transaction of a few
+ * statements, whatever the batch size (docs/engine.md "Batched completions"): one statement
+ * locks the items' runs in ascending id (on a replay after a NOWAIT refusal, their jobs first:
+ * lock-order.ts) and does every compare-and-set, task log and child release
+ * (sql/complete-dag-tasks.ts), carrying the summed handler stats when every run got a ready task
+ * (a chain step: BEGIN, one statement, COMMIT); [on_failure children of all of them, one
+ * statement]; one probe of the runs that released nothing, carrying the stats when no run needs
+ * more; else finishRunIfDone for those runs (end, job booking, serial release) and the stats last.
+ * Same outcome per item as completeTask's general path.
+ * @returns the result of every input, by its index in `inputs` (not applied: `{ applied: false }`)
+ */
+async function completeDagBatch(db: Db, inputs: readonly CompleteTaskInput[], now: Date): Promise<Map<number, CompleteTaskResult>> {
+  const callerTx = isTransactionClient(db);
+  return withEngineTransaction(db, async (tx, attempt) => {
+    const done = await completeDagTasksSql(tx, {
+      nodeId: inputs[0]!.nodeId,
+      message: 'succeeded',
+      jobFirst: callerTx || attempt > 1,
+      items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
+    }, now);
+    const withOnFailure = done.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
+    if (withOnFailure.length > 0) await propagateFinal(tx, { parentIds: withOnFailure, edgeTypes: ['on_failure'] }, now);
+    // A run that got a ready task stays open and live; any other may have ended (its last task,
+    // or only skipped-by-design children left) or be stuck: one probe for all of them (carrying
+    // the stats when none is), then finishRunIfDone for those, in ascending run id.
+    const stats = [...done].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
+    let statsBooked = done.length === 0 || done[0]!.statsBooked;
+    const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
+    const runEnd = new Map<string, string | null>();
+    if (quiet.length > 0) {
+      const probe = await probeRunsAfterCompletion(tx, quiet, statsBooked ? [] : stats, now);
+      statsBooked ||= probe.statsDone;
+      for (const runId of probe.toFinish) runEnd.set(runId, await finishRunIfDone(tx, runId, now));
+    }
+    if (!statsBooked) await recordSuccessStats(tx, stats, now);
+    const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
+    const out = new Map<number, CompleteTaskResult>();
+    inputs.forEach((input, n) => {
+      const key = `${input.taskId}:${input.attempt}`;
+      const d = byKey.get(key);
+      byKey.delete(key); // a repeated input meets the compare-and-set: not applied
+      if (!d) {
+        out.set(n, { applied: false });
+        return;
+      }
+      const runStatus = runEnd.get(d.runId);
+      out.set(n, {
+        applied: true,
+        task: { id: d.id, runId: d.runId, status: 'success', attempt: d.attempt },
+        ...(runStatus ? { runStatus } : {}),
+        ...(d.runReady > 0 ? { ready: d.runReady } : {}),
+      });
+    });
+    return out;
+  });
 }
 
 function fastPathCandidate(input: CompleteTaskInput): boolean {
@@ -155,7 +236,10 @@ export async function endAttempt(
     const runStatus = await settleFinalTask(tx, {
       taskId: fin.id, runId: fin.runId, status: 'success', readyAlready: fin.ready, pendingOnFailure: fin.onFailureChildren,
     }, now, carry);
-    result = { applied: true, task: { id: fin.id, runId: fin.runId, status: 'success', attempt: fin.attempt }, ...(runStatus ? { runStatus } : {}) };
+    result = {
+      applied: true, task: { id: fin.id, runId: fin.runId, status: 'success', attempt: fin.attempt },
+      ...(runStatus ? { runStatus } : {}), ...(fin.ready > 0 ? { ready: fin.ready } : {}),
+    };
   } else if (p.retryable !== false && fin.attempt <= fin.maxRetries) {
     const delayMs = retryDelayMs(backoffOf(fin.backoff), fin.attempt, p.random);
     const retryAt = new Date(now.getTime() + delayMs);

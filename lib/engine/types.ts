@@ -119,6 +119,11 @@ export interface CompleteTaskResult {
   };
   /** when the run reached a final status in this transaction */
   runStatus?: string;
+  /**
+   * tasks of the run that became ready (claimable now) through this completion — a worker claims
+   * at once instead of waiting for the NOTIFY (worker/runner.ts); absent when none
+   */
+  ready?: number;
 }
 
 export interface ExtendLeasesInput {

@@ -174,3 +174,24 @@ describe('cron syntax', () => {
     expect(iso(nextCronFireTimes('0 2 * * *', 'America/New_York', new Date('2026-03-07T00:00:00Z'), 1))).toEqual(['2026-03-07T07:00:00Z']);
   });
 });
+
+describe('parse cache', () => {
+  it('one parse per (expression, zone): the same result again, another zone or expression parsed on its own', () => {
+    const a = parseCron('*/5 * * * * *', 'UTC');
+    expect(parseCron('*/5 * * * * *', 'UTC')).toBe(a);
+    const b = parseCron('*/5 * * * * *', 'Europe/Berlin');
+    expect(b).not.toBe(a);
+    expect(b.timezone).toBe('Europe/Berlin');
+    expect(parseCron('*/10 * * * * *', 'UTC')).not.toBe(a);
+    // fire times from the cached parse are those of a fresh one
+    expect(nextCronFireTimes('*/5 * * * * *', 'UTC', new Date('2026-03-01T10:00:01Z'), 2).map((d) => d.toISOString()))
+      .toEqual(['2026-03-01T10:00:05.000Z', '2026-03-01T10:00:10.000Z']);
+  });
+
+  it('a failure is not cached: every call throws', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(() => parseCron('0 0 31 4 *', 'UTC')).toThrow(ScheduleError);
+      expect(() => parseCron('* * * * *', 'Mars/Olympus')).toThrow(ScheduleError);
+    }
+  });
+});

@@ -38,6 +38,23 @@ const MAX_JUMPS = 2000;
  * year field lies wholly in the past is valid here, it just has no more fires.
  */
 export function parseCron(expr: string, tz: string): ParsedCron {
+  // A parse is a pure function of (expression, zone) and its result is never mutated, so the
+  // tick (1,000 jobs planned per pass, several fire-time walks each) reuses it instead of
+  // re-running cron-parser's field parser every time. Failures are not cached.
+  const key = `${tz}\u0000${expr}`;
+  const hit = parsedCache.get(key);
+  if (hit) return hit;
+  const parsed = parseCronUncached(expr, tz);
+  if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
+  parsedCache.set(key, parsed);
+  return parsed;
+}
+
+/** Parsed expressions kept by parseCron; cleared whole when full (a bound, not an LRU). */
+const parsedCache = new Map<string, ParsedCron>();
+const PARSED_CACHE_MAX = 10_000;
+
+function parseCronUncached(expr: string, tz: string): ParsedCron {
   if (!isValidTimeZone(tz)) throw new ScheduleError('timezone', `Unknown time zone: ${String(tz)}`);
   const syntax = splitCron(expr);
   const trimmed = expr.trim();

@@ -24,6 +24,7 @@ function offsetFormatter(tz: string): Intl.DateTimeFormat {
  * Throws RangeError for an unknown zone.
  */
 export function zoneOffsetMs(tz: string, t: number): number {
+  if (tz === 'UTC') return 0; // no clock changes; spares an Intl format per fire-time walk
   // "1/1/2026, GMT+10:30" ("GMT" alone for a zero offset).
   const m = /GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(offsetFormatter(tz).format(t));
   if (!m || !m[1]) return 0;

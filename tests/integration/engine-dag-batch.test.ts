@@ -1,0 +1,142 @@
+/**
+ * engine completeTasks for DAG steps: the successes of tasks of multi-task runs in one
+ * transaction (sql/complete-dag-tasks.ts). A join step is released exactly once whether its
+ * parents complete in the same batch or in different batches on different nodes at the same
+ * time; runs end, job counters, task logs and handler stats are those of completing one by one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeTasks, triggerRun } from '../../lib/engine/index.ts';
+import type { ClaimedTask } from '../../lib/engine/types.ts';
+import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
+import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { NODE, T0, at, claim, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
+
+let t: TestDatabase;
+beforeAll(async () => { t = await createTestDatabase(); });
+afterAll(async () => { await t.close(); });
+
+const fire = async (jobId: string) => (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0)).run;
+const success = (c: ClaimedTask, nodeId = NODE.nodeId) => ({ taskId: c.id, attempt: c.attempt, nodeId, outcome: 'success' as const, onlyTask: c.onlyTask });
+const claimRun = async (runId: string, now: Date, nodeId = NODE.nodeId, handlers = ['dag.batch']) =>
+  (await claim(t.db, now, { nodeId, handlers, limit: 1000 })).filter((c) => c.runId === runId);
+const values = (r: PromiseSettledResult<unknown>[]) => r.map((x) => {
+  if (x.status === 'rejected') throw x.reason;
+  return x.value;
+});
+
+describe('completeTasks with DAG steps', () => {
+  it('a join step whose parents complete in the same batch is released once; the run ends with its last batch', async () => {
+    // a -> (b, c, e) -> d: d has three parents, all completed in one batch
+    const jobId = await insertJob(t.db, {
+      steps: ['a', 'b', 'c', 'e', 'd'].map((key) => ({ key, handler: 'dag.batch' })),
+      edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'a', to: 'e' }, { from: 'b', to: 'd' }, { from: 'c', to: 'd' }, { from: 'e', to: 'd' }],
+    });
+    const run = await fire(jobId);
+    const [a] = await claimRun(run.id, at(10));
+    const [ra] = values(await completeTasks(t.db, [success(a!)], at(20)));
+    expect(ra).toMatchObject({ applied: true, task: { id: a!.id, status: 'success' }, ready: 3 });
+
+    const mid = await claimRun(run.id, at(30));
+    expect(mid.map((c) => c.stepKey).sort()).toEqual(['b', 'c', 'e']);
+    // a repeated input in the same batch meets the compare-and-set: applied once
+    const res = values(await completeTasks(t.db, [...mid.map((c) => success(c)), success(mid[0]!)], at(50)));
+    expect(res.slice(0, 3)).toEqual(mid.map((c) => expect.objectContaining({ applied: true, task: expect.objectContaining({ id: c.id, status: 'success' }), ready: 1 })));
+    expect(res[3]).toEqual({ applied: false });
+    const tasks = await tasksOf(t.db, run.id);
+    expect(tasks.d).toMatchObject({ status: 'pending', pendingParents: 0 });
+
+    const [d, ...more] = await claimRun(run.id, at(60));
+    expect([d?.stepKey, more.length]).toEqual(['d', 0]);
+    const [rd] = values(await completeTasks(t.db, [success(d!)], at(90)));
+    expect(rd).toMatchObject({ applied: true, runStatus: 'success' });
+    expect(rd).not.toHaveProperty('ready');
+
+    const runRow = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(runRow).toMatchObject({ status: 'success', durationMs: 80 });
+    const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect([job.successRuns, job.lastRunStatus]).toEqual([1, 'success']);
+    for (const c of mid) {
+      const logs = await logsOf(t.db, c.id);
+      expect(logs.map((l) => `${l.fromStatus}>${l.toStatus}`)).toEqual(['null>pending', 'pending>running', 'running>success']);
+      expect(logs[2]!.detail).toEqual({ durationMs: 20 });
+    }
+    const [stats] = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler: 'dag.batch' } }));
+    // durations 10 (a) + 3 x 20 (b, c, e) + 30 (d); lateness of first attempts: 10, 30 x 3, 60
+    expect([stats!.success, Number(stats!.totalDurationMs), stats!.latenessCount, Number(stats!.totalLatenessMs)]).toEqual([5, 100, 5, 160]);
+    const date = T0.toISOString().slice(0, 10);
+    expect((await rebuildStats(t.db, { from: date, to: date, timeZone: 'UTC' })).drift).toEqual([]);
+  });
+
+  it('parents of a join step completing at the same time on two nodes, in separate batches, release it exactly once', async () => {
+    // 20 runs (of 20 jobs) of (p1, p2, p3) -> j, raced: node-a completes p1 and p2 of every run in
+    // one batch while node-b completes every p3 in another, concurrently
+    const jobIds: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      jobIds.push(await insertJob(t.db, {
+        steps: ['p1', 'p2', 'p3', 'j'].map((key) => ({ key, handler: 'dag.race' })),
+        edges: [{ from: 'p1', to: 'j' }, { from: 'p2', to: 'j' }, { from: 'p3', to: 'j' }],
+      }));
+    }
+    const runs = [];
+    for (const jobId of jobIds) runs.push(await fire(jobId));
+    const runIds = new Set(runs.map((r) => r.id));
+    const claimedA = (await claim(t.db, at(10), { nodeId: 'node-a', handlers: ['dag.race'], limit: 1000 })).filter((c) => runIds.has(c.runId));
+    expect(claimedA).toHaveLength(60);
+    // hand the p3 tasks to node-b (a claim by node-b of exactly those)
+    const p3 = claimedA.filter((c) => c.stepKey === 'p3');
+    await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = ANY($1::uuid[])`, [p3.map((c) => c.id)]);
+    const [ra, rb] = await Promise.all([
+      completeTasks(t.db, claimedA.filter((c) => c.stepKey !== 'p3').map((c) => success(c, 'node-a')), at(40)),
+      completeTasks(t.db, p3.map((c) => success(c, 'node-b')), at(40)),
+    ]);
+    expect([...values(ra), ...values(rb)].every((v) => (v as { applied: boolean }).applied)).toBe(true);
+    // every join step: ready once, never below zero; exactly one per run claimable, once
+    const joins = await t.pool.query(`SELECT pending_parents, status::text FROM tasks WHERE step_key = 'j' AND run_id = ANY($1::uuid[])`, [[...runIds]]);
+    expect(joins.rows).toEqual(runs.map(() => ({ pending_parents: 0, status: 'pending' })));
+    const js = (await claim(t.db, at(50), { handlers: ['dag.race'], limit: 1000 })).filter((c) => runIds.has(c.runId));
+    expect(js.map((c) => c.stepKey)).toEqual(runs.map(() => 'j'));
+    expect(new Set(js.map((c) => c.runId)).size).toBe(20);
+    const done = values(await completeTasks(t.db, js.map((c) => success(c)), at(60)));
+    expect(done.map((v) => (v as { runStatus?: string }).runStatus)).toEqual(runs.map(() => 'success'));
+    const jobs = await t.db.job.findMany({ where: { id: { in: jobIds } } });
+    expect(jobs.map((j) => j.successRuns)).toEqual(jobIds.map(() => 1));
+    const date = T0.toISOString().slice(0, 10);
+    expect((await rebuildStats(t.db, { from: date, to: date, timeZone: 'UTC' })).drift).toEqual([]);
+  });
+
+  it('an on_failure child of a success is skipped by design and the run ends in the same batch', async () => {
+    // a -> b (hard), a -> cleanup (on_failure): both a's success and b's success in one batch each
+    const jobId = await insertJob(t.db, {
+      steps: [{ key: 'a', handler: 'dag.onf' }, { key: 'b', handler: 'dag.onf' }, { key: 'cleanup', handler: 'dag.onf' }],
+      edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'cleanup', type: 'on_failure' }],
+    });
+    const run = await fire(jobId);
+    const [a] = await claimRun(run.id, at(10), NODE.nodeId, ['dag.onf']);
+    const [ra] = values(await completeTasks(t.db, [success(a!)], at(20)));
+    expect(ra).toMatchObject({ applied: true, ready: 1 });
+    expect((await tasksOf(t.db, run.id)).cleanup).toMatchObject({ status: 'skipped', error: null });
+    const [b] = await claimRun(run.id, at(30), NODE.nodeId, ['dag.onf']);
+    const [rb] = values(await completeTasks(t.db, [success(b!)], at(40)));
+    expect(rb).toMatchObject({ applied: true, runStatus: 'success' });
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('success');
+  });
+
+  it('serial_execution: the run ending in a batch releases the next queued run', async () => {
+    const jobId = await insertJob(t.db, {
+      blockStrategy: 'serial_execution',
+      steps: [{ key: 'x', handler: 'dag.serial' }, { key: 'y', handler: 'dag.serial' }],
+      edges: [{ from: 'x', to: 'y' }],
+    });
+    const first = await fire(jobId);
+    const second = await fire(jobId);
+    for (const step of ['x', 'y']) {
+      const got = await claimRun(first.id, at(10), NODE.nodeId, ['dag.serial']);
+      expect(got.map((c) => c.stepKey)).toEqual([step]);
+      values(await completeTasks(t.db, got.map((c) => success(c)), at(20)));
+    }
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: first.id } })).status).toBe('success');
+    const next = await claimRun(second.id, at(30), NODE.nodeId, ['dag.serial']);
+    expect(next.map((c) => c.stepKey)).toEqual(['x']);
+  });
+});
