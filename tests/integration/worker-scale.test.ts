@@ -66,7 +66,7 @@ async function ensureWorkers(): Promise<void> {
       );
     }
     // "ready" is logged at info; with LOG_LEVEL=warn wait for the node rows instead.
-    await waitFor(async () => (await t.db.workerNode.count({ where: { status: 'online' } })) === 4, 30_000, '4 nodes online');
+    await waitFor(async () => (await t.db.workerNode.count({ where: { status: 'online' } })) === 4, 90_000, '4 nodes online'); // generous: 4 processes start slowly on a loaded 2-core machine
   }
   if (procs.some((p) => p.child.exitCode !== null)) throw new Error(`a worker exited:\n${procs.map((p) => p.output()).join('\n')}`);
 }
