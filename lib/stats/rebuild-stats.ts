@@ -1,6 +1,6 @@
 import type { Db, PrismaClient, Prisma } from '../db.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT } from '../engine/stats.ts';
+import { statsDailyRowsSql, statsEventsSql } from '../engine/sql/stats-outcome.ts';
 import { getStatsTimeZone } from './current-zone.ts';
 import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
@@ -46,18 +46,14 @@ const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLett
 
 /**
  * Recomputes handler_stats_daily for `from..to` (calendar dates in the stats time zone,
- * inclusive) from detail rows, with the engine's counting rule (lib/engine/stats.ts,
- * lib/engine/complete-task.ts endAttempt):
- * - success / failure / timeout = task_logs rows `running -> success|failed|timeout`
- *   (every finished attempt, lease expiries included; `running -> cancelled` is not counted);
- * - dead_letter = task_logs rows `* -> dead`;
- * - duration of an attempt = the finishing log's detail.durationMs (completed_at - started_at,
- *   written by finish-attempt in the same statement), clamped at 0: summed, max, and bucketed
- *   with width_bucket over DURATION_BUCKET_BOUNDS_MS (= lib/engine durationBucket);
- * - lateness = started_at - tasks.scheduled_for for attempt 1 only, where started_at =
- *   log.created_at - durationMs, clamped at 0, summed with a count;
- * - stat_date = (log.created_at AT TIME ZONE <the stats zone setting>)::date and handler = tasks.handler —
- *   the engine stamps the log row and the stats upsert with the same `now`.
+ * inclusive) from task_logs, with the engine's counting rule itself (the SQL fragments of
+ * lib/engine/sql/stats-outcome.ts, which the live bookings are built from too). The events:
+ * - a finished attempt = a task_logs row `running -> success|failed|timeout` (lease expiries
+ *   included; `running -> cancelled` is no event), at its created_at, with the duration its
+ *   detail.durationMs recorded (the same expression the engine books) and started_at =
+ *   created_at - durationMs for the lateness of first attempts;
+ * - a dead task = a task_logs row `* -> dead`;
+ * - handler = tasks.handler — the engine stamps the log row and the stats upsert with the same `now`.
  * Index: task_logs_created_idx (created_at) range, then tasks primary key.
  *
  * Runs removed by retention take their logs with them, so only rebuild days whose detail rows
@@ -65,38 +61,27 @@ const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLett
  */
 export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: IsoDate; timeZone?: string }): Promise<StatsRow[]> {
   const tz = p.timeZone ?? (await getStatsTimeZone(db));
-  const bucketCols = Array.from(
-    { length: DURATION_BUCKET_COUNT },
-    (_, i) => `count(*) FILTER (WHERE finished AND dur IS NOT NULL AND width_bucket(GREATEST(0, dur), $4::bigint[]) = ${i})::int AS b${i}`,
-  ).join(',\n           ');
-  const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
-    `WITH l AS (
-       SELECT (l.created_at AT TIME ZONE $3::text)::date AS d, t.handler, l.to_status, l.attempt, l.created_at, t.scheduled_for,
-              (l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout')) AS finished,
-              (l.detail->>'durationMs')::bigint AS dur
-         FROM task_logs l
+  const finished = `(l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout'))`;
+  const durationMs = `(l.detail->>'durationMs')::bigint`;
+  const events = statsEventsSql({
+    at: 'l.created_at',
+    handler: 't.handler',
+    outcome: `CASE WHEN ${finished} THEN l.to_status::text END`,
+    dead: `l.to_status = 'dead'`,
+    durationMs,
+    attempt: 'l.attempt',
+    startedAt: `l.created_at - ${durationMs} * interval '1 millisecond'`,
+    scheduledFor: 't.scheduled_for',
+  }, `FROM task_logs l
          JOIN tasks t ON t.id = l.task_id
         WHERE l.created_at >= ($1::date::timestamp AT TIME ZONE $3::text)
           AND l.created_at < (($2::date + 1)::timestamp AT TIME ZONE $3::text)
-          AND ((l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout')) OR l.to_status = 'dead')
-     ), late AS (
-       SELECT *, GREATEST(0, round(extract(epoch FROM (created_at - dur * interval '1 millisecond' - scheduled_for)) * 1000))::bigint AS lateness
-         FROM l
-     )
-     SELECT to_char(d, 'YYYY-MM-DD') AS date, handler,
-           count(*) FILTER (WHERE finished AND to_status = 'success')::int AS success,
-           count(*) FILTER (WHERE finished AND to_status = 'failed')::int AS failure,
-           count(*) FILTER (WHERE finished AND to_status = 'timeout')::int AS timeout,
-           count(*) FILTER (WHERE to_status = 'dead')::int AS dead_letter,
-           coalesce(sum(GREATEST(0, dur)) FILTER (WHERE finished), 0)::bigint AS total_duration_ms,
-           coalesce(max(GREATEST(0, dur)) FILTER (WHERE finished), 0)::int AS max_duration_ms,
-           coalesce(sum(lateness) FILTER (WHERE finished AND attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL), 0)::bigint AS total_lateness_ms,
-           count(*) FILTER (WHERE finished AND attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL)::int AS lateness_count,
-           ${bucketCols}
-       FROM late
-      GROUP BY d, handler
-      ORDER BY d, handler`,
-    p.from, p.to, tz, DURATION_BUCKET_BOUNDS_MS.map(String),
+          AND (${finished} OR l.to_status = 'dead')`, '$3::text');
+  const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
+    `SELECT to_char(d.stat_date, 'YYYY-MM-DD') AS date, d.*
+       FROM (${statsDailyRowsSql(events)}) d
+      ORDER BY d.stat_date, d.handler`,
+    p.from, p.to, tz,
   );
   return rows.map((r) => ({
     date: String(r.date),
@@ -109,7 +94,7 @@ export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: Iso
     maxDurationMs: Number(r.max_duration_ms),
     totalLatenessMs: Number(r.total_lateness_ms),
     latenessCount: Number(r.lateness_count),
-    durationBuckets: Array.from({ length: DURATION_BUCKET_COUNT }, (_, i) => Number(r[`b${i}`])),
+    durationBuckets: normaliseBuckets((r.duration_buckets as number[]).map(Number)),
   }));
 }
 
