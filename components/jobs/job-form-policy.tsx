@@ -1,0 +1,86 @@
+'use client';
+// The job form's Policy and Routing sections (components/jobs/job-form.tsx), and its number field.
+import { Card, CardBody, CardHeader } from '../ui/card';
+import { Field, controlProps } from '../ui/field';
+import { Input, NativeSelect } from '../ui/input';
+import type { JobFormValues } from './form-values';
+import type { JobFormState } from './use-job-form';
+
+/** A number input bound to one form value, with the error of `path`. */
+export function NumberField({ f, id, label, path, k, step }: { f: JobFormState; id: string; label: string; path: string; k: keyof JobFormValues; step?: string }) {
+  return (
+    <Field id={id} label={label} error={f.err(path)}>
+      <Input {...controlProps(id, f.err(path))} {...f.text(k)} type="number" step={step} />
+    </Field>
+  );
+}
+
+/** Timeout, retries and backoff, priority, dead letter, block strategy, misfire policy. */
+export function PolicySection({ f }: { f: JobFormState }) {
+  const { err, text } = f;
+  return (
+  <Card>
+    <CardHeader title="Policy" description="Timeouts, retries with exponential backoff, and what happens on overlap, downtime and repeated failure." />
+    <CardBody className="grid grid-cols-2 gap-4 md:grid-cols-4">
+      <NumberField f={f} id="timeoutSeconds" label="Timeout (s)" path="policy.timeoutSeconds" k="timeoutSeconds" />
+      <NumberField f={f} id="maxRetries" label="Max retries" path="policy.maxRetries" k="maxRetries" />
+      <NumberField f={f} id="priority" label="Priority" path="policy.priority" k="priority" />
+      <NumberField f={f} id="deadLetterAfter" label="Dead letter after (failed runs, 0 = never)" path="policy.deadLetterAfter" k="deadLetterAfter" />
+      <NumberField f={f} id="backoffBaseSeconds" label="Backoff base (s)" path="policy.backoff.baseSeconds" k="backoffBaseSeconds" step="any" />
+      <NumberField f={f} id="backoffFactor" label="Backoff factor" path="policy.backoff.factor" k="backoffFactor" step="any" />
+      <NumberField f={f} id="backoffMaxSeconds" label="Backoff max (s)" path="policy.backoff.maxSeconds" k="backoffMaxSeconds" step="any" />
+      <NumberField f={f} id="backoffJitter" label="Backoff jitter (0–1)" path="policy.backoff.jitter" k="backoffJitter" step="any" />
+      <Field id="blockStrategy" label="Block strategy" error={err('policy.blockStrategy')} className="col-span-2">
+        <NativeSelect {...controlProps('blockStrategy', err('policy.blockStrategy'))} {...text('blockStrategy')}>
+          <option value="discard_later">discard_later — skip a fire while a run is active</option>
+          <option value="serial_execution">serial_execution — queue behind the active run</option>
+          <option value="cover_early">cover_early — cancel the active run, start the new one</option>
+        </NativeSelect>
+      </Field>
+      <Field id="misfirePolicy" label="Misfire policy" error={err('policy.misfirePolicy')}>
+        <NativeSelect {...controlProps('misfirePolicy', err('policy.misfirePolicy'))} {...text('misfirePolicy')}>
+          <option value="skip">skip</option>
+          <option value="fire_once">fire_once</option>
+          <option value="fire_all">fire_all (capped)</option>
+        </NativeSelect>
+      </Field>
+      <NumberField f={f} id="misfireMaxCatchup" label="Misfire cap (runs)" path="policy.misfireMaxCatchup" k="misfireMaxCatchup" />
+    </CardBody>
+  </Card>
+  );
+}
+
+/** Node group, labels, strategy and its nodes / key. */
+export function RoutingSection({ f }: { f: JobFormState }) {
+  const { v, err, text } = f;
+  return (
+  <Card>
+    <CardHeader title="Routing" description="Which workers may run this job's tasks." />
+    <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-3">
+      <Field id="routingGroup" label="Node group" error={err('routing.nodeGroup')} hint="Empty: any group">
+        <Input {...controlProps('routingGroup', err('routing.nodeGroup'))} {...text('routingGroup')} placeholder="default" />
+      </Field>
+      <Field id="routingLabels" label="Labels" error={err('routing.labels')} hint="key=value, comma-separated; a worker must carry all">
+        <Input {...controlProps('routingLabels', err('routing.labels'))} {...text('routingLabels')} placeholder="region=eu, gpu=true" />
+      </Field>
+      <Field id="routingStrategy" label="Strategy" error={err('routing.strategy')}>
+        <NativeSelect {...controlProps('routingStrategy', err('routing.strategy'))} {...text('routingStrategy')}>
+          <option value="any">any — first free matching worker</option>
+          <option value="consistent_hash">consistent_hash — same worker for the same key</option>
+          <option value="nodes">nodes — only the listed nodes</option>
+        </NativeSelect>
+      </Field>
+      {v.routingStrategy === 'nodes' ? (
+        <Field id="routingNodes" label="Nodes" error={err('routing.nodes')} hint="Node ids, comma-separated" className="md:col-span-2">
+          <Input {...controlProps('routingNodes', err('routing.nodes'))} {...text('routingNodes')} />
+        </Field>
+      ) : null}
+      {v.routingStrategy === 'consistent_hash' ? (
+        <Field id="routingKey" label="Routing key" error={err('routing.key')} hint="Hashed to pick the worker; empty: the job id">
+          <Input {...controlProps('routingKey', err('routing.key'))} {...text('routingKey')} />
+        </Field>
+      ) : null}
+    </CardBody>
+  </Card>
+  );
+}

@@ -1,0 +1,109 @@
+'use client';
+// The job form's Schedule section (components/jobs/job-form.tsx): kind, its fields, zone, fire preview, window, stagger.
+import { Field, controlProps, errorId } from '../ui/field';
+import { Card, CardBody, CardHeader } from '../ui/card';
+import { Input } from '../ui/input';
+import { cn } from '../ui/cn';
+import { TimezonePicker } from './timezone-picker';
+import { CronPreview, type PreviewWindow } from './schedule-preview';
+import type { JobFormValues, ScheduleKind } from './form-values';
+import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
+import { NumberField } from './job-form-policy';
+import type { JobFormState } from './use-job-form';
+
+const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
+  { value: 'cron', label: 'Cron', hint: 'Calendar times, in a time zone' },
+  { value: 'interval', label: 'Interval', hint: 'Every N seconds' },
+  { value: 'once', label: 'Once', hint: 'A single date and time' },
+  { value: 'manual', label: 'Manual', hint: 'Only Run now / API' },
+];
+
+/** Schedule kind, its fields, time zone, the fire preview, effective window and stagger. */
+export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: string[] }) {
+  const { v, set, err, text } = f;
+  return (
+  <Card>
+    <CardHeader title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." />
+    <CardBody className="space-y-4">
+      <div role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
+        {KINDS.map((k) => (
+          <button
+            key={k.value}
+            type="button"
+            role="radio"
+            aria-checked={v.scheduleKind === k.value}
+            title={k.hint}
+            onClick={() => set('scheduleKind', k.value)}
+            className={cn('rounded px-3 py-1 text-[13px] font-medium', v.scheduleKind === k.value ? 'bg-white text-zinc-900 shadow-xs ring-1 ring-zinc-200' : 'text-zinc-500 hover:text-zinc-800')}
+          >
+            {k.label}
+          </button>
+        ))}
+      </div>
+      {err('schedule') ? <p className="text-xs text-red-600" role="alert">{err('schedule')}</p> : null}
+
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+        <div className="space-y-4">
+          {v.scheduleKind === 'cron' ? (
+            <Field id="cron" label="Cron expression" error={err('schedule.cron')} hint="5 fields (minute hour day month weekday) or 6 with seconds first">
+              <Input {...controlProps('cron', err('schedule.cron'))} {...text('cron')} className="font-mono" placeholder="0 2 * * *" spellCheck={false} />
+            </Field>
+          ) : null}
+          {v.scheduleKind === 'interval' ? (
+            <Field id="intervalSeconds" label="Interval (seconds)" error={err('schedule.intervalSeconds')}>
+              <Input {...controlProps('intervalSeconds', err('schedule.intervalSeconds'))} {...text('intervalSeconds')} type="number" min={1} />
+            </Field>
+          ) : null}
+          {v.scheduleKind === 'once' ? (
+            <Field id="runAt" label="Run at" error={err('schedule.runAt')} hint={onceHint(v)}>
+              <Input {...controlProps('runAt', err('schedule.runAt'))} {...text('runAtLocal')} type="datetime-local" />
+            </Field>
+          ) : null}
+          {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
+            <Field id="timezone" label="Time zone" error={err('schedule.timezone')}>
+              <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : undefined} />
+            </Field>
+          ) : null}
+          {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
+        </div>
+        {v.scheduleKind === 'cron' ? <CronPreview cron={v.cron} timezone={v.timezone} window={previewWindow(v)} /> : null}
+      </div>
+
+      {v.scheduleKind !== 'manual' ? (
+        <details className="group" open={!!(v.startAtLocal || v.endAtLocal || err('startAt') || err('endAt'))}>
+          <summary className="cursor-pointer text-xs font-medium text-zinc-600">Effective window (optional)</summary>
+          <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
+            <Field id="startAt" label={`Start at (${v.timezone || 'UTC'})`} error={err('startAt')}>
+              <Input {...controlProps('startAt', err('startAt'))} {...text('startAtLocal')} type="datetime-local" />
+            </Field>
+            <Field id="endAt" label={`End at (${v.timezone || 'UTC'})`} error={err('endAt')}>
+              <Input {...controlProps('endAt', err('endAt'))} {...text('endAtLocal')} type="datetime-local" />
+            </Field>
+          </div>
+        </details>
+      ) : null}
+      {v.scheduleKind !== 'manual' ? (
+        <details className="group" open={!!((v.staggerSeconds && v.staggerSeconds !== '0') || err('staggerSeconds'))}>
+          <summary className="cursor-pointer text-xs font-medium text-zinc-600">Stagger (optional)</summary>
+          <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
+            <NumberField f={f} id="staggerSeconds" label="Stagger (s, 0-86400): a stable per-job offset in [0, stagger)" path="staggerSeconds" k="staggerSeconds" />
+          </div>
+        </details>
+      ) : null}
+    </CardBody>
+  </Card>
+  );
+}
+
+/** The form's effective window as UTC instants for the fire preview (a half-typed or invalid value is left out). */
+function previewWindow(v: JobFormValues): PreviewWindow {
+  const tz = v.timezone || 'UTC';
+  const at = (local: string) => (local ? (zonedLocalToUtc(local, tz)?.toISOString() ?? null) : null);
+  return { startAt: at(v.startAtLocal), endAt: at(v.endAtLocal) };
+}
+
+function onceHint(v: JobFormValues): string {
+  if (!v.runAtLocal) return `Wall time in ${v.timezone || 'UTC'}`;
+  const at = zonedLocalToUtc(v.runAtLocal, v.timezone || 'UTC');
+  return at ? `= ${formatUtc(at)}` : 'Invalid date';
+}
