@@ -1,4 +1,5 @@
 import type { Db, PrismaClient, Prisma } from '../db.ts';
+import type { StatsCounters } from './get-daily-stats.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
 import { statsDailyRowsSql, statsEventsSql } from '../engine/sql/stats-outcome.ts';
 import { getStatsTimeZone } from './current-zone.ts';
@@ -6,13 +7,9 @@ import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
 
 /** One handler_stats_daily row in comparable form (durations/lateness in ms). */
-export interface StatsRow {
+export interface StatsRow extends StatsCounters {
   date: IsoDate;
   handler: string;
-  success: number;
-  failure: number;
-  timeout: number;
-  deadLetter: number;
   totalDurationMs: number;
   maxDurationMs: number;
   totalLatenessMs: number;
