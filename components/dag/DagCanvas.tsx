@@ -36,12 +36,7 @@ export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBann
       <ReactFlow<StepNode, DepEdge>
         nodes={nodes}
         edges={edges}
-        onNodesChange={edits.onNodesChange}
-        onEdgesChange={edits.onEdgesChange}
-        onConnect={edits.onConnect}
-        onConnectStart={edits.onConnectStart}
-        onConnectEnd={edits.onConnectEnd}
-        isValidConnection={edits.isValidConnection}
+        {...edits.flow}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         nodesDraggable={!readOnly}

@@ -172,7 +172,11 @@ export function useCanvasEdits(p: {
     window.requestAnimationFrame(fit);
   }, [fit, live, dispatch]);
 
-  return { onNodesChange, onEdgesChange, isValidConnection, onConnect, onConnectEnd, onConnectStart, addStep, onDragOver, onDrop, autoLayout, fit };
+  return {
+    /** the callbacks <ReactFlow> takes as they are */
+    flow: { onNodesChange, onEdgesChange, isValidConnection, onConnect, onConnectEnd, onConnectStart },
+    addStep, onDragOver, onDrop, autoLayout, fit,
+  };
 }
 
 /** The callbacks {@link useCanvasEdits} returns. */

@@ -2,6 +2,7 @@
 // The job form's banner (components/jobs/job-form.tsx): a 409 conflict with what changed, or a refused save's summary.
 import { RefreshCw, TriangleAlert } from 'lucide-react';
 import { Button } from '../ui/button';
+import { FieldDiffTable, type FieldChange } from './field-diff-table';
 import type { JobFormState } from './use-job-form';
 
 /** The 409 conflict banner (with what changed and a reload), or the summary of a refused save. */
@@ -45,10 +46,9 @@ function ConflictDetail({ detail, expectedVersion }: { detail?: Record<string, u
   if (!detail) return null;
   const current = detail.currentVersion;
   const by = typeof detail.changedBy === 'string' ? detail.changedBy : null;
-  const diff = detail.diff as { fields?: { path: string; from: unknown; to: unknown }[]; changedFields?: string[] } | null | undefined;
+  const diff = detail.diff as { fields?: FieldChange[]; changedFields?: string[] } | null | undefined;
   const fields = diff?.fields ?? [];
   const other = (diff?.changedFields ?? (detail.changedFields as string[] | undefined) ?? []).filter((f) => !fields.some((x) => x.path === f));
-  const show = (x: unknown) => (x == null ? '—' : typeof x === 'string' ? x : JSON.stringify(x));
   return (
     <div className="mt-2 text-xs" data-testid="conflict-detail">
       <p>
@@ -56,30 +56,7 @@ function ConflictDetail({ detail, expectedVersion }: { detail?: Record<string, u
         {by ? `, last changed by ${by}` : ''}.
       </p>
       {fields.length || other.length ? (
-        <table className="mt-1.5 w-full max-w-2xl border-collapse text-left">
-          <thead>
-            <tr className="text-amber-800/80">
-              <th className="py-0.5 pr-3 font-medium">Field</th>
-              <th className="py-0.5 pr-3 font-medium">Your base</th>
-              <th className="py-0.5 font-medium">Now</th>
-            </tr>
-          </thead>
-          <tbody className="font-mono text-[11px]">
-            {fields.map((f) => (
-              <tr key={f.path} className="border-t border-amber-200">
-                <td className="py-0.5 pr-3">{f.path}</td>
-                <td className="max-w-[16rem] truncate py-0.5 pr-3" title={show(f.from)}>{show(f.from)}</td>
-                <td className="max-w-[16rem] truncate py-0.5" title={show(f.to)}>{show(f.to)}</td>
-              </tr>
-            ))}
-            {other.map((f) => (
-              <tr key={f} className="border-t border-amber-200">
-                <td className="py-0.5 pr-3">{f}</td>
-                <td className="py-0.5 pr-3" colSpan={2}>changed</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FieldDiffTable rows={fields} changedOnly={other} labels={['Field', 'Your base', 'Now']} tone="conflict" />
       ) : null}
     </div>
   );

@@ -1,19 +1,10 @@
 'use client';
-// The job form's Policy and Routing sections (components/jobs/job-form.tsx), and its number field.
+// The job form's Policy and Routing sections (components/jobs/job-form.tsx).
 import { Card, CardBody, CardHeader } from '../ui/card';
 import { Field, controlProps } from '../ui/field';
-import { Input, NativeSelect } from '../ui/input';
-import type { JobFormValues } from './form-values';
+import { NativeSelect } from '../ui/input';
+import { NumberField, ValueField } from './job-form-fields';
 import type { JobFormState } from './use-job-form';
-
-/** A number input bound to one form value, with the error of `path`. */
-export function NumberField({ f, id, label, path, k, step }: { f: JobFormState; id: string; label: string; path: string; k: keyof JobFormValues; step?: string }) {
-  return (
-    <Field id={id} label={label} error={f.err(path)}>
-      <Input {...controlProps(id, f.err(path))} {...f.text(k)} type="number" step={step} />
-    </Field>
-  );
-}
 
 /** Timeout, retries and backoff, priority, dead letter, block strategy, misfire policy. */
 export function PolicySection({ f }: { f: JobFormState }) {
@@ -57,12 +48,8 @@ export function RoutingSection({ f }: { f: JobFormState }) {
   <Card>
     <CardHeader title="Routing" description="Which workers may run this job's tasks." />
     <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-3">
-      <Field id="routingGroup" label="Node group" error={err('routing.nodeGroup')} hint="Empty: any group">
-        <Input {...controlProps('routingGroup', err('routing.nodeGroup'))} {...text('routingGroup')} placeholder="default" />
-      </Field>
-      <Field id="routingLabels" label="Labels" error={err('routing.labels')} hint="key=value, comma-separated; a worker must carry all">
-        <Input {...controlProps('routingLabels', err('routing.labels'))} {...text('routingLabels')} placeholder="region=eu, gpu=true" />
-      </Field>
+      <ValueField f={f} id="routingGroup" label="Node group" path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" />
+      <ValueField f={f} id="routingLabels" label="Labels" path="routing.labels" k="routingLabels" hint="key=value, comma-separated; a worker must carry all" placeholder="region=eu, gpu=true" />
       <Field id="routingStrategy" label="Strategy" error={err('routing.strategy')}>
         <NativeSelect {...controlProps('routingStrategy', err('routing.strategy'))} {...text('routingStrategy')}>
           <option value="any">any — first free matching worker</option>
@@ -71,14 +58,10 @@ export function RoutingSection({ f }: { f: JobFormState }) {
         </NativeSelect>
       </Field>
       {v.routingStrategy === 'nodes' ? (
-        <Field id="routingNodes" label="Nodes" error={err('routing.nodes')} hint="Node ids, comma-separated" className="md:col-span-2">
-          <Input {...controlProps('routingNodes', err('routing.nodes'))} {...text('routingNodes')} />
-        </Field>
+        <ValueField f={f} id="routingNodes" label="Nodes" path="routing.nodes" k="routingNodes" hint="Node ids, comma-separated" className="md:col-span-2" />
       ) : null}
       {v.routingStrategy === 'consistent_hash' ? (
-        <Field id="routingKey" label="Routing key" error={err('routing.key')} hint="Hashed to pick the worker; empty: the job id">
-          <Input {...controlProps('routingKey', err('routing.key'))} {...text('routingKey')} />
-        </Field>
+        <ValueField f={f} id="routingKey" label="Routing key" path="routing.key" k="routingKey" hint="Hashed to pick the worker; empty: the job id" />
       ) : null}
     </CardBody>
   </Card>

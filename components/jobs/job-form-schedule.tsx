@@ -1,14 +1,13 @@
 'use client';
 // The job form's Schedule section (components/jobs/job-form.tsx): kind, its fields, zone, fire preview, window, stagger.
-import { Field, controlProps, errorId } from '../ui/field';
+import { Field, errorId } from '../ui/field';
 import { Card, CardBody, CardHeader } from '../ui/card';
-import { Input } from '../ui/input';
 import { cn } from '../ui/cn';
 import { TimezonePicker } from './timezone-picker';
 import { CronPreview, type PreviewWindow } from './schedule-preview';
 import type { JobFormValues, ScheduleKind } from './form-values';
 import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
-import { NumberField } from './job-form-policy';
+import { NumberField, ValueField } from './job-form-fields';
 import type { JobFormState } from './use-job-form';
 
 const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
@@ -20,7 +19,7 @@ const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
 
 /** Schedule kind, its fields, time zone, the fire preview, effective window and stagger. */
 export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: string[] }) {
-  const { v, set, err, text } = f;
+  const { v, set, err } = f;
   return (
   <Card>
     <CardHeader title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." />
@@ -45,19 +44,13 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <div className="space-y-4">
           {v.scheduleKind === 'cron' ? (
-            <Field id="cron" label="Cron expression" error={err('schedule.cron')} hint="5 fields (minute hour day month weekday) or 6 with seconds first">
-              <Input {...controlProps('cron', err('schedule.cron'))} {...text('cron')} className="font-mono" placeholder="0 2 * * *" spellCheck={false} />
-            </Field>
+            <ValueField f={f} id="cron" label="Cron expression" path="schedule.cron" k="cron" hint="5 fields (minute hour day month weekday) or 6 with seconds first" inputClassName="font-mono" placeholder="0 2 * * *" spellCheck={false} />
           ) : null}
           {v.scheduleKind === 'interval' ? (
-            <Field id="intervalSeconds" label="Interval (seconds)" error={err('schedule.intervalSeconds')}>
-              <Input {...controlProps('intervalSeconds', err('schedule.intervalSeconds'))} {...text('intervalSeconds')} type="number" min={1} />
-            </Field>
+            <NumberField f={f} id="intervalSeconds" label="Interval (seconds)" path="schedule.intervalSeconds" k="intervalSeconds" min={1} />
           ) : null}
           {v.scheduleKind === 'once' ? (
-            <Field id="runAt" label="Run at" error={err('schedule.runAt')} hint={onceHint(v)}>
-              <Input {...controlProps('runAt', err('schedule.runAt'))} {...text('runAtLocal')} type="datetime-local" />
-            </Field>
+            <ValueField f={f} id="runAt" label="Run at" path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" />
           ) : null}
           {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
             <Field id="timezone" label="Time zone" error={err('schedule.timezone')}>
@@ -73,12 +66,8 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
         <details className="group" open={!!(v.startAtLocal || v.endAtLocal || err('startAt') || err('endAt'))}>
           <summary className="cursor-pointer text-xs font-medium text-zinc-600">Effective window (optional)</summary>
           <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
-            <Field id="startAt" label={`Start at (${v.timezone || 'UTC'})`} error={err('startAt')}>
-              <Input {...controlProps('startAt', err('startAt'))} {...text('startAtLocal')} type="datetime-local" />
-            </Field>
-            <Field id="endAt" label={`End at (${v.timezone || 'UTC'})`} error={err('endAt')}>
-              <Input {...controlProps('endAt', err('endAt'))} {...text('endAtLocal')} type="datetime-local" />
-            </Field>
+            <ValueField f={f} id="startAt" label={`Start at (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" />
+            <ValueField f={f} id="endAt" label={`End at (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" />
           </div>
         </details>
       ) : null}

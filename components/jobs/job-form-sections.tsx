@@ -8,6 +8,7 @@ import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader } from '../ui/card';
 import { Field, controlProps } from '../ui/field';
 import { Input, NativeSelect, Textarea } from '../ui/input';
+import { ValueField } from './job-form-fields';
 import type { JobFormState } from './use-job-form';
 
 /** Key, name, description. */
@@ -17,12 +18,8 @@ export function GeneralSection({ f }: { f: JobFormState }) {
   <Card>
     <CardHeader title="General" />
     <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-2">
-      <Field id="key" label="Key" error={err('key')} hint="Unique id for the API and logs, e.g. report.daily">
-        <Input {...controlProps('key', err('key'))} {...text('key')} className="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} />
-      </Field>
-      <Field id="name" label="Name" error={err('name')}>
-        <Input {...controlProps('name', err('name'))} {...text('name')} placeholder="Daily report" />
-      </Field>
+      <ValueField f={f} id="key" label="Key" path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} />
+      <ValueField f={f} id="name" label="Name" path="name" k="name" placeholder="Daily report" />
       <Field id="description" label="Description" error={err('description')} className="md:col-span-2">
         <Textarea {...controlProps('description', err('description'))} {...text('description')} rows={2} />
       </Field>
