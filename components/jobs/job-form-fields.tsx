@@ -1,7 +1,8 @@
 'use client';
-// The job form's input fields bound to one form value (components/jobs/use-job-form.ts): label, hint, and the
-// error of the value's API path next to it.
+// The job form's building blocks: a section card, and input fields bound to one form value
+// (components/jobs/use-job-form.ts) with label, hint, and the error of the value's API path next to it.
 import type * as React from 'react';
+import { Card, CardBody, CardHeader } from '../ui/card';
 import { Field, controlProps } from '../ui/field';
 import { Input } from '../ui/input';
 import type { JobFormValues } from './form-values';
@@ -33,4 +34,14 @@ export function ValueField({ f, id, label, path, k, hint, className, inputClassN
 /** A number input bound to one form value (see ValueField). */
 export function NumberField(p: ValueFieldProps) {
   return <ValueField {...p} type="number" />;
+}
+
+/** One section of the job form: a card with a title, an optional description and its fields (`className`: the body's layout). */
+export function FormSection({ title, description, className, children }: { title: string; description?: string; className?: string; children: React.ReactNode }) {
+  return (
+    <Card>
+      <CardHeader title={title} description={description} />
+      <CardBody className={className}>{children}</CardBody>
+    </Card>
+  );
 }

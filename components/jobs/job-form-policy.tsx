@@ -1,18 +1,15 @@
 'use client';
 // The job form's Policy and Routing sections (components/jobs/job-form.tsx).
-import { Card, CardBody, CardHeader } from '../ui/card';
 import { Field, controlProps } from '../ui/field';
 import { NativeSelect } from '../ui/input';
-import { NumberField, ValueField } from './job-form-fields';
+import { FormSection, NumberField, ValueField } from './job-form-fields';
 import type { JobFormState } from './use-job-form';
 
 /** Timeout, retries and backoff, priority, dead letter, block strategy, misfire policy. */
 export function PolicySection({ f }: { f: JobFormState }) {
   const { err, text } = f;
   return (
-  <Card>
-    <CardHeader title="Policy" description="Timeouts, retries with exponential backoff, and what happens on overlap, downtime and repeated failure." />
-    <CardBody className="grid grid-cols-2 gap-4 md:grid-cols-4">
+  <FormSection title="Policy" description="Timeouts, retries with exponential backoff, and what happens on overlap, downtime and repeated failure." className="grid grid-cols-2 gap-4 md:grid-cols-4">
       <NumberField f={f} id="timeoutSeconds" label="Timeout (s)" path="policy.timeoutSeconds" k="timeoutSeconds" />
       <NumberField f={f} id="maxRetries" label="Max retries" path="policy.maxRetries" k="maxRetries" />
       <NumberField f={f} id="priority" label="Priority" path="policy.priority" k="priority" />
@@ -36,8 +33,7 @@ export function PolicySection({ f }: { f: JobFormState }) {
         </NativeSelect>
       </Field>
       <NumberField f={f} id="misfireMaxCatchup" label="Misfire cap (runs)" path="policy.misfireMaxCatchup" k="misfireMaxCatchup" />
-    </CardBody>
-  </Card>
+  </FormSection>
   );
 }
 
@@ -45,9 +41,7 @@ export function PolicySection({ f }: { f: JobFormState }) {
 export function RoutingSection({ f }: { f: JobFormState }) {
   const { v, err, text } = f;
   return (
-  <Card>
-    <CardHeader title="Routing" description="Which workers may run this job's tasks." />
-    <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-3">
+  <FormSection title="Routing" description="Which workers may run this job's tasks." className="grid grid-cols-1 gap-4 md:grid-cols-3">
       <ValueField f={f} id="routingGroup" label="Node group" path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" />
       <ValueField f={f} id="routingLabels" label="Labels" path="routing.labels" k="routingLabels" hint="key=value, comma-separated; a worker must carry all" placeholder="region=eu, gpu=true" />
       <Field id="routingStrategy" label="Strategy" error={err('routing.strategy')}>
@@ -63,7 +57,6 @@ export function RoutingSection({ f }: { f: JobFormState }) {
       {v.routingStrategy === 'consistent_hash' ? (
         <ValueField f={f} id="routingKey" label="Routing key" path="routing.key" k="routingKey" hint="Hashed to pick the worker; empty: the job id" />
       ) : null}
-    </CardBody>
-  </Card>
+  </FormSection>
   );
 }

@@ -1,13 +1,12 @@
 'use client';
 // The job form's Schedule section (components/jobs/job-form.tsx): kind, its fields, zone, fire preview, window, stagger.
 import { Field, errorId } from '../ui/field';
-import { Card, CardBody, CardHeader } from '../ui/card';
 import { cn } from '../ui/cn';
 import { TimezonePicker } from './timezone-picker';
 import { CronPreview, type PreviewWindow } from './schedule-preview';
 import type { JobFormValues, ScheduleKind } from './form-values';
 import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
-import { NumberField, ValueField } from './job-form-fields';
+import { FormSection, NumberField, ValueField } from './job-form-fields';
 import type { JobFormState } from './use-job-form';
 
 const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
@@ -21,9 +20,7 @@ const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
 export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: string[] }) {
   const { v, set, err } = f;
   return (
-  <Card>
-    <CardHeader title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." />
-    <CardBody className="space-y-4">
+  <FormSection title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." className="space-y-4">
       <div role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
         {KINDS.map((k) => (
           <button
@@ -79,8 +76,7 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
           </div>
         </details>
       ) : null}
-    </CardBody>
-  </Card>
+  </FormSection>
   );
 }
 

@@ -5,26 +5,22 @@
 import Link from 'next/link';
 import { Plus, Trash2 } from 'lucide-react';
 import { Button } from '../ui/button';
-import { Card, CardBody, CardHeader } from '../ui/card';
 import { Field, controlProps } from '../ui/field';
 import { Input, NativeSelect, Textarea } from '../ui/input';
-import { ValueField } from './job-form-fields';
+import { FormSection, ValueField } from './job-form-fields';
 import type { JobFormState } from './use-job-form';
 
 /** Key, name, description. */
 export function GeneralSection({ f }: { f: JobFormState }) {
   const { mode, err, text } = f;
   return (
-  <Card>
-    <CardHeader title="General" />
-    <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-2">
+  <FormSection title="General" className="grid grid-cols-1 gap-4 md:grid-cols-2">
       <ValueField f={f} id="key" label="Key" path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} />
       <ValueField f={f} id="name" label="Name" path="name" k="name" placeholder="Daily report" />
       <Field id="description" label="Description" error={err('description')} className="md:col-span-2">
         <Textarea {...controlProps('description', err('description'))} {...text('description')} rows={2} />
       </Field>
-    </CardBody>
-  </Card>
+  </FormSection>
   );
 }
 
@@ -32,9 +28,7 @@ export function GeneralSection({ f }: { f: JobFormState }) {
 export function AlarmsSection({ f }: { f: JobFormState }) {
   const { v, set, err } = f;
   return (
-  <Card>
-    <CardHeader title="Alarms" description="Notify when runs end badly (or well)." />
-    <CardBody className="space-y-3">
+  <FormSection title="Alarms" description="Notify when runs end badly (or well)." className="space-y-3">
       <div className="flex flex-wrap gap-4">
         {(
           [
@@ -83,8 +77,7 @@ export function AlarmsSection({ f }: { f: JobFormState }) {
           Add channel
         </Button>
       </div>
-    </CardBody>
-  </Card>
+  </FormSection>
   );
 }
 
