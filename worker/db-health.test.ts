@@ -1,6 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { replayDelayMs } from '../lib/engine/lock-order.ts';
 import { DbHealth, isUnreachable } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
@@ -30,49 +29,72 @@ describe('replayDelayMs', () => {
 });
 
 describe('DbHealth', () => {
+  // Fake timers drive the probe and loop timers; `now` is the monotonic clock DbHealth reads.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('an outage starts probing; the first answer calls every listener in order and restarts the reachability clock', async () => {
+    let clock = 1_000;
     let up = false;
     let probes = 0;
     const health = new DbHealth(async () => {
       probes++;
       if (!up) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    }, logger, { probeMs: 10 });
+    }, logger, { probeMs: 10, random: () => 0.5, now: () => clock });
     const calls: string[] = [];
     health.onUp(() => calls.push('heartbeat'));
     health.onUp(() => calls.push('claimer'));
+    clock = 2_000;
+    expect(health.reachableForMs()).toBe(1_000);
     health.reportFailure({ code: '23505' }); // a refused statement: not an outage
     expect(health.isDown).toBe(false);
+    expect(health.reachableForMs()).toBe(1_000);
     health.reportFailure(new Error('Connection terminated'));
     expect(health.isDown).toBe(true);
     expect(health.reachableForMs()).toBe(0);
-    await new Promise((r) => setTimeout(r, 80));
-    expect(probes).toBeGreaterThan(1);
+    await vi.advanceTimersByTimeAsync(80); // a probe every 10 ms (random 0.5: no jitter)
+    expect(probes).toBe(8);
     expect(calls).toEqual([]);
-    const answeredFrom = performance.now();
+    clock = 5_000;
     up = true;
-    await new Promise((r) => setTimeout(r, 60));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(probes).toBe(9);
     expect(health.isDown).toBe(false);
     expect(calls).toEqual(['heartbeat', 'claimer']);
-    expect(health.reachableForMs()).toBeLessThanOrEqual(performance.now() - answeredFrom); // counted from the answer
+    clock = 5_250;
+    expect(health.reachableForMs()).toBe(250); // counted from the answer
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(probes).toBe(9); // no probing while up
     health.stop();
   });
 
   it('a service loop in back-off runs again at once when the database answers', async () => {
-    const health = new DbHealth(async () => undefined, logger, { probeMs: 10 });
-    let fail = true;
-    const passes: number[] = [];
+    let fail = true; // the database is away until this turns false
+    const unreachable = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const health = new DbHealth(async () => {
+      if (fail) throw unreachable();
+    }, logger, { probeMs: 10, random: () => 0.5 });
+    let passes = 0;
     const loop = new ServiceLoop('test', 5_000, async () => {
-      passes.push(Date.now());
-      if (fail) throw new Error('connect ECONNREFUSED');
+      passes++;
+      if (fail) throw unreachable();
     }, logger, { health, random: () => 0.99 });
     loop.start();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(passes).toHaveLength(1); // failed: next pass in ~10 s of back-off
+    await vi.advanceTimersByTimeAsync(50);
+    expect(passes).toBe(1); // failed: next pass in ~10 s of back-off
+    expect(health.isDown).toBe(true);
     fail = false;
-    await new Promise((r) => setTimeout(r, 150)); // the probe answers, the loop recovers
-    expect(passes.length).toBeGreaterThanOrEqual(2);
+    // The probe answers (10 ms) and the loop runs within its 50 ms recovery jitter, not after its back-off.
+    await vi.advanceTimersByTimeAsync(10 + 50);
+    expect(passes).toBe(2);
     expect(health.isDown).toBe(false);
-    await loop.stop();
+    const stopped = loop.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    await stopped;
     health.stop();
   });
 });

@@ -48,17 +48,20 @@ export interface DbHealthOptions {
   /** pause between probes while the database is down, ms (default 250; jittered ±50 %) */
   probeMs?: number;
   random?: () => number;
+  /** monotonic clock in ms (default performance.now; tests pass their own) */
+  now?: () => number;
 }
 
 export class DbHealth {
   private down = false;
   /** start of the current stretch without an unreachable failure (monotonic ms) */
-  private upSince = performance.now();
+  private upSince: number;
   private readonly listeners: (() => void)[] = [];
   private probeTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly probeMs: number;
   private readonly random: () => number;
+  private readonly now: () => number;
 
   constructor(
     private readonly probe: () => Promise<unknown>,
@@ -67,6 +70,8 @@ export class DbHealth {
   ) {
     this.probeMs = Math.max(10, options.probeMs ?? 250);
     this.random = options.random ?? Math.random;
+    this.now = options.now ?? (() => performance.now());
+    this.upSince = this.now();
   }
 
   /** whether the last report said the database cannot be reached */
@@ -76,7 +81,7 @@ export class DbHealth {
 
   /** ms since the database last failed to answer this process (0 while down) */
   reachableForMs(): number {
-    return this.down ? 0 : performance.now() - this.upSince;
+    return this.down ? 0 : this.now() - this.upSince;
   }
 
   /** Registers `fn` to run each time the database answers again after an outage (in registration order). */
@@ -87,7 +92,7 @@ export class DbHealth {
   /** A database operation failed: if the database is unreachable, mark it down and start probing. */
   reportFailure(err: unknown): void {
     if (!isUnreachable(err)) return;
-    this.upSince = performance.now();
+    this.upSince = this.now();
     if (this.down) return;
     this.down = true;
     this.logger.warn({ err: (err as Error)?.message }, 'database unreachable: probing until it answers');
@@ -108,7 +113,7 @@ export class DbHealth {
   private markUp(): void {
     if (!this.down) return;
     this.down = false;
-    this.upSince = performance.now();
+    this.upSince = this.now();
     if (this.probeTimer) clearTimeout(this.probeTimer);
     this.probeTimer = null;
     this.logger.info('database reachable again: renewing leases, then resuming work');
@@ -129,7 +134,7 @@ export class DbHealth {
       this.probe().then(
         () => this.markUp(),
         (err) => {
-          if (isUnreachable(err)) this.upSince = performance.now();
+          if (isUnreachable(err)) this.upSince = this.now();
           this.scheduleProbe();
         },
       );

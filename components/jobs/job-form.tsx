@@ -1,7 +1,11 @@
 'use client';
 
 import { EMPTY_JOB_FORM } from './form-values';
-import { AlarmsSection, FormBanner, FormFooter, GeneralSection, PolicySection, RoutingSection, ScheduleSection, WhatToRunSection } from './job-form-sections';
+import { FormBanner } from './job-form-banner';
+import { PolicySection, RoutingSection } from './job-form-policy';
+import { ScheduleSection } from './job-form-schedule';
+import { AlarmsSection, FormFooter, GeneralSection } from './job-form-sections';
+import { WhatToRunSection } from './job-form-what-to-run';
 import { useJobForm } from './use-job-form';
 import type { JobFormValues } from './form-values';
 
@@ -36,7 +40,7 @@ export type JobFormProps = {
  * paths like `schedule.cron`, `payload`, `policy.timeoutSeconds`) render next to their
  * fields, client-side checks (JSON, labels) use the same paths. A 409 conflict in edit
  * mode shows a banner with the newer version and a reload option; nothing is
- * overwritten silently. State: useJobForm; sections: job-form-sections.tsx.
+ * overwritten silently. State: useJobForm; sections: job-form-banner, -sections, -schedule, -what-to-run, -policy.tsx.
  */
 export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, cancelHref, privilegedHandlers = [] }: JobFormProps) {
   const f = useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers });

@@ -11,6 +11,7 @@ import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { Tag } from '../status-badge';
+import { FieldDiffTable } from './field-diff-table';
 import { RelativeTime } from '../time';
 
 export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string };
@@ -124,7 +125,6 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
   );
 }
 
-const show = (x: unknown) => (x === undefined || x === null ? '—' : typeof x === 'string' ? x : JSON.stringify(x, null, 1));
 
 /** Side-by-side diff: one row per changed path, old value left, new value right. */
 function DiffView({ data }: { data: DiffData }) {
@@ -146,24 +146,7 @@ function DiffView({ data }: { data: DiffData }) {
       {rows.length === 0 ? (
         <p className="text-xs text-zinc-500">The two versions have the same configuration (only status or metadata changed).</p>
       ) : (
-        <table className="w-full table-fixed border-collapse text-xs">
-          <thead>
-            <tr className="text-left text-zinc-500">
-              <th className="w-1/4 border-b border-zinc-200 py-1.5 pr-2 font-medium">Field</th>
-              <th className="border-b border-zinc-200 py-1.5 pr-2 font-medium">v{data.from}</th>
-              <th className="border-b border-zinc-200 py-1.5 font-medium">v{data.to}</th>
-            </tr>
-          </thead>
-          <tbody className="font-mono text-[11px]">
-            {rows.map((r) => (
-              <tr key={r.path} className="align-top">
-                <td className="border-b border-zinc-100 py-1 pr-2 break-all text-zinc-700">{r.path}</td>
-                <td className="border-b border-zinc-100 bg-red-50/60 px-2 py-1 whitespace-pre-wrap break-all text-red-900">{show(r.from)}</td>
-                <td className="border-b border-zinc-100 bg-emerald-50/60 px-2 py-1 whitespace-pre-wrap break-all text-emerald-900">{show(r.to)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FieldDiffTable rows={rows} labels={['Field', `v${data.from}`, `v${data.to}`]} tone="versions" />
       )}
     </div>
   );

@@ -29,7 +29,7 @@ import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
  *   running -> timeout -> dead); children propagate (hard: skipped naming this task).
  * Then, when every task of the run is final, the run ends (success / failed /
  * timeout / cancelled) and the job's counters and dead-letter state follow;
- * handler_stats_daily is updated in the same transaction (lib/engine/stats.ts).
+ * handler_stats_daily is updated in the same transaction (the rule: sql/stats-outcome.ts).
  *
  * Round trips: a success of the only task of its run (one-step job) is ONE
  * statement, no transaction (sql/complete-only-tasks.ts). Otherwise: BEGIN, finish-attempt (CAS + log + run lock + child decrement),
@@ -218,16 +218,9 @@ export async function endAttempt(
   const fin = await finishAttempt(tx, p, now);
   if (!fin) return { applied: false };
 
-  const durationMs = fin.startedAt ? now.getTime() - fin.startedAt.getTime() : null;
-  const latenessMs = fin.attempt === 1 && fin.startedAt && fin.scheduledFor ? fin.startedAt.getTime() - fin.scheduledFor.getTime() : null;
+  // The attempt as the handler stats count it (the rule: sql/stats-outcome.ts).
   const stats: NonNullable<StatsCarry['stats']> = {
-    handler: fin.handler,
-    success: fin.status === 'success' ? 1 : 0,
-    failure: fin.status === 'failed' ? 1 : 0,
-    timeout: fin.status === 'timeout' ? 1 : 0,
-    deadLetter: 0,
-    durationMs,
-    latenessMs,
+    handler: fin.handler, outcome: fin.status, dead: false, attempt: fin.attempt, startedAt: fin.startedAt, scheduledFor: fin.scheduledFor,
   };
 
   const carry: StatsCarry = { stats };
@@ -255,7 +248,7 @@ export async function endAttempt(
         ? `dead: not retried, the failure cannot change on a retry (attempt ${fin.attempt}, ${fin.status})`
         : `dead: retries used up after ${fin.attempt} attempt${fin.attempt === 1 ? '' : 's'} (last ${fin.status})`,
     }, now);
-    stats.deadLetter = 1;
+    stats.dead = true;
     const runStatus = await settleFinalTask(tx, { taskId: fin.id, runId: fin.runId, status: 'dead', readyAlready: 0 }, now, carry);
     result = { applied: true, task: { id: fin.id, runId: fin.runId, status: 'dead', attempt: fin.attempt }, ...(runStatus ? { runStatus } : {}) };
   }

@@ -58,7 +58,7 @@ export {
   type BlockStrategy,
 } from './states.ts';
 export { TASKS_CHANNEL, CANCEL_CHANNEL, JOBS_CHANNEL, notifiedAt } from './notify.ts';
-export { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, durationBucket, STATS_TZ_SQL } from './stats.ts';
+export { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_TZ_SQL } from './stats.ts';
 export type {
   Run,
   RunTrigger,

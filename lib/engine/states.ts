@@ -130,8 +130,14 @@ export const TASK_TRANSITIONS: ReadonlyArray<readonly [TaskStatus, TaskStatus]> 
   ['success', 'pending'],
 ];
 
+/** true when `table` allows `from -> to` (same status: always). */
+function allowed<S extends string>(table: ReadonlyArray<readonly [S, S]>, from: S, to: S): boolean {
+  return from === to || table.some(([f, t]) => f === from && t === to);
+}
+
+/** true when a task may move from `from` to `to` (same status: always). */
 export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
-  return from === to || TASK_TRANSITIONS.some(([f, t]) => f === from && t === to);
+  return allowed(TASK_TRANSITIONS, from, to);
 }
 
 /**
@@ -170,7 +176,7 @@ export const RUN_TRANSITIONS: ReadonlyArray<readonly [RunStatus, RunStatus]> = [
 
 /** true when a run may move from `from` to `to` (same status: always). */
 export function canRunTransition(from: RunStatus, to: RunStatus): boolean {
-  return from === to || RUN_TRANSITIONS.some(([f, t]) => f === from && t === to);
+  return allowed(RUN_TRANSITIONS, from, to);
 }
 
 /** Job statuses, the `job_status` SQL enum. */
@@ -202,7 +208,7 @@ export const JOB_TRANSITIONS: ReadonlyArray<readonly [JobStatus, JobStatus]> = [
 
 /** true when a job may move from `from` to `to` (same status: always). */
 export function canJobTransition(from: JobStatus, to: JobStatus): boolean {
-  return from === to || JOB_TRANSITIONS.some(([f, t]) => f === from && t === to);
+  return allowed(JOB_TRANSITIONS, from, to);
 }
 
 /** Edge (dependency) types, the `dep_type` SQL enum (docs/design.md §4). */

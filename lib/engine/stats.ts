@@ -1,39 +1,21 @@
 /**
- * Handler statistics rules (docs/design.md §3 `handler_stats_daily`).
- *
- * Counting rule (one row per stats-zone day and handler, upserted
- * in the transaction that records the outcome, so it cannot drift from task_logs):
- * - success     +1 per task that succeeded (a task succeeds at most once);
- * - failure     +1 per attempt that ended failed — including attempts that are
- *               retried and lease expiries — so a flaky handler shows up even
- *               when its retries save the run;
- * - timeout     +1 per attempt that timed out (retried or not);
- * - dead_letter +1 per task that used up its retries (ended `dead`).
- * So success + failure + timeout = finished attempts = sum(duration_buckets),
- * and each counter equals a count of task_logs rows (running->success,
- * running->failed, running->timeout, *->dead) on that day: the rebuild proof.
- * Cancelled attempts are not counted (the handler did not finish).
- * - duration: completed_at - started_at of every finished attempt (ms): total,
- *   max, and a histogram over DURATION_BUCKET_BOUNDS_MS;
- * - lateness: started_at - scheduled_for of first attempts only (retries are
- *   late by design), summed with a count for the average.
+ * Handler statistics constants (docs/design.md §3 `handler_stats_daily`). The counting
+ * rule itself — which attempt outcomes count as what, on which day, with which duration
+ * and lateness — is written once, as SQL, in lib/engine/sql/stats-outcome.ts: the live
+ * bookings and the rebuild (lib/stats/rebuild-stats.ts) are built from it.
+ * Its invariants: success + failure + timeout = finished attempts = sum(duration_buckets),
+ * and each counter equals a count of task_logs rows (running->success, running->failed,
+ * running->timeout, *->dead) on that day.
  */
 
 /**
  * Upper bounds (exclusive) of the duration histogram in ms. Bucket i counts
- * durations d with bounds[i-1] <= d < bounds[i] (bounds[-1] = 0); the last
+ * durations d with bounds[i-1] <= d < bounds[i] (bounds[-1] = 0; SQL width_bucket); the last
  * bucket, index bounds.length, counts d >= 300000 (5 min). So
  * `duration_buckets` has DURATION_BUCKET_BOUNDS_MS.length + 1 elements.
  */
 export const DURATION_BUCKET_BOUNDS_MS = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000] as const;
 export const DURATION_BUCKET_COUNT = DURATION_BUCKET_BOUNDS_MS.length + 1;
-
-/** Index of the histogram bucket for a duration in ms (same as SQL width_bucket over the bounds). */
-export function durationBucket(ms: number): number {
-  let i = 0;
-  while (i < DURATION_BUCKET_BOUNDS_MS.length && ms >= DURATION_BUCKET_BOUNDS_MS[i]) i++;
-  return i;
-}
 
 /**
  * How many rows one (day, handler) is spread over. A completion adds its delta to

@@ -7,7 +7,7 @@ import type { CreateJobInput, EdgeInput, PolicyInput, RoutingInput, ScheduleInpu
 import { layoutDag } from '../dag/index.ts';
 import { DomainError } from '../errors.ts';
 import { dueAt, nextFireTime } from '../schedule/index.ts';
-import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView } from './job-view.ts';
+import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView, type StepFields } from './job-view.ts';
 
 /** Defaults of a new job (mirror the column defaults of the init migration). */
 export const JOB_DEFAULTS = {
@@ -95,18 +95,7 @@ export function alarmConfig(a: AlarmsInput | undefined, base: AlarmsView = JOB_D
   };
 }
 
-export type StepRow = {
-  key: string;
-  name: string;
-  handler: string;
-  payload: Record<string, unknown>;
-  config: Record<string, unknown>;
-  timeoutSeconds: number | null;
-  maxRetries: number | null;
-  resourceKey: string | null;
-  positionX: number;
-  positionY: number;
-};
+export type StepRow = StepFields & { positionX: number; positionY: number };
 export type EdgeRow = { fromStep: string; toStep: string; depType: 'hard' | 'soft' | 'on_failure' };
 
 /**

@@ -13,7 +13,8 @@ export type ScheduleView =
   | { kind: 'once'; runAt: string }
   | { kind: 'manual' };
 
-export type StepView = {
+/** A step's own fields, the same in the API view (StepView) and the stored row (job-input.ts StepRow). */
+export type StepFields = {
   key: string;
   name: string;
   handler: string;
@@ -22,8 +23,9 @@ export type StepView = {
   timeoutSeconds: number | null;
   maxRetries: number | null;
   resourceKey: string | null;
-  position: { x: number; y: number };
 };
+
+export type StepView = StepFields & { position: { x: number; y: number } };
 
 export type EdgeView = { from: string; to: string; type: 'hard' | 'soft' | 'on_failure' };
 

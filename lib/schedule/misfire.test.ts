@@ -57,9 +57,7 @@ describe('docs/engine-cases.md case 2: misfire after downtime', () => {
 describe('collectMissedSlots bounds', () => {
   it('a year of downtime on a per-second cron stays bounded and keeps the most recent slots', () => {
     const perSecond: JobSchedule = { ...everyMinute, spec: { kind: 'cron', cron: '* * * * * *', timezone: 'UTC' } };
-    const t0 = Date.now();
     const r = collectMissedSlots(perSecond, d('2025-01-01T00:00:00Z'), d('2026-01-01T00:00:00Z'), 1000);
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(r.slots).toHaveLength(1000);
     expect(r.slots.at(-1)!.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(r.slots[0]!.toISOString()).toBe('2025-12-31T23:43:21.000Z');

@@ -1,23 +1,12 @@
 // All zone work goes through Intl (ICU tzdata), which is also what cron-parser's
 // Luxon uses, so wall clocks computed here agree with cron-parser's.
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+import { formatterOf } from '../time/format.ts';
 
+/** The wall-clock formatter of `tz` (lib/time/format.ts); throws RangeError for a zone Intl does not know, as Intl does. */
 function wallFormatter(tz: string): Intl.DateTimeFormat {
-  let f = formatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      hourCycle: 'h23',
-    });
-    formatters.set(tz, f);
-  }
+  const f = formatterOf(tz);
+  if (!f) throw new RangeError(`Invalid time zone specified: ${tz}`);
   return f;
 }
 

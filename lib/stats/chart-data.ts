@@ -1,16 +1,12 @@
 import type { Db } from '../db.ts';
 import { getStatsTimeZone } from './current-zone.ts';
 import { dateRange, type IsoDate } from './dates.ts';
-import { getDailyStats, handlerTotals, lastDaysRange, type DailyStatsDay, type HandlerTotals } from './get-daily-stats.ts';
+import { getDailyStats, handlerTotals, lastDaysRange, type DailyStatsDay, type HandlerTotals, type StatsCounters } from './get-daily-stats.ts';
 import { estimatePercentile, sumBuckets } from './percentiles.ts';
 
 /** One chart point (a day in the stats time zone). Durations/lateness in ms; null = no data that day. */
-export interface ChartDay {
+export interface ChartDay extends StatsCounters {
   date: IsoDate;
-  success: number;
-  failure: number;
-  timeout: number;
-  deadLetter: number;
   p50Ms: number | null;
   p95Ms: number | null;
   avgLatenessMs: number | null;

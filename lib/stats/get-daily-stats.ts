@@ -38,10 +38,8 @@ export const DailyStatsQuery = z
   });
 export type DailyStatsQuery = z.output<typeof DailyStatsQuery>;
 
-/** One (day, handler) aggregate. Durations/lateness in ms; date in the stats time zone. */
-export interface DailyStatsDay {
-  date: IsoDate;
-  handler: string;
+/** The counters of handler_stats_daily (the rule: lib/engine/sql/stats-outcome.ts). */
+export interface StatsCounters {
   /** tasks that succeeded that day */
   success: number;
   /** attempts that failed (retried or not, lease expiries included) */
@@ -50,6 +48,12 @@ export interface DailyStatsDay {
   timeout: number;
   /** tasks that used up their retries (ended `dead`) */
   deadLetter: number;
+}
+
+/** One (day, handler) aggregate. Durations/lateness in ms; date in the stats time zone. */
+export interface DailyStatsDay extends StatsCounters {
+  date: IsoDate;
+  handler: string;
   /** estimated from the duration histogram (see percentiles.ts), null without finished attempts */
   p50Ms: number | null;
   p95Ms: number | null;

@@ -1,6 +1,6 @@
 /**
  * Stats read models and the rebuild proof. The write side (the upsert inside task
- * completion) is the engine's: lib/engine/sql/record-handler-stats.ts, rule in lib/engine/stats.ts.
+ * completion) is the engine's: lib/engine/sql/record-handler-stats.ts, rule in lib/engine/sql/stats-outcome.ts.
  * Day boundaries: the `stats.timezone` setting (default UTC; lib/stats/stats-zone.ts).
  */
 export * from './dates.ts';

@@ -1,4 +1,5 @@
 import type { Db, PrismaClient, Prisma } from '../db.ts';
+import type { StatsCounters } from './get-daily-stats.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
 import { queryDetailStats } from './detail-stats-sql.ts';
 import { getStatsTimeZone } from './current-zone.ts';
@@ -6,13 +7,9 @@ import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
 
 /** One handler_stats_daily row in comparable form (durations/lateness in ms). */
-export interface StatsRow {
+export interface StatsRow extends StatsCounters {
   date: IsoDate;
   handler: string;
-  success: number;
-  failure: number;
-  timeout: number;
-  deadLetter: number;
   totalDurationMs: number;
   maxDurationMs: number;
   totalLatenessMs: number;
@@ -46,18 +43,14 @@ const COMPARED: (keyof StatsRow)[] = ['success', 'failure', 'timeout', 'deadLett
 
 /**
  * Recomputes handler_stats_daily for `from..to` (calendar dates in the stats time zone,
- * inclusive) from detail rows, with the engine's counting rule (lib/engine/stats.ts,
- * lib/engine/complete-task.ts endAttempt):
- * - success / failure / timeout = task_logs rows `running -> success|failed|timeout`
- *   (every finished attempt, lease expiries included; `running -> cancelled` is not counted);
- * - dead_letter = task_logs rows `* -> dead`;
- * - duration of an attempt = the finishing log's detail.durationMs (completed_at - started_at,
- *   written by finish-attempt in the same statement), clamped at 0: summed, max, and bucketed
- *   with width_bucket over DURATION_BUCKET_BOUNDS_MS (= lib/engine durationBucket);
- * - lateness = started_at - tasks.scheduled_for for attempt 1 only, where started_at =
- *   log.created_at - durationMs, clamped at 0, summed with a count;
- * - stat_date = (log.created_at AT TIME ZONE <the stats zone setting>)::date and handler = tasks.handler —
- *   the engine stamps the log row and the stats upsert with the same `now`.
+ * inclusive) from task_logs, with the engine's counting rule itself (the SQL fragments of
+ * lib/engine/sql/stats-outcome.ts, which the live bookings are built from too). The events:
+ * - a finished attempt = a task_logs row `running -> success|failed|timeout` (lease expiries
+ *   included; `running -> cancelled` is no event), at its created_at, with the duration its
+ *   detail.durationMs recorded (the same expression the engine books) and started_at =
+ *   created_at - durationMs for the lateness of first attempts;
+ * - a dead task = a task_logs row `* -> dead`;
+ * - handler = tasks.handler — the engine stamps the log row and the stats upsert with the same `now`.
  * Index: task_logs_created_idx (created_at) range, then tasks primary key.
  *
  * Runs removed by retention take their logs with them, so only rebuild days whose detail rows

@@ -12,8 +12,12 @@ export type WallParts = { year: number; month: number; day: number; hour: number
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** The numeric formatter of a zone (cached), or null for a zone this runtime does not know. */
-function formatterOf(zone: string): Intl.DateTimeFormat | null {
+/**
+ * The numeric wall-clock formatter of a zone (cached; en-US, h23, numeric year..second), or null for a
+ * zone this runtime does not know. Shared with lib/schedule/timezone.ts, so fire times and the console
+ * read wall clocks the same way.
+ */
+export function formatterOf(zone: string): Intl.DateTimeFormat | null {
   let f = formatters.get(zone);
   if (f === undefined) {
     try {

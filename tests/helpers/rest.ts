@@ -11,7 +11,7 @@ import { createApiToken } from '../../lib/auth/tokens.ts';
 import { createUser } from '../../lib/auth/users.ts';
 import type { Db } from '../../lib/db.ts';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from './db.ts';
+import { offerHandlers, useTestDatabase, type TestDatabase } from './db.ts';
 
 export type RouteHandler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 export type CallOpts = { token?: string | null; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> };
@@ -46,43 +46,25 @@ export interface RestFixture {
   admin: string;
   operator: string;
   viewer: string;
-  close(): Promise<void>;
 }
 
 /**
- * A fresh database (DATABASE_URL points at it, so getDb() in the handlers uses
- * it), custom `handlers` registered as known, and an admin, operator and viewer
- * token. Call in beforeAll; `close()` in afterAll.
- */
-export async function restFixture(handlers: string[] = []): Promise<RestFixture> {
-  const t = await createTestDatabase();
-  if (handlers.length) await offerHandlers(t, handlers);
-  process.env.DATABASE_URL = t.url;
-  const token = (name: string, role: Role) => userToken(t.db, role, name);
-  return {
-    t,
-    admin: await token('admin', 'admin'),
-    operator: await token('ops', 'operator'),
-    viewer: await token('view', 'viewer'),
-    async close() {
-      const { getDb } = await import('../../lib/db.ts');
-      await getDb().$disconnect();
-      await t.close();
-    },
-  };
-}
-
-/**
- * restFixture as a test file uses it: created in beforeAll (then handed to `ready`, which
- * keeps what it needs), closed in afterAll.
+ * The REST fixture of a test file, on the shared lifecycle (useTestDatabase): a fresh
+ * database (DATABASE_URL points at it, so getDb() in the handlers uses it), custom
+ * `handlers` registered as known, and an admin, operator and viewer token, created in
+ * beforeAll and handed to `ready` (which keeps what it needs); the handlers' client is
+ * disconnected in afterAll, before the database is dropped.
  */
 export function useRestFixture(handlers: string[], ready: (f: RestFixture) => void): void {
-  let fixture: RestFixture | undefined;
+  const t = useTestDatabase();
   beforeAll(async () => {
-    fixture = await restFixture(handlers);
-    ready(fixture);
+    if (handlers.length) await offerHandlers(t, handlers);
+    process.env.DATABASE_URL = t.url;
+    const token = (name: string, role: Role) => userToken(t.db, role, name);
+    ready({ t, admin: await token('admin', 'admin'), operator: await token('ops', 'operator'), viewer: await token('view', 'viewer') });
   });
   afterAll(async () => {
-    await fixture?.close();
+    const { getDb } = await import('../../lib/db.ts');
+    await getDb().$disconnect();
   });
 }

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import { offerHandlers, useTestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { alarmsForFinishedRun } from '../../lib/alarms/alarms-for-finished-run.ts';
@@ -99,14 +99,13 @@ async function startSmtp() {
   return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let hook: Awaited<ReturnType<typeof startReceiver>>;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 const ENV_KEYS = ['TICKFLOW_WEBHOOK_SECRET', 'TICKFLOW_SMTP_URL', 'TICKFLOW_SMTP_FROM', 'TICKFLOW_ALARM_MAX_ATTEMPTS', 'TICKFLOW_ALARM_TIMEOUT_MS', 'TICKFLOW_ALARM_COLLAPSE_SECONDS', 'TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK', 'TICKFLOW_ALARM_NODE_OFFLINE_EMAIL'];
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   await offerHandlers(t, ['alarm.fail', 'alarm.scan', 'alarm.scan2']);
   hook = await startReceiver();
   smtp = await startSmtp();
@@ -116,7 +115,6 @@ afterAll(async () => {
   closeAlarmTransports();
   await hook?.close();
   await smtp?.close();
-  await t?.close();
   for (const k of ENV_KEYS) {
     if (saved[k] === undefined) delete process.env[k];
     else process.env[k] = saved[k];

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase, createTestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, can, requireRole, type Actor } from '../../lib/auth/actor.ts';
 import { ensureAdminUser } from '../../lib/auth/bootstrap.ts';
 import { login, logout } from '../../lib/auth/login.ts';
@@ -25,16 +25,14 @@ async function rejects(p: Promise<unknown>): Promise<DomainError> {
 }
 
 describe('auth', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   const NOW = new Date('2026-03-07T12:00:00Z');
   beforeAll(async () => {
-    t = await createTestDatabase();
     process.env.DATABASE_URL = t.url;
   });
   afterAll(async () => {
     const { getDb } = await import('../../lib/db.ts');
     await getDb().$disconnect();
-    await t.close();
   });
 
   it('ensureAdminUser creates admin@tickflow.local with a one-time random password, then does nothing', async () => {

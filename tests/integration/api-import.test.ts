@@ -4,7 +4,7 @@
  * reported per line, dry run writes nothing, bad input is a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { userToken } from '../helpers/rest.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
@@ -26,12 +26,11 @@ async function post(token: string | null, body: unknown, headers: Record<string,
 }
 
 describe('importCrontab', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   let operator: string;
   let viewer: string;
   let realOperator: string;
   beforeAll(async () => {
-    t = await createTestDatabase();
     process.env.DATABASE_URL = t.url;
     operator = await userToken(t.db, 'admin', 'ops');
     realOperator = await userToken(t.db, 'operator', 'op');
@@ -40,7 +39,6 @@ describe('importCrontab', () => {
   afterAll(async () => {
     const { getDb } = await import('../../lib/db.ts');
     await getDb().$disconnect();
-    await t.close();
   });
 
   it('dry run previews the jobs and the unconvertible lines, writing nothing', async () => {

@@ -4,18 +4,16 @@
  * rest through the general path — with the same results, logs, counters and
  * stats as completing them one by one.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeTasks, triggerRun } from '../../lib/engine/index.ts';
 import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { createPrismaClient } from '../../lib/db.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf } from './engine-fixtures.ts';
 
-let t: TestDatabase;
-beforeAll(async () => { t = await createTestDatabase(); });
-afterAll(async () => { await t.close(); });
+const t = useTestDatabase();
 
 const handlers = ['batch.a', 'batch.b'];
 const fire = (jobId: string) => triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);

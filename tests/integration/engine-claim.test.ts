@@ -5,18 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { cancelRun, claimTasks, completeTask, extendLeases, reclaimExpiredLeases, triggerRun } from '../../lib/engine/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let other: PrismaClient;
 beforeAll(async () => {
-  t = await createTestDatabase();
   other = createPrismaClient(t.url, 10);
 });
 afterAll(async () => {
   await other.$disconnect();
-  await t.close();
 });
 
 async function startRun(spec: Parameters<typeof insertJob>[1] = {}, now = T0) {

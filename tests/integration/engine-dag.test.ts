@@ -2,14 +2,12 @@
  * DAG semantics (docs/design.md §4 dependency types; docs/engine-cases.md case 5): edge rules,
  * shapes, propagation, deadlock, and that every transition is in task_logs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, drive, insertJob, logsOf, statusesOf, tasksOf } from './engine-fixtures.ts';
 
-let t: TestDatabase;
-beforeAll(async () => { t = await createTestDatabase(); });
-afterAll(async () => { await t.close(); });
+const t = useTestDatabase();
 
 async function start(spec: Parameters<typeof insertJob>[1]) {
   const jobId = await insertJob(t.db, spec);

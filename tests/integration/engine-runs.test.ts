@@ -2,18 +2,16 @@
  * Run-level semantics (docs/design.md §4): block strategies, cancel, operator
  * retries, dead letter, handler stats.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DURATION_BUCKET_COUNT, cancelRun, claimTasks, completeTask, recordSkippedRun, retryRun, retryTask, triggerRun,
 } from '../../lib/engine/index.ts';
 import { isDomainError } from '../../lib/errors.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, drive, insertJob, logsOf, statusesOf, tasksOf } from './engine-fixtures.ts';
 
-let t: TestDatabase;
-beforeAll(async () => { t = await createTestDatabase(); });
-afterAll(async () => { await t.close(); });
+const t = useTestDatabase();
 
 const fire = (jobId: string, now: Date, trigger: 'manual' | 'schedule' = 'manual') =>
   triggerRun(t.db, { jobId, trigger, triggeredBy: 'test', scheduledFor: now }, now);

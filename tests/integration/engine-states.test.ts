@@ -3,17 +3,15 @@
  * `tasks_valid_transition`, `runs_valid_transition` and `jobs_valid_transition`
  * triggers (every allowed pair passes, every other pair is rejected).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   JOB_STATUSES, JOB_TRANSITIONS, RUN_STATUSES, RUN_TRIGGERS, RUN_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS,
   canJobTransition, canRunTransition, canTransition, isFinalTaskStatus,
 } from '../../lib/engine/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob } from './engine-fixtures.ts';
 
-let t: TestDatabase;
-beforeAll(async () => { t = await createTestDatabase(); });
-afterAll(async () => { await t.close(); });
+const t = useTestDatabase();
 
 describe('states', () => {
   it('TASK_STATUSES and RUN_STATUSES are the SQL enums, in order', async () => {

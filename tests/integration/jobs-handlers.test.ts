@@ -2,16 +2,14 @@
  * A step's handler must be built in or offered by a registered worker: a job
  * naming a handler nobody runs would wait forever.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { updateJob } from '../../lib/jobs/update-job.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 
 describe('handler names on save', () => {
-  let t: TestDatabase;
-  beforeAll(async () => { t = await createTestDatabase(); });
-  afterAll(async () => { await t.close(); });
+  const t = useTestDatabase();
 
   const job = (key: string, extra: Record<string, unknown>) => ({ key, name: key, schedule: { kind: 'manual' }, ...extra });
   const fieldsOf = async (p: Promise<unknown>) => {

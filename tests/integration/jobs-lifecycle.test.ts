@@ -3,8 +3,8 @@
  * lock / pause / resume / soft delete / restore / purge / versions / diff /
  * rollback / keyset pagination / bad input writes nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
 import type { Actor } from '../../lib/auth/actor.ts';
 import {
   bulkJobs,
@@ -41,13 +41,9 @@ async function rejects(p: Promise<unknown>): Promise<DomainError> {
 }
 
 describe('jobs lifecycle', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   beforeAll(async () => {
-    t = await createTestDatabase();
     await offerHandlers(t, ['h', 'h2']);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   it('PATCH payload / handler on a one-step job change its step (the shorthand), keeping the rest; on a DAG payload is the job-level payload', async () => {

@@ -7,41 +7,31 @@
  * LISTEN has only the pooler.
  */
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, withDatabase } from '../../lib/infra/migrate.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
 import * as run from '../../app/api/v1/runs/[id]/route.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.ts';
 import { call, userToken } from '../helpers/rest.ts';
-import { spawnWorker, waitFor, type WorkerProcess } from './worker-fixtures.ts';
+import { spawnWorker, useWorkerProcesses, waitFor } from './worker-fixtures.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let bouncer: PgBouncer;
 let pooledUrl: string;
 let token: string;
-const procs: WorkerProcess[] = [];
+const procs = useWorkerProcesses();
 const saved = { url: process.env.DATABASE_URL, prepared: process.env.TICKFLOW_PREPARED_STATEMENTS };
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   bouncer = await startPgBouncer(t.url);
   pooledUrl = bouncer.pooled(t.url);
   token = await userToken(t.db, 'admin', 'pooler');
   // The console's settings behind a transaction-mode PgBouncer older than 1.21 (docs/operations.md).
   process.env.DATABASE_URL = pooledUrl;
   process.env.TICKFLOW_PREPARED_STATEMENTS = '0';
-});
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.child.exitCode === null) {
-      p.child.kill('SIGTERM');
-      await p.exited;
-    }
-  }
 });
 
 afterAll(async () => {
@@ -51,7 +41,6 @@ afterAll(async () => {
   if (saved.prepared === undefined) delete process.env.TICKFLOW_PREPARED_STATEMENTS;
   else process.env.TICKFLOW_PREPARED_STATEMENTS = saved.prepared;
   await bouncer?.stop();
-  await t?.close();
 });
 
 async function createJob(key: string): Promise<string> {

@@ -19,7 +19,7 @@ import { createSession, SESSION_COOKIE } from '../../lib/auth/sessions.ts';
 import { createApiToken } from '../../lib/auth/tokens.ts';
 import { createUser } from '../../lib/auth/users.ts';
 import { buildOpenApiDocument } from '../../lib/api/openapi.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { call, type RouteHandler } from '../helpers/rest.ts';
 
 // Server actions read the session cookie through next/headers; here the cookie is
@@ -131,13 +131,12 @@ async function snapshot(t: TestDatabase): Promise<Record<string, number>> {
 }
 
 describe('role matrix', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   const sessions = {} as Record<Role, string>;
   const tokens = {} as Record<string, string>;
   let jobId: string;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
     process.env.DATABASE_URL = t.url;
     for (const role of ['viewer', 'operator', 'admin'] as const) {
       const u = await createUser(t.db, { email: `${role}@matrix.test`, password: 'matrix-password', role }, SYSTEM_ACTOR);
@@ -154,7 +153,6 @@ describe('role matrix', () => {
   afterAll(async () => {
     const { getDb } = await import('../../lib/db.ts');
     await getDb().$disconnect();
-    await t.close();
   });
 
   it('every operation of lib/auth/permissions.ts has an expected decision here, and the same one', () => {

@@ -29,7 +29,7 @@ import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
 import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as tokensRoute from '../../app/api/v1/tokens/route.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { call } from '../helpers/rest.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -49,13 +49,12 @@ async function snapshot(t: TestDatabase): Promise<unknown> {
 }
 
 describe('attacks on least privilege', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   let adminId: string;
   let operatorId: string;
   let admin: string;
   let operator: string;
   beforeAll(async () => {
-    t = await createTestDatabase();
     process.env.DATABASE_URL = t.url;
     adminId = (await createUser(t.db, { email: 'boss@attack.test', password: 'admin-password', role: 'admin' }, SYSTEM_ACTOR)).id;
     operatorId = (await createUser(t.db, { email: 'ops@attack.test', password: 'operator-password', role: 'operator' }, SYSTEM_ACTOR)).id;
@@ -65,7 +64,6 @@ describe('attacks on least privilege', () => {
   afterAll(async () => {
     const { getDb } = await import('../../lib/db.ts');
     await getDb().$disconnect();
-    await t.close();
   });
 
   const shellJob = (key: string) => ({ key, name: key, schedule: { kind: 'manual' }, handler: 'shell', payload: { command: ISSUE_COMMAND } });

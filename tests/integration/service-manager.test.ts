@@ -17,6 +17,9 @@
  *
  * Also here: a database restart under a running stack (the console's 503s),
  * and `npm run worker` stopped by Ctrl-C or SIGTERM.
+ *
+ * Not on useTestDatabase: each `npm start` stack runs its own embedded PostgreSQL, and the
+ * tests on an external database take a fresh one per test (createTestDatabase).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,7 +33,7 @@ import { consoleBuildIsStale } from '../../lib/infra/console-build.ts';
 import { startEmbeddedPostgres } from '../../lib/infra/embedded-postgres.ts';
 import { ensureDatabase, migrate, withDatabase } from '../../lib/infra/migrate.ts';
 import { createTestDatabase } from '../helpers/db.ts';
-import { insertJob } from './worker-fixtures.ts';
+import { insertJob, waitFor } from './worker-fixtures.ts';
 import { freePort } from '../helpers/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -80,16 +83,6 @@ interface Stack {
 
 const stacks: Stack[] = [];
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 async function api(method: string, route: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await fetch(`http://127.0.0.1:${port}/api/v1${route}`, {
     method,
@@ -124,11 +117,11 @@ async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack>
   const npmExited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
   const partial = { npm, output: () => out, npmExited } as Stack;
   stacks.push(partial);
-  await waitFor('the console and an online worker', async () => {
+  await waitFor(async () => {
     if (npm.exitCode !== null) throw new Error(`npm exited early:\n${out}`);
     const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json()).catch(() => null);
     return health?.workers >= 1;
-  }, 180_000);
+  }, 180_000, 'the console and an online worker', 200);
   // `next dev` compiles a route on its first request: do it now, not while a task runs.
   await api('GET', '/runs/00000000-0000-4000-8000-000000000000');
   await api('GET', '/jobs/00000000-0000-4000-8000-000000000000');
@@ -157,18 +150,18 @@ async function runningTask(ms: number, ignoreAbort = false): Promise<string> {
   const run = await api('POST', `/jobs/${job.json.id}/trigger`, {});
   expect(run.status, JSON.stringify(run.json)).toBe(201);
   const runId: string = run.json.id;
-  await waitFor('the task running', async () => {
+  await waitFor(async () => {
     const status = (await api('GET', `/runs/${runId}`)).json?.tasks?.[0]?.status;
     if (status !== undefined && status !== 'pending' && status !== 'running') throw new Error(`the task ended (${status}) before the test saw it running`);
     return status === 'running';
-  }, 30_000);
+  }, 30_000, 'the task running', 200);
   return runId;
 }
 
 /** Every process of the stack has exited; returns how long that took. */
 async function allGone(stack: Stack, since: number, timeoutMs: number): Promise<number> {
   const pids = [stack.npm.pid!, stack.launcher, stack.supervisor, stack.console, stack.worker, stack.postmaster].filter((pid) => pid > 0);
-  await waitFor(`all of ${JSON.stringify(pids)} to exit\n${stack.output()}`, () => pids.every((pid) => !alive(pid)), timeoutMs);
+  await waitFor(() => pids.every((pid) => !alive(pid)), timeoutMs, `all of ${JSON.stringify(pids)} to exit\n${stack.output()}`, 200);
   const tookMs = Date.now() - since;
   // and nothing else of the console (next dev's server process) still holds the port
   expect(await freePortIs(port)).toBe(true);
@@ -267,7 +260,7 @@ describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0,
     const stack = await startStack();
     await runningTask(60_000, true);
     process.kill(stack.npm.pid!, 'SIGTERM');
-    await waitFor('the worker draining', () => /worker draining/.test(stack.output()), 10_000);
+    await waitFor(() => /worker draining/.test(stack.output()), 10_000, 'the worker draining', 200);
     // a person's second Ctrl-C, not the same delivery (lib/infra/stop-requests.ts)
     await new Promise((r) => setTimeout(r, 1000));
     const since = Date.now();
@@ -310,7 +303,7 @@ describe('a database restart under a running stack (docs/operations.md "Database
           await c.end();
         }
       };
-      await waitFor('a few runs done', async () => (await succeeded()) >= 2, 60_000);
+      await waitFor(async () => (await succeeded()) >= 2, 60_000, 'a few runs done', 200);
 
       await server.stop();
       const api503 = await api('GET', '/jobs');
@@ -318,16 +311,16 @@ describe('a database restart under a running stack (docs/operations.md "Database
       expect(api503.json.error).toMatchObject({ code: 'database_unavailable', message: expect.stringMatching(/database is not reachable/) });
       expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(503);
       // a page (the probe's answer is cached up to 2 s)
-      const page = await waitFor('the 503 page', async () => {
+      const page = await waitFor(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/jobs`, { redirect: 'manual' });
         return res.status === 503 ? res : null;
-      }, 10_000);
+      }, 10_000, 'the 503 page', 200);
       expect(page.headers.get('retry-after')).toBe('5');
       expect(await page.text()).toMatch(/database is not reachable right now/);
 
       server = await start();
       const restartedAt = Date.now();
-      await waitFor('every run to finish after the restart', async () => (await succeeded()) === runIds.length, 60_000);
+      await waitFor(async () => (await succeeded()) === runIds.length, 60_000, 'every run to finish after the restart', 200);
       const resumeMs = Date.now() - restartedAt;
       const c = new pg.Client({ connectionString: url });
       await c.connect();
@@ -344,10 +337,10 @@ describe('a database restart under a running stack (docs/operations.md "Database
         await c.end();
       }
       expect(resumeMs).toBeLessThan(60_000);
-      const pageBack = await waitFor('pages back', async () => {
+      const pageBack = await waitFor(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/jobs`, { redirect: 'manual' });
         return res.status !== 503 ? res : null;
-      }, 10_000);
+      }, 10_000, 'pages back', 200);
       expect([200, 307]).toContain(pageBack.status);
 
       const since = Date.now();
@@ -378,10 +371,10 @@ describe('npm run worker', () => {
         npm.stderr!.on('data', (d) => { out += d; });
         const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
         try {
-          await waitFor('worker ready', () => /"msg":"worker ready"/.test(out), 60_000);
+          await waitFor(() => /"msg":"worker ready"/.test(out), 60_000, 'worker ready', 200);
           const jobId = await insertJob(t.db, { scheduleKind: 'manual', timeoutSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
           const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
-          await waitFor('the task running', async () => (await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).status === 'running', 20_000);
+          await waitFor(async () => (await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).status === 'running', 20_000, 'the task running', 200);
           send(npm.pid!);
           expect(await exited).toEqual({ code: 0, signal: null });
           expect(out).toMatch(/"drained":true/);
@@ -412,7 +405,7 @@ describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/
       npm.stderr!.on('data', (d) => { out += d; });
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
       try {
-        const health = await waitFor('the console', async () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json()).catch(() => null), 180_000);
+        const health = await waitFor(async () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json()).catch(() => null), 180_000, 'the console', 200);
         expect(health).toMatchObject({ status: 'ok', workers: 0 });
         expect(out).toMatch(/Ctrl-C stops the console\)/);
         const launcher = [...processTable()].find(([, p]) => p.ppid === npm.pid && /scripts\/start\.ts/.test(p.cmdline))?.[0];

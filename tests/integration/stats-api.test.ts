@@ -3,7 +3,7 @@
  * handlers called directly with Request objects (DATABASE_URL = this file's database).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../helpers/db.ts';
 import { userToken } from '../helpers/rest.ts';
 import * as daily from '../../app/api/v1/stats/daily/route.ts';
 import * as overview from '../../app/api/v1/stats/overview/route.ts';
@@ -20,12 +20,11 @@ async function call(handler: Handler, method: string, path: string, token: strin
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let viewer: string;
 let operator: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   process.env.DATABASE_URL = t.url;
   viewer = await userToken(t.db, 'viewer', 'view');
   operator = await userToken(t.db, 'operator', 'ops');
@@ -41,7 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   const { getDb } = await import('../../lib/db.ts');
   await getDb().$disconnect();
-  await t.close();
 });
 
 describe('GET /api/v1/stats/daily', () => {

@@ -10,7 +10,7 @@ import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
-import { claimTasks, completeTask, reclaimExpiredLeases, triggerRun, DURATION_BUCKET_COUNT } from '../../lib/engine/index.ts';
+import { cancelRun, claimTasks, completeTask, reclaimExpiredLeases, triggerRun, DURATION_BUCKET_COUNT } from '../../lib/engine/index.ts';
 import { rebuildStats, computeStatsFromDetail } from '../../lib/stats/rebuild-stats.ts';
 import { getDailyStats, handlerTotals } from '../../lib/stats/get-daily-stats.ts';
 import { checkStats } from '../../lib/system-jobs/stats-check.ts';
@@ -30,12 +30,13 @@ function prng(seed: number) {
 
 const BASE = Date.parse('2026-03-01T23:59:30.000Z');
 const HANDLERS = ['stat.ok', 'stat.fail', 'stat.flaky', 'stat.slow'];
+const MIX = ['mix.ok', 'mix.fail', 'mix.slow', 'mix.cancel'];
 
 const t = useTestDatabase();
 const clients: PrismaClient[] = [];
 
 beforeAll(async () => {
-  await offerHandlers(t, HANDLERS);
+  await offerHandlers(t, [...HANDLERS, ...MIX]);
   for (let i = 0; i < 4; i++) clients.push(createPrismaClient(t.url, 3));
 });
 afterAll(async () => {
@@ -221,5 +222,73 @@ describe('stats under 4 concurrent workers', () => {
     expect(await t.db.handlerStatsDaily.count({ where: { handler: 'ghost' } })).toBe(0);
     // recomputation is a pure function of the detail rows
     expect(await computeStatsFromDetail(t.db, { from, to })).toEqual(await computeStatsFromDetail(clients[0], { from, to }));
+  });
+
+  it('live counting and the rebuild agree on every outcome: success, failure, retry, timeout, lease expiry, dead, cancel, skipped', async () => {
+    // One day of its own (2026-04-10 UTC), each outcome once, in a fixed order on an injected clock.
+    let clock = Date.parse('2026-04-10T08:00:00.000Z');
+    const at = (stepMs = 1000) => new Date((clock += stepMs));
+    const noBackoff = { baseSeconds: 0, factor: 1, maxSeconds: 0, jitter: 0 };
+    const job = (key: string, body: Record<string, unknown>) =>
+      createJob(t.db, { key, name: key, schedule: { kind: 'manual' }, policy: { backoff: noBackoff, timeoutSeconds: 600 }, ...body } as never, SYSTEM_ACTOR, at());
+    const ok = await job('mix.ok', { handler: 'mix.ok' });
+    const retried = await job('mix.retried', { handler: 'mix.fail', policy: { maxRetries: 2, backoff: noBackoff, timeoutSeconds: 600 } });
+    const slow = await job('mix.slow', { handler: 'mix.slow' });
+    const cancel = await job('mix.cancel', { handler: 'mix.cancel' });
+    const dag = await job('mix.dag', {
+      steps: [{ key: 'a', handler: 'mix.fail' }, { key: 'b', handler: 'mix.ok' }, { key: 'c', handler: 'mix.ok' }],
+      edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c', type: 'on_failure' }],
+    });
+    const claimOne = async (handler: string) => {
+      const [task] = await claimTasks(t.db, { nodeId: 'mix-node', handlers: [handler], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 }, at());
+      expect(task, `a ${handler} task to claim`).toBeDefined();
+      return task!;
+    };
+    const finish = async (handler: string, outcome: 'success' | 'failed' | 'timeout', durationMs: number) => {
+      const task = await claimOne(handler);
+      const r = await completeTask(t.db, { taskId: task.id, attempt: task.attempt, nodeId: 'mix-node', outcome, error: outcome === 'success' ? null : 'boom' }, at(durationMs));
+      expect(r.applied).toBe(true);
+      return r;
+    };
+    const trigger = async (jobId: string) => {
+      const r = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date(clock - 1500) }, at());
+      expect(r.outcome).toBe('started');
+      return r.run.id;
+    };
+
+    await trigger(ok.id);
+    await finish('mix.ok', 'success', 40); // the one-statement path
+    await trigger(retried.id);
+    await finish('mix.fail', 'failed', 5); // retried
+    await finish('mix.fail', 'timeout', 700); // retried again
+    const lost = await claimOne('mix.fail'); // the third attempt's worker dies: the lease expires
+    clock += 120_000;
+    expect((await reclaimExpiredLeases(t.db, { limit: 10 }, at())).map((x) => [x.taskId, x.status])).toEqual([[lost.id, 'dead']]); // failed, then dead
+    await trigger(slow.id);
+    await finish('mix.slow', 'timeout', 400_000); // no retries: dead, in the last duration bucket
+    const cancelledRun = await trigger(cancel.id);
+    const running = await claimOne('mix.cancel');
+    await cancelRun(t.db, cancelledRun, 'test', at());
+    const late = await completeTask(t.db, { taskId: running.id, attempt: 1, nodeId: 'mix-node', outcome: 'success' }, at(30));
+    expect(late.applied).toBe(false); // a cancelled attempt is not counted
+    await cancelRun(t.db, await trigger(cancel.id), 'test', at()); // cancelled before a claim
+    await trigger(dag.id);
+    await finish('mix.fail', 'failed', 20); // a: dead at once; b skipped (hard), c runs (on_failure)
+    await finish('mix.ok', 'success', 60); // c, through the general path (a DAG task)
+    const statuses = await t.db.task.findMany({ where: { jobId: dag.id }, orderBy: { stepKey: 'asc' }, select: { stepKey: true, status: true } });
+    expect(statuses).toEqual([{ stepKey: 'a', status: 'dead' }, { stepKey: 'b', status: 'skipped' }, { stepKey: 'c', status: 'success' }]);
+
+    const day = '2026-04-10';
+    const r = await rebuildStats(t.db, { from: day, to: day, timeZone: 'UTC' });
+    expect(r.drift).toEqual([]);
+    const rows = await computeStatsFromDetail(t.db, { from: day, to: day, timeZone: 'UTC' });
+    const row = (h: string) => rows.find((x) => x.handler === h);
+    expect(row('mix.ok')).toMatchObject({ success: 2, failure: 0, timeout: 0, deadLetter: 0, totalDurationMs: 100, maxDurationMs: 60, latenessCount: 2 }); // both first attempts
+    // 3 attempts of the retried task (failed, timeout, lease expiry = failed) + the DAG's step a
+    expect(row('mix.fail')).toMatchObject({ success: 0, failure: 3, timeout: 1, deadLetter: 2 });
+    expect(row('mix.slow')).toMatchObject({ timeout: 1, deadLetter: 1, maxDurationMs: 400_000 });
+    expect(row('mix.slow')!.durationBuckets.at(-1)).toBe(1);
+    expect(row('mix.cancel')).toBeUndefined(); // neither cancel counts
+    for (const x of rows) expect(x.durationBuckets.reduce((a, b) => a + b, 0)).toBe(x.success + x.failure + x.timeout);
   });
 });

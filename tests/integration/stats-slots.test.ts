@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STATS_SLOTS } from '../../lib/engine/stats.ts';
-import { statsUpsertSql } from '../../lib/engine/sql/record-handler-stats.ts';
+import { statsUpsertSql, type StatsDelta } from '../../lib/engine/sql/record-handler-stats.ts';
 import { getDailyStats } from '../../lib/stats/get-daily-stats.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { useTestDatabase } from '../helpers/db.ts';
@@ -33,7 +33,9 @@ async function twoSlots(): Promise<[pg.Client, pg.Client]> {
 }
 
 const now = new Date('2026-03-05T10:00:00Z');
-const delta = (durationMs: number) => ({ handler: 'slots.work', success: 1, failure: 0, timeout: 0, deadLetter: 0, durationMs, latenessMs: null });
+const delta = (durationMs: number): StatsDelta => ({
+  handler: 'slots.work', outcome: 'success', dead: false, attempt: 1, startedAt: new Date(now.getTime() - durationMs), scheduledFor: null,
+});
 
 describe('handler stats slots', () => {
   it('a completion on another connection does not wait for an open one; readers sum the slots', async () => {

@@ -3,8 +3,8 @@
  * retention), idempotency-key cleanup, recycle-bin purge, stats check; seeding once; and a
  * system job run end to end through the engine (trigger -> claim -> handler -> complete).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, offerHandlers, type TestDatabase } from '../helpers/db.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { deleteJob } from '../../lib/jobs/delete-job.ts';
@@ -18,14 +18,10 @@ import { log } from '../../lib/log.ts';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-04-15T12:00:00.000Z');
-let t: TestDatabase;
+const t = useTestDatabase();
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   await offerHandlers(t, ['ret.h', 'ret.other']);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 let n = 0;

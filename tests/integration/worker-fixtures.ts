@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PrismaClient } from '../../lib/db.ts';
 import { triggerRun } from '../../lib/engine/index.ts';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import type { WorkerConfig } from '../../worker/config.ts';
 import type { Worker } from '../../worker/create-worker.ts';
 
@@ -164,7 +164,7 @@ export function spawnWorker(url: string, env: Record<string, string> = {}): Work
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string, stepMs = 50): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, what: string, stepMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -202,6 +202,27 @@ export async function claimedAt(db: PrismaClient, id: string, attempt = 1): Prom
     `task ${id} attempt ${attempt} to be claimed`,
   );
   return log.createdAt.getTime();
+}
+
+/** Stops a spawned worker process if it still runs: SIGTERM, SIGKILL after `killAfterMs`; resolves once it exited. */
+export async function stopWorkerProcess(p: WorkerProcess, killAfterMs = 10_000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), killAfterMs);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Worker processes a test file spawns (spawnWorker): push them here and each one still
+ * running is stopped (stopWorkerProcess) after every test, or after the file with `'all'`.
+ */
+export function useWorkerProcesses(when: 'each' | 'all' = 'each'): WorkerProcess[] {
+  const procs: WorkerProcess[] = [];
+  (when === 'each' ? afterEach : afterAll)(async () => {
+    await Promise.all(procs.splice(0).map((p) => stopWorkerProcess(p)));
+  });
+  return procs;
 }
 
 /**

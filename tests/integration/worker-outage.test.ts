@@ -7,6 +7,7 @@
  *   is neither reclaimed nor re-run;
  * - a result that finished during the outage is kept and recorded after it.
  * In-process workers, real time; every database timestamp is the workers' clock.
+ * Not on useTestDatabase: stopping the shared server would take every other file's database down.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

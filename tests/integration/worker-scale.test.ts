@@ -4,34 +4,17 @@
  * task's successful attempt happens exactly once (task_logs running -> success).
  * TICKFLOW_SCALE_TASKS overrides the task count (default 10000).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { spawnWorker, waitFor, type WorkerProcess } from './worker-fixtures.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { spawnWorker, useWorkerProcesses, waitFor } from './worker-fixtures.ts';
 
 const JOBS = 1000;
 const TASKS = Number(process.env.TICKFLOW_SCALE_TASKS ?? 10_000);
 const STEPS_PER_RUN = 1000;
 
-let t: TestDatabase;
-const procs: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await Promise.all(
-    procs.map(async (p) => {
-      if (p.child.exitCode === null && p.child.signalCode === null) {
-        p.child.kill('SIGTERM');
-        const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-        await p.exited;
-        clearTimeout(timer);
-      }
-    }),
-  );
-  await t?.close();
-});
+const t = useTestDatabase();
+const procs = useWorkerProcesses('all');
 
 /** Polls a count query until 0; fails fast when it stops moving for 60 s (stuck, not slow). */
 async function untilNoneLeft(sql: string, params: unknown[], what: string): Promise<void> {

@@ -8,17 +8,22 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
+import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { withDatabase } from '../../lib/infra/migrate.ts';
 import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog } from '../../worker/handlers/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, waitForFinalTask } from './worker-fixtures.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, useWorkers, waitForFinalTask } from './worker-fixtures.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase({
+  // Roles are cluster-wide: drop the ones this file created (their database is gone, so they own nothing).
+  afterClose: async () => {
+    for (const r of [role, ...extraRoles]) if (r) await adminQuery(`DROP ROLE IF EXISTS "${r}"`).catch(() => undefined);
+  },
+});
 let role: string;
-const workers: Worker[] = [];
+const workers = useWorkers();
 const extraRoles: string[] = [];
 
 async function adminQuery(sql: string): Promise<void> {
@@ -32,19 +37,10 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   role = sqlRunnerRoleName(t.name);
   await t.pool.query(`INSERT INTO users (email, name, password_hash, role) VALUES ('op@example.com', 'Op', 'secret-hash', 'operator')`);
   // A database that used the old, unrestricted executor: scratch schema and a table owned by Tickflow's user.
   await t.pool.query(`CREATE SCHEMA tickflow_scratch; CREATE TABLE tickflow_scratch.legacy_orders (id int); CREATE TABLE tickflow_scratch.old_stuff (x int)`);
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 }).catch(() => undefined)));
-});
-afterAll(async () => {
-  await t?.close();
-  // Roles are cluster-wide: drop the ones this file created (their database is gone, so they own nothing).
-  for (const r of [role, ...extraRoles]) if (r) await adminQuery(`DROP ROLE IF EXISTS "${r}"`).catch(() => undefined);
 });
 
 async function startWorker(): Promise<Worker> {

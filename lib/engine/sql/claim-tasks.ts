@@ -1,15 +1,9 @@
 import type { Prisma } from '../../db.ts';
-import type { ClaimedTask } from '../types.ts';
+import type { ClaimedTask, ClaimInput } from '../types.ts';
 import { claimedTaskColumns } from './columns.ts';
 
-export interface ClaimParams {
-  nodeId: string;
-  handlers: string[];
-  group: string;
-  labels: Record<string, string>;
-  limit: number;
-  leaseSeconds: number;
-  nodeStaleSeconds: number;
+/** The claim as lib/engine/claim-tasks.ts issues it (ClaimInput, its default filled in). */
+export interface ClaimParams extends Required<ClaimInput> {
   /** false on the last retry after unique violations: leave every resource-keyed task for a later claim */
   allowResourceKeys: boolean;
 }

@@ -1,7 +1,6 @@
 import { preparedSql, type Prisma } from '../../db.ts';
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
-import { STATS_ON_CONFLICT_SQL } from './record-handler-stats.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
+import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -53,11 +52,10 @@ export interface OnlyTaskCompleted {
  * their time in Lock:transactionid). In a single autocommit statement it is
  * held only from the upsert to the end of the statement.
  *
- * Stats values are computed here from the row (same rules as lib/engine/stats.ts
- * and lib/stats/rebuild-stats.ts): duration = completed_at - started_at in ms
- * (the same expression as the log's detail.durationMs), bucket =
- * width_bucket(duration, DURATION_BUCKET_BOUNDS_MS), lateness =
- * started_at - scheduled_for of a first attempt, clamped at 0.
+ * The stats upsert is built from the shared counting rule (stats-outcome.ts): one
+ * successful attempt per returned task, its duration the same expression as the log's
+ * detail.durationMs; several items of one handler are summed into one row before the
+ * upsert (ON CONFLICT cannot touch one row twice in a statement).
  *
  * Index: tasks_pkey (status::text keeps the planner off tasks_lease_idx),
  * tasks_run_idx for the sibling probe, jobs_pkey, runs_active_idx, runs_pkey,
@@ -105,10 +103,10 @@ export async function completeOnlyTasksSql(
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at, tasks.scheduled_for,
                  tasks.locked_by, i.error, i.exit_code,
-                 (extract(epoch FROM ($3::timestamptz - tasks.started_at)) * 1000)::bigint AS dur
+                 ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, 'running', 'success', $5,
+       SELECT id, run_id, attempt, 'running', 'success', $4,
               jsonb_strip_nulls(jsonb_build_object('error', error, 'exitCode', exit_code, 'durationMs', dur)),
               locked_by, $3::timestamptz
          FROM t
@@ -125,30 +123,17 @@ export async function completeOnlyTasksSql(
          FROM (SELECT job_id, count(*)::int AS runs FROM run GROUP BY job_id) n
         WHERE j.id = n.job_id::uuid
        RETURNING j.id
-     ), attempt AS (
-       SELECT handler, GREATEST(0, dur) AS dur, CASE WHEN dur IS NOT NULL THEN width_bucket(GREATEST(0, dur), $4::bigint[]) END AS bucket,
-              CASE WHEN attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL
-                   THEN GREATEST(0, round(extract(epoch FROM (started_at - scheduled_for)) * 1000))::bigint END AS lateness
-         FROM t
      ), stats AS (
-       INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
-                                             max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
-       SELECT ($3::timestamptz AT TIME ZONE ${STATS_TZ_SQL})::date, a.handler, ${STATS_SLOT_SQL}, count(*)::int, 0, 0, 0,
-              coalesce(sum(a.dur), 0)::bigint, coalesce(max(a.dur), 0)::int,
-              coalesce(sum(a.lateness), 0)::bigint, count(a.lateness)::int,
-              (SELECT array_agg((SELECT count(*) FROM attempt b WHERE b.handler = a.handler AND b.bucket = g.i)::int ORDER BY g.i)
-                 FROM generate_series(0, ${DURATION_BUCKET_COUNT - 1}) g(i)),
-              $3::timestamptz
-         FROM attempt a
-        GROUP BY a.handler
-        ORDER BY a.handler
-       ${STATS_ON_CONFLICT_SQL}
+       ${statsUpsertFromEventsSql(statsEventsSql({
+         at: '$3::timestamptz', handler: 't.handler', outcome: `'success'`, dead: 'false',
+         durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', scheduledFor: 't.scheduled_for',
+       }, 'FROM t'), '$3::timestamptz')}
        RETURNING 1
      )
      SELECT t.id, t.run_id AS "runId", t.attempt, run.status::text AS "runStatus",
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM job)::int AS "_job",
             (SELECT count(*) FROM stats)::int AS "_stats"
        FROM t LEFT JOIN run ON run.id = t.run_id`),
-    batch, p.nodeId, now, DURATION_BUCKET_BOUNDS_MS.map(String), p.message,
+    batch, p.nodeId, now, p.message,
   );
 }

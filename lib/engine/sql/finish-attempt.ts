@@ -1,5 +1,6 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
+import { attemptDurationMsSql } from './stats-outcome.ts';
 
 export interface FinishedAttempt {
   id: string;
@@ -70,7 +71,7 @@ export async function finishAttempt(
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, attempt, 'running', status, $8,
               jsonb_strip_nulls(jsonb_build_object('error', $6::text, 'exitCode', $7::int,
-                'durationMs', (extract(epoch FROM ($9::timestamptz - started_at)) * 1000)::bigint)),
+                'durationMs', ${attemptDurationMsSql('$9::timestamptz', 'started_at')})),
               locked_by, $9::timestamptz
          FROM t
        RETURNING 1

@@ -64,15 +64,14 @@ describe('planJobFire — docs/engine-cases.md case 2 (112 missed slots 08:30..1
   });
 
   it('a year of downtime on a per-second cron stays bounded', () => {
-    const started = Date.now();
     const p = planJobFire(
       cronJob({ cronExpression: '* * * * * *', misfirePolicy: 'fire_all', nextRunAt: T('2025-11-29T00:00:00Z') }),
       T('2026-11-29T00:00:00.500Z'),
       opts,
     );
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(p.fire).toHaveLength(10);
     expect(p.summary!.count).toBeGreaterThan(30_000_000);
+    expect(p.summary!.exact).toBe(false); // estimated, not walked slot by slot
     expect(p.nextRunAt!.toISOString()).toBe('2026-11-29T00:00:01.000Z');
   });
 });

@@ -1,0 +1,66 @@
+'use client';
+// The DAG editor's canvas: React Flow with its background, controls, minimap and legend, the banner laid over it,
+// and the empty-graph note. Gestures arrive through use-canvas-edits.ts; state through use-dag-editor.ts.
+import type { RefObject } from 'react';
+import { Background, Controls, MiniMap, Panel, ReactFlow, type EdgeTypes, type NodeTypes } from '@xyflow/react';
+import { FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './canvas';
+import { LegendOrConnectionHint } from './ConnectionHint';
+import { DepEdgeView } from './DepEdgeView';
+import { EditorBanner, type Banner } from './EditorBanner';
+import { EdgeLegend } from './Legend';
+import type { DepEdge, StepNode, StepNodeData } from './model';
+import { StepNodeView } from './StepNodeView';
+import type { CanvasEdits } from './use-canvas-edits';
+
+// Declared once at module level: a new object per render would make React Flow remount every node and edge.
+const nodeTypes: NodeTypes = { step: StepNodeView };
+const edgeTypes: EdgeTypes = { dep: DepEdgeView };
+
+/** Props of {@link DagCanvas}. */
+export type DagCanvasProps = {
+  nodes: StepNode[];
+  edges: DepEdge[];
+  readOnly: boolean;
+  edits: CanvasEdits;
+  banner: Banner | null;
+  onDismissBanner(): void;
+  canvasRef: RefObject<HTMLDivElement | null>;
+};
+
+/** The canvas between the palette and the selection panel. */
+export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBanner, canvasRef }: DagCanvasProps) {
+  return (
+    <div className="relative min-w-0 flex-1" ref={canvasRef} onDragOver={edits.onDragOver} onDrop={edits.onDrop}>
+      {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
+      <EditorBanner banner={banner} onDismiss={onDismissBanner} className="absolute inset-x-2 top-2 z-10" />
+      <ReactFlow<StepNode, DepEdge>
+        nodes={nodes}
+        edges={edges}
+        {...edits.flow}
+        nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        nodesDraggable={!readOnly}
+        nodesConnectable={!readOnly}
+        edgesReconnectable={false}
+        // Delete and Backspace both delete; React Flow ignores them while focus is in an input/textarea/select.
+        deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
+        fitView
+        fitViewOptions={FIT_VIEW_OPTIONS}
+        minZoom={0.1}
+        maxZoom={2}
+        connectionRadius={28}
+        attributionPosition="top-right"
+      >
+        <Background gap={20} size={1} color="var(--color-slate-300, #cbd5e1)" />
+        <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+        <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />
+        <Panel position="bottom-center">{readOnly ? <EdgeLegend /> : <LegendOrConnectionHint />}</Panel>
+      </ReactFlow>
+      {nodes.length === 0 ? (
+        <div className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500">
+          {readOnly ? 'This job has no steps.' : 'Add a step from the palette on the left.'}
+        </div>
+      ) : null}
+    </div>
+  );
+}

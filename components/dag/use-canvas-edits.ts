@@ -1,0 +1,183 @@
+'use client';
+// Canvas gestures of the DAG editor turned into reducer actions (model.ts editorReducer): node/edge changes, typed
+// drag-to-connect with the cycle refusal, new steps from the palette (click or drop), auto-layout and fit.
+// Must run inside a ReactFlowProvider (it uses useReactFlow).
+import { useCallback, type Dispatch, type DragEvent, type RefObject } from 'react';
+import {
+  useReactFlow,
+  type Connection,
+  type IsValidConnection,
+  type OnConnect,
+  type OnConnectEnd,
+  type OnEdgesChange,
+  type OnNodesChange,
+} from '@xyflow/react';
+import { layoutDag, type DepType } from '@/lib/dag';
+import { FIT_VIEW_OPTIONS } from './canvas';
+import type { Banner } from './EditorBanner';
+import {
+  checkConnection,
+  connectionRefusal,
+  freeSpot,
+  newStepAnchor,
+  stepDomAttributes,
+  stepToData,
+  uniqueStepKey,
+  type DepEdge,
+  type EditorAction,
+  type FlowRect,
+  type StepNode,
+} from './model';
+import { PALETTE_MIME } from './Palette';
+import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
+import type { LiveDoc } from './use-dag-editor';
+
+let newNodeSeq = 0;
+/** Ids of nodes added in this session: never reused, so an edge id can never point at a different step. */
+const newNodeId = () => `n${Date.now().toString(36)}${(newNodeSeq++).toString(36)}`;
+
+/** Size of a new step card before React Flow has measured it (px). */
+const NEW_STEP_SIZE = { width: 200, height: 64 };
+
+/** The React Flow callbacks and editor commands of the canvas (see the file comment). */
+export function useCanvasEdits(p: {
+  readOnly: boolean;
+  /** the edge type a new connection gets (the toolbar's choice) */
+  edgeType: DepType;
+  live: LiveDoc;
+  dispatch: Dispatch<EditorAction>;
+  refuse(reason: string): void;
+  setBanner: Dispatch<React.SetStateAction<Banner | null>>;
+  canvasRef: RefObject<HTMLDivElement | null>;
+}) {
+  const { readOnly, edgeType, live, dispatch, refuse, setBanner, canvasRef } = p;
+  const { fitView, screenToFlowPosition } = useReactFlow<StepNode, DepEdge>();
+  const catalogue = useHandlerCatalogue();
+
+  const onNodesChange = useCallback<OnNodesChange<StepNode>>((changes) => dispatch({ type: 'nodeChanges', changes }), [dispatch]);
+  const onEdgesChange = useCallback<OnEdgesChange<DepEdge>>((changes) => dispatch({ type: 'edgeChanges', changes }), [dispatch]);
+
+  // The rule while dragging (React Flow marks the hovered handle valid/invalid and draws the line accordingly).
+  // Pure: it runs on every pointer move; the reason is shown live by <LegendOrConnectionHint> and on drop by onConnectEnd.
+  const isValidConnection = useCallback<IsValidConnection<DepEdge>>(
+    (c) => !readOnly && checkConnection(live.current.nodes, live.current.edges, c.source, c.target).ok,
+    [readOnly, live],
+  );
+
+  const onConnect = useCallback<OnConnect>(
+    (c: Connection) => {
+      const r = checkConnection(live.current.nodes, live.current.edges, c.source, c.target);
+      if (!r.ok) {
+        refuse(r.reason);
+        return;
+      }
+      setBanner(null);
+      dispatch({ type: 'connect', source: c.source, target: c.target, edgeType });
+    },
+    [edgeType, refuse, live, dispatch, setBanner],
+  );
+
+  // React Flow calls onConnect only for valid connections: a drop on a handle isValidConnection refused ends here,
+  // and the operator gets the reason (the cycle, by step key) in the alert banner.
+  const onConnectEnd = useCallback<OnConnectEnd>(
+    (_event, cs) => {
+      if (readOnly || cs.isValid === true || !cs.fromNode || !cs.fromHandle || !cs.toNode || !cs.toHandle) return;
+      const reason = connectionRefusal(
+        live.current.nodes,
+        live.current.edges,
+        { nodeId: cs.fromNode.id, type: cs.fromHandle.type },
+        { nodeId: cs.toNode.id, type: cs.toHandle.type },
+      );
+      if (reason) refuse(reason);
+    },
+    [readOnly, refuse, live],
+  );
+
+  const onConnectStart = useCallback(() => {
+    // A new drag starts with a clean slate: an old refusal must not be mistaken for this drag's.
+    setBanner((b) => (b?.kind === 'error' && b.message.startsWith('Refused:') ? null : b));
+  }, [setBanner]);
+
+  const fit = useCallback(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }), [fitView]);
+
+  /**
+   * Adds a step of `handler`: at `drop` (screen px, from a palette drag) or, from a click, right of the selected
+   * step (else the middle of the view); moved to the nearest spot that covers no other step, preferably on screen
+   * (the canvas edges are cut by the fitView padding, where the overlays are).
+   */
+  const addStep = useCallback(
+    (handler: string, drop?: { x: number; y: number }) => {
+      const ns = live.current.nodes;
+      const key = uniqueStepKey(handler, ns.map((n) => n.data.key));
+      const box = canvasRef.current?.getBoundingClientRect();
+      const size = NEW_STEP_SIZE;
+      const rectOf = (n: StepNode): FlowRect => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height });
+      let wanted = { x: 0, y: 0 };
+      let visible: FlowRect | undefined;
+      if (box) {
+        const pad = FIT_VIEW_OPTIONS.padding;
+        const tl = screenToFlowPosition({ x: box.left + parseFloat(pad.left), y: box.top + parseFloat(pad.top) });
+        const br = screenToFlowPosition({ x: box.right - parseFloat(pad.right), y: box.bottom - parseFloat(pad.bottom) });
+        visible = { x: tl.x, y: tl.y, width: br.x - tl.x, height: br.y - tl.y };
+        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
+        const selected = ns.find((n) => n.selected);
+        wanted = newStepAnchor(selected ? rectOf(selected) : null, centre, size);
+      }
+      if (drop) {
+        const at = screenToFlowPosition(drop);
+        wanted = { x: at.x - size.width / 2, y: at.y - size.height / 2 };
+        visible = undefined; // where the operator dropped it, even off the padded area
+      }
+      const spot = freeSpot(wanted, size, ns.map(rectOf), visible);
+      const node: StepNode = {
+        id: newNodeId(),
+        type: 'step',
+        position: { x: spot.x, y: spot.y },
+        // A handler's advertised defaults (timeoutSeconds, retry) become the new step's own Timeout / Max retries.
+        data: stepToData({ key, handler, payload: {}, config: {}, timeoutSeconds: catalogue.get(handler)?.timeoutSeconds, maxRetries: catalogue.get(handler)?.maxRetries }),
+        domAttributes: stepDomAttributes(key),
+        selected: true,
+      };
+      dispatch({ type: 'addStep', node });
+      // No room on screen: fit the whole graph once React Flow has the new node, so the operator sees where it went.
+      if (!drop && !spot.inView) window.requestAnimationFrame(fit);
+    },
+    [screenToFlowPosition, fit, catalogue, live, canvasRef, dispatch],
+  );
+
+  // A handler dragged from the palette (Palette sets PALETTE_MIME) and dropped on the canvas.
+  const onDragOver = useCallback((e: DragEvent) => {
+    if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  }, [readOnly]);
+  const onDrop = useCallback(
+    (e: DragEvent) => {
+      const handler = e.dataTransfer.getData(PALETTE_MIME);
+      if (readOnly || !handler) return;
+      e.preventDefault();
+      addStep(handler, { x: e.clientX, y: e.clientY });
+    },
+    [readOnly, addStep],
+  );
+
+  const autoLayout = useCallback(() => {
+    const positions = layoutDag(
+      live.current.nodes.map((n) => ({ id: n.id, width: n.measured?.width, height: n.measured?.height })),
+      live.current.edges.map((e) => ({ source: e.source, target: e.target })),
+      { direction: 'LR' },
+    );
+    dispatch({ type: 'layout', positions });
+    // Fit after React Flow has applied the new positions.
+    window.requestAnimationFrame(fit);
+  }, [fit, live, dispatch]);
+
+  return {
+    /** the callbacks <ReactFlow> takes as they are */
+    flow: { onNodesChange, onEdgesChange, isValidConnection, onConnect, onConnectEnd, onConnectStart },
+    addStep, onDragOver, onDrop, autoLayout, fit,
+  };
+}
+
+/** The callbacks {@link useCanvasEdits} returns. */
+export type CanvasEdits = ReturnType<typeof useCanvasEdits>;

@@ -1,0 +1,94 @@
+'use client';
+// The job form's Schedule section (components/jobs/job-form.tsx): kind, its fields, zone, fire preview, window, stagger.
+import { Field, errorId } from '../ui/field';
+import { cn } from '../ui/cn';
+import { TimezonePicker } from './timezone-picker';
+import { CronPreview, type PreviewWindow } from './schedule-preview';
+import type { JobFormValues, ScheduleKind } from './form-values';
+import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
+import { FormSection, NumberField, ValueField } from './job-form-fields';
+import type { JobFormState } from './use-job-form';
+
+const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
+  { value: 'cron', label: 'Cron', hint: 'Calendar times, in a time zone' },
+  { value: 'interval', label: 'Interval', hint: 'Every N seconds' },
+  { value: 'once', label: 'Once', hint: 'A single date and time' },
+  { value: 'manual', label: 'Manual', hint: 'Only Run now / API' },
+];
+
+/** Schedule kind, its fields, time zone, the fire preview, effective window and stagger. */
+export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: string[] }) {
+  const { v, set, err } = f;
+  return (
+  <FormSection title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." className="space-y-4">
+      <div role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
+        {KINDS.map((k) => (
+          <button
+            key={k.value}
+            type="button"
+            role="radio"
+            aria-checked={v.scheduleKind === k.value}
+            title={k.hint}
+            onClick={() => set('scheduleKind', k.value)}
+            className={cn('rounded px-3 py-1 text-[13px] font-medium', v.scheduleKind === k.value ? 'bg-white text-zinc-900 shadow-xs ring-1 ring-zinc-200' : 'text-zinc-500 hover:text-zinc-800')}
+          >
+            {k.label}
+          </button>
+        ))}
+      </div>
+      {err('schedule') ? <p className="text-xs text-red-600" role="alert">{err('schedule')}</p> : null}
+
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+        <div className="space-y-4">
+          {v.scheduleKind === 'cron' ? (
+            <ValueField f={f} id="cron" label="Cron expression" path="schedule.cron" k="cron" hint="5 fields (minute hour day month weekday) or 6 with seconds first" inputClassName="font-mono" placeholder="0 2 * * *" spellCheck={false} />
+          ) : null}
+          {v.scheduleKind === 'interval' ? (
+            <NumberField f={f} id="intervalSeconds" label="Interval (seconds)" path="schedule.intervalSeconds" k="intervalSeconds" min={1} />
+          ) : null}
+          {v.scheduleKind === 'once' ? (
+            <ValueField f={f} id="runAt" label="Run at" path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" />
+          ) : null}
+          {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
+            <Field id="timezone" label="Time zone" error={err('schedule.timezone')}>
+              <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : undefined} />
+            </Field>
+          ) : null}
+          {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
+        </div>
+        {v.scheduleKind === 'cron' ? <CronPreview cron={v.cron} timezone={v.timezone} window={previewWindow(v)} /> : null}
+      </div>
+
+      {v.scheduleKind !== 'manual' ? (
+        <details className="group" open={!!(v.startAtLocal || v.endAtLocal || err('startAt') || err('endAt'))}>
+          <summary className="cursor-pointer text-xs font-medium text-zinc-600">Effective window (optional)</summary>
+          <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
+            <ValueField f={f} id="startAt" label={`Start at (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" />
+            <ValueField f={f} id="endAt" label={`End at (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" />
+          </div>
+        </details>
+      ) : null}
+      {v.scheduleKind !== 'manual' ? (
+        <details className="group" open={!!((v.staggerSeconds && v.staggerSeconds !== '0') || err('staggerSeconds'))}>
+          <summary className="cursor-pointer text-xs font-medium text-zinc-600">Stagger (optional)</summary>
+          <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
+            <NumberField f={f} id="staggerSeconds" label="Stagger (s, 0-86400): a stable per-job offset in [0, stagger)" path="staggerSeconds" k="staggerSeconds" />
+          </div>
+        </details>
+      ) : null}
+  </FormSection>
+  );
+}
+
+/** The form's effective window as UTC instants for the fire preview (a half-typed or invalid value is left out). */
+function previewWindow(v: JobFormValues): PreviewWindow {
+  const tz = v.timezone || 'UTC';
+  const at = (local: string) => (local ? (zonedLocalToUtc(local, tz)?.toISOString() ?? null) : null);
+  return { startAt: at(v.startAtLocal), endAt: at(v.endAtLocal) };
+}
+
+function onceHint(v: JobFormValues): string {
+  if (!v.runAtLocal) return `Wall time in ${v.timezone || 'UTC'}`;
+  const at = zonedLocalToUtc(v.runAtLocal, v.timezone || 'UTC');
+  return at ? `= ${formatUtc(at)}` : 'Invalid date';
+}

@@ -1,0 +1,68 @@
+'use client';
+// The job form's What to run section (components/jobs/job-form.tsx): handler and payload of a one-step job.
+import { Card, CardBody, CardHeader } from '../ui/card';
+import { Field, controlProps } from '../ui/field';
+import { NativeSelect, Textarea } from '../ui/input';
+import { PayloadEditor } from '../handlers/schema-form';
+import { defaultsNote, unavailableNote } from '../handlers/use-handler-catalogue';
+import type { JobFormState } from './use-job-form';
+
+/** Handler and payload of a one-step job (a DAG is edited in the Graph tab). */
+export function WhatToRunSection({ f }: { f: JobFormState }) {
+  const { v, err, text, set, handlerOptions, catalogue, payloadErrors, lockedCommand, refusedHandlers, mayChoose } = f;
+  const handlerEntry = catalogue.get(v.handler);
+  const handlerHint = [handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ');
+  return (
+  <Card>
+    <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
+    {v.singleStep ? (
+      <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-[minmax(200px,280px)_1fr]">
+        {lockedCommand ? (
+          <p role="note" data-testid="privileged-reason" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900 md:col-span-2">
+            Only {lockedCommand.level === 'system' ? 'the system' : 'an admin'} may change what this job runs: {lockedCommand.reason}. You may still change its schedule, policy,
+            routing and alarms, and pause or resume it.
+          </p>
+        ) : null}
+        <Field
+          id="handler"
+          label="Handler"
+          error={err('handler') ?? err('steps.0.handler')}
+          hint={
+            handlerHint || (!lockedCommand && refusedHandlers.length) ? (
+            <>
+              {handlerHint || null}
+              {!lockedCommand && refusedHandlers.length ? (
+                <span data-testid="handler-restrictions" className="block">
+                  Not available to you: {refusedHandlers.map((x) => `${x.h} (${x.p!.reason})`).join('; ')}.
+                </span>
+              ) : null}
+            </>
+            ) : undefined
+          }
+        >
+          <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')} disabled={!!lockedCommand} title={lockedCommand?.reason}>
+            {handlerOptions.map((h) => {
+              const refused = mayChoose(h);
+              return (
+                <option key={h} value={h} disabled={!!refused} title={catalogue.get(h)?.description}>
+                  {refused ? `${h} (${refused.level === 'system' ? 'system jobs only' : 'admin only'})` : h}
+                  {unavailableNote(catalogue.get(h)) ? ' (unavailable)' : ''}
+                </option>
+              );
+            })}
+          </NativeSelect>
+        </Field>
+        <Field id="payload" label="Payload" error={err('payload')} hint="JSON object handed to the handler (builtin.sleep: {&quot;ms&quot;: 500}; http: method, url, headers, body)">
+          {lockedCommand ? (
+            <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} disabled title={lockedCommand.reason} />
+          ) : (
+            <PayloadEditor handler={v.handler} text={v.payload} onText={(t) => set('payload', t)} serverErrors={payloadErrors}>
+              <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
+            </PayloadEditor>
+          )}
+        </Field>
+      </CardBody>
+    ) : null}
+  </Card>
+  );
+}
