@@ -1,17 +1,16 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
-import { STATS_ON_CONFLICT_SQL } from './record-handler-stats.ts';
+import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 
 export interface DagTaskCompleted {
   id: string;
   runId: string;
   attempt: number;
   handler: string;
-  /** completed_at - started_at, ms (null without started_at) */
-  durationMs: number | null;
-  /** started_at - scheduled_for of a first attempt, ms, else null */
-  latenessMs: number | null;
+  /** tasks.started_at of the attempt (its stats: duration, lateness) */
+  startedAt: Date | null;
+  /** tasks.scheduled_for (lateness of a first attempt) */
+  scheduledFor: Date | null;
   /** pending on_failure children: they must be skipped by design (propagate-final.ts) */
   onFailureChildren: number;
   /** tasks of this task's run that became ready in this statement (pending_parents reached 0) */
@@ -73,7 +72,7 @@ export async function completeDagTasksSql(
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lr) >= 0
        RETURNING tasks.id, tasks.run_id, tasks.handler, tasks.attempt, tasks.started_at, tasks.scheduled_for, tasks.locked_by,
-                 i.error, i.exit_code, (extract(epoch FROM ($3::timestamptz - tasks.started_at)) * 1000)::bigint AS dur
+                 i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, attempt, 'running', 'success', $4,
@@ -96,76 +95,59 @@ export async function completeDagTasksSql(
        SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id
         WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
         GROUP BY d.parent_task_id
-     ), attempt AS (
-       SELECT handler, CASE WHEN dur IS NOT NULL THEN GREATEST(0, dur) END AS dur,
-              CASE WHEN dur IS NOT NULL THEN width_bucket(GREATEST(0, dur), $6::bigint[]) END AS bucket,
-              CASE WHEN attempt = 1 AND dur IS NOT NULL AND scheduled_for IS NOT NULL
-                   THEN GREATEST(0, round(extract(epoch FROM (started_at - scheduled_for)) * 1000))::bigint END AS lateness
-         FROM t
      ), stats AS (
        -- When every item's run got a ready task and no on_failure child waits, nothing follows this
        -- statement but COMMIT: the handler stats ride along (hot rows, locked last: lock-order.ts).
        -- Otherwise the caller books them after its other statements (statsBooked = false).
-       ${successStatsSql('NOT EXISTS (SELECT 1 FROM t WHERE t.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)', '$3')}
+       ${successStatsSql(
+         { handler: 't.handler', durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', scheduledFor: 't.scheduled_for' },
+         'FROM t WHERE NOT EXISTS (SELECT 1 FROM t t2 WHERE t2.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)',
+         '$3::timestamptz',
+       )}
        RETURNING 1
      )
      SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, (SELECT count(*) FROM stats) > 0 AS "statsBooked",
-            CASE WHEN t.dur IS NOT NULL THEN GREATEST(0, t.dur)::float8 END AS "durationMs",
-            CASE WHEN t.attempt = 1 AND t.dur IS NOT NULL AND t.scheduled_for IS NOT NULL
-                 THEN GREATEST(0, round(extract(epoch FROM (t.started_at - t.scheduled_for)) * 1000))::float8 END AS "latenessMs",
+            t.started_at AS "startedAt", t.scheduled_for AS "scheduledFor",
             coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready)) n)::int AS "_notified"
        FROM t LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
-    batch, p.nodeId, now, p.message, p.jobFirst, DURATION_BUCKET_BOUNDS_MS.map(String),
+    batch, p.nodeId, now, p.message, p.jobFirst,
   );
 }
 
+/** A successful attempt of the batch, as the handler stats count it (the rule: stats-outcome.ts). */
 export interface StatsRow {
   handler: string;
-  durationMs: number | null;
-  latenessMs: number | null;
+  attempt: number;
+  startedAt: Date | null;
+  scheduledFor: Date | null;
 }
 
 /**
- * The handler_stats_daily upsert of a batch of successful attempts, summed per handler (the
- * rules of complete-only-tasks.ts's stats step: bucket = width_bucket(duration,
- * DURATION_BUCKET_BOUNDS_MS), lateness counted for first attempts), as SQL text over a CTE named
- * `attempt` (handler, dur, bucket, lateness); `when` is a condition that must hold for anything
- * to be written, `nowSql` the parameter of the clock. Rows are locked in handler order
- * (lock-order.ts: stats last).
+ * The handler_stats_daily upsert of successful attempts that ended at `now`, built from the one
+ * counting rule (stats-outcome.ts): rows in (day, handler) order (lock-order.ts: stats last).
+ * @param c SQL over `from` of each attempt's handler, duration, attempt, started_at, scheduled_for
+ * @param from the FROM/WHERE clause (a WHERE that fails writes nothing)
+ * @param now SQL of the end instant (timestamptz)
  */
-function successStatsSql(when: string, nowSql: string): string {
-  return `INSERT INTO handler_stats_daily AS h (stat_date, handler, slot, success, failure, timeout, dead_letter, total_duration_ms,
-                                           max_duration_ms, total_lateness_ms, lateness_count, duration_buckets, updated_at)
-     SELECT (${nowSql}::timestamptz AT TIME ZONE ${STATS_TZ_SQL})::date, a.handler, ${STATS_SLOT_SQL}, count(*)::int, 0, 0, 0,
-            coalesce(sum(a.dur), 0)::bigint, coalesce(max(a.dur), 0)::int,
-            coalesce(sum(a.lateness), 0)::bigint, count(a.lateness)::int,
-            (SELECT array_agg((SELECT count(*) FROM attempt b WHERE b.handler = a.handler AND b.bucket = g.i)::int ORDER BY g.i)
-               FROM generate_series(0, ${DURATION_BUCKET_COUNT - 1}) g(i)),
-            ${nowSql}::timestamptz
-       FROM attempt a
-      WHERE ${when}
-      GROUP BY a.handler
-      ORDER BY a.handler
-     ${STATS_ON_CONFLICT_SQL}`;
+function successStatsSql(c: Pick<StatsEventColumns, 'handler' | 'durationMs' | 'attempt' | 'startedAt' | 'scheduledFor'>, from: string, now: string): string {
+  return statsUpsertFromEventsSql(statsEventsSql({ ...c, at: now, outcome: `'success'`, dead: 'false' }, from), now);
 }
 
-/** successStatsSql's rows parameter (jsonb) for `rows` */
-function statsRowsParam(rows: StatsRow[]): string {
-  return JSON.stringify(rows.map((r) => ({ handler: r.handler, dur: r.durationMs === null ? null : Math.max(0, Math.round(r.durationMs)), lateness: r.latenessMs === null ? null : Math.max(0, Math.round(r.latenessMs)) })));
-}
-
-const attemptCte = (first: number) => `attempt AS (
-       SELECT handler, dur, CASE WHEN dur IS NOT NULL THEN width_bucket(dur, $${first + 2}::bigint[]) END AS bucket, lateness
-         FROM jsonb_to_recordset($${first}::jsonb) AS x(handler text, dur bigint, lateness bigint)
-     )`;
+/** The successes as a jsonb parameter and the SQL reading it back as `x` (from the parameter $`param`). */
+const statsRowsParam = (rows: StatsRow[]) => JSON.stringify(rows.map((r) => ({ handler: r.handler, attempt: r.attempt, started_at: r.startedAt, scheduled_for: r.scheduledFor })));
+const statsRowsFrom = (param: number) => `FROM jsonb_to_recordset($${param}::jsonb) AS x(handler text, attempt int, started_at timestamptz, scheduled_for timestamptz)`;
+const statsRowsColumns = (now: string) => ({
+  handler: 'x.handler', attempt: 'x.attempt', startedAt: 'x.started_at', scheduledFor: 'x.scheduled_for',
+  durationMs: attemptDurationMsSql(now, 'x.started_at'),
+});
 
 /** Adds a batch of successful attempts to handler_stats_daily (successStatsSql), standalone: the transaction's last statement. */
 export async function recordSuccessStats(tx: Prisma.TransactionClient, rows: StatsRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
-  await tx.$executeRawUnsafe(preparedSql('record-success-stats', `WITH ${attemptCte(1)} ${successStatsSql('true', '$2')}`),
-    statsRowsParam(rows), now, DURATION_BUCKET_BOUNDS_MS.map(String));
+  await tx.$executeRawUnsafe(preparedSql('record-success-stats', successStatsSql(statsRowsColumns('$2::timestamptz'), statsRowsFrom(1), '$2::timestamptz')),
+    statsRowsParam(rows), now);
 }
 
 /**
@@ -184,15 +166,15 @@ export async function probeRunsAfterCompletion(
   now: Date,
 ): Promise<{ toFinish: string[]; statsDone: boolean }> {
   const rows = await tx.$queryRawUnsafe<{ id: string | null; live: boolean | null; _stats: number }[]>(
-    preparedSql('probe-runs-after-completion', `WITH ${attemptCte(2)}, p AS (
+    preparedSql('probe-runs-after-completion', `WITH p AS (
        SELECT r.id,
               EXISTS (SELECT 1 FROM tasks WHERE run_id = r.id AND status IN ('running', 'failed', 'timeout'))
                 OR EXISTS (SELECT 1 FROM tasks WHERE run_id = r.id AND status = 'pending' AND pending_parents < 1) AS live
          FROM unnest($1::uuid[]) AS r(id)
-     ), stats AS (${successStatsSql('NOT EXISTS (SELECT 1 FROM p WHERE NOT p.live)', '$3')} RETURNING 1)
+     ), stats AS (${successStatsSql(statsRowsColumns('$3::timestamptz'), `${statsRowsFrom(2)} WHERE NOT EXISTS (SELECT 1 FROM p WHERE NOT p.live)`, '$3::timestamptz')} RETURNING 1)
      SELECT p.id, p.live, (SELECT count(*) FROM stats)::int AS _stats FROM p
      UNION ALL SELECT NULL, NULL, (SELECT count(*) FROM stats)::int WHERE NOT EXISTS (SELECT 1 FROM p)`),
-    runIds, statsRowsParam(stats), now, DURATION_BUCKET_BOUNDS_MS.map(String),
+    runIds, statsRowsParam(stats), now,
   );
   const toFinish = rows.filter((r) => r.id !== null && !r.live).map((r) => r.id!);
   return { toFinish, statsDone: stats.length === 0 || toFinish.length === 0 };
