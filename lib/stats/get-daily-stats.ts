@@ -75,13 +75,32 @@ function parseHandlers(h: string | undefined): string[] {
   return (h ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-function toDay(r: Row): DailyStatsDay {
+/** The counters a stats day (or hour) is computed from: a handler_stats_daily row or a detail aggregate. */
+export interface StatsCountersOf {
+  handler: string;
+  success: number;
+  failure: number;
+  timeout: number;
+  deadLetter: number;
+  maxDurationMs: number;
+  durationBuckets: number[];
+  totalDurationMs: number | bigint;
+  totalLatenessMs: number | bigint;
+  latenessCount: number;
+}
+
+/**
+ * A DailyStatsDay of counters under the label `date` (a day, or an hour of the hourly view):
+ * percentiles estimated from the histogram, means of the totals. One definition for the
+ * daily table and the per-job / hourly series (get-stats-series.ts).
+ */
+export function statsDayOf(date: string, r: StatsCountersOf): DailyStatsDay {
   const buckets = normaliseBuckets(r.durationBuckets);
   const finished = buckets.reduce((a, b) => a + b, 0);
   const totalDuration = Number(r.totalDurationMs);
-  const totalLateness = Number(r.totalLatenessMs);
+  const totalLateness = r.latenessCount > 0 ? Number(r.totalLatenessMs) : 0;
   return {
-    date: r.statDate.toISOString().slice(0, 10),
+    date,
     handler: r.handler,
     success: r.success,
     failure: r.failure,
@@ -98,6 +117,8 @@ function toDay(r: Row): DailyStatsDay {
     latenessCount: r.latenessCount,
   };
 }
+
+const toDay = (r: Row): DailyStatsDay => statsDayOf(r.statDate.toISOString().slice(0, 10), r);
 
 /**
  * Daily per-handler aggregates for `from..to` (inclusive), reading ONLY handler_stats_daily

@@ -6,8 +6,7 @@ import { DEFAULT_SERIES_HOURS, StatsSeriesQuery } from '../api/view-schemas.ts';
 import { wallParts, zonedLocalToUtc } from '../time/format.ts';
 import { getStatsTimeZone } from './current-zone.ts';
 import { buildChartData, getStatsChartData, type StatsChartData } from './chart-data.ts';
-import type { DailyStatsDay } from './get-daily-stats.ts';
-import { estimatePercentile, normaliseBuckets } from './percentiles.ts';
+import { statsDayOf, type DailyStatsDay } from './get-daily-stats.ts';
 import { queryDetailStats, type DetailStatsRow } from './detail-stats-sql.ts';
 
 /** Chart data (lib/stats/chart-data.ts) with what it covers: its points are days or hours (`YYYY-MM-DDTHH:00` in the stats zone). */
@@ -29,27 +28,7 @@ export function lastHours(hours: number, tz: string, now: Date): { labels: strin
   return { labels, start: zonedLocalToUtc(labels[0]!, tz) ?? new Date(now.getTime() - hours * 3_600_000) };
 }
 
-function toDay(r: DetailStatsRow): DailyStatsDay {
-  const buckets = normaliseBuckets(r.durationBuckets);
-  const finished = buckets.reduce((a, b) => a + b, 0);
-  return {
-    date: r.bucket,
-    handler: r.handler,
-    success: r.success,
-    failure: r.failure,
-    timeout: r.timeout,
-    deadLetter: r.deadLetter,
-    p50Ms: estimatePercentile(buckets, 0.5, r.maxDurationMs),
-    p95Ms: estimatePercentile(buckets, 0.95, r.maxDurationMs),
-    avgLatenessMs: r.latenessCount > 0 ? Math.round(r.totalLatenessMs / r.latenessCount) : null,
-    avgDurationMs: finished > 0 ? Math.round(r.totalDurationMs / finished) : null,
-    maxDurationMs: r.maxDurationMs,
-    durationBuckets: buckets,
-    totalDurationMs: r.totalDurationMs,
-    totalLatenessMs: r.latenessCount > 0 ? r.totalLatenessMs : 0,
-    latenessCount: r.latenessCount,
-  };
-}
+const toDay = (r: DetailStatsRow): DailyStatsDay => statsDayOf(r.bucket, r);
 
 /**
  * Stats of one job and/or per hour (docs/console.md "Stats"). Daily stats of every job come

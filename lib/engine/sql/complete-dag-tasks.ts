@@ -1,6 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
+import { completionItemsParam, completionItemsSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -42,16 +43,14 @@ export interface DagTaskCompleted {
  */
 export async function completeDagTasksSql(
   tx: Prisma.TransactionClient,
-  p: { nodeId: string; message: string; jobFirst: boolean; items: { taskId: string; attempt: number; output: unknown; error: string | null; exitCode: number | null }[] },
+  p: { nodeId: string; message: string; jobFirst: boolean; items: CompletionItem[] },
   now: Date,
 ): Promise<DagTaskCompleted[]> {
   if (p.items.length === 0) return [];
-  const batch = JSON.stringify(p.items.map((i) => ({
-    id: i.taskId, attempt: i.attempt, output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
-  })));
+  const batch = completionItemsParam(p.items);
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql('complete-dag-tasks', `WITH i AS (
-       SELECT DISTINCT ON (id, attempt) * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)
+       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's

@@ -1,6 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
+import { completionItemsParam, completionItemsSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -65,18 +66,14 @@ export interface OnlyTaskCompleted {
  */
 export async function completeOnlyTasksSql(
   db: Pick<Prisma.TransactionClient, '$queryRawUnsafe'>,
-  p: { nodeId: string; message: string; items: { taskId: string; attempt: number; output: unknown; error: string | null; exitCode: number | null }[] },
+  p: { nodeId: string; message: string; items: CompletionItem[] },
   now: Date,
 ): Promise<OnlyTaskCompleted[]> {
   if (p.items.length === 0) return [];
-  // One jsonb parameter for the batch. output travels as JSON text so that a JSON null output
-  // stays the jsonb value null (undefined -> the key is left out -> SQL NULL), as in a single update.
-  const batch = JSON.stringify(p.items.map((i) => ({
-    id: i.taskId, attempt: i.attempt, output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
-  })));
+  const batch = completionItemsParam(p.items);
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)
+       SELECT * FROM ${completionItemsSql(1)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
        -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs
