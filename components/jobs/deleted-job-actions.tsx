@@ -11,17 +11,18 @@ import { RoleGate } from '../role';
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 
 /**
- * Restore / Purge on the read-only page of a job in the recycle bin (the same actions as the
- * recycle bin's rows). A restore refused because the key is taken says so in place; after a
- * purge the page goes back to the recycle bin (the job no longer exists).
+ * Restore / Purge of a job in the recycle bin: on its read-only page and on each recycle-bin
+ * row (`size="sm"`). A restore refused because the key is taken says so in place. After a
+ * purge the job no longer exists: `afterPurge` 'back' goes to the recycle bin (the job's page),
+ * 'refresh' reloads the list (a row).
  */
-export function DeletedJobActions({ jobId, jobKey, restore, purge }: { jobId: string; jobKey: string; restore: (id: string) => Promise<R<{ id: string; key: string }>>; purge: (id: string) => Promise<R<{ key: string }>> }) {
+export function DeletedJobActions({ jobId, jobKey, restore, purge, size, afterPurge = 'back' }: { jobId: string; jobKey: string; restore: (id: string) => Promise<R<{ id: string; key: string }>>; purge: (id: string) => Promise<R<{ key: string }>>; size?: 'sm'; afterPurge?: 'back' | 'refresh' }) {
   const router = useRouter();
   const { toast } = useToast();
   const [busy, setBusy] = React.useState(false);
   const [error, setError] = React.useState<string | null>(null);
   return (
-    <div className="flex items-center gap-2">
+    <div className={size === 'sm' ? 'flex items-center justify-end gap-2' : 'flex items-center gap-2'}>
       {error ? (
         <span role="alert" className="max-w-xs text-xs text-red-700" data-testid="restore-error">
           {error}
@@ -29,7 +30,8 @@ export function DeletedJobActions({ jobId, jobKey, restore, purge }: { jobId: st
       ) : null}
       <RoleGate>
         <Button
-          variant="primary"
+          size={size}
+          variant={size === 'sm' ? undefined : 'primary'}
           disabled={busy}
           onClick={async () => {
             setBusy(true);
@@ -52,7 +54,7 @@ export function DeletedJobActions({ jobId, jobKey, restore, purge }: { jobId: st
       <RoleGate>
         <ConfirmDialog
           trigger={
-            <Button variant="danger-outline" disabled={busy}>
+            <Button size={size} variant="danger-outline" disabled={busy}>
               <Trash2 /> Purge
             </Button>
           }
@@ -64,7 +66,8 @@ export function DeletedJobActions({ jobId, jobKey, restore, purge }: { jobId: st
             const r = await purge(jobId);
             if (r.ok) {
               toast({ kind: 'success', title: `${r.data.key} purged` });
-              router.push('/recycle-bin');
+              if (afterPurge === 'back') router.push('/recycle-bin');
+              else router.refresh();
             } else toast({ kind: 'error', title: 'Purge failed', description: r.error });
           }}
         />
