@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, type CompletionItem } from './completion-items.ts';
+import { completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -64,8 +64,7 @@ export async function completeDagTasksSql(
         ORDER BY r.id FOR UPDATE OF r
      ), t AS (
        UPDATE tasks
-          SET status = 'success', completed_at = $3::timestamptz, lease_until = NULL,
-              output = i.output::jsonb, error = i.error, exit_code = i.exit_code, version = tasks.version + 1, updated_at = $3::timestamptz
+          SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
@@ -73,11 +72,7 @@ export async function completeDagTasksSql(
        RETURNING tasks.id, tasks.run_id, tasks.handler, tasks.attempt, tasks.started_at, tasks.scheduled_for, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, 'running', 'success', $4,
-              jsonb_strip_nulls(jsonb_build_object('error', error, 'exitCode', exit_code, 'durationMs', dur)),
-              locked_by, $3::timestamptz
-         FROM t
+       ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
      ), edges AS (
        SELECT d.task_id, count(*)::int AS n FROM task_dependencies d

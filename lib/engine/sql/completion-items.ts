@@ -1,4 +1,7 @@
 /**
+ * What the two batched success statements (complete-only-tasks.ts, complete-dag-tasks.ts) share:
+ * the batch parameter, the task's success SET and the finishing task_logs row.
+ *
  * A batch of successful attempts as the batched completion statements read it
  * (complete-only-tasks.ts, complete-dag-tasks.ts): one jsonb parameter. output travels as
  * JSON text so that a JSON null output stays the jsonb value null (undefined: the key is
@@ -22,4 +25,28 @@ export function completionItemsParam(items: readonly CompletionItem[]): string {
 /** SQL reading the batch back from parameter `$param` as rows (id, attempt, output, error, exit_code). */
 export function completionItemsSql(param: number): string {
   return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)`;
+}
+
+/**
+ * SET clause of a task's running -> success compare-and-set in a batch: the item's output,
+ * error and exit code from the batch rows `i` (completionItemsSql), the lease released.
+ * @param now SQL of the completion instant (timestamptz)
+ */
+export function successSetSql(now: string): string {
+  return `status = 'success', completed_at = ${now}, lease_until = NULL,
+              output = i.output::jsonb, error = i.error, exit_code = i.exit_code, version = tasks.version + 1, updated_at = ${now}`;
+}
+
+/**
+ * The finishing task_logs row of each success in `t` (columns id, run_id, attempt, error,
+ * exit_code, dur, locked_by): its detail.durationMs is what the stats rebuild reads back
+ * (stats-outcome.ts). Written as a data-modifying CTE body (add `RETURNING 1`).
+ * @param now SQL of the completion instant; @param message SQL of the log message
+ */
+export function successLogSql(now: string, message: string): string {
+  return `INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, attempt, 'running', 'success', ${message},
+              jsonb_strip_nulls(jsonb_build_object('error', error, 'exitCode', exit_code, 'durationMs', dur)),
+              locked_by, ${now}
+         FROM t`;
 }
