@@ -75,8 +75,13 @@ describe('4 workers, one database', () => {
       'every job fired',
       500,
     );
-    // Stop later slots from adding load; the slot under test is done firing.
-    await t.pool.query(`UPDATE jobs SET status = 'paused' WHERE key LIKE 'scale-%'`);
+    // Stop later slots from adding load; the slot under test is done firing. The rows are locked
+    // in ascending id, the engine's order for several jobs (lib/engine/lock-order.ts), so this
+    // statement cannot deadlock with the workers' batched completions.
+    await t.pool.query(
+      `UPDATE jobs SET status = 'paused'
+        WHERE id IN (SELECT id FROM jobs WHERE key LIKE 'scale-%' ORDER BY id FOR UPDATE)`,
+    );
 
     const fired = await t.pool.query<{ runs: number; jobs: number; dup: number }>(
       `SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS jobs,

@@ -62,13 +62,18 @@ export async function completeDagTasksSql(
        SELECT r.id FROM runs r
         WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id) AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id FOR UPDATE OF r
+     ), lt AS (
+       -- the items' task rows in ascending id too: lease renewal (extend-leases.ts) locks a node's
+       -- running tasks in that order, so the two never wait on each other in a cycle
+       SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
+        ORDER BY k.id FOR UPDATE OF k
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
-          AND (SELECT count(*) FROM lr) >= 0
+          AND (SELECT count(*) FROM lt) >= 0
        RETURNING tasks.id, tasks.run_id, tasks.handler, tasks.attempt, tasks.started_at, tasks.scheduled_for, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (

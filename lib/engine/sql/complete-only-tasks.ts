@@ -87,12 +87,17 @@ export async function completeOnlyTasksSql(
        SELECT r.id FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id)
           AND r.job_id::uuid IN (SELECT id FROM lj)
         ORDER BY r.id FOR UPDATE OF r
+     ), lt AS (
+       -- the items' task rows in ascending id too: lease renewal (extend-leases.ts) locks a node's
+       -- running tasks in that order, so the two never wait on each other in a cycle
+       SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
+        ORDER BY k.id FOR UPDATE OF k
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
-          AND (SELECT count(*) FROM lr) >= 0
+          AND (SELECT count(*) FROM lt) >= 0
           AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
