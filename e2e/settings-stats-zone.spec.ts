@@ -22,7 +22,7 @@ test('an admin changes the stats day zone; a viewer cannot', async ({ page, brow
   await form.getByRole('button', { name: 'Save and rebuild' }).click();
   await expect(page.getByText('Stats days are now cut in Asia/Shanghai', { exact: false })).toBeVisible();
   await page.goto('/stats');
-  await expect(page.getByText('Daily handler outcomes', { exact: false })).toContainText('days in Asia/Shanghai');
+  await expect(page.getByTestId('stats-scope')).toContainText('Daily outcomes (days in Asia/Shanghai)');
 
   const ctx = await browser.newContext();
   const viewer = await ctx.newPage();
