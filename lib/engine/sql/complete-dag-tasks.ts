@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -63,10 +63,7 @@ export async function completeDagTasksSql(
         WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id) AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       -- the items' task rows in ascending id too: lease renewal (extend-leases.ts) locks a node's
-       -- running tasks in that order, so the two never wait on each other in a cycle
-       SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
-        ORDER BY k.id FOR UPDATE OF k
+       ${LOCK_ITEM_TASKS_SQL}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}

@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -88,10 +88,7 @@ export async function completeOnlyTasksSql(
           AND r.job_id::uuid IN (SELECT id FROM lj)
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       -- the items' task rows in ascending id too: lease renewal (extend-leases.ts) locks a node's
-       -- running tasks in that order, so the two never wait on each other in a cycle
-       SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
-        ORDER BY k.id FOR UPDATE OF k
+       ${LOCK_ITEM_TASKS_SQL}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}

@@ -50,3 +50,11 @@ export function successLogSql(now: string, message: string): string {
               locked_by, ${now}
          FROM t`;
 }
+
+/**
+ * Body of the `lt` CTE: the items' task rows locked in ascending id, after the runs (`lr`).
+ * Lease renewal (extend-leases.ts) locks a node's running tasks in that order, so a completion
+ * batch and a heartbeat of the same worker never wait on each other in a cycle (lock-order.ts).
+ */
+export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
+        ORDER BY k.id FOR UPDATE OF k`;
