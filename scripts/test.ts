@@ -36,9 +36,15 @@ let passed = 0;
 let failed = 0;
 const failures: string[] = [];
 
+const startedAt = Date.now();
+/** Seconds each stage took, printed at the end: CI must stay under 30 minutes in all. */
+const stageSeconds: string[] = [];
+
 function run(label: string, cmd: string, args: string[], env: Record<string, string> = {}): boolean {
   console.log(`\n=== ${label} ===`);
+  const began = Date.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  stageSeconds.push(`${label}: ${Math.round((Date.now() - began) / 1000)} s`);
   if (r.status !== 0) failures.push(label);
   return r.status === 0;
 }
@@ -136,6 +142,7 @@ if (want('e2e')) {
 }
 
 console.log('');
+console.log(`stage times:\n${stageSeconds.map((t) => `  ${t}`).join('\n')}\n  all: ${Math.round((Date.now() - startedAt) / 1000)} s`);
 if (passed + failed === 0) failures.push('no test ran');
 if (failedTests.length) console.log(`failed tests:\n${failedTests.map((t) => `  ${t}`).join('\n')}`);
 if (failures.length) console.log(`failed stages: ${failures.join('; ')}`);
