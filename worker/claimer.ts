@@ -24,6 +24,8 @@ export interface ClaimerConfig {
   group: string;
   labels: Record<string, string>;
   handlers: string[];
+  /** handlers held only to fail clearly, claimed while no live node offers them (ClaimInput.fallbackHandlers) */
+  fallbackHandlers?: string[];
   concurrency: number;
   leaseSeconds: number;
   pollMs: number;
@@ -55,7 +57,7 @@ export class Claimer {
       // The safety pass (a NOTIFY may have been lost): one cheap look at the ready queue decides
       // whether to claim now, sleep until a known due time, or sleep the whole interval.
       this.safetyAt = now.getTime() + this.config.pollMs;
-      const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: this.config.handlers });
+      const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: [...this.config.handlers, ...(this.config.fallbackHandlers ?? [])] });
       if (!due) claim = false;
       else if (due.getTime() > now.getTime()) {
         this.wakes.add(due.getTime());
@@ -84,6 +86,7 @@ export class Claimer {
       {
         nodeId: this.config.nodeId,
         handlers: this.config.handlers,
+        fallbackHandlers: this.config.fallbackHandlers ?? [],
         group: this.config.group,
         labels: this.config.labels,
         limit: free,

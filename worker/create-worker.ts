@@ -110,7 +110,11 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     // System jobs (retention, cleanups, stats check) on this worker's own client.
     extra: { ...createSystemHandlers(() => db), ...options.handlers },
   });
-  const handlerNames = options.handlerNames ?? registry.names();
+  // A disabled handler (shell without TICKFLOW_ALLOW_SHELL) is neither advertised nor claimed
+  // while another live worker offers it: a mixed fleet routes shell tasks to the workers that
+  // may run them, and a fleet with none fails them with the reason.
+  const fallbackHandlers = options.handlerNames ? [] : registry.disabled();
+  const handlerNames = options.handlerNames ?? registry.names().filter((n) => !fallbackHandlers.includes(n));
   const host = hostname();
   const livenessDb = createPrismaClient(config.databaseUrl, LIVENESS_POOL_SIZE);
 
@@ -160,6 +164,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     group: config.group,
     labels: config.labels,
     handlers: handlerNames,
+    fallbackHandlers,
     concurrency: config.concurrency,
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,

@@ -19,7 +19,8 @@ import type { ClaimedTask, ClaimInput } from './types.ts';
  * @returns the claimed tasks, highest priority first (may be fewer than `limit`).
  */
 export async function claimTasks(db: Db, input: ClaimInput, now: Date = new Date()): Promise<ClaimedTask[]> {
-  if (input.limit < 1 || input.handlers.length === 0) return [];
+  const fallbackHandlers = input.fallbackHandlers ?? [];
+  if (input.limit < 1 || input.handlers.length + fallbackHandlers.length === 0) return [];
   const base: Omit<ClaimParams, 'allowResourceKeys'> = {
     nodeId: input.nodeId,
     handlers: input.handlers,
@@ -28,6 +29,7 @@ export async function claimTasks(db: Db, input: ClaimInput, now: Date = new Date
     limit: Math.floor(input.limit),
     leaseSeconds: input.leaseSeconds,
     nodeStaleSeconds: input.nodeStaleSeconds ?? 30,
+    fallbackHandlers,
   };
   const inTx = isTransactionClient(db);
   for (let attempt = 1; ; attempt++) {

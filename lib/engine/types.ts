@@ -53,6 +53,13 @@ export interface ClaimInput {
   leaseSeconds: number;
   /** consistent_hash: nodes whose heartbeat is older than this many seconds are not owners (default 30) */
   nodeStaleSeconds?: number;
+  /**
+   * handler names this node holds only to fail their tasks with a clear error (`shell` on a
+   * worker without TICKFLOW_ALLOW_SHELL): claimed only while no other live node (heartbeat
+   * within nodeStaleSeconds) offers them, so a worker that can run them always gets them
+   * first (docs/security.md "Shell"). Default none.
+   */
+  fallbackHandlers?: string[];
 }
 
 /** A task handed to a worker by `claimTasks`. */

@@ -55,6 +55,28 @@ describe('shell executor', () => {
     expect(x.error).toMatch(/TICKFLOW_ALLOW_SHELL=1/);
   });
 
+  it('a worker without it leaves shell tasks to a live worker that may run them, and does not advertise shell', async () => {
+    const without = await startWorker({ allowShell: false });
+    const shellWorker = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], allowShell: true }) });
+    workers.push(shellWorker);
+    const shellNode = await shellWorker.register(); // live and offering shell, not claiming yet
+
+    const ids = await Promise.all([1, 2, 3].map((i) => runTask({ key: `shell-routed-${i}`, steps: [{ handler: 'shell', config: { command: ['/bin/echo', `hi ${i}`] } }] })));
+    // The shell-less worker's own claim passes (its loop and this one) take none of them.
+    expect(await without.claimer.runOnce(new Date())).toBe(0);
+    const pending = await t.db.task.findMany({ where: { id: { in: ids } }, select: { status: true } });
+    expect(pending.map((x) => x.status)).toEqual(['pending', 'pending', 'pending']);
+
+    await shellWorker.start();
+    for (const id of ids) expect(await finalTask(id)).toMatchObject({ status: 'success', exitCode: 0 });
+    const claims = await t.db.taskLog.findMany({ where: { taskId: { in: ids }, toStatus: 'running' }, select: { nodeId: true } });
+    expect(claims.map((c) => c.nodeId)).toEqual([shellNode, shellNode, shellNode]);
+
+    const nodes = await t.db.$queryRawUnsafe<{ node_id: string; handlers: string[] }[]>('SELECT node_id, handlers FROM worker_nodes');
+    expect(nodes.find((n) => n.node_id === shellNode)?.handlers).toContain('shell');
+    expect(nodes.find((n) => n.node_id !== shellNode)?.handlers).not.toContain('shell');
+  });
+
   it('records stdout and exit code 0, and a non-zero exit code on failure', async () => {
     await startWorker({ allowShell: true });
     const ok = await runTask({ steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo "$GREETING"'], env: { GREETING: 'hej' } } }] });

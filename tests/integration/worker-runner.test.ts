@@ -42,7 +42,9 @@ describe('runner', () => {
     await w.start();
     const node = await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: w.nodeId } });
     expect(node).toMatchObject({ status: 'online', group: 'default', pid: process.pid });
-    expect(node.handlers).toEqual(expect.arrayContaining(['builtin.echo', 'builtin.sleep', 'http', 'shell', 'sql']));
+    expect(node.handlers).toEqual(expect.arrayContaining(['builtin.echo', 'builtin.sleep', 'http', 'sql']));
+    // shell is off on this worker (no TICKFLOW_ALLOW_SHELL): not advertised, so not offered to jobs' steps
+    expect(node.handlers).not.toContain('shell');
 
     const { tasks, runId } = await runOf({ steps: [{ handler: 'builtin.echo', payload: { hello: 'world' } }] });
     const done = await finalTask(tasks.main!);

@@ -30,7 +30,14 @@ export interface HandlerRegistryOptions {
 
 export interface HandlerRegistry {
   get(name: string): Handler | undefined;
+  /** every name the registry holds, sorted */
   names(): string[];
+  /**
+   * names held only to fail their tasks with a clear error (`shell` without allowShell):
+   * the worker does not advertise them and claims their tasks only while no live worker
+   * offers them (lib/engine ClaimInput.fallbackHandlers)
+   */
+  disabled(): string[];
   close(): Promise<void>;
 }
 
@@ -44,8 +51,8 @@ export function createHandlerRegistry(options: HandlerRegistryOptions = {}): Han
     ['builtin.flaky', builtin.flaky],
     ['builtin.ignore-abort', builtin.ignoreAbort],
     ['http', http],
-    // Registered even when disabled, so such a task fails with a clear error
-    // instead of waiting forever for a worker that can run it.
+    // Registered even when disabled, so that with no worker able to run it such a task
+    // fails with a clear error instead of waiting forever (disabled() below).
     ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs })],
     ['sql', sql.handler],
     ['grpc', grpcHandler],
@@ -54,6 +61,7 @@ export function createHandlerRegistry(options: HandlerRegistryOptions = {}): Han
   return {
     get: (name) => map.get(name),
     names: () => [...map.keys()].sort(),
+    disabled: () => (options.allowShell || options.extra?.shell ? [] : ['shell']),
     close: () => sql.close(),
   };
 }

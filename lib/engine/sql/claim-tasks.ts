@@ -43,6 +43,10 @@ export interface ClaimParams extends Required<ClaimInput> {
  * unrelated keys; the unique index is exact and costs nothing when keys are
  * not contended.
  *
+ * Handlers: the node's own ($2), and its fallback handlers ($10, ClaimInput.fallbackHandlers:
+ * held only to fail with a clear error) only while no other live node advertises them in
+ * worker_nodes.handlers — a probe of the small worker_nodes table, evaluated only for such rows.
+ *
  * Routing (task.routing copied from the job): nodeGroup must equal the node's
  * group; routing.labels must be contained in the node's labels; strategy
  * 'nodes' lists node ids; 'consistent_hash' makes one live node the owner by
@@ -69,7 +73,13 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
           -- a node an operator drained claims nothing from the moment of the drain, not from its
           -- next heartbeat (one primary-key probe, evaluated once per statement)
           AND NOT EXISTS (SELECT 1 FROM worker_nodes me WHERE me.node_id = $1 AND me.status = 'draining')
-          AND t.handler = ANY($2::text[])
+          AND (t.handler = ANY($2::text[])
+               -- a handler held only to fail clearly: left to any live node that offers it
+               OR (t.handler = ANY($10::text[]) AND NOT EXISTS (
+                     SELECT 1 FROM worker_nodes o
+                      WHERE o.node_id <> $1 AND o.status = 'online'
+                        AND o.last_heartbeat_at >= $6::timestamptz - make_interval(secs => $8::double precision)
+                        AND t.handler = ANY(o.handlers))))
           AND (t.routing->>'nodeGroup' IS NULL OR t.routing->>'nodeGroup' = $3)
           AND (t.routing->'labels' IS NULL OR $4::jsonb @> (t.routing->'labels'))
           AND CASE coalesce(t.routing->>'strategy', 'any')
@@ -122,6 +132,6 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
        FROM upd
       ORDER BY upd.priority DESC, upd.schedule_at`,
     p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), p.limit, now, p.leaseSeconds, p.nodeStaleSeconds,
-    p.allowResourceKeys,
+    p.allowResourceKeys, p.fallbackHandlers,
   );
 }
