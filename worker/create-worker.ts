@@ -172,7 +172,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const onClaimed = metrics
     ? (tasks: ClaimedTask[]) => {
         for (const t of tasks) {
-          const latenessMs = t.attempt === 1 && t.scheduledFor ? t.startedAt.getTime() - t.scheduledFor.getTime() : undefined;
+          const latenessMs = t.attempt === 1 && t.latenessFrom ? t.startedAt.getTime() - t.latenessFrom.getTime() : undefined;
           metrics.claimed({ handler: t.handler, latenessMs });
         }
       }

@@ -220,7 +220,7 @@ export async function endAttempt(
 
   // The attempt as the handler stats count it (the rule: sql/stats-outcome.ts).
   const stats: NonNullable<StatsCarry['stats']> = {
-    handler: fin.handler, outcome: fin.status, dead: false, attempt: fin.attempt, startedAt: fin.startedAt, scheduledFor: fin.scheduledFor,
+    handler: fin.handler, outcome: fin.status, dead: false, attempt: fin.attempt, startedAt: fin.startedAt, latenessFrom: fin.latenessFrom,
   };
 
   const carry: StatsCarry = { stats };

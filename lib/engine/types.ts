@@ -77,6 +77,8 @@ export interface ClaimedTask {
   priority: number;
   resourceKey: string | null;
   scheduledFor: Date | null;
+  /** the instant this attempt's lateness is measured from: scheduledFor, null in a backfill run (lib/engine/sql/stats-outcome.ts latenessFromSql) */
+  latenessFrom?: Date | null;
   /** the run's job key (runs.job_key), handed to handlers */
   jobKey: string | null;
   startedAt: Date;

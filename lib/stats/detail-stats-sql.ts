@@ -1,5 +1,5 @@
 import type { Db } from '../db.ts';
-import { statsEventsSql, statsRowsSql } from '../engine/sql/stats-outcome.ts';
+import { latenessFromSql, statsEventsSql, statsRowsSql } from '../engine/sql/stats-outcome.ts';
 
 /** One aggregate over task_logs: a bucket (day or hour in a zone) and a handler, counted by the rule in lib/engine/sql/stats-outcome.ts. */
 export interface DetailStatsRow {
@@ -50,7 +50,7 @@ export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<De
       durationMs,
       attempt: 'l.attempt',
       startedAt: `l.created_at - ${durationMs} * interval '1 millisecond'`,
-      scheduledFor: 't.scheduled_for',
+      latenessFrom: latenessFromSql('t'),
     },
     `FROM task_logs l
        JOIN tasks t ON t.id = l.task_id

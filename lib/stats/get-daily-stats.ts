@@ -57,7 +57,7 @@ export interface DailyStatsDay extends StatsCounters {
   /** estimated from the duration histogram (see percentiles.ts), null without finished attempts */
   p50Ms: number | null;
   p95Ms: number | null;
-  /** mean of started_at - scheduled_for over first attempts; null when none */
+  /** mean lateness of first attempts (started_at - scheduled_for; backfill runs have none: stats-outcome.ts); null when none */
   avgLatenessMs: number | null;
   /** total duration / finished attempts; null when none */
   avgDurationMs: number | null;

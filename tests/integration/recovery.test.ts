@@ -11,6 +11,7 @@ import { triggerRun, completeTask } from '../../lib/engine/index.ts';
 import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts';
 import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
 import { listJobAudit } from '../../lib/jobs/list-job-audit.ts';
+import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { call, useRestFixture } from '../helpers/rest.ts';
 import * as backfillRoute from '../../app/api/v1/jobs/[id]/backfill/route.ts';
 import * as backfillPreviewRoute from '../../app/api/v1/jobs/[id]/backfill/preview/route.ts';
@@ -217,6 +218,38 @@ describe('backfill', () => {
       ['backfill', OPS.name, 0, 6], ['backfill', OPS.name, 5, 1],
     ]);
     expect(audit[1].reason).toBe('outage on 2 March');
+  });
+
+  it('backfill runs count their outcomes and durations but no lateness, live and in the rebuild; a scheduled run counts its lateness', async () => {
+    const handler = 'bf.lateness';
+    const node = { ...NODE, handlers: [handler] };
+    const jobId = await cronJob({ maxRetries: 0 }, '0 * * * *', handler);
+    // A scheduled fire of 06:00 started at 06:30:01: 1,801,000 ms late.
+    await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T06:00:00Z') }, NOW);
+    const [fired] = await claim(db, new Date(NOW.getTime() + 1000), node);
+    expect(fired!.latenessFrom).toEqual(new Date('2026-03-02T06:00:00Z'));
+    await completeTask(db, { taskId: fired!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, new Date(NOW.getTime() + 1500));
+
+    // Two backfilled slots, six hours past: one succeeds (the one-statement path), one fails (endAttempt).
+    await backfillJob(db, jobId, { from: '2026-03-02T00:00:00Z', to: '2026-03-02T01:00:00Z' }, OPS, NOW);
+    for (const [i, outcome] of (['success', 'failed'] as const).entries()) {
+      const when = new Date(NOW.getTime() + 2000 + i * 1000);
+      const [c] = await claim(db, when, node);
+      expect(c!.scheduledFor!.toISOString().slice(11, 16)).toBe(['00:00', '01:00'][i]); // handlers still see their slot
+      expect(c!.latenessFrom).toBeNull();
+      await completeTask(db, { taskId: c!.id, attempt: 1, nodeId: NODE.nodeId, outcome, error: outcome === 'failed' ? 'no' : undefined }, new Date(when.getTime() + 250));
+    }
+
+    const row = await db.handlerStatsDaily.aggregate({
+      where: { handler, statDate: new Date('2026-03-02T00:00:00Z') },
+      _sum: { success: true, failure: true, totalDurationMs: true, totalLatenessMs: true, latenessCount: true },
+    });
+    expect(row._sum).toMatchObject({ success: 2, failure: 1, latenessCount: 1 });
+    expect(Number(row._sum.totalLatenessMs)).toBe(1_801_000);
+    expect(Number(row._sum.totalDurationMs)).toBe(500 + 250 + 250);
+    // The rebuild reads the same rule back from task_logs: no drift.
+    const rebuilt = await rebuildStats(db, { from: '2026-03-02', to: '2026-03-02' });
+    expect(rebuilt.drift.filter((d) => d.handler === handler)).toEqual([]);
   });
 
   it('two backfills of the same range confirmed at once create each slot once', async () => {

@@ -34,7 +34,7 @@ async function twoSlots(): Promise<[pg.Client, pg.Client]> {
 
 const now = new Date('2026-03-05T10:00:00Z');
 const delta = (durationMs: number): StatsDelta => ({
-  handler: 'slots.work', outcome: 'success', dead: false, attempt: 1, startedAt: new Date(now.getTime() - durationMs), scheduledFor: null,
+  handler: 'slots.work', outcome: 'success', dead: false, attempt: 1, startedAt: new Date(now.getTime() - durationMs), latenessFrom: null,
 });
 
 describe('handler stats slots', () => {

@@ -1,4 +1,5 @@
 /** SELECT-list fragments (not statements) mapping snake_case rows to the engine's camelCase shapes. */
+import { latenessFromSql } from './stats-outcome.ts';
 
 /** Every `runs` column aliased to Prisma's `Run` field names. Prefix with a table alias via `runColumns('r')`. */
 export function runColumns(alias = 'runs'): string {
@@ -16,7 +17,7 @@ export function claimedTaskColumns(alias = 'tasks'): string {
   return `${a}.id, ${a}.run_id AS "runId", ${a}.job_id AS "jobId", ${a}.step_key AS "stepKey", ${a}.handler, ${a}.config,
     ${a}.payload, ${a}.attempt, ${a}.max_retries AS "maxRetries", ${a}.timeout_seconds AS "timeoutSeconds", ${a}.priority,
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
-    ${a}.lease_until AS "leaseUntil", ${a}.version,
+    ${a}.lease_until AS "leaseUntil", ${a}.version, ${latenessFromSql(a)} AS "latenessFrom",
     (SELECT r.job_key FROM runs r WHERE r.id = ${a}.run_id) AS "jobKey",
     NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.id <> ${a}.id) AS "onlyTask"`;
 }

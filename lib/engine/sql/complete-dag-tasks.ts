@@ -1,6 +1,6 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
-import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
+import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
@@ -10,8 +10,8 @@ export interface DagTaskCompleted {
   handler: string;
   /** tasks.started_at of the attempt (its stats: duration, lateness) */
   startedAt: Date | null;
-  /** tasks.scheduled_for (lateness of a first attempt) */
-  scheduledFor: Date | null;
+  /** the instant the attempt's lateness is measured from (stats-outcome.ts latenessFromSql) */
+  latenessFrom: Date | null;
   /** pending on_failure children: they must be skipped by design (propagate-final.ts) */
   onFailureChildren: number;
   /** tasks of this task's run that became ready in this statement (pending_parents reached 0) */
@@ -71,7 +71,7 @@ export async function completeDagTasksSql(
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
-       RETURNING tasks.id, tasks.run_id, tasks.handler, tasks.attempt, tasks.started_at, tasks.scheduled_for, tasks.locked_by,
+       RETURNING tasks.id, tasks.run_id, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
@@ -96,14 +96,14 @@ export async function completeDagTasksSql(
        -- statement but COMMIT: the handler stats ride along (hot rows, locked last: lock-order.ts).
        -- Otherwise the caller books them after its other statements (statsBooked = false).
        ${successStatsSql(
-         { handler: 't.handler', durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', scheduledFor: 't.scheduled_for' },
+         { handler: 't.handler', durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', latenessFrom: 't.lateness_from' },
          'FROM t WHERE NOT EXISTS (SELECT 1 FROM t t2 WHERE t2.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)',
          '$3::timestamptz',
        )}
        RETURNING 1
      )
      SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, (SELECT count(*) FROM stats) > 0 AS "statsBooked",
-            t.started_at AS "startedAt", t.scheduled_for AS "scheduledFor",
+            t.started_at AS "startedAt", t.lateness_from AS "latenessFrom",
             coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready)) n)::int AS "_notified"
@@ -117,25 +117,26 @@ export interface StatsRow {
   handler: string;
   attempt: number;
   startedAt: Date | null;
-  scheduledFor: Date | null;
+  /** stats-outcome.ts latenessFromSql of the task */
+  latenessFrom: Date | null;
 }
 
 /**
  * The handler_stats_daily upsert of successful attempts that ended at `now`, built from the one
  * counting rule (stats-outcome.ts): rows in (day, handler) order (lock-order.ts: stats last).
- * @param c SQL over `from` of each attempt's handler, duration, attempt, started_at, scheduled_for
+ * @param c SQL over `from` of each attempt's handler, duration, attempt, started_at, lateness_from
  * @param from the FROM/WHERE clause (a WHERE that fails writes nothing)
  * @param now SQL of the end instant (timestamptz)
  */
-function successStatsSql(c: Pick<StatsEventColumns, 'handler' | 'durationMs' | 'attempt' | 'startedAt' | 'scheduledFor'>, from: string, now: string): string {
+function successStatsSql(c: Pick<StatsEventColumns, 'handler' | 'durationMs' | 'attempt' | 'startedAt' | 'latenessFrom'>, from: string, now: string): string {
   return statsUpsertFromEventsSql(statsEventsSql({ ...c, at: now, outcome: `'success'`, dead: 'false' }, from), now);
 }
 
 /** The successes as a jsonb parameter and the SQL reading it back as `x` (from the parameter $`param`). */
-const statsRowsParam = (rows: StatsRow[]) => JSON.stringify(rows.map((r) => ({ handler: r.handler, attempt: r.attempt, started_at: r.startedAt, scheduled_for: r.scheduledFor })));
-const statsRowsFrom = (param: number) => `FROM jsonb_to_recordset($${param}::jsonb) AS x(handler text, attempt int, started_at timestamptz, scheduled_for timestamptz)`;
+const statsRowsParam = (rows: StatsRow[]) => JSON.stringify(rows.map((r) => ({ handler: r.handler, attempt: r.attempt, started_at: r.startedAt, lateness_from: r.latenessFrom })));
+const statsRowsFrom = (param: number) => `FROM jsonb_to_recordset($${param}::jsonb) AS x(handler text, attempt int, started_at timestamptz, lateness_from timestamptz)`;
 const statsRowsColumns = (now: string) => ({
-  handler: 'x.handler', attempt: 'x.attempt', startedAt: 'x.started_at', scheduledFor: 'x.scheduled_for',
+  handler: 'x.handler', attempt: 'x.attempt', startedAt: 'x.started_at', latenessFrom: 'x.lateness_from',
   durationMs: attemptDurationMsSql(now, 'x.started_at'),
 });
 

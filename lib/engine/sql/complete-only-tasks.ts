@@ -1,6 +1,6 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
-import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
+import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
@@ -99,7 +99,7 @@ export async function completeOnlyTasksSql(
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
-       RETURNING tasks.id, tasks.run_id, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at, tasks.scheduled_for,
+       RETURNING tasks.id, tasks.run_id, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from,
                  tasks.locked_by, i.error, i.exit_code,
                  ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
@@ -120,7 +120,7 @@ export async function completeOnlyTasksSql(
      ), stats AS (
        ${statsUpsertFromEventsSql(statsEventsSql({
          at: '$3::timestamptz', handler: 't.handler', outcome: `'success'`, dead: 'false',
-         durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', scheduledFor: 't.scheduled_for',
+         durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', latenessFrom: 't.lateness_from',
        }, 'FROM t'), '$3::timestamptz')}
        RETURNING 1
      )

@@ -1,6 +1,6 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
-import { attemptDurationMsSql } from './stats-outcome.ts';
+import { attemptDurationMsSql, latenessFromSql } from './stats-outcome.ts';
 
 export interface FinishedAttempt {
   id: string;
@@ -13,7 +13,8 @@ export interface FinishedAttempt {
   maxRetries: number;
   backoff: { baseSeconds?: number; factor?: number; maxSeconds?: number; jitter?: number };
   startedAt: Date | null;
-  scheduledFor: Date | null;
+  /** the instant the attempt's lateness is measured from (stats-outcome.ts latenessFromSql) */
+  latenessFrom: Date | null;
   lockedBy: string;
   /** children whose pending_parents reached 0 in this statement (success over hard/soft edges) */
   ready: number;
@@ -66,7 +67,8 @@ export async function finishAttempt(
         -- tasks_lease_idx (same predicate) and filter every running task by id.
         WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3
           AND ($10::timestamptz IS NULL OR lease_until < $10::timestamptz)
-       RETURNING id, run_id, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, scheduled_for, locked_by
+       RETURNING id, run_id, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, locked_by,
+                 ${latenessFromSql('tasks')} AS lateness_from
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, attempt, 'running', status, $8,
@@ -92,7 +94,7 @@ export async function finishAttempt(
                   AND c.status = 'pending' AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success'))::int AS on_failure_children
      )
      SELECT t.id, t.run_id AS "runId", t.job_id AS "jobId", t.step_key AS "stepKey", t.handler, t.status::text AS status,
-            t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt", t.scheduled_for AS "scheduledFor",
+            t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt", t.lateness_from AS "latenessFrom",
             t.locked_by AS "lockedBy", counts.ready, counts.on_failure_children AS "onFailureChildren",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"

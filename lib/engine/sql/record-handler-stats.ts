@@ -11,8 +11,8 @@ export interface StatsDelta {
   attempt: number;
   /** tasks.started_at of the attempt; null when unknown (no duration, no lateness) */
   startedAt: Date | null;
-  /** tasks.scheduled_for (lateness of a first attempt); null for none */
-  scheduledFor: Date | null;
+  /** the instant the attempt's lateness is measured from (stats-outcome.ts latenessFromSql); null for none */
+  latenessFrom: Date | null;
 }
 
 /**
@@ -38,11 +38,11 @@ export function statsUpsertSql(d: StatsDelta, now: Date, first: number): { sql: 
     durationMs: attemptDurationMsSql(at, startedAt),
     attempt: `${$(4)}::int`,
     startedAt,
-    scheduledFor: `${$(6)}::timestamptz`,
+    latenessFrom: `${$(6)}::timestamptz`,
   }, '');
   return {
     sql: statsUpsertFromEventsSql(events, at),
-    params: [now, d.handler, d.outcome, d.dead, d.attempt, d.startedAt, d.scheduledFor],
+    params: [now, d.handler, d.outcome, d.dead, d.attempt, d.startedAt, d.latenessFrom],
   };
 }
 

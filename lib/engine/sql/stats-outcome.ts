@@ -17,8 +17,9 @@
  * - success / failure / timeout = finished attempts by outcome; dead_letter = dead tasks;
  * - duration (finished attempts only) = attemptDurationMsSql, clamped at 0: summed, max,
  *   and counted in the histogram bucket width_bucket(duration, DURATION_BUCKET_BOUNDS_MS);
- * - lateness = started_at - scheduled_for (ms, clamped at 0, rounded) of finished first
- *   attempts that have both instants, summed with a count.
+ * - lateness = started_at - latenessFromSql (ms, clamped at 0, rounded) of finished first
+ *   attempts that have both instants, summed with a count: the task's scheduled_for, except
+ *   in backfill runs, which have none (their slot is in the past on purpose).
  */
 import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
 
@@ -31,6 +32,18 @@ import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS
  */
 export function attemptDurationMsSql(end: string, start: string): string {
   return `(extract(epoch FROM (${end} - ${start})) * 1000)::bigint`;
+}
+
+/**
+ * SQL of the instant a task's lateness is measured from (timestamptz, or NULL for none): its
+ * scheduled_for, except in a backfill run, whose slot lies in the past on purpose
+ * (docs/recovery.md "Backfill"), so its start says nothing about the scheduler being late.
+ * The one definition for the handler stats (every statement built from statsEventsSql) and the
+ * workers' lateness histogram (the claim's ClaimedTask.latenessFrom). One runs primary-key probe.
+ * @param task the alias of a tasks row (reads run_id and scheduled_for)
+ */
+export function latenessFromSql(task: string): string {
+  return `(CASE WHEN (SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id) = 'backfill' THEN NULL ELSE ${task}.scheduled_for END)`;
 }
 
 /** SQL expressions (over the caller's FROM clause) describing one stats event each. */
@@ -48,8 +61,8 @@ export interface StatsEventColumns {
   attempt: string;
   /** tasks.started_at of the attempt (timestamptz) */
   startedAt: string;
-  /** tasks.scheduled_for (timestamptz) */
-  scheduledFor: string;
+  /** the instant lateness is measured from (timestamptz or NULL): latenessFromSql of the task */
+  latenessFrom: string;
 }
 
 const BOUNDS_SQL = `'{${DURATION_BUCKET_BOUNDS_MS.join(',')}}'::bigint[]`;
@@ -64,11 +77,11 @@ const BOUNDS_SQL = `'{${DURATION_BUCKET_BOUNDS_MS.join(',')}}'::bigint[]`;
 export function statsEventsSql(c: StatsEventColumns, from: string, zone: string = STATS_TZ_SQL): string {
   return `SELECT (ev.at AT TIME ZONE ${zone})::date AS stat_date, ev.at, ev.handler, ev.outcome, ev.dead,
               CASE WHEN ev.outcome IS NOT NULL THEN GREATEST(0, ev.dur) END AS dur,
-              CASE WHEN ev.outcome IS NOT NULL AND ev.attempt = 1 AND ev.started_at IS NOT NULL AND ev.scheduled_for IS NOT NULL
-                   THEN GREATEST(0, round(extract(epoch FROM (ev.started_at - ev.scheduled_for)) * 1000))::bigint END AS lateness
+              CASE WHEN ev.outcome IS NOT NULL AND ev.attempt = 1 AND ev.started_at IS NOT NULL AND ev.lateness_from IS NOT NULL
+                   THEN GREATEST(0, round(extract(epoch FROM (ev.started_at - ev.lateness_from)) * 1000))::bigint END AS lateness
          FROM (SELECT ${c.at} AS at, (${c.handler})::text AS handler, (${c.outcome})::text AS outcome, (${c.dead})::boolean AS dead,
                       (${c.durationMs})::bigint AS dur, (${c.attempt})::int AS attempt,
-                      (${c.startedAt})::timestamptz AS started_at, (${c.scheduledFor})::timestamptz AS scheduled_for
+                      (${c.startedAt})::timestamptz AS started_at, (${c.latenessFrom})::timestamptz AS lateness_from
                  ${from}) ev`;
 }
 
