@@ -42,10 +42,14 @@ export class Claimer {
   /** clock() ms at which the next pass is a safety pass (also asks the database for due times) */
   private safetyAt = 0;
 
+  /** the handlers whose ready tasks wake this claimer: its own and its fallbacks */
+  private readonly dueHandlers: string[];
+
   constructor(
     readonly config: ClaimerConfig,
     private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth; onClaimed?: (tasks: ClaimedTask[]) => void },
   ) {
+    this.dueHandlers = [...config.handlers, ...(config.fallbackHandlers ?? [])];
     this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });
   }
 
@@ -57,7 +61,7 @@ export class Claimer {
       // The safety pass (a NOTIFY may have been lost): one cheap look at the ready queue decides
       // whether to claim now, sleep until a known due time, or sleep the whole interval.
       this.safetyAt = now.getTime() + this.config.pollMs;
-      const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: [...this.config.handlers, ...(this.config.fallbackHandlers ?? [])] });
+      const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: this.dueHandlers });
       if (!due) claim = false;
       else if (due.getTime() > now.getTime()) {
         this.wakes.add(due.getTime());

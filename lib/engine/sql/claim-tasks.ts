@@ -127,9 +127,10 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
           AND r.status = 'pending'
        RETURNING r.id
      )
-     SELECT ${claimedTaskColumns('upd')},
+     SELECT ${claimedTaskColumns('upd', 'cr')},
             (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM started)::int AS "_started"
-       FROM upd
+       -- the statement's snapshot of the run (job_key and trigger never change): one join for both
+       FROM upd JOIN runs cr ON cr.id = upd.run_id
       ORDER BY upd.priority DESC, upd.schedule_at`,
     p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), p.limit, now, p.leaseSeconds, p.nodeStaleSeconds,
     p.allowResourceKeys, p.fallbackHandlers,

@@ -11,14 +11,18 @@ export function runColumns(alias = 'runs'): string {
     ${a}.updated_at AS "updatedAt"`;
 }
 
-/** The task columns a claim returns (ClaimedTask). */
-export function claimedTaskColumns(alias = 'tasks'): string {
+/**
+ * The task columns a claim returns (ClaimedTask).
+ * @param alias the tasks row
+ * @param run the alias of the task's runs row, joined by the caller (job key, lateness rule)
+ */
+export function claimedTaskColumns(alias: string, run: string): string {
   const a = alias;
   return `${a}.id, ${a}.run_id AS "runId", ${a}.job_id AS "jobId", ${a}.step_key AS "stepKey", ${a}.handler, ${a}.config,
     ${a}.payload, ${a}.attempt, ${a}.max_retries AS "maxRetries", ${a}.timeout_seconds AS "timeoutSeconds", ${a}.priority,
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
-    ${a}.lease_until AS "leaseUntil", ${a}.version, ${latenessFromSql(a)} AS "latenessFrom",
-    (SELECT r.job_key FROM runs r WHERE r.id = ${a}.run_id) AS "jobKey",
+    ${a}.lease_until AS "leaseUntil", ${a}.version, ${latenessFromSql(a, run)} AS "latenessFrom",
+    ${run}.job_key AS "jobKey",
     NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.id <> ${a}.id) AS "onlyTask"`;
 }
 

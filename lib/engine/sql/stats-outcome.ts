@@ -39,11 +39,14 @@ export function attemptDurationMsSql(end: string, start: string): string {
  * scheduled_for, except in a backfill run, whose slot lies in the past on purpose
  * (docs/recovery.md "Backfill"), so its start says nothing about the scheduler being late.
  * The one definition for the handler stats (every statement built from statsEventsSql) and the
- * workers' lateness histogram (the claim's ClaimedTask.latenessFrom). One runs primary-key probe.
+ * workers' lateness histogram (the claim's ClaimedTask.latenessFrom).
  * @param task the alias of a tasks row (reads run_id and scheduled_for)
+ * @param run the alias of that task's runs row when the statement already joins it; without
+ *   it, one runs primary-key probe
  */
-export function latenessFromSql(task: string): string {
-  return `(CASE WHEN (SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id) = 'backfill' THEN NULL ELSE ${task}.scheduled_for END)`;
+export function latenessFromSql(task: string, run?: string): string {
+  const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id)`;
+  return `(CASE WHEN ${trigger} = 'backfill' THEN NULL ELSE ${task}.scheduled_for END)`;
 }
 
 /** SQL expressions (over the caller's FROM clause) describing one stats event each. */
