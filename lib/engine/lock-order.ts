@@ -17,6 +17,7 @@
  * | path | locks |
  * |---|---|
  * | trigger (tick, Run now, API, retry run) | job -> [cover_early: active runs, ascending id -> their open tasks] -> new rows |
+ * | trigger of idle jobs, one statement (idle-trigger-batch.ts) | jobs, ascending id -> new rows |
  * | cancel run | job -> run -> open tasks (ascending id) -> [job's next queued run -> its root tasks] |
  * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
  * | one-step success (complete-only-tasks.ts, one statement) | jobs -> runs -> tasks (each ascending id) -> stats ((day, handler) order) |

@@ -1,17 +1,23 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Db, Prisma } from '../db.ts';
+import type { Db, Prisma, PrismaClient } from '../db.ts';
 import { DomainError } from '../errors.ts';
-import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { UUID_RE, isTransactionClient, withEngineTransaction } from './pg.ts';
+import { insertIdleRun } from './idle-trigger-batch.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
-import { insertRuns, type InsertedRun } from './sql/insert-runs.ts';
+import { insertRuns, type InsertedRun, type NewRun } from './sql/insert-runs.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 import { lockRuns } from './sql/lock-job-row.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
  * Creates a run of a job (docs/design.md §4 block strategies).
+ *
+ * Outside a transaction, a job with steps and no active run (no block strategy to apply) gets
+ * its run from one locking insert statement, shared with concurrent such triggers of the same
+ * client (idle-trigger-batch.ts); every other case, and every call inside a transaction, goes
+ * the transaction path below. Both give the same rows and the same outcome.
  *
  * In ONE transaction (joins `db` when it is already a transaction):
  * 1. locks the job row FOR UPDATE — triggers of one job serialise;
@@ -40,6 +46,13 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  */
 export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new Date()): Promise<TriggerRunResult> {
   if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  if (!isTransactionClient(db) && input.followsRun === undefined) {
+    // The common case, a job with steps and no active run: no block strategy applies, so the
+    // lock, the check and the insert are one statement outside a transaction, shared with the
+    // client's other such triggers (idle-trigger-batch.ts). Anything else takes the transaction.
+    const run = await insertIdleRun(db as PrismaClient, { ...newRun(input, 'pending', null, false, true), at: now });
+    if (run) return { run: asRun(run), outcome: 'started' };
+  }
   return withEngineTransaction(db, (tx) => triggerInTx(tx, input, now));
 }
 
@@ -69,23 +82,11 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
   const job = locked ?? (await lockJob(tx, input.jobId));
   if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
   const active = job.activeRuns;
-  const base = {
-    jobId: job.id,
-    trigger: input.trigger,
-    triggeredBy: input.triggeredBy,
-    scheduledFor: input.scheduledFor,
-    params: input.payload ?? {},
-    traceId: randomBytes(16).toString('hex'),
-    parentRunId: input.parentRunId ?? null,
-    scheduleAt: input.scheduleAt ?? null,
-  };
 
   // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.
   const follows = input.followsRun !== undefined && active.some((r) => r.id === input.followsRun);
   if (active.length > 0 && job.blockStrategy === 'discard_later' && !follows) {
-    const [run] = await insertRuns(tx, [{
-      ...base, id: randomUUID(), status: 'skipped', reason: `blocked: previous run ${active[0].id} still active`, gated: false, countOnJob: false,
-    }], now);
+    const [run] = await insertRuns(tx, [newRun(input, 'skipped', `blocked: previous run ${active[0].id} still active`, false, false)], now);
     return { run: asRun(run!), outcome: 'skipped' };
   }
 
@@ -93,14 +94,8 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
   // The run and its tasks in one statement (insert-runs.ts), before cover_early cancels anything:
   // a second schedule run of the same slot must fail on runs_schedule_fire_uniq while the first
   // still holds it (a cancelled run leaves it).
-  const [run] = await insertRuns(tx, [{
-    ...base,
-    id: randomUUID(),
-    status: 'pending',
-    reason: gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null,
-    gated,
-    countOnJob: true,
-  }], now);
+  const reason = gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null;
+  const [run] = await insertRuns(tx, [newRun(input, 'pending', reason, gated, true)], now);
   if (!run) throw new DomainError('not_found', `job ${input.jobId} not found`);
 
   let coveredRunIds: string[] | undefined;
@@ -117,6 +112,25 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
     result = (await tx.run.findUniqueOrThrow({ where: { id: run.id } })) as Run;
   }
   return { run: result, outcome: gated ? 'queued' : coveredRunIds ? 'covered' : 'started', ...(coveredRunIds ? { coveredRunIds } : {}) };
+}
+
+/** The insert-runs row of a trigger: a fresh run id and trace id. */
+function newRun(input: TriggerRunInput, status: NewRun['status'], reason: string | null, gated: boolean, countOnJob: boolean): NewRun {
+  return {
+    id: randomUUID(),
+    jobId: input.jobId,
+    trigger: input.trigger,
+    triggeredBy: input.triggeredBy,
+    scheduledFor: input.scheduledFor,
+    scheduleAt: input.scheduleAt ?? null,
+    status,
+    reason,
+    params: input.payload ?? {},
+    traceId: randomBytes(16).toString('hex'),
+    parentRunId: input.parentRunId ?? null,
+    gated,
+    countOnJob,
+  };
 }
 
 /** The Run without insert-runs' task count. */

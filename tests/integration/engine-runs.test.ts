@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DURATION_BUCKET_COUNT, cancelRun, claimTasks, completeTask, recordSkippedRun, retryRun, retryTask, triggerRun,
 } from '../../lib/engine/index.ts';
+import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { isDomainError } from '../../lib/errors.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { useTestDatabase } from '../helpers/db.ts';
@@ -277,5 +278,81 @@ describe('handler stats', () => {
     expect(row.max_duration_ms).toBe(240);
     // lateness: first attempts only, started 40 ms after scheduled_for
     expect([Number(row.total_lateness_ms), row.lateness_count]).toEqual([5 * 40, 5]);
+  });
+});
+
+describe('the one-statement trigger of an idle job (lib/engine/idle-trigger-batch.ts)', () => {
+  const many = (jobId: string, db: PrismaClient, n: number, now: Date) =>
+    Array.from({ length: n }, () => triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: now }, now));
+
+  it('concurrent triggers of one job, through one client and through two, still see each earlier run', async () => {
+    const other = createPrismaClient(t.url, 4);
+    try {
+      const discard = await insertJob(t.db, { blockStrategy: 'discard_later', steps: [{ key: 'm', handler: 'idle.d' }] });
+      const d = await Promise.all([...many(discard, t.db, 20, T0), ...many(discard, other, 20, T0)]);
+      expect(d.filter((r) => r.outcome === 'started')).toHaveLength(1);
+      expect(d.filter((r) => r.outcome === 'skipped')).toHaveLength(39);
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: discard } })).totalRuns).toBe(1);
+      expect(await t.db.task.count({ where: { jobId: discard } })).toBe(1);
+
+      const serial = await insertJob(t.db, { blockStrategy: 'serial_execution', steps: [{ key: 'm', handler: 'idle.s' }] });
+      const s = await Promise.all([...many(serial, t.db, 10, T0), ...many(serial, other, 10, T0)]);
+      expect(s.filter((r) => r.outcome === 'started')).toHaveLength(1);
+      expect(s.filter((r) => r.outcome === 'queued')).toHaveLength(19);
+      // only the started run's task is claimable; the queued ones are gated
+      expect(await t.db.task.count({ where: { jobId: serial, pendingParents: 0 } })).toBe(1);
+    } finally {
+      await other.$disconnect();
+    }
+  });
+
+  it('triggers of different jobs that share a statement keep their own clock, rows and errors', async () => {
+    const jobs = await Promise.all(Array.from({ length: 8 }, () => insertJob(t.db, { steps: [{ key: 'a', handler: 'idle.w' }, { key: 'b', handler: 'idle.w' }], edges: [{ from: 'a', to: 'b' }] })));
+    const empty = await insertJob(t.db, { steps: [] });
+    const deleted = await insertJob(t.db, {});
+    await t.db.job.update({ where: { id: deleted }, data: { deletedAt: T0 } });
+    const results = await Promise.allSettled([
+      ...jobs.map((jobId, i) => fire(jobId, at(i * 1000))),
+      fire(empty, at(100)),
+      fire(deleted, at(200)),
+    ]);
+    for (const [i, jobId] of jobs.entries()) {
+      const r = results[i]!;
+      expect(r.status).toBe('fulfilled');
+      const { run: made, outcome } = (r as PromiseFulfilledResult<Awaited<ReturnType<typeof fire>>>).value;
+      expect(outcome).toBe('started');
+      expect(made).toMatchObject({ jobId, status: 'pending', createdAt: at(i * 1000) });
+      const tasks = await t.db.task.findMany({ where: { runId: made.id }, orderBy: { stepKey: 'asc' } });
+      expect(tasks.map((x) => [x.stepKey, x.pendingParents, x.scheduleAt.getTime()])).toEqual([['a', 0, at(i * 1000).getTime()], ['b', 1, at(i * 1000).getTime()]]);
+      expect(await t.db.taskDependency.count({ where: { taskId: tasks[1]!.id, parentTaskId: tasks[0]!.id } })).toBe(1);
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: jobId } })).lastRunAt).toEqual(at(i * 1000));
+    }
+    // a job without steps is complete at once (the transaction path)
+    const e = results[jobs.length]!;
+    expect(e.status === 'fulfilled' && e.value.run.status).toBe('success');
+    const gone = results[jobs.length + 1]!;
+    expect(gone.status === 'rejected' && isDomainError(gone.reason) && gone.reason.code).toBe('not_found');
+  });
+
+  it('a trigger waiting on the job row while another trigger commits a run sees that run', async () => {
+    const jobId = await insertJob(t.db, { blockStrategy: 'discard_later', steps: [{ key: 'm', handler: 'idle.x' }] });
+    let second: Promise<Awaited<ReturnType<typeof fire>>> | undefined;
+    const first = await t.db.$transaction(async (tx) => {
+      const made = await triggerRun(tx, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);
+      // the one-statement trigger takes its snapshot now, then waits for this transaction's row lock
+      second = fire(jobId, at(1000));
+      for (;;) {
+        const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                                              WHERE NOT l.granted AND c.relname = 'jobs'`);
+        const { rows: tuple } = await t.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype IN ('tuple', 'transactionid')`);
+        if (rows[0].n > 0 || tuple[0].n > 0) break;
+      }
+      return made;
+    });
+    expect(first.outcome).toBe('started');
+    const late = await second!;
+    expect(late.outcome).toBe('skipped');
+    expect(late.run.reason).toBe(`blocked: previous run ${first.run.id} still active`);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: jobId } })).totalRuns).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type Prisma, type PrismaClient } from '../../db.ts';
 import type { Run } from '../types.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { runColumns } from './columns.ts';
@@ -24,6 +24,8 @@ export interface NewRun {
   gated: boolean;
   /** counts in jobs.total_runs / last_run_at (skipped records do not) */
   countOnJob: boolean;
+  /** this run's clock (created_at, and schedule_at when scheduleAt is null); default: the call's `now` */
+  at?: Date;
 }
 
 export type InsertedRun = Run & { tasks: number };
@@ -48,10 +50,26 @@ export type InsertedRun = Run & { tasks: number };
  * the new tasks' ids are looked up in jsonb maps keyed by (job or run, step key) — never a
  * join between the inserted rows, whose plan could turn quadratic — so a 10,000-step DAG with
  * 30,000 edges costs a few set operations.
+ *
+ * `opts.lockedIdle` (one statement on its own, outside a transaction: trigger-run.ts's fast
+ * path): the statement takes the job rows itself (`FOR UPDATE`) and inserts a job's runs only
+ * when the job is live, has steps and has no active run, and its row is the version this
+ * statement's snapshot holds. Under READ COMMITTED a statement's snapshot predates its wait for
+ * the row lock, so a run committed by a trigger that held the lock would be invisible here; every
+ * insert of an active run updates the job row (the `bump` below, a job edit bumps its version),
+ * so such a trigger leaves a newer row version than the snapshot's and the job is left out.
+ * A job left out gets no rows: the caller then takes the transaction path (lockJob, block
+ * strategy). The PostgreSQL docs, "Transaction Isolation", Read Committed, describe the
+ * re-check of a locked row's newest version this relies on.
  * @returns the inserted runs in input order, each with its task count (0 for a skipped record
  *   or a job without steps: the caller ends such a pending run, settle.ts finishRunIfDone)
  */
-export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly NewRun[], now: Date): Promise<InsertedRun[]> {
+export async function insertRuns(
+  tx: Prisma.TransactionClient | PrismaClient,
+  runs: readonly NewRun[],
+  now: Date,
+  opts: { lockedIdle?: boolean } = {},
+): Promise<InsertedRun[]> {
   if (runs.length === 0) return [];
   const input = JSON.stringify(runs.map((r, ord) => ({
     ord,
@@ -68,25 +86,38 @@ export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly Ne
     parent_run_id: r.parentRunId,
     gated: r.gated,
     count_on_job: r.countOnJob,
+    at: (r.at ?? now).toISOString(),
   })));
   const rows = await tx.$queryRawUnsafe<(InsertedRun & { ord: number })[]>(
     preparedSql('insert-runs', `WITH i AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id uuid, job_id uuid, trigger run_trigger, triggered_by text,
               scheduled_for timestamptz, schedule_at timestamptz, status run_status, reason text, params jsonb, trace_id text,
-              parent_run_id uuid, gated boolean, count_on_job boolean)
+              parent_run_id uuid, gated boolean, count_on_job boolean, at timestamptz)
+     ), locked AS MATERIALIZED (
+       SELECT l.id, l.xmin::text AS version_xmin FROM jobs l
+        WHERE $2::boolean AND l.id = ANY (ARRAY(SELECT job_id FROM i))
+        ORDER BY l.id
+          FOR UPDATE OF l
      ), j AS (
        SELECT * FROM jobs WHERE id IN (SELECT job_id FROM i)
+          AND (NOT $2::boolean OR EXISTS (
+                SELECT 1 FROM locked l
+                 WHERE l.id = jobs.id AND l.version_xmin = jobs.xmin::text AND jobs.deleted_at IS NULL
+                   AND EXISTS (SELECT 1 FROM job_steps st WHERE st.job_id = jobs.id)
+                   AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.job_id = jobs.id::text AND a.status IN ('pending', 'running'))))
      ), r AS (
        INSERT INTO runs (id, job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, reason, params,
                          finished_at, duration_ms, trace_id, parent_run_id, created_at, updated_at)
        SELECT i.id, j.id::text, j.key, j.version, i.trigger, i.triggered_by, i.scheduled_for, i.status, i.reason, i.params,
-              CASE WHEN i.status = 'skipped' THEN $2::timestamptz END, CASE WHEN i.status = 'skipped' THEN 0 END,
-              i.trace_id, i.parent_run_id, $2::timestamptz, $2::timestamptz
+              CASE WHEN i.status = 'skipped' THEN i.at END, CASE WHEN i.status = 'skipped' THEN 0 END,
+              i.trace_id, i.parent_run_id, i.at, i.at
          FROM i JOIN j ON j.id = i.job_id
         ORDER BY i.ord
        RETURNING *
      ), live AS (
-       SELECT i.* FROM i WHERE i.status = 'pending' AND i.id IN (SELECT id FROM r)
+       -- the runs r inserts (those of the jobs in j), found through the few jobs: a semi-join of
+       -- i against r's rows can be planned as a nested loop, quadratic in a bulk trigger
+       SELECT i.* FROM i WHERE i.status = 'pending' AND i.job_id IN (SELECT id FROM j)
      ), indeg AS (
        -- in-degree per (job, step) as one jsonb map: a keyed lookup per task whatever the planner
        -- estimates (a join here could become a nested loop over 10,000 x 10,000 rows)
@@ -101,17 +132,17 @@ export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly Ne
               coalesce(s.max_retries, j.max_retries), coalesce(s.timeout_seconds, j.timeout_seconds),
               jsonb_build_object('baseSeconds', j.backoff_base_seconds, 'factor', j.backoff_factor,
                                  'maxSeconds', j.backoff_max_seconds, 'jitter', j.backoff_jitter),
-              coalesce(live.schedule_at, $2::timestamptz), live.scheduled_for,
+              coalesce(live.schedule_at, live.at), live.scheduled_for,
               coalesce((d.m ->> (j.id::text || ':' || s.key))::int, 0)
                 + CASE WHEN live.gated AND NOT d.m ? (j.id::text || ':' || s.key) THEN 1 ELSE 0 END,
               s.resource_key,
               jsonb_build_object('nodeGroup', j.routing_node_group, 'labels', j.routing_labels,
                                  'strategy', j.routing_strategy, 'nodes', to_jsonb(j.routing_nodes), 'key', j.routing_key),
-              $2::timestamptz, $2::timestamptz
+              live.at, live.at
          FROM live JOIN j ON j.id = live.job_id
          JOIN job_steps s ON s.job_id = j.id
          CROSS JOIN indeg d
-       RETURNING id, run_id, step_key, pending_parents, schedule_at
+       RETURNING id, run_id, step_key, pending_parents, schedule_at, created_at
      ), ids AS (
        -- task id per (run, step) as one jsonb map, for the same reason as indeg
        SELECT coalesce(jsonb_object_agg(run_id::text || ':' || step_key, id), '{}'::jsonb) AS m FROM t
@@ -119,33 +150,33 @@ export async function insertRuns(tx: Prisma.TransactionClient, runs: readonly Ne
      ), deps AS (
        INSERT INTO task_dependencies (task_id, parent_task_id, dep_type, created_at)
        SELECT (ids.m ->> (live.id::text || ':' || e.to_step))::uuid, (ids.m ->> (live.id::text || ':' || e.from_step))::uuid,
-              e.dep_type, $2::timestamptz
+              e.dep_type, live.at
          FROM live
          JOIN job_edges e ON e.job_id = live.job_id
          CROSS JOIN ids
        RETURNING 1
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, created_at)
-       SELECT id, run_id, 1, NULL, 'pending', 'created', $2::timestamptz FROM t
+       SELECT id, run_id, 1, NULL, 'pending', 'created', created_at FROM t
        RETURNING 1
      ), bump AS (
-       UPDATE jobs SET total_runs = total_runs + n.c, last_run_at = $2::timestamptz
-         FROM (SELECT job_id, count(*)::int AS c FROM i WHERE i.count_on_job AND i.id IN (SELECT id FROM r) GROUP BY job_id) n
+       UPDATE jobs SET total_runs = total_runs + n.c, last_run_at = n.at
+         FROM (SELECT job_id, count(*)::int AS c, max(at) AS at FROM i WHERE i.count_on_job AND i.job_id IN (SELECT id FROM j) GROUP BY job_id) n
         WHERE jobs.id = n.job_id
        RETURNING 1
      ), tc AS (
        SELECT run_id, count(*)::int AS n FROM t GROUP BY run_id
      ), notified AS (
-       SELECT pg_notify('${TASKS_CHANNEL}', CASE WHEN x.sa > $2::timestamptz
+       SELECT pg_notify('${TASKS_CHANNEL}', CASE WHEN x.future
                                             THEN floor(extract(epoch FROM x.sa) * 1000)::bigint::text ELSE '' END)
-         FROM (SELECT DISTINCT schedule_at AS sa FROM t WHERE pending_parents = 0) x
+         FROM (SELECT DISTINCT schedule_at AS sa, schedule_at > created_at AS future FROM t WHERE pending_parents = 0) x
      )
      SELECT ${runColumns('r')}, i.ord, coalesce(tc.n, 0) AS tasks,
             (SELECT count(*) FROM notified)::int AS "_notified", (SELECT count(*) FROM deps)::int AS "_deps",
             (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM bump)::int AS "_bump"
        FROM r JOIN i ON i.id = r.id LEFT JOIN tc ON tc.run_id = r.id
       ORDER BY i.ord`),
-    input, now,
+    input, opts.lockedIdle === true,
   );
   return rows.map(({ ord: _ord, _notified, _deps, _logs, _bump, ...run }: InsertedRun & { ord: number } & Record<string, unknown>) => run as InsertedRun);
 }
