@@ -40,6 +40,7 @@ import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
 import { loggerTaskLog } from './handlers/types.ts';
 import type { TaskLogWriter } from './task-log-writer.ts';
+import { lazyChildLogger } from './lazy-logger.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 import { isUnreachable, type DbHealth } from './db-health.ts';
@@ -162,7 +163,7 @@ export class Runner {
 
   /** Starts one attempt in the background. */
   start(task: RunnableTask): void {
-    const log = this.deps.logger.child({ taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
+    const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
     const controller = new AbortController();
     this.startTimes.set(task, Date.now());
     const timeoutMs = Math.max(1, task.timeoutSeconds * 1000);
@@ -386,7 +387,7 @@ export class Runner {
           if (!res.applied) {
             log.warn({ outcome: result.outcome, late }, late ? 'late result refused: the attempt was already settled' : 'completion refused: lease or attempt no longer ours');
           } else {
-            log.debug({ outcome: result.outcome }, 'attempt completed');
+            if (this.deps.logger.isLevelEnabled('debug')) log.debug({ outcome: result.outcome }, 'attempt completed');
           }
           return;
         } catch (err) {
