@@ -43,7 +43,7 @@ export async function backfillRuns(
     const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);
     // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
     // (or every run, when the job already has an active one) waits behind the serial gate.
-    const waitsFor = job.activeRuns.at(-1)?.id ?? null;
+    const waitsFor = job.newestActive;
     const inserted = await insertRuns(tx, slots.map((t, i) => ({
       id: randomUUID(),
       jobId: job.id,

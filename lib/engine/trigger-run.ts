@@ -73,34 +73,34 @@ export async function triggerRunAhead(
   return withEngineTransaction(db, async (tx) => {
     const job = await lockJob(tx, input.jobId);
     if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
-    if (job.activeRuns.length > 0) return null;
+    if (job.oldestActive) return null;
     return (await triggerInTx(tx, { ...input, trigger: 'schedule' }, now, job)).run;
   });
 }
 
 async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
-  const job = locked ?? (await lockJob(tx, input.jobId));
+  const job = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
   if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
-  const active = job.activeRuns;
+  const busy = job.oldestActive !== null;
 
   // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.
-  const follows = input.followsRun !== undefined && active.some((r) => r.id === input.followsRun);
-  if (active.length > 0 && job.blockStrategy === 'discard_later' && !follows) {
-    const [run] = await insertRuns(tx, [newRun(input, 'skipped', `blocked: previous run ${active[0].id} still active`, false, false)], now);
+  const follows = input.followsRun !== undefined && job.followsActive;
+  if (busy && job.blockStrategy === 'discard_later' && !follows) {
+    const [run] = await insertRuns(tx, [newRun(input, 'skipped', `blocked: previous run ${job.oldestActive} still active`, false, false)], now);
     return { run: asRun(run!), outcome: 'skipped' };
   }
 
-  const gated = active.length > 0 && (job.blockStrategy === 'serial_execution' || follows);
+  const gated = busy && (job.blockStrategy === 'serial_execution' || follows);
   // The run and its tasks in one statement (insert-runs.ts), before cover_early cancels anything:
   // a second schedule run of the same slot must fail on runs_schedule_fire_uniq while the first
   // still holds it (a cancelled run leaves it).
-  const reason = gated ? `queued: waiting for run ${active[active.length - 1].id} (serial_execution)` : null;
+  const reason = gated ? `queued: waiting for run ${job.newestActive} (serial_execution)` : null;
   const [run] = await insertRuns(tx, [newRun(input, 'pending', reason, gated, true)], now);
   if (!run) throw new DomainError('not_found', `job ${input.jobId} not found`);
 
   let coveredRunIds: string[] | undefined;
-  if (active.length > 0 && job.blockStrategy === 'cover_early' && !follows) {
-    coveredRunIds = active.map((r) => r.id);
+  if (busy && job.blockStrategy === 'cover_early' && !follows) {
+    coveredRunIds = job.activeIds;
     await lockRuns(tx, coveredRunIds); // lock order: job (held), runs, then their tasks
     await cancelRunTasks(tx, { runIds: coveredRunIds, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
     for (const id of coveredRunIds) await finishRunIfDone(tx, id, now);

@@ -51,7 +51,6 @@ export async function triggerRuns(
     const job = await lockJob(tx, input.jobId);
     if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
     const ids = input.runs.map(() => randomUUID());
-    const active = job.activeRuns;
     const last = ids.length - 1;
     const planned: { run: NewRun; outcome: TriggerOutcome }[] = input.runs.map((entry, i) => {
       const base = {
@@ -61,26 +60,26 @@ export async function triggerRuns(
       const skipped = (reason: string) => ({ run: { ...base, status: 'skipped' as const, reason, gated: false, countOnJob: false }, outcome: 'skipped' as const });
       switch (job.blockStrategy) {
         case 'discard_later': {
-          if (active.length > 0) return skipped(`blocked: previous run ${active[0]!.id} still active`);
+          if (job.oldestActive) return skipped(`blocked: previous run ${job.oldestActive} still active`);
           if (i > 0) return skipped(`blocked: previous run ${ids[0]} still active`);
           return { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: 'started' };
         }
         case 'serial_execution': {
-          const before = i > 0 ? ids[i - 1]! : active.at(-1)?.id;
+          const before = i > 0 ? ids[i - 1]! : job.newestActive;
           return before
             ? { run: { ...base, status: 'pending', reason: `queued: waiting for run ${before} (serial_execution)`, gated: true, countOnJob: true }, outcome: 'queued' }
             : { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: 'started' };
         }
         case 'cover_early': {
           if (i < last) return skipped(`covered: run ${ids[last]} of the same trigger (cover_early)`);
-          return { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: active.length > 0 ? 'covered' : 'started' };
+          return { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: job.oldestActive ? 'covered' : 'started' };
         }
       }
     });
     const inserted = await insertRuns(tx, planned.map((p) => p.run), now);
     if (inserted.length !== planned.length) throw new DomainError('not_found', `job ${input.jobId} not found`);
-    if (job.blockStrategy === 'cover_early' && active.length > 0) {
-      const covered = active.map((r) => r.id);
+    if (job.blockStrategy === 'cover_early' && job.activeIds.length > 0) {
+      const covered = job.activeIds;
       await cancelRunTasks(tx, { runIds: covered, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
       for (const id of covered) await finishRunIfDone(tx, id, now);
     }
