@@ -4,6 +4,7 @@ import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { excludedBy, indexRunGraph, isFinal, openParentCount, reopenSet } from './run-graph.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { loadRunGraph } from './sql/load-run-graph.ts';
+import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
 
@@ -28,6 +29,8 @@ export async function clearTask(
 ): Promise<{ taskId: string; runId: string; jobId: string; cleared: string[] }> {
   if (!UUID_RE.test(p.taskId)) throw new DomainError('not_found', `task ${p.taskId} not found`);
   return withEngineTransaction(db, async (tx) => {
+    // The job row first (lock-order.ts): the run may re-open, which its triggers must see.
+    await lockJobRowForReopen(tx, { taskId: p.taskId });
     const run = await lockRun(tx, { taskId: p.taskId, withTasks: true });
     if (!run) throw new DomainError('not_found', `task ${p.taskId} not found`);
     const { tasks, edges } = await loadRunGraph(tx, { runId: run.id });

@@ -17,12 +17,12 @@
  * | path | locks |
  * |---|---|
  * | trigger (tick, Run now, API, retry run) | job -> [cover_early: active runs, ascending id -> their open tasks] -> new rows |
- * | trigger of idle jobs, one statement (idle-trigger-batch.ts) | jobs, ascending id -> new rows |
+ * | trigger of idle jobs, one statement (idle-trigger-batch.ts) | jobs (SKIP LOCKED: never waits), ascending id -> new rows |
  * | cancel run | job -> run -> open tasks (ascending id) -> [job's next queued run -> its root tasks] |
  * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
  * | one-step success (complete-only-tasks.ts, one statement) | jobs -> runs -> tasks (each ascending id) -> stats ((day, handler) order) |
  * | batch of DAG successes (complete-dag-tasks.ts, one transaction) | [replay: jobs, ascending id] -> runs (ascending id) -> tasks (ascending id, as lease renewal) -> child tasks -> [job NOWAIT per ending run] -> stats ((day, handler) order) |
- * | operator task retry | run -> all its tasks (ascending id) |
+ * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
  *

@@ -5,6 +5,7 @@ import { indexRunGraph, openParentCount, reopenSet } from './run-graph.ts';
 import { finishRunIfDone } from './settle.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { loadRunGraph } from './sql/load-run-graph.ts';
+import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { markTaskSuccessSql } from './sql/mark-task-success.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
@@ -39,6 +40,8 @@ export async function markTaskSuccess(
 ): Promise<{ taskId: string; runId: string; jobId: string; reopened: number; runStatus: string }> {
   if (!UUID_RE.test(p.taskId)) throw new DomainError('not_found', `task ${p.taskId} not found`);
   return withEngineTransaction(db, async (tx) => {
+    // The job row first (lock-order.ts): the run may re-open, which its triggers must see.
+    await lockJobRowForReopen(tx, { taskId: p.taskId });
     const run = await lockRun(tx, { taskId: p.taskId, withTasks: true });
     if (!run) throw new DomainError('not_found', `task ${p.taskId} not found`);
     const task = await tx.task.findUnique({ where: { id: p.taskId }, select: { status: true, attempt: true, stepKey: true } });

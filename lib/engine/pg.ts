@@ -2,7 +2,7 @@
  * Small helpers around Prisma raw SQL shared by the engine's operations.
  * Not part of the public API.
  */
-import { inTransaction, type Db, type Prisma } from '../db.ts';
+import { inTransaction, type Db, type Prisma, type PrismaClient } from '../db.ts';
 import { MAX_ENGINE_ATTEMPTS, REPLAYABLE_SQLSTATES, replayDelayMs } from './lock-order.ts';
 
 /** The SQLSTATE of a PostgreSQL error as surfaced by Prisma's pg adapter (P2010 -> meta.driverAdapterError.cause). */
@@ -22,8 +22,21 @@ export function pgConstraint(error: unknown): string | undefined {
   return cause?.constraint?.index ?? /constraint "([^"]+)"/.exec(cause?.originalMessage ?? '')?.[1];
 }
 
+/**
+ * A client of its own, not an interactive-transaction client: only it has `$disconnect`
+ * (Prisma 7's transaction clients also have `$transaction`, for nested savepoints).
+ */
+export function isRootClient(db: Db): db is PrismaClient {
+  return typeof (db as { $disconnect?: unknown }).$disconnect === 'function';
+}
+
+/**
+ * An interactive-transaction client handed in by a caller: engine operations then join that
+ * transaction and leave replays to its owner (withEngineTransaction). Decided by isRootClient,
+ * not by `$transaction`, which Prisma 7's transaction clients have too.
+ */
 export function isTransactionClient(db: Db): boolean {
-  return !('$transaction' in db && typeof (db as { $transaction?: unknown }).$transaction === 'function');
+  return !isRootClient(db);
 }
 
 /**

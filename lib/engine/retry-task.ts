@@ -2,6 +2,7 @@ import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { loadRunGraph, type GraphEdge, type GraphTask } from './sql/load-run-graph.ts';
+import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
 
@@ -31,6 +32,8 @@ function forcesSkip(parentStatus: string, depType: GraphEdge['depType']): boolea
 export async function retryTask(db: Db, taskId: string, actor: string, now: Date = new Date()): Promise<{ taskId: string; runId: string; reopened: number }> {
   if (!UUID_RE.test(taskId)) throw new DomainError('not_found', `task ${taskId} not found`);
   return withEngineTransaction(db, async (tx) => {
+    // The job row first (lock-order.ts): the run may re-open, which its triggers must see.
+    await lockJobRowForReopen(tx, { taskId });
     const run = await lockRun(tx, { taskId, withTasks: true });
     if (!run) throw new DomainError('not_found', `task ${taskId} not found`);
     const { tasks, edges } = await loadRunGraph(tx, { runId: run.id });

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Db, Prisma, PrismaClient } from '../db.ts';
+import type { Db, Prisma } from '../db.ts';
 import { DomainError } from '../errors.ts';
-import { UUID_RE, isTransactionClient, withEngineTransaction } from './pg.ts';
+import { UUID_RE, isRootClient, withEngineTransaction } from './pg.ts';
 import { insertIdleRun } from './idle-trigger-batch.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
@@ -46,11 +46,11 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  */
 export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new Date()): Promise<TriggerRunResult> {
   if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
-  if (!isTransactionClient(db) && input.followsRun === undefined) {
+  if (isRootClient(db) && input.followsRun === undefined) {
     // The common case, a job with steps and no active run: no block strategy applies, so the
     // lock, the check and the insert are one statement outside a transaction, shared with the
     // client's other such triggers (idle-trigger-batch.ts). Anything else takes the transaction.
-    const run = await insertIdleRun(db as PrismaClient, { ...newRun(input, 'pending', null, false, true), at: now });
+    const run = await insertIdleRun(db, { ...newRun(input, 'pending', null, false, true), at: now });
     if (run) return { run: asRun(run), outcome: 'started' };
   }
   return withEngineTransaction(db, (tx) => triggerInTx(tx, input, now));

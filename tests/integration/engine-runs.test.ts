@@ -334,19 +334,21 @@ describe('the one-statement trigger of an idle job (lib/engine/idle-trigger-batc
     expect(gone.status === 'rejected' && isDomainError(gone.reason) && gone.reason.code).toBe('not_found');
   });
 
-  it('a trigger waiting on the job row while another trigger commits a run sees that run', async () => {
+  const waitingOnALock = async () => {
+    for (let i = 0; i < 5000; i++) {
+      const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`);
+      if (rows[0].n > 0) return;
+    }
+    throw new Error('no lock wait appeared');
+  };
+
+  it('a trigger of a job whose row another transaction holds waits for it and sees the run committed there', async () => {
     const jobId = await insertJob(t.db, { blockStrategy: 'discard_later', steps: [{ key: 'm', handler: 'idle.x' }] });
     let second: Promise<Awaited<ReturnType<typeof fire>>> | undefined;
     const first = await t.db.$transaction(async (tx) => {
       const made = await triggerRun(tx, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);
-      // the one-statement trigger takes its snapshot now, then waits for this transaction's row lock
       second = fire(jobId, at(1000));
-      for (;;) {
-        const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-                                              WHERE NOT l.granted AND c.relname = 'jobs'`);
-        const { rows: tuple } = await t.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype IN ('tuple', 'transactionid')`);
-        if (rows[0].n > 0 || tuple[0].n > 0) break;
-      }
+      await waitingOnALock();
       return made;
     });
     expect(first.outcome).toBe('started');
@@ -354,5 +356,56 @@ describe('the one-statement trigger of an idle job (lib/engine/idle-trigger-batc
     expect(late.outcome).toBe('skipped');
     expect(late.run.reason).toBe(`blocked: previous run ${first.run.id} still active`);
     expect((await t.db.job.findUniqueOrThrow({ where: { id: jobId } })).totalRuns).toBe(1);
+  });
+
+  it('a run re-opened by a task retry is seen by the triggers of its job', async () => {
+    const jobId = await insertJob(t.db, { blockStrategy: 'discard_later', steps: [{ key: 'm', handler: 'idle.r' }] });
+    const done = await fire(jobId, T0);
+    const [c] = await claimTasks(t.db, { ...NODE, handlers: ['idle.r'] }, at(10));
+    await completeTask(t.db, { taskId: c!.id, attempt: c!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
+    expect((await run(done.run.id)).status).toBe('failed');
+    let next: Promise<Awaited<ReturnType<typeof fire>>> | undefined;
+    await t.db.$transaction(async (tx) => {
+      await retryTask(tx, c!.id, 'test', at(30));
+      // the retry holds the job row until it commits: the trigger waits for it
+      next = fire(jobId, at(40));
+      await waitingOnALock();
+    });
+    expect(['pending', 'running']).toContain((await run(done.run.id)).status);
+    const r = await next!;
+    expect(r.outcome).toBe('skipped');
+    expect(r.run.reason).toBe(`blocked: previous run ${done.run.id} still active`);
+  });
+
+  it('a job whose row is held does not hold up the triggers of other jobs', async () => {
+    const busy = await insertJob(t.db, { steps: [{ key: 'm', handler: 'idle.b' }] });
+    const idle = await insertJob(t.db, { steps: [{ key: 'm', handler: 'idle.i' }] });
+    const holder = await t.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [busy]);
+      let busyDone = false;
+      const waiting = fire(busy, at(1)).then((r) => { busyDone = true; return r; });
+      await waitingOnALock();
+      const other = await fire(idle, at(2));
+      expect(other.outcome).toBe('started');
+      expect(busyDone).toBe(false);
+      await holder.query('COMMIT');
+      expect((await waiting).outcome).toBe('started');
+    } finally {
+      holder.release();
+    }
+  });
+
+  it('inside a caller\'s transaction a trigger joins it: a refused trigger rolls the whole transaction back', async () => {
+    const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler: 'idle.t' }] });
+    const slot = { jobId, trigger: 'schedule' as const, triggeredBy: 'test', scheduledFor: at(60_000) };
+    await expect(t.db.$transaction(async (tx) => {
+      expect((await triggerRun(tx, slot, T0)).outcome).toBe('started');
+      // the same slot again, in the same transaction: the one-statement path (its own
+      // autocommit statement) would not see the first run; the transaction path does
+      await triggerRun(tx, slot, T0);
+    })).rejects.toThrow(/runs_schedule_fire_uniq|Unique|unique/);
+    expect(await t.db.run.count({ where: { jobId } })).toBe(0);
   });
 });

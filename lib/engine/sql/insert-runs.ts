@@ -52,15 +52,18 @@ export type InsertedRun = Run & { tasks: number };
  * 30,000 edges costs a few set operations.
  *
  * `opts.lockedIdle` (one statement on its own, outside a transaction: trigger-run.ts's fast
- * path): the statement takes the job rows itself (`FOR UPDATE`) and inserts a job's runs only
- * when the job is live, has steps and has no active run, and its row is the version this
- * statement's snapshot holds. Under READ COMMITTED a statement's snapshot predates its wait for
- * the row lock, so a run committed by a trigger that held the lock would be invisible here; every
- * insert of an active run updates the job row (the `bump` below, a job edit bumps its version),
- * so such a trigger leaves a newer row version than the snapshot's and the job is left out.
- * A job left out gets no rows: the caller then takes the transaction path (lockJob, block
- * strategy). The PostgreSQL docs, "Transaction Isolation", Read Committed, describe the
- * re-check of a locked row's newest version this relies on.
+ * path): the statement takes the job rows itself (`FOR UPDATE SKIP LOCKED`: it never waits, so
+ * a busy job cannot hold up the others in the statement) and inserts a job's runs only when
+ * the job is live, has steps and has no active run, and its row is the version this
+ * statement's snapshot holds. Under READ COMMITTED a statement's snapshot is taken before it
+ * locks, and the lock goes to the row's newest version, so a run committed in between by a
+ * trigger or a re-open would be invisible here; every insert of an active run updates the job
+ * row (the `bump` below), as do a re-open (lock-job-row.ts lockJobRowForReopen) and a job edit
+ * (its version), so such a change leaves a newer row version than the snapshot's and the job
+ * is left out. A job left out (also one whose row another transaction holds) gets no rows: the
+ * caller then takes the transaction path (lockJob, block strategy). The PostgreSQL docs,
+ * "Transaction Isolation", Read Committed, and "The Locking Clause" describe the newest-version
+ * re-check and SKIP LOCKED this relies on.
  * @returns the inserted runs in input order, each with its task count (0 for a skipped record
  *   or a job without steps: the caller ends such a pending run, settle.ts finishRunIfDone)
  */
@@ -97,7 +100,7 @@ export async function insertRuns(
        SELECT l.id, l.xmin::text AS version_xmin FROM jobs l
         WHERE $2::boolean AND l.id = ANY (ARRAY(SELECT job_id FROM i))
         ORDER BY l.id
-          FOR UPDATE OF l
+          FOR UPDATE OF l SKIP LOCKED
      ), j AS (
        SELECT * FROM jobs WHERE id IN (SELECT job_id FROM i)
           AND (NOT $2::boolean OR EXISTS (

@@ -22,6 +22,26 @@ export async function lockJobRow(tx: Prisma.TransactionClient, p: { runId?: stri
 }
 
 /**
+ * Takes the job row of a task by writing a new version of it (a no-op UPDATE), before any run
+ * or task row: the first step of an operator action that may re-open a finished run (task
+ * retry, clear, mark success; lock-order.ts). Holding the row serialises the re-open with the
+ * job's triggers (lockJob), so their block strategy sees the re-opened run once it commits;
+ * the new row version makes a one-statement trigger whose snapshot predates the commit leave
+ * the job to the transaction path (insert-runs.ts `lockedIdle`), as a new run does.
+ * Lock: the job row (FOR UPDATE strength). Index: tasks primary key, then jobs primary key.
+ * @returns the job id, or null when the task does not exist
+ */
+export async function lockJobRowForReopen(tx: Prisma.TransactionClient, p: { taskId: string }): Promise<string | null> {
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('lock-job-row-reopen', `UPDATE jobs j SET total_runs = j.total_runs
+      WHERE j.id = (SELECT t.job_id FROM tasks t WHERE t.id = $1::uuid)::uuid
+      RETURNING j.id::text AS id`),
+    p.taskId,
+  );
+  return rows[0]?.id ?? null;
+}
+
+/**
  * Locks run rows in ascending id (cover_early: every active run of a job, the
  * job row already held; lock-order.ts step 2). Index: runs primary key.
  */
