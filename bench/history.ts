@@ -15,8 +15,10 @@
  * and the engine's hot paths, claimTasks and completeTask (one task per call), on the full
  * database and on an empty copy of it taken before seeding (same jobs), alternating call by
  * call so the machine's load weighs on both alike, with the ratio. Optionally (HISTORY_RETENTION=1)
- * one call of the retention system job (lib/system-jobs purgeOldRuns, 30 days) with its
- * rate and the dead tuples it leaves.
+ * one call of the retention system job (lib/system-jobs purgeOldRuns, 30 days): the weeks it
+ * drops whole, what it deletes row by row, its time and the dead tuples it leaves. The seeded
+ * days get their weekly partitions first (lib/system-jobs/history-partitions.ts), as the
+ * retention job creates them ahead on a live installation.
  *
  * Seeding is server-side (INSERT … SELECT generate_series), one statement per day, in one
  * CTE that inserts the day's runs, tasks, task_logs and task_log_lines together, with every
@@ -44,6 +46,7 @@ import { getDailyStats, handlerTotals, lastDaysRange } from '../lib/stats/get-da
 import { getOverview } from '../lib/stats/get-overview.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
+import { ensureHistoryPartitions, listHistoryWeeks } from '../lib/system-jobs/history-partitions.ts';
 import { purgeOldRuns } from '../lib/system-jobs/retention.ts';
 import { getUpcomingFires } from '../lib/stats/upcoming-fires.ts';
 import { withDatabase } from '../lib/infra/migrate.ts';
@@ -105,10 +108,10 @@ WITH src AS (
          CASE WHEN r.status = 'timeout' THEN r.finished_at END, r.error, 3, r.scheduled_for, r.finished_at
     FROM ins_runs r
    WHERE r.status <> 'skipped'
-  RETURNING id, run_id, job_id, status, started_at, completed_at
+  RETURNING id, run_id, scheduled_for, job_id, status, started_at, completed_at
 ), ins_logs AS (
-  INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-  SELECT t.id, t.run_id, 1, x.from_status::task_status, x.to_status::task_status, x.message, x.detail, 'bench-node', x.at
+  INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
+  SELECT t.id, t.run_id, t.scheduled_for, 1, x.from_status::task_status, x.to_status::task_status, x.message, x.detail, 'bench-node', x.at
     FROM ins_tasks t,
          LATERAL (VALUES
            ('pending', 'running', 'claimed', NULL::jsonb, t.started_at),
@@ -117,8 +120,8 @@ WITH src AS (
          ) x(from_status, to_status, message, detail, at)
   RETURNING 1
 ), ins_lines AS (
-  INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, job_id, level, stream, text)
-  SELECT t.id, 1, s, t.started_at + make_interval(secs => s * 0.001), t.run_id, t.job_id,
+  INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, scheduled_for, job_id, level, stream, text)
+  SELECT t.id, 1, s, t.started_at + make_interval(secs => s * 0.001), t.run_id, t.scheduled_for, t.job_id,
          (CASE WHEN t.status = 'success' THEN 'info' ELSE 'error' END)::task_log_level, 'log'::task_log_stream,
          CASE s % 3 WHEN 0 THEN 'processed batch ' || s || ' for customer cust-' || ((hashtext(t.id::text) & 2147483647) % 5000)
                     WHEN 1 THEN 'GET /api/orders/' || (hashtext(t.id::text) & 2147483647) || ' answered 200'
@@ -204,6 +207,10 @@ async function main() {
       jobs.push({ id: job.id, key: job.key, handler });
     }
     const hot = await createJob(db, { key: 'history.hot', name: 'Hot path', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR, start);
+    // The weekly partitions of the seeded days, as the retention job has created them on a live
+    // installation (before the copy: the empty database has the same partitions).
+    await ensureHistoryPartitions(db, now, { from: start });
+    const weeks = (await listHistoryWeeks(db)).length;
     // The empty database for the hot paths: a copy of this one with the same jobs and no history.
     await db.$disconnect();
     const name = new URL(url).pathname.slice(1);
@@ -285,21 +292,24 @@ async function main() {
       if (RETENTION) {
         const before = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE scheduled_for < $1`, [new Date(now.getTime() - 30 * 86_400_000)]);
         const p0 = performance.now();
-        const r = await purgeOldRuns(db, { olderThanDays: 30 }, now);
+        const r = await purgeOldRuns(db, { olderThanDays: 30, maxBatches: 1_000_000 }, now);
         const ms = performance.now() - p0;
         await new Promise((resolve) => setTimeout(resolve, 1500)); // backends report their statistics to pg_stat_* within a second
-        const { rows: dead } = await pool.query(`SELECT relname, n_dead_tup::bigint AS dead FROM pg_stat_user_tables
-            WHERE relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines') ORDER BY relname`);
-        const perS = r.runs / (ms / 1000);
-        retention = `retention (30 days, one call of purgeOldRuns): ${fmt(r.runs)} runs, ${fmt(r.tasks)} tasks, ${fmt(r.taskLogs)} task_logs, ` +
-          `${fmt(r.taskLogLines)} log lines deleted in ${(ms / 1000).toFixed(1)} s (${fmt(Math.round(perS))} runs/s; ${fmt(before.rows[0].n)} runs were older, ` +
-          `≈ ${(before.rows[0].n / perS / 60).toFixed(0)} min for all of them); dead tuples left: ${dead.map((d) => `${d.relname} ${fmt(Number(d.dead))}`).join(', ')}`;
+        // every partition of the history tables, summed per table
+        const { rows: dead } = await pool.query(`SELECT p.relname, sum(s.n_dead_tup)::bigint AS dead
+            FROM pg_stat_user_tables s JOIN pg_inherits i ON i.inhrelid = s.relid JOIN pg_class p ON p.oid = i.inhparent
+           WHERE p.relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines') GROUP BY p.relname ORDER BY p.relname`);
+        const after = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE scheduled_for < $1`, [new Date(now.getTime() - 30 * 86_400_000)]);
+        retention = `retention (30 days, one call of purgeOldRuns, ${(ms / 1000).toFixed(1)} s): dropped ${r.droppedWeeks.length} whole week(s) ` +
+          `(${r.droppedWeeks.join(', ') || 'none'}; ≈ ${fmt(r.droppedRunsEstimate)} runs), then deleted row by row ${fmt(r.runs)} runs, ${fmt(r.tasks)} tasks, ` +
+          `${fmt(r.taskLogs)} task_logs, ${fmt(r.taskLogLines)} log lines (the week that straddles the cutoff); ${fmt(before.rows[0].n)} runs were older ` +
+          `than the cutoff, ${fmt(after.rows[0].n)} are left; busy weeks: ${r.busyWeeks.length}; dead tuples left: ${dead.map((d) => `${d.relname} ${fmt(Number(d.dead))}`).join(', ')}`;
       }
 
       const cpu = os.cpus();
       const { rows: [ver] } = await pool.query(`SHOW server_version`);
       console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, PostgreSQL ${ver.server_version}`);
-      console.log(`${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} task log lines over ${DAYS} days; database ${dbSize.size}; seeded in ${seedS.toFixed(0)} s`);
+      console.log(`${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} task log lines over ${DAYS} days in ${weeks} weekly partitions; database ${dbSize.size}; seeded in ${seedS.toFixed(0)} s`);
       console.log(`\n| page / route | median ms | first ms | max ms | ≤ ${TARGET_MS} ms | result |`);
       console.log('|---|---:|---:|---:|:---:|---|');
       for (const r of results) console.log(`| ${r.label} | ${r.medianMs.toFixed(1)} | ${r.firstMs.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.maxMs <= TARGET_MS ? 'yes' : 'NO'} | ${r.note} |`);

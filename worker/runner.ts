@@ -61,9 +61,10 @@ export interface RunnableTask {
   onlyTask?: boolean;
   payload?: unknown;
   config?: unknown;
-  /** the run's job key and nominal slot, handed to the handler */
+  /** the run's job key, handed to the handler */
   jobKey?: string | null;
-  scheduledFor?: Date | null;
+  /** the run's nominal slot (tasks.scheduled_for): handed to the handler, and the history partition key of its log lines */
+  scheduledFor: Date;
 }
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
@@ -194,7 +195,7 @@ export class Runner {
     }, timeoutMs);
 
     const handler = this.deps.handlers.get(task.handler);
-    const lines = this.deps.taskLogs?.open({ taskId: task.id, runId: task.runId, jobId: task.jobId ?? '', attempt: task.attempt });
+    const lines = this.deps.taskLogs?.open({ taskId: task.id, runId: task.runId, jobId: task.jobId ?? '', attempt: task.attempt, scheduledFor: task.scheduledFor });
     const run = async (): Promise<unknown> => {
       if (!handler) throw new HandlerError(`no handler "${task.handler}" on this worker`, { code: 'unknown_handler' });
       return handler({
@@ -204,7 +205,7 @@ export class Runner {
         taskId: task.id,
         runId: task.runId,
         jobKey: task.jobKey ?? null,
-        scheduledFor: task.scheduledFor ?? null,
+        scheduledFor: task.scheduledFor,
         signal: controller.signal,
         log,
         taskLog: lines?.taskLog ?? loggerTaskLog(log),

@@ -65,6 +65,8 @@ export interface AttemptKey {
   runId: string;
   jobId: string;
   attempt: number;
+  /** the run's scheduled_for: the partition key of task_log_lines (docs/operations.md "History partitions") */
+  scheduledFor: Date;
 }
 
 /** The handle the runner gets for one attempt. */
@@ -84,6 +86,8 @@ interface Row {
   time: string;
   runId: string;
   jobId: string;
+  /** the run's scheduled_for, ISO */
+  scheduledFor: string;
   level: TaskLogLevel;
   stream: TaskLogStream;
   text: string;
@@ -107,9 +111,9 @@ interface AttemptState {
 
 // One JSON array parameter: building its text is one cheap concatenation per line (the fields
 // JSON, already made storable, goes in as is), far cheaper in the worker than ten array literals.
-const INSERT_SQL = `INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, job_id, level, stream, text, fields)
-SELECT x.t, x.a, x.s, x.ts, x.r, x.j, x.l, x.st, x.x, x.f
-  FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, j text, l task_log_level, st task_log_stream, x text, f jsonb)`;
+const INSERT_SQL = `INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, scheduled_for, job_id, level, stream, text, fields)
+SELECT x.t, x.a, x.s, x.ts, x.r, x.sf, x.j, x.l, x.st, x.x, x.f
+  FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, sf timestamptz, j text, l task_log_level, st task_log_stream, x text, f jsonb)`;
 
 const VALUE_ERROR_CLASSES = ['22', '23', '54'];
 const LEVELS = new Set<string>(['debug', 'info', 'warn', 'error']);
@@ -241,6 +245,7 @@ export class TaskLogWriter {
       time: this.now(),
       runId: st.key.runId,
       jobId: st.key.jobId,
+      scheduledFor: st.key.scheduledFor.toISOString(),
       // A TaskLog.write from outside this module may pass anything: unknown values fall back.
       level: LEVELS.has(level) ? level : 'info',
       stream: STREAMS.has(stream) ? stream : 'log',
@@ -408,7 +413,7 @@ export class TaskLogWriter {
     const parts: string[] = [];
     for (const r of rows) {
       parts.push(
-        `{"t":"${r.taskId}","a":${r.attempt},"s":${r.seq},"ts":"${r.time}","r":"${r.runId}","j":${JSON.stringify(r.jobId)},` +
+        `{"t":"${r.taskId}","a":${r.attempt},"s":${r.seq},"ts":"${r.time}","r":"${r.runId}","sf":"${r.scheduledFor}","j":${JSON.stringify(r.jobId)},` +
           `"l":"${r.level}","st":"${r.stream}","x":${JSON.stringify(r.text)},"f":${r.fields ?? 'null'}}`,
       );
     }

@@ -5,7 +5,7 @@ import { preparedSql, type Db, type Prisma } from '../db.ts';
  * returned ("timed out, still running", docs/engine.md "Timeouts"): sets
  * tasks.timed_out_at and writes a running -> running task_logs row saying so.
  * The task stays `running` under its lease, so it keeps its resource key
- * (tasks_resource_running_uniq) and its run stays open (the job's
+ * (its running_resources row) and its run stays open (the job's
  * serial_execution turn); the worker records the attempt as `timeout` when the
  * handler finally returns (completeTask).
  *
@@ -22,10 +22,10 @@ export async function markAttemptOverdue(
     preparedSql('mark-attempt-overdue', `WITH t AS (
        UPDATE tasks SET timed_out_at = $4::timestamptz, updated_at = $4::timestamptz
         WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3 AND timed_out_at IS NULL
-       RETURNING id, run_id, attempt, locked_by
+       RETURNING id, run_id, scheduled_for, attempt, locked_by
      ), log AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, 'running', 'running',
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'running', 'running',
               'timed out after ' || $5::int || 's, still running: the handler ignores its abort; its slot, resource key and serial turn stay held until it returns',
               jsonb_build_object('timedOut', true, 'timeoutSeconds', $5::int), locked_by, $4::timestamptz
          FROM t

@@ -76,7 +76,8 @@ export interface ClaimedTask {
   timeoutSeconds: number;
   priority: number;
   resourceKey: string | null;
-  scheduledFor: Date | null;
+  /** the run's nominal fire time (tasks.scheduled_for = runs.scheduled_for; the history partition key) */
+  scheduledFor: Date;
   /** the instant this attempt's lateness is measured from: scheduledFor, null in a backfill run (lib/engine/sql/stats-outcome.ts latenessFromSql) */
   latenessFrom?: Date | null;
   /** the run's job key (runs.job_key), handed to handlers */

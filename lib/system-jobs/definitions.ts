@@ -23,7 +23,8 @@ const common = {
  * The system jobs, in the CreateJobInput (REST) shape: visible in the console, pausable and
  * editable like any job, run by the normal engine on any worker (handlers `system.*`).
  * Schedules are cron in UTC:
- * - system.retention            hourly at :17 — runs + tasks + task_logs older than TICKFLOW_RETENTION_DAYS (30) days, in batches,
+ * - system.retention            hourly at :17 — creates the history tables' weekly partitions ahead, drops whole weeks older
+ *                                 than TICKFLOW_RETENTION_DAYS (30) days, deletes what is left of them in batches,
  *                                 and worker_nodes offline for TICKFLOW_NODE_RETENTION_DAYS (7) days;
  * - system.idempotency-cleanup  hourly at :23 — idempotency keys older than 24 h;
  * - system.recycle-bin-purge    daily 03:30 — jobs deleted more than TICKFLOW_RECYCLE_BIN_DAYS (30) days ago;
@@ -35,7 +36,7 @@ export function systemJobInputs(): Record<string, unknown>[] {
     {
       key: SYSTEM_HANDLERS.retention,
       name: 'System: run-log retention',
-      description: 'Deletes finished runs, their tasks and task logs older than TICKFLOW_RETENTION_DAYS (default 30) days, in batches. Daily stats are kept.',
+      description: 'Creates the run history\'s weekly partitions two weeks ahead; drops finished runs, their tasks and task logs older than TICKFLOW_RETENTION_DAYS (default 30) days a whole week at a time, and deletes the rest in batches. Daily stats are kept.',
       schedule: { kind: 'cron', cron: '17 * * * *', timezone: 'UTC' },
       handler: SYSTEM_HANDLERS.retention,
       payload: {},

@@ -31,8 +31,8 @@ describe('states', () => {
     const jobId = await insertJob(t.db, {});
     const run = await t.pool.query(
       `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, trace_id)
-       VALUES ($1, 'k', 1, 'manual', 't', now(), 'x') RETURNING id`, [jobId]);
-    const runId = run.rows[0].id;
+       VALUES ($1, 'k', 1, 'manual', 't', now(), 'x') RETURNING id, scheduled_for`, [jobId]);
+    const { id: runId, scheduled_for: scheduledFor } = run.rows[0];
     const client = await t.pool.connect();
     try {
       for (const from of TASK_STATUSES) {
@@ -40,8 +40,8 @@ describe('states', () => {
           await client.query('BEGIN');
           // Insert directly in `from` (the trigger guards UPDATEs only); running rows need a lease.
           const { rows } = await client.query(
-            `INSERT INTO tasks (run_id, job_id, step_key, handler, status, locked_by, lease_until)
-             VALUES ($1, $2, 'x', 'h', $3::task_status, 'n', now()) RETURNING id`, [runId, jobId, from]);
+            `INSERT INTO tasks (run_id, scheduled_for, job_id, step_key, handler, status, locked_by, lease_until)
+             VALUES ($1, $4, $2, 'x', 'h', $3::task_status, 'n', now()) RETURNING id`, [runId, jobId, from, scheduledFor]);
           let allowed = true;
           try {
             await client.query('SAVEPOINT s');

@@ -23,7 +23,7 @@ describe('migrations', () => {
 
   it('rejects UPDATE, DELETE and TRUNCATE on task_logs', async () => {
     const { rows } = await t.pool.query(
-      `INSERT INTO task_logs (task_id, run_id, to_status, message) VALUES (gen_random_uuid(), gen_random_uuid(), 'pending', 'x') RETURNING id`,
+      `INSERT INTO task_logs (task_id, run_id, scheduled_for, to_status, message) VALUES (gen_random_uuid(), gen_random_uuid(), now(), 'pending', 'x') RETURNING id`,
     );
     const id = rows[0].id;
     await expect(t.pool.query(`UPDATE task_logs SET message = 'y' WHERE id = $1`, [id])).rejects.toThrow(/append-only/);
@@ -47,11 +47,11 @@ describe('migrations', () => {
     await expect(t.pool.query(`INSERT INTO jobs (key, name, schedule_kind, interval_seconds) VALUES ('i1', 'n', 'interval', 0)`)).rejects.toThrow(/jobs_interval_fields/);
     const run = await t.pool.query(
       `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, trace_id)
-       VALUES ('j', 'k', 1, 'manual', 'test', now(), 't') RETURNING id`,
+       VALUES ('j', 'k', 1, 'manual', 'test', now(), 't') RETURNING id, scheduled_for`,
     );
     const task = await t.pool.query(
-      `INSERT INTO tasks (run_id, job_id, step_key, handler) VALUES ($1, 'j', 'main', 'builtin.noop') RETURNING id`,
-      [run.rows[0].id],
+      `INSERT INTO tasks (run_id, scheduled_for, job_id, step_key, handler) VALUES ($1, $2, 'j', 'main', 'builtin.noop') RETURNING id`,
+      [run.rows[0].id, run.rows[0].scheduled_for],
     );
     // pending -> success skips running: refused by the transition trigger.
     await expect(t.pool.query(`UPDATE tasks SET status = 'success' WHERE id = $1`, [task.rows[0].id])).rejects.toThrow(/invalid task transition/);
@@ -62,11 +62,12 @@ describe('migrations', () => {
   it('refuses a self-dependency', async () => {
     const run = await t.pool.query(
       `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, trace_id)
-       VALUES ('j', 'k', 1, 'manual', 'test', now(), 't2') RETURNING id`,
+       VALUES ('j', 'k', 1, 'manual', 'test', now(), 't2') RETURNING id, scheduled_for`,
     );
-    const task = await t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler) VALUES ($1, 'j', 's', 'h') RETURNING id`, [run.rows[0].id]);
+    const sf = run.rows[0].scheduled_for;
+    const task = await t.pool.query(`INSERT INTO tasks (run_id, scheduled_for, job_id, step_key, handler) VALUES ($1, $2, 'j', 's', 'h') RETURNING id`, [run.rows[0].id, sf]);
     await expect(
-      t.pool.query(`INSERT INTO task_dependencies (task_id, parent_task_id) VALUES ($1, $1)`, [task.rows[0].id]),
+      t.pool.query(`INSERT INTO task_dependencies (task_id, parent_task_id, scheduled_for) VALUES ($1, $1, $2)`, [task.rows[0].id, sf]),
     ).rejects.toThrow(/task_dependencies_no_self/);
   });
 });

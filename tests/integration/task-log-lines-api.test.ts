@@ -21,7 +21,7 @@ describe('task log line routes', () => {
     const id = await triggerOneTask(t.db, { key: 'api.logs', steps: [{ handler: 'h' }] });
     const task = await t.db.task.findUniqueOrThrow({ where: { id } });
     const w = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG }, { pool: t.pool, clock: () => new Date(), logger: log('test') });
-    const l = w.open({ taskId: id, runId: task.runId, jobId: task.jobId, attempt: 1 });
+    const l = w.open({ taskId: id, runId: task.runId, jobId: task.jobId, attempt: 1, scheduledFor: task.scheduledFor });
     for (let i = 1; i <= 5; i++) l.taskLog.info(`widget ${i}`, i === 1 ? { sku: 'A-1' } : undefined);
     await w.stop();
 

@@ -47,7 +47,7 @@ function writer(pool: Queryable, over: Partial<TaskLogWriterConfig> = {}, clock 
   return new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, flushMs: 1000, ...over }, { pool, clock, logger: log('test') });
 }
 
-const taskIds = () => ({ taskId: crypto.randomUUID(), runId: crypto.randomUUID(), jobId: 'job-x' });
+const taskIds = () => ({ taskId: crypto.randomUUID(), runId: crypto.randomUUID(), jobId: 'job-x', scheduledFor: new Date() });
 
 async function lines(taskId: string, attempt = 1) {
   const { rows } = await t.pool.query(
@@ -347,8 +347,8 @@ describe('search', () => {
     const b = await triggerOneTask(t.db, { key: 'search.b', steps: [{ handler: 'builtin.noop' }] });
     const ta = await t.db.task.findUniqueOrThrow({ where: { id: a } });
     const tb = await t.db.task.findUniqueOrThrow({ where: { id: b } });
-    const la = w2.open({ taskId: ta.id, runId: ta.runId, jobId: ta.jobId, attempt: 1 });
-    const lb = w2.open({ taskId: tb.id, runId: tb.runId, jobId: tb.jobId, attempt: 1 });
+    const la = w2.open({ taskId: ta.id, runId: ta.runId, jobId: ta.jobId, attempt: 1, scheduledFor: ta.scheduledFor });
+    const lb = w2.open({ taskId: tb.id, runId: tb.runId, jobId: tb.jobId, attempt: 1, scheduledFor: tb.scheduledFor });
     la.taskLog.info('Order 100_% Shipped');
     lb.taskLog.error('order 100_% failed: card declined');
     la.taskLog.info('nothing to see');
@@ -374,19 +374,20 @@ describe('search', () => {
 
 describe('retention', () => {
   it('deletes the lines of the runs it deletes, and only those', async () => {
-    const old = await triggerOneTask(t.db, { key: 'ret.old', steps: [{ handler: 'builtin.noop' }] });
+    // scheduled 40 days ago (a run's scheduled_for never changes: it is the history partition key)
+    const old = await triggerOneTask(t.db, { key: 'ret.old', steps: [{ handler: 'builtin.noop' }] }, new Date(Date.now() - 40 * 86_400_000));
     const keep = await triggerOneTask(t.db, { key: 'ret.keep', steps: [{ handler: 'builtin.noop' }] });
     const w = writer(t.pool);
     for (const id of [old, keep]) {
       const task = await t.db.task.findUniqueOrThrow({ where: { id } });
-      const l = w.open({ taskId: id, runId: task.runId, jobId: task.jobId, attempt: 1 });
+      const l = w.open({ taskId: id, runId: task.runId, jobId: task.jobId, attempt: 1, scheduledFor: task.scheduledFor });
       for (let i = 0; i < 30; i++) l.taskLog.info(`ret ${i}`);
     }
     await w.stop();
     const oldTask = await t.db.task.findUniqueOrThrow({ where: { id: old } });
-    // finish both runs; make the old one 40 days old
+    // finish both runs, the old one 40 days ago
     await t.pool.query(`UPDATE runs SET status = 'success', finished_at = now() WHERE id IN (SELECT run_id FROM tasks WHERE id = ANY($1))`, [[old, keep]]);
-    await t.pool.query(`UPDATE runs SET scheduled_for = now() - interval '40 days', finished_at = now() - interval '40 days' WHERE id = $1`, [oldTask.runId]);
+    await t.pool.query(`UPDATE runs SET finished_at = now() - interval '40 days' WHERE id = $1`, [oldTask.runId]);
     const r = await purgeOldRuns(t.db, { olderThanDays: 30 });
     expect(r.runs).toBeGreaterThanOrEqual(1);
     expect(r.taskLogLines).toBeGreaterThanOrEqual(30);

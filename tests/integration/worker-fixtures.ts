@@ -175,9 +175,9 @@ export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>
 }
 
 /** Creates a manual job from `f`, triggers it once, and returns the id of its (first) task. */
-export async function triggerOneTask(db: PrismaClient, f: JobFixture): Promise<string> {
+export async function triggerOneTask(db: PrismaClient, f: JobFixture, scheduledFor = new Date()): Promise<string> {
   const jobId = await insertJob(db, { scheduleKind: 'manual', ...f });
-  const { run } = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+  const { run } = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor });
   const [task] = await db.task.findMany({ where: { runId: run.id } });
   return task!.id;
 }

@@ -11,6 +11,7 @@
 import { getDb, type Db } from '../../lib/db.ts';
 import { purgeExpiredJobs } from '../../lib/jobs/purge-job.ts';
 import { cleanupSessions } from '../../lib/auth/sessions.ts';
+import { ensureHistoryPartitions } from '../../lib/system-jobs/history-partitions.ts';
 import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
 import { deleteStaleNodes } from '../../lib/engine/nodes/index.ts';
 import { deleteExpiredIdempotencyKeys } from '../../lib/system-jobs/idempotency-cleanup.ts';
@@ -31,12 +32,16 @@ export function createSystemHandlers(dbOf: () => Db = () => getDb()): Record<str
   return {
     [SYSTEM_HANDLERS.retention]: async (ctx) => {
       const s = settings(ctx);
+      // the weeks ahead first: new runs must find their partition whatever retention does next
+      const createdWeeks = (await ensureHistoryPartitions(dbOf())).map((w) => w.toISOString().slice(0, 10));
       const r = await purgeOldRuns(dbOf(), { olderThanDays: optNum(s.olderThanDays), batchSize: optNum(s.batchSize), maxBatches: optNum(s.maxBatches) });
       // worker_nodes rows of processes long gone are the same kind of leftover
       const staleNodes = await deleteStaleNodes(dbOf(), { olderThanDays: optNum(s.nodeOlderThanDays) });
-      const out = { ...r, staleNodes: staleNodes.length };
+      const out = { ...r, createdWeeks, staleNodes: staleNodes.length };
       ctx.log.info(out, 'retention pass');
-      ctx.taskLog.info(`deleted ${r.runs} run(s), ${r.tasks} task(s), ${r.taskLogs} task log row(s), ${r.taskLogLines} task log line(s) older than ${r.cutoff}; ${staleNodes.length} stale worker node(s)${r.more ? '; more left for the next pass' : ''}`);
+      ctx.taskLog.info(`history partitions: created week(s) ${createdWeeks.join(', ') || 'none'}; dropped week(s) ${r.droppedWeeks.join(', ') || 'none'} (about ${r.droppedRunsEstimate} run(s))` +
+        `${r.busyWeeks.length ? `; busy, left for the next pass: ${r.busyWeeks.join(', ')}` : ''}`);
+      ctx.taskLog.info(`deleted ${r.runs} run(s), ${r.tasks} task(s), ${r.taskLogs} task log row(s), ${r.taskLogLines} task log line(s) older than ${r.cutoff} row by row; ${staleNodes.length} stale worker node(s)${r.more ? '; more left for the next pass' : ''}`);
       return out;
     },
     [SYSTEM_HANDLERS.idempotencyCleanup]: async (ctx) => {

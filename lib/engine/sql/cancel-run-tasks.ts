@@ -25,10 +25,10 @@ export async function cancelRunTasks(
        UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL,
               error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
          FROM old WHERE t.id = old.id
-       RETURNING t.id, t.run_id, t.attempt, t.locked_by, old.status AS from_status
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status
      ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, from_status, 'cancelled', $2, jsonb_build_object('actor', $3::text),
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, from_status, 'cancelled', $2, jsonb_build_object('actor', $3::text),
               CASE WHEN from_status = 'running' THEN locked_by END, $4::timestamptz
          FROM upd
        RETURNING 1

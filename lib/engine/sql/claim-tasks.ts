@@ -28,20 +28,23 @@ export interface ClaimParams extends Required<ClaimInput> {
  * for DAG tasks.
  *
  * Resource keys (at most one running task per key across all runs) are enforced
- * by the unique partial index `tasks_resource_running_uniq`, not by a global
+ * by the primary key of `running_resources` (resource_key), one row per running
+ * keyed task, written by the tasks_running_resource trigger in the statement that
+ * starts the attempt and deleted in the one that ends it (a unique index on the
+ * partitioned tasks table could only hold per partition), not by a global
  * lock: candidates whose key is already running are filtered out here, and at
  * most one candidate per key is picked (row_number over resource_key). Two
  * claimers racing for *different* tasks of the same key both pass the filter
- * (neither sees the other's uncommitted row); the second one's UPDATE then hits
- * the unique index, waits for the first to commit and fails with 23505. The
+ * (neither sees the other's uncommitted row); the second one's trigger insert then
+ * hits the primary key, waits for the first to commit and fails with 23505. The
  * caller (claim-tasks.ts) retries the whole statement: the retry takes a new
  * snapshot, sees the committed running row and skips that key. We chose this
  * over `pg_try_advisory_xact_lock(hashtext(key))` in the filter because the
  * advisory lock is released at the first claimer's commit while the second
  * claimer's snapshot may still predate it, so it narrows but does not close the
  * race, costs a lock per scanned row, and hash collisions would serialise
- * unrelated keys; the unique index is exact and costs nothing when keys are
- * not contended.
+ * unrelated keys; the primary key is exact and costs nothing when keys are
+ * not contended (the trigger runs only for tasks that have a key).
  *
  * Handlers: the node's own ($2), and its fallback handlers ($10, ClaimInput.fallbackHandlers:
  * held only to fail with a clear error) only while no other live node advertises them in
@@ -96,7 +99,7 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
                 ELSE true
               END
           AND (t.resource_key IS NULL OR ($9::boolean AND NOT EXISTS (
-                SELECT 1 FROM tasks r WHERE r.resource_key = t.resource_key AND r.status = 'running')))
+                SELECT 1 FROM running_resources rr WHERE rr.resource_key = t.resource_key)))
         ORDER BY t.priority DESC, t.schedule_at
         LIMIT $5::int
         FOR UPDATE OF t SKIP LOCKED
@@ -113,8 +116,8 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
          FROM pick WHERE t.id = pick.id
        RETURNING t.*
      ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, node_id, created_at)
-       SELECT id, run_id, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $6::timestamptz FROM upd
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $6::timestamptz FROM upd
        RETURNING 1
      ), started AS (
        -- SKIP LOCKED: the claim holds task rows, and the lock order (lib/engine/lock-order.ts) puts

@@ -71,7 +71,7 @@ export async function completeDagTasksSql(
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
-       RETURNING tasks.id, tasks.run_id, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from, tasks.locked_by,
+       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}

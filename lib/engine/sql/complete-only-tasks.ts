@@ -99,7 +99,7 @@ export async function completeOnlyTasksSql(
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
-       RETURNING tasks.id, tasks.run_id, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from,
+       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from,
                  tasks.locked_by, i.error, i.exit_code,
                  ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (

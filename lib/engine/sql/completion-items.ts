@@ -38,14 +38,14 @@ export function successSetSql(now: string): string {
 }
 
 /**
- * The finishing task_logs row of each success in `t` (columns id, run_id, attempt, error,
+ * The finishing task_logs row of each success in `t` (columns id, run_id, scheduled_for, attempt, error,
  * exit_code, dur, locked_by): its detail.durationMs is what the stats rebuild reads back
  * (stats-outcome.ts). Written as a data-modifying CTE body (add `RETURNING 1`).
  * @param now SQL of the completion instant; @param message SQL of the log message
  */
 export function successLogSql(now: string, message: string): string {
-  return `INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, 'running', 'success', ${message},
+  return `INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'running', 'success', ${message},
               jsonb_strip_nulls(jsonb_build_object('error', error, 'exitCode', exit_code, 'durationMs', dur)),
               locked_by, ${now}
          FROM t`;

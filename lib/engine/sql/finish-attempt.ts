@@ -67,11 +67,11 @@ export async function finishAttempt(
         -- tasks_lease_idx (same predicate) and filter every running task by id.
         WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3
           AND ($10::timestamptz IS NULL OR lease_until < $10::timestamptz)
-       RETURNING id, run_id, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, locked_by,
+       RETURNING id, run_id, scheduled_for, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, locked_by,
                  ${latenessFromSql('tasks')} AS lateness_from
      ), log AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, node_id, created_at)
-       SELECT id, run_id, attempt, 'running', status, $8,
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'running', status, $8,
               jsonb_strip_nulls(jsonb_build_object('error', $6::text, 'exitCode', $7::int,
                 'durationMs', ${attemptDurationMsSql('$9::timestamptz', 'started_at')})),
               locked_by, $9::timestamptz

@@ -145,22 +145,22 @@ export async function insertRuns(
          FROM live JOIN j ON j.id = live.job_id
          JOIN job_steps s ON s.job_id = j.id
          CROSS JOIN indeg d
-       RETURNING id, run_id, step_key, pending_parents, schedule_at, created_at
+       RETURNING id, run_id, scheduled_for, step_key, pending_parents, schedule_at, created_at
      ), ids AS (
        -- task id per (run, step) as one jsonb map, for the same reason as indeg
        SELECT coalesce(jsonb_object_agg(run_id::text || ':' || step_key, id), '{}'::jsonb) AS m FROM t
         WHERE EXISTS (SELECT 1 FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live))
      ), deps AS (
-       INSERT INTO task_dependencies (task_id, parent_task_id, dep_type, created_at)
+       INSERT INTO task_dependencies (task_id, parent_task_id, dep_type, created_at, scheduled_for)
        SELECT (ids.m ->> (live.id::text || ':' || e.to_step))::uuid, (ids.m ->> (live.id::text || ':' || e.from_step))::uuid,
-              e.dep_type, live.at
+              e.dep_type, live.at, live.scheduled_for
          FROM live
          JOIN job_edges e ON e.job_id = live.job_id
          CROSS JOIN ids
        RETURNING 1
      ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, created_at)
-       SELECT id, run_id, 1, NULL, 'pending', 'created', created_at FROM t
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, created_at)
+       SELECT id, run_id, scheduled_for, 1, NULL, 'pending', 'created', created_at FROM t
        RETURNING 1
      ), bump AS (
        UPDATE jobs SET total_runs = total_runs + n.c, last_run_at = n.at

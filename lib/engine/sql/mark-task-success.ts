@@ -20,10 +20,10 @@ export async function markTaskSuccessSql(
        UPDATE tasks SET status = 'success', error = NULL, locked_by = NULL, lease_until = NULL,
               completed_at = $6::timestamptz, version = version + 1, updated_at = $6::timestamptz
         WHERE id = $1::uuid AND status = $2::task_status AND attempt = $3::int
-       RETURNING id, run_id, attempt
+       RETURNING id, run_id, scheduled_for, attempt
      ), log AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
-       SELECT id, run_id, attempt, $2::task_status, 'success', 'marked success by ' || $4 || ': ' || $5,
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, scheduled_for, attempt, $2::task_status, 'success', 'marked success by ' || $4 || ': ' || $5,
               jsonb_build_object('actor', $4::text, 'reason', $5::text, 'markedSuccess', true), $6::timestamptz
          FROM t
        RETURNING 1

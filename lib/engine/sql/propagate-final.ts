@@ -56,10 +56,10 @@ export async function propagateFinal(
               output = CASE WHEN k.by_design THEN jsonb_build_object('skipped', 'by design', 'parent', k.parent_step) ELSE t.output END
          FROM skip k
         WHERE t.id = k.task_id AND t.status = 'pending'
-       RETURNING t.id, t.run_id, t.attempt, k.parent_id, k.parent_step, k.parent_status, k.by_design
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, k.parent_id, k.parent_step, k.parent_status, k.by_design
      ), log_skip AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
-       SELECT id, run_id, attempt, 'pending', 'skipped',
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'pending', 'skipped',
               CASE WHEN by_design
                    THEN 'skipped by design: parent ' || parent_step || ' ' || parent_status || ' (on_failure branch not taken)'
                    ELSE 'skipped: parent ' || parent_step || ' ended ' || parent_status END,

@@ -47,10 +47,10 @@ export async function reopenTasks(
               version = t.version + 1, updated_at = $7::timestamptz
          FROM v, old
         WHERE t.id = v.id AND old.id = v.id
-       RETURNING t.id, t.run_id, t.attempt, t.pending_parents, old.status AS from_status, v.reopen, v.message
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.pending_parents, old.status AS from_status, v.reopen, v.message
      ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
-       SELECT id, run_id, attempt, from_status, 'pending', message, jsonb_build_object('actor', $8::text), $7::timestamptz
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, scheduled_for, attempt, from_status, 'pending', message, jsonb_build_object('actor', $8::text), $7::timestamptz
          FROM upd WHERE reopen
        RETURNING 1
      ), run AS (

@@ -29,10 +29,10 @@ export async function resolveDeadlock(tx: Prisma.TransactionClient, p: { runId: 
        UPDATE tasks t SET status = 'skipped', error = msg.m, completed_at = $2::timestamptz, version = t.version + 1,
               updated_at = $2::timestamptz
          FROM stuck, msg WHERE t.id = stuck.id AND t.status = 'pending'
-       RETURNING t.id, t.run_id, t.attempt, msg.m
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, msg.m
      ), log AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, created_at)
-       SELECT id, run_id, attempt, 'pending', 'skipped', m, $2::timestamptz FROM upd
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'pending', 'skipped', m, $2::timestamptz FROM upd
        RETURNING 1
      ), run AS (
        UPDATE runs SET error = (SELECT m FROM msg), updated_at = $2::timestamptz

@@ -25,10 +25,10 @@ export async function retryOrBury(
               completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE completed_at END,
               version = version + 1, updated_at = $7::timestamptz
         WHERE id = $1::uuid AND status = $2::task_status AND attempt = $3::int
-       RETURNING id, run_id, attempt, status
+       RETURNING id, run_id, scheduled_for, attempt, status
      ), log AS (
-       INSERT INTO task_logs (task_id, run_id, attempt, from_status, to_status, message, detail, created_at)
-       SELECT id, run_id, attempt, $2::task_status, status, $6,
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
+       SELECT id, run_id, scheduled_for, attempt, $2::task_status, status, $6,
               CASE WHEN status = 'pending' THEN jsonb_build_object('retryAt', $5::timestamptz, 'delayMs', $8::bigint) END,
               $7::timestamptz
          FROM t
