@@ -129,6 +129,8 @@ describe('retention by partition', () => {
     const openJob = await insertJob(t.db, { steps: [{ key: 'm', handler: 'part.never' }] });
     const open = await fire(openJob, new Date(straddle.getTime() + 1000));
     const recent = await runToSuccess(jobId, new Date(NOW.getTime() - DAY));
+    // past the cutoff (2027-05-17T12:00Z), but its week (2027-05-17 to 05-24) is not: it waits for the week
+    const waitsForItsWeek = await runToSuccess(jobId, new Date('2027-05-17T06:00:00Z'));
     await t.pool.query('ANALYZE runs');
 
     const r = await purgeOldRuns(t.db, { olderThanDays: 30 }, NOW);
@@ -147,12 +149,17 @@ describe('retention by partition', () => {
     expect(r.runs).toBe(1);
     expect((await t.pool.query(`SELECT to_regclass('runs_w20270412') AS c`)).rows[0].c).not.toBeNull();
     expect(await t.db.run.findUnique({ where: { id: recent } })).not.toBeNull();
+    expect(await t.db.run.findUnique({ where: { id: waitsForItsWeek } })).not.toBeNull();
 
     // once its open run is gone, that week goes whole on the next pass
     await cancelRun(t.db, open.run.id, 'test', new Date(straddle.getTime() + 2000));
     const again = await purgeOldRuns(t.db, { olderThanDays: 30 }, NOW);
     expect(again.droppedWeeks).toContain('2027-04-12');
     expect(again.runs).toBe(0);
+    // a week later its week is past the cutoff too, and goes whole
+    const later = await purgeOldRuns(t.db, { olderThanDays: 30 }, new Date(NOW.getTime() + 7 * DAY));
+    expect(later.droppedWeeks).toContain('2027-05-17');
+    expect(await t.db.run.findUnique({ where: { id: waitsForItsWeek } })).toBeNull();
   });
 });
 
