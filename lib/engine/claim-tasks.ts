@@ -3,6 +3,9 @@ import { isTransactionClient, pgConstraint, pgErrorCode } from './pg.ts';
 import { claimTasksSql, type ClaimParams } from './sql/claim-tasks.ts';
 import type { ClaimedTask, ClaimInput } from './types.ts';
 
+/** The unique key that holds resource-key exclusion: one running_resources row per running key. */
+const RESOURCE_CONSTRAINT = 'running_resources_pkey';
+
 /**
  * Claims up to `limit` ready tasks for one worker node: pending -> running with
  * locked_by = nodeId, lease_until = now + leaseSeconds, started_at = now, one
@@ -12,16 +15,14 @@ import type { ClaimedTask, ClaimInput } from './types.ts';
  * exclusion are enforced in SQL. Tasks in backoff (schedule_at > now) wait.
  *
  * A race on a resource key between two claimers surfaces as a unique violation
- * of running_resources_pkey (the row the tasks_running_resource trigger writes when a
- * keyed task starts, prisma/migrations/20261203000000_history_partitions); the claim is then retried (new snapshot, the
- * key is now seen running and skipped), at most twice, and a last attempt
+ * of running_resources_pkey (the row the tasks_running_resource trigger writes when
+ * a keyed task starts, prisma/migrations/20261203000000_history_partitions); the
+ * claim is then retried (new snapshot, the key is now seen running and skipped),
+ * at most twice, and a last attempt
  * leaves resource-keyed tasks for the next poll. Inside a caller's transaction
  * the retries use a savepoint.
  * @returns the claimed tasks, highest priority first (may be fewer than `limit`).
  */
-/** The unique key that holds resource-key exclusion: one running_resources row per running key. */
-const RESOURCE_CONSTRAINT = 'running_resources_pkey';
-
 export async function claimTasks(db: Db, input: ClaimInput, now: Date = new Date()): Promise<ClaimedTask[]> {
   const fallbackHandlers = input.fallbackHandlers ?? [];
   if (input.limit < 1 || input.handlers.length + fallbackHandlers.length === 0) return [];

@@ -82,7 +82,7 @@ function keepsRunSql(table: string): string {
                           WHERE status IN ('pending', 'running') OR finished_at >= $1::timestamptz) AS keeps`;
 }
 
-export type DropWeekOutcome = 'dropped' | 'kept' | 'busy';
+export type DropWeekOutcome = 'dropped' | 'kept' | 'busy' | 'gone';
 
 /**
  * Drops one week of history whole when retention would delete every run in it: the week ends
@@ -95,15 +95,15 @@ export type DropWeekOutcome = 'dropped' | 'kept' | 'busy';
  * under lock_timeout 2 s, held for the re-check and the drops (milliseconds); engine
  * statements wait that long. A lock not had in time answers 'busy', to be tried next pass.
  * @returns 'dropped', 'kept' (a run must stay: the week waits, purgeOldRuns deletes its
- *   finished rows) or 'busy'
+ *   finished rows), 'busy', or 'gone' (another pass dropped it first)
  */
 export async function dropHistoryWeek(db: Db, week: HistoryWeek, cutoff: Date): Promise<DropWeekOutcome> {
   if (week.end.getTime() > cutoff.getTime()) return 'kept';
   const suffix = weekSuffix(week.week);
   const part = (table: string) => `${table}_w${suffix}`;
-  const first = await db.$queryRawUnsafe<{ keeps: boolean }[]>(keepsRunSql(part('runs')), cutoff);
-  if (first[0]?.keeps) return 'kept';
   try {
+    const first = await db.$queryRawUnsafe<{ keeps: boolean }[]>(keepsRunSql(part('runs')), cutoff);
+    if (first[0]?.keeps) return 'kept';
     return await inTransaction(db, async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '2s'`);
       await tx.$executeRawUnsafe(`LOCK TABLE ${[...HISTORY_TABLES].reverse().join(', ')} IN ACCESS EXCLUSIVE MODE`);
@@ -120,6 +120,8 @@ export async function dropHistoryWeek(db: Db, week: HistoryWeek, cutoff: Date): 
   } catch (error) {
     // 55P03 lock_not_available (lock_timeout), 40P01 a deadlock with an engine statement
     if (['55P03', '40P01'].includes(pgErrorCode(error) ?? '')) return 'busy';
+    // 42P01 undefined_table: another retention pass dropped the week first
+    if (pgErrorCode(error) === '42P01') return 'gone';
     throw error;
   }
 }

@@ -85,6 +85,7 @@ export async function purgeOldRuns(db: Db, opts: RetentionOptions = {}, now: Dat
       out.droppedRunsEstimate += week.estimatedRuns;
       continue;
     }
+    if (outcome === 'gone') continue;
     if (outcome === 'busy') out.busyWeeks.push(name);
     rowWise.push(`w${weekSuffix(week.week)}`);
   }
