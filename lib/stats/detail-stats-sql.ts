@@ -53,7 +53,7 @@ export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<De
       latenessFrom: latenessFromSql('t'),
     },
     `FROM task_logs l
-       JOIN tasks t ON t.id = l.task_id
+       JOIN tasks t ON t.id = l.task_id AND t.scheduled_for = l.scheduled_for
       WHERE l.created_at >= $1::timestamptz
         AND l.created_at < $2::timestamptz
         AND (${finished} OR l.to_status = 'dead')

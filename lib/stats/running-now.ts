@@ -14,7 +14,7 @@ export async function getRunningNow(db: Db, limit = 50): Promise<RunningTask[]> 
     SELECT t.id AS task_id, t.run_id, r.job_id, j.key AS job_key, j.name AS job_name, t.step_key, t.attempt,
            COALESCE(w.name, t.locked_by) AS worker, t.started_at
       FROM tasks t
-      JOIN runs r ON r.id = t.run_id
+      JOIN runs r ON r.id = t.run_id AND r.scheduled_for = t.scheduled_for
       JOIN jobs j ON j.id = r.job_id::uuid
       LEFT JOIN worker_nodes w ON w.node_id = t.locked_by
      WHERE t.status = 'running'

@@ -50,7 +50,7 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
       await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${SEARCH_TIMEOUT_MS}`);
       return tx.$queryRawUnsafe<HitRow[]>(
         `WITH hit AS (
-           SELECT task_id, attempt, seq, time, level::text AS level, stream::text AS stream, text, fields, run_id, job_id
+           SELECT task_id, attempt, seq, time, level::text AS level, stream::text AS stream, text, fields, run_id, job_id, scheduled_for
              FROM task_log_lines
             WHERE text ILIKE $1
               AND ($2::timestamptz IS NULL OR time >= $2::timestamptz)
@@ -60,7 +60,8 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
             LIMIT $5::int
          )
          SELECT hit.*, t.step_key, r.job_key
-           FROM hit LEFT JOIN tasks t ON t.id = hit.task_id LEFT JOIN runs r ON r.id = hit.run_id
+           FROM hit LEFT JOIN tasks t ON t.id = hit.task_id AND t.scheduled_for = hit.scheduled_for
+                  LEFT JOIN runs r ON r.id = hit.run_id AND r.scheduled_for = hit.scheduled_for
           ORDER BY hit.time DESC, hit.task_id, hit.attempt, hit.seq DESC`,
         containsPattern(q.q), q.from ?? null, q.to ?? null, q.jobId ?? null, limit + 1,
       );

@@ -133,7 +133,7 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
      SELECT ${claimedTaskColumns('upd', 'cr')},
             (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM started)::int AS "_started"
        -- the statement's snapshot of the run (job_key and trigger never change): one join for both
-       FROM upd JOIN runs cr ON cr.id = upd.run_id
+       FROM upd JOIN runs cr ON cr.id = upd.run_id AND cr.scheduled_for = upd.scheduled_for
       ORDER BY upd.priority DESC, upd.schedule_at`,
     p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), p.limit, now, p.leaseSeconds, p.nodeStaleSeconds,
     p.allowResourceKeys, p.fallbackHandlers,

@@ -23,7 +23,7 @@ export function claimedTaskColumns(alias: string, run: string): string {
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
     ${a}.lease_until AS "leaseUntil", ${a}.version, ${latenessFromSql(a, run)} AS "latenessFrom",
     ${run}.job_key AS "jobKey",
-    NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.id <> ${a}.id) AS "onlyTask"`;
+    NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.scheduled_for = ${a}.scheduled_for AND o.id <> ${a}.id) AS "onlyTask"`;
 }
 
 /** Task statuses that are not final, as an SQL list (docs/design.md §4). */

@@ -88,7 +88,7 @@ export async function completeDagTasksSql(
      ), ready AS (
        SELECT run_id, count(*)::int AS n FROM dec WHERE pending_parents = 0 GROUP BY run_id
      ), onf AS (
-       SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id
+       SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
         WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (

@@ -25,7 +25,7 @@ export async function loadRunGraph(tx: Prisma.TransactionClient, p: { runId: str
                                                  'started', t.started_at IS NOT NULL, 'pendingParents', t.pending_parents))
                FROM tasks t WHERE t.run_id = $1::uuid) AS tasks,
             (SELECT jsonb_agg(jsonb_build_object('taskId', d.task_id, 'parentTaskId', d.parent_task_id, 'depType', d.dep_type))
-               FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE t.run_id = $1::uuid) AS edges`),
+               FROM task_dependencies d JOIN tasks t ON t.id = d.task_id AND t.scheduled_for = d.scheduled_for WHERE t.run_id = $1::uuid) AS edges`),
     p.runId,
   );
   return { tasks: rows[0]?.tasks ?? [], edges: rows[0]?.edges ?? [] };

@@ -35,7 +35,7 @@ export async function propagateFinal(
        SELECT d.task_id, s.id, s.step_key, s.status, (d.dep_type = 'on_failure' AND s.status = 'success')
          FROM src s
          JOIN task_dependencies d ON d.parent_task_id = s.id
-         JOIN tasks c ON c.id = d.task_id
+         JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
         WHERE d.dep_type = ANY($2::dep_type[]) AND c.status = 'pending'
           AND ((d.dep_type = 'hard' AND s.status <> 'success') OR (d.dep_type = 'on_failure' AND s.status <> 'dead'))
        UNION
@@ -43,7 +43,7 @@ export async function propagateFinal(
          FROM walk w
          JOIN tasks p ON p.id = w.task_id
          JOIN task_dependencies d ON d.parent_task_id = w.task_id
-         JOIN tasks c ON c.id = d.task_id
+         JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
         WHERE d.dep_type IN ('hard', 'on_failure') AND c.status = 'pending'
      ), skip AS (
        -- a task reached both ways is skipped by failure, not by design (conservative for the run's status)

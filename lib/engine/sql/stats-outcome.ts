@@ -45,7 +45,7 @@ export function attemptDurationMsSql(end: string, start: string): string {
  *   it, one runs primary-key probe
  */
 export function latenessFromSql(task: string, run?: string): string {
-  const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id)`;
+  const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id AND lr.scheduled_for = ${task}.scheduled_for)`;
   return `(CASE WHEN ${trigger} = 'backfill' THEN NULL ELSE ${task}.scheduled_for END)`;
 }
 
