@@ -30,7 +30,8 @@
  * Environment: HISTORY_RUNS (10000000), HISTORY_DAYS (90), HISTORY_JOBS (200),
  * HISTORY_LINES_EVERY (10), HISTORY_LINES (5), HISTORY_REPEAT (5 timed calls per page),
  * HISTORY_HOT (200 claim + complete rounds on each database),
- * HISTORY_RETENTION (0/1). Database: DATABASE_URL when set (a throwaway database is created
+ * HISTORY_RETENTION (0/1), HISTORY_REUSE (the URL of a database a killed run seeded: measure it
+ * again without seeding). Database: DATABASE_URL when set (a throwaway database is created
  * on its server), else an embedded PostgreSQL (tests/helpers/test-server.ts).
  */
 import os from 'node:os';
@@ -62,6 +63,11 @@ const LINES_EVERY = envInt('HISTORY_LINES_EVERY', 10);
 const LINES = envInt('HISTORY_LINES', 5);
 const REPEAT = envInt('HISTORY_REPEAT', 5);
 const RETENTION = process.env.HISTORY_RETENTION === '1';
+/**
+ * HISTORY_REUSE: the URL of a database a killed run of this script seeded and left behind (with
+ * its `<name>_empty` copy beside it): measure it again without seeding, and leave both.
+ */
+const REUSE = process.env.HISTORY_REUSE;
 const TARGET_MS = 300;
 const HANDLERS = ['builtin.noop', 'builtin.echo', 'builtin.sleep'];
 
@@ -191,14 +197,18 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 async function main() {
   console.log(`history bench: ${fmt(RUNS)} runs over ${DAYS} days, ${JOBS} jobs, log lines for 1 task in ${LINES_EVERY} (${LINES} each)`);
-  await withBenchDatabase('history', async (url) => {
+  const onDatabase = REUSE ? (fn: (url: string) => Promise<void>) => fn(REUSE) : (fn: (url: string) => Promise<void>) => withBenchDatabase('history', fn);
+  await onDatabase(async (url) => {
     let db = createPrismaClient(url, 4);
     const now = new Date();
     const start = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - (DAYS - 1) * 86_400_000);
 
     // Jobs through the domain function, as the console creates them; one extra job for the hot paths.
-    const jobs: { id: string; key: string; handler: string }[] = [];
-    for (let i = 0; i < JOBS; i++) {
+    const jobs: { id: string; key: string; handler: string }[] = REUSE
+      ? await db.$queryRawUnsafe(`SELECT j.id::text, j.key, s.handler FROM jobs j JOIN job_steps s ON s.job_id = j.id
+                                   WHERE j.key LIKE 'history.0%' ORDER BY j.key`)
+      : [];
+    for (let i = 0; i < (REUSE ? 0 : JOBS); i++) {
       const handler = HANDLERS[i % HANDLERS.length]!;
       const job = await createJob(db, {
         key: `history.${String(i).padStart(4, '0')}`, name: `History job ${i}`,
@@ -206,7 +216,9 @@ async function main() {
       }, SYSTEM_ACTOR, start);
       jobs.push({ id: job.id, key: job.key, handler });
     }
-    const hot = await createJob(db, { key: 'history.hot', name: 'Hot path', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR, start);
+    const hot = REUSE
+      ? (await db.job.findFirstOrThrow({ where: { key: 'history.hot' }, select: { id: true } }))
+      : await createJob(db, { key: 'history.hot', name: 'Hot path', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR, start);
     // The weekly partitions of the seeded days, as the retention job has created them on a live
     // installation (before the copy: the empty database has the same partitions).
     await ensureHistoryPartitions(db, now, { from: start });
@@ -217,7 +229,7 @@ async function main() {
     const emptyName = `${name}_empty`;
     const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
     await admin.connect();
-    await admin.query(`CREATE DATABASE "${emptyName}" TEMPLATE "${name}"`);
+    if (!REUSE) await admin.query(`CREATE DATABASE "${emptyName}" TEMPLATE "${name}"`);
     const emptyDb = createPrismaClient(withDatabase(url, emptyName), 2);
     db = createPrismaClient(url, 4);
     const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
@@ -227,7 +239,12 @@ async function main() {
       const perDay = Math.ceil(RUNS / DAYS);
       const t0 = performance.now();
       let seeded = { runs: 0, tasks: 0, logs: 0, lines: 0 };
-      for (let d = 0; d < DAYS; d++) {
+      if (REUSE) {
+        const { rows: [c] } = await pool.query(`SELECT (SELECT count(*) FROM runs)::int AS runs, (SELECT count(*) FROM tasks)::int AS tasks,
+            (SELECT count(*) FROM task_logs)::int AS logs, (SELECT count(*) FROM task_log_lines)::int AS lines`);
+        seeded = c;
+      }
+      for (let d = 0; d < (REUSE ? 0 : DAYS); d++) {
         const dayStart = new Date(start.getTime() + d * 86_400_000);
         const count = Math.min(perDay, RUNS - d * perDay);
         if (count <= 0) break;
@@ -241,6 +258,7 @@ async function main() {
         process.stdout.write(`\rday ${d + 1}/${DAYS}: ${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} log lines; ${s.toFixed(0)} s (${fmt(Math.round(seeded.runs / s))} runs/s)   `);
       }
       const seedS = (performance.now() - t0) / 1000;
+      const seededIn = REUSE ? 'seeded by an earlier run (HISTORY_REUSE)' : `seeded in ${seedS.toFixed(0)} s`;
       await pool.query(`UPDATE jobs j SET total_runs = c.n, success_runs = c.ok, last_run_at = c.last
                           FROM (SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'success')::int AS ok, max(scheduled_for) AS last
                                   FROM runs GROUP BY job_id) c
@@ -252,10 +270,13 @@ async function main() {
       const range = lastDaysRange(DAYS, 'UTC', now);
       await rebuildStats(db, { ...range, apply: true }, now);
       const statsS = (performance.now() - r0) / 1000;
-      const { rows: sizes } = await pool.query(`SELECT relname AS name, pg_size_pretty(pg_total_relation_size(relid)) AS size
-          FROM pg_stat_user_tables WHERE relname IN ('runs', 'tasks', 'task_logs', 'task_log_lines', 'task_dependencies') ORDER BY relname`);
+      // a partitioned table's own size is 0: its partitions hold the rows
+      const { rows: sizes } = await pool.query(`SELECT p.name, pg_size_pretty(sum(pg_total_relation_size(t.relid))) AS size
+          FROM unnest(ARRAY['runs', 'tasks', 'task_logs', 'task_log_lines', 'task_dependencies']) AS p(name),
+               LATERAL pg_partition_tree(p.name::regclass) t
+         WHERE t.isleaf GROUP BY p.name ORDER BY p.name`);
       const { rows: [dbSize] } = await pool.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`);
-      console.log(`\nseeded in ${seedS.toFixed(0)} s; VACUUM ANALYZE ${vacuumS.toFixed(0)} s; rebuildStats over ${DAYS} days ${statsS.toFixed(0)} s; database ${dbSize.size} (${sizes.map((s) => `${s.name} ${s.size}`).join(', ')})`);
+      console.log(`\n${seededIn}; VACUUM ANALYZE ${vacuumS.toFixed(0)} s; rebuildStats over ${DAYS} days ${statsS.toFixed(0)} s; database ${dbSize.size} (${sizes.map((s) => `${s.name} ${s.size}`).join(', ')})`);
 
       // Fixtures for the pages: a job, a run in the middle of the history, the cursor of page 1,000.
       const job = jobs[7 % jobs.length]!;
@@ -309,7 +330,7 @@ async function main() {
       const cpu = os.cpus();
       const { rows: [ver] } = await pool.query(`SHOW server_version`);
       console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, PostgreSQL ${ver.server_version}`);
-      console.log(`${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} task log lines over ${DAYS} days in ${weeks} weekly partitions; database ${dbSize.size}; seeded in ${seedS.toFixed(0)} s`);
+      console.log(`${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} task log lines over ${DAYS} days in ${weeks} weekly partitions; database ${dbSize.size}; ${seededIn}`);
       console.log(`\n| page / route | median ms | first ms | max ms | ≤ ${TARGET_MS} ms | result |`);
       console.log('|---|---:|---:|---:|:---:|---|');
       for (const r of results) console.log(`| ${r.label} | ${r.medianMs.toFixed(1)} | ${r.firstMs.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.maxMs <= TARGET_MS ? 'yes' : 'NO'} | ${r.note} |`);
@@ -320,7 +341,7 @@ async function main() {
       await pool.end();
       await db.$disconnect();
       await emptyDb.$disconnect();
-      await admin.query(`DROP DATABASE IF EXISTS "${emptyName}" WITH (FORCE)`).catch(() => undefined);
+      if (!REUSE) await admin.query(`DROP DATABASE IF EXISTS "${emptyName}" WITH (FORCE)`).catch(() => undefined);
       await admin.end();
     }
   });

@@ -103,6 +103,9 @@ export function diffStats(stored: StatsRow[], computed: StatsRow[]): StatsDrift[
   return out;
 }
 
+/** Longest a rebuild transaction may take (ms). */
+const REBUILD_TIMEOUT_MS = 15 * 60_000;
+
 function isClient(db: Db): db is PrismaClient {
   return '$transaction' in db && typeof (db as PrismaClient).$transaction === 'function';
 }
@@ -156,7 +159,9 @@ export async function rebuildStats(
     return { from, to, timeZone: tz, computedRows: computed.length, storedRows: stored.length, drift, applied: !!p.apply && drift.length > 0 };
   };
   if (isClient(db)) {
-    return db.$transaction(run, { isolationLevel: p.apply ? 'ReadCommitted' : 'RepeatableRead', timeout: 120_000, maxWait: 10_000 });
+    // A wide range is a long read: 90 days of ten million runs take one to three minutes
+    // (docs/operations.md "History at scale"); the bound is only against a stuck transaction.
+    return db.$transaction(run, { isolationLevel: p.apply ? 'ReadCommitted' : 'RepeatableRead', timeout: REBUILD_TIMEOUT_MS, maxWait: 10_000 });
   }
   return run(db as Prisma.TransactionClient);
 }

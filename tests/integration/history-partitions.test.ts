@@ -73,9 +73,9 @@ describe('weekly partitions', () => {
     const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler: 'part.work' }] });
     const r = await fire(jobId, NOW);
     await expect(t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler, scheduled_for) VALUES (gen_random_uuid(), 'j', 'x', 'h', $1)`, [NOW]))
-      .rejects.toThrow(/tasks_run_id_fkey/);
+      .rejects.toThrow(/tasks_run_id_fkey_w20270614/);
     await expect(t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler, scheduled_for) VALUES ($1, 'j', 'x', 'h', $2)`, [r.run.id, new Date(NOW.getTime() - 14 * DAY)]))
-      .rejects.toThrow(/tasks_run_id_fkey/);
+      .rejects.toThrow(/tasks_run_id_fkey_w20270531/);
     await expect(t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler, scheduled_for) VALUES ($1, 'j', 'm', 'h', $2)`, [r.run.id, NOW]))
       .rejects.toThrow(/duplicate key/); // tasks_run_step_uniq, reported under its partition's index name
     const slot = { jobId, trigger: 'schedule' as const, triggeredBy: 'test', scheduledFor: new Date(NOW.getTime() + 60_000) };

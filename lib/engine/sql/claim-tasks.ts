@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import { preparedSql, type Prisma } from '../../db.ts';
 import type { ClaimedTask, ClaimInput } from '../types.ts';
 import { claimedTaskColumns } from './columns.ts';
 
@@ -46,7 +46,7 @@ export interface ClaimParams extends Required<ClaimInput> {
  * unrelated keys; the primary key is exact and costs nothing when keys are
  * not contended (the trigger runs only for tasks that have a key).
  *
- * Handlers: the node's own ($2), and its fallback handlers ($10, ClaimInput.fallbackHandlers:
+ * Handlers: the node's own ($2), and its fallback handlers ($9, ClaimInput.fallbackHandlers:
  * held only to fail with a clear error) only while no other live node advertises them in
  * worker_nodes.handlers — a probe of the small worker_nodes table, evaluated only for such rows.
  *
@@ -60,28 +60,31 @@ export interface ClaimParams extends Required<ClaimInput> {
  * keys it now wins move. The owner subquery runs per candidate row only for
  * consistent_hash tasks (CASE), over the small worker_nodes table.
  *
- * Not a prepared statement (unlike the completion statements, lib/db.ts
- * preparedSql): with `LIMIT $5` unknown, PostgreSQL's generic plan reads every
- * ready task through a bitmap scan and sorts them (EXPLAIN (GENERIC_PLAN),
- * 20,000 ready tasks: cost 56,000 against a few hundred for the ordered index
- * scan), and a generic plan chosen while the queue was short would be kept when
- * it grows. A claim serves a whole batch, so planning it each time costs little.
+ * A prepared statement per batch size (lib/db.ts preparedSql; the limit is written into the
+ * text, so each size is its own statement): with the history tables partitioned by week
+ * (docs/operations.md "History partitions") planning this statement over every partition of
+ * tasks and runs cost more than running it (measured: 8.1 ms a claim with 17 partitions,
+ * 2.1 ms before partitioning). A literal LIMIT keeps the generic plan on the ordered scan of
+ * the claim index: with `LIMIT $n` unknown, PostgreSQL's generic plan reads every ready task
+ * through a bitmap scan and sorts them (EXPLAIN (GENERIC_PLAN), 20,000 ready tasks: cost
+ * 56,000 against a few hundred for the ordered index scan).
  */
 export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUnsafe: Prisma.TransactionClient['$queryRawUnsafe'] }, p: ClaimParams, now: Date): Promise<ClaimedTask[]> {
+  const limit = Math.max(1, Math.floor(p.limit));
   return tx.$queryRawUnsafe<ClaimedTask[]>(
-    `WITH cand AS (
+    preparedSql('claim-tasks', `WITH cand AS (
        SELECT t.id, t.resource_key, t.priority, t.schedule_at
          FROM tasks t
-        WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $6::timestamptz
+        WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $5::timestamptz
           -- a node an operator drained claims nothing from the moment of the drain, not from its
           -- next heartbeat (one primary-key probe, evaluated once per statement)
           AND NOT EXISTS (SELECT 1 FROM worker_nodes me WHERE me.node_id = $1 AND me.status = 'draining')
           AND (t.handler = ANY($2::text[])
                -- a handler held only to fail clearly: left to any live node that offers it
-               OR (t.handler = ANY($10::text[]) AND NOT EXISTS (
+               OR (t.handler = ANY($9::text[]) AND NOT EXISTS (
                      SELECT 1 FROM worker_nodes o
                       WHERE o.node_id <> $1 AND o.status = 'online'
-                        AND o.last_heartbeat_at >= $6::timestamptz - make_interval(secs => $8::double precision)
+                        AND o.last_heartbeat_at >= $5::timestamptz - make_interval(secs => $7::double precision)
                         AND t.handler = ANY(o.handlers))))
           AND (t.routing->>'nodeGroup' IS NULL OR t.routing->>'nodeGroup' = $3)
           AND (t.routing->'labels' IS NULL OR $4::jsonb @> (t.routing->'labels'))
@@ -90,7 +93,7 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
                 WHEN 'consistent_hash' THEN $1 = (
                   SELECT w.node_id FROM worker_nodes w
                    WHERE w.status = 'online'
-                     AND w.last_heartbeat_at >= $6::timestamptz - make_interval(secs => $8::double precision)
+                     AND w.last_heartbeat_at >= $5::timestamptz - make_interval(secs => $7::double precision)
                      AND (cardinality(w.handlers) = 0 OR t.handler = ANY(w.handlers))
                      AND (t.routing->>'nodeGroup' IS NULL OR w."group" = t.routing->>'nodeGroup')
                      AND w.labels @> coalesce(t.routing->'labels', '{}'::jsonb)
@@ -98,10 +101,10 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
                    LIMIT 1)
                 ELSE true
               END
-          AND (t.resource_key IS NULL OR ($9::boolean AND NOT EXISTS (
+          AND (t.resource_key IS NULL OR ($8::boolean AND NOT EXISTS (
                 SELECT 1 FROM running_resources rr WHERE rr.resource_key = t.resource_key)))
         ORDER BY t.priority DESC, t.schedule_at
-        LIMIT $5::int
+        LIMIT ${limit}
         FOR UPDATE OF t SKIP LOCKED
      ), pick AS (
        SELECT id FROM (
@@ -111,20 +114,20 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
         WHERE resource_key IS NULL OR rn = 1
      ), upd AS (
        UPDATE tasks t
-          SET status = 'running', locked_by = $1, lease_until = $6::timestamptz + make_interval(secs => $7::double precision),
-              started_at = $6::timestamptz, completed_at = NULL, timed_out_at = NULL, version = t.version + 1, updated_at = $6::timestamptz
+          SET status = 'running', locked_by = $1, lease_until = $5::timestamptz + make_interval(secs => $6::double precision),
+              started_at = $5::timestamptz, completed_at = NULL, timed_out_at = NULL, version = t.version + 1, updated_at = $5::timestamptz
          FROM pick WHERE t.id = pick.id
        RETURNING t.*
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
-       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $6::timestamptz FROM upd
+       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $5::timestamptz FROM upd
        RETURNING 1
      ), started AS (
        -- SKIP LOCKED: the claim holds task rows, and the lock order (lib/engine/lock-order.ts) puts
        -- runs before tasks; so it never waits for a run row. A run held by someone else (a cancel,
        -- a completion) stays 'pending' until a later claim or its end; nothing reads run status
        -- to decide task work.
-       UPDATE runs r SET status = 'running', started_at = $6::timestamptz, updated_at = $6::timestamptz
+       UPDATE runs r SET status = 'running', started_at = $5::timestamptz, updated_at = $5::timestamptz
         WHERE r.id IN (SELECT l.id FROM runs l WHERE l.id IN (SELECT run_id FROM upd) AND l.status = 'pending'
                          ORDER BY l.id FOR UPDATE SKIP LOCKED)
           AND r.status = 'pending'
@@ -134,8 +137,8 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
             (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM started)::int AS "_started"
        -- the statement's snapshot of the run (job_key and trigger never change): one join for both
        FROM upd JOIN runs cr ON cr.id = upd.run_id AND cr.scheduled_for = upd.scheduled_for
-      ORDER BY upd.priority DESC, upd.schedule_at`,
-    p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), p.limit, now, p.leaseSeconds, p.nodeStaleSeconds,
+      ORDER BY upd.priority DESC, upd.schedule_at`),
+    p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), now, p.leaseSeconds, p.nodeStaleSeconds,
     p.allowResourceKeys, p.fallbackHandlers,
   );
 }

@@ -14,7 +14,13 @@
 -- - keys grow by that column: runs (id, scheduled_for), tasks (id, scheduled_for), and the
 --   foreign keys become composite, tasks (run_id, scheduled_for) -> runs and
 --   task_dependencies (task_id | parent_task_id, scheduled_for) -> tasks, which also forces a
---   task's scheduled_for to equal its run's. Ids are still random v4 UUIDs generated once
+--   task's scheduled_for to equal its run's. They are declared between the partitions of one
+--   week (tasks_wX -> runs_wX, ...; the same for the default partitions), which holds the same
+--   rows to the same rule, since a row and the row it references share scheduled_for and so
+--   the week: a foreign key on the parent tables would make every detach of a runs partition
+--   scan the whole tasks table to prove nothing references it, under a lock that stops the
+--   engine; between partitions, a week's tables are dropped together in one statement.
+--   Ids are still random v4 UUIDs generated once
 --   (122 random bits), which is what keeps an id alone unique in practice: PostgreSQL cannot
 --   enforce uniqueness of a column that is not the partition key across partitions.
 -- - resource-key exclusion ("at most one running task per key across all runs") was a
@@ -136,7 +142,7 @@ CREATE TABLE tasks (
   timed_out_at     timestamptz(3),
   CONSTRAINT tasks_pkey PRIMARY KEY (id, scheduled_for),
   CONSTRAINT tasks_run_step_uniq UNIQUE (run_id, step_key, scheduled_for),
-  CONSTRAINT tasks_run_id_fkey FOREIGN KEY (run_id, scheduled_for) REFERENCES runs (id, scheduled_for) ON DELETE CASCADE,
+  -- foreign key (run_id, scheduled_for) -> runs: per partition, tickflow_link_history_partition
   CONSTRAINT tasks_attempt_positive CHECK (attempt >= 1 AND max_retries >= 0 AND timeout_seconds > 0),
   CONSTRAINT tasks_pending_parents_nonnegative CHECK (pending_parents >= 0),
   CONSTRAINT tasks_running_has_lease CHECK (status <> 'running' OR (locked_by IS NOT NULL AND lease_until IS NOT NULL))
@@ -199,10 +205,7 @@ CREATE TABLE task_dependencies (
   scheduled_for   timestamptz(3) NOT NULL,
   CONSTRAINT task_dependencies_pkey PRIMARY KEY (id, scheduled_for),
   CONSTRAINT task_dependencies_uniq UNIQUE (task_id, parent_task_id, scheduled_for),
-  CONSTRAINT task_dependencies_task_id_fkey FOREIGN KEY (task_id, scheduled_for)
-    REFERENCES tasks (id, scheduled_for) ON DELETE CASCADE,
-  CONSTRAINT task_dependencies_parent_task_id_fkey FOREIGN KEY (parent_task_id, scheduled_for)
-    REFERENCES tasks (id, scheduled_for) ON DELETE CASCADE,
+  -- foreign keys (task_id | parent_task_id, scheduled_for) -> tasks: per partition, tickflow_link_history_partition
   CONSTRAINT task_dependencies_no_self CHECK (task_id <> parent_task_id)
 ) PARTITION BY RANGE (scheduled_for);
 CREATE INDEX task_dependencies_parent_idx ON task_dependencies (parent_task_id);
@@ -261,11 +264,26 @@ CREATE TRIGGER task_log_lines_no_truncate BEFORE TRUNCATE ON task_log_lines
   FOR EACH STATEMENT EXECUTE FUNCTION task_log_lines_append_only();
 
 -- ---------------------------------------------------------------- partitions
+-- The foreign keys of one partition set `<table>_<suffix>` (suffix `w<YYYYMMDD>` or `default`):
+-- tasks -> runs, task_dependencies (both ends) -> tasks, ON DELETE CASCADE as the history
+-- tables always had. Named after the parent tables' keys with the suffix.
+CREATE FUNCTION tickflow_link_history_partition(p_suffix text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I FOREIGN KEY (run_id, scheduled_for) REFERENCES %I (id, scheduled_for) ON DELETE CASCADE',
+                 'tasks_' || p_suffix, 'tasks_run_id_fkey_' || p_suffix, 'runs_' || p_suffix);
+  EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I FOREIGN KEY (task_id, scheduled_for) REFERENCES %I (id, scheduled_for) ON DELETE CASCADE',
+                 'task_dependencies_' || p_suffix, 'task_dependencies_task_id_fkey_' || p_suffix, 'tasks_' || p_suffix);
+  EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I FOREIGN KEY (parent_task_id, scheduled_for) REFERENCES %I (id, scheduled_for) ON DELETE CASCADE',
+                 'task_dependencies_' || p_suffix, 'task_dependencies_parent_task_id_fkey_' || p_suffix, 'tasks_' || p_suffix);
+END;
+$$;
+
 CREATE TABLE runs_default PARTITION OF runs DEFAULT;
 CREATE TABLE tasks_default PARTITION OF tasks DEFAULT;
 CREATE TABLE task_dependencies_default PARTITION OF task_dependencies DEFAULT;
 CREATE TABLE task_logs_default PARTITION OF task_logs DEFAULT;
 CREATE TABLE task_log_lines_default PARTITION OF task_log_lines DEFAULT;
+SELECT tickflow_link_history_partition('default');
 
 -- The history tables in parent-to-child order (creation order; retention drops in reverse).
 CREATE FUNCTION tickflow_history_tables() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
@@ -273,7 +291,7 @@ CREATE FUNCTION tickflow_history_tables() RETURNS text[] LANGUAGE sql IMMUTABLE 
 $$;
 
 -- Creates the weekly partitions `<table>_w<YYYYMMDD>` (the Monday, UTC) of every history
--- table for each week that overlaps [p_from, p_to), where missing. A week whose range already
+-- table, with their foreign keys, for each week that overlaps [p_from, p_to), where missing. A week whose range already
 -- holds rows in runs_default is skipped (PostgreSQL refuses to create a partition the default
 -- partition has rows for; those rows stay in the default partition, which retention empties
 -- row by row). Returns the weeks created. Called by this migration and by the
@@ -293,9 +311,10 @@ BEGIN
     IF to_regclass(format('runs_w%s', to_char(wk, 'YYYYMMDD'))) IS NULL
        AND NOT EXISTS (SELECT 1 FROM runs_default WHERE scheduled_for >= lo AND scheduled_for < hi) THEN
       FOREACH tbl IN ARRAY tickflow_history_tables() LOOP
-        EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+        EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
                        format('%s_w%s', tbl, to_char(wk, 'YYYYMMDD')), tbl, lo, hi);
       END LOOP;
+      PERFORM tickflow_link_history_partition(format('w%s', to_char(wk, 'YYYYMMDD')));
       RETURN NEXT wk;
     END IF;
     wk := wk + 7;
