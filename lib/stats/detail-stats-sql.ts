@@ -50,7 +50,7 @@ export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<De
       durationMs,
       attempt: 'l.attempt',
       startedAt: `l.created_at - ${durationMs} * interval '1 millisecond'`,
-      latenessFrom: latenessFromSql('t'),
+      latenessFrom: latenessFromSql('t', undefined, { pruned: true }),
     },
     `FROM task_logs l
        JOIN tasks t ON t.id = l.task_id AND t.scheduled_for = l.scheduled_for

@@ -96,7 +96,7 @@ export async function completeOnlyTasksSql(
         WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
           AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
-          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.scheduled_for = tasks.scheduled_for AND o.id <> tasks.id)
+          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from,

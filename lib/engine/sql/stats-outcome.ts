@@ -42,10 +42,16 @@ export function attemptDurationMsSql(end: string, start: string): string {
  * workers' lateness histogram (the claim's ClaimedTask.latenessFrom).
  * @param task the alias of a tasks row (reads run_id and scheduled_for)
  * @param run the alias of that task's runs row when the statement already joins it; without
- *   it, one runs primary-key probe
+ *   it, a runs lookup by primary key
+ * @param opts.pruned the lookup also matches the run's scheduled_for, so PostgreSQL reads one
+ *   partition of runs instead of probing each (docs/operations.md "History partitions"): for
+ *   reads over many tasks (the stats series and rebuild). Not inside an UPDATE of tasks (its
+ *   RETURNING or WHERE): there the embedded PostgreSQL 18.4 crashed (SIGSEGV) with it under
+ *   load, in tests/integration/trigger-race.test.ts, while PostgreSQL 15 did not.
  */
-export function latenessFromSql(task: string, run?: string): string {
-  const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id AND lr.scheduled_for = ${task}.scheduled_for)`;
+export function latenessFromSql(task: string, run?: string, opts: { pruned?: boolean } = {}): string {
+  const key = opts.pruned ? ` AND lr.scheduled_for = ${task}.scheduled_for` : '';
+  const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id${key})`;
   return `(CASE WHEN ${trigger} = 'backfill' THEN NULL ELSE ${task}.scheduled_for END)`;
 }
 
