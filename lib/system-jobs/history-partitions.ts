@@ -10,9 +10,6 @@ import { pgErrorCode } from '../engine/pg.ts';
  * partitions"). This module creates them ahead and drops them whole.
  */
 
-/** The history tables, parent before child: created in this order, dropped in reverse. */
-export const HISTORY_TABLES = ['runs', 'tasks', 'task_dependencies', 'task_logs', 'task_log_lines'] as const;
-
 /** How far ahead of now weekly partitions exist (days): the retention job runs hourly, so two weeks leave room for outages. */
 export const PARTITION_AHEAD_DAYS = 15;
 
@@ -105,11 +102,15 @@ export async function dropHistoryWeek(db: Db, week: HistoryWeek, cutoff: Date): 
     if (first[0]?.keeps) return 'kept';
     return await inTransaction(db, async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '2s'`);
-      await tx.$executeRawUnsafe(`LOCK TABLE ${[...HISTORY_TABLES].reverse().join(', ')} IN ACCESS EXCLUSIVE MODE`);
+      // the history tables child first: the SQL function is their one list (parent to child)
+      const [{ tables }] = await tx.$queryRawUnsafe<{ tables: string[] }[]>(
+        `SELECT array(SELECT t FROM unnest(tickflow_history_tables()) WITH ORDINALITY AS x(t, n) ORDER BY n DESC) AS tables`,
+      );
+      await tx.$executeRawUnsafe(`LOCK TABLE ${tables.map((t) => pg.escapeIdentifier(t)).join(', ')} IN ACCESS EXCLUSIVE MODE`);
       // an operator's retry may have re-opened a run since the first look
       const again = await tx.$queryRawUnsafe<{ keeps: boolean }[]>(keepsRunSql(part('runs')), cutoff);
       if (again[0]?.keeps) return 'kept' as const;
-      await tx.$executeRawUnsafe(`DROP TABLE ${[...HISTORY_TABLES].reverse().map((t) => pg.escapeIdentifier(part(t))).join(', ')}`);
+      await tx.$executeRawUnsafe(`DROP TABLE ${tables.map((t) => pg.escapeIdentifier(part(t))).join(', ')}`);
       return 'dropped' as const;
     });
   } catch (error) {
