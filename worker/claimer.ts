@@ -72,7 +72,9 @@ export class Claimer {
       const claimed = await this.runOnce(now);
       if (claimed > 0 && this.backlog) return true;
     }
-    const next = this.wakes.next(this.deps.clock().getTime());
+    // Only instants the claim covered are forgotten: one that passed while the claim was in
+    // flight (a timer that fired a little early) still gets its pass, at once.
+    const next = this.wakes.next(now.getTime());
     const until = Math.min(this.safetyAt, next ?? Infinity);
     return Math.max(0, until - this.deps.clock().getTime());
   }

@@ -11,7 +11,11 @@ import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { claimTasks, completeTask, triggerRun, triggerRunAhead } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { deleteJob, pauseJob, updateJob } from '../../lib/jobs/index.ts';
+import pino from 'pino';
+import type { ClaimedTask } from '../../lib/engine/types.ts';
+import { Claimer } from '../../worker/claimer.ts';
 import { createWorker } from '../../worker/create-worker.ts';
+import type { Runner } from '../../worker/runner.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 
@@ -195,6 +199,37 @@ describe('workers sleep until known due times, and NOTIFY or the safety pass wak
     // not a whole safety interval after it (generous bound for a loaded machine)
     expect(done.startedAt!.getTime() - slot.getTime()).toBeLessThan(1000);
   }, 30_000);
+
+  it('a wake whose instant passes while its claim is in flight gets another pass, not the safety interval', async () => {
+    // The timer of a wake at the slot S fires a millisecond early (Node timers can), so the
+    // claim runs at S - 1 ms and finds nothing; by the time it answers the clock reads S. The
+    // wake must not be forgotten then: the next pass comes at once, not 30 s later.
+    // A handler of its own: the claimer sees no task left over by the tests before.
+    const jobId = await insertJob(t.db, { key: 'la-early-timer', scheduleKind: 'manual', nextRunAt: null, steps: [{ handler: 'test.early-timer' }] });
+    const S = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000);
+    const run = await triggerRunAhead(t.db, { jobId, triggeredBy: 'test', scheduledFor: S, scheduleAt: S });
+    expect(run).not.toBeNull();
+    let clockMs = S.getTime() - 30_000;
+    let stepping = false;
+    const clock = () => new Date(stepping ? clockMs++ : clockMs);
+    const started: ClaimedTask[] = [];
+    const runner = { count: 0, start: (task: ClaimedTask) => void started.push(task) } as unknown as Runner;
+    const claimer = new Claimer(
+      { nodeId: 'la-early-node', group: 'default', labels: {}, handlers: ['test.early-timer'], concurrency: 4, leaseSeconds: 30, pollMs: 60_000 },
+      { db: t.db, clock, logger: pino({ level: 'silent' }), runner },
+    );
+    try {
+      claimer.start(); // its safety pass learns S and sleeps (its next safety pass is S + 30 s)
+      await waitFor(async () => ((claimer as unknown as { wakes: { size: number } }).wakes.size > 0 ? true : null), 5000, 'the safety pass');
+      clockMs = S.getTime() - 2;
+      stepping = true; // each reading 1 ms later: wake() reads S - 2, the pass S - 1, after the claim S
+      claimer.wake(S.getTime());
+      await waitFor(async () => (started.length > 0 ? true : null), 5000, 'the claim at the slot');
+      expect(started.map((task) => task.runId)).toEqual([run!.id]);
+    } finally {
+      await claimer.stop();
+    }
+  });
 
   it('a lost NOTIFY: the ticker finds a new job on its safety pass and still creates its run ahead', async () => {
     const w = createWorker({ config: testWorkerConfig(t.url, { tickMs: 1000, lookaheadMs: LOOKAHEAD, roles: ['tick'] }) });
