@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeTasks, triggerRun } from '../../lib/engine/index.ts';
 import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
+import { ensureHistoryPartitions } from '../../lib/system-jobs/history-partitions.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
@@ -17,7 +18,7 @@ beforeAll(async () => { t = await createTestDatabase(); });
 afterAll(async () => { await t.close(); });
 
 const fire = async (jobId: string) => (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0)).run;
-const success = (c: ClaimedTask, nodeId = NODE.nodeId) => ({ taskId: c.id, attempt: c.attempt, nodeId, outcome: 'success' as const, onlyTask: c.onlyTask });
+const success = (c: ClaimedTask, nodeId = NODE.nodeId) => ({ taskId: c.id, attempt: c.attempt, nodeId, outcome: 'success' as const, onlyTask: c.onlyTask, scheduledFor: c.scheduledFor });
 const claimRun = async (runId: string, now: Date, nodeId = NODE.nodeId, handlers = ['dag.batch']) =>
   (await claim(t.db, now, { nodeId, handlers, limit: 1000 })).filter((c) => c.runId === runId);
 const values = (r: PromiseSettledResult<unknown>[]) => r.map((x) => {
@@ -138,5 +139,33 @@ describe('completeTasks with DAG steps', () => {
     expect((await t.db.run.findUniqueOrThrow({ where: { id: first.id } })).status).toBe('success');
     const next = await claimRun(second.id, at(30), NODE.nodeId, ['dag.serial']);
     expect(next.map((c) => c.stepKey)).toEqual(['x']);
+  });
+
+  it('the slot hint: a batch straddling a Monday reads both weeks; a wrong hint misses, as a lost compare-and-set does', async () => {
+    // Sunday 2027-02-07 23:59:59 and Monday 2027-02-08 00:00:01 UTC: two weekly partitions.
+    const sunday = new Date('2027-02-07T23:59:59.000Z');
+    const monday = new Date('2027-02-08T00:00:01.000Z');
+    await ensureHistoryPartitions(t.db, sunday, { from: sunday, to: new Date('2027-02-15T00:00:00.000Z') });
+    const jobs = await Promise.all(['sun', 'mon'].map(() => insertJob(t.db, {
+      steps: [{ key: 'a', handler: 'dag.week' }, { key: 'b', handler: 'dag.week' }], edges: [{ from: 'a', to: 'b' }],
+    })));
+    const runs = [
+      (await triggerRun(t.db, { jobId: jobs[0]!, trigger: 'manual', triggeredBy: 'test', scheduledFor: sunday }, T0)).run,
+      (await triggerRun(t.db, { jobId: jobs[1]!, trigger: 'manual', triggeredBy: 'test', scheduledFor: monday }, T0)).run,
+    ];
+    const parts = await t.pool.query<{ p: string }>(`SELECT tableoid::regclass::text AS p FROM tasks WHERE run_id = ANY($1) ORDER BY scheduled_for`, [runs.map((r) => r.id)]);
+    expect([...new Set(parts.rows.map((r) => r.p))]).toEqual(['tasks_w20270201', 'tasks_w20270208']);
+
+    const roots = (await claim(t.db, at(10), { nodeId: NODE.nodeId, handlers: ['dag.week'], limit: 10 }));
+    expect(roots.map((c) => c.scheduledFor.toISOString()).sort()).toEqual([sunday.toISOString(), monday.toISOString()]);
+    const res = values(await completeTasks(t.db, roots.map((c) => success(c)), at(20)));
+    expect(res).toEqual(roots.map(() => expect.objectContaining({ applied: true, ready: 1 })));
+
+    const leaves = await claim(t.db, at(30), { nodeId: NODE.nodeId, handlers: ['dag.week'], limit: 10 });
+    expect(leaves).toHaveLength(2);
+    const wrong = leaves.map((c) => ({ ...success(c), scheduledFor: new Date(c.scheduledFor.getTime() + 14 * 86_400_000) }));
+    expect(values(await completeTasks(t.db, wrong, at(40)))).toEqual([{ applied: false }, { applied: false }]);
+    const right = values(await completeTasks(t.db, leaves.map((c) => success(c)), at(50)));
+    expect(right).toEqual(leaves.map(() => expect.objectContaining({ applied: true, runStatus: 'success' })));
   });
 });
