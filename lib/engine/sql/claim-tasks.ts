@@ -68,12 +68,17 @@ export interface ClaimParams extends Required<ClaimInput> {
  * the claim index: with `LIMIT $n` unknown, PostgreSQL's generic plan reads every ready task
  * through a bitmap scan and sorts them (EXPLAIN (GENERIC_PLAN), 20,000 ready tasks: cost
  * 56,000 against a few hundred for the ordered index scan).
+ *
+ * The picked tasks and their runs are updated by (id, scheduled_for), the partition key carried
+ * from the candidate scan: PostgreSQL then reads one week's partition of each while the statement
+ * runs, instead of probing every week's primary key (measured on 10 M runs in 17 weeks: 2.3 ms a
+ * claim before, 1.6 ms after, against 1.35 ms on an empty database).
  */
 export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUnsafe: Prisma.TransactionClient['$queryRawUnsafe'] }, p: ClaimParams, now: Date): Promise<ClaimedTask[]> {
   const limit = Math.max(1, Math.floor(p.limit));
   return tx.$queryRawUnsafe<ClaimedTask[]>(
     preparedSql('claim-tasks', `WITH cand AS (
-       SELECT t.id, t.resource_key, t.priority, t.schedule_at
+       SELECT t.id, t.scheduled_for, t.resource_key, t.priority, t.schedule_at
          FROM tasks t
         WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $5::timestamptz
           -- a node an operator drained claims nothing from the moment of the drain, not from its
@@ -107,8 +112,8 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
         LIMIT ${limit}
         FOR UPDATE OF t SKIP LOCKED
      ), pick AS (
-       SELECT id FROM (
-         SELECT id, resource_key,
+       SELECT id, scheduled_for FROM (
+         SELECT id, scheduled_for, resource_key,
                 row_number() OVER (PARTITION BY resource_key ORDER BY priority DESC, schedule_at, id) AS rn
            FROM cand) x
         WHERE resource_key IS NULL OR rn = 1
@@ -116,7 +121,7 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
        UPDATE tasks t
           SET status = 'running', locked_by = $1, lease_until = $5::timestamptz + make_interval(secs => $6::double precision),
               started_at = $5::timestamptz, completed_at = NULL, timed_out_at = NULL, version = t.version + 1, updated_at = $5::timestamptz
-         FROM pick WHERE t.id = pick.id
+         FROM pick WHERE t.id = pick.id AND t.scheduled_for = pick.scheduled_for
        RETURNING t.*
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
@@ -128,9 +133,12 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
        -- a completion) stays 'pending' until a later claim or its end; nothing reads run status
        -- to decide task work.
        UPDATE runs r SET status = 'running', started_at = $5::timestamptz, updated_at = $5::timestamptz
-        WHERE r.id IN (SELECT l.id FROM runs l WHERE l.id IN (SELECT run_id FROM upd) AND l.status = 'pending'
-                         ORDER BY l.id FOR UPDATE SKIP LOCKED)
-          AND r.status = 'pending'
+        WHERE (r.id, r.scheduled_for) IN (SELECT l.id, l.scheduled_for FROM runs l
+                                            WHERE (l.id, l.scheduled_for) IN (SELECT run_id, scheduled_for FROM upd) AND l.status::text = 'pending'
+                                            ORDER BY l.id FOR UPDATE SKIP LOCKED)
+          -- status::text (twice): not an index condition, so the plan probes the run by its key
+          -- rather than reading every week's pending runs
+          AND r.status::text = 'pending'
        RETURNING r.id
      )
      SELECT ${claimedTaskColumns('upd', 'cr')},

@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, lockItemTasksSql, slotWindowSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { completionItemsParam, completionItemsSql, itemsRowLimit, lockItemTasksSql, slotWindowSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -52,7 +52,7 @@ export async function completeDagTasksSql(
   const w = slotWindowSql(p.items);
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql('complete-dag-tasks', `WITH i AS (
-       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)}
+       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's

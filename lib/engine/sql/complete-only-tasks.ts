@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, lockItemTasksSql, slotWindowSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { completionItemsParam, completionItemsSql, itemsRowLimit, lockItemTasksSql, slotWindowSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -77,7 +77,7 @@ export async function completeOnlyTasksSql(
   const w = slotWindowSql(p.items);
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
-       SELECT * FROM ${completionItemsSql(1)}
+       SELECT * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
        -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs

@@ -55,6 +55,19 @@ export function slotWindowSql(items: readonly { scheduledFor?: Date | null }[]):
   return (column) => `(${column} >= '${a}'::timestamptz AND ${column} < '${b}'::timestamptz)`;
 }
 
+/**
+ * The LIMIT written after a batch's rows (completionItemsSql): the batch size rounded up to a
+ * power of two, so it never cuts the batch and makes a handful of statement texts. It is there
+ * for the planner, which takes a jsonb_to_recordset for 100 rows: planning one or a few items as
+ * 100, it chose to scan a young week's tasks partition whole (a few thousand rows) and hash them,
+ * where a key lookup per item is what a batch needs.
+ */
+export function itemsRowLimit(n: number): number {
+  let limit = 1;
+  while (limit < n) limit *= 2;
+  return limit;
+}
+
 /** SQL reading the batch back from parameter `$param` as rows (id, attempt, output, error, exit_code). */
 export function completionItemsSql(param: number): string {
   return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)`;
