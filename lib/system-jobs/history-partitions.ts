@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { inTransaction, type Db } from '../db.ts';
 import { pgErrorCode } from '../engine/pg.ts';
-import { weekStart } from '../engine/history-week.ts';
 
 /**
  * Weekly partitions of the history tables (runs, tasks, task_dependencies, task_logs,
@@ -16,7 +15,12 @@ export const PARTITION_AHEAD_DAYS = 15;
 
 const DAY_MS = 86_400_000;
 
-export { weekStart };
+/** The Monday 00:00 UTC of the week holding `at`. */
+export function weekStart(at: Date): Date {
+  const day = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  const dow = (new Date(day).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  return new Date(day - dow * DAY_MS);
+}
 
 /** `YYYYMMDD` of a week's Monday, the suffix of its partitions' names. */
 export function weekSuffix(week: Date): string {

@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, itemsRowLimit, lockItemTasksSql, slotWindowSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -39,8 +39,8 @@ export interface DagTaskCompleted {
  * may predate the previous run holder's commit): probeRunsAfterCompletion, a later statement,
  * does it. on_failure children are the caller's next statement too (complete-task.ts
  * completeDagBatch).
- * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children; each bounded by
- * the items' slot window (completion-items.ts slotWindowSql), so one week's partition is read.
+ * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children; each matched with
+ * scheduled_for (completion-items.ts completionItemsSql), so one week's partition is read.
  */
 export async function completeDagTasksSql(
   tx: Prisma.TransactionClient,
@@ -49,32 +49,31 @@ export async function completeDagTasksSql(
 ): Promise<DagTaskCompleted[]> {
   if (p.items.length === 0) return [];
   const batch = completionItemsParam(p.items);
-  const w = slotWindowSql(p.items);
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql('complete-dag-tasks', `WITH i AS (
-       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
+       ${completionItemsSql(1, p.items.length, true)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's
        -- WHERE, which PostgreSQL runs once, in full, before that step reads its first row.
-       -- Every tasks, runs and task_dependencies lookup is bounded by the batch's slot window (one
-       -- week's history partition in the common case; completion-items.ts slotWindowSql).
+       -- Every tasks, runs and task_dependencies lookup matches its key with scheduled_for: one
+       -- week's partition (completion-items.ts completionItemsSql).
        SELECT j.id FROM jobs j
-        WHERE $5::boolean AND j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id WHERE ${w('k.scheduled_for')})
+        WHERE $5::boolean AND j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
        SELECT r.id, r.trigger FROM runs r
-        WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id WHERE ${w('k.scheduled_for')}) AND ${w('r.scheduled_for')}
+        WHERE (r.id, r.scheduled_for) IN (SELECT k.run_id, k.scheduled_for FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
           AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       ${lockItemTasksSql(w('k.scheduled_for'))}
+       ${LOCK_ITEM_TASKS_SQL}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
-        WHERE tasks.id = i.id AND ${w('tasks.scheduled_for')} AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
@@ -85,19 +84,19 @@ export async function completeDagTasksSql(
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
      ), edges AS (
-       SELECT d.task_id, count(*)::int AS n FROM task_dependencies d
-        WHERE d.parent_task_id IN (SELECT id FROM t) AND ${w('d.scheduled_for')} AND d.dep_type IN ('hard', 'soft')
-        GROUP BY d.task_id
+       SELECT d.task_id, d.scheduled_for, count(*)::int AS n FROM task_dependencies d
+        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type IN ('hard', 'soft')
+        GROUP BY d.task_id, d.scheduled_for
      ), dec AS (
        UPDATE tasks c SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz
          FROM edges e
-        WHERE c.id = e.task_id AND ${w('c.scheduled_for')} AND c.status = 'pending'
+        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status = 'pending'
        RETURNING c.run_id, c.pending_parents
      ), ready AS (
        SELECT run_id, count(*)::int AS n FROM dec WHERE pending_parents = 0 GROUP BY run_id
      ), onf AS (
        SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
-        WHERE d.parent_task_id IN (SELECT id FROM t) AND ${w('d.scheduled_for')} AND ${w('c.scheduled_for')}
+        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t)
           AND d.dep_type = 'on_failure' AND c.status = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (

@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
-import { completionItemsParam, completionItemsSql, itemsRowLimit, lockItemTasksSql, slotWindowSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -60,10 +60,9 @@ export interface OnlyTaskCompleted {
  *
  * Index: tasks_pkey (status::text keeps the planner off tasks_lease_idx),
  * tasks_run_idx for the sibling probe, jobs_pkey, runs_active_idx, runs_pkey,
- * handler_stats_daily_pkey. The tasks and runs probes are bounded by the items' slot window
- * (completion-items.ts slotWindowSql), so they read one week's partition; only the
- * other-pending-run probe (runs_active_idx) looks at every week, since a pending run of the
- * job may have any slot. A named prepared statement (lib/db.ts preparedSql):
+ * handler_stats_daily_pkey. The task and run probes match (id, scheduled_for), so they read
+ * one week's partition (completion-items.ts completionItemsSql); the sibling probe
+ * (tasks_run_idx) and the other-pending-run probe (runs_active_idx) look at every week. A named prepared statement (lib/db.ts preparedSql):
  * its generic plan is these same primary-key probes, checked with
  * EXPLAIN (GENERIC_PLAN).
  */
@@ -74,35 +73,35 @@ export async function completeOnlyTasksSql(
 ): Promise<OnlyTaskCompleted[]> {
   if (p.items.length === 0) return [];
   const batch = completionItemsParam(p.items);
-  const w = slotWindowSql(p.items);
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
-       SELECT * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
+       ${completionItemsSql(1, p.items.length)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
        -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs
        -- once, in full, before that step reads its first row.
        -- Only jobs that can qualify (not serial_execution): a serial job's completion goes the
        -- general way and must not wait here, e.g. behind a tick holding its row.
-       -- Every tasks and runs lookup is bounded by the batch's slot window (one week's history
-       -- partition in the common case; completion-items.ts slotWindowSql).
-       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id WHERE ${w('k.scheduled_for')})
+       -- Every tasks and runs lookup matches its key (id, scheduled_for): one week's partition
+       -- (completion-items.ts completionItemsSql).
+       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
           AND j.block_strategy <> 'serial_execution'
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
-       SELECT r.id, r.trigger FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id WHERE ${w('k.scheduled_for')})
-          AND ${w('r.scheduled_for')} AND r.job_id::uuid IN (SELECT id FROM lj)
+       SELECT r.id, r.trigger FROM runs r
+        WHERE (r.id, r.scheduled_for) IN (SELECT k.run_id, k.scheduled_for FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
+          AND r.job_id::uuid IN (SELECT id FROM lj)
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       ${lockItemTasksSql(w('k.scheduled_for'))}
+       ${LOCK_ITEM_TASKS_SQL}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
-        WHERE tasks.id = i.id AND ${w('tasks.scheduled_for')} AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
           AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
-          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND ${w('o.scheduled_for')} AND o.id <> tasks.id)
+          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at,
@@ -115,7 +114,7 @@ export async function completeOnlyTasksSql(
        UPDATE runs r
           SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL' })}
          FROM t
-        WHERE r.id = t.run_id AND ${w('r.scheduled_for')} AND r.status IN ('pending', 'running')
+        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j

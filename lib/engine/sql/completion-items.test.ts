@@ -1,25 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { slotWindowSql } from './completion-items.ts';
+import { completionItemsParam, itemsRowLimit } from './completion-items.ts';
 
-const d = (s: string) => new Date(s);
-
-describe('slotWindowSql: the UTC weeks of a batch\'s slots', () => {
-  it('one week, Monday to Monday, whatever the host zone', () => {
-    const w = slotWindowSql([{ scheduledFor: d('2027-02-10T12:00:00.000Z') }, { scheduledFor: d('2027-02-14T23:59:59.999Z') }]);
-    expect(w('t.scheduled_for')).toBe(
-      "(t.scheduled_for >= '2027-02-08T00:00:00.000Z'::timestamptz AND t.scheduled_for < '2027-02-15T00:00:00.000Z'::timestamptz)");
+describe('itemsRowLimit: the batch size rounded up to a power of two', () => {
+  it('never cuts a batch, and makes few statement texts', () => {
+    expect([1, 2, 3, 4, 5, 63, 64, 65, 1000].map(itemsRowLimit)).toEqual([1, 2, 4, 4, 8, 64, 64, 128, 1024]);
+    expect(itemsRowLimit(0)).toBe(1);
   });
+});
 
-  it('a batch straddling a Monday spans two weeks', () => {
-    const w = slotWindowSql([{ scheduledFor: d('2027-02-08T00:00:00.000Z') }, { scheduledFor: d('2027-02-07T23:59:59.999Z') }]);
-    expect(w('c')).toBe("(c >= '2027-02-01T00:00:00.000Z'::timestamptz AND c < '2027-02-15T00:00:00.000Z'::timestamptz)");
-  });
-
-  it('every week when a slot is unknown, the batch is empty, or the slots span more than two weeks', () => {
-    expect(slotWindowSql([{ scheduledFor: d('2027-02-08T00:00:00.000Z') }, {}])('c')).toBe('true');
-    expect(slotWindowSql([{ scheduledFor: null }])('c')).toBe('true');
-    expect(slotWindowSql([{ scheduledFor: d('not a date') }])('c')).toBe('true');
-    expect(slotWindowSql([])('c')).toBe('true');
-    expect(slotWindowSql([{ scheduledFor: d('2027-02-01T00:00:00.000Z') }, { scheduledFor: d('2027-02-15T00:00:00.000Z') }])('c')).toBe('true');
+describe('completionItemsParam', () => {
+  it('carries the slot as ISO text, or null when the caller did not pass it', () => {
+    const rows = JSON.parse(completionItemsParam([
+      { taskId: 'a', attempt: 1, scheduledFor: new Date('2027-02-08T00:00:00.000Z'), output: null, error: null, exitCode: null },
+      { taskId: 'b', attempt: 2, scheduledFor: null, output: undefined, error: 'x', exitCode: 3 },
+    ])) as Record<string, unknown>[];
+    expect(rows).toEqual([
+      { id: 'a', attempt: 1, scheduled_for: '2027-02-08T00:00:00.000Z', output: 'null', error: null, exit_code: null },
+      { id: 'b', attempt: 2, scheduled_for: null, error: 'x', exit_code: 3 },
+    ]);
   });
 });

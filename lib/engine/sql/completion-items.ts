@@ -1,5 +1,3 @@
-import { WEEK_MS, weekStart } from '../history-week.ts';
-
 /**
  * What the two batched success statements (complete-only-tasks.ts, complete-dag-tasks.ts) share:
  * the batch parameter, the task's success SET and the finishing task_logs row.
@@ -22,37 +20,9 @@ export interface CompletionItem {
 /** The jsonb parameter of a batch. */
 export function completionItemsParam(items: readonly CompletionItem[]): string {
   return JSON.stringify(items.map((i) => ({
-    id: i.taskId, attempt: i.attempt, output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
+    id: i.taskId, attempt: i.attempt, scheduled_for: i.scheduledFor?.toISOString() ?? null,
+    output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
   })));
-}
-
-/**
- * The history-partition window of a batch (docs/operations.md "History partitions"): SQL
- * bounding a scheduled_for column to the UTC weeks of the items' slots, written as literals.
- * A task, its run, its siblings, children and edges all carry the run's slot, so any lookup of
- * them may be bounded so; PostgreSQL then plans only that week's partitions, in the generic plan
- * of a prepared statement too (a window in parameters would prune only at execution, and the
- * plan cache would keep re-planning the statement, since its generic cost counts every week).
- * Each window is its own statement text: one per week (two for a batch straddling Monday), or
- * `true` (every week) when a slot is not known or the slots span more than two weeks.
- * @returns a function from a column's SQL to the condition
- */
-export function slotWindowSql(items: readonly { scheduledFor?: Date | null }[]): (column: string) => string {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const i of items) {
-    const at = i.scheduledFor?.getTime();
-    if (at === undefined || !Number.isFinite(at)) return () => 'true';
-    lo = Math.min(lo, at);
-    hi = Math.max(hi, at);
-  }
-  if (items.length === 0) return () => 'true';
-  const from = weekStart(new Date(lo)).getTime();
-  const to = weekStart(new Date(hi)).getTime() + WEEK_MS;
-  if (to - from > 2 * WEEK_MS) return () => 'true';
-  const a = new Date(from).toISOString();
-  const b = new Date(to).toISOString();
-  return (column) => `(${column} >= '${a}'::timestamptz AND ${column} < '${b}'::timestamptz)`;
 }
 
 /**
@@ -68,9 +38,21 @@ export function itemsRowLimit(n: number): number {
   return limit;
 }
 
-/** SQL reading the batch back from parameter `$param` as rows (id, attempt, output, error, exit_code). */
-export function completionItemsSql(param: number): string {
-  return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)`;
+/**
+ * SQL of the batch's rows from parameter `$param`: (id, attempt, scheduled_for, output, error,
+ * exit_code), for the body of the `i` CTE. `scheduled_for` is the item's slot, or when the caller
+ * did not pass it, the task's own (one lookup by id across the weeks). Every later lookup of the
+ * item's task, its run, children and edges then matches the key (id, scheduled_for): PostgreSQL
+ * reads one week's partition for each, pruning the others while the statement runs
+ * (docs/operations.md "History partitions"), and the plan has no cheaper way in than the key,
+ * whatever a young week's statistics say.
+ * @param distinct one row per (id, attempt) (a repeated item is applied once)
+ */
+export function completionItemsSql(param: number, count: number, distinct = false): string {
+  return `SELECT ${distinct ? 'DISTINCT ON (x.id, x.attempt) ' : ''}x.id, x.attempt, x.output, x.error, x.exit_code,
+              coalesce(x.scheduled_for, (SELECT k.scheduled_for FROM tasks k WHERE k.id = x.id LIMIT 1)) AS scheduled_for
+         FROM jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, scheduled_for timestamptz, output text, error text, exit_code int)
+        LIMIT ${itemsRowLimit(count)}`;
 }
 
 /**
@@ -101,9 +83,6 @@ export function successLogSql(now: string, message: string): string {
  * Body of the `lt` CTE: the items' task rows locked in ascending id, after the runs (`lr`).
  * Lease renewal (extend-leases.ts) locks a node's running tasks in that order, so a completion
  * batch and a heartbeat of the same worker never wait on each other in a cycle (lock-order.ts).
- * @param window SQL bounding `k.scheduled_for` (slotWindowSql)
  */
-export function lockItemTasksSql(window: string): string {
-  return `SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND ${window} AND (SELECT count(*) FROM lr) >= 0
+export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND (SELECT count(*) FROM lr) >= 0
         ORDER BY k.id FOR UPDATE OF k`;
-}
