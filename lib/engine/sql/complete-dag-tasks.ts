@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsRecordsetSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -39,8 +39,10 @@ export interface DagTaskCompleted {
  * may predate the previous run holder's commit): probeRunsAfterCompletion, a later statement,
  * does it. on_failure children are the caller's next statement too (complete-task.ts
  * completeDagBatch).
- * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children; each matched with
- * scheduled_for (completion-items.ts completionItemsSql), so one week's partition is read.
+ * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children. Unlike the one-step
+ * statement (complete-only-tasks.ts) it looks its rows up by id across the weeks: matched with
+ * scheduled_for as well, the same batches ran at half the rate (bench/dag.ts, 2,000 steps:
+ * 546 against 327 tasks/s on PostgreSQL 15), and the reason was not found in time.
  */
 export async function completeDagTasksSql(
   tx: Prisma.TransactionClient,
@@ -51,20 +53,17 @@ export async function completeDagTasksSql(
   const batch = completionItemsParam(p.items);
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql('complete-dag-tasks', `WITH i AS (
-       ${completionItemsSql(1, p.items.length, true)}
+       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsRecordsetSql(1)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's
        -- WHERE, which PostgreSQL runs once, in full, before that step reads its first row.
-       -- Every tasks, runs and task_dependencies lookup matches its key with scheduled_for: one
-       -- week's partition (completion-items.ts completionItemsSql).
        SELECT j.id FROM jobs j
-        WHERE $5::boolean AND j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
+        WHERE $5::boolean AND j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
-       SELECT r.id, r.trigger FROM runs r
-        WHERE (r.id, r.scheduled_for) IN (SELECT k.run_id, k.scheduled_for FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
-          AND (SELECT count(*) FROM lj) >= 0
+       SELECT r.id FROM runs r
+        WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id) AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
        ${LOCK_ITEM_TASKS_SQL}
@@ -73,31 +72,27 @@ export async function completeDagTasksSql(
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
-        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+        WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
-       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.locked_by,
+       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
-     ), tl AS (
-       -- each success with the instant its lateness is measured from (its run, locked in lr)
-       SELECT t.*, ${latenessFromSql('t', 'lr')} AS lateness_from FROM t JOIN lr ON lr.id = t.run_id
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
      ), edges AS (
-       SELECT d.task_id, d.scheduled_for, count(*)::int AS n FROM task_dependencies d
-        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type IN ('hard', 'soft')
-        GROUP BY d.task_id, d.scheduled_for
+       SELECT d.task_id, count(*)::int AS n FROM task_dependencies d
+        WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type IN ('hard', 'soft')
+        GROUP BY d.task_id
      ), dec AS (
        UPDATE tasks c SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz
          FROM edges e
-        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status = 'pending'
+        WHERE c.id = e.task_id AND c.status = 'pending'
        RETURNING c.run_id, c.pending_parents
      ), ready AS (
        SELECT run_id, count(*)::int AS n FROM dec WHERE pending_parents = 0 GROUP BY run_id
      ), onf AS (
        SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
-        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t)
-          AND d.dep_type = 'on_failure' AND c.status = 'pending'
+        WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (
        -- When every item's run got a ready task and no on_failure child waits, nothing follows this
@@ -105,7 +100,7 @@ export async function completeDagTasksSql(
        -- Otherwise the caller books them after its other statements (statsBooked = false).
        ${successStatsSql(
          { handler: 't.handler', durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', latenessFrom: 't.lateness_from' },
-         'FROM tl t WHERE NOT EXISTS (SELECT 1 FROM t t2 WHERE t2.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)',
+         'FROM t WHERE NOT EXISTS (SELECT 1 FROM t t2 WHERE t2.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)',
          '$3::timestamptz',
        )}
        RETURNING 1
@@ -115,7 +110,7 @@ export async function completeDagTasksSql(
             coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready)) n)::int AS "_notified"
-       FROM tl t LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
+       FROM t LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
     batch, p.nodeId, now, p.message, p.jobFirst,
   );
 }

@@ -38,6 +38,11 @@ export function itemsRowLimit(n: number): number {
   return limit;
 }
 
+/** The batch's rows from parameter `$param` as a FROM item `x` (id, attempt, scheduled_for, output, error, exit_code). */
+export function completionItemsRecordsetSql(param: number): string {
+  return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, scheduled_for timestamptz, output text, error text, exit_code int)`;
+}
+
 /**
  * SQL of the batch's rows from parameter `$param`: (id, attempt, scheduled_for, output, error,
  * exit_code), for the body of the `i` CTE. `scheduled_for` is the item's slot, or when the caller
@@ -46,12 +51,11 @@ export function itemsRowLimit(n: number): number {
  * reads one week's partition for each, pruning the others while the statement runs
  * (docs/operations.md "History partitions"), and the plan has no cheaper way in than the key,
  * whatever a young week's statistics say.
- * @param distinct one row per (id, attempt) (a repeated item is applied once)
  */
-export function completionItemsSql(param: number, count: number, distinct = false): string {
-  return `SELECT ${distinct ? 'DISTINCT ON (x.id, x.attempt) ' : ''}x.id, x.attempt, x.output, x.error, x.exit_code,
+export function completionItemsSql(param: number, count: number): string {
+  return `SELECT x.id, x.attempt, x.output, x.error, x.exit_code,
               coalesce(x.scheduled_for, (SELECT k.scheduled_for FROM tasks k WHERE k.id = x.id LIMIT 1)) AS scheduled_for
-         FROM jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, scheduled_for timestamptz, output text, error text, exit_code int)
+         FROM ${completionItemsRecordsetSql(param)}
         LIMIT ${itemsRowLimit(count)}`;
 }
 
@@ -84,5 +88,9 @@ export function successLogSql(now: string, message: string): string {
  * Lease renewal (extend-leases.ts) locks a node's running tasks in that order, so a completion
  * batch and a heartbeat of the same worker never wait on each other in a cycle (lock-order.ts).
  */
-export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND (SELECT count(*) FROM lr) >= 0
+export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
+        ORDER BY k.id FOR UPDATE OF k`;
+
+/** LOCK_ITEM_TASKS_SQL matching each item's key (id, scheduled_for): one week's partition (completionItemsSql). */
+export const LOCK_ITEM_TASKS_BY_KEY_SQL = `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND (SELECT count(*) FROM lr) >= 0
         ORDER BY k.id FOR UPDATE OF k`;
