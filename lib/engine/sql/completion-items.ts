@@ -1,6 +1,6 @@
 /**
  * What the two batched success statements (complete-only-tasks.ts, complete-dag-tasks.ts) share:
- * the batch parameter, the task's success SET and the finishing task_logs row.
+ * the batch parameter, the task's success SET, the finishing task_logs row and the task locks.
  *
  * A batch of successful attempts as the batched completion statements read it
  * (complete-only-tasks.ts, complete-dag-tasks.ts): one jsonb parameter. output travels as
@@ -45,10 +45,11 @@ export function completionItemsRecordsetSql(param: number): string {
 
 /**
  * SQL of the batch's rows from parameter `$param`: (id, attempt, scheduled_for, output, error,
- * exit_code), for the body of the `i` CTE. `scheduled_for` is the item's slot, or when the caller
- * did not pass it, the task's own (one lookup by id across the weeks). Every later lookup of the
- * item's task, its run, children and edges then matches the key (id, scheduled_for): PostgreSQL
- * reads one week's partition for each, pruning the others while the statement runs
+ * exit_code), for the body of the `i` CTE of the one-step statement (complete-only-tasks.ts),
+ * limited for the planner (itemsRowLimit). `scheduled_for` is the item's slot, or when the
+ * caller did not pass it, the task's own (one lookup by id across the weeks). That statement's
+ * lookups of the item's task and run then match the key (id, scheduled_for): PostgreSQL reads
+ * one week's partition for each, pruning the others while the statement runs
  * (docs/operations.md "History partitions"), and the plan has no cheaper way in than the key,
  * whatever a young week's statistics say.
  */
