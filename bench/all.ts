@@ -171,7 +171,7 @@ async function latency(url: string, n: number): Promise<number[]> {
     let task;
     while (!task) [task] = await claimTasks(workerDb, { nodeId: 'lat', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 });
     samples.push(performance.now() - t0);
-    await completeTask(workerDb, { taskId: task.id, attempt: task.attempt, nodeId: 'lat', outcome: 'success', onlyTask: task.onlyTask, scheduledFor: task.scheduledFor });
+    await completeTask(workerDb, { taskId: task.id, attempt: task.attempt, nodeId: 'lat', outcome: 'success', onlyTask: task.onlyTask });
   }
   await listener.end();
   await triggerDb.$disconnect();

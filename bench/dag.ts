@@ -63,7 +63,7 @@ async function main() {
         idle = 0;
         // As a worker's completion batcher does: the claimed batch's successes in one call
         // (completeTasks: one transaction for DAG steps).
-        const results = await completeTasks(db, claimed.map((t) => ({ taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success' as const, onlyTask: t.onlyTask, scheduledFor: t.scheduledFor })));
+        const results = await completeTasks(db, claimed.map((t) => ({ taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success' as const, onlyTask: t.onlyTask })));
         for (const r of results) if (r.status === 'rejected') throw r.reason;
         done += claimed.length;
       }

@@ -182,7 +182,7 @@ async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, jobId:
       ms[which].claim.push(performance.now() - t);
       if (!task) throw new Error('hot path: nothing to claim');
       t = performance.now();
-      await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId: 'bench-hot', outcome: 'success', onlyTask: task.onlyTask, scheduledFor: task.scheduledFor });
+      await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId: 'bench-hot', outcome: 'success', onlyTask: task.onlyTask });
       ms[which].complete.push(performance.now() - t);
     }
   }

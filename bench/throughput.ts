@@ -39,7 +39,7 @@ async function worker(url: string, nodeId: string, batch: number, concurrency: n
       const claimed = await claimTasks(db, { nodeId, handlers: ['builtin.noop'], group: 'default', labels: {}, limit: batch, leaseSeconds: 60 });
       if (claimed.length === 0) return;
       for (const t of claimed) {
-        const r = await completeTask(db, { taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success', onlyTask: t.onlyTask, scheduledFor: t.scheduledFor });
+        const r = await completeTask(db, { taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success', onlyTask: t.onlyTask });
         if (r.applied) done++;
       }
     }

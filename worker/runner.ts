@@ -370,7 +370,6 @@ export class Runner {
             exitCode: result.exitCode,
             retryable: result.retryable,
             onlyTask: task.onlyTask,
-            scheduledFor: task.scheduledFor,
           };
           // Successes share a commit with their neighbours (completion-batcher.ts: one statement for
           // one-step runs, one transaction for DAG steps); failures take their own transaction.

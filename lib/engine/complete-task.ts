@@ -119,7 +119,7 @@ async function completeDagBatch(db: Db, inputs: readonly CompleteTaskInput[], no
       nodeId: inputs[0]!.nodeId,
       message: 'succeeded',
       jobFirst: callerTx || attempt > 1,
-      items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, scheduledFor: i.scheduledFor ?? null, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
+      items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
     }, now);
     const withOnFailure = done.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
     if (withOnFailure.length > 0) await propagateFinal(tx, { parentIds: withOnFailure, edgeTypes: ['on_failure'] }, now);
@@ -167,7 +167,7 @@ function completeOnlyTasks(db: Db, nodeId: string, inputs: readonly CompleteTask
   return withDeadlockRetry(() => completeOnlyTasksSql(db, {
     nodeId,
     message: 'succeeded',
-    items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, scheduledFor: i.scheduledFor ?? null, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
+    items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
   }, now), isTransactionClient(db) ? 1 : 4);
 }
 

@@ -113,14 +113,6 @@ export interface CompleteTaskInput {
    * task of a multi-task run (it could never apply there). Correctness never depends on it.
    */
   onlyTask?: boolean;
-  /**
-   * ClaimedTask.scheduledFor (the run's slot, the history partition key), passed back as a hint:
-   * the completion then reads one week's partitions instead of probing every week
-   * (docs/operations.md "History partitions"). It must be the claim's value (a run's slot never
-   * changes): a wrong one makes the batched success statements miss the task, as a lost
-   * compare-and-set does. Absent: every week is searched.
-   */
-  scheduledFor?: Date;
 }
 
 export interface CompleteTaskResult {

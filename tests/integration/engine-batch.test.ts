@@ -18,7 +18,7 @@ const t = useTestDatabase();
 const handlers = ['batch.a', 'batch.b'];
 const fire = (jobId: string) => triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);
 const success = (c: ClaimedTask, over: { attempt?: number; output?: unknown } = {}) => ({
-  taskId: c.id, attempt: over.attempt ?? c.attempt, nodeId: NODE.nodeId, outcome: 'success' as const, onlyTask: c.onlyTask, scheduledFor: c.scheduledFor,
+  taskId: c.id, attempt: over.attempt ?? c.attempt, nodeId: NODE.nodeId, outcome: 'success' as const, onlyTask: c.onlyTask,
   output: 'output' in over ? over.output : { n: c.id.slice(0, 4) },
 });
 

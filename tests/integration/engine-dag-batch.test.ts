@@ -18,7 +18,7 @@ beforeAll(async () => { t = await createTestDatabase(); });
 afterAll(async () => { await t.close(); });
 
 const fire = async (jobId: string) => (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0)).run;
-const success = (c: ClaimedTask, nodeId = NODE.nodeId) => ({ taskId: c.id, attempt: c.attempt, nodeId, outcome: 'success' as const, onlyTask: c.onlyTask, scheduledFor: c.scheduledFor });
+const success = (c: ClaimedTask, nodeId = NODE.nodeId) => ({ taskId: c.id, attempt: c.attempt, nodeId, outcome: 'success' as const, onlyTask: c.onlyTask });
 const claimRun = async (runId: string, now: Date, nodeId = NODE.nodeId, handlers = ['dag.batch']) =>
   (await claim(t.db, now, { nodeId, handlers, limit: 1000 })).filter((c) => c.runId === runId);
 const values = (r: PromiseSettledResult<unknown>[]) => r.map((x) => {

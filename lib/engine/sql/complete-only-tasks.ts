@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
-import { LOCK_ITEM_TASKS_BY_KEY_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsRecordsetSql, itemsRowLimit, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -60,9 +60,7 @@ export interface OnlyTaskCompleted {
  *
  * Index: tasks_pkey (status::text keeps the planner off tasks_lease_idx),
  * tasks_run_idx for the sibling probe, jobs_pkey, runs_active_idx, runs_pkey,
- * handler_stats_daily_pkey. The task and run probes match (id, scheduled_for), so they read
- * one week's partition (completion-items.ts completionItemsSql); the sibling probe
- * (tasks_run_idx) and the other-pending-run probe (runs_active_idx) look at every week. A named prepared statement (lib/db.ts preparedSql):
+ * handler_stats_daily_pkey. A named prepared statement (lib/db.ts preparedSql):
  * its generic plan is these same primary-key probes, checked with
  * EXPLAIN (GENERIC_PLAN).
  */
@@ -75,30 +73,27 @@ export async function completeOnlyTasksSql(
   const batch = completionItemsParam(p.items);
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
-       ${completionItemsSql(1, p.items.length)}
+       SELECT * FROM ${completionItemsRecordsetSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
        -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs
        -- once, in full, before that step reads its first row.
        -- Only jobs that can qualify (not serial_execution): a serial job's completion goes the
        -- general way and must not wait here, e.g. behind a tick holding its row.
-       -- Every tasks and runs lookup matches its key (id, scheduled_for): one week's partition
-       -- (completion-items.ts completionItemsSql).
-       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
+       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
           AND j.block_strategy <> 'serial_execution'
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
-       SELECT r.id, r.trigger FROM runs r
-        WHERE (r.id, r.scheduled_for) IN (SELECT k.run_id, k.scheduled_for FROM tasks k JOIN i ON i.id = k.id AND i.scheduled_for = k.scheduled_for)
+       SELECT r.id, r.trigger FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id)
           AND r.job_id::uuid IN (SELECT id FROM lj)
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       ${LOCK_ITEM_TASKS_BY_KEY_SQL}
+       ${LOCK_ITEM_TASKS_SQL}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
-        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+        WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
           AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
@@ -114,7 +109,7 @@ export async function completeOnlyTasksSql(
        UPDATE runs r
           SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL' })}
          FROM t
-        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND r.status IN ('pending', 'running')
+        WHERE r.id = t.run_id AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j

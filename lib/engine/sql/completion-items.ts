@@ -10,8 +10,6 @@
 export interface CompletionItem {
   taskId: string;
   attempt: number;
-  /** the run's slot (ClaimedTask.scheduledFor), the history partition key; null: not known */
-  scheduledFor: Date | null;
   output: unknown;
   error: string | null;
   exitCode: number | null;
@@ -20,13 +18,13 @@ export interface CompletionItem {
 /** The jsonb parameter of a batch. */
 export function completionItemsParam(items: readonly CompletionItem[]): string {
   return JSON.stringify(items.map((i) => ({
-    id: i.taskId, attempt: i.attempt, scheduled_for: i.scheduledFor?.toISOString() ?? null,
+    id: i.taskId, attempt: i.attempt,
     output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
   })));
 }
 
 /**
- * The LIMIT written after a batch's rows (completionItemsSql): the batch size rounded up to a
+ * The LIMIT written after a batch's rows (completionItemsRecordsetSql): the batch size rounded up to a
  * power of two, so it never cuts the batch and makes a handful of statement texts. It is there
  * for the planner, which takes a jsonb_to_recordset for 100 rows: planning one or a few items as
  * 100, it chose to scan a young week's tasks partition whole (a few thousand rows) and hash them,
@@ -38,26 +36,9 @@ export function itemsRowLimit(n: number): number {
   return limit;
 }
 
-/** The batch's rows from parameter `$param` as a FROM item `x` (id, attempt, scheduled_for, output, error, exit_code). */
+/** The batch's rows from parameter `$param` as a FROM item `x` (id, attempt, output, error, exit_code). */
 export function completionItemsRecordsetSql(param: number): string {
-  return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, scheduled_for timestamptz, output text, error text, exit_code int)`;
-}
-
-/**
- * SQL of the batch's rows from parameter `$param`: (id, attempt, scheduled_for, output, error,
- * exit_code), for the body of the `i` CTE of the one-step statement (complete-only-tasks.ts),
- * limited for the planner (itemsRowLimit). `scheduled_for` is the item's slot, or when the
- * caller did not pass it, the task's own (one lookup by id across the weeks). That statement's
- * lookups of the item's task and run then match the key (id, scheduled_for): PostgreSQL reads
- * one week's partition for each, pruning the others while the statement runs
- * (docs/operations.md "History partitions"), and the plan has no cheaper way in than the key,
- * whatever a young week's statistics say.
- */
-export function completionItemsSql(param: number, count: number): string {
-  return `SELECT x.id, x.attempt, x.output, x.error, x.exit_code,
-              coalesce(x.scheduled_for, (SELECT k.scheduled_for FROM tasks k WHERE k.id = x.id LIMIT 1)) AS scheduled_for
-         FROM ${completionItemsRecordsetSql(param)}
-        LIMIT ${itemsRowLimit(count)}`;
+  return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)`;
 }
 
 /**
@@ -92,6 +73,3 @@ export function successLogSql(now: string, message: string): string {
 export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
         ORDER BY k.id FOR UPDATE OF k`;
 
-/** LOCK_ITEM_TASKS_SQL matching each item's key (id, scheduled_for): one week's partition (completionItemsSql). */
-export const LOCK_ITEM_TASKS_BY_KEY_SQL = `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND (SELECT count(*) FROM lr) >= 0
-        ORDER BY k.id FOR UPDATE OF k`;
