@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsRecordsetSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -39,10 +39,10 @@ export interface DagTaskCompleted {
  * may predate the previous run holder's commit): probeRunsAfterCompletion, a later statement,
  * does it. on_failure children are the caller's next statement too (complete-task.ts
  * completeDagBatch).
- * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children. Unlike the one-step
- * statement (complete-only-tasks.ts) it looks its rows up by id across the weeks: matched with
- * scheduled_for as well, the same batches ran at half the rate (bench/dag.ts, 2,000 steps:
- * 546 against 327 tasks/s on PostgreSQL 15), and the reason was not found in time.
+ * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children. Rows are found
+ * by id across the weekly partitions: matched with scheduled_for as well, the same batches ran
+ * at half the rate (bench/dag.ts, 2,000 steps: 327 against 546 tasks/s on PostgreSQL 15;
+ * docs/operations.md "History partitions").
  */
 export async function completeDagTasksSql(
   tx: Prisma.TransactionClient,
@@ -53,7 +53,7 @@ export async function completeDagTasksSql(
   const batch = completionItemsParam(p.items);
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql('complete-dag-tasks', `WITH i AS (
-       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsRecordsetSql(1)}
+       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's

@@ -1,7 +1,7 @@
 import { preparedSql, type Prisma } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
-import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsRecordsetSql, itemsRowLimit, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, itemsRowLimit, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -73,7 +73,7 @@ export async function completeOnlyTasksSql(
   const batch = completionItemsParam(p.items);
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
-       SELECT * FROM ${completionItemsRecordsetSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
+       SELECT * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): jobs, then runs, then tasks, each in ascending id.
        -- Each step is an uncorrelated sub-select of the next one's WHERE, which PostgreSQL runs

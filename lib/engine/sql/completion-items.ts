@@ -24,8 +24,8 @@ export function completionItemsParam(items: readonly CompletionItem[]): string {
 }
 
 /**
- * The LIMIT written after a batch's rows (completionItemsRecordsetSql): the batch size rounded up to a
- * power of two, so it never cuts the batch and makes a handful of statement texts. It is there
+ * The LIMIT the one-step statement (complete-only-tasks.ts) writes after a batch's rows
+ * (completionItemsSql): the batch size rounded up to a power of two, so it never cuts the batch and makes a handful of statement texts. It is there
  * for the planner, which takes a jsonb_to_recordset for 100 rows: planning one or a few items as
  * 100, it chose to scan a young week's tasks partition whole (a few thousand rows) and hash them,
  * where a key lookup per item is what a batch needs.
@@ -36,8 +36,8 @@ export function itemsRowLimit(n: number): number {
   return limit;
 }
 
-/** The batch's rows from parameter `$param` as a FROM item `x` (id, attempt, output, error, exit_code). */
-export function completionItemsRecordsetSql(param: number): string {
+/** SQL reading the batch back from parameter `$param` as rows (id, attempt, output, error, exit_code). */
+export function completionItemsSql(param: number): string {
   return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)`;
 }
 
