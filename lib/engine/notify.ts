@@ -11,8 +11,7 @@
 
 /**
  * "Some task became ready" (a run was created, a child was released, a retry was scheduled).
- * Payload '' : ready now; or the epoch milliseconds (UTC, rounded up: a claim at that instant
- * finds the task even when schedule_at carries microseconds) of the earliest `schedule_at` of the
+ * Payload '' : ready now; or the epoch milliseconds (UTC) of the earliest `schedule_at` of the
  * new tasks when that lies in the future (a run created ahead of its slot, a retry in backoff),
  * so a worker can sleep until then instead of polling (docs/on-time.md).
  */

@@ -171,7 +171,7 @@ export async function insertRuns(
        SELECT run_id, count(*)::int AS n FROM t GROUP BY run_id
      ), notified AS (
        SELECT pg_notify('${TASKS_CHANNEL}', CASE WHEN x.future
-                                            THEN ceil(extract(epoch FROM x.sa) * 1000)::bigint::text ELSE '' END)
+                                            THEN floor(extract(epoch FROM x.sa) * 1000)::bigint::text ELSE '' END)
          FROM (SELECT DISTINCT schedule_at AS sa, schedule_at > created_at AS future FROM t WHERE pending_parents = 0) x
      )
      SELECT ${runColumns('r')}, i.ord, coalesce(tc.n, 0) AS tasks,

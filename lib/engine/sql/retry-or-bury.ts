@@ -35,7 +35,7 @@ export async function retryOrBury(
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', ceil(extract(epoch FROM $5::timestamptz) * 1000)::bigint::text)
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', floor(extract(epoch FROM $5::timestamptz) * 1000)::bigint::text)
                                      FROM t WHERE status = 'pending') x)::int AS notified`),
     p.taskId, p.from, p.attempt, p.to, p.retryAt, p.message, now, p.delayMs,
   );
