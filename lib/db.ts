@@ -5,17 +5,21 @@
  * transaction client and compose several operations atomically
  * (docs/conventions.md: services accept a client *or* a transaction).
  */
-import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { trackPool } from './metrics/pool-stats.ts';
 import { PrismaClient, Prisma } from './generated/prisma/client.ts';
+import { preparedStatementName, preparedStatementsEnabled, type SqlPool } from './sql-pool.ts';
 
 export { Prisma };
 export type { PrismaClient };
+export { preparedSql, type SqlClient, type SqlPool } from './sql-pool.ts';
 
 /** A Prisma client or an interactive-transaction client. */
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** What the engine's worker-facing operations accept: a Db, or the worker's SqlPool (lib/sql-pool.ts). */
+export type EngineDb = Db | SqlPool;
 
 /**
  * Creates a new Prisma client on the `pg` driver adapter.
@@ -23,7 +27,7 @@ export type Db = PrismaClient | Prisma.TransactionClient;
  * @param poolSize maximum connections in this client's pool (default 10)
  */
 export function createPrismaClient(url: string, poolSize = 10): PrismaClient {
-  const prepared = !/^(0|false|off|no)$/i.test(process.env.TICKFLOW_PREPARED_STATEMENTS ?? '');
+  const prepared = preparedStatementsEnabled();
   // Our own pool (the adapter ends it on $disconnect), so its use can be reported as metrics.
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   trackPool(pool);
@@ -32,44 +36,10 @@ export function createPrismaClient(url: string, poolSize = 10): PrismaClient {
   });
 }
 
-const PREPARED_PREFIX = '/* tickflow:';
-const LABEL_RE = /^[a-z0-9-]{1,32}$/;
-
-/**
- * Marks `sql` (fixed text, not built from data) to run as a named prepared
- * statement: PostgreSQL then parses it once per connection and, after five
- * executions, may reuse a generic plan instead of planning it again (see the
- * PostgreSQL docs, "PREPARE", plan_cache_mode). The engine's hot statements
- * are large CTEs whose planning cost more than their execution (bench/
- * throughput.ts; measured 2x the claim+complete rate). Only marked statements
- * are named: Prisma's own queries vary their text (IN lists) and would fill
- * every connection with single-use statements. The label also names the
- * statement in pg_stat_activity and the server log.
- * Set TICKFLOW_PREPARED_STATEMENTS=0 behind a transaction-mode pooler
- * (PgBouncer before 1.21) that cannot keep prepared statements.
- * @param label lower-case letters, digits and dashes, at most 32 characters
- * @throws Error on a bad label (a programming error)
- */
-export function preparedSql(label: string, sql: string): string {
-  if (!LABEL_RE.test(label)) throw new Error(`preparedSql: bad label ${JSON.stringify(label)}`);
-  return `${PREPARED_PREFIX}${label} */ ${sql}`;
-}
-
-const statementNames = new Map<string, string>();
-
-/** The pg statement name of a marked statement (label + hash of its whole text), else undefined (unnamed). */
+/** The pg statement name of a marked statement (preparedSql), else undefined (unnamed). */
 function statementName(query: { sql: string }): string {
-  const { sql } = query;
   // The adapter's type wants a string; undefined leaves pg's unnamed statement, as without a generator.
-  if (!sql.startsWith(PREPARED_PREFIX)) return undefined as unknown as string;
-  let name = statementNames.get(sql);
-  if (!name) {
-    const label = sql.slice(PREPARED_PREFIX.length, sql.indexOf(' */'));
-    name = `tf_${label}_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
-    // Marked texts are fixed, so this stays small; the cap only guards against a misuse.
-    if (statementNames.size < 500) statementNames.set(sql, name);
-  }
-  return name;
+  return preparedStatementName(query.sql) as string;
 }
 
 const globalForPrisma = globalThis as unknown as { tickflowPrisma?: PrismaClient; tickflowPrismaUrl?: string };

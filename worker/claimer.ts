@@ -11,7 +11,7 @@
  * safety interval (docs/on-time.md). There is no per-task polling.
  */
 import type { Logger } from 'pino';
-import type { PrismaClient } from '../lib/db.ts';
+import type { EngineDb } from '../lib/db.ts';
 import { claimTasks, nextTaskDue } from '../lib/engine/index.ts';
 import type { DbHealth } from './db-health.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
@@ -47,7 +47,7 @@ export class Claimer {
 
   constructor(
     readonly config: ClaimerConfig,
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth; onClaimed?: (tasks: ClaimedTask[]) => void },
+    private readonly deps: { db: EngineDb; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth; onClaimed?: (tasks: ClaimedTask[]) => void },
   ) {
     this.dueHandlers = [...config.handlers, ...(config.fallbackHandlers ?? [])];
     this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });

@@ -15,7 +15,7 @@
  * runner's retry and degrade rules then apply per attempt).
  */
 import type { Logger } from 'pino';
-import type { PrismaClient } from '../lib/db.ts';
+import type { EngineDb } from '../lib/db.ts';
 import { completeTask, completeTasks } from '../lib/engine/index.ts';
 import type { CompleteTaskInput, CompleteTaskResult } from '../lib/engine/types.ts';
 
@@ -42,7 +42,7 @@ export class CompletionBatcher {
   readonly counters = { batches: 0, completions: 0 };
 
   constructor(
-    private readonly deps: { db: PrismaClient; clock: () => Date; logger: Logger },
+    private readonly deps: { db: EngineDb; clock: () => Date; logger: Logger },
     options: CompletionBatcherOptions = {},
   ) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 100);

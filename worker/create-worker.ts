@@ -10,10 +10,12 @@
  * - alarm-dispatcher.ts: raises/delivers alarms (runs with the reaper, role `reap`).
  * System-job handlers (worker/handlers/system-handlers.ts) are registered on the worker's own client.
  *
- * Two connection pools: the main one (claims, completions, ticks, alarms,
- * system jobs; TICKFLOW_DB_POOL) and a small liveness pool (LIVENESS_POOL_SIZE)
- * for the heartbeat, lease renewal, the reaper and the reachability probe, so
- * a worker whose main pool is exhausted by long work is not declared dead.
+ * Three connection pools: the hot-path pool (HOT_POOL_SIZE, node-postgres without
+ * Prisma, lib/sql-pool.ts) for claims and completions; the main one (ticks, alarms,
+ * system jobs, everything else; TICKFLOW_DB_POOL); and a small liveness pool
+ * (LIVENESS_POOL_SIZE) for the heartbeat, lease renewal, the reaper and the
+ * reachability probe, so a worker whose main pool is exhausted by long work is
+ * not declared dead.
  * DbHealth (db-health.ts) watches reachability: after an outage it renews
  * leases first, then resumes every loop at once (docs/engine.md "Outages").
  *
@@ -27,6 +29,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, type SqlPool } from '../lib/sql-pool.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
@@ -50,6 +53,13 @@ export const WORKER_VERSION = '0.1.0';
 
 /** Connections of the liveness pool: heartbeat, reaper, reachability probe. */
 export const LIVENESS_POOL_SIZE = 3;
+
+/**
+ * Connections of the hot-path pool: one claim and up to two completion batches in flight
+ * (completion-batcher.ts), plus one for the attempts that end otherwise (a failure's
+ * transaction); more completions queue for a connection.
+ */
+export const HOT_POOL_SIZE = 4;
 
 export interface CreateWorkerOptions {
   config: WorkerConfig;
@@ -87,6 +97,8 @@ export interface Worker {
   readonly health: DbHealth;
   /** the small pool of the heartbeat, lease renewal and reaper */
   readonly livenessDb: PrismaClient;
+  /** the claims' and completions' connections */
+  readonly hotDb: SqlPool;
   /** registers the node (if not yet) and starts the service loops for the configured roles */
   start(): Promise<void>;
   /** registers the node without starting loops (tests driving runOnce themselves) */
@@ -117,6 +129,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const handlerNames = options.handlerNames ?? registry.names().filter((n) => !fallbackHandlers.includes(n));
   const host = hostname();
   const livenessDb = createPrismaClient(config.databaseUrl, LIVENESS_POOL_SIZE);
+  const hotDb = createSqlPool(config.databaseUrl, HOT_POOL_SIZE, { settings: HOT_PATH_SETTINGS });
 
   let nodeId = '';
   let state: WorkerState = 'created';
@@ -146,6 +159,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   let claimer!: Claimer;
   const runner = new Runner(runnerConfig, {
     db,
+    hotDb,
     handlers: registry,
     clock,
     get logger() {
@@ -177,7 +191,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
         }
       }
     : undefined;
-  claimer = new Claimer(claimerConfig, { db, clock, logger: base.child({ component: 'claimer' }), runner, health, onClaimed });
+  claimer = new Claimer(claimerConfig, { db: hotDb, clock, logger: base.child({ component: 'claimer' }), runner, health, onClaimed });
   const tickerConfig = {
     intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',
   };
@@ -273,6 +287,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     heartbeat,
     health,
     livenessDb,
+    hotDb,
     register,
     async start() {
       await register();
@@ -313,6 +328,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await taskLogPool.end().catch(() => undefined);
       await registry.close();
       await livenessDb.$disconnect().catch(() => undefined);
+      await hotDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect();
       logger.info({ drained, aborted }, 'worker stopped');
       return { drained, aborted };
@@ -327,6 +343,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await taskLogPool.end().catch(() => undefined);
       await registry.close();
       await livenessDb.$disconnect().catch(() => undefined);
+      await hotDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect().catch(() => undefined);
     },
   };

@@ -33,7 +33,7 @@
  *   then returns or throws is completed normally (usually failed -> retry).
  */
 import type { Logger } from 'pino';
-import type { PrismaClient } from '../lib/db.ts';
+import type { EngineDb, PrismaClient } from '../lib/db.ts';
 import { completeTask, markAttemptOverdue } from '../lib/engine/index.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
@@ -42,6 +42,7 @@ import { loggerTaskLog } from './handlers/types.ts';
 import type { TaskLogWriter } from './task-log-writer.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
+import { RUN_START_DELAY_MS, RunStarter } from './run-starter.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 import { isUnreachable, type DbHealth } from './db-health.ts';
 
@@ -65,6 +66,8 @@ export interface RunnableTask {
   jobKey?: string | null;
   /** the run's nominal slot (tasks.scheduled_for): handed to the handler, and the history partition key of its log lines */
   scheduledFor: Date;
+  /** tasks.started_at as the claim set it */
+  startedAt?: Date;
 }
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
@@ -82,6 +85,8 @@ export interface RunnerConfig {
 
 export interface RunnerDeps {
   db: PrismaClient;
+  /** the hot-path connections: completions (lib/sql-pool.ts; default `db`) */
+  hotDb?: EngineDb;
   handlers: HandlerRegistry;
   clock: () => Date;
   logger: Logger;
@@ -105,6 +110,8 @@ interface Active {
   /** the deadline passed: the outcome is `timeout`, recorded when the handler returns */
   timedOut: boolean;
   overdueTimer: NodeJS.Timeout | null;
+  /** marks a one-step run running once the attempt has lasted RUN_START_DELAY_MS (run-starter.ts) */
+  runStartTimer: NodeJS.Timeout | null;
   timer: LongTimeout;
   startedAt: number;
   done: Promise<void>;
@@ -135,11 +142,15 @@ export class Runner {
   /** successes of one-step runs are recorded in batches (group commit) */
   readonly batcher: CompletionBatcher;
 
+  /** marks one-step runs running whose attempt lasts (run-starter.ts) */
+  private readonly runStarter: RunStarter;
+
   constructor(
     readonly config: RunnerConfig,
     private readonly deps: RunnerDeps,
   ) {
-    this.batcher = new CompletionBatcher(deps);
+    this.batcher = new CompletionBatcher({ db: deps.hotDb ?? deps.db, clock: deps.clock, logger: deps.logger });
+    this.runStarter = new RunStarter({ db: deps.hotDb ?? deps.db, clock: deps.clock, logger: deps.logger });
   }
 
   /** attempts currently occupying a slot */
@@ -174,11 +185,19 @@ export class Runner {
       settled: false,
       timedOut: false,
       overdueTimer: null,
+      runStartTimer: null,
       timer: { clear() {} },
       startedAt: Date.now(),
       done: Promise.resolve(),
     };
     this.active.set(task.id, entry);
+    if (task.onlyTask) {
+      // The claim left this one-step run pending (run-starter.ts): mark it if the attempt lasts.
+      entry.runStartTimer = setTimeout(() => {
+        entry.runStartTimer = null;
+        if (!entry.settled) this.runStarter.add({ runId: task.runId, scheduledFor: task.scheduledFor, startedAt: task.startedAt ?? new Date(entry.startedAt) });
+      }, RUN_START_DELAY_MS);
+    }
 
     entry.timer = setLongTimeout(() => {
       if (entry.settled) return;
@@ -228,6 +247,7 @@ export class Runner {
       entry.settled = true;
       entry.timer.clear();
       if (entry.overdueTimer) clearTimeout(entry.overdueTimer);
+      if (entry.runStartTimer) clearTimeout(entry.runStartTimer);
       this.release(task.id);
       if (entry.timedOut && !late) {
         const overMs = Date.now() - entry.startedAt - timeoutMs;
@@ -370,12 +390,15 @@ export class Runner {
             exitCode: result.exitCode,
             retryable: result.retryable,
             onlyTask: task.onlyTask,
+            runId: task.runId,
+            jobId: task.jobId,
+            scheduledFor: task.scheduledFor,
           };
           // Successes share a commit with their neighbours (completion-batcher.ts: one statement for
           // one-step runs, one transaction for DAG steps); failures take their own transaction.
           const res = result.outcome === 'success'
             ? await this.batcher.complete(input)
-            : await completeTask(this.deps.db, input, this.deps.clock());
+            : await completeTask(this.deps.hotDb ?? this.deps.db, input, this.deps.clock());
           // The completion made tasks ready (a DAG's next steps): claim now rather than wait for
           // the NOTIFY to come back through the listener.
           if (res.applied && res.ready) this.deps.onReady?.();

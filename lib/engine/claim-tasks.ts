@@ -1,4 +1,4 @@
-import type { Db, Prisma } from '../db.ts';
+import type { EngineDb, SqlClient } from '../db.ts';
 import { isTransactionClient, pgConstraint, pgErrorCode } from './pg.ts';
 import { claimTasksSql, type ClaimParams } from './sql/claim-tasks.ts';
 import type { ClaimedTask, ClaimInput } from './types.ts';
@@ -23,7 +23,7 @@ const RESOURCE_CONSTRAINT = 'running_resources_pkey';
  * the retries use a savepoint.
  * @returns the claimed tasks, highest priority first (may be fewer than `limit`).
  */
-export async function claimTasks(db: Db, input: ClaimInput, now: Date = new Date()): Promise<ClaimedTask[]> {
+export async function claimTasks(db: EngineDb, input: ClaimInput, now: Date = new Date()): Promise<ClaimedTask[]> {
   const fallbackHandlers = input.fallbackHandlers ?? [];
   if (input.limit < 1 || input.handlers.length + fallbackHandlers.length === 0) return [];
   const base: Omit<ClaimParams, 'allowResourceKeys'> = {
@@ -40,8 +40,8 @@ export async function claimTasks(db: Db, input: ClaimInput, now: Date = new Date
   for (let attempt = 1; ; attempt++) {
     const allowResourceKeys = attempt <= 3;
     try {
-      if (!inTx) return await claimTasksSql(db as Prisma.TransactionClient, { ...base, allowResourceKeys }, now);
-      const tx = db as Prisma.TransactionClient;
+      if (!inTx) return await claimTasksSql(db, { ...base, allowResourceKeys }, now);
+      const tx: SqlClient = db;
       await tx.$executeRawUnsafe('SAVEPOINT tickflow_claim');
       try {
         const rows = await claimTasksSql(tx, { ...base, allowResourceKeys }, now);

@@ -1,13 +1,14 @@
-import type { Db, Prisma } from '../db.ts';
+import type { EngineDb, SqlClient } from '../db.ts';
 import { log } from '../log.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
-import { isTransactionClient, withDeadlockRetry, withEngineTransaction } from './pg.ts';
+import { isTransactionClient, UUID_RE, withDeadlockRetry, withEngineTransaction } from './pg.ts';
 import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats } from './sql/complete-dag-tasks.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
+import type { CompletionItem } from './sql/completion-items.ts';
 import { finishAttempt, type AttemptEnd } from './sql/finish-attempt.ts';
 import { recordHandlerStats } from './sql/record-handler-stats.ts';
 import { retryOrBury } from './sql/retry-or-bury.ts';
@@ -37,7 +38,7 @@ import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
  * became ready), [serial release], COMMIT — four for a one-step run. Joins `db` if it is a transaction.
  * @param now the clock: completed_at, durations, retry schedule (UTC)
  */
-export async function completeTask(db: Db, input: CompleteTaskInput, now: Date = new Date()): Promise<CompleteTaskResult> {
+export async function completeTask(db: EngineDb, input: CompleteTaskInput, now: Date = new Date()): Promise<CompleteTaskResult> {
   if (fastPathCandidate(input)) {
     // Fast path (sql/complete-only-tasks.ts): the only task of a run succeeding — the one-step job,
     // the common case — is finished, logged, its run ended, its job and the handler stats booked in
@@ -64,7 +65,7 @@ export async function completeTask(db: Db, input: CompleteTaskInput, now: Date =
  *   the caller may complete the inputs one by one (worker/completion-batcher.ts)
  * @throws Error when inputs name more than one node (a programming error)
  */
-export async function completeTasks(db: Db, inputs: readonly CompleteTaskInput[], now: Date = new Date()): Promise<PromiseSettledResult<CompleteTaskResult>[]> {
+export async function completeTasks(db: EngineDb, inputs: readonly CompleteTaskInput[], now: Date = new Date()): Promise<PromiseSettledResult<CompleteTaskResult>[]> {
   if (inputs.length === 0) return [];
   const nodeId = inputs[0]!.nodeId;
   if (inputs.some((i) => i.nodeId !== nodeId)) throw new Error('completeTasks: all inputs must come from one node');
@@ -112,14 +113,14 @@ export async function completeTasks(db: Db, inputs: readonly CompleteTaskInput[]
  * Same outcome per item as completeTask's general path.
  * @returns the result of every input, by its index in `inputs` (not applied: `{ applied: false }`)
  */
-async function completeDagBatch(db: Db, inputs: readonly CompleteTaskInput[], now: Date): Promise<Map<number, CompleteTaskResult>> {
+async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput[], now: Date): Promise<Map<number, CompleteTaskResult>> {
   const callerTx = isTransactionClient(db);
   return withEngineTransaction(db, async (tx, attempt) => {
     const done = await completeDagTasksSql(tx, {
       nodeId: inputs[0]!.nodeId,
       message: 'succeeded',
       jobFirst: callerTx || attempt > 1,
-      items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
+      items: await completionItems(tx, inputs),
     }, now);
     const withOnFailure = done.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
     if (withOnFailure.length > 0) await propagateFinal(tx, { parentIds: withOnFailure, edgeTypes: ['on_failure'] }, now);
@@ -162,14 +163,33 @@ function fastPathCandidate(input: CompleteTaskInput): boolean {
   return input.outcome === 'success' && input.onlyTask !== false;
 }
 
-function completeOnlyTasks(db: Db, nodeId: string, inputs: readonly CompleteTaskInput[], now: Date): Promise<OnlyTaskCompleted[]> {
-  if (inputs.length === 0) return Promise.resolve([]);
-  return withDeadlockRetry(() => completeOnlyTasksSql(db, {
-    nodeId,
-    message: 'succeeded',
-    items: inputs.map((i) => ({ taskId: i.taskId, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null })),
-  }, now), isTransactionClient(db) ? 1 : 4);
+async function completeOnlyTasks(db: EngineDb, nodeId: string, inputs: readonly CompleteTaskInput[], now: Date): Promise<OnlyTaskCompleted[]> {
+  if (inputs.length === 0) return [];
+  const items = await completionItems(db, inputs);
+  if (items.length === 0) return [];
+  return withDeadlockRetry(() => completeOnlyTasksSql(db, { nodeId, message: 'succeeded', items }, now), isTransactionClient(db) ? 1 : 4);
 }
+
+/**
+ * The batch items of successful attempts, with each task's keys (run, job, week): as the caller
+ * passed them (a worker, from the claim), else looked up by id in one statement. An unknown
+ * task id is left out (its completion then applies nowhere: `{ applied: false }`).
+ */
+async function completionItems(db: SqlClient, inputs: readonly CompleteTaskInput[]): Promise<CompletionItem[]> {
+  const missing = inputs.filter((i) => !(i.runId && i.jobId && i.scheduledFor)).map((i) => i.taskId);
+  const found = missing.length === 0 ? new Map<string, TaskKeys>() : new Map((await db.$queryRawUnsafe<TaskKeys[]>(
+    `SELECT id, run_id AS "runId", job_id AS "jobId", scheduled_for AS "scheduledFor" FROM tasks WHERE id = ANY($1::uuid[])`,
+    missing.filter((id) => UUID_RE.test(id)),
+  )).map((k) => [k.id, k]));
+  const items: CompletionItem[] = [];
+  for (const i of inputs) {
+    const keys = i.runId && i.jobId && i.scheduledFor ? { runId: i.runId, jobId: i.jobId, scheduledFor: i.scheduledFor } : found.get(i.taskId);
+    if (!keys) continue;
+    items.push({ taskId: i.taskId, ...keys, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null });
+  }
+  return items;
+}
+type TaskKeys = { id: string; runId: string; jobId: string; scheduledFor: Date };
 
 function fastResult(fast: OnlyTaskCompleted): CompleteTaskResult {
   return {
@@ -180,7 +200,7 @@ function fastResult(fast: OnlyTaskCompleted): CompleteTaskResult {
 }
 
 /** The general path: one interactive transaction (joins `db` if it is one). */
-function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<CompleteTaskResult> {
+function generalPath(db: EngineDb, input: CompleteTaskInput, now: Date): Promise<CompleteTaskResult> {
   const callerTx = isTransactionClient(db);
   return withEngineTransaction(db, (tx, attempt) =>
     endAttempt(tx, {
@@ -209,7 +229,7 @@ function generalPath(db: Db, input: CompleteTaskInput, now: Date): Promise<Compl
  * NOWAIT refusal, or inside a caller's transaction).
  */
 export async function endAttempt(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: AttemptEnd & { random?: () => number; retryable?: boolean; jobFirst?: boolean },
   now: Date,
 ): Promise<CompleteTaskResult> {

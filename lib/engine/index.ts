@@ -16,6 +16,8 @@ export { cancelAheadRuns } from './cancel-ahead-runs.ts';
 export { claimTasks } from './claim-tasks.ts';
 /** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */
 export { completeTask, completeTasks } from './complete-task.ts';
+/** markRunsStarted(db, [{runId, scheduledFor, startedAt}], now) => runs moved pending -> running (one-step runs whose attempt lasts). */
+export { markRunsStarted, type RunStart } from './mark-runs-started.ts';
 /** markAttemptOverdue(db, {taskId, attempt, nodeId, timeoutSeconds}, now) => marked ('timed out, still running'). */
 export { markAttemptOverdue } from './mark-attempt-overdue.ts';
 /** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */

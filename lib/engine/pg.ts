@@ -2,7 +2,8 @@
  * Small helpers around Prisma raw SQL shared by the engine's operations.
  * Not part of the public API.
  */
-import { inTransaction, type Db, type Prisma, type PrismaClient } from '../db.ts';
+import { inTransaction, type Db, type EngineDb, type Prisma, type PrismaClient, type SqlClient } from '../db.ts';
+import { isSqlPool, type SqlPool } from '../sql-pool.ts';
 import { MAX_ENGINE_ATTEMPTS, REPLAYABLE_SQLSTATES, replayDelayMs } from './lock-order.ts';
 
 /** The SQLSTATE of a PostgreSQL error as surfaced by Prisma's pg adapter (P2010 -> meta.driverAdapterError.cause). */
@@ -15,9 +16,10 @@ export function pgErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The constraint/index name of a unique violation, when the adapter reports it. */
+/** The constraint/index name of a unique violation, as node-postgres or Prisma's adapter reports it. */
 export function pgConstraint(error: unknown): string | undefined {
-  const e = error as { meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string }; originalMessage?: string } } } };
+  const e = error as { constraint?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string }; originalMessage?: string } } } };
+  if (typeof e?.constraint === 'string') return e.constraint;
   const cause = e?.meta?.driverAdapterError?.cause;
   return cause?.constraint?.index ?? /constraint "([^"]+)"/.exec(cause?.originalMessage ?? '')?.[1];
 }
@@ -26,7 +28,7 @@ export function pgConstraint(error: unknown): string | undefined {
  * A client of its own, not an interactive-transaction client: only it has `$disconnect`
  * (Prisma 7's transaction clients also have `$transaction`, for nested savepoints).
  */
-export function isRootClient(db: Db): db is PrismaClient {
+export function isRootClient(db: EngineDb | SqlClient): db is PrismaClient | SqlPool {
   return typeof (db as { $disconnect?: unknown }).$disconnect === 'function';
 }
 
@@ -35,7 +37,7 @@ export function isRootClient(db: Db): db is PrismaClient {
  * transaction and leave replays to its owner (withEngineTransaction). Decided by isRootClient,
  * not by `$transaction`, which Prisma 7's transaction clients have too.
  */
-export function isTransactionClient(db: Db): boolean {
+export function isTransactionClient(db: EngineDb | SqlClient): boolean {
   return !isRootClient(db);
 }
 
@@ -50,15 +52,18 @@ export function isTransactionClient(db: Db): boolean {
  * a transaction, `fn` runs once in it (attempt 1) and the caller owns the replay.
  * @throws the last error when it is not replayable or the attempts are used up
  */
+export async function withEngineTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient, attempt: number) => Promise<T>, attempts?: number): Promise<T>;
+export async function withEngineTransaction<T>(db: EngineDb | SqlClient, fn: (tx: SqlClient, attempt: number) => Promise<T>, attempts?: number): Promise<T>;
 export async function withEngineTransaction<T>(
-  db: Db,
-  fn: (tx: Prisma.TransactionClient, attempt: number) => Promise<T>,
+  db: EngineDb | SqlClient,
+  fn: (tx: Prisma.TransactionClient & SqlClient, attempt: number) => Promise<T>,
   attempts = MAX_ENGINE_ATTEMPTS,
 ): Promise<T> {
-  if (isTransactionClient(db)) return fn(db as Prisma.TransactionClient, 1);
+  type Tx = Prisma.TransactionClient & SqlClient;
+  if (isTransactionClient(db)) return fn(db as Tx, 1);
   for (let i = 1; ; i++) {
     try {
-      return await inTransaction(db, (tx) => fn(tx, i));
+      return await (isSqlPool(db) ? db.$transaction((tx) => fn(tx as Tx, i)) : inTransaction(db as Db, (tx) => fn(tx as Tx, i)));
     } catch (error) {
       const code = pgErrorCode(error);
       if (i >= attempts || !code || !REPLAYABLE_SQLSTATES.has(code)) throw error;

@@ -2,7 +2,7 @@
  * What happens after tasks become final, shared by completion, lease reclaim,
  * cancel and trigger (cover_early). Internal.
  */
-import type { Prisma } from '../db.ts';
+import type { SqlClient } from '../db.ts';
 import { finaliseRun } from './sql/finalise-run.ts';
 import type { StatsDelta } from './sql/record-handler-stats.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
@@ -23,7 +23,7 @@ import { resolveDeadlock } from './sql/resolve-deadlock.ts';
  * earlier statement, so the finalise statement takes a fresh READ COMMITTED
  * snapshot that includes the previous holder's commit.
  */
-export async function finishRunIfDone(tx: Prisma.TransactionClient, runId: string, now: Date, carry?: StatsCarry): Promise<string | null> {
+export async function finishRunIfDone(tx: SqlClient, runId: string, now: Date, carry?: StatsCarry): Promise<string | null> {
   const stats = carry?.stats;
   if (carry) carry.stats = undefined; // booked by this statement
   let result = await finaliseRun(tx, { runId, stats }, now);
@@ -49,7 +49,7 @@ export interface StatsCarry {
  * (finish-attempt decrements the hard/soft children of a success).
  */
 export async function settleFinalTask(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { taskId: string; runId: string; status: 'success' | 'dead' | 'cancelled' | 'skipped'; readyAlready: number; pendingOnFailure?: number },
   now: Date,
   carry?: StatsCarry,

@@ -93,6 +93,14 @@ export type CompleteOutcome = 'success' | 'failed' | 'timeout';
 
 export interface CompleteTaskInput {
   taskId: string;
+  /**
+   * The task's keys as its claim returned them (ClaimedTask.runId, jobId, scheduledFor): with
+   * them a success is found by primary key in its own week (docs/operations.md "History
+   * partitions"); without them the engine looks them up by id first.
+   */
+  runId?: string;
+  jobId?: string;
+  scheduledFor?: Date;
   /** the attempt the worker ran (from ClaimedTask.attempt); a stale attempt is refused */
   attempt: number;
   /** the node that holds the lease; another holder is refused */

@@ -15,11 +15,15 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
   requireCan(actor, 'read');
   const run = isUuid(id) ? await db.run.findUnique({ where: { id } }) : null;
   if (!run) throw new DomainError('not_found', `Run ${id} not found`);
-  const [tasks, logs, deps] = await Promise.all([
-    db.task.findMany({ where: { runId: id }, orderBy: [{ createdAt: 'asc' }, { stepKey: 'asc' }] }),
-    db.taskLog.findMany({ where: { runId: id }, orderBy: { id: 'asc' } }),
-    db.taskDependency.findMany({ where: { task: { runId: id } }, select: { taskId: true, parentTaskId: true } }),
+  const [tasks, deps] = await Promise.all([
+    db.task.findMany({ where: { runId: id, scheduledFor: run.scheduledFor }, orderBy: [{ createdAt: 'asc' }, { stepKey: 'asc' }] }),
+    db.taskDependency.findMany({ where: { task: { runId: id }, scheduledFor: run.scheduledFor }, select: { taskId: true, parentTaskId: true } }),
   ]);
+  // By task (task_logs_task_idx), in the run's week: the logs carry their run's scheduled_for.
+  const logs = tasks.length === 0 ? [] : await db.taskLog.findMany({
+    where: { taskId: { in: tasks.map((t) => t.id) }, scheduledFor: run.scheduledFor },
+    orderBy: { id: 'asc' },
+  });
   const stepOf = new Map(tasks.map((t) => [t.id, t.stepKey]));
   const parents = new Map<string, string[]>();
   for (const d of deps) {

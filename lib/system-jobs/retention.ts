@@ -60,7 +60,7 @@ export function retentionDays(): number {
  * takes other runs; an operator retrying one of them simply wins). Each statement reads and
  * deletes the partitions of one week (or the default ones) by name. Index: runs_time_idx
  * (scheduled_for) — a run finishes after it was scheduled, so `scheduled_for < cutoff` bounds
- * the scan — task_logs_run_idx for the logs, and the primary key of task_log_lines (its
+ * the scan — task_logs_task_idx for the logs, and the primary key of task_log_lines (its
  * leading column is the task id; it has no foreign key, so nothing cascades to it); tasks and
  * task_dependencies go by the foreign keys' cascade.
  * @param now injected clock (the cutoff is relative to it)
@@ -123,7 +123,7 @@ async function deleteBatch(db: Db, suffix: string, cutoff: Date, batchSize: numb
        ), batch_tasks AS (
          SELECT t.id FROM ${part('tasks')} t JOIN batch b ON t.run_id = b.id
        ), logs AS (
-         DELETE FROM ${part('task_logs')} l USING batch b WHERE l.run_id = b.id RETURNING 1
+         DELETE FROM ${part('task_logs')} l USING batch_tasks t WHERE l.task_id = t.id RETURNING 1
        ), lines AS (
          DELETE FROM ${part('task_log_lines')} l USING batch_tasks t WHERE l.task_id = t.id RETURNING 1
        ), gone AS (

@@ -3,7 +3,7 @@
  * shapes, propagation, deadlock, and that every transition is in task_logs.
  */
 import { describe, expect, it } from 'vitest';
-import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
+import { claimTasks, completeTask, markRunsStarted, triggerRun } from '../../lib/engine/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, drive, insertJob, logsOf, statusesOf, tasksOf } from './engine-fixtures.ts';
 
@@ -216,7 +216,7 @@ describe('task_logs', () => {
     await expect(t.pool.query(`UPDATE task_logs SET message = 'x' WHERE id = $1`, [log.id])).rejects.toThrow(/append-only/);
   });
 
-  it('claim sets the run running with started_at; instantiation copies payload, overrides and routing', async () => {
+  it('a one-step run stays pending at its claim and takes its start from the task when it ends; instantiation copies payload, overrides and routing', async () => {
     const jobId = await insertJob(t.db, {
       payload: { a: 1, b: 1 }, maxRetries: 2, priority: 7,
       steps: [{ key: 's', payload: { b: 2, c: 2 }, maxRetries: 5, timeoutSeconds: 9, resourceKey: 'rk-payload' }],
@@ -230,9 +230,42 @@ describe('task_logs', () => {
     expect(task.scheduledFor).toEqual(T0);
     const [c] = await claimTasks(t.db, { ...NODE, limit: 10 }, at(1000));
     expect(c.id).toBe(task.id);
+    expect(c.onlyTask).toBe(true);
     const r = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
-    expect(r.status).toBe('running');
-    expect(r.startedAt).toEqual(at(1000));
-    await completeTask(t.db, { taskId: c.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(1000));
+    expect([r.status, r.startedAt]).toEqual(['pending', null]);
+    await completeTask(t.db, { taskId: c.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(1600));
+    const done = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect([done.status, done.startedAt, done.finishedAt, done.durationMs]).toEqual(['success', at(1000), at(1600), 600]);
+  });
+});
+
+describe('run start (docs/engine.md "Run start")', () => {
+  it('the first claim of a run of several tasks marks it running at the claim', async () => {
+    const { runId } = await start({ steps: [{ key: 'a' }, { key: 'b' }], edges: [{ from: 'a', to: 'b' }] });
+    const [a] = await claimTasks(t.db, { ...NODE, limit: 10 }, at(1000));
+    expect(a.onlyTask).toBe(false);
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect([r.status, r.startedAt]).toEqual(['running', at(1000)]);
+  });
+
+  it('a one-step run is marked running by markRunsStarted, once, with its attempt start', async () => {
+    const { runId } = await start({ steps: [{ key: 'only' }] });
+    const [c] = await claimTasks(t.db, { ...NODE, limit: 10 }, at(1000));
+    expect(await markRunsStarted(t.db, [{ runId, scheduledFor: c.scheduledFor, startedAt: c.startedAt }], at(1250))).toBe(1);
+    expect(await markRunsStarted(t.db, [{ runId, scheduledFor: c.scheduledFor, startedAt: at(1300) }], at(1300))).toBe(0);
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect([r.status, r.startedAt]).toEqual(['running', at(1000)]);
+    await completeTask(t.db, { taskId: c.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(2000));
+    const done = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect([done.status, done.startedAt, done.durationMs]).toEqual(['success', at(1000), 1000]);
+  });
+
+  it('a one-step run whose attempt fails and is retried is running from that attempt on', async () => {
+    const { runId } = await start({ maxRetries: 1, steps: [{ key: 'only' }] });
+    const [c] = await claimTasks(t.db, { ...NODE, limit: 10 }, at(1000));
+    const r1 = await completeTask(t.db, { taskId: c.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'x' }, at(1100));
+    expect(r1.task?.status).toBe('pending');
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect([r.status, r.startedAt]).toEqual(['running', at(1000)]);
   });
 });

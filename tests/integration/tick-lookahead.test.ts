@@ -143,8 +143,9 @@ describe('pause, edit and delete cancel runs whose slot is still ahead', () => {
     const claimed = await claimTasks(t.db, { nodeId: 'n1', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 50, leaseSeconds: 30 }, ms(P, 5001));
     expect(claimed.map((c) => c.jobId)).toEqual([job]);
     await pauseJob(t.db, job, alice, {}, ms(P, 5100));
-    const runs = await t.pool.query(`SELECT status::text FROM runs WHERE job_id = $1`, [job]);
-    expect(runs.rows.map((x) => x.status)).toEqual(['running']);
+    // A one-step run is still pending while its task runs (docs/engine.md "Run start"): not cancelled.
+    const runs = await t.pool.query(`SELECT r.status::text AS run, t.status::text AS task FROM runs r JOIN tasks t ON t.run_id = r.id WHERE r.job_id = $1`, [job]);
+    expect(runs.rows).toEqual([{ run: 'pending', task: 'running' }]);
   });
 
   it('a job with an active run is not fired ahead: its block strategy is decided at the slot', async () => {

@@ -56,6 +56,21 @@ describe('runner', () => {
     expect(run.finishedAt).not.toBeNull();
   });
 
+  it('a one-step run whose attempt lasts is marked running while it runs, with its attempt start (docs/engine.md "Run start")', async () => {
+    const w = worker();
+    await w.start();
+    const { tasks, runId } = await runOf({ steps: [{ handler: 'builtin.sleep', payload: { ms: 4000 } }] });
+    const run = await waitFor(async () => {
+      const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+      return r.status === 'running' ? r : null;
+    }, 15_000, 'run running');
+    const running = await task(tasks.main!);
+    // marked while the attempt still runs, with the task's own start
+    expect(running.status).toBe('running');
+    expect(run.startedAt).toEqual(running.startedAt);
+    await finalTask(tasks.main!);
+  });
+
   it('a second process start is a new node: node ids never repeat', async () => {
     const a = worker();
     const b = worker();

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
  * The job's runs created ahead of a slot that is still in the future: schedule runs still
@@ -7,7 +7,7 @@ import { preparedSql, type Prisma } from '../../db.ts';
  * claim moving the run to running waits, or is waited for and the row re-checked).
  * Index: runs_active_idx (job_id, created_at) WHERE status IN (pending, running); tasks_run_idx.
  */
-export async function selectAheadRuns(tx: Prisma.TransactionClient, p: { jobId: string }, now: Date): Promise<{ id: string; scheduleAt: Date }[]> {
+export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: Date): Promise<{ id: string; scheduleAt: Date }[]> {
   return tx.$queryRawUnsafe<{ id: string; scheduleAt: Date }[]>(
     preparedSql('select-ahead-runs', `SELECT r.id, x.first AS "scheduleAt"
        FROM runs r
@@ -27,7 +27,7 @@ export async function selectAheadRuns(tx: Prisma.TransactionClient, p: { jobId: 
  * recomputes next_run_at). Primary-key UPDATE on the job row the caller holds. The
  * jobs_notify_update trigger wakes the tickers. Returns next_run_at afterwards (null when unchanged).
  */
-export async function rewindNextRunAt(tx: Prisma.TransactionClient, p: { jobId: string; to: Date }): Promise<Date | null> {
+export async function rewindNextRunAt(tx: SqlClient, p: { jobId: string; to: Date }): Promise<Date | null> {
   const rows = await tx.$queryRawUnsafe<{ nextRunAt: Date | null }[]>(
     preparedSql('rewind-next-run-at', `UPDATE jobs SET next_run_at = LEAST(coalesce(next_run_at, $2::timestamptz), $2::timestamptz)
       WHERE id = $1::uuid AND status = 'active' AND deleted_at IS NULL

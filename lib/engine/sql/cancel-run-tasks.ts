@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { CANCEL_CHANNEL } from '../notify.ts';
 
 /**
@@ -11,7 +11,7 @@ import { CANCEL_CHANNEL } from '../notify.ts';
  * job row and the run rows first (lib/engine/lock-order.ts). Index: tasks_run_idx (run_id).
  */
 export async function cancelRunTasks(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { runIds: string[]; message: string; actor: string },
   now: Date,
 ): Promise<{ cancelled: number; runningIds: string[] }> {

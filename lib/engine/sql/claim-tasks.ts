@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import type { ClaimedTask, ClaimInput } from '../types.ts';
 import { claimedTaskColumns } from './columns.ts';
 
@@ -74,7 +74,7 @@ export interface ClaimParams extends Required<ClaimInput> {
  * runs, instead of probing every week's primary key (measured on 10 M runs in 17 weeks: 2.3 ms a
  * claim before, 1.6 ms after, against 1.35 ms on an empty database).
  */
-export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUnsafe: Prisma.TransactionClient['$queryRawUnsafe'] }, p: ClaimParams, now: Date): Promise<ClaimedTask[]> {
+export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): Promise<ClaimedTask[]> {
   const limit = Math.max(1, Math.floor(p.limit));
   return tx.$queryRawUnsafe<ClaimedTask[]>(
     preparedSql('claim-tasks', `WITH cand AS (
@@ -127,24 +127,35 @@ export async function claimTasksSql(tx: Prisma.TransactionClient | { $queryRawUn
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
        SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $5::timestamptz FROM upd
        RETURNING 1
+     ), only_task AS (
+       -- A run's task set is fixed when the run is created, so the statement's snapshot answers
+       -- this exactly (one tasks_run_step_uniq probe in the run's week).
+       SELECT u.id, NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = u.run_id AND o.scheduled_for = u.scheduled_for AND o.id <> u.id) AS only
+         FROM upd u
      ), started AS (
+       -- A run of several tasks starts with its first claim. A one-step run does not: it goes
+       -- from pending to its end in the completion, or to running when its attempt has lasted a
+       -- while (mark-runs-started.ts) or ends without ending it (finish-attempt.ts) — one write
+       -- of the run row per task instead of two (docs/engine.md "Run start").
        -- SKIP LOCKED: the claim holds task rows, and the lock order (lib/engine/lock-order.ts) puts
        -- runs before tasks; so it never waits for a run row. A run held by someone else (a cancel,
        -- a completion) stays 'pending' until a later claim or its end; nothing reads run status
        -- to decide task work.
        UPDATE runs r SET status = 'running', started_at = $5::timestamptz, updated_at = $5::timestamptz
         WHERE (r.id, r.scheduled_for) IN (SELECT l.id, l.scheduled_for FROM runs l
-                                            WHERE (l.id, l.scheduled_for) IN (SELECT run_id, scheduled_for FROM upd) AND l.status::text = 'pending'
+                                            WHERE (l.id, l.scheduled_for) IN (SELECT u.run_id, u.scheduled_for FROM upd u JOIN only_task o ON o.id = u.id WHERE NOT o.only)
+                                              AND l.status::text = 'pending'
                                             ORDER BY l.id FOR UPDATE SKIP LOCKED)
           -- status::text (twice): not an index condition, so the plan probes the run by its key
           -- rather than reading every week's pending runs
           AND r.status::text = 'pending'
        RETURNING r.id
      )
-     SELECT ${claimedTaskColumns('upd', 'cr')},
+     SELECT ${claimedTaskColumns('upd', 'cr', 'o.only')},
             (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM started)::int AS "_started"
        -- the statement's snapshot of the run (job_key and trigger never change): one join for both
        FROM upd JOIN runs cr ON cr.id = upd.run_id AND cr.scheduled_for = upd.scheduled_for
+       JOIN only_task o ON o.id = upd.id
       ORDER BY upd.priority DESC, upd.schedule_at`),
     p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), now, p.leaseSeconds, p.nodeStaleSeconds,
     p.allowResourceKeys, p.fallbackHandlers,

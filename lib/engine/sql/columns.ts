@@ -15,15 +15,15 @@ export function runColumns(alias = 'runs'): string {
  * The task columns a claim returns (ClaimedTask).
  * @param alias the tasks row
  * @param run the alias of the task's runs row, joined by the caller (job key, lateness rule)
+ * @param onlyTask SQL (boolean) of "the run has no other task", computed by the caller
  */
-export function claimedTaskColumns(alias: string, run: string): string {
+export function claimedTaskColumns(alias: string, run: string, onlyTask: string): string {
   const a = alias;
   return `${a}.id, ${a}.run_id AS "runId", ${a}.job_id AS "jobId", ${a}.step_key AS "stepKey", ${a}.handler, ${a}.config,
     ${a}.payload, ${a}.attempt, ${a}.max_retries AS "maxRetries", ${a}.timeout_seconds AS "timeoutSeconds", ${a}.priority,
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
     ${a}.lease_until AS "leaseUntil", ${a}.version, ${latenessFromSql(a, run)} AS "latenessFrom",
-    ${run}.job_key AS "jobKey",
-    NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = ${a}.run_id AND o.scheduled_for = ${a}.scheduled_for AND o.id <> ${a}.id) AS "onlyTask"`;
+    ${run}.job_key AS "jobKey", ${onlyTask} AS "onlyTask"`;
 }
 
 /** Task statuses that are not final, as an SQL list (docs/design.md §4). */

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
@@ -45,7 +45,7 @@ export interface DagTaskCompleted {
  * docs/operations.md "History partitions").
  */
 export async function completeDagTasksSql(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { nodeId: string; message: string; jobFirst: boolean; items: CompletionItem[] },
   now: Date,
 ): Promise<DagTaskCompleted[]> {
@@ -144,7 +144,7 @@ const statsRowsColumns = (now: string) => ({
 });
 
 /** Adds a batch of successful attempts to handler_stats_daily (successStatsSql), standalone: the transaction's last statement. */
-export async function recordSuccessStats(tx: Prisma.TransactionClient, rows: StatsRow[], now: Date): Promise<void> {
+export async function recordSuccessStats(tx: SqlClient, rows: StatsRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRawUnsafe(preparedSql('record-success-stats', successStatsSql(statsRowsColumns('$2::timestamptz'), statsRowsFrom(1), '$2::timestamptz')),
     statsRowsParam(rows), now);
@@ -160,7 +160,7 @@ export async function recordSuccessStats(tx: Prisma.TransactionClient, rows: Sta
  * Index: tasks_run_open_idx per run (pending_parents < 1: finalise-run.ts).
  */
 export async function probeRunsAfterCompletion(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   runIds: string[],
   stats: StatsRow[],
   now: Date,

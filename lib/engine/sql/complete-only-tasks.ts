@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, itemsRowLimit, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
@@ -58,14 +58,19 @@ export interface OnlyTaskCompleted {
  * detail.durationMs; several items of one handler are summed into one row before the
  * upsert (ON CONFLICT cannot touch one row twice in a statement).
  *
- * Index: tasks_pkey (status::text keeps the planner off tasks_lease_idx),
- * tasks_run_idx for the sibling probe, jobs_pkey, runs_active_idx, runs_pkey,
- * handler_stats_daily_pkey. A named prepared statement (lib/db.ts preparedSql):
- * its generic plan is these same primary-key probes, checked with
- * EXPLAIN (GENERIC_PLAN).
+ * Every row is reached by its full primary key: the items carry each task's run, job and week
+ * (scheduled_for, the partition key) from its claim, so PostgreSQL reads one week's partition
+ * of tasks and runs per item, never probing every week (docs/operations.md "History
+ * partitions"). Index: tasks_pkey, runs_pkey, jobs_pkey, tasks_run_step_uniq for the sibling
+ * probe, runs_active_idx, handler_stats_daily_pkey. A named prepared statement (lib/db.ts
+ * preparedSql) on the worker's hot-path pool, whose planner settings keep it on those keys
+ * whatever the statistics say (lib/sql-pool.ts).
+ *
+ * The run may still be `pending`: a one-step run is not marked running at its claim
+ * (claim-tasks.ts), so this is often its only write; it takes the task's started_at.
  */
 export async function completeOnlyTasksSql(
-  db: Pick<Prisma.TransactionClient, '$queryRawUnsafe'>,
+  db: SqlClient,
   p: { nodeId: string; message: string; items: CompletionItem[] },
   now: Date,
 ): Promise<OnlyTaskCompleted[]> {
@@ -80,12 +85,11 @@ export async function completeOnlyTasksSql(
        -- once, in full, before that step reads its first row.
        -- Only jobs that can qualify (not serial_execution): a serial job's completion goes the
        -- general way and must not wait here, e.g. behind a tick holding its row.
-       SELECT j.id FROM jobs j WHERE j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
-          AND j.block_strategy <> 'serial_execution'
+       SELECT j.id FROM jobs j WHERE j.id IN (SELECT job_id FROM i) AND j.block_strategy <> 'serial_execution'
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
-       SELECT r.id, r.trigger FROM runs r WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id)
-          AND r.job_id::uuid IN (SELECT id FROM lj)
+       SELECT r.id, r.trigger FROM runs r
+        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i WHERE job_id IN (SELECT id FROM lj))
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
        ${LOCK_ITEM_TASKS_SQL}
@@ -93,11 +97,13 @@ export async function completeOnlyTasksSql(
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
-        WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for
+          AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+          -- the keys the worker sent must be the task's own
+          AND tasks.run_id = i.run_id AND tasks.job_id = i.job_id::text
           AND (SELECT count(*) FROM lt) >= 0
-          AND tasks.job_id::uuid IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
-          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = tasks.run_id AND o.id <> tasks.id)
-          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = tasks.job_id::uuid AND j.block_strategy = 'serial_execution')
+          AND i.job_id IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
+          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = i.run_id AND o.scheduled_for = i.scheduled_for AND o.id <> i.id)
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at,
                  tasks.locked_by, i.error, i.exit_code,
@@ -107,9 +113,9 @@ export async function completeOnlyTasksSql(
        RETURNING 1
      ), run AS (
        UPDATE runs r
-          SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL' })}
+          SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL', startedAt: 't.started_at' })}
          FROM t
-        WHERE r.id = t.run_id AND r.status IN ('pending', 'running')
+        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j

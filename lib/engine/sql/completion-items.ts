@@ -9,6 +9,10 @@
  */
 export interface CompletionItem {
   taskId: string;
+  /** the task's keys as its claim returned them: its run, job and week (tasks.scheduled_for, the partition key) */
+  runId: string;
+  jobId: string;
+  scheduledFor: Date;
   attempt: number;
   output: unknown;
   error: string | null;
@@ -18,7 +22,7 @@ export interface CompletionItem {
 /** The jsonb parameter of a batch. */
 export function completionItemsParam(items: readonly CompletionItem[]): string {
   return JSON.stringify(items.map((i) => ({
-    id: i.taskId, attempt: i.attempt,
+    id: i.taskId, scheduled_for: i.scheduledFor.toISOString(), run_id: i.runId, job_id: i.jobId, attempt: i.attempt,
     output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
   })));
 }
@@ -36,9 +40,10 @@ export function itemsRowLimit(n: number): number {
   return limit;
 }
 
-/** SQL reading the batch back from parameter `$param` as rows (id, attempt, output, error, exit_code). */
+/** SQL reading the batch back from parameter `$param` as rows (id, scheduled_for, run_id, job_id, attempt, output, error, exit_code). */
 export function completionItemsSql(param: number): string {
-  return `jsonb_to_recordset($${param}::jsonb) AS x(id uuid, attempt int, output text, error text, exit_code int)`;
+  return `jsonb_to_recordset($${param}::jsonb)
+         AS x(id uuid, scheduled_for timestamptz, run_id uuid, job_id uuid, attempt int, output text, error text, exit_code int)`;
 }
 
 /**
@@ -66,10 +71,11 @@ export function successLogSql(now: string, message: string): string {
 }
 
 /**
- * Body of the `lt` CTE: the items' task rows locked in ascending id, after the runs (`lr`).
- * Lease renewal (extend-leases.ts) locks a node's running tasks in that order, so a completion
- * batch and a heartbeat of the same worker never wait on each other in a cycle (lock-order.ts).
+ * Body of the `lt` CTE: the items' task rows locked in ascending id, after the runs (`lr`), each
+ * found by its primary key in its own week. Lease renewal (extend-leases.ts) locks a node's
+ * running tasks in that order, so a completion batch and a heartbeat of the same worker never
+ * wait on each other in a cycle (lock-order.ts).
  */
-export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE k.id IN (SELECT id FROM i) AND (SELECT count(*) FROM lr) >= 0
+export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND (SELECT count(*) FROM lr) >= 0
         ORDER BY k.id FOR UPDATE OF k`;
 

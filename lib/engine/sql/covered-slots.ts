@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import type { SqlClient } from '../../db.ts';
 
 export interface CoveredSlot {
   scheduledFor: Date;
@@ -14,7 +14,7 @@ export interface CoveredSlot {
  * then insert hold the job row (lock-job.ts) so no trigger of the job races them.
  * Index: runs_schedule_fire_uniq / runs_backfill_slot_uniq (job_id, scheduled_for).
  */
-export async function coveredSlots(db: Prisma.TransactionClient, p: { jobId: string; slots: Date[] }): Promise<CoveredSlot[]> {
+export async function coveredSlots(db: SqlClient, p: { jobId: string; slots: Date[] }): Promise<CoveredSlot[]> {
   if (p.slots.length === 0) return [];
   return db.$queryRawUnsafe<CoveredSlot[]>(
     `SELECT DISTINCT ON (scheduled_for) scheduled_for AS "scheduledFor", id AS "runId", trigger::text AS trigger, status::text AS status

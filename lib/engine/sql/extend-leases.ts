@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
  * Heartbeat: lease_until = now + leaseSeconds for the node's tasks that are
@@ -11,7 +11,7 @@ import { preparedSql, type Prisma } from '../../db.ts';
  * primary key (id = ANY).
  */
 export async function extendLeasesSql(
-  db: Prisma.TransactionClient,
+  db: SqlClient,
   p: { nodeId: string; taskIds: string[]; leaseSeconds: number },
   now: Date,
 ): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { statsUpsertSql, type StatsDelta } from './record-handler-stats.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 
@@ -40,7 +40,7 @@ export interface FinaliseResult {
  * 10,000-task run does not rescan itself on every completion; the final
  * aggregate scans tasks_run_idx once per run.
  */
-export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: string; stats?: StatsDelta }, now: Date): Promise<FinaliseResult> {
+export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: StatsDelta }, now: Date): Promise<FinaliseResult> {
   // The handler-stats upsert rides along as the last CTE (hot row: lock it as late as possible).
   const stats = p.stats ? statsUpsertSql(p.stats, now, 3) : null;
   const rows = await tx.$queryRawUnsafe<FinaliseResult[]>(
@@ -51,9 +51,10 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
                 -- walks (every ready task of every run) filtering on run_id; '< 1' keeps it on tasks_run_open_idx.
                 OR EXISTS (SELECT 1 FROM tasks WHERE run_id = $1::uuid AND status = 'pending' AND pending_parents < 1) AS live
      ), agg AS (
-       SELECT bool_or(status = 'cancelled') AS any_cancelled,
+       SELECT bool_or(status = 'cancelled') AS any_cancelled, min(started_at) AS first_start,
               bool_and(status = 'success' OR (status = 'skipped' AND error IS NULL)) AS all_ok,
-              EXISTS (SELECT 1 FROM task_logs l WHERE l.run_id = $1::uuid AND l.from_status = 'timeout' AND l.to_status = 'dead') AS timed_out,
+              EXISTS (SELECT 1 FROM task_logs l WHERE l.task_id IN (SELECT id FROM tasks WHERE run_id = $1::uuid)
+                        AND l.from_status = 'timeout' AND l.to_status = 'dead') AS timed_out,
               (SELECT step_key || ': ' || coalesce(error, status::text) FROM tasks
                 WHERE run_id = $1::uuid AND (status IN ('dead', 'cancelled') OR (status = 'skipped' AND error IS NOT NULL))
                 ORDER BY completed_at NULLS LAST, step_key LIMIT 1) AS first_error
@@ -65,6 +66,7 @@ export async function finaliseRun(tx: Prisma.TransactionClient, p: { runId: stri
                           WHEN agg.timed_out THEN 'timeout' ELSE 'failed' END`,
             now: '$2::timestamptz',
             error: 'CASE WHEN coalesce(agg.all_ok, true) THEN NULL ELSE coalesce(r.error, agg.first_error) END',
+            startedAt: 'agg.first_start',
           })}
          FROM agg
         -- an uncorrelated sub-select becomes a one-time filter: the aggregate is not computed while tasks are open

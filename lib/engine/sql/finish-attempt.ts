@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql } from './stats-outcome.ts';
 
@@ -41,7 +41,8 @@ export interface AttemptEnd {
  * Ends one attempt: running -> success | failed | timeout, as a compare-and-set
  * on (id, status = 'running', attempt, locked_by). A lost race (stale attempt,
  * lease reclaimed, run cancelled) matches no row: nothing changes, no error.
- * In the same statement: the task_logs row and — for success, the common
+ * In the same statement: the task_logs row, the run pending -> running when it
+ * was not marked yet (a one-step run), and — for success, the common
  * case — the hard/soft children's pending_parents decrement, NOTIFYing workers
  * when one became ready. on_failure children of a success and all children of
  * a dead task are handled by propagate-final.ts.
@@ -54,7 +55,7 @@ export interface AttemptEnd {
  * the meantime wins over the reaper.
  */
 export async function finishAttempt(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: AttemptEnd,
   now: Date,
 ): Promise<FinishedAttempt | null> {
@@ -77,6 +78,14 @@ export async function finishAttempt(
               locked_by, $9::timestamptz
          FROM t
        RETURNING 1
+     ), started AS (
+       -- A run not marked running yet (a one-step run: docs/engine.md "Run start") is from here
+       -- on: its attempt ended, and it either goes on (a retry) or ends in the caller's next
+       -- statement. The caller holds the run row.
+       UPDATE runs r SET status = 'running', started_at = t.started_at, updated_at = $9::timestamptz
+         FROM t
+        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND r.status::text = 'pending'
+       RETURNING 1
      ), dec AS (
        -- Children by primary key from an array built off task_dependencies_parent_idx: a plain join let
        -- the planner (stale statistics right after a bulk trigger) walk every pending task of the table
@@ -96,7 +105,7 @@ export async function finishAttempt(
      SELECT t.id, t.run_id AS "runId", t.job_id AS "jobId", t.step_key AS "stepKey", t.handler, t.status::text AS status,
             t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt", t.lateness_from AS "latenessFrom",
             t.locked_by AS "lockedBy", counts.ready, counts.on_failure_children AS "onFailureChildren",
-            (SELECT count(*) FROM log)::int AS "_logged",
+            (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM started)::int AS "_started",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"
        FROM t, counts`),
     p.taskId, p.attempt, p.nodeId, p.outcome, p.output === undefined ? null : JSON.stringify(p.output), p.error,

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 export type JobAuditAction = 'backfill' | 'mark_success' | 'clear';
 
@@ -11,7 +11,7 @@ export type JobAuditAction = 'backfill' | 'mark_success' | 'clear';
  * Lock: none beyond the insert. Index: job_audit_job_idx (job_id, created_at DESC).
  */
 export async function insertJobAudit(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { jobId: string; action: JobAuditAction; runId?: string | null; taskId?: string | null; actor: string; reason?: string | null; detail: Record<string, unknown> },
   now: Date,
 ): Promise<void> {

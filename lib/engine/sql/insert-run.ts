@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import type { Run } from '../types.ts';
 import { runColumns } from './columns.ts';
 
@@ -25,7 +25,7 @@ export interface InsertRunParams {
  * `runs_schedule_fire_uniq` rejects a second run for the same schedule instant
  * (exactly-once firing) with a unique violation the tick relies on.
  */
-export async function insertRun(tx: Prisma.TransactionClient, p: InsertRunParams, now: Date): Promise<Run | null> {
+export async function insertRun(tx: SqlClient, p: InsertRunParams, now: Date): Promise<Run | null> {
   const rows = await tx.$queryRawUnsafe<Run[]>(
     preparedSql('insert-run', `WITH j AS (
        SELECT id, key, version FROM jobs WHERE id = $1::uuid

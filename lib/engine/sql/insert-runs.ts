@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma, type PrismaClient } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import type { Run } from '../types.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { runColumns } from './columns.ts';
@@ -68,7 +68,7 @@ export type InsertedRun = Run & { tasks: number };
  *   or a job without steps: the caller ends such a pending run, settle.ts finishRunIfDone)
  */
 export async function insertRuns(
-  tx: Prisma.TransactionClient | PrismaClient,
+  tx: SqlClient,
   runs: readonly NewRun[],
   now: Date,
   opts: { lockedIdle?: boolean } = {},

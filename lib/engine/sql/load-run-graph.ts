@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 export interface GraphTask {
   id: string;
@@ -19,7 +19,7 @@ export interface GraphEdge {
  * graph is walked in TypeScript). Lock: none (the caller holds the run row).
  * Index: tasks_run_idx; task_dependencies via its unique (task_id, ...) index.
  */
-export async function loadRunGraph(tx: Prisma.TransactionClient, p: { runId: string }): Promise<{ tasks: GraphTask[]; edges: GraphEdge[] }> {
+export async function loadRunGraph(tx: SqlClient, p: { runId: string }): Promise<{ tasks: GraphTask[]; edges: GraphEdge[] }> {
   const rows = await tx.$queryRawUnsafe<{ tasks: GraphTask[] | null; edges: GraphEdge[] | null }[]>(
     preparedSql('load-run-graph', `SELECT (SELECT jsonb_agg(jsonb_build_object('id', t.id, 'stepKey', t.step_key, 'status', t.status, 'error', t.error,
                                                  'started', t.started_at IS NOT NULL, 'pendingParents', t.pending_parents))

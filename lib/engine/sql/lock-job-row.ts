@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
  * Locks the job row of a run or of a task (`FOR UPDATE`), before any run or
@@ -10,7 +10,7 @@ import { preparedSql, type Prisma } from '../../db.ts';
  * Lock: the job row only. Index: runs / tasks primary key, then jobs primary key.
  * @returns the job id, or null when the run / task does not exist
  */
-export async function lockJobRow(tx: Prisma.TransactionClient, p: { runId?: string; taskId?: string }): Promise<string | null> {
+export async function lockJobRow(tx: SqlClient, p: { runId?: string; taskId?: string }): Promise<string | null> {
   const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
     preparedSql('lock-job-row', `SELECT j.id::text AS id FROM jobs j
       WHERE j.id = (SELECT coalesce((SELECT r.job_id FROM runs r WHERE r.id = $1::uuid),
@@ -31,7 +31,7 @@ export async function lockJobRow(tx: Prisma.TransactionClient, p: { runId?: stri
  * Lock: the job row (FOR UPDATE strength). Index: tasks primary key, then jobs primary key.
  * @returns the job id, or null when the task does not exist
  */
-export async function lockJobRowForReopen(tx: Prisma.TransactionClient, p: { taskId: string }): Promise<string | null> {
+export async function lockJobRowForReopen(tx: SqlClient, p: { taskId: string }): Promise<string | null> {
   const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
     preparedSql('lock-job-row-reopen', `UPDATE jobs j SET total_runs = j.total_runs
       WHERE j.id = (SELECT t.job_id FROM tasks t WHERE t.id = $1::uuid)::uuid
@@ -45,7 +45,7 @@ export async function lockJobRowForReopen(tx: Prisma.TransactionClient, p: { tas
  * Locks run rows in ascending id (cover_early: every active run of a job, the
  * job row already held; lock-order.ts step 2). Index: runs primary key.
  */
-export async function lockRuns(tx: Prisma.TransactionClient, runIds: string[]): Promise<void> {
+export async function lockRuns(tx: SqlClient, runIds: string[]): Promise<void> {
   if (runIds.length === 0) return;
   await tx.$queryRawUnsafe(
     preparedSql('lock-runs', `SELECT id FROM runs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`),

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 export interface LockedJob {
   id: string;
@@ -32,7 +32,7 @@ export interface LockedJob {
  * WHERE status IN (pending, running) for the active runs.
  * @param opts.followsRun a run id (uuid) or undefined
  */
-export async function lockJob(tx: Prisma.TransactionClient, jobId: string, opts: { followsRun?: string } = {}): Promise<LockedJob | null> {
+export async function lockJob(tx: SqlClient, jobId: string, opts: { followsRun?: string } = {}): Promise<LockedJob | null> {
   const jobs = await tx.$queryRawUnsafe<Omit<LockedJob, 'oldestActive' | 'newestActive' | 'activeIds' | 'followsActive'>[]>(
     preparedSql('lock-job', `SELECT j.id, j.key, j.version, j.status::text AS status, j.block_strategy::text AS "blockStrategy"
        FROM jobs j

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import type { SqlClient } from '../../db.ts';
 
 export interface LockedRun {
   id: string;
@@ -15,7 +15,7 @@ export interface LockedRun {
  * actions (cancel, retry) and completions of the run's tasks serialise and the
  * run's final status is decided once. Index: runs primary key / tasks primary key.
  */
-export async function lockRun(tx: Prisma.TransactionClient, p: { runId?: string; taskId?: string; withTasks?: boolean }): Promise<LockedRun | null> {
+export async function lockRun(tx: SqlClient, p: { runId?: string; taskId?: string; withTasks?: boolean }): Promise<LockedRun | null> {
   const rows = await tx.$queryRawUnsafe<LockedRun[]>(
     p.withTasks
       // Operator retry recomputes counters from what it reads: hold every task of the run

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
  * Operator mark success, the task half: dead | failed | timeout -> success as
@@ -11,7 +11,7 @@ import { preparedSql, type Prisma } from '../../db.ts';
  * withTasks). Index: tasks and runs primary keys.
  */
 export async function markTaskSuccessSql(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { taskId: string; runId: string; from: string; attempt: number; actor: string; reason: string },
   now: Date,
 ): Promise<boolean> {

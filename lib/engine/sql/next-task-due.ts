@@ -1,4 +1,4 @@
-import type { Db } from '../../db.ts';
+import type { SqlClient } from '../../db.ts';
 
 /**
  * The earliest schedule_at of a ready task (pending, no pending parents) with one of
@@ -8,7 +8,7 @@ import type { Db } from '../../db.ts';
  * nothing claimable costs one empty claim).
  * Index: tasks_claim_idx (partial: only ready tasks, which an idle queue has few of).
  */
-export async function nextTaskDue(db: Db, p: { handlers: string[] }): Promise<Date | null> {
+export async function nextTaskDue(db: SqlClient, p: { handlers: string[] }): Promise<Date | null> {
   if (p.handlers.length === 0) return null;
   const rows = await db.$queryRawUnsafe<{ at: Date | null }[]>(
     `SELECT min(schedule_at) AS at FROM tasks

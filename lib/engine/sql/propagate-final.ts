@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
@@ -24,7 +24,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  * proportional to the out-edges of the tasks that change, not to the run.
  */
 export async function propagateFinal(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { parentIds: string[]; edgeTypes: ('hard' | 'soft' | 'on_failure')[] },
   now: Date,
 ): Promise<{ skipped: number; ready: number }> {

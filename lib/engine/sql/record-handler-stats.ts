@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import type { SqlClient } from '../../db.ts';
 import { attemptDurationMsSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
 
 /** One ended attempt as the handler stats count it (the rule: stats-outcome.ts). */
@@ -47,7 +47,7 @@ export function statsUpsertSql(d: StatsDelta, now: Date, first: number): { sql: 
 }
 
 /** Standalone form of statsUpsertSql (used when the run is not being finalised in the same transaction). */
-export async function recordHandlerStats(tx: Prisma.TransactionClient, d: StatsDelta, now: Date): Promise<void> {
+export async function recordHandlerStats(tx: SqlClient, d: StatsDelta, now: Date): Promise<void> {
   const { sql, params } = statsUpsertSql(d, now, 1);
   await tx.$executeRawUnsafe(sql, ...params);
 }

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
@@ -20,7 +20,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  * runs_active_idx (job_id, created_at) WHERE status IN (pending, running);
  * tasks_run_idx; task_dependencies (task_id, parent_task_id) unique.
  */
-export async function releaseSerialRun(tx: Prisma.TransactionClient, p: { jobId: string }, now: Date): Promise<string | null> {
+export async function releaseSerialRun(tx: SqlClient, p: { jobId: string }, now: Date): Promise<string | null> {
   const rows = await tx.$queryRawUnsafe<{ id: string | null }[]>(
     preparedSql('release-serial-run', `WITH active AS (
        SELECT r.id, r.created_at, r.scheduled_for,

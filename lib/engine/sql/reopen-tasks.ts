@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 export interface ReopenRow {
@@ -23,7 +23,7 @@ export interface ReopenRow {
  * tasks primary key (unnest join), runs primary key.
  */
 export async function reopenTasks(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { runId: string; rows: ReopenRow[]; actor: string },
   now: Date,
 ): Promise<number> {

@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
  * Deadlock (docs/design.md §4: "a run whose remaining tasks can never become ready
@@ -12,7 +12,7 @@ import { preparedSql, type Prisma } from '../../db.ts';
  *
  * Lock: the run row (held) and its pending task rows. Index: tasks_run_open_idx.
  */
-export async function resolveDeadlock(tx: Prisma.TransactionClient, p: { runId: string }, now: Date): Promise<string[]> {
+export async function resolveDeadlock(tx: SqlClient, p: { runId: string }, now: Date): Promise<string[]> {
   const rows = await tx.$queryRawUnsafe<{ steps: string[] | null }[]>(
     preparedSql('resolve-deadlock', `WITH stuck AS (
        SELECT t.id, t.step_key FROM tasks t

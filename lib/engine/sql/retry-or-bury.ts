@@ -1,4 +1,4 @@
-import { preparedSql, type Prisma } from '../../db.ts';
+import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 
 /**
@@ -11,7 +11,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  * Index: tasks primary key.
  */
 export async function retryOrBury(
-  tx: Prisma.TransactionClient,
+  tx: SqlClient,
   p: { taskId: string; from: 'failed' | 'timeout'; attempt: number; to: 'pending' | 'dead'; retryAt: Date | null; message: string; delayMs: number | null },
   now: Date,
 ): Promise<boolean> {

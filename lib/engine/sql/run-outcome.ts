@@ -6,8 +6,10 @@
  * (finalise-run.ts: cancelled > success > timeout > failed); transitions:
  * lib/engine/states.ts RUN_TRANSITIONS and JOB_TRANSITIONS.
  *
- * Run (alias `r`): status, finished_at = now, duration_ms = now - started_at
- * (NULL for a run that never started), error, updated_at.
+ * Run (alias `r`): status, started_at (kept, or the first attempt's start for a run that ended
+ * without having been marked running: a one-step run, docs/engine.md "Run start"),
+ * finished_at = now, duration_ms = now - started_at (NULL for a run that never started), error,
+ * updated_at.
  *
  * Job (alias `j`), for `runs` runs that ended in `status`:
  * - last_run_status = status;
@@ -23,13 +25,17 @@
  * @param p.status SQL expression of the final run status (run_status)
  * @param p.now SQL expression of the end instant (timestamptz), e.g. `$2::timestamptz`
  * @param p.error SQL expression of runs.error
+ * @param p.startedAt SQL expression of the start of a run not marked running (timestamptz or NULL):
+ *   its first attempt's tasks.started_at
  */
-export function runEndSetSql(p: { status: string; now: string; error: string }): string {
+export function runEndSetSql(p: { status: string; now: string; error: string; startedAt: string }): string {
+  const start = `coalesce(r.started_at, ${p.startedAt})`;
   return `status = (${p.status})::run_status,
+              started_at = ${start},
               finished_at = ${p.now},
-              duration_ms = CASE WHEN r.started_at IS NULL THEN NULL
+              duration_ms = CASE WHEN ${start} IS NULL THEN NULL
                                  -- int4 ms holds 24.8 days; a run re-finished later (operator retry, mark success) is capped, not an error
-                                 ELSE LEAST(2147483647, GREATEST(0, (extract(epoch FROM (${p.now} - r.started_at)) * 1000)))::int END,
+                                 ELSE LEAST(2147483647, GREATEST(0, (extract(epoch FROM (${p.now} - ${start})) * 1000)))::int END,
               error = ${p.error},
               updated_at = ${p.now}`;
 }

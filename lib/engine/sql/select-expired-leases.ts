@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db.ts';
+import type { SqlClient } from '../../db.ts';
 
 export interface ExpiredLease {
   id: string;
@@ -15,7 +15,7 @@ export interface ExpiredLease {
  *
  * Lock: none. Index: tasks_lease_idx (lease_until) WHERE status = 'running'.
  */
-export async function selectExpiredLeases(db: Prisma.TransactionClient, p: { limit: number }, now: Date): Promise<ExpiredLease[]> {
+export async function selectExpiredLeases(db: SqlClient, p: { limit: number }, now: Date): Promise<ExpiredLease[]> {
   return db.$queryRawUnsafe<ExpiredLease[]>(
     `SELECT id, attempt, locked_by AS "lockedBy", lease_until AS "leaseUntil"
        FROM tasks WHERE status = 'running' AND lease_until < $1::timestamptz

@@ -1,0 +1,168 @@
+/**
+ * A connection pool for the engine's own SQL on node-postgres, without Prisma: the worker's
+ * claims and completions (worker/create-worker.ts). It speaks the two raw methods the engine's
+ * statements use (`$queryRawUnsafe`, `$executeRawUnsafe`, Prisma's names), so the same
+ * statement functions run on a Prisma client, a Prisma transaction or this pool.
+ *
+ * Why a pool of its own (docs/engine.md "The hot path"):
+ * - Cost: a claim or completion batch is one large statement; Prisma's raw-query layer added
+ *   ~15 µs of worker CPU per task around it (bench/throughput.ts), which this skips.
+ * - Plans that never depend on statistics. The history tables are partitioned by week, and a
+ *   week PostgreSQL has not analysed yet (a young partition, or autovacuum off) makes the
+ *   planner take a few thousand ready tasks for one and read the whole partition and sort it
+ *   instead of walking the claim index, or scan a status index for a task it could reach by
+ *   primary key. Every statement on this pool is a keyed lookup or an ordered walk of a partial
+ *   index, so its sessions run with sequential and bitmap scans disabled (`planner settings`):
+ *   the planner then takes the index paths whatever it believes about row counts. JIT is off
+ *   with them, since a disabled scan still counts in the plan's cost on PostgreSQL 15, which
+ *   would otherwise compile every plan. Generic plans are forced: planning these statements
+ *   over every weekly partition costs more than running them, and their best plan does not
+ *   depend on the parameters.
+ *
+ * The settings go as the session's startup options, or — behind a transaction-mode pooler
+ * (TICKFLOW_PREPARED_STATEMENTS=0), which does not forward startup options — as SET LOCAL at
+ * the start of each transaction, a single statement then running in one of its own.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { trackPool } from './metrics/pool-stats.ts';
+
+/** What the engine's SQL needs of a connection: raw statements (a Prisma client or transaction, or a SqlPool). */
+export interface SqlClient {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/** A SqlClient over a node-postgres pool, with transactions. */
+export interface SqlPool extends SqlClient {
+  /** Runs `fn` in one transaction (READ COMMITTED) on one connection; rolls back when it throws. */
+  $transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  $disconnect(): Promise<void>;
+  readonly pool: pg.Pool;
+}
+
+/** The hot path's planner settings (see the file comment). */
+export const HOT_PATH_SETTINGS: Readonly<Record<string, string>> = {
+  enable_seqscan: 'off',
+  enable_bitmapscan: 'off',
+  jit: 'off',
+  plan_cache_mode: 'force_generic_plan',
+};
+
+/** True unless TICKFLOW_PREPARED_STATEMENTS turns named prepared statements off (a transaction-mode pooler). */
+export function preparedStatementsEnabled(): boolean {
+  return !/^(0|false|off|no)$/i.test(process.env.TICKFLOW_PREPARED_STATEMENTS ?? '');
+}
+
+const PREPARED_PREFIX = '/* tickflow:';
+const LABEL_RE = /^[a-z0-9-]{1,32}$/;
+const statementNames = new Map<string, string>();
+
+/**
+ * Marks `sql` (fixed text, not built from data) to run as a named prepared
+ * statement: PostgreSQL then parses it once per connection and, after five
+ * executions, may reuse a generic plan instead of planning it again (see the
+ * PostgreSQL docs, "PREPARE", plan_cache_mode). The engine's hot statements
+ * are large CTEs whose planning cost more than their execution (bench/
+ * throughput.ts; measured 2x the claim+complete rate). Only marked statements
+ * are named: Prisma's own queries vary their text (IN lists) and would fill
+ * every connection with single-use statements. The label also names the
+ * statement in pg_stat_activity and the server log.
+ * Set TICKFLOW_PREPARED_STATEMENTS=0 behind a transaction-mode pooler
+ * (PgBouncer before 1.21) that cannot keep prepared statements.
+ * @param label lower-case letters, digits and dashes, at most 32 characters
+ * @throws Error on a bad label (a programming error)
+ */
+export function preparedSql(label: string, sql: string): string {
+  if (!LABEL_RE.test(label)) throw new Error(`preparedSql: bad label ${JSON.stringify(label)}`);
+  return `${PREPARED_PREFIX}${label} */ ${sql}`;
+}
+
+/** The server-side statement name of a marked statement (label + hash of its whole text), else undefined (unnamed). */
+export function preparedStatementName(sql: string): string | undefined {
+  if (!sql.startsWith(PREPARED_PREFIX)) return undefined;
+  let name = statementNames.get(sql);
+  if (!name) {
+    const label = sql.slice(PREPARED_PREFIX.length, sql.indexOf(' */'));
+    name = `tf_${label}_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    // Marked texts are fixed, so this stays small; the cap only guards against a misuse.
+    if (statementNames.size < 500) statementNames.set(sql, name);
+  }
+  return name;
+}
+
+/** `-c name=value` startup options for a session. */
+function startupOptions(settings: Readonly<Record<string, string>>): string {
+  return Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
+}
+
+/**
+ * Creates a SqlPool.
+ * @param url a postgres:// connection string
+ * @param max connections in the pool
+ * @param opts.settings session settings for every connection (e.g. HOT_PATH_SETTINGS)
+ */
+export function createSqlPool(url: string, max: number, opts: { settings?: Readonly<Record<string, string>> } = {}): SqlPool {
+  const prepared = preparedStatementsEnabled();
+  const settings = opts.settings && Object.keys(opts.settings).length > 0 ? opts.settings : null;
+  // Behind a transaction-mode pooler startup options do not reach the server session that runs
+  // a statement (PgBouncer refuses them), so each transaction sets them itself.
+  const perTransaction = settings !== null && !prepared;
+  const setLocal = settings ? Object.entries(settings).map(([k, v]) => `SET LOCAL ${k} = ${pg.escapeLiteral(v)}`).join('; ') : '';
+  const pool = new pg.Pool({ connectionString: url, max, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
+  // An idle connection's error (server restart) must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  trackPool(pool);
+
+  const query = async (c: pg.Pool | pg.PoolClient, text: string, values: unknown[]) => {
+    const name = prepared ? preparedStatementName(text) : undefined;
+    return c.query(name ? { name, text, values } : { text, values });
+  };
+  const client = (c: pg.PoolClient): SqlClient => ({
+    async $queryRawUnsafe<T>(text: string, ...values: unknown[]) {
+      return (await query(c, text, values)).rows as T;
+    },
+    async $executeRawUnsafe(text: string, ...values: unknown[]) {
+      return (await query(c, text, values)).rowCount ?? 0;
+    },
+  });
+  const transaction = async <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
+    const c = await pool.connect();
+    let broken: unknown;
+    try {
+      await c.query(perTransaction ? `BEGIN; ${setLocal}` : 'BEGIN');
+      const result = await fn(client(c));
+      await c.query('COMMIT');
+      return result;
+    } catch (error) {
+      await c.query('ROLLBACK').catch((e: unknown) => {
+        broken = e;
+      });
+      throw error;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: destroy it rather than reuse it.
+      c.release(broken instanceof Error ? broken : undefined);
+    }
+  };
+  const single = <T>(fn: (c: SqlClient) => Promise<T>): Promise<T> =>
+    perTransaction ? transaction(fn) : fn({
+      async $queryRawUnsafe<R>(text: string, ...values: unknown[]) {
+        return (await query(pool, text, values)).rows as R;
+      },
+      async $executeRawUnsafe(text: string, ...values: unknown[]) {
+        return (await query(pool, text, values)).rowCount ?? 0;
+      },
+    });
+  return {
+    pool,
+    $queryRawUnsafe: <T>(text: string, ...values: unknown[]) => single((c) => c.$queryRawUnsafe<T>(text, ...values)),
+    $executeRawUnsafe: (text: string, ...values: unknown[]) => single((c) => c.$executeRawUnsafe(text, ...values)),
+    $transaction: transaction,
+    $disconnect: () => pool.end(),
+  };
+}
+
+/** True for a SqlPool (not a Prisma client). */
+export function isSqlPool(db: unknown): db is SqlPool {
+  return typeof db === 'object' && db !== null && 'pool' in db && (db as SqlPool).pool instanceof pg.Pool;
+}
