@@ -153,33 +153,40 @@ async function enqueue(url: string, single: number, bulk: number): Promise<{ sin
 }
 
 /** trigger → claim on an idle, LISTENing claimer (in-process engine), ms samples. */
+/**
+ * Trigger → start on an idle worker: an in-process worker (its claimer woken by LISTEN, its claims
+ * and completions on its hot-path pool, as in production), a one-step job whose handler notes the
+ * instant it is called; each sample is that instant minus the instant triggerRun was called, one
+ * run at a time (the worker is idle before each trigger).
+ */
 async function latency(url: string, n: number): Promise<number[]> {
   const triggerDb = createPrismaClient(url, 2);
-  const workerDb = createPrismaClient(url, 2);
-  const job = await triggerDb.job.create({ data: { key: 'bench.latency', name: 'bench latency', scheduleKind: 'manual', steps: { create: [{ key: 'main', handler: 'builtin.noop' }] } } });
-  const listener = new pg.Client({ connectionString: url });
-  await listener.connect();
-  let wake: (() => void) | null = null;
-  listener.on('notification', () => wake?.());
-  await listener.query(`LISTEN ${TASKS_CHANNEL}`);
+  const job = await triggerDb.job.create({ data: { key: 'bench.latency', name: 'bench latency', scheduleKind: 'manual', steps: { create: [{ key: 'main', handler: 'bench.mark' }] } } });
+  let started: ((at: number) => void) | null = null;
+  const worker = createWorker({
+    config: loadWorkerConfig({ DATABASE_URL: url, TICKFLOW_CONCURRENCY: '8', TICKFLOW_ROLES: 'claim', LOG_LEVEL: 'warn' } as unknown as NodeJS.ProcessEnv),
+    handlers: { 'bench.mark': async () => { started?.(performance.now()); return null; } },
+  });
+  await worker.start();
+  await new Promise((r) => setTimeout(r, 500));
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
-    const woke = new Promise<void>((resolve) => { wake = resolve; });
+    const at = new Promise<number>((resolve) => { started = resolve; });
     const t0 = performance.now();
-    await triggerRun(triggerDb, { jobId: job.id, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
-    await woke;
-    let task;
-    while (!task) [task] = await claimTasks(workerDb, { nodeId: 'lat', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 });
-    samples.push(performance.now() - t0);
-    await completeTask(workerDb, { taskId: task.id, attempt: task.attempt, nodeId: 'lat', outcome: 'success', onlyTask: task.onlyTask });
+    const { run } = await triggerRun(triggerDb, { jobId: job.id, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
+    samples.push((await at) - t0);
+    // idle again before the next trigger: this run finished and the worker holds nothing
+    for (;;) {
+      const r = await triggerDb.run.findUniqueOrThrow({ where: { id: run.id }, select: { finishedAt: true } });
+      if (r.finishedAt) break;
+      await new Promise((res) => setTimeout(res, 2));
+    }
   }
-  await listener.end();
+  await worker.stop({ graceMs: 1000 });
   await triggerDb.$disconnect();
-  await workerDb.$disconnect();
   return samples.sort((a, b) => a - b);
 }
 
-/** A linear chain of `steps` no-op steps run by one in-process worker: trigger → run finished, ms (median of `reps`). */
 async function chain(url: string, steps: number, reps: number): Promise<number[]> {
   const db = createPrismaClient(url, 4);
   const job = await db.job.create({ data: { key: 'bench.chain', name: 'bench chain', scheduleKind: 'manual', blockStrategy: 'serial_execution' } });

@@ -1,8 +1,10 @@
 /**
  * Reaper service: returns tasks whose lease expired (their worker died or hung)
- * to the engine's retry/dead decision (reclaimExpiredLeases), and marks nodes
- * whose heartbeat is too old `offline` with a node_offline alarm. Safe to run on
- * every worker at once (both are SKIP LOCKED / compare-and-set).
+ * to the engine's retry/dead decision (reclaimExpiredLeases), settles open runs
+ * in which nothing can move any more (settleStrandedRuns: a worker died between
+ * a batched DAG completion and the transaction that settles its runs), and marks
+ * nodes whose heartbeat is too old `offline` with a node_offline alarm. Safe to
+ * run on every worker at once (SKIP LOCKED / compare-and-set / row locks).
  *
  * Liveness rule (docs/engine.md "Liveness"): an expired lease is evidence that
  * its worker died only if the worker could have renewed it. A worker renews
@@ -21,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
-import { reclaimExpiredLeases } from '../lib/engine/index.ts';
+import { reclaimExpiredLeases, settleStrandedRuns } from '../lib/engine/index.ts';
 import { markOfflineNodes } from '../lib/engine/nodes/index.ts';
 import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
@@ -35,8 +37,13 @@ export interface ReaperConfig {
   leaseSeconds?: number;
 }
 
+/** A run must have been unchanged this long (s) before the reaper settles it as stranded. */
+export const STRANDED_QUIET_SECONDS = 60;
+
 export interface ReapResult {
   reclaimed: number;
+  /** stranded runs settled (ended, or left open behind a serial gate) */
+  settled: number;
   offlineNodes: string[];
   more: boolean;
   /** set when the pass did not reclaim because the database has not been reachable long enough */
@@ -58,6 +65,7 @@ export class Reaper {
     const reachableMs = Math.min(serverUpMs, this.deps.health?.reachableForMs() ?? Number.POSITIVE_INFINITY);
     const leaseMs = (this.config.leaseSeconds ?? 30) * 1000;
     let reclaimed = 0;
+    let settled = 0;
     let more = false;
     let waiting: ReapResult['waitingForReachability'];
     if (reachableMs >= leaseMs) {
@@ -65,6 +73,10 @@ export class Reaper {
       reclaimed = res.length;
       more = reclaimed >= this.config.limit;
       if (reclaimed > 0) this.deps.logger.warn({ reclaimed, tasks: res.map((r) => r.taskId) }, 'reaper: reclaimed tasks with expired leases');
+      const stranded = await settleStrandedRuns(this.deps.db, { quietSeconds: STRANDED_QUIET_SECONDS, limit: this.config.limit }, now);
+      settled = stranded.length;
+      const ended = stranded.filter((r) => r.status !== null);
+      if (ended.length > 0) this.deps.logger.warn({ runs: ended }, 'reaper: ended stranded runs (every task final, the run still open)');
     } else {
       waiting = { reachableMs: Math.round(reachableMs), serverUpMs: Math.round(serverUpMs), neededMs: leaseMs };
     }
@@ -75,7 +87,7 @@ export class Reaper {
         this.deps.logger.warn({ nodeId: n.nodeId, name: n.name, lastHeartbeatAt: n.lastHeartbeatAt }, 'reaper: node marked offline');
       }
     }
-    const result = { reclaimed, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
+    const result = { reclaimed, settled, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
     this.deps.onPass?.(result);
     return result;
   }

@@ -5,7 +5,8 @@ import { isTransactionClient, UUID_RE, withDeadlockRetry, withEngineTransaction 
 import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
-import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats } from './sql/complete-dag-tasks.ts';
+import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats, type DagTaskCompleted } from './sql/complete-dag-tasks.ts';
+import { lockRuns } from './sql/lock-job-row.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import type { CompletionItem } from './sql/completion-items.ts';
@@ -102,61 +103,97 @@ export async function completeTasks(db: EngineDb, inputs: readonly CompleteTaskI
 }
 
 /**
- * Successes of any tasks of one node — DAG steps above all — in ONE transaction of a few
- * statements, whatever the batch size (docs/engine.md "Batched completions"): one statement
- * locks the items' runs in ascending id (on a replay after a NOWAIT refusal, their jobs first:
- * lock-order.ts) and does every compare-and-set, task log and child release
- * (sql/complete-dag-tasks.ts), carrying the summed handler stats when every run got a ready task
- * (a chain step: BEGIN, one statement, COMMIT); [on_failure children of all of them, one
- * statement]; one probe of the runs that released nothing, carrying the stats when no run needs
- * more; else finishRunIfDone for those runs (end, job booking, serial release) and the stats last.
- * Same outcome per item as completeTask's general path.
+ * Successes of any tasks of one node — DAG steps above all — whatever the batch size
+ * (docs/engine.md "Batched completions"):
+ * - one statement does every compare-and-set, task log, child release and the handler stats
+ *   (sql/complete-dag-tasks.ts), locking the items' runs in ascending id. On a worker (its own
+ *   pool, no caller's transaction) it is a transaction of its own: a chain step is this one
+ *   statement and its commit.
+ * - Then, only for what that statement could not decide, one transaction: the on_failure
+ *   children of successes (skipped by design, one statement for all) and the runs that got no
+ *   ready task (quiet: their last task, or only skipped-by-design children left, or stuck),
+ *   which take a fresh snapshot after locking the run (finishRunIfDone: end, job booking, serial
+ *   release). Inside a caller's transaction both parts run in it, the stats booked last.
+ * A worker that dies between the two leaves such a run open with no open task; the reaper's
+ * pass settles it (settleStrandedRuns). Same outcome per item as completeTask's general path.
  * @returns the result of every input, by its index in `inputs` (not applied: `{ applied: false }`)
  */
 async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput[], now: Date): Promise<Map<number, CompleteTaskResult>> {
+  const nodeId = inputs[0]!.nodeId;
   const callerTx = isTransactionClient(db);
-  return withEngineTransaction(db, async (tx, attempt) => {
-    const done = await completeDagTasksSql(tx, {
-      nodeId: inputs[0]!.nodeId,
-      message: 'succeeded',
-      jobFirst: callerTx || attempt > 1,
-      items: await completionItems(tx, inputs),
-    }, now);
-    const withOnFailure = done.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
-    if (withOnFailure.length > 0) await propagateFinal(tx, { parentIds: withOnFailure, edgeTypes: ['on_failure'] }, now);
-    // A run that got a ready task stays open and live; any other may have ended (its last task,
-    // or only skipped-by-design children left) or be stuck: one probe for all of them (carrying
-    // the stats when none is), then finishRunIfDone for those, in ascending run id.
-    const stats = [...done].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
-    let statsBooked = done.length === 0 || done[0]!.statsBooked;
-    const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
-    const runEnd = new Map<string, string | null>();
-    if (quiet.length > 0) {
-      const probe = await probeRunsAfterCompletion(tx, quiet, statsBooked ? [] : stats, now);
-      statsBooked ||= probe.statsDone;
-      for (const runId of probe.toFinish) runEnd.set(runId, await finishRunIfDone(tx, runId, now));
-    }
-    if (!statsBooked) await recordSuccessStats(tx, stats, now);
-    const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
-    const out = new Map<number, CompleteTaskResult>();
-    inputs.forEach((input, n) => {
-      const key = `${input.taskId}:${input.attempt}`;
-      const d = byKey.get(key);
-      byKey.delete(key); // a repeated input meets the compare-and-set: not applied
-      if (!d) {
-        out.set(n, { applied: false });
-        return;
-      }
-      const runStatus = runEnd.get(d.runId);
-      out.set(n, {
-        applied: true,
-        task: { id: d.id, runId: d.runId, status: 'success', attempt: d.attempt },
-        ...(runStatus ? { runStatus } : {}),
-        ...(d.runReady > 0 ? { ready: d.runReady } : {}),
+  let done: DagTaskCompleted[];
+  const runEnd = new Map<string, string | null>();
+  if (callerTx) {
+    done = await completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: true, bookStats: false, items: await completionItems(db, inputs) }, now);
+    await settleAfterDagBatch(db, done, runEnd, now);
+  } else {
+    const items = await completionItems(db, inputs);
+    done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items }, now));
+    if (done.some(needsSettling)) {
+      await withEngineTransaction(db, async (tx, attempt) => {
+        runEnd.clear();
+        await settleAfterDagBatch(tx, done, runEnd, now, { lockRuns: true, jobFirst: attempt > 1 });
       });
+    }
+  }
+  const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
+  const out = new Map<number, CompleteTaskResult>();
+  inputs.forEach((input, n) => {
+    const key = `${input.taskId}:${input.attempt}`;
+    const d = byKey.get(key);
+    byKey.delete(key); // a repeated input meets the compare-and-set: not applied
+    if (!d) {
+      out.set(n, { applied: false });
+      return;
+    }
+    const runStatus = runEnd.get(d.runId);
+    out.set(n, {
+      applied: true,
+      task: { id: d.id, runId: d.runId, status: 'success', attempt: d.attempt },
+      ...(runStatus ? { runStatus } : {}),
+      ...(d.runReady > 0 ? { ready: d.runReady } : {}),
     });
-    return out;
   });
+  return out;
+}
+
+/** A success the batch statement left for a second transaction: on_failure children to skip, or a run with no ready task. */
+function needsSettling(d: DagTaskCompleted): boolean {
+  return d.onFailureChildren > 0 || d.runReady === 0;
+}
+
+/**
+ * What follows completeDagTasksSql for the successes that need it (needsSettling): their
+ * on_failure children skipped by design, in one statement; then the runs that got no ready
+ * task probed with a fresh snapshot (probeRunsAfterCompletion) and those with nothing left to
+ * do ended (finishRunIfDone); the batch's stats last when the statement did not book them.
+ * `opts.lockRuns`: a new transaction, so the runs are locked first (ascending id, after their
+ * jobs when `jobFirst`: lock-order.ts); otherwise the caller's transaction holds them already.
+ * Run outcomes go into `runEnd` (run id -> final status, or null while it is open).
+ */
+async function settleAfterDagBatch(
+  tx: SqlClient, done: DagTaskCompleted[], runEnd: Map<string, string | null>, now: Date,
+  opts: { lockRuns?: boolean; jobFirst?: boolean } = {},
+): Promise<void> {
+  const settle = done.filter(needsSettling);
+  const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
+  if (opts.lockRuns) {
+    const runs = [...new Set(settle.map((d) => d.runId))].sort();
+    if (opts.jobFirst) for (const runId of runs) await lockJobRow(tx, { runId });
+    await lockRuns(tx, runs);
+  }
+  const withOnFailure = settle.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
+  if (withOnFailure.length > 0) await propagateFinal(tx, { parentIds: withOnFailure, edgeTypes: ['on_failure'] }, now);
+  // The stats of the batch are booked by the statement itself, or here last (stats rows are
+  // locked last: lock-order.ts).
+  const stats = [...done].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
+  let statsBooked = done.length === 0 || done[0]!.statsBooked;
+  if (quiet.length > 0) {
+    const probe = await probeRunsAfterCompletion(tx, quiet, statsBooked ? [] : stats, now);
+    statsBooked ||= probe.statsDone;
+    for (const runId of probe.toFinish) runEnd.set(runId, await finishRunIfDone(tx, runId, now));
+  }
+  if (!statsBooked) await recordSuccessStats(tx, stats, now);
 }
 
 function fastPathCandidate(input: CompleteTaskInput): boolean {

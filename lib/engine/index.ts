@@ -22,6 +22,8 @@ export { markRunsStarted, type RunStart } from './mark-runs-started.ts';
 export { markAttemptOverdue } from './mark-attempt-overdue.ts';
 /** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
 export { extendLeases } from './extend-leases.ts';
+/** settleStrandedRuns(db, {quietSeconds (s), limit}, now) => [{runId, status}]: open runs in which nothing can move, repaired. */
+export { settleStrandedRuns, type SettledRun } from './settle-stranded-runs.ts';
 /** reclaimExpiredLeases(db, {limit}, now) => ReclaimedTask[]. */
 export { reclaimExpiredLeases, type ReclaimedTask } from './reclaim-expired-leases.ts';
 /** cancelRun(db, runId, actor, now) => Run (cancelled). */

@@ -39,14 +39,21 @@ export interface DagTaskCompleted {
  * may predate the previous run holder's commit): probeRunsAfterCompletion, a later statement,
  * does it. on_failure children are the caller's next statement too (complete-task.ts
  * completeDagBatch).
- * Index: tasks_pkey; runs_pkey; task_dependencies_parent_idx for the children. Rows are found
- * by id across the weekly partitions: matched with scheduled_for as well, the same batches ran
- * at half the rate (bench/dag.ts, 2,000 steps: 327 against 546 tasks/s on PostgreSQL 15;
- * docs/operations.md "History partitions").
+ *
+ * Stats: with `bookStats` the batch's handler stats are always booked here (the statement is
+ * its own transaction: autocommit, so the hot stats rows are held only to its end). Without it
+ * (inside a longer transaction) they ride along only when nothing follows but COMMIT, and the
+ * caller books them last otherwise (`statsBooked`).
+ *
+ * Every row is reached by its full key: the items carry each task's run and week
+ * (scheduled_for, the partition key) from the claim, and a task's children and dependency rows
+ * share its run's week, so PostgreSQL reads one week's partitions per item. Index: tasks_pkey,
+ * runs_pkey, task_dependencies_parent_idx (parent_task_id) for the children. On the worker's
+ * hot-path pool its planner settings keep it on those keys (lib/sql-pool.ts).
  */
 export async function completeDagTasksSql(
   tx: SqlClient,
-  p: { nodeId: string; message: string; jobFirst: boolean; items: CompletionItem[] },
+  p: { nodeId: string; message: string; jobFirst: boolean; bookStats: boolean; items: CompletionItem[] },
   now: Date,
 ): Promise<DagTaskCompleted[]> {
   if (p.items.length === 0) return [];
@@ -59,11 +66,11 @@ export async function completeDagTasksSql(
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's
        -- WHERE, which PostgreSQL runs once, in full, before that step reads its first row.
        SELECT j.id FROM jobs j
-        WHERE $5::boolean AND j.id IN (SELECT k.job_id::uuid FROM tasks k JOIN i ON i.id = k.id)
+        WHERE $5::boolean AND j.id IN (SELECT job_id FROM i)
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
-       SELECT r.id FROM runs r
-        WHERE r.id IN (SELECT k.run_id FROM tasks k JOIN i ON i.id = k.id) AND (SELECT count(*) FROM lj) >= 0
+       SELECT r.id, r.trigger FROM runs r
+        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
        ${LOCK_ITEM_TASKS_SQL}
@@ -72,46 +79,47 @@ export async function completeDagTasksSql(
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
-        WHERE tasks.id = i.id AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.run_id = i.run_id
+          AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
-       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, ${latenessFromSql('tasks')} AS lateness_from, tasks.locked_by,
+       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.locked_by,
                  i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
      ), edges AS (
-       SELECT d.task_id, count(*)::int AS n FROM task_dependencies d
-        WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type IN ('hard', 'soft')
-        GROUP BY d.task_id
+       SELECT d.task_id, d.scheduled_for, count(*)::int AS n FROM task_dependencies d
+        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type IN ('hard', 'soft')
+        GROUP BY d.task_id, d.scheduled_for
      ), dec AS (
        UPDATE tasks c SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz
          FROM edges e
-        WHERE c.id = e.task_id AND c.status = 'pending'
+        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status = 'pending'
        RETURNING c.run_id, c.pending_parents
      ), ready AS (
        SELECT run_id, count(*)::int AS n FROM dec WHERE pending_parents = 0 GROUP BY run_id
      ), onf AS (
        SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
-        WHERE d.parent_task_id IN (SELECT id FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
+        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (
        -- When every item's run got a ready task and no on_failure child waits, nothing follows this
        -- statement but COMMIT: the handler stats ride along (hot rows, locked last: lock-order.ts).
        -- Otherwise the caller books them after its other statements (statsBooked = false).
        ${successStatsSql(
-         { handler: 't.handler', durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', latenessFrom: 't.lateness_from' },
-         'FROM t WHERE NOT EXISTS (SELECT 1 FROM t t2 WHERE t2.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf)',
+         { handler: 't.handler', durationMs: 't.dur', attempt: 't.attempt', startedAt: 't.started_at', latenessFrom: latenessFromSql('t', 'lr') },
+         'FROM t JOIN lr ON lr.id = t.run_id WHERE $6::boolean OR (NOT EXISTS (SELECT 1 FROM t t2 WHERE t2.run_id NOT IN (SELECT run_id FROM ready)) AND NOT EXISTS (SELECT 1 FROM onf))',
          '$3::timestamptz',
        )}
        RETURNING 1
      )
      SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, (SELECT count(*) FROM stats) > 0 AS "statsBooked",
-            t.started_at AS "startedAt", t.lateness_from AS "latenessFrom",
+            t.started_at AS "startedAt", ${latenessFromSql('t', 'lr')} AS "latenessFrom",
             coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady",
             (SELECT count(*) FROM log)::int AS "_logged",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready)) n)::int AS "_notified"
-       FROM t LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
-    batch, p.nodeId, now, p.message, p.jobFirst,
+       FROM t JOIN lr ON lr.id = t.run_id LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
+    batch, p.nodeId, now, p.message, p.jobFirst, p.bookStats,
   );
 }
 

@@ -68,8 +68,7 @@ export async function finishAttempt(
         -- tasks_lease_idx (same predicate) and filter every running task by id.
         WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3
           AND ($10::timestamptz IS NULL OR lease_until < $10::timestamptz)
-       RETURNING id, run_id, scheduled_for, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, locked_by,
-                 ${latenessFromSql('tasks')} AS lateness_from
+       RETURNING id, run_id, scheduled_for, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, locked_by
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, scheduled_for, attempt, 'running', status, $8,
@@ -103,7 +102,10 @@ export async function finishAttempt(
                   AND c.status = 'pending' AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success'))::int AS on_failure_children
      )
      SELECT t.id, t.run_id AS "runId", t.job_id AS "jobId", t.step_key AS "stepKey", t.handler, t.status::text AS status,
-            t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt", t.lateness_from AS "latenessFrom",
+            t.attempt, t.max_retries AS "maxRetries", t.backoff, t.started_at AS "startedAt",
+            -- read here, not in the UPDATE's RETURNING: no sub-select of runs inside an UPDATE of tasks
+            -- (docs/operations.md "History partitions")
+            ${latenessFromSql('t', undefined, { pruned: true })} AS "latenessFrom",
             t.locked_by AS "lockedBy", counts.ready, counts.on_failure_children AS "onFailureChildren",
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM started)::int AS "_started",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"
