@@ -18,7 +18,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPrismaClient } from '../lib/db.ts';
-import { claimTasks, completeTask, TASKS_CHANNEL, triggerRun, triggerRuns } from '../lib/engine/index.ts';
+import { triggerRun, triggerRuns } from '../lib/engine/index.ts';
 import { insertRuns } from '../lib/engine/sql/insert-runs.ts';
 import { createWorker } from '../worker/create-worker.ts';
 import { loadWorkerConfig } from '../worker/config.ts';
@@ -187,6 +187,7 @@ async function latency(url: string, n: number): Promise<number[]> {
   return samples.sort((a, b) => a - b);
 }
 
+/** A linear chain of `steps` no-op steps run by one in-process worker: trigger → run finished, ms (median of `reps`). */
 async function chain(url: string, steps: number, reps: number): Promise<number[]> {
   const db = createPrismaClient(url, 4);
   const job = await db.job.create({ data: { key: 'bench.chain', name: 'bench chain', scheduleKind: 'manual', blockStrategy: 'serial_execution' } });
