@@ -9,6 +9,9 @@
  * the safety interval `pollMs`, whose pass also asks the database for that
  * earliest schedule_at (nextTaskDue), so a lost notification costs at most one
  * safety interval (docs/on-time.md). There is no per-task polling.
+ * With `aheadMs` every such instant is brought forward by it: a claim then takes the tasks due
+ * within `aheadMs` too, and the runner holds each until its start, its slot taken
+ * (docs/on-time.md "Claiming ahead").
  */
 import type { Logger } from 'pino';
 import type { EngineDb } from '../lib/db.ts';
@@ -29,6 +32,8 @@ export interface ClaimerConfig {
   concurrency: number;
   leaseSeconds: number;
   pollMs: number;
+  /** claim tasks due within this many ms, held by the runner until their start (ClaimInput.aheadMs; default 0) */
+  aheadMs?: number;
 }
 
 export class Claimer {
@@ -44,12 +49,15 @@ export class Claimer {
 
   /** the handlers whose ready tasks wake this claimer: its own and its fallbacks */
   private readonly dueHandlers: string[];
+  /** how far ahead of their due instant tasks are claimed (ms) */
+  private readonly aheadMs: number;
 
   constructor(
     readonly config: ClaimerConfig,
     private readonly deps: { db: EngineDb; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth; onClaimed?: (tasks: ClaimedTask[]) => void },
   ) {
     this.dueHandlers = [...config.handlers, ...(config.fallbackHandlers ?? [])];
+    this.aheadMs = Math.max(0, config.aheadMs ?? 0);
     this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });
   }
 
@@ -63,8 +71,8 @@ export class Claimer {
       this.safetyAt = now.getTime() + this.config.pollMs;
       const due = this.paused ? null : await nextTaskDue(this.deps.db, { handlers: this.dueHandlers });
       if (!due) claim = false;
-      else if (due.getTime() > now.getTime()) {
-        this.wakes.add(due.getTime());
+      else if (due.getTime() - this.aheadMs > now.getTime()) {
+        this.wakes.add(due.getTime() - this.aheadMs);
         claim = false;
       }
     }
@@ -97,6 +105,7 @@ export class Claimer {
         labels: this.config.labels,
         limit: free,
         leaseSeconds: this.config.leaseSeconds,
+        aheadMs: this.aheadMs,
       },
       now,
     );
@@ -110,17 +119,24 @@ export class Claimer {
     return tasks.length;
   }
 
+  /** True while this worker takes a DAG step handed off by its own completion: claiming, and a slot free. */
+  acceptsHandoff(): boolean {
+    return !this.paused && this.config.concurrency - this.deps.runner.count > 0;
+  }
+
   /**
    * NOTIFY arrived: something became ready, now (`at` null or past) or at `at` (epoch ms by
    * the worker's clock): the pass is brought forward to then.
    */
   wake(at: number | null = null): void {
-    const delay = at === null ? 0 : at - this.deps.clock().getTime();
-    if (delay <= 0) {
+    // A task due at `at` is claimed `aheadMs` before it (and held by the runner until then).
+    const claimAt = at === null ? 0 : at - this.aheadMs;
+    const delay = claimAt - this.deps.clock().getTime();
+    if (at === null || delay <= 0) {
       this.loop.wake();
       return;
     }
-    this.wakes.add(at!);
+    this.wakes.add(claimAt);
     this.loop.wakeIn(delay);
   }
 

@@ -45,6 +45,8 @@ export interface WorkerConfig {
   pollMs: number;
   tickMs: number;
   lookaheadMs: number;
+  /** tasks due within this many ms are claimed ahead and held until their start (docs/on-time.md "Claiming ahead"; 0 = off) */
+  claimAheadMs: number;
   tickBatch: number;
   misfireGraceMs: number;
   heartbeatMs: number;
@@ -138,6 +140,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     pollMs: int(env, 'TICKFLOW_POLL_MS', 10_000, 10),
     tickMs: int(env, 'TICKFLOW_TICK_MS', 10_000, 10),
     lookaheadMs: int(env, 'TICKFLOW_LOOKAHEAD_MS', 3000, 0, 60_000),
+    claimAheadMs: int(env, 'TICKFLOW_CLAIM_AHEAD_MS', 500, 0, 10_000),
     tickBatch: int(env, 'TICKFLOW_TICK_BATCH', 100, 1, 10_000),
     misfireGraceMs: int(env, 'TICKFLOW_MISFIRE_GRACE_MS', 60_000, 0),
     heartbeatMs: int(env, 'TICKFLOW_HEARTBEAT_MS', Math.max(100, Math.floor((leaseSeconds * 1000) / 3)), 10),

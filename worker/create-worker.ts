@@ -157,6 +157,13 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const runnerConfig = { nodeId: '' };
   const metrics = options.metrics;
   let claimer!: Claimer;
+  /** what a DAG step's success offers for a hand-off of the next step (lib/engine/sql/complete-dag-tasks.ts) */
+  const handoffNode = { handlers: handlerNames, group: config.group, labels: config.labels, leaseSeconds: config.leaseSeconds };
+  const onClaimed = metrics
+    ? (tasks: ClaimedTask[]) => {
+        for (const t of tasks) metrics.claimed({ handler: t.handler });
+      }
+    : undefined;
   const runner = new Runner(runnerConfig, {
     db,
     hotDb,
@@ -167,6 +174,15 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     },
     onSlotFree: () => claimer?.slotFree(),
     onReady: () => claimer?.wake(),
+    handoff: () => (claimer?.acceptsHandoff() ? handoffNode : undefined),
+    onHandedOff: (tasks) => {
+      onClaimed?.(tasks);
+      for (const t of tasks) runner.start(t);
+    },
+    // lateness at the real start (a task claimed ahead waits for its slot)
+    onStarted: metrics
+      ? (t, at) => metrics.started({ latenessMs: t.attempt === 1 && t.latenessFrom ? at.getTime() - t.latenessFrom.getTime() : undefined })
+      : undefined,
     health,
     onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
     taskLogs,
@@ -182,15 +198,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     concurrency: config.concurrency,
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
+    aheadMs: config.claimAheadMs,
   };
-  const onClaimed = metrics
-    ? (tasks: ClaimedTask[]) => {
-        for (const t of tasks) {
-          const latenessMs = t.attempt === 1 && t.latenessFrom ? t.startedAt.getTime() - t.latenessFrom.getTime() : undefined;
-          metrics.claimed({ handler: t.handler, latenessMs });
-        }
-      }
-    : undefined;
   claimer = new Claimer(claimerConfig, { db: hotDb, clock, logger: base.child({ component: 'claimer' }), runner, health, onClaimed });
   const tickerConfig = {
     intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',

@@ -35,6 +35,7 @@
 import type { Logger } from 'pino';
 import type { EngineDb, PrismaClient } from '../lib/db.ts';
 import { completeTask, markAttemptOverdue } from '../lib/engine/index.ts';
+import type { ClaimedTask, CompleteTaskInput } from '../lib/engine/types.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
@@ -66,8 +67,10 @@ export interface RunnableTask {
   jobKey?: string | null;
   /** the run's nominal slot (tasks.scheduled_for): handed to the handler, and the history partition key of its log lines */
   scheduledFor: Date;
-  /** tasks.started_at as the claim set it */
+  /** tasks.started_at as the claim set it: its planned start, in the future for a task claimed ahead */
   startedAt?: Date;
+  /** the instant lateness is measured from (ClaimedTask.latenessFrom) */
+  latenessFrom?: Date | null;
 }
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
@@ -94,6 +97,16 @@ export interface RunnerDeps {
   onSlotFree?: () => void;
   /** called when a recorded completion made tasks ready (CompleteTaskResult.ready) */
   onReady?: () => void;
+  /**
+   * The claim configuration a DAG step's success offers for a hand-off of the step it makes
+   * ready (CompleteTaskInput.handoff), or undefined while this worker takes none (no free slot,
+   * claiming stopped)
+   */
+  handoff?: () => CompleteTaskInput['handoff'];
+  /** steps a completion claimed for this worker (CompleteTaskResult.handedOff): start them */
+  onHandedOff?: (tasks: ClaimedTask[]) => void;
+  /** an attempt's handler is about to be called, at `at` by the worker's clock (metrics: lateness) */
+  onStarted?: (task: RunnableTask, at: Date) => void;
   /** database reachability: completion retries wake when it answers again */
   health?: DbHealth;
   /** called when an attempt's outcome was recorded (metrics); `taskStatus` is what the task became */
@@ -112,6 +125,10 @@ interface Active {
   overdueTimer: NodeJS.Timeout | null;
   /** marks a one-step run running once the attempt has lasted RUN_START_DELAY_MS (run-starter.ts) */
   runStartTimer: NodeJS.Timeout | null;
+  /** a task claimed ahead waits for its planned start (its slot held): the timer that starts it */
+  holdTimer: NodeJS.Timeout | null;
+  /** the clock when a held task really started (sent with its completion: CompleteTaskInput.startedAt) */
+  heldStart?: Date;
   timer: LongTimeout;
   startedAt: number;
   done: Promise<void>;
@@ -173,29 +190,64 @@ export class Runner {
     return this.active.has(taskId);
   }
 
-  /** Starts one attempt in the background. */
+  /**
+   * Starts one attempt in the background. A task claimed ahead of its slot (its claim's
+   * started_at still in the future by the worker's clock: ClaimInput.aheadMs) takes its slot now
+   * and starts at that instant (docs/on-time.md "Claiming ahead").
+   */
   start(task: RunnableTask): void {
-    const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
-    const controller = new AbortController();
-    this.startTimes.set(task, Date.now());
-    const timeoutMs = Math.max(1, task.timeoutSeconds * 1000);
     const entry: Active = {
       task,
-      controller,
+      controller: new AbortController(),
       settled: false,
       timedOut: false,
       overdueTimer: null,
       runStartTimer: null,
+      holdTimer: null,
       timer: { clear() {} },
       startedAt: Date.now(),
       done: Promise.resolve(),
     };
     this.active.set(task.id, entry);
+    if (task.startedAt && task.startedAt.getTime() > this.deps.clock().getTime()) {
+      this.hold(entry, task.startedAt.getTime(), 0);
+      return;
+    }
+    this.begin(entry);
+  }
+
+  /**
+   * Starts `entry` at `at` (epoch ms by the worker's clock). A Node timer may fire a millisecond
+   * early, so a wake before `at` waits again for the rest (a few times at most: a stopped test
+   * clock must not hold the task forever).
+   */
+  private hold(entry: Active, at: number, rearms: number): void {
+    entry.holdTimer = setTimeout(() => {
+      entry.holdTimer = null;
+      const now = this.deps.clock();
+      if (now.getTime() < at && rearms < 3) {
+        this.hold(entry, at, rearms + 1);
+        return;
+      }
+      entry.heldStart = now;
+      this.begin(entry);
+    }, Math.max(0, at - this.deps.clock().getTime()));
+  }
+
+  /** Runs the attempt of `entry` now: its timeout, the handler, then the recording of its outcome. */
+  private begin(entry: Active): void {
+    const task = entry.task;
+    const controller = entry.controller;
+    const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
+    entry.startedAt = Date.now();
+    this.startTimes.set(task, entry.startedAt);
+    const timeoutMs = Math.max(1, task.timeoutSeconds * 1000);
+    this.deps.onStarted?.(task, entry.heldStart ?? this.deps.clock());
     if (task.onlyTask) {
       // The claim left this one-step run pending (run-starter.ts): mark it if the attempt lasts.
       entry.runStartTimer = setTimeout(() => {
         entry.runStartTimer = null;
-        if (!entry.settled) this.runStarter.add({ runId: task.runId, scheduledFor: task.scheduledFor, startedAt: task.startedAt ?? new Date(entry.startedAt) });
+        if (!entry.settled) this.runStarter.add({ runId: task.runId, scheduledFor: task.scheduledFor, startedAt: entry.heldStart ?? task.startedAt ?? new Date(entry.startedAt) });
       }, RUN_START_DELAY_MS);
     }
 
@@ -254,14 +306,14 @@ export class Runner {
         await this.complete(task, {
           outcome: 'timeout',
           error: `timed out after ${task.timeoutSeconds}s${overMs >= OVERDUE_GRACE_MS ? ` (the handler ignored its abort and returned ${overMs} ms later)` : ''}`,
-        }, false, log);
+        }, false, log, entry.heldStart);
         return;
       }
       if (r.ok) {
         const { output, exitCode } = unwrapResult(r.value);
         const stored = storableOutput(output);
         if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
-        await this.complete(task, { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) }, late, log);
+        await this.complete(task, { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) }, late, log, entry.heldStart);
       } else {
         const e = r.error;
         const abortReason = controller.signal.aborted ? (controller.signal.reason as AttemptAbortError | undefined) : undefined;
@@ -287,6 +339,7 @@ export class Runner {
           },
           late,
           log,
+          entry.heldStart,
         );
       }
     });
@@ -306,6 +359,20 @@ export class Runner {
     }
     const entry = this.active.get(taskId);
     if (!entry || entry.settled) return false;
+    if (entry.holdTimer) {
+      // Claimed ahead and not started yet: nothing runs, the slot frees at once. A cancel or a
+      // lost lease leaves nothing to record; a forced stop records a failed attempt.
+      clearTimeout(entry.holdTimer);
+      entry.holdTimer = null;
+      entry.settled = true;
+      this.release(taskId);
+      this.deps.logger.info({ taskId, reason }, 'attempt aborted before its planned start');
+      if (reason === 'shutdown') {
+        const log = lazyChildLogger(this.deps.logger, { taskId, runId: entry.task.runId, attempt: entry.task.attempt, handler: entry.task.handler });
+        void this.complete(entry.task, { outcome: 'failed', error: 'aborted: worker shutting down before the attempt started' }, false, log);
+      }
+      return true;
+    }
     if (reason !== 'shutdown') {
       // The outcome is decided (its record would be refused), but the slot stays taken until
       // the handler returns: a handler that ignores its abort still runs here.
@@ -371,6 +438,7 @@ export class Runner {
     result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number; retryable?: boolean; degraded?: boolean },
     late: boolean,
     log: Logger,
+    startedAt?: Date,
   ): Promise<void> {
     this.pendingCompletions++;
     let wakeUp: () => void = () => undefined;
@@ -380,7 +448,7 @@ export class Runner {
       let otherFailures = 0;
       for (let i = 1; ; i++) {
         try {
-          const input = {
+          const input: CompleteTaskInput = {
             taskId: task.id,
             attempt: task.attempt,
             nodeId: this.config.nodeId,
@@ -393,12 +461,16 @@ export class Runner {
             runId: task.runId,
             jobId: task.jobId,
             scheduledFor: task.scheduledFor,
+            ...(startedAt ? { startedAt } : {}),
+            ...(result.outcome === 'success' && task.onlyTask === false && !late ? { handoff: this.deps.handoff?.() } : {}),
           };
           // Successes share a commit with their neighbours (completion-batcher.ts: one statement for
           // one-step runs, one transaction for DAG steps); failures take their own transaction.
           const res = result.outcome === 'success'
             ? await this.batcher.complete(input)
             : await completeTask(this.deps.hotDb ?? this.deps.db, input, this.deps.clock());
+          // Steps this completion claimed for us (a chain's next step): ours now, start them.
+          if (res.handedOff?.length) this.deps.onHandedOff?.(res.handedOff);
           // The completion made tasks ready (a DAG's next steps): claim now rather than wait for
           // the NOTIFY to come back through the listener.
           if (res.applied && res.ready) this.deps.onReady?.();

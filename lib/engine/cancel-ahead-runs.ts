@@ -14,8 +14,10 @@ export interface CancelAheadResult {
 
 /**
  * A job was paused, edited or deleted: its schedule runs created ahead of their slot
- * (docs/on-time.md) whose slot is still in the future (every task pending, first attempt,
- * schedule_at > now) are cancelled with `reason` — without look-ahead they would not exist
+ * (docs/on-time.md) whose slot is still in the future (every task on its first attempt and
+ * pending, or claimed ahead and held by a worker until a start still to come; the earliest
+ * schedule_at > now) are cancelled with `reason` — a held task's worker is told to drop it
+ * (cancel-run-tasks.ts NOTIFY). Without look-ahead they would not exist
  * yet, and they would run with the old configuration. Each keeps a visible record (run
  * `cancelled`, error = reason, task_logs rows). When the job is still active and not deleted
  * (an edit), next_run_at moves back to the earliest cancelled slot's due instant, so the tick

@@ -12,7 +12,8 @@ const RESOURCE_CONSTRAINT = 'running_resources_pkey';
  * task_logs row each, and the run pending -> running on its first task
  * (docs/design.md §4 "claim"; the SQL and why it locks this way: sql/claim-tasks.ts).
  * Routing (group, labels, strategy nodes / consistent_hash) and resource-key
- * exclusion are enforced in SQL. Tasks in backoff (schedule_at > now) wait.
+ * exclusion are enforced in SQL. Tasks in backoff (schedule_at > now) wait, unless due within
+ * `aheadMs` (a claim ahead: started_at = schedule_at, the worker holds the task until then).
  *
  * A race on a resource key between two claimers surfaces as a unique violation
  * of running_resources_pkey (the row the tasks_running_resource trigger writes when
@@ -35,6 +36,7 @@ export async function claimTasks(db: EngineDb, input: ClaimInput, now: Date = ne
     leaseSeconds: input.leaseSeconds,
     nodeStaleSeconds: input.nodeStaleSeconds ?? 30,
     fallbackHandlers,
+    aheadMs: Math.max(0, input.aheadMs ?? 0),
   };
   const inTx = isTransactionClient(db);
   for (let attempt = 1; ; attempt++) {

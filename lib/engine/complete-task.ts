@@ -6,14 +6,14 @@ import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats, type DagTaskCompleted } from './sql/complete-dag-tasks.ts';
-import { lockRuns } from './sql/lock-job-row.ts';
+import { lockJobsOfRuns, lockRuns } from './sql/lock-job-row.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import type { CompletionItem } from './sql/completion-items.ts';
 import { finishAttempt, type AttemptEnd } from './sql/finish-attempt.ts';
 import { recordHandlerStats } from './sql/record-handler-stats.ts';
 import { retryOrBury } from './sql/retry-or-bury.ts';
-import type { CompleteTaskInput, CompleteTaskResult } from './types.ts';
+import type { ClaimedTask, CompleteTaskInput, CompleteTaskResult } from './types.ts';
 
 /**
  * Records the end of an attempt reported by a worker (docs/design.md §4 task state
@@ -120,15 +120,16 @@ export async function completeTasks(db: EngineDb, inputs: readonly CompleteTaskI
  */
 async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput[], now: Date): Promise<Map<number, CompleteTaskResult>> {
   const nodeId = inputs[0]!.nodeId;
+  const handoff = inputs.find((i) => i.handoff)?.handoff;
   const callerTx = isTransactionClient(db);
   let done: DagTaskCompleted[];
   const runEnd = new Map<string, string | null>();
   if (callerTx) {
-    done = await completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: true, bookStats: false, items: await completionItems(db, inputs) }, now);
+    done = await completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: true, bookStats: false, items: await completionItems(db, inputs), handoff }, now);
     await settleAfterDagBatch(db, done, runEnd, now);
   } else {
     const items = await completionItems(db, inputs);
-    done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items }, now));
+    done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items, handoff }, now));
     if (done.some(needsSettling)) {
       await withEngineTransaction(db, async (tx, attempt) => {
         runEnd.clear();
@@ -137,6 +138,8 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
     }
   }
   const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
+  // Steps handed off are listed on every item of their run: each goes to one result, the first.
+  const handedRuns = new Set<string>();
   const out = new Map<number, CompleteTaskResult>();
   inputs.forEach((input, n) => {
     const key = `${input.taskId}:${input.attempt}`;
@@ -147,11 +150,14 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
       return;
     }
     const runStatus = runEnd.get(d.runId);
+    const handedOff = d.handedOff && !handedRuns.has(d.runId) ? d.handedOff.map(claimedTaskFromJson) : [];
+    handedRuns.add(d.runId);
     out.set(n, {
       applied: true,
       task: { id: d.id, runId: d.runId, status: 'success', attempt: d.attempt },
       ...(runStatus ? { runStatus } : {}),
-      ...(d.runReady > 0 ? { ready: d.runReady } : {}),
+      ...(d.runReadyOpen > 0 ? { ready: d.runReadyOpen } : {}),
+      ...(handedOff.length > 0 ? { handedOff } : {}),
     });
   });
   return out;
@@ -179,7 +185,7 @@ async function settleAfterDagBatch(
   const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
   if (opts.lockRuns) {
     const runs = [...new Set(settle.map((d) => d.runId))].sort();
-    if (opts.jobFirst) for (const runId of runs) await lockJobRow(tx, { runId });
+    if (opts.jobFirst) await lockJobsOfRuns(tx, runs);
     await lockRuns(tx, runs);
   }
   const withOnFailure = settle.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
@@ -222,11 +228,20 @@ async function completionItems(db: SqlClient, inputs: readonly CompleteTaskInput
   for (const i of inputs) {
     const keys = i.runId && i.jobId && i.scheduledFor ? { runId: i.runId, jobId: i.jobId, scheduledFor: i.scheduledFor } : found.get(i.taskId);
     if (!keys) continue;
-    items.push({ taskId: i.taskId, ...keys, attempt: i.attempt, output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null });
+    items.push({
+      taskId: i.taskId, ...keys, attempt: i.attempt, startedAt: i.startedAt ?? null,
+      output: i.output, error: i.error ?? null, exitCode: i.exitCode ?? null, handoff: i.handoff !== undefined,
+    });
   }
   return items;
 }
 type TaskKeys = { id: string; runId: string; jobId: string; scheduledFor: Date };
+
+/** A handed-off step as the statement returns it (to_jsonb of claimedTaskColumns): instants as ISO strings. */
+function claimedTaskFromJson(j: Record<string, unknown>): ClaimedTask {
+  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+  return { ...(j as unknown as ClaimedTask), scheduledFor: at(j.scheduledFor)!, startedAt: at(j.startedAt)!, leaseUntil: at(j.leaseUntil)!, latenessFrom: at(j.latenessFrom) };
+}
 
 function fastResult(fast: OnlyTaskCompleted): CompleteTaskResult {
   return {
@@ -252,6 +267,7 @@ function generalPath(db: EngineDb, input: CompleteTaskInput, now: Date): Promise
       leaseExpiredBefore: null,
       random: input.random,
       retryable: input.retryable,
+      startedAt: input.startedAt ?? null,
       // Inside a caller's transaction a NOWAIT refusal could not be replayed here: take the strict order.
       jobFirst: callerTx || attempt > 1,
     }, now),

@@ -60,6 +60,12 @@ export interface ClaimInput {
    * first (docs/security.md "Shell"). Default none.
    */
   fallbackHandlers?: string[];
+  /**
+   * claim ahead: tasks due within this many ms after `now` are claimed too, each with its
+   * schedule_at as its (planned) start and lease start; the worker holds it until then
+   * (docs/on-time.md "Claiming ahead"). Default 0: only tasks due now.
+   */
+  aheadMs?: number;
 }
 
 /** A task handed to a worker by `claimTasks`. */
@@ -106,6 +112,12 @@ export interface CompleteTaskInput {
   /** the node that holds the lease; another holder is refused */
   nodeId: string;
   outcome: CompleteOutcome;
+  /**
+   * when the attempt really started (UTC), when that is not the claim's started_at: a task
+   * claimed ahead of its slot and started later than planned (ClaimInput.aheadMs); recorded as
+   * tasks.started_at, from which duration and lateness are counted
+   */
+  startedAt?: Date;
   output?: unknown;
   error?: string | null;
   exitCode?: number | null;
@@ -121,6 +133,12 @@ export interface CompleteTaskInput {
    * task of a multi-task run (it could never apply there). Correctness never depends on it.
    */
   onlyTask?: boolean;
+  /**
+   * The completing worker has a free slot and takes a step this success makes ready, claimed
+   * for it in the same statement (a chain's next step: lib/engine/sql/complete-dag-tasks.ts
+   * "Hand-off"); its claim configuration. Omitted: no hand-off.
+   */
+  handoff?: { handlers: string[]; group: string; labels: Record<string, string>; leaseSeconds: number };
 }
 
 export interface CompleteTaskResult {
@@ -138,10 +156,13 @@ export interface CompleteTaskResult {
   /** when the run reached a final status in this transaction */
   runStatus?: string;
   /**
-   * tasks of the run that became ready (claimable now) through this completion — a worker claims
-   * at once instead of waiting for the NOTIFY (worker/runner.ts); absent when none
+   * tasks of the run that became ready (claimable now) through this completion and were not
+   * handed off — a worker claims at once instead of waiting for the NOTIFY (worker/runner.ts);
+   * absent when none
    */
   ready?: number;
+  /** steps claimed for the completing node by this completion (CompleteTaskInput.handoff): it must start them */
+  handedOff?: ClaimedTask[];
 }
 
 export interface ExtendLeasesInput {

@@ -39,8 +39,10 @@ export type AttemptOutcome = 'success' | 'failed' | 'timeout';
 /** The counters a worker increments; each method takes what the worker has at hand. */
 export interface WorkerMetrics {
   readonly registry: client.Registry;
-  /** tasks claimed; `latenessMs` is start − scheduled time of a first attempt (omit for retries) */
-  claimed(task: { handler: string; latenessMs?: number }): void;
+  /** a task claimed (counted at the claim) */
+  claimed(task: { handler: string }): void;
+  /** an attempt started: `latenessMs` is its real start − its scheduled time, for a first attempt (omit for retries) */
+  started(task: { latenessMs?: number }): void;
   /** an attempt's outcome was recorded; `taskStatus` is what the task became (pending = a retry was scheduled) */
   completed(e: { handler: string; outcome: AttemptOutcome; durationMs: number; taskStatus?: 'success' | 'pending' | 'dead' }): void;
   leaseReclaims(n: number): void;
@@ -91,8 +93,10 @@ export function createWorkerMetrics(registry = createRegistry()): WorkerMetrics 
 
   return {
     registry,
-    claimed({ handler, latenessMs }) {
+    claimed({ handler }) {
       claims.inc({ handler });
+    },
+    started({ latenessMs }) {
       if (latenessMs !== undefined && Number.isFinite(latenessMs)) lateness.observe(Math.max(0, latenessMs) / 1000);
     },
     completed({ handler, outcome, durationMs, taskStatus }) {

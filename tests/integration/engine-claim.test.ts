@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
-import { cancelRun, claimTasks, completeTask, extendLeases, reclaimExpiredLeases, triggerRun } from '../../lib/engine/index.ts';
+import { CANCEL_CHANNEL, cancelAheadRuns, cancelRun, claimTasks, completeTask, extendLeases, reclaimExpiredLeases, triggerRun, triggerRunAhead } from '../../lib/engine/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
 
@@ -195,5 +195,67 @@ describe('leases and compare-and-set (docs/engine-cases.md case 3)', () => {
     const [a2] = await claimTasks(t.db, c, at(10_000));
     const r2 = await completeTask(t.db, { taskId: a2.id, attempt: 2, nodeId: NODE.nodeId, outcome: 'failed' }, at(10_000));
     expect(r2.task!.retryAt).toEqual(at(30_000)); // 10 s * 2^1
+  });
+});
+
+describe('claiming ahead (ClaimInput.aheadMs; docs/on-time.md "Claiming ahead")', () => {
+  async function aheadRun(slot: Date, created: Date) {
+    const jobId = await insertJob(t.db, { steps: [{ key: 'main', handler: 'ahead.work' }] });
+    const run = await triggerRunAhead(t.db, { jobId, triggeredBy: 'test', scheduledFor: slot, scheduleAt: slot }, created);
+    return { jobId, runId: run!.id };
+  }
+  const node = { ...NODE, handlers: ['ahead.work'] };
+
+  it('takes a task due within aheadMs with its schedule_at as its start and lease start; not one due later, nor without aheadMs', async () => {
+    const slot = at(10_000);
+    const { runId } = await aheadRun(slot, at(7_000));
+    expect(await claimTasks(t.db, node, at(9_600))).toEqual([]);
+    expect(await claimTasks(t.db, { ...node, aheadMs: 300 }, at(9_600))).toEqual([]);
+    const [c] = await claimTasks(t.db, { ...node, aheadMs: 500 }, at(9_600));
+    expect(c).toMatchObject({ runId, startedAt: slot, leaseUntil: at(10_000 + 30_000) });
+    const row = await t.db.task.findUniqueOrThrow({ where: { id: c!.id } });
+    expect([row.status, row.startedAt]).toEqual(['running', slot]);
+    const [claimedLog] = (await logsOf(t.db, c!.id)).filter((l) => l.toStatus === 'running');
+    expect(claimedLog!.createdAt).toEqual(at(9_600)); // claimed now, starting at its slot
+  });
+
+  it('a completion carrying the real start records it: start, duration and lateness are counted from it', async () => {
+    const slot = at(20_000);
+    const { runId } = await aheadRun(slot, at(17_000));
+    const [c] = await claimTasks(t.db, { ...node, aheadMs: 500 }, at(19_700));
+    const r = await completeTask(t.db, { taskId: c!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success', startedAt: at(20_040) }, at(20_100));
+    expect(r.applied).toBe(true);
+    const row = await t.db.task.findUniqueOrThrow({ where: { id: c!.id } });
+    expect(row.startedAt).toEqual(at(20_040));
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect([run.status, run.startedAt, run.durationMs]).toEqual(['success', at(20_040), 60]);
+    const [finish] = (await logsOf(t.db, c!.id)).filter((l) => l.toStatus === 'success');
+    expect((finish!.detail as { durationMs: number }).durationMs).toBe(60);
+    const stats = await t.pool.query(`SELECT sum(total_lateness_ms)::int AS late, sum(lateness_count)::int AS n FROM handler_stats_daily WHERE handler = 'ahead.work'`);
+    expect(stats.rows[0]).toEqual({ late: 40, n: 1 });
+  });
+
+  it('a pause before the slot cancels a run whose task is claimed ahead, telling its worker', async () => {
+    const slot = at(30_000);
+    const { jobId, runId } = await aheadRun(slot, at(27_000));
+    const [c] = await claimTasks(t.db, { ...node, aheadMs: 500 }, at(29_600));
+    const listener = await t.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    await listener.query(`LISTEN ${CANCEL_CHANNEL}`);
+    try {
+      const res = await cancelAheadRuns(t.db, { jobId, actor: 'alice', reason: 'job paused' }, at(29_800));
+      expect(res.cancelledRunIds).toEqual([runId]);
+      const row = await t.db.task.findUniqueOrThrow({ where: { id: c!.id } });
+      expect(row.status).toBe('cancelled');
+      for (let i = 0; i < 100 && !heard.some((p) => p.includes(c!.id)); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(heard.some((p) => p.includes(c!.id))).toBe(true);
+    } finally {
+      listener.release();
+    }
+    // once its start has come, a claimed task is no longer "ahead": a pause leaves it running
+    const later = await aheadRun(at(40_000), at(37_000));
+    await claimTasks(t.db, { ...node, aheadMs: 500 }, at(39_600));
+    expect((await cancelAheadRuns(t.db, { jobId: later.jobId, actor: 'alice', reason: 'job paused' }, at(40_001))).cancelledRunIds).toEqual([]);
   });
 });

@@ -167,3 +167,70 @@ describe('completeTasks with DAG steps', () => {
     expect(right).toEqual(leaves.map(() => expect.objectContaining({ applied: true, runStatus: 'success' })));
   });
 });
+
+describe('hand-off: a success claims the step it makes ready for its own node (complete-dag-tasks.ts)', () => {
+  const handoff = { handlers: ['dag.hand'], group: 'default', labels: {}, leaseSeconds: 30 };
+  const withHandoff = (c: ClaimedTask) => ({ ...success(c), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor, handoff });
+
+  it('a chain step is claimed in the completion of its parent: running, leased, logged, returned to start; nothing left to claim', async () => {
+    const jobId = await insertJob(t.db, { steps: ['a', 'b', 'c'].map((key) => ({ key, handler: 'dag.hand' })), edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }] });
+    const run = await fire(jobId);
+    const [a] = await claimRun(run.id, at(10), NODE.nodeId, ['dag.hand']);
+    const [ra] = values(await completeTasks(t.db, [withHandoff(a!)], at(20)));
+    expect(ra).toMatchObject({ applied: true, task: { id: a!.id, status: 'success' } });
+    expect(ra).not.toHaveProperty('ready');
+    const [b] = (ra as { handedOff: ClaimedTask[] }).handedOff;
+    expect(b).toMatchObject({ stepKey: 'b', runId: run.id, jobId, attempt: 1, onlyTask: false, startedAt: at(20), leaseUntil: at(30_020) });
+    expect(b!.scheduledFor).toEqual(a!.scheduledFor);
+    const row = await t.db.task.findUniqueOrThrow({ where: { id: b!.id } });
+    expect(row).toMatchObject({ status: 'running', lockedBy: NODE.nodeId, startedAt: at(20), pendingParents: 0 });
+    expect((await logsOf(t.db, b!.id)).map((l) => [l.fromStatus, l.toStatus, l.message])).toEqual([
+      [null, 'pending', 'created'], ['pending', 'running', `claimed by ${NODE.nodeId}`],
+    ]);
+    // nothing of the run is left for a claim
+    expect(await claimRun(run.id, at(25), NODE.nodeId, ['dag.hand'])).toEqual([]);
+    const [rb] = values(await completeTasks(t.db, [withHandoff(b!)], at(40)));
+    const [c] = (rb as { handedOff: ClaimedTask[] }).handedOff;
+    const [rc] = values(await completeTasks(t.db, [withHandoff(c!)], at(60)));
+    expect(rc).toMatchObject({ applied: true, runStatus: 'success' });
+    expect(rc).not.toHaveProperty('handedOff');
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect([r.status, r.durationMs]).toEqual(['success', 50]);
+  });
+
+  it('no hand-off for a fan-out, a handler the node lacks, a resource key or consistent_hash routing: those steps are left to the claim', async () => {
+    const cases = [
+      { steps: [{ key: 'p', handler: 'dag.hand' }, { key: 'x', handler: 'dag.hand' }, { key: 'y', handler: 'dag.hand' }], edges: [{ from: 'p', to: 'x' }, { from: 'p', to: 'y' }], ready: 2 },
+      { steps: [{ key: 'p', handler: 'dag.hand' }, { key: 'x', handler: 'dag.other' }], edges: [{ from: 'p', to: 'x' }], ready: 1 },
+      { steps: [{ key: 'p', handler: 'dag.hand' }, { key: 'x', handler: 'dag.hand', resourceKey: 'rk-hand' }], edges: [{ from: 'p', to: 'x' }], ready: 1 },
+      { routingStrategy: 'consistent_hash' as const, steps: [{ key: 'p', handler: 'dag.hand' }, { key: 'x', handler: 'dag.hand' }], edges: [{ from: 'p', to: 'x' }], ready: 1 },
+    ];
+    // the only live node, so it owns every consistent_hash key: the claim gives it such tasks, the hand-off does not
+    await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid, handlers, last_heartbeat_at) VALUES ($1, 'a', 'h', 1, '{dag.hand}', $2)`, [NODE.nodeId, at(0)]);
+    for (const { ready, ...spec } of cases) {
+      const run = await fire(await insertJob(t.db, spec));
+      const [p] = await claimRun(run.id, at(10), NODE.nodeId, ['dag.hand']);
+      const [rp] = values(await completeTasks(t.db, [withHandoff(p!)], at(20)));
+      expect(rp).toMatchObject({ applied: true, ready });
+      expect(rp).not.toHaveProperty('handedOff');
+      const open = await t.db.task.findMany({ where: { runId: run.id, status: 'pending', pendingParents: 0 } });
+      expect(open).toHaveLength(ready);
+    }
+    await t.pool.query(`DELETE FROM worker_nodes WHERE node_id = $1`, [NODE.nodeId]);
+  });
+
+  it('a join step is handed off by the parent whose success makes it ready, not before', async () => {
+    const jobId = await insertJob(t.db, {
+      steps: ['a', 'b', 'j'].map((key) => ({ key, handler: 'dag.hand' })), edges: [{ from: 'a', to: 'j' }, { from: 'b', to: 'j' }],
+    });
+    const run = await fire(jobId);
+    const roots = await claimRun(run.id, at(10), NODE.nodeId, ['dag.hand']);
+    const [first, second] = roots;
+    const [r1] = values(await completeTasks(t.db, [withHandoff(first!)], at(20)));
+    expect(r1).not.toHaveProperty('handedOff');
+    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 1 });
+    const [r2] = values(await completeTasks(t.db, [withHandoff(second!)], at(30)));
+    expect((r2 as { handedOff: ClaimedTask[] }).handedOff.map((c) => c.stepKey)).toEqual(['j']);
+  });
+});
+

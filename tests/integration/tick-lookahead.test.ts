@@ -183,6 +183,29 @@ describe('workers sleep until known due times, and NOTIFY or the safety pass wak
     expect(done.startedAt!.getTime()).toBeGreaterThanOrEqual(slot.getTime());
   }, 30_000);
 
+  it('claiming ahead: the task is claimed before its slot, held, started at the slot, and its real start recorded', async () => {
+    let calledAt = 0;
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { pollMs: 60_000, tickMs: 60_000, lookaheadMs: LOOKAHEAD, claimAheadMs: 800, reapMs: 60_000 }),
+      handlers: { 'test.ahead-mark': async () => { calledAt = Date.now(); return null; } },
+    });
+    workers.push(w);
+    await w.start();
+    await new Promise((r) => setTimeout(r, 300));
+    const slot = new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000);
+    const jobId = await insertJob(t.db, { key: 'la-claim-ahead', cron: '* * * * * *', nextRunAt: slot, steps: [{ handler: 'test.ahead-mark' }] });
+    const run = await waitFor(() => t.db.run.findFirst({ where: { jobId, scheduledFor: slot } }), 10_000, 'the look-ahead run');
+    const [task] = await t.db.task.findMany({ where: { runId: run.id } });
+    const done = await waitForFinalTask(t.db, task!.id);
+    expect(done.status).toBe('success');
+    const claimed = (await t.db.taskLog.findMany({ where: { taskId: task!.id, toStatus: 'running' } }))[0]!;
+    expect(claimed.createdAt.getTime()).toBeLessThan(slot.getTime()); // claimed ahead
+    expect(calledAt).toBeGreaterThanOrEqual(slot.getTime()); // not started early
+    // the recorded start is the real one (by the worker's clock, ms), not merely the planned slot
+    expect(done.startedAt!.getTime()).toBeGreaterThanOrEqual(slot.getTime());
+    expect(Math.abs(done.startedAt!.getTime() - calledAt)).toBeLessThanOrEqual(1);
+  }, 30_000);
+
   it('a lost NOTIFY: the claimer finds a run created ahead on its safety pass and starts it at its slot', async () => {
     const w = createWorker({ config: testWorkerConfig(t.url, { pollMs: 1000, roles: ['claim'] }) });
     workers.push(w);

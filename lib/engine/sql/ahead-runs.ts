@@ -1,19 +1,22 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
- * The job's runs created ahead of a slot that is still in the future: schedule runs still
- * `pending` whose tasks are all pending on their first attempt with schedule_at > now (none
- * can have been claimed: the claim waits for schedule_at). Locks those run rows FOR UPDATE (a
- * claim moving the run to running waits, or is waited for and the row re-checked).
- * Index: runs_active_idx (job_id, created_at) WHERE status IN (pending, running); tasks_run_idx.
+ * The job's runs created ahead of a slot that is still in the future: open schedule runs whose
+ * tasks are all on their first attempt and not started — pending, or claimed ahead and held by
+ * a worker until a start still in the future (running with started_at > now: docs/on-time.md
+ * "Claiming ahead") — their earliest schedule_at still to come. Locks those run rows FOR UPDATE
+ * (a claim of their tasks is waited for by the cancel, which then sees and cancels it).
+ * Index: runs_active_idx (job_id, created_at) WHERE status IN (pending, running); then
+ * tasks_run_step_uniq (run_id) in the run's week.
  */
 export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: Date): Promise<{ id: string; scheduleAt: Date }[]> {
   return tx.$queryRawUnsafe<{ id: string; scheduleAt: Date }[]>(
     preparedSql('select-ahead-runs', `SELECT r.id, x.first AS "scheduleAt"
        FROM runs r
-       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(t.status = 'pending' AND t.attempt = 1) AS untouched
-                             FROM tasks t WHERE t.run_id = r.id) x
-      WHERE r.job_id = $1 AND r.status = 'pending' AND r.trigger = 'schedule'
+       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
+                                  bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > $2::timestamptz))) AS untouched
+                             FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
+      WHERE r.job_id = $1 AND r.status IN ('pending', 'running') AND r.trigger = 'schedule'
         AND x.untouched AND x.first > $2::timestamptz
       ORDER BY r.created_at
       FOR UPDATE OF r`),

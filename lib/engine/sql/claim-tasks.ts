@@ -1,6 +1,12 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import type { ClaimedTask, ClaimInput } from '../types.ts';
 import { claimedTaskColumns } from './columns.ts';
+import { nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
+
+/** The claiming node as this statement's parameters. */
+const CLAIMING_NODE: ClaimingNodeSql = {
+  nodeId: '$1::text', group: '$3', labels: '$4::jsonb', now: '$5::timestamptz', staleSeconds: '$7::double precision',
+};
 
 /** The claim as lib/engine/claim-tasks.ts issues it (ClaimInput, its default filled in). */
 export interface ClaimParams extends Required<ClaimInput> {
@@ -50,15 +56,10 @@ export interface ClaimParams extends Required<ClaimInput> {
  * held only to fail with a clear error) only while no other live node advertises them in
  * worker_nodes.handlers — a probe of the small worker_nodes table, evaluated only for such rows.
  *
- * Routing (task.routing copied from the job): nodeGroup must equal the node's
- * group; routing.labels must be contained in the node's labels; strategy
- * 'nodes' lists node ids; 'consistent_hash' makes one live node the owner by
- * rendezvous hashing: among online worker_nodes with a fresh heartbeat that can
- * run the handler and match group/labels, the owner maximises
- * md5(routing key || ':' || node_id). When the owner dies (stale heartbeat or
- * offline) the next-highest live node owns the key; when a node joins only the
- * keys it now wins move. The owner subquery runs per candidate row only for
- * consistent_hash tasks (CASE), over the small worker_nodes table.
+ * Routing (task.routing copied from the job: node group, labels, strategy `nodes` or
+ * `consistent_hash`): the rule is claim-routing.ts routingAllowsSql, row filters evaluated only
+ * on the candidate rows; the consistent_hash owner subquery runs per candidate row only for such
+ * tasks (CASE), over the small worker_nodes table.
  *
  * A prepared statement per batch size (lib/db.ts preparedSql; the limit is written into the
  * text, so each size is its own statement): with the history tables partitioned by week
@@ -80,10 +81,9 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
     preparedSql('claim-tasks', `WITH cand AS (
        SELECT t.id, t.scheduled_for, t.resource_key, t.priority, t.schedule_at
          FROM tasks t
-        WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $5::timestamptz
-          -- a node an operator drained claims nothing from the moment of the drain, not from its
-          -- next heartbeat (one primary-key probe, evaluated once per statement)
-          AND NOT EXISTS (SELECT 1 FROM worker_nodes me WHERE me.node_id = $1 AND me.status = 'draining')
+        -- $10: the claim's horizon, now + ClaimInput.aheadMs (a task due within it is claimed ahead)
+        WHERE t.status = 'pending' AND t.pending_parents = 0 AND t.schedule_at <= $10::timestamptz
+          AND ${nodeNotDrainingSql('$1')}
           AND (t.handler = ANY($2::text[])
                -- a handler held only to fail clearly: left to any live node that offers it
                OR (t.handler = ANY($9::text[]) AND NOT EXISTS (
@@ -91,21 +91,7 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
                       WHERE o.node_id <> $1 AND o.status = 'online'
                         AND o.last_heartbeat_at >= $5::timestamptz - make_interval(secs => $7::double precision)
                         AND t.handler = ANY(o.handlers))))
-          AND (t.routing->>'nodeGroup' IS NULL OR t.routing->>'nodeGroup' = $3)
-          AND (t.routing->'labels' IS NULL OR $4::jsonb @> (t.routing->'labels'))
-          AND CASE coalesce(t.routing->>'strategy', 'any')
-                WHEN 'nodes' THEN coalesce(t.routing->'nodes', '[]'::jsonb) @> to_jsonb($1::text)
-                WHEN 'consistent_hash' THEN $1 = (
-                  SELECT w.node_id FROM worker_nodes w
-                   WHERE w.status = 'online'
-                     AND w.last_heartbeat_at >= $5::timestamptz - make_interval(secs => $7::double precision)
-                     AND (cardinality(w.handlers) = 0 OR t.handler = ANY(w.handlers))
-                     AND (t.routing->>'nodeGroup' IS NULL OR w."group" = t.routing->>'nodeGroup')
-                     AND w.labels @> coalesce(t.routing->'labels', '{}'::jsonb)
-                   ORDER BY md5(coalesce(t.routing->>'key', t.job_id) || ':' || w.node_id) DESC, w.node_id
-                   LIMIT 1)
-                ELSE true
-              END
+          AND ${routingAllowsSql('t', CLAIMING_NODE, 'owner')}
           AND (t.resource_key IS NULL OR ($8::boolean AND NOT EXISTS (
                 SELECT 1 FROM running_resources rr WHERE rr.resource_key = t.resource_key)))
         ORDER BY t.priority DESC, t.schedule_at
@@ -119,8 +105,12 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
         WHERE resource_key IS NULL OR rn = 1
      ), upd AS (
        UPDATE tasks t
-          SET status = 'running', locked_by = $1, lease_until = $5::timestamptz + make_interval(secs => $6::double precision),
-              started_at = $5::timestamptz, completed_at = NULL, timed_out_at = NULL, version = t.version + 1, updated_at = $5::timestamptz
+          -- a task claimed ahead starts at its schedule_at: that is its (planned) start, corrected by
+          -- its completion if the worker started it later (complete-task.ts, CompleteTaskInput.startedAt)
+          SET status = 'running', locked_by = $1,
+              lease_until = GREATEST($5::timestamptz, t.schedule_at) + make_interval(secs => $6::double precision),
+              started_at = GREATEST($5::timestamptz, t.schedule_at), completed_at = NULL, timed_out_at = NULL,
+              version = t.version + 1, updated_at = $5::timestamptz
          FROM pick WHERE t.id = pick.id AND t.scheduled_for = pick.scheduled_for
        RETURNING t.*
      ), logs AS (
@@ -141,7 +131,8 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
        -- runs before tasks; so it never waits for a run row. A run held by someone else (a cancel,
        -- a completion) stays 'pending' until a later claim or its end; nothing reads run status
        -- to decide task work.
-       UPDATE runs r SET status = 'running', started_at = $5::timestamptz, updated_at = $5::timestamptz
+       UPDATE runs r SET status = 'running', updated_at = $5::timestamptz,
+              started_at = (SELECT min(u.started_at) FROM upd u WHERE u.run_id = r.id AND u.scheduled_for = r.scheduled_for)
         WHERE (r.id, r.scheduled_for) IN (SELECT l.id, l.scheduled_for FROM runs l
                                             WHERE (l.id, l.scheduled_for) IN (SELECT u.run_id, u.scheduled_for FROM upd u JOIN only_task o ON o.id = u.id WHERE NOT o.only)
                                               AND l.status::text = 'pending'
@@ -158,6 +149,6 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
        JOIN only_task o ON o.id = upd.id
       ORDER BY upd.priority DESC, upd.schedule_at`),
     p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), now, p.leaseSeconds, p.nodeStaleSeconds,
-    p.allowResourceKeys, p.fallbackHandlers,
+    p.allowResourceKeys, p.fallbackHandlers, new Date(now.getTime() + Math.max(0, p.aheadMs)),
   );
 }

@@ -1,6 +1,8 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
+import { nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
+import { claimedTaskColumns } from './columns.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
@@ -14,8 +16,12 @@ export interface DagTaskCompleted {
   latenessFrom: Date | null;
   /** pending on_failure children: they must be skipped by design (propagate-final.ts) */
   onFailureChildren: number;
-  /** tasks of this task's run that became ready in this statement (pending_parents reached 0) */
+  /** tasks of this task's run that became ready in this statement (pending_parents reached 0), handed off or not */
   runReady: number;
+  /** of those, the ones left for a claim (not handed off) */
+  runReadyOpen: number;
+  /** the steps of this run handed to the completing node by this statement (claimed for it), in ClaimedTask's JSON shape */
+  handedOff: Record<string, unknown>[] | null;
   /** the statement also booked the batch's handler stats (the same on every row) */
   statsBooked: boolean;
 }
@@ -40,6 +46,16 @@ export interface DagTaskCompleted {
  * does it. on_failure children are the caller's next statement too (complete-task.ts
  * completeDagBatch).
  *
+ * Hand-off: a success whose item asks for it (`handoff`: its worker has a free slot) and whose
+ * task has exactly one hard/soft child hands that child, when this statement makes it ready and
+ * the node may run it (its handler, claim-routing.ts routingAllowsSql without consistent_hash,
+ * no resource key, due now, the node not draining), straight to the completing node: the
+ * child's release and its claim (running, locked_by, lease, its 'claimed' task_logs row) are
+ * the same UPDATE, and the worker starts it on the result — a chain step costs one statement
+ * instead of a completion and a claim. Each success hands off at most one child, so a worker
+ * never takes more steps than it finished. Children made ready and not handed off are left to
+ * the claim (NOTIFY).
+ *
  * Stats: with `bookStats` the batch's handler stats are always booked here (the statement is
  * its own transaction: autocommit, so the hot stats rows are held only to its end). Without it
  * (inside a longer transaction) they ride along only when nothing follows but COMMIT, and the
@@ -53,11 +69,12 @@ export interface DagTaskCompleted {
  */
 export async function completeDagTasksSql(
   tx: SqlClient,
-  p: { nodeId: string; message: string; jobFirst: boolean; bookStats: boolean; items: CompletionItem[] },
+  p: { nodeId: string; message: string; jobFirst: boolean; bookStats: boolean; items: CompletionItem[]; handoff?: HandoffNode },
   now: Date,
 ): Promise<DagTaskCompleted[]> {
   if (p.items.length === 0) return [];
   const batch = completionItemsParam(p.items);
+  const node: ClaimingNodeSql = { nodeId: '$2::text', group: '$8', labels: '$9::jsonb', now: '$3::timestamptz', staleSeconds: '0' };
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql('complete-dag-tasks', `WITH i AS (
        SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)}
@@ -69,7 +86,7 @@ export async function completeDagTasksSql(
         WHERE $5::boolean AND j.id IN (SELECT job_id FROM i)
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
-       SELECT r.id, r.trigger FROM runs r
+       SELECT r.id, r.trigger, r.job_key FROM runs r
         WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
@@ -87,17 +104,49 @@ export async function completeDagTasksSql(
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
+     ), handing AS (
+       -- successes whose worker takes a step (i.handoff) and whose task has one hard/soft child
+       SELECT t.id FROM t JOIN i ON i.id = t.id
+        WHERE i.handoff AND ${nodeNotDrainingSql('$2::text')}
+          AND (SELECT count(*) FROM task_dependencies o
+                WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND o.dep_type IN ('hard', 'soft')) = 1
      ), edges AS (
-       SELECT d.task_id, d.scheduled_for, count(*)::int AS n FROM task_dependencies d
+       SELECT d.task_id, d.scheduled_for, count(*)::int AS n,
+              -- the child may be handed off: a handing parent, and this node may run it now
+              bool_or(h.id IS NOT NULL) AND bool_and(k.handler = ANY($7::text[]) AND k.resource_key IS NULL
+                                                     AND k.schedule_at <= $3::timestamptz AND ${routingAllowsSql('k', node, 'never')}) AS handoff
+         FROM task_dependencies d
+         JOIN tasks k ON k.id = d.task_id AND k.scheduled_for = d.scheduled_for
+         LEFT JOIN handing h ON h.id = d.parent_task_id
         WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type IN ('hard', 'soft')
         GROUP BY d.task_id, d.scheduled_for
      ), dec AS (
-       UPDATE tasks c SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz
+       -- The release, and for a handed-off child its claim, in one write of the child's row: the
+       -- condition reads the row as this UPDATE found it (after waiting for a concurrent parent's
+       -- release), so "becomes ready now" is exact.
+       UPDATE tasks c
+          SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz,
+              status = CASE WHEN e.handoff AND c.pending_parents = e.n THEN 'running'::task_status ELSE c.status END,
+              locked_by = CASE WHEN e.handoff AND c.pending_parents = e.n THEN $2 ELSE c.locked_by END,
+              lease_until = CASE WHEN e.handoff AND c.pending_parents = e.n
+                                 THEN $3::timestamptz + make_interval(secs => $10::double precision) ELSE c.lease_until END,
+              started_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN $3::timestamptz ELSE c.started_at END,
+              completed_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN NULL ELSE c.completed_at END,
+              timed_out_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN NULL ELSE c.timed_out_at END,
+              version = c.version + CASE WHEN e.handoff AND c.pending_parents = e.n THEN 1 ELSE 0 END
          FROM edges e
         WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status = 'pending'
-       RETURNING c.run_id, c.pending_parents
+       RETURNING c.*, c.status = 'running' AS claimed
+     ), hlog AS (
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $2, $2, $3::timestamptz FROM dec WHERE claimed
+       RETURNING 1
      ), ready AS (
-       SELECT run_id, count(*)::int AS n FROM dec WHERE pending_parents = 0 GROUP BY run_id
+       SELECT run_id, count(*)::int AS n, count(*) FILTER (WHERE NOT claimed)::int AS open FROM dec WHERE pending_parents = 0 GROUP BY run_id
+     ), handed AS (
+       SELECT x."runId" AS run_id, jsonb_agg(to_jsonb(x)) AS tasks
+         FROM (SELECT ${claimedTaskColumns('c', 'lr', 'false')} FROM dec c JOIN lr ON lr.id = c.run_id WHERE c.claimed) x
+        GROUP BY x."runId"
      ), onf AS (
        SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
         WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
@@ -115,12 +164,24 @@ export async function completeDagTasksSql(
      )
      SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, (SELECT count(*) FROM stats) > 0 AS "statsBooked",
             t.started_at AS "startedAt", ${latenessFromSql('t', 'lr')} AS "latenessFrom",
-            coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady",
-            (SELECT count(*) FROM log)::int AS "_logged",
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready)) n)::int AS "_notified"
-       FROM t JOIN lr ON lr.id = t.run_id LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id`),
+            coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady", coalesce(ready.open, 0) AS "runReadyOpen",
+            handed.tasks AS "handedOff",
+            (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM hlog)::int AS "_handed",
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready WHERE open > 0)) n)::int AS "_notified"
+       FROM t JOIN lr ON lr.id = t.run_id LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id
+       LEFT JOIN handed ON handed.run_id = t.run_id`),
     batch, p.nodeId, now, p.message, p.jobFirst, p.bookStats,
+    p.handoff?.handlers ?? [], p.handoff?.group ?? '', JSON.stringify(p.handoff?.labels ?? {}), p.handoff?.leaseSeconds ?? 0,
   );
+}
+
+/** The node a DAG completion hands steps to (its claim configuration, as ClaimInput has it). */
+export interface HandoffNode {
+  handlers: string[];
+  group: string;
+  labels: Record<string, string>;
+  /** lease of a handed-off step: now + leaseSeconds (s) */
+  leaseSeconds: number;
 }
 
 /** A successful attempt of the batch, as the handler stats count it (the rule: stats-outcome.ts). */

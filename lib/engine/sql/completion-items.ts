@@ -14,16 +14,22 @@ export interface CompletionItem {
   jobId: string;
   scheduledFor: Date;
   attempt: number;
+  /** the attempt's real start when not the claim's (CompleteTaskInput.startedAt), else null */
+  startedAt?: Date | null;
   output: unknown;
   error: string | null;
   exitCode: number | null;
+  /** the completing worker takes a step this success makes ready (complete-dag-tasks.ts hand-off) */
+  handoff?: boolean;
 }
 
 /** The jsonb parameter of a batch. */
 export function completionItemsParam(items: readonly CompletionItem[]): string {
   return JSON.stringify(items.map((i) => ({
     id: i.taskId, scheduled_for: i.scheduledFor.toISOString(), run_id: i.runId, job_id: i.jobId, attempt: i.attempt,
+    started_at: i.startedAt ? i.startedAt.toISOString() : null,
     output: i.output === undefined ? undefined : JSON.stringify(i.output), error: i.error, exit_code: i.exitCode,
+    handoff: i.handoff === true,
   })));
 }
 
@@ -40,19 +46,21 @@ export function itemsRowLimit(n: number): number {
   return limit;
 }
 
-/** SQL reading the batch back from parameter `$param` as rows (id, scheduled_for, run_id, job_id, attempt, output, error, exit_code). */
+/** SQL reading the batch back from parameter `$param` as rows (id, scheduled_for, run_id, job_id, attempt, started_at, output, error, exit_code, handoff). */
 export function completionItemsSql(param: number): string {
   return `jsonb_to_recordset($${param}::jsonb)
-         AS x(id uuid, scheduled_for timestamptz, run_id uuid, job_id uuid, attempt int, output text, error text, exit_code int)`;
+         AS x(id uuid, scheduled_for timestamptz, run_id uuid, job_id uuid, attempt int, started_at timestamptz,
+              output text, error text, exit_code int, handoff boolean)`;
 }
 
 /**
  * SET clause of a task's running -> success compare-and-set in a batch: the item's output,
- * error and exit code from the batch rows `i` (completionItemsSql), the lease released.
+ * error and exit code from the batch rows `i` (completionItemsSql), its real start when the
+ * worker sent one (a task claimed ahead), the lease released.
  * @param now SQL of the completion instant (timestamptz)
  */
 export function successSetSql(now: string): string {
-  return `status = 'success', completed_at = ${now}, lease_until = NULL,
+  return `status = 'success', completed_at = ${now}, lease_until = NULL, started_at = coalesce(i.started_at, tasks.started_at),
               output = i.output::jsonb, error = i.error, exit_code = i.exit_code, version = tasks.version + 1, updated_at = ${now}`;
 }
 

@@ -35,6 +35,8 @@ export interface AttemptEnd {
   message: string;
   /** reclaim only: the lease must have expired before this instant */
   leaseExpiredBefore: Date | null;
+  /** the attempt's real start when not the claim's (a task claimed ahead, started later), else null */
+  startedAt?: Date | null;
 }
 
 /**
@@ -63,7 +65,8 @@ export async function finishAttempt(
     preparedSql('finish-attempt', `WITH t AS (
        UPDATE tasks
           SET status = $4::task_status, completed_at = $9::timestamptz, lease_until = NULL,
-              output = $5::jsonb, error = $6, exit_code = $7::int, version = version + 1, updated_at = $9::timestamptz
+              output = $5::jsonb, error = $6, exit_code = $7::int, version = version + 1, updated_at = $9::timestamptz,
+              started_at = coalesce($11::timestamptz, started_at)
         -- status::text: keeps the planner on tasks_pkey; with status = 'running' it may pick the partial
         -- tasks_lease_idx (same predicate) and filter every running task by id.
         WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3
@@ -111,7 +114,7 @@ export async function finishAttempt(
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"
        FROM t, counts`),
     p.taskId, p.attempt, p.nodeId, p.outcome, p.output === undefined ? null : JSON.stringify(p.output), p.error,
-    p.exitCode, p.message, now, p.leaseExpiredBefore,
+    p.exitCode, p.message, now, p.leaseExpiredBefore, p.startedAt ?? null,
   );
   return rows[0] ?? null;
 }

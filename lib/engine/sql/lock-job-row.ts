@@ -42,6 +42,21 @@ export async function lockJobRowForReopen(tx: SqlClient, p: { taskId: string }):
 }
 
 /**
+ * Locks the job rows of several runs in ascending job id (lock-order.ts step 1 for several
+ * jobs): the job-first replay of a batch that ends runs of different jobs. Index: runs primary
+ * key, jobs primary key.
+ */
+export async function lockJobsOfRuns(tx: SqlClient, runIds: string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await tx.$queryRawUnsafe(
+    preparedSql('lock-jobs-of-runs', `SELECT j.id FROM jobs j
+      WHERE j.id IN (SELECT r.job_id::uuid FROM runs r WHERE r.id = ANY($1::uuid[]))
+      ORDER BY j.id FOR UPDATE OF j`),
+    runIds,
+  );
+}
+
+/**
  * Locks run rows in ascending id (cover_early: every active run of a job, the
  * job row already held; lock-order.ts step 2). Index: runs primary key.
  */
