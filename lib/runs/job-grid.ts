@@ -43,7 +43,7 @@ export interface JobGrid {
 /**
  * The grid of a job's latest runs (docs/console.md "Grid"): at most `limit` runs (keyset on
  * scheduled_for desc, id desc: runs_job_idx, the same order and cursor as listRuns) and their
- * tasks (tasks_run_idx), so it reads at most limit × steps task rows. Steps are ordered by the
+ * tasks (tasks_run_step_uniq, run_id first), so it reads at most limit × steps task rows. Steps are ordered by the
  * job's current graph (lib/dag topologicalOrder, the order the run page lists tasks in, ties by
  * key); steps that only older runs have (removed since) follow, by key. Works on deleted jobs.
  * Raw query input is accepted and parsed here.

@@ -8,7 +8,7 @@ import { CANCEL_CHANNEL } from '../notify.ts';
  * the ids of the running ones so their workers abort them.
  *
  * Lock: row locks on the runs' open tasks, in ascending id; callers hold the
- * job row and the run rows first (lib/engine/lock-order.ts). Index: tasks_run_idx (run_id).
+ * job row and the run rows first (lib/engine/lock-order.ts). Index: tasks_run_step_uniq (run_id first).
  */
 export async function cancelRunTasks(
   tx: SqlClient,

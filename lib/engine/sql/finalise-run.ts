@@ -38,7 +38,7 @@ export interface FinaliseResult {
  * caller's transaction is then replayed with the job row locked first). Index: `tasks_run_open_idx` (run_id, status, pending_parents) WHERE
  * status is open makes the open/stalled probes O(log n) per completion, so a
  * 10,000-task run does not rescan itself on every completion; the final
- * aggregate scans tasks_run_idx once per run.
+ * aggregate scans the run's tasks once (tasks_run_step_uniq, run_id first).
  */
 export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: StatsDelta }, now: Date): Promise<FinaliseResult> {
   // The handler-stats upsert rides along as the last CTE (hot row: lock it as late as possible).

@@ -17,7 +17,7 @@ export interface GraphEdge {
 /**
  * The tasks and dependencies of one run, for operator retries (rare, so the
  * graph is walked in TypeScript). Lock: none (the caller holds the run row).
- * Index: tasks_run_idx; task_dependencies via its unique (task_id, ...) index.
+ * Index: tasks_run_step_uniq (run_id first); task_dependencies via its unique (task_id, ...) index.
  */
 export async function loadRunGraph(tx: SqlClient, p: { runId: string }): Promise<{ tasks: GraphTask[]; edges: GraphEdge[] }> {
   const rows = await tx.$queryRawUnsafe<{ tasks: GraphTask[] | null; edges: GraphEdge[] | null }[]>(

@@ -18,7 +18,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
  *
  * Lock: the job row (held), the released run's root task rows. Index:
  * runs_active_idx (job_id, created_at) WHERE status IN (pending, running);
- * tasks_run_idx; task_dependencies (task_id, parent_task_id) unique.
+ * tasks_run_step_uniq (run_id first); task_dependencies (task_id, parent_task_id) unique.
  */
 export async function releaseSerialRun(tx: SqlClient, p: { jobId: string }, now: Date): Promise<string | null> {
   const rows = await tx.$queryRawUnsafe<{ id: string | null }[]>(
