@@ -51,6 +51,7 @@ import { ensureHistoryPartitions, listHistoryWeeks } from '../lib/system-jobs/hi
 import { purgeOldRuns } from '../lib/system-jobs/retention.ts';
 import { getUpcomingFires } from '../lib/stats/upcoming-fires.ts';
 import { withDatabase } from '../lib/infra/migrate.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, type SqlPool } from '../lib/sql-pool.ts';
 
 const envInt = (name: string, dflt: number) => {
   const v = Number(process.env[name]);
@@ -165,24 +166,28 @@ async function time(label: string, fn: () => Promise<string>): Promise<Timing> {
 }
 
 /**
- * The engine's hot paths, one task per call, `n` times on each database: a one-step run of
- * job `jobId` is triggered (triggerRun; untimed — the job's block strategy lets one run at a
- * time), its task claimed (claimTasks, limit 1) and completed (completeTask). The two
- * databases take turns call by call (the order swapped each round). Returns the median
- * milliseconds of a claim and of a completion on each.
+ * The engine's hot paths, one task per call, `n` times on each database, as a worker runs them
+ * (its hot-path pool, lib/sql-pool.ts; the completion carrying the keys its claim returned): a
+ * one-step run of job `jobId` is triggered (triggerRun on the Prisma client; untimed — the
+ * job's block strategy lets one run at a time), its task claimed (claimTasks, limit 1) and
+ * completed (completeTask). The two databases take turns call by call (the order swapped each
+ * round). Returns the median milliseconds of a claim and of a completion on each.
  */
-async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, jobId: string, n: number) {
+async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, hot: { empty: SqlPool; full: SqlPool }, jobId: string, n: number) {
   const ms = { empty: { claim: [] as number[], complete: [] as number[] }, full: { claim: [] as number[], complete: [] as number[] } };
   for (let i = 0; i < n; i++) {
     for (const which of (i % 2 ? ['empty', 'full'] : ['full', 'empty']) as ('empty' | 'full')[]) {
-      const db = dbs[which];
-      await triggerRun(db, { jobId, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
+      await triggerRun(dbs[which], { jobId, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
+      const db = hot[which];
       let t = performance.now();
       const [task] = await claimTasks(db, { nodeId: 'bench-hot', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 });
       ms[which].claim.push(performance.now() - t);
       if (!task) throw new Error('hot path: nothing to claim');
       t = performance.now();
-      await completeTask(db, { taskId: task.id, attempt: task.attempt, nodeId: 'bench-hot', outcome: 'success', onlyTask: task.onlyTask });
+      await completeTask(db, {
+        taskId: task.id, runId: task.runId, jobId: task.jobId, scheduledFor: task.scheduledFor,
+        attempt: task.attempt, nodeId: 'bench-hot', outcome: 'success', onlyTask: task.onlyTask,
+      });
       ms[which].complete.push(performance.now() - t);
     }
   }
@@ -309,7 +314,9 @@ async function main() {
       // Both databases analysed, as autovacuum keeps a live one (the full one was, after seeding):
       // on a server with autovacuum off the empty copy would otherwise be planned with no statistics.
       await emptyDb.$executeRawUnsafe('ANALYZE');
-      const { empty, full } = await hotPaths({ empty: emptyDb, full: db }, hot.id, hotRuns);
+      const hotPools = { empty: createSqlPool(withDatabase(url, emptyName), 1, { settings: HOT_PATH_SETTINGS }), full: createSqlPool(url, 1, { settings: HOT_PATH_SETTINGS }) };
+      const { empty, full } = await hotPaths({ empty: emptyDb, full: db }, hotPools, hot.id, hotRuns);
+      await Promise.all([hotPools.empty.$disconnect(), hotPools.full.$disconnect()]);
       const ratio = { claim: full.claimMs / empty.claimMs, complete: full.completeMs / empty.completeMs };
 
       let retention = '';
