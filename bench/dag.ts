@@ -5,8 +5,9 @@
  * - instantiate: triggerRun (tasks + dependencies + logs, one transaction);
  * - total: from trigger until the run is final, driving lib/engine's
  *   claimTasks + completeTask in-process with a no-op handler (no worker
- *   process) using L concurrent lanes, each completing its claimed batch with one completeTasks
- *   call (as worker/completion-batcher.ts does);
+ *   process) using L concurrent lanes on a worker's hot-path pool (lib/sql-pool.ts), each
+ *   completing its claimed batch with one completeTasks call carrying the claim's keys (as
+ *   worker/completion-batcher.ts does);
  * - tasks/s over the drive.
  *
  *   node --import tsx bench/dag.ts [steps=10000] [lanes=8] [width=100]
@@ -16,6 +17,7 @@
  */
 import { withBenchDatabase } from './bench-db.ts';
 import { createPrismaClient } from '../lib/db.ts';
+import { createSqlPool, HOT_PATH_SETTINGS } from '../lib/sql-pool.ts';
 import { claimTasks, completeTasks, triggerRun } from '../lib/engine/index.ts';
 
 async function main() {
@@ -48,11 +50,12 @@ async function main() {
     const instantiateMs = performance.now() - t0;
 
     let done = 0;
+    const hot = createSqlPool(url, lanes, { settings: HOT_PATH_SETTINGS });
     await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
       const nodeId = `dag-node-${lane}`;
       let idle = 0;
       for (;;) {
-        const claimed = await claimTasks(db, { nodeId, handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 10, leaseSeconds: 300 });
+        const claimed = await claimTasks(hot, { nodeId, handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 10, leaseSeconds: 300 });
         if (claimed.length === 0) {
           const r = await db.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } });
           if (r.status !== 'pending' && r.status !== 'running') return;
@@ -62,14 +65,17 @@ async function main() {
         }
         idle = 0;
         // As a worker's completion batcher does: the claimed batch's successes in one call
-        // (completeTasks: one transaction for DAG steps).
-        const results = await completeTasks(db, claimed.map((t) => ({ taskId: t.id, attempt: t.attempt, nodeId, outcome: 'success' as const, onlyTask: t.onlyTask })));
+        // (completeTasks: one statement for DAG steps).
+        const results = await completeTasks(hot, claimed.map((t) => ({
+          taskId: t.id, runId: t.runId, jobId: t.jobId, scheduledFor: t.scheduledFor, attempt: t.attempt, nodeId, outcome: 'success' as const, onlyTask: t.onlyTask,
+        })));
         for (const r of results) if (r.status === 'rejected') throw r.reason;
         done += claimed.length;
       }
     }));
     const totalMs = performance.now() - t0;
     const final = await db.run.findUniqueOrThrow({ where: { id: run.id } });
+    await hot.$disconnect();
     await db.$disconnect();
     console.log(`DAG: ${steps} steps, ${from.length} edges (layers of ${width}), ${lanes} in-process lanes, no-op handler`);
     console.log(`instantiate (triggerRun: tasks + dependencies + logs, one transaction): ${instantiateMs.toFixed(0)} ms`);
