@@ -129,6 +129,12 @@ export function createSqlPool(url: string, max: number, opts: { settings?: Reado
   const transaction = async <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
     const c = await pool.connect();
     let broken: unknown;
+    // A connection lost between the transaction's statements (a server restart) reports here, not
+    // as an uncaught error: the next statement fails with it, and the connection is destroyed.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    c.on('error', onError);
     try {
       await c.query(perTransaction ? `BEGIN; ${setLocal}` : 'BEGIN');
       const result = await fn(client(c));
@@ -140,7 +146,8 @@ export function createSqlPool(url: string, max: number, opts: { settings?: Reado
       });
       throw error;
     } finally {
-      // A connection whose rollback failed is in an unknown state: destroy it rather than reuse it.
+      c.off('error', onError);
+      // A connection whose rollback failed or that was lost is in an unknown state: destroy it rather than reuse it.
       c.release(broken instanceof Error ? broken : undefined);
     }
   };
