@@ -150,7 +150,7 @@ export class Runner {
   private readonly active = new Map<string, Active>();
   /** handler promises still running after their attempt was settled (ignored abort) */
   private readonly zombies = new Set<Promise<void>>();
-  /** recent completions, for tests and diagnostics (bounded) */
+  /** recent completions (the last 1,000 at least), for tests and diagnostics (bounded) */
   readonly completions: CompletionRecord[] = [];
 
   /** when each attempt started (ms), for the duration its outcome reports */
@@ -529,7 +529,8 @@ export class Runner {
 
   private record(c: CompletionRecord): void {
     this.completions.push(c);
-    if (this.completions.length > 1000) this.completions.splice(0, this.completions.length - 1000);
+    // Trimmed in chunks: the last 1,000 to 2,000 are kept, without moving the array on every push.
+    if (this.completions.length > 2000) this.completions.splice(0, this.completions.length - 1000);
   }
 }
 
