@@ -40,6 +40,9 @@ export interface ReaperConfig {
 /** A run must have been unchanged this long (s) before the reaper settles it as stranded. */
 export const STRANDED_QUIET_SECONDS = 60;
 
+/** The stranded-run sweep runs at most this often (ms): a stranded run waits a minute anyway, and an idle worker stays quiet. */
+const STRANDED_SWEEP_MS = 30_000;
+
 export interface ReapResult {
   reclaimed: number;
   /** stranded runs settled (ended, or left open behind a serial gate) */
@@ -52,6 +55,8 @@ export interface ReapResult {
 
 export class Reaper {
   private readonly loop: ServiceLoop;
+  /** clock ms of the last stranded-run sweep */
+  private lastStrandedSweep = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly config: ReaperConfig,
@@ -73,10 +78,13 @@ export class Reaper {
       reclaimed = res.length;
       more = reclaimed >= this.config.limit;
       if (reclaimed > 0) this.deps.logger.warn({ reclaimed, tasks: res.map((r) => r.taskId) }, 'reaper: reclaimed tasks with expired leases');
-      const stranded = await settleStrandedRuns(this.deps.db, { quietSeconds: STRANDED_QUIET_SECONDS, limit: this.config.limit }, now);
-      settled = stranded.length;
-      const ended = stranded.filter((r) => r.status !== null);
-      if (ended.length > 0) this.deps.logger.warn({ runs: ended }, 'reaper: ended stranded runs (every task final, the run still open)');
+      if (now.getTime() - this.lastStrandedSweep >= STRANDED_SWEEP_MS || now.getTime() < this.lastStrandedSweep) {
+        this.lastStrandedSweep = now.getTime();
+        const stranded = await settleStrandedRuns(this.deps.db, { quietSeconds: STRANDED_QUIET_SECONDS, limit: this.config.limit }, now);
+        settled = stranded.length;
+        const ended = stranded.filter((r) => r.status !== null);
+        if (ended.length > 0) this.deps.logger.warn({ runs: ended }, 'reaper: ended stranded runs (every task final, the run still open)');
+      }
     } else {
       waiting = { reachableMs: Math.round(reachableMs), serverUpMs: Math.round(serverUpMs), neededMs: leaseMs };
     }
