@@ -137,6 +137,14 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const base = options.logger ?? serviceLogger('worker');
   let logger = base;
   const roles = new Set<WorkerRole>(config.roles);
+  // The runner and the log writer read their logger per attempt: a pino child costs more than a
+  // no-op task, so each component's child is made once per node logger (it changes at registration).
+  const components = new Map<string, { base: Logger; child: Logger }>();
+  const componentLogger = (component: string): Logger => {
+    let c = components.get(component);
+    if (!c || c.base !== logger) components.set(component, (c = { base: logger, child: logger.child({ component }) }));
+    return c.child;
+  };
   const health = new DbHealth(() => livenessDb.$queryRawUnsafe('SELECT 1'), base.child({ component: 'db-health' }));
 
   // Task log lines go over a connection of their own, so a chatty handler's flushes never
@@ -149,7 +157,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     pool: taskLogPool,
     clock,
     get logger() {
-      return logger.child({ component: 'task-log-writer' });
+      return componentLogger('task-log-writer');
     },
   });
 
@@ -170,7 +178,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     handlers: registry,
     clock,
     get logger() {
-      return logger.child({ component: 'runner' });
+      return componentLogger('runner');
     },
     onSlotFree: () => claimer?.slotFree(),
     onReady: () => claimer?.wake(),

@@ -117,7 +117,8 @@ export interface RunnerDeps {
 
 interface Active {
   task: RunnableTask;
-  controller: AbortController;
+  /** the attempt's abort, made when the handler first reads its signal or when it is aborted (abortOf) */
+  controller: AbortController | null;
   /** true once the attempt's outcome was decided by the handler's return, a cancel or a lost lease */
   settled: boolean;
   /** the deadline passed: the outcome is `timeout`, recorded when the handler returns */
@@ -140,6 +141,11 @@ export interface CompletionRecord {
   outcome: 'success' | 'failed' | 'timeout';
   applied: boolean;
   late: boolean;
+}
+
+/** The attempt's AbortController, made on first use. */
+function abortOf(entry: Active): AbortController {
+  return (entry.controller ??= new AbortController());
 }
 
 function asObject(v: unknown): JsonObject {
@@ -198,7 +204,7 @@ export class Runner {
   start(task: RunnableTask): void {
     const entry: Active = {
       task,
-      controller: new AbortController(),
+      controller: null,
       settled: false,
       timedOut: false,
       overdueTimer: null,
@@ -237,7 +243,6 @@ export class Runner {
   /** Runs the attempt of `entry` now: its timeout, the handler, then the recording of its outcome. */
   private begin(entry: Active): void {
     const task = entry.task;
-    const controller = entry.controller;
     const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
     entry.startedAt = Date.now();
     this.startTimes.set(task, entry.startedAt);
@@ -254,7 +259,7 @@ export class Runner {
     entry.timer = setLongTimeout(() => {
       if (entry.settled) return;
       entry.timedOut = true;
-      controller.abort(new AttemptAbortError('timeout', `timed out after ${task.timeoutSeconds}s`));
+      abortOf(entry).abort(new AttemptAbortError('timeout', `timed out after ${task.timeoutSeconds}s`));
       log.warn({ timeoutSeconds: task.timeoutSeconds }, 'attempt timed out; aborted, recording it as timeout when the handler returns');
       entry.overdueTimer = setTimeout(() => {
         entry.overdueTimer = null;
@@ -277,7 +282,10 @@ export class Runner {
         runId: task.runId,
         jobKey: task.jobKey ?? null,
         scheduledFor: task.scheduledFor,
-        signal: controller.signal,
+        // most handlers never read it: an AbortController per attempt costs more than a no-op task
+        get signal() {
+          return abortOf(entry).signal;
+        },
         log,
         taskLog: lines?.taskLog ?? loggerTaskLog(log),
         progress: lines?.progress ?? ((done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress')),
@@ -316,7 +324,8 @@ export class Runner {
         await this.complete(task, { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) }, late, log, entry.heldStart);
       } else {
         const e = r.error;
-        const abortReason = controller.signal.aborted ? (controller.signal.reason as AttemptAbortError | undefined) : undefined;
+        const signal = entry.controller?.signal;
+        const abortReason = signal?.aborted ? (signal.reason as AttemptAbortError | undefined) : undefined;
         const described = describeError(e);
         const message =
           abortReason instanceof AttemptAbortError && abortReason.reason === 'shutdown'
@@ -379,7 +388,7 @@ export class Runner {
       entry.settled = true;
       entry.timer.clear();
     }
-    entry.controller.abort(new AttemptAbortError(reason, `attempt aborted: ${reason.replace('_', ' ')}`));
+    abortOf(entry).abort(new AttemptAbortError(reason, `attempt aborted: ${reason.replace('_', ' ')}`));
     this.deps.logger.info({ taskId, reason }, 'attempt aborted');
     return true;
   }
