@@ -1,11 +1,56 @@
 /**
  * Shared set-up of the bench scripts (not a test): a throwaway, migrated database on
  * DATABASE_URL's server, or on an embedded PostgreSQL (tests/helpers/test-server.ts), dropped
- * afterwards.
+ * afterwards; the compiled worker the benches spawn; what /proc says about a worker process.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
+import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
 import { startTestServer } from '../tests/helpers/test-server.ts';
+
+/**
+ * Node arguments of a bench worker process: the compiled worker with its production flags
+ * (lib/infra/worker-build.ts, built first when the sources changed), as `npm run worker` runs.
+ * @param extra node options put before the bundle (e.g. --cpu-prof)
+ */
+export async function benchWorkerArgs(extra: readonly string[] = []): Promise<string[]> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  return workerNodeArgs(await ensureWorkerBuild(root, (line) => console.error(`[bench] ${line}`)), extra);
+}
+
+/**
+ * CPU time a live process has used, user + system, in ms (Linux /proc/<pid>/stat, whose
+ * fields 14 and 15 count clock ticks of 10 ms); NaN when the process is gone.
+ */
+export function processCpuMs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * A live process's memory in MB (Linux /proc): peak resident set (VmHWM), resident now,
+ * and of that the anonymous part (heaps, code the JIT made) and the file-backed part (the
+ * node binary and libraries, shared with every other node process); NaN when it is gone.
+ */
+export function processMemoryMb(pid: number | undefined): { peak: number; rss: number; anonymous: number; file: number } {
+  const kb = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) / 1024;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const rss = kb(rollup, 'Rss');
+    const anonymous = kb(rollup, 'Anonymous');
+    return { peak: kb(status, 'VmHWM'), rss, anonymous, file: rss - anonymous };
+  } catch {
+    return { peak: NaN, rss: NaN, anonymous: NaN, file: NaN };
+  }
+}
 
 /** Runs `fn(url)` on a fresh migrated database named `tickflow_bench_<tag>_<pid>`, then drops it. */
 export async function withBenchDatabase<T>(tag: string, fn: (url: string) => Promise<T>): Promise<T> {

@@ -1,7 +1,8 @@
 /**
  * Fire precision benchmark (not a test): J jobs on `*\/5 * * * * *` (every 5 s), two real
- * worker processes (default configuration: look-ahead, NOTIFY wake-ups, concurrency
- * BENCH_WORKER_CONCURRENCY, default 64) for D seconds. Afterwards, over the slots that fell
+ * worker processes (the compiled worker, as `npm run worker` runs it; default
+ * configuration: look-ahead, NOTIFY wake-ups, concurrency BENCH_WORKER_CONCURRENCY,
+ * default 64) for D seconds. Afterwards, over the slots that fell
  * inside the measured window (both workers up): scheduled start = task started_at −
  * runs.scheduled_for (p50/p99/max), runs created ahead of their slot, missed slots (a job
  * with no run for a slot), doubled slots (two runs of one job for one slot).
@@ -9,11 +10,8 @@
  *   node --import tsx bench/on-time.ts [jobs=1000] [seconds=120]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { quantile, withBenchDatabase } from './bench-db.ts';
-
-const workerEntry = fileURLToPath(new URL('../worker/index.ts', import.meta.url));
+import { benchWorkerArgs, quantile, withBenchDatabase } from './bench-db.ts';
 
 export interface OnTimeResult {
   jobs: number;
@@ -36,7 +34,7 @@ export async function measureOnTime(url: string, jobs: number, seconds: number):
   for (let p = 0; p < 2; p++) {
     // BENCH_WORKER_PROF=dir: each worker writes a CPU profile there (node --cpu-prof) when it exits
     const prof = process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [];
-    children.push(spawn(process.execPath, [...prof, '--import', 'tsx', workerEntry], {
+    children.push(spawn(process.execPath, await benchWorkerArgs(prof), {
       env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: concurrency, TICKFLOW_NODE_NAME: `bench-on-time-${p}`, LOG_LEVEL: 'warn' },
       stdio: ['ignore', process.env.BENCH_WORKER_LOG ? 'inherit' : 'ignore', 'inherit'],
     }));

@@ -1,7 +1,7 @@
 /**
  * Throughput benchmark (not a test): queues N one-step `builtin.noop` runs and
  * measures tasks/s with 1 and 2 processes, two ways:
- * - real workers: `node --import tsx worker/index.ts` processes
+ * - real workers: compiled worker processes, as `npm run worker` runs them (lib/infra/worker-build.ts)
  *   (TICKFLOW_CONCURRENCY=16, or BENCH_WORKER_CONCURRENCY) against the bench database — claimer, runner,
  *   handler, completion, LISTEN/NOTIFY, heartbeat all included. Measured from
  *   the first claim (min tasks.started_at) to the last completion (max
@@ -25,11 +25,11 @@ import { createPrismaClient } from '../lib/db.ts';
 import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
 import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
 import { startTestServer } from '../tests/helpers/test-server.ts';
+import { benchWorkerArgs } from './bench-db.ts';
 
 const self = fileURLToPath(import.meta.url);
 /** TICKFLOW_CONCURRENCY of the real worker processes */
 const workerConcurrency = process.env.BENCH_WORKER_CONCURRENCY ?? '16';
-const workerEntry = fileURLToPath(new URL('../worker/index.ts', import.meta.url));
 
 async function worker(url: string, nodeId: string, batch: number, concurrency: number): Promise<number> {
   const db = createPrismaClient(url, concurrency + 2);
@@ -150,8 +150,9 @@ async function counts(url: string): Promise<{ ok: number; runs: number; stats: n
  */
 async function realWorkers(url: string, procs: number, n: number): Promise<{ ok: number; runs: number; stats: number; ms: number }> {
   const children: ChildProcess[] = [];
+  const args = await benchWorkerArgs();
   for (let p = 0; p < procs; p++) {
-    children.push(spawn(process.execPath, ['--import', 'tsx', workerEntry], {
+    children.push(spawn(process.execPath, args, {
       env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: workerConcurrency, TICKFLOW_NODE_NAME: `bench-worker-${p}`, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     }));

@@ -1,7 +1,8 @@
 /**
  * Starts what the e2e tests run against: the test PostgreSQL (embedded, or
  * DATABASE_URL's server), a fresh migrated database, the built console
- * (`next start`) and one real worker. Accounts and token: e2e/helpers/env.ts.
+ * (`next start`) and one real worker (compiled, as `npm start` runs it). Accounts and
+ * token: e2e/helpers/env.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { createUser } from '../lib/auth/users.ts';
 import { createPrismaClient } from '../lib/db.ts';
 import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
+import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
 import { bootstrap } from '../prisma/seed.ts';
 import { startTestServer } from '../tests/helpers/test-server.ts';
 import { E2E_ADMIN, E2E_API_TOKEN, E2E_OPERATOR, E2E_PORT, E2E_VIEWER } from './helpers/env.ts';
@@ -79,7 +81,9 @@ export default async function globalSetup() {
   const consoleProc = spawn(process.execPath, ['--import', peerAddress, nextBin, 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   // The worker also loads the example handler modules (docs/handlers.md; e2e/handlers.spec.ts uses them).
   const workerEnv = { ...env, TICKFLOW_HANDLERS: path.resolve('examples/handlers'), TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${E2E_PORT}` };
-  const workerProc = spawn(process.execPath, ['--import', 'tsx', path.resolve('worker/index.ts')], { env: workerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // the compiled worker, as `npm start` runs it (lib/infra/worker-build.ts)
+  const workerBundle = await ensureWorkerBuild(path.resolve('.'));
+  const workerProc = spawn(process.execPath, workerNodeArgs(workerBundle), { env: workerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   log('console', consoleProc);
   log('worker', workerProc);
   await waitForHealth(`${baseUrl}/api/v1/health`, [consoleProc, workerProc]);

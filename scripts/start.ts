@@ -5,7 +5,8 @@
  * 2. Applies migrations; on a database that never had a job, seeds demo jobs.
  * 3. Makes sure an admin exists (TICKFLOW_ADMIN_EMAIL/PASSWORD, else a random
  *    password printed once).
- * 4. Builds the console when there is no build or the sources changed since.
+ * 4. Builds the console when there is no build or the sources changed since, and the
+ *    compiled worker likewise (lib/infra/worker-build.ts; also in dev mode).
  * 5. Runs the console (`next start`) and one worker (none with
  *    TICKFLOW_START_WORKER=0), with prefixed logs; any stop signal stops the
  *    worker (drain), the console, then the embedded PostgreSQL.
@@ -24,6 +25,7 @@ import { migrate } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
+import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
 
 const dev = process.argv.includes('--dev');
 /** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
@@ -219,6 +221,19 @@ if (!dev && consoleBuildIsStale(root)) {
   }
 }
 
+// The worker runs compiled (lib/infra/worker-build.ts): built here when its sources changed.
+let bundle = '';
+if (startsWorker) {
+  try {
+    bundle = await ensureWorkerBuild(root, say);
+  } catch (error) {
+    console.error(`[tickflow] ${(error as Error).message}`);
+    await database.stop();
+    process.exit(1);
+  }
+}
+await unlessStopping();
+
 function portFree(p: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
@@ -264,9 +279,19 @@ consoleProc.once('exit', (code, signal) => {
 let workerRestartDelayMs = 1_000;
 // the demo `http` health check calls this console on loopback: allow exactly that port
 const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, `127.0.0.1:${port}`, `localhost:${port}`].filter(Boolean).join(',');
-function startWorker() {
+async function startWorker() {
+  if (workerProc) {
+    // A restart runs the sources on disk, as a new `npm run worker` would; sources that do
+    // not build (an edit in progress) leave the last build running.
+    try {
+      bundle = await ensureWorkerBuild(root, say);
+    } catch (error) {
+      console.error(`[tickflow] ${(error as Error).message}\n[tickflow] restarting the worker's last build`);
+    }
+    if (shuttingDown) return;
+  }
   const startedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', exitWithParent, '--import', 'tsx', path.join(root, 'worker/index.ts')], {
+  const child = spawn(process.execPath, workerNodeArgs(bundle, ['--import', exitWithParent]), {
     env: { ...workerEnv(env), TICKFLOW_OUTBOUND_ALLOW: outboundAllowForWorker, TICKFLOW_SERVICE: 'worker' },
     stdio: childStdio,
     detached: true,
@@ -284,9 +309,9 @@ function startWorker() {
     }
     if (Date.now() - startedAt > 60_000) workerRestartDelayMs = 1_000;
     console.error(`[tickflow] worker exited (${signal ?? code}); restarting it in ${workerRestartDelayMs / 1000} s`);
-    setTimeout(() => { if (!shuttingDown) startWorker(); }, workerRestartDelayMs);
+    setTimeout(() => { if (!shuttingDown) void startWorker(); }, workerRestartDelayMs);
     workerRestartDelayMs = Math.min(workerRestartDelayMs * 2, 30_000);
   });
 }
-if (startsWorker) startWorker();
+if (startsWorker) await startWorker();
 say(`console: http://localhost:${port}  (Ctrl-C stops ${startsWorker ? 'console, worker' : 'the console'}${database.embedded ? ' and the embedded database' : ''})`);

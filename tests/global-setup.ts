@@ -3,9 +3,11 @@
  * template database per test run; each test file clones its own database from
  * the template (graphile-worker's pattern, docs/conventions.md).
  */
+import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
+import { ensureWorkerBuild, WorkerBuildError } from '../lib/infra/worker-build.ts';
 import { startTestServer } from './helpers/test-server.ts';
 
 declare module 'vitest' {
@@ -13,6 +15,8 @@ declare module 'vitest' {
     pgAdminUrl: string;
     pgTemplate: string;
     pgPrefix: string;
+    /** the compiled worker of this run's sources (lib/infra/worker-build.ts), which spawned worker processes run; `build failed: …` when they do not build */
+    workerBundle: string;
   }
 }
 
@@ -60,6 +64,14 @@ export default async function setup(project: TestProject) {
   project.provide('pgAdminUrl', server.adminUrl);
   project.provide('pgTemplate', template);
   project.provide('pgPrefix', prefix);
+  // Worker processes run compiled, as in production; built once here from the sources of this run.
+  // Sources that do not build fail the tests that spawn a worker (with esbuild's message), not the run.
+  try {
+    project.provide('workerBundle', await ensureWorkerBuild(path.resolve(import.meta.dirname, '..'), (line) => console.log(`[worker-build] ${line}`)));
+  } catch (err) {
+    if (!(err instanceof WorkerBuildError)) throw err;
+    project.provide('workerBundle', `build failed: ${err.message}`);
+  }
   return async () => {
     await dropDatabases(server.adminUrl, `${prefix}%`);
     await server.stop();

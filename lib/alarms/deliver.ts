@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { outboundFetch, OutboundRefusedError } from '../net/outbound.ts';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { log } from '../log.ts';
 import { deliveryPolicy, smtpSettings, webhookSecret, type AlarmChannelType, type AlarmType } from './config.ts';
 
@@ -58,9 +58,13 @@ export interface DeliverOptions {
 }
 
 const transports = new Map<string, Transporter>();
-function transportFor(url: string, timeoutMs: number): Transporter {
+async function transportFor(url: string, timeoutMs: number): Promise<Transporter> {
   let t = transports.get(url);
   if (!t) {
+    // nodemailer is imported at the first email: a worker that sends none does not keep it
+    // in memory (docs/operations.md "Worker memory").
+    const nodemailer = (await import('nodemailer')).default;
+    if ((t = transports.get(url))) return t;
     // A URL string configures host/port/auth/secure; the timeouts keep a dead SMTP
     // server from pinning a dispatcher slot.
     t = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
@@ -115,7 +119,7 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
     case 'email': {
       const { url, from } = smtpSettings();
       if (!url) throw new Error('email alarm: TICKFLOW_SMTP_URL is not set');
-      await transportFor(url, timeoutMs).sendMail({
+      await (await transportFor(url, timeoutMs)).sendMail({
         from,
         to: a.target,
         subject: `[Tickflow] ${a.type}: ${alarmMessage(a)}`.slice(0, 250),

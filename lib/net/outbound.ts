@@ -21,7 +21,7 @@
  */
 import dns from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
+import type { Agent, RequestInit as UndiciRequestInit, Response as UndiciResponse } from 'undici';
 import { inRanges, parseAddress, parseCidr, type Address, type Cidr } from './cidr.ts';
 
 /** Most redirects one outbound request follows (each hop is checked again). */
@@ -110,9 +110,17 @@ export async function resolveOutboundAddress(host: string, port: number, env: No
   return checked[0]!;
 }
 
+/**
+ * undici, imported at the first outbound call: a worker whose tasks make none (and whose
+ * alarms send no webhook) does not keep it in memory (docs/operations.md "Worker memory").
+ */
+function loadUndici(): Promise<typeof import('undici')> {
+  return import('undici');
+}
+
 /** An undici Agent that connects every request to `pinned`, whatever the URL's host resolves to now. */
-function pinnedAgent(pinned: { address: string; family: 4 | 6 }): Agent {
-  return new Agent({
+function pinnedAgent(AgentClass: typeof Agent, pinned: { address: string; family: 4 | 6 }): Agent {
+  return new AgentClass({
     connect: {
       lookup: ((_host: string, options: { all?: boolean }, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
         if (options?.all) cb(null, [{ address: pinned.address, family: pinned.family }]);
@@ -147,11 +155,12 @@ export async function outboundFetch(url: string | URL, init: OutboundInit = {}, 
   let body = init.body;
   let headers = { ...(init.headers ?? {}) };
   const max = init.maxRedirects ?? MAX_OUTBOUND_REDIRECTS;
+  const { Agent: AgentClass, fetch: undiciFetch } = await loadUndici();
   for (let hop = 0; ; hop++) {
     if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new OutboundRefusedError(`outbound call refused: only http and https, got ${current.protocol}`);
     const port = Number(current.port || (current.protocol === 'https:' ? 443 : 80));
     const pinned = await resolveOutboundAddress(current.hostname, port, env);
-    const agent = pinnedAgent(pinned);
+    const agent = pinnedAgent(AgentClass, pinned);
     let res: UndiciResponse;
     try {
       res = await undiciFetch(current, { method, headers, body, signal: init.signal, redirect: 'manual', dispatcher: agent } as UndiciRequestInit);

@@ -1,6 +1,5 @@
 import type { Db } from '../db.ts';
 import { SYSTEM_ACTOR } from '../auth/actor.ts';
-import { createJob } from '../jobs/create-job.ts';
 
 /** Handler (and job key) names of the system jobs; worker/handlers/system-handlers.ts implements them. */
 export const SYSTEM_HANDLERS = {
@@ -84,6 +83,9 @@ export function systemJobInputs(): Record<string, unknown>[] {
 export async function ensureSystemJobs(db: Db, now: Date = new Date()): Promise<string[]> {
   const setting = await db.setting.findUnique({ where: { key: SYSTEM_JOBS_SETTING } });
   const seeded = new Set(Array.isArray(setting?.value) ? (setting.value as string[]) : []);
+  // Imported here: workers import this file for SYSTEM_HANDLERS only, and job creation brings the
+  // API's schemas and the DAG layout, which a worker would otherwise build and keep for nothing.
+  const { createJob } = await import('../jobs/create-job.ts');
   const created: string[] = [];
   for (const input of systemJobInputs()) {
     const key = String(input.key);

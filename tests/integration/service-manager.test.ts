@@ -39,6 +39,8 @@ import { freePort } from '../helpers/free-port.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SCRIPT = consoleBuildIsStale(ROOT) ? 'dev' : 'start';
 const GRACE_MS = 15_000;
+/** The worker process `npm start` runs: the compiled worker (lib/infra/worker-build.ts). */
+const COMPILED_WORKER = /dist\/worker\/[0-9a-f]+\/index\.mjs/;
 const TOKEN = `tf-test-${randomBytes(12).toString('hex')}`;
 const dataDir = path.join(ROOT, '.tickflow', `service-test-${process.pid}`);
 let port = 0;
@@ -130,7 +132,7 @@ async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack>
   const launcher = childOf(npm.pid!, /scripts\/start\.ts/);
   const supervisor = launcher && childOf(launcher, /scripts\/start\.ts/);
   const consolePid = supervisor && childOf(supervisor, /next/);
-  const worker = supervisor && childOf(supervisor, /worker\/index\.ts/);
+  const worker = supervisor && childOf(supervisor, COMPILED_WORKER);
   const postmaster = external ? 0 : Number(readFileSync(path.join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
   if (!launcher || !supervisor || !consolePid || !worker) throw new Error(`process tree not found: ${JSON.stringify({ launcher, supervisor, consolePid, worker })}`);
   return Object.assign(partial, { launcher, supervisor, console: consolePid, worker, postmaster });
@@ -411,7 +413,7 @@ describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/
         const launcher = [...processTable()].find(([, p]) => p.ppid === npm.pid && /scripts\/start\.ts/.test(p.cmdline))?.[0];
         const supervisor = launcher && [...processTable()].find(([, p]) => p.ppid === launcher && /scripts\/start\.ts/.test(p.cmdline))?.[0];
         expect(supervisor).toBeTruthy();
-        expect([...processTable()].filter(([, p]) => p.ppid === supervisor && /worker\/index\.ts/.test(p.cmdline))).toEqual([]);
+        expect([...processTable()].filter(([, p]) => p.ppid === supervisor && COMPILED_WORKER.test(p.cmdline))).toEqual([]);
         process.kill(npm.pid!, 'SIGTERM');
         expect(await exited).toEqual({ code: 0, signal: null });
         expect(stopSequence(out)).toEqual(['[tickflow] console stopped', '[tickflow] stopped']);

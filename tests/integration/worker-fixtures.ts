@@ -2,14 +2,16 @@
  * Fixtures for the worker and tick integration tests (not a test file itself):
  * jobs inserted directly with Prisma so a test controls next_run_at and every
  * policy column exactly, worker configs for in-process workers, and spawning
- * real worker processes (`node --import tsx worker/index.ts`).
+ * real worker processes: the compiled worker with its production flags
+ * (lib/infra/worker-build.ts; built by tests/global-setup.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PrismaClient } from '../../lib/db.ts';
 import { triggerRun } from '../../lib/engine/index.ts';
-import { afterAll, afterEach } from 'vitest';
+import { workerNodeArgs } from '../../lib/infra/worker-build.ts';
+import { afterAll, afterEach, inject } from 'vitest';
 import type { WorkerConfig } from '../../worker/config.ts';
 import type { Worker } from '../../worker/create-worker.ts';
 
@@ -124,9 +126,11 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `node --import tsx worker/index.ts` with DATABASE_URL and extra env. */
+/** Spawns a worker process (the compiled worker, as `npm run worker` runs it) with DATABASE_URL and extra env. */
 export function spawnWorker(url: string, env: Record<string, string> = {}): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/index.ts'], {
+  const bundle = inject('workerBundle');
+  if (bundle.startsWith('build failed: ')) throw new Error(`the compiled worker (tests/global-setup.ts): ${bundle}`);
+  const child = spawn(process.execPath, workerNodeArgs(bundle), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

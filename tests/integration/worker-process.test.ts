@@ -1,5 +1,5 @@
 /**
- * Real worker processes (`node --import tsx worker/index.ts`) against the test
+ * Real worker processes (the compiled worker, as `npm run worker` runs it) against the test
  * database: a SIGKILLed worker restarted at once (docs/engine-cases.md case 4), and
  * graceful shutdown on SIGTERM.
  */

@@ -12,11 +12,23 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import * as protoLoader from '@grpc/proto-loader';
-import protobuf from 'protobufjs';
+import type * as protoLoader from '@grpc/proto-loader';
+import type protobuf from 'protobufjs';
 import { HandlerError } from './types.ts';
+
+/**
+ * protobufjs and @grpc/proto-loader, loaded at the first gRPC step (synchronously: both are
+ * CommonJS): a worker that runs none does not keep them in memory (docs/operations.md
+ * "Worker memory").
+ */
+const requireFromHere = createRequire(import.meta.url);
+let protobufLib: typeof protobuf | undefined;
+let protoLoaderLib: typeof protoLoader | undefined;
+const protobufjs = (): typeof protobuf => (protobufLib ??= requireFromHere('protobufjs') as typeof protobuf);
+const protoLoaderJs = (): typeof protoLoader => (protoLoaderLib ??= requireFromHere('@grpc/proto-loader') as typeof protoLoader);
 
 /** proto-loader options: the JSON form described above, every field present in the output. */
 export const PROTO_LOADER_OPTIONS: protoLoader.Options = { keepCase: false, longs: String, enums: String, bytes: String, defaults: true, oneofs: true };
@@ -50,7 +62,7 @@ export function parseProto(source: string): ParsedProto {
   const refused: string[] = [];
   try {
     writeFileSync(file, source, { mode: 0o600 });
-    root = new protobuf.Root();
+    root = new (protobufjs().Root)();
     // Only the step's own file may be read. protobufjs serves the well-known google/protobuf/*.proto
     // imports from its bundled copies before asking resolvePath; any other import — relative, or an
     // absolute path that would read a file of the worker's machine into an error message — is refused.
@@ -72,7 +84,7 @@ export function parseProto(source: string): ParsedProto {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const definition = protoLoader.fromJSON(root.toJSON() as protobuf.INamespace, PROTO_LOADER_OPTIONS);
+  const definition = protoLoaderJs().fromJSON(root.toJSON() as protobuf.INamespace, PROTO_LOADER_OPTIONS);
   const parsed = { root, definition };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, parsed);
@@ -80,9 +92,10 @@ export function parseProto(source: string): ParsedProto {
 }
 
 function servicesOf(ns: protobuf.NamespaceBase, out: string[] = []): string[] {
+  const pb = protobufjs();
   for (const child of ns.nestedArray) {
-    if (child instanceof protobuf.Service) out.push(child.fullName.replace(/^\./, ''));
-    if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) servicesOf(child as protobuf.NamespaceBase, out);
+    if (child instanceof pb.Service) out.push(child.fullName.replace(/^\./, ''));
+    if (child instanceof pb.Namespace || child instanceof pb.Type) servicesOf(child as protobuf.NamespaceBase, out);
   }
   return out;
 }
@@ -104,7 +117,7 @@ export interface ResolvedMethod {
 export function resolveMethod(parsed: ParsedProto, service: string, method: string): ResolvedMethod {
   const services = servicesOf(parsed.root);
   const svc = parsed.root.lookup(service.replace(/^\./, ''));
-  if (!(svc instanceof protobuf.Service)) {
+  if (!(svc instanceof protobufjs().Service)) {
     throw configError('config.service', `unknown service "${service}" (the proto defines: ${services.join(', ') || 'no service'})`);
   }
   const m = svc.methods[method];
@@ -173,7 +186,7 @@ export function checkMessage(type: protobuf.Type, value: unknown, at: string, de
     const field = type.fields[key];
     const here = `${at}.${key}`;
     if (!field) {
-      const byProtoName = Object.values(type.fields).find((f) => f.options?.json_name === key || protobuf.util.camelCase(key) === f.name);
+      const byProtoName = Object.values(type.fields).find((f) => f.options?.json_name === key || protobufjs().util.camelCase(key) === f.name);
       problems.push(
         byProtoName
           ? `${here}: unknown field; write it as "${byProtoName.name}" (lowerCamelCase)`
@@ -217,8 +230,9 @@ export function checkMessage(type: protobuf.Type, value: unknown, at: string, de
 
 function checkValue(field: protobuf.Field, v: unknown, at: string, depth: number): string[] {
   const rt = field.resolvedType;
-  if (rt instanceof protobuf.Type) return checkMessage(rt, v, at, depth);
-  if (rt instanceof protobuf.Enum) {
+  const pb = protobufjs();
+  if (rt instanceof pb.Type) return checkMessage(rt, v, at, depth);
+  if (rt instanceof pb.Enum) {
     if (typeof v === 'string' && v in rt.values) return [];
     if (typeof v === 'number' && Object.values(rt.values).includes(v)) return [];
     return [`${at}: must be one of ${Object.keys(rt.values).join(', ')} (enum ${rt.fullName.replace(/^\./, '')})`];

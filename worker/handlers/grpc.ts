@@ -16,12 +16,21 @@
  * cancels the call. A status other than OK fails the attempt with the status code name
  * and details (`UNAVAILABLE` for an address nobody answers on).
  */
-import * as grpc from '@grpc/grpc-js';
+import { createRequire } from 'node:module';
+import type * as grpc from '@grpc/grpc-js';
 import { z } from 'zod';
 import { OutboundRefusedError, resolveOutboundAddress } from '../../lib/net/outbound.ts';
 import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
 import { HandlerError, type Handler, type HandlerContext } from './types.ts';
+
+/**
+ * @grpc/grpc-js, loaded at the first gRPC step (synchronously: it is CommonJS): a worker that
+ * runs none does not keep it in memory (docs/operations.md "Worker memory").
+ */
+const requireFromHere = createRequire(import.meta.url);
+let grpcLib: typeof grpc | undefined;
+const grpcJs = (): typeof grpc => (grpcLib ??= requireFromHere('@grpc/grpc-js') as typeof grpc);
 
 /**
  * Streamed messages kept in the output: at most this many, and at most GRPC_MAX_KEPT_BYTES of
@@ -103,17 +112,17 @@ export async function resolveGrpcTarget(address: string, env: NodeJS.ProcessEnv 
 function credentialsOf(cfg: GrpcConfig): grpc.ChannelCredentials {
   if (!cfg.tls) {
     if (cfg.tlsCa || cfg.tlsServerName) throw configError('config.tls: tlsCa / tlsServerName need "tls": true');
-    return grpc.credentials.createInsecure();
+    return grpcJs().credentials.createInsecure();
   }
   try {
-    return grpc.credentials.createSsl(cfg.tlsCa ? Buffer.from(cfg.tlsCa) : null);
+    return grpcJs().credentials.createSsl(cfg.tlsCa ? Buffer.from(cfg.tlsCa) : null);
   } catch (err) {
     throw configError(`config.tlsCa: not a usable PEM certificate (${(err as Error).message})`);
   }
 }
 
 function metadataOf(cfg: GrpcConfig): grpc.Metadata {
-  const md = new grpc.Metadata();
+  const md = new (grpcJs().Metadata)();
   for (const [k, v] of Object.entries(cfg.metadata)) {
     try {
       if (k.toLowerCase().endsWith('-bin')) md.add(k, Buffer.from(v, 'base64'));
@@ -127,7 +136,7 @@ function metadataOf(cfg: GrpcConfig): grpc.Metadata {
 
 /** Status code name (`UNAVAILABLE`) of a numeric gRPC status. */
 export function statusName(code: number | undefined): string {
-  return (code !== undefined && grpc.status[code]) || `STATUS_${code}`;
+  return (code !== undefined && grpcJs().status[code]) || `STATUS_${code}`;
 }
 
 function callError(err: grpc.ServiceError, label: string, ctx: HandlerContext): unknown {
@@ -152,7 +161,7 @@ export const grpcHandler: Handler = async (ctx) => {
   const target = await resolveGrpcTarget(cfg.address);
   if (ctx.signal.aborted) throw ctx.signal.reason;
 
-  const client = new grpc.Client(target.target, credentials, {
+  const client = new (grpcJs().Client)(target.target, credentials, {
     'grpc.default_authority': target.authority,
     ...(cfg.tls ? { 'grpc.ssl_target_name_override': cfg.tlsServerName ?? target.host } : {}),
     // One call per attempt: no retries or reconnect loops inside the attempt.
@@ -193,7 +202,7 @@ export const grpcHandler: Handler = async (ctx) => {
         reject(callError(err, label, ctx));
       });
       call.on('status', (s: grpc.StatusObject) => {
-        if (s.code !== grpc.status.OK) return; // 'error' reports it
+        if (s.code !== grpcJs().status.OK) return; // 'error' reports it
         ctx.signal.removeEventListener('abort', onAbort);
         resolve();
       });

@@ -2,9 +2,12 @@
  * Loads handler modules named by TICKFLOW_HANDLERS (docs/handlers.md): a comma-separated
  * list of files or folders (a folder means its `*.ts|*.mts|*.js|*.mjs` files, sorted,
  * not recursive; `*.test.*` and `*.d.ts` skipped). Relative paths are resolved against
- * the worker's working directory. TypeScript loads through tsx (the worker runs with
- * `--import tsx`); `tickflow/handlers` resolves to this checkout's public module from
- * any folder (resolve-hook.mjs).
+ * the worker's working directory. TypeScript loads through tsx: the source worker runs
+ * under it already (`--import tsx`, vitest), the compiled worker (lib/infra/worker-build.ts)
+ * registers it here, only when handler modules are configured. `tickflow/handlers`
+ * resolves from any folder (resolve-hook.mjs) to this checkout's public module: the
+ * source file worker/handlers/define.ts, or in the compiled worker the files beside its
+ * bundle that hand out the worker's own instance of it.
  *
  * All or nothing: every module is imported and every definition checked before the
  * worker registers anything; any problem — a module that fails to import, exports no
@@ -16,6 +19,7 @@ import { readdirSync, statSync } from 'node:fs';
 import Module, { register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as publicModule from './define.ts';
 import { isHandlerDefinition, type HandlerDefinition } from './define.ts';
 import { handlerSpec, toHandler, type HandlerSpec } from './function-executor.ts';
 import type { Handler } from './types.ts';
@@ -70,21 +74,53 @@ function expand(entries: readonly string[], cwd: string, problems: string[]): st
   return [...new Set(files)];
 }
 
-let resolutionInstalled = false;
-/** Makes `tickflow/handlers` resolvable from any folder, for ESM and CommonJS handler modules. */
-function installResolution(): void {
-  if (resolutionInstalled) return;
-  resolutionInstalled = true;
-  const target = pathToFileURL(path.join(import.meta.dirname, 'define.ts')).href;
-  register(pathToFileURL(path.join(import.meta.dirname, 'resolve-hook.mjs')).href, { data: { target } });
-  // A .ts file in a folder without "type": "module" is loaded as CommonJS by tsx; its
-  // require() goes through Module._resolveFilename, which the ESM hook above never sees.
-  const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-  const original = M._resolveFilename;
-  const file = path.join(import.meta.dirname, 'define.ts');
-  M._resolveFilename = function (request: string, ...rest: unknown[]) {
-    return request === 'tickflow/handlers' ? file : original.call(this, request, ...rest);
-  };
+/**
+ * True in the compiled worker (lib/infra/worker-build.ts bundles this file into a `.mjs`),
+ * false when this TypeScript file runs under tsx or vitest.
+ */
+const compiled = !import.meta.url.endsWith('.ts');
+
+/**
+ * Where `tickflow/handlers` resolves: for ESM handler modules and for CommonJS ones
+ * (`require`). The compiled worker's files are written beside its bundle by its build.
+ */
+function publicModuleFiles(): { esm: string; cjs: string } {
+  if (!compiled) {
+    const source = path.join(import.meta.dirname, 'define.ts');
+    return { esm: source, cjs: source };
+  }
+  return { esm: path.join(import.meta.dirname, 'handlers.mjs'), cjs: path.join(import.meta.dirname, 'handlers.cjs') };
+}
+
+/** The symbol under which the compiled worker publishes its instance of define.ts for the files of publicModuleFiles. */
+const PUBLIC_MODULE_KEY = Symbol.for('tickflow.handlersModule');
+
+let resolutionInstalled: Promise<void> | null = null;
+/**
+ * Makes `tickflow/handlers` resolvable from any folder, for ESM and CommonJS handler modules,
+ * and TypeScript loadable. The compiled worker registers tsx here (its ESM and CommonJS
+ * hooks, as `--import tsx` does) before the resolve hook, which runs first and hands its
+ * result on to tsx.
+ */
+function installResolution(): Promise<void> {
+  resolutionInstalled ??= (async () => {
+    const files = publicModuleFiles();
+    if (compiled) {
+      (globalThis as Record<symbol, unknown>)[PUBLIC_MODULE_KEY] = publicModule;
+      // A variable specifier: tsx has no type declarations for its loader entry.
+      const typeScriptLoader = 'tsx';
+      await import(typeScriptLoader);
+    }
+    register(pathToFileURL(path.join(import.meta.dirname, 'resolve-hook.mjs')).href, { data: { target: pathToFileURL(files.esm).href } });
+    // A .ts file in a folder without "type": "module" is loaded as CommonJS by tsx; its
+    // require() goes through Module._resolveFilename, which the ESM hook above never sees.
+    const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+    const original = M._resolveFilename;
+    M._resolveFilename = function (request: string, ...rest: unknown[]) {
+      return request === 'tickflow/handlers' ? files.cjs : original.call(this, request, ...rest);
+    };
+  })();
+  return resolutionInstalled;
 }
 
 /** Every handler definition a module namespace exports (default, named, arrays of them; CommonJS exports objects too). */
@@ -119,7 +155,7 @@ export async function loadHandlerModules(entries: readonly string[], opts: { res
   const files = expand(entries, opts.cwd ?? process.cwd(), problems);
   const reserved = new Set(opts.reservedNames);
   const out: LoadedHandlers = { handlers: {}, specs: {}, files: {} };
-  if (files.length) installResolution();
+  if (files.length) await installResolution();
   for (const file of files) {
     let ns: Record<string, unknown>;
     try {
