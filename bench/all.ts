@@ -9,20 +9,27 @@
  * figures come from a full run. Database: DATABASE_URL's server when set (each measurement
  * makes and drops its own database), else an embedded PostgreSQL (fsync off: not comparable).
  * The peer needs `npm --prefix bench/peers ci` once (a Node 22 binary for graphile-worker
- * 0.18); without it, its figures are reported as not measured.
+ * 0.18); without it, its figures are reported as not measured. Worker processes run as in
+ * production: the compiled worker with its node options (lib/infra/worker-build.ts, built
+ * first when the sources changed); the memory stage prints their peak RSS, their resident
+ * memory split by kind, and their CPU per task.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createPrismaClient } from '../lib/db.ts';
+import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
+import { createApiToken } from '../lib/auth/tokens.ts';
+import { createUser } from '../lib/auth/users.ts';
+import { createPrismaClient, getDb } from '../lib/db.ts';
 import { triggerRun, triggerRuns } from '../lib/engine/index.ts';
 import { insertRuns } from '../lib/engine/sql/insert-runs.ts';
 import { createWorker } from '../worker/create-worker.ts';
 import { loadWorkerConfig } from '../worker/config.ts';
-import { quantile, withBenchDatabase } from './bench-db.ts';
+import { WORKER_NODE_FLAGS } from '../lib/infra/worker-build.ts';
+import { benchWorkerArgs, processCpuMs, processMemoryMb, quantile, withBenchDatabase } from './bench-db.ts';
 import { measureIdle } from './idle.ts';
 import { formatOnTime, measureOnTime } from './on-time.ts';
 
@@ -31,7 +38,6 @@ const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const runs = (stage: string) => !only || only.includes(stage);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const workerEntry = fileURLToPath(new URL('../worker/index.ts', import.meta.url));
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '64';
 /** graphile-worker's concurrency per process (its default, 10): its pool holds concurrency + 2 connections per process */
 const PEER_CONCURRENCY = process.env.BENCH_PEER_CONCURRENCY ?? '10';
@@ -60,8 +66,10 @@ async function seedOneStepRuns(url: string, n: number): Promise<void> {
   await db.$disconnect();
 }
 
-function startWorkers(url: string, procs: number, env: Record<string, string> = {}): ChildProcess[] {
-  return Array.from({ length: procs }, (_, p) => spawn(process.execPath, ['--import', 'tsx', workerEntry], {
+/** Worker processes as production runs them: the compiled worker with its node flags (lib/infra/worker-build.ts). */
+async function startWorkers(url: string, procs: number, env: Record<string, string> = {}): Promise<ChildProcess[]> {
+  const args = await benchWorkerArgs();
+  return Array.from({ length: procs }, (_, p) => spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: WORKER_CONCURRENCY, TICKFLOW_NODE_NAME: `bench-${p}`, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -76,19 +84,20 @@ async function stopWorkers(children: ChildProcess[]): Promise<void> {
   })));
 }
 
-/** Peak resident set size of a process in MB (Linux /proc VmHWM). */
-function peakRssMb(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
+/** What /proc said about the busiest worker process of a throughput run. */
+interface WorkerUse {
+  /** peak resident set (VmHWM), MB */
+  peakMb: number;
+  /** resident set at the end of the run, MB, and its anonymous and file-backed parts */
+  endMb: number;
+  anonymousMb: number;
+  fileMb: number;
+  /** worker CPU (user + system) per task from the first completion to the last, µs */
+  cpuUsPerTask: number;
 }
 
-/** Real worker processes over N queued one-step runs: tasks/s first claim → last finish, bookkeeping checked, peak RSS. */
-async function throughput(url: string, n: number, procs: number): Promise<{ perSecond: number; ok: boolean; detail: string; peakMb: number }> {
+/** Real worker processes over N queued one-step runs: tasks/s first claim → last finish, bookkeeping checked, memory and CPU of the workers. */
+async function throughput(url: string, n: number, procs: number): Promise<{ perSecond: number; ok: boolean; detail: string } & WorkerUse> {
   await seedOneStepRuns(url, n);
   const check = new pg.Client({ connectionString: url });
   await check.connect();
@@ -98,21 +107,26 @@ async function throughput(url: string, n: number, procs: number): Promise<{ perS
       (SELECT count(*) FROM task_logs)::int AS logs,
       (SELECT coalesce(sum(success_runs), 0) FROM jobs)::int AS job_success,
       coalesce(extract(epoch FROM (SELECT max(finished_at) FROM runs) - (SELECT min(started_at) FROM tasks)) * 1000, 0)::float8 AS ms`)).rows[0];
-  const children = startWorkers(url, procs);
-  let peakMb = NaN;
+  const children = await startWorkers(url, procs);
+  const cpuMs = () => children.reduce((sum, ch) => sum + processCpuMs(ch.pid), 0);
   try {
     const deadline = Date.now() + 15 * 60_000;
     let c = await counts();
+    // CPU from the first poll that sees tasks done: start-up (loading, connecting) is not per-task work.
+    let cpuFrom: { ms: number; tasks: number } | null = null;
     while (c.runs < n && Date.now() < deadline) {
       if (children.some((ch) => ch.exitCode !== null)) throw new Error('a worker process exited early');
       await new Promise((r) => setTimeout(r, 250));
       c = await counts();
+      if (!cpuFrom && c.ok > 0) cpuFrom = { ms: cpuMs(), tasks: c.ok };
     }
-    peakMb = Math.max(...children.map((ch) => peakRssMb(ch.pid)));
+    const cpuUsPerTask = cpuFrom && c.ok > cpuFrom.tasks ? ((cpuMs() - cpuFrom.ms) * 1000) / (c.ok - cpuFrom.tasks) : NaN;
+    const memory = children.map((ch) => processMemoryMb(ch.pid)).sort((a, b) => b.peak - a.peak)[0]!;
     await stopWorkers(children);
     const ok = c.ok === n && c.runs === n && c.stats === n && c.job_success === n && c.logs === 3 * n;
     return {
-      perSecond: c.ok / (c.ms / 1000), ok, peakMb,
+      perSecond: c.ok / (c.ms / 1000), ok,
+      peakMb: memory.peak, endMb: memory.rss, anonymousMb: memory.anonymous, fileMb: memory.file, cpuUsPerTask,
       detail: `${c.ok} tasks, ${c.runs} runs success, stats ${c.stats}, job counters ${c.job_success}, task_logs ${c.logs}`,
     };
   } finally {
@@ -121,35 +135,85 @@ async function throughput(url: string, n: number, procs: number): Promise<{ perS
   }
 }
 
+/** One enqueue figure: runs/s, and CPU per run (µs) of this process and of the PostgreSQL backends serving it. */
+interface EnqueueFigure {
+  perSecond: number;
+  nodeUs: number;
+  pgUs: number;
+}
+
 /**
- * triggerRun over distinct one-step jobs, 4 calls in flight and then 16 (concurrent API
- * requests: the calls of one client that overlap share a statement, lib/engine/idle-trigger-batch.ts),
- * and triggerRuns 1,000 at a time on one job.
+ * triggerRun over distinct one-step jobs, 4 calls in flight and then 16 (callers that trigger
+ * again once answered; the triggers of one client that wait share a statement,
+ * lib/engine/idle-trigger-batch.ts); the same single trigger through the REST route handler
+ * (POST /api/v1/jobs/:id/trigger with a bearer token, called in process as Next calls it, 4 in
+ * flight); and triggerRuns 1,000 at a time on one job. CPU per run: process.cpuUsage() of this
+ * process, and /proc/<pid>/stat of every backend connected to the bench database.
  */
-async function enqueue(url: string, single: number, bulk: number): Promise<{ single: number; singleWide: number; bulk: number }> {
+async function enqueue(url: string, single: number, bulk: number): Promise<{ single: EnqueueFigure; singleWide: EnqueueFigure; route: EnqueueFigure; bulk: EnqueueFigure }> {
   const db = createPrismaClient(url, 6);
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const backends = async () => (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r) => r.pid);
+  const measure = async (runs: number, fn: () => Promise<void>): Promise<EnqueueFigure> => {
+    const before = new Map((await backends()).map((pid) => [pid, processCpuMs(pid)]));
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await fn();
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    // a backend that connected meanwhile counts from zero
+    const pgMs = (await backends()).reduce((sum, pid) => sum + ((processCpuMs(pid) || 0) - (before.get(pid) || 0)), 0);
+    return { perSecond: runs / (ms / 1000), nodeUs: (cpu.user + cpu.system) / runs, pgUs: (pgMs * 1000) / runs };
+  };
   const tag = randomBytes(3).toString('hex');
-  await db.$executeRawUnsafe(`INSERT INTO jobs (key, name, schedule_kind) SELECT 'bench.q.' || $1 || '.' || g, 'bench', 'manual' FROM generate_series(1, $2::int) g`, tag, 2 * single);
+  await db.$executeRawUnsafe(`INSERT INTO jobs (key, name, schedule_kind) SELECT 'bench.q.' || $1 || '.' || g, 'bench', 'manual' FROM generate_series(1, $2::int) g`, tag, 3 * single + 64);
   await db.$executeRawUnsafe(`INSERT INTO job_steps (job_id, key, handler) SELECT id, 'main', 'builtin.noop' FROM jobs WHERE key LIKE 'bench.q.' || $1 || '.%'`, tag);
   const ids = (await db.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM jobs WHERE key LIKE 'bench.q.' || $1 || '.%'`, tag)).map((r) => r.id);
-  const perSecond = async (jobIds: string[], inFlight: number) => {
+  const inFlight = async (jobIds: string[], n: number, call: (jobId: string) => Promise<unknown>) => {
     let i = 0;
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (i < jobIds.length) await triggerRun(db, { jobId: jobIds[i++]!, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
+    await Promise.all(Array.from({ length: n }, async () => {
+      while (i < jobIds.length) await call(jobIds[i++]!);
     }));
-    return jobIds.length / ((performance.now() - t0) / 1000);
   };
-  const singleRate = await perSecond(ids.slice(0, single), 4);
-  const singleWide = await perSecond(ids.slice(single), 16);
-  const job = await db.job.create({ data: { key: `bench.bulk.${tag}`, name: 'bench bulk', scheduleKind: 'manual', blockStrategy: 'serial_execution', steps: { create: [{ key: 'main', handler: 'builtin.noop' }] } } });
-  const t1 = performance.now();
-  for (let k = 0; k < bulk; k += 1000) {
-    await triggerRuns(db, { jobId: job.id, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date(), runs: Array.from({ length: Math.min(1000, bulk - k) }, (_, x) => ({ payload: { i: k + x } })) });
+  const trigger = (jobId: string) => triggerRun(db, { jobId, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
+  await inFlight(ids.slice(3 * single, 3 * single + 32), 16, trigger); // connections and prepared statements
+  const singleRate = await measure(single, () => inFlight(ids.slice(0, single), 4, trigger));
+  const singleWide = await measure(single, () => inFlight(ids.slice(single, 2 * single), 16, trigger));
+
+  // The route handler reads DATABASE_URL (lib/db.ts getDb) for its own client.
+  const serverUrl = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = url;
+  let route: EnqueueFigure;
+  try {
+    const user = await createUser(db, { email: `bench-${tag}@bench.local`, password: 'bench-password-1', role: 'operator' }, SYSTEM_ACTOR);
+    const { token } = await createApiToken(db, { name: 'bench', scope: 'operate', ownerId: user.id }, SYSTEM_ACTOR);
+    const { POST } = await import('../app/api/v1/jobs/[id]/trigger/route.ts');
+    const post = async (jobId: string) => {
+      const res = await POST(new Request(`http://localhost/api/v1/jobs/${jobId}/trigger`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
+      }), { params: Promise.resolve({ id: jobId }) });
+      if (res.status !== 201) throw new Error(`trigger route answered ${res.status}: ${await res.text()}`);
+      await res.text();
+    };
+    await inFlight(ids.slice(3 * single + 32), 4, post);
+    route = await measure(single, () => inFlight(ids.slice(2 * single, 3 * single), 4, post));
+    await getDb().$disconnect();
+  } finally {
+    if (serverUrl === undefined) delete process.env.DATABASE_URL;
+    else process.env.DATABASE_URL = serverUrl;
   }
-  const bulkMs = performance.now() - t1;
+
+  const job = await db.job.create({ data: { key: `bench.bulk.${tag}`, name: 'bench bulk', scheduleKind: 'manual', blockStrategy: 'serial_execution', steps: { create: [{ key: 'main', handler: 'builtin.noop' }] } } });
+  const bulkCall = (from: number, n: number) =>
+    triggerRuns(db, { jobId: job.id, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date(), runs: Array.from({ length: n }, (_, x) => ({ payload: { i: from + x } })) });
+  await bulkCall(-1000, 1000);
+  const bulkRate = await measure(bulk, async () => {
+    for (let k = 0; k < bulk; k += 1000) await bulkCall(k, Math.min(1000, bulk - k));
+  });
+  await admin.end();
   await db.$disconnect();
-  return { single: singleRate, singleWide, bulk: bulk / (bulkMs / 1000) };
+  return { single: singleRate, singleWide, route, bulk: bulkRate };
 }
 
 /** trigger → claim on an idle, LISTENing claimer (in-process engine), ms samples. */
@@ -252,12 +316,16 @@ async function main() {
   say(`2. idle: ${fmt(idle.statementsPerWorkerPerSecond, 2)} statements/s per worker (client count; ${fmt(idle.xactPerWorkerPerSecond, 2)} transactions/s in pg_stat_database), ${idle.workers} workers over ${idle.seconds} s — target ≤ 1: ${target(idle.statementsPerWorkerPerSecond <= 1)}`);
   }
 
-  const q = runs('enqueue') || runs('peer') ? await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 1000 : 3000, N)) : { single: NaN, singleWide: NaN, bulk: NaN };
-  if (runs('enqueue')) say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk)} runs/s — target ≥ 20,000: ${target(q.bulk >= 20_000)}; single triggerRun (4 in flight) ${fmt(q.single)} runs/s — target ≥ 3,000: ${target(q.single >= 3000)}; 16 in flight ${fmt(q.singleWide)} runs/s`);
+  const none: EnqueueFigure = { perSecond: NaN, nodeUs: NaN, pgUs: NaN };
+  const q = runs('enqueue') || runs('peer') ? await withBenchDatabase('all_enqueue', (url) => enqueue(url, quick ? 1000 : 3000, N)) : { single: none, singleWide: none, route: none, bulk: none };
+  const cpu = (f: EnqueueFigure) => `(CPU per run: node ${fmt(f.nodeUs)} µs, PostgreSQL ${fmt(f.pgUs)} µs)`;
+  if (runs('enqueue')) say(`3. enqueue: bulk triggerRuns (1,000 runs per call, one job) ${fmt(q.bulk.perSecond)} runs/s ${cpu(q.bulk)} — target ≥ 20,000: ${target(q.bulk.perSecond >= 20_000)}; ` +
+    `single triggerRun (4 in flight) ${fmt(q.single.perSecond)} runs/s ${cpu(q.single)} — target ≥ 3,000: ${target(q.single.perSecond >= 3000)}; ` +
+    `16 in flight ${fmt(q.singleWide.perSecond)} runs/s ${cpu(q.singleWide)}; REST route handler in process (4 in flight) ${fmt(q.route.perSecond)} runs/s ${cpu(q.route)}`);
 
   const tp: Record<number, Awaited<ReturnType<typeof throughput>>> = {};
   for (const procs of [1, 2]) if (runs('throughput') || runs('peer')) tp[procs] = await withBenchDatabase(`all_tp${procs}`, (url) => throughput(url, N, procs));
-  if (tp[2]) say(`4. throughput, one-step no-op tasks with full bookkeeping, TICKFLOW_CONCURRENCY=${WORKER_CONCURRENCY}, N=${fmt(N)}: 1 process ${fmt(tp[1]!.perSecond)} tasks/s, 2 processes ${fmt(tp[2]!.perSecond)} tasks/s — target ≥ 10,000 with 2: ${target(tp[2]!.perSecond >= 10_000)} (check: ${tp[2]!.ok ? 'all bookkeeping complete' : `INCOMPLETE ${tp[2]!.detail}`})`);
+  if (tp[2]) say(`4. throughput, one-step no-op tasks with full bookkeeping, TICKFLOW_CONCURRENCY=${WORKER_CONCURRENCY}, N=${fmt(N)}: 1 process ${fmt(tp[1]!.perSecond)} tasks/s, 2 processes ${fmt(tp[2]!.perSecond)} tasks/s — target ≥ 10,000 with 2: ${target(tp[2]!.perSecond >= 10_000)} (check: ${tp[2]!.ok ? 'all bookkeeping complete' : `INCOMPLETE ${tp[2]!.detail}`}; worker CPU ${fmt(tp[1]!.cpuUsPerTask, 1)} / ${fmt(tp[2]!.cpuUsPerTask, 1)} µs/task)`);
 
   if (runs('chain')) {
   const c = await withBenchDatabase('all_chain', (url) => chain(url, 40, quick ? 3 : 5));
@@ -276,7 +344,10 @@ async function main() {
 
   const memN = quick ? 20_000 : 100_000;
   const mem = await withBenchDatabase('all_mem', (url) => throughput(url, memN, 1));
-  say(`7. memory: one worker, concurrency ${WORKER_CONCURRENCY}, ${fmt(memN)} tasks: peak RSS ${fmt(mem.peakMb, 1)} MB — target ≤ 150: ${target(mem.peakMb <= 150)}`);
+  say(`7. memory: one worker (compiled, node ${WORKER_NODE_FLAGS.join(' ')}), concurrency ${WORKER_CONCURRENCY}, ${fmt(memN)} tasks: ` +
+    `peak RSS ${fmt(mem.peakMb, 1)} MB (VmHWM) — target ≤ 150: ${target(mem.peakMb <= 150)}; at the end ${fmt(mem.endMb, 1)} MB resident, ` +
+    `${fmt(mem.anonymousMb, 1)} MB anonymous + ${fmt(mem.fileMb, 1)} MB file-backed (node binary, libraries); ` +
+    `worker CPU ${fmt(mem.cpuUsPerTask, 1)} µs/task; ${fmt(mem.perSecond)} tasks/s (${mem.ok ? 'all bookkeeping complete' : `INCOMPLETE ${mem.detail}`})`);
   }
 
   const p = runs('peer') ? peer(N) : null;
@@ -286,7 +357,7 @@ async function main() {
     say(`peer concurrency ${PEER_CONCURRENCY} per process (BENCH_PEER_CONCURRENCY)`);
     const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : 'n/a');
     say(`ratios (Tickflow ÷ graphile-worker, same server, N=${fmt(N)}): throughput 1 process ${ratio(tp[1]!.perSecond, p.batched[0])} of batched, ${ratio(tp[1]!.perSecond, p.defaults[0])} of defaults; ` +
-      `2 processes ${ratio(tp[2]!.perSecond, p.batched[1])} of batched, ${ratio(tp[2]!.perSecond, p.defaults[1])} of defaults; bulk enqueue ${ratio(q.bulk, p.addJobs)} of addJobs`);
+      `2 processes ${ratio(tp[2]!.perSecond, p.batched[1])} of batched, ${ratio(tp[2]!.perSecond, p.defaults[1])} of defaults; bulk enqueue ${ratio(q.bulk.perSecond, p.addJobs)} of addJobs`);
   }
   console.log(`\n--- summary ---\n${lines.join('\n')}`);
 }

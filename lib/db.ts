@@ -9,7 +9,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { trackPool } from './metrics/pool-stats.ts';
 import { PrismaClient, Prisma } from './generated/prisma/client.ts';
-import { preparedStatementName, preparedStatementsEnabled, type SqlPool } from './sql-pool.ts';
+import { preparedStatementName, preparedStatementsEnabled, sqlPoolOver, type SqlPool } from './sql-pool.ts';
 
 export { Prisma };
 export type { PrismaClient };
@@ -31,9 +31,37 @@ export function createPrismaClient(url: string, poolSize = 10): PrismaClient {
   // Our own pool (the adapter ends it on $disconnect), so its use can be reported as metrics.
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   trackPool(pool);
-  return new PrismaClient({
+  const client = new PrismaClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true, ...(prepared ? { statementNameGenerator: statementName } : {}) }),
   });
+  drivers.set(client, sqlPoolOver(pool, { settings: null, ownsPool: false }));
+  // Prisma ends the pool on $disconnect only when it opened its engine; a client whose
+  // statements all went through directSqlPool never did, and would leave its connections open.
+  const disconnect = client.$disconnect.bind(client);
+  Object.assign(client, {
+    async $disconnect() {
+      await disconnect();
+      if (!(pool as pg.Pool & { ended?: boolean }).ended) await pool.end();
+    },
+  });
+  return client;
+}
+
+/** The direct pool of each client made by createPrismaClient (its own node-postgres pool). */
+const drivers = new WeakMap<object, SqlPool>();
+
+/**
+ * The same connections as `db` without Prisma's query layer, for the engine's own statements
+ * when that layer costs more than they do (a trigger's insert, a bulk trigger's transaction:
+ * lib/engine/idle-trigger-batch.ts, trigger-runs.ts). Parameters and rows are node-postgres's
+ * own (its type parsers, not Prisma's). Its `$transaction` opens a transaction of its own; the
+ * engine's functions accept it like the worker's SqlPool (lib/engine/pg.ts withEngineTransaction).
+ * @returns the direct pool of a client made by createPrismaClient; undefined for any other
+ *   client (a transaction client — whose transaction must be joined —, a client made
+ *   elsewhere): use `db` itself then
+ */
+export function directSqlPool(db: unknown): SqlPool | undefined {
+  return typeof db === 'object' && db !== null ? drivers.get(db) : undefined;
 }
 
 /** The pg statement name of a marked statement (preparedSql), else undefined (unnamed). */

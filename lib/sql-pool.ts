@@ -103,22 +103,33 @@ function startupOptions(settings: Readonly<Record<string, string>>): string {
  * @param opts.settings session settings for every connection (e.g. HOT_PATH_SETTINGS)
  */
 export function createSqlPool(url: string, max: number, opts: { settings?: Readonly<Record<string, string>> } = {}): SqlPool {
-  const prepared = preparedStatementsEnabled();
   const settings = opts.settings && Object.keys(opts.settings).length > 0 ? opts.settings : null;
   // Behind a transaction-mode pooler startup options do not reach the server session that runs
-  // a statement (PgBouncer refuses them), so each transaction sets them itself.
-  const perTransaction = settings !== null && !prepared;
-  const setLocal = settings ? Object.entries(settings).map(([k, v]) => `SET LOCAL ${k} = ${pg.escapeLiteral(v)}`).join('; ') : '';
+  // a statement (PgBouncer refuses them), so each transaction sets them itself (sqlPoolOver).
+  const perTransaction = settings !== null && !preparedStatementsEnabled();
   const pool = new pg.Pool({ connectionString: url, max, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
   // An idle connection's error (server restart) must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   trackPool(pool);
+  return sqlPoolOver(pool, { settings: perTransaction ? settings : null, ownsPool: true });
+}
 
+/**
+ * A SqlPool over an existing node-postgres pool (createSqlPool's own, or a Prisma client's:
+ * lib/db.ts directSqlPool). Marked statements (preparedSql) run named unless
+ * TICKFLOW_PREPARED_STATEMENTS is off.
+ * @param opts.settings settings each transaction sets with SET LOCAL (a single statement then
+ *   runs in a transaction of its own); null: none
+ * @param opts.ownsPool $disconnect ends the pool (else it does nothing: the pool is someone else's)
+ */
+export function sqlPoolOver(pool: pg.Pool, opts: { settings: Readonly<Record<string, string>> | null; ownsPool: boolean }): SqlPool {
+  const prepared = preparedStatementsEnabled();
+  const setLocal = opts.settings ? Object.entries(opts.settings).map(([k, v]) => `SET LOCAL ${k} = ${pg.escapeLiteral(v)}`).join('; ') : '';
   const query = async (c: pg.Pool | pg.PoolClient, text: string, values: unknown[]) => {
     const name = prepared ? preparedStatementName(text) : undefined;
     return c.query(name ? { name, text, values } : { text, values });
   };
-  const client = (c: pg.PoolClient): SqlClient => ({
+  const client = (c: pg.Pool | pg.PoolClient): SqlClient => ({
     async $queryRawUnsafe<T>(text: string, ...values: unknown[]) {
       return (await query(c, text, values)).rows as T;
     },
@@ -136,7 +147,7 @@ export function createSqlPool(url: string, max: number, opts: { settings?: Reado
     };
     c.on('error', onError);
     try {
-      await c.query(perTransaction ? `BEGIN; ${setLocal}` : 'BEGIN');
+      await c.query(setLocal ? `BEGIN; ${setLocal}` : 'BEGIN');
       const result = await fn(client(c));
       await c.query('COMMIT');
       return result;
@@ -151,21 +162,16 @@ export function createSqlPool(url: string, max: number, opts: { settings?: Reado
       c.release(broken instanceof Error ? broken : undefined);
     }
   };
-  const single = <T>(fn: (c: SqlClient) => Promise<T>): Promise<T> =>
-    perTransaction ? transaction(fn) : fn({
-      async $queryRawUnsafe<R>(text: string, ...values: unknown[]) {
-        return (await query(pool, text, values)).rows as R;
-      },
-      async $executeRawUnsafe(text: string, ...values: unknown[]) {
-        return (await query(pool, text, values)).rowCount ?? 0;
-      },
-    });
+  const direct = client(pool);
+  const single = <T>(fn: (c: SqlClient) => Promise<T>): Promise<T> => (setLocal ? transaction(fn) : fn(direct));
   return {
     pool,
     $queryRawUnsafe: <T>(text: string, ...values: unknown[]) => single((c) => c.$queryRawUnsafe<T>(text, ...values)),
     $executeRawUnsafe: (text: string, ...values: unknown[]) => single((c) => c.$executeRawUnsafe(text, ...values)),
     $transaction: transaction,
-    $disconnect: () => pool.end(),
+    $disconnect: async () => {
+      if (opts.ownsPool) await pool.end();
+    },
   };
 }
 

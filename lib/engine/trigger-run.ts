@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Db, Prisma } from '../db.ts';
+import { directSqlPool, type Db, type SqlClient } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, isRootClient, withEngineTransaction } from './pg.ts';
 import { insertIdleRun } from './idle-trigger-batch.ts';
@@ -9,6 +9,7 @@ import { insertRun } from './sql/insert-run.ts';
 import { insertRuns, type InsertedRun, type NewRun } from './sql/insert-runs.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 import { lockRuns } from './sql/lock-job-row.ts';
+import { loadRun } from './sql/load-run.ts';
 import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
 
 /**
@@ -53,7 +54,9 @@ export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new
     const run = await insertIdleRun(db, { ...newRun(input, 'pending', null, false, true), at: now });
     if (run) return { run: asRun(run), outcome: 'started' };
   }
-  return withEngineTransaction(db, (tx) => triggerInTx(tx, input, now));
+  // The transaction goes over the client's own connections without Prisma's query layer
+  // (lib/db.ts directSqlPool), or joins the caller's transaction.
+  return withEngineTransaction(directSqlPool(db) ?? db, (tx: SqlClient) => triggerInTx(tx, input, now));
 }
 
 /**
@@ -78,7 +81,7 @@ export async function triggerRunAhead(
   });
 }
 
-async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
+async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
   const job = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
   if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
   const busy = job.oldestActive !== null;
@@ -109,7 +112,7 @@ async function triggerInTx(tx: Prisma.TransactionClient, input: TriggerRunInput,
   if (run.tasks === 0) {
     // A job without steps has nothing to wait for: its run is complete at once.
     await finishRunIfDone(tx, run.id, now);
-    result = (await tx.run.findUniqueOrThrow({ where: { id: run.id } })) as Run;
+    result = await loadRun(tx, run.id);
   }
   return { run: result, outcome: gated ? 'queued' : coveredRunIds ? 'covered' : 'started', ...(coveredRunIds ? { coveredRunIds } : {}) };
 }

@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Db } from '../db.ts';
+import { directSqlPool, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRuns, type NewRun } from './sql/insert-runs.ts';
+import { loadRun } from './sql/load-run.ts';
 import { lockJob } from './sql/lock-job.ts';
 import type { Run, RunTrigger, TriggerOutcome } from './types.ts';
 
@@ -29,7 +30,7 @@ export interface TriggerRunsInput {
  * - discard_later: with an active run every entry is recorded `skipped`; otherwise the
  *   first starts and the others are `skipped` (blocked by it);
  * - serial_execution: every entry is created; each waits for the one before (gated), the
- *   first only when the job already has an active run;
+ *   first only when the job already has an active run; they start in input order;
  * - cover_early: each entry would cancel the one before it, so all but the last are
  *   recorded `skipped` (reason names the covering run), earlier active runs are cancelled,
  *   and the last starts.
@@ -47,37 +48,59 @@ export async function triggerRuns(
   if (input.runs.length === 0 || input.runs.length > MAX_BULK_RUNS) {
     throw new DomainError('validation', `runs must have 1 to ${MAX_BULK_RUNS} entries`, { runs: `1 to ${MAX_BULK_RUNS} entries` });
   }
-  return withEngineTransaction(db, async (tx) => {
+  // Outside a caller's transaction, the transaction goes over the client's own connections
+  // without Prisma's query layer (lib/db.ts directSqlPool).
+  return withEngineTransaction(directSqlPool(db) ?? db, async (tx) => {
     const job = await lockJob(tx, input.jobId);
     if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
-    const ids = input.runs.map(() => randomUUID());
+    // A serial_execution queue is released oldest first by (created_at, scheduled_for, id)
+    // (release-serial-run.ts); the runs share the first two, so ascending ids keep input order.
+    const ids = input.runs.map(() => randomUUID()).sort();
+    const traceIds = randomBytes(16 * ids.length).toString('hex');
     const last = ids.length - 1;
-    const planned: { run: NewRun; outcome: TriggerOutcome }[] = input.runs.map((entry, i) => {
-      const base = {
-        id: ids[i]!, jobId: job.id, trigger: input.trigger, triggeredBy: input.triggeredBy, scheduledFor: input.scheduledFor,
-        scheduleAt: null, params: entry.payload ?? {}, traceId: randomBytes(16).toString('hex'), parentRunId: null,
-      };
-      const skipped = (reason: string) => ({ run: { ...base, status: 'skipped' as const, reason, gated: false, countOnJob: false }, outcome: 'skipped' as const });
+    const runs: NewRun[] = new Array(ids.length);
+    const outcomes: TriggerOutcome[] = new Array(ids.length);
+    for (let i = 0; i <= last; i++) {
+      // What the block strategy makes of entry i, as if the entries were triggered one by one.
+      let status: NewRun['status'] = 'pending';
+      let reason: string | null = null;
+      let gated = false;
+      let outcome: TriggerOutcome = 'started';
       switch (job.blockStrategy) {
-        case 'discard_later': {
-          if (job.oldestActive) return skipped(`blocked: previous run ${job.oldestActive} still active`);
-          if (i > 0) return skipped(`blocked: previous run ${ids[0]} still active`);
-          return { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: 'started' };
-        }
+        case 'discard_later':
+          if (job.oldestActive || i > 0) {
+            status = 'skipped';
+            reason = `blocked: previous run ${job.oldestActive ?? ids[0]} still active`;
+          }
+          break;
         case 'serial_execution': {
           const before = i > 0 ? ids[i - 1]! : job.newestActive;
-          return before
-            ? { run: { ...base, status: 'pending', reason: `queued: waiting for run ${before} (serial_execution)`, gated: true, countOnJob: true }, outcome: 'queued' }
-            : { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: 'started' };
+          if (before) {
+            reason = `queued: waiting for run ${before} (serial_execution)`;
+            gated = true;
+            outcome = 'queued';
+          }
+          break;
         }
-        case 'cover_early': {
-          if (i < last) return skipped(`covered: run ${ids[last]} of the same trigger (cover_early)`);
-          return { run: { ...base, status: 'pending', reason: null, gated: false, countOnJob: true }, outcome: job.oldestActive ? 'covered' : 'started' };
-        }
+        case 'cover_early':
+          if (i < last) {
+            status = 'skipped';
+            reason = `covered: run ${ids[last]} of the same trigger (cover_early)`;
+          } else if (job.oldestActive) {
+            outcome = 'covered';
+          }
+          break;
       }
-    });
-    const inserted = await insertRuns(tx, planned.map((p) => p.run), now);
-    if (inserted.length !== planned.length) throw new DomainError('not_found', `job ${input.jobId} not found`);
+      if (status === 'skipped') outcome = 'skipped';
+      runs[i] = {
+        id: ids[i]!, jobId: job.id, trigger: input.trigger, triggeredBy: input.triggeredBy, scheduledFor: input.scheduledFor,
+        scheduleAt: null, status, reason, params: input.runs[i]!.payload ?? {}, traceId: traceIds.slice(32 * i, 32 * (i + 1)),
+        parentRunId: null, gated, countOnJob: status === 'pending',
+      };
+      outcomes[i] = outcome;
+    }
+    const inserted = await insertRuns(tx, runs, now);
+    if (inserted.length !== runs.length) throw new DomainError('not_found', `job ${input.jobId} not found`);
     if (job.blockStrategy === 'cover_early' && job.activeIds.length > 0) {
       const covered = job.activeIds;
       await cancelRunTasks(tx, { runIds: covered, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
@@ -90,9 +113,9 @@ export async function triggerRuns(
       if (tasks === 0 && run.status === 'pending') {
         // A job without steps has nothing to wait for.
         await finishRunIfDone(tx, run.id, now);
-        result = (await tx.run.findUniqueOrThrow({ where: { id: run.id } })) as Run;
+        result = await loadRun(tx, run.id);
       }
-      out.push({ run: result, outcome: planned[i]!.outcome });
+      out.push({ run: result, outcome: outcomes[i]! });
     }
     return out;
   });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
-import { triggerRuns } from '../../lib/engine/index.ts';
+import { claimTasks, completeTask, triggerRuns } from '../../lib/engine/index.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture } from '../helpers/rest.ts';
 import { insertJob } from './worker-fixtures.ts';
@@ -92,5 +92,23 @@ describe('bulk trigger', () => {
     expect(c.map((x) => x.outcome)).toEqual(['skipped', 'covered']);
     const old = await t.db.run.findUniqueOrThrow({ where: { id: first!.run.id } });
     expect(old.status).toBe('cancelled');
+  });
+
+  it('serial_execution: the runs of one bulk trigger start one after the other in input order', async () => {
+    const now = new Date('2026-12-03T00:00:00Z');
+    const handler = 'bulk.serial';
+    const id = await insertJob(t.db, { key: 'bulk.serial', scheduleKind: 'manual', blockStrategy: 'serial_execution', steps: [{ handler }] });
+    const made = await triggerRuns(t.db, { jobId: id, trigger: 'api', triggeredBy: 'test', scheduledFor: now, runs: Array.from({ length: 12 }, (_, i) => ({ payload: { i } })) }, now);
+    const order: number[] = [];
+    const node = { nodeId: 'node-a', handlers: [handler], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 };
+    for (let k = 0; k < 13; k++) {
+      const got = await claimTasks(t.db, node, now);
+      expect(got.length).toBeLessThanOrEqual(1); // one run of the job at a time
+      for (const x of got) {
+        order.push(made.findIndex((m) => m.run.id === x.runId));
+        await completeTask(t.db, { taskId: x.id, attempt: x.attempt, nodeId: node.nodeId, outcome: 'success' }, now);
+      }
+    }
+    expect(order).toEqual(made.map((_, i) => i));
   });
 });

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import {
   DURATION_BUCKET_COUNT, cancelRun, claimTasks, completeTask, recordSkippedRun, retryRun, retryTask, triggerRun,
 } from '../../lib/engine/index.ts';
+import pg from 'pg';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
+import { insertRuns, type NewRun } from '../../lib/engine/sql/insert-runs.ts';
 import { isDomainError } from '../../lib/errors.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { useTestDatabase } from '../helpers/db.ts';
@@ -332,6 +334,70 @@ describe('the one-statement trigger of an idle job (lib/engine/idle-trigger-batc
     expect(e.status === 'fulfilled' && e.value.run.status).toBe('success');
     const gone = results[jobs.length + 1]!;
     expect(gone.status === 'rejected' && isDomainError(gone.reason) && gone.reason.code).toBe('not_found');
+  });
+
+  it('callers that trigger again as soon as they are answered share a statement with the ones waiting', async () => {
+    const db = createPrismaClient(t.url, 4);
+    const jobs = await Promise.all(Array.from({ length: 40 }, () => insertJob(t.db, { steps: [{ key: 'm', handler: 'idle.share' }] })));
+    const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const query = proto.query;
+    let inserts = 0;
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      const q = args[0] as string | { text?: string };
+      if ((typeof q === 'string' ? q : q?.text ?? '').includes('tickflow:insert-runs')) inserts++;
+      return query.apply(this, args);
+    };
+    try {
+      let next = 0;
+      // four callers, each triggering its next job once the previous trigger answered
+      const made = await Promise.all(Array.from({ length: 4 }, async () => {
+        const out: string[] = [];
+        while (next < jobs.length) out.push((await triggerRun(db, { jobId: jobs[next++]!, trigger: 'api', triggeredBy: 'test', scheduledFor: T0 }, T0)).outcome);
+        return out;
+      }));
+      expect(made.flat()).toEqual(Array(40).fill('started'));
+      // one statement per round of the four callers (the first round may go in two); each
+      // statement starting as soon as the one before ended would take about two per round
+      expect(inserts).toBeLessThanOrEqual(12);
+    } finally {
+      proto.query = query;
+      await db.$disconnect();
+    }
+    expect(await t.db.run.count({ where: { jobId: { in: jobs } } })).toBe(40);
+  });
+
+  it('the insert statements read jobs, steps and edges by key, at a cost that keeps JIT away, whatever the statistics', async () => {
+    // 3,000 jobs without statistics, one of them a 2,000-step chain: the planner knows the
+    // table sizes but nothing of the keys' distribution
+    await t.pool.query(`INSERT INTO jobs (key, name, schedule_kind) SELECT 'plan.' || g, 'plan', 'manual' FROM generate_series(1, 3000) g`);
+    await t.pool.query(`INSERT INTO job_steps (job_id, key, handler) SELECT id, 'main', 'idle.plan' FROM jobs WHERE key LIKE 'plan.%'`);
+    const chain = await insertJob(t.db, { steps: Array.from({ length: 2000 }, (_, i) => ({ key: `s${i}`, handler: 'idle.plan' })), edges: Array.from({ length: 1999 }, (_, i) => ({ from: `s${i}`, to: `s${i + 1}` })) });
+    const jobId = (await t.pool.query(`SELECT id FROM jobs WHERE key = 'plan.1'`)).rows[0].id as string;
+    const c = new pg.Client({ connectionString: t.url });
+    await c.connect();
+    try {
+      const jit = Number((await c.query(`SHOW jit_above_cost`)).rows[0].jit_above_cost);
+      await c.query(`SET plan_cache_mode = force_generic_plan`);
+      for (const lockedIdle of [false, true]) {
+        let sql = '';
+        let values: unknown[] = [];
+        const capture = { async $queryRawUnsafe<T>(text: string, ...v: unknown[]) { sql = text; values = v; return [] as T; }, async $executeRawUnsafe() { return 0; } };
+        const newRun = (job: string): NewRun => ({
+          id: crypto.randomUUID(), jobId: job, trigger: 'api', triggeredBy: 'test', scheduledFor: T0, scheduleAt: null, status: 'pending',
+          reason: null, params: {}, traceId: 'trace', parentRunId: null, gated: false, countOnJob: true,
+        });
+        await insertRuns(capture, [newRun(jobId), newRun(chain)], T0, { lockedIdle });
+        const name = `plan_${lockedIdle}`;
+        await c.query(`PREPARE ${name} AS ${sql}`);
+        const lit = values.map((v) => pg.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v))).join(', ');
+        const plan = (await c.query(`EXPLAIN EXECUTE ${name}(${lit})`)).rows.map((r) => r['QUERY PLAN'] as string);
+        const cost = Number(/cost=[\d.]+\.\.([\d.]+)/.exec(plan[0]!)![1]);
+        expect(cost, plan.join('\n')).toBeLessThan(jit);
+        expect(plan.filter((l) => /Seq Scan on (jobs|job_steps|job_edges) |Scan using jobs_list_idx/.test(l)), plan.join('\n')).toEqual([]);
+      }
+    } finally {
+      await c.end();
+    }
   });
 
   const waitingOnALock = async () => {

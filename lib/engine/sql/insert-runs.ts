@@ -44,12 +44,20 @@ export type InsertedRun = Run & { tasks: number };
  * pending_parents = in-degree (+1 on roots when gated).
  *
  * Lock: the callers hold the job rows (lockJob / the tick's lockDueJobs); the jobs UPDATE is
- * the only write to existing rows. `runs_schedule_fire_uniq` rejects a second schedule run of
- * a slot (exactly-once firing): the whole statement then fails with 23505 and nothing is
- * written. Index: jobs_pkey, job_steps (job_id, key), job_edges (job_id, …); in-degrees and
- * the new tasks' ids are looked up in jsonb maps keyed by (job or run, step key) — never a
- * join between the inserted rows, whose plan could turn quadratic — so a 10,000-step DAG with
- * 30,000 edges costs a few set operations.
+ * the only write to existing rows, and it finds each job row again by the row address read in
+ * the same statement (a row the caller holds cannot move). `runs_schedule_fire_uniq` rejects a
+ * second schedule run of a slot (exactly-once firing): the whole statement then fails with 23505
+ * and nothing is written. Index: jobs_pkey, job_steps (job_id, key), job_edges_to_idx (job_id,
+ * to_step), runs_active_idx; every existing row is reached by key through a LATERAL sub-select
+ * per job (insertRunsSql). In-degrees are counted per (job, step) once, and the new tasks' ids
+ * are looked up in a jsonb map keyed by (run, step key) — never a join between the inserted
+ * rows, whose plan could turn quadratic — so a 10,000-step DAG with 30,000 edges costs a few set
+ * operations.
+ *
+ * Input: the runs as one JSON array and the columns they share (job, trigger, clock, status…)
+ * as another, each run naming its set: a bulk of 1,000 runs of one job sends those columns
+ * once. The statement answers each inserted run's id and stored params and each job's key,
+ * version and step count; the rest of each run is what the input said.
  *
  * `opts.lockedIdle` (one statement on its own, outside a transaction: trigger-run.ts's fast
  * path): the statement takes the job rows itself (`FOR UPDATE SKIP LOCKED`: it never waits, so
@@ -74,40 +82,116 @@ export async function insertRuns(
   opts: { lockedIdle?: boolean } = {},
 ): Promise<InsertedRun[]> {
   if (runs.length === 0) return [];
-  const input = JSON.stringify(runs.map((r, ord) => ({
-    ord,
-    id: r.id,
-    job_id: r.jobId,
-    trigger: r.trigger,
-    triggered_by: r.triggeredBy,
-    scheduled_for: r.scheduledFor.toISOString(),
-    schedule_at: r.scheduleAt ? r.scheduleAt.toISOString() : null,
-    status: r.status,
-    reason: r.reason,
-    params: r.params ?? {},
-    trace_id: r.traceId,
-    parent_run_id: r.parentRunId,
-    gated: r.gated,
-    count_on_job: r.countOnJob,
-    at: (r.at ?? now).toISOString(),
-  })));
-  const rows = await tx.$queryRawUnsafe<(InsertedRun & { ord: number })[]>(
-    preparedSql('insert-runs', `WITH i AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id uuid, job_id uuid, trigger run_trigger, triggered_by text,
-              scheduled_for timestamptz, schedule_at timestamptz, status run_status, reason text, params jsonb, trace_id text,
-              parent_run_id uuid, gated boolean, count_on_job boolean, at timestamptz)
-     ), locked AS MATERIALIZED (
-       SELECT l.id, l.xmin::text AS version_xmin FROM jobs l
-        WHERE $2::boolean AND l.id = ANY (ARRAY(SELECT job_id FROM i))
-        ORDER BY l.id
-          FOR UPDATE OF l SKIP LOCKED
-     ), j AS (
-       SELECT * FROM jobs WHERE id IN (SELECT job_id FROM i)
-          AND (NOT $2::boolean OR EXISTS (
-                SELECT 1 FROM locked l
-                 WHERE l.id = jobs.id AND l.version_xmin = jobs.xmin::text AND jobs.deleted_at IS NULL
-                   AND EXISTS (SELECT 1 FROM job_steps st WHERE st.job_id = jobs.id)
-                   AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.job_id = jobs.id::text AND a.status IN ('pending', 'running'))))
+  // The columns most runs share (a bulk trigger's job, trigger, clock) go once per distinct set,
+  // each run naming its set: a smaller document to build, send and parse.
+  const groups: unknown[] = [];
+  const groupOf = new Map<string, number>();
+  const items = runs.map((r) => {
+    const at = r.at ?? now;
+    const key = `${r.jobId}|${r.trigger}|${r.triggeredBy}|${r.scheduledFor.getTime()}|${r.scheduleAt?.getTime()}|${r.status}|${r.gated}|${r.countOnJob}|${at.getTime()}`;
+    let g = groupOf.get(key);
+    if (g === undefined) {
+      g = groups.length;
+      groupOf.set(key, g);
+      groups.push({
+        g, job_id: r.jobId, trigger: r.trigger, triggered_by: r.triggeredBy, scheduled_for: r.scheduledFor, schedule_at: r.scheduleAt,
+        status: r.status, gated: r.gated, count_on_job: r.countOnJob, at,
+      });
+    }
+    return { id: r.id, g, reason: r.reason, params: r.params ?? {}, trace: r.traceId, parent: r.parentRunId };
+  });
+  const [row] = await tx.$queryRawUnsafe<{ runs: string | null; jobs: string | null }[]>(
+    opts.lockedIdle === true ? IDLE_SQL : LOCKED_SQL, JSON.stringify(items), JSON.stringify(groups),
+    [...new Set(runs.map((r) => r.jobId.toLowerCase()))].sort(),
+  );
+  return insertedRuns(runs, now, row?.runs ?? null, row?.jobs ?? null);
+}
+
+/**
+ * The inserted runs in input order, built from the input and the statement's answer: each
+ * inserted run's id and stored params, each job's key, version and step count. Every other
+ * column is what the statement wrote from the input (timestamps are stored to the millisecond,
+ * as Date holds them).
+ */
+function insertedRuns(runs: readonly NewRun[], now: Date, runsJson: string | null, jobsJson: string | null): InsertedRun[] {
+  if (!runsJson || !jobsJson) return [];
+  const stored = new Map((JSON.parse(runsJson) as [string, Record<string, unknown>][]).map(([id, params]) => [id, params]));
+  const jobs = new Map((JSON.parse(jobsJson) as [string, string, number, number][]).map(([id, key, version, steps]) => [id, { key, version, steps }]));
+  const out: InsertedRun[] = [];
+  for (const r of runs) {
+    const id = r.id.toLowerCase();
+    const params = stored.get(id);
+    const jobId = r.jobId.toLowerCase();
+    const job = jobs.get(jobId);
+    if (params === undefined || !job) continue;
+    const at = r.at ?? now;
+    const skipped = r.status === 'skipped';
+    out.push({
+      id, jobId, jobKey: job.key, jobVersion: job.version, trigger: r.trigger as Run['trigger'], triggeredBy: r.triggeredBy,
+      scheduledFor: new Date(r.scheduledFor.getTime()), status: r.status, reason: r.reason, params: params as Run['params'],
+      startedAt: null, finishedAt: skipped ? new Date(at.getTime()) : null, durationMs: skipped ? 0 : null, error: null,
+      traceId: r.traceId, parentRunId: r.parentRunId?.toLowerCase() ?? null,
+      createdAt: new Date(at.getTime()), updatedAt: new Date(at.getTime()),
+      tasks: skipped ? 0 : job.steps,
+    });
+  }
+  return out;
+}
+
+/**
+ * The statement, for jobs the caller holds (`idle` false) or for jobs it locks itself (`idle`
+ * true, insertRuns' `opts.lockedIdle`). Two texts rather than a flag parameter: with a flag, a
+ * custom plan that folds it away looks cheaper than the generic plan, and PostgreSQL would plan
+ * the statement anew on every call (a few ms for 1,000 runs). For the same reason the job ids
+ * ($3, ascending: the lock order) are read through a sub-select, whose length the planner
+ * estimates the same (10) in a custom plan and in the generic one.
+ *
+ * Every existing row is reached by key, one job at a time: jobs by primary key in a LATERAL
+ * sub-select (OFFSET 0 keeps it a parameterised lookup), their steps by job_steps (job_id, key),
+ * in-degrees by job_edges_to_idx, active runs by runs_active_idx, and the job rows again by
+ * `ctid` for the UPDATE. So no plan reads jobs, job_steps or job_edges whole once they are more
+ * than a few pages, whatever the planner believes of the input (a set-returning function counts
+ * as 100 rows) or of tables it has no statistics for; and since the cost estimates grow with the
+ * 10 estimated jobs and not with the runs, they stay far below jit_above_cost (a JIT compile
+ * costs more than the whole statement and is not kept between calls).
+ */
+function insertRunsSql(idle: boolean): string {
+  return preparedSql('insert-runs', `WITH i AS (
+       SELECT x.id, x.reason, x.params, x.trace AS trace_id, x.parent AS parent_run_id, g.*
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, g int, reason text, params jsonb, trace text, parent uuid)
+         JOIN jsonb_to_recordset($2::jsonb) AS g(g int, job_id uuid, trigger run_trigger, triggered_by text, scheduled_for timestamptz,
+                                                 schedule_at timestamptz, status run_status, gated boolean, count_on_job boolean, at timestamptz)
+           ON g.g = x.g
+     ), ${idle ? `locked AS MATERIALIZED (
+       -- one job row at a time, in ascending id (lock order), each by its primary key
+       SELECT l.id, l.row_xmin FROM unnest((SELECT $3::uuid[])) AS x(id)
+        CROSS JOIN LATERAL (SELECT jobs.id, jobs.xmin AS row_xmin FROM jobs WHERE jobs.id = x.id
+                               FOR UPDATE OF jobs SKIP LOCKED) l
+     ), ` : ''}j AS MATERIALIZED (
+       SELECT jb.* FROM ${idle ? 'locked x' : 'unnest((SELECT $3::uuid[])) AS x(id)'} CROSS JOIN LATERAL (
+         SELECT jobs.deleted_at IS NOT NULL AS deleted, jobs.ctid AS row_ctid, jobs.id, jobs.key, jobs.version,
+                (SELECT count(*)::int FROM job_steps st WHERE st.job_id = jobs.id) AS steps, jobs.payload, jobs.priority, jobs.max_retries, jobs.timeout_seconds,
+                jsonb_build_object('baseSeconds', jobs.backoff_base_seconds, 'factor', jobs.backoff_factor,
+                                   'maxSeconds', jobs.backoff_max_seconds, 'jitter', jobs.backoff_jitter) AS backoff,
+                jsonb_build_object('nodeGroup', jobs.routing_node_group, 'labels', jobs.routing_labels,
+                                   'strategy', jobs.routing_strategy, 'nodes', to_jsonb(jobs.routing_nodes), 'key', jobs.routing_key) AS routing
+           FROM jobs
+          WHERE jobs.id = x.id${idle ? `
+            AND jobs.xmin = x.row_xmin
+            AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.job_id = jobs.id::text AND a.status IN ('pending', 'running'))` : ''}
+         OFFSET 0) jb${idle ? `
+        -- outside the sub-select: inside it, deleted_at IS NULL would let the planner walk the
+        -- partial jobs_list_idx whole instead of taking the primary key
+        WHERE NOT jb.deleted AND jb.steps > 0` : ''}
+     ), js AS MATERIALIZED (
+       -- per job and step, once whatever the number of runs: what each of its tasks copies
+       SELECT j.id AS job_id, s.key, s.handler, s.config, j.payload || s.payload AS payload, s.resource_key,
+              coalesce(s.max_retries, j.max_retries) AS max_retries, coalesce(s.timeout_seconds, j.timeout_seconds) AS timeout_seconds,
+              j.priority, j.backoff, j.routing, s.indeg
+         FROM j CROSS JOIN LATERAL (
+           SELECT st.key, st.handler, st.config, st.payload, st.resource_key, st.max_retries, st.timeout_seconds,
+                  (SELECT count(*)::int FROM job_edges e WHERE e.job_id = st.job_id AND e.to_step = st.key) AS indeg
+             FROM job_steps st WHERE st.job_id = j.id OFFSET 0) s
      ), r AS (
        INSERT INTO runs (id, job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, reason, params,
                          finished_at, duration_ms, trace_id, parent_run_id, created_at, updated_at)
@@ -115,71 +199,58 @@ export async function insertRuns(
               CASE WHEN i.status = 'skipped' THEN i.at END, CASE WHEN i.status = 'skipped' THEN 0 END,
               i.trace_id, i.parent_run_id, i.at, i.at
          FROM i JOIN j ON j.id = i.job_id
-        ORDER BY i.ord
-       RETURNING *
+       RETURNING id, params
      ), live AS (
-       -- the runs r inserts (those of the jobs in j), found through the few jobs: a semi-join of
-       -- i against r's rows can be planned as a nested loop, quadratic in a bulk trigger
-       SELECT i.* FROM i WHERE i.status = 'pending' AND i.job_id IN (SELECT id FROM j)
-     ), indeg AS (
-       -- in-degree per (job, step) as one jsonb map: a keyed lookup per task whatever the planner
-       -- estimates (a join here could become a nested loop over 10,000 x 10,000 rows)
-       SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) AS m FROM (
-         SELECT e.job_id::text || ':' || e.to_step AS k, count(*)::int AS n
-           FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live) GROUP BY e.job_id, e.to_step) x
+       SELECT i.id, i.job_id, i.params, i.scheduled_for, coalesce(i.schedule_at, i.at) AS schedule_at, i.at, i.gated
+         FROM i WHERE i.status = 'pending' AND i.job_id IN (SELECT id FROM j)
      ), t AS (
        INSERT INTO tasks (run_id, job_id, step_key, handler, config, payload, status, priority, attempt, max_retries,
                           timeout_seconds, backoff, schedule_at, scheduled_for, pending_parents, resource_key, routing,
                           created_at, updated_at)
-       SELECT live.id, j.id::text, s.key, s.handler, s.config, j.payload || s.payload || live.params, 'pending', j.priority, 1,
-              coalesce(s.max_retries, j.max_retries), coalesce(s.timeout_seconds, j.timeout_seconds),
-              jsonb_build_object('baseSeconds', j.backoff_base_seconds, 'factor', j.backoff_factor,
-                                 'maxSeconds', j.backoff_max_seconds, 'jitter', j.backoff_jitter),
-              coalesce(live.schedule_at, live.at), live.scheduled_for,
-              coalesce((d.m ->> (j.id::text || ':' || s.key))::int, 0)
-                + CASE WHEN live.gated AND NOT d.m ? (j.id::text || ':' || s.key) THEN 1 ELSE 0 END,
-              s.resource_key,
-              jsonb_build_object('nodeGroup', j.routing_node_group, 'labels', j.routing_labels,
-                                 'strategy', j.routing_strategy, 'nodes', to_jsonb(j.routing_nodes), 'key', j.routing_key),
-              live.at, live.at
-         FROM live JOIN j ON j.id = live.job_id
-         JOIN job_steps s ON s.job_id = j.id
-         CROSS JOIN indeg d
+       SELECT live.id, js.job_id::text, js.key, js.handler, js.config,
+              CASE WHEN live.params = '{}'::jsonb THEN js.payload ELSE js.payload || live.params END, 'pending', js.priority, 1,
+              js.max_retries, js.timeout_seconds, js.backoff, live.schedule_at, live.scheduled_for,
+              js.indeg + CASE WHEN live.gated AND js.indeg = 0 THEN 1 ELSE 0 END,
+              js.resource_key, js.routing, live.at, live.at
+         FROM live JOIN js ON js.job_id = live.job_id
        RETURNING id, run_id, scheduled_for, step_key, pending_parents, schedule_at, created_at
      ), ids AS (
-       -- task id per (run, step) as one jsonb map, for the same reason as indeg
+       -- task id per (run, step) as one jsonb map, built only when a job has edges: a keyed
+       -- lookup per dependency whatever the planner estimates (a join of the inserted rows with
+       -- themselves could become a nested loop over 10,000 x 10,000 rows)
        SELECT coalesce(jsonb_object_agg(run_id::text || ':' || step_key, id), '{}'::jsonb) AS m FROM t
-        WHERE EXISTS (SELECT 1 FROM job_edges e WHERE e.job_id IN (SELECT job_id FROM live))
+        WHERE EXISTS (SELECT 1 FROM js WHERE js.indeg > 0)
      ), deps AS (
        INSERT INTO task_dependencies (task_id, parent_task_id, dep_type, created_at, scheduled_for)
        SELECT (ids.m ->> (live.id::text || ':' || e.to_step))::uuid, (ids.m ->> (live.id::text || ':' || e.from_step))::uuid,
               e.dep_type, live.at, live.scheduled_for
-         FROM live
-         JOIN job_edges e ON e.job_id = live.job_id
+         FROM (SELECT DISTINCT js.job_id FROM js WHERE js.indeg > 0) dj
+         CROSS JOIN LATERAL (SELECT ed.from_step, ed.to_step, ed.dep_type FROM job_edges ed WHERE ed.job_id = dj.job_id OFFSET 0) e
+         JOIN live ON live.job_id = dj.job_id
          CROSS JOIN ids
        RETURNING 1
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, created_at)
        SELECT id, run_id, scheduled_for, 1, NULL, 'pending', 'created', created_at FROM t
        RETURNING 1
+     ), n AS (
+       SELECT i.job_id, count(*)::int AS c, max(i.at) AS at FROM i WHERE i.count_on_job AND i.job_id IN (SELECT id FROM j) GROUP BY i.job_id
      ), bump AS (
-       UPDATE jobs SET total_runs = total_runs + n.c, last_run_at = n.at
-         FROM (SELECT job_id, count(*)::int AS c, max(at) AS at FROM i WHERE i.count_on_job AND i.job_id IN (SELECT id FROM j) GROUP BY job_id) n
-        WHERE jobs.id = n.job_id
+       -- the job rows read above, by their row address: held by this statement or its caller, so
+       -- unchanged since, and a TID lookup costs the same whatever the size of jobs
+       UPDATE jobs SET total_runs = jobs.total_runs + n.c, last_run_at = n.at
+         FROM n
+        WHERE jobs.ctid = ANY (ARRAY(SELECT row_ctid FROM j WHERE j.id IN (SELECT job_id FROM n))) AND jobs.id = n.job_id
        RETURNING 1
-     ), tc AS (
-       SELECT run_id, count(*)::int AS n FROM t GROUP BY run_id
      ), notified AS (
        SELECT pg_notify('${TASKS_CHANNEL}', CASE WHEN x.future
                                             THEN floor(extract(epoch FROM x.sa) * 1000)::bigint::text ELSE '' END)
          FROM (SELECT DISTINCT schedule_at AS sa, schedule_at > created_at AS future FROM t WHERE pending_parents = 0) x
      )
-     SELECT ${runColumns('r')}, i.ord, coalesce(tc.n, 0) AS tasks,
-            (SELECT count(*) FROM notified)::int AS "_notified", (SELECT count(*) FROM deps)::int AS "_deps",
-            (SELECT count(*) FROM logs)::int AS "_logs", (SELECT count(*) FROM bump)::int AS "_bump"
-       FROM r JOIN i ON i.id = r.id LEFT JOIN tc ON tc.run_id = r.id
-      ORDER BY i.ord`),
-    input, opts.lockedIdle === true,
-  );
-  return rows.map(({ ord: _ord, _notified, _deps, _logs, _bump, ...run }: InsertedRun & { ord: number } & Record<string, unknown>) => run as InsertedRun);
+     SELECT (SELECT json_agg(json_build_array(r.id, r.params))::text FROM r) AS runs,
+            (SELECT json_agg(json_build_array(j.id, j.key, j.version, j.steps))::text FROM j) AS jobs,
+            (SELECT count(*) FROM notified)::int AS notified`);
 }
+
+const LOCKED_SQL = insertRunsSql(false);
+const IDLE_SQL = insertRunsSql(true);

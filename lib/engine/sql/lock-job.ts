@@ -43,16 +43,20 @@ export async function lockJob(tx: SqlClient, jobId: string, opts: { followsRun?:
   const job = jobs[0];
   if (!job) return null;
   const [active] = await tx.$queryRawUnsafe<Pick<LockedJob, 'oldestActive' | 'newestActive' | 'activeIds' | 'followsActive'>[]>(
+    // Each parameter is read through a sub-select: a custom plan then costs what the generic one
+    // does (it cannot fold a NULL $3 or a false $2 away), so PostgreSQL keeps the generic plan
+    // instead of planning the statement anew on every trigger.
     preparedSql('lock-job-active-runs', `SELECT
-       (SELECT r.id::text FROM runs r WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
+       (SELECT r.id::text FROM runs r WHERE r.job_id = (SELECT $1::text) AND r.status IN ('pending', 'running')
          ORDER BY r.created_at, r.scheduled_for, r.id LIMIT 1) AS "oldestActive",
-       (SELECT r.id::text FROM runs r WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
+       (SELECT r.id::text FROM runs r WHERE r.job_id = (SELECT $1::text) AND r.status IN ('pending', 'running')
          ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) AS "newestActive",
-       CASE WHEN $2::boolean THEN
+       CASE WHEN (SELECT $2::boolean) THEN
          (SELECT coalesce(array_agg(r.id::text ORDER BY r.created_at, r.scheduled_for, r.id), '{}')
-            FROM runs r WHERE r.job_id = $1 AND r.status IN ('pending', 'running'))
+            FROM runs r WHERE r.job_id = (SELECT $1::text) AND r.status IN ('pending', 'running'))
        ELSE '{}'::text[] END AS "activeIds",
-       EXISTS (SELECT 1 FROM runs r WHERE r.id = $3::uuid AND r.job_id = $1 AND r.status IN ('pending', 'running')) AS "followsActive"`),
+       EXISTS (SELECT 1 FROM runs r WHERE r.id = (SELECT $3::uuid) AND r.job_id = (SELECT $1::text)
+                  AND r.status IN ('pending', 'running')) AS "followsActive"`),
     job.id, job.blockStrategy === 'cover_early', opts.followsRun ?? null,
   );
   return { ...job, ...active! };
