@@ -12,8 +12,11 @@
  *   planner take a few thousand ready tasks for one and read the whole partition and sort it
  *   instead of walking the claim index, or scan a status index for a task it could reach by
  *   primary key. Every statement on this pool is a keyed lookup or an ordered walk of a partial
- *   index, so its sessions run with sequential and bitmap scans disabled (`planner settings`):
- *   the planner then takes the index paths whatever it believes about row counts. JIT is off
+ *   index, so its sessions run with sequential and bitmap scans disabled (`planner settings`),
+ *   and merge and hash joins too (a young week estimated small was merged whole with a batch
+ *   instead of probed per row): the planner then takes the index paths, each input row to its
+ *   partners by a nested loop, whatever it believes about row counts. A join that reaches rows
+ *   by their week alone is the SQL's to avoid (docs/engine.md "The hot path"). JIT is off
  *   with them, since a disabled scan still counts in the plan's cost on PostgreSQL 15, which
  *   would otherwise compile every plan. Generic plans are forced: planning these statements
  *   over every weekly partition costs more than running them, and their best plan does not
@@ -45,6 +48,8 @@ export interface SqlPool extends SqlClient {
 export const HOT_PATH_SETTINGS: Readonly<Record<string, string>> = {
   enable_seqscan: 'off',
   enable_bitmapscan: 'off',
+  enable_mergejoin: 'off',
+  enable_hashjoin: 'off',
   jit: 'off',
   plan_cache_mode: 'force_generic_plan',
 };

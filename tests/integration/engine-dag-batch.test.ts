@@ -10,6 +10,8 @@ import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { ensureHistoryPartitions } from '../../lib/system-jobs/history-partitions.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
+import { completeDagTasksSql } from '../../lib/engine/sql/complete-dag-tasks.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, type SqlClient } from '../../lib/sql-pool.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
 
@@ -234,3 +236,52 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
   });
 });
 
+
+describe('plans: a DAG completion reads rows in proportion to its batch, not to its run (complete-dag-tasks.ts childByKeySql)', () => {
+  /** Rows the plan read from the tasks partitions (every scan node's rows × loops), from EXPLAIN ANALYZE's JSON. */
+  const taskRowsRead = (node: Record<string, unknown>): number => {
+    const own = typeof node['Relation Name'] === 'string' && /^tasks(_|$)/.test(node['Relation Name'] as string) && /Scan/.test(node['Node Type'] as string)
+      ? (node['Actual Rows'] as number) * (node['Actual Loops'] as number) : 0;
+    return own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, p) => sum + taskRowsRead(p), 0);
+  };
+
+  it('10 parents of a 1,000-step DAG (every task in one week): the children are reached from their dependency rows, not by scanning the week', async () => {
+    // 10 layers of 100 steps; each step below the first has 3 distinct parents in the layer above.
+    // Every task of a run shares its week (scheduled_for), so a plan that reaches children by week
+    // reads the run's 1,000 tasks per completed parent: ~10,000 rows for this batch.
+    const steps = Array.from({ length: 1000 }, (_, i) => ({ key: `s${i}`, handler: 'dag.plan' }));
+    const edges: { from: string; to: string }[] = [];
+    for (let i = 100; i < 1000; i++) {
+      const layerAbove = Math.floor(i / 100) * 100 - 100;
+      for (const k of [0, 1, 2]) edges.push({ from: `s${layerAbove + ((i * 7 + k * 31) % 100)}`, to: `s${i}` });
+    }
+    const jobId = await insertJob(t.db, { steps, edges });
+    const run = await fire(jobId);
+    const batch = (await claimRun(run.id, at(10), NODE.nodeId, ['dag.plan'])).slice(0, 10);
+    expect(batch).toHaveLength(10);
+
+    const hot = createSqlPool(t.url, 1, { settings: HOT_PATH_SETTINGS });
+    try {
+      let plan: Record<string, unknown> | undefined;
+      const explaining: SqlClient = {
+        $queryRawUnsafe: async <T,>(q: string, ...v: unknown[]) => {
+          const rows = await hot.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(`EXPLAIN (ANALYZE, FORMAT JSON) ${q}`, ...v);
+          plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+          return [] as T;
+        },
+        $executeRawUnsafe: async () => { throw new Error('not expected'); },
+      };
+      await completeDagTasksSql(explaining, {
+        nodeId: NODE.nodeId, message: 'test', jobFirst: false, bookStats: true,
+        items: batch.map((c) => ({ taskId: c.id, runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor, attempt: c.attempt, output: null, error: null, exitCode: null })),
+      }, at(20));
+      // the batch's 10 tasks (locked, then updated) and their ≤ 30 children (read, then released): ~80
+      expect(taskRowsRead(plan!)).toBeLessThan(200);
+    } finally {
+      await hot.$disconnect();
+    }
+    // the statement did its work: the 10 parents succeeded
+    const done = await t.db.task.count({ where: { runId: run.id, status: 'success' } });
+    expect(done).toBe(10);
+  });
+});

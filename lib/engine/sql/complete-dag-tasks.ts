@@ -104,8 +104,9 @@ export async function completeDagTasksSql(
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
-     ), handing AS (
+     ), handing AS MATERIALIZED (
        -- successes whose worker takes a step (i.handoff) and whose task has one hard/soft child
+       -- (MATERIALIZED: counted once per success, not once per dependency row that joins it)
        SELECT t.id FROM t JOIN i ON i.id = t.id
         WHERE i.handoff AND ${nodeNotDrainingSql('$2::text')}
           AND (SELECT count(*) FROM task_dependencies o
@@ -115,10 +116,12 @@ export async function completeDagTasksSql(
               -- the child may be handed off: a handing parent, and this node may run it now
               bool_or(h.id IS NOT NULL) AND bool_and(k.handler = ANY($7::text[]) AND k.resource_key IS NULL
                                                      AND k.schedule_at <= $3::timestamptz AND ${routingAllowsSql('k', node, 'never')}) AS handoff
-         FROM task_dependencies d
-         JOIN tasks k ON k.id = d.task_id AND k.scheduled_for = d.scheduled_for
+         FROM t
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
+         -- each child by its key from its dependency row, never by its week: OFFSET 0 keeps this
+         -- lookup after d (see childByKeySql)
+         CROSS JOIN LATERAL ${childByKeySql('k', 'd')}
          LEFT JOIN handing h ON h.id = d.parent_task_id
-        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type IN ('hard', 'soft')
         GROUP BY d.task_id, d.scheduled_for
      ), dec AS (
        -- The release, and for a handed-off child its claim, in one write of the child's row: the
@@ -135,7 +138,8 @@ export async function completeDagTasksSql(
               timed_out_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN NULL ELSE c.timed_out_at END,
               version = c.version + CASE WHEN e.handoff AND c.pending_parents = e.n THEN 1 ELSE 0 END
          FROM edges e
-        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status = 'pending'
+        -- status::text: no status index matches, so each child is reached by tasks_pkey from e
+        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status::text = 'pending'
        RETURNING c.*, c.status = 'running' AS claimed
      ), hlog AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
@@ -148,8 +152,11 @@ export async function completeDagTasksSql(
          FROM (SELECT ${claimedTaskColumns('c', 'lr', 'false')} FROM dec c JOIN lr ON lr.id = c.run_id WHERE c.claimed) x
         GROUP BY x."runId"
      ), onf AS (
-       SELECT d.parent_task_id AS id, count(*)::int AS n FROM task_dependencies d JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
-        WHERE (d.parent_task_id, d.scheduled_for) IN (SELECT id, scheduled_for FROM t) AND d.dep_type = 'on_failure' AND c.status = 'pending'
+       SELECT d.parent_task_id AS id, count(*)::int AS n
+         FROM t
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type = 'on_failure'
+         CROSS JOIN LATERAL ${childByKeySql('c', 'd')}
+        WHERE c.status::text = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (
        -- When every item's run got a ready task and no on_failure child waits, nothing follows this
@@ -173,6 +180,20 @@ export async function completeDagTasksSql(
     batch, p.nodeId, now, p.message, p.jobFirst, p.bookStats,
     p.handoff?.handlers ?? [], p.handoff?.group ?? '', JSON.stringify(p.handoff?.labels ?? {}), p.handoff?.leaseSeconds ?? 0,
   );
+}
+
+/**
+ * A child task row reached by its key from its dependency row `dep` (task_id, scheduled_for), as
+ * a LATERAL sub-select named `alias`. Every task of a run shares the run's week (scheduled_for),
+ * so a join that also equates the child's week with its parent's lets the planner reach the
+ * children by week alone — a walk of the whole partition's primary key per completed parent (a
+ * 10,000-step DAG: ~1 s per statement). OFFSET 0 keeps the sub-select from being merged into
+ * the join, so the child can only be read after its dependency row, by (id, scheduled_for):
+ * tasks_pkey, one partition.
+ */
+function childByKeySql(alias: string, dep: string): string {
+  return `(SELECT id, status, handler, job_id, routing, resource_key, schedule_at FROM tasks
+            WHERE id = ${dep}.task_id AND scheduled_for = ${dep}.scheduled_for OFFSET 0) ${alias}`;
 }
 
 /** The node a DAG completion hands steps to (its claim configuration, as ClaimInput has it). */

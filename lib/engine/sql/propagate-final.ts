@@ -36,7 +36,9 @@ export async function propagateFinal(
          FROM src s
          JOIN task_dependencies d ON d.parent_task_id = s.id
          JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
-        WHERE d.dep_type = ANY($2::dep_type[]) AND c.status = 'pending'
+        -- status::text: a child is read by its key from d, never found through a status index
+        -- (docs/engine.md "The hot path")
+        WHERE d.dep_type = ANY($2::dep_type[]) AND c.status::text = 'pending'
           AND ((d.dep_type = 'hard' AND s.status <> 'success') OR (d.dep_type = 'on_failure' AND s.status <> 'dead'))
        UNION
        SELECT d.task_id, w.task_id, p.step_key, 'skipped'::task_status, w.by_design
@@ -44,7 +46,7 @@ export async function propagateFinal(
          JOIN tasks p ON p.id = w.task_id
          JOIN task_dependencies d ON d.parent_task_id = w.task_id
          JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for
-        WHERE d.dep_type IN ('hard', 'on_failure') AND c.status = 'pending'
+        WHERE d.dep_type IN ('hard', 'on_failure') AND c.status::text = 'pending'
      ), skip AS (
        -- a task reached both ways is skipped by failure, not by design (conservative for the run's status)
        SELECT DISTINCT ON (task_id) task_id, parent_id, parent_step, parent_status, by_design

@@ -37,7 +37,7 @@ export async function selectUnpropagatedSuccesses(db: SqlClient, p: { runId: str
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
     preparedSql('select-unpropagated-successes', `SELECT DISTINCT p.id FROM tasks p
        JOIN task_dependencies d ON d.parent_task_id = p.id AND d.scheduled_for = p.scheduled_for AND d.dep_type = 'on_failure'
-       JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for AND c.status = 'pending'
+       JOIN tasks c ON c.id = d.task_id AND c.scheduled_for = d.scheduled_for AND c.status::text = 'pending'
       WHERE p.run_id = $1::uuid AND p.scheduled_for = $2::timestamptz AND p.status = 'success'`),
     p.runId, p.scheduledFor,
   );
