@@ -90,11 +90,12 @@ export class Claimer {
   /** Claims up to the free slots at `now` and starts them; returns how many were claimed. */
   async runOnce(now: Date): Promise<number> {
     if (this.paused) return 0;
-    const free = this.config.concurrency - this.deps.runner.count;
+    const free = this.freeSlots();
     if (free <= 0) {
       this.backlog = true;
       return 0;
     }
+    this.claiming = free;
     const tasks: ClaimedTask[] = await claimTasks(
       this.deps.db,
       {
@@ -108,7 +109,9 @@ export class Claimer {
         aheadMs: this.aheadMs,
       },
       now,
-    );
+    ).finally(() => {
+      this.claiming = 0;
+    });
     this.backlog = tasks.length >= free;
     if (tasks.length) this.deps.onClaimed?.(tasks);
     if (this.paused) {
@@ -121,7 +124,19 @@ export class Claimer {
 
   /** True while this worker takes a DAG step handed off by its own completion: claiming, and a slot free. */
   acceptsHandoff(): boolean {
-    return !this.paused && this.config.concurrency - this.deps.runner.count > 0;
+    return !this.paused && this.freeSlots() > 0;
+  }
+
+  /** Slots the claim in flight asked for (taken until its tasks start). */
+  private claiming = 0;
+
+  /**
+   * Slots neither running an attempt, nor promised to a hand-off a completion in flight may
+   * bring (Runner.reserved), nor asked for by the claim in flight: what a claim or an offer
+   * may still take, so the worker never runs more than `concurrency` attempts.
+   */
+  private freeSlots(): number {
+    return this.config.concurrency - this.deps.runner.count - this.deps.runner.reserved - this.claiming;
   }
 
   /**
@@ -147,7 +162,7 @@ export class Claimer {
    */
   slotFree(): void {
     if (!this.backlog || this.paused || this.slotWake) return;
-    const free = this.config.concurrency - this.deps.runner.count;
+    const free = this.freeSlots();
     if (free >= Math.ceil(this.config.concurrency / 2)) {
       this.loop.wake();
       return;

@@ -12,6 +12,7 @@
  * | TICKFLOW_POLL_MS | 10000 | claim safety poll (NOTIFY and known due times wake earlier) |
  * | TICKFLOW_TICK_MS | 10000 | longest sleep between ticks (NOTIFY and the next due job wake earlier) |
  * | TICKFLOW_LOOKAHEAD_MS | 3000 | runs of slots due within this are created ahead (docs/on-time.md) |
+ * | TICKFLOW_CLAIM_AHEAD_MS | 500 | tasks due within this are claimed ahead and held until their start (0..10000; docs/on-time.md "Claiming ahead") |
  * | TICKFLOW_TICK_BATCH | 100 | due jobs locked per tick transaction |
  * | TICKFLOW_MISFIRE_GRACE_MS | 60000 | a slot later than this is a misfire |
  * | TICKFLOW_HEARTBEAT_MS | lease/3 | node heartbeat + lease extension interval |

@@ -6,7 +6,7 @@
  * - ticker.ts:    fires due jobs (lib/engine/tick);
  * - claimer.ts:   batch claims up to free slots; woken by listener.ts (LISTEN) + poll;
  * - runner.ts:    executes attempts with AbortSignal and enforced timeouts;
- * - reaper.ts:    reclaims expired leases, marks silent nodes offline;
+ * - reaper.ts:    reclaims expired leases, marks silent nodes offline, settles stranded runs;
  * - alarm-dispatcher.ts: raises/delivers alarms (runs with the reaper, role `reap`).
  * System-job handlers (worker/handlers/system-handlers.ts) are registered on the worker's own client.
  *
@@ -56,8 +56,9 @@ export const LIVENESS_POOL_SIZE = 3;
 
 /**
  * Connections of the hot-path pool: one claim and up to two completion batches in flight
- * (completion-batcher.ts), plus one for the attempts that end otherwise (a failure's
- * transaction); more completions queue for a connection.
+ * (completion-batcher.ts), plus one for the rest, which is short and rare beside them — a
+ * failure's transaction, a DAG batch's settling transaction, the run starter's statement
+ * (run-starter.ts), the next-due probe; more queue for a connection.
  */
 export const HOT_POOL_SIZE = 4;
 

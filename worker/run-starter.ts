@@ -18,6 +18,12 @@ export const RUN_START_DELAY_MS = 250;
 /** Most runs marked by one statement. */
 const MAX_BATCH = 500;
 
+/**
+ * Marks one-step runs running once their attempt has lasted RUN_START_DELAY_MS, many per
+ * statement (sql/mark-runs-started.ts; docs/engine.md "Run start"). `add` never throws: a
+ * statement that fails is logged and its runs dropped — their completion still ends them, with
+ * the attempt's start, so only the console's "running" display is late.
+ */
 export class RunStarter {
   private queue: RunStart[] = [];
   private scheduled = false;

@@ -35,7 +35,7 @@
 import type { Logger } from 'pino';
 import type { EngineDb, PrismaClient } from '../lib/db.ts';
 import { completeTask, markAttemptOverdue } from '../lib/engine/index.ts';
-import type { ClaimedTask, CompleteTaskInput } from '../lib/engine/types.ts';
+import type { ClaimedTask, CompleteTaskInput, CompleteTaskResult } from '../lib/engine/types.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
@@ -180,6 +180,17 @@ export class Runner {
   get count(): number {
     return this.active.size;
   }
+
+  /**
+   * Slots promised to steps that completions in flight may hand back (CompleteTaskInput.handoff):
+   * one per offer until its result is in, so a claim meanwhile does not fill them too
+   * (worker/claimer.ts counts them as taken).
+   */
+  get reserved(): number {
+    return this.handoffsOffered;
+  }
+
+  private handoffsOffered = 0;
 
   /**
    * Task ids whose leases must be kept alive: attempts still running (timed-out ones
@@ -456,6 +467,10 @@ export class Runner {
     try {
       let otherFailures = 0;
       for (let i = 1; ; i++) {
+        // A success offers to take the step it makes ready while this worker has a slot for it;
+        // the slot stays reserved until the answer is in (the step then holds it, or not).
+        const offer = result.outcome === 'success' && task.onlyTask === false && !late ? this.deps.handoff?.() : undefined;
+        if (offer) this.handoffsOffered++;
         try {
           const input: CompleteTaskInput = {
             taskId: task.id,
@@ -471,15 +486,21 @@ export class Runner {
             jobId: task.jobId,
             scheduledFor: task.scheduledFor,
             ...(startedAt ? { startedAt } : {}),
-            ...(result.outcome === 'success' && task.onlyTask === false && !late ? { handoff: this.deps.handoff?.() } : {}),
+            ...(offer ? { handoff: offer } : {}),
           };
           // Successes share a commit with their neighbours (completion-batcher.ts: one statement for
-          // one-step runs, one transaction for DAG steps); failures take their own transaction.
-          const res = result.outcome === 'success'
-            ? await this.batcher.complete(input)
-            : await completeTask(this.deps.hotDb ?? this.deps.db, input, this.deps.clock());
-          // Steps this completion claimed for us (a chain's next step): ours now, start them.
-          if (res.handedOff?.length) this.deps.onHandedOff?.(res.handedOff);
+          // one-step runs, one for DAG steps and, when a run may have ended, a transaction after
+          // it); failures take their own transaction.
+          let res: CompleteTaskResult;
+          try {
+            res = result.outcome === 'success'
+              ? await this.batcher.complete(input)
+              : await completeTask(this.deps.hotDb ?? this.deps.db, input, this.deps.clock());
+            // Steps this completion claimed for us (a chain's next step): ours now, start them.
+            if (res.handedOff?.length) this.deps.onHandedOff?.(res.handedOff);
+          } finally {
+            if (offer) this.handoffsOffered--;
+          }
           // The completion made tasks ready (a DAG's next steps): claim now rather than wait for
           // the NOTIFY to come back through the listener.
           if (res.applied && res.ready) this.deps.onReady?.();

@@ -56,12 +56,15 @@ export async function completeTask(db: EngineDb, input: CompleteTaskInput, now: 
  * successes of only-tasks (one-step runs) together in ONE statement and one
  * commit (sql/complete-only-tasks.ts); then every other success — DAG steps,
  * serial_execution jobs, and any success that statement did not apply — together
- * in ONE transaction (completeDagBatch: a few statements for the whole batch);
- * then failures and timeouts one by one through completeTask's general path.
+ * (completeDagBatch: one statement for the whole batch, then a transaction only for
+ * runs that may have ended or on_failure children to skip); then failures and
+ * timeouts one by one through completeTask's general path.
  * Results and semantics per input are those of completeTask, in input order:
  * a general-path error is that input's `rejected` entry and does not touch the
- * others; when the DAG batch transaction fails as a whole, its inputs are
- * completed one by one the general way (each then sees its own error).
+ * others; when the DAG batch's statement fails (nothing of it applied), its inputs
+ * are completed one by one the general way (each then sees its own error); when only
+ * the settling after it fails, the statement's results stand and the reaper settles
+ * those runs.
  * @throws the one-step batch statement's database error: then nothing was applied and
  *   the caller may complete the inputs one by one (worker/completion-batcher.ts)
  * @throws Error when inputs name more than one node (a programming error)
@@ -85,7 +88,8 @@ export async function completeTasks(db: EngineDb, inputs: readonly CompleteTaskI
     try {
       batch = await completeDagBatch(db, dag.map((n) => inputs[n]!), now);
     } catch (err) {
-      // Nothing of it was applied: one by one below, each input then meeting its own error.
+      // Its statement failed, so nothing of it was applied (a failed settling after it is
+      // absorbed in completeDagBatch): one by one below, each input meeting its own error.
       log('engine').warn({ err: (err as Error)?.message, size: dag.length }, 'batched DAG completion failed; completing its attempts one by one');
       batch = null;
     }
@@ -131,10 +135,19 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
     const items = await completionItems(db, inputs);
     done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items, handoff }, now));
     if (done.some(needsSettling)) {
-      await withEngineTransaction(db, async (tx, attempt) => {
+      try {
+        await withEngineTransaction(db, async (tx, attempt) => {
+          runEnd.clear();
+          await settleAfterDagBatch(tx, done, runEnd, now, { lockRuns: true, jobFirst: attempt > 1 });
+        });
+      } catch (err) {
+        // The statement above is committed: its successes, child releases and hand-offs stand and
+        // are reported (a handed-off step is running on this node). What the settling would have
+        // done — skip on_failure children, end quiet runs — the reaper does (settleStrandedRuns).
         runEnd.clear();
-        await settleAfterDagBatch(tx, done, runEnd, now, { lockRuns: true, jobFirst: attempt > 1 });
-      });
+        log('engine').warn({ err: (err as Error)?.message, runs: [...new Set(done.filter(needsSettling).map((d) => d.runId))] },
+          'settling runs after a batched DAG completion failed; left to the stranded-run sweep');
+      }
     }
   }
   const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));

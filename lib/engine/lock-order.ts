@@ -21,7 +21,10 @@
  * | cancel run | job -> run -> open tasks (ascending id) -> [job's next queued run -> its root tasks] |
  * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
  * | one-step success (complete-only-tasks.ts, one statement) | jobs -> runs -> tasks (each ascending id) -> stats ((day, handler) order) |
- * | batch of DAG successes (complete-dag-tasks.ts, one transaction) | [replay: jobs, ascending id] -> runs (ascending id) -> tasks (ascending id, as lease renewal) -> child tasks -> [job NOWAIT per ending run] -> stats ((day, handler) order) |
+ * | batch of DAG successes (complete-dag-tasks.ts, one autocommit statement) | [in a caller's transaction: jobs, ascending id] -> runs (ascending id) -> tasks (ascending id, as lease renewal) -> child tasks (released; a handed-off one claimed) -> stats ((day, handler) order) |
+ * | settling the runs such a batch did not move on (complete-task.ts, one transaction) | [replay: jobs, ascending id] -> runs (ascending id) -> on_failure children -> [job NOWAIT per ending run] -> stats |
+ * | stranded-run repair (reaper, settle-stranded-runs.ts) | job -> run -> its pending tasks |
+ * | one-step run marked running (mark-runs-started.ts) | runs, ascending id, nothing else |
  * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |

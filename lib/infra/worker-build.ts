@@ -80,7 +80,7 @@ interface Manifest {
  * import gets a stand-in whose `wasm`
  * becomes the same text only when converted to a string (Buffer.from does, through
  * Symbol.toPrimitive), read from the same file at that moment, so none of it stays alive.
- * A Prisma version that loads its compiler otherwise is not matched, and builds as before.
+ * A Prisma version that loads its compiler otherwise is not matched and is bundled unchanged.
  */
 export const PRISMA_WASM_MODULE = /^@prisma\/client\/runtime\/query_compiler_\w+_bg\.\w+\.wasm-base64\.mjs$/;
 

@@ -237,6 +237,44 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
 });
 
 
+describe('a batch whose settling fails after its statement committed (complete-task.ts completeDagBatch)', () => {
+  it('reports what the statement did — successes and a handed-off step — and leaves the quiet run to the reaper', async () => {
+    const handoff = { handlers: ['dag.settle'], group: 'default', labels: {}, leaseSeconds: 30 };
+    const chain = await insertJob(t.db, { steps: ['a', 'b'].map((key) => ({ key, handler: 'dag.settle' })), edges: [{ from: 'a', to: 'b' }] });
+    const pair = await insertJob(t.db, { steps: ['x', 'y'].map((key) => ({ key, handler: 'dag.settle' })), edges: [{ from: 'x', to: 'y' }] });
+    const chainRun = await fire(chain);
+    const pairRun = await fire(pair);
+    const first = await claim(t.db, at(10), { nodeId: NODE.nodeId, handlers: ['dag.settle'], limit: 10 });
+    const a = first.find((c) => c.runId === chainRun.id)!;
+    const x = first.find((c) => c.runId === pairRun.id)!;
+    expect([a?.stepKey, x?.stepKey]).toEqual(['a', 'x']);
+    values(await completeTasks(t.db, [success(x)], at(20)));
+    const [y] = await claimRun(pairRun.id, at(30), NODE.nodeId, ['dag.settle']);
+    expect(y?.stepKey).toBe('y');
+
+    // A real pool whose transactions fail (the connection lost after the statement's commit):
+    // the batch statement runs, the settling transaction of the pair's run (its last task) does not.
+    const hot = createSqlPool(t.url, 2, { settings: HOT_PATH_SETTINGS });
+    try {
+      const failingTransactions = Object.assign(Object.create(hot) as typeof hot, {
+        $transaction: async () => { throw new Error('Connection terminated unexpectedly'); },
+      });
+      const keys = (c: ClaimedTask) => ({ ...success(c), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
+      const [ra, ry] = values(await completeTasks(failingTransactions, [{ ...keys(a), handoff }, keys(y!)], at(40)));
+      expect(ra).toMatchObject({ applied: true, task: { id: a.id, status: 'success' } });
+      expect((ra as { handedOff: ClaimedTask[] }).handedOff.map((c) => c.stepKey)).toEqual(['b']);
+      expect(ry).toMatchObject({ applied: true, task: { id: y!.id, status: 'success' } });
+      expect(ry).not.toHaveProperty('runStatus');
+    } finally {
+      await hot.$disconnect();
+    }
+    // the handed-off step is this node's, running; the pair's run waits for the stranded-run sweep
+    expect((await tasksOf(t.db, chainRun.id)).b).toMatchObject({ status: 'running' });
+    expect((await t.db.task.findFirstOrThrow({ where: { runId: chainRun.id, stepKey: 'b' } })).lockedBy).toBe(NODE.nodeId);
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: pairRun.id } })).status).toBe('running');
+  });
+});
+
 describe('plans: a DAG completion reads rows in proportion to its batch, not to its run (complete-dag-tasks.ts childByKeySql)', () => {
   /** Rows the plan read from the tasks partitions (every scan node's rows × loops), from EXPLAIN ANALYZE's JSON. */
   const taskRowsRead = (node: Record<string, unknown>): number => {

@@ -237,7 +237,7 @@ describe('workers sleep until known due times, and NOTIFY or the safety pass wak
     let stepping = false;
     const clock = () => new Date(stepping ? clockMs++ : clockMs);
     const started: ClaimedTask[] = [];
-    const runner = { count: 0, start: (task: ClaimedTask) => void started.push(task) } as unknown as Runner;
+    const runner = { count: 0, reserved: 0, start: (task: ClaimedTask) => void started.push(task) } as unknown as Runner;
     const claimer = new Claimer(
       { nodeId: 'la-early-node', group: 'default', labels: {}, handlers: ['test.early-timer'], concurrency: 4, leaseSeconds: 30, pollMs: 60_000 },
       { db: t.db, clock, logger: pino({ level: 'silent' }), runner },

@@ -9,6 +9,7 @@ import { triggerRun } from '../../lib/engine/index.ts';
 import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { useTestDatabase } from '../helpers/db.ts';
+import { insertJob as insertDagJob } from './engine-fixtures.ts';
 import { insertJob, testWorkerConfig, waitFor, type JobFixture, waitForFinalTask, useWorkers } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
@@ -89,6 +90,33 @@ describe('runner', () => {
     const dead = await finalTask(fail.tasks.main!);
     expect(dead).toMatchObject({ status: 'dead', attempt: 2 });
     expect(dead.error).toMatch(/kaput/);
+  });
+});
+
+describe('concurrency is a ceiling, hand-offs included (worker/claimer.ts freeSlots)', () => {
+  it('chains handing their next step back while one-step tasks wait: never more attempts than slots', async () => {
+    // 6 three-step chains and 12 one-step runs, 40 ms each, on 2 slots: a chain step's success
+    // offers to take its next step while the freed slot tempts a claim of a waiting one-step task.
+    const step = (key: string) => ({ key, handler: 'builtin.sleep', payload: { ms: 40 } });
+    const runs: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const jobId = await insertDagJob(t.db, { steps: ['a', 'b', 'c'].map(step), edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }] });
+      runs.push((await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() })).run.id);
+    }
+    for (let i = 0; i < 12; i++) {
+      const jobId = await insertDagJob(t.db, { steps: [step('main')] });
+      runs.push((await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() })).run.id);
+    }
+    const w = worker({ concurrency: 2 });
+    let most = 0;
+    const sampler = setInterval(() => { most = Math.max(most, w.runner.count); }, 1);
+    try {
+      await w.start();
+      await waitFor(async () => (await t.db.run.count({ where: { id: { in: runs }, status: 'success' } })) === runs.length, 30_000, 'all runs success');
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(most).toBe(2);
   });
 });
 

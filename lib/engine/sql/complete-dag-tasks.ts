@@ -32,11 +32,11 @@ export interface DagTaskCompleted {
  * task_logs row, and the hard/soft children's pending_parents decrement — summed per child over
  * the batch, because an UPDATE touches a row once per statement: a join step whose parents all
  * succeed in this batch is decremented by its number of such parents and becomes ready exactly
- * once. A NOTIFY tickflow_tasks ('' = ready now) is sent when a child became ready (other workers
- * claim it; this worker is told by the result, `runReady`).
+ * once. A NOTIFY tickflow_tasks ('' = ready now) is sent when a child became ready and was not
+ * handed off (other workers claim it; this worker is told by the result, `runReadyOpen`).
  *
- * Locks, in the engine's lock order (lib/engine/lock-order.ts): when `jobFirst` (a replay after a
- * NOWAIT refusal, or inside a caller's transaction) the items' job rows, then their run rows,
+ * Locks, in the engine's lock order (lib/engine/lock-order.ts): when `jobFirst` (inside a
+ * caller's transaction, which may hold or take job rows) the items' job rows, then their run rows,
  * then the task rows, each set in ascending id; then the pending children. Completions of tasks
  * of one run — in this batch, another batch or on another worker — so take turns on the run row
  * and the run row stays held until COMMIT. The child decrement needs no snapshot: an UPDATE

@@ -53,8 +53,11 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
      ), agg AS (
        SELECT bool_or(status = 'cancelled') AS any_cancelled, min(started_at) AS first_start,
               bool_and(status = 'success' OR (status = 'skipped' AND error IS NULL)) AS all_ok,
-              EXISTS (SELECT 1 FROM task_logs l WHERE l.task_id IN (SELECT id FROM tasks WHERE run_id = $1::uuid)
-                        AND l.from_status = 'timeout' AND l.to_status = 'dead') AS timed_out,
+              -- each task's logs by their full key (task, week): one partition per task; OFFSET 0
+              -- keeps it a per-task probe, never a walk of the week's logs (docs/engine.md "The hot path")
+              EXISTS (SELECT 1 FROM tasks k WHERE k.run_id = $1::uuid
+                         AND EXISTS (SELECT 1 FROM task_logs l WHERE l.task_id = k.id AND l.scheduled_for = k.scheduled_for
+                                        AND l.from_status = 'timeout' AND l.to_status = 'dead' OFFSET 0)) AS timed_out,
               (SELECT step_key || ': ' || coalesce(error, status::text) FROM tasks
                 WHERE run_id = $1::uuid AND (status IN ('dead', 'cancelled') OR (status = 'skipped' AND error IS NOT NULL))
                 ORDER BY completed_at NULLS LAST, step_key LIMIT 1) AS first_error
