@@ -26,6 +26,19 @@ async function statementOnly(c: ClaimedTask, now: Date) {
 const runOf = (id: string) => t.db.run.findUniqueOrThrow({ where: { id } });
 
 describe('settleStrandedRuns', () => {
+  it('a run whose row is old but whose last task completed just now is not stranded yet (its tasks changed)', async () => {
+    const jobId = await insertJob(t.db, { steps: [{ key: 'a' }, { key: 'b' }], edges: [{ from: 'a', to: 'b' }] });
+    const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);
+    const [a] = await claim(t.db, at(10));
+    await completeTask(t.db, { taskId: a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(15));
+    const [b] = await claim(t.db, at(20));
+    // b lasted 100 s; its completion statement writes b, not the run row (last written at the claim of a)
+    await statementOnly(b!, at(100_000));
+    // 30 s after: the worker's settling transaction may still be on its way
+    expect(await settleStrandedRuns(t.db, { quietSeconds: 60, limit: 10 }, at(130_000))).toEqual([]);
+    expect(await settleStrandedRuns(t.db, { quietSeconds: 60, limit: 10 }, at(161_000))).toEqual([{ runId: run.id, status: 'success' }]);
+  });
+
   it('ends a run whose last task succeeded without the run being settled, and books its job, once it has been quiet', async () => {
     const jobId = await insertJob(t.db, { steps: [{ key: 'a' }, { key: 'b' }], edges: [{ from: 'a', to: 'b' }] });
     const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);

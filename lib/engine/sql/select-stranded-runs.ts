@@ -11,7 +11,8 @@ import { preparedSql, type SqlClient } from '../../db.ts';
  *
  * Lock: none (a read; the caller locks each run). Index: runs_active_idx (the open runs only),
  * then tasks_run_open_idx per run in the run's week.
- * @param quietSeconds how long a run must have been unchanged (runs.updated_at), seconds
+ * @param quietSeconds how long a run and its tasks must have been unchanged (runs.updated_at and
+ *   tasks.updated_at: a DAG completion writes its tasks, not its run row), seconds
  */
 export async function selectStrandedRuns(db: SqlClient, p: { quietSeconds: number; limit: number }, now: Date): Promise<{ id: string; scheduledFor: Date }[]> {
   return db.$queryRawUnsafe<{ id: string; scheduledFor: Date }[]>(
@@ -20,6 +21,8 @@ export async function selectStrandedRuns(db: SqlClient, p: { quietSeconds: numbe
         AND r.updated_at < $1::timestamptz - make_interval(secs => $2::double precision)
         AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for
                           AND (t.status IN ('running', 'failed', 'timeout') OR (t.status = 'pending' AND t.pending_parents < 1)))
+        AND NOT EXISTS (SELECT 1 FROM tasks q WHERE q.run_id = r.id AND q.scheduled_for = r.scheduled_for
+                          AND q.updated_at >= $1::timestamptz - make_interval(secs => $2::double precision))
         AND NOT EXISTS (SELECT 1 FROM tasks g WHERE g.run_id = r.id AND g.scheduled_for = r.scheduled_for
                           AND g.status = 'pending' AND g.pending_parents > 0
                           AND NOT EXISTS (SELECT 1 FROM task_dependencies d WHERE d.task_id = g.id AND d.scheduled_for = g.scheduled_for))
