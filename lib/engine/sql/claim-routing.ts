@@ -1,7 +1,9 @@
 /**
- * The routing rule of a claim, written once as an SQL fragment (a boolean over a tasks row):
- * may this node take this task? Used by the claim (claim-tasks.ts) and by the hand-off of a
- * DAG completion (complete-dag-tasks.ts), where a worker takes the step its success made ready.
+ * The rules of a claim, written once as SQL fragments: the routing rule (a boolean over a tasks
+ * row: may this node take this task?), a draining node's refusal, and what taking a task
+ * writes (its columns and its task_logs row). Used by the claim (claim-tasks.ts) and by the
+ * hand-off of a DAG completion (complete-dag-tasks.ts), where a worker takes the step its
+ * success made ready.
  *
  * task.routing is copied from the job at instantiation (insert-runs.ts):
  * - nodeGroup, when set, must equal the node's group;
@@ -58,4 +60,34 @@ export function routingAllowsSql(t: string, n: ClaimingNodeSql, consistentHash: 
  */
 export function nodeNotDrainingSql(nodeId: string): string {
   return `NOT EXISTS (SELECT 1 FROM worker_nodes me WHERE me.node_id = ${nodeId} AND me.status = 'draining')`;
+}
+
+/**
+ * What a claim writes on a task it gives to a node — running, the node's lock, the lease, the
+ * start, the previous attempt's end marks cleared, a new row version — as (column, SQL value)
+ * pairs over the task row `t`, written once for the claim (claim-tasks.ts, every pair set) and
+ * the hand-off (complete-dag-tasks.ts, each pair under the hand-off's condition).
+ * @param p.nodeId SQL of the node id (text); p.start SQL of the attempt's start (timestamptz);
+ *   p.leaseSeconds SQL of the lease length in seconds (double precision), counted from the start
+ */
+export function claimSetColumns(t: string, p: { nodeId: string; start: string; leaseSeconds: string }): [column: string, value: string][] {
+  return [
+    ['status', `'running'::task_status`],
+    ['locked_by', p.nodeId],
+    ['lease_until', `${p.start} + make_interval(secs => ${p.leaseSeconds})`],
+    ['started_at', p.start],
+    ['completed_at', 'NULL'],
+    ['timed_out_at', 'NULL'],
+    ['version', `${t}.version + 1`],
+  ];
+}
+
+/**
+ * The claim's task_logs row of each claimed task in `from` (a CTE of task rows): pending ->
+ * running, "claimed by <node>", at `now`.
+ * @param nodeId SQL of the node id (text); now SQL of the instant (timestamptz); where an optional filter over `from`
+ */
+export function claimLogSql(from: string, nodeId: string, now: string, where = 'true'): string {
+  return `INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || ${nodeId}, ${nodeId}, ${now} FROM ${from} WHERE ${where}`;
 }

@@ -1,7 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import type { ClaimedTask, ClaimInput } from '../types.ts';
 import { claimedTaskColumns } from './columns.ts';
-import { nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
+import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
 
 /** The claiming node as this statement's parameters. */
 const CLAIMING_NODE: ClaimingNodeSql = {
@@ -110,15 +110,13 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
        UPDATE tasks t
           -- a task claimed ahead starts at its schedule_at: that is its (planned) start, corrected by
           -- its completion if the worker started it later (complete-task.ts, CompleteTaskInput.startedAt)
-          SET status = 'running', locked_by = $1,
-              lease_until = GREATEST($5::timestamptz, t.schedule_at) + make_interval(secs => $6::double precision),
-              started_at = GREATEST($5::timestamptz, t.schedule_at), completed_at = NULL, timed_out_at = NULL,
-              version = t.version + 1, updated_at = $5::timestamptz
+          SET ${claimSetColumns('t', { nodeId: '$1', start: 'GREATEST($5::timestamptz, t.schedule_at)', leaseSeconds: '$6::double precision' })
+                .map(([column, value]) => `${column} = ${value}`).join(', ')},
+              updated_at = $5::timestamptz
          FROM pick WHERE t.id = pick.id AND t.scheduled_for = pick.scheduled_for
        RETURNING t.*
      ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
-       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $1, $1, $5::timestamptz FROM upd
+       ${claimLogSql('upd', '$1', '$5::timestamptz')}
        RETURNING 1
      ), only_task AS (
        -- A run's task set is fixed when the run is created, so the statement's snapshot answers

@@ -1,7 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
-import { nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
+import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
 import { claimedTaskColumns } from './columns.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
@@ -129,21 +129,15 @@ export async function completeDagTasksSql(
        -- release), so "becomes ready now" is exact.
        UPDATE tasks c
           SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz,
-              status = CASE WHEN e.handoff AND c.pending_parents = e.n THEN 'running'::task_status ELSE c.status END,
-              locked_by = CASE WHEN e.handoff AND c.pending_parents = e.n THEN $2 ELSE c.locked_by END,
-              lease_until = CASE WHEN e.handoff AND c.pending_parents = e.n
-                                 THEN $3::timestamptz + make_interval(secs => $10::double precision) ELSE c.lease_until END,
-              started_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN $3::timestamptz ELSE c.started_at END,
-              completed_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN NULL ELSE c.completed_at END,
-              timed_out_at = CASE WHEN e.handoff AND c.pending_parents = e.n THEN NULL ELSE c.timed_out_at END,
-              version = c.version + CASE WHEN e.handoff AND c.pending_parents = e.n THEN 1 ELSE 0 END
+              ${claimSetColumns('c', { nodeId: '$2', start: '$3::timestamptz', leaseSeconds: '$10::double precision' })
+                .map(([column, value]) => `${column} = CASE WHEN e.handoff AND c.pending_parents = e.n THEN ${value} ELSE c.${column} END`)
+                .join(',\n              ')}
          FROM edges e
         -- status::text: no status index matches, so each child is reached by tasks_pkey from e
         WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status::text = 'pending'
        RETURNING c.*, c.status = 'running' AS claimed
      ), hlog AS (
-       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
-       SELECT id, run_id, scheduled_for, attempt, 'pending', 'running', 'claimed by ' || $2, $2, $3::timestamptz FROM dec WHERE claimed
+       ${claimLogSql('dec', '$2', '$3::timestamptz', 'claimed')}
        RETURNING 1
      ), ready AS (
        SELECT run_id, count(*)::int AS n, count(*) FILTER (WHERE NOT claimed)::int AS open FROM dec WHERE pending_parents = 0 GROUP BY run_id
