@@ -95,31 +95,35 @@ export class Claimer {
       this.backlog = true;
       return 0;
     }
+    // The slots asked for stay counted until the claimed tasks hold them (runner.start, in the
+    // same synchronous step as the reset below).
     this.claiming = free;
-    const tasks: ClaimedTask[] = await claimTasks(
-      this.deps.db,
-      {
-        nodeId: this.config.nodeId,
-        handlers: this.config.handlers,
-        fallbackHandlers: this.config.fallbackHandlers ?? [],
-        group: this.config.group,
-        labels: this.config.labels,
-        limit: free,
-        leaseSeconds: this.config.leaseSeconds,
-        aheadMs: this.aheadMs,
-      },
-      now,
-    ).finally(() => {
+    try {
+      const tasks: ClaimedTask[] = await claimTasks(
+        this.deps.db,
+        {
+          nodeId: this.config.nodeId,
+          handlers: this.config.handlers,
+          fallbackHandlers: this.config.fallbackHandlers ?? [],
+          group: this.config.group,
+          labels: this.config.labels,
+          limit: free,
+          leaseSeconds: this.config.leaseSeconds,
+          aheadMs: this.aheadMs,
+        },
+        now,
+      );
+      this.backlog = tasks.length >= free;
+      if (tasks.length) this.deps.onClaimed?.(tasks);
+      if (this.paused) {
+        // Stopped while the claim was in flight: run what we got anyway (it is ours now).
+        this.deps.logger.info({ claimed: tasks.length }, 'claimer: claimed while stopping; running them');
+      }
+      for (const t of tasks) this.deps.runner.start(t);
+      return tasks.length;
+    } finally {
       this.claiming = 0;
-    });
-    this.backlog = tasks.length >= free;
-    if (tasks.length) this.deps.onClaimed?.(tasks);
-    if (this.paused) {
-      // Stopped while the claim was in flight: run what we got anyway (it is ours now).
-      this.deps.logger.info({ claimed: tasks.length }, 'claimer: claimed while stopping; running them');
     }
-    for (const t of tasks) this.deps.runner.start(t);
-    return tasks.length;
   }
 
   /** True while this worker takes a DAG step handed off by its own completion: claiming, and a slot free. */
