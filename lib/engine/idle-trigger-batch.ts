@@ -5,15 +5,6 @@ import { insertRuns, type InsertedRun, type NewRun } from './sql/insert-runs.ts'
 /** Runs per statement: a bound on one statement's size, far above what waits in practice. */
 const MAX_BATCH = 200;
 
-/**
- * Statements of one client in flight at once. One: the triggers that arrive meanwhile then go
- * together in the next statement, one durable commit for all of them. A second statement in
- * flight would split them into more, smaller statements (each paying the statement's fixed cost
- * and its own commit: a NOTIFY makes commits take turns anyway), which measured slower on 2 cores
- * (bench/all.ts enqueue stage).
- */
-const MAX_IN_FLIGHT = 1;
-
 interface Waiting {
   run: NewRun;
   job: string;
@@ -23,9 +14,14 @@ interface Waiting {
 
 interface Queue {
   waiting: Waiting[];
-  inFlight: number;
-  /** jobs with a run in a statement in flight */
-  jobs: Set<string>;
+  /**
+   * A statement of this client is in flight. One at a time: the triggers that arrive meanwhile
+   * go together in the next statement, one durable commit for all of them. A second statement in
+   * flight would split them into more, smaller statements (each paying the statement's fixed
+   * cost and its own commit: a NOTIFY makes commits take turns anyway), which measured slower on
+   * 2 cores (bench/all.ts enqueue stage).
+   */
+  busy: boolean;
   /** a start of the waiting triggers is scheduled for the next turn of the event loop */
   scheduled: boolean;
 }
@@ -35,8 +31,7 @@ const queues = new WeakMap<PrismaClient | SqlPool, Queue>();
 /**
  * Inserts the run of a trigger whose job is idle (has steps, no active run), in one statement
  * shared with the other such triggers of this client (group commit). A trigger goes at once when
- * nothing of the client waits and fewer than MAX_IN_FLIGHT of its statements are in flight;
- * otherwise it waits and goes with the others. When a statement ends, the next one starts on the
+ * no statement of the client is in flight; otherwise it waits and goes with the others. When a statement ends, the next one starts on the
  * next turn of the event loop, so that the triggers its callers send as soon as they are answered
  * join the ones already waiting instead of following them in a statement (and a commit) of their
  * own. The statement (insert-runs.ts `lockedIdle`) locks each job and inserts its run only when
@@ -44,10 +39,9 @@ const queues = new WeakMap<PrismaClient | SqlPool, Queue>();
  * It runs on the client's own connections without Prisma's query layer when the client has one
  * (lib/db.ts directSqlPool).
  *
- * Two runs of one job are never in flight together: one snapshot could not see the other's
- * run, so the second waits until the statement of the first is over, and the statement it then
- * joins sees the first run and leaves it to the caller. So the triggers of one job keep their
- * order.
+ * Two runs of one job never share a statement: one snapshot could not see the other's run, so
+ * the second waits for the next statement, which sees the first run and leaves it to the
+ * caller. So the triggers of one job keep their order.
  * @param run the run as insert-runs takes it; `run.at` is its clock (created_at)
  * @returns the inserted run, or null when it was not inserted here (job busy, deleted, without
  *   steps, changed concurrently, or the shared statement failed): the caller then takes the
@@ -57,7 +51,7 @@ const queues = new WeakMap<PrismaClient | SqlPool, Queue>();
 export function insertIdleRun(db: PrismaClient | SqlPool, run: NewRun): Promise<InsertedRun | null> {
   let queue = queues.get(db);
   if (!queue) {
-    queue = { waiting: [], inFlight: 0, jobs: new Set(), scheduled: false };
+    queue = { waiting: [], busy: false, scheduled: false };
     queues.set(db, queue);
   }
   const q = queue;
@@ -67,33 +61,31 @@ export function insertIdleRun(db: PrismaClient | SqlPool, run: NewRun): Promise<
   });
 }
 
-/** Starts statements while a slot is free and some waiting run's job is not in flight. */
+/** Starts the next statement unless one is in flight: the waiting runs, one per job. */
 function pump(db: PrismaClient | SqlPool, q: Queue): void {
-  while (q.inFlight < MAX_IN_FLIGHT && q.waiting.length > 0) {
-    const batch: Waiting[] = [];
-    const later: Waiting[] = [];
-    for (const w of q.waiting) {
-      if (batch.length < MAX_BATCH && !q.jobs.has(w.job)) {
-        q.jobs.add(w.job);
-        batch.push(w);
-      } else {
-        later.push(w);
-      }
+  if (q.busy || q.waiting.length === 0) return;
+  const batch: Waiting[] = [];
+  const later: Waiting[] = [];
+  const jobs = new Set<string>();
+  for (const w of q.waiting) {
+    if (batch.length < MAX_BATCH && !jobs.has(w.job)) {
+      jobs.add(w.job);
+      batch.push(w);
+    } else {
+      later.push(w);
     }
-    q.waiting = later;
-    if (batch.length === 0) return;
-    q.inFlight++;
-    void send(db, batch).finally(() => {
-      q.inFlight--;
-      for (const w of batch) q.jobs.delete(w.job);
-      if (q.scheduled) return;
-      q.scheduled = true;
-      setImmediate(() => {
-        q.scheduled = false;
-        pump(db, q);
-      });
-    });
   }
+  q.waiting = later;
+  q.busy = true;
+  void send(db, batch).finally(() => {
+    q.busy = false;
+    if (q.scheduled) return;
+    q.scheduled = true;
+    setImmediate(() => {
+      q.scheduled = false;
+      pump(db, q);
+    });
+  });
 }
 
 async function send(db: PrismaClient | SqlPool, batch: Waiting[]): Promise<void> {
