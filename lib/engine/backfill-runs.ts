@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { withdrawAheadRun } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
+import { triggerCause } from './trigger-run.ts';
 import { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { insertRuns } from './sql/insert-runs.ts';
@@ -20,7 +22,8 @@ import { lockJob } from './sql/lock-job.ts';
  * the job, whatever the strategy: the first starts at once when the job is
  * idle, every other one is queued with the serial_execution gate
  * (trigger-run.ts) and released one after the other by finalisation
- * (release-serial-run.ts), oldest slot first. discard_later would otherwise
+ * (release-serial-run.ts), oldest slot first. A run created ahead of a slot still to come is
+ * withdrawn first, as by triggerRun. discard_later would otherwise
  * turn a backfill into one run and N skipped records, and cover_early would
  * cancel all but the last slot: neither is what a backfill asks for.
  * Exactly once per slot: runs_backfill_slot_uniq (job_id, scheduled_for).
@@ -36,8 +39,11 @@ export async function backfillRuns(
 ): Promise<{ runIds: string[]; covered: CoveredSlot[] }> {
   if (!UUID_RE.test(p.jobId)) throw new DomainError('not_found', `job ${p.jobId} not found`);
   return withEngineTransaction(db, async (tx) => {
-    const job = await lockJob(tx, p.jobId);
+    let job = await lockJob(tx, p.jobId);
     if (!job) throw new DomainError('not_found', `job ${p.jobId} not found`);
+    if (job.newestActive && await withdrawAheadRun(tx, { jobId: job.id, actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }) }, now)) {
+      job = (await lockJob(tx, p.jobId))!; // the run created ahead was not active yet
+    }
     const covered = await coveredSlots(tx, { jobId: job.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
     const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);

@@ -1,8 +1,8 @@
-import type { Db } from '../db.ts';
+import type { Db, SqlClient } from '../db.ts';
 import { withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
-import { selectAheadRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { selectAheadRuns, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
 
 export interface CancelAheadResult {
@@ -33,15 +33,50 @@ export async function cancelAheadRuns(
   input: { jobId: string; actor: string; reason: string },
   now: Date = new Date(),
 ): Promise<CancelAheadResult> {
-  return withEngineTransaction(db, async (tx) => {
-    const runs = await selectAheadRuns(tx, { jobId: input.jobId }, now);
-    if (runs.length === 0) return { cancelledRunIds: [], nextRunAt: null };
-    const ids = runs.map((r) => r.id);
-    for (const id of ids) await setRunError(tx, { runId: id, error: input.reason }, now);
-    await cancelRunTasks(tx, { runIds: ids, message: input.reason, actor: input.actor }, now);
-    for (const id of ids) await finishRunIfDone(tx, id, now);
-    const earliest = runs.reduce((m, r) => (r.scheduleAt < m ? r.scheduleAt : m), runs[0]!.scheduleAt);
-    const nextRunAt = await rewindNextRunAt(tx, { jobId: input.jobId, to: earliest });
-    return { cancelledRunIds: ids, nextRunAt };
-  });
+  return withEngineTransaction(db, async (tx) => cancelAhead(tx, await selectAheadRuns(tx, { jobId: input.jobId }, now), input, now));
+}
+
+/**
+ * A run created ahead of its slot is not active before that slot (docs/on-time.md "Look-ahead
+ * firing", row "a run that comes first"): without look-ahead it would not exist yet. So when another
+ * run of the job is about to become active first (any trigger but the tick's look-ahead, or an
+ * operator re-opening a finished run), the job's run created ahead is withdrawn: cancelled as by
+ * cancelAheadRuns, its error saying `withdrawn before its slot: <cause>; the slot fires again
+ * when due`, and next_run_at moved back to its slot. The tick then fires that slot when it is
+ * due, and the job's block strategy is decided there against the runs active at that moment,
+ * exactly as without look-ahead.
+ *
+ * Call inside the transaction that holds the job row, before reading the job's active runs for
+ * a block strategy (lock order job -> run -> task).
+ * @param input.cause what came first, e.g. `a manual run by alice@example.com came first`
+ * @param input.exceptRunId the run being re-opened: never withdrawn itself (an operator action on
+ *   a run created ahead is refused or applied to it, not to a copy)
+ * @param now the clock (UTC): whether the slot is still in the future
+ * @returns the withdrawn run's id, or null when the job had none ahead
+ */
+export async function withdrawAheadRun(
+  tx: SqlClient,
+  input: { jobId: string; actor: string; cause: string; exceptRunId?: string },
+  now: Date,
+): Promise<string | null> {
+  const runs = (await selectNewestAheadRun(tx, { jobId: input.jobId }, now)).filter((r) => r.id !== input.exceptRunId);
+  const reason = `withdrawn before its slot: ${input.cause}; the slot fires again when due`;
+  const { cancelledRunIds } = await cancelAhead(tx, runs, { jobId: input.jobId, actor: input.actor, reason }, now);
+  return cancelledRunIds[0] ?? null;
+}
+
+async function cancelAhead(
+  tx: SqlClient,
+  runs: { id: string; scheduleAt: Date }[],
+  input: { jobId: string; actor: string; reason: string },
+  now: Date,
+): Promise<CancelAheadResult> {
+  if (runs.length === 0) return { cancelledRunIds: [], nextRunAt: null };
+  const ids = runs.map((r) => r.id);
+  for (const id of ids) await setRunError(tx, { runId: id, error: input.reason }, now);
+  await cancelRunTasks(tx, { runIds: ids, message: input.reason, actor: input.actor }, now);
+  for (const id of ids) await finishRunIfDone(tx, id, now);
+  const earliest = runs.reduce((m, r) => (r.scheduleAt < m ? r.scheduleAt : m), runs[0]!.scheduleAt);
+  const nextRunAt = await rewindNextRunAt(tx, { jobId: input.jobId, to: earliest });
+  return { cancelledRunIds: ids, nextRunAt };
 }

@@ -4,6 +4,7 @@ import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { excludedBy, indexRunGraph, isFinal, openParentCount, reopenSet } from './run-graph.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { loadRunGraph } from './sql/load-run-graph.ts';
+import { withdrawAheadRun } from './cancel-ahead-runs.ts';
 import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
@@ -33,6 +34,8 @@ export async function clearTask(
     await lockJobRowForReopen(tx, { taskId: p.taskId });
     const run = await lockRun(tx, { taskId: p.taskId, withTasks: true });
     if (!run) throw new DomainError('not_found', `task ${p.taskId} not found`);
+    // A run created ahead of its slot is not active yet; the re-opened run comes first (cancel-ahead-runs.ts).
+    await withdrawAheadRun(tx, { jobId: run.jobId, actor: p.actor, cause: `run ${run.id} re-opened by ${p.actor}`, exceptRunId: run.id }, now);
     const { tasks, edges } = await loadRunGraph(tx, { runId: run.id });
     const g = indexRunGraph(tasks, edges);
     const target = g.byId.get(p.taskId);

@@ -16,7 +16,7 @@
  *
  * | path | locks |
  * |---|---|
- * | trigger (tick, Run now, API, retry run) | job -> [cover_early: active runs, ascending id -> their open tasks] -> new rows |
+ * | trigger (tick, Run now, API, bulk, backfill, retry run) | job -> [the job's run created ahead of a slot still to come -> its tasks: withdrawn] -> [cover_early: active runs, ascending id -> their open tasks] -> new rows |
  * | trigger of idle jobs, one statement (idle-trigger-batch.ts) | jobs (SKIP LOCKED: never waits), ascending id -> new rows |
  * | cancel run | job -> run -> open tasks (ascending id) -> [job's next queued run -> its root tasks] |
  * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
@@ -25,9 +25,17 @@
  * | settling the runs such a batch did not move on (complete-task.ts, one transaction) | [replay: jobs, ascending id] -> runs (ascending id) -> on_failure children -> [job NOWAIT per ending run] -> stats |
  * | stranded-run repair (reaper, settle-stranded-runs.ts) | job -> run -> its pending tasks |
  * | one-step run marked running (mark-runs-started.ts) | runs, ascending id, nothing else |
- * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) |
+ * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) -> [the job's run created ahead -> its tasks: withdrawn, see below] |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
+ *
+ * A run created ahead that an operator action withdraws (cancel-ahead-runs.ts) is locked after
+ * another run's tasks, against the order. No cycle can go through it: such a run exists only
+ * while no other run of the job is active, so the run being re-opened has no running task that
+ * a lease renewal or completion could hold while waiting for the created-ahead run's tasks; those
+ * are pending or held before their start (nothing completes them); the claim never waits; and
+ * every other path that locks them (triggers, cancel, pause or edit) takes the job row first,
+ * which the operator action already holds.
  *
  * Two deliberate exceptions, both unable to wait against the order:
  * - A completion learns that it ends its run only after it holds the run and

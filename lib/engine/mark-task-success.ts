@@ -5,6 +5,7 @@ import { indexRunGraph, openParentCount, reopenSet } from './run-graph.ts';
 import { finishRunIfDone } from './settle.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { loadRunGraph } from './sql/load-run-graph.ts';
+import { withdrawAheadRun } from './cancel-ahead-runs.ts';
 import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { markTaskSuccessSql } from './sql/mark-task-success.ts';
@@ -76,6 +77,10 @@ export async function markTaskSuccess(
     }
     const reopened = rows.length ? await reopenTasks(tx, { runId: run.id, rows, actor: p.actor }, now) : 0;
     const final = await finishRunIfDone(tx, run.id, now);
+    if (final === null) {
+      // The run is open again: a run created ahead of its slot is not active yet and gives way (cancel-ahead-runs.ts).
+      await withdrawAheadRun(tx, { jobId: run.jobId, actor: p.actor, cause: `run ${run.id} re-opened by ${p.actor}`, exceptRunId: run.id }, now);
+    }
     await insertJobAudit(tx, {
       jobId: run.jobId, action: 'mark_success', runId: run.id, taskId: p.taskId, actor: p.actor, reason: p.reason,
       detail: { stepKey: task.stepKey, fromStatus: from, attempt: task.attempt, reopened, runStatus: final ?? 'running' },

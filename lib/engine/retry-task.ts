@@ -2,6 +2,7 @@ import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { loadRunGraph, type GraphEdge, type GraphTask } from './sql/load-run-graph.ts';
+import { withdrawAheadRun } from './cancel-ahead-runs.ts';
 import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
@@ -36,6 +37,8 @@ export async function retryTask(db: Db, taskId: string, actor: string, now: Date
     await lockJobRowForReopen(tx, { taskId });
     const run = await lockRun(tx, { taskId, withTasks: true });
     if (!run) throw new DomainError('not_found', `task ${taskId} not found`);
+    // A run created ahead of its slot is not active yet; the re-opened run comes first (cancel-ahead-runs.ts).
+    await withdrawAheadRun(tx, { jobId: run.jobId, actor: actor, cause: `run ${run.id} re-opened by ${actor}`, exceptRunId: run.id }, now);
     const { tasks, edges } = await loadRunGraph(tx, { runId: run.id });
     const byId = new Map<string, GraphTask>(tasks.map((t) => [t.id, t]));
     const target = byId.get(taskId);

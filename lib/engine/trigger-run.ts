@@ -3,6 +3,7 @@ import { directSqlPool, type Db, type SqlClient } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, isRootClient, withEngineTransaction } from './pg.ts';
 import { insertIdleRun } from './idle-trigger-batch.ts';
+import { withdrawAheadRun } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
@@ -22,7 +23,9 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  *
  * In ONE transaction (joins `db` when it is already a transaction):
  * 1. locks the job row FOR UPDATE — triggers of one job serialise;
- * 2. applies the job's block strategy against its active (pending/running) runs,
+ * 2. withdraws the job's run created ahead of a slot still to come, which is not active yet
+ *    (cancel-ahead-runs.ts withdrawAheadRun: the tick fires that slot again when it is due);
+ * 3. applies the job's block strategy against its active (pending/running) runs,
  *    whatever the trigger kind:
  *    - discard_later: records a `skipped` run, reason 'blocked: previous run <id> still active' -> outcome 'skipped';
  *    - serial_execution: creates the run `pending` with its root tasks gated
@@ -34,7 +37,7 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  *      starts the new run -> outcome 'covered';
  *    - `followsRun` (a fire_all catch-up run after an earlier one of the same tick
  *      that is still active): queued like serial_execution whatever the strategy -> 'queued';
- * 3. inserts the run with one task per step, one dependency per edge, the 'created'
+ * 4. inserts the run with one task per step, one dependency per edge, the 'created'
  *    task_logs rows, bumps total_runs/last_run_at and NOTIFYs tickflow_tasks when a
  *    task is ready — one statement (insert-runs.ts).
  *
@@ -82,8 +85,12 @@ export async function triggerRunAhead(
 }
 
 async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
-  const job = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
+  let job = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
   if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  if (job.oldestActive !== null && await withdrawAheadRun(tx, { jobId: job.id, actor: input.triggeredBy, cause: triggerCause(input) }, now)) {
+    // The run created ahead was not active yet (cancel-ahead-runs.ts): read the active runs again.
+    job = (await lockJob(tx, input.jobId, { followsRun: input.followsRun }))!;
+  }
   const busy = job.oldestActive !== null;
 
   // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.
@@ -115,6 +122,11 @@ async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, loc
     result = await loadRun(tx, run.id);
   }
   return { run: result, outcome: gated ? 'queued' : coveredRunIds ? 'covered' : 'started', ...(coveredRunIds ? { coveredRunIds } : {}) };
+}
+
+/** What came before a withdrawn run created ahead (withdrawAheadRun's cause). */
+export function triggerCause(input: { trigger: string; triggeredBy: string }): string {
+  return `a ${input.trigger} run by ${input.triggeredBy} came first`;
 }
 
 /** The insert-runs row of a trigger: a fresh run id and trace id. */

@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { directSqlPool, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { withdrawAheadRun } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
+import { triggerCause } from './trigger-run.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRuns, type NewRun } from './sql/insert-runs.ts';
 import { loadRun } from './sql/load-run.ts';
@@ -25,7 +27,8 @@ export interface TriggerRunsInput {
 /**
  * Creates many runs of one job in ONE transaction (bulk enqueue; docs/on-time.md): the job
  * row is locked once, and the runs with all their tasks, dependencies and task_logs rows are
- * inserted by one statement (insert-runs.ts). The job's block strategy applies as if the
+ * inserted by one statement (insert-runs.ts). A run created ahead of a slot still to come is
+ * withdrawn first, as by triggerRun. The job's block strategy applies as if the
  * runs were triggered one after the other, in order:
  * - discard_later: with an active run every entry is recorded `skipped`; otherwise the
  *   first starts and the others are `skipped` (blocked by it);
@@ -51,8 +54,11 @@ export async function triggerRuns(
   // Outside a caller's transaction, the transaction goes over the client's own connections
   // without Prisma's query layer (lib/db.ts directSqlPool).
   return withEngineTransaction(directSqlPool(db) ?? db, async (tx) => {
-    const job = await lockJob(tx, input.jobId);
+    let job = await lockJob(tx, input.jobId);
     if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
+    if (job.oldestActive && await withdrawAheadRun(tx, { jobId: job.id, actor: input.triggeredBy, cause: triggerCause(input) }, now)) {
+      job = (await lockJob(tx, input.jobId))!; // the run created ahead was not active yet
+    }
     // A serial_execution queue is released oldest first by (created_at, scheduled_for, id)
     // (release-serial-run.ts); the runs share the first two, so ascending ids keep input order.
     const ids = input.runs.map(() => randomUUID()).sort();

@@ -2,13 +2,14 @@
  * Look-ahead firing (docs/on-time.md) against real PostgreSQL: runs of slots due within the
  * window are created ahead, exactly once across concurrent tickers, claimable only from their
  * slot; pause, edit and delete cancel runs whose slot is still in the future; block strategies
- * are decided at the slot; workers sleep until known due times, wake on NOTIFY, and a lost
+ * are decided at the slot, and a run that becomes active before that slot withdraws the run
+ * created ahead of it; workers sleep until known due times, wake on NOTIFY, and a lost
  * NOTIFY is recovered by the safety pass.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../../lib/auth/actor.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
-import { claimTasks, completeTask, triggerRun, triggerRunAhead } from '../../lib/engine/index.ts';
+import { backfillRuns, claimTasks, completeTask, retryTask, triggerRun, triggerRunAhead, triggerRuns } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { deleteJob, pauseJob, updateJob } from '../../lib/jobs/index.ts';
 import pino from 'pino';
@@ -164,6 +165,118 @@ describe('pause, edit and delete cancel runs whose slot is still ahead', () => {
     await tick(t.db, ms(B, 5000));
     expect(await scheduled(discard)).toEqual([{ status: 'skipped', reason: expect.stringMatching(/^blocked: previous run/) }]);
     expect(await scheduled(serial)).toEqual([{ status: 'pending', reason: expect.stringMatching(/^queued: waiting for run/) }]);
+  });
+});
+
+describe('a run created ahead is not active before its slot: a run that comes first withdraws it', () => {
+  const W = new Date('2026-12-02T01:00:00.000Z');
+  type RunRow = { id: string; trigger: string; status: string; reason: string | null; error: string | null; scheduled_for: Date };
+  const runsOf = async (id: string) => (await t.pool.query<RunRow>(
+    `SELECT id, trigger::text, status::text, reason, error, scheduled_for FROM runs WHERE job_id = $1 ORDER BY created_at, id`, [id])).rows;
+  const withdrawn = (cause: string) => `withdrawn before its slot: ${cause}; the slot fires again when due`;
+  // Each test's steps have a handler of their own, so a claim takes only that test's tasks.
+  const claim = (now: Date, handler: string) => claimTasks(t.db, { nodeId: 'n1', handlers: [handler], group: 'default', labels: {}, limit: 50, leaseSeconds: 30 }, now);
+
+  it('discard_later: Run now before the slot starts at once, and the slot is decided when due against the manual run', async () => {
+    // The failure this guards: Run now on a job firing every 5 s was skipped, "blocked" by the
+    // scheduled run created ahead of a slot that had not come yet.
+    const B = ms(W, 0);
+    const stillRunning = await insertJob(t.db, { key: 'wd-discard-busy', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test1' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    const finished = await insertJob(t.db, { key: 'wd-discard-done', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test1' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    expect((await tick(t.db, ms(B, 2500))).ahead).toBe(2);
+
+    const manual: Record<string, string> = {};
+    for (const jobId of [stillRunning, finished]) {
+      const r = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'alice@example.com', scheduledFor: ms(B, 3000) }, ms(B, 3000));
+      expect(r.outcome).toBe('started');
+      manual[jobId] = r.run.id;
+      const [ahead, own] = await runsOf(jobId);
+      expect(ahead).toMatchObject({ trigger: 'schedule', status: 'cancelled', error: withdrawn('a manual run by alice@example.com came first') });
+      expect(own).toMatchObject({ trigger: 'manual', status: 'pending', reason: null });
+      const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+      expect(job.nextRunAt?.toISOString()).toBe(ms(B, 5000).toISOString()); // the slot is due again
+    }
+    // The manual runs start at once; one of them ends before the slot.
+    const started = await claim(ms(B, 3001), 'wd.test1');
+    expect(started.map((c) => c.runId).sort()).toEqual(Object.values(manual).sort());
+    const done = started.find((c) => c.jobId === finished)!;
+    await completeTask(t.db, { taskId: done.id, attempt: done.attempt, nodeId: 'n1', outcome: 'success', onlyTask: done.onlyTask }, ms(B, 3010));
+
+    // Before the slot: the job still running its manual run gets no run ahead; the other one does again.
+    const early = await tick(t.db, ms(B, 3100));
+    expect(early.ahead).toBe(1);
+    await tick(t.db, ms(B, 5000));
+    const busy = await runsOf(stillRunning);
+    expect(busy.map((r) => [r.trigger, r.status])).toEqual([['schedule', 'cancelled'], ['manual', 'pending'], ['schedule', 'skipped']]);
+    expect(busy[2]!.reason).toBe(`blocked: previous run ${manual[stillRunning]} still active`);
+    expect(busy[2]!.scheduled_for.toISOString()).toBe(ms(B, 5000).toISOString());
+    const free = await runsOf(finished);
+    expect(free.map((r) => [r.trigger, r.status])).toEqual([['schedule', 'cancelled'], ['manual', 'success'], ['schedule', 'pending']]);
+    expect(free[2]!.scheduled_for.toISOString()).toBe(ms(B, 5000).toISOString());
+    expect((await claim(ms(B, 5001), 'wd.test1')).map((c) => c.runId)).toEqual([free[2]!.id]);
+  });
+
+  it('serial_execution queues the slot behind the manual run; cover_early lets the slot cover it', async () => {
+    const B = ms(W, 60_000);
+    const serial = await insertJob(t.db, { key: 'wd-serial', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test2' }], blockStrategy: 'serial_execution', nextRunAt: ms(B, 5000) });
+    const cover = await insertJob(t.db, { key: 'wd-cover', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test2' }], blockStrategy: 'cover_early', nextRunAt: ms(B, 5000) });
+    expect((await tick(t.db, ms(B, 2500))).ahead).toBe(2);
+    const manual: Record<string, string> = {};
+    for (const jobId of [serial, cover]) {
+      const r = await triggerRun(t.db, { jobId, trigger: 'api', triggeredBy: 'token:ci', scheduledFor: ms(B, 3000) }, ms(B, 3000));
+      expect(r.outcome).toBe('started'); // not queued behind, nor covering, a run whose slot has not come
+      manual[jobId] = r.run.id;
+    }
+    expect((await claim(ms(B, 3001), 'wd.test2')).length).toBe(2);
+    await tick(t.db, ms(B, 5000));
+    const s = await runsOf(serial);
+    expect(s.map((r) => [r.trigger, r.status])).toEqual([['schedule', 'cancelled'], ['api', 'pending'], ['schedule', 'pending']]);
+    expect(s[2]!.reason).toBe(`queued: waiting for run ${manual[serial]} (serial_execution)`);
+    const c = await runsOf(cover);
+    expect(c.map((r) => [r.trigger, r.status])).toEqual([['schedule', 'cancelled'], ['api', 'cancelled'], ['schedule', 'pending']]);
+  });
+
+  it('a bulk trigger, a backfill and an operator re-opening a finished run withdraw it too', async () => {
+    const B = ms(W, 120_000);
+    const bulk = await insertJob(t.db, { key: 'wd-bulk', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test3' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    const backfilled = await insertJob(t.db, { key: 'wd-backfill', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test3' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    const reopened = await insertJob(t.db, { key: 'wd-reopen', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test3' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    // The job to re-open has a dead run from before.
+    const old = await triggerRun(t.db, { jobId: reopened, trigger: 'manual', triggeredBy: 'test', scheduledFor: ms(B, 0) }, ms(B, 0));
+    const [task] = await claim(ms(B, 1), 'wd.test3');
+    await completeTask(t.db, { taskId: task!.id, attempt: task!.attempt, nodeId: 'n1', outcome: 'failed', error: 'boom', onlyTask: task!.onlyTask }, ms(B, 10));
+    expect((await runsOf(reopened))[0]).toMatchObject({ id: old.run.id, status: 'failed' });
+    expect((await tick(t.db, ms(B, 2500))).ahead).toBe(3);
+
+    const runs = await triggerRuns(t.db, { jobId: bulk, trigger: 'api', triggeredBy: 'token:ci', scheduledFor: ms(B, 3000), runs: [{}, {}] }, ms(B, 3000));
+    expect(runs.map((r) => r.outcome)).toEqual(['started', 'skipped']);
+    await backfillRuns(t.db, { jobId: backfilled, slots: [ms(B, -5000)], actor: 'alice@example.com', from: ms(B, -5000), to: ms(B, -5000) }, ms(B, 3000));
+    await retryTask(t.db, task!.id, 'alice@example.com', ms(B, 3000));
+
+    const causes: [string, string][] = [[bulk, 'a api run by token:ci came first'], [backfilled, 'a backfill run by alice@example.com came first'],
+      [reopened, `run ${old.run.id} re-opened by alice@example.com`]];
+    for (const [jobId, cause] of causes) {
+      const ahead = (await runsOf(jobId)).find((r) => r.trigger === 'schedule')!;
+      expect(ahead).toMatchObject({ status: 'cancelled', error: withdrawn(cause) });
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: jobId } })).nextRunAt?.toISOString()).toBe(ms(B, 5000).toISOString());
+    }
+    // Each job's slot is decided at the slot against the run that came first, still active.
+    await tick(t.db, ms(B, 5000));
+    for (const [jobId] of causes) {
+      const slot = (await runsOf(jobId)).filter((r) => r.trigger === 'schedule').map((r) => r.status);
+      expect(slot).toEqual(['cancelled', 'skipped']);
+    }
+  });
+
+  it('a run whose slot has come is active: Run now is blocked by it (discard_later)', async () => {
+    const B = ms(W, 180_000);
+    const job = await insertJob(t.db, { key: 'wd-due', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test4' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    await tick(t.db, ms(B, 2500));
+    const [scheduled] = await runsOf(job);
+    const r = await triggerRun(t.db, { jobId: job, trigger: 'manual', triggeredBy: 'alice@example.com', scheduledFor: ms(B, 5001) }, ms(B, 5001));
+    expect(r.outcome).toBe('skipped');
+    expect(r.run.reason).toBe(`blocked: previous run ${scheduled!.id} still active`);
+    expect((await runsOf(job))[0]).toMatchObject({ status: 'pending', error: null });
   });
 });
 

@@ -25,6 +25,29 @@ export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: 
 }
 
 /**
+ * The job's newest active run when it was created ahead of a slot still to come (the same test
+ * as selectAheadRuns), else nothing. Only the newest active run can be one: the tick creates a
+ * run ahead only for a job without an active run, and every other run that becomes active first
+ * withdraws it (cancel-ahead-runs.ts withdrawAheadRun). Reading one end of runs_active_idx keeps
+ * the cost of a trigger independent of a long serial_execution queue.
+ * Locks that run row FOR UPDATE. Call with the job row held.
+ */
+export async function selectNewestAheadRun(tx: SqlClient, p: { jobId: string }, now: Date): Promise<{ id: string; scheduleAt: Date }[]> {
+  return tx.$queryRawUnsafe<{ id: string; scheduleAt: Date }[]>(
+    preparedSql('select-newest-ahead-run', `SELECT n.id, x.first AS "scheduleAt"
+       FROM (SELECT r.id, r.scheduled_for, r.trigger FROM runs r
+              WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
+              ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1
+              FOR UPDATE OF r) n
+       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
+                                  bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > $2::timestamptz))) AS untouched
+                             FROM tasks t WHERE t.run_id = n.id AND t.scheduled_for = n.scheduled_for) x
+      WHERE n.trigger = 'schedule' AND x.untouched AND x.first > $2::timestamptz`),
+    p.jobId, now,
+  );
+}
+
+/**
  * Moves an active, live job's next_run_at back to `to` when that is earlier (LEAST), so the
  * tick fires a cancelled look-ahead slot again; a paused or deleted job is left alone (resume
  * recomputes next_run_at). Primary-key UPDATE on the job row the caller holds. The
