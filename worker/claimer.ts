@@ -34,6 +34,12 @@ export interface ClaimerConfig {
   pollMs: number;
   /** claim tasks due within this many ms, held by the runner until their start (ClaimInput.aheadMs; default 0) */
   aheadMs?: number;
+  /**
+   * How many tasks per free slot a claim may take while no backlog is known (the last claim found
+   * fewer tasks than it asked for); those beyond the free slots wait in the runner for their
+   * start and a free slot (default 1: none beyond; docs/on-time.md "Prefetch")
+   */
+  prefetchMultiplier?: number;
 }
 
 export class Claimer {
@@ -51,6 +57,8 @@ export class Claimer {
   private readonly dueHandlers: string[];
   /** how far ahead of their due instant tasks are claimed (ms) */
   private readonly aheadMs: number;
+  /** tasks per free slot a claim may take when no backlog is known */
+  private readonly prefetchMultiplier: number;
 
   constructor(
     readonly config: ClaimerConfig,
@@ -58,6 +66,7 @@ export class Claimer {
   ) {
     this.dueHandlers = [...config.handlers, ...(config.fallbackHandlers ?? [])];
     this.aheadMs = Math.max(0, config.aheadMs ?? 0);
+    this.prefetchMultiplier = Math.max(1, Math.floor(config.prefetchMultiplier ?? 1));
     this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });
   }
 
@@ -95,9 +104,15 @@ export class Claimer {
       this.backlog = true;
       return 0;
     }
+    // Without a known backlog, the claim mostly takes tasks about to come due (a burst of slots
+    // at one instant): up to `prefetchMultiplier` per free slot, those beyond the free slots
+    // waiting in the runner and starting as slots free, without a claim round trip each. With a
+    // backlog, only the free slots: a ready task left in the database can still go to another
+    // worker. Per free slot, so a worker whose slots are busy takes little.
+    const limit = this.backlog ? free : free * this.prefetchMultiplier;
     // The slots asked for stay counted until the claimed tasks hold them (runner.start, in the
     // same synchronous step as the reset below).
-    this.claiming = free;
+    this.claiming = limit;
     try {
       const tasks: ClaimedTask[] = await claimTasks(
         this.deps.db,
@@ -107,13 +122,13 @@ export class Claimer {
           fallbackHandlers: this.config.fallbackHandlers ?? [],
           group: this.config.group,
           labels: this.config.labels,
-          limit: free,
+          limit,
           leaseSeconds: this.config.leaseSeconds,
           aheadMs: this.aheadMs,
         },
         now,
       );
-      this.backlog = tasks.length >= free;
+      this.backlog = tasks.length >= limit;
       if (tasks.length) this.deps.onClaimed?.(tasks);
       if (this.paused) {
         // Stopped while the claim was in flight: run what we got anyway (it is ours now).
@@ -135,9 +150,10 @@ export class Claimer {
   private claiming = 0;
 
   /**
-   * Slots neither running an attempt, nor promised to a hand-off a completion in flight may
-   * bring (Runner.reserved), nor asked for by the claim in flight: what a claim or an offer
-   * may still take, so the worker never runs more than `concurrency` attempts.
+   * Slots neither taken by a task this worker holds (running, or claimed and waiting for its
+   * start), nor promised to a hand-off a completion in flight may bring (Runner.reserved), nor
+   * asked for by the claim in flight: what a claim or an offer may still take. Negative while
+   * prefetched tasks wait for slots: nothing more is claimed until they have started.
    */
   private freeSlots(): number {
     return this.config.concurrency - this.deps.runner.count - this.deps.runner.reserved - this.claiming;

@@ -13,6 +13,7 @@
  * | TICKFLOW_TICK_MS | 10000 | longest sleep between ticks (NOTIFY and the next due job wake earlier) |
  * | TICKFLOW_LOOKAHEAD_MS | 3000 | runs of slots due within this are created ahead (docs/on-time.md) |
  * | TICKFLOW_CLAIM_AHEAD_MS | 500 | tasks due within this are claimed ahead and held until their start (0..10000; docs/on-time.md "Claiming ahead") |
+ * | TICKFLOW_PREFETCH_MULTIPLIER | 4 | tasks per free slot a claim may take while no backlog is known; those beyond the free slots wait for their start and a free slot (1 = none beyond; 1..100; docs/on-time.md "Prefetch") |
  * | TICKFLOW_TICK_BATCH | 100 | due jobs locked per tick transaction |
  * | TICKFLOW_MISFIRE_GRACE_MS | 60000 | a slot later than this is a misfire |
  * | TICKFLOW_HEARTBEAT_MS | lease/3 | node heartbeat + lease extension interval |
@@ -48,6 +49,8 @@ export interface WorkerConfig {
   lookaheadMs: number;
   /** tasks due within this many ms are claimed ahead and held until their start (docs/on-time.md "Claiming ahead"; 0 = off) */
   claimAheadMs: number;
+  /** tasks per free slot a claim may take while no backlog is known (worker/claimer.ts; docs/on-time.md "Prefetch") */
+  prefetchMultiplier: number;
   tickBatch: number;
   misfireGraceMs: number;
   heartbeatMs: number;
@@ -142,6 +145,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     tickMs: int(env, 'TICKFLOW_TICK_MS', 10_000, 10),
     lookaheadMs: int(env, 'TICKFLOW_LOOKAHEAD_MS', 3000, 0, 60_000),
     claimAheadMs: int(env, 'TICKFLOW_CLAIM_AHEAD_MS', 500, 0, 10_000),
+    prefetchMultiplier: int(env, 'TICKFLOW_PREFETCH_MULTIPLIER', 4, 1, 100),
     tickBatch: int(env, 'TICKFLOW_TICK_BATCH', 100, 1, 10_000),
     misfireGraceMs: int(env, 'TICKFLOW_MISFIRE_GRACE_MS', 60_000, 0),
     heartbeatMs: int(env, 'TICKFLOW_HEARTBEAT_MS', Math.max(100, Math.floor((leaseSeconds * 1000) / 3)), 10),

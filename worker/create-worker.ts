@@ -163,7 +163,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   });
 
   // Services are built now; their configs receive the node id at registration.
-  const runnerConfig = { nodeId: '' };
+  const runnerConfig = { nodeId: '', concurrency: config.concurrency };
   const metrics = options.metrics;
   let claimer!: Claimer;
   /** what a DAG step's success offers for a hand-off of the next step (lib/engine/sql/complete-dag-tasks.ts) */
@@ -197,7 +197,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     taskLogs,
   });
   health.onUp(() => runner.retryRecordingNow());
-  metrics?.setSlots(() => ({ running: runner.count, slots: config.concurrency }));
+  metrics?.setSlots(() => ({ running: runner.running, slots: config.concurrency }));
   const claimerConfig = {
     nodeId: '',
     group: config.group,
@@ -208,6 +208,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     leaseSeconds: config.leaseSeconds,
     pollMs: config.pollMs,
     aheadMs: config.claimAheadMs,
+    prefetchMultiplier: config.prefetchMultiplier,
   };
   claimer = new Claimer(claimerConfig, { db: hotDb, clock, logger: base.child({ component: 'claimer' }), runner, health, onClaimed });
   const tickerConfig = {

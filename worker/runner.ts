@@ -84,6 +84,11 @@ export class AttemptAbortError extends Error {
 
 export interface RunnerConfig {
   nodeId: string;
+  /**
+   * Most attempts whose handlers run at once (TICKFLOW_CONCURRENCY; default unbounded). Tasks
+   * claimed ahead beyond it (worker/claimer.ts prefetch) wait, in order, for a slot to free.
+   */
+  concurrency?: number;
 }
 
 export interface RunnerDeps {
@@ -128,6 +133,12 @@ interface Active {
   runStartTimer: NodeJS.Timeout | null;
   /** a task claimed ahead waits for its planned start (its slot held): the timer that starts it */
   holdTimer: NodeJS.Timeout | null;
+  /** its start instant came (or it was due at once) while every slot was running: waiting for one */
+  queued: boolean;
+  /** its handler was called: it occupies one of the `concurrency` slots */
+  begun: boolean;
+  /** it did not start when it was claimed (held or queued): its real start goes with its completion */
+  delayed: boolean;
   /** the clock when a held task really started (sent with its completion: CompleteTaskInput.startedAt) */
   heldStart?: Date;
   timer: LongTimeout;
@@ -176,10 +187,19 @@ export class Runner {
     this.runStarter = new RunStarter({ db: deps.hotDb ?? deps.db, clock: deps.clock, logger: deps.logger });
   }
 
-  /** attempts currently occupying a slot */
+  /** tasks this worker holds: attempts running, and tasks claimed but not started yet (held until their start, or queued for a slot) */
   get count(): number {
     return this.active.size;
   }
+
+  /** attempts whose handler has been called and not returned: at most `concurrency` */
+  get running(): number {
+    return this.begun;
+  }
+
+  private begun = 0;
+  /** tasks whose start came while every slot was running, oldest first */
+  private readonly waiting: Active[] = [];
 
   /**
    * Slots promised to steps that completions in flight may hand back (CompleteTaskInput.handoff):
@@ -221,16 +241,35 @@ export class Runner {
       overdueTimer: null,
       runStartTimer: null,
       holdTimer: null,
+      queued: false,
+      begun: false,
+      delayed: false,
       timer: { clear() {} },
       startedAt: Date.now(),
       done: Promise.resolve(),
     };
     this.active.set(task.id, entry);
     if (task.startedAt && task.startedAt.getTime() > this.deps.clock().getTime()) {
+      entry.delayed = true;
       this.hold(entry, task.startedAt.getTime(), 0);
       return;
     }
-    this.begin(entry);
+    this.admit(entry);
+  }
+
+  /**
+   * Starts `entry` now when a slot is free, else queues it for the next slot to free (a task
+   * claimed ahead beyond the free slots: worker/claimer.ts prefetch). The concurrency ceiling
+   * is kept here, whoever claimed the task.
+   */
+  private admit(entry: Active): void {
+    if (this.begun < (this.config.concurrency ?? Infinity)) {
+      this.begin(entry);
+      return;
+    }
+    entry.queued = true;
+    entry.delayed = true;
+    this.waiting.push(entry);
   }
 
   /**
@@ -246,8 +285,7 @@ export class Runner {
         this.hold(entry, at, rearms + 1);
         return;
       }
-      entry.heldStart = now;
-      this.begin(entry);
+      this.admit(entry);
     }, Math.max(0, at - this.deps.clock().getTime()));
   }
 
@@ -255,6 +293,9 @@ export class Runner {
   private begin(entry: Active): void {
     const task = entry.task;
     const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
+    entry.begun = true;
+    this.begun++;
+    if (entry.delayed) entry.heldStart = this.deps.clock();
     entry.startedAt = Date.now();
     this.startTimes.set(task, entry.startedAt);
     const timeoutMs = Math.max(1, task.timeoutSeconds * 1000);
@@ -379,11 +420,13 @@ export class Runner {
     }
     const entry = this.active.get(taskId);
     if (!entry || entry.settled) return false;
-    if (entry.holdTimer) {
+    if (entry.holdTimer || entry.queued) {
       // Claimed ahead and not started yet: nothing runs, the slot frees at once. A cancel or a
       // lost lease leaves nothing to record; a forced stop records a failed attempt.
-      clearTimeout(entry.holdTimer);
+      if (entry.holdTimer) clearTimeout(entry.holdTimer);
       entry.holdTimer = null;
+      if (entry.queued) this.waiting.splice(this.waiting.indexOf(entry), 1);
+      entry.queued = false;
       entry.settled = true;
       this.release(taskId);
       this.deps.logger.info({ taskId, reason }, 'attempt aborted before its planned start');
@@ -435,7 +478,19 @@ export class Runner {
   private pendingCompletions = 0;
 
   private release(taskId: string): void {
-    if (this.active.delete(taskId)) this.deps.onSlotFree?.();
+    const entry = this.active.get(taskId);
+    if (!entry) return;
+    this.active.delete(taskId);
+    if (entry.begun) {
+      this.begun--;
+      // The freed slot goes to the task that has waited longest for one.
+      const next = this.waiting.shift();
+      if (next) {
+        next.queued = false;
+        this.begin(next);
+      }
+    }
+    this.deps.onSlotFree?.();
   }
 
   /** attempts whose outcome is being recorded: renewed by the heartbeat until recorded or lost */

@@ -103,6 +103,7 @@ export function testWorkerConfig(url: string, over: Partial<WorkerConfig> = {}):
     tickMs: 200,
     lookaheadMs: 0,
     claimAheadMs: 0,
+    prefetchMultiplier: 1,
     tickBatch: 100,
     misfireGraceMs: 60_000,
     heartbeatMs: 500,

@@ -120,6 +120,38 @@ describe('concurrency is a ceiling, hand-offs included (worker/claimer.ts freeSl
   });
 });
 
+describe('prefetch: tasks claimed ahead beyond the free slots wait for one (docs/on-time.md "Prefetch")', () => {
+  it('8 runs due at one instant on 2 slots with prefetch multiplier 3: 6 claimed ahead, never more than 2 handlers at once, real starts recorded', async () => {
+    const due = new Date(Date.now() + 1500);
+    const runs: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms: 60 } }] });
+      runs.push((await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: due, scheduleAt: due })).run.id);
+    }
+    const w = worker({ concurrency: 2, prefetchMultiplier: 3, claimAheadMs: 500 });
+    let running = 0;
+    let held = 0;
+    const sampler = setInterval(() => {
+      running = Math.max(running, w.runner.running);
+      held = Math.max(held, w.runner.count);
+    }, 1);
+    try {
+      await w.start();
+      await waitFor(async () => (await t.db.run.count({ where: { id: { in: runs }, status: 'success' } })) === runs.length, 30_000, 'all runs success');
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(running).toBe(2);
+    expect(held).toBe(6); // 3 per free slot, claimed before the instant
+    const starts = (await t.pool.query<{ started_at: Date }>(
+      `SELECT started_at FROM tasks WHERE run_id = ANY($1) ORDER BY started_at`, [runs])).rows.map((r) => r.started_at.getTime());
+    expect(starts.every((s) => s >= due.getTime())).toBe(true); // none before its instant
+    // The tasks that waited for a slot record when they really started: two at a time, 60 ms apart.
+    expect(starts[2]! - due.getTime()).toBeGreaterThanOrEqual(55);
+    expect(starts[4]! - due.getTime()).toBeGreaterThanOrEqual(115);
+  });
+});
+
 describe('docs/engine-cases.md case 3 — an expired lease never leads to two live attempts', () => {
   it('timeout 2 s, retries 1, a 5 s handler ignoring cancellation: "timed out, still running" until it returns, recorded timeout, retry only after', async () => {
     const w = worker({ concurrency: 2 });
