@@ -330,6 +330,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       state = 'draining';
       logger.info({ running: runner.count, graceMs }, 'worker draining: no new claims, waiting for running attempts');
       await Promise.all([claimer.stop(), ticker.stop()]);
+      // Tasks claimed but waiting for a slot go back to the database for other workers.
+      runner.handBackUnstarted();
       if (nodeId) await setNodeStatus(db, { nodeId, status: 'draining', runningTasks: runner.count }, clock()).catch(() => false);
       let drained = await runner.idle(graceMs);
       let aborted = 0;

@@ -34,7 +34,7 @@
  */
 import type { Logger } from 'pino';
 import type { EngineDb, PrismaClient } from '../lib/db.ts';
-import { completeTask, markAttemptOverdue } from '../lib/engine/index.ts';
+import { completeTask, markAttemptOverdue, releaseTasks } from '../lib/engine/index.ts';
 import type { ClaimedTask, CompleteTaskInput, CompleteTaskResult } from '../lib/engine/types.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
@@ -267,6 +267,11 @@ export class Runner {
       this.begin(entry);
       return;
     }
+    if (this.handingBack) {
+      // Stopping: what cannot start now goes back to the database for another worker.
+      this.handBack(entry);
+      return;
+    }
     entry.queued = true;
     entry.delayed = true;
     this.waiting.push(entry);
@@ -420,20 +425,16 @@ export class Runner {
     }
     const entry = this.active.get(taskId);
     if (!entry || entry.settled) return false;
-    if (entry.holdTimer || entry.queued) {
-      // Claimed ahead and not started yet: nothing runs, the slot frees at once. A cancel or a
-      // lost lease leaves nothing to record; a forced stop records a failed attempt.
-      if (entry.holdTimer) clearTimeout(entry.holdTimer);
-      entry.holdTimer = null;
-      if (entry.queued) this.waiting.splice(this.waiting.indexOf(entry), 1);
-      entry.queued = false;
-      entry.settled = true;
+    if (!entry.begun) {
+      // Claimed and not started yet (held until its start, or waiting for a slot): nothing runs.
+      // A forced stop hands it back unstarted; a cancel or a lost lease leaves nothing to record.
+      if (reason === 'shutdown') {
+        this.handBack(entry);
+        return true;
+      }
+      this.unhold(entry);
       this.release(taskId);
       this.deps.logger.info({ taskId, reason }, 'attempt aborted before its planned start');
-      if (reason === 'shutdown') {
-        const log = lazyChildLogger(this.deps.logger, { taskId, runId: entry.task.runId, attempt: entry.task.attempt, handler: entry.task.handler });
-        void this.complete(entry.task, { outcome: 'failed', error: 'aborted: worker shutting down before the attempt started' }, false, log);
-      }
       return true;
     }
     if (reason !== 'shutdown') {
@@ -445,6 +446,50 @@ export class Runner {
     abortOf(entry).abort(new AttemptAbortError(reason, `attempt aborted: ${reason.replace('_', ' ')}`));
     this.deps.logger.info({ taskId, reason }, 'attempt aborted');
     return true;
+  }
+
+  /**
+   * The worker is stopping (docs/on-time.md "Prefetch"): every task waiting for a slot is handed
+   * back to the database now (releaseTasks: pending again, same attempt, another worker takes
+   * it), and from now on a task whose start comes without a free slot is handed back too. A
+   * held task whose start comes while a slot is free still starts, within the grace period.
+   */
+  handBackUnstarted(): void {
+    this.handingBack = true;
+    for (const entry of [...this.waiting]) this.handBack(entry);
+  }
+
+  private handingBack = false;
+  /** tasks to hand back in the next statement (one per turn of the event loop) */
+  private handBackBatch: Active[] = [];
+
+  /** Takes a task that never started out of the runner and hands it back (batched: releaseTasks). */
+  private handBack(entry: Active): void {
+    this.unhold(entry);
+    this.active.delete(entry.task.id);
+    this.handBackBatch.push(entry);
+    if (this.handBackBatch.length > 1) return;
+    this.pendingCompletions++;
+    setImmediate(() => {
+      const batch = this.handBackBatch;
+      this.handBackBatch = [];
+      const tasks = batch.map((e) => ({ id: e.task.id, attempt: e.task.attempt, scheduledFor: e.task.scheduledFor }));
+      releaseTasks(this.deps.hotDb ?? this.deps.db, { nodeId: this.config.nodeId, tasks, reason: 'the worker is stopping' }, this.deps.clock())
+        .then((n) => this.deps.logger.info({ tasks: tasks.length, handedBack: n }, 'tasks claimed but not started handed back'))
+        .catch((err) => this.deps.logger.warn({ err, tasks: tasks.length }, 'could not hand back tasks claimed but not started; their leases expire and the reaper reclaims them'))
+        .finally(() => {
+          this.pendingCompletions--;
+        });
+    });
+  }
+
+  /** Ends the wait of a task that has not started: its hold timer or its place in the queue. */
+  private unhold(entry: Active): void {
+    if (entry.holdTimer) clearTimeout(entry.holdTimer);
+    entry.holdTimer = null;
+    if (entry.queued) this.waiting.splice(this.waiting.indexOf(entry), 1);
+    entry.queued = false;
+    entry.settled = true;
   }
 
   /** Aborts every running attempt (forced shutdown). */

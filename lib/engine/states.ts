@@ -14,12 +14,13 @@
  * - dead letter — a job moved to status `dead_letter` after `dead_letter_after` consecutive failed runs; a task that used up its retries is `dead`.
  *
  * Task state machine (must match the SQL trigger `tasks_valid_transition`, last
- * redefined in prisma/migrations/20261201900001_recovery; tests/integration/engine-states.test.ts checks both agree):
+ * redefined in prisma/migrations/20261205000000_release_unstarted_tasks; tests/integration/engine-states.test.ts checks both agree):
  *
  * ```mermaid
  * stateDiagram-v2
  *   [*] --> pending: run created
  *   pending --> running: claim
+ *   running --> pending: handed back unstarted (same attempt)
  *   running --> success
  *   running --> failed
  *   running --> timeout
@@ -111,6 +112,8 @@ export function isFinalRunStatus(status: string): boolean {
  */
 export const TASK_TRANSITIONS: ReadonlyArray<readonly [TaskStatus, TaskStatus]> = [
   ['pending', 'running'],
+  // a worker hands back a task it claimed but never started (release-tasks.ts): no attempt counted
+  ['running', 'pending'],
   ['running', 'success'],
   ['running', 'failed'],
   ['running', 'timeout'],

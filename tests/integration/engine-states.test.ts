@@ -59,7 +59,7 @@ describe('states', () => {
       client.release();
     }
     // 14 engine and retry moves + 4 recovery moves (mark success, clear): docs/recovery.md
-    expect(TASK_TRANSITIONS.length).toBe(18);
+    expect(TASK_TRANSITIONS.length).toBe(19);
     expect(canTransition('dead', 'success') && canTransition('success', 'pending')).toBe(true);
   });
 

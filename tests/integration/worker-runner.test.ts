@@ -152,6 +152,57 @@ describe('prefetch: tasks claimed ahead beyond the free slots wait for one (docs
   });
 });
 
+describe('a stopping worker hands back the tasks it claimed and never started (lib/engine/release-tasks.ts)', () => {
+  const dueRuns = async (n: number, at: Date, ms: number) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms } }] });
+      ids.push((await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: at, scheduleAt: at })).run.id);
+    }
+    return ids;
+  };
+  const tasksOf = async (runs: string[]) => (await t.pool.query<{ id: string; status: string; attempt: number; locked_by: string | null; started_at: Date | null }>(
+    `SELECT id, status::text, attempt, locked_by, started_at FROM tasks WHERE run_id = ANY($1) ORDER BY id`, [runs])).rows;
+
+  it('a graceful stop hands back the prefetched tasks waiting for a slot at once; another worker runs them on their first attempt', async () => {
+    const due = new Date(Date.now() + 1200);
+    const runs = await dueRuns(4, due, 1500);
+    const a = worker({ concurrency: 1, prefetchMultiplier: 4, claimAheadMs: 500, name: 'worker-a' });
+    await a.start();
+    await waitFor(async () => a.runner.running === 1, 10_000, 'one attempt running, three waiting');
+    expect(a.runner.count).toBe(4);
+    const stopping = a.stop({ graceMs: 10_000 });
+    const back = await waitFor(async () => {
+      const rows = (await tasksOf(runs)).filter((r) => r.status === 'pending');
+      return rows.length === 3 ? rows : null;
+    }, 5000, 'three tasks handed back');
+    expect(back.every((r) => r.attempt === 1 && r.locked_by === null && r.started_at === null)).toBe(true);
+    const log = await logsOf(back[0]!.id);
+    expect(log.at(-1)).toMatchObject({ fromStatus: 'running', toStatus: 'pending', attempt: 1 });
+    expect(log.at(-1)!.message).toMatch(/^handed back unstarted by .+: the worker is stopping$/);
+    expect((await stopping).drained).toBe(true); // the running attempt finished within the grace
+
+    const b = worker({ concurrency: 4, name: 'worker-b' });
+    await b.start();
+    await waitFor(async () => (await t.db.run.count({ where: { id: { in: runs }, status: 'success' } })) === 4, 15_000, 'all runs success');
+    expect((await tasksOf(runs)).map((r) => r.attempt)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('a forced stop hands back tasks held for a start still to come, without counting an attempt', async () => {
+    const due = new Date(Date.now() + 2500);
+    const runs = await dueRuns(2, due, 10);
+    const a = worker({ concurrency: 2, claimAheadMs: 2000 });
+    await a.start();
+    await waitFor(async () => a.runner.count === 2, 10_000, 'two tasks held');
+    expect(a.runner.running).toBe(0);
+    await a.stop({ graceMs: 0 });
+    const rows = await tasksOf(runs);
+    expect(rows.map((r) => [r.status, r.attempt, r.locked_by])).toEqual([['pending', 1, null], ['pending', 1, null]]);
+    const failed = await t.pool.query(`SELECT count(*)::int AS n FROM task_logs WHERE task_id = ANY($1) AND to_status IN ('failed', 'dead')`, [rows.map((r) => r.id)]);
+    expect(failed.rows[0].n).toBe(0);
+  });
+});
+
 describe('docs/engine-cases.md case 3 — an expired lease never leads to two live attempts', () => {
   it('timeout 2 s, retries 1, a 5 s handler ignoring cancellation: "timed out, still running" until it returns, recorded timeout, retry only after', async () => {
     const w = worker({ concurrency: 2 });

@@ -1,0 +1,46 @@
+import { preparedSql, type EngineDb, type Prisma } from '../db.ts';
+import { TASKS_CHANNEL } from './notify.ts';
+
+/**
+ * Hands back tasks a worker claimed but never started (docs/on-time.md "Prefetch"): claimed
+ * ahead and held until their start, or prefetched and waiting for a slot, when the worker
+ * stops. Each goes running -> pending on the same attempt (no handler ran, so no attempt is
+ * counted and no stats event is booked), its lock, lease and planned start cleared, with a
+ * task_logs row `handed back unstarted by <node>: <reason>`; when any was handed back,
+ * NOTIFY tickflow_tasks wakes the other workers to claim them.
+ *
+ * Compare-and-set on (id, week, attempt, running, locked_by = nodeId): a task cancelled or
+ * reclaimed meanwhile is left alone. One autocommit statement; lock: the task rows (the
+ * running_resources row of a resource-keyed task is released by its trigger).
+ * @param input.tasks the claimed tasks: id, attempt, and scheduled_for (the partition key)
+ * @param now the clock (UTC): updated_at and the log row's instant
+ * @returns how many tasks were handed back
+ */
+export async function releaseTasks(
+  db: EngineDb,
+  input: { nodeId: string; tasks: { id: string; attempt: number; scheduledFor: Date }[]; reason: string },
+  now: Date = new Date(),
+): Promise<number> {
+  if (input.tasks.length === 0) return 0;
+  const rows = await (db as Prisma.TransactionClient).$queryRawUnsafe<{ n: number }[]>(
+    preparedSql('release-tasks', `WITH x AS (
+       SELECT * FROM unnest($2::uuid[], $3::int[], $4::timestamptz[]) AS x(id, attempt, scheduled_for)
+     ), upd AS (
+       UPDATE tasks t SET status = 'pending', locked_by = NULL, lease_until = NULL, started_at = NULL,
+              version = t.version + 1, updated_at = $5::timestamptz
+         FROM x
+        WHERE t.id = x.id AND t.scheduled_for = x.scheduled_for AND t.attempt = x.attempt
+          AND t.status::text = 'running' AND t.locked_by = $1
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt
+     ), logs AS (
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
+       SELECT id, run_id, scheduled_for, attempt, 'running', 'pending', 'handed back unstarted by ' || $1 || ': ' || $6, $1, $5::timestamptz
+         FROM upd
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM upd)::int AS n, (SELECT count(*) FROM logs)::int AS logged,
+            CASE WHEN (SELECT count(*) FROM upd) > 0 THEN pg_notify('${TASKS_CHANNEL}', '') END AS notified`),
+    input.nodeId, input.tasks.map((t) => t.id), input.tasks.map((t) => t.attempt), input.tasks.map((t) => t.scheduledFor), now, input.reason,
+  );
+  return rows[0]?.n ?? 0;
+}
