@@ -1,6 +1,7 @@
 /**
  * Claimer service: moves ready tasks to this worker in batches of up to its
- * free concurrency slots (engine claimTasks: one UPDATE ... WHERE id IN
+ * free concurrency slots — up to `prefetchMultiplier` times that while no backlog is known
+ * (docs/on-time.md "Prefetch") — (engine claimTasks: one UPDATE ... WHERE id IN
  * (SELECT ... FOR UPDATE SKIP LOCKED) with routing enforced in SQL), and hands
  * them to the runner. It wakes on NOTIFY `tickflow_tasks` (see listener.ts) — at
  * once, or at the instant the payload names (a run created ahead of its slot, a
@@ -10,7 +11,7 @@
  * earliest schedule_at (nextTaskDue), so a lost notification costs at most one
  * safety interval (docs/on-time.md). There is no per-task polling.
  * With `aheadMs` every such instant is brought forward by it: a claim then takes the tasks due
- * within `aheadMs` too, and the runner holds each until its start, its slot taken
+ * within `aheadMs` too, and the runner holds each until its start, counted as taking a slot
  * (docs/on-time.md "Claiming ahead").
  */
 import type { Logger } from 'pino';
@@ -45,7 +46,7 @@ export interface ClaimerConfig {
 export class Claimer {
   private readonly loop: ServiceLoop;
   private paused = false;
-  /** the last claim filled every free slot: more work is probably waiting */
+  /** the last claim got every task it asked for: more work is probably waiting (no prefetch then) */
   private backlog = false;
   private slotWake: NodeJS.Timeout | null = null;
   /** future instants (epoch ms) when known tasks become claimable */
@@ -96,7 +97,7 @@ export class Claimer {
     return Math.max(0, until - this.deps.clock().getTime());
   }
 
-  /** Claims up to the free slots at `now` and starts them; returns how many were claimed. */
+  /** Claims up to the free slots at `now` (times the prefetch multiplier without a backlog) and hands them to the runner; returns how many were claimed. */
   async runOnce(now: Date): Promise<number> {
     if (this.paused) return 0;
     const free = this.freeSlots();

@@ -131,7 +131,7 @@ interface Active {
   overdueTimer: NodeJS.Timeout | null;
   /** marks a one-step run running once the attempt has lasted RUN_START_DELAY_MS (run-starter.ts) */
   runStartTimer: NodeJS.Timeout | null;
-  /** a task claimed ahead waits for its planned start (its slot held): the timer that starts it */
+  /** a task claimed ahead waits for its planned start: the timer that lets it start (then, or when a slot frees) */
   holdTimer: NodeJS.Timeout | null;
   /** its start instant came (or it was due at once) while every slot was running: waiting for one */
   queued: boolean;
@@ -139,6 +139,8 @@ interface Active {
   begun: boolean;
   /** it did not start when it was claimed (held or queued): its real start goes with its completion */
   delayed: boolean;
+  /** it left the runner (release or hand-back): nothing of it is counted any more */
+  released: boolean;
   /** the clock when a held task really started (sent with its completion: CompleteTaskInput.startedAt) */
   heldStart?: Date;
   timer: LongTimeout;
@@ -228,9 +230,11 @@ export class Runner {
   }
 
   /**
-   * Starts one attempt in the background. A task claimed ahead of its slot (its claim's
-   * started_at still in the future by the worker's clock: ClaimInput.aheadMs) takes its slot now
-   * and starts at that instant (docs/on-time.md "Claiming ahead").
+   * Takes a claimed task and starts its attempt in the background: now when a slot is free,
+   * else as soon as one frees (a prefetched task: docs/on-time.md "Prefetch"). A task claimed
+   * ahead of its slot (its claim's started_at still in the future by the worker's clock:
+   * ClaimInput.aheadMs) counts as held from now and starts at that instant, or when a slot frees
+   * after it (docs/on-time.md "Claiming ahead").
    */
   start(task: RunnableTask): void {
     const entry: Active = {
@@ -244,6 +248,7 @@ export class Runner {
       queued: false,
       begun: false,
       delayed: false,
+      released: false,
       timer: { clear() {} },
       startedAt: Date.now(),
       done: Promise.resolve(),
@@ -365,7 +370,7 @@ export class Runner {
       entry.timer.clear();
       if (entry.overdueTimer) clearTimeout(entry.overdueTimer);
       if (entry.runStartTimer) clearTimeout(entry.runStartTimer);
-      this.release(task.id);
+      this.release(entry);
       if (entry.timedOut && !late) {
         const overMs = Date.now() - entry.startedAt - timeoutMs;
         await this.complete(task, {
@@ -433,7 +438,7 @@ export class Runner {
         return true;
       }
       this.unhold(entry);
-      this.release(taskId);
+      this.release(entry);
       this.deps.logger.info({ taskId, reason }, 'attempt aborted before its planned start');
       return true;
     }
@@ -466,7 +471,7 @@ export class Runner {
   /** Takes a task that never started out of the runner and hands it back (batched: releaseTasks). */
   private handBack(entry: Active): void {
     this.unhold(entry);
-    this.active.delete(entry.task.id);
+    this.forget(entry);
     this.handBackBatch.push(entry);
     if (this.handBackBatch.length > 1) return;
     this.pendingCompletions++;
@@ -522,20 +527,34 @@ export class Runner {
 
   private pendingCompletions = 0;
 
-  private release(taskId: string): void {
-    const entry = this.active.get(taskId);
-    if (!entry) return;
-    this.active.delete(taskId);
+  /**
+   * `entry` leaves the runner: its slot, if it had begun, goes to the task that has waited
+   * longest for one. By identity, once: a task id may come back as a new attempt while an
+   * aborted attempt's handler still runs (ignoring its abort), and each must free its own slot.
+   */
+  private release(entry: Active): void {
+    if (entry.released) return;
+    this.forget(entry);
     if (entry.begun) {
       this.begun--;
-      // The freed slot goes to the task that has waited longest for one.
       const next = this.waiting.shift();
       if (next) {
         next.queued = false;
-        this.begin(next);
+        try {
+          this.begin(next);
+        } catch (err) {
+          // The attempt that just ended must still be recorded by the caller.
+          this.deps.logger.error({ err, taskId: next.task.id }, 'could not start a task waiting for a slot');
+        }
       }
     }
     this.deps.onSlotFree?.();
+  }
+
+  /** Marks `entry` gone and drops it from the map when it is still the entry of its task id. */
+  private forget(entry: Active): void {
+    entry.released = true;
+    if (this.active.get(entry.task.id) === entry) this.active.delete(entry.task.id);
   }
 
   /** attempts whose outcome is being recorded: renewed by the heartbeat until recorded or lost */

@@ -41,12 +41,12 @@ export async function backfillRuns(
   return withEngineTransaction(db, async (tx) => {
     let job = await lockJob(tx, p.jobId);
     if (!job) throw new DomainError('not_found', `job ${p.jobId} not found`);
-    if (job.newestActive && await withdrawAheadRun(tx, { jobId: job.id, actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }) }, now)) {
-      job = (await lockJob(tx, p.jobId))!; // the run created ahead was not active yet
-    }
     const covered = await coveredSlots(tx, { jobId: job.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
     const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);
+    if (slots.length && job.newestActive && await withdrawAheadRun(tx, { jobId: job.id, actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }) }, now)) {
+      job = (await lockJob(tx, p.jobId))!; // the run created ahead was not active yet
+    }
     // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
     // (or every run, when the job already has an active one) waits behind the serial gate.
     const waitsFor = job.newestActive;

@@ -42,9 +42,11 @@ export async function cancelAheadRuns(
  * run of the job is about to become active first (any trigger but the tick's look-ahead, or an
  * operator re-opening a finished run), the job's run created ahead is withdrawn: cancelled as by
  * cancelAheadRuns, its error saying `withdrawn before its slot: <cause>; the slot fires again
- * when due`, and next_run_at moved back to its slot. The tick then fires that slot when it is
- * due, and the job's block strategy is decided there against the runs active at that moment,
- * exactly as without look-ahead.
+ * when due`, and next_run_at moved back to its slot — a job whose schedule ended with that slot
+ * (a `once` job, an `endAt`: the tick paused it when it fired the slot ahead) is made active
+ * again (rewindNextRunAt `reviveEnded`). The tick then fires that slot when it is due, and the
+ * job's block strategy is decided there against the runs active at that moment, exactly as
+ * without look-ahead.
  *
  * Call inside the transaction that holds the job row, before reading the job's active runs for
  * a block strategy (lock order job -> run -> task).
@@ -61,7 +63,7 @@ export async function withdrawAheadRun(
 ): Promise<string | null> {
   const runs = (await selectNewestAheadRun(tx, { jobId: input.jobId }, now)).filter((r) => r.id !== input.exceptRunId);
   const reason = `withdrawn before its slot: ${input.cause}; the slot fires again when due`;
-  const { cancelledRunIds } = await cancelAhead(tx, runs, { jobId: input.jobId, actor: input.actor, reason }, now);
+  const { cancelledRunIds } = await cancelAhead(tx, runs, { jobId: input.jobId, actor: input.actor, reason }, now, true);
   return cancelledRunIds[0] ?? null;
 }
 
@@ -70,6 +72,7 @@ async function cancelAhead(
   runs: { id: string; scheduleAt: Date }[],
   input: { jobId: string; actor: string; reason: string },
   now: Date,
+  reviveEnded = false,
 ): Promise<CancelAheadResult> {
   if (runs.length === 0) return { cancelledRunIds: [], nextRunAt: null };
   const ids = runs.map((r) => r.id);
@@ -77,6 +80,6 @@ async function cancelAhead(
   await cancelRunTasks(tx, { runIds: ids, message: input.reason, actor: input.actor }, now);
   for (const id of ids) await finishRunIfDone(tx, id, now);
   const earliest = runs.reduce((m, r) => (r.scheduleAt < m ? r.scheduleAt : m), runs[0]!.scheduleAt);
-  const nextRunAt = await rewindNextRunAt(tx, { jobId: input.jobId, to: earliest });
+  const nextRunAt = await rewindNextRunAt(tx, { jobId: input.jobId, to: earliest, reviveEnded });
   return { cancelledRunIds: ids, nextRunAt };
 }

@@ -6,8 +6,9 @@ import { TASKS_CHANNEL } from './notify.ts';
  * ahead and held until their start, or prefetched and waiting for a slot, when the worker
  * stops. Each goes running -> pending on the same attempt (no handler ran, so no attempt is
  * counted and no stats event is booked), its lock, lease and planned start cleared, with a
- * task_logs row `handed back unstarted by <node>: <reason>`; when any was handed back,
- * NOTIFY tickflow_tasks wakes the other workers to claim them.
+ * task_logs row `handed back unstarted by <node>: <reason>`. NOTIFY tickflow_tasks wakes the
+ * other workers: payload '' when one is claimable now, and the epoch ms of the earliest
+ * schedule_at still to come when one is held for later (notify.ts).
  *
  * Compare-and-set on (id, week, attempt, running, locked_by = nodeId): a task cancelled or
  * reclaimed meanwhile is left alone. One autocommit statement; lock: the task rows (the
@@ -31,15 +32,21 @@ export async function releaseTasks(
          FROM x
         WHERE t.id = x.id AND t.scheduled_for = x.scheduled_for AND t.attempt = x.attempt
           AND t.status::text = 'running' AND t.locked_by = $1
-       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.schedule_at
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
        SELECT id, run_id, scheduled_for, attempt, 'running', 'pending', 'handed back unstarted by ' || $1 || ': ' || $6, $1, $5::timestamptz
          FROM upd
        RETURNING 1
+     ), due AS (
+       SELECT bool_or(schedule_at <= $5::timestamptz) AS now_due, min(schedule_at) FILTER (WHERE schedule_at > $5::timestamptz) AS later
+         FROM upd
      )
      SELECT (SELECT count(*) FROM upd)::int AS n, (SELECT count(*) FROM logs)::int AS logged,
-            CASE WHEN (SELECT count(*) FROM upd) > 0 THEN pg_notify('${TASKS_CHANNEL}', '') END AS notified`),
+            -- payloads as the tick's (notify.ts): '' = claimable now, else the epoch ms it becomes so
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') FROM due WHERE now_due) n)::int AS notified_now,
+            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', floor(extract(epoch FROM later) * 1000)::bigint::text)
+                                     FROM due WHERE later IS NOT NULL) n)::int AS notified_later`),
     input.nodeId, input.tasks.map((t) => t.id), input.tasks.map((t) => t.attempt), input.tasks.map((t) => t.scheduledFor), now, input.reason,
   );
   return rows[0]?.n ?? 0;

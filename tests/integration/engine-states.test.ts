@@ -58,7 +58,7 @@ describe('states', () => {
     } finally {
       client.release();
     }
-    // 14 engine and retry moves + 4 recovery moves (mark success, clear): docs/recovery.md
+    // 14 engine and retry moves + the hand-back of an unstarted task (docs/on-time.md) + 4 recovery moves (mark success, clear): docs/recovery.md
     expect(TASK_TRANSITIONS.length).toBe(19);
     expect(canTransition('dead', 'success') && canTransition('success', 'pending')).toBe(true);
   });

@@ -268,6 +268,43 @@ describe('a run created ahead is not active before its slot: a run that comes fi
     }
   });
 
+  it('a once job whose run was created ahead: Run now before it withdraws it, and the job still fires at its instant', async () => {
+    const B = ms(W, 240_000);
+    const once = await insertJob(t.db, { key: 'wd-once', scheduleKind: 'once', runAt: ms(B, 5000), steps: [{ handler: 'wd.once' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    expect((await tick(t.db, ms(B, 2500))).ahead).toBe(1);
+    // Firing its only slot ahead ended the schedule: the system paused it.
+    expect(await t.db.job.findUniqueOrThrow({ where: { id: once } })).toMatchObject({ status: 'paused', nextRunAt: null });
+    const r = await triggerRun(t.db, { jobId: once, trigger: 'manual', triggeredBy: 'alice@example.com', scheduledFor: ms(B, 3000) }, ms(B, 3000));
+    expect(r.outcome).toBe('started');
+    // The withdrawn slot is the job's again: active, due at it.
+    const job = await t.db.job.findUniqueOrThrow({ where: { id: once } });
+    expect(job.status).toBe('active');
+    expect(job.nextRunAt?.toISOString()).toBe(ms(B, 5000).toISOString());
+    const [manual] = await claim(ms(B, 3001), 'wd.once');
+    await completeTask(t.db, { taskId: manual!.id, attempt: 1, nodeId: 'n1', outcome: 'success', onlyTask: manual!.onlyTask }, ms(B, 3010));
+    await tick(t.db, ms(B, 3100));
+    const runs = await runsOf(once);
+    expect(runs.map((x) => [x.trigger, x.status])).toEqual([['schedule', 'cancelled'], ['manual', 'success'], ['schedule', 'pending']]);
+    expect(runs[2]!.scheduled_for.toISOString()).toBe(ms(B, 5000).toISOString());
+    expect(await t.db.job.findUniqueOrThrow({ where: { id: once } })).toMatchObject({ status: 'paused', nextRunAt: null });
+    expect((await claim(ms(B, 5001), 'wd.once')).map((c) => c.runId)).toEqual([runs[2]!.id]);
+  });
+
+  it('a withdrawn run cannot be re-opened once its slot has a run of its own: 409, nothing changed', async () => {
+    const B = ms(W, 300_000);
+    const job = await insertJob(t.db, { key: 'wd-reopen-slot', cron: '*/5 * * * * *', steps: [{ handler: 'wd.slot' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
+    await tick(t.db, ms(B, 2500));
+    await triggerRun(t.db, { jobId: job, trigger: 'manual', triggeredBy: 'alice@example.com', scheduledFor: ms(B, 3000) }, ms(B, 3000));
+    await tick(t.db, ms(B, 5000)); // the manual run is still active: the slot is recorded skipped
+    const [withdrawnRun, , slotRun] = await runsOf(job);
+    expect([withdrawnRun!.status, slotRun!.status]).toEqual(['cancelled', 'skipped']);
+    const [withdrawnTask] = (await t.pool.query<{ id: string }>(`SELECT id FROM tasks WHERE run_id = $1`, [withdrawnRun!.id])).rows;
+    await expect(retryTask(t.db, withdrawnTask!.id, 'alice@example.com', ms(B, 5100))).rejects.toMatchObject({
+      code: 'conflict', message: expect.stringMatching(/cancelled before its slot, and that slot has a run of its own since/),
+    });
+    expect((await runsOf(job)).map((x) => x.status)).toEqual(['cancelled', 'pending', 'skipped']);
+  });
+
   it('a run whose slot has come is active: Run now is blocked by it (discard_later)', async () => {
     const B = ms(W, 180_000);
     const job = await insertJob(t.db, { key: 'wd-due', cron: '*/5 * * * * *', steps: [{ handler: 'wd.test4' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });

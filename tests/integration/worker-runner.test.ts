@@ -5,7 +5,7 @@
  * the worker's clock.
  */
 import { describe, expect, it } from 'vitest';
-import { triggerRun } from '../../lib/engine/index.ts';
+import { cancelRun, retryTask, triggerRun } from '../../lib/engine/index.ts';
 import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { useTestDatabase } from '../helpers/db.ts';
@@ -200,6 +200,27 @@ describe('a stopping worker hands back the tasks it claimed and never started (l
     expect(rows.map((r) => [r.status, r.attempt, r.locked_by])).toEqual([['pending', 1, null], ['pending', 1, null]]);
     const failed = await t.pool.query(`SELECT count(*)::int AS n FROM task_logs WHERE task_id = ANY($1) AND to_status IN ('failed', 'dead')`, [rows.map((r) => r.id)]);
     expect(failed.rows[0].n).toBe(0);
+  });
+});
+
+describe('each attempt frees its own slot (worker/runner.ts release)', () => {
+  it('a cancelled attempt whose handler ignores its abort, and the retried attempt of the same task beside it: both slots come back', async () => {
+    const w = worker({ concurrency: 2 });
+    await w.start();
+    const { runId, tasks } = await runOf({ steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 1500 } }] });
+    const id = tasks.main!;
+    await waitFor(async () => (await task(id)).status === 'running' && w.runner.running === 1, 10_000, 'attempt 1 running');
+    await cancelRun(t.db, runId, 'alice@example.com');
+    await waitFor(async () => (await task(id)).status === 'cancelled', 5000, 'cancelled');
+    // Attempt 2 of the same task id, claimed while attempt 1's handler still runs.
+    await retryTask(t.db, id, 'alice@example.com');
+    await waitFor(async () => w.runner.running === 2, 5000, 'both attempts running');
+    await waitFor(async () => (await task(id)).status === 'success', 15_000, 'attempt 2 success');
+    await waitFor(async () => w.runner.running === 0 && w.runner.count === 0, 5000, 'every slot free again');
+    // The slots really are free: two more attempts run at once.
+    const more = [await runOf({ steps: [{ handler: 'builtin.sleep', payload: { ms: 300 } }] }), await runOf({ steps: [{ handler: 'builtin.sleep', payload: { ms: 300 } }] })];
+    await waitFor(async () => w.runner.running === 2, 5000, 'two new attempts at once');
+    for (const r of more) expect((await finalTask(r.tasks.main!)).status).toBe('success');
   });
 });
 

@@ -30,35 +30,51 @@ export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: 
  * run ahead only for a job without an active run, and every other run that becomes active first
  * withdraws it (cancel-ahead-runs.ts withdrawAheadRun). Reading one end of runs_active_idx keeps
  * the cost of a trigger independent of a long serial_execution queue.
- * Locks that run row FOR UPDATE. Call with the job row held.
+ * Locks the run row FOR UPDATE only when it is one created ahead (lock order: the caller holds
+ * the job row; a run that is not one is left alone). Call with the job row held.
  */
 export async function selectNewestAheadRun(tx: SqlClient, p: { jobId: string }, now: Date): Promise<{ id: string; scheduleAt: Date }[]> {
-  return tx.$queryRawUnsafe<{ id: string; scheduleAt: Date }[]>(
-    preparedSql('select-newest-ahead-run', `SELECT n.id, x.first AS "scheduleAt"
+  const found = await tx.$queryRawUnsafe<{ id: string; scheduledFor: Date; scheduleAt: Date }[]>(
+    preparedSql('select-newest-ahead-run', `SELECT n.id, n.scheduled_for AS "scheduledFor", x.first AS "scheduleAt"
        FROM (SELECT r.id, r.scheduled_for, r.trigger FROM runs r
               WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
-              ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1
-              FOR UPDATE OF r) n
+              ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
        CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
                                   bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > $2::timestamptz))) AS untouched
                              FROM tasks t WHERE t.run_id = n.id AND t.scheduled_for = n.scheduled_for) x
       WHERE n.trigger = 'schedule' AND x.untouched AND x.first > $2::timestamptz`),
     p.jobId, now,
   );
+  const run = found[0];
+  if (!run) return [];
+  // A claim of its tasks in flight is waited for; a run no longer open is not withdrawn.
+  const locked = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('lock-ahead-run', `SELECT id FROM runs WHERE id = $1::uuid AND scheduled_for = $2::timestamptz
+        AND status IN ('pending', 'running') FOR UPDATE`),
+    run.id, run.scheduledFor,
+  );
+  return locked.length ? [{ id: run.id, scheduleAt: run.scheduleAt }] : [];
 }
 
 /**
  * Moves an active, live job's next_run_at back to `to` when that is earlier (LEAST), so the
  * tick fires a cancelled look-ahead slot again; a paused or deleted job is left alone (resume
- * recomputes next_run_at). Primary-key UPDATE on the job row the caller holds. The
- * jobs_notify_update trigger wakes the tickers. Returns next_run_at afterwards (null when unchanged).
+ * recomputes next_run_at). With `p.reviveEnded`, a job whose schedule ended with that slot
+ * (the tick fired its last slot ahead and paused it: status paused by 'system', no
+ * next_run_at; a `once` job, an `endAt`) is made active again with next_run_at = `to`, as it
+ * was before that slot was fired ahead; at the slot the tick fires it and pauses it again.
+ * Primary-key UPDATE on the job row the caller holds. The jobs_notify_update trigger wakes
+ * the tickers. Returns next_run_at afterwards (null when unchanged).
  */
-export async function rewindNextRunAt(tx: SqlClient, p: { jobId: string; to: Date }): Promise<Date | null> {
+export async function rewindNextRunAt(tx: SqlClient, p: { jobId: string; to: Date; reviveEnded?: boolean }): Promise<Date | null> {
   const rows = await tx.$queryRawUnsafe<{ nextRunAt: Date | null }[]>(
-    preparedSql('rewind-next-run-at', `UPDATE jobs SET next_run_at = LEAST(coalesce(next_run_at, $2::timestamptz), $2::timestamptz)
-      WHERE id = $1::uuid AND status = 'active' AND deleted_at IS NULL
+    preparedSql('rewind-next-run-at', `UPDATE jobs SET next_run_at = LEAST(coalesce(next_run_at, $2::timestamptz), $2::timestamptz),
+             status = 'active'::job_status
+      WHERE id = $1::uuid AND deleted_at IS NULL
+        AND (status = 'active'
+             OR ($3::boolean AND status = 'paused' AND updated_by = 'system' AND next_run_at IS NULL))
       RETURNING next_run_at AS "nextRunAt"`),
-    p.jobId, p.to,
+    p.jobId, p.to, p.reviveEnded ?? false,
   );
   return rows[0]?.nextRunAt ?? null;
 }

@@ -1,5 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
+import { DomainError } from '../../errors.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
+import { pgErrorCode } from '../pg.ts';
 
 export interface ReopenRow {
   id: string;
@@ -21,51 +23,61 @@ export interface ReopenRow {
  *
  * Lock: the run row (held by the caller) and the listed task rows. Index:
  * tasks primary key (unnest join), runs primary key.
+ * @throws DomainError('conflict') when the run is a schedule run cancelled before its slot
+ *   (docs/on-time.md) whose slot has another run since: re-opening it would fire the slot
+ *   twice (runs_schedule_fire_uniq refuses it, 23505; a status change can violate no other
+ *   unique index).
  */
 export async function reopenTasks(
   tx: SqlClient,
   p: { runId: string; rows: ReopenRow[]; actor: string },
   now: Date,
 ): Promise<number> {
-  const res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
-    preparedSql('reopen-tasks', `WITH v AS (
-       SELECT * FROM unnest($2::uuid[], $3::int[], $4::boolean[], $5::boolean[], $6::text[]) AS v(id, pending_parents, reopen, bump, message)
-     ), old AS (
-       SELECT t.id, t.status FROM tasks t JOIN v ON v.id = t.id FOR UPDATE OF t
-     ), upd AS (
-       UPDATE tasks t
-          SET status = CASE WHEN v.reopen THEN 'pending'::task_status ELSE t.status END,
-              pending_parents = v.pending_parents,
-              attempt = t.attempt + CASE WHEN v.bump THEN 1 ELSE 0 END,
-              schedule_at = CASE WHEN v.reopen THEN $7::timestamptz ELSE t.schedule_at END,
-              locked_by = CASE WHEN v.reopen THEN NULL ELSE t.locked_by END,
-              lease_until = CASE WHEN v.reopen THEN NULL ELSE t.lease_until END,
-              completed_at = CASE WHEN v.reopen THEN NULL ELSE t.completed_at END,
-              error = CASE WHEN v.reopen THEN NULL ELSE t.error END,
-              output = CASE WHEN v.reopen THEN NULL ELSE t.output END,
-              exit_code = CASE WHEN v.reopen THEN NULL ELSE t.exit_code END,
-              version = t.version + 1, updated_at = $7::timestamptz
-         FROM v, old
-        WHERE t.id = v.id AND old.id = v.id
-       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.pending_parents, old.status AS from_status, v.reopen, v.message
-     ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
-       SELECT id, run_id, scheduled_for, attempt, from_status, 'pending', message, jsonb_build_object('actor', $8::text), $7::timestamptz
-         FROM upd WHERE reopen
-       RETURNING 1
-     ), run AS (
-       UPDATE runs
-          SET status = CASE WHEN started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
-              finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = $7::timestamptz
-        WHERE id = $1::uuid AND status NOT IN ('pending', 'running') AND EXISTS (SELECT 1 FROM upd WHERE reopen)
-       RETURNING id
-     )
-     SELECT (SELECT count(*) FROM upd WHERE reopen)::int AS reopened, (SELECT count(*) FROM logs)::int AS logged,
-            (SELECT count(*) FROM run)::int AS runs,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '')
-                                    WHERE EXISTS (SELECT 1 FROM upd WHERE reopen AND pending_parents = 0)) n)::int AS notified`),
-    p.runId, p.rows.map((r) => r.id), p.rows.map((r) => r.pendingParents), p.rows.map((r) => r.reopen),
-    p.rows.map((r) => r.bump), p.rows.map((r) => r.message), now, p.actor,
-  );
+  let res: { reopened: number }[];
+  try {
+    res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
+      preparedSql('reopen-tasks', `WITH v AS (
+         SELECT * FROM unnest($2::uuid[], $3::int[], $4::boolean[], $5::boolean[], $6::text[]) AS v(id, pending_parents, reopen, bump, message)
+       ), old AS (
+         SELECT t.id, t.status FROM tasks t JOIN v ON v.id = t.id FOR UPDATE OF t
+       ), upd AS (
+         UPDATE tasks t
+            SET status = CASE WHEN v.reopen THEN 'pending'::task_status ELSE t.status END,
+                pending_parents = v.pending_parents,
+                attempt = t.attempt + CASE WHEN v.bump THEN 1 ELSE 0 END,
+                schedule_at = CASE WHEN v.reopen THEN $7::timestamptz ELSE t.schedule_at END,
+                locked_by = CASE WHEN v.reopen THEN NULL ELSE t.locked_by END,
+                lease_until = CASE WHEN v.reopen THEN NULL ELSE t.lease_until END,
+                completed_at = CASE WHEN v.reopen THEN NULL ELSE t.completed_at END,
+                error = CASE WHEN v.reopen THEN NULL ELSE t.error END,
+                output = CASE WHEN v.reopen THEN NULL ELSE t.output END,
+                exit_code = CASE WHEN v.reopen THEN NULL ELSE t.exit_code END,
+                version = t.version + 1, updated_at = $7::timestamptz
+           FROM v, old
+          WHERE t.id = v.id AND old.id = v.id
+         RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.pending_parents, old.status AS from_status, v.reopen, v.message
+       ), logs AS (
+         INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
+         SELECT id, run_id, scheduled_for, attempt, from_status, 'pending', message, jsonb_build_object('actor', $8::text), $7::timestamptz
+           FROM upd WHERE reopen
+         RETURNING 1
+       ), run AS (
+         UPDATE runs
+            SET status = CASE WHEN started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
+                finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = $7::timestamptz
+          WHERE id = $1::uuid AND status NOT IN ('pending', 'running') AND EXISTS (SELECT 1 FROM upd WHERE reopen)
+         RETURNING id
+       )
+       SELECT (SELECT count(*) FROM upd WHERE reopen)::int AS reopened, (SELECT count(*) FROM logs)::int AS logged,
+              (SELECT count(*) FROM run)::int AS runs,
+              (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '')
+                                      WHERE EXISTS (SELECT 1 FROM upd WHERE reopen AND pending_parents = 0)) n)::int AS notified`),
+      p.runId, p.rows.map((r) => r.id), p.rows.map((r) => r.pendingParents), p.rows.map((r) => r.reopen),
+      p.rows.map((r) => r.bump), p.rows.map((r) => r.message), now, p.actor,
+    );
+  } catch (err) {
+    if (pgErrorCode(err) !== '23505') throw err;
+    throw new DomainError('conflict', `run ${p.runId} was cancelled before its slot, and that slot has a run of its own since: retry or re-run that run instead`);
+  }
   return res[0].reopened;
 }
