@@ -79,3 +79,24 @@ test('the run Gantt shows each task waiting and running on one time axis, in DAG
   await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^ran \d/);
   await page.getByTestId('run-gantt').screenshot({ path: 'e2e/__screenshots__/run-gantt.png' });
 });
+
+test('a run skipped by the block strategy shows its steps as skipped, not pending', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runpage.skip.${uniq()}`,
+    name: 'Skipped run graph',
+    schedule: { kind: 'manual' },
+    policy: { blockStrategy: 'discard_later' },
+    steps: [
+      { key: 'first', handler: 'builtin.sleep', payload: { ms: 20_000 } },
+      { key: 'second', handler: 'builtin.noop' },
+    ],
+    edges: [{ from: 'first', to: 'second', type: 'hard' }],
+  });
+  const active = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  const skipped = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  expect(skipped.status).toBe('skipped');
+  await login(page);
+  await page.goto(`/runs/${skipped.id}`);
+  for (const key of ['first', 'second']) await expect(page.getByTestId(`run-node-${key}`)).toHaveAttribute('data-status', 'skipped');
+  await api('POST', `/runs/${active.id}/cancel`, {});
+});

@@ -18,13 +18,15 @@ export type RunGraphTask = { stepKey: string; status: RunTaskStatus | string; at
 
 /**
  * Props of {@link RunGraph}: the job version's `steps` / `edges` (positions in px; laid out if missing), the run's
- * `tasks` (a step without a task is shown as pending), `selectedStepKey` to highlight the open task, and
+ * `tasks` (a step without a task is shown as `untaskedStatus`, default pending), `selectedStepKey` to highlight the open task, and
  * `onSelectTask(stepKey)` called on node click. `className` sizes the box (default 420px tall).
  */
 export type RunGraphProps = {
   steps: StepDraft[];
   edges: EdgeDraft[];
   tasks: RunGraphTask[];
+  /** how a step without a task is shown: pending (not created yet) unless the run ended without creating any (skipped) */
+  untaskedStatus?: RunTaskStatus;
   onSelectTask?(stepKey: string): void;
   selectedStepKey?: string | null;
   className?: string;
@@ -113,7 +115,7 @@ export function RunGraph(props: RunGraphProps) {
   );
 }
 
-function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, className }: RunGraphProps) {
+function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSelectTask, selectedStepKey, className }: RunGraphProps) {
   // Layout depends only on the graph, never on task updates, so nodes do not jump while a run progresses.
   const base = useMemo(() => toFlow(steps, edges), [steps, edges]);
   const byKey = useMemo(() => new Map(tasks.map((t) => [t.stepKey, t])), [tasks]);
@@ -121,7 +123,7 @@ function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, cla
     () =>
       base.nodes.map((n) => {
         const t = byKey.get(n.data.key);
-        const status = t?.status ?? 'pending';
+        const status = t?.status ?? untaskedStatus;
         return {
           id: n.id,
           type: 'run-step',
@@ -137,7 +139,7 @@ function RunGraphInner({ steps, edges, tasks, onSelectTask, selectedStepKey, cla
           ariaLabel: `${n.data.key}: ${status}`,
         };
       }),
-    [base, byKey, selectedStepKey],
+    [base, byKey, selectedStepKey, untaskedStatus],
   );
   // Controlled nodes with onNodesChange, and every task update merged into the previous node objects keeping
   // their `measured` size: a fresh node object without it would make React Flow re-measure (and edges flicker)

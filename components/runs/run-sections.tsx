@@ -137,6 +137,8 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
         steps={graph.steps}
         edges={graph.edges}
         tasks={run.tasks.map((t) => ({ stepKey: t.stepKey, status: t.status, attempt: t.attempt, durationMs: t.startedAt && t.completedAt ? new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime() : null }))}
+        // A skipped run (block strategy, misfire) was recorded without tasks: none of its steps ran.
+        untaskedStatus={run.status === 'skipped' ? 'skipped' : 'pending'}
         selectedStepKey={selected}
         onSelectTask={onSelect}
         className="h-[360px]"
