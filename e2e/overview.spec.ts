@@ -38,6 +38,10 @@ test('running now, next fires, failures by name and outcome counts', async ({ pa
   const dots = await hourly.getByTestId('next-fire-dot').count();
   expect(dots).toBeGreaterThanOrEqual(24);
   expect(dots).toBeLessThanOrEqual(25);
+  // The count beside the next fire reads whole, never clipped by the narrow name column.
+  const summary = hourly.getByTestId('next-fire-summary');
+  await expect(summary).toContainText(/· 2[45] in 24 h/);
+  expect(await summary.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
 
   // Failures by name, outcome counts with skipped shown.
   await expect(page.getByTestId('latest-failures')).toContainText('Broken report');

@@ -29,9 +29,11 @@ export function NextFires({ initial }: { initial: Overview }) {
   const from = toDate(o.generatedAt)!.getTime();
   const ticks = hourTicks(from, zone);
   const total = o.nextFires.reduce((n, j) => n + j.fires.length, 0);
+  // A job's dots are capped (lib/stats/upcoming-fires.ts perJob): then the total is a lower bound.
+  const atLeast = o.nextFires.some((j) => j.more);
   return (
     <Card className="overflow-hidden">
-      <CardHeader title="Next 24 hours" description={`${total} fire${total === 1 ? '' : 's'} of ${o.nextFires.length} job${o.nextFires.length === 1 ? '' : 's'}, in ${zone}`} />
+      <CardHeader title="Next 24 hours" description={`${atLeast ? 'over ' : ''}${total} fire${total === 1 && !atLeast ? '' : 's'} of ${o.nextFires.length} job${o.nextFires.length === 1 ? '' : 's'}, in ${zone}`} />
       {o.nextFires.length === 0 ? (
         <EmptyState title="Nothing fires in the next 24 hours" />
       ) : (
@@ -46,13 +48,14 @@ export function NextFires({ initial }: { initial: Overview }) {
           <ul>
             {o.nextFires.map((j) => (
               <li key={j.jobId} className="flex items-center border-b border-zinc-50 py-1" data-testid="next-fire-row">
-                <div className="w-48 shrink-0 truncate pr-2 text-xs">
-                  <Link href={`/jobs/${j.jobId}`} className="text-indigo-700 hover:underline" title={j.jobKey}>
+                <div className="w-48 shrink-0 pr-2 text-xs">
+                  <Link href={`/jobs/${j.jobId}`} className="block truncate text-indigo-700 hover:underline" title={j.jobKey}>
                     {j.jobName || j.jobKey}
                   </Link>
-                  <div className="text-[11px] text-zinc-500">
+                  {/* wraps rather than clips: the count must stay readable beside a long date */}
+                  <div className="text-[11px] leading-tight text-zinc-500" data-testid="next-fire-summary">
                     next {formatDateTime(j.fires[0], zone, { seconds: false })}
-                    {j.fires.length > 1 ? ` · ${j.fires.length}${j.more ? '+' : ''} in 24 h` : ''}
+                    {j.fires.length > 1 ? <span className="whitespace-nowrap">{` · ${j.more ? 'over ' : ''}${j.fires.length} in 24 h`}</span> : null}
                   </div>
                 </div>
                 <div className="relative h-4 flex-1">
