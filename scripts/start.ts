@@ -131,13 +131,22 @@ function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
  * TICKFLOW_SHUTDOWN_GRACE_MS), then the console, then the embedded database, so
  * the worker can still record its results; exit `code` (0 for a signal).
  * 'now' (a second signal, even in the middle of a drain): SIGKILL to the
- * children's process groups, the database still stopped last; exit 130.
+ * children's process groups — the worker first gets a second SIGTERM, its own "stop now" (it
+ * hands back the tasks it has not started, at most 1 s), and SIGKILL 2 s later — the database
+ * still stopped last; exit 130.
  */
 function stop(mode: StopMode, code: number, reason: string): void {
   if (mode === 'now') {
     if (stopMode === 'now') return;
     stopMode = 'now';
-    for (const child of [buildProc, workerProc, consoleProc]) killGroup(child, 'SIGKILL');
+    for (const child of [buildProc, consoleProc]) killGroup(child, 'SIGKILL');
+    // The worker's own second signal: it hands back the tasks it claimed and has not started
+    // (at most 1 s, worker/index.ts), then exits; SIGKILL if it has not after 2 s.
+    if (workerProc && !hasExited(workerProc)) {
+      workerProc.kill('SIGTERM');
+      const proc = workerProc;
+      setTimeout(() => killGroup(proc, 'SIGKILL'), 2000).unref();
+    }
   } else {
     stopMode ??= 'drain';
   }

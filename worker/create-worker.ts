@@ -108,6 +108,12 @@ export interface Worker {
   stop(options?: { graceMs?: number }): Promise<{ drained: boolean; aborted: number }>;
   /** immediate stop: aborts attempts, does not wait */
   kill(): Promise<void>;
+  /**
+   * A stop that cannot wait (a second signal): stops claiming, hands back every task claimed
+   * and not started (Runner.handBackAll: pending again, same attempt), and waits up to
+   * `timeoutMs` in all; running attempts are left to their leases. The caller exits right after.
+   */
+  handBackNow(timeoutMs?: number): Promise<void>;
 }
 
 export function createWorker(options: CreateWorkerOptions): Worker {
@@ -336,8 +342,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       let drained = await runner.idle(graceMs);
       let aborted = 0;
       if (!drained) {
+        const running = runner.running;
         aborted = runner.abortAll('shutdown');
-        logger.warn({ aborted }, 'shutdown grace over: aborting running attempts');
+        logger.warn({ aborted: running, handedBack: aborted - running }, 'shutdown grace over: aborting running attempts, handing back the tasks not started');
         drained = await runner.idle(Math.min(5000, Math.max(1000, config.shellKillGraceMs + 1000)));
       }
       runner.stopRecording();
@@ -353,6 +360,12 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       if (ownsDb) await db.$disconnect();
       logger.info({ drained, aborted }, 'worker stopped');
       return { drained, aborted };
+    },
+    async handBackNow(timeoutMs = 1000) {
+      const deadline = Date.now() + timeoutMs;
+      // No claim may take them again meanwhile (a claim in flight ends first).
+      await Promise.race([claimer.stop(), new Promise((r) => setTimeout(r, timeoutMs))]);
+      await runner.handBackAll(Math.max(0, deadline - Date.now()));
     },
     async kill() {
       state = 'stopped';

@@ -6,8 +6,9 @@
  * until SIGTERM/SIGINT: then it stops claiming, marks the node draining, waits
  * for running attempts up to TICKFLOW_SHUTDOWN_GRACE_MS, marks the node offline
  * and exits 0. A second signal (not the same one delivered twice: see
- * lib/infra/stop-requests.ts) exits at once (code 130); leases of attempts
- * still running then expire and the reaper of another worker reclaims them.
+ * lib/infra/stop-requests.ts) exits at once (code 130), after handing back the tasks it claimed
+ * and has not started (at most 1 s); leases of attempts still running then expire and the
+ * reaper of another worker reclaims them.
  */
 import { createStopRequests } from '../lib/infra/stop-requests.ts';
 import { serviceLogger } from '../lib/log.ts';
@@ -55,7 +56,10 @@ async function main(): Promise<void> {
     onStop: (mode, signal) => {
       if (mode === 'now') {
         log.warn({ signal }, 'second signal: exiting now');
-        process.exit(130);
+        // Tasks claimed and not started go back to the database first (at most 1 s), so they
+        // run elsewhere on their first attempt instead of failing when their leases expire.
+        void worker.handBackNow(1000).finally(() => process.exit(130));
+        return;
       }
       log.info({ signal }, 'signal received: draining');
       worker

@@ -464,6 +464,21 @@ export class Runner {
     for (const entry of [...this.waiting]) this.handBack(entry);
   }
 
+  /**
+   * Hands back every task not started yet — held until its start or waiting for a slot — and
+   * resolves when the hand-back statements are done, or after `timeoutMs` (a process about to
+   * exit on a second signal: docs/on-time.md "Stopping").
+   */
+  async handBackAll(timeoutMs: number): Promise<void> {
+    this.handingBack = true;
+    for (const entry of [...this.active.values()]) if (!entry.begun && !entry.settled) this.handBack(entry);
+    const deadline = Date.now() + timeoutMs;
+    // setImmediate sends the batch; wait for its answer (counted in pendingCompletions).
+    await new Promise((r) => setImmediate(r));
+    while (this.handBacksInFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  private handBacksInFlight = 0;
   private handingBack = false;
   /** tasks to hand back in the next statement (one per turn of the event loop) */
   private handBackBatch: Active[] = [];
@@ -475,6 +490,7 @@ export class Runner {
     this.handBackBatch.push(entry);
     if (this.handBackBatch.length > 1) return;
     this.pendingCompletions++;
+    this.handBacksInFlight++;
     setImmediate(() => {
       const batch = this.handBackBatch;
       this.handBackBatch = [];
@@ -484,6 +500,7 @@ export class Runner {
         .catch((err) => this.deps.logger.warn({ err, tasks: tasks.length }, 'could not hand back tasks claimed but not started; their leases expire and the reaper reclaims them'))
         .finally(() => {
           this.pendingCompletions--;
+          this.handBacksInFlight--;
         });
     });
   }

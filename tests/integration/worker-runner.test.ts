@@ -188,6 +188,18 @@ describe('a stopping worker hands back the tasks it claimed and never started (l
     expect((await tasksOf(runs)).map((r) => r.attempt)).toEqual([1, 1, 1, 1]);
   });
 
+  it('a second signal (handBackNow) hands back held and waiting tasks before the process exits', async () => {
+    const due = new Date(Date.now() + 2500);
+    const runs = await dueRuns(3, due, 10);
+    const a = worker({ concurrency: 1, prefetchMultiplier: 4, claimAheadMs: 2000 });
+    await a.start();
+    await waitFor(async () => a.runner.count === 3, 10_000, 'three tasks held');
+    await a.handBackNow(2000);
+    expect((await tasksOf(runs)).map((r) => [r.status, r.attempt, r.locked_by])).toEqual([['pending', 1, null], ['pending', 1, null], ['pending', 1, null]]);
+    expect(a.runner.count).toBe(0);
+    await a.kill();
+  });
+
   it('a forced stop hands back tasks held for a start still to come, without counting an attempt', async () => {
     const due = new Date(Date.now() + 2500);
     const runs = await dueRuns(2, due, 10);
