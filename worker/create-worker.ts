@@ -338,7 +338,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await Promise.all([claimer.stop(), ticker.stop()]);
       // Tasks claimed but waiting for a slot go back to the database for other workers.
       runner.handBackUnstarted();
-      if (nodeId) await setNodeStatus(db, { nodeId, status: 'draining', runningTasks: runner.count }, clock()).catch(() => false);
+      if (nodeId) await setNodeStatus(db, { nodeId, status: 'draining', runningTasks: runner.running }, clock()).catch(() => false);
       let drained = await runner.idle(graceMs);
       let aborted = 0;
       if (!drained) {
@@ -350,7 +350,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       runner.stopRecording();
       health.stop();
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
-      if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.count }, clock()).catch(() => false);
+      if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.running }, clock()).catch(() => false);
       state = 'stopped';
       await taskLogs.stop().catch(() => undefined);
       await taskLogPool.end().catch(() => undefined);

@@ -82,7 +82,7 @@ export class Heartbeat {
       this.deps.db,
       {
         nodeId: this.config.nodeId,
-        runningTasks: runner.count,
+        runningTasks: runner.running,
         cpuPercent: this.cpuPercent(),
         memoryMb: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10,
         load1: loadavg()[0] ?? null,
