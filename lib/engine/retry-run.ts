@@ -13,7 +13,8 @@ import type { Run } from './types.ts';
  * the job's block strategy applies like for any trigger, so the returned run
  * may be `skipped` (discard_later) or queued. The job's *current* definition is used.
  * @throws DomainError('not_found') for an unknown run or a deleted job; ('conflict') for a run in another
- *   status, or one already retried (its retry was not skipped).
+ *   status, one already retried (its retry was not skipped), or a schedule run cancelled before its
+ *   slot whose slot has a run of its own since (it would do that slot's work twice).
  */
 export async function retryRun(db: Db, runId: string, actor: string, now: Date = new Date()): Promise<Run> {
   if (!UUID_RE.test(runId)) throw new DomainError('not_found', `run ${runId} not found`);
@@ -33,6 +34,22 @@ export async function retryRun(db: Db, runId: string, actor: string, now: Date =
       `SELECT id, status::text AS status FROM runs WHERE parent_run_id = $1::uuid AND status <> 'skipped' ORDER BY created_at LIMIT 1`,
       run.id,
     );
+    // A schedule run cancelled before its slot (withdrawn, or a pause or edit: docs/on-time.md)
+    // never ran, and its slot has fired since as a run of its own: a retry would do that slot's
+    // work a second time.
+    const slotRun = await tx.$queryRawUnsafe<{ id: string; status: string }[]>(
+      `SELECT o.id, o.status::text AS status FROM runs r
+         JOIN runs o ON o.job_id = r.job_id AND o.scheduled_for = r.scheduled_for AND o.trigger = 'schedule'
+                    AND o.status <> 'cancelled' AND o.id <> r.id
+        WHERE r.id = $1::uuid AND r.trigger = 'schedule' AND r.status = 'cancelled'
+        LIMIT 1`,
+      run.id,
+    );
+    if (slotRun[0]) {
+      throw new DomainError('conflict', `run ${runId} was cancelled before its slot, and that slot has run ${slotRun[0].id} (${slotRun[0].status}) of its own: retry that run instead`, undefined, {
+        slotRunId: slotRun[0].id,
+      });
+    }
     if (earlier[0]) {
       throw new DomainError('conflict', `run ${runId} was already retried as run ${earlier[0].id} (${earlier[0].status}); retry that run instead`, undefined, {
         retryRunId: earlier[0].id,

@@ -3,14 +3,19 @@ import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
 import { dueAt, fireTimesAfter } from '../schedule/spec.ts';
 import { staggerOffsetMs } from '../schedule/stagger.ts';
 
-/** One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger). */
+/**
+ * One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger).
+ * With `more`, the job fires more often than `fires` can list: `fires` is then a sample, its next
+ * fire and the first fire in each equal part of the horizon, so it spreads as the fires do.
+ */
 export type UpcomingFire = { jobId: string; jobKey: string; jobName: string; fires: string[]; more: boolean };
 
 /**
  * What fires in the next `horizonMs` (default 24 h): active jobs whose next due instant falls before the horizon
  * (soonest first, at most `maxJobs`), each with its due instants computed by the tick's own rules
  * (lib/engine/tick toJobSchedule + lib/schedule fireTimesAfter and dueAt: zone, window, stagger), at most
- * `perJob` per job (`more` when there are others). An overdue next_run_at is listed as it is (due now).
+ * `perJob` per job (`more` when there are others: then a sample over the whole horizon, UpcomingFire).
+ * An overdue next_run_at is listed as it is (due now).
  * @param now the clock (ms precision).
  */
 export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: number; perJob?: number; maxJobs?: number } = {}): Promise<UpcomingFire[]> {
@@ -39,10 +44,37 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
         }
         fires.push(new Date(due).toISOString());
       }
+      if (more) {
+        const first = j.nextRunAt.getTime();
+        fires.splice(1, fires.length - 1, ...sampleFires(schedule, Math.max(first, now.getTime()), horizon, perJob - 1));
+      }
     } catch {
       // A schedule the tick cannot evaluate either: show its stored next fire only (the job page names the error).
     }
     out.push({ jobId: j.id, jobKey: j.key, jobName: j.name, fires, more });
+  }
+  return out;
+}
+
+/**
+ * The first due instant in each of `parts` equal parts of (from, horizon] (epoch ms; `from`
+ * itself excluded: the caller lists it), as ISO strings, skipping parts without one: the dots
+ * of a job that fires more often than it can draw.
+ */
+function sampleFires(schedule: ReturnType<typeof toJobSchedule>, from: number, horizon: number, parts: number): string[] {
+  const out: string[] = [];
+  const width = (horizon - from) / parts;
+  const stagger = staggerOffsetMs(schedule.jobId, schedule.staggerSeconds);
+  for (let i = 1; i <= parts; i++) {
+    const start = from + (i - 1) * width;
+    const end = from + i * width;
+    // The first slot whose due instant is at or after `start` (slots strictly after the instant given).
+    for (const t of fireTimesAfter(schedule, new Date(start - stagger - 1))) {
+      const due = dueAt(schedule, t).getTime();
+      if (due <= from) continue;
+      if (due < end) out.push(new Date(due).toISOString());
+      break;
+    }
   }
   return out;
 }

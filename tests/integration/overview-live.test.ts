@@ -38,6 +38,12 @@ describe('overview: running now and the next 24 h', () => {
     expect(byKey.get('tz.ny')!.fires).toEqual(['2026-03-07T17:00:00.000Z', '2026-03-07T23:00:00.000Z', '2026-03-08T05:00:00.000Z']);
     expect(byKey.get('busy')).toMatchObject({ jobId: busy.id, more: true });
     expect(byKey.get('busy')!.fires).toHaveLength(10);
+    // Capped, the dots spread over the whole day as the fires do (one per tenth of it), not the first 10 minutes.
+    const busyFires = byKey.get('busy')!.fires.map((f) => new Date(f).getTime());
+    expect(busyFires[0]).toBe(new Date('2026-03-07T12:01:00Z').getTime());
+    expect(new Set(busyFires).size).toBe(10);
+    expect(busyFires.at(-1)! - now.getTime()).toBeGreaterThan(20 * 3_600_000);
+    expect([...busyFires].sort((a, b) => a - b)).toEqual(busyFires);
   });
 
   it('getOverview names failed runs by job name and carries both lists', async () => {

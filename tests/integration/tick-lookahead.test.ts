@@ -9,7 +9,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../../lib/auth/actor.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
-import { backfillRuns, claimTasks, completeTask, retryTask, triggerRun, triggerRunAhead, triggerRuns } from '../../lib/engine/index.ts';
+import { backfillRuns, claimTasks, completeTask, retryRun, retryTask, triggerRun, triggerRunAhead, triggerRuns } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { deleteJob, pauseJob, updateJob } from '../../lib/jobs/index.ts';
 import pino from 'pino';
@@ -290,7 +290,7 @@ describe('a run created ahead is not active before its slot: a run that comes fi
     expect((await claim(ms(B, 5001), 'wd.once')).map((c) => c.runId)).toEqual([runs[2]!.id]);
   });
 
-  it('a withdrawn run cannot be re-opened once its slot has a run of its own: 409, nothing changed', async () => {
+  it('a withdrawn run cannot be re-opened or retried once its slot has a run of its own: 409, nothing changed', async () => {
     const B = ms(W, 300_000);
     const job = await insertJob(t.db, { key: 'wd-reopen-slot', cron: '*/5 * * * * *', steps: [{ handler: 'wd.slot' }], blockStrategy: 'discard_later', nextRunAt: ms(B, 5000) });
     await tick(t.db, ms(B, 2500));
@@ -303,6 +303,11 @@ describe('a run created ahead is not active before its slot: a run that comes fi
       code: 'conflict', message: expect.stringMatching(/cancelled before its slot, and that slot has a run of its own since/),
     });
     expect((await runsOf(job)).map((x) => x.status)).toEqual(['cancelled', 'pending', 'skipped']);
+    // Nor retried as a new run: that slot's work would be done twice.
+    await expect(retryRun(t.db, withdrawnRun!.id, 'alice@example.com', ms(B, 5100))).rejects.toMatchObject({
+      code: 'conflict', message: expect.stringMatching(new RegExp(`that slot has run ${slotRun!.id} \\(skipped\\) of its own`)),
+    });
+    expect((await runsOf(job)).length).toBe(3);
   });
 
   it('a run whose slot has come is active: Run now is blocked by it (discard_later)', async () => {
