@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
-import { withdrawAheadRun } from './cancel-ahead-runs.ts';
+import { withdrawAheadRunOf } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
 import { triggerCause } from './trigger-run.ts';
 import { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
@@ -39,14 +39,12 @@ export async function backfillRuns(
 ): Promise<{ runIds: string[]; covered: CoveredSlot[] }> {
   if (!UUID_RE.test(p.jobId)) throw new DomainError('not_found', `job ${p.jobId} not found`);
   return withEngineTransaction(db, async (tx) => {
-    let job = await lockJob(tx, p.jobId);
-    if (!job) throw new DomainError('not_found', `job ${p.jobId} not found`);
-    const covered = await coveredSlots(tx, { jobId: job.id, slots: p.slots });
+    const found = await lockJob(tx, p.jobId);
+    if (!found) throw new DomainError('not_found', `job ${p.jobId} not found`);
+    const covered = await coveredSlots(tx, { jobId: found.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
     const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);
-    if (slots.length && job.newestActive && await withdrawAheadRun(tx, { jobId: job.id, actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }) }, now)) {
-      job = (await lockJob(tx, p.jobId))!; // the run created ahead was not active yet
-    }
+    const job = slots.length ? await withdrawAheadRunOf(tx, found, { actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }) }, now) : found;
     // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
     // (or every run, when the job already has an active one) waits behind the serial gate.
     const waitsFor = job.newestActive;

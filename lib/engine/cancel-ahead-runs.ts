@@ -4,6 +4,7 @@ import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { selectAheadRuns, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
+import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
 export interface CancelAheadResult {
   /** runs cancelled (created ahead of a slot that is still in the future) */
@@ -65,6 +66,23 @@ export async function withdrawAheadRun(
   const reason = `withdrawn before its slot: ${input.cause}; the slot fires again when due`;
   const { cancelledRunIds } = await cancelAhead(tx, runs, { jobId: input.jobId, actor: input.actor, reason }, now, true);
   return cancelledRunIds[0] ?? null;
+}
+
+/**
+ * For a trigger holding `job` (lock-job.ts lockJob): withdraws the job's run created ahead, if it
+ * has one (withdrawAheadRun), and returns the job's active runs read again without it — or
+ * `job` as it is when it had no active run or none created ahead.
+ * @param input.followsRun passed on to lockJob
+ */
+export async function withdrawAheadRunOf(
+  tx: SqlClient,
+  job: LockedJob,
+  input: { actor: string; cause: string; followsRun?: string },
+  now: Date,
+): Promise<LockedJob> {
+  if (job.oldestActive === null) return job;
+  if (!(await withdrawAheadRun(tx, { jobId: job.id, actor: input.actor, cause: input.cause }, now))) return job;
+  return (await lockJob(tx, job.id, { followsRun: input.followsRun }))!;
 }
 
 async function cancelAhead(

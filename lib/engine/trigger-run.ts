@@ -3,7 +3,7 @@ import { directSqlPool, type Db, type SqlClient } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, isRootClient, withEngineTransaction } from './pg.ts';
 import { insertIdleRun } from './idle-trigger-batch.ts';
-import { withdrawAheadRun } from './cancel-ahead-runs.ts';
+import { withdrawAheadRunOf } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRun } from './sql/insert-run.ts';
@@ -85,12 +85,10 @@ export async function triggerRunAhead(
 }
 
 async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
-  let job = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
-  if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
-  if (job.oldestActive !== null && await withdrawAheadRun(tx, { jobId: job.id, actor: input.triggeredBy, cause: triggerCause(input) }, now)) {
-    // The run created ahead was not active yet (cancel-ahead-runs.ts): read the active runs again.
-    job = (await lockJob(tx, input.jobId, { followsRun: input.followsRun }))!;
-  }
+  const found = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
+  if (!found) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  // A run created ahead is not active yet (cancel-ahead-runs.ts): it gives way before the strategy reads.
+  const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input), followsRun: input.followsRun }, now);
   const busy = job.oldestActive !== null;
 
   // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.

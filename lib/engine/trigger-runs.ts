@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { directSqlPool, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
-import { withdrawAheadRun } from './cancel-ahead-runs.ts';
+import { withdrawAheadRunOf } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
 import { triggerCause } from './trigger-run.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
@@ -54,11 +54,9 @@ export async function triggerRuns(
   // Outside a caller's transaction, the transaction goes over the client's own connections
   // without Prisma's query layer (lib/db.ts directSqlPool).
   return withEngineTransaction(directSqlPool(db) ?? db, async (tx) => {
-    let job = await lockJob(tx, input.jobId);
-    if (!job) throw new DomainError('not_found', `job ${input.jobId} not found`);
-    if (job.oldestActive && await withdrawAheadRun(tx, { jobId: job.id, actor: input.triggeredBy, cause: triggerCause(input) }, now)) {
-      job = (await lockJob(tx, input.jobId))!; // the run created ahead was not active yet
-    }
+    const found = await lockJob(tx, input.jobId);
+    if (!found) throw new DomainError('not_found', `job ${input.jobId} not found`);
+    const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input) }, now);
     // A serial_execution queue is released oldest first by (created_at, scheduled_for, id)
     // (release-serial-run.ts); the runs share the first two, so ascending ids keep input order.
     const ids = input.runs.map(() => randomUUID()).sort();

@@ -1,10 +1,26 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
- * The job's runs created ahead of a slot that is still in the future: open schedule runs whose
- * tasks are all on their first attempt and not started — pending, or claimed ahead and held by
- * a worker until a start still in the future (running with started_at > now: docs/on-time.md
- * "Claiming ahead") — their earliest schedule_at still to come. Locks those run rows FOR UPDATE
+ * The one definition of "created ahead of a slot still to come", over a runs row `r` (its id,
+ * scheduled_for and trigger) at the instant `now` (SQL, timestamptz): a schedule run whose tasks
+ * are all on their first attempt and not started — pending, or claimed ahead and held by a
+ * worker until a start still in the future (running with started_at > now: docs/on-time.md
+ * "Claiming ahead") — and whose earliest schedule_at is still to come. A LATERAL join yielding
+ * `first` (that earliest schedule_at) plus the condition to put in the WHERE clause.
+ */
+function aheadRunSql(r: string, now: string): { join: string; where: string } {
+  return {
+    join: `CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
+                                  bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > ${now}))) AS untouched
+                             FROM tasks t WHERE t.run_id = ${r}.id AND t.scheduled_for = ${r}.scheduled_for) x`,
+    where: `${r}.trigger = 'schedule' AND x.untouched AND x.first > ${now}`,
+  };
+}
+const AHEAD = aheadRunSql('r', '$2::timestamptz');
+const NEWEST_AHEAD = aheadRunSql('n', '$2::timestamptz');
+
+/**
+ * The job's open runs created ahead of a slot that is still in the future (aheadRunSql). Locks those run rows FOR UPDATE
  * (a claim of their tasks is waited for by the cancel, which then sees and cancels it).
  * Index: runs_active_idx (job_id, created_at) WHERE status IN (pending, running); then
  * tasks_run_step_uniq (run_id) in the run's week.
@@ -13,11 +29,8 @@ export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: 
   return tx.$queryRawUnsafe<{ id: string; scheduleAt: Date }[]>(
     preparedSql('select-ahead-runs', `SELECT r.id, x.first AS "scheduleAt"
        FROM runs r
-       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
-                                  bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > $2::timestamptz))) AS untouched
-                             FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
-      WHERE r.job_id = $1 AND r.status IN ('pending', 'running') AND r.trigger = 'schedule'
-        AND x.untouched AND x.first > $2::timestamptz
+       ${AHEAD.join}
+      WHERE r.job_id = $1 AND r.status IN ('pending', 'running') AND ${AHEAD.where}
       ORDER BY r.created_at
       FOR UPDATE OF r`),
     p.jobId, now,
@@ -25,8 +38,8 @@ export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: 
 }
 
 /**
- * The job's newest active run when it was created ahead of a slot still to come (the same test
- * as selectAheadRuns), else nothing. Only the newest active run can be one: the tick creates a
+ * The job's newest active run when it was created ahead of a slot still to come (aheadRunSql),
+ * else nothing. Only the newest active run can be one: the tick creates a
  * run ahead only for a job without an active run, and every other run that becomes active first
  * withdraws it (cancel-ahead-runs.ts withdrawAheadRun). Reading one end of runs_active_idx keeps
  * the cost of a trigger independent of a long serial_execution queue.
@@ -39,10 +52,8 @@ export async function selectNewestAheadRun(tx: SqlClient, p: { jobId: string }, 
        FROM (SELECT r.id, r.scheduled_for, r.trigger FROM runs r
               WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
               ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
-       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
-                                  bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > $2::timestamptz))) AS untouched
-                             FROM tasks t WHERE t.run_id = n.id AND t.scheduled_for = n.scheduled_for) x
-      WHERE n.trigger = 'schedule' AND x.untouched AND x.first > $2::timestamptz`),
+       ${NEWEST_AHEAD.join}
+      WHERE ${NEWEST_AHEAD.where}`),
     p.jobId, now,
   );
   const run = found[0];
