@@ -110,14 +110,15 @@ export async function completeTasks(db: EngineDb, inputs: readonly CompleteTaskI
  * Successes of any tasks of one node — DAG steps above all — whatever the batch size
  * (docs/engine.md "Batched completions"):
  * - one statement does every compare-and-set, task log, child release and the handler stats
- *   (sql/complete-dag-tasks.ts), locking the items' runs in ascending id. On a worker (its own
- *   pool, no caller's transaction) it is a transaction of its own: a chain step is this one
- *   statement and its commit.
- * - Then, only for what that statement could not decide, one transaction: the on_failure
- *   children of successes (skipped by design, one statement for all) and the runs that got no
- *   ready task (quiet: their last task, or only skipped-by-design children left, or stuck),
- *   which take a fresh snapshot after locking the run (finishRunIfDone: end, job booking, serial
- *   release). Inside a caller's transaction both parts run in it, the stats booked last.
+ *   (sql/complete-dag-tasks.ts). On a worker (its own pool, no caller's transaction) it is a
+ *   transaction of its own that shares the items' runs with other completions (FOR SHARE): a
+ *   chain step is this one statement and its commit.
+ * - Then, only for what that statement could not decide — the on_failure children of successes
+ *   (skipped by design) and the runs that got no ready task (their last task, or only
+ *   skipped-by-design children left, or stuck) — settleDagBatch: a probe after the commit, and a
+ *   transaction that locks the runs found with nothing live (finishRunIfDone: end, job booking,
+ *   serial release). Inside a caller's transaction the statement locks the runs exclusively and
+ *   both parts run in it, the stats booked last.
  * A worker that dies between the two leaves such a run open with no open task; the reaper's
  * pass settles it (settleStrandedRuns). Same outcome per item as completeTask's general path.
  * @returns the result of every input, by its index in `inputs` (not applied: `{ applied: false }`)
@@ -134,21 +135,7 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
   } else {
     const items = await completionItems(db, inputs);
     done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items, handoff }, now));
-    if (done.some(needsSettling)) {
-      try {
-        await withEngineTransaction(db, async (tx, attempt) => {
-          runEnd.clear();
-          await settleAfterDagBatch(tx, done, runEnd, now, { lockRuns: true, jobFirst: attempt > 1 });
-        });
-      } catch (err) {
-        // The statement above is committed: its successes, child releases and hand-offs stand and
-        // are reported (a handed-off step is running on this node). What the settling would have
-        // done — skip on_failure children, end quiet runs — the reaper does (settleStrandedRuns).
-        runEnd.clear();
-        log('engine').warn({ err: (err as Error)?.message, runs: [...new Set(done.filter(needsSettling).map((d) => d.runId))] },
-          'settling runs after a batched DAG completion failed; left to the stranded-run sweep');
-      }
-    }
+    for (const [runId, status] of await settleDagBatch(db, done, now)) runEnd.set(runId, status);
   }
   const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
   // Steps handed off are listed on every item of their run: each goes to one result, the first.
@@ -174,6 +161,43 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
     });
   });
   return out;
+}
+
+/**
+ * After a batch statement of completeDagTasksSql committed on its own (the worker's path), what
+ * it could not decide (docs/engine.md "Batched completions"):
+ * - a probe of the runs that got no ready task, unlocked, in a fresh snapshot
+ *   (probeRunsAfterCompletion). A run it finds live is left alone: a live task seen after this
+ *   commit is either ready (its own completion probes in turn) or running, and a completion of
+ *   it that has not committed yet either makes a task ready or probes after its own commit and
+ *   then sees this one. Of two completions racing for a run's last tasks, at least one sees both.
+ * - then one transaction, only for the runs found with nothing live and the successes with
+ *   on_failure children: it locks those runs (ascending id), skips the on_failure children by
+ *   design and ends the runs with nothing left (settleAfterDagBatch: a fresh probe under the lock).
+ * A failure here is logged, not thrown: the statement's work stands, and the reaper settles such a
+ * run (settleStrandedRuns), as it does when the worker dies between the two.
+ * @param done the statement's rows; @param now the completion instant (UTC)
+ * @returns run id -> its final status, for the runs this ended
+ */
+export async function settleDagBatch(db: EngineDb, done: DagTaskCompleted[], now: Date): Promise<Map<string, string | null>> {
+  const runEnd = new Map<string, string | null>();
+  if (!done.some(needsSettling)) return runEnd;
+  try {
+    const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
+    const ended = new Set(quiet.length === 0 ? [] : (await probeRunsAfterCompletion(db, quiet, [], now)).toFinish);
+    const settle = done.filter((d) => d.onFailureChildren > 0 || ended.has(d.runId));
+    if (settle.length > 0) {
+      await withEngineTransaction(db, async (tx, attempt) => {
+        runEnd.clear();
+        await settleAfterDagBatch(tx, settle, runEnd, now, { lockRuns: true, jobFirst: attempt > 1 });
+      });
+    }
+  } catch (err) {
+    runEnd.clear();
+    log('engine').warn({ err: (err as Error)?.message, runs: [...new Set(done.filter(needsSettling).map((d) => d.runId))] },
+      'settling runs after a batched DAG completion failed; left to the stranded-run sweep');
+  }
+  return runEnd;
 }
 
 /** A success the batch statement left for a second transaction: on_failure children to skip, or a run with no ready task. */

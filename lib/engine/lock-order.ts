@@ -21,13 +21,18 @@
  * | cancel run | job -> run -> open tasks (ascending id) -> [job's next queued run -> its root tasks] |
  * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
  * | one-step success (complete-only-tasks.ts, one statement) | jobs -> runs -> tasks (each ascending id) -> stats ((day, handler) order) |
- * | batch of DAG successes (complete-dag-tasks.ts, one autocommit statement) | [in a caller's transaction: jobs, ascending id] -> runs (ascending id) -> tasks (ascending id, as lease renewal) -> child tasks (released; a handed-off one claimed) -> stats ((day, handler) order) |
- * | settling the runs such a batch did not move on (complete-task.ts, one transaction) | [replay: jobs, ascending id] -> runs (ascending id) -> on_failure children -> [job NOWAIT per ending run] -> stats |
+ * | batch of DAG successes (complete-dag-tasks.ts, one autocommit statement) | [in a caller's transaction: jobs, ascending id] -> runs (ascending id; FOR SHARE on a worker, FOR UPDATE in a caller's transaction) -> tasks (ascending id, as lease renewal) -> child tasks (ascending id; released, a handed-off one claimed) -> stats ((day, handler) order) |
+ * | settling the runs such a batch did not move on (complete-task.ts settleDagBatch: an unlocked probe, then one transaction) | [replay: jobs, ascending id] -> runs (ascending id) -> on_failure children -> [job NOWAIT per ending run] -> stats |
  * | stranded-run repair (reaper, settle-stranded-runs.ts) | job -> run -> its pending tasks |
  * | one-step run marked running (mark-runs-started.ts) | runs, ascending id, nothing else |
  * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) -> [the job's run created ahead -> its tasks: withdrawn, see below] |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
+ *
+ * Batches of DAG successes on workers share a run (FOR SHARE): two of them hold it together and
+ * then lock only their own running tasks (disjoint: each task has one holder) and the children
+ * they release, in ascending id, so they cannot wait on each other in a cycle; everything that
+ * locks the run FOR UPDATE waits for them before taking any task, and they for it.
  *
  * A run created ahead that an operator action withdraws (cancel-ahead-runs.ts) is locked after
  * another run's tasks, against the order. No cycle can go through it: such a run exists only

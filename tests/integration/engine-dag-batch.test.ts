@@ -10,7 +10,8 @@ import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { ensureHistoryPartitions } from '../../lib/system-jobs/history-partitions.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
-import { completeDagTasksSql } from '../../lib/engine/sql/complete-dag-tasks.ts';
+import { completeDagTasksSql, type DagTaskCompleted } from '../../lib/engine/sql/complete-dag-tasks.ts';
+import { settleDagBatch } from '../../lib/engine/complete-task.ts';
 import { createSqlPool, HOT_PATH_SETTINGS, type SqlClient } from '../../lib/sql-pool.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
@@ -236,6 +237,62 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
   });
 });
 
+
+describe('batches completing steps of one run side by side (complete-dag-tasks.ts FOR SHARE, complete-task.ts settleDagBatch)', () => {
+  it('a batch does not wait for another batch of the same run; of the two racing for its last tasks, the one that commits last ends the run', async () => {
+    // Two leaves of one run, a and b, on two nodes. node-a's statement is left uncommitted in an
+    // open transaction while node-b completes b: node-b must not wait for it (the run is shared),
+    // and must not end the run (a is still running as node-b's probe after its commit sees it).
+    // Then node-a commits and settles: its probe sees both, and the run ends once.
+    const jobId = await insertJob(t.db, { steps: ['a', 'b'].map((key) => ({ key, handler: 'dag.share' })) });
+    const run = await fire(jobId);
+    const both = await claimRun(run.id, at(10), NODE.nodeId, ['dag.share']);
+    const a = both.find((c) => c.stepKey === 'a')!;
+    const b = both.find((c) => c.stepKey === 'b')!;
+    await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = $1::uuid`, [b.id]);
+    const keys = (c: ClaimedTask, nodeId: string) => ({ ...success(c, nodeId), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
+
+    const holding = createSqlPool(t.url, 1, { settings: HOT_PATH_SETTINGS });
+    // node-b's pool gives up on a lock after 2 s: waiting for node-a's open transaction fails the test
+    const nodeB = createSqlPool(t.url, 2, { settings: { ...HOT_PATH_SETTINGS, lock_timeout: '2s' } });
+    try {
+      let doneA: DagTaskCompleted[] = [];
+      let commitA!: () => void;
+      const aCommitted = new Promise<void>((resolve) => { commitA = resolve; });
+      let aHolds!: () => void;
+      const aStatementDone = new Promise<void>((resolve) => { aHolds = resolve; });
+      const txA = holding.$transaction(async (tx) => {
+        doneA = await completeDagTasksSql(tx, {
+          nodeId: NODE.nodeId, message: 'succeeded', jobFirst: false, bookStats: true,
+          items: [{ taskId: a.id, runId: a.runId, jobId: a.jobId, scheduledFor: a.scheduledFor, attempt: a.attempt, output: null, error: null, exitCode: null }],
+        }, at(40));
+        aHolds();
+        await aCommitted;
+      });
+      await aStatementDone;
+      expect(doneA.map((d) => [d.id, d.runReady])).toEqual([[a.id, 0]]);
+
+      const [rb] = values(await completeTasks(nodeB, [keys(b, 'node-b')], at(40)));
+      expect(rb).toMatchObject({ applied: true, task: { id: b.id, status: 'success' } });
+      expect(rb).not.toHaveProperty('runStatus');
+      expect((await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('running');
+
+      commitA();
+      await txA;
+      const ended = await settleDagBatch(holding, doneA, at(40));
+      expect([...ended]).toEqual([[run.id, 'success']]);
+    } finally {
+      await holding.$disconnect();
+      await nodeB.$disconnect();
+    }
+    const runRow = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect([runRow.status, runRow.durationMs]).toEqual(['success', 30]);
+    const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect([job.successRuns, job.totalRuns, job.lastRunStatus]).toEqual([1, 1, 'success']);
+    const date = T0.toISOString().slice(0, 10);
+    expect((await rebuildStats(t.db, { from: date, to: date, timeZone: 'UTC' })).drift).toEqual([]);
+  });
+});
 
 describe('a batch whose settling fails after its statement committed (complete-task.ts completeDagBatch)', () => {
   it('reports what the statement did — successes and a handed-off step — and leaves the quiet run to the reaper', async () => {

@@ -37,14 +37,18 @@ export interface DagTaskCompleted {
  *
  * Locks, in the engine's lock order (lib/engine/lock-order.ts): when `jobFirst` (inside a
  * caller's transaction, which may hold or take job rows) the items' job rows, then their run rows,
- * then the task rows, each set in ascending id; then the pending children. Completions of tasks
- * of one run — in this batch, another batch or on another worker — so take turns on the run row
- * and the run row stays held until COMMIT. The child decrement needs no snapshot: an UPDATE
- * re-reads the latest committed row it waited for, so a parent completing elsewhere at the same
- * time is counted once. Whether a run has ended is NOT decided here (this statement's snapshot
- * may predate the previous run holder's commit): probeRunsAfterCompletion, a later statement,
- * does it. on_failure children are the caller's next statement too (complete-task.ts
- * completeDagBatch).
+ * then the task rows, each set in ascending id; then the pending children, in ascending id.
+ * The runs are locked FOR SHARE on the worker's path (`jobFirst` false: an autocommit statement):
+ * batches completing steps of one run — on one worker or several — run side by side, and keep
+ * out only what locks the run itself (a cancel, a retry, a failure, the settling of a run's end),
+ * which waits for them and which they wait for. Two batches meet only on a child both release,
+ * locked in ascending id by each, so they cannot wait on each other in a cycle. Inside a
+ * caller's transaction (`jobFirst`) the runs are locked FOR UPDATE, since the caller decides the
+ * runs' end in that transaction with no commit between. The child decrement needs no snapshot:
+ * an UPDATE re-reads the latest committed row it waited for, so a parent completing elsewhere
+ * at the same time is counted once. Whether a run has ended is NOT decided here (this
+ * statement's snapshot may predate another completion's commit): complete-task.ts
+ * settleDagBatch probes after the commit. on_failure children are left to it too.
  *
  * Hand-off: a success whose item asks for it (`handoff`: its worker has a free slot) and whose
  * task has exactly one hard/soft child hands that child, when this statement makes it ready and
@@ -75,8 +79,9 @@ export async function completeDagTasksSql(
   if (p.items.length === 0) return [];
   const batch = completionItemsParam(p.items);
   const node: ClaimingNodeSql = { nodeId: '$2::text', group: '$8', labels: '$9::jsonb', now: '$3::timestamptz', staleSeconds: '0' };
+  const runLock = p.jobFirst ? 'FOR UPDATE' : 'FOR SHARE';
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
-    preparedSql('complete-dag-tasks', `WITH i AS (
+    preparedSql(p.jobFirst ? 'complete-dag-tasks-in-transaction' : 'complete-dag-tasks', `WITH i AS (
        SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
@@ -88,7 +93,7 @@ export async function completeDagTasksSql(
      ), lr AS (
        SELECT r.id, r.trigger, r.job_key FROM runs r
         WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND (SELECT count(*) FROM lj) >= 0
-        ORDER BY r.id FOR UPDATE OF r
+        ORDER BY r.id ${runLock} OF r
      ), lt AS (
        ${LOCK_ITEM_TASKS_SQL}
      ), t AS (
@@ -123,6 +128,12 @@ export async function completeDagTasksSql(
          CROSS JOIN LATERAL ${childByKeySql('k', 'd')}
          LEFT JOIN handing h ON h.id = d.parent_task_id
         GROUP BY d.task_id, d.scheduled_for
+     ), lc AS (
+       -- The children, locked in ascending id before any is written: two batches releasing some
+       -- of the same children (siblings' parents, completing side by side) lock them in one order.
+       -- The nested loop reads the children in the order of the sorted edges, each by its key.
+       SELECT k.id FROM (SELECT task_id, scheduled_for FROM edges ORDER BY task_id) e
+        CROSS JOIN LATERAL (SELECT id FROM tasks WHERE id = e.task_id AND scheduled_for = e.scheduled_for FOR UPDATE) k
      ), dec AS (
        -- The release, and for a handed-off child its claim, in one write of the child's row: the
        -- condition reads the row as this UPDATE found it (after waiting for a concurrent parent's
@@ -135,6 +146,7 @@ export async function completeDagTasksSql(
          FROM edges e
         -- status::text: no status index matches, so each child is reached by tasks_pkey from e
         WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status::text = 'pending'
+          AND (SELECT count(*) FROM lc) >= 0
        RETURNING c.*, c.status = 'running' AS claimed
      ), hlog AS (
        ${claimLogSql('dec', '$2', '$3::timestamptz', 'claimed')}
