@@ -95,10 +95,19 @@ export class ServiceLoop {
   private schedule(ms: number): void {
     this.timer?.clear();
     this.timerAt = Date.now() + Math.max(0, ms);
-    this.timer = setLongTimeout(() => {
+    const run = () => {
       this.timer = null;
       this.current = this.pass();
-    }, ms);
+    };
+    // A pass due now goes on the event loop's next check phase (setImmediate), not a 0 ms timer:
+    // Node makes every timer wait at least 1 ms, which a NOTIFY-woken claim would pay on every
+    // trigger (Node docs, "The Node.js Event Loop": setTimeout delays below 1 are set to 1).
+    if (!(ms > 0)) {
+      const immediate = setImmediate(run);
+      this.timer = { clear: () => clearImmediate(immediate) };
+      return;
+    }
+    this.timer = setLongTimeout(run, ms);
   }
 
   private async pass(): Promise<void> {
