@@ -17,6 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import net from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import readline from 'node:readline';
 import { consoleBuildIsStale } from '../lib/infra/console-build.ts';
@@ -158,17 +159,29 @@ function stop(mode: StopMode, code: number, reason: string): void {
   shuttingDown = shutdown(reason);
 }
 
+/**
+ * How a child ended, for the stop log: killed by a signal, or its exit code — and for a code of
+ * 128 + n the signal n it stopped on (Next's server exits 143 when it stops on the SIGTERM this
+ * launcher sends it: a clean stop, not an error).
+ */
+function howItEnded(child: ChildProcess): string {
+  if (child.signalCode) return `killed by ${child.signalCode}`;
+  const code = child.exitCode;
+  const signal = code !== null && code > 128 ? Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0] : undefined;
+  return signal ? `exit ${code}: stopped on ${signal}` : `exit ${code}`;
+}
+
 async function shutdown(reason: string): Promise<never> {
   say(stopMode === 'now' ? `stopping now (${reason})…` : `stopping (${reason}): the worker finishes its running tasks first…`);
   const drainMs = Number(process.env.TICKFLOW_SHUTDOWN_GRACE_MS ?? 30_000) + 5_000;
   if (buildProc) await stopChild(buildProc, 5_000);
   if (workerProc) {
     await stopChild(workerProc, drainMs);
-    say(`worker stopped (${workerProc.signalCode ?? workerProc.exitCode})`);
+    say(`worker stopped (${howItEnded(workerProc)})`);
   }
   if (consoleProc) {
     await stopChild(consoleProc, 10_000);
-    say(`console stopped (${consoleProc.signalCode ?? consoleProc.exitCode})`);
+    say(`console stopped (${howItEnded(consoleProc)})`);
   }
   // A stop during start-up waits for the embedded server to finish starting, then stops it.
   const db = database ?? (await databaseStarting);

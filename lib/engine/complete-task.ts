@@ -177,7 +177,8 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
  * A failure here is logged, not thrown: the statement's work stands, and the reaper settles such a
  * run (settleStrandedRuns), as it does when the worker dies between the two.
  * @param done the statement's rows; @param now the completion instant (UTC)
- * @returns run id -> its final status, for the runs this ended
+ * @returns run id -> the status finishRunIfDone gave it, for the runs the transaction settled
+ *   (null: not ended by it: still open, or ended already by another completion)
  */
 export async function settleDagBatch(db: EngineDb, done: DagTaskCompleted[], now: Date): Promise<Map<string, string | null>> {
   const runEnd = new Map<string, string | null>();

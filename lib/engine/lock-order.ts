@@ -32,7 +32,11 @@
  * Batches of DAG successes on workers share a run (FOR SHARE): two of them hold it together and
  * then lock only their own running tasks (disjoint: each task has one holder) and the children
  * they release, in ascending id, so they cannot wait on each other in a cycle; everything that
- * locks the run FOR UPDATE waits for them before taking any task, and they for it.
+ * locks the run FOR UPDATE waits for them before taking any task, and they for it. PostgreSQL's
+ * row locks are not queued fairly: a new FOR SHARE is granted while the row is share-locked even
+ * if a FOR UPDATE waits, so under batches that overlap without a gap (one wide DAG run, many
+ * workers) a cancel, a failure or the run's end waits until there is one. Each batch is one
+ * short statement, so that gap comes within a claim round; it is not a cycle.
  *
  * A run created ahead that an operator action withdraws (cancel-ahead-runs.ts) is locked after
  * another run's tasks, against the order. No cycle can go through it: such a run exists only

@@ -8,25 +8,28 @@ import type { StatsDelta } from './sql/record-handler-stats.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { releaseSerialRun } from './sql/release-serial-run.ts';
 import { resolveDeadlock } from './sql/resolve-deadlock.ts';
+import { selectUnpropagatedSuccesses } from './sql/select-stranded-runs.ts';
 
 /**
- * Ends the run if every task is final (finalise-run.ts); resolves a deadlock
- * first when nothing can make progress; releases the job's next queued
- * serial_execution run when the run ended. Returns the run's final status, or
- * null while it is still open.
+ * Ends the run if every task is final (finalise-run.ts); when nothing can make progress, first
+ * skips the on_failure children of successes whose skip is not recorded yet
+ * (skipUnpropagatedOnFailure), then resolves a true deadlock; releases the job's next queued
+ * serial_execution run when the run ended. Returns the run's final status, or null while it is
+ * still open.
  *
- * The caller holds the run row (lock-order.ts: completions, cancel and
- * cover_early lock it before any task row, a new run is not visible to anyone
- * else). That serialises the completions of a run's tasks: two completions
- * that each end the last-but-one task would otherwise both see the other task
- * still running and neither would end the run. The run lock was taken by an
- * earlier statement, so the finalise statement takes a fresh READ COMMITTED
- * snapshot that includes the previous holder's commit.
+ * The caller holds the run row FOR UPDATE (lock-order.ts: completions, cancel and cover_early
+ * lock it before any task row, a new run is not visible to anyone else), so no completion of
+ * the run is in flight: the ones that share the run (a worker's DAG batches, complete-dag-tasks.ts)
+ * have committed or wait. The run lock was taken by an earlier statement, so the finalise
+ * statement takes a fresh READ COMMITTED snapshot that includes every earlier holder's commit.
  */
 export async function finishRunIfDone(tx: SqlClient, runId: string, now: Date, carry?: StatsCarry): Promise<string | null> {
   const stats = carry?.stats;
   if (carry) carry.stats = undefined; // booked by this statement
   let result = await finaliseRun(tx, { runId, stats }, now);
+  if (result.open && result.stalled && (await skipUnpropagatedOnFailure(tx, runId, now))) {
+    result = await finaliseRun(tx, { runId }, now);
+  }
   if (result.open && result.stalled) {
     const stuck = await resolveDeadlock(tx, { runId }, now);
     if (stuck.length === 0) return null; // queued behind a serial_execution gate, not a deadlock
@@ -36,6 +39,24 @@ export async function finishRunIfDone(tx: SqlClient, runId: string, now: Date, c
     await releaseSerialRun(tx, { jobId: result.jobId }, now);
   }
   return result.status;
+}
+
+/**
+ * Skips by design the pending on_failure children of the run's successful tasks (propagate-final.ts),
+ * whose skip the success's own settling has not recorded yet: another batch's settling transaction
+ * still to come (complete-task.ts settleDagBatch), or a worker that died before it. Such a child
+ * is open and can never become ready, so without this the run would look deadlocked and end
+ * failed although every task it needs succeeded. Only called for a stalled run, under its lock.
+ * @returns whether any child was skipped
+ */
+async function skipUnpropagatedOnFailure(tx: SqlClient, runId: string, now: Date): Promise<boolean> {
+  const [run] = await tx.$queryRawUnsafe<{ scheduledFor: Date }[]>(
+    `SELECT scheduled_for AS "scheduledFor" FROM runs WHERE id = $1::uuid`, runId);
+  if (!run) return false;
+  const parents = await selectUnpropagatedSuccesses(tx, { runId, scheduledFor: run.scheduledFor });
+  if (parents.length === 0) return false;
+  await propagateFinal(tx, { parentIds: parents, edgeTypes: ['on_failure'] }, now);
+  return true;
 }
 
 /** A handler-stats delta waiting for the transaction's last statement to carry it. */

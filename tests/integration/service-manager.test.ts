@@ -200,7 +200,9 @@ async function expectOrderlyStop(stack: Stack, runId: string, since: number, npm
   const out = stack.output();
   expect(out).toMatch(/"drained":true/);
   expect(stopSequence(out)).toEqual(['[tickflow] worker stopped', '[tickflow] console stopped', '[tickflow] embedded database stopped', '[tickflow] stopped']);
-  expect(out).toMatch(/\[tickflow\] worker stopped \(0\)/);
+  expect(out).toMatch(/\[tickflow\] worker stopped \(exit 0\)/);
+  // a console that stopped on the launcher's SIGTERM says so, not a bare exit code
+  expect(out).toMatch(/\[tickflow\] console stopped \((exit 0|exit 143: stopped on SIGTERM)\)/);
   // the 4 s task, then the console and the database: well inside the grace period
   expect(tookMs).toBeLessThan(GRACE_MS);
   expect(await taskStatusAfterStop(runId)).toBe('success');

@@ -247,8 +247,9 @@ export async function recordSuccessStats(tx: SqlClient, rows: StatsRow[], now: D
 }
 
 /**
- * After completeDagTasksSql, in a new statement (a fresh READ COMMITTED snapshot, taken while the
- * runs are held): which of `runIds` may have ended or be stuck — no open task, or open tasks of
+ * After completeDagTasksSql, in a new statement (a fresh READ COMMITTED snapshot: after the batch's
+ * commit on a worker, unlocked — complete-task.ts settleDagBatch; or inside the transaction that
+ * holds the runs FOR UPDATE): which of `runIds` may have ended or be stuck — no open task, or open tasks of
  * which none is running, ready or between attempts (finalise-run.ts's probe, per run). Those go
  * through settle.ts finishRunIfDone; when there are none — the common case, a DAG that goes on —
  * the batch's handler stats ride on this statement as its last step, so the transaction needs no

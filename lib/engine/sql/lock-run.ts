@@ -11,9 +11,10 @@ export interface LockedRun {
 /**
  * Locks a run row, found by run id or by one of its task ids.
  *
- * Lock: `FOR UPDATE` on the run — the same lock completions take, so operator
- * actions (cancel, retry) and completions of the run's tasks serialise and the
- * run's final status is decided once. Index: runs primary key / tasks primary key.
+ * Lock: `FOR UPDATE` on the run — as the general completion path and the settling
+ * of a run's end take it, so operator actions (cancel, retry), failures and run
+ * ends serialise and the run's final status is decided once; a worker's batches of
+ * DAG successes hold it FOR SHARE (complete-dag-tasks.ts) and so wait for it too. Index: runs primary key / tasks primary key.
  */
 export async function lockRun(tx: SqlClient, p: { runId?: string; taskId?: string; withTasks?: boolean }): Promise<LockedRun | null> {
   const rows = await tx.$queryRawUnsafe<LockedRun[]>(

@@ -4,7 +4,7 @@ import { preparedSql, type SqlClient } from '../../db.ts';
  * Open runs (pending or running) in which nothing can move by itself: no task running, ready
  * (pending with no pending parent: claimable now or after its backoff) or between attempts,
  * and no change for `quietSeconds`. A worker that died after a batched DAG completion and
- * before the transaction that settles its runs (lib/engine/complete-task.ts completeDagBatch)
+ * before the transaction that settles its runs (lib/engine/complete-task.ts settleDagBatch)
  * leaves such a run: its last task final but the run open, or the on_failure children of a
  * success still pending. A run queued behind a serial_execution gate (a root task held by the
  * gate: pending parents but no dependency row) is waiting, not stranded, and is not returned.
