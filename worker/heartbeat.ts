@@ -74,8 +74,12 @@ export class Heartbeat {
       const stillActive = new Set(runner.activeTaskIds());
       lost = res.lost.filter((id) => stillActive.has(id));
       for (const id of lost) {
-        this.deps.logger.warn({ taskId: id }, 'heartbeat: lease lost (reclaimed or cancelled); aborting the attempt');
-        runner.abort(id, 'lease_lost');
+        // abort() is true only for an attempt still to start or running. Otherwise the handler is
+        // done and its outcome is being recorded: the task is no longer ours because that record
+        // committed meanwhile (a DAG batch settles its run after its commit) or it was reclaimed,
+        // and either way there is nothing to abort: not a warning.
+        if (runner.abort(id, 'lease_lost')) this.deps.logger.warn({ taskId: id }, 'heartbeat: lease lost (reclaimed or cancelled); aborting the attempt');
+        else this.deps.logger.debug({ taskId: id }, 'heartbeat: lease gone while the outcome is being recorded (recorded meanwhile, or reclaimed)');
       }
     }
     const status = await heartbeatNode(

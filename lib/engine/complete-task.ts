@@ -6,7 +6,7 @@ import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats, type DagTaskCompleted } from './sql/complete-dag-tasks.ts';
-import { lockJobsOfRuns, lockRuns } from './sql/lock-job-row.ts';
+import { lockFreeRuns, lockJobsOfRuns, lockRuns } from './sql/lock-job-row.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import type { CompletionItem } from './sql/completion-items.ts';
@@ -171,9 +171,15 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
  *   commit is either ready (its own completion probes in turn) or running, and a completion of
  *   it that has not committed yet either makes a task ready or probes after its own commit and
  *   then sees this one. Of two completions racing for a run's last tasks, at least one sees both.
- * - then one transaction, only for the runs found with nothing live and the successes with
- *   on_failure children: it locks those runs (ascending id), skips the on_failure children by
- *   design and ends the runs with nothing left (settleAfterDagBatch: a fresh probe under the lock).
+ * - then one transaction for the runs found with nothing live: it locks them (ascending id),
+ *   skips the on_failure children of their successes by design and ends the runs with nothing
+ *   left (settleAfterDagBatch: a fresh probe under the lock).
+ * - and one for the successes with on_failure children in runs still live, which takes only the
+ *   runs nobody holds (SKIP LOCKED) and skips those children by design. A run held by others —
+ *   above all by other batches of a wide DAG, which share it without a gap — is not waited for:
+ *   its on_failure children stay pending, and whoever settles the run when nothing else is live
+ *   skips them then (settle.ts finishRunIfDone), so the run's outcome is the same; the worker's
+ *   hand-offs and completions do not wait behind the run's other batches.
  * A failure here is logged, not thrown: the statement's work stands, and the reaper settles such a
  * run (settleStrandedRuns), as it does when the worker dies between the two.
  * @param done the statement's rows; @param now the completion instant (UTC)
@@ -186,12 +192,21 @@ export async function settleDagBatch(db: EngineDb, done: DagTaskCompleted[], now
   try {
     const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
     const ended = new Set(quiet.length === 0 ? [] : (await probeRunsAfterCompletion(db, quiet, [], now)).toFinish);
-    const settle = done.filter((d) => d.onFailureChildren > 0 || ended.has(d.runId));
-    if (settle.length > 0) {
+    const ending = done.filter((d) => ended.has(d.runId));
+    const onFailureOnly = done.filter((d) => d.onFailureChildren > 0 && !ended.has(d.runId));
+    if (ending.length > 0) {
       await withEngineTransaction(db, async (tx, attempt) => {
         runEnd.clear();
-        await settleAfterDagBatch(tx, settle, runEnd, now, { lockRuns: true, jobFirst: attempt > 1 });
+        await settleAfterDagBatch(tx, ending, runEnd, now, { lockRuns: 'wait', jobFirst: attempt > 1 });
       });
+    }
+    if (onFailureOnly.length > 0) {
+      const more = new Map<string, string | null>();
+      await withEngineTransaction(db, async (tx, attempt) => {
+        more.clear();
+        await settleAfterDagBatch(tx, onFailureOnly, more, now, { lockRuns: 'skip-locked', jobFirst: attempt > 1 });
+      });
+      for (const [runId, status] of more) runEnd.set(runId, status);
     }
   } catch (err) {
     runEnd.clear();
@@ -212,20 +227,26 @@ function needsSettling(d: DagTaskCompleted): boolean {
  * task probed with a fresh snapshot (probeRunsAfterCompletion) and those with nothing left to
  * do ended (finishRunIfDone); the batch's stats last when the statement did not book them.
  * `opts.lockRuns`: a new transaction, so the runs are locked first (ascending id, after their
- * jobs when `jobFirst`: lock-order.ts); otherwise the caller's transaction holds them already.
- * Run outcomes go into `runEnd` (run id -> final status, or null while it is open).
+ * jobs when `jobFirst`: lock-order.ts), waiting for them, or ('skip-locked') only those nobody
+ * holds, the successes of the others left out; otherwise the caller's transaction holds them
+ * already. Run outcomes go into `runEnd` (run id -> final status, or null while it is open).
  */
 async function settleAfterDagBatch(
-  tx: SqlClient, done: DagTaskCompleted[], runEnd: Map<string, string | null>, now: Date,
-  opts: { lockRuns?: boolean; jobFirst?: boolean } = {},
+  tx: SqlClient, batch: DagTaskCompleted[], runEnd: Map<string, string | null>, now: Date,
+  opts: { lockRuns?: 'wait' | 'skip-locked'; jobFirst?: boolean } = {},
 ): Promise<void> {
+  let done = batch;
+  if (opts.lockRuns) {
+    const runs = [...new Set(done.filter(needsSettling).map((d) => d.runId))].sort();
+    if (opts.jobFirst) await lockJobsOfRuns(tx, runs);
+    if (opts.lockRuns === 'wait') await lockRuns(tx, runs);
+    else {
+      const held = await lockFreeRuns(tx, runs);
+      done = done.filter((d) => held.has(d.runId));
+    }
+  }
   const settle = done.filter(needsSettling);
   const quiet = [...new Set(done.filter((d) => d.runReady === 0).map((d) => d.runId))].sort();
-  if (opts.lockRuns) {
-    const runs = [...new Set(settle.map((d) => d.runId))].sort();
-    if (opts.jobFirst) await lockJobsOfRuns(tx, runs);
-    await lockRuns(tx, runs);
-  }
   const withOnFailure = settle.filter((d) => d.onFailureChildren > 0).map((d) => d.id);
   if (withOnFailure.length > 0) await propagateFinal(tx, { parentIds: withOnFailure, edgeTypes: ['on_failure'] }, now);
   // The stats of the batch are booked by the statement itself, or here last (stats rows are

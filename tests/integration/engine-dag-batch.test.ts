@@ -334,6 +334,65 @@ describe('a run settled by another batch before a success skipped its on_failure
   });
 });
 
+describe('a success\'s on_failure children in a run held by another batch (complete-task.ts settleDagBatch, SKIP LOCKED)', () => {
+  it('are not waited for: the completion returns at once, and the run\'s last settling skips them by design', async () => {
+    // a -on_failure-> cleanup, and b; node-b's batch of b is left uncommitted (it shares the run)
+    // while node-a completes a. Waiting for the run to skip cleanup now would hold node-a's
+    // completion (and the steps it hands off) until node-b commits.
+    const jobId = await insertJob(t.db, {
+      steps: ['a', 'b', 'cleanup'].map((key) => ({ key, handler: 'dag.onf-held' })),
+      edges: [{ from: 'a', to: 'cleanup', type: 'on_failure' }],
+    });
+    const run = await fire(jobId);
+    const both = await claimRun(run.id, at(10), NODE.nodeId, ['dag.onf-held']);
+    const a = both.find((c) => c.stepKey === 'a')!;
+    const b = both.find((c) => c.stepKey === 'b')!;
+    await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = $1::uuid`, [b.id]);
+    const holding = createSqlPool(t.url, 1, { settings: HOT_PATH_SETTINGS });
+    const nodeA = createSqlPool(t.url, 2, { settings: HOT_PATH_SETTINGS });
+    try {
+      let doneB: DagTaskCompleted[] = [];
+      let bCommitted = false;
+      let commitB!: () => void;
+      const bMayCommit = new Promise<void>((resolve) => { commitB = () => { bCommitted = true; resolve(); }; });
+      let bHolds!: () => void;
+      const bStatementDone = new Promise<void>((resolve) => { bHolds = resolve; });
+      const txB = holding.$transaction(async (tx) => {
+        doneB = await completeDagTasksSql(tx, {
+          nodeId: 'node-b', message: 'succeeded', jobFirst: false, bookStats: true,
+          items: [{ taskId: b.id, runId: b.runId, jobId: b.jobId, scheduledFor: b.scheduledFor, attempt: b.attempt, output: null, error: null, exitCode: null }],
+        }, at(40));
+        bHolds();
+        await bMayCommit;
+      });
+      await bStatementDone;
+      // a bound on the old behaviour (waiting for the run): node-b commits after 5 s at the latest
+      const deadline = setTimeout(commitB, 5_000);
+      const keys = (c: ClaimedTask) => ({ ...success(c), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
+      const [ra] = values(await completeTasks(nodeA, [keys(a)], at(40)));
+      const returnedWhileHeld = !bCommitted;
+      clearTimeout(deadline);
+      expect(ra).toMatchObject({ applied: true, task: { id: a.id, status: 'success' } });
+      expect(ra).not.toHaveProperty('runStatus');
+      expect(returnedWhileHeld).toBe(true);
+      expect((await tasksOf(t.db, run.id)).cleanup!.status).toBe('pending');
+
+      commitB();
+      await txB;
+      expect([...(await settleDagBatch(holding, doneB, at(50)))]).toEqual([[run.id, 'success']]);
+    } finally {
+      await holding.$disconnect();
+      await nodeA.$disconnect();
+    }
+    const runRow = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect([runRow.status, runRow.error]).toEqual(['success', null]);
+    const tasks = await tasksOf(t.db, run.id);
+    expect([tasks.cleanup!.status, tasks.cleanup!.error]).toEqual(['skipped', null]);
+    const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect([job.successRuns, job.failedRuns]).toEqual([1, 0]);
+  });
+});
+
 describe('a batch whose settling fails after its statement committed (complete-task.ts completeDagBatch)', () => {
   it('reports what the statement did — successes and a handed-off step — and leaves the quiet run to the reaper', async () => {
     const handoff = { handlers: ['dag.settle'], group: 'default', labels: {}, leaseSeconds: 30 };

@@ -67,3 +67,18 @@ export async function lockRuns(tx: SqlClient, runIds: string[]): Promise<void> {
     runIds,
   );
 }
+
+/**
+ * Locks, without waiting, those of the run rows that nobody holds (`FOR UPDATE SKIP LOCKED`,
+ * ascending id): for work that may be left to a later holder of the run (complete-task.ts
+ * settleDagBatch). Index: runs primary key.
+ * @returns the ids of the runs now locked
+ */
+export async function lockFreeRuns(tx: SqlClient, runIds: string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('lock-free-runs', `SELECT id FROM runs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE SKIP LOCKED`),
+    runIds,
+  );
+  return new Set(rows.map((r) => r.id));
+}
