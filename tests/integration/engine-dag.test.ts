@@ -109,6 +109,24 @@ describe('shapes', () => {
   });
 });
 
+describe('the error of a failed run names the task that failed, not one skipped because of it (finalise-run.ts first_error)', () => {
+  it('z dead -> y skipped -> its on_failure child a_cleanup skipped, all at one instant: the run\'s error is z\'s', async () => {
+    // The skips are written in z's transaction, at z's completion instant: by time alone the
+    // three tie, and by step key a_cleanup would come first.
+    const { runId } = await start({
+      steps: [{ key: 'z' }, { key: 'y' }, { key: 'a_cleanup' }],
+      edges: [{ from: 'z', to: 'y' }, { from: 'y', to: 'a_cleanup', type: 'on_failure' }],
+    });
+    const [z] = await claim(t.db, T0);
+    expect(z?.stepKey).toBe('z');
+    await completeTask(t.db, { taskId: z!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(10));
+    expect(await statusesOf(t.db, runId)).toEqual({ z: 'dead', y: 'skipped', a_cleanup: 'skipped' });
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/^z: /);
+  });
+});
+
 describe('docs/engine-cases.md case 5: a join with one failed and one succeeded parent resolves', () => {
   it('hard A->C, B->C: A dead, B success -> C skipped naming A, run failed, nothing open', async () => {
     const { runId } = await start({

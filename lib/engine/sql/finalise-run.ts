@@ -22,7 +22,8 @@ export interface FinaliseResult {
  * - run status: `cancelled` if any task was cancelled; else `success` if every
  *   task succeeded or was skipped by design (error NULL); else `timeout` if a
  *   task's last attempt timed out (task_logs timeout -> dead); else `failed`.
- *   finished_at = now, duration_ms = now - started_at, error = first failure.
+ *   finished_at = now, duration_ms = now - started_at, error = first failure: the first
+ *   dead or cancelled task (by completed_at, then step key), else the first skipped with an error.
  * - job: last_run_status; success_runs / failed_runs (failed and timeout);
  *   consecutive_failures reset by success, +1 by failed/timeout, unchanged by
  *   cancelled; reaching dead_letter_after (> 0) moves an `active` job to
@@ -60,7 +61,9 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
                                         AND l.from_status = 'timeout' AND l.to_status = 'dead' OFFSET 0)) AS timed_out,
               (SELECT step_key || ': ' || coalesce(error, status::text) FROM tasks
                 WHERE run_id = $1::uuid AND (status IN ('dead', 'cancelled') OR (status = 'skipped' AND error IS NOT NULL))
-                ORDER BY completed_at NULLS LAST, step_key LIMIT 1) AS first_error
+                -- a dead or cancelled task before the tasks skipped because of it, which its own
+                -- transaction ends at the same instant
+                ORDER BY status = 'skipped', completed_at NULLS LAST, step_key LIMIT 1) AS first_error
          FROM tasks WHERE run_id = $1::uuid
      ), upd AS (
        UPDATE runs r
