@@ -12,7 +12,7 @@ import { ensureHistoryPartitions } from '../../lib/system-jobs/history-partition
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { completeDagTasksSql, type DagTaskCompleted } from '../../lib/engine/sql/complete-dag-tasks.ts';
 import { settleDagBatch } from '../../lib/engine/complete-task.ts';
-import { createSqlPool, HOT_PATH_SETTINGS, type SqlClient } from '../../lib/sql-pool.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, type SqlClient, type SqlPool } from '../../lib/sql-pool.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
 
@@ -238,6 +238,48 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
 });
 
 
+/** Claims a run's steps a and b for NODE and gives b to node-b, as two workers would hold them. */
+async function claimOnTwoNodes(runId: string, handler: string): Promise<{ a: ClaimedTask; b: ClaimedTask }> {
+  const both = await claimRun(runId, at(10), NODE.nodeId, [handler]);
+  expect(both.map((c) => c.stepKey).sort()).toEqual(['a', 'b']);
+  const a = both.find((c) => c.stepKey === 'a')!;
+  const b = both.find((c) => c.stepKey === 'b')!;
+  await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = $1::uuid`, [b.id]);
+  return { a, b };
+}
+
+/** A success as a worker reports it: with the keys its claim gave (run, job, week). */
+const keyedSuccess = (c: ClaimedTask, nodeId = NODE.nodeId) => ({ ...success(c, nodeId), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
+
+/** A success of `c` as completeDagTasksSql takes it. */
+const batchItem = (c: ClaimedTask) =>
+  ({ taskId: c.id, runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor, attempt: c.attempt, output: null, error: null, exitCode: null });
+
+/** A worker's batch statement (complete-dag-tasks.ts, worker's path) of one success. */
+const batchOf = (db: SqlClient, c: ClaimedTask, nodeId: string, now: Date) =>
+  completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items: [batchItem(c)] }, now);
+
+/**
+ * A worker's batch statement of `c`'s success run in a transaction on `pool` that is left open:
+ * it holds the run FOR SHARE and its own rows until `commit()`. Resolves once the statement is
+ * done, with its rows; `committed()` says whether commit() was called, `finished` resolves after COMMIT.
+ */
+async function holdBatchOpen(pool: SqlPool, c: ClaimedTask, nodeId: string, now: Date) {
+  let done: DagTaskCompleted[] = [];
+  let committed = false;
+  let commit!: () => void;
+  const mayCommit = new Promise<void>((resolve) => { commit = () => { committed = true; resolve(); }; });
+  let statementDone!: () => void;
+  const held = new Promise<void>((resolve) => { statementDone = resolve; });
+  const finished = pool.$transaction(async (tx) => {
+    done = await batchOf(tx, c, nodeId, now);
+    statementDone();
+    await mayCommit;
+  });
+  await held;
+  return { done, commit, committed: () => committed, finished };
+}
+
 describe('batches completing steps of one run side by side (complete-dag-tasks.ts FOR SHARE, complete-task.ts settleDagBatch)', () => {
   it('a batch does not wait for another batch of the same run; of the two racing for its last tasks, the one that commits last ends the run', async () => {
     // Two leaves of one run, a and b, on two nodes. node-a's statement is left uncommitted in an
@@ -246,40 +288,23 @@ describe('batches completing steps of one run side by side (complete-dag-tasks.t
     // Then node-a commits and settles: its probe sees both, and the run ends once.
     const jobId = await insertJob(t.db, { steps: ['a', 'b'].map((key) => ({ key, handler: 'dag.share' })) });
     const run = await fire(jobId);
-    const both = await claimRun(run.id, at(10), NODE.nodeId, ['dag.share']);
-    const a = both.find((c) => c.stepKey === 'a')!;
-    const b = both.find((c) => c.stepKey === 'b')!;
-    await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = $1::uuid`, [b.id]);
-    const keys = (c: ClaimedTask, nodeId: string) => ({ ...success(c, nodeId), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
+    const { a, b } = await claimOnTwoNodes(run.id, 'dag.share');
 
     const holding = createSqlPool(t.url, 1, { settings: HOT_PATH_SETTINGS });
     // node-b's pool gives up on a lock after 2 s: waiting for node-a's open transaction fails the test
     const nodeB = createSqlPool(t.url, 2, { settings: { ...HOT_PATH_SETTINGS, lock_timeout: '2s' } });
     try {
-      let doneA: DagTaskCompleted[] = [];
-      let commitA!: () => void;
-      const aCommitted = new Promise<void>((resolve) => { commitA = resolve; });
-      let aHolds!: () => void;
-      const aStatementDone = new Promise<void>((resolve) => { aHolds = resolve; });
-      const txA = holding.$transaction(async (tx) => {
-        doneA = await completeDagTasksSql(tx, {
-          nodeId: NODE.nodeId, message: 'succeeded', jobFirst: false, bookStats: true,
-          items: [{ taskId: a.id, runId: a.runId, jobId: a.jobId, scheduledFor: a.scheduledFor, attempt: a.attempt, output: null, error: null, exitCode: null }],
-        }, at(40));
-        aHolds();
-        await aCommitted;
-      });
-      await aStatementDone;
-      expect(doneA.map((d) => [d.id, d.runReady])).toEqual([[a.id, 0]]);
+      const batchA = await holdBatchOpen(holding, a, NODE.nodeId, at(40));
+      expect(batchA.done.map((d) => [d.id, d.runReady])).toEqual([[a.id, 0]]);
 
-      const [rb] = values(await completeTasks(nodeB, [keys(b, 'node-b')], at(40)));
+      const [rb] = values(await completeTasks(nodeB, [keyedSuccess(b, 'node-b')], at(40)));
       expect(rb).toMatchObject({ applied: true, task: { id: b.id, status: 'success' } });
       expect(rb).not.toHaveProperty('runStatus');
       expect((await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('running');
 
-      commitA();
-      await txA;
-      const ended = await settleDagBatch(holding, doneA, at(40));
+      batchA.commit();
+      await batchA.finished;
+      const ended = await settleDagBatch(holding, batchA.done, at(40));
       expect([...ended]).toEqual([[run.id, 'success']]);
     } finally {
       await holding.$disconnect();
@@ -304,21 +329,13 @@ describe('a run settled by another batch before a success skipped its on_failure
       edges: [{ from: 'a', to: 'cleanup', type: 'on_failure' }],
     });
     const run = await fire(jobId);
-    const both = await claimRun(run.id, at(10), NODE.nodeId, ['dag.onf-race']);
-    expect(both.map((c) => c.stepKey).sort()).toEqual(['a', 'b']);
-    const a = both.find((c) => c.stepKey === 'a')!;
-    const b = both.find((c) => c.stepKey === 'b')!;
-    await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = $1::uuid`, [b.id]);
+    const { a, b } = await claimOnTwoNodes(run.id, 'dag.onf-race');
     const hot = createSqlPool(t.url, 2, { settings: HOT_PATH_SETTINGS });
     try {
-      const doneA = await completeDagTasksSql(hot, {
-        nodeId: NODE.nodeId, message: 'succeeded', jobFirst: false, bookStats: true,
-        items: [{ taskId: a.id, runId: a.runId, jobId: a.jobId, scheduledFor: a.scheduledFor, attempt: a.attempt, output: null, error: null, exitCode: null }],
-      }, at(40));
+      const doneA = await batchOf(hot, a, NODE.nodeId, at(40));
       expect(doneA.map((d) => d.onFailureChildren)).toEqual([1]);
 
-      const keys = (c: ClaimedTask, nodeId: string) => ({ ...success(c, nodeId), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
-      const [rb] = values(await completeTasks(hot, [keys(b, 'node-b')], at(50)));
+      const [rb] = values(await completeTasks(hot, [keyedSuccess(b, 'node-b')], at(50)));
       expect(rb).toMatchObject({ applied: true, runStatus: 'success' });
       // node-a's settling comes late and finds nothing left to do
       expect([...(await settleDagBatch(hot, doneA, at(60)))]).toEqual([[run.id, null]]);
@@ -344,42 +361,24 @@ describe('a success\'s on_failure children in a run held by another batch (compl
       edges: [{ from: 'a', to: 'cleanup', type: 'on_failure' }],
     });
     const run = await fire(jobId);
-    const both = await claimRun(run.id, at(10), NODE.nodeId, ['dag.onf-held']);
-    const a = both.find((c) => c.stepKey === 'a')!;
-    const b = both.find((c) => c.stepKey === 'b')!;
-    await t.pool.query(`UPDATE tasks SET locked_by = 'node-b' WHERE id = $1::uuid`, [b.id]);
+    const { a, b } = await claimOnTwoNodes(run.id, 'dag.onf-held');
     const holding = createSqlPool(t.url, 1, { settings: HOT_PATH_SETTINGS });
     const nodeA = createSqlPool(t.url, 2, { settings: HOT_PATH_SETTINGS });
     try {
-      let doneB: DagTaskCompleted[] = [];
-      let bCommitted = false;
-      let commitB!: () => void;
-      const bMayCommit = new Promise<void>((resolve) => { commitB = () => { bCommitted = true; resolve(); }; });
-      let bHolds!: () => void;
-      const bStatementDone = new Promise<void>((resolve) => { bHolds = resolve; });
-      const txB = holding.$transaction(async (tx) => {
-        doneB = await completeDagTasksSql(tx, {
-          nodeId: 'node-b', message: 'succeeded', jobFirst: false, bookStats: true,
-          items: [{ taskId: b.id, runId: b.runId, jobId: b.jobId, scheduledFor: b.scheduledFor, attempt: b.attempt, output: null, error: null, exitCode: null }],
-        }, at(40));
-        bHolds();
-        await bMayCommit;
-      });
-      await bStatementDone;
+      const batchB = await holdBatchOpen(holding, b, 'node-b', at(40));
       // a bound on the old behaviour (waiting for the run): node-b commits after 5 s at the latest
-      const deadline = setTimeout(commitB, 5_000);
-      const keys = (c: ClaimedTask) => ({ ...success(c), runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor });
-      const [ra] = values(await completeTasks(nodeA, [keys(a)], at(40)));
-      const returnedWhileHeld = !bCommitted;
+      const deadline = setTimeout(batchB.commit, 5_000);
+      const [ra] = values(await completeTasks(nodeA, [keyedSuccess(a)], at(40)));
+      const returnedWhileHeld = !batchB.committed();
       clearTimeout(deadline);
       expect(ra).toMatchObject({ applied: true, task: { id: a.id, status: 'success' } });
       expect(ra).not.toHaveProperty('runStatus');
       expect(returnedWhileHeld).toBe(true);
       expect((await tasksOf(t.db, run.id)).cleanup!.status).toBe('pending');
 
-      commitB();
-      await txB;
-      expect([...(await settleDagBatch(holding, doneB, at(50)))]).toEqual([[run.id, 'success']]);
+      batchB.commit();
+      await batchB.finished;
+      expect([...(await settleDagBatch(holding, batchB.done, at(50)))]).toEqual([[run.id, 'success']]);
     } finally {
       await holding.$disconnect();
       await nodeA.$disconnect();
