@@ -84,7 +84,7 @@ export interface ClaimedTask {
   resourceKey: string | null;
   /** the run's nominal fire time (tasks.scheduled_for = runs.scheduled_for; the history partition key) */
   scheduledFor: Date;
-  /** the instant this attempt's lateness is measured from: scheduledFor, null in a backfill run (lib/engine/sql/stats-outcome.ts latenessFromSql) */
+  /** the instant this attempt's lateness is measured from: the later of scheduledFor and when the step became ready, null in a backfill run (lib/engine/sql/stats-outcome.ts latenessFromSql) */
   latenessFrom?: Date | null;
   /** the run's job key (runs.job_key), handed to handlers */
   jobKey: string | null;

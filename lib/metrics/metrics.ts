@@ -41,7 +41,7 @@ export interface WorkerMetrics {
   readonly registry: client.Registry;
   /** a task claimed (counted at the claim) */
   claimed(task: { handler: string }): void;
-  /** an attempt started: `latenessMs` is its real start − its scheduled time, for a first attempt (omit for retries) */
+  /** an attempt started: `latenessMs` is its real start − ClaimedTask.latenessFrom (slot or ready instant), for a first attempt (omit for retries) */
   started(task: { latenessMs?: number }): void;
   /** an attempt's outcome was recorded; `taskStatus` is what the task became (pending = a retry was scheduled) */
   completed(e: { handler: string; outcome: AttemptOutcome; durationMs: number; taskStatus?: 'success' | 'pending' | 'dead' }): void;

@@ -66,8 +66,9 @@ describe('completeTasks with DAG steps', () => {
       expect(logs[2]!.detail).toEqual({ durationMs: 20 });
     }
     const [stats] = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler: 'dag.batch' } }));
-    // durations 10 (a) + 3 x 20 (b, c, e) + 30 (d); lateness of first attempts: 10, 30 x 3, 60
-    expect([stats!.success, Number(stats!.totalDurationMs), stats!.latenessCount, Number(stats!.totalLatenessMs)]).toEqual([5, 100, 5, 160]);
+    // durations 10 (a) + 3 x 20 (b, c, e) + 30 (d); lateness of first attempts, each from when the
+    // step became ready: a 10 after the slot, b, c, e 10 after a's success (20), d 10 after theirs (50)
+    expect([stats!.success, Number(stats!.totalDurationMs), stats!.latenessCount, Number(stats!.totalLatenessMs)]).toEqual([5, 100, 5, 50]);
     const date = T0.toISOString().slice(0, 10);
     expect((await rebuildStats(t.db, { from: date, to: date, timeZone: 'UTC' })).drift).toEqual([]);
   });
@@ -183,7 +184,8 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
     expect(ra).toMatchObject({ applied: true, task: { id: a!.id, status: 'success' } });
     expect(ra).not.toHaveProperty('ready');
     const [b] = (ra as { handedOff: ClaimedTask[] }).handedOff;
-    expect(b).toMatchObject({ stepKey: 'b', runId: run.id, jobId, attempt: 1, onlyTask: false, startedAt: at(20), leaseUntil: at(30_020) });
+    // ready at its parent's success, the instant its lateness counts from
+    expect(b).toMatchObject({ stepKey: 'b', runId: run.id, jobId, attempt: 1, onlyTask: false, startedAt: at(20), leaseUntil: at(30_020), latenessFrom: at(20) });
     expect(b!.scheduledFor).toEqual(a!.scheduledFor);
     const row = await t.db.task.findUniqueOrThrow({ where: { id: b!.id } });
     expect(row).toMatchObject({ status: 'running', lockedBy: NODE.nodeId, startedAt: at(20), pendingParents: 0 });

@@ -1,6 +1,6 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
-import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
+import { attemptDurationMsSql, latenessFromSql, readyAtOnReleaseSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
 import { claimedTaskColumns } from './columns.ts';
 import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
@@ -104,8 +104,8 @@ export async function completeDagTasksSql(
         WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.run_id = i.run_id
           AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           AND (SELECT count(*) FROM lt) >= 0
-       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.locked_by,
-                 i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
+       RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.ready_at,
+                 tasks.locked_by, i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
@@ -140,6 +140,7 @@ export async function completeDagTasksSql(
        -- release), so "becomes ready now" is exact.
        UPDATE tasks c
           SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz,
+              ready_at = ${readyAtOnReleaseSql('c', 'c.pending_parents - e.n', '$3::timestamptz')},
               ${claimSetColumns('c', { nodeId: '$2', start: '$3::timestamptz', leaseSeconds: '$10::double precision' })
                 .map(([column, value]) => `${column} = CASE WHEN e.handoff AND c.pending_parents = e.n THEN ${value} ELSE c.${column} END`)
                 .join(',\n              ')}

@@ -106,7 +106,7 @@ export async function completeOnlyTasksSql(
           AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = i.run_id AND o.scheduled_for = i.scheduled_for AND o.id <> i.id)
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at,
-                 tasks.locked_by, i.error, i.exit_code,
+                 tasks.ready_at, tasks.locked_by, i.error, i.exit_code,
                  ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}

@@ -1,6 +1,6 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
-import { attemptDurationMsSql, latenessFromSql } from './stats-outcome.ts';
+import { attemptDurationMsSql, latenessFromSql, readyAtOnReleaseSql } from './stats-outcome.ts';
 
 export interface FinishedAttempt {
   id: string;
@@ -71,7 +71,7 @@ export async function finishAttempt(
         -- tasks_lease_idx (same predicate) and filter every running task by id.
         WHERE id = $1::uuid AND status::text = 'running' AND attempt = $2::int AND locked_by = $3
           AND ($10::timestamptz IS NULL OR lease_until < $10::timestamptz)
-       RETURNING id, run_id, scheduled_for, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, locked_by
+       RETURNING id, run_id, scheduled_for, job_id, step_key, handler, status, attempt, max_retries, backoff, started_at, ready_at, locked_by
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, scheduled_for, attempt, 'running', status, $8,
@@ -92,7 +92,8 @@ export async function finishAttempt(
        -- Children by primary key from an array built off task_dependencies_parent_idx: a plain join let
        -- the planner (stale statistics right after a bulk trigger) walk every pending task of the table
        -- (tasks_run_open_idx on status) per completion, which made queue drains quadratic.
-       UPDATE tasks c SET pending_parents = c.pending_parents - 1, updated_at = $9::timestamptz
+       UPDATE tasks c SET pending_parents = c.pending_parents - 1, updated_at = $9::timestamptz,
+                          ready_at = ${readyAtOnReleaseSql('c', 'c.pending_parents - 1', '$9::timestamptz')}
         WHERE c.id = ANY (ARRAY(SELECT d.task_id FROM task_dependencies d
                                  WHERE d.parent_task_id = $1::uuid AND d.dep_type IN ('hard', 'soft')))
           AND c.status = 'pending' AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success')

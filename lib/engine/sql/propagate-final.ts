@@ -1,5 +1,6 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
+import { readyAtOnReleaseSql } from './stats-outcome.ts';
 
 /**
  * DAG propagation from tasks that just became final (docs/design.md §4 dependency
@@ -78,7 +79,8 @@ export async function propagateFinal(
        UNION ALL
        SELECT d.task_id FROM skip k JOIN task_dependencies d ON d.parent_task_id = k.task_id WHERE d.dep_type = 'soft'
      ), dec AS (
-       UPDATE tasks t SET pending_parents = t.pending_parents - x.n, updated_at = $3::timestamptz
+       UPDATE tasks t SET pending_parents = t.pending_parents - x.n, updated_at = $3::timestamptz,
+                          ready_at = ${readyAtOnReleaseSql('t', 't.pending_parents - x.n', '$3::timestamptz')}
          FROM (SELECT task_id, count(*)::int AS n FROM resolved
                 WHERE task_id NOT IN (SELECT task_id FROM skip) GROUP BY task_id) x
         WHERE t.id = x.task_id AND t.status = 'pending'

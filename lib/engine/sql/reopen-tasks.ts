@@ -1,6 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { DomainError } from '../../errors.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
+import { readyAtOnReleaseSql } from './stats-outcome.ts';
 import { pgErrorCode } from '../pg.ts';
 
 export interface ReopenRow {
@@ -44,6 +45,9 @@ export async function reopenTasks(
          UPDATE tasks t
             SET status = CASE WHEN v.reopen THEN 'pending'::task_status ELSE t.status END,
                 pending_parents = v.pending_parents,
+                -- released now: a re-opened task, or a waiting child whose recomputed counter reached 0
+                ready_at = CASE WHEN v.reopen OR t.pending_parents > 0
+                                THEN ${readyAtOnReleaseSql('t', 'v.pending_parents', '$7::timestamptz')} ELSE t.ready_at END,
                 attempt = t.attempt + CASE WHEN v.bump THEN 1 ELSE 0 END,
                 schedule_at = CASE WHEN v.reopen THEN $7::timestamptz ELSE t.schedule_at END,
                 locked_by = CASE WHEN v.reopen THEN NULL ELSE t.locked_by END,

@@ -18,8 +18,10 @@
  * - duration (finished attempts only) = attemptDurationMsSql, clamped at 0: summed, max,
  *   and counted in the histogram bucket width_bucket(duration, DURATION_BUCKET_BOUNDS_MS);
  * - lateness = started_at - latenessFromSql (ms, clamped at 0, rounded) of finished first
- *   attempts that have both instants, summed with a count: the task's scheduled_for, except
- *   in backfill runs, which have none (their slot is in the past on purpose).
+ *   attempts that have both instants, summed with a count: from the later of the task's
+ *   scheduled_for and its ready_at (a downstream step waits for its parents, which is not
+ *   the scheduler being late), except in backfill runs, which have none (their slot is in
+ *   the past on purpose).
  */
 import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
 
@@ -35,9 +37,12 @@ export function attemptDurationMsSql(end: string, start: string): string {
 }
 
 /**
- * SQL of the instant a task's lateness is measured from (timestamptz, or NULL for none): its
- * scheduled_for, except in a backfill run, whose slot lies in the past on purpose
- * (docs/recovery.md "Backfill"), so its start says nothing about the scheduler being late.
+ * SQL of the instant a task's lateness is measured from (timestamptz, or NULL for none): the
+ * later of its scheduled_for (the run's slot) and its ready_at (when its parents released it,
+ * readyAtOnReleaseSql; NULL for a step without parents, which GREATEST ignores), except in a
+ * backfill run, whose slot lies in the past on purpose (docs/recovery.md "Backfill"), so its
+ * start says nothing about the scheduler being late. Waiting for a serial run's turn
+ * (block strategy serial_execution) does count: that run is late against its slot.
  * The one definition for the handler stats (every statement built from statsEventsSql) and the
  * workers' lateness histogram (the claim's ClaimedTask.latenessFrom).
  * @param task the alias of a tasks row (reads run_id and scheduled_for)
@@ -52,7 +57,21 @@ export function attemptDurationMsSql(end: string, start: string): string {
 export function latenessFromSql(task: string, run?: string, opts: { pruned?: boolean } = {}): string {
   const key = opts.pruned ? ` AND lr.scheduled_for = ${task}.scheduled_for` : '';
   const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id${key})`;
-  return `(CASE WHEN ${trigger} = 'backfill' THEN NULL ELSE ${task}.scheduled_for END)`;
+  return `(CASE WHEN ${trigger} = 'backfill' THEN NULL ELSE GREATEST(${task}.scheduled_for, ${task}.ready_at) END)`;
+}
+
+/**
+ * SQL of a task's ready_at in an UPDATE that sets its pending_parents (a release by its parents,
+ * or an operator re-open): `now` when the new counter is 0 and the task has not started its
+ * first attempt, else unchanged. Frozen once the first attempt starts, so the stats rebuild
+ * (lib/stats/detail-stats-sql.ts), which reads it back from the row, counts that attempt's
+ * lateness as it was booked. The serial-execution gate (release-serial-run.ts) does not set it.
+ * @param task the alias of the tasks row being updated (its old values: attempt, started_at)
+ * @param pendingParents SQL of the row's new pending_parents
+ * @param now SQL of the statement's instant (timestamptz)
+ */
+export function readyAtOnReleaseSql(task: string, pendingParents: string, now: string): string {
+  return `CASE WHEN ${pendingParents} = 0 AND ${task}.attempt = 1 AND ${task}.started_at IS NULL THEN ${now} ELSE ${task}.ready_at END`;
 }
 
 /** SQL expressions (over the caller's FROM clause) describing one stats event each. */
