@@ -124,6 +124,8 @@ export class Claimer {
           group: this.config.group,
           labels: this.config.labels,
           limit,
+          // the tasks beyond the free slots wait in the runner: claimed `held`, their start recorded when it comes
+          startNow: free,
           leaseSeconds: this.config.leaseSeconds,
           aheadMs: this.aheadMs,
         },

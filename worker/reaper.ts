@@ -77,7 +77,13 @@ export class Reaper {
       const res = await reclaimExpiredLeases(this.deps.db, { limit: this.config.limit }, now);
       reclaimed = res.length;
       more = reclaimed >= this.config.limit;
-      if (reclaimed > 0) this.deps.logger.warn({ reclaimed, tasks: res.map((r) => r.taskId) }, 'reaper: reclaimed tasks with expired leases');
+      if (reclaimed > 0) {
+        const handedBack = res.filter((r) => r.handedBack).map((r) => r.taskId);
+        this.deps.logger.warn(
+          { reclaimed, tasks: res.map((r) => r.taskId), ...(handedBack.length ? { handedBackUnstarted: handedBack } : {}) },
+          'reaper: reclaimed tasks with expired leases',
+        );
+      }
       if (now.getTime() - this.lastStrandedSweep >= STRANDED_SWEEP_MS || now.getTime() < this.lastStrandedSweep) {
         this.lastStrandedSweep = now.getTime();
         const stranded = await settleStrandedRuns(this.deps.db, { quietSeconds: STRANDED_QUIET_SECONDS, limit: this.config.limit }, now);

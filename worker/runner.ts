@@ -44,6 +44,7 @@ import type { TaskLogWriter } from './task-log-writer.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { RUN_START_DELAY_MS, RunStarter } from './run-starter.ts';
+import { StartMarker } from './start-marker.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 import { isUnreachable, type DbHealth } from './db-health.ts';
 
@@ -71,6 +72,8 @@ export interface RunnableTask {
   startedAt?: Date;
   /** the instant lateness is measured from (ClaimedTask.latenessFrom) */
   latenessFrom?: Date | null;
+  /** claimed to be held (ClaimedTask.held): its start is recorded before its handler is called */
+  held?: boolean;
 }
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
@@ -129,7 +132,7 @@ interface Active {
   /** the deadline passed: the outcome is `timeout`, recorded when the handler returns */
   timedOut: boolean;
   overdueTimer: NodeJS.Timeout | null;
-  /** marks a one-step run running once the attempt has lasted RUN_START_DELAY_MS (run-starter.ts) */
+  /** once the attempt has lasted RUN_START_DELAY_MS: marks its one-step run running (run-starter.ts), records a held task's start (start-marker.ts) */
   runStartTimer: NodeJS.Timeout | null;
   /** a task claimed ahead waits for its planned start: the timer that lets it start (then, or when a slot frees) */
   holdTimer: NodeJS.Timeout | null;
@@ -181,12 +184,16 @@ export class Runner {
   /** marks one-step runs running whose attempt lasts (run-starter.ts) */
   private readonly runStarter: RunStarter;
 
+  /** records the start of tasks claimed held before their handler runs (start-marker.ts) */
+  private readonly startMarker: StartMarker;
+
   constructor(
     readonly config: RunnerConfig,
     private readonly deps: RunnerDeps,
   ) {
     this.batcher = new CompletionBatcher({ db: deps.hotDb ?? deps.db, clock: deps.clock, logger: deps.logger });
     this.runStarter = new RunStarter({ db: deps.hotDb ?? deps.db, clock: deps.clock, logger: deps.logger });
+    this.startMarker = new StartMarker({ db: deps.hotDb ?? deps.db, nodeId: () => this.config.nodeId, clock: deps.clock, logger: deps.logger });
   }
 
   /** tasks this worker holds: attempts running, and tasks claimed but not started yet (held until their start, or queued for a slot) */
@@ -305,16 +312,21 @@ export class Runner {
     const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
     entry.begun = true;
     this.begun++;
-    if (entry.delayed) entry.heldStart = this.deps.clock();
+    if (entry.delayed || task.held) entry.heldStart = this.deps.clock();
     entry.startedAt = Date.now();
     this.startTimes.set(task, entry.startedAt);
     const timeoutMs = Math.max(1, task.timeoutSeconds * 1000);
     this.deps.onStarted?.(task, entry.heldStart ?? this.deps.clock());
-    if (task.onlyTask) {
-      // The claim left this one-step run pending (run-starter.ts): mark it if the attempt lasts.
+    if (task.onlyTask || task.held) {
+      // What an attempt that lasts records, once, RUN_START_DELAY_MS after its start (none of it
+      // for the many that end sooner, whose completion says it all): the one-step run the claim
+      // left pending is marked running (run-starter.ts), and a task claimed held gets its start
+      // recorded (start-marker.ts).
       entry.runStartTimer = setTimeout(() => {
         entry.runStartTimer = null;
-        if (!entry.settled) this.runStarter.add({ runId: task.runId, scheduledFor: task.scheduledFor, startedAt: entry.heldStart ?? task.startedAt ?? new Date(entry.startedAt) });
+        if (entry.settled) return;
+        if (task.onlyTask) this.runStarter.add({ runId: task.runId, scheduledFor: task.scheduledFor, startedAt: entry.heldStart ?? task.startedAt ?? new Date(entry.startedAt) });
+        if (task.held) this.recordStart(task, entry.heldStart!);
       }, RUN_START_DELAY_MS);
     }
 
@@ -417,6 +429,26 @@ export class Runner {
     const z = entry.done.catch(() => undefined);
     this.zombies.add(z);
     void z.finally(() => this.zombies.delete(z));
+  }
+
+  /**
+   * Records the real start of a task claimed held (ClaimedTask.held; start-marker.ts) whose
+   * attempt has lasted RUN_START_DELAY_MS, so that from then on the reaper fails the attempt if
+   * this worker dies instead of handing the task back unstarted. Neither awaited before the
+   * handler nor written for attempts that end sooner: a burst of held tasks at one slot would
+   * otherwise start a round trip late each, and load the database at its busiest instant
+   * (measured: on-time p99 207 → 315 ms, bench/on-time.ts 1000 60). A worker killed within that
+   * delay of a held task's start therefore has the task handed back and run again on the same
+   * attempt (at least once, the partial run not counted). A task found no longer ours
+   * (reclaimed, cancelled) is aborted like a lost lease; a start that could not be recorded is
+   * left to the reaper's rule.
+   */
+  private recordStart(task: RunnableTask, at: Date): void {
+    void this.startMarker.mark(task, at).then((mark) => {
+      if (mark === 'lost' && this.abort(task.id, 'lease_lost')) {
+        this.deps.logger.warn({ taskId: task.id, attempt: task.attempt }, 'held task no longer ours at its start (reclaimed or cancelled meanwhile): attempt aborted');
+      }
+    });
   }
 
   /** Aborts one attempt that the database no longer gives us (cancel, lease lost). */

@@ -37,6 +37,7 @@ export async function claimTasks(db: EngineDb, input: ClaimInput, now: Date = ne
     nodeStaleSeconds: input.nodeStaleSeconds ?? 30,
     fallbackHandlers,
     aheadMs: Math.max(0, input.aheadMs ?? 0),
+    startNow: Math.max(0, Math.floor(input.startNow ?? input.limit)),
   };
   const inTx = isTransactionClient(db);
   for (let attempt = 1; ; attempt++) {

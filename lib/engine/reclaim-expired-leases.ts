@@ -1,6 +1,7 @@
 import type { Db, Prisma } from '../db.ts';
 import { endAttempt } from './complete-task.ts';
 import { isTransactionClient, withEngineTransaction } from './pg.ts';
+import { releaseTasks } from './release-tasks.ts';
 import { selectExpiredLeases } from './sql/select-expired-leases.ts';
 
 export interface ReclaimedTask {
@@ -9,6 +10,8 @@ export interface ReclaimedTask {
   attempt: number;
   /** pending: retry scheduled; dead: retries used up */
   status: 'pending' | 'dead' | 'success';
+  /** the task was held and never started: handed back on the same attempt, no attempt failed */
+  handedBack?: boolean;
   runStatus?: string;
 }
 
@@ -21,6 +24,10 @@ export interface ReclaimedTask {
  * transaction with the compare-and-set of completion plus `lease_until < now`,
  * so a heartbeat that extended the lease meanwhile, or a second reaper, wins
  * cleanly. A later completion from the old worker is refused (attempt moved on).
+ *
+ * A task its worker held and never started (tasks.held: claimed ahead or prefetched, its start
+ * not recorded; docs/on-time.md "Prefetch") ran no handler: it is handed back to pending on the
+ * same attempt instead (release-tasks.ts, `reaped`), and another worker claims it at once.
  * @param input.limit max tasks per call (oldest leases first)
  */
 export async function reclaimExpiredLeases(db: Db, input: { limit: number }, now: Date = new Date()): Promise<ReclaimedTask[]> {
@@ -28,6 +35,16 @@ export async function reclaimExpiredLeases(db: Db, input: { limit: number }, now
   const out: ReclaimedTask[] = [];
   const callerTx = isTransactionClient(db);
   for (const e of expired) {
+    if (e.held) {
+      const n = await releaseTasks(db, {
+        nodeId: e.lockedBy, tasks: [{ id: e.id, attempt: e.attempt, scheduledFor: e.scheduledFor }], reason: 'lease expired', reaped: true,
+      }, now);
+      if (n > 0) {
+        out.push({ taskId: e.id, nodeId: e.lockedBy, attempt: e.attempt, status: 'pending', handedBack: true });
+        continue;
+      }
+      // its start was recorded meanwhile: an attempt that ran, reclaimed below like any other
+    }
     const message = `lease expired: worker ${e.lockedBy} presumed dead`;
     const r = await withEngineTransaction(db, (tx, attempt) =>
       endAttempt(tx, {

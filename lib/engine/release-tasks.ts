@@ -10,6 +10,11 @@ import { TASKS_CHANNEL } from './notify.ts';
  * other workers: payload '' when one is claimable now, and the epoch ms of the earliest
  * schedule_at still to come when one is held for later (notify.ts).
  *
+ * The reaper hands back the same way a task still `held` (its start never recorded) whose
+ * worker's lease expired (reclaim-expired-leases.ts): `reaped` adds `held AND lease_until < now`
+ * to the compare-and-set, so a heartbeat or a start recorded meanwhile wins, and the log row
+ * says the worker is presumed dead.
+ *
  * Compare-and-set on (id, week, attempt, running, locked_by = nodeId): a task cancelled or
  * reclaimed meanwhile is left alone. One autocommit statement; lock: the task rows (the
  * running_resources row of a resource-keyed task is released by its trigger).
@@ -19,7 +24,7 @@ import { TASKS_CHANNEL } from './notify.ts';
  */
 export async function releaseTasks(
   db: EngineDb,
-  input: { nodeId: string; tasks: { id: string; attempt: number; scheduledFor: Date }[]; reason: string },
+  input: { nodeId: string; tasks: { id: string; attempt: number; scheduledFor: Date }[]; reason: string; reaped?: boolean },
   now: Date = new Date(),
 ): Promise<number> {
   if (input.tasks.length === 0) return 0;
@@ -27,15 +32,18 @@ export async function releaseTasks(
     preparedSql('release-tasks', `WITH x AS (
        SELECT * FROM unnest($2::uuid[], $3::int[], $4::timestamptz[]) AS x(id, attempt, scheduled_for)
      ), upd AS (
-       UPDATE tasks t SET status = 'pending', locked_by = NULL, lease_until = NULL, started_at = NULL,
+       UPDATE tasks t SET status = 'pending', locked_by = NULL, lease_until = NULL, started_at = NULL, held = false,
               version = t.version + 1, updated_at = $5::timestamptz
          FROM x
         WHERE t.id = x.id AND t.scheduled_for = x.scheduled_for AND t.attempt = x.attempt
           AND t.status::text = 'running' AND t.locked_by = $1
+          AND (NOT $7::boolean OR (t.held AND t.lease_until < $5::timestamptz))
        RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.schedule_at
      ), logs AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
-       SELECT id, run_id, scheduled_for, attempt, 'running', 'pending', 'handed back unstarted by ' || $1 || ': ' || $6, $1, $5::timestamptz
+       SELECT id, run_id, scheduled_for, attempt, 'running', 'pending',
+              CASE WHEN $7::boolean THEN 'handed back unstarted: worker ' || $1 || ' presumed dead before it started the task (' || $6 || ')'
+                   ELSE 'handed back unstarted by ' || $1 || ': ' || $6 END, $1, $5::timestamptz
          FROM upd
        RETURNING 1
      ), due AS (
@@ -48,6 +56,7 @@ export async function releaseTasks(
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', floor(extract(epoch FROM later) * 1000)::bigint::text)
                                      FROM due WHERE later IS NOT NULL) n)::int AS notified_later`),
     input.nodeId, input.tasks.map((t) => t.id), input.tasks.map((t) => t.attempt), input.tasks.map((t) => t.scheduledFor), now, input.reason,
+    input.reaped ?? false,
   );
   return rows[0]?.n ?? 0;
 }

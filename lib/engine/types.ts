@@ -66,6 +66,11 @@ export interface ClaimInput {
    * (docs/on-time.md "Claiming ahead"). Default 0: only tasks due now.
    */
   aheadMs?: number;
+  /**
+   * how many of the claimed tasks due now the worker starts at once (its free slots); the others,
+   * and every task claimed ahead, are claimed `held` (ClaimedTask.held). Default: `limit`.
+   */
+  startNow?: number;
 }
 
 /** A task handed to a worker by `claimTasks`. */
@@ -93,6 +98,12 @@ export interface ClaimedTask {
   version: number;
   /** the run has no other task (a one-step job): its success can take completeTask's one-statement path */
   onlyTask?: boolean;
+  /**
+   * claimed to be held, not started at once (claimed ahead, or beyond ClaimInput.startNow): the
+   * worker records its real start before calling the handler (markHeldTasksStarted); until then
+   * the reaper hands it back unstarted if the worker dies (docs/on-time.md "Prefetch")
+   */
+  held?: boolean;
 }
 
 export type CompleteOutcome = 'success' | 'failed' | 'timeout';

@@ -79,6 +79,42 @@ describe('docs/engine-cases.md case 4 — a worker killed mid-task is detected e
   }, 120_000);
 });
 
+describe('a worker killed while it holds prefetched tasks (docs/on-time.md "Prefetch")', () => {
+  it('SIGKILL: the attempt that ran fails by its lease; the tasks waiting for a slot go back unstarted on attempt 1 and run elsewhere', async () => {
+    const env = { TICKFLOW_LEASE_SECONDS: '4', TICKFLOW_HEARTBEAT_MS: '400', TICKFLOW_REAP_MS: '300', TICKFLOW_NODE_OFFLINE_SECONDS: '3' };
+    // four runs ready before A starts: its first claim takes 4 per free slot (no backlog known yet)
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await runTask({ maxRetries: 0, timeoutSeconds: 60, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] }));
+    const a = start({ ...env, TICKFLOW_CONCURRENCY: '1', TICKFLOW_PREFETCH_MULTIPLIER: '4' });
+    const nodeA = await a.ready;
+    const rows = () => t.pool.query<{ id: string; status: string; held: boolean; locked_by: string | null; attempt: number }>(
+      `SELECT id, status::text, held, locked_by, attempt FROM tasks WHERE id = ANY($1)`, [ids]);
+    // one slot: one attempt runs, the three prefetched wait in A, claimed held
+    const onA = await waitFor(async () => {
+      const r = (await rows()).rows;
+      return r.every((x) => x.status === 'running' && x.locked_by === nodeA) && r.filter((x) => x.held).length === 3 ? r : null;
+    }, 15_000, 'four tasks claimed by A, three of them held');
+    const ran = onA.find((x) => !x.held)!.id;
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    start(env);
+    const final = await waitFor(async () => {
+      const r = (await rows()).rows;
+      return r.every((x) => x.status === 'success' || x.status === 'dead') ? r : null;
+    }, 60_000, 'every task final');
+    // the attempt that ran is failed by its expired lease (no retries left: dead) ...
+    expect(final.find((x) => x.id === ran)).toMatchObject({ status: 'dead', attempt: 1 });
+    // ... and the three that never started ran on the other worker, on their first attempt
+    expect(final.filter((x) => x.id !== ran).map((x) => [x.status, x.attempt])).toEqual([['success', 1], ['success', 1], ['success', 1]]);
+    const logs = await t.db.taskLog.findMany({ where: { taskId: { in: ids.filter((id) => id !== ran) } }, orderBy: { id: 'asc' } });
+    expect(logs.filter((l) => l.toStatus === 'failed' || l.toStatus === 'dead')).toEqual([]);
+    const back = logs.filter((l) => l.fromStatus === 'running' && l.toStatus === 'pending');
+    expect(back).toHaveLength(3);
+    for (const l of back) expect(l.message).toBe(`handed back unstarted: worker ${nodeA} presumed dead before it started the task (lease expired)`);
+  }, 120_000);
+});
+
 describe('graceful shutdown', () => {
   it('SIGTERM: stops claiming, node draining, waits for the running task, exits 0, node offline', async () => {
     const w = start({ TICKFLOW_CONCURRENCY: '2', TICKFLOW_SHUTDOWN_GRACE_MS: '20000' });

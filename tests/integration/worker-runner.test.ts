@@ -143,12 +143,45 @@ describe('prefetch: tasks claimed ahead beyond the free slots wait for one (docs
     }
     expect(running).toBe(2);
     expect(held).toBe(6); // 3 per free slot, claimed before the instant
+    // every start was recorded before its handler ran (claimed held: start-marker.ts)
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM tasks WHERE run_id = ANY($1) AND held`, [runs])).rows[0].n).toBe(0);
     const starts = (await t.pool.query<{ started_at: Date }>(
       `SELECT started_at FROM tasks WHERE run_id = ANY($1) ORDER BY started_at`, [runs])).rows.map((r) => r.started_at.getTime());
     expect(starts.every((s) => s >= due.getTime())).toBe(true); // none before its instant
     // The tasks that waited for a slot record when they really started: two at a time, 60 ms apart.
     expect(starts[2]! - due.getTime()).toBeGreaterThanOrEqual(55);
     expect(starts[4]! - due.getTime()).toBeGreaterThanOrEqual(115);
+  });
+});
+
+describe('the start of a task claimed held is recorded as it starts (worker/start-marker.ts)', () => {
+  it('held until its slot, then taken by another node meanwhile: the start marker finds it gone, the attempt is aborted and its result refused', async () => {
+    const due = new Date(Date.now() + 1500);
+    const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms: 20_000 } }] });
+    const runId = (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: due, scheduleAt: due })).run.id;
+    // no heartbeat before the start: the start marker, not a lease renewal, finds the task gone
+    const w = worker({ concurrency: 2, claimAheadMs: 1000, heartbeatMs: 60_000 });
+    await w.start();
+    const row = await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: true } })), 10_000, 'the task claimed ahead, held');
+    // as if the reaper had handed it back and another node claimed it before the start came
+    await t.pool.query(`UPDATE tasks SET locked_by = 'node-z' WHERE id = $1`, [row.id]);
+    // the 20 s handler returns at once on its abort, well before any heartbeat
+    const refused = await waitFor(async () => w.runner.completions.find((c) => c.taskId === row.id), 10_000, 'the attempt aborted at its start, its result refused');
+    expect(Date.now()).toBeGreaterThanOrEqual(due.getTime());
+    expect(refused).toMatchObject({ applied: false, late: true });
+    expect(await task(row.id)).toMatchObject({ status: 'running', lockedBy: 'node-z', held: true, attempt: 1 });
+  });
+
+  it('a held task that starts has its start recorded while it runs (so the reaper would fail, not hand back, the attempt: engine-held-tasks.test.ts)', async () => {
+    const due = new Date(Date.now() + 1200);
+    const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms: 1000 } }] });
+    const runId = (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: due, scheduleAt: due })).run.id;
+    const w = worker({ concurrency: 2, claimAheadMs: 1000 });
+    await w.start();
+    await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: true } })), 10_000, 'the task claimed ahead, held');
+    const row = await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: false } })), 10_000, 'its start recorded while it runs');
+    expect(row.startedAt!.getTime()).toBeGreaterThanOrEqual(due.getTime());
+    expect((await finalTask(row.id)).status).toBe('success');
   });
 });
 

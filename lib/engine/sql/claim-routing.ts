@@ -64,18 +64,21 @@ export function nodeNotDrainingSql(nodeId: string): string {
 
 /**
  * What a claim writes on a task it gives to a node — running, the node's lock, the lease, the
- * start, the previous attempt's end marks cleared, a new row version — as (column, SQL value)
- * pairs over the task row `t`, written once for the claim (claim-tasks.ts, every pair set) and
- * the hand-off (complete-dag-tasks.ts, each pair under the hand-off's condition).
+ * start, whether the worker holds it before starting it, the previous attempt's end marks
+ * cleared, a new row version — as (column, SQL value) pairs over the task row `t`, written once
+ * for the claim (claim-tasks.ts, every pair set) and the hand-off (complete-dag-tasks.ts, each
+ * pair under the hand-off's condition).
  * @param p.nodeId SQL of the node id (text); p.start SQL of the attempt's start (timestamptz);
- *   p.leaseSeconds SQL of the lease length in seconds (double precision), counted from the start
+ *   p.leaseSeconds SQL of the lease length in seconds (double precision), counted from the start;
+ *   p.held SQL (boolean) of "the worker holds it before starting it" (ClaimedTask.held)
  */
-export function claimSetColumns(t: string, p: { nodeId: string; start: string; leaseSeconds: string }): [column: string, value: string][] {
+export function claimSetColumns(t: string, p: { nodeId: string; start: string; leaseSeconds: string; held: string }): [column: string, value: string][] {
   return [
     ['status', `'running'::task_status`],
     ['locked_by', p.nodeId],
     ['lease_until', `${p.start} + make_interval(secs => ${p.leaseSeconds})`],
     ['started_at', p.start],
+    ['held', p.held],
     ['completed_at', 'NULL'],
     ['timed_out_at', 'NULL'],
     ['version', `${t}.version + 1`],

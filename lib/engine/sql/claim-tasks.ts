@@ -101,8 +101,13 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
         LIMIT ${limit}
         FOR UPDATE OF t SKIP LOCKED
      ), pick AS (
-       SELECT id, scheduled_for FROM (
-         SELECT id, scheduled_for, resource_key,
+       -- held: claimed ahead, or due now but beyond the $11 tasks the worker starts at once, counted
+       -- in the order the statement returns them (the worker's runner starts them in that order)
+       SELECT id, scheduled_for,
+              schedule_at > $5::timestamptz
+                OR row_number() OVER (PARTITION BY schedule_at > $5::timestamptz ORDER BY priority DESC, schedule_at, id) > $11::int AS held
+         FROM (
+         SELECT id, scheduled_for, resource_key, priority, schedule_at,
                 row_number() OVER (PARTITION BY resource_key ORDER BY priority DESC, schedule_at, id) AS rn
            FROM cand) x
         WHERE resource_key IS NULL OR rn = 1
@@ -110,7 +115,7 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
        UPDATE tasks t
           -- a task claimed ahead starts at its schedule_at: that is its (planned) start, corrected by
           -- its completion if the worker started it later (complete-task.ts, CompleteTaskInput.startedAt)
-          SET ${claimSetColumns('t', { nodeId: '$1', start: 'GREATEST($5::timestamptz, t.schedule_at)', leaseSeconds: '$6::double precision' })
+          SET ${claimSetColumns('t', { nodeId: '$1', start: 'GREATEST($5::timestamptz, t.schedule_at)', leaseSeconds: '$6::double precision', held: 'pick.held' })
                 .map(([column, value]) => `${column} = ${value}`).join(', ')},
               updated_at = $5::timestamptz
          FROM pick WHERE t.id = pick.id AND t.scheduled_for = pick.scheduled_for
@@ -148,8 +153,8 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
        -- the statement's snapshot of the run (job_key and trigger never change): one join for both
        FROM upd JOIN runs cr ON cr.id = upd.run_id AND cr.scheduled_for = upd.scheduled_for
        JOIN only_task o ON o.id = upd.id
-      ORDER BY upd.priority DESC, upd.schedule_at`),
+      ORDER BY upd.priority DESC, upd.schedule_at, upd.id`),
     p.nodeId, p.handlers, p.group, JSON.stringify(p.labels ?? {}), now, p.leaseSeconds, p.nodeStaleSeconds,
-    p.allowResourceKeys, p.fallbackHandlers, new Date(now.getTime() + Math.max(0, p.aheadMs)),
+    p.allowResourceKeys, p.fallbackHandlers, new Date(now.getTime() + Math.max(0, p.aheadMs)), p.startNow,
   );
 }

@@ -23,7 +23,7 @@ export function claimedTaskColumns(alias: string, run: string, onlyTask: string)
     ${a}.payload, ${a}.attempt, ${a}.max_retries AS "maxRetries", ${a}.timeout_seconds AS "timeoutSeconds", ${a}.priority,
     ${a}.resource_key AS "resourceKey", ${a}.scheduled_for AS "scheduledFor", ${a}.started_at AS "startedAt",
     ${a}.lease_until AS "leaseUntil", ${a}.version, ${latenessFromSql(a, run)} AS "latenessFrom",
-    ${run}.job_key AS "jobKey", ${onlyTask} AS "onlyTask"`;
+    ${run}.job_key AS "jobKey", ${onlyTask} AS "onlyTask", ${a}.held`;
 }
 
 /** Task statuses that are not final, as an SQL list (docs/design.md §4). */

@@ -141,7 +141,7 @@ export async function completeDagTasksSql(
        UPDATE tasks c
           SET pending_parents = c.pending_parents - e.n, updated_at = $3::timestamptz,
               ready_at = ${readyAtOnReleaseSql('c', 'c.pending_parents - e.n', '$3::timestamptz')},
-              ${claimSetColumns('c', { nodeId: '$2', start: '$3::timestamptz', leaseSeconds: '$10::double precision' })
+              ${claimSetColumns('c', { nodeId: '$2', start: '$3::timestamptz', leaseSeconds: '$10::double precision', held: 'false' })
                 .map(([column, value]) => `${column} = CASE WHEN e.handoff AND c.pending_parents = e.n THEN ${value} ELSE c.${column} END`)
                 .join(',\n              ')}
          FROM edges e

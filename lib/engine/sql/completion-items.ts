@@ -60,7 +60,7 @@ export function completionItemsSql(param: number): string {
  * @param now SQL of the completion instant (timestamptz)
  */
 export function successSetSql(now: string): string {
-  return `status = 'success', completed_at = ${now}, lease_until = NULL, started_at = coalesce(i.started_at, tasks.started_at),
+  return `status = 'success', completed_at = ${now}, lease_until = NULL, held = false, started_at = coalesce(i.started_at, tasks.started_at),
               output = i.output::jsonb, error = i.error, exit_code = i.exit_code, version = tasks.version + 1, updated_at = ${now}`;
 }
 

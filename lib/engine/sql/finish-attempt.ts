@@ -64,7 +64,7 @@ export async function finishAttempt(
   const rows = await tx.$queryRawUnsafe<FinishedAttempt[]>(
     preparedSql('finish-attempt', `WITH t AS (
        UPDATE tasks
-          SET status = $4::task_status, completed_at = $9::timestamptz, lease_until = NULL,
+          SET status = $4::task_status, completed_at = $9::timestamptz, lease_until = NULL, held = false,
               output = $5::jsonb, error = $6, exit_code = $7::int, version = version + 1, updated_at = $9::timestamptz,
               started_at = coalesce($11::timestamptz, started_at)
         -- status::text: keeps the planner on tasks_pkey; with status = 'running' it may pick the partial

@@ -5,6 +5,10 @@ export interface ExpiredLease {
   attempt: number;
   lockedBy: string;
   leaseUntil: Date;
+  /** the task's run week (the partition key) */
+  scheduledFor: Date;
+  /** its worker held it and never recorded its start (ClaimedTask.held) */
+  held: boolean;
 }
 
 /**
@@ -17,7 +21,7 @@ export interface ExpiredLease {
  */
 export async function selectExpiredLeases(db: SqlClient, p: { limit: number }, now: Date): Promise<ExpiredLease[]> {
   return db.$queryRawUnsafe<ExpiredLease[]>(
-    `SELECT id, attempt, locked_by AS "lockedBy", lease_until AS "leaseUntil"
+    `SELECT id, attempt, locked_by AS "lockedBy", lease_until AS "leaseUntil", scheduled_for AS "scheduledFor", held
        FROM tasks WHERE status = 'running' AND lease_until < $1::timestamptz
       ORDER BY lease_until LIMIT $2::int`,
     now, p.limit,

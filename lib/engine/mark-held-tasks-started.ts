@@ -1,0 +1,34 @@
+import { preparedSql, type EngineDb, type Prisma } from '../db.ts';
+
+/**
+ * Records the real start of tasks a worker held before starting them (ClaimedTask.held: claimed
+ * ahead of their slot, or prefetched beyond its free slots; docs/on-time.md "Prefetch"): held is
+ * cleared and started_at set to the instant the worker starts the handler. The worker calls the
+ * handler only for the tasks this returns, so a task the reaper handed back meanwhile (its lease
+ * expired), or that was cancelled, is never started by a worker that no longer holds it; and a
+ * task whose start is recorded is never handed back unstarted.
+ *
+ * Compare-and-set on (id, week, attempt, running, locked_by = nodeId, held). One autocommit
+ * statement; lock: the task rows. Index: tasks primary key (id, scheduled_for).
+ * @param input.tasks id, attempt, scheduled_for (the partition key) and the real start (UTC)
+ * @param now the clock (UTC): updated_at
+ * @returns the ids whose start was recorded
+ */
+export async function markHeldTasksStarted(
+  db: EngineDb,
+  input: { nodeId: string; tasks: { id: string; attempt: number; scheduledFor: Date; startedAt: Date }[] },
+  now: Date = new Date(),
+): Promise<string[]> {
+  if (input.tasks.length === 0) return [];
+  const rows = await (db as Prisma.TransactionClient).$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('mark-held-tasks-started', `UPDATE tasks t SET held = false, started_at = x.started_at, updated_at = $6::timestamptz
+       FROM unnest($2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[]) AS x(id, attempt, scheduled_for, started_at)
+      -- status::text keeps the planner on the primary key (finish-attempt.ts)
+      WHERE t.id = x.id AND t.scheduled_for = x.scheduled_for AND t.attempt = x.attempt
+        AND t.status::text = 'running' AND t.locked_by = $1 AND t.held
+      RETURNING t.id`),
+    input.nodeId, input.tasks.map((t) => t.id), input.tasks.map((t) => t.attempt), input.tasks.map((t) => t.scheduledFor),
+    input.tasks.map((t) => t.startedAt), now,
+  );
+  return rows.map((r) => r.id);
+}
