@@ -113,6 +113,17 @@ test('pause and resume a job', async ({ page }) => {
   await expect(page.getByTestId('versions-table').locator('tbody tr')).toHaveCount(3);
 });
 
+test('a paused cron job says none of its schedule\'s next fire times fires until it is resumed', async ({ page }) => {
+  const key = `e2e.pausedfires.${uniq()}`;
+  const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Paused fires', schedule: { kind: 'cron', cron: '0 3 * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  await openJob(page, job.id);
+  await expect(page.getByTestId('fire-times-heading')).toHaveText('Next 5 fire times');
+  await api('POST', `/jobs/${job.id}/pause`, { reason: 'e2e' });
+  await openJob(page, job.id);
+  await expect(page.getByTestId('job-status')).toHaveText('paused');
+  await expect(page.getByTestId('fire-times-heading')).toHaveText(/the job is paused: none of them fires until it is resumed/);
+});
+
 test('delete moves a job to the recycle bin; restore brings it back', async ({ page }) => {
   const job = await apiJob('e2e.bin');
   await openJob(page, job.id);

@@ -51,6 +51,10 @@ test('tasks in DAG order; the wheel over the graph scrolls the page, Ctrl+wheel 
   await page.mouse.wheel(0, -200);
   await page.keyboard.up('Control');
   await expect.poll(() => viewport.evaluate((e) => getComputedStyle(e).transform)).not.toBe(transform);
+
+  // The job page lists its steps in the same order.
+  await page.goto(`/jobs/${job.id}`);
+  await expect(page.getByTestId('steps-table').locator('tbody tr td:first-child')).toHaveText(['zeta', 'mid', 'alpha']);
 });
 
 test('the run Gantt shows each task waiting and running on one time axis, in DAG order', async ({ page }) => {
@@ -99,4 +103,47 @@ test('a run skipped by the block strategy shows its steps as skipped, not pendin
   await page.goto(`/runs/${skipped.id}`);
   for (const key of ['first', 'second']) await expect(page.getByTestId(`run-node-${key}`)).toHaveAttribute('data-status', 'skipped');
   await api('POST', `/runs/${active.id}/cancel`, {});
+});
+
+test('a running step\'s in-edges keep their type\'s look; the tasks table names each dependency\'s type and shows no attempt for a step that never ran', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runpage.edges.${uniq()}`,
+    name: 'Edge looks',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'first', handler: 'builtin.noop' },
+      { key: 'slow', handler: 'builtin.sleep', payload: { ms: 30_000 } },
+      { key: 'side', handler: 'builtin.sleep', payload: { ms: 30_000 } },
+      { key: 'cleanup', handler: 'builtin.noop' },
+    ],
+    edges: [
+      { from: 'first', to: 'slow', type: 'hard' },
+      { from: 'first', to: 'side', type: 'soft' },
+      { from: 'first', to: 'cleanup', type: 'on_failure' },
+    ],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  type Detail = Run & { tasks: { stepKey: string; status: string }[] };
+  const statusOf = async (key: string) => (await api<Detail>('GET', `/runs/${run.id}`)).tasks.find((t) => t.stepKey === key)?.status;
+  await expect.poll(() => statusOf('slow'), { timeout: 30_000 }).toBe('running');
+  await expect.poll(() => statusOf('side'), { timeout: 30_000 }).toBe('running');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const graph = page.getByTestId('run-graph');
+  // the two edges into running steps pulse; the hard one stays solid, the soft one dashed
+  const active = graph.locator('path.tf-edge-active');
+  await expect(active).toHaveCount(2);
+  const dashes = (await active.evaluateAll((ps) => ps.map((p) => getComputedStyle(p).strokeDasharray))).sort();
+  expect(dashes[0]).toBe('7px, 5px');
+  expect(dashes[1]).toBe('none');
+  await expect(page.locator('[data-edge-label="hard"][data-edge-active="true"]')).toHaveCount(1);
+  await expect(page.locator('[data-edge-label="on_failure"][data-edge-active="true"]')).toHaveCount(0);
+
+  await expect(page.getByTestId('task-parents-slow')).toHaveText('first (hard)');
+  await expect(page.getByTestId('task-parents-side')).toHaveText('first (soft)');
+  await expect(page.getByTestId('task-parents-cleanup')).toHaveText('first (on failure)');
+  const attemptOf = (key: string) => page.getByTestId('tasks-table').locator('tbody tr', { has: page.locator(`a[href="#task-${key}"]`) }).locator('td').nth(3);
+  await expect(attemptOf('cleanup')).toHaveText('—'); // skipped by design, never ran
+  await expect(attemptOf('first')).toHaveText('1 / 1');
+  await api('POST', `/runs/${run.id}/cancel`, {});
 });

@@ -9,6 +9,7 @@ import { EDGE_STYLES, type DepEdge } from './model';
 export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) {
   const { id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, selected, markerEnd } = props;
   const type = data?.type ?? 'hard';
+  const active = data?.active === true;
   const look = EDGE_STYLES[type];
   const [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition });
   return (
@@ -18,12 +19,13 @@ export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) 
         path={path}
         markerEnd={markerEnd}
         interactionWidth={18}
+        className={active ? 'tf-edge-active' : undefined}
         style={{
           stroke: look.stroke,
-          strokeWidth: selected ? 3.5 : 2,
-          strokeDasharray: look.dash,
+          strokeWidth: selected ? 3.5 : active ? 3 : 2,
+          strokeDasharray: look.dash ?? 'none',
           strokeLinecap: type === 'on_failure' ? 'round' : undefined,
-          filter: selected ? 'drop-shadow(0 0 3px rgb(99 102 241 / 0.8))' : undefined,
+          filter: selected ? 'drop-shadow(0 0 3px rgb(99 102 241 / 0.8))' : active ? 'drop-shadow(0 0 3px rgb(14 165 233 / 0.9))' : undefined,
         }}
       />
       <EdgeLabelRenderer>
@@ -35,6 +37,7 @@ export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) 
             borderColor: selected ? '#6366f1' : look.stroke,
           }}
           data-edge-label={type}
+          data-edge-active={active ? 'true' : undefined}
         >
           {look.label}
         </div>

@@ -13,7 +13,7 @@ import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 /** Task statuses (lib/engine/states.ts TASK_STATUSES; docs/design.md §4). */
 export type RunTaskStatus = 'pending' | 'running' | 'success' | 'failed' | 'timeout' | 'cancelled' | 'dead' | 'skipped';
 
-/** One task of the run, by step key. `attempt` starts at 1; `durationMs` null/absent while not started or unknown. */
+/** One task of the run, by step key. `attempt` starts at 1 (0: no attempt made yet); `durationMs` null/absent while not started or unknown. */
 export type RunGraphTask = { stepKey: string; status: RunTaskStatus | string; attempt: number; durationMs?: number | null };
 
 /**
@@ -93,7 +93,7 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
           {look.label}
         </span>
         <span className="flex items-center gap-2 tabular-nums">
-          {data.attempt > 1 ? <span title="Attempt">attempt {data.attempt}</span> : <span title="Attempt" className="opacity-70">#{data.attempt}</span>}
+          {data.attempt > 1 ? <span title="Attempt">attempt {data.attempt}</span> : data.attempt === 1 ? <span title="Attempt" className="opacity-70">#1</span> : null}
           {data.durationMs != null ? <span title="Duration">{formatDuration(data.durationMs)}</span> : null}
         </span>
       </div>
@@ -155,9 +155,10 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
     });
   }, [derived, setNodes]);
   const flowEdges = useMemo<DepEdge[]>(() => {
-    // An edge into a running task is animated, so the eye finds the active frontier.
+    // An edge into a running task pulses, so the eye finds the active frontier. Not React Flow's
+    // `animated`, whose moving dashes would draw a hard edge like a soft one (EDGE_STYLES).
     const statusById = new Map(nodes.map((n) => [n.id, n.data.status]));
-    return base.edges.map((e) => ({ ...e, selectable: false, animated: statusById.get(e.target) === 'running' }));
+    return base.edges.map((e) => ({ ...e, selectable: false, data: { type: e.data?.type ?? 'hard', active: statusById.get(e.target) === 'running' } }));
   }, [base, nodes]);
 
   const onNodeClick = useCallback<NodeMouseHandler<RunNode>>((_, node) => onSelectTask?.(node.data.key), [onSelectTask]);

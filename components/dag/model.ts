@@ -68,7 +68,8 @@ export type StepNode = Node<StepNodeData, 'step'>;
 export type DagNode = StepNode;
 
 /** Data of a dependency edge. */
-export type DepEdgeData = { type: DepType };
+/** `active`: the run graph's edge into a running task (drawn with a pulse, its type's look kept). */
+export type DepEdgeData = { type: DepType; active?: boolean };
 /** The editor's edge union: a typed dependency. */
 export type DepEdge = Edge<DepEdgeData, 'dep'>;
 

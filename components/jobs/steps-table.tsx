@@ -1,17 +1,20 @@
+import { dagListOrder } from '@/lib/dag';
 import { DataTable } from '../ui/data-table';
 import { Tag } from '../status-badge';
 
 type Step = { key: string; name?: string; handler: string; payload: Record<string, unknown>; timeoutSeconds: number | null; maxRetries: number | null; resourceKey: string | null };
 type Edge = { from: string; to: string; type: string };
 
-/** Read-only list of a job's steps and edges (shown on the Overview; the Graph tab draws them). */
+/** Read-only list of a job's steps and edges in DAG order, parents first (shown on the Overview; the Graph tab draws them). */
 export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
   const parents = (k: string) => edges.filter((e) => e.to === k);
+  const byKey = new Map(steps.map((s) => [s.key, s]));
+  const ordered = dagListOrder(steps.map((s) => s.key), edges).map((k) => byKey.get(k)!);
   return (
     <DataTable
       testId="steps-table"
       scroll={false}
-      rows={steps}
+      rows={ordered}
       rowKey={(s) => s.key}
       columns={[
         { key: 'step', header: 'Step', className: 'font-mono text-xs', cell: (s) => s.key },

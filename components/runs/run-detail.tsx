@@ -7,12 +7,11 @@ import { RunGraphCard, RunHeader, RunSummary, TasksTable } from './run-sections'
 import { RunGantt } from './run-gantt';
 import { TaskSection } from './task-section';
 import { useRunDetail, type RunActions } from './use-run-detail';
-import { topologicalOrder } from '@/lib/dag';
+import { dagListOrder } from '@/lib/dag';
 
-/** Step key -> position in the graph's topological order (lib/dag topologicalOrder, steps listed order breaks ties). */
+/** Step key -> position in the graph's list order (lib/dag dagListOrder). */
 function dagRank(graph: { steps: StepDraft[]; edges: EdgeDraft[] }): Map<string, number> {
-  const keys = graph.steps.map((s) => s.key);
-  const order = topologicalOrder(keys, graph.edges) ?? keys;
+  const order = dagListOrder(graph.steps.map((s) => s.key), graph.edges);
   return new Map(order.map((k, i) => [k, i]));
 }
 

@@ -18,24 +18,19 @@ const RUN_COLOUR: Record<string, string> = {
 
 /**
  * When a task became ready to be claimed (ms): its schedule_at (creation, or a retry's backoff), or the moment
- * its last parent finished, whichever is later.
+ * its parents released it (tasks.ready_at, recorded by the engine), whichever is later.
  */
-export function readyAt(task: TaskView, byKey: ReadonlyMap<string, TaskView>): number {
-  let t = Date.parse(task.scheduleAt);
-  for (const p of task.parents) {
-    const done = byKey.get(p)?.completedAt;
-    if (done) t = Math.max(t, Date.parse(done));
-  }
-  return t;
+export function readyAt(task: TaskView): number {
+  const scheduled = Date.parse(task.scheduleAt);
+  return task.readyAt ? Math.max(scheduled, Date.parse(task.readyAt)) : scheduled;
 }
 
 /** The chart (test id `run-gantt`, one `gantt-row` per task with `gantt-wait` and `gantt-run` bars). */
 export function RunGantt({ tasks }: { tasks: TaskView[] }) {
   const zone = useDisplayZone();
   const now = useNow();
-  const byKey = new Map(tasks.map((t) => [t.stepKey, t]));
   const rows = tasks.map((t) => {
-    const ready = readyAt(t, byKey);
+    const ready = readyAt(t);
     const start = t.startedAt ? Date.parse(t.startedAt) : null;
     // A running task's bar grows with the clock once the browser has one (the server never guesses "now").
     const end = t.completedAt ? Date.parse(t.completedAt) : start != null && now != null ? Math.max(start, now) : start;

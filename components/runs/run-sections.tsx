@@ -15,7 +15,8 @@ import { Elapsed, RelativeTime, ZonedTime, formatDuration } from '../time';
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
 import { DataTable } from '../ui/data-table';
-import type { EdgeDraft, StepDraft } from '../dag/model';
+import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
+import { madeNoAttempt } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
 import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
 
@@ -136,7 +137,7 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
       <RunGraph
         steps={graph.steps}
         edges={graph.edges}
-        tasks={run.tasks.map((t) => ({ stepKey: t.stepKey, status: t.status, attempt: t.attempt, durationMs: t.startedAt && t.completedAt ? new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime() : null }))}
+        tasks={run.tasks.map((t) => ({ stepKey: t.stepKey, status: t.status, attempt: madeNoAttempt(t) ? 0 : t.attempt, durationMs: t.startedAt && t.completedAt ? new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime() : null }))}
         // A skipped run (block strategy, misfire) was recorded without tasks: none of its steps ran.
         untaskedStatus={run.status === 'skipped' ? 'skipped' : 'pending'}
         selectedStepKey={selected}
@@ -183,7 +184,8 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
               </>
             ),
           },
-          { key: 'attempt', header: 'Attempt', className: 'tabular-nums text-xs', cell: (t) => `${t.attempt} / ${t.maxRetries + 1}` },
+          // a task that never started has made no attempt yet (skipped, cancelled or still waiting): no "1 / n"
+          { key: 'attempt', header: 'Attempt', className: 'tabular-nums text-xs', cell: (t) => (madeNoAttempt(t) ? '—' : `${t.attempt} / ${t.maxRetries + 1}`) },
           {
             key: 'duration',
             header: 'Duration',
@@ -192,7 +194,24 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
           },
           { key: 'exit', header: 'Exit code', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
           { key: 'worker', header: 'Worker', className: 'max-w-[10rem] truncate text-xs text-zinc-600', cell: (t) => t.lockedBy ?? '—' },
-          { key: 'parents', header: 'Depends on', className: 'font-mono text-xs text-zinc-600', cell: (t) => (t.parents.length ? t.parents.join(', ') : '—') },
+          {
+            key: 'parents',
+            header: 'Depends on',
+            className: 'font-mono text-xs text-zinc-600',
+            cell: (t) =>
+              t.parents.length ? (
+                <span data-testid={`task-parents-${t.stepKey}`}>
+                  {t.parents.map((p, i) => (
+                    <span key={p.step}>
+                      {i > 0 ? ', ' : null}
+                      {p.step} <span style={{ color: EDGE_STYLES[p.type].stroke }}>({EDGE_STYLES[p.type].label})</span>
+                    </span>
+                  ))}
+                </span>
+              ) : (
+                '—'
+              ),
+          },
           {
             key: 'actions',
             header: '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findCycle, formatCycle, topologicalOrder, wouldCreateCycle } from './graph';
+import { dagListOrder, findCycle, formatCycle, topologicalOrder, wouldCreateCycle } from './graph';
 
 const E = (s: string) =>
   s
@@ -40,6 +40,11 @@ describe('topologicalOrder', () => {
     { name: 'cycle gives null', keys: ['a', 'b'], edges: 'a>b, b>a', expect: null },
   ];
   for (const c of cases) it(c.name, () => expect(topologicalOrder(c.keys, E(c.edges))).toEqual(c.expect));
+});
+
+describe('dagListOrder', () => {
+  it('parents first, ties in listed order', () => expect(dagListOrder(['alpha', 'mid', 'zeta'], E('zeta>mid, mid>alpha'))).toEqual(['zeta', 'mid', 'alpha']));
+  it('a cyclic graph is listed as given', () => expect(dagListOrder(['b', 'a'], E('a>b, b>a'))).toEqual(['b', 'a']));
 });
 
 describe('wouldCreateCycle', () => {

@@ -180,3 +180,12 @@ export function wouldCreateCycle(edges: readonly DagEdgeRef[], from: string, to:
 export function formatCycle(cycle: readonly string[]): string {
   return cycle.join(' -> ');
 }
+
+/**
+ * The order the console lists a job's steps and a run's tasks in: topological (parents first), ties in
+ * the listed order (topologicalOrder); as listed when the graph has a cycle (a definition validation
+ * would refuse, shown rather than hidden).
+ */
+export function dagListOrder(keys: readonly string[], edges: readonly DagEdgeRef[]): string[] {
+  return topologicalOrder(keys, edges) ?? [...keys];
+}

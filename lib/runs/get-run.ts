@@ -3,11 +3,11 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import type { Run } from '../generated/prisma/client.ts';
-import { toRunSummary, toTaskView, type RunView } from './run-view.ts';
+import { toRunSummary, toTaskView, type RunView, type TaskParent } from './run-view.ts';
 
 /**
  * A run with its tasks (ordered by creation then step key), each task's logs
- * (ordered by id = append order), parent step keys, and the retry chain
+ * (ordered by id = append order), parents (step key and edge type), and the retry chain
  * (ancestors via parent_run_id, this run, then retries of it), oldest first.
  * @throws DomainError('not_found') for an unknown or malformed id.
  */
@@ -17,7 +17,7 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
   if (!run) throw new DomainError('not_found', `Run ${id} not found`);
   const [tasks, deps] = await Promise.all([
     db.task.findMany({ where: { runId: id, scheduledFor: run.scheduledFor }, orderBy: [{ createdAt: 'asc' }, { stepKey: 'asc' }] }),
-    db.taskDependency.findMany({ where: { task: { runId: id }, scheduledFor: run.scheduledFor }, select: { taskId: true, parentTaskId: true } }),
+    db.taskDependency.findMany({ where: { task: { runId: id }, scheduledFor: run.scheduledFor }, select: { taskId: true, parentTaskId: true, depType: true } }),
   ]);
   // By task (task_logs_task_idx), in the run's week: the logs carry their run's scheduled_for.
   const logs = tasks.length === 0 ? [] : await db.taskLog.findMany({
@@ -25,10 +25,10 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
     orderBy: { id: 'asc' },
   });
   const stepOf = new Map(tasks.map((t) => [t.id, t.stepKey]));
-  const parents = new Map<string, string[]>();
+  const parents = new Map<string, TaskParent[]>();
   for (const d of deps) {
     const list = parents.get(d.taskId) ?? [];
-    list.push(stepOf.get(d.parentTaskId) ?? d.parentTaskId);
+    list.push({ step: stepOf.get(d.parentTaskId) ?? d.parentTaskId, type: d.depType });
     parents.set(d.taskId, list);
   }
 

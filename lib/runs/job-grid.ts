@@ -4,7 +4,7 @@ import { DEFAULT_GRID_RUNS, JobGridQuery } from '../api/view-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { cursorInstant, decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { findJob, loadGraph } from '../jobs/store.ts';
-import { topologicalOrder } from '../dag/index.ts';
+import { dagListOrder } from '../dag/index.ts';
 
 /** One column of the grid: a run. Instants are ISO UTC strings. */
 export interface GridRun {
@@ -44,7 +44,7 @@ export interface JobGrid {
  * The grid of a job's latest runs (docs/console.md "Grid"): at most `limit` runs (keyset on
  * scheduled_for desc, id desc: runs_job_idx, the same order and cursor as listRuns) and their
  * tasks (tasks_run_step_uniq, run_id first), so it reads at most limit × steps task rows. Steps are ordered by the
- * job's current graph (lib/dag topologicalOrder, the order the run page lists tasks in, ties by
+ * job's current graph (lib/dag dagListOrder, the order the run page lists tasks in, ties by
  * key); steps that only older runs have (removed since) follow, by key. Works on deleted jobs.
  * Raw query input is accepted and parsed here.
  * @throws DomainError not_found (unknown job), validation (bad limit/cursor, naming the field).
@@ -72,8 +72,7 @@ export async function getJobGrid(db: Db, jobId: string, rawQuery: unknown, actor
         select: { id: true, runId: true, stepKey: true, status: true, attempt: true, startedAt: true, completedAt: true },
       })
     : [];
-  const keys = graph.steps.map((s) => s.key);
-  const order = topologicalOrder(keys, graph.edges.map((e) => ({ from: e.fromStep, to: e.toStep, type: e.depType }))) ?? keys;
+  const order = dagListOrder(graph.steps.map((s) => s.key), graph.edges.map((e) => ({ from: e.fromStep, to: e.toStep, type: e.depType })));
   const known = new Set(order);
   const extra = [...new Set(tasks.map((t) => t.stepKey).filter((k) => !known.has(k)))].sort();
   const cells: JobGrid['cells'] = {};

@@ -1,5 +1,6 @@
 /** Presenters for runs, tasks and task logs (REST shape of docs/design.md §5). */
 import type { Run, Task, TaskLog } from '../generated/prisma/client.ts';
+import type { DepType } from '../dag/types.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -57,10 +58,24 @@ export type TaskView = {
   startedAt: string | null;
   completedAt: string | null;
   pendingParents: number;
-  /** step keys this task depends on */
-  parents: string[];
+  /** when its parents released it for its first attempt (null: a step without parents, ready from its slot); start lateness counts from it */
+  readyAt: string | null;
+  /** the steps this task depends on, each with its dependency type, in the order of its parents' creation */
+  parents: TaskParent[];
   logs: TaskLogView[];
 };
+
+/** One dependency of a task: the parent's step key and the edge type (docs/design.md §4). */
+export type TaskParent = { step: string; type: DepType };
+
+/**
+ * True for a task that has made no attempt: on its first and never started (skipped, cancelled
+ * or handed back before a start, or still waiting). A start sets started_at, and only a retry or
+ * an operator's re-open of a started task raises the attempt.
+ */
+export function madeNoAttempt(t: Pick<TaskView, 'attempt' | 'startedAt'>): boolean {
+  return t.attempt === 1 && t.startedAt === null;
+}
 
 export type RunView = RunSummary & {
   tasks: TaskView[];
@@ -104,7 +119,7 @@ export function toTaskLogView(l: TaskLog): TaskLogView {
   };
 }
 
-export function toTaskView(t: Task, logs: TaskLog[], parents: string[]): TaskView {
+export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[]): TaskView {
   return {
     id: t.id,
     stepKey: t.stepKey,
@@ -125,6 +140,7 @@ export function toTaskView(t: Task, logs: TaskLog[], parents: string[]): TaskVie
     startedAt: iso(t.startedAt),
     completedAt: iso(t.completedAt),
     pendingParents: t.pendingParents,
+    readyAt: iso(t.readyAt),
     parents,
     logs: logs.map(toTaskLogView),
   };

@@ -203,7 +203,11 @@ function Overview({ job }: { job: JobDetail }) {
             ]}
           />
           <div>
-            <p className="mb-1.5 text-xs font-medium text-zinc-600">Next 5 fire times</p>
+            <p className="mb-1.5 text-xs font-medium text-zinc-600" data-testid="fire-times-heading">
+              {job.status === 'active' || !job.nextFireTimes.length
+                ? 'Next 5 fire times'
+                : `Next 5 fire times of the schedule — the job is ${job.status.replace('_', ' ')}: none of them fires until it is resumed`}
+            </p>
             {job.nextFireTimes.length ? <FireTimesTable times={job.nextFireTimes} timeZone={job.timezone} /> : <p className="text-xs text-zinc-500">{job.schedule.kind === 'manual' ? 'Manual job: fires only on Run now or the API.' : 'No further fire times.'}</p>}
           </div>
         </CardBody>

@@ -34,7 +34,7 @@ export default async function RunPage({ params, searchParams }: Props) {
     .then((v) => ({ steps: v.snapshot.steps, edges: v.snapshot.edges }))
     .catch(() => ({
       steps: run.tasks.map((t) => ({ key: t.stepKey, handler: t.handler })),
-      edges: run.tasks.flatMap((t) => t.parents.map((p) => ({ from: p, to: t.stepKey, type: 'hard' as const }))),
+      edges: run.tasks.flatMap((t) => t.parents.map((p) => ({ from: p.step, to: t.stepKey, type: p.type }))),
     }));
   return <RunDetail initial={run} graph={graph} focusTask={typeof task === 'string' ? task : null} cancel={cancelRunAction} retry={retryRunAction} retryTask={retryTaskAction} />;
 }
