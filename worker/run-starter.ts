@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import type { EngineDb } from '../lib/db.ts';
 import { markRunsStarted, type RunStart } from '../lib/engine/index.ts';
+import { TurnBatch } from './turn-batch.ts';
 
 /** How long a one-step run's attempt runs before the run is marked running (ms). */
 export const RUN_START_DELAY_MS = 250;
@@ -25,26 +26,18 @@ const MAX_BATCH = 500;
  * the attempt's start, so only the console's "running" display is late.
  */
 export class RunStarter {
-  private queue: RunStart[] = [];
-  private scheduled = false;
+  private readonly batch: TurnBatch<RunStart>;
 
-  constructor(private readonly deps: { db: EngineDb; clock: () => Date; logger: Logger }) {}
+  constructor(private readonly deps: { db: EngineDb; clock: () => Date; logger: Logger }) {
+    this.batch = new TurnBatch(MAX_BATCH, (runs) => this.send(runs));
+  }
 
   /** Queues a run to mark; sent on the next turn of the event loop with the others queued by then. */
   add(run: RunStart): void {
-    this.queue.push(run);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => void this.flush());
+    this.batch.add(run);
   }
 
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.queue.splice(0, MAX_BATCH);
-    if (this.queue.length > 0) {
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
-    }
+  private async send(batch: RunStart[]): Promise<void> {
     try {
       await markRunsStarted(this.deps.db, batch, this.deps.clock());
     } catch (err) {

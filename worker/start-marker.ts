@@ -1,7 +1,8 @@
 /**
  * Start marker: records the real start of tasks the worker held before starting them
- * (ClaimedTask.held: claimed ahead, or prefetched beyond the free slots) as their handler is
- * called (lib/engine markHeldTasksStarted; docs/on-time.md "Prefetch"). Until it is recorded,
+ * (ClaimedTask.held: claimed ahead, or prefetched beyond the free slots) once their attempt has
+ * lasted RUN_START_DELAY_MS (worker/runner.ts recordStart; lib/engine markHeldTasksStarted;
+ * docs/on-time.md "Prefetch"). Until it is recorded,
  * the reaper hands such a task back unstarted if this worker dies, so no attempt that never ran
  * is failed; once it is, the task is an attempt like any other. Starts that come in the same
  * turn of the event loop go in one statement.
@@ -9,11 +10,12 @@
 import type { Logger } from 'pino';
 import type { EngineDb } from '../lib/db.ts';
 import { markHeldTasksStarted } from '../lib/engine/index.ts';
+import { TurnBatch } from './turn-batch.ts';
 
 /** Most starts recorded by one statement. */
 const MAX_BATCH = 500;
 
-/** Whether the handler may be called: `started` (recorded), `lost` (no longer this worker's), or `error` (not recorded). */
+/** What the statement found: `started` (recorded), `lost` (the task is no longer this worker's), or `error` (not recorded). */
 export type StartMark = 'started' | 'lost' | 'error';
 
 interface Pending {
@@ -23,32 +25,22 @@ interface Pending {
 }
 
 export class StartMarker {
-  private queue: Pending[] = [];
-  private scheduled = false;
+  private readonly batch: TurnBatch<Pending>;
 
   /** @param deps.nodeId this worker's node id, read at each statement (known once the node has registered) */
-  constructor(private readonly deps: { db: EngineDb; nodeId: () => string; clock: () => Date; logger: Logger }) {}
+  constructor(private readonly deps: { db: EngineDb; nodeId: () => string; clock: () => Date; logger: Logger }) {
+    this.batch = new TurnBatch(MAX_BATCH, (pending) => this.send(pending));
+  }
 
   /**
-   * Records that `task` starts at `startedAt` (the worker's clock, UTC); resolves once the
+   * Records that `task` started at `startedAt` (the worker's clock, UTC); resolves once the
    * statement answered. Never rejects: a failed statement resolves `error` for its tasks.
    */
   mark(task: Pending['task'], startedAt: Date): Promise<StartMark> {
-    return new Promise((resolve) => {
-      this.queue.push({ task, startedAt, resolve });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
-    });
+    return new Promise((resolve) => this.batch.add({ task, startedAt, resolve }));
   }
 
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.queue.splice(0, MAX_BATCH);
-    if (this.queue.length > 0) {
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
-    }
+  private async send(batch: Pending[]): Promise<void> {
     try {
       const marked = new Set(await markHeldTasksStarted(this.deps.db, {
         nodeId: this.deps.nodeId(),
