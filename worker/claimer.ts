@@ -137,7 +137,11 @@ export class Claimer {
         // Stopped while the claim was in flight: run what we got anyway (it is ours now).
         this.deps.logger.info({ claimed: tasks.length }, 'claimer: claimed while stopping; running them');
       }
-      for (const t of tasks) this.deps.runner.start(t);
+      // The ones to start at once first: the claim counted its `held` marks in this order
+      // (ClaimInput.startNow), and a task claimed ahead whose instant passed during the claim
+      // must not take a free slot before them.
+      for (const t of tasks) if (!t.held) this.deps.runner.start(t);
+      for (const t of tasks) if (t.held) this.deps.runner.start(t);
       return tasks.length;
     } finally {
       this.claiming = 0;

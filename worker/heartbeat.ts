@@ -68,7 +68,7 @@ export class Heartbeat {
     let lost: string[] = [];
     let extended = 0;
     if (ids.length > 0) {
-      const res = await extendLeases(this.deps.db, { nodeId: this.config.nodeId, taskIds: ids, leaseSeconds: this.config.leaseSeconds }, now);
+      const res = await extendLeases(this.deps.db, { nodeId: this.config.nodeId, taskIds: ids, leaseSeconds: this.config.leaseSeconds, startedTaskIds: runner.startedTaskIds() }, now);
       extended = res.extended.length;
       // Only attempts still unsettled here: one that completed meanwhile is not "lost".
       const stillActive = new Set(runner.activeTaskIds());

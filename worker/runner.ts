@@ -72,7 +72,7 @@ export interface RunnableTask {
   startedAt?: Date;
   /** the instant lateness is measured from (ClaimedTask.latenessFrom) */
   latenessFrom?: Date | null;
-  /** claimed to be held (ClaimedTask.held): its start is recorded before its handler is called */
+  /** claimed to be held (ClaimedTask.held): its start is recorded once its attempt lasts (recordStart) */
   held?: boolean;
 }
 
@@ -146,6 +146,8 @@ interface Active {
   released: boolean;
   /** the clock when a held task really started (sent with its completion: CompleteTaskInput.startedAt) */
   heldStart?: Date;
+  /** the task was claimed again while this entry held it (Runner.supersede): its result is not sent */
+  superseded?: boolean;
   timer: LongTimeout;
   startedAt: number;
   done: Promise<void>;
@@ -232,6 +234,13 @@ export class Runner {
     return ids;
   }
 
+  /** Of activeTaskIds, those whose handler has been called (the heartbeat marks held ones started). */
+  startedTaskIds(): string[] {
+    const ids = [...this.active.values()].filter((a) => a.begun && !a.settled).map((a) => a.task.id);
+    for (const id of this.recording.keys()) if (!ids.includes(id)) ids.push(id);
+    return ids;
+  }
+
   has(taskId: string): boolean {
     return this.active.has(taskId);
   }
@@ -260,6 +269,7 @@ export class Runner {
       startedAt: Date.now(),
       done: Promise.resolve(),
     };
+    this.supersede(task.id);
     this.active.set(task.id, entry);
     if (task.startedAt && task.startedAt.getTime() > this.deps.clock().getTime()) {
       entry.delayed = true;
@@ -383,6 +393,9 @@ export class Runner {
       if (entry.overdueTimer) clearTimeout(entry.overdueTimer);
       if (entry.runStartTimer) clearTimeout(entry.runStartTimer);
       this.release(entry);
+      // claimed again on the same attempt after the reaper handed it back (supersede): this run's
+      // result is not the new claim's, and the same keys would let it be recorded as that one
+      if (entry.superseded) return;
       if (entry.timedOut && !late) {
         const overMs = Date.now() - entry.startedAt - timeoutMs;
         await this.complete(task, {
@@ -449,6 +462,22 @@ export class Runner {
         this.deps.logger.warn({ taskId: task.id, attempt: task.attempt }, 'held task no longer ours at its start (reclaimed or cancelled meanwhile): attempt aborted');
       }
     });
+  }
+
+  /**
+   * Drops what this runner still holds of `taskId` before a new claim of it takes its place. The
+   * reaper hands a dead-looking worker's held task back on the same attempt, so a worker that was
+   * only stalled past its lease can claim the same (task, attempt) again while its old entry still
+   * waits or runs: that entry is aborted as lost, and its result is never sent (completions and the
+   * start marker match on the task, the attempt and the node, which the new claim shares).
+   */
+  private supersede(taskId: string): void {
+    const old = this.active.get(taskId);
+    if (!old || old.released) return;
+    old.superseded = true;
+    // a waiting entry leaves now; a running one keeps its slot until its handler returns (release)
+    this.abort(taskId, 'lease_lost');
+    this.deps.logger.warn({ taskId, attempt: old.task.attempt }, 'task claimed again while an earlier claim of it was still held here: the earlier one is dropped');
   }
 
   /** Aborts one attempt that the database no longer gives us (cancel, lease lost). */

@@ -17,20 +17,27 @@ const RUN_COLOUR: Record<string, string> = {
 };
 
 /**
- * When a task became ready to be claimed (ms): its schedule_at (creation, or a retry's backoff), or the moment
- * its parents released it (tasks.ready_at, recorded by the engine), whichever is later.
+ * When a task became ready to be claimed (ms): the latest of its schedule_at (creation, a retry's backoff or
+ * re-open), the moment its parents released it for its first attempt (tasks.ready_at), and its parents' ends
+ * (a step re-run after an operator re-ran its parent waits for that parent's new end).
  */
-export function readyAt(task: TaskView): number {
-  const scheduled = Date.parse(task.scheduleAt);
-  return task.readyAt ? Math.max(scheduled, Date.parse(task.readyAt)) : scheduled;
+export function readyAt(task: TaskView, byKey: ReadonlyMap<string, TaskView>): number {
+  let t = Date.parse(task.scheduleAt);
+  if (task.readyAt) t = Math.max(t, Date.parse(task.readyAt));
+  for (const p of task.parents) {
+    const done = byKey.get(p.step)?.completedAt;
+    if (done) t = Math.max(t, Date.parse(done));
+  }
+  return t;
 }
 
 /** The chart (test id `run-gantt`, one `gantt-row` per task with `gantt-wait` and `gantt-run` bars). */
 export function RunGantt({ tasks }: { tasks: TaskView[] }) {
   const zone = useDisplayZone();
   const now = useNow();
+  const byKey = new Map(tasks.map((t) => [t.stepKey, t]));
   const rows = tasks.map((t) => {
-    const ready = readyAt(t);
+    const ready = readyAt(t, byKey);
     const start = t.startedAt ? Date.parse(t.startedAt) : null;
     // A running task's bar grows with the clock once the browser has one (the server never guesses "now").
     const end = t.completedAt ? Date.parse(t.completedAt) : start != null && now != null ? Math.max(start, now) : start;

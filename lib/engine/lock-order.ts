@@ -28,6 +28,7 @@
  * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) -> [the job's run created ahead -> its tasks: withdrawn, see below] |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
+ * | held-start marker (mark-held-tasks-started.ts) | the node's own running held tasks, ascending id |
  *
  * Batches of DAG successes on workers share a run (FOR SHARE): two of them hold it together and
  * then lock only their own running tasks (disjoint: each task has one holder) and the children

@@ -2,6 +2,15 @@ import { preparedSql, type EngineDb, type Prisma } from '../db.ts';
 import { TASKS_CHANNEL } from './notify.ts';
 
 /**
+ * How many times the reaper hands one attempt of a task back unstarted (its worker presumed dead
+ * while the task was still held) before it fails the attempt instead, as for any expired lease.
+ * `held` is cleared only once an attempt has lasted a moment (worker/runner.ts recordStart), so a
+ * task whose handler kills its worker at once would otherwise be handed back, and kill the next
+ * worker, forever.
+ */
+export const MAX_UNSTARTED_HAND_BACKS = 2;
+
+/**
  * Hands back tasks a worker claimed but never started (docs/on-time.md "Prefetch"): claimed
  * ahead and held until their start, or prefetched and waiting for a slot, when the worker
  * stops. Each goes running -> pending on the same attempt (no handler ran, so no attempt is
@@ -10,10 +19,11 @@ import { TASKS_CHANNEL } from './notify.ts';
  * other workers: payload '' when one is claimable now, and the epoch ms of the earliest
  * schedule_at still to come when one is held for later (notify.ts).
  *
- * The reaper hands back the same way a task still `held` (its start never recorded) whose
+ * The reaper hands back the same way a task still `held` (its start not recorded) whose
  * worker's lease expired (reclaim-expired-leases.ts): `reaped` adds `held AND lease_until < now`
- * to the compare-and-set, so a heartbeat or a start recorded meanwhile wins, and the log row
- * says the worker is presumed dead.
+ * to the compare-and-set, so a heartbeat or a start recorded meanwhile wins, and fewer than
+ * MAX_UNSTARTED_HAND_BACKS such hand-backs of this attempt before (their log rows carry
+ * detail.presumedDead; task_logs_task_idx); the log row says the worker is presumed dead.
  *
  * Compare-and-set on (id, week, attempt, running, locked_by = nodeId): a task cancelled or
  * reclaimed meanwhile is left alone. One autocommit statement; lock: the task rows (the
@@ -37,13 +47,17 @@ export async function releaseTasks(
          FROM x
         WHERE t.id = x.id AND t.scheduled_for = x.scheduled_for AND t.attempt = x.attempt
           AND t.status::text = 'running' AND t.locked_by = $1
-          AND (NOT $7::boolean OR (t.held AND t.lease_until < $5::timestamptz))
+          AND (NOT $7::boolean OR (t.held AND t.lease_until < $5::timestamptz
+                                   AND (SELECT count(*) FROM task_logs l
+                                         WHERE l.task_id = t.id AND l.scheduled_for = t.scheduled_for AND l.attempt = t.attempt
+                                           AND l.to_status = 'pending' AND (l.detail ->> 'presumedDead') = 'true') < ${MAX_UNSTARTED_HAND_BACKS}))
        RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.schedule_at
      ), logs AS (
-       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)
+       INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, scheduled_for, attempt, 'running', 'pending',
               CASE WHEN $7::boolean THEN 'handed back unstarted: worker ' || $1 || ' presumed dead before it started the task (' || $6 || ')'
-                   ELSE 'handed back unstarted by ' || $1 || ': ' || $6 END, $1, $5::timestamptz
+                   ELSE 'handed back unstarted by ' || $1 || ': ' || $6 END,
+              CASE WHEN $7::boolean THEN jsonb_build_object('presumedDead', true) END, $1, $5::timestamptz
          FROM upd
        RETURNING 1
      ), due AS (

@@ -100,8 +100,9 @@ export interface ClaimedTask {
   onlyTask?: boolean;
   /**
    * claimed to be held, not started at once (claimed ahead, or beyond ClaimInput.startNow): the
-   * worker records its real start before calling the handler (markHeldTasksStarted); until then
-   * the reaper hands it back unstarted if the worker dies (docs/on-time.md "Prefetch")
+   * worker records its start once its attempt has lasted a moment (markHeldTasksStarted; the
+   * heartbeat too); until then the reaper hands it back to pending on the same attempt if the
+   * worker dies, at most MAX_UNSTARTED_HAND_BACKS times (docs/on-time.md "Prefetch")
    */
   held?: boolean;
 }
@@ -180,6 +181,11 @@ export interface ExtendLeasesInput {
   nodeId: string;
   taskIds: string[];
   leaseSeconds: number;
+  /**
+   * those of `taskIds` whose handler has been called: a held one among them (ClaimedTask.held) is
+   * marked started, in case its start marker's statement failed (worker/start-marker.ts)
+   */
+  startedTaskIds?: string[];
 }
 
 export interface ExtendLeasesResult {

@@ -69,9 +69,9 @@ export type TaskView = {
 export type TaskParent = { step: string; type: DepType };
 
 /**
- * True for a task that has made no attempt: on its first and never started (skipped, cancelled
- * or handed back before a start, or still waiting). A start sets started_at, and only a retry or
- * an operator's re-open of a started task raises the attempt.
+ * True for a task that has made no attempt: on its first and never claimed (skipped, cancelled
+ * while waiting, handed back, or still waiting). A claim sets started_at (a held task's planned
+ * start), and only a retry or an operator's re-open of a started task raises the attempt.
  */
 export function madeNoAttempt(t: Pick<TaskView, 'attempt' | 'startedAt'>): boolean {
   return t.attempt === 1 && t.startedAt === null;

@@ -6,7 +6,8 @@
  * to pending on the same attempt, its started ones fail their attempt as before.
  */
 import { describe, expect, it } from 'vitest';
-import { claimTasks, markHeldTasksStarted, reclaimExpiredLeases, releaseTasks, triggerRun } from '../../lib/engine/index.ts';
+import { claimTasks, extendLeases, markHeldTasksStarted, reclaimExpiredLeases, releaseTasks, triggerRun } from '../../lib/engine/index.ts';
+import { MAX_UNSTARTED_HAND_BACKS } from '../../lib/engine/release-tasks.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, insertJob } from './engine-fixtures.ts';
 
@@ -103,4 +104,34 @@ describe('the reaper and a dead worker\'s held tasks', () => {
     expect((await rowOf(renewed!.id)).status).toBe('running');
     expect((await rowOf(marked!.id)).status).toBe('running');
   });
+
+  it('one attempt is handed back at most MAX_UNSTARTED_HAND_BACKS times; the next expiry fails it (a handler that kills its worker at once)', async () => {
+    const handler = 'held.poison';
+    await runsDue(handler, 1, at(0));
+    expect(MAX_UNSTARTED_HAND_BACKS).toBe(2);
+    let now = 100;
+    const statuses: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [c] = await claimTasks(t.db, { ...NODE, nodeId: `node-${i}`, handlers: [handler], limit: 10, startNow: 0, leaseSeconds: 5 }, at(now));
+      expect([c!.attempt, c!.held]).toEqual([1, true]);
+      now += 5_100;
+      const r = (await reclaimExpiredLeases(t.db, { limit: 100 }, at(now))).find((x) => x.taskId === c!.id);
+      statuses.push(`${r!.status}${r!.handedBack ? ' (handed back)' : ''}`);
+      now += 100;
+    }
+    expect(statuses).toEqual(['pending (handed back)', 'pending (handed back)', 'dead']);
+  });
 });
+
+describe('the heartbeat marks started the held tasks whose handler runs', () => {
+  it('startedTaskIds clears held with the lease renewal; the others stay held', async () => {
+    const handler = 'held.heartbeat';
+    await runsDue(handler, 2, at(0));
+    const [a, b] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10, startNow: 0 }, at(100));
+    const res = await extendLeases(t.db, { nodeId: NODE.nodeId, taskIds: [a!.id, b!.id], leaseSeconds: 30, startedTaskIds: [a!.id] }, at(200));
+    expect(res.extended.sort()).toEqual([a!.id, b!.id].sort());
+    expect((await rowOf(a!.id)).held).toBe(false);
+    expect((await rowOf(b!.id)).held).toBe(true);
+  });
+});
+

@@ -5,7 +5,7 @@
  * the worker's clock.
  */
 import { describe, expect, it } from 'vitest';
-import { cancelRun, retryTask, triggerRun } from '../../lib/engine/index.ts';
+import { cancelRun, releaseTasks, retryTask, triggerRun } from '../../lib/engine/index.ts';
 import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { useTestDatabase } from '../helpers/db.ts';
@@ -143,7 +143,7 @@ describe('prefetch: tasks claimed ahead beyond the free slots wait for one (docs
     }
     expect(running).toBe(2);
     expect(held).toBe(6); // 3 per free slot, claimed before the instant
-    // every start was recorded before its handler ran (claimed held: start-marker.ts)
+    // nothing is left marked held: each start was recorded or its completion cleared the mark
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM tasks WHERE run_id = ANY($1) AND held`, [runs])).rows[0].n).toBe(0);
     const starts = (await t.pool.query<{ started_at: Date }>(
       `SELECT started_at FROM tasks WHERE run_id = ANY($1) ORDER BY started_at`, [runs])).rows.map((r) => r.started_at.getTime());
@@ -182,6 +182,28 @@ describe('the start of a task claimed held is recorded as it starts (worker/star
     const row = await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: false } })), 10_000, 'its start recorded while it runs');
     expect(row.startedAt!.getTime()).toBeGreaterThanOrEqual(due.getTime());
     expect((await finalTask(row.id)).status).toBe('success');
+  });
+});
+
+describe('a task handed back by the reaper and claimed again by the same worker runs once (Runner.supersede)', () => {
+  it('a stalled worker\'s held task: handed back on the same attempt, re-claimed by that worker; its old copy is dropped, the handler runs once', async () => {
+    const due = new Date(Date.now() + 2500);
+    const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms: 100 } }] });
+    const runId = (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: due, scheduleAt: due })).run.id;
+    const w = worker({ concurrency: 2, claimAheadMs: 2400, heartbeatMs: 60_000, pollMs: 100 });
+    await w.start();
+    const first = await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: true } })), 10_000, 'the task claimed ahead, held');
+    // as if the worker had stalled past its lease: the reaper hands the task back (same attempt)
+    await t.pool.query(`UPDATE tasks SET lease_until = now() - interval '1 second' WHERE id = $1`, [first.id]);
+    expect(await releaseTasks(t.db, { nodeId: first.lockedBy!, tasks: [{ id: first.id, attempt: 1, scheduledFor: first.scheduledFor }], reason: 'lease expired', reaped: true })).toBe(1);
+    // the same worker claims it again, on the same attempt, while its old copy still holds it
+    await waitFor(async () => (await t.db.task.findFirst({ where: { id: first.id, status: 'running', lockedBy: first.lockedBy } })), 10_000, 'claimed again by the same worker');
+    expect(w.runner.count).toBe(1);
+    expect((await finalTask(first.id)).status).toBe('success');
+    await new Promise((r) => setTimeout(r, 300)); // a second copy would have finished by now
+    expect(w.runner.completions.filter((c) => c.taskId === first.id)).toEqual([expect.objectContaining({ applied: true, attempt: 1 })]);
+    const logs = await logsOf(first.id);
+    expect(logs.filter((l) => l.fromStatus === 'running' && l.toStatus === 'success')).toHaveLength(1);
   });
 });
 
