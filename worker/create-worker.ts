@@ -169,7 +169,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   });
 
   // Services are built now; their configs receive the node id at registration.
-  const runnerConfig = { nodeId: '', concurrency: config.concurrency };
+  const runnerConfig = { nodeId: '', concurrency: config.concurrency, leaseSeconds: config.leaseSeconds };
   const metrics = options.metrics;
   let claimer!: Claimer;
   /** what a DAG step's success offers for a hand-off of the next step (lib/engine/sql/complete-dag-tasks.ts) */

@@ -70,6 +70,7 @@ export class Heartbeat {
     if (ids.length > 0) {
       const res = await extendLeases(this.deps.db, { nodeId: this.config.nodeId, taskIds: ids, leaseSeconds: this.config.leaseSeconds, startedTaskIds: runner.startedTaskIds() }, now);
       extended = res.extended.length;
+      runner.leasesRenewed(now.getTime() + this.config.leaseSeconds * 1000);
       // Only attempts still unsettled here: one that completed meanwhile is not "lost".
       const stillActive = new Set(runner.activeTaskIds());
       lost = res.lost.filter((id) => stillActive.has(id));

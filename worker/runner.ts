@@ -70,6 +70,8 @@ export interface RunnableTask {
   scheduledFor: Date;
   /** tasks.started_at as the claim set it: its planned start, in the future for a task claimed ahead */
   startedAt?: Date;
+  /** tasks.lease_until as the claim set it (epoch by the database clock the claim used: the worker's) */
+  leaseUntil?: Date;
   /** the instant lateness is measured from (ClaimedTask.latenessFrom) */
   latenessFrom?: Date | null;
   /** claimed to be held (ClaimedTask.held): its start is recorded once its attempt lasts (recordStart) */
@@ -92,6 +94,11 @@ export interface RunnerConfig {
    * claimed ahead beyond it (worker/claimer.ts prefetch) wait, in order, for a slot to free.
    */
   concurrency?: number;
+  /**
+   * The lease length (s, TICKFLOW_LEASE_SECONDS): a held task whose lease may have lapsed by this
+   * worker's clock (a stalled process) is not started (Runner.leaseMayHaveLapsed). Unset: no check.
+   */
+  leaseSeconds?: number;
 }
 
 export interface RunnerDeps {
@@ -234,6 +241,21 @@ export class Runner {
     return ids;
   }
 
+  /** When this worker's leases were last renewed, as the instant they then run to (epoch ms, its clock). */
+  private leasesKnownUntil = 0;
+
+  /** The heartbeat renewed every lease this runner holds, up to `untilMs` (epoch ms, the worker's clock). */
+  leasesRenewed(untilMs: number): void {
+    this.leasesKnownUntil = Math.max(this.leasesKnownUntil, untilMs);
+  }
+
+  /** True when neither the claim's lease nor the last renewal covers the task now (RunnerConfig.leaseSeconds). */
+  private leaseMayHaveLapsed(task: RunnableTask): boolean {
+    if (this.config.leaseSeconds === undefined) return false;
+    const known = Math.max(task.leaseUntil?.getTime() ?? 0, this.leasesKnownUntil);
+    return this.deps.clock().getTime() >= known;
+  }
+
   /** Of activeTaskIds, those whose handler has been called (the heartbeat marks held ones started). */
   startedTaskIds(): string[] {
     const ids = [...this.active.values()].filter((a) => a.begun && !a.settled).map((a) => a.task.id);
@@ -319,6 +341,21 @@ export class Runner {
   /** Runs the attempt of `entry` now: its timeout, the handler, then the recording of its outcome. */
   private begin(entry: Active): void {
     const task = entry.task;
+    if (task.held && this.leaseMayHaveLapsed(task)) {
+      // Stalled past its lease (the process was frozen, its heartbeat silent): the reaper may have
+      // handed the task back and another worker started it on this same attempt. Not started
+      // here; the lease, no longer renewed, decides (the reaper hands it back if it lapsed).
+      this.deps.logger.warn({ taskId: task.id, attempt: task.attempt }, 'held task not started: its lease may have lapsed while this worker was stalled');
+      entry.settled = true;
+      this.unhold(entry);
+      this.release(entry);
+      const next = this.begun < (this.config.concurrency ?? Infinity) ? this.waiting.shift() : undefined;
+      if (next) {
+        next.queued = false;
+        this.begin(next);
+      }
+      return;
+    }
     const log = lazyChildLogger(this.deps.logger, { taskId: task.id, runId: task.runId, attempt: task.attempt, handler: task.handler });
     entry.begun = true;
     this.begun++;

@@ -185,6 +185,24 @@ describe('the start of a task claimed held is recorded as it starts (worker/star
   });
 });
 
+describe('a held task whose lease may have lapsed by the worker\'s clock is not started (Runner.leaseMayHaveLapsed)', () => {
+  it('waiting for a slot past its lease with no renewal (a stalled heartbeat): dropped unstarted, left to the reaper', async () => {
+    const now = new Date();
+    const runs: string[] = [];
+    for (const ms of [3000, 10]) {
+      const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms } }] });
+      runs.push((await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: now })).run.id);
+    }
+    const w = worker({ concurrency: 1, prefetchMultiplier: 2, leaseSeconds: 2, heartbeatMs: 60_000, roles: ['claim'] });
+    await w.start();
+    const waiting = await waitFor(async () => (await t.db.task.findFirst({ where: { runId: runs[1], status: 'running', held: true } })), 10_000, 'the second task waiting for the slot, held');
+    await waitFor(async () => (await t.db.run.findUniqueOrThrow({ where: { id: runs[0] } })).status === 'success', 15_000, 'the first run done');
+    await waitFor(async () => w.runner.count === 0, 5000, 'the waiting task dropped');
+    expect(w.runner.completions.filter((c) => c.taskId === waiting.id)).toEqual([]);
+    expect(await task(waiting.id)).toMatchObject({ status: 'running', held: true, attempt: 1 });
+  });
+});
+
 describe('a task handed back by the reaper and claimed again by the same worker runs once (Runner.supersede)', () => {
   it('a stalled worker\'s held task: handed back on the same attempt, re-claimed by that worker; its old copy is dropped, the handler runs once', async () => {
     const due = new Date(Date.now() + 2500);

@@ -22,7 +22,7 @@ export async function cancelRunTasks(
         ORDER BY id
         FOR UPDATE
      ), upd AS (
-       UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL,
+       UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL, held = false,
               error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
          FROM old WHERE t.id = old.id
        RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status
