@@ -193,7 +193,7 @@ export class Runner {
   /** marks one-step runs running whose attempt lasts (run-starter.ts) */
   private readonly runStarter: RunStarter;
 
-  /** records the start of tasks claimed held before their handler runs (start-marker.ts) */
+  /** records the start of tasks claimed held whose attempt lasts (start-marker.ts) */
   private readonly startMarker: StartMarker;
 
   constructor(
@@ -373,7 +373,7 @@ export class Runner {
         entry.runStartTimer = null;
         if (entry.settled) return;
         if (task.onlyTask) this.runStarter.add({ runId: task.runId, scheduledFor: task.scheduledFor, startedAt: entry.heldStart ?? task.startedAt ?? new Date(entry.startedAt) });
-        if (task.held) this.recordStart(task, entry.heldStart!);
+        if (task.held) this.recordStart(entry);
       }, RUN_START_DELAY_MS);
     }
 
@@ -490,12 +490,14 @@ export class Runner {
    * (measured: on-time p99 207 → 315 ms, bench/on-time.ts 1000 60). A worker killed within that
    * delay of a held task's start therefore has the task handed back and run again on the same
    * attempt (at least once, the partial run not counted). A task found no longer ours
-   * (reclaimed, cancelled) is aborted like a lost lease; a start that could not be recorded is
-   * left to the reaper's rule.
+   * (reclaimed, cancelled) is aborted like a lost lease, unless a newer claim of it has replaced
+   * this entry meanwhile (supersede); a start that could not be recorded is recorded by the next
+   * heartbeat (startedTaskIds).
    */
-  private recordStart(task: RunnableTask, at: Date): void {
-    void this.startMarker.mark(task, at).then((mark) => {
-      if (mark === 'lost' && this.abort(task.id, 'lease_lost')) {
+  private recordStart(entry: Active): void {
+    const task = entry.task;
+    void this.startMarker.mark(task, entry.heldStart ?? this.deps.clock()).then((mark) => {
+      if (mark === 'lost' && this.active.get(task.id) === entry && this.abort(task.id, 'lease_lost')) {
         this.deps.logger.warn({ taskId: task.id, attempt: task.attempt }, 'held task no longer ours at its start (reclaimed or cancelled meanwhile): attempt aborted');
       }
     });

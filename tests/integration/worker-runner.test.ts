@@ -170,6 +170,8 @@ describe('the start of a task claimed held is recorded as it starts (worker/star
     expect(Date.now()).toBeGreaterThanOrEqual(due.getTime());
     expect(refused).toMatchObject({ applied: false, late: true });
     expect(await task(row.id)).toMatchObject({ status: 'running', lockedBy: 'node-z', held: true, attempt: 1 });
+    // leave nothing for a later test's reaper to hand back and run (the tests share a database)
+    await cancelRun(t.db, runId, 'test');
   });
 
   it('a held task that starts has its start recorded while it runs (so the reaper would fail, not hand back, the attempt: engine-held-tasks.test.ts)', async () => {
@@ -200,6 +202,7 @@ describe('a held task whose lease may have lapsed by the worker\'s clock is not 
     await waitFor(async () => w.runner.count === 0, 5000, 'the waiting task dropped');
     expect(w.runner.completions.filter((c) => c.taskId === waiting.id)).toEqual([]);
     expect(await task(waiting.id)).toMatchObject({ status: 'running', held: true, attempt: 1 });
+    await cancelRun(t.db, runs[1]!, 'test'); // nothing left for a later test's reaper
   });
 });
 
