@@ -55,8 +55,9 @@ describe('markHeldTasksStarted', () => {
     expect(marked.sort()).toEqual([a!.id, b!.id].sort());
     expect(await rowOf(a!.id)).toMatchObject({ held: false, startedAt: at(250), status: 'running' });
     expect((await rowOf(c!.id)).held).toBe(true);
-    // a second mark of the same start is refused: it is not held any more
-    expect(await markHeldTasksStarted(t.db, { nodeId: NODE.nodeId, tasks: [input(a, at(400))] }, at(400))).toEqual([]);
+    // a second mark (the heartbeat marked it first, say) still finds it this worker's, and keeps the start
+    expect(await markHeldTasksStarted(t.db, { nodeId: NODE.nodeId, tasks: [input(a, at(400))] }, at(400))).toEqual([a!.id]);
+    expect(await rowOf(a!.id)).toMatchObject({ held: false, startedAt: at(250) });
   });
 });
 
