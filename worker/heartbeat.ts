@@ -65,15 +65,20 @@ export class Heartbeat {
   async runOnce(now: Date): Promise<HeartbeatResult> {
     const { runner } = this.deps;
     const ids = runner.activeTaskIds();
+    const asked = new Map(ids.map((id) => [id, runner.holding(id)]));
     let lost: string[] = [];
     let extended = 0;
     if (ids.length > 0) {
       const res = await extendLeases(this.deps.db, { nodeId: this.config.nodeId, taskIds: ids, leaseSeconds: this.config.leaseSeconds, startedTaskIds: runner.startedTaskIds() }, now);
       extended = res.extended.length;
       runner.leasesRenewed(now.getTime() + this.config.leaseSeconds * 1000);
-      // Only attempts still unsettled here: one that completed meanwhile is not "lost".
-      const stillActive = new Set(runner.activeTaskIds());
-      lost = res.lost.filter((id) => stillActive.has(id));
+      // Only what is still held as it was when asked: an attempt that completed meanwhile is not
+      // "lost", nor is the next attempt of the same task claimed meanwhile (its retry), which the
+      // renewal never asked about and whose lease is fresh.
+      lost = res.lost.filter((id) => {
+        const now = runner.holding(id);
+        return now !== undefined && now === asked.get(id);
+      });
       for (const id of lost) {
         // abort() is true only for an attempt still to start or running. Otherwise the handler is
         // done and its outcome is being recorded: the task is no longer ours because that record

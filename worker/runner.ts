@@ -241,6 +241,17 @@ export class Runner {
     return ids;
   }
 
+  /**
+   * What this runner holds of `taskId` now, as an identity (its unsettled entry, or its outcome
+   * being recorded), so the heartbeat can tell the claim it renewed from a later claim of the same
+   * task (a retry claimed while the renewal was in flight) and abort only the former.
+   */
+  holding(taskId: string): object | undefined {
+    const entry = this.active.get(taskId);
+    if (entry && !entry.settled) return entry;
+    return this.recording.get(taskId);
+  }
+
   /** When this worker's leases were last renewed, as the instant they then run to (epoch ms, its clock). */
   private leasesKnownUntil = 0;
 
