@@ -10,7 +10,7 @@ export interface ReclaimedTask {
   attempt: number;
   /** pending: retry scheduled; dead: retries used up */
   status: 'pending' | 'dead' | 'success';
-  /** the task was held and never started: handed back on the same attempt, no attempt failed */
+  /** the task was held, its start not recorded: handed back on the same attempt, no attempt failed */
   handedBack?: boolean;
   runStatus?: string;
 }
@@ -25,9 +25,10 @@ export interface ReclaimedTask {
  * so a heartbeat that extended the lease meanwhile, or a second reaper, wins
  * cleanly. A later completion from the old worker is refused (attempt moved on).
  *
- * A task its worker held and never started (tasks.held: claimed ahead or prefetched, its start
- * not recorded; docs/on-time.md "Prefetch") ran no handler: it is handed back to pending on the
- * same attempt instead (release-tasks.ts, `reaped`), and another worker claims it at once.
+ * A task its worker held whose start was not recorded (tasks.held: claimed ahead or prefetched;
+ * almost always one whose handler never ran; docs/on-time.md "Prefetch") is handed back to
+ * pending on the same attempt instead (release-tasks.ts, `reaped`), at most
+ * MAX_UNSTARTED_HAND_BACKS times per attempt, and is claimable again at once.
  * @param input.limit max tasks per call (oldest leases first)
  */
 export async function reclaimExpiredLeases(db: Db, input: { limit: number }, now: Date = new Date()): Promise<ReclaimedTask[]> {
