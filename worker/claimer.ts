@@ -87,7 +87,9 @@ export class Claimer {
       }
     }
     if (claim) {
-      const claimed = await this.runOnce(now);
+      // A fresh reading: a task that came due while the safety look was in flight would otherwise
+      // look ahead of `now` and be claimed as held (ClaimInput.startNow), its start recorded late.
+      const claimed = await this.runOnce(this.deps.clock());
       if (claimed > 0 && this.backlog) return true;
     }
     // Only instants the claim covered are forgotten: one that passed while the claim was in

@@ -410,6 +410,31 @@ describe('workers sleep until known due times, and NOTIFY or the safety pass wak
     }
   });
 
+  it('a task that comes due while the safety look is in flight is claimed as due, not held as ahead', async () => {
+    // The safety pass reads the clock at S - 1, looks for the next due task (S: within aheadMs,
+    // so it claims) and claims; by then the clock reads S. A claim made "as of" S - 1 took the
+    // task for one claimed ahead of its slot and marked it held (start recorded 250 ms late: a
+    // kill in between handed it back on the same attempt instead of failing that attempt).
+    const jobId = await insertJob(t.db, { key: 'la-due-during-look', scheduleKind: 'manual', nextRunAt: null, steps: [{ handler: 'test.due-during-look' }] });
+    const S = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000);
+    expect(await triggerRunAhead(t.db, { jobId, triggeredBy: 'test', scheduledFor: S, scheduleAt: S })).not.toBeNull();
+    let clockMs = S.getTime() - 1;
+    const clock = () => new Date(clockMs++); // each reading 1 ms later: the pass reads S - 1, the claim S
+    const started: ClaimedTask[] = [];
+    const runner = { count: 0, reserved: 0, start: (task: ClaimedTask) => void started.push(task) } as unknown as Runner;
+    const claimer = new Claimer(
+      { nodeId: 'la-due-node', group: 'default', labels: {}, handlers: ['test.due-during-look'], concurrency: 4, leaseSeconds: 30, pollMs: 60_000, aheadMs: 100 },
+      { db: t.db, clock, logger: pino({ level: 'silent' }), runner },
+    );
+    try {
+      claimer.start();
+      await waitFor(async () => (started.length > 0 ? true : null), 5000, 'the claim');
+      expect(started.map((task) => [task.held, task.startedAt?.toISOString()])).toEqual([[false, S.toISOString()]]);
+    } finally {
+      await claimer.stop();
+    }
+  });
+
   it('a lost NOTIFY: the ticker finds a new job on its safety pass and still creates its run ahead', async () => {
     const w = createWorker({ config: testWorkerConfig(t.url, { tickMs: 1000, lookaheadMs: LOOKAHEAD, roles: ['tick'] }) });
     workers.push(w);
