@@ -3,7 +3,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, readyAtOnReleaseSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
 import { claimedTaskColumns } from './columns.ts';
-import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { completionItemsParam, itemsWeekFloor, lockItemTasksSql, weekFloorSql, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -92,17 +92,17 @@ export async function completeDagTasksSql(
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
        SELECT r.id, r.trigger, r.job_key FROM runs r
-        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND (SELECT count(*) FROM lj) >= 0
+        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND ${weekFloorSql('r', '$11::timestamptz')} AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id ${runLock} OF r
      ), lt AS (
-       ${LOCK_ITEM_TASKS_SQL}
+       ${lockItemTasksSql('$11::timestamptz')}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
         WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.run_id = i.run_id
-          AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
+          AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2 AND ${weekFloorSql('tasks', '$11::timestamptz')}
           AND (SELECT count(*) FROM lt) >= 0
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.ready_at,
                  tasks.locked_by, i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
@@ -115,17 +115,17 @@ export async function completeDagTasksSql(
        SELECT t.id FROM t JOIN i ON i.id = t.id
         WHERE i.handoff AND ${nodeNotDrainingSql('$2::text')}
           AND (SELECT count(*) FROM task_dependencies o
-                WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND o.dep_type IN ('hard', 'soft')) = 1
+                WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND ${weekFloorSql('o', '$11::timestamptz')} AND o.dep_type IN ('hard', 'soft')) = 1
      ), edges AS (
        SELECT d.task_id, d.scheduled_for, count(*)::int AS n,
               -- the child may be handed off: a handing parent, and this node may run it now
               bool_or(h.id IS NOT NULL) AND bool_and(k.handler = ANY($7::text[]) AND k.resource_key IS NULL
                                                      AND k.schedule_at <= $3::timestamptz AND ${routingAllowsSql('k', node, 'never')}) AS handoff
          FROM t
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND ${weekFloorSql('d', '$11::timestamptz')} AND d.dep_type IN ('hard', 'soft')
          -- each child by its key from its dependency row, never by its week: OFFSET 0 keeps this
          -- lookup after d (see childByKeySql)
-         CROSS JOIN LATERAL ${childByKeySql('k', 'd')}
+         CROSS JOIN LATERAL ${childByKeySql('k', 'd', '$11::timestamptz')}
          LEFT JOIN handing h ON h.id = d.parent_task_id
         GROUP BY d.task_id, d.scheduled_for
      ), lc AS (
@@ -133,7 +133,7 @@ export async function completeDagTasksSql(
        -- of the same children (siblings' parents, completing side by side) lock them in one order.
        -- The nested loop reads the children in the order of the sorted edges, each by its key.
        SELECT k.id FROM (SELECT task_id, scheduled_for FROM edges ORDER BY task_id) e
-        CROSS JOIN LATERAL (SELECT id FROM tasks WHERE id = e.task_id AND scheduled_for = e.scheduled_for FOR UPDATE) k
+        CROSS JOIN LATERAL (SELECT id FROM tasks WHERE id = e.task_id AND scheduled_for = e.scheduled_for AND ${weekFloorSql('tasks', '$11::timestamptz')} FOR UPDATE) k
      ), dec AS (
        -- The release, and for a handed-off child its claim, in one write of the child's row: the
        -- condition reads the row as this UPDATE found it (after waiting for a concurrent parent's
@@ -146,7 +146,7 @@ export async function completeDagTasksSql(
                 .join(',\n              ')}
          FROM edges e
         -- status::text: no status index matches, so each child is reached by tasks_pkey from e
-        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND c.status::text = 'pending'
+        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND ${weekFloorSql('c', '$11::timestamptz')} AND c.status::text = 'pending'
           AND (SELECT count(*) FROM lc) >= 0
        RETURNING c.*, c.status = 'running' AS claimed
      ), hlog AS (
@@ -161,8 +161,8 @@ export async function completeDagTasksSql(
      ), onf AS (
        SELECT d.parent_task_id AS id, count(*)::int AS n
          FROM t
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type = 'on_failure'
-         CROSS JOIN LATERAL ${childByKeySql('c', 'd')}
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND ${weekFloorSql('d', '$11::timestamptz')} AND d.dep_type = 'on_failure'
+         CROSS JOIN LATERAL ${childByKeySql('c', 'd', '$11::timestamptz')}
         WHERE c.status::text = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (
@@ -186,6 +186,7 @@ export async function completeDagTasksSql(
        LEFT JOIN handed ON handed.run_id = t.run_id`),
     batch, p.nodeId, now, p.message, p.jobFirst, p.bookStats,
     p.handoff?.handlers ?? [], p.handoff?.group ?? '', JSON.stringify(p.handoff?.labels ?? {}), p.handoff?.leaseSeconds ?? 0,
+    itemsWeekFloor(p.items),
   );
 }
 
@@ -196,11 +197,11 @@ export async function completeDagTasksSql(
  * children by week alone — a walk of the whole partition's primary key per completed parent (a
  * 10,000-step DAG: ~1 s per statement). OFFSET 0 keeps the sub-select from being merged into
  * the join, so the child can only be read after its dependency row, by (id, scheduled_for):
- * tasks_pkey, one partition.
+ * tasks_pkey, one partition. `floor`: the batch's earliest week (completion-items.ts weekFloorSql).
  */
-function childByKeySql(alias: string, dep: string): string {
+function childByKeySql(alias: string, dep: string, floor: string): string {
   return `(SELECT id, status, handler, job_id, routing, resource_key, schedule_at FROM tasks
-            WHERE id = ${dep}.task_id AND scheduled_for = ${dep}.scheduled_for OFFSET 0) ${alias}`;
+            WHERE id = ${dep}.task_id AND scheduled_for = ${dep}.scheduled_for AND ${weekFloorSql('tasks', floor)} OFFSET 0) ${alias}`;
 }
 
 /** The node a DAG completion hands steps to (its claim configuration, as ClaimInput has it). */

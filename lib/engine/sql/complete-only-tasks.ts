@@ -1,7 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { jobBookingSetSql, runEndSetSql } from './run-outcome.ts';
 import { attemptDurationMsSql, latenessFromSql, statsEventsSql, statsUpsertFromEventsSql } from './stats-outcome.ts';
-import { LOCK_ITEM_TASKS_SQL, completionItemsParam, completionItemsSql, itemsRowLimit, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { completionItemsParam, completionItemsSql, itemsWeekFloor, lockItemTasksSql, weekFloorSql, itemsRowLimit, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface OnlyTaskCompleted {
   id: string;
@@ -89,21 +89,21 @@ export async function completeOnlyTasksSql(
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
        SELECT r.id, r.trigger FROM runs r
-        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i WHERE job_id IN (SELECT id FROM lj))
+        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i WHERE job_id IN (SELECT id FROM lj)) AND ${weekFloorSql('r', '$5::timestamptz')}
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       ${LOCK_ITEM_TASKS_SQL}
+       ${lockItemTasksSql('$5::timestamptz')}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
-        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for
+        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND ${weekFloorSql('tasks', '$5::timestamptz')}
           AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           -- the keys the worker sent must be the task's own
           AND tasks.run_id = i.run_id AND tasks.job_id = i.job_id::text
           AND (SELECT count(*) FROM lt) >= 0
           AND i.job_id IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
-          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = i.run_id AND o.scheduled_for = i.scheduled_for AND o.id <> i.id)
+          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = i.run_id AND o.scheduled_for = i.scheduled_for AND ${weekFloorSql('o', '$5::timestamptz')} AND o.id <> i.id)
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at,
                  tasks.ready_at, tasks.locked_by, i.error, i.exit_code,
@@ -115,7 +115,7 @@ export async function completeOnlyTasksSql(
        UPDATE runs r
           SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL', startedAt: 't.started_at' })}
          FROM t
-        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND r.status IN ('pending', 'running')
+        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND ${weekFloorSql('r', '$5::timestamptz')} AND r.status IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j
@@ -134,6 +134,6 @@ export async function completeOnlyTasksSql(
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM job)::int AS "_job",
             (SELECT count(*) FROM stats)::int AS "_stats"
        FROM t LEFT JOIN run ON run.id = t.run_id`),
-    batch, p.nodeId, now, p.message,
+    batch, p.nodeId, now, p.message, itemsWeekFloor(p.items),
   );
 }

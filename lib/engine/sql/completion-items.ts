@@ -79,11 +79,47 @@ export function successLogSql(now: string, message: string): string {
 }
 
 /**
+ * The batch's earliest week: the least scheduled_for (the partition key) of its items, the
+ * value of the parameter weekFloorSql compares with.
+ * @throws Error on an empty batch (a programming error: callers return before)
+ */
+export function itemsWeekFloor(items: readonly CompletionItem[]): Date {
+  if (items.length === 0) throw new Error('itemsWeekFloor: empty batch');
+  let floor = items[0].scheduledFor.getTime();
+  for (const item of items) floor = Math.min(floor, item.scheduledFor.getTime());
+  return new Date(floor);
+}
+
+/**
+ * `alias.scheduled_for >= floor`, on every read of a weekly-partitioned table (tasks, runs,
+ * task_dependencies) in a completion statement. Every row such a statement touches lies in one
+ * of its items' weeks (a run's tasks and dependency rows share its scheduled_for), so the
+ * condition changes no result. What it changes is the executor's start: `floor` is a statement
+ * parameter, so PostgreSQL drops the partitions of older weeks before the statement runs
+ * ("initial pruning", PostgreSQL docs 5.11.4 "Partition Pruning") instead of opening every
+ * week's indexes on every execution of the generic plan. With 12 weeks of history the 40-step
+ * chain went from 105–109 ms to 85–90 (docs/engine.md "The hot path").
+ * Only a lower bound: PostgreSQL estimates a two-sided range on unknown parameters at 0.5 % of
+ * the rows and then read the items' whole week by that range instead of each row by its key
+ * (bench/dag.ts: about half the tasks/s); a one-sided bound, estimated at a third, leaves the
+ * key lookups.
+ * @param alias the table's alias in the statement
+ * @param floor SQL of the batch's earliest week (a timestamptz parameter: itemsWeekFloor)
+ */
+export function weekFloorSql(alias: string, floor: string): string {
+  return `${alias}.scheduled_for >= ${floor}`;
+}
+
+/**
  * Body of the `lt` CTE: the items' task rows locked in ascending id, after the runs (`lr`), each
  * found by its primary key in its own week. Lease renewal (extend-leases.ts) locks a node's
  * running tasks in that order, so a completion batch and a heartbeat of the same worker never
  * wait on each other in a cycle (lock-order.ts).
+ * @param floor SQL of the batch's earliest week (weekFloorSql)
  */
-export const LOCK_ITEM_TASKS_SQL = `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND (SELECT count(*) FROM lr) >= 0
+export function lockItemTasksSql(floor: string): string {
+  return `SELECT k.id FROM tasks k WHERE (k.id, k.scheduled_for) IN (SELECT id, scheduled_for FROM i) AND ${weekFloorSql('k', floor)}
+          AND (SELECT count(*) FROM lr) >= 0
         ORDER BY k.id FOR UPDATE OF k`;
+}
 
