@@ -5,7 +5,10 @@ import { CANCEL_CHANNEL } from '../notify.ts';
  * Cancels every open task of the given runs: pending -> cancelled and
  * running -> cancelled (its worker's late completion then fails the
  * compare-and-set), one task_logs row each, and NOTIFYs `tickflow_cancel` with
- * the ids of the running ones so their workers abort them.
+ * the ids of the running ones so their workers abort them. A task claimed ahead and
+ * cancelled before its slot loses the planned start the claim wrote (started_at after
+ * `now`): it never started, so neither it nor its run gets a start or a duration
+ * (docs/on-time.md "Claiming ahead").
  *
  * Lock: row locks on the runs' open tasks, in ascending id; callers hold the
  * job row and the run rows first (lib/engine/lock-order.ts). Index: tasks_run_step_uniq (run_id first).
@@ -23,6 +26,8 @@ export async function cancelRunTasks(
         FOR UPDATE
      ), upd AS (
        UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL, held = false,
+              -- a start still to come is a held task's planned start (claimed ahead), not a start
+              started_at = CASE WHEN t.started_at > $4::timestamptz THEN NULL ELSE t.started_at END,
               error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
          FROM old WHERE t.id = old.id
        RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status
