@@ -65,6 +65,10 @@ describe('mark success', () => {
       .toEqual({ a: 'success', b: 'pending', e: 'pending', c: 'success', d: 'success' });
     expect([t.b.pendingParents, t.e.pendingParents]).toEqual([0, 1]);
     expect(t.a.error).toBeNull();
+    // the attempt keeps when it ended and which worker ran it: the mark is not an attempt
+    // (its instant and actor are in the task log row below)
+    expect(await db.task.findUniqueOrThrow({ where: { id: t.a.id }, select: { startedAt: true, completedAt: true, lockedBy: true } }))
+      .toEqual({ startedAt: at(1000), completedAt: at(1000), lockedBy: NODE.nodeId });
     const log = (await logsOf(db, t.a.id)).at(-1)!;
     expect(log).toMatchObject({ fromStatus: 'dead', toStatus: 'success', detail: { actor: OPS.name, reason: 'loaded by hand', markedSuccess: true } });
     expect(log.message).toContain('ops@example.com');

@@ -3,7 +3,9 @@ import { preparedSql, type SqlClient } from '../../db.ts';
 /**
  * Operator mark success, the task half: dead | failed | timeout -> success as
  * a compare-and-set on (id, status, attempt), error cleared (the failure stays
- * in task_logs), one task_logs row naming the actor and the reason; and, when
+ * in task_logs), one task_logs row naming the actor and the reason. The mark is
+ * not an attempt: the task keeps its last attempt's end (completed_at) and worker
+ * (locked_by), so its duration stays the attempt's, not the time until the mark; and, when
  * the run had already ended, the run back to running (pending if it never
  * started) so finalise-run decides its status again.
  *
@@ -17,8 +19,8 @@ export async function markTaskSuccessSql(
 ): Promise<boolean> {
   const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
     preparedSql('mark-task-success', `WITH t AS (
-       UPDATE tasks SET status = 'success', error = NULL, locked_by = NULL, lease_until = NULL,
-              completed_at = $6::timestamptz, version = version + 1, updated_at = $6::timestamptz
+       UPDATE tasks SET status = 'success', error = NULL, lease_until = NULL,
+              completed_at = coalesce(completed_at, $6::timestamptz), version = version + 1, updated_at = $6::timestamptz
         WHERE id = $1::uuid AND status = $2::task_status AND attempt = $3::int
        RETURNING id, run_id, scheduled_for, attempt
      ), log AS (
