@@ -115,16 +115,16 @@ export const CronScheduleInput = z
   })
   .superRefine((s, ctx) => {
     const tz = s.timezone ?? 'UTC';
-    if (!isValidTimeZone(tz)) {
-      ctx.addIssue({ code: 'custom', path: ['timezone'], message: `Unknown time zone: ${tz}` });
-      return;
-    }
+    const zoneKnown = isValidTimeZone(tz);
+    if (!zoneKnown) ctx.addIssue({ code: 'custom', path: ['timezone'], message: `Unknown time zone: ${tz}` });
+    // The expression's fields do not depend on the zone: with an unknown zone it is still
+    // checked (in UTC), so both mistakes are reported at once.
     try {
-      parseCron(s.cron, tz);
+      parseCron(s.cron, zoneKnown ? tz : 'UTC');
     } catch (e) {
-      if (e instanceof ScheduleError) {
-        ctx.addIssue({ code: 'custom', path: [e.field === 'timezone' ? 'timezone' : 'cron'], message: e.message });
-      } else throw e;
+      if (!(e instanceof ScheduleError)) throw e;
+      if (e.field !== 'timezone') ctx.addIssue({ code: 'custom', path: ['cron'], message: e.message });
+      else if (zoneKnown) ctx.addIssue({ code: 'custom', path: ['timezone'], message: e.message });
     }
   });
 export const IntervalScheduleInput = z.strictObject({
@@ -419,7 +419,8 @@ export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
 /** GET /runs: newest scheduled_for first. `from`/`to` bound scheduled_for (inclusive). */
 export const ListRunsQuery = z
   .object({
-    jobId: str().max(200).optional(),
+    // a job id; a job key or a typo would match no run and read as "no runs": refused instead
+    jobId: z.uuid({ message: 'Must be a job id (uuid)' }).optional(),
     status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
     trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry', 'backfill'])).optional(),
     from: Instant.optional(),

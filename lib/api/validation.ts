@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { $ZodRawIssue } from 'zod/v4/core';
 import { DomainError } from '../errors.ts';
 import { scanJson } from './json-guard.ts';
 
@@ -77,10 +78,41 @@ function summary(fields: Record<string, string>): string {
   return first === '_root' ? fields[first]! : `Invalid ${first}: ${fields[first]}`;
 }
 
+const NOUNS: Record<string, string> = { string: 'a text', number: 'a number', int: 'a whole number', boolean: 'true or false', object: 'an object', array: 'a list', date: 'a date' };
+const UNITS: Record<string, string> = { string: ' characters', array: ' items', set: ' items' };
+
+/**
+ * Messages for zod's own checks where a schema gives none, in the words the forms use
+ * ("Required", "Must be at most 1") instead of zod's defaults ("Invalid input: expected
+ * string, received undefined", "Too big: expected number to be <=1"). A message a schema
+ * gives itself always wins: zod consults a per-parse map only for checks without one (zod
+ * docs, "Customizing errors": the error precedence). undefined: zod's default.
+ */
+export function fieldMessage(issue: $ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'Required';
+      return NOUNS[issue.expected] ? `Must be ${NOUNS[issue.expected]}` : undefined;
+    case 'too_big': {
+      const unit = UNITS[issue.origin] ?? '';
+      if (issue.origin === 'date') return undefined;
+      return issue.inclusive === false ? `Must be less than ${issue.maximum}${unit}` : `Must be at most ${issue.maximum}${unit}`;
+    }
+    case 'too_small': {
+      const unit = UNITS[issue.origin] ?? '';
+      if (issue.origin === 'date') return undefined;
+      if (issue.origin === 'string' && Number(issue.minimum) === 1 && issue.inclusive !== false) return 'Required';
+      return issue.inclusive === false ? `Must be more than ${issue.minimum}${unit}` : `Must be at least ${issue.minimum}${unit}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400). */
 export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
   const nul = unstorableFieldErrors(data);
-  const r = schema.safeParse(data);
+  const r = schema.safeParse(data, { error: fieldMessage });
   if (r.success && !Object.keys(nul).length) return r.data;
   const fields = plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul));
   throw new DomainError('validation', summary(fields), fields);

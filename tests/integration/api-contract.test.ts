@@ -533,6 +533,7 @@ describe('REST contract /api/v1', () => {
       const l = await call(runs.GET, 'GET', `/api/v1/runs?jobId=${j.id}&status=pending,running&trigger=api&from=2000-01-01T00:00:00Z&limit=10`, { token: viewer });
       expect(l.json.items.map((r: { id: string }) => r.id)).toEqual([runId]);
       for (const [qs, field] of [
+        ['jobId=demo.manual-report', 'jobId'],
         ['status=exploded', 'status.0'],
         ['trigger=cosmic', 'trigger.0'],
         ['from=yesterday', 'from'],

@@ -286,15 +286,15 @@ describe('REST /api/v1', () => {
     const insert = (at: string) =>
       t.pool.query(
         `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, trace_id, finished_at)
-         VALUES ('page-job', 'page', 1, 'manual', 'x', $1, 'success', 't', now())`,
+         VALUES ('0c4f4a2e-7d1b-4c55-9a3e-5f0d2b9e8a11', 'page', 1, 'manual', 'x', $1, 'success', 't', now())`,
         [at],
       );
     for (let i = 0; i < 17; i++) await insert(new Date(Date.UTC(2026, 0, 1, 0, i % 6)).toISOString()); // ties on scheduled_for
-    const before = (await t.pool.query(`SELECT id FROM runs WHERE job_id = 'page-job'`)).rows.map((r) => r.id);
+    const before = (await t.pool.query(`SELECT id FROM runs WHERE job_id = '0c4f4a2e-7d1b-4c55-9a3e-5f0d2b9e8a11'`)).rows.map((r) => r.id);
     const seen: string[] = [];
     let cursor = '';
     for (let n = 0; n < 20; n++) {
-      const r = await call(runs.GET, 'GET', `/api/v1/runs?jobId=page-job&limit=4${cursor ? `&cursor=${cursor}` : ''}`, { token: viewer });
+      const r = await call(runs.GET, 'GET', `/api/v1/runs?jobId=0c4f4a2e-7d1b-4c55-9a3e-5f0d2b9e8a11&limit=4${cursor ? `&cursor=${cursor}` : ''}`, { token: viewer });
       seen.push(...r.json.items.map((x: { id: string }) => x.id));
       await insert(new Date(Date.UTC(2026, 0, 1, 0, n % 6)).toISOString());
       await insert('2027-01-01T00:00:00Z');
