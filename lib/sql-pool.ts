@@ -96,6 +96,22 @@ export function preparedStatementName(sql: string): string | undefined {
   return name;
 }
 
+/**
+ * Puts every new session of `pool` in UTC (`SET TIME ZONE 'UTC'`, queued ahead of the
+ * connection's first statement). Prisma's driver adapter sends a Date as a wall-clock time in
+ * UTC with no zone, which PostgreSQL reads in the session's TimeZone (PostgreSQL docs 8.5.1.3,
+ * "Time Stamps"): on a server whose zone is not UTC (initdb takes the host's) every such instant
+ * would be off by the zone's offset, and the adapter reads timestamptz rows back without their
+ * offset. A SET rather than a startup option: PgBouncer refuses startup options, but tracks
+ * TimeZone per client and sets it on whichever server connection the client gets.
+ */
+export function utcSessions(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    // A connection whose SET fails is broken: its first statement reports that.
+    client.query(`SET TIME ZONE 'UTC'`).catch(() => undefined);
+  });
+}
+
 /** `-c name=value` startup options for a session. */
 function startupOptions(settings: Readonly<Record<string, string>>): string {
   return Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
@@ -115,6 +131,7 @@ export function createSqlPool(url: string, max: number, opts: { settings?: Reado
   const pool = new pg.Pool({ connectionString: url, max, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
   // An idle connection's error (server restart) must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
+  utcSessions(pool);
   trackPool(pool);
   return sqlPoolOver(pool, { settings: perTransaction ? settings : null, ownsPool: true });
 }

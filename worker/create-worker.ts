@@ -29,7 +29,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
-import { createSqlPool, HOT_PATH_SETTINGS, type SqlPool } from '../lib/sql-pool.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, utcSessions, type SqlPool } from '../lib/sql-pool.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
@@ -160,6 +160,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   // (prisma/migrations/20261201600000_task_log_lines); 64 MB makes it several times cheaper per line.
   const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, options: '-c work_mem=64MB' });
   taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
+  utcSessions(taskLogPool);
   const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
     pool: taskLogPool,
     clock,
