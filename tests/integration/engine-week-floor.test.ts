@@ -3,7 +3,9 @@
  * as the worker runs them — a named prepared statement, a generic plan on the hot-path pool's
  * settings — they open no weekly partition older than their batch's earliest week, so a
  * database with months of history costs them no more than a fresh one (docs/engine.md "The hot
- * path"). The statements still do their work: the results are checked too.
+ * path"), and every row they read is reached by a key, never by its week: the floor is a
+ * condition on the week, which must not tempt the planner into walking one. The statements
+ * still do their work: the results are checked too.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,8 +84,27 @@ async function explainPrepared(run: (db: SqlClient) => Promise<unknown>): Promis
 }
 
 const item = (c: ClaimedTask) => ({ taskId: c.id, runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor, attempt: c.attempt, output: null, error: null, exitCode: null });
-/** The weeks before T0's (Monday 2026-02-23) among `parts`; the default partition holds rows of no week and is never pruned. */
-const oldWeeks = (parts: Set<string>) => [...parts].filter((p) => (/_w(\d{8})$/.exec(p)?.[1] ?? '99999999') < '20260223');
+/**
+ * The scans of history partitions in a plan that reach no row by a key: each must find its rows
+ * by an equality on a key column, never by the week alone (a young week's plan, cached, would
+ * otherwise walk the whole week once it has filled: docs/engine.md "The hot path").
+ */
+function unkeyedScans(node: PlanNode, out: string[] = []): string[] {
+  const name = node['Relation Name'];
+  if (typeof name === 'string' && /^(tasks|runs|task_dependencies)_/.test(name) && /Scan/.test(node['Node Type'] as string)
+    && !/\b(id|parent_task_id|run_id|task_id|job_id) = /.test(String(node['Index Cond'] ?? ''))) {
+    out.push(`${name} ${node['Index Name'] ?? ''} ${node['Index Cond'] ?? '(no condition)'}`);
+  }
+  for (const child of node.Plans ?? []) unkeyedScans(child, out);
+  return out;
+}
+
+/**
+ * The weeks before T0's (Monday 2026-02-23) among the tasks and runs partitions in `parts`; the
+ * default partition holds rows of no week and is never pruned. Dependency rows are read by their
+ * parent's id alone (task_dependencies_parent_idx has no week), in every week: docs/engine.md.
+ */
+const oldWeeks = (parts: Set<string>) => [...parts].filter((p) => /^(tasks|runs)_/.test(p) && (/_w(\d{8})$/.exec(p)?.[1] ?? '99999999') < '20260223');
 
 describe('completion statements prune the weeks before their batch (weekFloorSql)', () => {
   it('a DAG completion with a hand-off: no partition of an older week is opened; the step succeeds and its child is handed over', async () => {
@@ -99,6 +120,7 @@ describe('completion statements prune the weeks before their batch (weekFloorSql
     const parts = partitionsIn(plan);
     expect([...parts]).toContain('tasks_w20260223');
     expect(oldWeeks(parts)).toEqual([]);
+    expect(unkeyedScans(plan)).toEqual([]);
 
     const tasks = await t.db.task.findMany({ where: { runId: run.id }, select: { stepKey: true, status: true, lockedBy: true } });
     expect(Object.fromEntries(tasks.map((x) => [x.stepKey, x.status]))).toEqual({ a: 'success', b: 'running' });
@@ -117,6 +139,7 @@ describe('completion statements prune the weeks before their batch (weekFloorSql
     const parts = partitionsIn(plan, (n) => /^runs_/.test(n['Relation Name'] as string) && /^o(_\d+)?$/.test(n.Alias as string));
     expect([...parts]).toContain('tasks_w20260223');
     expect(oldWeeks(parts)).toEqual([]);
+    expect(unkeyedScans(plan)).toEqual([]);
 
     expect(await t.db.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } })).toEqual({ status: 'success' });
   });

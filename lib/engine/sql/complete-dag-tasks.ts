@@ -3,7 +3,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, readyAtOnReleaseSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
 import { claimedTaskColumns } from './columns.ts';
-import { completionItemsParam, itemsWeekFloor, lockItemTasksSql, weekFloorSql, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
+import { completionItemsParam, itemsRowLimit, itemsWeekFloor, lockItemTasksSql, weekFloorSql, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
   id: string;
@@ -82,7 +82,9 @@ export async function completeDagTasksSql(
   const runLock = p.jobFirst ? 'FOR UPDATE' : 'FOR SHARE';
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql(p.jobFirst ? 'complete-dag-tasks-in-transaction' : 'complete-dag-tasks', `WITH i AS (
-       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)}
+       -- LIMIT: the batch's size as the planner's row estimate (itemsRowLimit), so it reaches each
+       -- task by its key rather than walking a young week whole
+       SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
      ), lj AS (
        -- Lock order (lib/engine/lock-order.ts): on a replay the jobs first, then the runs, then the
        -- tasks, each set in ascending id. Each step is an uncorrelated sub-select of the next one's
@@ -115,14 +117,14 @@ export async function completeDagTasksSql(
        SELECT t.id FROM t JOIN i ON i.id = t.id
         WHERE i.handoff AND ${nodeNotDrainingSql('$2::text')}
           AND (SELECT count(*) FROM task_dependencies o
-                WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND ${weekFloorSql('o', '$11::timestamptz')} AND o.dep_type IN ('hard', 'soft')) = 1
+                WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND o.dep_type IN ('hard', 'soft')) = 1
      ), edges AS (
        SELECT d.task_id, d.scheduled_for, count(*)::int AS n,
               -- the child may be handed off: a handing parent, and this node may run it now
               bool_or(h.id IS NOT NULL) AND bool_and(k.handler = ANY($7::text[]) AND k.resource_key IS NULL
                                                      AND k.schedule_at <= $3::timestamptz AND ${routingAllowsSql('k', node, 'never')}) AS handoff
          FROM t
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND ${weekFloorSql('d', '$11::timestamptz')} AND d.dep_type IN ('hard', 'soft')
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
          -- each child by its key from its dependency row, never by its week: OFFSET 0 keeps this
          -- lookup after d (see childByKeySql)
          CROSS JOIN LATERAL ${childByKeySql('k', 'd', '$11::timestamptz')}
@@ -161,7 +163,7 @@ export async function completeDagTasksSql(
      ), onf AS (
        SELECT d.parent_task_id AS id, count(*)::int AS n
          FROM t
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND ${weekFloorSql('d', '$11::timestamptz')} AND d.dep_type = 'on_failure'
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type = 'on_failure'
          CROSS JOIN LATERAL ${childByKeySql('c', 'd', '$11::timestamptz')}
         WHERE c.status::text = 'pending'
         GROUP BY d.parent_task_id

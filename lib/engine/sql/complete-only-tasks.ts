@@ -115,7 +115,10 @@ export async function completeOnlyTasksSql(
        UPDATE runs r
           SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL', startedAt: 't.started_at' })}
          FROM t
-        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND ${weekFloorSql('r', '$5::timestamptz')} AND r.status IN ('pending', 'running')
+        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND ${weekFloorSql('r', '$5::timestamptz')}
+          -- status::text: with the floor, (status, scheduled_for) would match runs_status_scheduled_for_id_idx
+          -- and read every open run of the week instead of this one by its key
+          AND r.status::text IN ('pending', 'running')
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j

@@ -91,18 +91,17 @@ export function itemsWeekFloor(items: readonly CompletionItem[]): Date {
 }
 
 /**
- * `alias.scheduled_for >= floor`, on every read of a weekly-partitioned table (tasks, runs,
- * task_dependencies) in a completion statement. Every row such a statement touches lies in one
- * of its items' weeks (a run's tasks and dependency rows share its scheduled_for), so the
- * condition changes no result. What it changes is the executor's start: `floor` is a statement
- * parameter, so PostgreSQL drops the partitions of older weeks before the statement runs
- * ("initial pruning", PostgreSQL docs 5.11.4 "Partition Pruning") instead of opening every
- * week's indexes on every execution of the generic plan. With 12 weeks of history the 40-step
- * chain went from 105–109 ms to 85–90 (docs/engine.md "The hot path").
- * Only a lower bound: PostgreSQL estimates a two-sided range on unknown parameters at 0.5 % of
- * the rows and then read the items' whole week by that range instead of each row by its key
- * (bench/dag.ts: about half the tasks/s); a one-sided bound, estimated at a third, leaves the
- * key lookups.
+ * `alias.scheduled_for >= floor`, on the reads of tasks and runs in a completion statement.
+ * Every row such a statement touches lies in one of its items' weeks (a run's tasks share its
+ * scheduled_for), so the condition changes no result. What it changes is the executor's start:
+ * `floor` is a statement parameter, so PostgreSQL drops the partitions of older weeks before the
+ * statement runs ("initial pruning", PostgreSQL docs 5.11.4 "Partition Pruning") instead of
+ * opening every week's indexes on every execution of the generic plan. With 12 weeks of history
+ * the 40-step chain went from 105–109 ms to 89–92.
+ * Only where every index that could serve it still needs a key (docs/engine.md "The hot path"):
+ * a lower bound only (a two-sided range is estimated at 0.5 % of the rows and turned the planner
+ * to walking the week), not on task_dependencies (its parent index has no week), and a status
+ * an index leads with compared as status::text beside it.
  * @param alias the table's alias in the statement
  * @param floor SQL of the batch's earliest week (a timestamptz parameter: itemsWeekFloor)
  */
