@@ -9,6 +9,7 @@ import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRuns, type NewRun } from './sql/insert-runs.ts';
 import { loadRun } from './sql/load-run.ts';
 import { lockJob } from './sql/lock-job.ts';
+import { lockRuns } from './sql/lock-job-row.ts';
 import type { Run, RunTrigger, TriggerOutcome } from './types.ts';
 
 /** Most runs one triggerRuns call creates (the REST body limit keeps requests far below this anyway). */
@@ -107,6 +108,7 @@ export async function triggerRuns(
     if (inserted.length !== runs.length) throw new DomainError('not_found', `job ${input.jobId} not found`);
     if (job.blockStrategy === 'cover_early' && job.activeIds.length > 0) {
       const covered = job.activeIds;
+      await lockRuns(tx, covered); // lock order (lock-order.ts): job (held), runs, then their tasks
       await cancelRunTasks(tx, { runIds: covered, message: 'cancelled: covered by a newer run (cover_early)', actor: input.triggeredBy }, now);
       for (const id of covered) await finishRunIfDone(tx, id, now);
     }

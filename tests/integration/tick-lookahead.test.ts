@@ -137,24 +137,31 @@ describe('pause, edit and delete cancel runs whose slot is still ahead', () => {
     expect((await runsOf(deleted)).length).toBe(1);
   });
 
-  it('a run claimed ahead and cancelled before its slot never started: no start, no duration, on the run or its task', async () => {
-    // The claim writes the held task's planned start (its slot, still to come) into started_at;
-    // a pause before the slot cancels it. That planned start must not become the run's start:
-    // it would show a run that "started" after it finished, with a negative duration.
+  it('a run claimed ahead and cancelled before its slot never started: no start, no duration, on the run or its tasks', async () => {
+    // The claim writes each held task's planned start (its slot, still to come) into started_at,
+    // and a run of several tasks takes it as its own start at that claim; a pause before the slot
+    // cancels them. The planned start must not stay: the run would have "started" after it ended.
     const P = ms(S, 120_000);
-    const job = await insertJob(t.db, { key: 'la-held-cancel', cron: '*/5 * * * * *', nextRunAt: ms(P, 5000) });
+    const one = await insertJob(t.db, { key: 'la-held-cancel-1', cron: '*/5 * * * * *', nextRunAt: ms(P, 5000) });
+    const two = await insertJob(t.db, { key: 'la-held-cancel-2', cron: '*/5 * * * * *', nextRunAt: ms(P, 5000),
+      steps: [{ key: 'a', handler: 'builtin.noop' }, { key: 'b', handler: 'builtin.noop' }] });
     await tick(t.db, ms(P, 2500));
     const claimed = await claimTasks(t.db, { nodeId: 'n1', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 50, leaseSeconds: 30, aheadMs: LOOKAHEAD }, ms(P, 2600));
-    expect(claimed.map((c) => [c.jobId, c.held])).toEqual([[job, true]]);
-    await pauseJob(t.db, job, alice, {}, ms(P, 3000));
-    const rows = await t.pool.query(
-      `SELECT r.status::text AS run, r.started_at AS "runStarted", r.finished_at AS "runFinished", r.duration_ms AS "runDuration",
-              t.status::text AS task, t.started_at AS "taskStarted", t.completed_at AS "taskCompleted"
-         FROM runs r JOIN tasks t ON t.run_id = r.id WHERE r.job_id = $1`, [job]);
-    expect(rows.rows).toEqual([{
-      run: 'cancelled', runStarted: null, runFinished: ms(P, 3000), runDuration: null,
-      task: 'cancelled', taskStarted: null, taskCompleted: ms(P, 3000),
-    }]);
+    expect(claimed.map((c) => [c.jobId, c.held]).sort()).toEqual([[one, true], [two, true], [two, true]].sort());
+    const before = await t.pool.query(`SELECT started_at FROM runs WHERE job_id = $1`, [two]);
+    expect(before.rows).toEqual([{ started_at: ms(P, 5000) }]); // the claim's planned start
+    await pauseJob(t.db, one, alice, {}, ms(P, 3000));
+    await pauseJob(t.db, two, alice, {}, ms(P, 3000));
+    for (const job of [one, two]) {
+      const rows = await t.pool.query(
+        `SELECT r.status::text AS run, r.started_at AS "runStarted", r.finished_at AS "runFinished", r.duration_ms AS "runDuration",
+                t.status::text AS task, t.started_at AS "taskStarted", t.completed_at AS "taskCompleted"
+           FROM runs r JOIN tasks t ON t.run_id = r.id WHERE r.job_id = $1`, [job]);
+      expect(rows.rows).toEqual(Array.from({ length: job === one ? 1 : 2 }, () => ({
+        run: 'cancelled', runStarted: null, runFinished: ms(P, 3000), runDuration: null,
+        task: 'cancelled', taskStarted: null, taskCompleted: ms(P, 3000),
+      })));
+    }
   });
 
   it('a run whose slot has come is not cancelled by a pause', async () => {

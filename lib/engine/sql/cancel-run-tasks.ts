@@ -6,12 +6,12 @@ import { CANCEL_CHANNEL } from '../notify.ts';
  * running -> cancelled (its worker's late completion then fails the
  * compare-and-set), one task_logs row each, and NOTIFYs `tickflow_cancel` with
  * the ids of the running ones so their workers abort them. A task claimed ahead and
- * cancelled before its slot loses the planned start the claim wrote (started_at after
- * `now`): it never started, so neither it nor its run gets a start or a duration
- * (docs/on-time.md "Claiming ahead").
+ * cancelled before its slot (held, started_at after `now`) loses the planned start the claim
+ * wrote, and so does its run when the claim gave it that start: it never started, so neither
+ * gets a start or a duration (docs/on-time.md "Claiming ahead").
  *
  * Lock: row locks on the runs' open tasks, in ascending id; callers hold the
- * job row and the run rows first (lib/engine/lock-order.ts). Index: tasks_run_step_uniq (run_id first).
+ * job row and the run rows first (lib/engine/lock-order.ts), which a planned start also writes. Index: tasks_run_step_uniq (run_id first).
  */
 export async function cancelRunTasks(
   tx: SqlClient,
@@ -26,8 +26,8 @@ export async function cancelRunTasks(
         FOR UPDATE
      ), upd AS (
        UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL, held = false,
-              -- a start still to come is a held task's planned start (claimed ahead), not a start
-              started_at = CASE WHEN t.started_at > $4::timestamptz THEN NULL ELSE t.started_at END,
+              -- a held task's start still to come is its planned start (claimed ahead), not a start
+              started_at = CASE WHEN t.held AND t.started_at > $4::timestamptz THEN NULL ELSE t.started_at END,
               error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
          FROM old WHERE t.id = old.id
        RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status
@@ -37,11 +37,19 @@ export async function cancelRunTasks(
               CASE WHEN from_status = 'running' THEN locked_by END, $4::timestamptz
          FROM upd
        RETURNING 1
+     ), unstarted AS (
+       -- A run of several tasks took its first claim's planned start as its own (claim-tasks.ts):
+       -- with those planned starts gone, its start is its tasks' real ones, or none.
+       UPDATE runs r SET started_at = (SELECT min(x.started_at) FROM tasks x
+                                        WHERE x.run_id = r.id AND x.scheduled_for = r.scheduled_for
+                                          AND NOT (x.held AND x.started_at > $4::timestamptz))
+        WHERE r.id = ANY($1::uuid[]) AND r.started_at > $4::timestamptz
+       RETURNING 1
      ), running AS (
        SELECT coalesce(array_agg(id::text), '{}') AS ids FROM upd WHERE from_status = 'running'
      )
      SELECT (SELECT count(*) FROM upd)::int AS cancelled, running.ids AS "runningIds",
-            (SELECT count(*) FROM logs)::int AS logged,
+            (SELECT count(*) FROM logs)::int AS logged, (SELECT count(*) FROM unstarted)::int AS unstarted,
             -- NOTIFY payloads are capped at 8000 bytes: at most 150 ids per notification.
             (SELECT count(*) FROM (SELECT pg_notify('${CANCEL_CHANNEL}', json_agg(x.id)::text)
                                      FROM (SELECT id, (row_number() OVER () - 1) / 150 AS g FROM upd WHERE from_status = 'running') x
