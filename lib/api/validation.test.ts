@@ -46,6 +46,7 @@ describe('messages of zod checks without a message of their own (fieldMessage)',
     below: z.number().lt(10),
     name: z.string().min(1).max(3),
     list: z.array(z.number()).min(2).max(3),
+    one: z.array(z.number()).max(1).optional(),
     flag: z.boolean(),
     custom: z.number().max(5, 'Five at most, please'),
   });
@@ -62,9 +63,13 @@ describe('messages of zod checks without a message of their own (fieldMessage)',
     expect(fieldsOf(S, { from: 1, jitter: -1, below: 1, name: '', list: [1, 2, 3, 4], flag: true, custom: 1 })).toEqual({
       from: 'Must be a text',
       jitter: 'Must be at least 0',
-      name: 'Required',
+      name: 'Must not be empty',
       list: 'Must be at most 3 items',
     });
+  });
+
+  it('say "1 item", not "1 items"', () => {
+    expect(fieldsOf(S, { from: 'x', jitter: 0, below: 1, name: 'a', list: [1, 2], flag: true, custom: 1, one: [1, 2] })).toEqual({ one: 'Must be at most 1 item' });
   });
 
   it('leave a schema\'s own message alone', () => {

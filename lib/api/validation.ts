@@ -79,7 +79,8 @@ function summary(fields: Record<string, string>): string {
 }
 
 const NOUNS: Record<string, string> = { string: 'a text', number: 'a number', int: 'a whole number', boolean: 'true or false', object: 'an object', array: 'a list', date: 'a date' };
-const UNITS: Record<string, string> = { string: ' characters', array: ' items', set: ' items' };
+const UNITS: Record<string, [string, string]> = { string: [' character', ' characters'], array: [' item', ' items'], set: [' item', ' items'] };
+const unitOf = (origin: string, n: number | bigint): string => UNITS[origin]?.[Number(n) === 1 ? 0 : 1] ?? '';
 
 /**
  * Messages for zod's own checks where a schema gives none, in the words the forms use
@@ -94,15 +95,16 @@ export function fieldMessage(issue: $ZodRawIssue): string | undefined {
       if (issue.input === undefined) return 'Required';
       return NOUNS[issue.expected] ? `Must be ${NOUNS[issue.expected]}` : undefined;
     case 'too_big': {
-      const unit = UNITS[issue.origin] ?? '';
       if (issue.origin === 'date') return undefined;
-      return issue.inclusive === false ? `Must be less than ${issue.maximum}${unit}` : `Must be at most ${issue.maximum}${unit}`;
+      const n = `${issue.maximum}${unitOf(issue.origin, issue.maximum)}`;
+      return issue.inclusive === false ? `Must be less than ${n}` : `Must be at most ${n}`;
     }
     case 'too_small': {
-      const unit = UNITS[issue.origin] ?? '';
       if (issue.origin === 'date') return undefined;
-      if (issue.origin === 'string' && Number(issue.minimum) === 1 && issue.inclusive !== false) return 'Required';
-      return issue.inclusive === false ? `Must be more than ${issue.minimum}${unit}` : `Must be at least ${issue.minimum}${unit}`;
+      // an empty text where one is needed: a field left out says "Required" (invalid_type above)
+      if (issue.origin === 'string' && Number(issue.minimum) === 1 && issue.inclusive !== false) return 'Must not be empty';
+      const n = `${issue.minimum}${unitOf(issue.origin, issue.minimum)}`;
+      return issue.inclusive === false ? `Must be more than ${n}` : `Must be at least ${n}`;
     }
     default:
       return undefined;
