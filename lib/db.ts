@@ -9,7 +9,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { trackPool } from './metrics/pool-stats.ts';
 import { PrismaClient, Prisma } from './generated/prisma/client.ts';
-import { preparedStatementName, preparedStatementsEnabled, sqlPoolOver, utcSessions, type SqlPool } from './sql-pool.ts';
+import { preparedStatementName, preparedStatementsEnabled, sqlPoolOver, utcSession, type SqlPool } from './sql-pool.ts';
 
 export { Prisma };
 export type { PrismaClient };
@@ -29,8 +29,7 @@ export type EngineDb = Db | SqlPool;
 export function createPrismaClient(url: string, poolSize = 10): PrismaClient {
   const prepared = preparedStatementsEnabled();
   // Our own pool (the adapter ends it on $disconnect), so its use can be reported as metrics.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  utcSessions(pool);
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, onConnect: utcSession });
   trackPool(pool);
   const client = new PrismaClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true, ...(prepared ? { statementNameGenerator: statementName } : {}) }),

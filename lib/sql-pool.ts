@@ -97,19 +97,17 @@ export function preparedStatementName(sql: string): string | undefined {
 }
 
 /**
- * Puts every new session of `pool` in UTC (`SET TIME ZONE 'UTC'`, queued ahead of the
- * connection's first statement). Prisma's driver adapter sends a Date as a wall-clock time in
- * UTC with no zone, which PostgreSQL reads in the session's TimeZone (PostgreSQL docs 8.5.1.3,
- * "Time Stamps"): on a server whose zone is not UTC (initdb takes the host's) every such instant
- * would be off by the zone's offset, and the adapter reads timestamptz rows back without their
- * offset. A SET rather than a startup option: PgBouncer refuses startup options, but tracks
- * TimeZone per client and sets it on whichever server connection the client gets.
+ * A pool's `onConnect` hook that puts each new session in UTC (`SET TIME ZONE 'UTC'`), awaited
+ * before the connection serves anything; a failure ends the connection and is reported to its
+ * first user. Prisma's driver adapter sends a Date as a wall-clock time in UTC with no zone, which
+ * PostgreSQL reads in the session's TimeZone (PostgreSQL docs 8.5.1.3, "Time Stamps"): on a
+ * server whose zone is not UTC (initdb takes the host's) every such instant would be off by the
+ * zone's offset, and the adapter reads timestamptz rows back without their offset. A SET rather
+ * than a startup option: PgBouncer refuses startup options, but tracks TimeZone per client and
+ * sets it on whichever server connection the client gets.
  */
-export function utcSessions(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    // A connection whose SET fails is broken: its first statement reports that.
-    client.query(`SET TIME ZONE 'UTC'`).catch(() => undefined);
-  });
+export async function utcSession(client: pg.ClientBase): Promise<void> {
+  await client.query(`SET TIME ZONE 'UTC'`);
 }
 
 /** `-c name=value` startup options for a session. */
@@ -128,10 +126,9 @@ export function createSqlPool(url: string, max: number, opts: { settings?: Reado
   // Behind a transaction-mode pooler startup options do not reach the server session that runs
   // a statement (PgBouncer refuses them), so each transaction sets them itself (sqlPoolOver).
   const perTransaction = settings !== null && !preparedStatementsEnabled();
-  const pool = new pg.Pool({ connectionString: url, max, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
+  const pool = new pg.Pool({ connectionString: url, max, onConnect: utcSession, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
   // An idle connection's error (server restart) must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
-  utcSessions(pool);
   trackPool(pool);
   return sqlPoolOver(pool, { settings: perTransaction ? settings : null, ownsPool: true });
 }

@@ -29,7 +29,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
-import { createSqlPool, HOT_PATH_SETTINGS, utcSessions, type SqlPool } from '../lib/sql-pool.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, utcSession, type SqlPool } from '../lib/sql-pool.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
@@ -158,9 +158,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   // take a connection from the claims and completions (worker/task-log-writer.ts).
   // work_mem: the trigram index's pending-list merge, done by the inserting session, runs in it
   // (prisma/migrations/20261201600000_task_log_lines); 64 MB makes it several times cheaper per line.
-  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, options: '-c work_mem=64MB' });
+  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, options: '-c work_mem=64MB', onConnect: utcSession });
   taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
-  utcSessions(taskLogPool);
   const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
     pool: taskLogPool,
     clock,

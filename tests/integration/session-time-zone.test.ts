@@ -1,5 +1,5 @@
 /**
- * Instants are right whatever the database server's time zone (lib/sql-pool.ts utcSessions):
+ * Instants are right whatever the database server's time zone (lib/sql-pool.ts utcSession):
  * Prisma's driver adapter sends a Date as a zone-less wall-clock time in UTC, which PostgreSQL
  * reads in the session's TimeZone. Here the test database's sessions default to New York
  * (UTC−5 on 2026-03-01): every pool Tickflow opens must still run in UTC, and an instant
