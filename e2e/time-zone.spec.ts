@@ -98,3 +98,52 @@ test("the form's fire preview starts at the effective window's start", async ({ 
   await page.getByLabel(/^End at/).fill('2027-03-01T01:00');
   await expect(page.getByTestId('cron-preview')).toContainText('never fires again inside the effective window');
 });
+
+test('the time zone picker keeps a zone typed in full: Enter keeps it and picks no other zone', async ({ page }) => {
+  await login(page);
+  await page.goto('/jobs/new');
+  const field = page.getByLabel('Time zone');
+  await field.fill('Asia/Tokyo');
+  // The zone typed is the one highlighted, not the first zone of the list (Africa/Abidjan).
+  await expect(page.getByRole('option', { name: 'Asia/Tokyo' })).toHaveAttribute('aria-selected', 'true');
+  await field.press('Enter');
+  await expect(field).toHaveValue('Asia/Tokyo');
+  await expect(page.getByRole('listbox')).toBeHidden();
+  // Nothing typed: the list shows zones but none is highlighted, and Enter picks none of them.
+  await field.fill('');
+  await expect(page.getByRole('listbox')).toBeVisible();
+  await field.press('Enter');
+  await expect(field).toHaveValue('');
+});
+
+test('the Display time zone dialog: Enter keeps a zone typed in full, and the open list never covers Save', async ({ page }) => {
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await page.goto('/');
+  const dialog = page.getByRole('dialog', { name: 'Display time zone' });
+  const picker = dialog.locator('#display-zone-picker');
+
+  await page.getByTestId('display-zone').click();
+  await dialog.getByLabel('This zone:').check();
+  await picker.fill('Asia/Tokyo');
+  await picker.press('Enter');
+  await expect(picker).toHaveValue('Asia/Tokyo');
+  await dialog.getByTestId('display-zone-save').click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('display-zone')).toContainText('Asia/Tokyo');
+
+  // With the list still open, Save is pressed, not a zone of the list lying over it.
+  await page.getByTestId('display-zone').click();
+  await picker.fill('Europe/');
+  await expect(dialog.getByRole('listbox')).toBeVisible();
+  await picker.fill('Europe/Paris');
+  await expect(dialog.getByRole('listbox')).toBeVisible();
+  await dialog.getByTestId('display-zone-save').click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('display-zone')).toContainText('Europe/Paris');
+
+  // Back to the browser's zone, as the other tests expect.
+  await page.getByTestId('display-zone').click();
+  await dialog.getByLabel("My browser's zone (Asia/Shanghai)").check();
+  await dialog.getByTestId('display-zone-save').click();
+  await expect(dialog).toBeHidden();
+});
