@@ -147,3 +147,30 @@ test('the Display time zone dialog: Enter keeps a zone typed in full, and the op
   await dialog.getByTestId('display-zone-save').click();
   await expect(dialog).toBeHidden();
 });
+
+test("a task's log lines and the job's run history strip are written in the display zone, with the zone", async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.tz.lines.${uniq()}`,
+    name: 'Time zone lines',
+    schedule: { kind: 'manual' },
+    handler: 'shell',
+    payload: { command: ['/bin/sh', '-c', 'echo hello from the task'] },
+  });
+  const run = await finishedRun(job.id);
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByTestId('display-zone')).toContainText('Asia/Shanghai');
+
+  // The Log lines panel: the clock in Asia/Shanghai (UTC+8) with its label, like the task-log timeline above it.
+  // (the line the task printed, not the `$ …` line naming its command)
+  const line = page.getByTestId('task-lines-main').getByTestId('task-line').filter({ has: page.getByText('hello from the task', { exact: true }) });
+  const time = line.locator('time');
+  await expect(time).toHaveText(/^\d{2}:\d{2}:\d{2}\.\d{3} UTC\+8$/);
+  const written = new Date((await time.getAttribute('datetime'))!);
+  const shanghaiHour = String((written.getUTCHours() + 8) % 24).padStart(2, '0');
+  expect((await time.textContent())!.slice(0, 2)).toBe(shanghaiHour);
+
+  // The run history strip on the job page names the run's scheduled time in the display zone too.
+  await page.goto(`/jobs/${job.id}`);
+  await expect(page.getByTestId('run-history-strip').locator(`a[href="/runs/${run.id}"]`)).toHaveAttribute('aria-label', /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\+8/);
+});

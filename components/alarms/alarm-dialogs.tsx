@@ -9,6 +9,8 @@ import { Dialog } from '../ui/dialog';
 import { Field, controlProps } from '../ui/field';
 import { Input, Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
+import { zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 export type AckAction = (id: string, input: { note?: string }) => Promise<R<AlarmView>>;
@@ -72,12 +74,13 @@ const DURATIONS = [
 /**
  * "Silence" dialog for an alarm: scope (this job, this job's alarms of this type = the rule,
  * or this type everywhere for global alarms) and a duration (1 h, 4 h, 24 h, or until a time
- * in the browser's zone). While silenced no notification is sent; alarms are still recorded.
+ * in the display zone). While silenced no notification is sent; alarms are still recorded.
  */
 export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: AlarmView | null; onClose: () => void; action: SilenceAction; onDone: () => void }) {
   const [scope, setScope] = React.useState<'rule' | 'job' | 'type'>('rule');
   const [duration, setDuration] = React.useState<string>('60');
   const [until, setUntil] = React.useState('');
+  const zone = useDisplayZone();
   const [note, setNote] = React.useState('');
   const [fields, setFields] = React.useState<Record<string, string>>({});
   const [busy, setBusy] = React.useState(false);
@@ -99,7 +102,7 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
       const input = {
         ...(scope !== 'type' && alarm.jobId ? { jobId: alarm.jobId } : {}),
         ...(scope !== 'job' ? { type: alarm.type } : {}),
-        ...(duration === 'until' ? { until: until ? new Date(until).toISOString() : '' } : { durationMinutes: Number(duration) }),
+        ...(duration === 'until' ? { until: until ? (zonedLocalToUtc(until, zone)?.toISOString() ?? until) : '' } : { durationMinutes: Number(duration) }),
         ...(note.trim() ? { note: note.trim() } : {}),
       };
       const r = await action(input);
@@ -155,7 +158,7 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
           ))}
         </fieldset>
         {duration === 'until' ? (
-          <Field id="silence-until" label="Until (your browser's time zone)" error={fields.until}>
+          <Field id="silence-until" label={`Until (${zoneLabel(new Date(), zone)})`} error={fields.until}>
             <Input {...controlProps('silence-until', fields.until)} type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
           </Field>
         ) : null}

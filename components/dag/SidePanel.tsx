@@ -7,6 +7,7 @@ import { DEP_TYPES, type DepType } from '@/lib/dag';
 import { EDGE_STYLES, type StepField, type StepNodeData } from './model';
 import { PayloadEditor } from '../handlers/schema-form';
 import { unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
+import { useDisplayZone } from '../display-zone';
 
 const inputCls =
   'w-full rounded-md border bg-white px-2 py-1 text-[13px] text-slate-900 shadow-xs outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/20 disabled:bg-slate-50 disabled:text-slate-500';
@@ -44,6 +45,7 @@ export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete
   const uid = useId().replace(/:/g, '');
   const id = (f: string) => `${uid}-${f}`;
   const catalogue = useHandlerCatalogue();
+  const zone = useDisplayZone();
   const options = handlers.includes(data.handler) || data.handler === '' ? handlers : [data.handler, ...handlers];
   const ctl = (f: StepField) => ({
     id: id(f),
@@ -68,13 +70,13 @@ export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete
       <Field label="Name" htmlFor={id('name')} error={errors.name}>
         <input {...ctl('name')} value={data.name} onChange={(e) => onChange({ name: e.target.value })} placeholder="optional" />
       </Field>
-      <Field label="Handler" htmlFor={id('handler')} error={errors.handler} hint={[catalogue.get(data.handler)?.description, unavailableNote(catalogue.get(data.handler))].filter(Boolean).join(' · ') || undefined}>
+      <Field label="Handler" htmlFor={id('handler')} error={errors.handler} hint={[catalogue.get(data.handler)?.description, unavailableNote(catalogue.get(data.handler), zone)].filter(Boolean).join(' · ') || undefined}>
         <select {...ctl('handler')} value={data.handler} onChange={(e) => onChange({ handler: e.target.value })} className={`${ctl('handler').className} font-mono`}>
           {data.handler === '' ? <option value="">Choose a handler…</option> : null}
           {options.map((h) => (
             <option key={h} value={h}>
               {h}
-              {handlers.includes(h) ? (unavailableNote(catalogue.get(h)) ? ' (unavailable)' : '') : ' (no worker reports it)'}
+              {handlers.includes(h) ? (unavailableNote(catalogue.get(h), zone) ? ' (unavailable)' : '') : ' (no worker reports it)'}
             </option>
           ))}
         </select>

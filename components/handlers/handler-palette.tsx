@@ -4,6 +4,7 @@
 // A click adds a step; a drag carries the handler name (PALETTE_MIME) to the canvas, which adds it at the drop point.
 import { GripVertical } from 'lucide-react';
 import { unavailableNote, useHandlerCatalogue } from './use-handler-catalogue';
+import { useDisplayZone } from '../display-zone';
 
 /** The drag data type carrying a handler name from the palette to the canvas. */
 export const PALETTE_MIME = 'application/x-tickflow-handler';
@@ -11,11 +12,12 @@ export const PALETTE_MIME = 'application/x-tickflow-handler';
 /** Palette buttons for `names` (test ids `dag-palette-<name>`); `onAdd(name)` adds a step. */
 export function HandlerPaletteList({ names, onAdd }: { names: readonly string[]; onAdd(name: string): void }) {
   const catalogue = useHandlerCatalogue();
+  const zone = useDisplayZone();
   return (
     <ul className="space-y-1">
       {names.map((h) => {
         const entry = catalogue.get(h);
-        const note = unavailableNote(entry);
+        const note = unavailableNote(entry, zone);
         const description = entry?.description ?? '';
         return (
           <li key={h}>

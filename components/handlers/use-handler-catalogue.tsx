@@ -4,6 +4,7 @@
 // with useHandlerCatalogue(). Without a provider the catalogue is empty and every component falls back to raw JSON.
 import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import type { HandlerCatalogueEntry } from '@/lib/handlers/catalogue';
+import { formatDateTime } from '@/lib/time/format';
 
 export type { HandlerCatalogueEntry };
 
@@ -29,11 +30,14 @@ export function useHandlerCatalogue(): HandlerCatalogue {
   return useContext(Ctx);
 }
 
-/** "unavailable — last offered 2026-12-01 09:00 UTC" / "unavailable — no live worker offers it", or null when available. */
-export function unavailableNote(e: HandlerCatalogueEntry | undefined): string | null {
+/**
+ * "unavailable: last offered 2026-12-01 17:00:00 UTC+8" (in `zone`, the display zone) / "unavailable: no live worker
+ * offers it", or null when available.
+ */
+export function unavailableNote(e: HandlerCatalogueEntry | undefined, zone: string): string | null {
   if (!e || e.available) return null;
   if (!e.lastOfferedAt) return 'unavailable: no live worker offers it';
-  return `unavailable: last offered ${e.lastOfferedAt.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')}`;
+  return `unavailable: last offered ${formatDateTime(e.lastOfferedAt, zone)}`;
 }
 
 /** "suggested for a step: timeout 30 s, 2 retries" from a handler's advertised defaults, or null. */

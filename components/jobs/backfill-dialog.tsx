@@ -12,21 +12,16 @@ import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { backfillJobAction, previewBackfillAction } from '@/app/(console)/jobs/[id]/backfill-actions';
 import type { BackfillPreview } from '@/lib/jobs/backfill-job';
+import { formatDateTime, utcToZonedLocal, zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 
-/** `YYYY-MM-DDTHH:mm` (a datetime-local value, read as UTC) -> ISO instant, or the text unchanged so the server names the field. */
-function toIso(local: string): string {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) ? `${local}:00Z` : local;
-}
-/** A Date -> the datetime-local value of its UTC wall time. */
-function toLocalUtc(d: Date): string {
-  return d.toISOString().slice(0, 16);
-}
-function slotLabel(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** `YYYY-MM-DDTHH:mm` (a datetime-local value, a wall time in `zone`) -> ISO instant, or the text unchanged so the server names the field. */
+function toIso(local: string, zone: string): string {
+  return zonedLocalToUtc(local, zone)?.toISOString() ?? local;
 }
 
 /**
- * The job page's "Backfill" (docs/recovery.md): a past range (UTC), a preview of
+ * The job page's "Backfill" (docs/recovery.md): a past range (typed in the display zone), a preview of
  * the slots the job's schedule gives in it (those that already have a run are
  * skipped, and say so), then a confirmation that creates one run per free slot,
  * queued one after the other. Field errors come from the server (same rules as
@@ -42,13 +37,16 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
   const [fields, setFields] = React.useState<Record<string, string>>({});
   const [preview, setPreview] = React.useState<BackfillPreview | null>(null);
   const [busy, setBusy] = React.useState(false);
+  const zone = useDisplayZone();
+  const zoneText = zoneLabel(new Date(), zone);
 
   const openDialog = () => {
-    // Default range: the last 24 whole hours (UTC), computed on click so server and browser render alike.
-    const end = new Date();
-    end.setUTCMinutes(0, 0, 0);
-    setFrom(toLocalUtc(new Date(end.getTime() - 86_400_000)));
-    setTo(toLocalUtc(end));
+    // Default range: the 24 hours up to the last whole hour of the display zone, computed on click so server and
+    // browser render alike.
+    const now = new Date();
+    const end = zonedLocalToUtc(`${utcToZonedLocal(now, zone).slice(0, 14)}00`, zone) ?? now;
+    setFrom(utcToZonedLocal(new Date(end.getTime() - 86_400_000), zone));
+    setTo(utcToZonedLocal(end, zone));
     setReason('');
     setFields({});
     setPreview(null);
@@ -61,7 +59,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
 
   const runPreview = async () => {
     setBusy(true);
-    const r = await previewBackfillAction(jobId, { from: toIso(from), to: toIso(to) });
+    const r = await previewBackfillAction(jobId, { from: toIso(from, zone), to: toIso(to, zone) });
     setBusy(false);
     if (!r.ok) {
       setFields(r.fields ?? {});
@@ -74,7 +72,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
   };
   const confirm = async () => {
     setBusy(true);
-    const r = await backfillJobAction(jobId, { from: toIso(from), to: toIso(to), reason: reason.trim() || undefined });
+    const r = await backfillJobAction(jobId, { from: toIso(from, zone), to: toIso(to, zone), reason: reason.trim() || undefined });
     setBusy(false);
     if (!r.ok) {
       setFields(r.fields ?? {});
@@ -100,7 +98,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
         onOpenChange={setOpen}
         className="max-w-xl"
         title="Backfill past slots"
-        description="Runs the job for each slot its schedule had in the range (both ends included, UTC). Slots that already have a run are skipped. Runs are queued one after the other, oldest first."
+        description={`Runs the job for each slot its schedule had in the range (both ends included, typed in your display zone, ${zone}). Slots that already have a run are skipped. Runs are queued one after the other, oldest first.`}
         footer={
           <>
             <Button onClick={() => setOpen(false)}>Close</Button>
@@ -116,10 +114,10 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
         }
       >
         <div className="grid grid-cols-2 gap-3">
-          <Field id="backfill-from" label="From (UTC)" error={fields.from}>
+          <Field id="backfill-from" label={`From (${zoneText})`} error={fields.from}>
             <Input type="datetime-local" {...controlProps('backfill-from', fields.from)} value={from} onChange={edit(setFrom)} />
           </Field>
-          <Field id="backfill-to" label="To (UTC)" error={fields.to}>
+          <Field id="backfill-to" label={`To (${zoneText})`} error={fields.to}>
             <Input type="datetime-local" {...controlProps('backfill-to', fields.to)} value={to} onChange={edit(setTo)} />
           </Field>
         </div>
@@ -136,7 +134,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
             <ul className="mt-2 max-h-64 overflow-auto rounded border border-zinc-200 text-xs" aria-label="Slots">
               {preview.slots.map((s) => (
                 <li key={s.scheduledFor} data-testid="backfill-slot" className="flex justify-between gap-3 border-b border-zinc-100 px-3 py-1.5 last:border-0">
-                  <span className="font-mono">{slotLabel(s.scheduledFor)}</span>
+                  <span className="font-mono">{formatDateTime(s.scheduledFor, zone, { seconds: false })}</span>
                   <span className={s.action === 'create' ? 'text-indigo-700' : 'text-zinc-500'}>
                     {s.action === 'create' ? 'will run' : `skipped: has a ${s.trigger} run (${s.runStatus})`}
                   </span>

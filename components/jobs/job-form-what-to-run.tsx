@@ -5,13 +5,15 @@ import { Field, controlProps } from '../ui/field';
 import { NativeSelect, Textarea } from '../ui/input';
 import { PayloadEditor } from '../handlers/schema-form';
 import { defaultsNote, unavailableNote } from '../handlers/use-handler-catalogue';
+import { useDisplayZone } from '../display-zone';
 import type { JobFormState } from './use-job-form';
 
 /** Handler and payload of a one-step job (a DAG is edited in the Graph tab). */
 export function WhatToRunSection({ f }: { f: JobFormState }) {
   const { v, err, text, set, handlerOptions, catalogue, payloadErrors, lockedCommand, refusedHandlers, mayChoose } = f;
   const handlerEntry = catalogue.get(v.handler);
-  const handlerHint = [handlerEntry?.description, unavailableNote(handlerEntry), defaultsNote(handlerEntry)].filter(Boolean).join(' · ');
+  const zone = useDisplayZone();
+  const handlerHint = [handlerEntry?.description, unavailableNote(handlerEntry, zone), defaultsNote(handlerEntry)].filter(Boolean).join(' · ');
   return (
   <Card>
     <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
@@ -46,7 +48,7 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
               return (
                 <option key={h} value={h} disabled={!!refused} title={catalogue.get(h)?.description}>
                   {refused ? `${h} (${refused.level === 'system' ? 'system jobs only' : 'admin only'})` : h}
-                  {unavailableNote(catalogue.get(h)) ? ' (unavailable)' : ''}
+                  {unavailableNote(catalogue.get(h), zone) ? ' (unavailable)' : ''}
                 </option>
               );
             })}

@@ -1,5 +1,9 @@
+'use client';
+
 import Link from 'next/link';
 import type { RunSummary } from '@/lib/runs/run-view';
+import { formatDateTime, formatDuration } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 
 /** Fill colour per run status (same families as the status badges: green ok, red failed, amber waiting, grey not run). */
 const FILL: Record<RunSummary['status'], string> = {
@@ -12,19 +16,19 @@ const FILL: Record<RunSummary['status'], string> = {
   skipped: 'bg-zinc-200 hover:bg-zinc-300',
 };
 
-function describe(run: RunSummary): string {
-  const when = run.scheduledFor.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-  const took = run.durationMs === null ? '' : `, ${run.durationMs < 1000 ? `${run.durationMs} ms` : `${(run.durationMs / 1000).toFixed(1)} s`}`;
-  return `${run.status} · ${run.trigger} · ${when}${took}${run.reason ? ` · ${run.reason}` : ''}`;
+function describe(run: RunSummary, zone: string): string {
+  const took = run.durationMs === null ? '' : `, ${formatDuration(run.durationMs)}`;
+  return `${run.status} · ${run.trigger} · ${formatDateTime(run.scheduledFor, zone)}${took}${run.reason ? ` · ${run.reason}` : ''}`;
 }
 
 /**
  * The job's recent runs as one row of coloured cells, oldest left, newest right
  * (the run history strip): failures and gaps stand out at a glance; each
- * cell links to its run and names status, trigger, scheduled time (UTC) and duration.
+ * cell links to its run and names status, trigger, scheduled time (in the display zone) and duration.
  * @param runs newest first, as lib/runs listRuns returns them
  */
 export function RunHistoryStrip({ runs }: { runs: RunSummary[] }) {
+  const zone = useDisplayZone();
   const ordered = [...runs].reverse();
   const counts = runs.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
   return (
@@ -45,8 +49,8 @@ export function RunHistoryStrip({ runs }: { runs: RunSummary[] }) {
             <li key={run.id}>
               <Link
                 href={`/runs/${run.id}`}
-                title={describe(run)}
-                aria-label={describe(run)}
+                title={describe(run, zone)}
+                aria-label={describe(run, zone)}
                 data-status={run.status}
                 className={`block h-6 w-3 rounded-[2px] ${FILL[run.status]}`}
               />

@@ -8,7 +8,8 @@ import { Button } from '../ui/button';
 import { Input, NativeSelect } from '../ui/input';
 import { cn } from '../ui/cn';
 import { getJson } from '../api';
-import { formatUtc } from '../time';
+import { formatClock, formatDateTime, formatUtc } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 import { LEVELS, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
 /** How often a running attempt's lines are asked for (ms): with the worker's flush (200 ms by default) new lines show within 1 s. */
@@ -43,6 +44,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
   const [wrap, setWrap] = React.useState(true);
   const [focus, setFocus] = React.useState<{ attempt: number; at: number } | null>(null);
   const [highlight, setHighlight] = React.useState<number | null>(null);
+  const zone = useDisplayZone();
   const box = React.useRef<HTMLDivElement>(null);
   const stick = React.useRef(true);
   /** the attempt being shown and the last seq read of it (kept across restarts of the tail for the same attempt) */
@@ -220,8 +222,8 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
               data-highlight={highlight === l.seq ? 'true' : undefined}
               className={cn('flex gap-2', wrap ? 'whitespace-pre-wrap break-all' : 'whitespace-pre', highlight === l.seq && 'bg-indigo-900/60')}
             >
-              <time dateTime={l.time} title={formatUtc(l.time)} className="shrink-0 text-zinc-500">
-                {l.time.slice(11, 23)}
+              <time dateTime={l.time} title={zone === 'UTC' ? formatUtc(l.time) : `${formatDateTime(l.time, zone, { ms: true })}\n${formatUtc(l.time)}`} className="shrink-0 text-zinc-500">
+                {formatClock(l.time, zone, { ms: true, zone: true })}
               </time>
               <span className={cn('w-10 shrink-0 uppercase', LEVEL_COLOR[l.level])}>{l.level}</span>
               {l.stream !== 'log' ? <span className="shrink-0 text-zinc-500">{l.stream}</span> : null}

@@ -14,6 +14,8 @@ import { Input, NativeSelect } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime } from '../time';
+import { zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 type Scope = 'read' | 'operate' | 'admin';
@@ -25,6 +27,7 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
   const [name, setName] = React.useState('');
   const [scope, setScope] = React.useState<Scope>('operate');
   const [expiresAt, setExpiresAt] = React.useState('');
+  const zone = useDisplayZone();
   const [fields, setFields] = React.useState<Record<string, string>>({});
   const [created, setCreated] = React.useState<{ token: string; name: string } | null>(null);
   const [copied, setCopied] = React.useState(false);
@@ -33,7 +36,7 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     startTransition(async () => {
-      const r = await create({ name, scope, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) });
+      const r = await create({ name, scope, ...(expiresAt ? { expiresAt: zonedLocalToUtc(expiresAt, zone)?.toISOString() ?? expiresAt } : {}) });
       if (r.ok) {
         setCreated({ token: r.data.token, name: r.data.view.name });
         setCopied(false);
@@ -138,7 +141,7 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
                 <option value="admin">admin</option>
               </NativeSelect>
             </Field>
-            <Field id="token-expires" label="Expires (optional)" error={fields.expiresAt}>
+            <Field id="token-expires" label={`Expires (optional, ${zoneLabel(new Date(), zone)})`} error={fields.expiresAt}>
               <Input {...controlProps('token-expires', fields.expiresAt)} type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
             </Field>
             <Button type="submit" variant="primary" disabled={pending}>

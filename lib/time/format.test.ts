@@ -36,6 +36,8 @@ describe('formatDateTime', () => {
     expect(formatDate('2026-03-01T23:30:00Z', 'Asia/Shanghai')).toBe('2026-03-02');
     expect(formatDate('2026-03-01T02:30:00Z', 'America/Los_Angeles')).toBe('2026-02-28');
     expect(formatClock('2026-03-01T23:30:00.007Z', 'Asia/Shanghai', { ms: true })).toBe('07:30:00.007');
+    // the task's log lines: the clock in the display zone with the zone written next to it
+    expect(formatClock('2026-12-04T04:11:52.756Z', 'Europe/Paris', { ms: true, zone: true })).toBe('05:11:52.756 UTC+1');
   });
 
   it('follows DST: the label changes with the offset in force', () => {

@@ -86,12 +86,12 @@ export function formatDate(v: Instant | null | undefined, zone: string): string 
   return `${w.year}-${p2(w.month)}-${p2(w.day)}`;
 }
 
-/** `HH:mm:ss` (`.SSS` with `ms`) of `v` in `zone`; '' for no instant. */
-export function formatClock(v: Instant | null | undefined, zone: string, opts: { ms?: boolean } = {}): string {
+/** `HH:mm:ss` (`.SSS` with `ms`, ` UTC+8` with `zone`) of `v` in `zone`; '' for no instant. */
+export function formatClock(v: Instant | null | undefined, zone: string, opts: { ms?: boolean; zone?: boolean } = {}): string {
   const d = toDate(v);
   if (!d) return '';
   const w = wallParts(d, zone);
-  return `${p2(w.hour)}:${p2(w.minute)}:${p2(w.second)}${opts.ms ? `.${String(d.getUTCMilliseconds()).padStart(3, '0')}` : ''}`;
+  return `${p2(w.hour)}:${p2(w.minute)}:${p2(w.second)}${opts.ms ? `.${String(d.getUTCMilliseconds()).padStart(3, '0')}` : ''}${opts.zone ? ` ${zoneLabel(d, zone)}` : ''}`;
 }
 
 /**
