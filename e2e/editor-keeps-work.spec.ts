@@ -230,3 +230,40 @@ test('unsaved changes: tabs, links, Back, reload and Discard all ask first; Canc
   const saved = await api<JobView>('GET', `/jobs/${job.id}`);
   expect(saved.edges).toEqual([]);
 });
+
+test('a job-page tab asks exactly once after a graph edit: Cancel stays on the graph with the edit, OK leaves', async ({ page }) => {
+  const job = await createJob();
+  const editor = await openGraph(page, job.id);
+  const dirty = page.getByTestId('dag-dirty');
+  await page.getByTestId('dag-node-extract').click();
+  await page.keyboard.press('Delete');
+  await expect(page.getByTestId('dag-node-extract')).toHaveCount(0);
+  await expect(dirty).toBeVisible();
+
+  // Every dialog is counted and answered as `answer` says.
+  const asked: string[] = [];
+  let answer = false;
+  page.on('dialog', (d) => {
+    asked.push(d.message());
+    void (answer ? d.accept() : d.dismiss());
+  });
+
+  await page.getByRole('tab', { name: 'Overview' }).click();
+  await expect.poll(() => asked.length).toBeGreaterThan(0);
+  // A second question would come right after the first: give it the time to show.
+  await page.waitForTimeout(500);
+  expect(asked).toHaveLength(1);
+  expect(asked[0]).toContain('Leave and discard them?');
+  await expect(editor).toBeVisible();
+  await expect(page.getByRole('tab', { name: 'Graph' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('dag-node-extract')).toHaveCount(0);
+  await expect(dirty).toBeVisible();
+
+  answer = true;
+  await page.getByRole('tab', { name: 'Overview' }).click();
+  await expect(editor).toBeHidden();
+  await expect(page.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
+  await page.waitForTimeout(500);
+  expect(asked).toHaveLength(2);
+  expect((await api<JobView>('GET', `/jobs/${job.id}`)).steps).toHaveLength(3);
+});

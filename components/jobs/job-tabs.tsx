@@ -21,6 +21,9 @@ export function JobTabs({ initial, panels }: { initial: JobTab; panels: Record<J
   return (
     <TabsRoot
       value={tab}
+      // Manual: a press on a tab focuses it and then activates it, and with automatic activation the focus
+      // activated it as well, so the leave guard below asked twice for one press (and again after Cancel).
+      activationMode="manual"
       onValueChange={(v) => {
         // A tab switch unmounts the panel it leaves (the Graph tab's editor): ask first when it holds unsaved work.
         if (!confirmLeave()) return;
