@@ -35,3 +35,21 @@ test('a deleted job opens read-only from the recycle bin and is restored from it
   await expect(page.getByTestId('deleted-job-notice')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Run now', exact: true })).toBeVisible();
 });
+
+test('a deleted cron job does not look scheduled: deleted is its state, no next fire, and its fire times say none fires', async ({ page }) => {
+  const key = `e2e.bin.cron.${uniq()}`;
+  const job = await api<{ id: string; nextRunAt: string | null }>('POST', '/jobs', { key, name: 'Binned cron job', schedule: { kind: 'cron', cron: '0 3 * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  expect(job.nextRunAt).not.toBeNull();
+  await api('DELETE', `/jobs/${job.id}`);
+  // The REST view: a deleted job has no next fire (the tick skips it until it is restored).
+  expect((await api<{ nextRunAt: string | null; deletedAt: string | null }>('GET', `/jobs/${job.id}`)).nextRunAt).toBeNull();
+
+  await login(page);
+  await page.goto(`/jobs/${job.id}`);
+  await expect(page.getByTestId('deleted-job-notice')).toBeVisible();
+  // One state in the header: deleted, not "active" beside it.
+  await expect(page.getByTestId('job-status')).toHaveText('deleted');
+  await expect(page.getByRole('heading', { level: 1 }).getByText('active', { exact: true })).toHaveCount(0);
+  await expect(page.locator('dt', { hasText: 'Next fire' }).locator('xpath=following-sibling::dd[1]')).toHaveText('— (deleted)');
+  await expect(page.getByTestId('fire-times-heading')).toHaveText(/the job is deleted: none of them fires until it is restored/);
+});

@@ -236,12 +236,23 @@ export function toJobSnapshot(job: Job, steps: JobStep[], edges: JobEdge[]): Job
   };
 }
 
+/**
+ * Why a job's schedule creates no run, or null while it does: `deleted` (in the recycle bin: the tick skips deleted
+ * jobs until one is restored, lib/jobs/delete-job.ts), else `paused` or `dead_letter` (until it is resumed). A
+ * deleted job's status is kept for its restore, so `deleted` comes first.
+ */
+export function notFiringReason(job: { status: JobSnapshot['status']; deletedAt: Date | string | null }): 'deleted' | 'paused' | 'dead_letter' | null {
+  if (job.deletedAt) return 'deleted';
+  return job.status === 'active' ? null : job.status;
+}
+
 function runtimeFields(job: Job) {
   return {
     id: job.id,
     version: job.version,
     timezone: job.timezone,
-    nextRunAt: iso(job.nextRunAt),
+    // A deleted job never fires: the next_run_at its row keeps is no coming fire (a restore computes a new one).
+    nextRunAt: notFiringReason(job) === 'deleted' ? null : iso(job.nextRunAt),
     lastRunAt: iso(job.lastRunAt),
     lastRunStatus: job.lastRunStatus,
     lastError: job.lastError,

@@ -6,6 +6,7 @@ import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { isDomainError } from '@/lib/errors';
 import { getJob, type JobDetail } from '@/lib/jobs/get-job';
+import { notFiringReason } from '@/lib/jobs/job-view';
 import { listVersions } from '@/lib/jobs/list-versions';
 import { listRuns } from '@/lib/runs';
 import { PageHeader } from '@/components/shell/page-header';
@@ -91,8 +92,8 @@ export default async function JobPage({ params, searchParams }: Props) {
         title={
           <span className="flex items-center gap-2.5">
             <span className="font-mono">{job.key}</span>
-            <StatusBadge status={job.status} data-testid="job-status" />
-            {job.deletedAt ? <StatusBadge status="deleted" /> : null}
+            {/* a deleted job keeps its status for a restore, but deleted is its state */}
+            <StatusBadge status={job.deletedAt ? 'deleted' : job.status} data-testid="job-status" />
           </span>
         }
         description={job.name}
@@ -185,6 +186,7 @@ function Overview({ job }: { job: JobDetail }) {
   const r = job.routing;
   const a = job.alarms;
   const alarmOn = [a.onFailure && 'failure', a.onTimeout && 'timeout', a.onDeadLetter && 'dead letter', a.onSuccess && 'success'].filter(Boolean) as string[];
+  const idle = notFiringReason(job);
   return (
     <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
       <Card className="xl:col-span-2">
@@ -197,16 +199,18 @@ function Overview({ job }: { job: JobDetail }) {
               ...(job.schedule.kind === 'once' ? ([['Run at (UTC)', <ZonedTime key="o" value={job.schedule.runAt} timeZone="UTC" />]] as [string, React.ReactNode][]) : []),
               // only cron jobs keep a zone; a once job's run-at is an instant (the zone it was typed in is not stored)
               ['Time zone', job.schedule.kind === 'cron' ? job.timezone : 'UTC (only cron schedules keep a time zone)'],
-              ['Next fire', job.status === 'active' && job.nextRunAt ? <ZonedTime key="n" value={job.nextRunAt} timeZone={job.timezone} /> : job.status !== 'active' ? `— (${job.status.replace('_', ' ')})` : '—'],
+              ['Next fire', idle ? `— (${idle.replace('_', ' ')})` : job.nextRunAt ? <ZonedTime key="n" value={job.nextRunAt} timeZone={job.timezone} /> : '—'],
               ['Window', job.startAt || job.endAt ? <span key="w" className="text-xs"><ZonedTime value={job.startAt} timeZone={job.timezone} /> → <ZonedTime value={job.endAt} timeZone={job.timezone} /></span> : 'always'],
               ['Stagger', `${job.staggerSeconds}s`],
             ]}
           />
           <div>
             <p className="mb-1.5 text-xs font-medium text-zinc-600" data-testid="fire-times-heading">
-              {job.status === 'active' || !job.nextFireTimes.length
+              {!idle || !job.nextFireTimes.length
                 ? 'Next 5 fire times'
-                : `Next 5 fire times of the schedule — the job is ${job.status.replace('_', ' ')}: none of them fires until it is resumed`}
+                : idle === 'deleted'
+                  ? 'Next 5 fire times of the schedule — the job is deleted: none of them fires until it is restored'
+                  : `Next 5 fire times of the schedule — the job is ${idle.replace('_', ' ')}: none of them fires until it is resumed`}
             </p>
             {job.nextFireTimes.length ? <FireTimesTable times={job.nextFireTimes} timeZone={job.timezone} /> : <p className="text-xs text-zinc-500">{job.schedule.kind === 'manual' ? 'Manual job: fires only on Run now or the API.' : 'No further fire times.'}</p>}
           </div>
@@ -217,7 +221,7 @@ function Overview({ job }: { job: JobDetail }) {
         <CardBody>
           <DescriptionList
             items={[
-              ['Status', <StatusBadge key="s" status={job.status} />],
+              ['Status', <StatusBadge key="s" status={idle === 'deleted' ? 'deleted' : job.status} />],
               ['Last run', job.lastRunAt ? <span key="l" className="inline-flex items-center gap-1.5">{job.lastRunStatus ? <StatusBadge status={job.lastRunStatus} /> : null}<RelativeTime value={job.lastRunAt} /></span> : 'never'],
               ['Runs', <span key="r" className="tabular-nums">{job.totalRuns} total · <span className="text-emerald-700">{job.successRuns} ok</span> · <span className="text-red-700">{job.failedRuns} failed</span></span>],
               ['Consecutive failures', <span key="c" className="tabular-nums">{job.consecutiveFailures}{p.deadLetterAfter ? ` / ${p.deadLetterAfter}` : ''}</span>],

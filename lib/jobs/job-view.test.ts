@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { Job } from '../generated/prisma/client.ts';
+import { notFiringReason, toJobListItem, toJobView } from './job-view.ts';
+
+// A cron job row with what the view reads; the rest of the row does not matter here.
+function jobRow(over: Partial<Job>): Job {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    key: 'nightly',
+    name: 'Nightly',
+    description: '',
+    status: 'active',
+    scheduleKind: 'cron',
+    cronExpression: '0 3 * * *',
+    timezone: 'UTC',
+    version: 2,
+    nextRunAt: new Date('2026-12-01T03:00:00Z'),
+    createdAt: new Date('2026-11-01T00:00:00Z'),
+    updatedAt: new Date('2026-11-30T00:00:00Z'),
+    deletedAt: null,
+    deletedBy: null,
+    routingNodes: [],
+    ...over,
+  } as unknown as Job;
+}
+
+describe('notFiringReason', () => {
+  it('a deleted job never fires, whatever status it keeps for its restore', () => {
+    expect(notFiringReason({ status: 'active', deletedAt: new Date() })).toBe('deleted');
+    expect(notFiringReason({ status: 'paused', deletedAt: '2026-12-01T00:00:00Z' })).toBe('deleted');
+  });
+  it('a live job fires while active, and says why not when paused or dead-lettered', () => {
+    expect(notFiringReason({ status: 'active', deletedAt: null })).toBeNull();
+    expect(notFiringReason({ status: 'paused', deletedAt: null })).toBe('paused');
+    expect(notFiringReason({ status: 'dead_letter', deletedAt: null })).toBe('dead_letter');
+  });
+});
+
+describe('toJobView / toJobListItem: nextRunAt', () => {
+  it('is null for a deleted job (an active job in the recycle bin still keeps next_run_at in its row)', () => {
+    const row = jobRow({ deletedAt: new Date('2026-11-30T12:00:00Z'), deletedBy: 'admin' });
+    expect(toJobView(row, [], []).nextRunAt).toBeNull();
+    expect(toJobListItem(row, []).nextRunAt).toBeNull();
+  });
+  it('is the stored next fire for a live job, active or paused', () => {
+    expect(toJobView(jobRow({}), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
+    expect(toJobView(jobRow({ status: 'paused' }), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
+  });
+});
