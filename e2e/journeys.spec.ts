@@ -238,6 +238,24 @@ test('Run now with a pasted JSON array: one run per element, listed on the runs 
   expect(runs.rows.map((r) => r.params.day).sort()).toEqual(['2026-11-28', '2026-11-29', '2026-11-30']);
 });
 
+test('Run now with a pasted JSON array on a discard_later job: the toast counts the skipped runs and the runs list says why', async ({ page }) => {
+  const job = await apiJob('e2e.runmany.discard', { handler: 'builtin.echo', payload: { saved: 1 }, policy: { blockStrategy: 'discard_later' } });
+  await page.goto(`/jobs/${job.id}`);
+  await page.getByRole('button', { name: 'Run with payload…' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Payload override').fill('[{"day": "2026-11-28"}, {"day": "2026-11-29"}, {"day": "2026-11-30"}]');
+  await dialog.getByRole('button', { name: 'Run with payload' }).click();
+  // The first run starts; discard_later skips the two behind it at once.
+  const toast = page.getByTestId('toast').filter({ hasText: /created/ });
+  await expect(toast).toContainText('1 run created, 2 skipped');
+  await expect(toast).toContainText(/Skipped: blocked: previous run [0-9a-f]{8} still active/);
+  await expect(page).toHaveURL(new RegExp(`/runs\\?jobId=${job.id}$`));
+  const skippedRows = page.locator('[data-testid="run-row"]').filter({ has: page.getByText('skipped', { exact: true }) });
+  await expect(skippedRows).toHaveCount(2);
+  // The skip reason (runs.reason) is where the list shows errors.
+  for (const row of await skippedRows.all()) await expect(row.getByTestId('run-skipped')).toHaveText(/^blocked: previous run [0-9a-f-]{36} still active$/);
+});
+
 test('bulk pause of two jobs from the list', async ({ page }) => {
   const tag = `e2e.bulk.${uniq()}`;
   const a = await api<Job>('POST', '/jobs', { key: `${tag}.a`, name: 'Bulk A', schedule: { kind: 'interval', intervalSeconds: 3600 }, handler: 'builtin.noop' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunNowInput } from './form-values';
+import { bulkRunNowToast, parseRunNowInput } from './form-values';
 
 describe('parseRunNowInput (Run now dialog)', () => {
   it('empty: one run with the saved payload; an object: one run with that override', () => {
@@ -17,5 +17,19 @@ describe('parseRunNowInput (Run now dialog)', () => {
     expect(parseRunNowInput(JSON.stringify(Array.from({ length: 1001 }, () => ({}))))).toMatchObject({ ok: false, error: expect.stringMatching(/1000/) });
     expect(parseRunNowInput('"x"')).toMatchObject({ ok: false });
     expect(parseRunNowInput('{oops')).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid JSON/) });
+  });
+});
+
+describe('bulkRunNowToast (Run now with a pasted array)', () => {
+  it('says how many runs were created and how many were skipped at once, and why', () => {
+    // discard_later: the first run starts, the two after it are skipped behind it.
+    expect(bulkRunNowToast({ runs: 3, skipped: 2, skipReasons: ['blocked: previous run 0a1b2c3d-1111-4222-8333-444455556666 still active'] })).toEqual({
+      kind: 'info',
+      title: '1 run created, 2 skipped',
+      description: 'Skipped: blocked: previous run 0a1b2c3d still active',
+    });
+  });
+  it('no skipped run: only the count', () => {
+    expect(bulkRunNowToast({ runs: 3, skipped: 0, skipReasons: [] })).toEqual({ kind: 'success', title: '3 runs created' });
   });
 });

@@ -122,6 +122,18 @@ export function parsePayload(text: string): { ok: true; value: Record<string, un
 }
 
 /**
+ * The toast after Run now with a pasted array: how many runs were created to run (started or queued) and how many
+ * the block strategy skipped at once, with the skip reasons (run ids shortened to the 8 characters the console shows).
+ */
+export function bulkRunNowToast(r: { runs: number; skipped: number; skipReasons: string[] }): { kind: 'success' | 'info'; title: string; description?: string } {
+  const created = r.runs - r.skipped;
+  const title = `${created} run${created === 1 ? '' : 's'} created${r.skipped ? `, ${r.skipped} skipped` : ''}`;
+  if (!r.skipped) return { kind: 'success', title };
+  const short = (reason: string) => reason.replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '$1');
+  return { kind: 'info', title, description: `Skipped: ${r.skipReasons.map(short).join('; ')}` };
+}
+
+/**
  * Parses the Run now payload textarea: a JSON object (one run with that payload override),
  * or a JSON array of objects (one run per element, in order: a bulk trigger of at most 1000).
  * Empty: one run with the saved payload.

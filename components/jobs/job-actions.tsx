@@ -10,7 +10,7 @@ import { Field, controlProps } from '../ui/field';
 import { Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
-import { parseRunNowInput } from './form-values';
+import { bulkRunNowToast, parseRunNowInput } from './form-values';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 
@@ -23,7 +23,7 @@ export type JobActionsProps = {
   trigger: (
     id: string,
     input: { payload?: Record<string, unknown> } | { runs: { payload: Record<string, unknown> }[] },
-  ) => Promise<R<{ runId: string; outcome: string; runs?: number }>>;
+  ) => Promise<R<{ runId: string; outcome: string; runs?: number; skipped?: number; skipReasons?: string[] }>>;
   pause: (id: string) => Promise<R<unknown>>;
   resume: (id: string) => Promise<R<unknown>>;
   remove: (id: string) => Promise<R<unknown>>;
@@ -72,7 +72,7 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
     setRunOpen(false);
     if (r.data.runs !== undefined) {
       // A pasted array: many runs in one transaction; the runs list shows them.
-      toast({ kind: 'success', title: `${r.data.runs} runs created` });
+      toast(bulkRunNowToast({ runs: r.data.runs, skipped: r.data.skipped ?? 0, skipReasons: r.data.skipReasons ?? [] }));
       router.push(`/runs?jobId=${jobId}`);
       return;
     }

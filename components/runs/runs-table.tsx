@@ -6,6 +6,7 @@ import { EmptyState } from '../ui/empty-state';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, formatDuration } from '../time';
 import { DataTable } from '../ui/data-table';
+import { runProblem } from '@/lib/runs/run-view';
 
 /** Columns the runs table shows (lib/runs RunSummary satisfies it). */
 export type RunRow = {
@@ -21,6 +22,8 @@ export type RunRow = {
   durationMs: number | null;
   latenessMs: number | null;
   error: string | null;
+  /** why a skipped, queued or covered run is as it is (runs.reason) */
+  reason: string | null;
   parentRunId: string | null;
 };
 
@@ -81,8 +84,11 @@ export function RunsTable({ rows, showJob = true, emptyText }: { rows: RunRow[];
         {
           key: 'error',
           header: 'Error',
-          className: 'max-w-[20rem] truncate text-xs text-red-700',
-          cell: (r) => <span title={r.error ?? undefined}>{r.error ?? ''}</span>,
+          className: 'max-w-[20rem] truncate text-xs',
+          cell: (r) => {
+            const p = runProblem(r);
+            return p ? <span title={p.text} className={p.kind === 'error' ? 'text-red-700' : 'text-zinc-600'} data-testid={`run-${p.kind}`}>{p.text}</span> : null;
+          },
         },
       ]}
     />

@@ -83,6 +83,16 @@ export type RunView = RunSummary & {
   retryChain: RunSummary[];
 };
 
+/**
+ * The note a runs list writes in its Error column: the run's error, or for a skipped run (which has none) the reason
+ * it never ran, stored in runs.reason by the block strategy (e.g. "blocked: previous run … still active").
+ */
+export function runProblem(r: { status: string; error: string | null; reason: string | null }): { kind: 'error' | 'skipped'; text: string } | null {
+  if (r.error) return { kind: 'error', text: r.error };
+  if (r.status === 'skipped' && r.reason) return { kind: 'skipped', text: r.reason };
+  return null;
+}
+
 export function toRunSummary(r: Run): RunSummary {
   return {
     id: r.id,

@@ -53,14 +53,19 @@ export const deleteJobAction = defineAction(
 
 /**
  * "Run now" with an optional payload override: lib/jobs triggerJob (manual trigger). Returns the new run's id;
- * for `{ runs: [...] }` (a pasted JSON array) the first run's id and how many runs were created.
+ * for `{ runs: [...] }` (a pasted JSON array) the first run's id, how many runs were made, how many of them the
+ * block strategy skipped at once and their distinct reasons (runs.reason).
  */
 export const triggerJobAction = defineAction(
   'jobs.trigger',
   'Run now',
-  async ({ db, actor }, id: string, input: unknown): Promise<{ runId: string; outcome: string; runs?: number }> => {
+  async ({ db, actor }, id: string, input: unknown): Promise<{ runId: string; outcome: string; runs?: number; skipped?: number; skipReasons?: string[] }> => {
     const r = await triggerJob(db, idOf(id), parseOrThrow(TriggerJobInput, input ?? {}), actor);
-    if ('runs' in r) return { runId: r.runs[0]!.id, outcome: r.runs[0]!.outcome, runs: r.runs.length };
+    if ('runs' in r) {
+      const skipped = r.runs.filter((x) => x.outcome === 'skipped');
+      const skipReasons = [...new Set(skipped.map((x) => x.reason ?? 'skipped'))];
+      return { runId: r.runs[0]!.id, outcome: r.runs[0]!.outcome, runs: r.runs.length, skipped: skipped.length, skipReasons };
+    }
     return { runId: r.run.id, outcome: r.outcome };
   },
   { revalidate: touched },
