@@ -62,6 +62,22 @@ test('mark success: a failed task is marked success with a reason, its downstrea
   expect((await audit(job.id)).items).toEqual([expect.objectContaining({ action: 'mark_success', reason: 'file loaded by hand' })]);
 });
 
+test('a dead-lettered job whose failed task is marked success still says why it was paused (not "after 0 failed runs")', async ({ page }) => {
+  const job = await api<Job>('POST', '/jobs', {
+    key: `e2e.deadletter.${uniq()}`, name: 'E2E dead letter', schedule: { kind: 'manual' },
+    handler: 'builtin.fail', policy: { maxRetries: 0, deadLetterAfter: 1 },
+  });
+  const run = await finished((await api<Run>('POST', `/jobs/${job.id}/trigger`, {})).id);
+  expect(run.status).toBe('failed');
+  const tasks = (await api<{ tasks: { id: string }[] }>('GET', `/runs/${run.id}`)).tasks;
+  await api('POST', `/tasks/${tasks[0]!.id}/mark-success`, { reason: 'done by hand' });
+  await page.goto(`/jobs/${job.id}`);
+  // marking success reset the job's failure counter; the job stays dead-lettered until resumed
+  const notice = page.getByTestId('dead-letter-notice');
+  await expect(notice).toContainText('the system paused this job when a run failed');
+  await expect(notice).not.toContainText('after 0');
+});
+
 test('clear downstream: a finished task and its downstream run again in the same run', async ({ page }) => {
   const { job, run } = await dagRun('e2e.clear', 'builtin.noop');
   expect(run.status).toBe('success');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../generated/prisma/client.ts';
-import { notFiringReason, toJobListItem, toJobView } from './job-view.ts';
+import { deadLetterNote, notFiringReason, toJobListItem, toJobView } from './job-view.ts';
 
 // A cron job row with what the view reads; the rest of the row does not matter here.
 function jobRow(over: Partial<Job>): Job {
@@ -45,5 +45,13 @@ describe('toJobView / toJobListItem: nextRunAt', () => {
   it('is the stored next fire for a live job, active or paused', () => {
     expect(toJobView(jobRow({}), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
     expect(toJobView(jobRow({ status: 'paused' }), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
+  });
+});
+
+describe('deadLetterNote: why the system paused a job', () => {
+  it('names the limit its failed runs reached, not the live counter a marked success reset', () => {
+    expect(deadLetterNote({ policy: { deadLetterAfter: 2 }, lastError: 'dead letter: 2 consecutive failed runs' }))
+      .toBe('Dead letter: the system paused this job when 2 runs in a row failed (last error: dead letter: 2 consecutive failed runs). Resume clears it.');
+    expect(deadLetterNote({ policy: { deadLetterAfter: 1 }, lastError: null })).toBe('Dead letter: the system paused this job when a run failed. Resume clears it.');
   });
 });

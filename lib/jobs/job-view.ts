@@ -246,6 +246,18 @@ export function notFiringReason(job: { status: JobSnapshot['status']; deletedAt:
   return job.status === 'active' ? null : job.status;
 }
 
+/**
+ * The dead-letter notice of a job the system paused (status dead_letter): why, in words. The
+ * count is the job's limit (policy.deadLetterAfter), which its failed runs in a row reached, not
+ * the live counter: a run marked success since resets that counter to 0 (docs/recovery.md "Mark
+ * success") while the job stays dead-lettered until it is resumed.
+ */
+export function deadLetterNote(job: { policy: { deadLetterAfter: number }; lastError: string | null }): string {
+  const n = job.policy.deadLetterAfter;
+  const why = n === 1 ? 'a run failed' : `${n} runs in a row failed`;
+  return `Dead letter: the system paused this job when ${why}${job.lastError ? ` (last error: ${job.lastError})` : ''}. Resume clears it.`;
+}
+
 function runtimeFields(job: Job) {
   return {
     id: job.id,

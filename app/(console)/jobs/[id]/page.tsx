@@ -6,7 +6,7 @@ import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { isDomainError } from '@/lib/errors';
 import { getJob, type JobDetail } from '@/lib/jobs/get-job';
-import { notFiringReason } from '@/lib/jobs/job-view';
+import { deadLetterNote, notFiringReason } from '@/lib/jobs/job-view';
 import { listVersions } from '@/lib/jobs/list-versions';
 import { listRuns } from '@/lib/runs';
 import { PageHeader } from '@/components/shell/page-header';
@@ -110,11 +110,9 @@ export default async function JobPage({ params, searchParams }: Props) {
         </div>
       ) : null}
       {job.status === 'dead_letter' ? (
-        <div className="mb-4 flex items-start gap-2 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-900" role="status">
+        <div className="mb-4 flex items-start gap-2 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-900" role="status" data-testid="dead-letter-notice">
           <TriangleAlert className="mt-0.5 size-4 shrink-0" />
-          <span>
-            Dead letter: paused by the system after {job.consecutiveFailures} consecutive failed runs{job.lastError ? ` (last error: ${job.lastError})` : ''}. Resume clears it.
-          </span>
+          <span>{deadLetterNote(job)}</span>
         </div>
       ) : null}
       <JobTabs
