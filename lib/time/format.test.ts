@@ -84,6 +84,18 @@ describe('durations and dates', () => {
 describe('fall-back', () => {
   it('a repeated wall time is its first occurrence', () => {
     expect(zonedLocalToUtc('2026-11-01T01:30', 'America/New_York')?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+    // east of UTC the instant read as UTC is already past the change: still the first occurrence
+    expect(zonedLocalToUtc('2026-10-25T02:30', 'Europe/Berlin')?.toISOString()).toBe('2026-10-25T00:30:00.000Z');
+    expect(zonedLocalToUtc('2026-10-25T01:30', 'Europe/London')?.toISOString()).toBe('2026-10-25T00:30:00.000Z');
+    expect(zonedLocalToUtc('2026-04-05T02:30', 'Australia/Sydney')?.toISOString()).toBe('2026-04-04T15:30:00.000Z');
+    // a 30-minute change (Lord Howe: +11 -> +10:30 at 02:00 local)
+    expect(zonedLocalToUtc('2026-04-05T01:45', 'Australia/Lord_Howe')?.toISOString()).toBe('2026-04-04T14:45:00.000Z');
+  });
+  it('a wall time in a spring-forward gap moves forward by the gap; other times are exact', () => {
+    expect(zonedLocalToUtc('2026-03-08T02:30', 'America/New_York')?.toISOString()).toBe('2026-03-08T07:30:00.000Z'); // 03:30 EDT
+    expect(zonedLocalToUtc('2026-03-29T02:30', 'Europe/Berlin')?.toISOString()).toBe('2026-03-29T01:30:00.000Z'); // 03:30 CEST
+    expect(zonedLocalToUtc('2026-07-01T12:00', 'Asia/Kolkata')?.toISOString()).toBe('2026-07-01T06:30:00.000Z');
+    expect(zonedLocalToUtc('2026-01-15T09:00:30', 'Europe/Berlin')?.toISOString()).toBe('2026-01-15T08:00:30.000Z');
   });
 });
 

@@ -159,7 +159,7 @@ export function shortDate(date: string): string {
 
 /**
  * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss]` (a datetime-local value).
- * Two passes of offset correction settle on the right side of DST changes; a time repeated by a fall-back is its
+ * Candidates from the zone's offsets on both sides of a DST change; a time repeated by a fall-back is its
  * first occurrence, a time inside a spring-forward gap comes out shifted forward by the gap (as cron does, README "Time zones and DST"). Null for a malformed value
  * or an unknown zone.
  */
@@ -168,13 +168,15 @@ export function zonedLocalToUtc(local: string, zone: string): Date | null {
   if (!m || !isKnownZone(zone)) return null;
   const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
   const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
-  const t1 = asUtc - zoneOffsetMinutes(new Date(asUtc), zone) * 60_000;
-  const t2 = asUtc - zoneOffsetMinutes(new Date(t1), zone) * 60_000;
+  // The zone's offsets a day before and a day after (no zone changes twice within two days), and
+  // at the instant itself: around a change, one candidate per side of it.
+  const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((dt) => asUtc - zoneOffsetMinutes(new Date(asUtc + dt), zone) * 60_000))].sort((x, y2) => x - y2);
   const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16) && (local.length <= 16 || new Date(t).getUTCSeconds() === Number(local.slice(17)));
-  if (wallIs(t2)) return new Date(t2);
-  if (wallIs(t1)) return new Date(t1);
+  // a repeated wall time: its first occurrence, the earliest candidate that has it
+  const first = candidates.find(wallIs);
+  if (first !== undefined) return new Date(first);
   // In a gap no instant has this wall time: the later candidate is the wall time shifted forward by the gap.
-  return new Date(Math.max(t1, t2));
+  return new Date(candidates[candidates.length - 1]!);
 }
 
 /** datetime-local value (`YYYY-MM-DDTHH:mm`) of an instant in a zone; '' for no instant. */
