@@ -74,7 +74,7 @@ test('a dead-lettered job whose failed task is marked success still says why it 
   await page.goto(`/jobs/${job.id}`);
   // marking success reset the job's failure counter; the job stays dead-lettered until resumed
   const notice = page.getByTestId('dead-letter-notice');
-  await expect(notice).toContainText('the system paused this job when a run failed');
+  await expect(notice).toContainText('the system paused this job when its failed runs in a row reached its limit (last error: dead letter: 1 consecutive failed runs)');
   await expect(notice).not.toContainText('after 0');
 });
 
@@ -150,6 +150,7 @@ test('backfill: pick a past range, read the slot preview, confirm, and see the b
   const history = page.getByTestId('recovery-history');
   await expect(history.locator('tbody tr')).toHaveCount(1);
   await expect(history).toContainText('3 runs created, 0 slots skipped');
+  await expect(history).toContainText(`${utcMinute(from).replace('T', ' ')}:00 UTC`); // the range in the display zone (this user's: UTC), labelled
   await expect(history).toContainText('worker outage');
 });
 

@@ -5,21 +5,23 @@ import type { JobAuditView } from '@/lib/jobs/list-job-audit';
 import { CardHeader } from '../ui/card';
 import { DataTable } from '../ui/data-table';
 import { Tag } from '../status-badge';
-import { formatUtc } from '../time';
+import { formatDateTime } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 
 const LABEL: Record<JobAuditView['action'], string> = { backfill: 'Backfill', mark_success: 'Mark success', clear: 'Clear' };
 
-function what(a: JobAuditView): string {
+function what(a: JobAuditView, zone: string): string {
   const d = a.detail as Record<string, unknown>;
   if (a.action === 'backfill') {
-    return `${formatUtc(String(d.from))} – ${formatUtc(String(d.to))}: ${d.created} run${d.created === 1 ? '' : 's'} created, ${d.skipped} slot${d.skipped === 1 ? '' : 's'} skipped`;
+    return `${formatDateTime(String(d.from), zone, { zone: true })} – ${formatDateTime(String(d.to), zone, { zone: true })}: ${d.created} run${d.created === 1 ? '' : 's'} created, ${d.skipped} slot${d.skipped === 1 ? '' : 's'} skipped`;
   }
   if (a.action === 'mark_success') return `step ${d.stepKey}: ${d.fromStatus} → success (attempt ${d.attempt})`;
   return `step ${d.stepKey} and downstream: ${Array.isArray(d.cleared) ? d.cleared.join(', ') : ''}`;
 }
 
-/** The job's recovery history (backfill, mark success, clear; docs/recovery.md), newest first. */
+/** The job's recovery history (backfill, mark success, clear; docs/recovery.md), newest first, times in the display zone. */
 export function RecoveryHistory({ items }: { items: JobAuditView[] }) {
+  const zone = useDisplayZone();
   return (
     <>
       <CardHeader title="Recovery history" description="Backfills, tasks marked success and tasks cleared, with who and why." />
@@ -31,7 +33,7 @@ export function RecoveryHistory({ items }: { items: JobAuditView[] }) {
           rows={items}
           rowKey={(a) => a.id}
           columns={[
-            { key: 'when', header: 'When', className: 'whitespace-nowrap text-xs', cell: (a) => formatUtc(a.createdAt) },
+            { key: 'when', header: 'When', className: 'whitespace-nowrap text-xs', cell: (a) => formatDateTime(a.createdAt, zone, { zone: true }) },
             { key: 'action', header: 'Action', cell: (a) => <Tag>{LABEL[a.action]}</Tag> },
             { key: 'by', header: 'By', className: 'text-xs', cell: (a) => a.actor },
             {
@@ -41,10 +43,10 @@ export function RecoveryHistory({ items }: { items: JobAuditView[] }) {
               cell: (a) =>
                 a.runId ? (
                   <Link href={`/runs/${a.runId}`} className="hover:underline">
-                    {what(a)}
+                    {what(a, zone)}
                   </Link>
                 ) : (
-                  what(a)
+                  what(a, zone)
                 ),
             },
             { key: 'reason', header: 'Reason', className: 'text-xs text-zinc-600', cell: (a) => a.reason ?? '—' },

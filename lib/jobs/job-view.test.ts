@@ -49,9 +49,9 @@ describe('toJobView / toJobListItem: nextRunAt', () => {
 });
 
 describe('deadLetterNote: why the system paused a job', () => {
-  it('names the limit its failed runs reached, not the live counter a marked success reset', () => {
-    expect(deadLetterNote({ policy: { deadLetterAfter: 2 }, lastError: 'dead letter: 2 consecutive failed runs' }))
-      .toBe('Dead letter: the system paused this job when 2 runs in a row failed (last error: dead letter: 2 consecutive failed runs). Resume clears it.');
-    expect(deadLetterNote({ policy: { deadLetterAfter: 1 }, lastError: null })).toBe('Dead letter: the system paused this job when a run failed. Resume clears it.');
+  it('gives the count recorded when it moved (its last error), not the live counter a marked success reset', () => {
+    expect(deadLetterNote({ lastError: 'dead letter: 2 consecutive failed runs' }))
+      .toBe('Dead letter: the system paused this job when its failed runs in a row reached its limit (last error: dead letter: 2 consecutive failed runs). Resume clears it.');
+    expect(deadLetterNote({ lastError: null })).toBe('Dead letter: the system paused this job when its failed runs in a row reached its limit. Resume clears it.');
   });
 });

@@ -247,15 +247,14 @@ export function notFiringReason(job: { status: JobSnapshot['status']; deletedAt:
 }
 
 /**
- * The dead-letter notice of a job the system paused (status dead_letter): why, in words. The
- * count is the job's limit (policy.deadLetterAfter), which its failed runs in a row reached, not
- * the live counter: a run marked success since resets that counter to 0 (docs/recovery.md "Mark
- * success") while the job stays dead-lettered until it is resumed.
+ * The dead-letter notice of a job the system paused (status dead_letter): why, in words. No count
+ * of its own: the live counter is reset by a run marked success since (docs/recovery.md "Mark
+ * success") while the job stays dead-lettered, and the policy's limit may have been edited since;
+ * the count recorded when the job moved is in its last error ("dead letter: N consecutive failed
+ * runs", lib/engine/sql/run-outcome.ts), shown with it.
  */
-export function deadLetterNote(job: { policy: { deadLetterAfter: number }; lastError: string | null }): string {
-  const n = job.policy.deadLetterAfter;
-  const why = n === 1 ? 'a run failed' : `${n} runs in a row failed`;
-  return `Dead letter: the system paused this job when ${why}${job.lastError ? ` (last error: ${job.lastError})` : ''}. Resume clears it.`;
+export function deadLetterNote(job: { lastError: string | null }): string {
+  return `Dead letter: the system paused this job when its failed runs in a row reached its limit${job.lastError ? ` (last error: ${job.lastError})` : ''}. Resume clears it.`;
 }
 
 function runtimeFields(job: Job) {
