@@ -21,7 +21,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         </div>
         <div className="rounded-lg border border-zinc-200 bg-white p-6 shadow-sm">
           <h1 className="mb-1 text-[15px] font-semibold">Sign in to the console</h1>
-          <p className="mb-5 text-xs text-zinc-500">Use your operator account.</p>
+          <p className="mb-5 text-xs text-zinc-500">Use your Tickflow account.</p>
           <LoginForm next={safeNextPath(next)} />
         </div>
       </div>

@@ -173,7 +173,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
           <input type="checkbox" checked={wrap} onChange={(e) => setWrap(e.target.checked)} data-testid="lines-wrap" /> wrap
         </label>
         <span className="ml-auto text-[11px] text-zinc-500" data-testid="lines-count">
-          {shown.length === lines.length ? `${lines.length} lines` : `${shown.length} of ${lines.length} lines`}
+          {shown.length === lines.length ? `${lines.length} ${lines.length === 1 ? 'line' : 'lines'}` : `${shown.length} of ${lines.length} lines`}
         </span>
         <DisabledReason reason={lines.length === 0 && 'No log lines to download yet'}>
           <Button size="sm" variant="ghost" onClick={download} data-testid="lines-download">
