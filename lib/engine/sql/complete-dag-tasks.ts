@@ -80,6 +80,7 @@ export async function completeDagTasksSql(
   const batch = completionItemsParam(p.items);
   const node: ClaimingNodeSql = { nodeId: '$2::text', group: '$8', labels: '$9::jsonb', now: '$3::timestamptz', staleSeconds: '0' };
   const runLock = p.jobFirst ? 'FOR UPDATE' : 'FOR SHARE';
+  const floor = '$11::timestamptz'; // the batch's earliest week (itemsWeekFloor, the 11th parameter)
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
     preparedSql(p.jobFirst ? 'complete-dag-tasks-in-transaction' : 'complete-dag-tasks', `WITH i AS (
        -- LIMIT: the batch's size as the planner's row estimate (itemsRowLimit), so it reaches each
@@ -94,17 +95,17 @@ export async function completeDagTasksSql(
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
        SELECT r.id, r.trigger, r.job_key FROM runs r
-        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND ${weekFloorSql('r', '$11::timestamptz')} AND (SELECT count(*) FROM lj) >= 0
+        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i) AND ${weekFloorSql('r', floor)} AND (SELECT count(*) FROM lj) >= 0
         ORDER BY r.id ${runLock} OF r
      ), lt AS (
-       ${lockItemTasksSql('$11::timestamptz')}
+       ${lockItemTasksSql(floor)}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
         -- status::text keeps the planner on tasks_pkey (finish-attempt.ts)
         WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND tasks.run_id = i.run_id
-          AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2 AND ${weekFloorSql('tasks', '$11::timestamptz')}
+          AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2 AND ${weekFloorSql('tasks', floor)}
           AND (SELECT count(*) FROM lt) >= 0
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.handler, tasks.attempt, tasks.started_at, tasks.ready_at,
                  tasks.locked_by, i.error, i.exit_code, ${attemptDurationMsSql('$3::timestamptz', 'tasks.started_at')} AS dur
@@ -127,7 +128,7 @@ export async function completeDagTasksSql(
          JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
          -- each child by its key from its dependency row, never by its week: OFFSET 0 keeps this
          -- lookup after d (see childByKeySql)
-         CROSS JOIN LATERAL ${childByKeySql('k', 'd', '$11::timestamptz')}
+         CROSS JOIN LATERAL ${childByKeySql('k', 'd', floor)}
          LEFT JOIN handing h ON h.id = d.parent_task_id
         GROUP BY d.task_id, d.scheduled_for
      ), lc AS (
@@ -135,7 +136,7 @@ export async function completeDagTasksSql(
        -- of the same children (siblings' parents, completing side by side) lock them in one order.
        -- The nested loop reads the children in the order of the sorted edges, each by its key.
        SELECT k.id FROM (SELECT task_id, scheduled_for FROM edges ORDER BY task_id) e
-        CROSS JOIN LATERAL (SELECT id FROM tasks WHERE id = e.task_id AND scheduled_for = e.scheduled_for AND ${weekFloorSql('tasks', '$11::timestamptz')} FOR UPDATE) k
+        CROSS JOIN LATERAL (SELECT id FROM tasks WHERE id = e.task_id AND scheduled_for = e.scheduled_for AND ${weekFloorSql('tasks', floor)} FOR UPDATE) k
      ), dec AS (
        -- The release, and for a handed-off child its claim, in one write of the child's row: the
        -- condition reads the row as this UPDATE found it (after waiting for a concurrent parent's
@@ -148,7 +149,7 @@ export async function completeDagTasksSql(
                 .join(',\n              ')}
          FROM edges e
         -- status::text: no status index matches, so each child is reached by tasks_pkey from e
-        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND ${weekFloorSql('c', '$11::timestamptz')} AND c.status::text = 'pending'
+        WHERE c.id = e.task_id AND c.scheduled_for = e.scheduled_for AND ${weekFloorSql('c', floor)} AND c.status::text = 'pending'
           AND (SELECT count(*) FROM lc) >= 0
        RETURNING c.*, c.status = 'running' AS claimed
      ), hlog AS (
@@ -164,7 +165,7 @@ export async function completeDagTasksSql(
        SELECT d.parent_task_id AS id, count(*)::int AS n
          FROM t
          JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type = 'on_failure'
-         CROSS JOIN LATERAL ${childByKeySql('c', 'd', '$11::timestamptz')}
+         CROSS JOIN LATERAL ${childByKeySql('c', 'd', floor)}
         WHERE c.status::text = 'pending'
         GROUP BY d.parent_task_id
      ), stats AS (

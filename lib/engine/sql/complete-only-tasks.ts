@@ -76,6 +76,7 @@ export async function completeOnlyTasksSql(
 ): Promise<OnlyTaskCompleted[]> {
   if (p.items.length === 0) return [];
   const batch = completionItemsParam(p.items);
+  const floor = '$5::timestamptz'; // the batch's earliest week (itemsWeekFloor, the 5th parameter)
   return db.$queryRawUnsafe<OnlyTaskCompleted[]>(
     preparedSql('complete-only-tasks', `WITH i AS (
        SELECT * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
@@ -89,21 +90,21 @@ export async function completeOnlyTasksSql(
         ORDER BY j.id FOR UPDATE OF j
      ), lr AS (
        SELECT r.id, r.trigger FROM runs r
-        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i WHERE job_id IN (SELECT id FROM lj)) AND ${weekFloorSql('r', '$5::timestamptz')}
+        WHERE (r.id, r.scheduled_for) IN (SELECT run_id, scheduled_for FROM i WHERE job_id IN (SELECT id FROM lj)) AND ${weekFloorSql('r', floor)}
         ORDER BY r.id FOR UPDATE OF r
      ), lt AS (
-       ${lockItemTasksSql('$5::timestamptz')}
+       ${lockItemTasksSql(floor)}
      ), t AS (
        UPDATE tasks
           SET ${successSetSql('$3::timestamptz')}
          FROM i
-        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND ${weekFloorSql('tasks', '$5::timestamptz')}
+        WHERE tasks.id = i.id AND tasks.scheduled_for = i.scheduled_for AND ${weekFloorSql('tasks', floor)}
           AND tasks.status::text = 'running' AND tasks.attempt = i.attempt AND tasks.locked_by = $2
           -- the keys the worker sent must be the task's own
           AND tasks.run_id = i.run_id AND tasks.job_id = i.job_id::text
           AND (SELECT count(*) FROM lt) >= 0
           AND i.job_id IN (SELECT id FROM lj) -- never touch a job row this statement did not lock first
-          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = i.run_id AND o.scheduled_for = i.scheduled_for AND ${weekFloorSql('o', '$5::timestamptz')} AND o.id <> i.id)
+          AND NOT EXISTS (SELECT 1 FROM tasks o WHERE o.run_id = i.run_id AND o.scheduled_for = i.scheduled_for AND ${weekFloorSql('o', floor)} AND o.id <> i.id)
           AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.job_id = tasks.job_id AND o.status = 'pending' AND o.id <> tasks.run_id)
        RETURNING tasks.id, tasks.run_id, tasks.scheduled_for, tasks.job_id, tasks.handler, tasks.attempt, tasks.started_at,
                  tasks.ready_at, tasks.locked_by, i.error, i.exit_code,
@@ -115,7 +116,7 @@ export async function completeOnlyTasksSql(
        UPDATE runs r
           SET ${runEndSetSql({ status: `'success'`, now: '$3::timestamptz', error: 'NULL', startedAt: 't.started_at' })}
          FROM t
-        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND ${weekFloorSql('r', '$5::timestamptz')}
+        WHERE r.id = t.run_id AND r.scheduled_for = t.scheduled_for AND ${weekFloorSql('r', floor)}
           -- status::text: with the floor, (status, scheduled_for) would match runs_status_scheduled_for_id_idx
           -- and read every open run of the week instead of this one by its key
           AND r.status::text IN ('pending', 'running')
