@@ -49,9 +49,9 @@ describe('toJobView / toJobListItem: nextRunAt', () => {
 });
 
 describe('deadLetterNote: why the system paused a job', () => {
-  it('gives the count recorded when it moved (its last error), not the live counter a marked success reset', () => {
-    expect(deadLetterNote({ lastError: 'dead letter: 2 consecutive failed runs' }))
-      .toBe('Dead letter: the system paused this job when its failed runs in a row reached its limit (last error: dead letter: 2 consecutive failed runs). Resume clears it.');
+  it('gives the count and error recorded when it moved (its last error), not the live counter a marked success reset', () => {
+    expect(deadLetterNote({ lastError: 'dead letter after 2 failed runs in a row; last error: load: timeout' }))
+      .toBe('Dead letter: the system paused this job (dead letter after 2 failed runs in a row; last error: load: timeout). Resume clears it.');
     expect(deadLetterNote({ lastError: null })).toBe('Dead letter: the system paused this job when its failed runs in a row reached its limit. Resume clears it.');
   });
 });

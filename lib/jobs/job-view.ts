@@ -250,11 +250,11 @@ export function notFiringReason(job: { status: JobSnapshot['status']; deletedAt:
  * The dead-letter notice of a job the system paused (status dead_letter): why, in words. No count
  * of its own: the live counter is reset by a run marked success since (docs/recovery.md "Mark
  * success") while the job stays dead-lettered, and the policy's limit may have been edited since;
- * the count recorded when the job moved is in its last error ("dead letter: N consecutive failed
- * runs", lib/engine/sql/run-outcome.ts), shown with it.
+ * the job's last error, written when it moved, holds the count then and the error of the run that
+ * moved it ("dead letter after N failed runs in a row; last error: …", lib/engine/sql/run-outcome.ts).
  */
 export function deadLetterNote(job: { lastError: string | null }): string {
-  return `Dead letter: the system paused this job when its failed runs in a row reached its limit${job.lastError ? ` (last error: ${job.lastError})` : ''}. Resume clears it.`;
+  return `Dead letter: the system paused this job${job.lastError ? ` (${job.lastError})` : ' when its failed runs in a row reached its limit'}. Resume clears it.`;
 }
 
 function runtimeFields(job: Job) {

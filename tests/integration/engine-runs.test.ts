@@ -209,7 +209,8 @@ describe('dead letter', () => {
     const once = async (outcome: 'success' | 'failed', ms: number) => {
       await fire(jobId, at(ms));
       const [x] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(ms));
-      return completeTask(t.db, { taskId: x.id, attempt: 1, nodeId: NODE.nodeId, outcome }, at(ms));
+      const error = outcome === 'failed' ? `disk full at ${ms}` : undefined;
+      return completeTask(t.db, { taskId: x.id, attempt: 1, nodeId: NODE.nodeId, outcome, error }, at(ms));
     };
     await once('failed', 0);
     await once('failed', 1000);
@@ -224,6 +225,8 @@ describe('dead letter', () => {
     await once('failed', 5000);
     job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
     expect([job.consecutiveFailures, job.status, job.failedRuns, job.totalRuns]).toEqual([3, 'dead_letter', 5, 6]);
+    // why it moved: the count and the error of the run that moved it (its first failed task's)
+    expect(job.lastError).toBe('dead letter after 3 failed runs in a row; last error: m: disk full at 5000');
     const alarms = await t.db.alarm.findMany({ where: { jobId } });
     expect(alarms).toHaveLength(1);
     expect(alarms[0]).toMatchObject({ type: 'dead_letter', channel: 'log', status: 'pending' });

@@ -123,7 +123,7 @@ export async function completeOnlyTasksSql(
        RETURNING r.id, r.job_id, r.status
      ), job AS (
        UPDATE jobs j
-          SET ${jobBookingSetSql({ status: `'success'`, runs: 'n.runs' })}
+          SET ${jobBookingSetSql({ status: `'success'`, runs: 'n.runs', error: 'NULL' })}
          FROM (SELECT job_id, count(*)::int AS runs FROM run GROUP BY job_id) n
         WHERE j.id = n.job_id::uuid
        RETURNING j.id

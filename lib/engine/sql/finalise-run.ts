@@ -77,7 +77,7 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
          FROM agg
         -- an uncorrelated sub-select becomes a one-time filter: the aggregate is not computed while tasks are open
         WHERE NOT (SELECT open FROM probe) AND r.id = $1::uuid AND r.status IN ('pending', 'running')
-       RETURNING r.id, r.job_id, r.status
+       RETURNING r.id, r.job_id, r.status, r.error
      ), old_job AS (
        -- runs.job_id is text (no FK): cast it, not jobs.id, so the lookup is a jobs_pkey probe, not a seq scan.
        -- NOWAIT: a completion holds the run row and reaches the job row against the lock order
@@ -86,7 +86,7 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
        SELECT j.id, j.status FROM jobs j, upd WHERE j.id = upd.job_id::uuid FOR UPDATE OF j NOWAIT
      ), job AS (
        UPDATE jobs j
-          SET ${jobBookingSetSql({ status: 'upd.status', runs: '1' })}
+          SET ${jobBookingSetSql({ status: 'upd.status', runs: '1', error: 'upd.error' })}
          FROM upd, old_job
         WHERE j.id = old_job.id
        RETURNING j.id, j.key, j.status, j.consecutive_failures, j.block_strategy, old_job.status AS old_status, upd.id AS run_id

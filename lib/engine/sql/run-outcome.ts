@@ -16,8 +16,8 @@
  * - success_runs += runs when success; failed_runs += runs when failed or timeout;
  * - consecutive_failures: reset by success, + runs by failed/timeout, unchanged by cancelled;
  * - dead letter: an `active` job with dead_letter_after > 0 whose consecutive
- *   failures reach it moves to `dead_letter`, with last_error saying why (the
- *   alarm is raised by finalise-run.ts).
+ *   failures reach it moves to `dead_letter`, with last_error saying why: the count and the
+ *   error of the run that moved it (the alarm is raised by finalise-run.ts).
  */
 
 /**
@@ -44,8 +44,10 @@ export function runEndSetSql(p: { status: string; now: string; error: string; st
  * SET list booking `runs` ended runs of status `status` on job `j`.
  * @param p.status SQL expression of the runs' final status (text or run_status)
  * @param p.runs SQL expression of how many runs (int)
+ * @param p.error SQL expression of the ended run's error (text or NULL), kept in the dead-letter
+ *   last_error so that the reason a job was paused names the failure that moved it, not only a count
  */
-export function jobBookingSetSql(p: { status: string; runs: string }): string {
+export function jobBookingSetSql(p: { status: string; runs: string; error: string }): string {
   const st = `(${p.status})::text`;
   const failed = `${st} IN ('failed', 'timeout')`;
   const deadLetter = `${failed} AND j.dead_letter_after > 0 AND j.status = 'active'
@@ -58,5 +60,8 @@ export function jobBookingSetSql(p: { status: string; runs: string }): string {
                                           ELSE j.consecutive_failures END,
               status = CASE WHEN ${deadLetter} THEN 'dead_letter'::job_status ELSE j.status END,
               last_error = CASE WHEN ${deadLetter}
-                            THEN 'dead letter: ' || (j.consecutive_failures + (${p.runs})) || ' consecutive failed runs' ELSE j.last_error END`;
+                            THEN left('dead letter after ' || (j.consecutive_failures + (${p.runs})) || ' failed '
+                                      || CASE WHEN j.consecutive_failures + (${p.runs}) = 1 THEN 'run' ELSE 'runs in a row' END
+                                      || coalesce('; last error: ' || (${p.error}), ''), 2000)
+                            ELSE j.last_error END`;
 }
