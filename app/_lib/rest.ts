@@ -24,7 +24,7 @@ import type { Actor } from '@/lib/auth/actor';
 import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { authenticateToken } from '@/lib/auth/tokens';
-import { parseOrThrow } from '@/lib/api/validation';
+import { parseOrThrow, refuseUnknownQueryParameters } from '@/lib/api/validation';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
@@ -62,7 +62,13 @@ export type RestOptions<P, Q, B> = {
   /** what the route does (lib/auth/permissions.ts): decides the role it needs; also the name stored with an idempotency key. A public operation needs no credentials (an invalid token is still a 401). */
   operation: Operation;
   params?: z.ZodType<P>;
+  /** the query schema, parsed here; its keys are the query parameters the route accepts */
   query?: z.ZodType<Q>;
+  /**
+   * The query schema of a route whose domain function parses the query itself (it takes the raw
+   * object): only its keys are read here. A route with neither accepts no query parameter.
+   */
+  queryParsedBy?: { shape: Record<string, unknown> };
   body?: z.ZodType<B>;
   /** success status (default 200; 201 for creations) */
   status?: number;
@@ -125,6 +131,16 @@ export async function authenticateRequest(db: Db, req: Request, now = new Date()
   }
   const sid = parseCookies(req.headers.get('cookie'))[SESSION_COOKIE];
   return sid ? getSessionActor(db, sid, now) : null;
+}
+
+/** The keys of a query schema (an object schema, refined or not); none without one. */
+function acceptedQueryParameters(schema: unknown): string[] {
+  const shape = (schema as { shape?: unknown } | undefined)?.shape;
+  if (schema !== undefined && (typeof shape !== 'object' || shape === null)) {
+    // a query schema that is not an object schema would make every parameter unknown: a programming error
+    throw new Error('rest(): a query schema must be a z.object');
+  }
+  return shape ? Object.keys(shape) : [];
 }
 
 /** URLSearchParams -> object (a repeated key becomes comma-joined). */
@@ -217,6 +233,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       const rawParams = (await routeCtx?.params) ?? {};
       const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
       const rawQuery = queryObject(url);
+      refuseUnknownQueryParameters(rawQuery, acceptedQueryParameters(opts.query ?? opts.queryParsedBy));
       const query = (opts.query ? parseOrThrow(opts.query, rawQuery) : rawQuery) as Q;
 
       let rawText = '';

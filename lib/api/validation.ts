@@ -111,6 +111,18 @@ export function fieldMessage(issue: $ZodRawIssue): string | undefined {
   }
 }
 
+/**
+ * Throws DomainError('validation') naming each query parameter of `query` that `accepted` does not
+ * list ("Unknown query parameter"): a misspelt filter (`?stauts=failed`) would otherwise be
+ * dropped and the answer read as filtered when it is not. `accepted` is the keys of the route's
+ * query schema (`z.object(...).shape`); a route without one accepts none.
+ */
+export function refuseUnknownQueryParameters(query: Record<string, string>, accepted: readonly string[]): void {
+  const fields = fieldMap();
+  for (const k of Object.keys(query)) if (!accepted.includes(k)) fields[issuePath([k])] = 'Unknown query parameter';
+  if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
+}
+
 /** Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400). */
 export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
   const nul = unstorableFieldErrors(data);

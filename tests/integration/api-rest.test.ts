@@ -196,6 +196,26 @@ describe('REST /api/v1', () => {
     expect(await t.db.job.count()).toBe(before);
   });
 
+  it('refuses a query parameter the route does not take (a misspelt filter would read as filtered), naming each', async () => {
+    const typo = await call(runs.GET, 'GET', '/api/v1/runs?stauts=failed&limit=5', { token: viewer });
+    expect(typo.status).toBe(400);
+    expect(typo.json.error.fields).toEqual({ stauts: 'Unknown query parameter' });
+    expect(typo.json.error.message).toBe('Invalid stauts: Unknown query parameter');
+    const two = await call(jobs.GET, 'GET', '/api/v1/jobs?stat=paused&sortBy=key&limit=5', { token: viewer });
+    expect(two.status).toBe(400);
+    expect(two.json.error.fields).toEqual({ stat: 'Unknown query parameter', sortBy: 'Unknown query parameter' });
+    // routes that parse the query themselves, routes parsed here, and routes that take none
+    expect((await call(bin.GET, 'GET', '/api/v1/recycle-bin?page=2', { token: viewer })).json.error.fields).toEqual({ page: 'Unknown query parameter' });
+    expect((await call(versions.GET, 'GET', `/api/v1/jobs/00000000-0000-4000-8000-000000000001/versions?offset=3`, { token: viewer, params: { id: '00000000-0000-4000-8000-000000000001' } })).status).toBe(400);
+    expect((await call(workers.GET, 'GET', '/api/v1/workers?status=online', { token: viewer })).json.error.fields).toEqual({ status: 'Unknown query parameter' });
+    expect((await call(health.GET, 'GET', '/api/v1/health?verbose=1')).status).toBe(400);
+    // the same requests without the stray parameter are answered
+    expect((await call(runs.GET, 'GET', '/api/v1/runs?status=failed&limit=5', { token: viewer })).status).toBe(200);
+    expect((await call(workers.GET, 'GET', '/api/v1/workers', { token: viewer })).status).toBe(200);
+    // credentials are checked first: an anonymous caller learns nothing about the route's parameters
+    expect((await call(runs.GET, 'GET', '/api/v1/runs?stauts=failed')).status).toBe(401);
+  });
+
   it('Idempotency-Key replays the first response and refuses another body with 422', async () => {
     const headers = { 'idempotency-key': 'create-idem-1' };
     const a = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.job'), headers });

@@ -1,5 +1,6 @@
 import { rest } from '@/app/_lib/rest';
 import { searchTaskLogLines } from '@/lib/task-logs/search-lines';
+import { SearchTaskLogLinesQuery } from '@/lib/task-logs/queries';
 
 export const dynamic = 'force-dynamic';
 
@@ -8,4 +9,4 @@ export const dynamic = 'force-dynamic';
  * stepKey, runId, jobId, jobKey, seq, time, level, stream, text, fields? }], more }`, newest first
  * (docs/task-logs.md).
  */
-export const GET = rest({ operation: 'logs.search' }, ({ db, query, actor }) => searchTaskLogLines(db, query, actor));
+export const GET = rest({ operation: 'logs.search', queryParsedBy: SearchTaskLogLinesQuery }, ({ db, query, actor }) => searchTaskLogLines(db, query, actor));

@@ -1,6 +1,7 @@
 import { rest } from '@/app/_lib/rest';
 import { IdParams } from '@/lib/api/schemas';
 import { listTaskLogLines } from '@/lib/task-logs/list-lines';
+import { TaskLogLinesQuery } from '@/lib/task-logs/queries';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,4 +10,4 @@ export const dynamic = 'force-dynamic';
  * `{ lines: [{ seq, time, level, stream, text, fields? }], nextAfterSeq, more, final, leaseReclaimed, progress, … }`
  * (keyset on seq; docs/task-logs.md).
  */
-export const GET = rest({ operation: 'tasks.logs', params: IdParams }, ({ db, params, query, actor }) => listTaskLogLines(db, params.id, query, actor));
+export const GET = rest({ operation: 'tasks.logs', params: IdParams, queryParsedBy: TaskLogLinesQuery }, ({ db, params, query, actor }) => listTaskLogLines(db, params.id, query, actor));
