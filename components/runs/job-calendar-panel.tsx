@@ -11,18 +11,7 @@ import { useDisplayZone } from '../display-zone';
 import { getJson } from '../api';
 import { ErrorPanel } from '../error-panel';
 import { Skeleton } from '../ui/skeleton';
-
-/** How a day's runs ended, for its colour. */
-export type DayOutcome = 'none' | 'success' | 'mixed' | 'failed' | 'other';
-
-/** none: no run; success: every finished run succeeded; failed: every finished run failed; mixed: both; other: only cancelled/skipped/active runs. */
-export function dayOutcome(d: CalendarDay | undefined): DayOutcome {
-  if (!d || d.runs === 0) return 'none';
-  if (d.failed > 0 && d.succeeded > 0) return 'mixed';
-  if (d.failed > 0) return 'failed';
-  if (d.succeeded > 0) return 'success';
-  return 'other';
-}
+import { calendarDayText, DAY_OUTCOME_LEGEND, dayOutcome, type DayOutcome } from './calendar-day';
 
 const FILL: Record<DayOutcome, string> = {
   none: 'bg-zinc-100',
@@ -31,13 +20,6 @@ const FILL: Record<DayOutcome, string> = {
   failed: 'bg-red-500',
   other: 'bg-zinc-400',
 };
-const LEGEND: [DayOutcome, string][] = [
-  ['none', 'no runs'],
-  ['success', 'all succeeded'],
-  ['mixed', 'some failed'],
-  ['failed', 'all failed'],
-  ['other', 'only cancelled, skipped or in progress'],
-];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const WEEKDAYS = ['Mon', '', 'Wed', '', 'Fri', '', ''];
 
@@ -127,7 +109,7 @@ function CalendarGrid({ cal, jobId }: { cal: JobCalendar; jobId: string }) {
         </div>
       </div>
       <ul className="flex flex-wrap items-center gap-3 text-[11px] text-zinc-600" aria-label="Legend" data-testid="calendar-legend">
-        {LEGEND.map(([o, label]) => (
+        {DAY_OUTCOME_LEGEND.map(([o, label]) => (
           <li key={o} className="inline-flex items-center gap-1">
             <span aria-hidden className={`size-3 rounded-[2px] ${FILL[o]}`} /> {label}
           </li>
@@ -139,7 +121,7 @@ function CalendarGrid({ cal, jobId }: { cal: JobCalendar; jobId: string }) {
 
 function DayCell({ date, day, href }: { date: string; day: CalendarDay | undefined; href: string }) {
   const outcome = dayOutcome(day);
-  const text = `${longDate(date)}: ${day?.runs ?? 0} run${day?.runs === 1 ? '' : 's'}, ${day?.succeeded ?? 0} succeeded, ${day?.failed ?? 0} failed${day?.active ? `, ${day.active} in progress` : ''}`;
+  const text = calendarDayText(longDate(date), day);
   return (
     <T.Root>
       <T.Trigger asChild>
