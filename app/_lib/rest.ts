@@ -23,7 +23,7 @@ import { log } from '@/lib/log';
 import type { Actor } from '@/lib/auth/actor';
 import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
-import { authenticateToken } from '@/lib/auth/tokens';
+import { checkApiToken } from '@/lib/auth/tokens';
 import { parseOrThrow, refuseUnknownQueryParameters } from '@/lib/api/validation';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
@@ -125,9 +125,10 @@ export async function authenticateRequest(db: Db, req: Request, now = new Date()
   const auth = req.headers.get('authorization');
   if (auth) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    const actor = m ? await authenticateToken(db, m[1], now) : null;
-    if (!actor) throw new DomainError('unauthorized', 'Invalid or expired API token');
-    return actor;
+    if (!m) throw new DomainError('unauthorized', 'Invalid API token: the Authorization header must be "Bearer <token>"');
+    const checked = await checkApiToken(db, m[1], now);
+    if ('refused' in checked) throw new DomainError('unauthorized', checked.refused);
+    return checked.actor;
   }
   const sid = parseCookies(req.headers.get('cookie'))[SESSION_COOKIE];
   return sid ? getSessionActor(db, sid, now) : null;

@@ -109,21 +109,40 @@ export async function revokeApiToken(db: Db, id: string, actor: Actor, now = new
 
 /**
  * The actor for a bearer token, or null: unknown, revoked, expired, or its owner
- * disabled or holding less than the token's scope. Checks TICKFLOW_API_TOKEN
- * first (bootstrap admin, constant-time compare). Stamps last_used_at at most
- * once a minute.
+ * disabled or holding less than the token's scope (checkApiToken says which).
  */
 export async function authenticateToken(db: Db, raw: string | null | undefined, now = new Date()): Promise<Actor | null> {
-  if (!raw || raw.length > 300) return null;
+  const r = await checkApiToken(db, raw, now);
+  return 'actor' in r ? r.actor : null;
+}
+
+/**
+ * Checks a bearer token: its actor, or why it is refused. Checks TICKFLOW_API_TOKEN first
+ * (bootstrap admin, constant-time compare). Stamps last_used_at at most once a minute.
+ *
+ * A caller that presents a token's exact secret is told why it no longer works (revoked,
+ * expired, owner disabled, owner's role below the token's scope: docs/security.md "Tokens"),
+ * so that a token broken by a demotion is not taken for a typo; anything else, an unknown or
+ * malformed token included, gets the one message that reveals nothing.
+ */
+export async function checkApiToken(db: Db, raw: string | null | undefined, now = new Date()): Promise<{ actor: Actor } | { refused: string }> {
+  const unknown = { refused: 'Invalid API token' };
+  if (!raw || raw.length > 300) return unknown;
   const envToken = process.env.TICKFLOW_API_TOKEN;
-  if (envToken && safeEqual(raw, envToken)) return { kind: 'token', id: 'env', name: 'token:env', role: 'admin', ownerId: null };
-  if (!raw.startsWith(TOKEN_PREFIX)) return null;
+  if (envToken && safeEqual(raw, envToken)) return { actor: { kind: 'token', id: 'env', name: 'token:env', role: 'admin', ownerId: null } };
+  if (!raw.startsWith(TOKEN_PREFIX)) return unknown;
   const row = await db.apiToken.findUnique({ where: { tokenHash: sha256Hex(raw) }, include: { user: true } });
-  if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
+  if (!row) return unknown;
+  if (row.revokedAt) return { refused: 'This API token was revoked' };
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { refused: 'This API token has expired' };
   const role = ROLE_OF_SCOPE[row.scope];
-  if (row.user.disabled || !roleAtLeast(row.user.role, role)) return null;
+  if (row.user.disabled) return { refused: "This API token's owner is disabled" };
+  if (!roleAtLeast(row.user.role, role)) {
+    const a = (r: string) => (/^[aeiou]/.test(r) ? `an ${r}` : `a ${r}`);
+    return { refused: `This API token's scope (${row.scope}) needs its owner to be ${a(role)} or above, and the owner is now ${a(row.user.role)}: create a new token, or restore the owner's role` };
+  }
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
   }
-  return { kind: 'token', id: row.id, name: `token:${row.name}`, role, ownerId: row.userId };
+  return { actor: { kind: 'token', id: row.id, name: `token:${row.name}`, role, ownerId: row.userId } };
 }

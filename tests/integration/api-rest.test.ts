@@ -363,7 +363,18 @@ describe('REST /api/v1', () => {
     expect(JSON.stringify(list.json)).not.toContain(tk.json.token);
     const rv = await call(token.DELETE, 'DELETE', `/api/v1/tokens/${tk.json.id}`, { token: admin, params: { id: tk.json.id } });
     expect(rv.json.revokedAt).toBeTruthy();
-    expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: tk.json.token })).status).toBe(401);
+    const revoked = await call(jobs.GET, 'GET', '/api/v1/jobs', { token: tk.json.token });
+    expect([revoked.status, revoked.json.error.message]).toEqual([401, 'This API token was revoked']);
+    // a token that a demotion broke says so (its holder has the secret); an unknown one reveals nothing
+    const op2 = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'op2@example.com', password: 'longenough', role: 'operator' } });
+    const opTk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'op2', scope: 'operate', ownerId: op2.json.id } });
+    expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: opTk.json.token })).status).toBe(200);
+    await call(user.PATCH, 'PATCH', `/api/v1/users/${op2.json.id}`, { token: admin, params: { id: op2.json.id }, body: { role: 'viewer' } });
+    const demoted = await call(jobs.GET, 'GET', '/api/v1/jobs', { token: opTk.json.token });
+    expect(demoted.status).toBe(401);
+    expect(demoted.json.error.message).toMatch(/^This API token's scope \(operate\) needs its owner to be an operator or above, and the owner is now a viewer/);
+    const unknown = await call(jobs.GET, 'GET', '/api/v1/jobs', { token: `${opTk.json.token.slice(0, -4)}zzzz` });
+    expect([unknown.status, unknown.json.error.message]).toEqual([401, 'Invalid API token']);
     const du = await call(user.DELETE, 'DELETE', `/api/v1/users/${u.json.id}`, { token: admin, params: { id: u.json.id } });
     expect(du.json.deleted).toBe(true);
   });
