@@ -81,6 +81,10 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
   await expect(v4).toContainText('rollback');
   const after = await api<{ name: string; description: string; version: number }>('GET', `/jobs/${job.id}`);
   expect(after).toMatchObject({ name: 'E2E e2e.versions', description: 'first', version: 4 });
+  // the compare box starts afresh on the new version: the v1 ↔ v3 diff is gone, the newest two are picked
+  await expect(diff).toHaveCount(0);
+  await page.getByRole('button', { name: /Compare v3 ↔ v4/ }).click();
+  await expect(page.getByTestId('version-diff')).toContainText('v3 ↔ v4');
 });
 
 test('runs list filters by job, status and trigger', async ({ page }) => {

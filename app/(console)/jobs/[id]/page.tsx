@@ -166,7 +166,8 @@ export default async function JobPage({ params, searchParams }: Props) {
           versions: (
             <>
               <Card className="overflow-hidden">
-                <VersionsPanel jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
+                {/* keyed by version: an edit or a rollback starts the compare box afresh (newest two picked, no old diff) */}
+                <VersionsPanel key={job.version} jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
               </Card>
               <Card className="mt-4 overflow-hidden">
                 <RecoveryHistory items={audit} />
