@@ -18,7 +18,8 @@ function TrendChart({ data, series, height, label, kind }: { data: ChartDay[]; s
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 600, height }}>
         <LineChart data={data} margin={{ top: 6, right: 8, bottom: 0, left: -8 }}>
           <CartesianGrid vertical={false} stroke="var(--color-zinc-100, #f4f4f5)" />
-          <XAxis dataKey="date" tickFormatter={shortDate} tick={{ fontSize: 11, fill: 'var(--color-zinc-500, #71717a)' }} tickLine={false} axisLine={{ stroke: 'var(--color-zinc-200, #e4e4e7)' }} minTickGap={16} />
+          {/* padding: the first and last points (and their date labels) sit inside the plot, not half cut at its edges */}
+          <XAxis dataKey="date" tickFormatter={shortDate} tick={{ fontSize: 11, fill: 'var(--color-zinc-500, #71717a)' }} tickLine={false} axisLine={{ stroke: 'var(--color-zinc-200, #e4e4e7)' }} minTickGap={16} padding={{ left: 12, right: 16 }} />
           <YAxis ticks={ticks} domain={[0, ticks[ticks.length - 1]!]} tickFormatter={(v) => axisMs(Number(v))} tick={{ fontSize: 11, fill: 'var(--color-zinc-500, #71717a)' }} tickLine={false} axisLine={false} width={52} />
           <Tooltip labelFormatter={(d) => shortDate(String(d))} formatter={(v) => fullMs(v == null ? null : Number(v))} contentStyle={{ fontSize: 12, borderRadius: 6, background: 'var(--color-zinc-50, #fafafa)', borderColor: 'var(--color-zinc-200, #e4e4e7)', color: 'var(--color-zinc-900, #18181b)' }} />
           <Legend iconType="plainline" iconSize={14} wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
