@@ -147,3 +147,24 @@ test('a running step\'s in-edges keep their type\'s look; the tasks table names 
   await expect(attemptOf('first')).toHaveText('1 / 1');
   await api('POST', `/runs/${run.id}/cancel`, {});
 });
+
+test('a run whose reason names another run links to it (a serial_execution run queued behind the first)', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runlink.${uniq()}`,
+    name: 'Queued behind',
+    schedule: { kind: 'manual' },
+    handler: 'builtin.sleep',
+    payload: { ms: 20_000 },
+    policy: { blockStrategy: 'serial_execution' },
+  });
+  const first = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  const second = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await login(page);
+  await page.goto(`/runs/${second.id}`);
+  const link = page.getByTestId('run-text-link');
+  await expect(link).toHaveText(first.id);
+  await link.click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${first.id}$`));
+  await api('POST', `/runs/${second.id}/cancel`, {});
+  await api('POST', `/runs/${first.id}/cancel`, {});
+});

@@ -19,6 +19,7 @@ import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
 import { madeNoAttempt } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
 import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
+import { runTextSegments } from './run-links';
 
 /** Title, status, breadcrumbs and the Cancel run / Retry run buttons. */
 export function RunHeader({ rd }: { rd: RunDetailState }) {
@@ -71,6 +72,23 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
   );
 }
 
+/** An engine-written reason or error with each run it names linked to that run's page. */
+function RunText({ text }: { text: string }) {
+  return (
+    <>
+      {runTextSegments(text).map((p, i) =>
+        'runId' in p ? (
+          <Link key={i} href={`/runs/${p.runId}`} className="font-mono text-xs underline decoration-dotted hover:text-indigo-700" data-testid="run-text-link">
+            {p.text}
+          </Link>
+        ) : (
+          <React.Fragment key={i}>{p.text}</React.Fragment>
+        ),
+      )}
+    </>
+  );
+}
+
 /** Timing (with lateness), error, params and the retry chain. */
 export function RunSummary({ rd }: { rd: RunDetailState }) {
   const { run } = rd;
@@ -90,12 +108,12 @@ export function RunSummary({ rd }: { rd: RunDetailState }) {
               ['Lateness', lateness == null ? '—' : <span key="l" title="started − scheduled for" className={lateness > 5000 ? 'text-amber-700' : undefined}>{formatDuration(Math.max(0, lateness))}</span>],
               ['Job version', <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
               ['Trace id', <span key="tr" className="font-mono text-xs">{run.traceId}</span>],
-              ...(run.reason ? ([['Reason', run.reason]] as [string, React.ReactNode][]) : []),
+              ...(run.reason ? ([['Reason', <RunText key="r" text={run.reason} />]] as [string, React.ReactNode][]) : []),
             ]}
           />
           {run.error ? (
             <div className="mt-3 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-800" data-testid="run-error">
-              {run.error}
+              <RunText text={run.error} />
             </div>
           ) : null}
         </CardBody>

@@ -44,12 +44,13 @@ export async function backfillRuns(
     const covered = await coveredSlots(tx, { jobId: found.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
     const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);
-    const job = slots.length ? await withdrawAheadRunOf(tx, found, { actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }) }, now) : found;
+    const ids = slots.map(() => randomUUID());
+    const job = slots.length ? await withdrawAheadRunOf(tx, found, { actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }, ids[0]!) }, now) : found;
     // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
     // (or every run, when the job already has an active one) waits behind the serial gate.
     const waitsFor = job.newestActive;
     const inserted = await insertRuns(tx, slots.map((t, i) => ({
-      id: randomUUID(),
+      id: ids[i]!,
       jobId: job.id,
       trigger: 'backfill',
       triggeredBy: p.actor,

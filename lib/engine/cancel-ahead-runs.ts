@@ -51,7 +51,7 @@ export async function cancelAheadRuns(
  *
  * Call inside the transaction that holds the job row, before reading the job's active runs for
  * a block strategy (lock order job -> run -> task).
- * @param input.cause what came first, e.g. `a manual run by alice@example.com came first`
+ * @param input.cause what came first, e.g. `a manual run <its id> by alice@example.com came first` (trigger-run.ts triggerCause)
  * @param input.exceptRunId the run being re-opened: never withdrawn itself (an operator action on
  *   a run created ahead is refused or applied to it, not to a copy)
  * @param now the clock (UTC): whether the slot is still in the future

@@ -87,14 +87,15 @@ export async function triggerRunAhead(
 async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
   const found = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
   if (!found) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  const runId = randomUUID();
   // A run created ahead is not active yet (cancel-ahead-runs.ts): it gives way before the strategy reads.
-  const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input), followsRun: input.followsRun }, now);
+  const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input, runId), followsRun: input.followsRun }, now);
   const busy = job.oldestActive !== null;
 
   // Catch-up runs of one tick follow each other (fire_all): queued, never discarded or covering.
   const follows = input.followsRun !== undefined && job.followsActive;
   if (busy && job.blockStrategy === 'discard_later' && !follows) {
-    const [run] = await insertRuns(tx, [newRun(input, 'skipped', `blocked: previous run ${job.oldestActive} still active`, false, false)], now);
+    const [run] = await insertRuns(tx, [newRun(input, 'skipped', `blocked: previous run ${job.oldestActive} still active`, false, false, runId)], now);
     return { run: asRun(run!), outcome: 'skipped' };
   }
 
@@ -103,7 +104,7 @@ async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, loc
   // a second schedule run of the same slot must fail on runs_schedule_fire_uniq while the first
   // still holds it (a cancelled run leaves it).
   const reason = gated ? `queued: waiting for run ${job.newestActive} (serial_execution)` : null;
-  const [run] = await insertRuns(tx, [newRun(input, 'pending', reason, gated, true)], now);
+  const [run] = await insertRuns(tx, [newRun(input, 'pending', reason, gated, true, runId)], now);
   if (!run) throw new DomainError('not_found', `job ${input.jobId} not found`);
 
   let coveredRunIds: string[] | undefined;
@@ -122,15 +123,18 @@ async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, loc
   return { run: result, outcome: gated ? 'queued' : coveredRunIds ? 'covered' : 'started', ...(coveredRunIds ? { coveredRunIds } : {}) };
 }
 
-/** What came before a withdrawn run created ahead (withdrawAheadRun's cause). */
-export function triggerCause(input: { trigger: string; triggeredBy: string }): string {
-  return `a ${input.trigger} run by ${input.triggeredBy} came first`;
+/**
+ * What came before a withdrawn run created ahead (withdrawAheadRun's cause), naming the run that
+ * came first (`runId`, the first of several) so that the withdrawn run's page links to it.
+ */
+export function triggerCause(input: { trigger: string; triggeredBy: string }, runId: string): string {
+  return `${/^[aeiou]/.test(input.trigger) ? 'an' : 'a'} ${input.trigger} run ${runId} by ${input.triggeredBy} came first`;
 }
 
-/** The insert-runs row of a trigger: a fresh run id and trace id. */
-function newRun(input: TriggerRunInput, status: NewRun['status'], reason: string | null, gated: boolean, countOnJob: boolean): NewRun {
+/** The insert-runs row of a trigger: run id `id` (a fresh one by default) and a fresh trace id. */
+function newRun(input: TriggerRunInput, status: NewRun['status'], reason: string | null, gated: boolean, countOnJob: boolean, id: string = randomUUID()): NewRun {
   return {
-    id: randomUUID(),
+    id,
     jobId: input.jobId,
     trigger: input.trigger,
     triggeredBy: input.triggeredBy,

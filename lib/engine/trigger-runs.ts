@@ -57,10 +57,10 @@ export async function triggerRuns(
   return withEngineTransaction(directSqlPool(db) ?? db, async (tx) => {
     const found = await lockJob(tx, input.jobId);
     if (!found) throw new DomainError('not_found', `job ${input.jobId} not found`);
-    const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input) }, now);
     // A serial_execution queue is released oldest first by (created_at, scheduled_for, id)
     // (release-serial-run.ts); the runs share the first two, so ascending ids keep input order.
     const ids = input.runs.map(() => randomUUID()).sort();
+    const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input, ids[0]!) }, now);
     const traceIds = randomBytes(16 * ids.length).toString('hex');
     const last = ids.length - 1;
     const runs: NewRun[] = new Array(ids.length);

@@ -218,7 +218,8 @@ describe('a run created ahead is not active before its slot: a run that comes fi
       expect(r.outcome).toBe('started');
       manual[jobId] = r.run.id;
       const [ahead, own] = await runsOf(jobId);
-      expect(ahead).toMatchObject({ trigger: 'schedule', status: 'cancelled', error: withdrawn('a manual run by alice@example.com came first') });
+      // it names the run that came first, which the run page links
+      expect(ahead).toMatchObject({ trigger: 'schedule', status: 'cancelled', error: withdrawn(`a manual run ${r.run.id} by alice@example.com came first`) });
       expect(own).toMatchObject({ trigger: 'manual', status: 'pending', reason: null });
       const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
       expect(job.nextRunAt?.toISOString()).toBe(ms(B, 5000).toISOString()); // the slot is due again
@@ -277,10 +278,10 @@ describe('a run created ahead is not active before its slot: a run that comes fi
 
     const runs = await triggerRuns(t.db, { jobId: bulk, trigger: 'api', triggeredBy: 'token:ci', scheduledFor: ms(B, 3000), runs: [{}, {}] }, ms(B, 3000));
     expect(runs.map((r) => r.outcome)).toEqual(['started', 'skipped']);
-    await backfillRuns(t.db, { jobId: backfilled, slots: [ms(B, -5000)], actor: 'alice@example.com', from: ms(B, -5000), to: ms(B, -5000) }, ms(B, 3000));
+    const backfill = await backfillRuns(t.db, { jobId: backfilled, slots: [ms(B, -5000)], actor: 'alice@example.com', from: ms(B, -5000), to: ms(B, -5000) }, ms(B, 3000));
     await retryTask(t.db, task!.id, 'alice@example.com', ms(B, 3000));
 
-    const causes: [string, string][] = [[bulk, 'a api run by token:ci came first'], [backfilled, 'a backfill run by alice@example.com came first'],
+    const causes: [string, string][] = [[bulk, `an api run ${runs[0]!.run.id} by token:ci came first`], [backfilled, `a backfill run ${backfill.runIds[0]} by alice@example.com came first`],
       [reopened, `run ${old.run.id} re-opened by alice@example.com`]];
     for (const [jobId, cause] of causes) {
       const ahead = (await runsOf(jobId)).find((r) => r.trigger === 'schedule')!;
