@@ -168,3 +168,23 @@ test('a run whose reason names another run links to it (a serial_execution run q
   await api('POST', `/runs/${second.id}/cancel`, {});
   await api('POST', `/runs/${first.id}/cancel`, {});
 });
+
+test('a task that never started reads "no attempt" in its section, as in the tasks table', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.noattempt.${uniq()}`,
+    name: 'Upstream fails',
+    schedule: { kind: 'manual' },
+    policy: { maxRetries: 0 },
+    steps: [
+      { key: 'load', handler: 'builtin.fail' },
+      { key: 'report', handler: 'builtin.noop' },
+    ],
+    edges: [{ from: 'load', to: 'report', type: 'hard' }],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByTestId('task-section-report')).toContainText(/no attempt · \d+ log entr/);
+  await expect(page.getByTestId('task-section-load')).toContainText(/attempt 1 · \d+ log entr/);
+});

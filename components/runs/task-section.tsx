@@ -3,7 +3,7 @@
 import { StateChangeLinesLink, TaskLogLines } from './task-log-lines';
 import * as React from 'react';
 import { ChevronRight } from 'lucide-react';
-import type { TaskView } from '@/lib/runs/run-view';
+import { madeNoAttempt, type TaskView } from '@/lib/runs/run-view';
 import { Card } from '../ui/card';
 import { StatusBadge } from '../status-badge';
 import { ZonedTime } from '../time';
@@ -12,6 +12,7 @@ import { cn } from '../ui/cn';
 /** One task: its log timeline (every state change) and its captured output / error. `focused`: the task the page was opened on (`?task=`), ringed. */
 export function TaskSection({ task, defaultOpen, focused = false }: { task: TaskView; defaultOpen: boolean; focused?: boolean }) {
   const [open, setOpen] = React.useState(defaultOpen);
+  const noAttempt = madeNoAttempt(task);
   return (
     <Card id={`task-${task.stepKey}`} data-testid={`task-section-${task.stepKey}`} data-focused={focused || undefined} className={cn('scroll-mt-4', focused && 'ring-2 ring-indigo-400')}>
       <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open} className="flex w-full items-center gap-2 px-4 py-2.5 text-left">
@@ -19,7 +20,8 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
         <span className="font-mono text-[13px] font-semibold">{task.stepKey}</span>
         <StatusBadge status={task.status} />
         <span className="text-xs text-zinc-500">
-          attempt {task.attempt} · {task.logs.length} log entries
+          {/* the same rule as the tasks table's Attempt column: a task never started has made no attempt */}
+          {noAttempt ? 'no attempt' : `attempt ${task.attempt}`} · {task.logs.length} log {task.logs.length === 1 ? 'entry' : 'entries'}
         </span>
       </button>
       {open ? (
@@ -34,7 +36,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
                     <span className="text-zinc-500">{l.fromStatus ?? 'created'}</span>
                     <span className="text-zinc-400">→</span>
                     <StatusBadge status={l.toStatus} />
-                    <span className="text-zinc-500">#{l.attempt}</span>
+                    {noAttempt ? null : <span className="text-zinc-500">#{l.attempt}</span>}
                     <ZonedTime value={l.createdAt} ms className="ml-auto font-mono text-[11px] text-zinc-500" />
                   </div>
                   {l.message ? <p className="mt-0.5 break-words text-xs text-zinc-700">{l.message}</p> : null}
