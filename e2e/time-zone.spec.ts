@@ -99,6 +99,47 @@ test("the form's fire preview starts at the effective window's start", async ({ 
   await expect(page.getByTestId('cron-preview')).toContainText('never fires again inside the effective window');
 });
 
+test("the form's fire preview waits calmly for a half-typed zone or cron; an error shows after a pause, naming its field", async ({ page }) => {
+  const refused: string[] = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/api/v1/schedule/preview') && r.status() >= 400) refused.push(decodeURIComponent(new URL(r.url()).search));
+  });
+  await login(page);
+  await page.goto('/jobs/new');
+  await page.getByLabel('Cron expression').fill('0 2 * * *');
+  await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
+
+  // Typing a zone key by key, then pausing on a zone that is not complete yet: no preview is asked for it,
+  // no error shows; the field says what is missing and the preview says it waits.
+  const zone = page.getByLabel('Time zone');
+  await zone.fill('');
+  await zone.pressSequentially('Europe/Ber', { delay: 60 });
+  await page.waitForTimeout(1_500);
+  await expect(page.getByTestId('field-hint-timezone')).toContainText('Time zone: "Europe/Ber" is not a complete zone name yet');
+  await expect(page.getByTestId('field-hint-timezone')).toContainText('Europe/Berlin');
+  await expect(page.getByTestId('cron-preview-waiting')).toBeVisible();
+  await expect(page.getByTestId('cron-preview')).not.toContainText(/unknown time zone/i);
+  await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);
+  await zone.pressSequentially('lin', { delay: 60 });
+  await expect(page.getByTestId('fire-times').locator('th').first()).toHaveText('Europe/Berlin');
+  await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
+  await expect(page.getByTestId('field-hint-timezone')).toHaveCount(0);
+  expect(refused).toEqual([]);
+
+  // A cron expression typed key by key shows no error while typing; after a pause on an incomplete one the
+  // error shows, naming the field.
+  const cron = page.getByLabel('Cron expression');
+  await cron.fill('');
+  await cron.pressSequentially('0 2 * *', { delay: 80 });
+  await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);
+  await expect(page.getByTestId('cron-preview-error')).toHaveText(/^Cron expression needs 5, 6 \(with seconds\) or 7 \(with year\) fields, got 4$/);
+  await cron.pressSequentially(' H', { delay: 80 });
+  await expect(page.getByTestId('cron-preview-error')).toHaveText("Cron expression: 'H' (hashed) values are not supported; use the job's stagger instead");
+  await cron.fill('0 2 * * 1-5');
+  await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
+  await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);
+});
+
 test('the time zone picker keeps a zone typed in full: Enter keeps it and picks no other zone', async ({ page }) => {
   await login(page);
   await page.goto('/jobs/new');

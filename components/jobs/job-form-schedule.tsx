@@ -1,8 +1,10 @@
 'use client';
 // The job form's Schedule section (components/jobs/job-form.tsx): kind, its fields, zone, fire preview, window, stagger.
-import { Field, errorId } from '../ui/field';
+import { Field, errorId, hintId } from '../ui/field';
 import { cn } from '../ui/cn';
 import { TimezonePicker } from './timezone-picker';
+import { zoneInput, zoneInputHint } from './timezone-choices';
+import { isValidTimeZone } from '@/lib/schedule/timezone';
 import { CronPreview, type PreviewWindow } from './schedule-preview';
 import type { JobFormValues, ScheduleKind } from './form-values';
 import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
@@ -19,6 +21,8 @@ const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
 /** Schedule kind, its fields, time zone, the fire preview, effective window and stagger. */
 export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: string[] }) {
   const { v, set, err } = f;
+  // A half-typed zone is not an error yet: a calm note under the field, and the preview waits for a full one.
+  const zoneHint = zoneInputHint(v.timezone, zoneInput(v.timezone, timeZones, isValidTimeZone));
   return (
   <FormSection title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." className="space-y-4">
       <div role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
@@ -50,8 +54,8 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
             <ValueField f={f} id="runAt" label="Run at" path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" />
           ) : null}
           {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
-            <Field id="timezone" label="Time zone" error={err('schedule.timezone')}>
-              <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : undefined} />
+            <Field id="timezone" label="Time zone" error={err('schedule.timezone')} hint={zoneHint}>
+              <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : zoneHint ? hintId('timezone') : undefined} />
             </Field>
           ) : null}
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
@@ -89,6 +93,8 @@ function previewWindow(v: JobFormValues): PreviewWindow {
 
 function onceHint(v: JobFormValues): string {
   if (!v.runAtLocal) return `Wall time in ${v.timezone || 'UTC'}`;
+  // While the zone is half-typed the instant is unknown, not invalid.
+  if (!isValidTimeZone(v.timezone.trim() || 'UTC')) return 'Wall time in the time zone below, once it is a complete zone name';
   const at = zonedLocalToUtc(v.runAtLocal, v.timezone || 'UTC');
   return at ? `= ${formatUtc(at)}` : 'Invalid date';
 }

@@ -4,6 +4,8 @@ import * as React from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { formatDateTime, formatUtc } from '@/lib/time/format';
 import { Skeleton } from '../ui/skeleton';
+import { isValidTimeZone } from '@/lib/schedule/timezone';
+import { ERROR_PAUSE_MS, PREVIEW_DEBOUNCE_MS, previewErrorText } from './schedule-preview-model';
 
 /** Value after it has stopped changing for `ms` milliseconds. */
 export function useDebounced<T>(value: T, ms: number): T {
@@ -27,37 +29,60 @@ async function fetchPreview(cron: string, tz: string, window: PreviewWindow): Pr
   if (window.endAt) qs.set('endAt', window.endAt);
   const res = await fetch(`/api/v1/schedule/preview?${qs}`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
   const body = (await res.json().catch(() => null)) as PreviewResponse | PreviewError | null;
-  if (!res.ok || !body || !('fireTimes' in body)) {
-    const err = body && 'error' in body ? body.error : null;
-    const msg = err?.fields ? Object.values(err.fields)[0] : err?.message;
-    throw new Error(msg || `Preview failed (${res.status})`);
-  }
+  if (!res.ok || !body || !('fireTimes' in body)) throw new Error(previewErrorText(body && 'error' in body ? body.error : null, res.status));
   return body;
 }
 
 /**
  * Live "next 5 fire times" for a cron expression in a zone, inside the job's effective window (`startAt..endAt`,
- * the same rule the tick applies), from GET /api/v1/schedule/preview, re-fetched 300 ms after the user stops
- * typing. Each time is shown in the job's zone and in UTC.
+ * the same rule the tick applies), from GET /api/v1/schedule/preview, asked for PREVIEW_DEBOUNCE_MS after the
+ * user stops typing and only for a zone the server accepts (a half-typed zone waits, calmly: the Time zone
+ * field says why). A failed preview shows as an error, naming its field, only once the inputs have stayed
+ * unchanged for ERROR_PAUSE_MS; until then the last good fire times stay, dimmed. Each time is shown in the
+ * job's zone and in UTC.
  */
 export function CronPreview({ cron, timezone, window = {} }: { cron: string; timezone: string; window?: PreviewWindow }) {
-  const c = useDebounced(cron.trim(), 300);
-  const tz = useDebounced(timezone.trim() || 'UTC', 300);
-  const w = useDebounced(window, 300);
-  const q = useQuery({ queryKey: ['schedule-preview', c, tz, w.startAt ?? null, w.endAt ?? null], queryFn: () => fetchPreview(c, tz, w), enabled: c.length > 0, retry: false, staleTime: 30_000 });
+  const liveTz = timezone.trim() || 'UTC';
+  const c = useDebounced(cron.trim(), PREVIEW_DEBOUNCE_MS);
+  const tz = useDebounced(liveTz, PREVIEW_DEBOUNCE_MS);
+  const w = useDebounced(window, PREVIEW_DEBOUNCE_MS);
+  const zoneReady = isValidTimeZone(liveTz);
+  const q = useQuery({
+    queryKey: ['schedule-preview', c, tz, w.startAt ?? null, w.endAt ?? null],
+    queryFn: () => fetchPreview(c, tz, w),
+    enabled: c.length > 0 && isValidTimeZone(tz),
+    retry: false,
+    staleTime: 30_000,
+  });
+  // An error is only an error once the user has paused on the inputs it is about.
+  const inputs = JSON.stringify([cron.trim(), liveTz, window.startAt ?? null, window.endAt ?? null]);
+  const asked = JSON.stringify([c, tz, w.startAt ?? null, w.endAt ?? null]);
+  const paused = useDebounced(inputs, ERROR_PAUSE_MS) === inputs;
+  const [lastGood, setLastGood] = React.useState<{ times: string[]; tz: string } | null>(null);
+  React.useEffect(() => {
+    if (q.data) setLastGood({ times: q.data.fireTimes, tz });
+  }, [q.data, tz]);
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50/60 p-3" data-testid="cron-preview">
       <p className="mb-2 text-xs font-medium text-zinc-600">Next 5 fire times{window.startAt || window.endAt ? ' in the effective window' : ''}</p>
-      {!c ? (
+      {!cron.trim() ? (
         <p className="text-xs text-zinc-500">Type a cron expression to preview when it fires.</p>
-      ) : q.isPending ? (
-        <div className="space-y-1.5">{Array.from({ length: 5 }, (_, i) => <Skeleton key={i} className="h-4 w-full" />)}</div>
-      ) : q.isError ? (
-        <p className="text-xs text-red-600">{q.error.message}</p>
-      ) : q.data.fireTimes.length === 0 ? (
-        <p className="text-xs text-zinc-500">{w.endAt ? 'This schedule never fires again inside the effective window.' : 'This schedule never fires again.'}</p>
+      ) : !zoneReady ? (
+        <p className="text-xs text-zinc-500" data-testid="cron-preview-waiting">The preview waits for a complete time zone (see the Time zone field).</p>
+      ) : q.isSuccess ? (
+        q.data.fireTimes.length === 0 ? (
+          <p className="text-xs text-zinc-500">{w.endAt ? 'This schedule never fires again inside the effective window.' : 'This schedule never fires again.'}</p>
+        ) : (
+          <FireTimesTable times={q.data.fireTimes} timeZone={tz} />
+        )
+      ) : q.isError && paused && asked === inputs ? (
+        <p className="text-xs text-red-600" role="alert" data-testid="cron-preview-error">{q.error.message}</p>
+      ) : lastGood ? (
+        <div className="opacity-50" aria-busy="true">
+          <FireTimesTable times={lastGood.times} timeZone={lastGood.tz} />
+        </div>
       ) : (
-        <FireTimesTable times={q.data.fireTimes} timeZone={tz} />
+        <div className="space-y-1.5" aria-busy="true">{Array.from({ length: 5 }, (_, i) => <Skeleton key={i} className="h-4 w-full" />)}</div>
       )}
     </div>
   );

@@ -28,7 +28,9 @@ export function Field({ id, label, error, hint, className, children }: FieldProp
           {error}
         </p>
       ) : hint ? (
-        <p className="text-xs text-zinc-500">{hint}</p>
+        <p id={hintId(id)} className="text-xs text-zinc-500" data-testid={`field-hint-${id}`}>
+          {hint}
+        </p>
       ) : null}
     </div>
   );
@@ -36,6 +38,11 @@ export function Field({ id, label, error, hint, className, children }: FieldProp
 
 export function errorId(id: string): string {
   return `${id}-error`;
+}
+
+/** id of a Field's hint, for a control's `aria-describedby` while no error replaces the hint. */
+export function hintId(id: string): string {
+  return `${id}-hint`;
 }
 
 /** Accessibility props for a control inside <Field>. */
