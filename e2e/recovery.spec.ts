@@ -55,9 +55,12 @@ test('mark success: a failed task is marked success with a reason, its downstrea
   await page.screenshot({ path: `${SHOT_DIR}/mark-success-dialog.png` });
   await dialog.getByRole('button', { name: 'Mark success' }).click();
   await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Task marked success' })).toBeVisible();
 
+  // The page follows the run without a reload: the task, its released downstream and the run's status.
   await expect(page.getByTestId('task-status-a')).toHaveText(/success/i);
   await expect(page.getByTestId('task-status-b')).toHaveText(/success/i, { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveText('success', { timeout: 30_000 });
   expect((await finished(run.id)).status).toBe('success');
   expect((await audit(job.id)).items).toEqual([expect.objectContaining({ action: 'mark_success', reason: 'file loaded by hand' })]);
 });
@@ -90,12 +93,14 @@ test('clear downstream: a finished task and its downstream run again in the same
   await dialog.getByLabel('Reason (optional)').fill('upstream data corrected');
   await dialog.getByRole('button', { name: 'Clear and re-run' }).click();
   await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Tasks cleared: they run again' })).toBeVisible();
 
   // Both ran a second time (attempt 2) and the run is success again.
   const rows = page.locator('tbody tr');
   await expect(rows.filter({ hasText: /^a/ }).first()).toContainText('2 /', { timeout: 30_000 });
   await expect(rows.filter({ has: page.getByTestId('task-status-b') })).toContainText('2 /', { timeout: 30_000 });
   await expect(page.getByTestId('task-status-b')).toHaveText(/success/i);
+  await expect(page.getByTestId('run-status')).toHaveText('success');
   expect((await finished(run.id)).status).toBe('success');
   expect((await audit(job.id)).items).toEqual([expect.objectContaining({ action: 'clear', reason: 'upstream data corrected' })]);
 });
