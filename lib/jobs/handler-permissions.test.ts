@@ -28,4 +28,18 @@ describe('executor permissions', () => {
     // replacing a privileged step with a harmless one is a change of the privileged command
     expect(() => assertMayChangeCommand(op, shell, { steps: [{ key: 'main', handler: 'builtin.noop' }] })).toThrow(/Only an admin may/);
   });
+
+  it('judges a run payload override last, as the task gets it: a step saying connection "" does not hide the override\'s', () => {
+    // the reported escalation: an operator's sql job on the default connection, Run now with {"connection": "admin"}
+    const job = { steps: [{ key: 'main', handler: 'sql', payload: { sql: 'select 1', connection: '' } }], jobPayload: {} };
+    expect(stepPrivilege(job.steps[0]!, {}, [], { connection: 'admin' })?.level).toBe('admin');
+    expect(() => assertMayChangeCommand(op, job, { ...job, runPayload: { connection: 'admin', sql: 'select 2' } })).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(admin, job, { ...job, runPayload: { connection: 'admin' } })).not.toThrow();
+    // an override that keeps the default connection is an operator's to make
+    expect(() => assertMayChangeCommand(op, job, { ...job, runPayload: { sql: 'select 2' } })).not.toThrow();
+    expect(() => assertMayChangeCommand(op, job, { ...job, runPayload: { connection: '' } })).not.toThrow();
+    // and one that clears a named connection set lower down is judged by the job it overrides (before side)
+    const named = { steps: [{ key: 'main', handler: 'sql', config: { connection: 'prod' } }], jobPayload: {} };
+    expect(() => assertMayChangeCommand(op, named, { ...named, runPayload: { connection: '' } })).toThrow(/Only an admin may/);
+  });
 });

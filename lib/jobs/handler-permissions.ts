@@ -29,7 +29,12 @@ import type { Actor, Role } from '../auth/actor.ts';
 export type HandlerPrivilege = { level: 'admin' | 'system'; handler: string; reason: string };
 
 export type CommandStep = { key?: string; handler: string; payload?: unknown; config?: unknown };
-export type JobCommand = { steps: readonly CommandStep[]; jobPayload?: unknown };
+/**
+ * What a job runs. `runPayload` is a run's payload override (Run now / trigger `payload`), merged
+ * last over every step's payload, the order the engine builds a task's payload in
+ * (lib/engine/sql/insert-runs.ts: job payload, then step payload, then the run's).
+ */
+export type JobCommand = { steps: readonly CommandStep[]; jobPayload?: unknown; runPayload?: unknown };
 
 function obj(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -44,17 +49,21 @@ export function configuredPrivilegedHandlers(env: NodeJS.ProcessEnv = process.en
 }
 
 /**
- * What a step needs, or null when an operator may use it.
+ * What a step needs, or null when an operator may use it. The settings a handler reads are
+ * merged here in the order the task gets them: step config, then its payload built as
+ * job payload < step payload < run payload (lib/engine/sql/insert-runs.ts), so a key set by
+ * a later layer is the one judged.
  * @param step the step (handler, payload, config)
  * @param jobPayload the job payload the worker merges under the step's (README "Jobs")
  * @param extraPrivileged handler names a deployment marks privileged (configuredPrivilegedHandlers)
+ * @param runPayload a run's payload override, merged over the step's
  */
-export function stepPrivilege(step: CommandStep, jobPayload: unknown = {}, extraPrivileged: readonly string[] = []): HandlerPrivilege | null {
+export function stepPrivilege(step: CommandStep, jobPayload: unknown = {}, extraPrivileged: readonly string[] = [], runPayload: unknown = {}): HandlerPrivilege | null {
   const h = step.handler;
   if (h.startsWith('system.')) return { level: 'system', handler: h, reason: `${h} belongs to the system jobs Tickflow creates; no user may put it on a job or change its payload` };
   if (h === 'shell') return { level: 'admin', handler: h, reason: 'shell runs programs on the worker host, so only an admin may set or change what it runs' };
   if (h === 'sql') {
-    const settings = { ...obj(step.config), ...obj(jobPayload), ...obj(step.payload) };
+    const settings = { ...obj(step.config), ...obj(jobPayload), ...obj(step.payload), ...obj(runPayload) };
     if (settings.connection !== undefined && settings.connection !== null && settings.connection !== '') {
       return { level: 'admin', handler: h, reason: 'sql on a named connection runs with that connection\'s credentials (TICKFLOW_SQL_CONNECTIONS), so only an admin may set or change it' };
     }
@@ -76,7 +85,7 @@ export function commandOf(c: JobCommand): unknown {
   const steps = [...c.steps]
     .map((s) => ({ key: s.key ?? '', handler: s.handler, payload: obj(s.payload), config: obj(s.config) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return { jobPayload: obj(c.jobPayload), steps };
+  return { jobPayload: obj(c.jobPayload), runPayload: obj(c.runPayload), steps };
 }
 
 /**
@@ -98,7 +107,7 @@ export function assertMayChangeCommand(
   const fields: Record<string, string> = {};
   let first: HandlerPrivilege | null = null;
   after.steps.forEach((s, i) => {
-    const p = stepPrivilege(s, after.jobPayload, extra);
+    const p = stepPrivilege(s, after.jobPayload, extra, after.runPayload);
     if (!mayUsePrivilege(actor, p)) {
       first ??= p;
       fields[fieldOf(i)] = p!.reason;
@@ -106,7 +115,7 @@ export function assertMayChangeCommand(
   });
   // a privileged step on the before side only (replaced by something harmless) is still the actor's to leave alone
   for (const s of before?.steps ?? []) {
-    const p = stepPrivilege(s, before!.jobPayload, extra);
+    const p = stepPrivilege(s, before!.jobPayload, extra, before!.runPayload);
     if (!mayUsePrivilege(actor, p)) {
       first ??= p;
       if (Object.keys(fields).length === 0) fields[fieldOf(0)] = p!.reason;

@@ -32,15 +32,16 @@ export async function triggerJob(
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(TriggerJobInput, rawInput ?? {});
   const job = await findJob(db, jobId);
-  // A payload override changes what a run does (merged over the job and step payloads),
-  // so it needs the same permission as changing the job's command.
+  // A payload override changes what a run does (merged over the job and step payloads, last),
+  // so it needs the same permission as changing the job's command, judged in the merge order
+  // the run gets (handler-permissions.ts JobCommand.runPayload).
   const overrides = [input.payload, ...(input.runs ?? []).map((r) => r.payload)].filter((p): p is Record<string, unknown> => !!p && Object.keys(p).length > 0);
   if (overrides.length) {
     const { steps } = await loadGraph(db, job);
     const views = steps.map(stepView);
     const base = (job.payload ?? {}) as Record<string, unknown>;
     for (const payload of overrides) {
-      assertMayChangeCommand(actor, { steps: views, jobPayload: base }, { steps: views, jobPayload: { ...base, ...payload } }, {
+      assertMayChangeCommand(actor, { steps: views, jobPayload: base }, { steps: views, jobPayload: base, runPayload: payload }, {
         fieldOf: () => 'payload',
         what: 'override the payload of',
       });

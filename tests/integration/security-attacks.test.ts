@@ -90,6 +90,25 @@ describe('attacks on least privilege', () => {
     expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'ok.sql', name: 's', schedule: { kind: 'manual' }, handler: 'sql', payload: { sql: 'select 1' } } })).status).toBe(201);
   });
 
+  it('an operator\'s sql job on the default connection: Run now cannot name a connection (single and bulk), the override is judged last', async () => {
+    // The reported escalation: the step's connection "" used to win the check while the run's override won at run time.
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'op.sql.default', name: 's', schedule: { kind: 'manual' }, handler: 'sql', payload: { sql: 'select 1', connection: '' } } });
+    expect(created.status).toBe(201);
+    const params = { id: created.json.id as string };
+    const before = await snapshot(t);
+    const steal = { connection: 'admin', sql: 'select email, password_hash from users' };
+    const one = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: { payload: steal } });
+    expect(one.status).toBe(403);
+    expect(one.json.error.message).toMatch(/^Only an admin may override the payload of a job running sql: sql on a named connection/);
+    expect(one.json.error.fields).toEqual({ payload: expect.any(String) });
+    const bulk = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: { runs: [{ payload: { sql: 'select 2' } }, { payload: steal }] } });
+    expect(bulk.status).toBe(403);
+    expect(await snapshot(t)).toEqual(before);
+    // an override on the default connection is the operator's to make; an admin may name one
+    expect((await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: { payload: { sql: 'select 2' } } })).status).toBe(201);
+    expect((await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: admin, params, body: { payload: steal } })).status).toBe(201);
+  });
+
   it('on an admin\'s shell job an operator may change the schedule and pause, but not the command (edit, DAG, rollback, restore, Run now override)', async () => {
     const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { ...shellJob('admin.shell'), payload: { command: ['/bin/echo', 'hi'] } } });
     expect(created.status).toBe(201);
