@@ -267,7 +267,8 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
             key: idemKey,
             operation: opts.operation,
             hash: requestHash(req.method, url.pathname + url.search, rawText),
-            actorName: actor.name,
+            // who may replay: the actor's kind and id (a token's name or a display name can be shared)
+            actorKey: `${actor.kind}:${actor.id}`,
             now,
           },
           async (tx) => {

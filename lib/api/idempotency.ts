@@ -6,7 +6,8 @@
  * crash can never leave a change without its stored response or vice versa.
  * Concurrent requests with one key are serialised by a transaction-scoped
  * advisory lock on the key. A repeat with the same request hash (sha256 of
- * method, path and body) replays the stored status and body; a different hash
+ * method, path and body) by the same actor (actorKey: its kind and id, never a
+ * name two actors could share) replays the stored status and body; a different hash
  * (or another actor) is DomainError('idempotency_mismatch') -> 422. Failed
  * operations (any thrown error) roll back and store nothing, so the client may
  * retry with the same key. Keys older than 24 h are ignored and overwritten,
@@ -27,10 +28,10 @@ export function requestHash(method: string, path: string, body: string): string 
 
 export async function withIdempotency(
   db: Db,
-  opts: { key: string; operation: string; hash: string; actorName: string; now?: Date },
+  opts: { key: string; operation: string; hash: string; actorKey: string; now?: Date },
   run: (tx: Prisma.TransactionClient) => Promise<StoredResponse & { resourceId?: string | null }>,
 ): Promise<StoredResponse & { replayed: boolean }> {
-  const { key, operation, hash, actorName } = opts;
+  const { key, operation, hash, actorKey } = opts;
   const now = opts.now ?? new Date();
   if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new DomainError('validation', `Idempotency-Key must be 1..${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, {
@@ -42,7 +43,7 @@ export async function withIdempotency(
     const existing = await tx.idempotencyKey.findUnique({ where: { key } });
     const fresh = existing && now.getTime() - existing.createdAt.getTime() < IDEMPOTENCY_TTL_MS;
     if (existing && fresh) {
-      if (existing.requestHash !== hash || existing.createdBy !== actorName) {
+      if (existing.requestHash !== hash || existing.createdBy !== actorKey) {
         throw new DomainError(
           'idempotency_mismatch',
           'This Idempotency-Key was already used with a different request; use a new key',
@@ -58,7 +59,7 @@ export async function withIdempotency(
       requestHash: hash,
       statusCode: result.status,
       response: (result.body ?? null) as Prisma.InputJsonValue,
-      createdBy: actorName,
+      createdBy: actorKey,
       createdAt: now,
     };
     await tx.idempotencyKey.upsert({ where: { key }, create: { key, ...data }, update: data });

@@ -13,7 +13,7 @@ export type Actor = {
   kind: 'user' | 'token' | 'system';
   /** user id, api token id ('env' for TICKFLOW_API_TOKEN), or 'system' */
   id: string;
-  /** what is written into created_by / updated_by / triggered_by: user email, `token:<name>`, 'system' */
+  /** what is written into created_by / updated_by / triggered_by: user email, `token:<name> (<owner email>)` (`token:env` for TICKFLOW_API_TOKEN), 'system' */
   name: string;
   role: Role;
   /** tokens: the user who owns the token (null for TICKFLOW_API_TOKEN) */

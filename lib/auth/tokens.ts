@@ -144,5 +144,7 @@ export async function checkApiToken(db: Db, raw: string | null | undefined, now 
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
   }
-  return { actor: { kind: 'token', id: row.id, name: `token:${row.name}`, role, ownerId: row.userId } };
+  // The name is what history columns keep (created_by, triggered_by, audit): the owner's email with the
+  // token's name, since token names are not unique and a history must say whose hand it was.
+  return { actor: { kind: 'token', id: row.id, name: `token:${row.name} (${row.user.email})`, role, ownerId: row.userId } };
 }

@@ -10,7 +10,7 @@ import { SCOPE_OF_ROLE } from '../../lib/auth/scopes.ts';
 import { createApiToken } from '../../lib/auth/tokens.ts';
 import { createUser } from '../../lib/auth/users.ts';
 import type { Db } from '../../lib/db.ts';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { offerHandlers, useTestDatabase, type TestDatabase } from './db.ts';
 
 export type RouteHandler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -67,4 +67,12 @@ export function useRestFixture(handlers: string[], ready: (f: RestFixture) => vo
     const { getDb } = await import('../../lib/db.ts');
     await getDb().$disconnect();
   });
+}
+
+/**
+ * Matches what history columns keep for a token's action: `token:<name> (<owner email>)`
+ * (lib/auth/tokens.ts checkApiToken): the token's name and whose token it is.
+ */
+export function byToken(name: string): unknown {
+  return expect.stringMatching(new RegExp(`^token:${name} \\([^\\s()]+@[^\\s()]+\\)$`));
 }

@@ -19,7 +19,7 @@ import { endSilence } from '../../lib/alarms/end-silence.ts';
 import { listSilences } from '../../lib/alarms/list-silences.ts';
 import { acknowledgeAlarm } from '../../lib/alarms/acknowledge-alarm.ts';
 import { sendTestAlarm } from '../../lib/alarms/send-test-alarm.ts';
-import { call } from '../helpers/rest.ts';
+import { call, byToken } from '../helpers/rest.ts';
 import { userToken } from '../helpers/rest.ts';
 
 const T0 = new Date('2026-03-01T10:00:00.000Z');
@@ -171,7 +171,7 @@ describe('REST', () => {
 
     const r1 = await call(ack, 'POST', `/api/v1/alarms/${a!.id}/acknowledge`, { token: op, params: { id: a!.id }, body: { note: 'mine' } });
     expect(r1.status).toBe(200);
-    expect(r1.json).toMatchObject({ id: a!.id, ackNote: 'mine', acknowledgedBy: 'token:rest-op' });
+    expect(r1.json).toMatchObject({ id: a!.id, ackNote: 'mine', acknowledgedBy: byToken('rest-op') });
     expect((await call(ack, 'POST', `/api/v1/alarms/${a!.id}/acknowledge`, { token: op, params: { id: a!.id } })).status).toBe(409);
 
     const bad = await call(silence, 'POST', '/api/v1/alarms/silences', { token: op, body: { jobId: jobA, durationMinutes: 0 } });
@@ -188,7 +188,7 @@ describe('REST', () => {
     expect(listed.json.items.map((x: { id: string }) => x.id)).toEqual([made.json.id]);
     const ended = await call(unsilence, 'DELETE', `/api/v1/alarms/silences/${made.json.id}`, { token: op, params: { id: made.json.id } });
     expect(ended.status).toBe(200);
-    expect(ended.json).toMatchObject({ active: false, endedBy: 'token:rest-op' });
+    expect(ended.json).toMatchObject({ active: false, endedBy: byToken('rest-op') });
     expect((await call(list, 'GET', '/api/v1/alarms/silences', { token: view })).json.items).toEqual([]);
     expect((await call(unsilence, 'DELETE', '/api/v1/alarms/silences/x', { token: op, params: { id: 'x' } })).status).toBe(404);
   });

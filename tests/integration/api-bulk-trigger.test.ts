@@ -8,7 +8,7 @@ import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
 import { claimTasks, completeTask, triggerRuns } from '../../lib/engine/index.ts';
 import type { TestDatabase } from '../helpers/db.ts';
-import { call, useRestFixture } from '../helpers/rest.ts';
+import { call, useRestFixture, byToken } from '../helpers/rest.ts';
 import { insertJob } from './worker-fixtures.ts';
 
 describe('bulk trigger', () => {
@@ -34,7 +34,7 @@ describe('bulk trigger', () => {
     expect(r.status).toBe(201);
     expect(r.json.runs).toHaveLength(300);
     expect(r.json.runs.map((x: { params: { i: number } }) => x.params.i)).toEqual(body.runs.map((x) => x.payload.i));
-    expect(r.json.runs[0]).toMatchObject({ jobId: id, trigger: 'api', triggeredBy: 'token:ops', status: 'pending', outcome: 'started' });
+    expect(r.json.runs[0]).toMatchObject({ jobId: id, trigger: 'api', triggeredBy: byToken('ops'), status: 'pending', outcome: 'started' });
     expect(r.json.runs[1]).toMatchObject({ outcome: 'queued', reason: `queued: waiting for run ${r.json.runs[0].id} (serial_execution)` });
     const tasks = await t.pool.query(`SELECT t.payload, r.id AS run_id FROM tasks t JOIN runs r ON r.id = t.run_id WHERE r.job_id = $1`, [id]);
     expect(tasks.rows).toHaveLength(300);

@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
-import { call, useRestFixture, type CallResult, type RouteHandler } from '../helpers/rest.ts';
+import { call, useRestFixture, type CallResult, type RouteHandler, byToken } from '../helpers/rest.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { PEER_ADDRESS_HEADER } from '../../lib/auth/client-address.ts';
 import * as health from '../../app/api/v1/health/route.ts';
@@ -409,7 +409,7 @@ describe('REST contract /api/v1', () => {
       }
       await call(job.DELETE, 'DELETE', `/api/v1/jobs/${j.id}`, { token: operator, params: { id: j.id } });
       const b = await call(bin.GET, 'GET', `/api/v1/recycle-bin?q=${j.key}`, { token: viewer });
-      expect(b.json.items).toEqual([expect.objectContaining({ id: j.id, deletedBy: 'token:ops' })]);
+      expect(b.json.items).toEqual([expect.objectContaining({ id: j.id, deletedBy: byToken('ops') })]);
       expectField(await call(bin.GET, 'GET', '/api/v1/recycle-bin?limit=abc', { token: viewer }), 'limit');
       expectField(await call(bin.GET, 'GET', '/api/v1/recycle-bin?cursor=zzz', { token: viewer }), 'cursor');
     });
@@ -463,7 +463,7 @@ describe('REST contract /api/v1', () => {
       expect((await call(pause.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { reason: 'maintenance' } })).json.status).toBe('paused');
       expect((await call(resume.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id } })).json.status).toBe('active');
       const d = await call(job.DELETE, 'DELETE', '/api/v1/x', { token: operator, params: { id: j.id }, body: { reason: 'obsolete' } });
-      expect(d.json).toMatchObject({ deletedBy: 'token:ops' });
+      expect(d.json).toMatchObject({ deletedBy: byToken('ops') });
       // purge refuses a live job; restore refuses a live job
       const live = await create(cronJob(uniq('live')));
       expect((await call(purge.DELETE, 'DELETE', '/api/v1/x', { token: operator, params: { id: live.id } })).status).toBe(409);

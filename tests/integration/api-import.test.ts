@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
-import { userToken } from '../helpers/rest.ts';
+import { userToken, byToken } from '../helpers/rest.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
@@ -150,7 +150,7 @@ describe('importCrontab', () => {
     const r = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest' }, headers);
     expect(r.status).toBe(201);
     expect(r.json.created).toHaveLength(3);
-    expect(r.json.created[0]).toMatchObject({ status: 'paused', createdBy: 'token:ops' });
+    expect(r.json.created[0]).toMatchObject({ status: 'paused', createdBy: byToken('ops') });
     expect(r.json.skipped).toEqual([
       { line: 6, text: '@reboot /usr/bin/warmup', reason: expect.stringMatching(/@reboot/) },
       { line: 7, text: '61 * * * * /bin/bad-minute', reason: expect.stringMatching(/invalid schedule/) },

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
-import { call, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
+import { byToken, call, userToken, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -33,6 +33,7 @@ import * as users from '../../app/api/v1/users/route.ts';
 import * as user from '../../app/api/v1/users/[id]/route.ts';
 import * as tokens from '../../app/api/v1/tokens/route.ts';
 import * as token from '../../app/api/v1/tokens/[id]/route.ts';
+import * as resetPassword from '../../app/api/v1/users/[id]/password/route.ts';
 import * as openapi from '../../app/api/v1/openapi.json/route.ts';
 
 
@@ -105,7 +106,7 @@ describe('REST /api/v1', () => {
   it('creates, lists, gets, patches (409 on stale version), deletes, restores and purges', async () => {
     const c = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('report.daily') });
     expect(c.status).toBe(201);
-    expect(c.json).toMatchObject({ key: 'report.daily', status: 'active', version: 1, createdBy: 'token:ops', schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' } });
+    expect(c.json).toMatchObject({ key: 'report.daily', status: 'active', version: 1, createdBy: byToken('ops'), schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Asia/Shanghai' } });
     expect(c.json.steps).toEqual([expect.objectContaining({ key: 'main', handler: 'builtin.echo', payload: { x: 1 } })]);
     expect(c.json.nextRunAt).toMatch(/T18:00:00\.000Z$/);
     const id = c.json.id;
@@ -239,15 +240,28 @@ describe('REST /api/v1', () => {
     expect(x.json.id).toBe(y.json.id);
     expect([x.headers.get('idempotent-replayed'), y.headers.get('idempotent-replayed')].sort()).toEqual([null, 'true'].sort());
     expect(await t.db.job.count({ where: { key: 'idem.race' } })).toBe(1);
-    // another caller cannot replay someone else's key
+    // another caller cannot replay someone else's key, not even with a token of the same name
     expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } })).status).toBe(422);
+    const twin = await userToken(t.db, 'operator', 'ops');
+    const stolen = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: twin, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } });
+    expect([stolen.status, stolen.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    // an answer carrying a secret is never stored: a generated password is not kept for a replay
+    const target = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'reset@example.com', password: 'longenough', role: 'viewer' } });
+    const reset1 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: {}, headers: { 'idempotency-key': 'reset-k1' } });
+    expect(reset1.status).toBe(200);
+    expect(reset1.json.password).toEqual(expect.any(String));
+    expect(await t.db.idempotencyKey.count({ where: { key: 'reset-k1' } })).toBe(0);
+    const reset2 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: {}, headers: { 'idempotency-key': 'reset-k1' } });
+    expect(reset2.headers.get('idempotent-replayed')).toBeNull();
+    expect(reset2.json.password).not.toBe(reset1.json.password);
     // a failed request stores nothing: the same key may be retried
     const bad = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('idem.2'), name: '' }, headers: { 'idempotency-key': 'k2' } });
     expect(bad.status).toBe(400);
     const ok = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.2'), headers: { 'idempotency-key': 'k2b' } });
     expect(ok.status).toBe(201);
     const row = await t.db.idempotencyKey.findUniqueOrThrow({ where: { key: 'create-idem-1' } });
-    expect(row).toMatchObject({ statusCode: 201, createdBy: 'token:ops', resourceId: a.json.id });
+    // the owner of a stored answer is the token itself (kind and id), not a name another token could share
+    expect(row).toMatchObject({ statusCode: 201, createdBy: expect.stringMatching(/^token:[0-9a-f-]{36}$/), resourceId: a.json.id });
     expect(await t.db.idempotencyKey.count({ where: { key: 'k2' } })).toBe(0);
     // PATCH replay: the second identical PATCH is not a 409
     const id = a.json.id;
@@ -267,7 +281,7 @@ describe('REST /api/v1', () => {
     const headers = { 'idempotency-key': 'trig-1' };
     const tr = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, body: { payload: { y: 2 } }, headers });
     expect(tr.status).toBe(201);
-    expect(tr.json).toMatchObject({ jobId: id, trigger: 'api', triggeredBy: 'token:ops' });
+    expect(tr.json).toMatchObject({ jobId: id, trigger: 'api', triggeredBy: byToken('ops') });
     const again = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, body: { payload: { y: 2 } }, headers });
     expect(again.json.id).toBe(tr.json.id);
     expect(await t.db.run.count({ where: { jobId: id } })).toBe(1);

@@ -12,7 +12,7 @@ import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts'
 import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
 import { listJobAudit } from '../../lib/jobs/list-job-audit.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
-import { call, useRestFixture } from '../helpers/rest.ts';
+import { call, useRestFixture, byToken } from '../helpers/rest.ts';
 import * as backfillRoute from '../../app/api/v1/jobs/[id]/backfill/route.ts';
 import * as backfillPreviewRoute from '../../app/api/v1/jobs/[id]/backfill/preview/route.ts';
 import * as auditRoute from '../../app/api/v1/jobs/[id]/audit/route.ts';
@@ -328,6 +328,6 @@ describe('REST', () => {
 
     const audit = await call(auditRoute.GET, 'GET', '/api/v1/x', { token: tokens.viewer, params: { id: jobId } });
     expect(audit.status).toBe(200);
-    expect(audit.json.items.map((a: { action: string; actor: string }) => [a.action, a.actor])).toEqual([['backfill', 'token:ops']]);
+    expect(audit.json.items.map((a: { action: string; actor: string }) => [a.action, a.actor])).toEqual([['backfill', byToken('ops')]]);
   });
 });

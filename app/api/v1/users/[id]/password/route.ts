@@ -8,9 +8,10 @@ export const dynamic = 'force-dynamic';
 
 /**
  * POST /api/v1/users/:id/password { password? } (admin) -> { user, password? }: sets the given
- * password or generates one (returned once); the user's sessions end.
+ * password or generates one (returned once); the user's sessions end. No Idempotency-Key
+ * replay: the stored response would keep a generated password in clear for a day.
  */
-export const POST = rest({ operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput }, ({ db, params, body, actor }) => {
+export const POST = rest({ operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput, idempotency: false }, ({ db, params, body, actor }) => {
   if (!isUuid(params.id)) throw new DomainError('not_found', `User ${params.id} not found`);
   return resetUserPassword(db, params.id, body, actor);
 });
