@@ -73,3 +73,17 @@ test('draining the last online worker asks for confirmation naming the consequen
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(online).toContainText('online');
 });
+
+test('a system job cannot be deleted: its Delete is disabled with the reason, and the API refuses it', async ({ page }) => {
+  const list = await api<{ items: { id: string; key: string }[] }>('GET', '/jobs?q=system.retention');
+  const retention = list.items.find((j) => j.key === 'system.retention')!;
+  expect(retention).toBeTruthy();
+  await login(page);
+  await page.goto(`/jobs/${retention.id}`);
+  const remove = page.getByRole('button', { name: 'Delete' });
+  await expect(remove).toBeDisabled();
+  const described = await remove.getAttribute('aria-describedby');
+  await expect(page.locator(`[id="${described}"]`)).toContainText('System jobs cannot be deleted: system.retention keeps Tickflow running');
+  // the admin token too
+  await expect(api('DELETE', `/jobs/${retention.id}`)).rejects.toThrow(/-> 403: .*System jobs cannot be deleted/);
+});

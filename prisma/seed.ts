@@ -171,8 +171,9 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
       messages.push(`seeded demo jobs: ${seeded.join(', ')}`);
     }
     // System jobs (retention, idempotency cleanup, recycle-bin purge, stats check) are
-    // part of the product, not demo data: ensured on every start, never recreated once
-    // an operator deleted one (ensureSystemJobs remembers what it seeded).
+    // part of the product, not demo data: ensured on every start, seeded once
+    // (ensureSystemJobs remembers what it seeded); no user may delete one
+    // (lib/jobs/handler-permissions.ts deleteRefusal), only pause it.
     const system = await ensureSystemJobs(db);
     if (system.length) messages.push(`created system jobs: ${system.join(', ')}`);
     return { messages, seeded };

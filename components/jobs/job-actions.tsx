@@ -1,6 +1,7 @@
 'use client';
 
 import * as React from 'react';
+import { DisabledReason } from '../ui/disabled-reason';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { Pause, Pencil, Play, Trash2, Zap } from 'lucide-react';
@@ -27,6 +28,8 @@ export type JobActionsProps = {
   pause: (id: string) => Promise<R<unknown>>;
   resume: (id: string) => Promise<R<unknown>>;
   remove: (id: string) => Promise<R<unknown>>;
+  /** why this job may not be deleted (lib/jobs/handler-permissions.ts deleteRefusal), or null */
+  deleteLock?: string | null;
 };
 
 /**
@@ -34,7 +37,7 @@ export type JobActionsProps = {
  * Resume, Edit, Delete (confirm). Viewers see every control disabled with a tooltip.
  * Run now opens the new run's page so the operator can watch it.
  */
-export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, resume, remove }: JobActionsProps) {
+export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, resume, remove, deleteLock = null }: JobActionsProps) {
   const router = useRouter();
   const { toast } = useToast();
   const [busy, setBusy] = React.useState<string | null>(null);
@@ -137,23 +140,25 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
         </Button>
       </RoleGate>
       <RoleGate>
-        <ConfirmDialog
-          trigger={
-            <Button variant="danger-outline" disabled={!!busy}>
-              <Trash2 /> Delete
-            </Button>
-          }
-          title={`Delete ${jobKey}?`}
-          description="The job moves to the recycle bin: it stops firing and its key becomes free. You can restore it from the bin; runs and logs are kept."
-          confirmLabel="Delete"
-          onConfirm={async () => {
-            const r = await remove(jobId);
-            if (r.ok) {
-              toast({ kind: 'success', title: `${jobKey} moved to the recycle bin` });
-              router.push('/jobs');
-            } else toast({ kind: 'error', title: 'Delete failed', description: r.error });
-          }}
-        />
+        <DisabledReason reason={deleteLock}>
+          <ConfirmDialog
+            trigger={
+              <Button variant="danger-outline" disabled={!!busy}>
+                <Trash2 /> Delete
+              </Button>
+            }
+            title={`Delete ${jobKey}?`}
+            description="The job moves to the recycle bin: it stops firing and its key becomes free. You can restore it from the bin; runs and logs are kept."
+            confirmLabel="Delete"
+            onConfirm={async () => {
+              const r = await remove(jobId);
+              if (r.ok) {
+                toast({ kind: 'success', title: `${jobKey} moved to the recycle bin` });
+                router.push('/jobs');
+              } else toast({ kind: 'error', title: 'Delete failed', description: r.error });
+            }}
+          />
+        </DisabledReason>
       </RoleGate>
     </div>
   );

@@ -131,3 +131,43 @@ export function assertMayChangeCommand(
     { handler: p.handler, needs: p.level },
   );
 }
+
+/**
+ * Why the actor may not delete (or purge) a job, or null when it may: a user may not delete a
+ * system job (a job with a `system.*` step). The system creates each one once
+ * (lib/system-jobs/definitions.ts ensureSystemJobs) and only the system may put one back, so a
+ * deleted one would be gone for good, and with it partition creation, retention or the
+ * recycle-bin purge. Pausing stops one and is undone by resume. The console shows the same text
+ * beside a disabled Delete.
+ */
+export function deleteRefusal(actor: Pick<Actor, 'kind'>, command: JobCommand, what: 'delete' | 'purge' = 'delete'): { message: string; handler: string } | null {
+  if (actor.kind === 'system') return null;
+  const sys = command.steps.find((s) => s.handler.startsWith('system.'));
+  if (!sys) return null;
+  return {
+    handler: sys.handler,
+    message: `System jobs cannot be ${what === 'delete' ? 'deleted' : 'purged'}: ${sys.handler} keeps Tickflow running and only the system creates it. Pause it to stop it; resume undoes that.`,
+  };
+}
+
+/**
+ * Refuses what deleteRefusal refuses.
+ * @throws DomainError('forbidden') naming the handler.
+ */
+export function assertMayDeleteJob(actor: Actor, command: JobCommand, what: 'delete' | 'purge' = 'delete'): void {
+  const refusal = deleteRefusal(actor, command, what);
+  if (refusal) throw new DomainError('forbidden', refusal.message, { handler: `${refusal.handler} belongs to a system job` });
+}
+
+/**
+ * Refuses a restore the actor may not make: bringing a job back puts its command back, the rule
+ * of creating it (assertMayChangeCommand with no before). A system job comes back as the system
+ * made it (no user can have changed its command), so an admin may restore one deleted before
+ * system jobs could not be deleted.
+ * @throws DomainError('forbidden') as assertMayChangeCommand.
+ */
+export function assertMayRestoreJob(actor: Actor, command: JobCommand): void {
+  const systemOnly = command.steps.length > 0 && command.steps.every((s) => s.handler.startsWith('system.'));
+  if (systemOnly && (actor.kind === 'system' || actor.role === 'admin')) return;
+  assertMayChangeCommand(actor, null, command, { what: 'restore' });
+}

@@ -4,7 +4,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import { computeNextRunAt } from './job-input.ts';
 import type { JobView } from './job-view.ts';
 import { loadGraph, lockJob, mapDbError, recordVersion } from './store.ts';
-import { assertMayChangeCommand } from './handler-permissions.ts';
+import { assertMayRestoreJob } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
 
 /**
@@ -20,8 +20,7 @@ export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reaso
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, id, 'only');
       const graph = await loadGraph(tx, job);
-      // bringing a job back puts its command back: the same rule as creating it
-      assertMayChangeCommand(actor, null, { steps: graph.steps.map(stepView), jobPayload: job.payload }, { what: 'restore' });
+      assertMayRestoreJob(actor, { steps: graph.steps.map(stepView), jobPayload: job.payload });
       const other = await tx.job.findFirst({ where: { key: job.key, deletedAt: null } });
       if (other) {
         throw new DomainError(

@@ -9,7 +9,7 @@ export const SYSTEM_HANDLERS = {
   statsCheck: 'system.stats-check',
 } as const;
 
-/** settings row remembering which system jobs were seeded, so a job an operator deleted is not re-created on the next start. */
+/** settings row remembering which system jobs were seeded, so one deleted (by the system; users cannot, lib/jobs/handler-permissions.ts deleteRefusal) is not re-created on the next start. */
 export const SYSTEM_JOBS_SETTING = 'system_jobs.seeded';
 
 const common = {

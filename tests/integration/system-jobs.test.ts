@@ -5,9 +5,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
-import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { deleteJob } from '../../lib/jobs/delete-job.ts';
+import { purgeJob } from '../../lib/jobs/purge-job.ts';
+import { restoreJob } from '../../lib/jobs/restore-job.ts';
 import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
 import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
 import { deleteExpiredIdempotencyKeys } from '../../lib/system-jobs/idempotency-cleanup.ts';
@@ -109,11 +111,23 @@ describe('other system jobs', () => {
       expect(j.nextRunAt).not.toBeNull();
       expect(j.steps.map((s) => s.handler)).toEqual([j.key]);
     }
-    // an operator deletes one: the next start does not bring it back
+    // No user may delete one: only the system creates it, so a deleted one would be gone for good
+    // (restore needs the system, and the next start does not re-create a job it seeded).
     const stats = jobs.find((j) => j.key === SYSTEM_HANDLERS.statsCheck)!;
+    const operator: Actor = { kind: 'user', id: 'op', name: 'op@example.com', role: 'operator' };
+    const admin: Actor = { kind: 'user', id: 'ad', name: 'ad@example.com', role: 'admin' };
+    for (const who of [operator, admin]) {
+      await expect(deleteJob(t.db, stats.id, who, {}, NOW)).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/^System jobs cannot be deleted: system\.stats-check keeps Tickflow running.*Pause it to stop it/) });
+    }
+    expect(await t.db.job.count({ where: { key: SYSTEM_HANDLERS.statsCheck, deletedAt: null } })).toBe(1);
+    // One deleted before this rule (here by the system itself) is not re-created; an admin may
+    // restore it (its command is the system's own), an operator may not, and no user may purge it.
     await deleteJob(t.db, stats.id, SYSTEM_ACTOR, {}, NOW);
     expect(await ensureSystemJobs(t.db, NOW)).toEqual([]);
     expect(await t.db.job.count({ where: { key: SYSTEM_HANDLERS.statsCheck, deletedAt: null } })).toBe(0);
+    await expect(purgeJob(t.db, stats.id, admin)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(restoreJob(t.db, stats.id, operator, {}, NOW)).rejects.toMatchObject({ code: 'forbidden' });
+    expect((await restoreJob(t.db, stats.id, admin, {}, NOW)).deletedAt).toBeNull();
   });
 
   it('system.recycle-bin-purge runs through the engine and purges jobs deleted long ago', async () => {

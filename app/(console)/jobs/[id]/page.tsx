@@ -30,7 +30,7 @@ import { JobCalendarPanel } from '@/components/runs/job-calendar-panel';
 import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
 import { scheduleSummary } from '@/components/jobs/schedule-summary';
 import { JobGraphPanel } from './graph-panel';
-import { configuredPrivilegedHandlers, mayUsePrivilege, stepPrivilege } from '@/lib/jobs/handler-permissions';
+import { configuredPrivilegedHandlers, deleteRefusal, mayUsePrivilege, stepPrivilege } from '@/lib/jobs/handler-permissions';
 import { getStatsChartData } from '@/lib/stats/chart-data';
 import { JobStatsPanel } from '@/components/charts/job-stats-panel';
 import { loadHandlerCatalogueFor } from '../handler-names';
@@ -100,7 +100,7 @@ export default async function JobPage({ params, searchParams }: Props) {
         actions={
           <>
             {job.deletedAt ? <DeletedJobActions jobId={job.id} jobKey={job.key} restore={restoreJobAction} purge={purgeJobAction} /> : <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />}
-            <JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} />
+            <JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} deleteLock={deleteRefusal(actor, { steps: job.steps, jobPayload: job.payload })?.message ?? null} />
           </>
         }
       />
