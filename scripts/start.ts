@@ -186,8 +186,7 @@ async function shutdown(reason: string): Promise<never> {
   // A stop during start-up waits for the embedded server to finish starting, then stops it.
   const db = database ?? (await databaseStarting);
   if (db?.embedded) {
-    await db.stop();
-    say('embedded database stopped');
+    say(`embedded database stopped (${await db.stop()})`);
   }
   say('stopped');
   process.exit(stopMode === 'now' ? 130 : exitCode);

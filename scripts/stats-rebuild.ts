@@ -33,7 +33,7 @@ function listening(port: number): Promise<boolean> {
  * .tickflow/database-url); else start the embedded server just for this
  * command. Never starts/stops a server that something else is using.
  */
-async function openDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+async function openDatabase(): Promise<{ url: string; stop(): Promise<unknown> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
   const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
   const local = databaseUrlFromEnvOrLocal();

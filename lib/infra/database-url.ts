@@ -11,7 +11,8 @@ import { ensureDatabase, withDatabase } from './migrate.ts';
 export interface ResolvedDatabase {
   url: string;
   embedded: boolean;
-  stop(): Promise<void>;
+  /** stops an embedded server, resolving to how it ended ('' for a server that is not ours) */
+  stop(): Promise<string>;
 }
 
 /** Default port of the embedded server: away from a system PostgreSQL on 5432. */
@@ -24,7 +25,7 @@ export const DEFAULT_EMBEDDED_PORT = 54329;
  */
 export async function resolveDatabase(log: (line: string) => void): Promise<ResolvedDatabase> {
   if (process.env.DATABASE_URL) {
-    return { url: process.env.DATABASE_URL, embedded: false, stop: async () => undefined };
+    return { url: process.env.DATABASE_URL, embedded: false, stop: async () => '' };
   }
   const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
   const dataDir = path.resolve(dataRoot(), 'pgdata');

@@ -28,7 +28,8 @@ export interface EmbeddedOptions {
 export interface EmbeddedServer {
   /** URL of the `postgres` maintenance database on the embedded server */
   adminUrl: string;
-  stop(): Promise<void>;
+  /** stops the server (stopServer); resolves to how it ended, for the stop log */
+  stop(): Promise<string>;
 }
 
 const USER = 'postgres';
@@ -185,16 +186,33 @@ const FAST_STOP_MS = 15_000;
  * finish a fast shutdown (SIGINT) in FAST_STOP_MS gets an immediate shutdown
  * (SIGQUIT; see the PostgreSQL docs, "Shutting Down the Server"), and SIGKILL
  * 5 s after that.
+ * @returns how it ended, in words: `fast shutdown, exit 0`; `immediate shutdown after 15 s, exit 0`;
+ *   `killed by SIGKILL after 20 s`; `had already exited (exit 1)`. An operator reading the stop
+ *   log learns from it whether the next start will have crash recovery to do.
  */
-async function stopServer(server: InstanceType<typeof EmbeddedPostgresClass>): Promise<void> {
+async function stopServer(server: InstanceType<typeof EmbeddedPostgresClass>): Promise<string> {
   const child = (server as unknown as { process?: ChildProcess }).process;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  if (!child) return 'not running';
+  if (child.exitCode !== null || child.signalCode !== null) return `had already exited (${endOf(child)})`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void server.stop().catch(() => undefined);
+  let how = 'fast shutdown';
   const timers = [
-    setTimeout(() => child.kill('SIGQUIT'), FAST_STOP_MS),
-    setTimeout(() => child.kill('SIGKILL'), FAST_STOP_MS + 5_000),
+    setTimeout(() => {
+      how = `immediate shutdown after ${FAST_STOP_MS / 1000} s`;
+      child.kill('SIGQUIT');
+    }, FAST_STOP_MS),
+    setTimeout(() => {
+      how = `killed after ${FAST_STOP_MS / 1000 + 5} s`;
+      child.kill('SIGKILL');
+    }, FAST_STOP_MS + 5_000),
   ];
   await exited;
   for (const timer of timers) clearTimeout(timer);
+  return `${how}, ${endOf(child)}`;
+}
+
+/** `exit N` or `killed by SIGNAL` of an exited child. */
+function endOf(child: ChildProcess): string {
+  return child.signalCode ? `killed by ${child.signalCode}` : `exit ${child.exitCode}`;
 }

@@ -9,7 +9,7 @@ import { withDatabase } from '../../lib/infra/migrate.ts';
 
 export interface TestServer {
   adminUrl: string;
-  stop(): Promise<void>;
+  stop(): Promise<unknown>;
 }
 
 export async function startTestServer(): Promise<TestServer> {

@@ -201,6 +201,8 @@ async function expectOrderlyStop(stack: Stack, runId: string, since: number, npm
   expect(out).toMatch(/"drained":true/);
   expect(stopSequence(out)).toEqual(['[tickflow] worker stopped', '[tickflow] console stopped', '[tickflow] embedded database stopped', '[tickflow] stopped']);
   expect(out).toMatch(/\[tickflow\] worker stopped \(exit 0\)/);
+  // the database says how it ended too: a fast shutdown leaves no crash recovery for the next start
+  expect(out).toMatch(/\[tickflow\] embedded database stopped \(fast shutdown, exit 0\)/);
   // a console that stopped on the launcher's SIGTERM says so, not a bare exit code
   expect(out).toMatch(/\[tickflow\] console stopped \((exit 0|exit 143: stopped on SIGTERM)\)/);
   // the 4 s task, then the console and the database: well inside the grace period
