@@ -1,5 +1,6 @@
 import type { Db } from '../db.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
+import { redactAlarmTarget } from './redact-target.ts';
 
 /** One alarm row as the console and REST show it (instants ISO-8601 UTC). */
 export interface AlarmView {
@@ -11,6 +12,7 @@ export interface AlarmView {
   type: AlarmType;
   level: string;
   channel: 'webhook' | 'email' | 'log';
+  /** where it goes; a webhook URL only as its origin (redact-target.ts) */
   target: string;
   status: AlarmStatus;
   count: number;
@@ -46,7 +48,7 @@ function toAlarmView(r: AlarmRow): AlarmView {
     type: r.type as AlarmType,
     level: r.level,
     channel: r.channel,
-    target: r.target,
+    target: redactAlarmTarget(r.channel, r.target),
     status: r.status as AlarmStatus,
     count: r.count,
     attempts: r.attempts,

@@ -194,7 +194,9 @@ export type RoutingInput = z.output<typeof RoutingInput>;
 export const AlarmChannelInput = z
   .strictObject({ type: z.enum(['webhook', 'email', 'log']), target: str().trim().max(500).default('') })
   .superRefine((c, ctx) => {
-    if (c.type === 'webhook' && !/^https?:\/\/\S+$/i.test(c.target)) {
+    // the pattern, then the WHATWG URL parser the delivery uses (`http://[zz` passes the first): a target
+    // refused here is one that could never be delivered
+    if (c.type === 'webhook' && (!/^https?:\/\/\S+$/i.test(c.target) || !URL.canParse(c.target))) {
       ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must be an http(s) URL' });
     }
     if (c.type === 'email' && !/^[^\s@]+@[^\s@]+$/.test(c.target)) {

@@ -370,6 +370,8 @@ describe('engine source rows, node offline, test alarms', () => {
     const operator: Actor = { kind: 'user', id: 'o', name: 'operator@tickflow.test', role: 'operator' };
     await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: hook.url } }, viewer, T0)).rejects.toMatchObject({ code: 'forbidden' });
     await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'not a url' } }, operator, T0)).rejects.toMatchObject({ code: 'validation' });
+    // matches the http(s) pattern but is no URL the delivery could parse
+    await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'http://[zz' } }, operator, T0)).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': 'Webhook target must be an http(s) URL' } });
     const a = await sendTestAlarm(t.db, { channel: { type: 'webhook', target: hook.url } }, operator, T0);
     const b = await sendTestAlarm(t.db, { channel: { type: 'webhook', target: hook.url } }, operator, at(1));
     expect(a.id).not.toBe(b.id);
@@ -381,6 +383,9 @@ describe('engine source rows, node offline, test alarms', () => {
     const listed = await listAlarms(t.db, { status: 'sent' });
     expect(listed.items).toHaveLength(2);
     expect(listed.items[0].message).toContain('test alarm');
+    // every role reads alarms: the webhook URL's path (often its credential) is not shown, only its origin
+    expect(listed.items[0].target).toBe(`${new URL(hook.url).origin}/…`);
+    expect(JSON.stringify(listed)).not.toContain(hook.url);
     expect((await listAlarms(t.db, { status: 'failed' })).items).toHaveLength(0);
   });
 });
