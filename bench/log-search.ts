@@ -16,7 +16,8 @@ import { withBenchDatabase } from './bench-db.ts';
 import pg from 'pg';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { createPrismaClient } from '../lib/db.ts';
-import { containsPattern, searchTaskLogLines } from '../lib/task-logs/index.ts';
+import { searchTaskLogLines } from '../lib/task-logs/index.ts';
+import { containsPattern } from '../lib/api/like.ts';
 
 const SEED_SQL = `
 INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, job_id, level, stream, text, fields)

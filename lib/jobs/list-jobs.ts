@@ -6,6 +6,7 @@ import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cur
 import { DomainError } from '../errors.ts';
 import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
+import { escapeLike } from '../api/like.ts';
 
 type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
 const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
@@ -67,7 +68,7 @@ export async function listJobs(db: Db, rawQuery: unknown, actor: Actor): Promise
   const cursorTag = `jobs:${sort}:${dir}`;
   const and: Prisma.JobWhereInput[] = [{ deletedAt: null }];
   if (q.q) {
-    and.push({ OR: [{ key: { contains: q.q, mode: 'insensitive' } }, { name: { contains: q.q, mode: 'insensitive' } }] });
+    and.push({ OR: [{ key: { contains: escapeLike(q.q), mode: 'insensitive' } }, { name: { contains: escapeLike(q.q), mode: 'insensitive' } }] });
   }
   if (q.status?.length) and.push({ status: { in: q.status } });
   if (q.scheduleKind?.length) and.push({ scheduleKind: { in: q.scheduleKind } });
@@ -101,7 +102,7 @@ export async function listRecycleBin(db: Db, rawQuery: unknown, actor: Actor): P
   const q = parseOrThrow(ListRecycleBinQuery, rawQuery ?? {});
   const limit = q.limit ?? 50;
   const and: Prisma.JobWhereInput[] = [{ deletedAt: { not: null } }];
-  if (q.q) and.push({ OR: [{ key: { contains: q.q, mode: 'insensitive' } }, { name: { contains: q.q, mode: 'insensitive' } }] });
+  if (q.q) and.push({ OR: [{ key: { contains: escapeLike(q.q), mode: 'insensitive' } }, { name: { contains: escapeLike(q.q), mode: 'insensitive' } }] });
   if (q.cursor) {
     const c = decodeCursor(q.cursor, 'bin');
     const v = cursorInstant(c);

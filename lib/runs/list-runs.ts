@@ -4,6 +4,7 @@ import { ListRunsQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
 import { toRunSummary, type RunSummary } from './run-view.ts';
+import { escapeLike } from '../api/like.ts';
 
 /**
  * Runs across jobs, newest first: keyset on (scheduled_for desc, id desc)
@@ -23,7 +24,7 @@ const ID_PREFIX_RE = /^[0-9a-f]{8}(-[0-9a-f-]{0,27})?$/i;
 /** The `q` filter: a run id, the short id the console shows (first 8+ characters), or error text. */
 function searchWhere(text: string): Prisma.RunWhereInput {
   if (UUID_RE.test(text)) return { id: text.toLowerCase() };
-  const byError: Prisma.RunWhereInput = { error: { contains: text, mode: 'insensitive' } };
+  const byError: Prisma.RunWhereInput = { error: { contains: escapeLike(text), mode: 'insensitive' } };
   if (!ID_PREFIX_RE.test(text)) return byError;
   // A uuid column has no prefix operator: compare on the range of ids that start with the prefix.
   const hex = text.toLowerCase().replace(/-/g, '');

@@ -2,6 +2,7 @@ import { inTransaction, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { parseOrThrow } from '../api/validation.ts';
+import { containsPattern } from '../api/like.ts';
 import { pgErrorCode } from '../engine/pg.ts';
 import { SearchTaskLogLinesQuery } from './queries.ts';
 import { toLineView } from './list-lines.ts';
@@ -10,10 +11,6 @@ import type { TaskLogSearchHit } from './view.ts';
 /** Longest a search may take before it is stopped (ms): a search must never tie up the database. */
 export const SEARCH_TIMEOUT_MS = 5000;
 
-/** `q` as an ILIKE pattern matching it anywhere, with `%`, `_` and `\` taken literally. */
-export function containsPattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 type HitRow = {
   task_id: string;

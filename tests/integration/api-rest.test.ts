@@ -217,6 +217,22 @@ describe('REST /api/v1', () => {
     expect((await call(runs.GET, 'GET', '/api/v1/runs?stauts=failed')).status).toBe(401);
   });
 
+  it('search text is matched literally: % and _ are no wildcards (jobs by key or name, runs by error text)', async () => {
+    const a = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('lit.100pct'), name: 'Load 100% of rows' } });
+    await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('lit_under'), name: 'Plain' } });
+    await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('litXunder'), name: 'Plain' } });
+    const keys = async (q: string) => (await call(jobs.GET, 'GET', `/api/v1/jobs?q=${encodeURIComponent(q)}`, { token: viewer })).json.items.map((j: { key: string }) => j.key).sort();
+    expect(await keys('%')).toEqual(['lit.100pct']);
+    expect(await keys('lit_')).toEqual(['lit_under']);
+    expect(await keys('\\')).toEqual([]);
+    expect(a.status).toBe(201);
+    // runs by error text: %%% matches no error without a %
+    const run = await call(trigger.POST, 'POST', `/api/v1/jobs/${a.json.id}/trigger`, { token: operator, params: { id: a.json.id }, body: {} });
+    await t.pool.query(`UPDATE runs SET status = 'failed', error = 'disk full', finished_at = now() WHERE id = $1`, [run.json.id]);
+    expect((await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent('%%%')}`, { token: viewer })).json.items).toEqual([]);
+    expect((await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent('disk full')}`, { token: viewer })).json.items).toHaveLength(1);
+  });
+
   it('Idempotency-Key replays the first response and refuses another body with 422', async () => {
     const headers = { 'idempotency-key': 'create-idem-1' };
     const a = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.job'), headers });
