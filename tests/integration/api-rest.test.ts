@@ -194,6 +194,10 @@ describe('REST /api/v1', () => {
     expect((await call(jobs.GET, 'GET', '/api/v1/jobs?limit=0', { token: viewer })).status).toBe(400);
     expect((await call(runs.GET, 'GET', '/api/v1/runs?from=nope', { token: viewer })).json.error.fields.from).toBeTruthy();
     expect((await call(runs.GET, 'GET', '/api/v1/runs?cursor=abc', { token: viewer })).status).toBe(400);
+    // a forged cursor whose value PostgreSQL refuses (a NUL) was a 500
+    const nul = Buffer.from(JSON.stringify({ s: 'jobs:key:asc', v: '\u0000', id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    const forged = await call(jobs.GET, 'GET', `/api/v1/jobs?sort=key&dir=asc&cursor=${nul}`, { token: viewer });
+    expect([forged.status, Object.keys(forged.json.error.fields)]).toEqual([400, ['cursor']]);
     expect(await t.db.job.count()).toBe(before);
   });
 
