@@ -38,4 +38,8 @@ describe('previewFireTimes', () => {
     expect(previewFireTimes({ kind: 'cron', cron: '* * * * * *', timezone: 'UTC' }, from, 1)).toHaveLength(1);
     expect(previewFireTimes({ kind: 'cron', cron: '* * * * * *', timezone: 'UTC' }, from, 50)).toHaveLength(50);
   });
+  it('stops at the last instant Tickflow accepts (no year 10000)', () => {
+    const r = previewFireTimes({ kind: 'cron', cron: '0 0 * * *', timezone: 'UTC' }, new Date('9999-12-29T12:00:00Z'), 5);
+    expect(r.map((d) => d.toISOString())).toEqual(['9999-12-30T00:00:00.000Z', '9999-12-31T00:00:00.000Z']);
+  });
 });

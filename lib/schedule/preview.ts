@@ -1,5 +1,6 @@
 import { ScheduleError } from './errors';
 import { fireTimesAfter, type ScheduleSpec, type ScheduleWindow } from './spec';
+import { MAX_INSTANT_MS } from '../api/instant';
 
 /** Most fire times a preview may ask for (console and REST). */
 export const MAX_PREVIEW_COUNT = 50;
@@ -8,7 +9,8 @@ export const MAX_PREVIEW_COUNT = 50;
  * Next `count` (1..50) nominal fire times strictly after `from` for the
  * console/REST preview, without stagger. An interval is anchored at
  * window.startAt, else at `from` (as if the job were created now). Fewer are
- * returned when the schedule ends (once, manual, endAt, year field).
+ * returned when the schedule ends (once, manual, endAt, year field) or passes the last instant
+ * Tickflow accepts anywhere (9999-12-31T23:59:59Z, lib/api/instant.ts).
  * Throws ScheduleError('count') and the spec's own ScheduleErrors.
  */
 export function previewFireTimes(spec: ScheduleSpec, from: Date, count: number, window: ScheduleWindow = {}): Date[] {
@@ -25,6 +27,7 @@ export function previewFireTimes(spec: ScheduleSpec, from: Date, count: number, 
     createdAt: from,
   };
   for (const t of fireTimesAfter(schedule, from)) {
+    if (t.getTime() > MAX_INSTANT_MS) break;
     out.push(t);
     if (out.length >= count) break;
   }
