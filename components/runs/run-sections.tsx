@@ -168,7 +168,7 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
 
 /** One row per task: status, attempt, duration, worker, parents, and Retry task where allowed. */
 export function TasksTable({ rd }: { rd: RunDetailState }) {
-  const { run, active, onRetryTask, refresh } = rd;
+  const { run, active, busy, onRetryTask, refresh } = rd;
   return (
     <Card className="mt-4 overflow-hidden">
       <CardHeader title={`Tasks (${run.tasks.length})`} />
@@ -238,9 +238,11 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
               <>
                 {canRetryTask(t) && !active ? (
                   <RoleGate>
-                    <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
-                      <RotateCcw /> Retry task
-                    </Button>
+                    <DisabledReason reason={busy ? 'Working…' : null}>
+                      <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
+                        <RotateCcw /> Retry task
+                      </Button>
+                    </DisabledReason>
                   </RoleGate>
                 ) : null}
                 <TaskRecoveryActions task={t} onDone={refresh} />

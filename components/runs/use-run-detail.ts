@@ -32,6 +32,7 @@ export function useRunDetail(initial: RunView, { cancel, retry, retryTask }: Run
   const qc = useQueryClient();
   const { toast } = useToast();
   const [busy, setBusy] = React.useState(false);
+  const retrying = React.useRef(false);
   const q = useQuery({
     queryKey: ['run', initial.id],
     queryFn: ({ signal }) => getJson<RunView>(`/api/v1/runs/${initial.id}`, signal),
@@ -61,7 +62,15 @@ export function useRunDetail(initial: RunView, { cancel, retry, retryTask }: Run
     } else toast({ kind: 'error', title: 'Retry failed', description: r.error });
   };
   const onRetryTask = async (t: TaskView) => {
-    const r = await retryTask(t.id);
+    // one at a time, like Cancel and Retry run: a double click would send a second retry that fails
+    // (a ref, not the state: two clicks before the next render both see the old state)
+    if (retrying.current) return;
+    retrying.current = true;
+    setBusy(true);
+    const r = await retryTask(t.id).finally(() => {
+      retrying.current = false;
+    });
+    setBusy(false);
     if (r.ok) toast({ kind: 'success', title: `Task ${t.stepKey} queued for another attempt` });
     else toast({ kind: 'error', title: 'Retry task failed', description: r.error });
     refresh();
