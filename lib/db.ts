@@ -8,6 +8,8 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { trackPool } from './metrics/pool-stats.ts';
+import { pgErrorCode } from './pg-error-code.ts';
+import { MAX_ENGINE_ATTEMPTS, REPLAYABLE_SQLSTATES, replayDelayMs } from './engine/lock-order.ts';
 import { PrismaClient, Prisma } from './generated/prisma/client.ts';
 import { preparedStatementName, preparedStatementsEnabled, sqlPoolOver, utcSession, type SqlPool } from './sql-pool.ts';
 
@@ -92,10 +94,28 @@ export function getDb(): PrismaClient {
 /**
  * Runs `fn` in one interactive transaction (READ COMMITTED). When `db` is already
  * a transaction client, `fn` joins it instead of opening a nested one.
+ *
+ * A transaction this call owns is replayed from the start after a rollback for a lock
+ * conflict (40P01 deadlock, 40001 serialization failure, 55P03 lock not available;
+ * lib/engine/lock-order.ts REPLAYABLE_SQLSTATES), at most MAX_ENGINE_ATTEMPTS times in
+ * all, with a jittered pause: an operator's action (a bulk pause, an edit that cancels
+ * runs created ahead) whose locks crossed a worker's is then carried out, not answered
+ * with an error. A rolled-back `fn` left nothing behind, and every domain write checks
+ * what it reads in its own transaction (versions, statuses), so running it again is
+ * safe; `fn` must not act outside the database. `replay: false` for a caller that
+ * replays itself (lib/engine/pg.ts withEngineTransaction).
  */
-export async function inTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient) => Promise<T>, opts: { replay?: boolean } = {}): Promise<T> {
   if ('$transaction' in db && typeof db.$transaction === 'function') {
-    return (db as PrismaClient).$transaction(fn, { timeout: 30_000, maxWait: 10_000 });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (db as PrismaClient).$transaction(fn, { timeout: 30_000, maxWait: 10_000 });
+      } catch (error) {
+        const code = pgErrorCode(error);
+        if (opts.replay === false || attempt >= MAX_ENGINE_ATTEMPTS || !code || !REPLAYABLE_SQLSTATES.has(code)) throw error;
+        await new Promise((r) => setTimeout(r, replayDelayMs(attempt)));
+      }
+    }
   }
   return fn(db as Prisma.TransactionClient);
 }

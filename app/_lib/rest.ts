@@ -25,6 +25,8 @@ import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { checkApiToken } from '@/lib/auth/tokens';
 import { parseOrThrow, refuseUnknownQueryParameters } from '@/lib/api/validation';
+import { pgErrorCode } from '@/lib/pg-error-code';
+import { REPLAYABLE_SQLSTATES } from '@/lib/engine/lock-order';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
@@ -291,6 +293,11 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
         // Not a bug: the database is restarting or failing over; say so, and when to come back.
         logger.warn({ err: e, method: req.method, path: url.pathname }, 'database unavailable');
         return jsonResponse(503, { error: { code: 'database_unavailable', message: DATABASE_UNAVAILABLE_MESSAGE } }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+      }
+      if (REPLAYABLE_SQLSTATES.has(pgErrorCode(e) ?? '')) {
+        // A lock conflict that outlasted its replays (lib/db.ts inTransaction): nothing was changed; try again.
+        logger.warn({ err: e, method: req.method, path: url.pathname }, 'lock conflict outlasted its replays');
+        return jsonResponse(503, { error: { code: 'busy', message: 'The database was busy with the same rows and nothing was changed; try again in a moment' } }, { 'retry-after': '1' });
       }
       logger.error({ err: e, method: req.method, path: url.pathname }, 'unhandled error in route handler');
       return jsonResponse(500, { error: { code: 'internal', message: 'Internal server error' } });

@@ -4,17 +4,10 @@
  */
 import { inTransaction, type Db, type EngineDb, type Prisma, type PrismaClient, type SqlClient } from '../db.ts';
 import { isSqlPool, type SqlPool } from '../sql-pool.ts';
+import { pgErrorCode } from '../pg-error-code.ts';
 import { MAX_ENGINE_ATTEMPTS, REPLAYABLE_SQLSTATES, replayDelayMs } from './lock-order.ts';
 
-/** The SQLSTATE of a PostgreSQL error as surfaced by Prisma's pg adapter (P2010 -> meta.driverAdapterError.cause). */
-export function pgErrorCode(error: unknown): string | undefined {
-  const e = error as { code?: string; meta?: { driverAdapterError?: { cause?: { originalCode?: string; code?: string } } }; cause?: unknown };
-  const cause = e?.meta?.driverAdapterError?.cause;
-  if (cause?.originalCode) return cause.originalCode;
-  if (cause?.code && /^[0-9A-Z]{5}$/.test(cause.code)) return cause.code;
-  if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-  return undefined;
-}
+export { pgErrorCode };
 
 /** The constraint/index name of a unique violation, as node-postgres or Prisma's adapter reports it. */
 export function pgConstraint(error: unknown): string | undefined {
@@ -63,7 +56,8 @@ export async function withEngineTransaction<T>(
   if (isTransactionClient(db)) return fn(db as Tx, 1);
   for (let i = 1; ; i++) {
     try {
-      return await (isSqlPool(db) ? db.$transaction((tx) => fn(tx as Tx, i)) : inTransaction(db as Db, (tx) => fn(tx as Tx, i)));
+      // replay: false — this loop is the replay, with the attempt number fn may order its locks by
+      return await (isSqlPool(db) ? db.$transaction((tx) => fn(tx as Tx, i)) : inTransaction(db as Db, (tx) => fn(tx as Tx, i), { replay: false }));
     } catch (error) {
       const code = pgErrorCode(error);
       if (i >= attempts || !code || !REPLAYABLE_SQLSTATES.has(code)) throw error;

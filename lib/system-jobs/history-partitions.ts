@@ -46,7 +46,8 @@ export async function ensureHistoryPartitions(db: Db, now: Date = new Date(), ra
       `SELECT w::timestamp AT TIME ZONE 'UTC' AS week FROM tickflow_ensure_history_partitions($1::timestamptz, $2::timestamptz) AS w`,
       from, to,
     );
-  });
+    // no replay: failing fast on a busy moment is the point of the lock_timeout (the next pass tries again)
+  }, { replay: false });
   return rows.map((r) => r.week);
 }
 
@@ -112,7 +113,8 @@ export async function dropHistoryWeek(db: Db, week: HistoryWeek, cutoff: Date): 
       if (again[0]?.keeps) return 'kept' as const;
       await tx.$executeRawUnsafe(`DROP TABLE ${tables.map((t) => pg.escapeIdentifier(part(t))).join(', ')}`);
       return 'dropped' as const;
-    });
+      // no replay: a lock conflict means the engine is busy with the week's tables, and the next pass tries again
+    }, { replay: false });
   } catch (error) {
     // 55P03 lock_not_available (lock_timeout), 40P01 a deadlock with an engine statement
     if (['55P03', '40P01'].includes(pgErrorCode(error) ?? '')) return 'busy';
