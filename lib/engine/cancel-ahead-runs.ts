@@ -2,7 +2,7 @@ import type { Db, SqlClient } from '../db.ts';
 import { withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
-import { selectAheadRuns, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { recheckAheadRuns, selectAheadRuns, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
@@ -87,12 +87,20 @@ export async function withdrawAheadRunOf(
 
 async function cancelAhead(
   tx: SqlClient,
-  runs: { id: string; scheduleAt: Date }[],
+  locked: { id: string; scheduleAt: Date }[],
   input: { jobId: string; actor: string; reason: string },
-  now: Date,
+  requestedAt: Date,
   reviveEnded = false,
 ): Promise<CancelAheadResult> {
+  if (locked.length === 0) return { cancelledRunIds: [], nextRunAt: null };
+  // Decided again once the rows are held, at the clock of that moment: a slot that came while the
+  // action waited for its locks (or worked through a bulk action's other jobs) is left alone. The
+  // cancel is stamped with the action's clock, but never before the run it cancels was created
+  // (a run the tick made while the action waited for the job row).
+  const recheck = await recheckAheadRuns(tx, locked.map((r) => r.id), requestedAt);
+  const runs = locked.filter((r) => recheck.ids.includes(r.id.toLowerCase()));
   if (runs.length === 0) return { cancelledRunIds: [], nextRunAt: null };
+  const now = recheck.latestCreatedAt && recheck.latestCreatedAt > requestedAt ? recheck.latestCreatedAt : requestedAt;
   const ids = runs.map((r) => r.id);
   for (const id of ids) await setRunError(tx, { runId: id, error: input.reason }, now);
   await cancelRunTasks(tx, { runIds: ids, message: input.reason, actor: input.actor }, now);

@@ -67,3 +67,33 @@ describe('domain transactions replay a lock conflict', () => {
     expect(jobs.map((j) => j.status)).toEqual(['paused', 'paused']);
   });
 });
+
+describe('a slot that comes while an action waits for its locks', () => {
+  it('is left alone: the pause decides at the clock of the moment it holds the run, not of its request', async () => {
+    // The reported case: a bulk pause requested 0.3 s before a slot, committed after it, cancelled runs whose
+    // handlers had started. Here the pause is requested 100 ms before the slot and waits 400 ms for the run row.
+    const S = new Date('2026-12-01T02:00:00.000Z');
+    const { jobId, runId } = await jobWithAheadRun('slot-came', S);
+    const other = await t.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM runs WHERE id = $1 FOR UPDATE`, [runId]);
+      const paused = pauseJob(t.db, jobId, alice, {}, ms(S, 4900));
+      await new Promise((r) => setTimeout(r, 400));
+      await other.query('COMMIT');
+      expect((await paused).status).toBe('paused');
+    } finally {
+      other.release();
+    }
+    const { rows } = await t.pool.query(`SELECT status, error FROM runs WHERE id = $1`, [runId]);
+    expect(rows[0]).toEqual({ status: 'pending', error: null });
+  });
+
+  it('a pause that holds the run before the slot still cancels it, stamped no earlier than the run was created', async () => {
+    const S = new Date('2026-12-01T03:00:00.000Z');
+    const { jobId, runId } = await jobWithAheadRun('slot-ahead', S);
+    await pauseJob(t.db, jobId, alice, {}, ms(S, 2000));
+    const { rows } = await t.pool.query(`SELECT status, finished_at >= created_at AS ordered FROM runs WHERE id = $1`, [runId]);
+    expect(rows[0]).toEqual({ status: 'cancelled', ordered: true });
+  });
+});

@@ -37,6 +37,28 @@ export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: 
   );
 }
 
+const RECHECK = aheadRunSql('r', 'c.at');
+
+/**
+ * Of the runs `ids`, locked by this transaction (selectAheadRuns, selectNewestAheadRun), those
+ * still created ahead of a slot to come at `at` (and the latest creation instant among them), and `at` itself: `now` moved on by the time this
+ * transaction has taken so far (`clock_timestamp() - transaction_timestamp()`, lock waits and a
+ * bulk action's earlier jobs included), so that an injected clock keeps its frame and a slot that
+ * came while the action waited is no longer "to come" (docs/on-time.md: a run whose slot has come
+ * is never touched). A fresh statement: it sees the runs' tasks as they are now, where the
+ * locking SELECT re-checked only the run rows it waited for.
+ */
+export async function recheckAheadRuns(tx: SqlClient, ids: string[], now: Date): Promise<{ at: Date; ids: string[]; latestCreatedAt: Date | null }> {
+  const [row] = await tx.$queryRawUnsafe<{ at: Date; ids: string[]; latestCreatedAt: Date | null }[]>(
+    preparedSql('recheck-ahead-runs', `WITH c AS MATERIALIZED (SELECT $2::timestamptz + (clock_timestamp() - transaction_timestamp()) AS at),
+          still AS (SELECT r.id, r.created_at FROM c, runs r ${RECHECK.join}
+                     WHERE r.id = ANY ($1::uuid[]) AND r.status IN ('pending', 'running') AND ${RECHECK.where})
+     SELECT c.at, array(SELECT id::text FROM still) AS ids, (SELECT max(created_at) FROM still) AS "latestCreatedAt" FROM c`),
+    ids, now,
+  );
+  return { at: row!.at, ids: row!.ids, latestCreatedAt: row!.latestCreatedAt };
+}
+
 /**
  * The job's newest active run when it was created ahead of a slot still to come (aheadRunSql),
  * else nothing. Only the newest active run can be one: the tick creates a
