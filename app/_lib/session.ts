@@ -13,6 +13,8 @@ import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/lib/db';
+import { markDatabaseUnreachable } from '@/lib/infra/database-probe';
+import { isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 import { requireRole, type Actor, type Role } from '@/lib/auth/actor';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { login, logout } from '@/lib/auth/login';
@@ -27,7 +29,13 @@ async function forwardedHttps(): Promise<boolean> {
 export const getActor = cache(async (): Promise<Actor | null> => {
   const sid = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!sid) return null;
-  return getSessionActor(getDb(), sid);
+  try {
+    return await getSessionActor(getDb(), sid);
+  } catch (error) {
+    // every console page asks this first: the outage is noticed here, and the next page is a 503 (proxy.ts)
+    if (isDatabaseUnavailable(error)) markDatabaseUnreachable();
+    throw error;
+  }
 });
 
 /** Pages/layouts: the actor, or redirect('/login?next=...'); forbidden role -> DomainError 403. */

@@ -3,8 +3,10 @@
  * asked before rendering a page (proxy.ts) so that pages answer 503 with a
  * clear message while the database is restarting or failing over, instead of
  * a 500 error page (docs/operations.md "Database restarts and failover").
- * One `SELECT 1` on a fresh connection, at most once per `ttlMs` per process;
- * concurrent callers share the probe in flight.
+ * One `SELECT 1` on a fresh connection, at most once per REACHABLE_TTL_MS per
+ * process while it answers (UNREACHABLE_TTL_MS while it does not); concurrent
+ * callers share the probe in flight. A page that meets the outage first tells it
+ * (markDatabaseUnreachable).
  */
 import pg from 'pg';
 
@@ -33,15 +35,20 @@ async function probe(url: string): Promise<boolean> {
   }
 }
 
+/** How long a "reachable" answer is reused (ms): a page rendered in that window after the database went away fails with a 500, so it is short. */
+export const REACHABLE_TTL_MS = 250;
+/** How long an "unreachable" answer is reused (ms): pages answer 503 meanwhile without a probe each. */
+export const UNREACHABLE_TTL_MS = 1_000;
+
 /**
  * @param url the database URL (DATABASE_URL)
- * @param ttlMs how long an answer is reused (default 2000 ms)
  * @param now clock in epoch ms (tests)
- * @returns true when the last probe within `ttlMs` (or a new one) succeeded
+ * @returns true when the last probe (within REACHABLE_TTL_MS, or UNREACHABLE_TTL_MS for a failed one)
+ *   or a new one succeeded
  */
-export async function databaseReachable(url: string, ttlMs = 2_000, now = Date.now()): Promise<boolean> {
+export async function databaseReachable(url: string, now = Date.now()): Promise<boolean> {
   const state = (holder.tickflowDatabaseProbe ??= { checkedAt: -Infinity, reachable: true });
-  if (now - state.checkedAt < ttlMs) return state.reachable;
+  if (now - state.checkedAt < (state.reachable ? REACHABLE_TTL_MS : UNREACHABLE_TTL_MS)) return state.reachable;
   state.inflight ??= probe(url).then((reachable) => {
     state.reachable = reachable;
     state.checkedAt = Date.now();
@@ -49,4 +56,16 @@ export async function databaseReachable(url: string, ttlMs = 2_000, now = Date.n
     return reachable;
   });
   return state.inflight;
+}
+
+/**
+ * Records that a page just failed to reach the database (app/_lib/session.ts): the next page
+ * answers 503 at once instead of rendering into the same failure, until a probe after
+ * UNREACHABLE_TTL_MS says otherwise.
+ * @param now clock in epoch ms (tests)
+ */
+export function markDatabaseUnreachable(now = Date.now()): void {
+  const state = (holder.tickflowDatabaseProbe ??= { checkedAt: -Infinity, reachable: true });
+  state.reachable = false;
+  state.checkedAt = now;
 }

@@ -316,7 +316,7 @@ describe('a database restart under a running stack (docs/operations.md "Database
       expect(api503.status).toBe(503);
       expect(api503.json.error).toMatchObject({ code: 'database_unavailable', message: expect.stringMatching(/database is not reachable/) });
       expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(503);
-      // a page (the probe's answer is cached up to 2 s)
+      // a page (the probe's "reachable" answer is reused up to 250 ms)
       const page = await waitFor(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/jobs`, { redirect: 'manual' });
         return res.status === 503 ? res : null;
