@@ -19,6 +19,8 @@ import { BUILTIN_HANDLER_NAMES } from '../lib/jobs/known-handlers.ts';
 import { metricsToken } from '../lib/metrics/access.ts';
 import { createWorkerMetrics } from '../lib/metrics/metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
+import pg from 'pg';
+import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -52,8 +54,14 @@ async function main(): Promise<void> {
 
   // A second signal exits at once; the same signal delivered twice (Ctrl-C reaches
   // this process and npm, which forwards it) is one request (lib/infra/stop-requests.ts).
+  let started = false;
   const request = createStopRequests({
     onStop: (mode, signal) => {
+      if (!started) {
+        // still waiting for the database: nothing registered or claimed, nothing to drain
+        log.info({ signal }, 'signal received before start: exiting');
+        process.exit(0);
+      }
       if (mode === 'now') {
         log.warn({ signal }, 'second signal: exiting now');
         // Tasks claimed and not started go back to the database first (at most 1 s), so they
@@ -78,6 +86,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => request('SIGINT'));
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
+  // Started while the database is away (a restart, a failover, a container starting before its
+  // database): wait for it, as a running worker rides out an outage, instead of exiting. Any other
+  // failure (a wrong password, a missing database) goes on to start(), which reports it and exits.
+  for (let waitMs = 1000; await databaseAway(config.databaseUrl); waitMs = Math.min(10_000, waitMs * 2)) {
+    log.warn({ retryInMs: waitMs }, 'database not reachable yet: waiting for it before registering');
+    await new Promise((r) => setTimeout(r, waitMs));
+  }
+  started = true;
   await worker.start();
   if (metrics && config.metricsPort !== undefined) {
     const host = config.metricsHost ?? '127.0.0.1';
@@ -86,6 +102,21 @@ async function main(): Promise<void> {
   }
   // Machine-readable line for supervisors and tests.
   log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
+}
+
+/** True when `SELECT 1` on a fresh connection fails because the database cannot be reached right now (lib/infra/database-unavailable.ts). */
+async function databaseAway(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return false;
+  } catch (error) {
+    return isDatabaseUnavailable(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 main().catch((err) => {

@@ -15,7 +15,7 @@ import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { startOwnServer, type OwnServer } from '../helpers/own-server.ts';
-import { insertJob, testWorkerConfig, useWorkers, waitFor, type JobFixture } from './worker-fixtures.ts';
+import { insertJob, spawnWorker, testWorkerConfig, useWorkers, waitFor, type JobFixture } from './worker-fixtures.ts';
 
 let server: OwnServer;
 let db: PrismaClient;
@@ -55,6 +55,25 @@ async function trigger(f: JobFixture): Promise<string> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('database outages', () => {
+  it('a worker process started while the database is away waits for it, then starts; a stop meanwhile exits 0', async () => {
+    await server.stop();
+    try {
+      const waiting = spawnWorker(server.url, { TICKFLOW_DB_POOL: '2' });
+      await waitFor(async () => /database not reachable yet/.test(waiting.output()), 15_000, 'the waiting log line', 100);
+      const stopped = spawnWorker(server.url, { TICKFLOW_DB_POOL: '2' });
+      await waitFor(async () => /database not reachable yet/.test(stopped.output()), 15_000, 'the second waiting log line', 100);
+      stopped.child.kill('SIGTERM');
+      expect(await stopped.exited).toEqual({ code: 0, signal: null });
+      await server.start();
+      const nodeId = await waiting.ready;
+      expect((await query<{ status: string }>(`SELECT status FROM worker_nodes WHERE node_id = $1`, [nodeId]))[0]?.status).toBe('online');
+      waiting.child.kill('SIGTERM');
+      expect(await waiting.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await server.start();
+    }
+  }, 90_000);
+
   it('work resumes within 2 s of the server accepting connections after a 16 s outage', async () => {
     // Default-like intervals: before, the claimer's back-off reached 16 s and more during such an outage.
     const w = worker({ pollMs: 1000, tickMs: 1000, heartbeatMs: 1000, leaseSeconds: 5, reapMs: 1000 });
