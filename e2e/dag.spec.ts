@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
-import { dragConnect } from './helpers/dag.ts';
+import { dragConnect, edgeLabelClearances, smallestCardText } from './helpers/dag.ts';
 
 // Playwright: build a 3-step DAG by dragging two connections with the mouse, save, reload and
 // see it persisted; try to close a cycle and see it refused; Run now and watch the run's nodes turn green.
@@ -136,4 +136,93 @@ test('add a step from the palette, connect it and delete it with the keyboard', 
   await expect(edgesOnCanvas).toHaveCount(0);
   // Back to the saved graph: nothing to save.
   await expect(page.getByTestId('dag-dirty')).toBeHidden();
+});
+
+/** The demo's shape (README: demo.db-migration): 7 steps in 5 ranks, laid out by dagre since no step has a position. */
+const SEVEN_STEPS = {
+  steps: ['extract', 'transform', 'validate_a', 'validate_b', 'validate_c', 'rebuild_index', 'compensate'].map((key) => ({ key, handler: 'builtin.noop' })),
+  edges: [
+    { from: 'extract', to: 'transform', type: 'hard' },
+    { from: 'transform', to: 'validate_a', type: 'hard' },
+    { from: 'transform', to: 'validate_b', type: 'soft' },
+    { from: 'transform', to: 'validate_c', type: 'hard' },
+    { from: 'validate_a', to: 'rebuild_index', type: 'hard' },
+    { from: 'validate_b', to: 'rebuild_index', type: 'hard' },
+    { from: 'validate_c', to: 'rebuild_index', type: 'hard' },
+    { from: 'rebuild_index', to: 'compensate', type: 'on_failure' },
+  ],
+};
+
+test('a 7-step graph opens legible (card text at least 11px on screen), starting at its roots', async ({ page }, info) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const job = await api<JobView>('POST', '/jobs', { key: `e2e.dag.legible.${uniq()}`, name: 'Legible', schedule: { kind: 'manual' }, ...SEVEN_STEPS });
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  const editor = page.getByTestId('dag-editor');
+  const root = page.getByTestId('dag-node-extract');
+  await expect(root).toBeVisible();
+  // fitView's minZoom of 0.5 drew this graph's 11-13px text at about 6px
+  await expect.poll(() => smallestCardText(editor)).toBeGreaterThanOrEqual(11);
+  // too wide for the canvas at that zoom: the first step is in view, fully, right of the Controls
+  const pane = (await editor.locator('.react-flow').boundingBox())!;
+  const b = (await root.boundingBox())!;
+  expect(b.x).toBeGreaterThanOrEqual(pane.x + 40);
+  expect(b.x + b.width).toBeLessThanOrEqual(pane.x + pane.width);
+  await editor.screenshot({ path: info.outputPath('editor-legible.png') });
+});
+
+test('edge type labels stay clear of the arrowheads, also between cards placed close together', async ({ page }, info) => {
+  // Cards 80px apart (the default rank gap is 120): the middle of the edge is 32px from the tip, "on failure" is ~76px wide.
+  const job = await api<JobView>('POST', '/jobs', {
+    key: `e2e.dag.labels.${uniq()}`,
+    name: 'Edge labels',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'load', handler: 'builtin.noop', position: { x: 0, y: 0 } },
+      { key: 'undo', handler: 'builtin.noop', position: { x: 280, y: 0 } },
+      { key: 'report', handler: 'builtin.noop', position: { x: 560, y: 120 } },
+    ],
+    edges: [
+      { from: 'load', to: 'undo', type: 'on_failure' },
+      { from: 'undo', to: 'report', type: 'soft' },
+    ],
+  });
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  const editor = page.getByTestId('dag-editor');
+  await expect(editor.locator('[data-edge-id]')).toHaveCount(2);
+  const zoom = await editor.locator('.react-flow__viewport').evaluate((e) => new DOMMatrix(getComputedStyle(e).transform).a);
+  // the arrowhead is 9 x 14.4 px at zoom 1 (model.ts withEdgeType: 18 stroke widths, 2px stroke)
+  for (const c of await edgeLabelClearances(editor)) {
+    expect(c.clearX >= 9 * zoom || c.clearY >= 7.2 * zoom, `label of ${c.id}: ${JSON.stringify(c)}`).toBe(true);
+  }
+  await editor.screenshot({ path: info.outputPath('edge-labels.png') });
+});
+
+test('palette clicks put each new step beside the one selected or added last, never on another, panning to it', async ({ page }) => {
+  const job = await api<JobView>('POST', '/jobs', {
+    key: `e2e.dag.palette.${uniq()}`,
+    name: 'Palette placement',
+    schedule: { kind: 'manual' },
+    steps: [{ key: 'only', handler: 'builtin.noop' }],
+    edges: [],
+  });
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  const editor = page.getByTestId('dag-editor');
+  await page.getByTestId('dag-node-only').click();
+  const add = page.getByTestId('dag-palette-builtin.noop');
+  const keys = ['only', 'noop', 'noop-2', 'noop-3'];
+  for (const key of keys.slice(1)) {
+    await add.click();
+    await expect(page.getByTestId(`dag-node-${key}`)).toBeVisible();
+  }
+  // flow positions: one row, left to right, each right of the one before, none covering another
+  const pos = await Promise.all(
+    keys.map((k) => page.getByTestId(`dag-node-${k}`).evaluate((e) => { const m = new DOMMatrix(getComputedStyle(e).transform); return { x: m.e, y: m.f, w: (e as HTMLElement).offsetWidth }; })),
+  );
+  for (let i = 1; i < pos.length; i++) {
+    expect(pos[i]!.y, keys[i]).toBe(pos[i - 1]!.y);
+    expect(pos[i]!.x, keys[i]).toBeGreaterThan(pos[i - 1]!.x + pos[i - 1]!.w);
+  }
+  // the last one is on screen (the view panned to it)
+  const pane = (await editor.locator('.react-flow').boundingBox())!;
+  await expect.poll(async () => { const b = (await page.getByTestId('dag-node-noop-3').boundingBox())!; return b.x + b.width <= pane.x + pane.width && b.x >= pane.x; }).toBe(true);
 });

@@ -3,7 +3,7 @@
 // and the empty-graph note. Gestures arrive through use-canvas-edits.ts; state through use-dag-editor.ts.
 import type { RefObject } from 'react';
 import { Background, Controls, MiniMap, Panel, ReactFlow, type EdgeTypes, type NodeTypes } from '@xyflow/react';
-import { FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './canvas';
+import { EDITOR_PADDING, FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './canvas';
 import { LegendOrConnectionHint } from './ConnectionHint';
 import { DepEdgeView } from './DepEdgeView';
 import { EditorBanner, type Banner } from './EditorBanner';
@@ -11,6 +11,7 @@ import { EdgeLegend } from './Legend';
 import type { DepEdge, StepNode, StepNodeData } from './model';
 import { StepNodeView } from './StepNodeView';
 import type { CanvasEdits } from './use-canvas-edits';
+import { useInitialView } from './use-initial-view';
 
 // Declared once at module level: a new object per render would make React Flow remount every node and edge.
 const nodeTypes: NodeTypes = { step: StepNodeView };
@@ -29,6 +30,7 @@ export type DagCanvasProps = {
 
 /** The canvas between the palette and the selection panel. */
 export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBanner, canvasRef }: DagCanvasProps) {
+  useInitialView(EDITOR_PADDING);
   return (
     <div className="relative min-w-0 flex-1" ref={canvasRef} onDragOver={edits.onDragOver} onDrop={edits.onDrop}>
       {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
@@ -44,8 +46,6 @@ export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBann
         edgesReconnectable={false}
         // Delete and Backspace both delete; React Flow ignores them while focus is in an input/textarea/select.
         deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
-        fitView
-        fitViewOptions={FIT_VIEW_OPTIONS}
         minZoom={0.1}
         maxZoom={2}
         connectionRadius={28}

@@ -1,8 +1,10 @@
 'use client';
-// Dependency edge: one look per type (hard solid dark, soft dashed, on_failure red dotted) and a small label in
-// the middle, so the type is readable without the legend and in black-and-white screenshots.
-import { memo } from 'react';
+// Dependency edge: one look per type (hard solid dark, soft dashed, on_failure red dotted) and a small label on
+// the path, so the type is readable without the legend and in black-and-white screenshots. The label keeps clear of
+// the arrowhead (edge-label.ts).
+import { memo, useMemo } from 'react';
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
+import { edgeLabelPoint, edgeLabelSize } from './edge-label';
 import { EDGE_STYLES, type DepEdge } from './model';
 
 /** Custom edge for `type: 'dep'`; `data.type` picks the style from {@link EDGE_STYLES}. */
@@ -11,7 +13,11 @@ export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) 
   const type = data?.type ?? 'hard';
   const active = data?.active === true;
   const look = EDGE_STYLES[type];
-  const [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition });
+  const [path, midX, midY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition });
+  const { x: labelX, y: labelY } = useMemo(
+    () => edgeLabelPoint(path, edgeLabelSize(look.label), targetPosition, { x: midX, y: midY }),
+    [path, look.label, targetPosition, midX, midY],
+  );
   return (
     <>
       <BaseEdge
@@ -30,13 +36,14 @@ export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) 
       />
       <EdgeLabelRenderer>
         <div
-          className="nodrag nopan pointer-events-none absolute rounded border bg-white px-1 py-px font-mono text-[10px] leading-tight"
+          className="nodrag nopan pointer-events-none absolute rounded border bg-white px-1 py-px font-mono text-[11px] leading-tight"
           style={{
             transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`,
             color: look.stroke,
             borderColor: selected ? '#6366f1' : look.stroke,
           }}
           data-edge-label={type}
+          data-edge-id={id}
           data-edge-active={active ? 'true' : undefined}
         >
           {look.label}

@@ -5,10 +5,11 @@
 import { memo, useCallback, useEffect, useMemo } from 'react';
 import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState } from '@xyflow/react';
 import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
-import { MINIMAP_SIZE, RUN_FIT_VIEW_OPTIONS } from './canvas';
+import { MINIMAP_SIZE, RUN_FIT_VIEW_OPTIONS, RUN_PADDING } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
 import { EdgeLegend } from './Legend';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
+import { useInitialView } from './use-initial-view';
 
 /** Task statuses (lib/engine/states.ts TASK_STATUSES; docs/design.md §4). */
 export type RunTaskStatus = 'pending' | 'running' | 'success' | 'failed' | 'timeout' | 'cancelled' | 'dead' | 'skipped';
@@ -85,10 +86,10 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
       {data.status === 'running' ? <span className="absolute -top-1 -right-1 size-3 animate-ping rounded-full bg-blue-500/70" aria-hidden="true" /> : null}
       <div className="flex items-center gap-1.5">
         <Icon className={`size-3.5 shrink-0 ${look.text} ${data.status === 'running' ? 'animate-spin' : ''}`} aria-hidden="true" />
-        <span className={`truncate font-mono text-[13px] font-semibold ${dark ? 'text-white' : 'text-slate-900'}`}>{data.key}</span>
+        <span className={`truncate font-mono text-[14px] font-semibold ${dark ? 'text-white' : 'text-slate-900'}`}>{data.key}</span>
       </div>
       {data.name ? <div className={`truncate text-xs ${dark ? 'text-slate-200' : 'text-slate-600'}`}>{data.name}</div> : null}
-      <div className={`mt-1 flex items-center justify-between gap-2 text-[11px] ${look.text}`}>
+      <div className={`mt-1 flex items-center justify-between gap-2 text-[12px] ${look.text}`}>
         <span className="font-medium" data-testid={`run-node-status-${data.key}`}>
           {look.label}
         </span>
@@ -131,9 +132,9 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
           draggable: false,
           connectable: false,
           selectable: true,
-          // Size before the first measurement (MiniMap and fitView use it); matches the card below.
+          // Size before the first measurement (the MiniMap and the Fit button use it); matches the card below.
           initialWidth: 200,
-          initialHeight: 56,
+          initialHeight: 61,
           data: { key: n.data.key, name: n.data.name, handler: n.data.handler, status, attempt: t?.attempt ?? 1, durationMs: t?.durationMs ?? null, selected: selectedStepKey === n.data.key },
           domAttributes: { 'data-testid': `run-node-${n.data.key}`, 'data-status': status } as RunNode['domAttributes'],
           ariaLabel: `${n.data.key}: ${status}`,
@@ -161,6 +162,8 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
     return base.edges.map((e) => ({ ...e, selectable: false, data: { type: e.data?.type ?? 'hard', active: statusById.get(e.target) === 'running' } }));
   }, [base, nodes]);
 
+  useInitialView(RUN_PADDING);
+
   const onNodeClick = useCallback<NodeMouseHandler<RunNode>>((_, node) => onSelectTask?.(node.data.key), [onSelectTask]);
   const counts = useMemo(() => {
     const c = new Map<string, number>();
@@ -186,8 +189,6 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
         preventScrolling={false}
         zoomActivationKeyCode="Control"
         zoomOnPinch
-        fitView
-        fitViewOptions={RUN_FIT_VIEW_OPTIONS}
         minZoom={0.1}
         attributionPosition="top-right"
       >

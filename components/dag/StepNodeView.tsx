@@ -32,26 +32,26 @@ export const StepNodeView = memo(function StepNodeView({ data, selected, isConne
         aria-label={`Input of ${data.key}`}
       />
       <div className="flex items-center gap-1.5">
-        <span className="truncate font-mono text-[13px] font-semibold text-slate-900">{data.key || '(no key)'}</span>
+        <span className="truncate font-mono text-[14px] font-semibold text-slate-900">{data.key || '(no key)'}</span>
         {hasErrors ? <CircleAlert className="size-3.5 shrink-0 text-red-600" aria-label="Has errors" /> : null}
       </div>
       {data.name ? <div className="truncate text-xs text-slate-600">{data.name}</div> : null}
       <div className="mt-1 flex items-center gap-1.5">
-        <span className="truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">{data.handler || '—'}</span>
+        <span className="truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[12px] text-slate-700">{data.handler || '—'}</span>
         {data.timeoutText ? (
-          <span className="inline-flex items-center gap-0.5 text-[11px] text-slate-500" title={`Timeout ${data.timeoutText}s`}>
+          <span className="inline-flex items-center gap-0.5 text-[12px] text-slate-500" title={`Timeout ${data.timeoutText}s`}>
             <Timer className="size-3" />
             {data.timeoutText}s
           </span>
         ) : null}
         {data.retriesText ? (
-          <span className="inline-flex items-center gap-0.5 text-[11px] text-slate-500" title={`Max retries ${data.retriesText}`}>
+          <span className="inline-flex items-center gap-0.5 text-[12px] text-slate-500" title={`Max retries ${data.retriesText}`}>
             <RotateCcw className="size-3" />
             {data.retriesText}
           </span>
         ) : null}
         {data.resourceKey ? (
-          <span className="inline-flex min-w-0 items-center gap-0.5 text-[11px] text-slate-500" title={`Resource ${data.resourceKey}: one running task at a time`}>
+          <span className="inline-flex min-w-0 items-center gap-0.5 text-[12px] text-slate-500" title={`Resource ${data.resourceKey}: one running task at a time`}>
             <Lock className="size-3 shrink-0" />
             <span className="truncate">{data.resourceKey}</span>
           </span>

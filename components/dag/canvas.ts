@@ -2,6 +2,7 @@
 // the legend bottom-centre, the MiniMap bottom-right (and the run graph's status summary top-left) — and fitView
 // must keep every card and handle clear of them: a handle under the (pannable) MiniMap turns a drag-to-connect
 // into a drag of the MiniMap, which pans the canvas away instead of connecting.
+// Pure: no React Flow runtime here, so the viewport rules below are unit-tested (canvas.test.ts).
 import type { FitViewOptions } from '@xyflow/react';
 
 /** Size of the MiniMap in px (React Flow's default 200x150 covers too much of a 480px-tall canvas). */
@@ -10,19 +11,67 @@ export const MINIMAP_SIZE = { width: 160, height: 100 } as const;
 /** React Flow's margin around panels (`.react-flow__panel { margin: 15px }`). */
 const PANEL_MARGIN = 15;
 
-/**
- * fitView for a canvas with the overlays above: the bottom band is left to the MiniMap/legend, the left edge to the
- * Controls. `minZoom` keeps cards legible (and handles at least ~8px) on big graphs — the MiniMap shows the rest;
- * `maxZoom` keeps a 1-3 step graph from being blown up.
- */
-export const FIT_VIEW_OPTIONS = {
-  padding: { top: '24px', right: '24px', bottom: `${MINIMAP_SIZE.height + PANEL_MARGIN + 12}px`, left: `${26 + PANEL_MARGIN + 16}px` },
-  minZoom: 0.5,
-  maxZoom: 1.25,
-} satisfies FitViewOptions;
+/** Room in screen px kept free of cards on each side of the canvas (the overlays above). */
+export type CanvasPadding = { top: number; right: number; bottom: number; left: number };
 
-/** The same for the run graph, whose status summary sits top-left. */
-export const RUN_FIT_VIEW_OPTIONS = {
-  ...FIT_VIEW_OPTIONS,
-  padding: { ...FIT_VIEW_OPTIONS.padding, top: '48px' },
-} satisfies FitViewOptions;
+/** The editor's canvas: the bottom band is left to the MiniMap/legend, the left edge to the Controls. */
+export const EDITOR_PADDING: CanvasPadding = { top: 24, right: 24, bottom: MINIMAP_SIZE.height + PANEL_MARGIN + 12, left: 26 + PANEL_MARGIN + 16 };
+/** The run graph's canvas, whose status summary sits top-left. */
+export const RUN_PADDING: CanvasPadding = { ...EDITOR_PADDING, top: 48 };
+
+/**
+ * The smallest zoom a graph is first shown at. The cards' smallest text is 12px (StepNodeView, RunGraph), so it
+ * reads at 11px or more on screen; a graph too big for the canvas at this zoom starts at its roots (left) and the
+ * MiniMap, panning or Fit show the rest. At fitView's old 0.5 the text of a 5-rank DAG was about 6px.
+ */
+export const LEGIBLE_ZOOM = 0.92;
+/** The largest zoom a graph is first shown or fitted at: a 1-3 step graph is not blown up. */
+export const MAX_FIT_ZOOM = 1.25;
+
+const px = (n: number) => `${n}px` as const;
+const pxPadding = (p: CanvasPadding) => ({ top: px(p.top), right: px(p.right), bottom: px(p.bottom), left: px(p.left) });
+
+/**
+ * What the Fit buttons do: show the whole graph, however small. `minZoom` still keeps handles at least ~8px (they
+ * are 16px), so drag-to-connect works on a fitted big graph.
+ */
+export const FIT_VIEW_OPTIONS = { padding: pxPadding(EDITOR_PADDING), minZoom: 0.5, maxZoom: MAX_FIT_ZOOM } satisfies FitViewOptions;
+
+/** The same for the run graph. */
+export const RUN_FIT_VIEW_OPTIONS = { ...FIT_VIEW_OPTIONS, padding: pxPadding(RUN_PADDING) } satisfies FitViewOptions;
+
+export type Rect = { x: number; y: number; width: number; height: number };
+export type Viewport = { x: number; y: number; zoom: number };
+
+/**
+ * The first view of a graph whose cards span `bounds` (flow px) on a canvas of `size` (screen px): the whole graph,
+ * centred, at the zoom that fits it between LEGIBLE_ZOOM and MAX_FIT_ZOOM. A graph that does not fit at
+ * LEGIBLE_ZOOM starts at its left edge (where an LR layout has its roots) and, if too tall too, at its top.
+ */
+export function initialViewport(bounds: Rect, size: { width: number; height: number }, padding: CanvasPadding, zoomRange = { min: LEGIBLE_ZOOM, max: MAX_FIT_ZOOM }): Viewport {
+  const availW = Math.max(1, size.width - padding.left - padding.right);
+  const availH = Math.max(1, size.height - padding.top - padding.bottom);
+  const fit = Math.min(availW / Math.max(1, bounds.width), availH / Math.max(1, bounds.height));
+  const zoom = Math.min(zoomRange.max, Math.max(zoomRange.min, fit));
+  const axis = (start: number, extent: number, pad: number, avail: number) =>
+    extent * zoom <= avail ? pad + (avail - extent * zoom) / 2 - start * zoom : pad - start * zoom;
+  return { x: axis(bounds.x, bounds.width, padding.left, availW), y: axis(bounds.y, bounds.height, padding.top, availH), zoom };
+}
+
+/**
+ * The viewport moved (never zoomed) just enough that `rect` (flow px) lies inside the padded canvas; null when it
+ * already does. A rect bigger than the room keeps its top-left corner in view.
+ */
+export function panToShow(viewport: Viewport, rect: Rect, size: { width: number; height: number }, padding: CanvasPadding): Viewport | null {
+  const { zoom } = viewport;
+  const shift = (start: number, extent: number, offset: number, pad: number, avail: number) => {
+    const a = start * zoom + offset; // the rect's screen start
+    const b = a + extent * zoom;
+    if (a < pad) return pad - a;
+    if (b > pad + avail) return Math.max(pad - a, pad + avail - b);
+    return 0;
+  };
+  const dx = shift(rect.x, rect.width, viewport.x, padding.left, size.width - padding.left - padding.right);
+  const dy = shift(rect.y, rect.height, viewport.y, padding.top, size.height - padding.top - padding.bottom);
+  return dx === 0 && dy === 0 ? null : { x: viewport.x + dx, y: viewport.y + dy, zoom };
+}

@@ -4,6 +4,7 @@ import {
   connectionRefusal,
   describeErrorPath,
   freeSpot,
+  newStepSpot,
   makeEdge,
   needsLayout,
   parseErrorPath,
@@ -169,5 +170,42 @@ describe('freeSpot (where a palette step lands)', () => {
     expect(p).toMatchObject({ x: 0, inView: true });
     expect(p.y).toBeGreaterThanOrEqual(64);
     expect(freeSpot({ x: 0, y: 0 }, size, taken, { x: -10, y: -10, width: 230, height: 90 }).inView).toBe(false);
+  });
+});
+
+describe('newStepSpot (palette clicks)', () => {
+  const size = { width: 200, height: 64 };
+  const view = { x: -100, y: -100, width: 700, height: 400 }; // on screen: a step of width 200 fits up to x = 400
+
+  it('lines successive steps up to the right of the one added last, even past the screen edge', () => {
+    const taken = [{ x: 0, y: 0, width: 200, height: 64 }];
+    let beside = taken[0]!;
+    const xs: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = newStepSpot(beside, { x: 0, y: 0 }, size, taken, view);
+      const r = { ...p, ...size };
+      for (const t of taken) expect(p.x >= t.x + t.width || p.x + size.width <= t.x || p.y >= t.y + t.height || p.y + size.height <= t.y).toBe(true);
+      expect(p.y).toBe(0);
+      expect(p.x).toBeGreaterThan(beside.x + beside.width);
+      xs.push(p.x);
+      taken.push(r);
+      beside = r;
+    }
+    expect(xs).toEqual([264, 528, 792, 1056]);
+  });
+
+  it('goes to the nearest free spot beside the selected step when its right is taken', () => {
+    const sel = { x: 0, y: 0, width: 200, height: 64 };
+    const child = { x: 264, y: 0, width: 200, height: 64 };
+    const p = newStepSpot(sel, { x: 0, y: 0 }, size, [sel, child], view);
+    expect(p).toEqual({ x: 264, y: 88 });
+  });
+
+  it('without a step to sit beside: the centre of the view, moved on screen off the steps there', () => {
+    const centre = { x: 250, y: 100 };
+    const onCentre = { x: 150, y: 68, width: 200, height: 64 };
+    const p = newStepSpot(null, centre, size, [onCentre], view);
+    expect(p.x + size.width).toBeLessThanOrEqual(view.x + view.width);
+    expect(p).not.toEqual({ x: 150, y: 68 });
   });
 });

@@ -582,11 +582,28 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
 }
 
 /**
- * Where a new step goes when added from the palette by a click: right of the selected step (same row), else the
- * centre of the view; then {@link freeSpot} moves it to the nearest place that covers no other step.
+ * Where a new step goes when added from the palette by a click: right of the selected step (same row, tops aligned:
+ * centring on a card of another height drifted each new step by a pixel or two), else the centre of the view; then {@link freeSpot} moves it to the nearest place that covers no other step.
  * `selected` is the selected step's box; `centre` the view's centre (flow coordinates); sizes in px.
  */
 export function newStepAnchor(selected: FlowRect | null, centre: { x: number; y: number }, size: { width: number; height: number }, gap = 64): { x: number; y: number } {
-  if (selected) return { x: selected.x + selected.width + gap, y: selected.y + (selected.height - size.height) / 2 };
+  if (selected) return { x: selected.x + selected.width + gap, y: selected.y };
   return { x: centre.x - size.width / 2, y: centre.y - size.height / 2 };
+}
+
+/**
+ * The top-left of a step added by a palette click. `beside`: the selected step, else the one added last (null if
+ * neither): the nearest free spot to its right wins even off screen (the editor then pans to it), so successive
+ * clicks line the new steps up; a preference for free room on screen scattered them over the canvas instead.
+ * Without `beside`: the nearest free spot to the view's `centre`, on screen (`visible`) if there is one.
+ */
+export function newStepSpot(
+  beside: FlowRect | null,
+  centre: { x: number; y: number },
+  size: { width: number; height: number },
+  taken: readonly FlowRect[],
+  visible?: FlowRect,
+): { x: number; y: number } {
+  const { x, y } = freeSpot(newStepAnchor(beside, centre, size), size, taken, beside ? undefined : visible);
+  return { x, y };
 }

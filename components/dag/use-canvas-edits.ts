@@ -2,7 +2,7 @@
 // Canvas gestures of the DAG editor turned into reducer actions (model.ts editorReducer): node/edge changes, typed
 // drag-to-connect with the cycle refusal, new steps from the palette (click or drop), auto-layout and fit.
 // Must run inside a ReactFlowProvider (it uses useReactFlow).
-import { useCallback, type Dispatch, type DragEvent, type RefObject } from 'react';
+import { useCallback, useRef, type Dispatch, type DragEvent, type RefObject } from 'react';
 import {
   useReactFlow,
   type Connection,
@@ -13,13 +13,13 @@ import {
   type OnNodesChange,
 } from '@xyflow/react';
 import { layoutDag, type DepType } from '@/lib/dag';
-import { FIT_VIEW_OPTIONS } from './canvas';
+import { EDITOR_PADDING, FIT_VIEW_OPTIONS, panToShow } from './canvas';
 import type { Banner } from './EditorBanner';
 import {
   checkConnection,
   connectionRefusal,
   freeSpot,
-  newStepAnchor,
+  newStepSpot,
   stepDomAttributes,
   stepToData,
   uniqueStepKey,
@@ -51,7 +51,7 @@ export function useCanvasEdits(p: {
   canvasRef: RefObject<HTMLDivElement | null>;
 }) {
   const { readOnly, edgeType, live, dispatch, refuse, setBanner, canvasRef } = p;
-  const { fitView, screenToFlowPosition } = useReactFlow<StepNode, DepEdge>();
+  const { fitView, screenToFlowPosition, getViewport, setViewport } = useReactFlow<StepNode, DepEdge>();
   const catalogue = useHandlerCatalogue();
 
   const onNodesChange = useCallback<OnNodesChange<StepNode>>((changes) => dispatch({ type: 'nodeChanges', changes }), [dispatch]);
@@ -100,10 +100,12 @@ export function useCanvasEdits(p: {
 
   const fit = useCallback(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }), [fitView]);
 
+  // The step added last in this session: a click with nothing selected puts the next one beside it.
+  const lastAdded = useRef<string | null>(null);
   /**
-   * Adds a step of `handler`: at `drop` (screen px, from a palette drag) or, from a click, right of the selected
-   * step (else the middle of the view); moved to the nearest spot that covers no other step, preferably on screen
-   * (the canvas edges are cut by the fitView padding, where the overlays are).
+   * Adds a step of `handler`: at `drop` (screen px, from a palette drag), moved to the nearest spot that covers no
+   * other step, or from a click where {@link newStepSpot} puts it (beside the selected or last added step), with the
+   * view panned to show it.
    */
   const addStep = useCallback(
     (handler: string, drop?: { x: number; y: number }) => {
@@ -112,23 +114,25 @@ export function useCanvasEdits(p: {
       const box = canvasRef.current?.getBoundingClientRect();
       const size = NEW_STEP_SIZE;
       const rectOf = (n: StepNode): FlowRect => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? size.width, height: n.measured?.height ?? size.height });
-      let wanted = { x: 0, y: 0 };
-      let visible: FlowRect | undefined;
-      if (box) {
-        const pad = FIT_VIEW_OPTIONS.padding;
-        const tl = screenToFlowPosition({ x: box.left + parseFloat(pad.left), y: box.top + parseFloat(pad.top) });
-        const br = screenToFlowPosition({ x: box.right - parseFloat(pad.right), y: box.bottom - parseFloat(pad.bottom) });
-        visible = { x: tl.x, y: tl.y, width: br.x - tl.x, height: br.y - tl.y };
-        const centre = screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
-        const selected = ns.find((n) => n.selected);
-        wanted = newStepAnchor(selected ? rectOf(selected) : null, centre, size);
-      }
+      const pad = EDITOR_PADDING;
+      const visible = box
+        ? (() => {
+            const tl = screenToFlowPosition({ x: box.left + pad.left, y: box.top + pad.top });
+            const br = screenToFlowPosition({ x: box.right - pad.right, y: box.bottom - pad.bottom });
+            return { x: tl.x, y: tl.y, width: br.x - tl.x, height: br.y - tl.y };
+          })()
+        : undefined;
+      const beside = ns.find((n) => n.selected) ?? ns.find((n) => n.id === lastAdded.current);
+      const taken = ns.map(rectOf);
+      let spot: { x: number; y: number };
       if (drop) {
+        // where the operator dropped it, even off the padded area
         const at = screenToFlowPosition(drop);
-        wanted = { x: at.x - size.width / 2, y: at.y - size.height / 2 };
-        visible = undefined; // where the operator dropped it, even off the padded area
+        spot = freeSpot({ x: at.x - size.width / 2, y: at.y - size.height / 2 }, size, taken);
+      } else {
+        const centre = box ? screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 }) : { x: 0, y: 0 };
+        spot = newStepSpot(beside ? rectOf(beside) : null, centre, size, taken, visible);
       }
-      const spot = freeSpot(wanted, size, ns.map(rectOf), visible);
       const node: StepNode = {
         id: newNodeId(),
         type: 'step',
@@ -138,11 +142,15 @@ export function useCanvasEdits(p: {
         domAttributes: stepDomAttributes(key),
         selected: true,
       };
+      lastAdded.current = node.id;
       dispatch({ type: 'addStep', node });
-      // No room on screen: fit the whole graph once React Flow has the new node, so the operator sees where it went.
-      if (!drop && !spot.inView) window.requestAnimationFrame(fit);
+      // Off screen: pan (at the same zoom, so the text stays legible) just enough to show it.
+      if (box && !drop) {
+        const to = panToShow(getViewport(), { ...spot, ...size }, { width: box.width, height: box.height }, pad);
+        if (to) void setViewport(to, { duration: 200 });
+      }
     },
-    [screenToFlowPosition, fit, catalogue, live, canvasRef, dispatch],
+    [screenToFlowPosition, getViewport, setViewport, catalogue, live, canvasRef, dispatch],
   );
 
   // A handler dragged from the palette (Palette sets PALETTE_MIME) and dropped on the canvas.

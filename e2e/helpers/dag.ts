@@ -50,3 +50,37 @@ export async function dragConnect(page: Page, from: Locator, to: Locator, whileH
   }
 }
 
+
+/**
+ * The smallest text inside the React Flow cards under `canvas`, in screen px: each text element's font size times
+ * the viewport's zoom.
+ */
+export async function smallestCardText(canvas: Locator): Promise<number> {
+  return canvas.evaluate((root) => {
+    const vp = root.querySelector<HTMLElement>('.react-flow__viewport')!;
+    const zoom = new DOMMatrix(getComputedStyle(vp).transform).a;
+    let min = Infinity;
+    for (const el of root.querySelectorAll<HTMLElement>('.react-flow__node *')) {
+      const ownText = [...el.childNodes].some((c) => c.nodeType === Node.TEXT_NODE && c.textContent!.trim() !== '');
+      if (ownText) min = Math.min(min, parseFloat(getComputedStyle(el).fontSize) * zoom);
+    }
+    return min;
+  });
+}
+
+/**
+ * For each edge label under `canvas`: how far (screen px) its box stays from the arrowhead's tip, the end of its
+ * edge's path; negative when it reaches over the tip (a label beside the tip, above or below the arrowhead, counts
+ * as clear: `clearY` is its vertical distance).
+ */
+export async function edgeLabelClearances(canvas: Locator): Promise<{ id: string; clearX: number; clearY: number }[]> {
+  return canvas.evaluate((root) =>
+    [...root.querySelectorAll<HTMLElement>('[data-edge-id]')].map((label) => {
+      const id = label.dataset.edgeId!;
+      const path = root.querySelector<SVGPathElement>(`.react-flow__edge[data-id="${CSS.escape(id)}"] path.react-flow__edge-path`)!;
+      const end = path.getPointAtLength(path.getTotalLength()).matrixTransform(path.getScreenCTM()!);
+      const box = label.getBoundingClientRect();
+      return { id, clearX: end.x - box.right, clearY: Math.max(box.top - end.y, end.y - box.bottom) };
+    }),
+  );
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { EDITOR_PADDING, LEGIBLE_ZOOM, MAX_FIT_ZOOM, initialViewport, panToShow } from './canvas';
+
+const pad = { top: 20, right: 20, bottom: 20, left: 20 };
+const canvas = { width: 1040, height: 440 }; // 1000 x 400 inside the padding
+
+describe('initialViewport (first view of a graph)', () => {
+  const cases: { name: string; bounds: { x: number; y: number; width: number; height: number }; zoom: number; x: number; y: number }[] = [
+    // fits at 1: the fit zoom (capped at MAX_FIT_ZOOM: 1000/500 = 2 -> 1.25), centred
+    { name: 'small graph, capped zoom, centred', bounds: { x: 0, y: 0, width: 500, height: 100 }, zoom: MAX_FIT_ZOOM, x: 20 + (1000 - 625) / 2, y: 20 + (400 - 125) / 2 },
+    // fits between the limits: exactly the fit zoom
+    { name: 'fits at 0.95', bounds: { x: 0, y: 0, width: 1000 / 0.95, height: 100 }, zoom: 0.95, x: 20, y: 20 + (400 - 95) / 2 },
+    // a 5-rank DAG (1520 px) in a 1000 px canvas: would need 0.66; shown at the legible zoom from its left edge
+    { name: 'too wide: legible zoom, roots on the left, centred vertically', bounds: { x: 20, y: 20, width: 1520, height: 300 }, zoom: LEGIBLE_ZOOM, x: 20 - 20 * LEGIBLE_ZOOM, y: 20 + (400 - 300 * LEGIBLE_ZOOM) / 2 - 20 * LEGIBLE_ZOOM },
+    { name: 'too tall as well: top-left', bounds: { x: -100, y: -50, width: 3000, height: 900 }, zoom: LEGIBLE_ZOOM, x: 20 + 100 * LEGIBLE_ZOOM, y: 20 + 50 * LEGIBLE_ZOOM },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const v = initialViewport(c.bounds, canvas, pad);
+      expect(v.zoom).toBeCloseTo(c.zoom, 6);
+      expect(v.x).toBeCloseTo(c.x, 6);
+      expect(v.y).toBeCloseTo(c.y, 6);
+    });
+  }
+
+  it('keeps the smallest card text (12px) at 11px or more on screen', () => {
+    const huge = initialViewport({ x: 0, y: 0, width: 10_000, height: 5_000 }, canvas, EDITOR_PADDING);
+    expect(12 * huge.zoom).toBeGreaterThanOrEqual(11);
+  });
+});
+
+describe('panToShow (a new step off screen)', () => {
+  const vp = { x: 0, y: 0, zoom: 1 };
+  it('leaves a rect already in view', () => {
+    expect(panToShow(vp, { x: 100, y: 100, width: 200, height: 64 }, canvas, pad)).toBeNull();
+  });
+  it('pans left just enough for a rect past the right edge, same zoom', () => {
+    expect(panToShow(vp, { x: 900, y: 100, width: 200, height: 64 }, canvas, pad)).toEqual({ x: -80, y: 0, zoom: 1 });
+  });
+  it('pans right and down for a rect above-left of the view', () => {
+    expect(panToShow({ x: 0, y: 0, zoom: 2 }, { x: -50, y: -10, width: 100, height: 50 }, canvas, pad)).toEqual({ x: 120, y: 40, zoom: 2 });
+  });
+  it('keeps the top-left corner of a rect bigger than the room (and below the top padding)', () => {
+    expect(panToShow(vp, { x: 500, y: 0, width: 2000, height: 64 }, canvas, pad)).toEqual({ x: -480, y: 20, zoom: 1 });
+  });
+});
