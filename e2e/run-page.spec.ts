@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
+import { edgeLabelClearances, smallestCardText } from './helpers/dag.ts';
 
 // The run page reads like the graph: tasks in DAG order (parents first), and the mouse wheel over the run graph
 // scrolls the page instead of zooming the graph away (Ctrl+wheel zooms).
@@ -187,4 +188,68 @@ test('a task that never started reads "no attempt" in its section, as in the tas
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('task-section-report')).toContainText(/no attempt · \d+ log entr/);
   await expect(page.getByTestId('task-section-load')).toContainText(/attempt 1 · \d+ log entr/);
+});
+
+test('the run graph opens legible: card text at least 11px on screen, first steps in view, labels off the arrowheads', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runpage.legible.${uniq()}`,
+    name: 'Legible run graph',
+    schedule: { kind: 'manual' },
+    steps: ['extract', 'transform', 'validate_a', 'validate_b', 'rebuild_index', 'compensate'].map((key) => ({ key, handler: 'builtin.noop' })),
+    edges: [
+      { from: 'extract', to: 'transform', type: 'hard' },
+      { from: 'transform', to: 'validate_a', type: 'hard' },
+      { from: 'transform', to: 'validate_b', type: 'soft' },
+      { from: 'validate_a', to: 'rebuild_index', type: 'hard' },
+      { from: 'validate_b', to: 'rebuild_index', type: 'hard' },
+      { from: 'rebuild_index', to: 'compensate', type: 'on_failure' },
+    ],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const graph = page.getByTestId('run-graph');
+  await expect(page.getByTestId('run-node-extract')).toBeVisible();
+  // fitView's minZoom of 0.5 let this graph's text shrink to 7-8px
+  await expect.poll(() => smallestCardText(graph)).toBeGreaterThanOrEqual(11);
+  const pane = (await graph.boundingBox())!;
+  const first = (await page.getByTestId('run-node-extract').boundingBox())!;
+  expect(first.x).toBeGreaterThanOrEqual(pane.x);
+  expect(first.x + first.width).toBeLessThanOrEqual(pane.x + pane.width);
+  const zoom = await graph.locator('.react-flow__viewport').evaluate((e) => new DOMMatrix(getComputedStyle(e).transform).a);
+  for (const c of await edgeLabelClearances(graph)) {
+    expect(c.clearX >= 9 * zoom || c.clearY >= 7.2 * zoom, `label of ${c.id}: ${JSON.stringify(c)}`).toBe(true);
+  }
+  await graph.screenshot({ path: test.info().outputPath('run-graph-legible.png') });
+});
+
+test('the Gantt axis of a very short run: round, distinct labels, none overlapping, the last one inside the chart', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.gantt.short.${uniq()}`,
+    name: 'Short run',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'one', handler: 'builtin.noop' },
+      { key: 'two', handler: 'builtin.noop' },
+    ],
+    edges: [],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const gantt = page.getByTestId('run-gantt');
+  await expect(gantt.getByTestId('gantt-row')).toHaveCount(2);
+  const ticks = gantt.getByTestId('gantt-tick');
+  const labels = await ticks.allInnerTexts();
+  expect(labels.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(labels).size, labels.join(' ')).toBe(labels.length);
+  const boxes = await ticks.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as DOMRect));
+  for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.left, labels.join(' ')).toBeGreaterThanOrEqual(boxes[i - 1]!.right);
+  // not cut off by the card (overflow hidden): the last label ends inside the row's chart area
+  const bar = (await gantt.getByTestId('gantt-row').first().locator('div').nth(1).boundingBox())!;
+  expect(boxes[boxes.length - 1]!.right).toBeLessThanOrEqual(bar.x + bar.width + 0.5);
+  expect(boxes[0]!.left).toBeGreaterThanOrEqual(bar.x - 0.5);
 });

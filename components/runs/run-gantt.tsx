@@ -2,7 +2,7 @@
 // A run's Gantt chart: one row per task (in the order given), on a shared time axis, with the time the task
 // waited to be claimed (ready -> started) and the time it ran (started -> finished), coloured by status.
 import type { TaskView } from '@/lib/runs/run-view';
-import { formatDateTime, formatDuration } from '@/lib/time/format';
+import { formatDateTime, formatDuration, niceDurationTicks } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
 import { useNow } from '../time';
 import { Card, CardHeader } from '../ui/card';
@@ -31,6 +31,16 @@ export function readyAt(task: TaskView, byKey: ReadonlyMap<string, TaskView>): n
   return t;
 }
 
+/**
+ * The time axis for a run spanning `spanMs`: round ticks from 0 (niceDurationTicks, at most 4 intervals) and the
+ * axis end, the last tick. Ticks at quarters of the span repeated a label once the span was a few ms (`+1 ms`,
+ * `+1 ms`) and were odd numbers otherwise (`+85 ms`, `+171 ms`).
+ */
+export function ganttAxis(spanMs: number): { ticks: number[]; end: number } {
+  const ticks = niceDurationTicks(Math.max(1, spanMs), 4);
+  return { ticks, end: ticks[ticks.length - 1]! };
+}
+
 /** The chart (test id `run-gantt`, one `gantt-row` per task with `gantt-wait` and `gantt-run` bars). */
 export function RunGantt({ tasks }: { tasks: TaskView[] }) {
   const zone = useDisplayZone();
@@ -46,17 +56,24 @@ export function RunGantt({ tasks }: { tasks: TaskView[] }) {
   const times = rows.flatMap((r) => [r.ready, r.start, r.end]).filter((x): x is number => x != null);
   if (times.length === 0) return null;
   const t0 = Math.min(...times);
-  const span = Math.max(1, Math.max(...times) - t0);
-  const pct = (x: number) => `${((x - t0) / span) * 100}%`;
-  const width = (a: number, b: number) => `${Math.max(0.4, ((b - a) / span) * 100)}%`;
+  const span = Math.max(...times) - t0;
+  const { ticks, end: axisEnd } = ganttAxis(span);
+  const pct = (x: number) => `${((x - t0) / axisEnd) * 100}%`;
+  const width = (a: number, b: number) => `${Math.max(0.4, ((b - a) / axisEnd) * 100)}%`;
   return (
     <Card className="mt-4 overflow-hidden">
       <CardHeader title="Timeline" description={`Waiting to be claimed (light) and running (coloured), from ${formatDateTime(t0, zone, { ms: true })}; total ${formatDuration(span)}`} />
       <div className="px-4 pb-3" data-testid="run-gantt">
         <div className="relative ml-40 h-5 border-b border-zinc-200 text-[10px] text-zinc-400">
-          {[0, 0.25, 0.5, 0.75, 1].map((f) => (
-            <span key={f} className="absolute -translate-x-1/2" style={{ left: `${f * 100}%` }}>
-              +{formatDuration(f * span)}
+          {ticks.map((tick, i) => (
+            <span
+              key={tick}
+              data-testid="gantt-tick"
+              // The first and last labels sit inside the axis: centred on their tick they were cut off by the card.
+              className={`absolute whitespace-nowrap ${i === 0 ? '' : i === ticks.length - 1 ? '-translate-x-full' : '-translate-x-1/2'}`}
+              style={{ left: `${(tick / axisEnd) * 100}%` }}
+            >
+              +{formatDuration(tick)}
             </span>
           ))}
         </div>
