@@ -80,12 +80,15 @@ test('bad JSON, bad key and bad cron show errors next to their fields and create
   await page.getByLabel('Payload').fill('{"hello": ');
   await page.getByRole('button', { name: 'Create job' }).click();
 
-  // Bad JSON is caught before anything is sent.
+  // Bad JSON is caught before anything is sent, and with it every other field the schema refuses:
+  // all the errors at once, not one round after the other.
   await expect(page.getByTestId('field-error-payload')).toContainText('JSON');
   await expect(page.getByLabel('Payload')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('field-error-key')).toBeVisible();
+  await expect(page.getByTestId('field-error-cron')).toBeVisible();
   await expect(page).toHaveURL(/\/jobs\/new$/);
 
-  // Fix the JSON: the server's zod schema now names the key and the cron expression.
+  // Fix the JSON: the key and the cron expression are still named (now by the server too).
   await page.getByLabel('Payload').fill('{"hello": "world"}');
   await page.getByRole('button', { name: 'Create job' }).click();
   await expect(page.getByTestId('field-error-key')).toBeVisible();

@@ -8,6 +8,8 @@ import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useUser } from '../role';
 import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 import { toJobInput, type JobFormValues } from './form-values';
+import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
+import { fieldErrorsOf } from '@/lib/api/validation';
 import type { JobFormProps, JobFormResult } from './job-form';
 
 /** Form paths rendered next to a field (anything else goes to the summary list). */
@@ -89,12 +91,7 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
 
   const onSubmit = (e: React.FormEvent) => {
     e.preventDefault();
-    const { input, errors } = toJobInput(v);
-    setClientErrors(errors);
-    if (Object.keys(errors).length) {
-      focusFirstError(errors);
-      return;
-    }
+    const { input, errors: formErrors } = toJobInput(v);
     if (mode === 'edit') {
       input.expectedVersion = expectedVersion;
       if (reason.trim()) input.reason = reason.trim();
@@ -103,6 +100,14 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
         delete input.handler;
         delete input.payload;
       }
+    }
+    // Every field the server's schema refuses shows now, with the form's own (bad JSON, labels, times),
+    // not one round after them; the form's own message wins on a field both name.
+    const errors = Object.keys(formErrors).length ? { ...fieldErrorsOf(mode === 'edit' ? UpdateJobInput : CreateJobInput, input), ...formErrors } : formErrors;
+    setClientErrors(errors);
+    if (Object.keys(errors).length) {
+      focusFirstError(errors);
+      return;
     }
     startTransition(() => dispatch(input));
   };

@@ -11,7 +11,12 @@
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { INSTANT_RANGE_MESSAGE, isAcceptedInstant } from './instant.ts';
-import { parseCron, isValidTimeZone, ScheduleError, MAX_PREVIEW_COUNT } from '../schedule/index.ts';
+// the modules themselves, not lib/schedule/index.ts: the job form runs these schemas in the browser,
+// and the index brings the stagger hash (node:crypto)
+import { parseCron } from '../schedule/cron.ts';
+import { isValidTimeZone } from '../schedule/timezone.ts';
+import { ScheduleError } from '../schedule/errors.ts';
+import { MAX_PREVIEW_COUNT } from '../schedule/limits.ts';
 import { MAX_JSON_DEPTH, scanJson, unstorableString } from './json-guard.ts';
 
 export { MAX_JSON_DEPTH, NUL_MESSAGE, SURROGATE_MESSAGE } from './json-guard.ts';

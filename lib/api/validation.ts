@@ -131,3 +131,13 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.o
   const fields = plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul));
   throw new DomainError('validation', summary(fields), fields);
 }
+
+/**
+ * The field errors parseOrThrow would report for `data` (`{}` when it parses): a form checks its
+ * whole input with the server's schema before sending, so that every bad field shows at once.
+ */
+export function fieldErrorsOf<S extends z.ZodType>(schema: S, data: unknown): Record<string, string> {
+  const nul = unstorableFieldErrors(data);
+  const r = schema.safeParse(data, { error: fieldMessage });
+  return plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul));
+}

@@ -6,7 +6,7 @@ import type { Job } from '../generated/prisma/client.ts';
 import type { CreateJobInput, EdgeInput, PolicyInput, RoutingInput, ScheduleInput, StepInput, AlarmsInput } from '../api/schemas.ts';
 import { layoutDag } from '../dag/index.ts';
 import { DomainError } from '../errors.ts';
-import { dueAt, nextFireTime } from '../schedule/index.ts';
+import { dueAt, neverFiresProblem, nextFireTime } from '../schedule/index.ts';
 import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView, type StepFields } from './job-view.ts';
 
 /** Defaults of a new job (mirror the column defaults of the init migration). */
@@ -166,37 +166,16 @@ export function computeNextRunAt(job: Job, now: Date): Date | null {
 }
 
 /**
- * Refuses a schedule that can never fire again (README: "an expression that
- * can never fire ... is refused on save"): for a non-manual job whose next fire
- * time after `now` is null, a 400 at the field to blame —
- * `endAt` "is in the past", `schedule.runAt` "is in the past", `schedule.cron`
- * "has no fire time after now", else `endAt` "no fire time falls inside
- * startAt..endAt". Called on create and whenever an update changes the
- * schedule or window, whatever the job's status (a paused job must be able to
+ * Refuses a schedule that can never fire again (lib/schedule/never-fires.ts neverFiresProblem names
+ * the field: `endAt`, `schedule.runAt`, `schedule.cron`, `schedule`). Called on create and whenever an
+ * update changes the schedule or window, whatever the job's status (a paused job must be able to
  * fire once resumed).
+ * @throws DomainError('validation') naming the field.
  */
 export function assertCanFire(job: Job, now: Date): void {
   if (job.scheduleKind === 'manual') return;
-  const schedule = jobScheduleOf(job);
-  const next = (s: typeof schedule) => {
-    try {
-      return nextFireTime(s, now);
-    } catch {
-      return null;
-    }
-  };
-  if (next(schedule)) return;
-  const fail = (field: string, message: string): never => {
-    throw new DomainError('validation', `Invalid ${field}: ${message}`, { [field]: message });
-  };
-  if (job.endAt && job.endAt.getTime() <= now.getTime()) fail('endAt', 'Is in the past: this job would never fire');
-  const unbounded = next({ ...schedule, startAt: null, endAt: null });
-  if (!unbounded) {
-    if (job.scheduleKind === 'once') fail('schedule.runAt', 'Is in the past: this job would never fire');
-    if (job.scheduleKind === 'cron') fail('schedule.cron', 'Has no fire time after now: this job would never fire');
-    fail('schedule', 'Has no fire time after now: this job would never fire');
-  }
-  fail('endAt', 'No fire time falls inside startAt..endAt: this job would never fire');
+  const problem = neverFiresProblem(jobScheduleOf(job), now);
+  if (problem) throw new DomainError('validation', `Invalid ${problem.field}: ${problem.message}`, { [problem.field]: problem.message });
 }
 
 /** True when a change touches what next_run_at depends on. */

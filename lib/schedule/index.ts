@@ -9,3 +9,4 @@ export * from './spec';
 export * from './preview';
 export * from './misfire';
 export * from './backoff';
+export * from './never-fires';

@@ -1,9 +1,10 @@
 import { ScheduleError } from './errors';
 import { fireTimesAfter, type ScheduleSpec, type ScheduleWindow } from './spec';
 import { MAX_INSTANT_MS } from '../api/instant';
+import { MAX_PREVIEW_COUNT } from './limits';
 
-/** Most fire times a preview may ask for (console and REST). */
-export const MAX_PREVIEW_COUNT = 50;
+// defined in limits.ts so that the API schemas, which the browser also runs, need none of the fire-time walk
+export { MAX_PREVIEW_COUNT };
 
 /**
  * Next `count` (1..50) nominal fire times strictly after `from` for the
