@@ -9,6 +9,7 @@ import type { PrismaClient } from '../../lib/db.ts';
 import type { Actor } from '../../lib/auth/actor.ts';
 import { triggerRun, completeTask } from '../../lib/engine/index.ts';
 import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts';
+import { retryTaskAs } from '../../lib/runs/run-actions.ts';
 import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
 import { listJobAudit } from '../../lib/jobs/list-job-audit.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
@@ -166,6 +167,41 @@ describe('clear', () => {
     const { runId: r2 } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }], edges: [{ from: 'a', to: 'b' }] });
     await drive(db, at(3000), { a: 'failed' });
     await expectDomain(clearTaskAs(db, (await tasksOf(db, r2)).b.id, {}, OPS, at(4000)), 'conflict');
+  });
+});
+
+describe('job counters', () => {
+  const countersOf = async (jobId: string) => {
+    const j = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+    return { total: j.totalRuns, success: j.successRuns, failed: j.failedRuns, last: j.lastRunStatus };
+  };
+
+  it('count each run once, under its latest outcome, through retry, clear and mark success (docs/recovery.md)', async () => {
+    const { jobId, runId } = await startRun({});
+    await drive(db, at(1000), { main: 'failed' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed' });
+
+    // an operator retry that succeeds: the run moves from failed to success, not into both
+    await retryTaskAs(db, (await tasksOf(db, runId)).main.id, OPS, at(2000));
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 0, last: 'failed' });
+    await drive(db, at(3000));
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 1, failed: 0, last: 'success' });
+
+    // a clear of the succeeded task that then fails: back under failed
+    await clearTaskAs(db, (await tasksOf(db, runId)).main.id, {}, OPS, at(4000));
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 0, last: 'success' });
+    await drive(db, at(5000), { main: 'failed' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed' });
+
+    // a mark success: under success again, once
+    await markTaskSuccessAs(db, (await tasksOf(db, runId)).main.id, { reason: 'done by hand' }, OPS, at(6000));
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 1, failed: 0, last: 'success' });
+
+    // a second run that fails counts beside it
+    const { run } = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 't', scheduledFor: at(7000) }, at(7000));
+    await drive(db, at(8000), { main: 'failed' });
+    expect((await runOf(run.id)).status).toBe('failed');
+    expect(await countersOf(jobId)).toEqual({ total: 2, success: 1, failed: 1, last: 'failed' });
   });
 });
 

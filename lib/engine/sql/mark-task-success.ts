@@ -1,4 +1,5 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
+import { runReopenCtesSql } from './run-outcome.ts';
 
 /**
  * Operator mark success, the task half: dead | failed | timeout -> success as
@@ -7,7 +8,8 @@ import { preparedSql, type SqlClient } from '../../db.ts';
  * not an attempt: the task keeps its last attempt's end (completed_at) and worker
  * (locked_by), so its duration stays the attempt's, not the time until the mark; and, when
  * the run had already ended, the run back to running (pending if it never
- * started) so finalise-run decides its status again.
+ * started) and off its job's ended counters (run-outcome.ts runReopenCtesSql), so
+ * finalise-run decides its status again and books it once.
  *
  * Lock: the run row and its task rows (held by the caller, lock-run.ts
  * withTasks). Index: tasks and runs primary keys.
@@ -29,13 +31,8 @@ export async function markTaskSuccessSql(
               jsonb_build_object('actor', $4::text, 'reason', $5::text, 'markedSuccess', true), $6::timestamptz
          FROM t
        RETURNING 1
-     ), run AS (
-       UPDATE runs SET status = CASE WHEN started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
-              finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = $6::timestamptz
-        WHERE id = $7::uuid AND status NOT IN ('pending', 'running') AND EXISTS (SELECT 1 FROM t)
-       RETURNING id
-     )
-     SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged, (SELECT count(*) FROM run)::int AS runs`),
+     ), ${runReopenCtesSql({ runId: '$7::uuid', now: '$6::timestamptz', when: 'EXISTS (SELECT 1 FROM t)' })}
+     SELECT (SELECT count(*) FROM t)::int AS n, (SELECT count(*) FROM log)::int AS logged, (SELECT count(*) FROM reopened_run)::int AS runs, (SELECT count(*) FROM unbooked_job)::int AS unbooked`),
     p.taskId, p.from, p.attempt, p.actor, p.reason, now, p.runId,
   );
   return rows[0].n === 1;

@@ -2,6 +2,7 @@ import { preparedSql, type SqlClient } from '../../db.ts';
 import { DomainError } from '../../errors.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { readyAtOnReleaseSql } from './stats-outcome.ts';
+import { runReopenCtesSql } from './run-outcome.ts';
 import { pgErrorCode } from '../pg.ts';
 
 export interface ReopenRow {
@@ -20,7 +21,8 @@ export interface ReopenRow {
  * pending, schedule_at = now, lease/result cleared), sets recomputed
  * pending_parents counters (also on pending children waiting for them), writes
  * one task_logs row per re-opened task, moves a finished run back to running
- * (pending if it never started), and NOTIFYs workers.
+ * (pending if it never started) and off its job's ended counters (run-outcome.ts
+ * runReopenCtesSql), and NOTIFYs workers.
  *
  * Lock: the run row (held by the caller) and the listed task rows. Index:
  * tasks primary key (unnest join), runs primary key.
@@ -65,15 +67,9 @@ export async function reopenTasks(
          SELECT id, run_id, scheduled_for, attempt, from_status, 'pending', message, jsonb_build_object('actor', $8::text), $7::timestamptz
            FROM upd WHERE reopen
          RETURNING 1
-       ), run AS (
-         UPDATE runs
-            SET status = CASE WHEN started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
-                finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = $7::timestamptz
-          WHERE id = $1::uuid AND status NOT IN ('pending', 'running') AND EXISTS (SELECT 1 FROM upd WHERE reopen)
-         RETURNING id
-       )
+       ), ${runReopenCtesSql({ runId: '$1::uuid', now: '$7::timestamptz', when: 'EXISTS (SELECT 1 FROM upd WHERE reopen)' })}
        SELECT (SELECT count(*) FROM upd WHERE reopen)::int AS reopened, (SELECT count(*) FROM logs)::int AS logged,
-              (SELECT count(*) FROM run)::int AS runs,
+              (SELECT count(*) FROM reopened_run)::int AS runs, (SELECT count(*) FROM unbooked_job)::int AS unbooked,
               (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '')
                                       WHERE EXISTS (SELECT 1 FROM upd WHERE reopen AND pending_parents = 0)) n)::int AS notified`),
       p.runId, p.rows.map((r) => r.id), p.rows.map((r) => r.pendingParents), p.rows.map((r) => r.reopen),

@@ -13,7 +13,9 @@
  *
  * Job (alias `j`), for `runs` runs that ended in `status`:
  * - last_run_status = status;
- * - success_runs += runs when success; failed_runs += runs when failed or timeout;
+ * - success_runs += runs when success; failed_runs += runs when failed or timeout (a run
+ *   re-opened by an operator is taken off them again first: runReopenCtesSql, so each run
+ *   counts once, under its latest outcome);
  * - consecutive_failures: reset by success, + runs by failed/timeout, unchanged by cancelled;
  * - dead letter: an `active` job with dead_letter_after > 0 whose consecutive
  *   failures reach it moves to `dead_letter`, with last_error saying why: the count and the
@@ -64,4 +66,35 @@ export function jobBookingSetSql(p: { status: string; runs: string; error: strin
                                       || CASE WHEN j.consecutive_failures + (${p.runs}) = 1 THEN 'run' ELSE 'runs in a row' END
                                       || coalesce('; last error: ' || (${p.error}), ''), 2000)
                             ELSE j.last_error END`;
+}
+
+/**
+ * CTEs re-opening an ended run `$run` (an operator retry, clear or mark success re-decides it):
+ * `reopened_run` moves it back to running (pending if it never started) and `unbooked_job` takes
+ * it off its job's ended counters, so that the run is counted once, under the outcome it ends
+ * with next (jobBookingSetSql books it again). The failure stays in the task's history and in
+ * handler_stats_daily, which count what handlers did (docs/recovery.md).
+ *
+ * The statement must follow with a comma or its main query; the caller holds the job row
+ * (lock-order.ts: operator task retry / clear / mark success lock the job first).
+ * @param p.runId SQL expression of the run id (uuid)
+ * @param p.now SQL expression of the instant (timestamptz)
+ * @param p.when SQL condition under which the run re-opens (e.g. "a task was re-opened")
+ */
+export function runReopenCtesSql(p: { runId: string; now: string; when: string }): string {
+  return `reopened_run AS (
+         UPDATE runs r
+            SET status = CASE WHEN r.started_at IS NULL THEN 'pending' ELSE 'running' END::run_status,
+                finished_at = NULL, duration_ms = NULL, error = NULL, updated_at = ${p.now}
+           FROM (SELECT status FROM runs WHERE id = ${p.runId}) was
+          WHERE r.id = ${p.runId} AND r.status NOT IN ('pending', 'running') AND (${p.when})
+         RETURNING r.id, r.job_id, was.status::text AS was
+       ), unbooked_job AS (
+         UPDATE jobs j
+            SET success_runs = GREATEST(0, j.success_runs - CASE WHEN o.was = 'success' THEN 1 ELSE 0 END),
+                failed_runs = GREATEST(0, j.failed_runs - CASE WHEN o.was IN ('failed', 'timeout') THEN 1 ELSE 0 END)
+           FROM reopened_run o
+          WHERE j.id = o.job_id::uuid AND o.was IN ('success', 'failed', 'timeout')
+         RETURNING 1
+       )`;
 }

@@ -222,9 +222,9 @@ function Overview({ job }: { job: JobDetail }) {
             items={[
               ['Status', <StatusBadge key="s" status={idle === 'deleted' ? 'deleted' : job.status} />],
               ['Last run', job.lastRunAt ? <span key="l" className="inline-flex items-center gap-1.5">{job.lastRunStatus ? <StatusBadge status={job.lastRunStatus} /> : null}<RelativeTime value={job.lastRunAt} /></span> : 'never'],
-              // ok and failed count endings, not runs: a run re-finished by a retry or a mark success
-              // counts again (docs/recovery.md), so they may add up to more than the total
-              ['Runs', <span key="r" className="tabular-nums" title="Ended ok and ended failed count each time a run ends: a run retried or marked success after failing counts in both">{job.totalRuns} total · <span className="text-emerald-700">{job.successRuns} ended ok</span> · <span className="text-red-700">{job.failedRuns} ended failed</span>{job.successRuns + job.failedRuns > job.totalRuns ? <span className="text-zinc-500"> (re-finished runs count again)</span> : null}</span>],
+              // each run counts once, under its latest outcome: an operator retry, clear or mark
+              // success moves it between the two (docs/recovery.md "Job counters")
+              ['Runs', <span key="r" className="tabular-nums" title="Each run counts once, under its latest outcome (a retried or marked run moves between succeeded and failed); runs still active, cancelled or skipped are in neither">{job.totalRuns} total · <span className="text-emerald-700">{job.successRuns} succeeded</span> · <span className="text-red-700">{job.failedRuns} failed</span></span>],
               ['Consecutive failures', <span key="c" className="tabular-nums">{job.consecutiveFailures}{p.deadLetterAfter ? ` / ${p.deadLetterAfter}` : ''}</span>],
               ...(job.lastError ? ([['Last error', <span key="e" className="text-xs text-red-700">{job.lastError}</span>]] as [string, React.ReactNode][]) : []),
               ['Version', `v${job.version}`],
