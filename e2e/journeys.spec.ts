@@ -85,6 +85,17 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
   await expect(diff).toHaveCount(0);
   await page.getByRole('button', { name: /Compare v3 ↔ v4/ }).click();
   await expect(page.getByTestId('version-diff')).toContainText('v3 ↔ v4');
+
+  // A pause and a resume record versions v5 and v6, but Compare still opens on the last edit
+  await api('POST', `/jobs/${job.id}/pause`, {});
+  await api('POST', `/jobs/${job.id}/resume`, {});
+  await page.reload();
+  await page.getByRole('tab', { name: 'Versions' }).click();
+  await expect(table.locator('tbody tr')).toHaveCount(6);
+  await expect(page.getByRole('checkbox', { name: 'Compare version 4' })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Compare version 6' })).not.toBeChecked();
+  await page.getByRole('button', { name: /Compare v3 ↔ v4/ }).click();
+  await expect(page.getByTestId('version-diff')).toContainText('v3 ↔ v4');
 });
 
 test('runs list filters by job, status and trigger', async ({ page }) => {

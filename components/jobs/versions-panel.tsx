@@ -13,6 +13,7 @@ import { RoleGate } from '../role';
 import { Tag } from '../status-badge';
 import { FieldDiffTable } from './field-diff-table';
 import { RelativeTime } from '../time';
+import { defaultComparePair } from './compare-default';
 
 export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string };
 type FieldChange = { path: string; from: unknown; to: unknown };
@@ -35,7 +36,7 @@ type R<T> = { ok: true; data: T } | { ok: false; error: string };
  * configuration the newest version (optimistic lock on the version shown).
  */
 export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback }: { jobId: string; currentVersion: number; versions: VersionRow[]; diff: (id: string, from: number, to: number) => Promise<R<DiffData>>; rollback: (id: string, input: { version: number; expectedVersion?: number }) => Promise<R<{ version: number }>> }) {
-  const [picked, setPicked] = React.useState<number[]>(() => versions.slice(0, 2).map((v) => v.version).reverse());
+  const [picked, setPicked] = React.useState<number[]>(() => defaultComparePair(versions));
   const [result, setResult] = React.useState<DiffData | null>(null);
   const [loading, setLoading] = React.useState(false);
   const { toast } = useToast();
