@@ -2,11 +2,12 @@
  * `npm start`: one command that runs Tickflow on this machine.
  *
  * 1. Uses DATABASE_URL, or starts the embedded PostgreSQL under .tickflow/.
- * 2. Applies migrations; on a database that never had a job, seeds demo jobs.
- * 3. Makes sure an admin exists (TICKFLOW_ADMIN_EMAIL/PASSWORD, else a random
- *    password printed once).
- * 4. Builds the console when there is no build or the sources changed since, and the
+ * 2. Applies migrations.
+ * 3. Builds the console when there is no build or the sources changed since, and the
  *    compiled worker likewise (lib/infra/worker-build.ts; also in dev mode).
+ * 4. Makes sure an admin exists (TICKFLOW_ADMIN_EMAIL/PASSWORD, else a random
+ *    password printed once) and, on a database that never had a job, seeds demo jobs:
+ *    after the builds, so that their first slots are not missed while a build runs.
  * 5. Runs the console (`next start`) and one worker (none with
  *    TICKFLOW_START_WORKER=0), with prefixed logs; any stop signal stops the
  *    worker (drain), the console, then the embedded PostgreSQL.
@@ -216,12 +217,6 @@ const env = { ...process.env, DATABASE_URL: database.url, TICKFLOW_SUPERVISOR_PI
 try {
   const result = await migrate(database.url);
   say(result.applied.length ? `applied migrations: ${result.applied.join(', ')}` : 'database schema up to date');
-  await unlessStopping();
-  const { bootstrap } = await import('../prisma/seed.ts');
-  const boot = await bootstrap(database.url, { consoleUrl: `http://127.0.0.1:${port}` });
-  for (const line of boot.messages) say(line);
-  // secrets under .tickflow/ are for this user only (lib/infra/private-files.ts)
-  lockDownDataDir(path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow')));
 } catch (error) {
   await unlessStopping();
   console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
@@ -252,6 +247,22 @@ if (startsWorker) {
     await database.stop();
     process.exit(1);
   }
+}
+await unlessStopping();
+
+// The admin and the demo jobs come after the builds, right before the worker starts: demo jobs
+// seeded before a first build of a few minutes would start with their first slots misfired.
+try {
+  const { bootstrap } = await import('../prisma/seed.ts');
+  const boot = await bootstrap(database.url, { consoleUrl: `http://127.0.0.1:${port}` });
+  for (const line of boot.messages) say(line);
+  // secrets under .tickflow/ are for this user only (lib/infra/private-files.ts)
+  lockDownDataDir(path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow')));
+} catch (error) {
+  await unlessStopping();
+  console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
+  await database.stop();
+  process.exit(1);
 }
 await unlessStopping();
 
