@@ -26,6 +26,8 @@
  * | stranded-run repair (reaper, settle-stranded-runs.ts) | job -> run -> its pending tasks |
  * | one-step run marked running (mark-runs-started.ts) | runs, ascending id, nothing else |
  * | operator task retry / clear / mark success | job (no-op UPDATE: the run may re-open, its triggers must see it) -> run -> all its tasks (ascending id) -> [the job's run created ahead -> its tasks: withdrawn, see below] |
+ * | pause, edit, delete of a job (cancel-ahead-runs.ts cancelAheadRuns) | job -> its runs created ahead -> their open tasks (ascending id) |
+ * | bulk pause or delete (lib/jobs/bulk-jobs.ts) | jobs (ascending id) -> their runs created ahead (ascending id) -> those runs' open tasks (ascending id), each set in one pass before any job is worked on (sql/ahead-runs.ts lockAheadRunsOfJobs) |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
  * | held-start marker (mark-held-tasks-started.ts) | the node's own running held tasks, ascending id |

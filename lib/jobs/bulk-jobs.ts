@@ -6,13 +6,17 @@ import { deleteJob } from './delete-job.ts';
 import type { JobView } from './job-view.ts';
 import { pauseJob } from './pause-job.ts';
 import { resumeJob } from './resume-job.ts';
+import { lockAheadRunsOfJobs } from '../engine/sql/ahead-runs.ts';
 
 export type BulkAction = 'pause' | 'resume' | 'delete';
 
 /**
  * Pauses, resumes or deletes several jobs in ONE transaction (all or nothing:
- * an unknown id fails the whole batch with 404). Ids are locked in sorted order
- * so two concurrent bulk operations cannot deadlock. Input `{ ids, reason? }`.
+ * an unknown id fails the whole batch with 404). Input `{ ids, reason? }`.
+ * A pause or delete cancels each job's runs created ahead of their slot: the
+ * rows that takes are locked first, for all the jobs at once in the engine's
+ * lock order (lib/engine/sql/ahead-runs.ts lockAheadRunsOfJobs), so that the
+ * action can wait neither on another bulk action nor on a worker in a cycle.
  */
 export async function bulkJobs(db: Db, action: BulkAction, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView[]> {
   requireCan(actor, 'jobs.write');
@@ -20,6 +24,7 @@ export async function bulkJobs(db: Db, action: BulkAction, rawInput: unknown, ac
   const ids = [...new Set(input.ids)].sort();
   const op = action === 'pause' ? pauseJob : action === 'resume' ? resumeJob : deleteJob;
   return inTransaction(db, async (tx) => {
+    if (action !== 'resume') await lockAheadRunsOfJobs(tx, ids, now);
     const out: JobView[] = [];
     for (const id of ids) out.push(await op(tx, id, actor, { reason: input.reason }, now));
     return out;

@@ -2,7 +2,8 @@
  * An operator's action whose locks cross another session's is replayed, not answered with an
  * error (lib/db.ts inTransaction): the reported case was a bulk pause deadlocking with a worker
  * (40P01) and answering 500. Here the other session is plain SQL taking the same rows in the
- * opposite order, so the pause is the deadlock's victim every time.
+ * opposite order, so the pause is the deadlock's victim every time. A bulk pause no longer
+ * meets a worker that way at all: it takes its locks in the engine's order (tested below).
  */
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../lib/auth/actor.ts';
@@ -65,6 +66,49 @@ describe('domain transactions replay a lock conflict', () => {
     const b = await jobWithAheadRun('replay-bulk-b', S);
     const jobs = await crossLocks(b.jobId, b.runId, () => bulkJobs(t.db, 'pause', { ids: [a.jobId, b.jobId] }, alice, ms(S, 2600)));
     expect(jobs.map((j) => j.status)).toEqual(['paused', 'paused']);
+  });
+});
+
+describe('a bulk pause takes its locks in the engine\'s order (lib/engine/lock-order.ts)', () => {
+  it('does not deadlock with a session locking tasks in ascending id across jobs, as a lease renewal does', async () => {
+    // Two jobs with runs created ahead, where the task of the job that sorts first has the higher
+    // task id. Taken job by job, the pause would hold that task while waiting for the other job's.
+    const S = new Date('2026-12-01T04:00:00.000Z');
+    let pair: { first: { jobId: string; taskId: string }; second: { jobId: string; taskId: string } } | null = null;
+    for (let i = 0; i < 40 && !pair; i++) {
+      const made: { jobId: string; taskId: string }[] = [];
+      for (const k of [0, 1]) {
+        const { jobId, runId } = await jobWithAheadRun(`order-${i}-${k}`, S);
+        const { rows } = await t.pool.query<{ id: string }>(`SELECT id::text FROM tasks WHERE run_id = $1`, [runId]);
+        made.push({ jobId, taskId: rows[0]!.id });
+      }
+      const [first, second] = made.sort((x, y) => (x.jobId < y.jobId ? -1 : 1));
+      if (first!.taskId > second!.taskId) pair = { first: first!, second: second! };
+    }
+    expect(pair, 'two jobs whose task ids run against their job ids').not.toBeNull();
+    const { first, second } = pair!;
+
+    const other = await t.pool.connect();
+    try {
+      await other.query('BEGIN');
+      // this session would be the deadlock's victim: it detects the cycle first
+      await other.query(`SET LOCAL deadlock_timeout = '100ms'`);
+      await other.query(`SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE`, [second.taskId]);
+      const paused = bulkJobs(t.db, 'pause', { ids: [first.jobId, second.jobId] }, alice, ms(S, 2600));
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await t.pool.query(`SELECT 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE NOT l.granted AND a.pid <> pg_backend_pid()`);
+        if (rows.length) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // the higher task id, next in ascending order: free, since the pause waits before taking it
+      await other.query(`SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE`, [first.taskId]);
+      await other.query('COMMIT');
+      expect((await paused).map((j) => j.status)).toEqual(['paused', 'paused']);
+    } finally {
+      other.release();
+    }
+    const { rows } = await t.pool.query(`SELECT status FROM tasks WHERE id = ANY ($1::uuid[])`, [[first.taskId, second.taskId]]);
+    expect(rows.map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
   });
 });
 

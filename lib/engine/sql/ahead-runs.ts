@@ -37,6 +37,43 @@ export async function selectAheadRuns(tx: SqlClient, p: { jobId: string }, now: 
   );
 }
 
+/**
+ * For an action over several jobs (a bulk pause or delete, lib/jobs/bulk-jobs.ts): takes, before
+ * any job is worked on, the row locks each job's own pause would take, in the engine's lock order
+ * over all of them at once (lib/engine/lock-order.ts): the jobs in ascending id, then their runs
+ * created ahead of a slot still to come (aheadRunSql) in ascending id, then those runs' open tasks
+ * in ascending id. Taken job by job instead, a task of a later job would be locked after a task
+ * of an earlier one with a higher id, against a worker's lease renewal, which locks its running
+ * tasks in ascending id across jobs: a deadlock. Three statements, each locking in its ORDER BY.
+ * @param jobIds the jobs (uuid strings, any order)
+ * @param now the clock (UTC): which slots are still to come; each job's pause decides again
+ *   (recheckAheadRuns), so a run locked here and left alone there only stays locked
+ */
+export async function lockAheadRunsOfJobs(tx: SqlClient, jobIds: string[], now: Date): Promise<void> {
+  if (jobIds.length === 0) return;
+  await tx.$queryRawUnsafe(
+    preparedSql('lock-jobs-ascending', `SELECT id FROM jobs WHERE id = ANY ($1::uuid[]) ORDER BY id FOR UPDATE`),
+    jobIds,
+  );
+  const runs = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('lock-ahead-runs-of-jobs', `SELECT r.id::text AS id
+       FROM runs r
+       ${AHEAD.join}
+      WHERE r.job_id = ANY ($1::text[]) AND r.status IN ('pending', 'running') AND ${AHEAD.where}
+      ORDER BY r.id
+      FOR UPDATE OF r`),
+    jobIds.map((id) => id.toLowerCase()), now, // runs.job_id holds the job id as text, lower case
+  );
+  if (runs.length === 0) return;
+  await tx.$queryRawUnsafe(
+    preparedSql('lock-ahead-run-tasks', `SELECT id FROM tasks
+      WHERE run_id = ANY ($1::uuid[]) AND status IN ('pending', 'running')
+      ORDER BY id
+      FOR UPDATE`),
+    runs.map((r) => r.id),
+  );
+}
+
 const RECHECK = aheadRunSql('r', 'c.at');
 
 /**
