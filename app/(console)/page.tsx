@@ -45,6 +45,11 @@ export default async function OverviewPage() {
             {o.runs24h.success} success · {o.runs24h.failed} failed · {o.runs24h.timeout} timeout · {o.runs24h.skipped} skipped · {o.runs24h.cancelled} cancelled
           </p>
           <p className="text-xs text-zinc-500">rate = success ÷ (success + failed + timeout); skipped and cancelled runs are not counted</p>
+          {o.runs24h.cancelledBeforeSlot ? (
+            <p className="text-xs text-zinc-500" data-testid="cancelled-before-slot">
+              {o.runs24h.cancelledBeforeSlot} run{o.runs24h.cancelledBeforeSlot === 1 ? '' : 's'} created ahead and cancelled before {o.runs24h.cancelledBeforeSlot === 1 ? 'its' : 'their'} slot (a pause, an edit, or a run that came first) left out
+            </p>
+          ) : null}
           {o.alarms.pending || o.alarms.failed24h ? (
             <p className="mt-1 text-xs text-amber-700">
               Alarms: {o.alarms.pending} pending, {o.alarms.failed24h} failed deliveries (24 h)

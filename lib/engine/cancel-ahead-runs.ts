@@ -6,6 +6,13 @@ import { recheckAheadRuns, selectAheadRuns, selectNewestAheadRun, rewindNextRunA
 import { setRunError } from './sql/set-run-error.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
+/**
+ * How the error of a schedule run cancelled before its slot begins (docs/on-time.md): `cancelled` by a
+ * pause, edit or delete of its job (cancelAheadRuns), `withdrawn` by another run of the job that came
+ * first (withdrawAheadRun). The overview leaves such runs out of its counts (lib/stats getOverview).
+ */
+export const BEFORE_SLOT_ERROR = { cancelled: 'cancelled before its slot: ', withdrawn: 'withdrawn before its slot: ' } as const;
+
 export interface CancelAheadResult {
   /** runs cancelled (created ahead of a slot that is still in the future) */
   cancelledRunIds: string[];
@@ -17,7 +24,7 @@ export interface CancelAheadResult {
  * A job was paused, edited or deleted: its schedule runs created ahead of their slot
  * (docs/on-time.md) whose slot is still in the future (every task on its first attempt and
  * pending, or claimed ahead and held by a worker until a start still to come; the earliest
- * schedule_at > now) are cancelled with `reason` — a held task's worker is told to drop it
+ * schedule_at > now) are cancelled, their error `cancelled before its slot: <reason>` (BEFORE_SLOT_ERROR) — a held task's worker is told to drop it
  * (cancel-run-tasks.ts NOTIFY). Without look-ahead they would not exist
  * yet, and they would run with the old configuration. Each keeps a visible record (run
  * `cancelled`, error = reason, task_logs rows). When the job is still active and not deleted
@@ -27,6 +34,7 @@ export interface CancelAheadResult {
  *
  * Call inside the transaction that holds the job row (lib/jobs lockJob): lock order job ->
  * run -> task, as triggers. Joins `db` when it is a transaction.
+ * @param input.reason what happened to the job, e.g. `job paused by alice@example.com`
  * @param now the clock (UTC): which slots are still in the future; completed_at of the tasks
  */
 export async function cancelAheadRuns(
@@ -34,7 +42,8 @@ export async function cancelAheadRuns(
   input: { jobId: string; actor: string; reason: string },
   now: Date = new Date(),
 ): Promise<CancelAheadResult> {
-  return withEngineTransaction(db, async (tx) => cancelAhead(tx, await selectAheadRuns(tx, { jobId: input.jobId }, now), input, now));
+  const reason = `${BEFORE_SLOT_ERROR.cancelled}${input.reason}`;
+  return withEngineTransaction(db, async (tx) => cancelAhead(tx, await selectAheadRuns(tx, { jobId: input.jobId }, now), { ...input, reason }, now));
 }
 
 /**
@@ -63,7 +72,7 @@ export async function withdrawAheadRun(
   now: Date,
 ): Promise<string | null> {
   const runs = (await selectNewestAheadRun(tx, { jobId: input.jobId }, now)).filter((r) => r.id !== input.exceptRunId);
-  const reason = `withdrawn before its slot: ${input.cause}; the slot fires again when due`;
+  const reason = `${BEFORE_SLOT_ERROR.withdrawn}${input.cause}; the slot fires again when due`;
   const { cancelledRunIds } = await cancelAhead(tx, runs, { jobId: input.jobId, actor: input.actor, reason }, now, true);
   return cancelledRunIds[0] ?? null;
 }

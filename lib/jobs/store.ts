@@ -81,7 +81,7 @@ export async function recordVersion(
     const ahead = await cancelAheadRuns(tx, {
       jobId: job.id,
       actor: actor.name,
-      reason: `cancelled before its slot: job ${changeType === 'pause' ? 'paused' : changeType === 'delete' ? 'deleted' : 'edited'} by ${actor.name}`,
+      reason: `job ${changeType === 'pause' ? 'paused' : changeType === 'delete' ? 'deleted' : 'edited'} by ${actor.name}`,
     }, now);
     if (ahead.nextRunAt) job = { ...job, nextRunAt: ahead.nextRunAt };
   }

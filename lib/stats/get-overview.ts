@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { BEFORE_SLOT_ERROR } from '../engine/cancel-ahead-runs.ts';
 import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
 
@@ -7,8 +8,12 @@ export interface Overview {
   generatedAt: string;
   /** not-deleted jobs by status, plus how many sit in the recycle bin */
   jobs: { active: number; paused: number; deadLetter: number; total: number; deleted: number };
-  /** runs whose scheduled_for is within the last 24 h, by status */
-  runs24h: { success: number; failed: number; timeout: number; cancelled: number; skipped: number; running: number; pending: number; total: number };
+  /**
+   * runs whose scheduled_for is within the last 24 h, by status, without the schedule runs cancelled before
+   * their slot (a look-ahead run withdrawn or cancelled by a pause or edit: without look-ahead they would never
+   * have existed); `cancelledBeforeSlot` counts those, left out of `cancelled` and `total`
+   */
+  runs24h: { success: number; failed: number; timeout: number; cancelled: number; skipped: number; running: number; pending: number; total: number; cancelledBeforeSlot: number };
   /** success / (success + failed + timeout) over those runs, 0..1; null when none finished */
   successRate24h: number | null;
   workers: { online: number; draining: number; offline: number };
@@ -27,7 +32,8 @@ export interface Overview {
 /**
  * Overview numbers. Reads detail tables, but every query is bounded and indexed:
  * - jobs by status: GROUP BY over jobs (one row per job definition — small);
- * - runs 24 h: runs_time_idx (scheduled_for DESC, INCLUDE status) range of one day, index-only;
+ * - runs 24 h: runs_time_idx (scheduled_for DESC, INCLUDE status) range of one day, index-only; the runs
+ *   cancelled before their slot: the same range, reading only the cancelled schedule runs' rows;
  * - latest failures: the same index backwards over 7 days, LIMIT 10;
  * - workers: worker_nodes_status_idx; dead-letter jobs: LIMIT 20;
  * - alarms: alarms_pending_idx (partial) and a one-day created_at range;
@@ -37,10 +43,18 @@ export interface Overview {
 export async function getOverview(db: Db, now: Date = new Date()): Promise<Overview> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
-  const [jobGroups, deleted, runGroups, nodeGroups, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
+  const [jobGroups, deleted, runGroups, beforeSlotRuns, nodeGroups, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
     db.job.groupBy({ by: ['status'], where: { deletedAt: null }, _count: { _all: true } }),
     db.job.count({ where: { deletedAt: { not: null } } }),
     db.run.groupBy({ by: ['status'], where: { scheduledFor: { gte: dayAgo, lte: now } }, _count: { _all: true } }),
+    db.run.count({
+      where: {
+        scheduledFor: { gte: dayAgo, lte: now },
+        status: 'cancelled',
+        trigger: 'schedule',
+        OR: Object.values(BEFORE_SLOT_ERROR).map((prefix) => ({ error: { startsWith: prefix } })),
+      },
+    }),
     db.workerNode.groupBy({ by: ['status'], _count: { _all: true } }),
     db.job.findMany({
       where: { deletedAt: null, status: 'dead_letter' },
@@ -65,15 +79,20 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
   const j = Object.fromEntries(jobGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const r = Object.fromEntries(runGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const w = Object.fromEntries(nodeGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
+  // Runs cancelled before their slot are look-ahead's bookkeeping, not an outcome an operator acts on:
+  // the slot fires again (edit, a run that came first) or was never due to run (pause, delete).
+  // The two reads are not one snapshot: a run cancelled in between must not make a count negative.
+  const beforeSlot = Math.min(beforeSlotRuns, r.cancelled ?? 0);
   const runs24h = {
     success: r.success ?? 0,
     failed: r.failed ?? 0,
     timeout: r.timeout ?? 0,
-    cancelled: r.cancelled ?? 0,
+    cancelled: (r.cancelled ?? 0) - beforeSlot,
     skipped: r.skipped ?? 0,
     running: r.running ?? 0,
     pending: r.pending ?? 0,
-    total: Object.values(r).reduce((a, b) => a + b, 0),
+    total: Object.values(r).reduce((a, b) => a + b, 0) - beforeSlot,
+    cancelledBeforeSlot: beforeSlot,
   };
   const finished = runs24h.success + runs24h.failed + runs24h.timeout;
   return {
