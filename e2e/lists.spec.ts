@@ -96,3 +96,48 @@ test('runs: search by run id or error text, searchable job filter, dates on Ente
   await expect(page).not.toHaveURL(/to=/);
   await expect(rows).toHaveCount(1);
 });
+
+test('jobs: a job of several handlers reads "first +N more", and every cut text ends in an ellipsis with the whole text on hover', async ({ page }) => {
+  const tag = `e2e.lists.cut.${uniq()}`;
+  const name = 'A rather long job name that the list has to cut somewhere, with an ellipsis where it does';
+  const cron = '0,5,10,15,20,25,30,35,40,45,50,55 0-23/2 1-31 1-12 1-5';
+  const dag = await api<Job>('POST', '/jobs', {
+    key: `${tag}.dag-with-a-key-long-enough-to-be-cut-in-the-list-view`,
+    name,
+    schedule: { kind: 'cron', cron, timezone: 'America/Argentina/Buenos_Aires' },
+    steps: [
+      { key: 'first', handler: 'builtin.noop' },
+      { key: 'second', handler: 'builtin.fail' },
+      { key: 'third', handler: 'builtin.echo' },
+      { key: 'fourth', handler: 'builtin.noop' },
+    ],
+    edges: [],
+  });
+  await api('POST', `/jobs/${dag.id}/pause`, {});
+  await page.goto(`/jobs?q=${encodeURIComponent(tag)}`);
+  const row = page.getByTestId('jobs-table').locator('tbody tr').filter({ hasText: tag });
+  await expect(row).toHaveCount(1);
+
+  // The handlers: the first, how many others, all of them (and the step count) on hover.
+  const handlers = row.getByTestId('job-handlers');
+  await expect(handlers).toHaveText(/^builtin\.echo\s*\+2 more$/);
+  await expect(handlers).toHaveAttribute('title', '4 steps: builtin.echo, builtin.fail, builtin.noop');
+
+  // Every text the row cuts shows an ellipsis and carries its whole text in a title.
+  const cut = await row.evaluate((tr) =>
+    [...tr.querySelectorAll<HTMLElement>('*')]
+      .filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible')
+      .map((el) => ({ text: el.textContent ?? '', ellipsis: getComputedStyle(el).textOverflow === 'ellipsis', title: el.closest('[title]')?.getAttribute('title') ?? null, width: el.getBoundingClientRect().width })),
+  );
+  const texts = cut.map((c) => c.text);
+  expect(texts).toEqual(expect.arrayContaining([dag.key, name, `${cron} · America/Argentina/Buenos_Aires`]));
+  for (const c of cut) {
+    expect(c.ellipsis, c.text).toBe(true);
+    expect(c.title, c.text).toContain(c.text);
+  }
+  // The schedule is cut at its column's width instead of widening the table.
+  const schedule = cut.find((c) => c.text.startsWith(cron))!;
+  expect(schedule.width).toBeLessThanOrEqual(161);
+  const overflow = await page.getByTestId('jobs-table').evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+});

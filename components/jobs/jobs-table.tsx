@@ -12,6 +12,8 @@ import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime, ZonedTime } from '../time';
+import { Truncate } from '../ui/truncate';
+import { handlerSummary } from './handler-summary';
 import { scheduleSummary } from './schedule-summary';
 
 /** The list columns the table needs (lib/jobs JobListItem satisfies it). */
@@ -36,7 +38,8 @@ export type RunNowResult = { ok: true; data: { runId: string; outcome: string } 
 /**
  * Jobs table with row checkboxes and a bulk bar (Pause / Resume / Delete), and per row Run now and Pause /
  * Resume. Column headers link to the sorted URL (`sortHref`). Actions call the server actions (`bulk`, `runNow`)
- * and refresh the page. Sized to fit a 1440 px screen beside the sidebar.
+ * and refresh the page. Sized to fit a 1440 px screen beside the sidebar; long text is cut with an ellipsis and
+ * shown whole on hover.
  */
 export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }: { rows: JobRow[]; sort: string; dir: 'asc' | 'desc'; sortHref: Record<string, string>; bulk: (action: 'pause' | 'resume' | 'delete', ids: string[]) => Promise<BulkResult>; runNow: (id: string, input: unknown) => Promise<RunNowResult>; filtered: boolean }) {
   const [selected, setSelected] = React.useState<Set<string>>(new Set());
@@ -168,15 +171,12 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }:
           {
             key: 'key',
             ...sortable('key', 'Job'),
-            className: 'max-w-[15rem]',
             cell: (j) => (
               <>
-                <Link href={`/jobs/${j.id}`} className="block truncate font-mono text-xs text-indigo-700 hover:underline" title={j.key}>
+                <Link href={`/jobs/${j.id}`} className="block max-w-[15rem] truncate font-mono text-xs text-indigo-700 hover:underline" title={j.key}>
                   {j.key}
                 </Link>
-                <div className="truncate text-xs text-zinc-600" title={j.name}>
-                  {j.name}
-                </div>
+                <Truncate text={j.name} className="max-w-[15rem] text-xs text-zinc-600" />
               </>
             ),
           },
@@ -184,24 +184,22 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }:
           {
             key: 'schedule',
             header: 'Schedule',
-            className: 'max-w-[10rem] truncate font-mono text-xs text-zinc-600',
-            title: (j) => scheduleSummary(j.schedule),
-            cell: (j) => scheduleSummary(j.schedule),
+            cell: (j) => <Truncate text={scheduleSummary(j.schedule)} className="max-w-[10rem] font-mono text-xs text-zinc-600" />,
           },
           {
             key: 'handler',
             header: 'Handler',
-            className: 'max-w-[10rem] whitespace-nowrap',
-            cell: (j) => (
-              <>
-                {j.handlers.slice(0, 1).map((h) => (
-                  <Tag key={h} mono className="mr-1 max-w-[8rem] truncate" title={j.handlers.join(', ')}>
-                    {h}
+            cell: (j) => {
+              const h = handlerSummary(j.handlers, j.stepCount);
+              return (
+                <span className="flex max-w-[11rem] items-center gap-1" title={h.title} data-testid="job-handlers">
+                  <Tag mono className="min-w-0">
+                    <span className="truncate">{h.first}</span>
                   </Tag>
-                ))}
-                {j.stepCount > 1 ? <span className="text-xs text-zinc-500">{j.stepCount} steps</span> : null}
-              </>
-            ),
+                  {h.more ? <span className="shrink-0 whitespace-nowrap text-xs text-zinc-500">+{h.more} more</span> : h.steps > 1 ? <span className="shrink-0 whitespace-nowrap text-xs text-zinc-500">{h.steps} steps</span> : null}
+                </span>
+              );
+            },
           },
           {
             key: 'next_run_at',

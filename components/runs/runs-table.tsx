@@ -6,6 +6,8 @@ import { EmptyState } from '../ui/empty-state';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, formatDuration } from '../time';
 import { DataTable } from '../ui/data-table';
+import { Truncate } from '../ui/truncate';
+import { cn } from '../ui/cn';
 import { runProblem } from '@/lib/runs/run-view';
 
 /** Columns the runs table shows (lib/runs RunSummary satisfies it). */
@@ -56,9 +58,9 @@ export function RunsTable({ rows, showJob = true, emptyText }: { rows: RunRow[];
         showJob && {
           key: 'job',
           header: 'Job',
-          className: 'max-w-[16rem] truncate font-mono text-xs',
+          className: 'font-mono text-xs',
           cell: (r) => (
-            <Link href={`/jobs/${r.jobId}`} className="hover:underline">
+            <Link href={`/jobs/${r.jobId}`} className="block max-w-[16rem] truncate hover:underline" title={r.jobKey}>
               {r.jobKey}
             </Link>
           ),
@@ -84,10 +86,10 @@ export function RunsTable({ rows, showJob = true, emptyText }: { rows: RunRow[];
         {
           key: 'error',
           header: 'Error',
-          className: 'max-w-[20rem] truncate text-xs',
+          className: 'text-xs',
           cell: (r) => {
             const p = runProblem(r);
-            return p ? <span title={p.text} className={p.kind === 'error' ? 'text-red-700' : 'text-zinc-600'} data-testid={`run-${p.kind}`}>{p.text}</span> : null;
+            return p ? <Truncate text={p.text} className={cn('max-w-[20rem]', p.kind === 'error' ? 'text-red-700' : 'text-zinc-600')} data-testid={`run-${p.kind}`} /> : null;
           },
         },
       ]}
