@@ -49,3 +49,25 @@ test('an admin resets a password (generated once) and deletes a user; their sess
   await expect(theirs).toHaveURL(/\/login/);
   await other.close();
 });
+
+test('at 1400 px the users table fits its card: every row\'s Delete button is fully on screen', async ({ page }) => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  const email = `e2e-wide-${uniq()}-with-a-rather-long-address@tickflow.test`;
+  await api('POST', '/users', { email, name: 'Someone With A Long Display Name', password: 'first-password-1', role: 'viewer' });
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  await page.goto('/settings/users');
+  const card = (await page.getByTestId('users-card').boundingBox())!;
+  expect(card.x + card.width).toBeLessThanOrEqual(1400);
+  const deletes = page.getByTestId('users-table').getByRole('button', { name: /^Delete / });
+  expect(await deletes.count()).toBeGreaterThanOrEqual(2);
+  for (const b of await deletes.all()) {
+    const box = (await b.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(card.x);
+    expect(box.x + box.width).toBeLessThanOrEqual(card.x + card.width);
+    expect(box.x + box.width).toBeLessThanOrEqual(1400);
+  }
+  // fits without scrolling sideways inside the card
+  const overflow = await page.getByTestId('users-table').evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: test.info().outputPath('users-1400.png') });
+});

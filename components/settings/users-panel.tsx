@@ -9,6 +9,7 @@ import { ConfirmDialog, Dialog } from '../ui/dialog';
 import { DisabledReason } from '../ui/disabled-reason';
 import { Card, CardBody, CardHeader } from '../ui/card';
 import { DataTable } from '../ui/data-table';
+import { Truncate } from '../ui/truncate';
 import { Field, controlProps } from '../ui/field';
 import { Input, NativeSelect } from '../ui/input';
 import { useToast } from '../ui/toast';
@@ -71,11 +72,12 @@ export function UsersPanel({
   };
 
   return (
-    <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
-      <Card className="overflow-hidden xl:col-span-2">
+    // The form sits beside the table only where the table still has room for its buttons (2xl, 1536 px and up);
+    // narrower, it goes below, and a table that is still too wide scrolls inside its card.
+    <div className="grid grid-cols-1 items-start gap-4 2xl:grid-cols-[minmax(0,1fr)_22rem]">
+      <Card className="overflow-hidden" data-testid="users-card">
         <DataTable
           testId="users-table"
-          scroll={false}
           rows={users}
           rowKey={(u) => u.id}
           columns={[
@@ -84,18 +86,18 @@ export function UsersPanel({
               header: 'Email',
               className: 'text-[13px]',
               cell: (u) => (
-                <>
-                  {u.email}
-                  {u.id === selfId ? <span className="ml-1.5 text-[11px] text-zinc-400">you</span> : null}
-                </>
+                <span className="flex items-baseline gap-1.5">
+                  <Truncate text={u.email} className="max-w-[18rem]" />
+                  {u.id === selfId ? <span className="text-[11px] text-zinc-400">you</span> : null}
+                </span>
               ),
             },
-            { key: 'name', header: 'Name', className: 'text-zinc-600', cell: (u) => u.name || '—' },
+            { key: 'name', header: 'Name', className: 'text-zinc-600', cell: (u) => <Truncate text={u.name || '—'} className="max-w-[12rem]" /> },
             {
               key: 'role',
               header: 'Role',
               cell: (u) => (
-                <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-28 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
+                <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-32 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
                   <option value="admin">admin</option>
                   <option value="operator">operator</option>
                   <option value="viewer">viewer</option>
@@ -106,8 +108,8 @@ export function UsersPanel({
             { key: 'lastLogin', header: 'Last login', className: 'text-xs', cell: (u) => <RelativeTime value={u.lastLoginAt} /> },
             {
               key: 'actions',
-              header: null,
-              className: 'text-right',
+              header: <span className="sr-only">Actions</span>,
+              className: 'whitespace-nowrap text-right',
               cell: (u) => {
                 const lastAdmin = u.role === 'admin' && !u.disabled && activeAdmins <= 1;
                 const cannotRemove = u.id === selfId ? 'You cannot disable or delete yourself' : lastAdmin ? 'The last active admin cannot be disabled or deleted' : null;
@@ -151,7 +153,7 @@ export function UsersPanel({
           setDeleteFor(null);
         }}
       />
-      <Card>
+      <Card className="max-w-xl">
         <CardHeader title="New user" />
         <CardBody>
           <form onSubmit={submit} className="space-y-3" noValidate>
