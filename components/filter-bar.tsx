@@ -7,6 +7,7 @@ import { Input, NativeSelect } from './ui/input';
 import { Button } from './ui/button';
 import { useDisplayZone } from './display-zone';
 import { utcToZonedLocal, zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { PAGING_PARAMS, filtersSet, withoutFilters } from './filter-params';
 
 export type FilterDef =
   | { kind: 'search'; name: string; label: string; placeholder?: string }
@@ -18,7 +19,7 @@ export type FilterDef =
 
 /**
  * Filters that live in the URL (shareable, back-button friendly). Changing one resets
- * paging (`cursor`/`trail`). Search is debounced 300 ms; selects apply at once; a date applies on Enter or when
+ * paging (PAGING_PARAMS); Clear drops every filter and keeps the sort. Search is debounced 300 ms; selects apply at once; a date applies on Enter or when
  * the field is left, and a range whose end precedes its start is refused with a message instead.
  */
 export function FilterBar({ filters }: { filters: FilterDef[] }) {
@@ -46,13 +47,13 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
       const qs = new URLSearchParams(params.toString());
       if (value) qs.set(name, value);
       else qs.delete(name);
-      qs.delete('cursor');
-      qs.delete('trail');
+      for (const p of PAGING_PARAMS) qs.delete(p);
       go(qs);
     },
     [params, go],
   );
-  const active = filters.some((f) => params.get(f.name));
+  const names = filters.map((f) => f.name);
+  const active = filtersSet(params, names);
   const zone = useDisplayZone();
   const [rangeError, setRangeError] = React.useState<string | null>(null);
   return (
@@ -87,7 +88,7 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
         <Button
           variant="ghost"
           size="sm"
-          onClick={() => go(new URLSearchParams())}
+          onClick={() => go(withoutFilters(params, names))}
         >
           <X /> Clear
         </Button>

@@ -26,7 +26,7 @@ test('an operator acknowledges an alarm, silences its job, sees the next one sil
 
   await login(page);
   await page.goto(`/alarms?jobId=${job.id}`);
-  await expect(page.getByText('No alarms')).toBeVisible();
+  await expect(page.getByText('No alarms match these filters')).toBeVisible();
 
   // the first failure: its alarm appears without a reload and is delivered (log channel)
   await api('POST', `/jobs/${job.id}/trigger`, {});

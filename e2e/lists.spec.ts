@@ -141,3 +141,29 @@ test('jobs: a job of several handlers reads "first +N more", and every cut text 
   const overflow = await page.getByTestId('jobs-table').evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth);
   expect(overflow).toBeLessThanOrEqual(0);
 });
+
+test('empty lists: filters that match nothing say so and offer Clear filters; the sort is kept', async ({ page }) => {
+  const none = `no-such-thing-${uniq()}`;
+  // At least one job and one run exist, so the cleared lists are not empty.
+  const job = await api<Job>('POST', '/jobs', { key: `e2e.lists.empty.${uniq()}`, name: 'Something to list', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+
+  await page.goto(`/runs?q=${none}&status=failed`);
+  const runsEmpty = page.getByTestId('list-empty-filtered');
+  await expect(runsEmpty).toContainText('No runs match these filters');
+  await runsEmpty.getByRole('link', { name: 'Clear filters' }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+  await expect(page.getByTestId('runs-table')).toBeVisible();
+
+  await page.goto(`/jobs?q=${none}&sort=created_at&dir=desc`);
+  const jobsEmpty = page.getByTestId('list-empty-filtered');
+  await expect(jobsEmpty).toContainText('No jobs match these filters');
+  await expect(jobsEmpty.getByRole('link', { name: 'New job' })).toHaveCount(0);
+  await jobsEmpty.getByRole('link', { name: 'Clear filters' }).click();
+  await expect(page).toHaveURL(/\/jobs\?sort=created_at&dir=desc$/);
+  await expect(page.getByTestId('jobs-table')).toBeVisible();
+
+  await page.goto(`/alarms?jobId=${crypto.randomUUID()}`);
+  await expect(page.getByTestId('list-empty-filtered')).toContainText('No alarms match these filters');
+  await expect(page.getByTestId('list-empty-filtered').getByRole('link', { name: 'Clear filters' })).toHaveAttribute('href', '/alarms');
+});

@@ -84,6 +84,13 @@ test('lines stream live onto the run page and can be filtered, unwrapped, downlo
   await expect(box.getByTestId('lines-count')).toHaveText('1 of 13 lines');
   await box.getByTestId('lines-filter').fill('');
   await expect(lines).toHaveCount(13);
+  // A filter that matches nothing says so (not "no lines written") and clears in one click.
+  await box.getByTestId('lines-level').selectOption('error');
+  await box.getByTestId('lines-filter').fill('no such line');
+  await expect(box.getByTestId('lines-none-match')).toContainText('No line matches the filter.');
+  await box.getByTestId('lines-none-match').getByRole('button', { name: 'Clear filter' }).click();
+  await expect(lines).toHaveCount(13);
+  await expect(box.getByTestId('lines-filter')).toHaveValue('');
 
   // Wrap toggle.
   await expect(lines.first()).toHaveClass(/whitespace-pre-wrap/);

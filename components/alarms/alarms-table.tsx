@@ -3,11 +3,11 @@
 import * as React from 'react';
 import Link from 'next/link';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { BellOff, Check } from 'lucide-react';
+import { Bell, BellOff, Check } from 'lucide-react';
 import type { AlarmView } from '@/lib/alarms/list-alarms';
 import { Button } from '../ui/button';
 import { DataTable } from '../ui/data-table';
-import { EmptyState } from '../ui/empty-state';
+import { ListEmptyState } from '../ui/empty-state';
 import { RoleGate } from '../role';
 import { RelativeTime, ZonedTime } from '../time';
 import { cn } from '../ui/cn';
@@ -27,9 +27,10 @@ export type AlarmsPage = { items: AlarmView[]; nextBefore: string | null };
  * The alarms table, live from GET /api/v1/alarms (same filters as the page's URL) every 5 s:
  * type, job / run, message, channel, status (a silenced alarm names its silence), who
  * acknowledged it, and per row Acknowledge and Silence (operator+; viewers see them disabled
- * with the reason).
+ * with the reason). Empty, it tells filters that match nothing (`filtered`, Clear filters to `clearHref`)
+ * from no alarms at all.
  */
-export function AlarmsTable({ initial, query, acknowledge, silence, filtered }: { initial: AlarmsPage; query: string; acknowledge: AckAction; silence: SilenceAction; filtered: boolean }) {
+export function AlarmsTable({ initial, query, acknowledge, silence, filtered, clearHref }: { initial: AlarmsPage; query: string; acknowledge: AckAction; silence: SilenceAction; filtered: boolean; clearHref: string }) {
   const qc = useQueryClient();
   const q = useQuery({
     queryKey: ['alarms', query],
@@ -46,9 +47,12 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered }: 
   const page = q.data ?? initial;
   if (page.items.length === 0)
     return (
-      <EmptyState
-        title="No alarms"
-        description={filtered ? 'Nothing matches these filters.' : 'Alarms appear here when a job with alarms configured fails, times out, succeeds (opt-in) or is dead-lettered, or a worker goes offline.'}
+      <ListEmptyState
+        icon={<Bell />}
+        noun="alarms"
+        filtered={filtered}
+        clearHref={clearHref}
+        empty={{ title: 'No alarms yet', description: 'Alarms appear here when a job with alarms configured fails, times out, succeeds (opt-in) or is dead-lettered, or a worker goes offline.' }}
       />
     );
   return (

@@ -7,7 +7,7 @@ import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2, 
 import { Button } from '../ui/button';
 import { DataTable, type Column } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
-import { EmptyState } from '../ui/empty-state';
+import { ListEmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
@@ -39,9 +39,10 @@ export type RunNowResult = { ok: true; data: { runId: string; outcome: string } 
  * Jobs table with row checkboxes and a bulk bar (Pause / Resume / Delete), and per row Run now and Pause /
  * Resume. Column headers link to the sorted URL (`sortHref`). Actions call the server actions (`bulk`, `runNow`)
  * and refresh the page. Sized to fit a 1440 px screen beside the sidebar; long text is cut with an ellipsis and
- * shown whole on hover.
+ * shown whole on hover. Empty, it tells filters that match nothing (`filtered`, Clear filters to `clearHref`) from
+ * no jobs at all.
  */
-export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }: { rows: JobRow[]; sort: string; dir: 'asc' | 'desc'; sortHref: Record<string, string>; bulk: (action: 'pause' | 'resume' | 'delete', ids: string[]) => Promise<BulkResult>; runNow: (id: string, input: unknown) => Promise<RunNowResult>; filtered: boolean }) {
+export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, clearHref }: { rows: JobRow[]; sort: string; dir: 'asc' | 'desc'; sortHref: Record<string, string>; bulk: (action: 'pause' | 'resume' | 'delete', ids: string[]) => Promise<BulkResult>; runNow: (id: string, input: unknown) => Promise<RunNowResult>; filtered: boolean; clearHref: string }) {
   const [selected, setSelected] = React.useState<Set<string>>(new Set());
   const [busy, setBusy] = React.useState(false);
   const router = useRouter();
@@ -89,12 +90,15 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }:
 
   if (rows.length === 0) {
     return (
-      <EmptyState
+      <ListEmptyState
         icon={<Briefcase />}
-        title={filtered ? 'No jobs match these filters' : 'No jobs yet'}
-        description={filtered ? 'Try another search or clear the filters.' : 'Create a job to schedule work: a cron expression, an interval, a single date, or manual runs.'}
-        action={
-          filtered ? null : (
+        noun="jobs"
+        filtered={filtered}
+        clearHref={clearHref}
+        empty={{
+          title: 'No jobs yet',
+          description: 'Create a job to schedule work: a cron expression, an interval, a single date, or manual runs.',
+          action: (
             <RoleGate>
               <Button asChild variant="primary">
                 <Link href="/jobs/new">
@@ -102,8 +106,8 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered }:
                 </Link>
               </Button>
             </RoleGate>
-          )
-        }
+          ),
+        }}
       />
     );
   }

@@ -1,7 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { RunsTable, ACTIVE_RUN_STATUSES, type RunRow } from './runs-table';
+import { Activity } from 'lucide-react';
+import { RunsTable, ACTIVE_RUN_STATUSES, NO_RUNS_YET, type RunRow } from './runs-table';
+import { EmptyState } from '../ui/empty-state';
 import { TableSkeleton } from '../ui/skeleton';
 import { ErrorPanel } from '../error-panel';
 import { getJson } from '../api';
@@ -19,5 +21,5 @@ export function JobRunsPanel({ jobId, initial }: { jobId: string; initial?: RunR
   });
   if (q.isPending) return <TableSkeleton rows={5} cols={6} />;
   if (q.isError && !q.data) return <ErrorPanel message={q.error.message} />;
-  return <RunsTable rows={q.data ?? []} showJob={false} emptyText="This job has not run yet" />;
+  return <RunsTable rows={q.data ?? []} showJob={false} empty={<EmptyState icon={<Activity />} title="This job has not run yet" description={NO_RUNS_YET.description} />} />;
 }

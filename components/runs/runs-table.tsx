@@ -1,5 +1,6 @@
 'use client';
 
+import type * as React from 'react';
 import Link from 'next/link';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../ui/empty-state';
@@ -31,9 +32,15 @@ export type RunRow = {
 
 export const ACTIVE_RUN_STATUSES = new Set(['pending', 'running']);
 
-/** Runs table (sticky header): status, job, trigger, scheduled, lateness, duration. `showJob` false inside a job's page. */
-export function RunsTable({ rows, showJob = true, emptyText }: { rows: RunRow[]; showJob?: boolean; emptyText?: string }) {
-  if (rows.length === 0) return <EmptyState icon={<Activity />} title={emptyText ?? 'No runs yet'} description="Runs appear here when the schedule fires or someone presses Run now." />;
+/** What an empty runs list says when no filter hides runs. */
+export const NO_RUNS_YET = { title: 'No runs yet', description: 'Runs appear here when the schedule fires or someone presses Run now.' };
+
+/**
+ * Runs table (sticky header): status, job, trigger, scheduled, lateness, duration. `showJob` false inside a job's
+ * page. `empty` is shown instead of an empty table (default: NO_RUNS_YET).
+ */
+export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; showJob?: boolean; empty?: React.ReactNode }) {
+  if (rows.length === 0) return empty ?? <EmptyState icon={<Activity />} {...NO_RUNS_YET} />;
   return (
     <DataTable
       testId="runs-table"

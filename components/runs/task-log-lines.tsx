@@ -210,7 +210,19 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         {lines.length === 0 ? (
           <p className="text-zinc-500">{meta === null ? 'Loading…' : live ? 'Waiting for lines…' : 'No lines were written.'}</p>
         ) : shown.length === 0 ? (
-          <p className="text-zinc-500">No line matches the filter.</p>
+          <p className="text-zinc-500" data-testid="lines-none-match">
+            No line matches the filter.{' '}
+            <button
+              type="button"
+              className="text-indigo-300 underline-offset-2 hover:underline"
+              onClick={() => {
+                setLevel('debug');
+                setText('');
+              }}
+            >
+              Clear filter
+            </button>
+          </p>
         ) : (
           shown.map((l) => (
             <div

@@ -6,7 +6,8 @@ import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from '@
 import { listAlarms } from '@/lib/alarms/list-alarms';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
-import { FilterBar } from '@/components/filter-bar';
+import { FilterBar, type FilterDef } from '@/components/filter-bar';
+import { clearFiltersHref, filtersSet } from '@/components/filter-params';
 import { ErrorPanel } from '@/components/error-panel';
 import { AlarmsTable } from '@/components/alarms/alarms-table';
 import { SilencesPanel } from '@/components/alarms/silences-panel';
@@ -19,6 +20,12 @@ export const metadata: Metadata = { title: 'Alarms' };
 export const dynamic = 'force-dynamic';
 
 type SP = { type?: string; status?: string; jobId?: string; before?: string };
+const FILTERS: FilterDef[] = [
+  { kind: 'select', name: 'type', label: 'Type', options: ALARM_TYPES.map((t) => ({ value: t, label: t.replace('_', ' ') })) },
+  { kind: 'select', name: 'status', label: 'Status', options: ALARM_STATUSES.map((s) => ({ value: s, label: s })) },
+  { kind: 'search', name: 'jobId', label: 'Job id', placeholder: 'Job id' },
+];
+const FILTER_NAMES = FILTERS.map((f) => f.name);
 
 
 /**
@@ -43,7 +50,6 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load alarms');
   }
-  const keep = Object.fromEntries(Object.entries({ type: sp.type, status: sp.status, jobId: sp.jobId }).filter(([, v]) => v)) as Record<string, string>;
   // the same query the table polls (GET /api/v1/alarms): only the filters the API accepts
   const query = new URLSearchParams(Object.entries({ type, status, jobId, before, limit: '50' }).filter((e): e is [string, string] => !!e[1])).toString();
   return (
@@ -51,17 +57,11 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
       <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel. Acknowledge one to show you are on it; silence a job or an alarm rule to stop notifications for a while." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
       {error ? null : <SilencesPanel initial={silences} unsilence={unsilenceAction} />}
       <Card className="overflow-hidden">
-        <FilterBar
-          filters={[
-            { kind: 'select', name: 'type', label: 'Type', options: ALARM_TYPES.map((t) => ({ value: t, label: t.replace('_', ' ') })) },
-            { kind: 'select', name: 'status', label: 'Status', options: ALARM_STATUSES.map((s) => ({ value: s, label: s })) },
-            { kind: 'search', name: 'jobId', label: 'Job id', placeholder: 'Job id' },
-          ]}
-        />
+        <FilterBar filters={FILTERS} />
         {error || !result ? (
           <ErrorPanel message={error ?? 'Could not load alarms'} />
         ) : (
-          <AlarmsTable key={query} initial={result} query={query} acknowledge={acknowledgeAlarmAction} silence={silenceAlarmsAction} filtered={Object.keys(keep).length > 0} />
+          <AlarmsTable key={query} initial={result} query={query} acknowledge={acknowledgeAlarmAction} silence={silenceAlarmsAction} filtered={filtersSet(sp, FILTER_NAMES)} clearHref={clearFiltersHref('/alarms', sp, FILTER_NAMES)} />
         )}
       </Card>
     </>

@@ -7,7 +7,8 @@ import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { GatedLinkButton } from '@/components/gated-link';
-import { FilterBar } from '@/components/filter-bar';
+import { FilterBar, type FilterDef } from '@/components/filter-bar';
+import { clearFiltersHref, filtersSet } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { JobsTable } from '@/components/jobs/jobs-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -20,6 +21,13 @@ export const dynamic = 'force-dynamic';
 
 type SP = { q?: string; status?: string; kind?: string; handler?: string; sort?: string; dir?: string; cursor?: string; trail?: string };
 const SORTS = ['key', 'name', 'next_run_at', 'created_at'] as const;
+const FILTERS: FilterDef[] = [
+  { kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' },
+  { kind: 'select', name: 'status', label: 'Status', options: ['active', 'paused', 'dead_letter'].map((s) => ({ value: s, label: s.replace('_', ' ') })) },
+  { kind: 'select', name: 'kind', label: 'Schedule', options: ['cron', 'interval', 'once', 'manual'].map((s) => ({ value: s, label: s })) },
+  { kind: 'select', name: 'handler', label: 'Handler', options: BUILTIN_HANDLERS.map((h) => ({ value: h, label: h })) },
+];
+const FILTER_NAMES = FILTERS.map((f) => f.name);
 
 /**
  * /jobs: search (key/name), filters (status, schedule kind, handler), sortable columns,
@@ -64,19 +72,12 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
         }
       />
       <Card className="overflow-hidden">
-        <FilterBar
-          filters={[
-            { kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' },
-            { kind: 'select', name: 'status', label: 'Status', options: ['active', 'paused', 'dead_letter'].map((s) => ({ value: s, label: s.replace('_', ' ') })) },
-            { kind: 'select', name: 'kind', label: 'Schedule', options: ['cron', 'interval', 'once', 'manual'].map((s) => ({ value: s, label: s })) },
-            { kind: 'select', name: 'handler', label: 'Handler', options: BUILTIN_HANDLERS.map((h) => ({ value: h, label: h })) },
-          ]}
-        />
+        <FilterBar filters={FILTERS} />
         {error ? (
           <ErrorPanel message={error} />
         ) : result ? (
           <>
-            <JobsTable rows={result.items} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} runNow={triggerJobAction} filtered={!!(sp.q || sp.status || sp.kind || sp.handler)} />
+            <JobsTable rows={result.items} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} runNow={triggerJobAction} filtered={filtersSet(sp, FILTER_NAMES)} clearHref={clearFiltersHref('/jobs', sp, FILTER_NAMES)} />
             {result.items.length > 0 || sp.cursor ? <Pager basePath="/jobs" params={{ ...keep, sort: sp.sort, dir: sp.dir }} cursor={sp.cursor} trail={trail} nextCursor={result.nextCursor} count={result.items.length} /> : null}
           </>
         ) : null}

@@ -6,7 +6,8 @@ import { listRuns } from '@/lib/runs';
 import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
-import { FilterBar } from '@/components/filter-bar';
+import { FilterBar, type FilterDef } from '@/components/filter-bar';
+import { clearFiltersHref, filtersSet } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { LiveRunsTable } from '@/components/runs/live-runs-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -37,6 +38,15 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   // Job filter options: live jobs by key (first 200 is plenty for a picker; the URL takes any id).
   const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
   const keep = { jobId: sp.jobId, status: sp.status, trigger: sp.trigger, from: sp.from, to: sp.to, q: sp.q };
+  const filters: FilterDef[] = [
+    { kind: 'search', name: 'q', label: 'Search', placeholder: 'Run id or error text' },
+    { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
+    { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
+    { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry', 'backfill'].map((s) => ({ value: s, label: s })) },
+    { kind: 'datetime', name: 'from', label: 'From', notAfter: 'to' },
+    { kind: 'datetime', name: 'to', label: 'To', notBefore: 'from' },
+  ];
+  const filterNames = filters.map((f) => f.name);
   const qs = new URLSearchParams(Object.entries({ ...keep, cursor: sp.cursor }).filter(([, v]) => v) as [string, string][]).toString();
   return (
     <>
@@ -54,21 +64,12 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         }
       />
       <Card className="overflow-hidden">
-        <FilterBar
-          filters={[
-            { kind: 'search', name: 'q', label: 'Search', placeholder: 'Run id or error text' },
-            { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
-            { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
-            { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry', 'backfill'].map((s) => ({ value: s, label: s })) },
-            { kind: 'datetime', name: 'from', label: 'From', notAfter: 'to' },
-            { kind: 'datetime', name: 'to', label: 'To', notBefore: 'from' },
-          ]}
-        />
+        <FilterBar filters={filters} />
         {error ? (
           <ErrorPanel message={error} />
         ) : page ? (
           <>
-            <LiveRunsTable initial={page.items} apiQuery={qs} live={!sp.cursor} />
+            <LiveRunsTable initial={page.items} apiQuery={qs} live={!sp.cursor} filtered={filtersSet(sp, filterNames)} clearHref={clearFiltersHref('/runs', sp, filterNames)} />
             {page.items.length > 0 || sp.cursor ? <Pager basePath="/runs" params={keep} cursor={sp.cursor} trail={parseTrail(sp.trail)} nextCursor={page.nextCursor} count={page.items.length} /> : null}
           </>
         ) : null}

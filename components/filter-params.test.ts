@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { clearFiltersHref, filtersSet, withoutFilters } from './filter-params';
+
+const names = ['q', 'status', 'jobId'];
+
+describe('filtersSet', () => {
+  it('is false without a filter, or with only paging and sorting', () => {
+    expect(filtersSet({}, names)).toBe(false);
+    expect(filtersSet({ sort: 'key', dir: 'desc', cursor: 'abc' }, names)).toBe(false);
+    expect(filtersSet(new URLSearchParams('q=&status='), names)).toBe(false);
+    expect(filtersSet({ q: '  ' }, names)).toBe(false);
+  });
+
+  it('is true as soon as one filter has a value', () => {
+    expect(filtersSet({ status: 'failed' }, names)).toBe(true);
+    expect(filtersSet(new URLSearchParams('sort=key&q=nightly'), names)).toBe(true);
+    expect(filtersSet({ jobId: ['a', 'b'] }, names)).toBe(true);
+  });
+});
+
+describe('clearing filters', () => {
+  it('drops the filters and the paging, keeps the sort', () => {
+    const sp = { q: 'x', status: 'failed', sort: 'next_run_at', dir: 'desc', cursor: 'c1', trail: 't', before: '2026-01-01' };
+    expect(withoutFilters(sp, names).toString()).toBe('sort=next_run_at&dir=desc');
+    expect(clearFiltersHref('/jobs', sp, names)).toBe('/jobs?sort=next_run_at&dir=desc');
+  });
+
+  it('leads to the bare list when only filters were set', () => {
+    expect(clearFiltersHref('/runs', new URLSearchParams('q=boom&jobId=j1'), names)).toBe('/runs');
+  });
+});

@@ -1,0 +1,28 @@
+// The rules of a list's filters in its URL, shared by the filter bar (client) and the list pages (server).
+
+/** URL parameters that page a list (keyset cursors): dropped whenever its filters change. */
+export const PAGING_PARAMS: readonly string[] = ['cursor', 'trail', 'before'];
+
+/** A page's `searchParams` or the browser's URLSearchParams. */
+export type ParamsLike = URLSearchParams | Readonly<Record<string, string | string[] | undefined>>;
+
+function entries(params: ParamsLike): [string, string][] {
+  if (params instanceof URLSearchParams) return [...params.entries()];
+  return Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : Array.isArray(v) ? v.map((x) => [k, x] as [string, string]) : [[k, v] as [string, string]]));
+}
+
+/** Whether any of the filters `names` has a value in `params` (an empty value is no filter). */
+export function filtersSet(params: ParamsLike, names: readonly string[]): boolean {
+  return entries(params).some(([k, v]) => names.includes(k) && v.trim() !== '');
+}
+
+/** `params` without the filters `names` and without paging; the rest (a sort order) stays. */
+export function withoutFilters(params: ParamsLike, names: readonly string[]): URLSearchParams {
+  return new URLSearchParams(entries(params).filter(([k]) => !names.includes(k) && !PAGING_PARAMS.includes(k)));
+}
+
+/** The list at `pathname` with its filters `names` cleared (withoutFilters): where "Clear filters" leads. */
+export function clearFiltersHref(pathname: string, params: ParamsLike, names: readonly string[]): string {
+  const qs = withoutFilters(params, names).toString();
+  return qs ? `${pathname}?${qs}` : pathname;
+}
