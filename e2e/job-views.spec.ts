@@ -76,7 +76,7 @@ test('Grid tab: runs as columns, steps in DAG order, a tooltip per cell in the d
   const tip = page.getByTestId('grid-tooltip');
   await expect(tip).toBeVisible();
   await expect(tip).toContainText(`State: ${load.status}`);
-  await expect(tip).toContainText('Attempts: 2');
+  await expect(tip).toContainText('attempt 2'); // attemptLabel's short text (capitalised by CSS)
   await expect(tip).toContainText(/Duration: \d/);
   // the time in the display zone, with the zone's label (Tokyo is UTC+9: never the UTC text)
   await expect(tip).toContainText(`Started: ${formatDateTime(load.startedAt, ZONE, { seconds: true, zone: true })}`);

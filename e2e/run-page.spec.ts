@@ -81,7 +81,7 @@ test('the run Gantt shows each task waiting and running on one time axis, in DAG
   const ex = (await rows.nth(0).getByTestId('gantt-run').boundingBox())!;
   const ld = (await rows.nth(1).getByTestId('gantt-run').boundingBox())!;
   expect(ld.x).toBeGreaterThanOrEqual(ex.x + ex.width - 2);
-  await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^ran \d/);
+  await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^attempt 1 of 1, ran \d/);
   await page.getByTestId('run-gantt').screenshot({ path: 'e2e/__screenshots__/run-gantt.png' });
 });
 
@@ -102,7 +102,12 @@ test('a run skipped by the block strategy shows its steps as skipped, not pendin
   expect(skipped.status).toBe('skipped');
   await login(page);
   await page.goto(`/runs/${skipped.id}`);
-  for (const key of ['first', 'second']) await expect(page.getByTestId(`run-node-${key}`)).toHaveAttribute('data-status', 'skipped');
+  for (const key of ['first', 'second']) {
+    await expect(page.getByTestId(`run-node-${key}`)).toHaveAttribute('data-status', 'skipped');
+    // no task, so no attempt was made: never "#1" as if attempt 1 had been skipped
+    await expect(page.getByTestId(`run-node-attempt-${key}`)).toHaveText('no attempt');
+  }
+  await expect(page.getByTestId('run-graph')).not.toContainText('#1');
   await api('POST', `/runs/${active.id}/cancel`, {});
 });
 
@@ -143,9 +148,8 @@ test('a running step\'s in-edges keep their type\'s look; the tasks table names 
   await expect(page.getByTestId('task-parents-slow')).toHaveText('first (hard)');
   await expect(page.getByTestId('task-parents-side')).toHaveText('first (soft)');
   await expect(page.getByTestId('task-parents-cleanup')).toHaveText('first (on failure)');
-  const attemptOf = (key: string) => page.getByTestId('tasks-table').locator('tbody tr', { has: page.locator(`a[href="#task-${key}"]`) }).locator('td').nth(3);
-  await expect(attemptOf('cleanup')).toHaveText('—'); // skipped by design, never ran
-  await expect(attemptOf('first')).toHaveText('1 / 1');
+  await expect(page.getByTestId('task-attempt-cleanup')).toHaveText('no attempt'); // skipped by design, never ran
+  await expect(page.getByTestId('task-attempt-first')).toHaveText('attempt 1 of 1');
   await api('POST', `/runs/${run.id}/cancel`, {});
 });
 
@@ -187,7 +191,7 @@ test('a task that never started reads "no attempt" in its section, as in the tas
   await login(page);
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('task-section-report')).toContainText(/no attempt · \d+ log entr/);
-  await expect(page.getByTestId('task-section-load')).toContainText(/attempt 1 · \d+ log entr/);
+  await expect(page.getByTestId('task-section-load')).toContainText(/attempt 1 of 1 · \d+ log entr/);
 });
 
 test('the run graph opens legible: card text at least 11px on screen, first steps in view, labels off the arrowheads', async ({ page }) => {
@@ -252,4 +256,36 @@ test('the Gantt axis of a very short run: round, distinct labels, none overlappi
   const bar = (await gantt.getByTestId('gantt-row').first().locator('div').nth(1).boundingBox())!;
   expect(boxes[boxes.length - 1]!.right).toBeLessThanOrEqual(bar.x + bar.width + 0.5);
   expect(boxes[0]!.left).toBeGreaterThanOrEqual(bar.x - 0.5);
+});
+
+test('an operator\'s Retry task beyond a budget of one attempt reads the same truthful attempt in the table, the section, the graph and the timeline', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.opretry.${uniq()}`,
+    name: 'Operator retry',
+    schedule: { kind: 'manual' },
+    policy: { maxRetries: 0 },
+    steps: [
+      { key: 'load', handler: 'builtin.fail' },
+      { key: 'report', handler: 'builtin.noop' },
+    ],
+    edges: [{ from: 'load', to: 'report', type: 'hard' }],
+  });
+  type Detail = Run & { tasks: { id: string; stepKey: string; status: string; attempt: number }[] };
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  const detail = () => api<Detail>('GET', `/runs/${run.id}`);
+  await expect.poll(async () => (await detail()).status, { timeout: 30_000 }).toBe('failed');
+  const load = (await detail()).tasks.find((t) => t.stepKey === 'load')!;
+  await api('POST', `/tasks/${load.id}/retry`, {});
+  await expect.poll(async () => { const d = await detail(); return [d.status, d.tasks.find((t) => t.stepKey === 'load')!.attempt]; }, { timeout: 30_000 }).toEqual(['failed', 2]);
+
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const text = 'attempt 2 (1 automatic + 1 by operator)';
+  await expect(page.getByTestId('task-attempt-load')).toHaveText(text);
+  await expect(page.getByTestId('tasks-table')).not.toContainText('2 / 1');
+  await expect(page.getByTestId('task-section-load')).toContainText(`${text} ·`);
+  await expect(page.getByTestId('run-node-attempt-load')).toHaveText('attempt 2');
+  await expect(page.getByTestId('run-node-attempt-load')).toHaveAttribute('title', /1 automatic \(at most 1 automatic: max retries 0\) and 1 started by an operator/);
+  await expect(page.locator('[data-testid="gantt-row"][data-step="load"] [data-testid="gantt-run"]')).toHaveAttribute('title', new RegExp(`^${text.replace(/[()+]/g, '\\$&')}, ran `));
+  await expect(page.getByTestId('run-node-attempt-report')).toHaveText('no attempt');
 });

@@ -10,12 +10,13 @@ import { DepEdgeView } from './DepEdgeView';
 import { EdgeLegend } from './Legend';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 import { useInitialView } from './use-initial-view';
+import { attemptLabel, type AttemptFacts } from '@/lib/runs/run-view';
 
 /** Task statuses (lib/engine/states.ts TASK_STATUSES; docs/design.md §4). */
 export type RunTaskStatus = 'pending' | 'running' | 'success' | 'failed' | 'timeout' | 'cancelled' | 'dead' | 'skipped';
 
-/** One task of the run, by step key. `attempt` starts at 1 (0: no attempt made yet); `durationMs` null/absent while not started or unknown. */
-export type RunGraphTask = { stepKey: string; status: RunTaskStatus | string; attempt: number; durationMs?: number | null };
+/** One task of the run, by step key, with what its attempt label needs (lib/runs/run-view.ts attemptLabel); `durationMs` null/absent while not started or unknown. */
+export type RunGraphTask = AttemptFacts & { stepKey: string; status: RunTaskStatus | string; durationMs?: number | null };
 
 /**
  * Props of {@link RunGraph}: the job version's `steps` / `edges` (positions in px; laid out if missing), the run's
@@ -33,7 +34,7 @@ export type RunGraphProps = {
   className?: string;
 };
 
-type RunNodeData = { key: string; name: string; handler: string; status: string; attempt: number; durationMs: number | null; selected: boolean };
+type RunNodeData = { key: string; name: string; handler: string; status: string; attempt: { short: string; title: string }; durationMs: number | null; selected: boolean };
 type RunNode = Node<RunNodeData, 'run-step'>;
 
 /** Look of each status: pending grey, running blue + pulse, success green, failed/timeout orange, dead red, skipped striped, cancelled dark grey. */
@@ -94,7 +95,9 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
           {look.label}
         </span>
         <span className="flex items-center gap-2 tabular-nums">
-          {data.attempt > 1 ? <span title="Attempt">attempt {data.attempt}</span> : data.attempt === 1 ? <span title="Attempt" className="opacity-70">#1</span> : null}
+          <span title={data.attempt.title} className="opacity-70" data-testid={`run-node-attempt-${data.key}`}>
+            {data.attempt.short}
+          </span>
           {data.durationMs != null ? <span title="Duration">{formatDuration(data.durationMs)}</span> : null}
         </span>
       </div>
@@ -135,7 +138,7 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
           // Size before the first measurement (the MiniMap and the Fit button use it); matches the card below.
           initialWidth: 200,
           initialHeight: 61,
-          data: { key: n.data.key, name: n.data.name, handler: n.data.handler, status, attempt: t?.attempt ?? 1, durationMs: t?.durationMs ?? null, selected: selectedStepKey === n.data.key },
+          data: { key: n.data.key, name: n.data.name, handler: n.data.handler, status, attempt: attemptLabel(t ?? null), durationMs: t?.durationMs ?? null, selected: selectedStepKey === n.data.key },
           domAttributes: { 'data-testid': `run-node-${n.data.key}`, 'data-status': status } as RunNode['domAttributes'],
           ariaLabel: `${n.data.key}: ${status}`,
         };

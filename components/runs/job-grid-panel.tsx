@@ -6,6 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Tooltip as T } from 'radix-ui';
 import { ChevronLeft, ChevronRight, LayoutGrid } from 'lucide-react';
 import type { GridCell, GridRun, JobGrid } from '@/lib/runs/job-grid';
+import { attemptLabel } from '@/lib/runs/run-view';
 import { formatDateTime, formatDuration } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
 import { getJson } from '../api';
@@ -52,7 +53,8 @@ function CellTip({ step, cell, run, zone }: { step: string; cell: GridCell; run:
       <div>
         State: <span className="font-medium">{cell.status}</span>
       </div>
-      <div>Attempts: {cell.attempt}</div>
+      {/* no budget here: the grid does not load the task logs that tell operator re-runs apart (attemptLabel) */}
+      <div className="first-letter:uppercase">{attemptLabel({ attempt: cell.attempt, startedAt: cell.startedAt }).short}</div>
       <div>Duration: {formatDuration(cell.durationMs)}</div>
       <div>Started: {cell.startedAt ? formatDateTime(cell.startedAt, zone, { seconds: true, zone: true }) : '—'}</div>
       <div>Finished: {cell.finishedAt ? formatDateTime(cell.finishedAt, zone, { seconds: true, zone: true }) : '—'}</div>

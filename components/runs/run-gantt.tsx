@@ -1,7 +1,7 @@
 'use client';
 // A run's Gantt chart: one row per task (in the order given), on a shared time axis, with the time the task
 // waited to be claimed (ready -> started) and the time it ran (started -> finished), coloured by status.
-import type { TaskView } from '@/lib/runs/run-view';
+import { attemptLabel, type TaskView } from '@/lib/runs/run-view';
 import { formatDateTime, formatDuration, niceDurationTicks } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
 import { useNow } from '../time';
@@ -86,7 +86,7 @@ export function RunGantt({ tasks }: { tasks: TaskView[] }) {
                   <span data-testid="gantt-wait" title={`waited ${formatDuration(start - ready)}`} className="absolute inset-y-1 rounded-sm bg-amber-200" style={{ left: pct(ready), width: width(ready, start) }} />
                   <span
                     data-testid="gantt-run"
-                    title={`ran ${formatDuration((end ?? start) - start)}: ${formatDateTime(start, zone, { ms: true })} → ${end != null ? formatDateTime(end, zone, { ms: true }) : '…'}`}
+                    title={`${attemptLabel(t).long}, ran ${formatDuration((end ?? start) - start)}: ${formatDateTime(start, zone, { ms: true })} → ${end != null ? formatDateTime(end, zone, { ms: true }) : '…'}`}
                     className={`absolute inset-y-0 rounded-sm ${RUN_COLOUR[t.status] ?? 'bg-zinc-400'}`}
                     style={{ left: pct(start), width: width(start, end ?? start) }}
                   />

@@ -16,7 +16,7 @@ import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
 import { DataTable } from '../ui/data-table';
 import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
-import { madeNoAttempt } from '@/lib/runs/run-view';
+import { attemptLabel } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
 import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
 import { runTextSegments } from './run-links';
@@ -155,7 +155,7 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
       <RunGraph
         steps={graph.steps}
         edges={graph.edges}
-        tasks={run.tasks.map((t) => ({ stepKey: t.stepKey, status: t.status, attempt: madeNoAttempt(t) ? 0 : t.attempt, durationMs: t.startedAt && t.completedAt ? new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime() : null }))}
+        tasks={run.tasks.map((t) => ({ stepKey: t.stepKey, status: t.status, attempt: t.attempt, startedAt: t.startedAt, maxRetries: t.maxRetries, operatorAttempts: t.operatorAttempts, durationMs: t.startedAt && t.completedAt ? new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime() : null }))}
         // A skipped run (block strategy, misfire) was recorded without tasks: none of its steps ran.
         untaskedStatus={run.status === 'skipped' ? 'skipped' : 'pending'}
         selectedStepKey={selected}
@@ -202,8 +202,19 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
               </>
             ),
           },
-          // a task that never started has made no attempt yet (skipped, cancelled or still waiting): no "1 / n"
-          { key: 'attempt', header: 'Attempt', className: 'tabular-nums text-xs', cell: (t) => (madeNoAttempt(t) ? '—' : `${t.attempt} / ${t.maxRetries + 1}`) },
+          {
+            key: 'attempt',
+            header: 'Attempt',
+            className: 'tabular-nums text-xs',
+            cell: (t) => {
+              const a = attemptLabel(t);
+              return (
+                <span title={a.title} data-testid={`task-attempt-${t.stepKey}`}>
+                  {a.long}
+                </span>
+              );
+            },
+          },
           {
             key: 'duration',
             header: 'Duration',

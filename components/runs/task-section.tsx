@@ -3,7 +3,7 @@
 import { StateChangeLinesLink, TaskLogLines } from './task-log-lines';
 import * as React from 'react';
 import { ChevronRight } from 'lucide-react';
-import { madeNoAttempt, type TaskView } from '@/lib/runs/run-view';
+import { attemptLabel, madeNoAttempt, type TaskView } from '@/lib/runs/run-view';
 import { Card } from '../ui/card';
 import { StatusBadge } from '../status-badge';
 import { ZonedTime } from '../time';
@@ -13,6 +13,7 @@ import { cn } from '../ui/cn';
 export function TaskSection({ task, defaultOpen, focused = false }: { task: TaskView; defaultOpen: boolean; focused?: boolean }) {
   const [open, setOpen] = React.useState(defaultOpen);
   const noAttempt = madeNoAttempt(task);
+  const attempt = attemptLabel(task);
   return (
     <Card id={`task-${task.stepKey}`} data-testid={`task-section-${task.stepKey}`} data-focused={focused || undefined} className={cn('scroll-mt-4', focused && 'ring-2 ring-indigo-400')}>
       <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open} className="flex w-full items-center gap-2 px-4 py-2.5 text-left">
@@ -20,8 +21,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
         <span className="font-mono text-[13px] font-semibold">{task.stepKey}</span>
         <StatusBadge status={task.status} />
         <span className="text-xs text-zinc-500">
-          {/* the same rule as the tasks table's Attempt column: a task never started has made no attempt */}
-          {noAttempt ? 'no attempt' : `attempt ${task.attempt}`} · {task.logs.length} log {task.logs.length === 1 ? 'entry' : 'entries'}
+          <span title={attempt.title}>{attempt.long}</span> · {task.logs.length} log {task.logs.length === 1 ? 'entry' : 'entries'}
         </span>
       </button>
       {open ? (

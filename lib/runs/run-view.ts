@@ -62,6 +62,8 @@ export type TaskView = {
   readyAt: string | null;
   /** the steps this task depends on, each with its dependency type, in the order of its parents' creation */
   parents: TaskParent[];
+  /** attempts an operator started (Retry task, Clear) beyond the automatic ones (the first attempt and the engine's retries); see {@link operatorAttemptCount} */
+  operatorAttempts: number;
   logs: TaskLogView[];
 };
 
@@ -75,6 +77,50 @@ export type TaskParent = { step: string; type: DepType };
  */
 export function madeNoAttempt(t: Pick<TaskView, 'attempt' | 'startedAt'>): boolean {
   return t.attempt === 1 && t.startedAt === null;
+}
+
+/**
+ * How many of a task's attempts an operator started: the re-opens (Retry task, Clear; task_logs rows to `pending`
+ * carrying `detail.actor`, lib/engine/sql/reopen-tasks.ts) that raised the attempt. A re-open of a task that had
+ * never started keeps its attempt (its first run is still to come) and is not counted. `logs` in append order.
+ */
+export function operatorAttemptCount(logs: readonly Pick<TaskLogView, 'attempt' | 'toStatus' | 'detail'>[]): number {
+  let n = 0;
+  for (let i = 1; i < logs.length; i++) {
+    const l = logs[i]!;
+    const actor = l.detail !== null && typeof l.detail === 'object' && typeof (l.detail as { actor?: unknown }).actor === 'string';
+    if (l.toStatus === 'pending' && actor && l.attempt > logs[i - 1]!.attempt) n++;
+  }
+  return n;
+}
+
+/** What {@link attemptLabel} needs of a task; without `maxRetries` (a view that does not load it) no budget is written. */
+export type AttemptFacts = Pick<TaskView, 'attempt' | 'startedAt'> & Partial<Pick<TaskView, 'maxRetries' | 'operatorAttempts'>>;
+
+/**
+ * The one text of a task's attempt, wherever it is shown (tasks table, task section, run graph, timeline, grid).
+ * An attempt number is the ordinal of the execution: the first attempt is 1, each automatic retry and each
+ * operator re-run (Retry task, Clear) adds one (docs/handlers.md `attempt`, docs/recovery.md). The engine retries
+ * automatically while the attempt is at most `maxRetries`, so `maxRetries + 1` attempts are automatic at most;
+ * an operator's re-run comes on top, so the number can exceed that budget and is then written with its split
+ * instead of "n of budget". `null`: a step without a task (a run the block strategy skipped has none), which made
+ * no attempt either. `short` fits a graph card, `long` a table cell, `title` explains it in full.
+ */
+export function attemptLabel(t: AttemptFacts | null): { short: string; long: string; title: string } {
+  if (t === null) return { short: 'no attempt', long: 'no attempt', title: 'No attempt: this step has no task in this run' };
+  if (madeNoAttempt(t)) return { short: 'no attempt', long: 'no attempt', title: 'No attempt: this task never started' };
+  const short = `attempt ${t.attempt}`;
+  if (t.maxRetries === undefined) return { short, long: short, title: `Attempt ${t.attempt}` };
+  const budget = t.maxRetries + 1;
+  const byOperator = t.operatorAttempts ?? 0;
+  const automatic = t.attempt - byOperator;
+  const allowed = `at most ${budget} automatic: max retries ${t.maxRetries}`;
+  if (byOperator === 0) return { short, long: `attempt ${t.attempt} of ${budget}`, title: `Attempt ${t.attempt} of ${allowed}` };
+  return {
+    short,
+    long: `attempt ${t.attempt} (${automatic} automatic + ${byOperator} by operator)`,
+    title: `Attempt ${t.attempt}: ${automatic} automatic (${allowed}) and ${byOperator} started by an operator (Retry task or Clear)`,
+  };
 }
 
 export type RunView = RunSummary & {
@@ -130,6 +176,7 @@ export function toTaskLogView(l: TaskLog): TaskLogView {
 }
 
 export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[]): TaskView {
+  const logViews = logs.map(toTaskLogView);
   return {
     id: t.id,
     stepKey: t.stepKey,
@@ -152,6 +199,7 @@ export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[]): Tas
     pendingParents: t.pendingParents,
     readyAt: iso(t.readyAt),
     parents,
-    logs: logs.map(toTaskLogView),
+    operatorAttempts: operatorAttemptCount(logViews),
+    logs: logViews,
   };
 }

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { attemptLabel, operatorAttemptCount, type TaskLogView } from './run-view';
+
+type Log = Pick<TaskLogView, 'attempt' | 'toStatus' | 'detail'>;
+const log = (attempt: number, toStatus: Log['toStatus'], actor?: string): Log => ({ attempt, toStatus, detail: actor ? { actor } : {} });
+const STARTED = '2026-12-01T10:00:00.000Z';
+
+describe('operatorAttemptCount', () => {
+  it('counts an operator retry of a dead task (the attempt rises on the operator re-open)', () => {
+    const logs = [log(1, 'pending'), log(1, 'running'), log(1, 'failed'), log(1, 'dead'), log(2, 'pending', 'ops@example.com'), log(2, 'running'), log(2, 'success')];
+    expect(operatorAttemptCount(logs)).toBe(1);
+  });
+
+  it('does not count the engine\'s own retries', () => {
+    const logs = [log(1, 'pending'), log(1, 'running'), log(1, 'failed'), log(2, 'pending'), log(2, 'running'), log(2, 'success')];
+    expect(operatorAttemptCount(logs)).toBe(0);
+  });
+
+  it('does not count a re-open of a task that never started (its attempt stays 1), nor a cancel by an operator', () => {
+    const logs = [log(1, 'pending'), log(1, 'skipped'), log(1, 'pending', 'ops@example.com'), log(1, 'running'), log(1, 'cancelled', 'ops@example.com')];
+    expect(operatorAttemptCount(logs)).toBe(0);
+  });
+
+  it('counts each clear and retry, with automatic retries in between', () => {
+    const logs = [
+      log(1, 'pending'), log(1, 'running'), log(1, 'success'),
+      log(2, 'pending', 'ops@example.com'), log(2, 'running'), log(2, 'failed'), log(3, 'pending'), log(3, 'running'), log(3, 'failed'), log(3, 'dead'),
+      log(4, 'pending', 'ops@example.com'), log(4, 'running'), log(4, 'success'),
+    ];
+    expect(operatorAttemptCount(logs)).toBe(2);
+  });
+});
+
+describe('attemptLabel', () => {
+  it('a step without a task (a run the block strategy skipped) made no attempt: no attempt number', () => {
+    expect(attemptLabel(null)).toMatchObject({ short: 'no attempt', long: 'no attempt' });
+  });
+
+  it('a task that never started made no attempt', () => {
+    expect(attemptLabel({ attempt: 1, startedAt: null, maxRetries: 2, operatorAttempts: 0 })).toMatchObject({ short: 'no attempt', long: 'no attempt' });
+  });
+
+  it('within the automatic budget: the attempt of at most maxRetries + 1', () => {
+    expect(attemptLabel({ attempt: 1, startedAt: STARTED, maxRetries: 2, operatorAttempts: 0 })).toEqual({
+      short: 'attempt 1',
+      long: 'attempt 1 of 3',
+      title: 'Attempt 1 of at most 3 automatic: max retries 2',
+    });
+  });
+
+  it('an operator retry beyond a budget of one attempt never reads "2 / 1": it names the split', () => {
+    const a = attemptLabel({ attempt: 2, startedAt: STARTED, maxRetries: 0, operatorAttempts: 1 });
+    expect(a.long).toBe('attempt 2 (1 automatic + 1 by operator)');
+    expect(a.short).toBe('attempt 2');
+    expect(a.title).toBe('Attempt 2: 1 automatic (at most 1 automatic: max retries 0) and 1 started by an operator (Retry task or Clear)');
+    expect(`${a.long} ${a.title}`).not.toMatch(/2 \/ 1|2 of 1/);
+  });
+
+  it('automatic retries after an operator re-run are counted as automatic', () => {
+    expect(attemptLabel({ attempt: 3, startedAt: STARTED, maxRetries: 2, operatorAttempts: 1 }).long).toBe('attempt 3 (2 automatic + 1 by operator)');
+  });
+
+  it('without the budget (a view that does not load it) only the number is written', () => {
+    expect(attemptLabel({ attempt: 2, startedAt: STARTED })).toMatchObject({ short: 'attempt 2', long: 'attempt 2' });
+  });
+});
