@@ -89,6 +89,9 @@ test('clear downstream: a finished task and its downstream run again in the same
   expect(run.status).toBe('success');
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('task-status-b')).toHaveText(/success/i);
+  // b is a leaf: nothing downstream to clear, so it offers a plain Clear
+  await expect(page.getByTestId('clear-a')).toHaveText('Clear downstream');
+  await expect(page.getByTestId('clear-b')).toHaveText('Clear');
 
   await page.getByTestId('clear-a').click();
   const dialog = page.getByRole('dialog', { name: 'Clear a and everything downstream' });
@@ -105,6 +108,16 @@ test('clear downstream: a finished task and its downstream run again in the same
   await expect(page.getByTestId('run-status')).toHaveText('success');
   expect((await finished(run.id)).status).toBe('success');
   expect((await audit(job.id)).items).toEqual([expect.objectContaining({ action: 'clear', reason: 'upstream data corrected' })]);
+
+  // The plain Clear of the leaf re-runs b alone.
+  await page.getByTestId('clear-b').click();
+  const leaf = page.getByRole('dialog', { name: 'Clear b' });
+  await expect(leaf).toContainText('no other task depends on it');
+  await leaf.getByRole('button', { name: 'Clear and re-run' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Task cleared: it runs again' })).toBeVisible();
+  await expect(page.getByTestId('task-attempt-b')).toHaveText('attempt 3 (1 automatic + 2 by operator)', { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveText('success');
+  await expect(page.getByTestId('task-attempt-a')).toHaveText(second);
 });
 
 test('backfill: pick a past range, read the slot preview, confirm, and see the backfill runs', async ({ page }) => {

@@ -9,21 +9,32 @@ import { Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { clearTaskAction, markTaskSuccessAction } from '@/app/(console)/runs/[id]/recovery-actions';
+import type { TaskView } from '@/lib/runs/run-view';
 
 const FINAL = new Set(['success', 'dead', 'cancelled', 'skipped']);
-type Kind = 'mark' | 'clear';
+type Kind = 'mark' | 'clear' | 'clearDownstream';
 
-const TEXT: Record<Kind, { title: (step: string) => string; description: string; confirm: string; done: string; reasonLabel: string }> = {
+const TEXT: Record<Kind, { button: string; title: (step: string) => string; description: (children: string) => string; confirm: string; done: string; reasonLabel: string }> = {
   mark: {
+    button: 'Mark success',
     title: (s) => `Mark ${s} as success`,
-    description: 'The task becomes success and its downstream tasks run as if it had succeeded. The run is evaluated again. Handler statistics keep the failure. Recorded in the job\'s recovery history with your reason.',
+    description: () => 'The task becomes success and its downstream tasks run as if it had succeeded. The run is evaluated again. Handler statistics keep the failure. Recorded in the job\'s recovery history with your reason.',
     confirm: 'Mark success',
     done: 'Task marked success',
     reasonLabel: 'Reason (required)',
   },
   clear: {
+    button: 'Clear',
+    title: (s) => `Clear ${s}`,
+    description: () => 'The task goes back to pending in this run and runs again; no other task depends on it. Recorded in the job\'s recovery history.',
+    confirm: 'Clear and re-run',
+    done: 'Task cleared: it runs again',
+    reasonLabel: 'Reason (optional)',
+  },
+  clearDownstream: {
+    button: 'Clear downstream',
     title: (s) => `Clear ${s} and everything downstream`,
-    description: 'The task and every task downstream of it go back to pending in this run and run again in DAG order. Recorded in the job\'s recovery history.',
+    description: (children) => `The task and every task downstream of it (${children} and what follows them) go back to pending in this run and run again in DAG order. Recorded in the job's recovery history.`,
     confirm: 'Clear and re-run',
     done: 'Tasks cleared: they run again',
     reasonLabel: 'Reason (optional)',
@@ -31,12 +42,13 @@ const TEXT: Record<Kind, { title: (step: string) => string; description: string;
 };
 
 /**
- * "Mark success" (dead tasks) and "Clear downstream" (finished tasks) for one
- * task row of the run page (docs/recovery.md): each opens a dialog asking for a
- * reason and a confirmation. Viewers see both disabled (RoleGate); the server
- * refuses them too. `onDone` refreshes the run.
+ * "Mark success" (dead tasks) and the clear of a finished task for one task row of the run page
+ * (docs/recovery.md): "Clear downstream" where other tasks depend on it (`children`), plain "Clear" on a leaf,
+ * which has nothing downstream (the server's clear is the same action for both). Each opens a dialog asking for a
+ * reason and a confirmation. Viewers see them disabled (RoleGate); the server refuses them too. `onDone` refreshes
+ * the run.
  */
-export function TaskRecoveryActions({ task, onDone }: { task: { id: string; stepKey: string; status: string }; onDone: () => void }) {
+export function TaskRecoveryActions({ task, onDone }: { task: Pick<TaskView, 'id' | 'stepKey' | 'status' | 'children'>; onDone: () => void }) {
   const { toast } = useToast();
   const [open, setOpen] = React.useState<Kind | null>(null);
   const [reason, setReason] = React.useState('');
@@ -64,19 +76,21 @@ export function TaskRecoveryActions({ task, onDone }: { task: { id: string; step
   };
 
   const id = `recovery-reason-${task.stepKey}`;
+  const clear: Kind = task.children.length ? 'clearDownstream' : 'clear';
+  const children = task.children.map((c) => c.step).join(', ');
   return (
     <>
       {task.status === 'dead' ? (
         <RoleGate>
           <Button size="sm" variant="ghost" onClick={() => show('mark')} data-testid={`mark-success-${task.stepKey}`}>
-            <CheckCheck /> Mark success
+            <CheckCheck /> {TEXT.mark.button}
           </Button>
         </RoleGate>
       ) : null}
       {FINAL.has(task.status) ? (
         <RoleGate>
-          <Button size="sm" variant="ghost" onClick={() => show('clear')} data-testid={`clear-${task.stepKey}`}>
-            <Eraser /> Clear downstream
+          <Button size="sm" variant="ghost" onClick={() => show(clear)} data-testid={`clear-${task.stepKey}`}>
+            <Eraser /> {TEXT[clear].button}
           </Button>
         </RoleGate>
       ) : null}
@@ -85,7 +99,7 @@ export function TaskRecoveryActions({ task, onDone }: { task: { id: string; step
           open
           onOpenChange={(o) => !o && setOpen(null)}
           title={TEXT[open].title(task.stepKey)}
-          description={TEXT[open].description}
+          description={TEXT[open].description(children)}
           footer={
             <>
               <Button onClick={() => setOpen(null)}>Keep as is</Button>

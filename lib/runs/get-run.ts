@@ -7,7 +7,7 @@ import { toRunSummary, toTaskView, type RunView, type TaskParent } from './run-v
 
 /**
  * A run with its tasks (ordered by creation then step key), each task's logs
- * (ordered by id = append order), parents (step key and edge type), and the retry chain
+ * (ordered by id = append order), parents and children (step key and edge type), and the retry chain
  * (ancestors via parent_run_id, this run, then retries of it), oldest first.
  * @throws DomainError('not_found') for an unknown or malformed id.
  */
@@ -26,10 +26,15 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
   });
   const stepOf = new Map(tasks.map((t) => [t.id, t.stepKey]));
   const parents = new Map<string, TaskParent[]>();
+  const children = new Map<string, TaskParent[]>();
+  const add = (m: Map<string, TaskParent[]>, id: string, other: string, type: TaskParent['type']) => {
+    const list = m.get(id) ?? [];
+    list.push({ step: stepOf.get(other) ?? other, type });
+    m.set(id, list);
+  };
   for (const d of deps) {
-    const list = parents.get(d.taskId) ?? [];
-    list.push({ step: stepOf.get(d.parentTaskId) ?? d.parentTaskId, type: d.depType });
-    parents.set(d.taskId, list);
+    add(parents, d.taskId, d.parentTaskId, d.depType);
+    add(children, d.parentTaskId, d.taskId, d.depType);
   }
 
   // Retry chain: walk up parent_run_id (bounded), then down through retries.
@@ -51,7 +56,7 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
 
   return {
     ...toRunSummary(run),
-    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [])),
+    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [])),
     retryChain: [...ancestors, run, ...descendants].map(toRunSummary),
   };
 }

@@ -62,12 +62,14 @@ export type TaskView = {
   readyAt: string | null;
   /** the steps this task depends on, each with its dependency type, in the order of its parents' creation */
   parents: TaskParent[];
+  /** the steps that depend on this task, each with its dependency type: none for a leaf, which has nothing downstream (a clear re-runs it alone) */
+  children: TaskParent[];
   /** attempts an operator started (Retry task, Clear) beyond the automatic ones (the first attempt and the engine's retries); see {@link operatorAttemptCount} */
   operatorAttempts: number;
   logs: TaskLogView[];
 };
 
-/** One dependency of a task: the parent's step key and the edge type (docs/design.md §4). */
+/** One dependency of a task: the other task's step key (the parent's in `parents`, the child's in `children`) and the edge type (docs/design.md §4). */
 export type TaskParent = { step: string; type: DepType };
 
 /**
@@ -175,7 +177,7 @@ export function toTaskLogView(l: TaskLog): TaskLogView {
   };
 }
 
-export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[]): TaskView {
+export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[], children: TaskParent[]): TaskView {
   const logViews = logs.map(toTaskLogView);
   return {
     id: t.id,
@@ -199,6 +201,7 @@ export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[]): Tas
     pendingParents: t.pendingParents,
     readyAt: iso(t.readyAt),
     parents,
+    children,
     operatorAttempts: operatorAttemptCount(logViews),
     logs: logViews,
   };

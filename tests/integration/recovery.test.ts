@@ -12,6 +12,8 @@ import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts'
 import { retryTaskAs } from '../../lib/runs/run-actions.ts';
 import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
 import { listJobAudit } from '../../lib/jobs/list-job-audit.ts';
+import { getRun } from '../../lib/runs/get-run.ts';
+import type { RunView } from '../../lib/runs/run-view.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { call, useRestFixture, byToken } from '../helpers/rest.ts';
 import * as backfillRoute from '../../app/api/v1/jobs/[id]/backfill/route.ts';
@@ -148,6 +150,28 @@ describe('clear', () => {
     expect(await statusesOf(db, runId)).toEqual({ a: 'pending', b: 'pending' });
     expect(await drive(db, at(3000))).toEqual(['a', 'b']);
     expect((await runOf(runId)).status).toBe('success');
+  });
+
+  it('a leaf has no downstream (the run view says so) and its clear is a plain clear of that task alone; viewers are refused', async () => {
+    const { jobId, runId } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }, { key: 'c' }], edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c', type: 'soft' }] });
+    await drive(db, at(1000));
+    const before = await getRun(db, runId, OPS);
+    const view = (v: RunView) => Object.fromEntries(v.tasks.map((t) => [t.stepKey, t.children.map((c) => `${c.step} (${c.type})`).sort()]));
+    expect(view(before)).toEqual({ a: ['b (hard)', 'c (soft)'], b: [], c: [] });
+    const b = (await tasksOf(db, runId)).b;
+    await expectDomain(clearTaskAs(db, b.id, {}, VIEWER, at(2000)), 'forbidden');
+    expect(await auditOf(jobId)).toEqual([]);
+
+    const after = await clearTaskAs(db, b.id, {}, OPS, at(2000));
+    expect(after.status).toBe('running');
+    expect(await statusesOf(db, runId)).toEqual({ a: 'success', b: 'pending', c: 'success' });
+    expect((await auditOf(jobId))[0]).toMatchObject({ action: 'clear', taskId: b.id, detail: { stepKey: 'b', cleared: ['b'] } });
+    expect(await drive(db, at(3000))).toEqual(['b']);
+    // b's second attempt was started by the operator's clear, not by its (zero) automatic retries
+    const done = await getRun(db, runId, OPS);
+    const tb = done.tasks.find((t) => t.stepKey === 'b')!;
+    expect([done.status, tb.attempt, tb.maxRetries, tb.operatorAttempts]).toEqual(['success', 2, 0, 1]);
+    expect(done.tasks.find((t) => t.stepKey === 'a')!.operatorAttempts).toBe(0);
   });
 
   it('refuses viewers, a running downstream task, an open task and a task whose parent excludes it, writing nothing', async () => {
