@@ -71,9 +71,11 @@ test('create a cron job in the form, Run now, the run reaches success with pendi
   await expect(strip.locator('a[data-status="success"]').first()).toHaveAttribute('href', /\/runs\/[0-9a-f-]{36}$/);
 });
 
-test('bad JSON, bad key and bad cron show errors next to their fields and create nothing', async ({ page }) => {
+test('bad JSON, bad key, bad cron and no handler show errors next to their fields and create nothing', async ({ page }) => {
   const key = `bad key ${uniq()}!`;
   await page.goto('/jobs/new');
+  // A new job runs nothing until the operator picks a handler.
+  await expect(page.getByLabel('Handler')).toHaveValue('');
   await page.getByLabel('Key').fill(key);
   await page.getByLabel('Name').fill('E2E invalid');
   await page.getByLabel('Cron expression').fill('61 * * * *');
@@ -86,6 +88,7 @@ test('bad JSON, bad key and bad cron show errors next to their fields and create
   await expect(page.getByLabel('Payload')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.getByTestId('field-error-key')).toBeVisible();
   await expect(page.getByTestId('field-error-cron')).toBeVisible();
+  await expect(page.getByTestId('field-error-handler')).toHaveText('Handler is required');
   await expect(page).toHaveURL(/\/jobs\/new$/);
 
   // Fix the JSON: the key and the cron expression are still named (now by the server too).
@@ -94,6 +97,8 @@ test('bad JSON, bad key and bad cron show errors next to their fields and create
   await expect(page.getByTestId('field-error-key')).toBeVisible();
   await expect(page.getByTestId('field-error-cron')).toBeVisible();
   await expect(page.getByLabel('Cron expression')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('field-error-handler')).toHaveText('Handler is required');
+  await expect(page.getByLabel('Handler')).toHaveAttribute('aria-invalid', 'true');
   await expect(page).toHaveURL(/\/jobs\/new$/);
   // The user's input is kept.
   await expect(page.getByLabel('Key')).toHaveValue(key);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRunNowToast, parseRunNowInput } from './form-values';
+import { EMPTY_JOB_FORM, bulkRunNowToast, parseRunNowInput, toJobInput } from './form-values';
+import { CreateJobInput } from '@/lib/api/schemas';
+import { fieldErrorsOf } from '@/lib/api/validation';
 
 describe('parseRunNowInput (Run now dialog)', () => {
   it('empty: one run with the saved payload; an object: one run with that override', () => {
@@ -31,5 +33,20 @@ describe('bulkRunNowToast (Run now with a pasted array)', () => {
   });
   it('no skipped run: only the count', () => {
     expect(bulkRunNowToast({ runs: 3, skipped: 0, skipReasons: [] })).toEqual({ kind: 'success', title: '3 runs created' });
+  });
+});
+
+describe('a new job\'s handler', () => {
+  const filled = { ...EMPTY_JOB_FORM, key: 'nightly.report', name: 'Nightly report', cron: '0 2 * * *' };
+
+  it('starts with none chosen, and the schema the form and the server share names the Handler field alone', () => {
+    expect(EMPTY_JOB_FORM.handler).toBe('');
+    const { input, errors } = toJobInput(filled);
+    expect(errors).toEqual({});
+    expect(fieldErrorsOf(CreateJobInput, input)).toEqual({ handler: 'Handler is required' });
+  });
+
+  it('a chosen handler is accepted', () => {
+    expect(fieldErrorsOf(CreateJobInput, toJobInput({ ...filled, handler: 'builtin.noop' }).input)).toEqual({});
   });
 });

@@ -53,7 +53,10 @@ export type JobFormValues = {
   channels: AlarmChannelValue[];
 };
 
-/** Defaults of a new job (same values as lib/jobs JOB_DEFAULTS, so an untouched field changes nothing). */
+/**
+ * Defaults of a new job (same values as lib/jobs JOB_DEFAULTS, so an untouched field changes nothing). No handler is
+ * chosen: what a job runs is the operator's decision, so Save names the Handler field until one is picked.
+ */
 export const EMPTY_JOB_FORM: JobFormValues = {
   key: '',
   name: '',
@@ -67,7 +70,7 @@ export const EMPTY_JOB_FORM: JobFormValues = {
   endAtLocal: '',
   staggerSeconds: '0',
   singleStep: true,
-  handler: 'builtin.echo',
+  handler: '',
   payload: '{}',
   timeoutSeconds: '300',
   maxRetries: '0',

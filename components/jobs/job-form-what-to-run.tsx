@@ -43,6 +43,11 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
           }
         >
           <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')} disabled={!!lockedCommand} title={lockedCommand?.reason}>
+            {v.handler === '' ? (
+              <option value="" disabled>
+                Choose a handler…
+              </option>
+            ) : null}
             {handlerOptions.map((h) => {
               const refused = mayChoose(h);
               return (

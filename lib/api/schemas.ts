@@ -228,7 +228,7 @@ const jobFields = {
   endAt: Instant.nullish(),
   staggerSeconds: intIn(0, 86400).optional(),
   /** Shorthand: one step `main` with this handler (instead of `steps`). */
-  handler: str().trim().min(1).max(200).optional(),
+  handler: str().trim().min(1, 'Handler is required').max(200).optional(),
   /** With `handler`: the step's payload. With `steps`: the job-level payload (merged under each step's). */
   payload: JsonObject.optional(),
   steps: z.array(StepInput).min(1, 'A job needs at least one step').max(500).optional(),
@@ -249,7 +249,8 @@ function refineJob(v: GraphLike, ctx: z.RefinementCtx, mode: 'create' | 'update'
   if (v.handler && v.steps) {
     ctx.addIssue({ code: 'custom', path: ['handler'], message: 'Give either handler (one-step shorthand) or steps, not both' });
   }
-  if (mode === 'create' && !v.handler && !v.steps) {
+  // An empty handler is refused by its own field rule (named there), not as a missing graph.
+  if (mode === 'create' && v.handler === undefined && !v.steps) {
     ctx.addIssue({ code: 'custom', path: ['steps'], message: 'A job needs steps (or a top-level handler)' });
   }
   if (v.edges && v.edges.length && !v.steps && v.handler) {
