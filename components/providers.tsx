@@ -4,10 +4,11 @@ import * as React from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Toaster } from './ui/toast';
 import { TooltipProvider } from './ui/tooltip';
+import { UnsavedChangesDialog } from './unsaved-changes-dialog';
 
 /**
- * Client-side providers for the whole app: TanStack Query (live data), toasts and
- * tooltips. The QueryClient is created once per browser tab (useState), never shared
+ * Client-side providers for the whole app: TanStack Query (live data), toasts,
+ * tooltips and the unsaved-changes dialog. The QueryClient is created once per browser tab (useState), never shared
  * between requests on the server.
  */
 export function Providers({ children }: { children: React.ReactNode }) {
@@ -27,7 +28,10 @@ export function Providers({ children }: { children: React.ReactNode }) {
   return (
     <QueryClientProvider client={client}>
       <TooltipProvider delayDuration={250}>
-        <Toaster>{children}</Toaster>
+        <Toaster>
+          {children}
+          <UnsavedChangesDialog />
+        </Toaster>
       </TooltipProvider>
     </QueryClientProvider>
   );

@@ -1,8 +1,9 @@
 'use client';
-// One guard for unsaved work, covering every way out of a page: reload/close (the browser's own prompt), in-app
-// links (Next's client navigation never fires beforeunload), the browser's Back button (a same-URL history entry
-// the Back press pops first, so the page can ask before really leaving) and in-page switches that unmount the
-// editor (the job page's tabs call confirmLeave()).
+// One guard for unsaved work, covering every way out of a page: reload/close (the browser's own prompt, the only one
+// a browser allows there), in-app links (Next's client navigation never fires beforeunload), the browser's Back
+// button (a same-URL history entry the Back press pops first, so the page can ask before really leaving) and in-page
+// switches that unmount the editor (the job page's tabs call confirmLeave()). Inside the app the question is the
+// console's own dialog (components/unsaved-changes-dialog.tsx, mounted once by the Providers), so it is asynchronous.
 import { useEffect, useRef } from 'react';
 
 // Every mounted guard's current message, or null while its work is saved.
@@ -11,6 +12,45 @@ const guards = new Map<symbol, () => string | null>();
 let sentinel = false;
 // Set once the operator agreed to leave, so the other ways out do not ask again on the way.
 let leaving = false;
+
+/** A question to the operator shown by the console's dialog: `title`, `message`, and the two buttons' labels. */
+export type LeaveQuestion = { title: string; message: string; confirmLabel: string; cancelLabel: string };
+
+let open: { question: LeaveQuestion; resolve: (ok: boolean) => void } | null = null;
+const listeners = new Set<() => void>();
+const notify = () => listeners.forEach((l) => l());
+
+/** Subscribes the dialog to the open question (useSyncExternalStore). */
+export function subscribeQuestion(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The question the dialog shows now, or null. */
+export function currentQuestion(): LeaveQuestion | null {
+  return open?.question ?? null;
+}
+
+/** The dialog's answer to the open question (true: confirmed); only the first answer counts. */
+export function answerQuestion(ok: boolean): void {
+  const q = open;
+  if (!q) return;
+  open = null;
+  notify();
+  q.resolve(ok);
+}
+
+/**
+ * Asks `question` in the console's dialog; resolves true when the operator confirms, false on the cancel button,
+ * Escape or a newer question.
+ */
+export function ask(question: LeaveQuestion): Promise<boolean> {
+  answerQuestion(false);
+  return new Promise((resolve) => {
+    open = { question, resolve };
+    notify();
+  });
+}
 
 /** The message of the first guard with unsaved work, or null. */
 export function unsavedMessage(): string | null {
@@ -21,19 +61,22 @@ export function unsavedMessage(): string | null {
   return null;
 }
 
+const leaveQuestion = (message: string): LeaveQuestion => ({ title: 'Unsaved changes', message, confirmLabel: 'Leave', cancelLabel: 'Keep editing' });
+
 /**
- * Asks the operator (window.confirm) whether to leave when some mounted guard has unsaved work. Returns true when
- * there is nothing unsaved or the operator agreed; call it before an in-page change that would drop the work.
+ * Asks the operator (the console's dialog) whether to leave when some mounted guard has unsaved work. Resolves true
+ * when there is nothing unsaved or the operator agreed; await it before an in-page change that would drop the work.
  */
-export function confirmLeave(): boolean {
+export async function confirmLeave(): Promise<boolean> {
   if (leaving) return true;
   const m = unsavedMessage();
-  return m === null || window.confirm(m);
+  return m === null || ask(leaveQuestion(m));
 }
 
 /**
- * Guards the page while `dirty`: reload/close, clicks on in-app links, Back, and {@link confirmLeave} callers ask
- * `message` first (OK leaves and the work is dropped; Cancel stays with the work intact).
+ * Guards the page while `dirty`: reload/close ask with the browser's prompt; clicks on in-app links, Back, and
+ * {@link confirmLeave} callers ask `message` in the console's dialog (Leave drops the work and goes on; Keep editing
+ * stays with the work intact).
  */
 export function useUnsavedChangesGuard(dirty: boolean, message: string): void {
   const state = useRef({ dirty, message });
@@ -43,18 +86,24 @@ export function useUnsavedChangesGuard(dirty: boolean, message: string): void {
     const id = Symbol('unsaved-changes');
     guards.set(id, () => (state.current.dirty ? state.current.message : null));
     leaving = false;
-    // Back pops the sentinel entry (same URL, so nothing moves); then we ask. OK: go back for real. Cancel: arm
-    // again. Saved meanwhile: carry on with the Back the operator asked for.
+    // Back pops the sentinel entry (same URL, so nothing moves). The entry is pushed again at once, so a second Back
+    // while the dialog is open is caught too; Leave then steps back past it and the page's own entry.
     const onPopState = () => {
       if (!sentinel) return;
       sentinel = false;
-      if (!state.current.dirty || leaving || window.confirm(state.current.message)) {
+      if (!state.current.dirty || leaving) {
         leaving = state.current.dirty;
         window.history.back();
         return;
       }
       window.history.pushState(window.history.state, '', window.location.href);
       sentinel = true;
+      void ask(leaveQuestion(state.current.message)).then((ok) => {
+        if (!ok || !sentinel) return;
+        leaving = true;
+        sentinel = false;
+        window.history.go(-2);
+      });
     };
     window.addEventListener('popstate', onPopState);
     return () => {
@@ -77,15 +126,19 @@ export function useUnsavedChangesGuard(dirty: boolean, message: string): void {
       e.returnValue = '';
     };
     const onClick = (e: MouseEvent) => {
-      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      if (leaving || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
       const a = (e.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
       if (!a || a.target === '_blank' || a.getAttribute('href')?.startsWith('#')) return;
-      if (confirmLeave()) {
-        leaving = true;
-        return;
-      }
+      const m = unsavedMessage();
+      if (m === null) return;
+      // Held until the operator answers; Leave clicks the same link again, which then goes through as it would have.
       e.preventDefault();
       e.stopPropagation();
+      void ask(leaveQuestion(m)).then((ok) => {
+        if (!ok) return;
+        leaving = true;
+        a.click();
+      });
     };
     window.addEventListener('beforeunload', onBeforeUnload);
     document.addEventListener('click', onClick, true);

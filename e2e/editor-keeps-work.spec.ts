@@ -40,16 +40,6 @@ async function dragNode(page: Page, node: Locator, dx: number, dy: number): Prom
   await page.mouse.up();
 }
 
-/** Answers the next browser dialog (confirm / beforeunload) and records its type and text. */
-function answerNext(page: Page, accept: boolean): Promise<{ type: string; message: string }> {
-  return new Promise((resolve) => {
-    page.once('dialog', (d) => {
-      const info = { type: d.type(), message: d.message() };
-      void (accept ? d.accept() : d.dismiss()).then(() => resolve(info));
-    });
-  });
-}
-
 type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && a.x + a.width > b.x && a.y < b.y + b.height && a.y + a.height > b.y;
 
@@ -174,96 +164,117 @@ test('a refused connection explains itself without moving the canvas', async ({ 
   await page.mouse.up();
 });
 
-test('unsaved changes: tabs, links, Back, reload and Discard all ask first; Cancel keeps the work', async ({ page }) => {
+test('unsaved changes: tabs, links and Back ask in the console\'s dialog, reload with the browser\'s; Keep editing keeps the work, Leave goes', async ({ page }) => {
   const job = await createJob();
   const editor = await openGraph(page, job.id);
   const dirty = page.getByTestId('dag-dirty');
+  const dialog = page.getByRole('alertdialog');
+  // Inside the app nothing asks with the browser's own confirm(); only reload does (beforeunload).
+  const native: string[] = [];
+  page.on('dialog', (d) => {
+    native.push(d.type());
+    void d.dismiss();
+  });
   await dragConnect(page, page.getByTestId('dag-handle-source-extract'), page.getByTestId('dag-handle-target-transform'));
   await expect(dirty).toBeVisible();
 
   // The job's own tabs.
-  let asked = answerNext(page, false);
   await page.getByRole('tab', { name: 'Overview' }).click();
-  expect((await asked).message).toContain('unsaved changes');
+  await expect(page.getByRole('alertdialog', { name: 'Unsaved changes' })).toContainText('The graph has unsaved changes. Leave and discard them?');
+  await dialog.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(dialog).toBeHidden();
   await expect(editor).toBeVisible();
   await expect(dirty).toBeVisible();
 
   // A link in the sidebar.
-  asked = answerNext(page, false);
   await page.getByRole('link', { name: 'Runs', exact: true }).first().click();
-  expect((await asked).type).toBe('confirm');
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(dialog).toBeHidden();
   await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}`));
   await expect(dirty).toBeVisible();
 
-  // The browser's Back button.
-  asked = answerNext(page, false);
+  // The browser's Back button; Escape keeps the work as Keep editing does.
   await page.goBack();
-  expect((await asked).type).toBe('confirm');
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
   await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}\\?tab=graph`));
   await expect(dirty).toBeVisible();
   await expect(editor.locator('.react-flow__edge')).toHaveCount(1);
+  expect(native).toEqual([]);
 
-  // Reload: the browser's own prompt.
-  asked = answerNext(page, false);
+  // Reload: the browser's own prompt, the only one a browser allows there.
   await page.reload({ timeout: 5_000 }).catch(() => undefined);
-  expect((await asked).type).toBe('beforeunload');
+  await expect.poll(() => native).toEqual(['beforeunload']);
   await expect(dirty).toBeVisible();
 
-  // Discard asks; Cancel keeps the edge, OK drops it.
-  asked = answerNext(page, false);
+  // Discard asks in the same dialog; Keep editing keeps the edge, Discard drops it.
   await page.getByTestId('dag-discard').click();
-  await asked;
+  await expect(page.getByRole('alertdialog', { name: 'Discard your unsaved changes to the graph?' })).toBeVisible();
+  await dialog.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(dialog).toBeHidden();
   await expect(editor.locator('.react-flow__edge')).toHaveCount(1);
-  asked = answerNext(page, true);
   await page.getByTestId('dag-discard').click();
-  await asked;
+  await dialog.getByRole('button', { name: 'Discard', exact: true }).click();
   await expect(editor.locator('.react-flow__edge')).toHaveCount(0);
   await expect(dirty).toBeHidden();
 
   // Edit again and agree to leave through a tab: the Overview shows, nothing was saved.
   await dragConnect(page, page.getByTestId('dag-handle-source-transform'), page.getByTestId('dag-handle-target-load'));
   await expect(dirty).toBeVisible();
-  asked = answerNext(page, true);
   await page.getByRole('tab', { name: 'Overview' }).click();
-  await asked;
+  await dialog.getByRole('button', { name: 'Leave', exact: true }).click();
   await expect(editor).toBeHidden();
-  const saved = await api<JobView>('GET', `/jobs/${job.id}`);
-  expect(saved.edges).toEqual([]);
+  expect((await api<JobView>('GET', `/jobs/${job.id}`)).edges).toEqual([]);
+
+  // Edit again and agree to leave through a sidebar link: the runs list opens.
+  await page.getByRole('tab', { name: 'Graph' }).click();
+  await expect(page.getByTestId('dag-node-load')).toBeVisible();
+  await dragConnect(page, page.getByTestId('dag-handle-source-extract'), page.getByTestId('dag-handle-target-load'));
+  await expect(dirty).toBeVisible();
+  await page.getByRole('link', { name: 'Runs', exact: true }).first().click();
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Leave', exact: true }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+  await expect(dialog).toBeHidden();
+  expect((await api<JobView>('GET', `/jobs/${job.id}`)).edges).toEqual([]);
+  expect(native).toEqual(['beforeunload']);
 });
 
-test('a job-page tab asks exactly once after a graph edit: Cancel stays on the graph with the edit, OK leaves', async ({ page }) => {
+test('a job-page tab asks exactly once after a graph edit: Keep editing stays on the graph with the edit, Leave leaves', async ({ page }) => {
   const job = await createJob();
   const editor = await openGraph(page, job.id);
   const dirty = page.getByTestId('dag-dirty');
+  const dialog = page.getByRole('alertdialog');
   await page.getByTestId('dag-node-extract').click();
   await page.keyboard.press('Delete');
   await expect(page.getByTestId('dag-node-extract')).toHaveCount(0);
   await expect(dirty).toBeVisible();
-
-  // Every dialog is counted and answered as `answer` says.
-  const asked: string[] = [];
-  let answer = false;
+  const native: string[] = [];
   page.on('dialog', (d) => {
-    asked.push(d.message());
-    void (answer ? d.accept() : d.dismiss());
+    native.push(d.type());
+    void d.dismiss();
   });
 
   await page.getByRole('tab', { name: 'Overview' }).click();
-  await expect.poll(() => asked.length).toBeGreaterThan(0);
+  await expect(dialog).toContainText('Leave and discard them?');
+  await dialog.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(dialog).toBeHidden();
   // A second question would come right after the first: give it the time to show.
   await page.waitForTimeout(500);
-  expect(asked).toHaveLength(1);
-  expect(asked[0]).toContain('Leave and discard them?');
+  await expect(dialog).toBeHidden();
   await expect(editor).toBeVisible();
   await expect(page.getByRole('tab', { name: 'Graph' })).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByTestId('dag-node-extract')).toHaveCount(0);
   await expect(dirty).toBeVisible();
 
-  answer = true;
   await page.getByRole('tab', { name: 'Overview' }).click();
+  await dialog.getByRole('button', { name: 'Leave', exact: true }).click();
   await expect(editor).toBeHidden();
   await expect(page.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
   await page.waitForTimeout(500);
-  expect(asked).toHaveLength(2);
+  await expect(dialog).toBeHidden();
+  expect(native).toEqual([]);
   expect((await api<JobView>('GET', `/jobs/${job.id}`)).steps).toHaveLength(3);
 });

@@ -25,7 +25,7 @@ import {
   type StepField,
   type StepNode,
 } from './model';
-import { useUnsavedChangesGuard } from '../unsaved-changes';
+import { ask, useUnsavedChangesGuard } from '../unsaved-changes';
 
 const LEAVE_MESSAGE = 'The graph has unsaved changes. Leave and discard them?';
 
@@ -115,9 +115,11 @@ export function useDagEditor(p: {
   }, []);
 
   const discard = useCallback(() => {
-    if (!window.confirm('Discard your unsaved changes to the graph? (Ctrl+Z brings them back.)')) return;
-    dispatch({ type: 'discard', doc: initial });
-    setBanner(null);
+    void ask({ title: 'Discard your unsaved changes to the graph?', message: 'Ctrl+Z brings them back.', confirmLabel: 'Discard', cancelLabel: 'Keep editing' }).then((ok) => {
+      if (!ok) return;
+      dispatch({ type: 'discard', doc: initial });
+      setBanner(null);
+    });
   }, [initial]);
 
   const save = useCallback(async () => {

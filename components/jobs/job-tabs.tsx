@@ -26,12 +26,14 @@ export function JobTabs({ initial, panels }: { initial: JobTab; panels: Record<J
       activationMode="manual"
       onValueChange={(v) => {
         // A tab switch unmounts the panel it leaves (the Graph tab's editor): ask first when it holds unsaved work.
-        if (!confirmLeave()) return;
-        setTab(v as JobTab);
-        const qs = new URLSearchParams(params.toString());
-        if (v === 'overview') qs.delete('tab');
-        else qs.set('tab', v);
-        router.replace(`${pathname}${qs.size ? `?${qs}` : ''}`, { scroll: false });
+        void confirmLeave().then((ok) => {
+          if (!ok) return;
+          setTab(v as JobTab);
+          const qs = new URLSearchParams(params.toString());
+          if (v === 'overview') qs.delete('tab');
+          else qs.set('tab', v);
+          router.replace(`${pathname}${qs.size ? `?${qs}` : ''}`, { scroll: false });
+        });
       }}
     >
       <TabsList aria-label="Job sections">
