@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_JOB_FORM, bulkRunNowToast, parseRunNowInput, toJobInput } from './form-values';
+import { bulkRunNowToast, EMPTY_JOB_FORM, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { CreateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf } from '@/lib/api/validation';
 
@@ -48,5 +48,38 @@ describe('a new job\'s handler', () => {
 
   it('a chosen handler is accepted', () => {
     expect(fieldErrorsOf(CreateJobInput, toJobInput({ ...filled, handler: 'builtin.noop' }).input)).toEqual({});
+  });
+});
+
+describe('submitErrors (the job form before sending)', () => {
+  const now = new Date('2026-03-01T12:00:00Z');
+  const form = (over: Partial<JobFormValues>): JobFormValues => ({ ...EMPTY_JOB_FORM, key: 'k', name: 'n', handler: 'builtin.noop', ...over });
+  const errorsOf = (v: JobFormValues, mode: 'create' | 'edit' = 'create', initial?: JobFormValues) => {
+    const { input, errors } = toJobInput(v);
+    if (mode === 'edit') input.expectedVersion = 1;
+    return submitErrors(mode, input, errors, now, initial);
+  };
+
+  it('a once job in the past shows with the other bad fields, not after them', () => {
+    const v = form({ scheduleKind: 'once', runAtLocal: '2026-02-01T09:00', payload: '{oops', timeoutSeconds: '0' });
+    expect(errorsOf(v)).toEqual({
+      'policy.timeoutSeconds': 'Must be a whole number from 1 to 604800',
+      payload: expect.stringMatching(/^Invalid JSON/),
+      'schedule.runAt': 'Is in the past: this job would never fire',
+    });
+    // an end before the start: the window's own message, at endAt
+    expect(errorsOf(form({ cron: '0 2 * * *', startAtLocal: '2026-04-02T00:00', endAtLocal: '2026-04-01T00:00', payload: '{oops' }))).toMatchObject({ endAt: 'endAt must be after startAt' });
+    // an end in the past
+    expect(errorsOf(form({ cron: '0 2 * * *', endAtLocal: '2026-02-01T00:00', payload: '{oops' }))).toMatchObject({ endAt: 'Is in the past: this job would never fire' });
+  });
+
+  it('nothing wrong but the schedule: sent, the server judges it at its own clock', () => {
+    expect(errorsOf(form({ scheduleKind: 'once', runAtLocal: '2026-02-01T09:00' }))).toEqual({});
+  });
+
+  it('an edit that keeps an exhausted schedule is not refused for it', () => {
+    const initial = form({ scheduleKind: 'once', runAtLocal: '2026-02-01T09:00' });
+    expect(errorsOf({ ...initial, payload: '{oops' }, 'edit', initial)).toEqual({ payload: expect.stringMatching(/^Invalid JSON/) });
+    expect(errorsOf({ ...initial, payload: '{oops', runAtLocal: '2026-02-02T09:00' }, 'edit', initial)).toMatchObject({ 'schedule.runAt': 'Is in the past: this job would never fire' });
   });
 });

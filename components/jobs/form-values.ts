@@ -5,6 +5,9 @@
  */
 
 import { utcToZonedLocal, zonedLocalToUtc } from '@/lib/time/format';
+import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
+import { fieldErrorsOf, withFieldErrors } from '@/lib/api/validation';
+import { neverFiresFields } from '@/lib/api/never-fires-fields';
 
 export type ScheduleKind = 'cron' | 'interval' | 'once' | 'manual';
 export type AlarmChannelValue = { type: 'webhook' | 'email' | 'log'; target: string };
@@ -231,6 +234,20 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
     else input.payload = payload.value;
   }
   return { input, errors };
+}
+
+/**
+ * The errors that keep the form from sending `input` (empty: send it). With an error of the form's
+ * own (`formErrors`: bad JSON, labels, times) come every field the server's schema refuses, not one
+ * round after them (the form's message wins on a field both name), and a schedule that would never
+ * fire at `now` (lib/api/never-fires-fields.ts, the server's rule; on an edit only a schedule changed
+ * from `initial`'s). Without one, the server checks the rest and answers them all in one 400.
+ */
+export function submitErrors(mode: 'create' | 'edit', input: Record<string, unknown>, formErrors: Record<string, string>, now: Date, initial?: JobFormValues): Record<string, string> {
+  if (!Object.keys(formErrors).length) return formErrors;
+  const others = { ...fieldErrorsOf(mode === 'edit' ? UpdateJobInput : CreateJobInput, input), ...formErrors };
+  const before = mode === 'edit' && initial ? toJobInput(initial).input : undefined;
+  return withFieldErrors(others, neverFiresFields(input, now, before && { schedule: before.schedule, startAt: before.startAt, endAt: before.endAt, staggerSeconds: before.staggerSeconds }));
 }
 
 /** Minimal view of a job needed to prefill the edit form (lib/jobs JobView satisfies it). */

@@ -7,9 +7,7 @@ import { useToast } from '../ui/toast';
 import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useUser } from '../role';
 import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
-import { toJobInput, type JobFormValues } from './form-values';
-import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
-import { fieldErrorsOf } from '@/lib/api/validation';
+import { submitErrors, toJobInput, type JobFormValues } from './form-values';
 import type { JobFormProps, JobFormResult } from './job-form';
 
 /** Form paths rendered next to a field (anything else goes to the summary list). */
@@ -101,9 +99,7 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
         delete input.payload;
       }
     }
-    // Every field the server's schema refuses shows now, with the form's own (bad JSON, labels, times),
-    // not one round after them; the form's own message wins on a field both name.
-    const errors = Object.keys(formErrors).length ? { ...fieldErrorsOf(mode === 'edit' ? UpdateJobInput : CreateJobInput, input), ...formErrors } : formErrors;
+    const errors = submitErrors(mode, input, formErrors, new Date(), initial);
     setClientErrors(errors);
     if (Object.keys(errors).length) {
       focusFirstError(errors);

@@ -123,13 +123,40 @@ export function refuseUnknownQueryParameters(query: Record<string, string>, acce
   if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
 }
 
-/** Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400). */
-export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
+/** `fields` followed by the entries of `more` for fields it does not name (its message wins). */
+export function withFieldErrors(fields: Record<string, string>, more: Record<string, string>): Record<string, string> {
+  const out = Object.assign(fieldMap(), fields);
+  for (const [p, m] of Object.entries(more)) out[p] ??= m;
+  return plain(out);
+}
+
+/** The 400 of these field errors (at least one): DomainError('validation', summary, fields). */
+export function validationError(fields: Record<string, string>): DomainError {
+  const f = plain(Object.assign(fieldMap(), fields));
+  return new DomainError('validation', summary(f), f);
+}
+
+/**
+ * Parses `data` or throws DomainError('validation', summary, fields) (HTTP 400).
+ * `alsoWrong` gives the field errors of rules the schema cannot check by itself (a job's schedule
+ * that would never fire needs the clock): asked only when the parse fails, so that they come in
+ * the same 400; the schema's message wins on a field both name.
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown, alsoWrong?: () => Record<string, string>): z.output<S> {
+  const r = parseFields(schema, data);
+  if (r.ok) return r.data;
+  throw validationError(withFieldErrors(r.fields, alsoWrong?.() ?? {}));
+}
+
+/**
+ * `data` parsed, or the field errors parseOrThrow would report for it (unstorable values and the
+ * schema's errors, at least one).
+ */
+export function parseFields<S extends z.ZodType>(schema: S, data: unknown): { ok: true; data: z.output<S> } | { ok: false; fields: Record<string, string> } {
   const nul = unstorableFieldErrors(data);
   const r = schema.safeParse(data, { error: fieldMessage });
-  if (r.success && !Object.keys(nul).length) return r.data;
-  const fields = plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul));
-  throw new DomainError('validation', summary(fields), fields);
+  if (r.success && !Object.keys(nul).length) return { ok: true, data: r.data };
+  return { ok: false, fields: plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul)) };
 }
 
 /**
@@ -137,7 +164,6 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.o
  * whole input with the server's schema before sending, so that every bad field shows at once.
  */
 export function fieldErrorsOf<S extends z.ZodType>(schema: S, data: unknown): Record<string, string> {
-  const nul = unstorableFieldErrors(data);
-  const r = schema.safeParse(data, { error: fieldMessage });
-  return plain(Object.assign(fieldMap(), r.success ? {} : zodToFieldErrors(r.error), nul));
+  const r = parseFields(schema, data);
+  return r.ok ? {} : r.fields;
 }

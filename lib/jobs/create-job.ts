@@ -3,6 +3,7 @@ import { inTransaction, Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { CreateJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
+import { neverFiresFields } from '../api/never-fires-fields.ts';
 import { alarmConfig, assertCanFire, computeNextRunAt, graphRows, policyColumns, routingColumns, scheduleColumns, stepsOf } from './job-input.ts';
 import type { JobView } from './job-view.ts';
 import { assertKnownHandlers } from './known-handlers.ts';
@@ -15,13 +16,14 @@ import { insertGraph, mapDbError, recordVersion } from './store.ts';
  * next_run_at computed from `now`. Accepts raw input (parsed with
  * CreateJobInput here too, so callers may pass unparsed JSON).
  * A non-manual schedule with no fire time after `now` (past `once`, exhausted
- * cron year, past `endAt`, empty window) is refused (assertCanFire).
+ * cron year, past `endAt`, empty window) is refused (assertCanFire); when other fields are wrong
+ * too, that error comes in the same 400 as theirs (judged at the same `now`).
  * A privileged handler needs the role lib/jobs/handler-permissions.ts names.
  * @throws DomainError validation (400, fields), conflict (409, live key taken at `key`), forbidden.
  */
 export async function createJob(db: Db, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
-  const input = parseOrThrow(CreateJobInput, rawInput);
+  const input = parseOrThrow(CreateJobInput, rawInput, () => neverFiresFields(rawInput, now));
   const { steps, jobPayload } = stepsOf(input);
   assertMayChangeCommand(actor, null, { steps: steps ?? [], jobPayload }, { fieldOf: (i) => (input.steps ? `steps.${i}.handler` : 'handler'), what: 'create' });
   const rows = graphRows(steps ?? [], input.edges ?? []);

@@ -7,7 +7,8 @@ import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import { jsonEqual } from '../api/json-guard.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput, type EdgeInput, type StepInput } from '../api/schemas.ts';
-import { parseOrThrow } from '../api/validation.ts';
+import { parseFields, validationError, withFieldErrors } from '../api/validation.ts';
+import { neverFiresFields } from '../api/never-fires-fields.ts';
 import { validateDag } from '../dag/index.ts';
 import { diffSnapshots } from './diff-versions.ts';
 import {
@@ -21,8 +22,8 @@ import {
   scheduleColumns,
   stepsOf,
 } from './job-input.ts';
-import { alarmsView, edgeView, policyView, routingView, stepView, toJobSnapshot, toJobView, type JobSnapshot, type JobView } from './job-view.ts';
-import { loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
+import { alarmsView, edgeView, policyView, routingView, scheduleSpecOf, stepView, toJobSnapshot, toJobView, type JobSnapshot, type JobView } from './job-view.ts';
+import { findJob, loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
 
 export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
 
@@ -153,14 +154,28 @@ export async function versionConflict(tx: Db, job: Job, expectedVersion: number)
 }
 
 /**
+ * The "would never fire" error of a refused change, to go out with its schema errors: judged on
+ * the job's schedule after the change, at the `now` assertCanFire would use; none for an unknown or
+ * deleted job (the 400 names the bad fields, as before the job is looked up).
+ */
+async function neverFiresOfChange(db: Db, id: string, rawInput: unknown, now: Date): Promise<Record<string, string>> {
+  const job = await findJob(db, id).catch(() => null);
+  if (!job) return {};
+  return neverFiresFields(rawInput, now, { schedule: scheduleSpecOf(job), startAt: job.startAt, endAt: job.endAt, staggerSeconds: job.staggerSeconds, createdAt: job.createdAt });
+}
+
+/**
  * Updates a job (PATCH semantics, see UpdateJobInput). Optimistic lock:
  * `expectedVersion` must equal the current version, else DomainError('conflict')
- * with detail { currentVersion, changedFields, diff, current }.
+ * with detail { currentVersion, changedFields, diff, current }. A refused input also names a
+ * changed schedule that would never fire (neverFiresFields), in the same 400.
  * @throws DomainError validation / not_found (unknown or deleted) / conflict / forbidden.
  */
 export async function updateJob(db: Db, id: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
-  const input = parseOrThrow(UpdateJobInput, rawInput);
+  const parsed = parseFields(UpdateJobInput, rawInput);
+  if (!parsed.ok) throw validationError(withFieldErrors(parsed.fields, await neverFiresOfChange(db, id, rawInput, now)));
+  const input = parsed.data;
   const { expectedVersion, reason, ...changes } = input;
   try {
     return await inTransaction(db, async (tx) => {

@@ -7,8 +7,9 @@ import { nextFireTime, type JobSchedule } from './spec';
  * `schedule.cron` "Has no fire time after now"; `schedule` for another kind; else `endAt` "No
  * fire time falls inside startAt..endAt". A schedule the spec itself refuses (a bad cron or zone)
  * counts as never firing here; its own error comes from the schema first.
- * The server applies it on save (lib/jobs/job-input.ts assertCanFire); the job form, before
- * sending, so that the error comes with the form's others.
+ * The server applies it on save (lib/jobs/job-input.ts assertCanFire); lib/api/never-fires-fields.ts
+ * applies it to a raw input, so that a refused save (REST or the job form, before sending) names it
+ * with the other bad fields. Browser-safe: the job form imports it (nothing here reaches node:crypto).
  */
 export function neverFiresProblem(schedule: JobSchedule, now: Date): { field: string; message: string } | null {
   if (schedule.spec.kind === 'manual') return null;

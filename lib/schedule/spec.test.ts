@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleError } from './errors';
-import { assertValidSchedule, dueAt, fireTimesBetween, nextFireTime, type JobSchedule, type ScheduleSpec } from './spec';
-import { staggerOffsetMs } from './stagger';
+import { assertValidSchedule, fireTimesBetween, nextFireTime, type JobSchedule, type ScheduleSpec } from './spec';
+import { dueAt, staggerOffsetMs } from './stagger';
 
 const d = (s: string) => new Date(s);
 const job = (spec: ScheduleSpec, over: Partial<JobSchedule> = {}): JobSchedule => ({

@@ -1,7 +1,6 @@
 import { cronFireTimes, parseCron } from './cron';
 import { ScheduleError } from './errors';
 import { nextIntervalFireTime } from './interval';
-import { staggerOffsetMs } from './stagger';
 
 /** What a job fires on (docs/design.md §3 `schedule_kind`). Seconds for intervals. */
 export type ScheduleSpec =
@@ -18,7 +17,7 @@ export type ScheduleWindow = { startAt?: Date | null; endAt?: Date | null };
  * - nominal: the slot itself, stored as `runs.scheduled_for` (what misfire and
  *   dedup reason about);
  * - due: nominal + staggerOffsetMs(jobId, staggerSeconds), stored as
- *   `jobs.next_run_at` (when a tick may fire it). See dueAt().
+ *   `jobs.next_run_at` (when a tick may fire it). See dueAt() in ./stagger.ts.
  */
 export type JobSchedule = {
   spec: ScheduleSpec;
@@ -122,13 +121,4 @@ export function fireTimesBetween(
     times.push(t);
   }
   return { times, truncated: false };
-}
-
-/**
- * Instant a nominal slot becomes due: nominal + the job's fixed stagger (ms).
- * Store the result as `jobs.next_run_at`, the nominal as `runs.scheduled_for`.
- * The due instant may fall after endAt; the slot still counts (it is nominal-in-window).
- */
-export function dueAt(schedule: Pick<JobSchedule, 'jobId' | 'staggerSeconds'>, nominal: Date): Date {
-  return new Date(nominal.getTime() + staggerOffsetMs(schedule.jobId, schedule.staggerSeconds));
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { JobSchedule } from './spec';
 
 /**
  * Fixed per-job delay in ms, in [0, staggerSeconds * 1000): the first 4 bytes of
@@ -14,4 +15,13 @@ export function staggerOffsetMs(jobId: string, staggerSeconds: number): number {
   const windowMs = Math.floor(staggerSeconds * 1000);
   if (windowMs === 0) return 0;
   return createHash('sha256').update(jobId, 'utf8').digest().readUInt32BE(0) % windowMs;
+}
+
+/**
+ * Instant a nominal slot becomes due: nominal + the job's fixed stagger (ms).
+ * Store the result as `jobs.next_run_at`, the nominal as `runs.scheduled_for`.
+ * The due instant may fall after endAt; the slot still counts (it is nominal-in-window).
+ */
+export function dueAt(schedule: Pick<JobSchedule, 'jobId' | 'staggerSeconds'>, nominal: Date): Date {
+  return new Date(nominal.getTime() + staggerOffsetMs(schedule.jobId, schedule.staggerSeconds));
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../db.ts';
 import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
-import { dueAt, fireTimesAfter } from '../schedule/spec.ts';
-import { staggerOffsetMs } from '../schedule/stagger.ts';
+import { fireTimesAfter } from '../schedule/spec.ts';
+import { dueAt, staggerOffsetMs } from '../schedule/stagger.ts';
 
 /**
  * One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger).

@@ -83,6 +83,26 @@ describe('jobs lifecycle', () => {
     expect((await resumeJob(t.db, job.id, alice, {}, NOW)).status).toBe('active');
   });
 
+  it('a schedule that would never fire is named in the same 400 as the other bad fields, on create and on a change of it, at the given clock', async () => {
+    const past = new Date(NOW.getTime() - 86_400_000).toISOString();
+    const c = await rejects(createJob(t.db, { key: 'never.fires', name: '', schedule: { kind: 'once', runAt: past }, handler: 'builtin.noop', policy: { timeoutSeconds: 0 } }, alice, NOW));
+    expect(c.code).toBe('validation');
+    expect(c.fields).toEqual({ name: 'Name is required', 'policy.timeoutSeconds': 'Must be a whole number from 1 to 604800', 'schedule.runAt': 'Is in the past: this job would never fire' });
+    // the same run-at is fine at an earlier clock: the rule reads the clock the save is given
+    const early = await rejects(createJob(t.db, { key: 'never.fires', name: '', schedule: { kind: 'once', runAt: past }, handler: 'builtin.noop' }, alice, new Date(NOW.getTime() - 2 * 86_400_000)));
+    expect(early.fields).toEqual({ name: 'Name is required' });
+    expect(await t.db.job.count({ where: { key: 'never.fires' } })).toBe(0);
+
+    const job = await createJob(t.db, { key: 'never.fires', name: 'n', schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'UTC' }, handler: 'builtin.noop' }, alice, NOW);
+    const u = await rejects(updateJob(t.db, job.id, { expectedVersion: 1, name: '', endAt: past }, alice, NOW));
+    expect(u.fields).toEqual({ name: 'Name is required', endAt: 'Is in the past: this job would never fire' });
+    // a change that leaves the schedule alone is not judged on it
+    const stale = await createJob(t.db, { key: 'never.fires.once', name: 'o', schedule: { kind: 'once', runAt: new Date(NOW.getTime() + 60_000) }, handler: 'builtin.noop' }, alice, NOW);
+    const later = new Date(NOW.getTime() + 3_600_000);
+    expect((await rejects(updateJob(t.db, stale.id, { expectedVersion: 1, name: '' }, alice, later))).fields).toEqual({ name: 'Name is required' });
+    expect((await getJob(t.db, job.id, alice)).version).toBe(1);
+  });
+
   it('creates a cron job with the handler shorthand, version 1, next_run_at in the job zone', async () => {
     const job = await createJob(
       t.db,
