@@ -99,12 +99,14 @@ export async function applyJobChanges(
     ...(changes.routing ? (routingColumns(changes.routing, routingView(job)) as Partial<Job>) : {}),
   });
   // What runs may change only as lib/jobs/handler-permissions.ts allows (schedule, policy… stay open).
+  // A refusal names the field this change set what runs with: its steps, the shorthand's handler, or
+  // a payload alone (the one step's, or the job-level payload of a DAG).
   const currentSteps = current.steps.map(stepView);
   assertMayChangeCommand(
     actor,
     { steps: currentSteps, jobPayload: job.payload },
     { steps: graph ? graph.steps : currentSteps, jobPayload: jobPayload !== undefined ? jobPayload : job.payload },
-    { fieldOf: (i) => (changes.steps ? `steps.${i}.handler` : 'handler') },
+    { fieldOf: (i) => (changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload') },
   );
   const next: Job = { ...job, ...fields };
   const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;

@@ -169,6 +169,14 @@ describe('attacks on least privilege', () => {
     const params = { id: retention.id };
     const patch = await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: operator, params, body: { expectedVersion: retention.version, payload: { olderThanDays: 0.00001 } } });
     expect(patch.status).toBe(403);
+    // the refusal names the field the request set what runs with, never one it did not send
+    const reason = expect.stringMatching(/^system\.retention belongs to the system jobs/);
+    expect(patch.json.error.fields).toEqual({ payload: reason });
+    const viaSteps = { expectedVersion: retention.version, steps: [{ key: 'main', handler: 'system.retention', payload: { olderThanDays: 0.00001 } }] };
+    expect((await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: operator, params, body: viaSteps })).json.error.fields).toEqual({ 'steps.0.handler': reason });
+    expect((await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: operator, params, body: { expectedVersion: retention.version, handler: 'builtin.noop' } })).json.error.fields).toEqual({ handler: reason });
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...body, handler: undefined, payload: undefined, steps: [{ key: 'main', handler: 'system.retention' }] } });
+    expect([created.status, created.json.error.fields]).toEqual([403, { 'steps.0.handler': reason }]);
     const run = await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: operator, params, body: { payload: { olderThanDays: 0.00001 } } });
     expect(run.status).toBe(403);
     expect(await snapshot(t)).toEqual(before);
