@@ -8,7 +8,7 @@ import { writePrivateFile } from '../lib/infra/private-files.ts';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
-import { ensureAdminUser } from '../lib/auth/bootstrap.ts';
+import { ensureAdminUser, INITIAL_ADMIN_FILE, initialAdminFileText } from '../lib/auth/bootstrap.ts';
 import { createPrismaClient, type Db } from '../lib/db.ts';
 import { createJob } from '../lib/jobs/create-job.ts';
 import { ensureSystemJobs } from '../lib/system-jobs/definitions.ts';
@@ -154,9 +154,9 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
     if (admin?.password) {
       const dir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? '.tickflow');
       await mkdir(dir, { recursive: true });
-      const file = path.join(dir, 'initial-admin-password.txt');
-      writePrivateFile(file, `${admin.email}\n${admin.password}\n`);
-      messages.push(`created admin ${admin.email} with password ${admin.password} (also saved in ${file}; change it under Settings → Users)`);
+      const file = path.join(dir, INITIAL_ADMIN_FILE);
+      writePrivateFile(file, initialAdminFileText({ email: admin.email, password: admin.password }));
+      messages.push(`created admin ${admin.email} with password ${admin.password} (also saved in ${file}; change it under Settings → Users, then delete that file)`);
     } else if (admin) {
       messages.push(`created admin ${admin.email} (password from TICKFLOW_ADMIN_PASSWORD)`);
     }

@@ -5,6 +5,25 @@ import { normalizeEmail } from './users.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@tickflow.local';
 
+/** The file the first start writes a generated admin login to, in the data directory (TICKFLOW_DATA_DIR, default `.tickflow`). */
+export const INITIAL_ADMIN_FILE = 'initial-admin-password.txt';
+
+/**
+ * Text of INITIAL_ADMIN_FILE: the login on labelled `email:` / `password:` lines, and what to do
+ * with it, so that someone who finds the file needs no docs to read it.
+ */
+export function initialAdminFileText(login: { email: string; password: string }): string {
+  return [
+    '# Tickflow: the admin account created on the first start.',
+    `email: ${login.email}`,
+    `password: ${login.password}`,
+    '',
+    '# Sign in to the console with these, change the password under Settings → Users,',
+    '# then delete this file: until then whoever reads it can sign in as admin.',
+    '',
+  ].join('\n');
+}
+
 /**
  * Makes sure an admin exists (called by scripts/start.ts at start).
  * - An enabled admin exists: returns null, changes nothing.

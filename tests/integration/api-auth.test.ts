@@ -7,6 +7,10 @@ import { createHash } from 'node:crypto';
 import { useTestDatabase, createTestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, can, requireRole, type Actor } from '../../lib/auth/actor.ts';
 import { ensureAdminUser } from '../../lib/auth/bootstrap.ts';
+import { bootstrap } from '../../prisma/seed.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { login, logout } from '../../lib/auth/login.ts';
 import { LoginRateLimiter } from '../../lib/auth/rate-limit.ts';
 import { getSessionActor, SESSION_TTL_MS } from '../../lib/auth/sessions.ts';
@@ -47,6 +51,32 @@ describe('auth', () => {
     expect(await ensureAdminUser(t.db)).toBeNull();
     const r = await login(t.db, { email: 'ADMIN@tickflow.local', password: first!.password!, client: '1.1.1.1' }, NOW, new LoginRateLimiter());
     expect(r.actor).toMatchObject({ kind: 'user', role: 'admin', name: 'admin@tickflow.local' });
+  });
+
+  it('the first start saves the generated login to initial-admin-password.txt, labelled and saying to delete it', async () => {
+    const t2 = await createTestDatabase();
+    const dir = mkdtempSync(path.join(tmpdir(), 'tickflow-admin-'));
+    const before = process.env.TICKFLOW_DATA_DIR;
+    try {
+      delete process.env.TICKFLOW_ADMIN_EMAIL;
+      delete process.env.TICKFLOW_ADMIN_PASSWORD;
+      process.env.TICKFLOW_DATA_DIR = dir;
+      const boot = await bootstrap(t2.url, { consoleUrl: 'http://127.0.0.1:3000', seed: false });
+      const text = readFileSync(path.join(dir, 'initial-admin-password.txt'), 'utf8');
+      const lines = text.split('\n');
+      expect(lines).toContain('email: admin@tickflow.local');
+      const password = lines.find((l) => l.startsWith('password: '))!.slice('password: '.length);
+      expect(password).toMatch(/^\S{12,}$/);
+      expect(text).toMatch(/delete this file/);
+      expect(boot.messages[0]).toBe(`created admin admin@tickflow.local with password ${password} (also saved in ${path.join(dir, 'initial-admin-password.txt')}; change it under Settings → Users, then delete that file)`);
+      const r = await login(t2.db, { email: 'admin@tickflow.local', password }, NOW, new LoginRateLimiter());
+      expect(r.actor.role).toBe('admin');
+    } finally {
+      if (before === undefined) delete process.env.TICKFLOW_DATA_DIR;
+      else process.env.TICKFLOW_DATA_DIR = before;
+      rmSync(dir, { recursive: true, force: true });
+      await t2.close();
+    }
   });
 
   it('ensureAdminUser takes TICKFLOW_ADMIN_EMAIL / PASSWORD and does not echo the password', async () => {
