@@ -2,6 +2,8 @@
  * REST contract tests: route handlers called directly with `new Request(...)`
  * against a real PostgreSQL (DATABASE_URL points at this file's database).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
 import { byToken, call, userToken, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
@@ -74,6 +76,20 @@ describe('REST /api/v1', () => {
       expect(e.json.error.code).toBe('validation');
       expect(Object.keys(e.json.error.fields), qs).toContain(field);
     }
+  });
+
+  it("README's create example (the handler shorthand) answers what the README shows", async () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    const block = readme.slice(readme.indexOf('curl -s -X POST localhost:3000/api/v1/jobs'));
+    const body = JSON.parse(/-d '([^']+)'/.exec(block)![1]!.replace(/\n\s*/g, ''));
+    expect(body).toMatchObject({ handler: 'builtin.echo', payload: { x: 1 } });
+    // the answer: the comment lines after "# 201", from the first one that opens a JSON object
+    const comments = block.slice(block.indexOf('\n# 201')).split('\n').slice(1);
+    const shownLines = comments.slice(comments.findIndex((l) => l.startsWith('# {')));
+    const shown = JSON.parse(shownLines.slice(0, shownLines.findIndex((l) => !l.startsWith('#'))).map((l) => l.replace(/^#\s?/, '')).join(''));
+    const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body });
+    expect(r.status).toBe(201);
+    expect(r.json).toMatchObject(shown);
   });
 
   it('refuses missing or bad credentials with 401', async () => {
