@@ -108,6 +108,60 @@ test('bad JSON, bad key, bad cron and no handler show errors next to their field
   expect(list.items).toHaveLength(0);
 });
 
+test('a refused save names every field at once by its label, the schedule that would never fire among them', async ({ page }) => {
+  await page.goto('/jobs/new');
+  await page.getByLabel('Key').fill(`e2e.never.${uniq()}`);
+  await page.getByRole('radio', { name: 'Once' }).click();
+  await page.getByLabel('Run at').fill('2020-01-01T09:00');
+  await page.getByLabel('Payload').fill('{"hello": ');
+  await page.getByLabel('Timeout (seconds)').fill('0');
+  await page.getByRole('button', { name: 'Create job' }).click();
+
+  await expect(page.getByTestId('field-error-runAt')).toHaveText('Is in the past: this job would never fire');
+  await expect(page.getByTestId('field-error-payload')).toContainText('JSON');
+  await expect(page.getByTestId('field-error-name')).toBeVisible();
+  await expect(page.getByTestId('field-error-timeoutSeconds')).toBeVisible();
+  await expect(page.getByTestId('form-error-summary')).toHaveText('Fix 4 fields: Name, Run at, Payload, Timeout (seconds)');
+
+  // With the form's own errors fixed, the server names the rest in one answer, the schedule included.
+  await page.getByLabel('Payload').fill('{"hello": "world"}');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await expect(page.getByTestId('form-error-summary')).toHaveText('Fix 3 fields: Name, Run at, Timeout (seconds)');
+  await expect(page.getByTestId('field-error-runAt')).toHaveText('Is in the past: this job would never fire');
+  await expect(page).toHaveURL(/\/jobs\/new$/);
+});
+
+/** Scrolls the console's main pane so that the field `id` sits under the sticky Save bar, where a refused save must not leave it. */
+async function scrollUnderSaveBar(page: Page, id: string) {
+  await page.evaluate((fieldId) => {
+    const field = document.getElementById(fieldId)!.getBoundingClientRect();
+    const bar = document.querySelector('[data-testid="form-save-bar"]')!.getBoundingClientRect();
+    document.querySelector('main')!.scrollTop += field.top - (bar.top + 4);
+  }, id);
+}
+
+test('a refused save focuses the first bad field in the middle of the view, clear of the sticky Save bar', async ({ page }) => {
+  await page.goto('/jobs/new');
+  await page.getByLabel('Key').fill(`e2e.focus.${uniq()}`);
+  await page.getByLabel('Name').fill('E2E focus');
+  await page.getByLabel('Cron expression').fill('0 2 * * *');
+  await page.getByLabel('Misfire cap (runs)').fill('-1');
+  // first refused by the server (the effect after its answer), then by the form's own check (a bad label pair)
+  for (const refusedBy of ['server', 'form'] as const) {
+    const id = 'misfireMaxCatchup';
+    if (refusedBy === 'form') await page.getByLabel('Labels', { exact: true }).fill('not a pair');
+    await scrollUnderSaveBar(page, id);
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await expect(page.getByTestId(`field-error-${id}`)).toBeVisible();
+    await expect(page.locator(`#${id}`)).toBeFocused();
+    const field = (await page.locator(`#${id}`).boundingBox())!;
+    const error = (await page.getByTestId(`field-error-${id}`).boundingBox())!;
+    const bar = (await page.getByTestId('form-save-bar').boundingBox())!;
+    expect(field.y, refusedBy).toBeGreaterThanOrEqual(0);
+    expect(error.y + error.height, refusedBy).toBeLessThanOrEqual(bar.y);
+  }
+});
+
 test('pause and resume a job', async ({ page }) => {
   const job = await apiJob('e2e.pause');
   await openJob(page, job.id);

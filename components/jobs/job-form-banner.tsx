@@ -3,13 +3,21 @@
 import { RefreshCw, TriangleAlert } from 'lucide-react';
 import { Button } from '../ui/button';
 import { FieldDiffTable, type FieldChange } from './field-diff-table';
+import { errorSummary } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
-/** The 409 conflict banner (with what changed and a reload), or the summary of a refused save. */
+/**
+ * The 409 conflict banner (with what changed and a reload), or the summary of a refused save: the
+ * fields to fix by their labels (components/jobs/job-form-paths.ts), the form's own check first, and
+ * the server's errors that have no field in the form.
+ */
 export function FormBanner({ f }: { f: JobFormState }) {
-  const { state, conflict, orphan, expectedVersion } = f;
+  const { state, conflict, orphan, expectedVersion, clientErrors } = f;
   const serverFields = state && !state.ok ? (state.fields ?? {}) : {};
-  return conflict ? (
+  const stopped = Object.keys(clientErrors).length > 0;
+  // A refused field list reads by label; any other refusal (403, a key in use) says why in its own words.
+  const heading = stopped ? errorSummary(clientErrors) : state && !state.ok && state.code === 'validation' ? (errorSummary(serverFields) ?? state.error) : state && !state.ok ? state.error : undefined;
+  return conflict && !stopped ? (
     <div role="alert" data-testid="conflict-banner" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-[13px] text-amber-900">
       <div className="flex items-start gap-2">
         <TriangleAlert className="mt-0.5 size-4 shrink-0" />
@@ -25,14 +33,14 @@ export function FormBanner({ f }: { f: JobFormState }) {
         </Button>
       </div>
     </div>
-  ) : state && !state.ok && (state.code === 'validation' || Object.keys(serverFields).length) ? (
-    <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-800">
-      {state.error}
+  ) : stopped || (state && !state.ok && (state.code === 'validation' || Object.keys(serverFields).length)) ? (
+    <div role="alert" data-testid="form-error-summary" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-800">
+      {heading}
       {orphan.length ? (
         <ul className="mt-1 list-disc pl-5 text-xs">
-          {orphan.map(([p, m]) => (
-            <li key={p}>
-              <span className="font-mono">{p}</span>: {m}
+          {orphan.map((o) => (
+            <li key={o.path}>
+              <span className={o.label === o.path ? 'font-mono' : 'font-medium'}>{o.label}</span>: {o.message}
             </li>
           ))}
         </ul>

@@ -6,14 +6,17 @@ import { Card, CardBody, CardHeader } from '../ui/card';
 import { Field, controlProps } from '../ui/field';
 import { Input } from '../ui/input';
 import type { JobFormValues } from './form-values';
+import { FORM_FIELDS, type FormPath } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
-/** Props of {@link ValueField}: `k` the form value, `path` its API path (for its error); the rest goes to the input. */
+/**
+ * Props of {@link ValueField}: `k` the form value, `path` its API path (for its error; the control's id and
+ * label come from FORM_FIELDS, `label` replaces the label); the rest goes to the input.
+ */
 export type ValueFieldProps = {
   f: JobFormState;
-  id: string;
-  label: string;
-  path: string;
+  label?: string;
+  path: FormPath;
   k: keyof JobFormValues;
   hint?: React.ReactNode;
   /** classes of the field (label, input, note) */
@@ -23,7 +26,9 @@ export type ValueFieldProps = {
 } & Omit<React.ComponentProps<'input'>, 'id' | 'className' | 'value' | 'onChange'>;
 
 /** A text input bound to one form value, with its label, hint and error. */
-export function ValueField({ f, id, label, path, k, hint, className, inputClassName, ...input }: ValueFieldProps) {
+export function ValueField({ f, label, path, k, hint, className, inputClassName, ...input }: ValueFieldProps) {
+  const id = FORM_FIELDS[path].id;
+  label ??= FORM_FIELDS[path].label;
   return (
     <Field id={id} label={label} error={f.err(path)} hint={hint} className={className}>
       <Input {...controlProps(id, f.err(path))} {...f.text(k)} className={inputClassName} {...input} />

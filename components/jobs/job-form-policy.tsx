@@ -3,6 +3,7 @@
 import { Field, controlProps } from '../ui/field';
 import { NativeSelect } from '../ui/input';
 import { FormSection, NumberField, ValueField } from './job-form-fields';
+import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
 /** Timeout, retries and backoff, priority, dead letter, block strategy, misfire policy. */
@@ -10,29 +11,29 @@ export function PolicySection({ f }: { f: JobFormState }) {
   const { err, text } = f;
   return (
   <FormSection title="Policy" description="Timeouts, retries with exponential backoff, and what happens on overlap, downtime and repeated failure." className="grid grid-cols-2 gap-4 md:grid-cols-4">
-      <NumberField f={f} id="timeoutSeconds" label="Timeout (s)" path="policy.timeoutSeconds" k="timeoutSeconds" />
-      <NumberField f={f} id="maxRetries" label="Max retries" path="policy.maxRetries" k="maxRetries" />
-      <NumberField f={f} id="priority" label="Priority" path="policy.priority" k="priority" />
-      <NumberField f={f} id="deadLetterAfter" label="Dead letter after (failed runs, 0 = never)" path="policy.deadLetterAfter" k="deadLetterAfter" />
-      <NumberField f={f} id="backoffBaseSeconds" label="Backoff base (s)" path="policy.backoff.baseSeconds" k="backoffBaseSeconds" step="any" />
-      <NumberField f={f} id="backoffFactor" label="Backoff factor" path="policy.backoff.factor" k="backoffFactor" step="any" />
-      <NumberField f={f} id="backoffMaxSeconds" label="Backoff max (s)" path="policy.backoff.maxSeconds" k="backoffMaxSeconds" step="any" />
-      <NumberField f={f} id="backoffJitter" label="Backoff jitter (0–1)" path="policy.backoff.jitter" k="backoffJitter" step="any" />
-      <Field id="blockStrategy" label="Block strategy" error={err('policy.blockStrategy')} className="col-span-2">
-        <NativeSelect {...controlProps('blockStrategy', err('policy.blockStrategy'))} {...text('blockStrategy')}>
+      <NumberField f={f} path="policy.timeoutSeconds" k="timeoutSeconds" />
+      <NumberField f={f} path="policy.maxRetries" k="maxRetries" />
+      <NumberField f={f} path="policy.priority" k="priority" />
+      <NumberField f={f} path="policy.deadLetterAfter" k="deadLetterAfter" />
+      <NumberField f={f} path="policy.backoff.baseSeconds" k="backoffBaseSeconds" step="any" />
+      <NumberField f={f} path="policy.backoff.factor" k="backoffFactor" step="any" />
+      <NumberField f={f} path="policy.backoff.maxSeconds" k="backoffMaxSeconds" step="any" />
+      <NumberField f={f} path="policy.backoff.jitter" k="backoffJitter" step="any" />
+      <Field {...FORM_FIELDS['policy.blockStrategy']} error={err('policy.blockStrategy')} className="col-span-2">
+        <NativeSelect {...controlProps(FORM_FIELDS['policy.blockStrategy'].id, err('policy.blockStrategy'))} {...text('blockStrategy')}>
           <option value="discard_later">discard_later — skip a fire while a run is active</option>
           <option value="serial_execution">serial_execution — queue behind the active run</option>
           <option value="cover_early">cover_early — cancel the active run, start the new one</option>
         </NativeSelect>
       </Field>
-      <Field id="misfirePolicy" label="Misfire policy" error={err('policy.misfirePolicy')}>
-        <NativeSelect {...controlProps('misfirePolicy', err('policy.misfirePolicy'))} {...text('misfirePolicy')}>
+      <Field {...FORM_FIELDS['policy.misfirePolicy']} error={err('policy.misfirePolicy')}>
+        <NativeSelect {...controlProps(FORM_FIELDS['policy.misfirePolicy'].id, err('policy.misfirePolicy'))} {...text('misfirePolicy')}>
           <option value="skip">skip</option>
           <option value="fire_once">fire_once</option>
           <option value="fire_all">fire_all (capped)</option>
         </NativeSelect>
       </Field>
-      <NumberField f={f} id="misfireMaxCatchup" label="Misfire cap (runs)" path="policy.misfireMaxCatchup" k="misfireMaxCatchup" />
+      <NumberField f={f} path="policy.misfireMaxCatchup" k="misfireMaxCatchup" />
   </FormSection>
   );
 }
@@ -42,20 +43,20 @@ export function RoutingSection({ f }: { f: JobFormState }) {
   const { v, err, text } = f;
   return (
   <FormSection title="Routing" description="Which workers may run this job's tasks." className="grid grid-cols-1 gap-4 md:grid-cols-3">
-      <ValueField f={f} id="routingGroup" label="Node group" path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" />
-      <ValueField f={f} id="routingLabels" label="Labels" path="routing.labels" k="routingLabels" hint="key=value, comma-separated; a worker must carry all" placeholder="region=eu, gpu=true" />
-      <Field id="routingStrategy" label="Strategy" error={err('routing.strategy')}>
-        <NativeSelect {...controlProps('routingStrategy', err('routing.strategy'))} {...text('routingStrategy')}>
+      <ValueField f={f} path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" />
+      <ValueField f={f} path="routing.labels" k="routingLabels" hint="key=value, comma-separated; a worker must carry all" placeholder="region=eu, gpu=true" />
+      <Field {...FORM_FIELDS['routing.strategy']} error={err('routing.strategy')}>
+        <NativeSelect {...controlProps(FORM_FIELDS['routing.strategy'].id, err('routing.strategy'))} {...text('routingStrategy')}>
           <option value="any">any — first free matching worker</option>
           <option value="consistent_hash">consistent_hash — same worker for the same key</option>
           <option value="nodes">nodes — only the listed nodes</option>
         </NativeSelect>
       </Field>
       {v.routingStrategy === 'nodes' ? (
-        <ValueField f={f} id="routingNodes" label="Nodes" path="routing.nodes" k="routingNodes" hint="Node ids, comma-separated" className="md:col-span-2" />
+        <ValueField f={f} path="routing.nodes" k="routingNodes" hint="Node ids, comma-separated" className="md:col-span-2" />
       ) : null}
       {v.routingStrategy === 'consistent_hash' ? (
-        <ValueField f={f} id="routingKey" label="Routing key" path="routing.key" k="routingKey" hint="Hashed to pick the worker; empty: the job id" />
+        <ValueField f={f} path="routing.key" k="routingKey" hint="Hashed to pick the worker; empty: the job id" />
       ) : null}
   </FormSection>
   );

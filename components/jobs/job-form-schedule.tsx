@@ -9,6 +9,7 @@ import { CronPreview, type PreviewWindow } from './schedule-preview';
 import type { JobFormValues, ScheduleKind } from './form-values';
 import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
 import { FormSection, NumberField, ValueField } from './job-form-fields';
+import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
 const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
@@ -25,7 +26,7 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
   const zoneHint = zoneInputHint(v.timezone, zoneInput(v.timezone, timeZones, isValidTimeZone));
   return (
   <FormSection title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." className="space-y-4">
-      <div role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
+      <div id={FORM_FIELDS.schedule.id} tabIndex={-1} role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
         {KINDS.map((k) => (
           <button
             key={k.value}
@@ -45,16 +46,16 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <div className="space-y-4">
           {v.scheduleKind === 'cron' ? (
-            <ValueField f={f} id="cron" label="Cron expression" path="schedule.cron" k="cron" hint="5 fields (minute hour day month weekday) or 6 with seconds first" inputClassName="font-mono" placeholder="0 2 * * *" spellCheck={false} />
+            <ValueField f={f} path="schedule.cron" k="cron" hint="5 fields (minute hour day month weekday) or 6 with seconds first" inputClassName="font-mono" placeholder="0 2 * * *" spellCheck={false} />
           ) : null}
           {v.scheduleKind === 'interval' ? (
-            <NumberField f={f} id="intervalSeconds" label="Interval (seconds)" path="schedule.intervalSeconds" k="intervalSeconds" min={1} />
+            <NumberField f={f} path="schedule.intervalSeconds" k="intervalSeconds" min={1} />
           ) : null}
           {v.scheduleKind === 'once' ? (
-            <ValueField f={f} id="runAt" label="Run at" path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" />
+            <ValueField f={f} path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" />
           ) : null}
           {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
-            <Field id="timezone" label="Time zone" error={err('schedule.timezone')} hint={zoneHint}>
+            <Field {...FORM_FIELDS['schedule.timezone']} error={err('schedule.timezone')} hint={zoneHint}>
               <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : zoneHint ? hintId('timezone') : undefined} />
             </Field>
           ) : null}
@@ -67,8 +68,8 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
         <details className="group" open={!!(v.startAtLocal || v.endAtLocal || err('startAt') || err('endAt'))}>
           <summary className="cursor-pointer text-xs font-medium text-zinc-600">Effective window (optional)</summary>
           <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
-            <ValueField f={f} id="startAt" label={`Start at (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" />
-            <ValueField f={f} id="endAt" label={`End at (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" />
+            <ValueField f={f} label={`${FORM_FIELDS.startAt.label} (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" />
+            <ValueField f={f} label={`${FORM_FIELDS.endAt.label} (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" />
           </div>
         </details>
       ) : null}
@@ -76,7 +77,7 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
         <details className="group" open={!!((v.staggerSeconds && v.staggerSeconds !== '0') || err('staggerSeconds'))}>
           <summary className="cursor-pointer text-xs font-medium text-zinc-600">Stagger (optional)</summary>
           <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
-            <NumberField f={f} id="staggerSeconds" label="Stagger (s, 0-86400): a stable per-job offset in [0, stagger)" path="staggerSeconds" k="staggerSeconds" />
+            <NumberField f={f} path="staggerSeconds" k="staggerSeconds" />
           </div>
         </details>
       ) : null}

@@ -8,6 +8,7 @@ import { Button } from '../ui/button';
 import { Field, controlProps } from '../ui/field';
 import { Input, NativeSelect, Textarea } from '../ui/input';
 import { FormSection, ValueField } from './job-form-fields';
+import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
 /** Key, name, description. */
@@ -15,10 +16,10 @@ export function GeneralSection({ f }: { f: JobFormState }) {
   const { mode, err, text } = f;
   return (
   <FormSection title="General" className="grid grid-cols-1 gap-4 md:grid-cols-2">
-      <ValueField f={f} id="key" label="Key" path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} />
-      <ValueField f={f} id="name" label="Name" path="name" k="name" placeholder="Daily report" />
-      <Field id="description" label="Description" error={err('description')} className="md:col-span-2">
-        <Textarea {...controlProps('description', err('description'))} {...text('description')} rows={2} />
+      <ValueField f={f} path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} />
+      <ValueField f={f} path="name" k="name" placeholder="Daily report" />
+      <Field {...FORM_FIELDS.description} error={err('description')} className="md:col-span-2">
+        <Textarea {...controlProps(FORM_FIELDS.description.id, err('description'))} {...text('description')} rows={2} />
       </Field>
   </FormSection>
   );
@@ -85,12 +86,12 @@ export function AlarmsSection({ f }: { f: JobFormState }) {
 export function FormFooter({ f, cancelHref }: { f: JobFormState; cancelHref: string }) {
   const { mode, expectedVersion, pending, reason, setReason, err } = f;
   return (
-  <div className="sticky bottom-0 -mx-6 flex items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-6 py-3 backdrop-blur">
+  <div data-testid="form-save-bar" className="sticky bottom-0 -mx-6 flex items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-6 py-3 backdrop-blur">
     {mode === 'edit' && expectedVersion ? <span className="text-xs text-zinc-500">Editing version {expectedVersion}</span> : null}
     {mode === 'edit' ? (
       <label className="mr-auto flex items-center gap-2 text-xs text-zinc-600">
         Reason
-        <Input aria-label="Reason for this change" aria-invalid={err('reason') ? true : undefined} className="h-8 w-72" maxLength={1000} placeholder="Why this change (shown in Versions)" value={reason} onChange={(e) => setReason(e.target.value)} />
+        <Input id={FORM_FIELDS.reason.id} aria-label="Reason for this change" aria-invalid={err('reason') ? true : undefined} className="h-8 w-72" maxLength={1000} placeholder="Why this change (shown in Versions)" value={reason} onChange={(e) => setReason(e.target.value)} />
         {err('reason') ? <span className="text-red-600">{err('reason')}</span> : null}
       </label>
     ) : null}

@@ -6,6 +6,7 @@ import { NativeSelect, Textarea } from '../ui/input';
 import { PayloadEditor } from '../handlers/schema-form';
 import { defaultsNote, unavailableNote } from '../handlers/use-handler-catalogue';
 import { useDisplayZone } from '../display-zone';
+import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
 /** Handler and payload of a one-step job (a DAG is edited in the Graph tab). */
@@ -26,8 +27,7 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
           </p>
         ) : null}
         <Field
-          id="handler"
-          label="Handler"
+          {...FORM_FIELDS.handler}
           error={err('handler') ?? err('steps.0.handler')}
           hint={
             handlerHint || (!lockedCommand && refusedHandlers.length) ? (
@@ -42,7 +42,7 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
             ) : undefined
           }
         >
-          <NativeSelect {...controlProps('handler', err('handler'))} {...text('handler')} disabled={!!lockedCommand} title={lockedCommand?.reason}>
+          <NativeSelect {...controlProps(FORM_FIELDS.handler.id, err('handler'))} {...text('handler')} disabled={!!lockedCommand} title={lockedCommand?.reason}>
             {v.handler === '' ? (
               <option value="" disabled>
                 Choose a handler…
@@ -59,12 +59,12 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
             })}
           </NativeSelect>
         </Field>
-        <Field id="payload" label="Payload" error={err('payload')} hint="JSON object handed to the handler (builtin.sleep: {&quot;ms&quot;: 500}; http: method, url, headers, body)">
+        <Field {...FORM_FIELDS.payload} error={err('payload')} hint="JSON object handed to the handler (builtin.sleep: {&quot;ms&quot;: 500}; http: method, url, headers, body)">
           {lockedCommand ? (
-            <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} disabled title={lockedCommand.reason} />
+            <Textarea {...controlProps(FORM_FIELDS.payload.id, err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} disabled title={lockedCommand.reason} />
           ) : (
             <PayloadEditor handler={v.handler} text={v.payload} onText={(t) => set('payload', t)} serverErrors={payloadErrors}>
-              <Textarea {...controlProps('payload', err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
+              <Textarea {...controlProps(FORM_FIELDS.payload.id, err('payload'))} {...text('payload')} mono rows={6} spellCheck={false} />
             </PayloadEditor>
           )}
         </Field>

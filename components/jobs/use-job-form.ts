@@ -8,21 +8,8 @@ import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useUser } from '../role';
 import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 import { submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { fieldLabel, formField, inFormOrder } from './job-form-paths';
 import type { JobFormProps, JobFormResult } from './job-form';
-
-/** Form paths rendered next to a field (anything else goes to the summary list). */
-const FIELD_PATHS = [
-  'key', 'name', 'description', 'schedule', 'schedule.cron', 'schedule.timezone', 'schedule.intervalSeconds', 'schedule.runAt', 'startAt', 'endAt', 'staggerSeconds', 'handler', 'payload', 'steps.0.handler',
-  'policy.timeoutSeconds', 'policy.maxRetries', 'policy.priority', 'policy.deadLetterAfter', 'policy.backoff.baseSeconds', 'policy.backoff.factor', 'policy.backoff.maxSeconds', 'policy.backoff.jitter',
-  'policy.blockStrategy', 'policy.misfirePolicy', 'policy.misfireMaxCatchup', 'routing.nodeGroup', 'routing.labels', 'routing.strategy', 'routing.nodes', 'routing.key', 'expectedVersion', 'reason',
-];
-
-// Dotted error path -> the id of the control that shows it.
-const PATH_TO_ID: Record<string, string> = {
-  'schedule.cron': 'cron', 'schedule.timezone': 'timezone', 'schedule.intervalSeconds': 'intervalSeconds', 'schedule.runAt': 'runAt', 'routing.nodeGroup': 'routingGroup', 'routing.labels': 'routingLabels',
-  'routing.strategy': 'routingStrategy', 'routing.nodes': 'routingNodes', 'routing.key': 'routingKey', 'policy.backoff.baseSeconds': 'backoffBaseSeconds', 'policy.backoff.factor': 'backoffFactor',
-  'policy.backoff.maxSeconds': 'backoffMaxSeconds', 'policy.backoff.jitter': 'backoffJitter',
-};
 
 function jsonObject(text: string): Record<string, unknown> {
   try {
@@ -33,12 +20,17 @@ function jsonObject(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * Focuses the topmost field named by `errors` and scrolls it to the middle of the view: a field scrolled
+ * only into view would sit at the bottom edge, under the sticky Save bar (components/jobs/job-form-sections.tsx
+ * FormFooter), with its error hidden.
+ */
 function focusFirstError(errors: Record<string, string>) {
-  for (const p of Object.keys(errors)) {
-    const id = PATH_TO_ID[p] ?? p.replace(/^policy\./, '');
-    const el = document.getElementById(id);
+  for (const p of inFormOrder(errors)) {
+    const el = document.getElementById(formField(p)?.id ?? p);
     if (el) {
-      el.focus();
+      el.focus({ preventScroll: true });
+      el.scrollIntoView({ block: 'center' });
       return;
     }
   }
@@ -46,8 +38,8 @@ function focusFirstError(errors: Record<string, string>) {
 
 /**
  * The job form's state: values `v` and `set`/`text` to change them, `err(path)` for a field's message (client check
- * first, then the server's), the action `state`/`pending`, a 409 `conflict`, server errors with no field of their own
- * (`orphan`), and `onSubmit`.
+ * first, then the server's), the errors that stopped the last send (`clientErrors`), the action `state`/`pending`, a 409
+ * `conflict`, server errors with no field of their own (`orphan`), and `onSubmit`.
  */
 export function useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers = [] }: Pick<JobFormProps, 'mode' | 'handlers' | 'submit' | 'expectedVersion' | 'privilegedHandlers'> & { initial: JobFormValues }) {
   const [v, setV] = React.useState<JobFormValues>(initial);
@@ -83,9 +75,11 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
     onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => set(k, e.target.value as never),
   });
   const conflict = state && !state.ok && state.code === 'conflict' && mode === 'edit' && !state.fields?.key ? state : null;
-  // Server field errors the form has no place for (e.g. `steps.0.key`) still show in the summary.
-  const known = new Set(FIELD_PATHS);
-  const orphan = Object.entries(serverFields).filter(([p]) => !known.has(p) && !p.startsWith('alarms.channels.'));
+  // Errors the form has no field for (e.g. the server's `steps.0.key`) still show in the summary, by label where one
+  // exists: those of the form's own check when it stopped the last send, else the server's.
+  const orphan = Object.entries(Object.keys(clientErrors).length ? clientErrors : serverFields)
+    .filter(([p]) => !formField(p) && !p.startsWith('alarms.channels.'))
+    .map(([p, m]) => ({ path: p, label: fieldLabel(p), message: m }));
 
   const onSubmit = (e: React.FormEvent) => {
     e.preventDefault();
@@ -117,7 +111,7 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   // Server errors inside the payload (`payload.items.0`), keyed by their path inside it, for the payload form.
   const payloadErrors = Object.fromEntries(Object.entries(serverFields).filter(([p]) => p.startsWith('payload.')).map(([p, m]) => [p.slice('payload.'.length), m]));
   return {
-    mode, initial, expectedVersion, v, set, text, err, state, pending, conflict, orphan, onSubmit, handlerOptions, reason, setReason,
+    mode, initial, expectedVersion, v, set, text, err, clientErrors, state, pending, conflict, orphan, onSubmit, handlerOptions, reason, setReason,
     catalogue, payloadErrors, lockedCommand, refusedHandlers, mayChoose,
   };
 }
