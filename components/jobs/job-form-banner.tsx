@@ -17,7 +17,7 @@ export function FormBanner({ f }: { f: JobFormState }) {
   const stopped = Object.keys(clientErrors).length > 0;
   // A refused field list reads by label; any other refusal (403, a key in use) says why in its own words.
   const heading = stopped ? errorSummary(clientErrors) : state && !state.ok && state.code === 'validation' ? (errorSummary(serverFields) ?? state.error) : state && !state.ok ? state.error : undefined;
-  return conflict && !stopped ? (
+  return conflict ? (
     <div role="alert" data-testid="conflict-banner" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-[13px] text-amber-900">
       <div className="flex items-start gap-2">
         <TriangleAlert className="mt-0.5 size-4 shrink-0" />
