@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
-import { byToken, call, userToken, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
+import { byToken, call, userToken, useRestFixture, type RestFixture, type RouteHandler } from '../helpers/rest.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -76,20 +76,6 @@ describe('REST /api/v1', () => {
       expect(e.json.error.code).toBe('validation');
       expect(Object.keys(e.json.error.fields), qs).toContain(field);
     }
-  });
-
-  it("README's create example (the handler shorthand) answers what the README shows", async () => {
-    const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
-    const block = readme.slice(readme.indexOf('curl -s -X POST localhost:3000/api/v1/jobs'));
-    const body = JSON.parse(/-d '([^']+)'/.exec(block)![1]!.replace(/\n\s*/g, ''));
-    expect(body).toMatchObject({ handler: 'builtin.echo', payload: { x: 1 } });
-    // the answer: the comment lines after "# 201", from the first one that opens a JSON object
-    const comments = block.slice(block.indexOf('\n# 201')).split('\n').slice(1);
-    const shownLines = comments.slice(comments.findIndex((l) => l.startsWith('# {')));
-    const shown = JSON.parse(shownLines.slice(0, shownLines.findIndex((l) => !l.startsWith('#'))).map((l) => l.replace(/^#\s?/, '')).join(''));
-    const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body });
-    expect(r.status).toBe(201);
-    expect(r.json).toMatchObject(shown);
   });
 
   it('refuses missing or bad credentials with 401', async () => {
@@ -476,5 +462,25 @@ describe('REST /api/v1', () => {
     expect(r.json.openapi).toBe('3.1.0');
     expect(Object.keys(r.json.paths)).toEqual(expect.arrayContaining(['/jobs', '/jobs/{id}', '/runs/{id}', '/schedule/preview']));
     expect(r.json.components.schemas.CreateJobInput.properties.key.pattern).toBe('^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$');
+  });
+});
+
+// its own database: the example's key must not meet the jobs of the tests above
+describe("README's REST examples", () => {
+  let f!: RestFixture;
+  useRestFixture([], (x) => (f = x));
+
+  it("README's create example (the handler shorthand) answers what the README shows", async () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    const block = readme.slice(readme.indexOf('curl -s -X POST localhost:3000/api/v1/jobs'));
+    const body = JSON.parse(/-d '([^']+)'/.exec(block)![1]!.replace(/\n\s*/g, ''));
+    expect(body).toMatchObject({ handler: 'builtin.echo', payload: { x: 1 } });
+    // the answer: the comment lines after "# 201", from the first one that opens a JSON object
+    const comments = block.slice(block.indexOf('\n# 201')).split('\n').slice(1);
+    const shownLines = comments.slice(comments.findIndex((l) => l.startsWith('# {')));
+    const shown = JSON.parse(shownLines.slice(0, shownLines.findIndex((l) => !l.startsWith('#'))).map((l) => l.replace(/^#\s?/, '')).join(''));
+    const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.admin, body });
+    expect(r.status).toBe(201);
+    expect(r.json).toMatchObject(shown);
   });
 });
