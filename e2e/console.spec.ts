@@ -113,6 +113,7 @@ test('a refused save names every field at once by its label, the schedule that w
   await page.getByLabel('Key').fill(`e2e.never.${uniq()}`);
   await page.getByRole('radio', { name: 'Once' }).click();
   await page.getByLabel('Run at').fill('2020-01-01T09:00');
+  await page.getByLabel('Handler').selectOption('builtin.echo');
   await page.getByLabel('Payload').fill('{"hello": ');
   await page.getByLabel('Timeout (seconds)').fill('0');
   await page.getByRole('button', { name: 'Create job' }).click();
@@ -145,6 +146,7 @@ test('a refused save focuses the first bad field in the middle of the view, clea
   await page.getByLabel('Key').fill(`e2e.focus.${uniq()}`);
   await page.getByLabel('Name').fill('E2E focus');
   await page.getByLabel('Cron expression').fill('0 2 * * *');
+  await page.getByLabel('Handler').selectOption('builtin.noop');
   await page.getByLabel('Misfire cap (runs)').fill('-1');
   // first refused by the server (the effect after its answer), then by the form's own check (a bad label pair)
   for (const refusedBy of ['server', 'form'] as const) {
