@@ -99,6 +99,23 @@ test("the form's fire preview starts at the effective window's start", async ({ 
   await expect(page.getByTestId('cron-preview')).toContainText('never fires again inside the effective window');
 });
 
+test("the form's fire preview shows an interval's fire times, from the window's start; a bad interval names its field", async ({ page }) => {
+  await login(page);
+  await page.goto('/jobs/new');
+  await page.getByRole('radio', { name: 'Interval' }).click();
+  await page.getByLabel(/^Interval/).fill('5400');
+  await page.getByText('Effective window (optional)').click();
+  await page.getByLabel(/^Start at/).fill('2027-03-01T00:00');
+  const rows = page.getByTestId('fire-times').locator('tbody tr');
+  await expect(rows).toHaveCount(5);
+  // every 90 minutes from the start of the window
+  await expect(rows.nth(0)).toContainText('2027-03-01 00:00:00');
+  await expect(rows.nth(1)).toContainText('2027-03-01 01:30:00');
+  await expect(rows.nth(4)).toContainText('2027-03-01 06:00:00');
+  await page.getByLabel(/^Interval/).fill('0');
+  await expect(page.getByTestId('cron-preview-error')).toContainText('Interval (seconds)');
+});
+
 test("the form's fire preview waits calmly for a half-typed zone or cron; an error shows after a pause, naming its field", async ({ page }) => {
   const refused: string[] = [];
   page.on('response', (r) => {

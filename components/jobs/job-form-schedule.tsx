@@ -5,7 +5,7 @@ import { cn } from '../ui/cn';
 import { TimezonePicker } from './timezone-picker';
 import { zoneInput, zoneInputHint } from './timezone-choices';
 import { isValidTimeZone } from '@/lib/schedule/timezone';
-import { CronPreview, type PreviewWindow } from './schedule-preview';
+import { FireTimesPreview, type PreviewWindow } from './schedule-preview';
 import type { JobFormValues, ScheduleKind } from './form-values';
 import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
 import { FormSection, NumberField, ValueField } from './job-form-fields';
@@ -61,7 +61,8 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
           ) : null}
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
         </div>
-        {v.scheduleKind === 'cron' ? <CronPreview cron={v.cron} timezone={v.timezone} window={previewWindow(v)} /> : null}
+        {v.scheduleKind === 'cron' ? <FireTimesPreview schedule={{ cron: v.cron }} timezone={v.timezone} window={previewWindow(v)} /> : null}
+        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} /> : null}
       </div>
 
       {v.scheduleKind !== 'manual' ? (

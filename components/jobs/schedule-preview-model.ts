@@ -8,6 +8,7 @@ export const PREVIEW_DEBOUNCE_MS = 400;
 /** The form's label of each field GET /api/v1/schedule/preview may name in a 400. */
 const FIELD_LABELS: Record<string, string> = {
   cron: 'Cron expression',
+  intervalSeconds: 'Interval (seconds)',
   tz: 'Time zone',
   startAt: 'Start at',
   endAt: 'End at',

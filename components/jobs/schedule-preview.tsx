@@ -23,8 +23,11 @@ type PreviewError = { error: { code: string; message: string; fields?: Record<st
 /** The job's effective window as UTC ISO instants (either may be missing). */
 export type PreviewWindow = { startAt?: string | null; endAt?: string | null };
 
-async function fetchPreview(cron: string, tz: string, window: PreviewWindow): Promise<PreviewResponse> {
-  const qs = new URLSearchParams({ cron, tz, count: '5' });
+/** What the preview is of: a cron expression, or an interval in seconds (as typed). */
+export type PreviewSchedule = { cron: string } | { intervalSeconds: string };
+
+async function fetchPreview(schedule: PreviewSchedule, tz: string, window: PreviewWindow): Promise<PreviewResponse> {
+  const qs = new URLSearchParams({ ...schedule, tz, count: '5' });
   if (window.startAt) qs.set('startAt', window.startAt);
   if (window.endAt) qs.set('endAt', window.endAt);
   const res = await fetch(`/api/v1/schedule/preview?${qs}`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
@@ -34,29 +37,33 @@ async function fetchPreview(cron: string, tz: string, window: PreviewWindow): Pr
 }
 
 /**
- * Live "next 5 fire times" for a cron expression in a zone, inside the job's effective window (`startAt..endAt`,
- * the same rule the tick applies), from GET /api/v1/schedule/preview, asked for PREVIEW_DEBOUNCE_MS after the
+ * Live "next 5 fire times" for a cron expression in a zone, or for an interval (anchored at the window's start,
+ * else at now: as if the job were saved now), inside the job's effective window (`startAt..endAt`, the same
+ * rule the tick applies), from GET /api/v1/schedule/preview, asked for PREVIEW_DEBOUNCE_MS after the
  * user stops typing and only for a zone the server accepts (a half-typed zone waits, calmly: the Time zone
  * field says why). A failed preview shows as an error, naming its field, only once the inputs have stayed
  * unchanged for ERROR_PAUSE_MS; until then the last good fire times stay, dimmed. Each time is shown in the
  * job's zone and in UTC.
  */
-export function CronPreview({ cron, timezone, window = {} }: { cron: string; timezone: string; window?: PreviewWindow }) {
+export function FireTimesPreview({ schedule, timezone, window = {} }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow }) {
   const liveTz = timezone.trim() || 'UTC';
-  const c = useDebounced(cron.trim(), PREVIEW_DEBOUNCE_MS);
+  const isCron = 'cron' in schedule;
+  const liveValue = (isCron ? schedule.cron : schedule.intervalSeconds).trim();
+  const value = useDebounced(liveValue, PREVIEW_DEBOUNCE_MS);
   const tz = useDebounced(liveTz, PREVIEW_DEBOUNCE_MS);
   const w = useDebounced(window, PREVIEW_DEBOUNCE_MS);
   const zoneReady = isValidTimeZone(liveTz);
+  const asSchedule = (v: string): PreviewSchedule => (isCron ? { cron: v } : { intervalSeconds: v });
   const q = useQuery({
-    queryKey: ['schedule-preview', c, tz, w.startAt ?? null, w.endAt ?? null],
-    queryFn: () => fetchPreview(c, tz, w),
-    enabled: c.length > 0 && isValidTimeZone(tz),
+    queryKey: ['schedule-preview', isCron ? 'cron' : 'interval', value, tz, w.startAt ?? null, w.endAt ?? null],
+    queryFn: () => fetchPreview(asSchedule(value), tz, w),
+    enabled: value.length > 0 && isValidTimeZone(tz),
     retry: false,
     staleTime: 30_000,
   });
   // An error is only an error once the user has paused on the inputs it is about.
-  const inputs = JSON.stringify([cron.trim(), liveTz, window.startAt ?? null, window.endAt ?? null]);
-  const asked = JSON.stringify([c, tz, w.startAt ?? null, w.endAt ?? null]);
+  const inputs = JSON.stringify([isCron, liveValue, liveTz, window.startAt ?? null, window.endAt ?? null]);
+  const asked = JSON.stringify([isCron, value, tz, w.startAt ?? null, w.endAt ?? null]);
   const paused = useDebounced(inputs, ERROR_PAUSE_MS) === inputs;
   const [lastGood, setLastGood] = React.useState<{ times: string[]; tz: string } | null>(null);
   React.useEffect(() => {
@@ -65,8 +72,8 @@ export function CronPreview({ cron, timezone, window = {} }: { cron: string; tim
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50/60 p-3" data-testid="cron-preview">
       <p className="mb-2 text-xs font-medium text-zinc-600">Next 5 fire times{window.startAt || window.endAt ? ' in the effective window' : ''}</p>
-      {!cron.trim() ? (
-        <p className="text-xs text-zinc-500">Type a cron expression to preview when it fires.</p>
+      {!liveValue ? (
+        <p className="text-xs text-zinc-500">{isCron ? 'Type a cron expression to preview when it fires.' : 'Type an interval to preview when it fires.'}</p>
       ) : !zoneReady ? (
         <p className="text-xs text-zinc-500" data-testid="cron-preview-waiting">The preview waits for a complete time zone (see the Time zone field).</p>
       ) : q.isSuccess ? (

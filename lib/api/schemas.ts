@@ -132,9 +132,11 @@ export const CronScheduleInput = z
       else if (zoneKnown) ctx.addIssue({ code: 'custom', path: ['timezone'], message: e.message });
     }
   });
+/** Longest interval a job may have: 10 years, in seconds. */
+export const MAX_INTERVAL_SECONDS = 10 * 365 * 86400;
 export const IntervalScheduleInput = z.strictObject({
   kind: z.literal('interval'),
-  intervalSeconds: intIn(1, 10 * 365 * 86400),
+  intervalSeconds: intIn(1, MAX_INTERVAL_SECONDS),
 });
 export const OnceScheduleInput = z.strictObject({ kind: z.literal('once'), runAt: Instant });
 export const ManualScheduleInput = z.strictObject({ kind: z.literal('manual') });
@@ -372,10 +374,14 @@ export type ImportCrontabInput = z.output<typeof ImportCrontabInput>;
 const qInt = (min: number, max: number) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), intIn(min, max));
 
-/** GET /schedule/preview?cron=&tz=&from=&count= (tz defaults to UTC, from to now, count to 5). */
+/**
+ * GET /schedule/preview?cron=&tz=&from=&count= or ?intervalSeconds=&… (exactly one of cron and
+ * intervalSeconds; tz defaults to UTC, from to now, count to 5).
+ */
 export const SchedulePreviewQuery = z
   .object({
-    cron: str({ message: 'cron is required' }).trim().min(1, 'cron is required').max(200),
+    cron: str().trim().min(1, 'cron is required').max(200).optional(),
+    intervalSeconds: qInt(1, MAX_INTERVAL_SECONDS).optional(),
     tz: timeZoneField().optional(),
     from: Instant.optional(),
     count: qInt(1, MAX_PREVIEW_COUNT).optional(),
@@ -385,11 +391,20 @@ export const SchedulePreviewQuery = z
   })
   .superRefine((q, ctx) => {
     if (q.startAt && q.endAt && q.endAt <= q.startAt) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
+    if (q.cron === undefined && q.intervalSeconds === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['cron'], message: 'cron or intervalSeconds is required' });
+      return;
+    }
+    if (q.cron !== undefined && q.intervalSeconds !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['intervalSeconds'], message: 'Give cron or intervalSeconds, not both' });
+      return;
+    }
     const tz = q.tz ?? 'UTC';
     if (!isValidTimeZone(tz)) {
       ctx.addIssue({ code: 'custom', path: ['tz'], message: `Unknown time zone: ${tz}` });
       return;
     }
+    if (q.cron === undefined) return;
     try {
       parseCron(q.cron, tz);
     } catch (e) {

@@ -56,6 +56,16 @@ describe('REST /api/v1', () => {
     expect(r.json).toEqual({ status: 'ok', database: 'ok', workers: 1 });
   });
 
+  it('GET /schedule/preview of an interval: anchored at startAt, else at from, inside the window', async () => {
+    const from = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=90&from=2026-03-07T00:00:00Z&count=3');
+    expect(from.status).toBe(200);
+    expect(from.json).toMatchObject({ intervalSeconds: 90, timezone: 'UTC' });
+    expect(from.json.fireTimes).toEqual(['2026-03-07T00:01:30.000Z', '2026-03-07T00:03:00.000Z', '2026-03-07T00:04:30.000Z']);
+    // anchored at the window's start, and nothing after its end
+    const windowed = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=3600&from=2026-03-07T00:00:00Z&startAt=2026-03-07T00:20:00Z&endAt=2026-03-07T02:30:00Z&count=5');
+    expect(windowed.json.fireTimes).toEqual(['2026-03-07T00:20:00.000Z', '2026-03-07T01:20:00.000Z', '2026-03-07T02:20:00.000Z']);
+  });
+
   it('GET /schedule/preview answers the issue example and 400 naming the field', async () => {
     const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=0%202%20*%20*%20*&tz=America/New_York&from=2026-03-07T00:00:00Z&count=3');
     expect(r.status).toBe(200);
@@ -69,6 +79,12 @@ describe('REST /api/v1', () => {
       ['cron=0%202%20*%20*%20*&count=0', 'count'],
       ['cron=0%202%20*%20*%20*&count=51', 'count'],
       ['cron=0%202%20*%20*%20*&count=abc', 'count'],
+      ['intervalSeconds=0', 'intervalSeconds'],
+      ['intervalSeconds=1.5', 'intervalSeconds'],
+      ['intervalSeconds=abc', 'intervalSeconds'],
+      [`intervalSeconds=${10 * 365 * 86400 + 1}`, 'intervalSeconds'],
+      ['intervalSeconds=60&cron=*%20*%20*%20*%20*', 'intervalSeconds'],
+      ['intervalSeconds=60&tz=Mars/Base', 'tz'],
     ];
     for (const [qs, field] of bad) {
       const e = await call(preview.GET, 'GET', `/api/v1/schedule/preview?${qs}`);

@@ -8,10 +8,16 @@ export const dynamic = 'force-dynamic';
  * GET /api/v1/schedule/preview?cron=&tz=&from=&count=&startAt=&endAt= (no auth, pure computation):
  * { fireTimes: [ISO-8601 UTC] } — next `count` (1..50, default 5) fire times strictly
  * after `from` (default now) in zone `tz` (default UTC), inside the window startAt..endAt
- * when given. 400 naming cron/tz/from/count/startAt/endAt.
+ * when given. With `intervalSeconds` instead of `cron`: every that many seconds, anchored at
+ * startAt, else at `from` (a job created then; lib/schedule/preview.ts). 400 naming
+ * cron/intervalSeconds/tz/from/count/startAt/endAt.
  */
 export const GET = rest({ operation: 'schedule.preview', query: SchedulePreviewQuery }, async ({ query, now }) => {
   const tz = query.tz ?? 'UTC';
-  const times = previewFireTimes({ kind: 'cron', cron: query.cron, timezone: tz }, query.from ?? now, query.count ?? 5, { startAt: query.startAt ?? null, endAt: query.endAt ?? null });
-  return { cron: query.cron, timezone: tz, fireTimes: times.map((t) => t.toISOString()) };
+  const spec = query.intervalSeconds !== undefined
+    ? { kind: 'interval' as const, intervalSeconds: query.intervalSeconds }
+    : { kind: 'cron' as const, cron: query.cron!, timezone: tz };
+  const times = previewFireTimes(spec, query.from ?? now, query.count ?? 5, { startAt: query.startAt ?? null, endAt: query.endAt ?? null });
+  const schedule = spec.kind === 'cron' ? { cron: spec.cron } : { intervalSeconds: spec.intervalSeconds };
+  return { ...schedule, timezone: tz, fireTimes: times.map((t) => t.toISOString()) };
 });
