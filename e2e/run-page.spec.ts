@@ -7,6 +7,27 @@ import { edgeLabelClearances, smallestCardText } from './helpers/dag.ts';
 // scrolls the page instead of zooming the graph away (Ctrl+wheel zooms).
 
 const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+/**
+ * A run of a fresh two-step manual job whose first step `load` fails with no retries left
+ * (builtin.fail, maxRetries 0), so its `report` step never starts; resolves once the run has failed.
+ */
+async function failedUpstreamRun(keyPrefix: string, name: string): Promise<Run> {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `${keyPrefix}.${uniq()}`,
+    name,
+    schedule: { kind: 'manual' },
+    policy: { maxRetries: 0 },
+    steps: [
+      { key: 'load', handler: 'builtin.fail' },
+      { key: 'report', handler: 'builtin.noop' },
+    ],
+    edges: [{ from: 'load', to: 'report', type: 'hard' }],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  return run;
+}
 type Run = { id: string; status: string };
 
 test('tasks in DAG order; the wheel over the graph scrolls the page, Ctrl+wheel zooms', async ({ page }) => {
@@ -175,19 +196,7 @@ test('a run whose reason names another run links to it (a serial_execution run q
 });
 
 test('a task that never started reads "no attempt" in its section, as in the tasks table', async ({ page }) => {
-  const job = await api<{ id: string }>('POST', '/jobs', {
-    key: `e2e.noattempt.${uniq()}`,
-    name: 'Upstream fails',
-    schedule: { kind: 'manual' },
-    policy: { maxRetries: 0 },
-    steps: [
-      { key: 'load', handler: 'builtin.fail' },
-      { key: 'report', handler: 'builtin.noop' },
-    ],
-    edges: [{ from: 'load', to: 'report', type: 'hard' }],
-  });
-  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
-  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  const run = await failedUpstreamRun('e2e.noattempt', 'Upstream fails');
   await login(page);
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('task-section-report')).toContainText(/no attempt · \d+ log entr/);
@@ -259,21 +268,9 @@ test('the Gantt axis of a very short run: round, distinct labels, none overlappi
 });
 
 test('an operator\'s Retry task beyond a budget of one attempt reads the same truthful attempt in the table, the section, the graph and the timeline', async ({ page }) => {
-  const job = await api<{ id: string }>('POST', '/jobs', {
-    key: `e2e.opretry.${uniq()}`,
-    name: 'Operator retry',
-    schedule: { kind: 'manual' },
-    policy: { maxRetries: 0 },
-    steps: [
-      { key: 'load', handler: 'builtin.fail' },
-      { key: 'report', handler: 'builtin.noop' },
-    ],
-    edges: [{ from: 'load', to: 'report', type: 'hard' }],
-  });
   type Detail = Run & { tasks: { id: string; stepKey: string; status: string; attempt: number }[] };
-  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  const run = await failedUpstreamRun('e2e.opretry', 'Operator retry');
   const detail = () => api<Detail>('GET', `/runs/${run.id}`);
-  await expect.poll(async () => (await detail()).status, { timeout: 30_000 }).toBe('failed');
   const load = (await detail()).tasks.find((t) => t.stepKey === 'load')!;
   await api('POST', `/tasks/${load.id}/retry`, {});
   await expect.poll(async () => { const d = await detail(); return [d.status, d.tasks.find((t) => t.stepKey === 'load')!.attempt]; }, { timeout: 30_000 }).toEqual(['failed', 2]);
