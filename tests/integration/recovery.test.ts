@@ -197,35 +197,42 @@ describe('clear', () => {
 describe('job counters', () => {
   const countersOf = async (jobId: string) => {
     const j = await db.job.findUniqueOrThrow({ where: { id: jobId } });
-    return { total: j.totalRuns, success: j.successRuns, failed: j.failedRuns, last: j.lastRunStatus };
+    return { total: j.totalRuns, success: j.successRuns, failed: j.failedRuns, last: j.lastRunStatus, inARow: j.consecutiveFailures };
   };
 
   it('count each run once, under its latest outcome, through retry, clear and mark success (docs/recovery.md)', async () => {
     const { jobId, runId } = await startRun({});
     await drive(db, at(1000), { main: 'failed' });
-    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed', inARow: 1 });
 
     // an operator retry that succeeds: the run moves from failed to success, not into both
     await retryTaskAs(db, (await tasksOf(db, runId)).main.id, OPS, at(2000));
-    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 0, last: 'failed' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 0, last: 'failed', inARow: 0 });
     await drive(db, at(3000));
-    expect(await countersOf(jobId)).toEqual({ total: 1, success: 1, failed: 0, last: 'success' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 1, failed: 0, last: 'success', inARow: 0 });
 
     // a clear of the succeeded task that then fails: back under failed
     await clearTaskAs(db, (await tasksOf(db, runId)).main.id, {}, OPS, at(4000));
-    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 0, last: 'success' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 0, last: 'success', inARow: 0 });
     await drive(db, at(5000), { main: 'failed' });
-    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed', inARow: 1 });
+
+    // retried and failing again, three times: still one failed run, one in a row toward dead letter
+    for (const k of [0, 1, 2]) {
+      await retryTaskAs(db, (await tasksOf(db, runId)).main.id, OPS, at(5100 + k * 100));
+      await drive(db, at(5150 + k * 100), { main: 'failed' });
+    }
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 0, failed: 1, last: 'failed', inARow: 1 });
 
     // a mark success: under success again, once
     await markTaskSuccessAs(db, (await tasksOf(db, runId)).main.id, { reason: 'done by hand' }, OPS, at(6000));
-    expect(await countersOf(jobId)).toEqual({ total: 1, success: 1, failed: 0, last: 'success' });
+    expect(await countersOf(jobId)).toEqual({ total: 1, success: 1, failed: 0, last: 'success', inARow: 0 });
 
     // a second run that fails counts beside it
     const { run } = await triggerRun(db, { jobId, trigger: 'manual', triggeredBy: 't', scheduledFor: at(7000) }, at(7000));
     await drive(db, at(8000), { main: 'failed' });
     expect((await runOf(run.id)).status).toBe('failed');
-    expect(await countersOf(jobId)).toEqual({ total: 2, success: 1, failed: 1, last: 'failed' });
+    expect(await countersOf(jobId)).toEqual({ total: 2, success: 1, failed: 1, last: 'failed', inARow: 1 });
   });
 });
 

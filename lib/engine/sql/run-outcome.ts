@@ -16,7 +16,8 @@
  * - success_runs += runs when success; failed_runs += runs when failed or timeout (a run
  *   re-opened by an operator is taken off them again first: runReopenCtesSql, so each run
  *   counts once, under its latest outcome);
- * - consecutive_failures: reset by success, + runs by failed/timeout, unchanged by cancelled;
+ * - consecutive_failures: reset by success, + runs by failed/timeout, unchanged by cancelled (a
+ *   failed run re-opened by an operator is taken off it again first: runReopenCtesSql);
  * - dead letter: an `active` job with dead_letter_after > 0 whose consecutive
  *   failures reach it moves to `dead_letter`, with last_error saying why: the count and the
  *   error of the run that moved it (the alarm is raised by finalise-run.ts).
@@ -71,8 +72,10 @@ export function jobBookingSetSql(p: { status: string; runs: string; error: strin
 /**
  * CTEs re-opening an ended run `$run` (an operator retry, clear or mark success re-decides it):
  * `reopened_run` moves it back to running (pending if it never started) and `unbooked_job` takes
- * it off its job's ended counters, so that the run is counted once, under the outcome it ends
- * with next (jobBookingSetSql books it again). The failure stays in the task's history and in
+ * it off its job's ended counters and, when it had failed, off consecutive_failures, so that the
+ * run is counted once, under the outcome it ends with next (jobBookingSetSql books it again): an
+ * operator re-running one failed run three times does not bring its job three runs nearer to dead
+ * letter. The failure stays in the task's history and in
  * handler_stats_daily, which count what handlers did (docs/recovery.md).
  *
  * The statement must follow with a comma or its main query; the caller holds the job row
@@ -92,7 +95,9 @@ export function runReopenCtesSql(p: { runId: string; now: string; when: string }
        ), unbooked_job AS (
          UPDATE jobs j
             SET success_runs = GREATEST(0, j.success_runs - CASE WHEN o.was = 'success' THEN 1 ELSE 0 END),
-                failed_runs = GREATEST(0, j.failed_runs - CASE WHEN o.was IN ('failed', 'timeout') THEN 1 ELSE 0 END)
+                failed_runs = GREATEST(0, j.failed_runs - CASE WHEN o.was IN ('failed', 'timeout') THEN 1 ELSE 0 END),
+                -- the run's failure is taken back too: re-failing it is still one failed run in a row
+                consecutive_failures = GREATEST(0, j.consecutive_failures - CASE WHEN o.was IN ('failed', 'timeout') THEN 1 ELSE 0 END)
            FROM reopened_run o
           WHERE j.id = o.job_id::uuid AND o.was IN ('success', 'failed', 'timeout')
          RETURNING 1
