@@ -29,6 +29,9 @@ describe('block strategies', () => {
     expect(second.run.status).toBe('skipped');
     expect(second.run.reason).toBe(`blocked: previous run ${first.run.id} still active`);
     expect(second.run.finishedAt).toEqual(at(60_000));
+    // it never started: no start and no duration, as on the run page (not "0 ms")
+    expect(await t.db.run.findUniqueOrThrow({ where: { id: second.run.id }, select: { startedAt: true, durationMs: true } })).toEqual({ startedAt: null, durationMs: null });
+    expect(second.run.durationMs).toBeNull();
     expect(await t.db.task.count({ where: { runId: second.run.id } })).toBe(0);
     const job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
     expect(job.totalRuns).toBe(1);
@@ -196,7 +199,7 @@ describe('cancel and retry', () => {
   it('recordSkippedRun and exactly-once schedule runs', async () => {
     const jobId = await insertJob(t.db, { blockStrategy: 'cover_early', steps: [{ key: 'm', handler: 'once.work' }] });
     const s = await recordSkippedRun(t.db, { jobId, scheduledFor: T0, reason: 'misfire', triggeredBy: 'scheduler' }, at(5));
-    expect(s).toMatchObject({ status: 'skipped', reason: 'misfire', trigger: 'schedule', finishedAt: at(5) });
+    expect(s).toMatchObject({ status: 'skipped', reason: 'misfire', trigger: 'schedule', finishedAt: at(5), startedAt: null, durationMs: null });
     await fire(jobId, at(60_000), 'schedule');
     await expect(fire(jobId, at(60_000), 'schedule')).rejects.toThrow(/runs_schedule_fire_uniq|Unique|unique/);
   });

@@ -252,7 +252,7 @@ describe('backfill', () => {
     const jobId = await cronJob();
     const ran = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T02:00:00Z') }, NOW);
     await drive(db, NOW, {}, BF.handlers);
-    await db.run.create({ data: { jobId, jobKey: 'k', jobVersion: 1, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T03:00:00Z'), status: 'skipped', reason: 'misfire', traceId: 'x', finishedAt: NOW, durationMs: 0 } });
+    await db.run.create({ data: { jobId, jobKey: 'k', jobVersion: 1, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T03:00:00Z'), status: 'skipped', reason: 'misfire', traceId: 'x', finishedAt: NOW } });
 
     const preview = await previewBackfill(db, jobId, range, OPS, NOW);
     expect(preview.slots.map((s) => [s.scheduledFor.slice(11, 16), s.action])).toEqual([

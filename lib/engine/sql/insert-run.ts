@@ -33,7 +33,7 @@ export async function insertRun(tx: SqlClient, p: InsertRunParams, now: Date): P
        INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, reason, params,
                          finished_at, duration_ms, trace_id, parent_run_id, created_at, updated_at)
        SELECT j.id::text, j.key, j.version, $2::run_trigger, $3, $4::timestamptz, $5::run_status, $6, $7::jsonb,
-              CASE WHEN $5 = 'skipped' THEN $10::timestamptz END, CASE WHEN $5 = 'skipped' THEN 0 END,
+              CASE WHEN $5 = 'skipped' THEN $10::timestamptz END, NULL, -- a skipped run never started: no duration (run-outcome.ts)
               $8, $9::uuid, $10::timestamptz, $10::timestamptz
          FROM j
        RETURNING *

@@ -129,7 +129,7 @@ function insertedRuns(runs: readonly NewRun[], now: Date, runsJson: string | nul
     out.push({
       id, jobId, jobKey: job.key, jobVersion: job.version, trigger: r.trigger as Run['trigger'], triggeredBy: r.triggeredBy,
       scheduledFor: new Date(r.scheduledFor.getTime()), status: r.status, reason: r.reason, params: params as Run['params'],
-      startedAt: null, finishedAt: skipped ? new Date(at.getTime()) : null, durationMs: skipped ? 0 : null, error: null,
+      startedAt: null, finishedAt: skipped ? new Date(at.getTime()) : null, durationMs: null, error: null,
       traceId: r.traceId, parentRunId: r.parentRunId?.toLowerCase() ?? null,
       createdAt: new Date(at.getTime()), updatedAt: new Date(at.getTime()),
       tasks: skipped ? 0 : job.steps,
@@ -196,7 +196,7 @@ function insertRunsSql(idle: boolean): string {
        INSERT INTO runs (id, job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, reason, params,
                          finished_at, duration_ms, trace_id, parent_run_id, created_at, updated_at)
        SELECT i.id, j.id::text, j.key, j.version, i.trigger, i.triggered_by, i.scheduled_for, i.status, i.reason, i.params,
-              CASE WHEN i.status = 'skipped' THEN i.at END, CASE WHEN i.status = 'skipped' THEN 0 END,
+              CASE WHEN i.status = 'skipped' THEN i.at END, NULL, -- a skipped run never started: no duration (run-outcome.ts)
               i.trace_id, i.parent_run_id, i.at, i.at
          FROM i JOIN j ON j.id = i.job_id
        RETURNING id, params
