@@ -28,6 +28,7 @@ import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
+import { consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
 
 const dev = process.argv.includes('--dev');
 /** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
@@ -79,7 +80,16 @@ if (process.env.TICKFLOW_SUPERVISOR !== '1') {
   supervisor.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   await new Promise(() => undefined);
 }
-const port = Number(process.env.PORT ?? 3000);
+let listen: ConsoleListen;
+try {
+  listen = consoleListenFromEnv(process.env);
+} catch (error) {
+  console.error(`[tickflow] ${(error as Error).message}`);
+  process.exit(1);
+}
+const port = listen.port;
+/** The console from this machine: the demo health check's target and the start-up line. */
+const consoleOrigin = consoleLocalOrigin(listen);
 const root = process.cwd();
 const say = (line: string) => console.log(`[tickflow] ${line}`);
 
@@ -254,7 +264,7 @@ await unlessStopping();
 // seeded before a first build of a few minutes would start with their first slots misfired.
 try {
   const { bootstrap } = await import('../prisma/seed.ts');
-  const boot = await bootstrap(database.url, { consoleUrl: `http://127.0.0.1:${port}` });
+  const boot = await bootstrap(database.url, { consoleUrl: consoleOrigin });
   for (const line of boot.messages) say(line);
   // secrets under .tickflow/ are for this user only (lib/infra/private-files.ts)
   lockDownDataDir(path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow')));
@@ -270,7 +280,7 @@ function portFree(p: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));
-    server.listen(p, () => server.close(() => resolve(true)));
+    server.listen(p, listen.host, () => server.close(() => resolve(true)));
   });
 }
 
@@ -290,7 +300,7 @@ const childStdio: ['ignore', 'pipe', 'pipe', 'ipc'] = ['ignore', 'pipe', 'pipe',
 // The console also gets the peer-address hook (client addresses for the login limit,
 // lib/auth/client-address.ts); each child gets only the secrets it uses (lib/infra/service-env.ts).
 const peerAddress = pathToFileURL(path.join(root, 'scripts/peer-address.mjs')).href;
-consoleProc = spawn(process.execPath, ['--import', exitWithParent, '--import', peerAddress, nextBin, dev ? 'dev' : 'start', '-p', String(port)], {
+consoleProc = spawn(process.execPath, ['--import', exitWithParent, '--import', peerAddress, nextBin, dev ? 'dev' : 'start', ...nextListenArgs(listen)], {
   env: { ...consoleEnv(env), TICKFLOW_SERVICE: 'console' },
   stdio: childStdio,
   detached: true,
@@ -310,7 +320,7 @@ consoleProc.once('exit', (code, signal) => {
  */
 let workerRestartDelayMs = 1_000;
 // the demo `http` health check calls this console on loopback: allow exactly that port
-const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, `127.0.0.1:${port}`, `localhost:${port}`].filter(Boolean).join(',');
+const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, new URL(consoleOrigin).host, `localhost:${port}`].filter(Boolean).join(',');
 async function startWorker() {
   if (workerProc) {
     // A restart runs the sources on disk, as a new `npm run worker` would; sources that do
@@ -346,4 +356,4 @@ async function startWorker() {
   });
 }
 if (startsWorker) await startWorker();
-say(`console: http://localhost:${port}  (Ctrl-C stops ${startsWorker ? 'console, worker' : 'the console'}${database.embedded ? ' and the embedded database' : ''})`);
+say(`console: ${listen.host ? consoleOrigin : `http://localhost:${port} (every interface; TICKFLOW_HOST=127.0.0.1 keeps it on this machine)`}  (Ctrl-C stops ${startsWorker ? 'console, worker' : 'the console'}${database.embedded ? ' and the embedded database' : ''})`);

@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { networkInterfaces } from 'node:os';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
@@ -245,6 +246,21 @@ describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0,
       }, 300_000);
     }
   }
+
+  it('TICKFLOW_HOST=127.0.0.1: the console answers on loopback only, and the stack still stops in order', async () => {
+    const stack = await startStack({ TICKFLOW_HOST: '127.0.0.1' });
+    expect(stack.output()).toContain(`console: http://127.0.0.1:${port}`);
+    // another address of this machine, where a console on every interface would answer
+    const other = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    if (other) {
+      const reached = await fetch(`http://${other}:${port}/api/v1/health`).then(() => true, () => false);
+      expect(reached, `the console answered on ${other}`).toBe(false);
+    }
+    const runId = await runningTask(4000);
+    const since = Date.now();
+    process.kill(pidOf(stack, 'npm'), 'SIGTERM');
+    await expectOrderlyStop(stack, runId, since, 'observed');
+  }, 300_000);
 
   it('npm dies (SIGKILL): the launcher notices its parent is gone and stops the stack', async () => {
     const stack = await startStack();
