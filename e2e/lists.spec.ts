@@ -38,6 +38,17 @@ test('jobs: the table fits 1440 px, rows have Run now and Pause, next-fire sorti
   expect(created!.x + created!.width).toBeLessThanOrEqual(1440);
   await page.screenshot({ path: 'e2e/__screenshots__/jobs-list.png' });
 
+  // At 1280 px the Created column gives way, so that every row's Run now and Pause stay inside the card.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(table.getByRole('columnheader', { name: 'Created' })).toBeHidden();
+  const card = (await table.evaluate((t) => t.parentElement!.getBoundingClientRect().toJSON())) as DOMRect;
+  for (const name of [`Pause ${soon.key}`, `Run ${soon.key} now`, `Resume ${paused.key}`]) {
+    const box = (await page.getByRole('button', { name }).boundingBox())!;
+    expect(box.x + box.width, name).toBeLessThanOrEqual(card.right + 0.5);
+  }
+  expect(await table.evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth)).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1440, height: 900 });
+
   // Per-row Pause and Resume.
   await page.getByRole('button', { name: `Pause ${later.key}` }).click();
   await expect(rows.filter({ hasText: later.key })).toContainText('paused');

@@ -236,7 +236,9 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
           {
             key: 'created_at',
             ...sortable('created_at', 'Created'),
-            className: 'whitespace-nowrap text-xs text-zinc-500',
+            // the least needed column gives way below 1400 px, so that a row's actions stay on screen at 1280
+            headerClassName: 'hidden min-[1400px]:table-cell',
+            className: 'hidden whitespace-nowrap text-xs text-zinc-500 min-[1400px]:table-cell',
             cell: (j) => <RelativeTime value={(j as JobRow & { createdAt?: string }).createdAt ?? null} />,
           },
           {
