@@ -179,7 +179,7 @@ function howItEnded(child: ChildProcess): string {
   if (child.signalCode) return `killed by ${child.signalCode}`;
   const code = child.exitCode;
   const signal = code !== null && code > 128 ? Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0] : undefined;
-  return signal ? `exit ${code}: stopped on ${signal}` : `exit ${code}`;
+  return signal ? `stopped on ${signal} as asked, exit ${code}` : `exit ${code}`;
 }
 
 async function shutdown(reason: string): Promise<never> {

@@ -205,7 +205,7 @@ async function expectOrderlyStop(stack: Stack, runId: string, since: number, npm
   // the database says how it ended too: a fast shutdown leaves no crash recovery for the next start
   expect(out).toMatch(/\[tickflow\] embedded database stopped \(fast shutdown, exit 0\)/);
   // a console that stopped on the launcher's SIGTERM says so, not a bare exit code
-  expect(out).toMatch(/\[tickflow\] console stopped \((exit 0|exit 143: stopped on SIGTERM)\)/);
+  expect(out).toMatch(/\[tickflow\] console stopped \((exit 0|stopped on SIGTERM as asked, exit 143)\)/);
   // the 4 s task, then the console and the database: well inside the grace period
   expect(tookMs).toBeLessThan(GRACE_MS);
   expect(await taskStatusAfterStop(runId)).toBe('success');
