@@ -109,6 +109,14 @@ describe('errors', () => {
     expect(errorField(() => parseCron('0 * * * *', 'Mars/Olympus_Mons'))).toBe('timezone');
     expect(errorField(() => parseCron('0 0 31 4 *', 'UTC'))).toBe('cron');
   });
+
+  it('names every field out of range, in plain words, not only the first', () => {
+    expect(() => parseCron('61 25 * * *', 'UTC')).toThrow('minute "61": 61 is outside 0-59; hour "25": 25 is outside 0-23');
+    expect(() => parseCron('0 0 32 13 *', 'UTC')).toThrow('day of month "32": 32 is outside 1-31; month "13": 13 is outside 1-12');
+    expect(() => parseCron('0 5-70 * * *', 'UTC')).toThrow('hour "5-70": range 5-70 is outside 0-23');
+    // six fields: the first is the second, and the message says how six fields are read
+    expect(() => parseCron('75 0 0 * * *', 'UTC')).toThrow(/second "75": 75 is outside 0-59 \(6 fields read as: second minute hour/);
+  });
 });
 
 describe('cron syntax', () => {

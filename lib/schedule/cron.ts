@@ -200,8 +200,43 @@ function build(cron: ParsedCron, dom: string, from: Date | number): CronExpressi
       currentDate: new Date(from),
     });
   } catch (err) {
-    throw new ScheduleError('cron', `Invalid cron expression "${cron.expression}": ${(err as Error).message}${fieldOrderHint(cron)}`);
+    const fields = fieldProblems(cron);
+    const why = fields.length ? fields.join('; ') : (err as Error).message;
+    throw new ScheduleError('cron', `Invalid cron expression "${cron.expression}": ${why}${fieldOrderHint(cron)}`);
   }
+}
+
+const FIELD_NAMES = ['second', 'minute', 'hour', 'day of month', 'month', 'day of week'] as const;
+
+/**
+ * Every field of `cron` that cron-parser refuses on its own (each parsed with the others `*`), as
+ * `minute "61": 61 is outside 0-59`, so that a form names all the bad fields at once rather than
+ * cron-parser's first. Empty when no field is wrong alone (the fields only clash together).
+ */
+function fieldProblems(cron: ParsedCron): string[] {
+  const f = cron.syntax.fields;
+  const out: string[] = [];
+  f.forEach((value, i) => {
+    // 'W' (nearest weekday) is Tickflow's own syntax (cron-syntax.ts), checked there, not by cron-parser
+    if (i === 3 && /W/i.test(value)) return;
+    const probe = ['0', '*', '*', '*', '*', '*'];
+    probe[i] = value;
+    try {
+      CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
+    } catch (e) {
+      out.push(`${FIELD_NAMES[i]} "${value}": ${plainCronMessage((e as Error).message)}`);
+    }
+  });
+  return out;
+}
+
+/** cron-parser's range messages in plain words ("Constraint error, got value 61 expected range 0-59" -> "61 is outside 0-59"). */
+function plainCronMessage(message: string): string {
+  const value = /^Constraint error, got value (\S+) expected range (\S+)$/.exec(message);
+  if (value) return `${value[1]} is outside ${value[2]}`;
+  const range = /^Constraint error, got range (\S+) expected range (\S+)$/.exec(message);
+  if (range) return `range ${range[1]} is outside ${range[2]}`;
+  return message;
 }
 
 /** Six or seven fields start with seconds (cron-parser, Quartz): say so, since `0 0 * * * 2020` reads as a year to many. */
