@@ -5,6 +5,7 @@
  * start (it only acts on an empty database / missing admin).
  */
 import { writePrivateFile } from '../lib/infra/private-files.ts';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
@@ -151,14 +152,17 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
   let seeded: string[] = [];
   try {
     const admin = await ensureAdminUser(db);
+    const dir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? '.tickflow');
+    const file = path.join(dir, INITIAL_ADMIN_FILE);
     if (admin?.password) {
-      const dir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? '.tickflow');
       await mkdir(dir, { recursive: true });
-      const file = path.join(dir, INITIAL_ADMIN_FILE);
       writePrivateFile(file, initialAdminFileText({ email: admin.email, password: admin.password }));
       messages.push(`created admin ${admin.email} with password ${admin.password} (also saved in ${file}; change it under Settings → Users, then delete that file)`);
     } else if (admin) {
       messages.push(`created admin ${admin.email} (password from TICKFLOW_ADMIN_PASSWORD)`);
+    } else if (existsSync(file)) {
+      // a password in clear on disk outlives its use unless someone is told, on every start
+      messages.push(`${file} still holds the first admin password: once you have changed it under Settings → Users, delete that file`);
     }
     const wantSeed = (opts.seed ?? true) && process.env.TICKFLOW_SEED !== '0';
     // Seed once per database: a marker row keeps purged demo jobs from coming back.

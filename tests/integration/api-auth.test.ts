@@ -71,6 +71,12 @@ describe('auth', () => {
       expect(boot.messages[0]).toBe(`created admin admin@tickflow.local with password ${password} (also saved in ${path.join(dir, 'initial-admin-password.txt')}; change it under Settings → Users, then delete that file)`);
       const r = await login(t2.db, { email: 'admin@tickflow.local', password }, NOW, new LoginRateLimiter());
       expect(r.actor.role).toBe('admin');
+      // every later start reminds of the file while it is there, and stops once it is gone
+      const file = path.join(dir, 'initial-admin-password.txt');
+      expect((await bootstrap(t2.url, { consoleUrl: 'http://127.0.0.1:3000', seed: false })).messages)
+        .toContain(`${file} still holds the first admin password: once you have changed it under Settings → Users, delete that file`);
+      rmSync(file);
+      expect((await bootstrap(t2.url, { consoleUrl: 'http://127.0.0.1:3000', seed: false })).messages.join('\n')).not.toContain('first admin password');
     } finally {
       if (before === undefined) delete process.env.TICKFLOW_DATA_DIR;
       else process.env.TICKFLOW_DATA_DIR = before;
