@@ -224,14 +224,19 @@ await unlessStopping();
 // TICKFLOW_SUPERVISOR_PID tells scripts/exit-with-parent.mjs which process is its parent.
 const env = { ...process.env, DATABASE_URL: database.url, TICKFLOW_SUPERVISOR_PID: String(process.pid) };
 
+/** A start-up step failed before the console ran: says why, stops the embedded database, exits 1 (unless a stop is under way). */
+async function startupFailed(error: unknown, db: ResolvedDatabase): Promise<never> {
+  await unlessStopping();
+  console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
+  await db.stop();
+  process.exit(1);
+}
+
 try {
   const result = await migrate(database.url);
   say(result.applied.length ? `applied migrations: ${result.applied.join(', ')}` : 'database schema up to date');
 } catch (error) {
-  await unlessStopping();
-  console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
-  await database.stop();
-  process.exit(1);
+  await startupFailed(error, database);
 }
 await unlessStopping();
 
@@ -269,10 +274,7 @@ try {
   // secrets under .tickflow/ are for this user only (lib/infra/private-files.ts)
   lockDownDataDir(path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow')));
 } catch (error) {
-  await unlessStopping();
-  console.error(`[tickflow] start-up failed: ${(error as Error).message}`);
-  await database.stop();
-  process.exit(1);
+  await startupFailed(error, database);
 }
 await unlessStopping();
 

@@ -2,6 +2,7 @@ import type { Db } from '../db.ts';
 import { randomToken } from './crypto.ts';
 import { hashPassword } from './password.ts';
 import { normalizeEmail } from './users.ts';
+import { CreateUserInput } from '../api/schemas.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@tickflow.local';
 
@@ -32,6 +33,8 @@ export function initialAdminFileText(login: { email: string; password: string })
  *   `password` so the start script can print it; omitted when it came from env/opts).
  *   If a (non-admin or disabled) user with that email exists it is promoted/enabled
  *   and its password reset.
+ * @throws Error naming TICKFLOW_ADMIN_EMAIL or TICKFLOW_ADMIN_PASSWORD when the email is not an
+ *   email address or the password breaks the console's password rule (8 characters to 72 bytes)
  */
 export async function ensureAdminUser(
   db: Db,
@@ -41,6 +44,14 @@ export async function ensureAdminUser(
   if (admin) return null;
   const email = normalizeEmail(opts.email ?? process.env.TICKFLOW_ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);
   const given = opts.password ?? process.env.TICKFLOW_ADMIN_PASSWORD;
+  // the rules of a user created in the console (lib/api/schemas.ts CreateUserInput): an admin
+  // nobody can sign in as, or with a one-letter password, is worse than a start that stops
+  const emailCheck = CreateUserInput.shape.email.safeParse(email);
+  if (!emailCheck.success) throw new Error(`TICKFLOW_ADMIN_EMAIL: ${emailCheck.error.issues[0]!.message} ("${email}")`);
+  if (given) {
+    const passwordCheck = CreateUserInput.shape.password.safeParse(given);
+    if (!passwordCheck.success) throw new Error(`TICKFLOW_ADMIN_PASSWORD: ${passwordCheck.error.issues[0]!.message}`);
+  }
   const password = given || randomToken(12);
   const passwordHash = await hashPassword(password);
   await db.user.upsert({

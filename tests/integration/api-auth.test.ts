@@ -85,6 +85,23 @@ describe('auth', () => {
     }
   });
 
+  it('ensureAdminUser refuses a TICKFLOW_ADMIN_EMAIL that is no email address, or a password the console would refuse, naming the variable and creating nobody', async () => {
+    const t2 = await createTestDatabase();
+    try {
+      process.env.TICKFLOW_ADMIN_EMAIL = 'not an email';
+      process.env.TICKFLOW_ADMIN_PASSWORD = 'correct horse';
+      await expect(ensureAdminUser(t2.db)).rejects.toThrow(/^TICKFLOW_ADMIN_EMAIL: Must be an email address/);
+      process.env.TICKFLOW_ADMIN_EMAIL = 'boss@corp.io';
+      process.env.TICKFLOW_ADMIN_PASSWORD = 'x';
+      await expect(ensureAdminUser(t2.db)).rejects.toThrow(/^TICKFLOW_ADMIN_PASSWORD: At least 8 characters/);
+      expect(await t2.db.user.count()).toBe(0);
+    } finally {
+      delete process.env.TICKFLOW_ADMIN_EMAIL;
+      delete process.env.TICKFLOW_ADMIN_PASSWORD;
+      await t2.close();
+    }
+  });
+
   it('ensureAdminUser takes TICKFLOW_ADMIN_EMAIL / PASSWORD and does not echo the password', async () => {
     const t2 = await createTestDatabase();
     try {

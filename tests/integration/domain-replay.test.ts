@@ -2,8 +2,8 @@
  * An operator's action whose locks cross another session's is replayed, not answered with an
  * error (lib/db.ts inTransaction): the reported case was a bulk pause deadlocking with a worker
  * (40P01) and answering 500. Here the other session is plain SQL taking the same rows in the
- * opposite order, so the pause is the deadlock's victim every time. A bulk pause no longer
- * meets a worker that way at all: it takes its locks in the engine's order (tested below).
+ * opposite order, so the pause is the deadlock's victim every time. With a worker, a bulk pause
+ * does not get that far: it takes its locks in the engine's order (tested below).
  */
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../lib/auth/actor.ts';
