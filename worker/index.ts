@@ -20,7 +20,7 @@ import { metricsToken } from '../lib/metrics/access.ts';
 import { createWorkerMetrics } from '../lib/metrics/metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
+import { DatabaseConnectError, explainConnectError } from '../lib/infra/database-connect-error.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -72,10 +72,8 @@ async function main(): Promise<void> {
       log.info({ signal }, 'signal received: draining');
       worker
         .stop()
-        .then(({ drained, aborted }) => {
-          log.info({ drained, aborted }, 'bye');
-          process.exit(0);
-        })
+        // create-worker's stop() logs "worker stopped" with drained/aborted itself
+        .then(() => process.exit(0))
         .catch((err) => {
           log.error({ err }, 'error while stopping');
           process.exit(1);
@@ -87,10 +85,16 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
   // Started while the database is away (a restart, a failover, a container starting before its
-  // database): wait for it, as a running worker rides out an outage, instead of exiting. Any other
-  // failure (a wrong password, a missing database) goes on to start(), which reports it and exits.
-  for (let waitMs = 1000; await databaseAway(config.databaseUrl); waitMs = Math.min(10_000, waitMs * 2)) {
-    log.warn({ retryInMs: waitMs }, 'database not reachable yet: waiting for it before registering');
+  // database): wait for it, as a running worker rides out an outage, instead of exiting. A missing
+  // database or a refused user will not fix itself: say so, as `npm start` would, and exit 1.
+  for (let waitMs = 1000; ; waitMs = Math.min(10_000, waitMs * 2)) {
+    const problem = await connectProblem(config.databaseUrl);
+    if (!problem) break;
+    if (problem.problem !== 'unreachable') {
+      console.error(`tickflow worker: ${problem.message}`);
+      process.exit(1);
+    }
+    log.warn({ retryInMs: waitMs, reason: problem.message }, 'database not reachable yet: waiting for it before registering');
     await new Promise((r) => setTimeout(r, waitMs));
   }
   started = true;
@@ -104,16 +108,20 @@ async function main(): Promise<void> {
   log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
 }
 
-/** True when `SELECT 1` on a fresh connection fails because the database cannot be reached right now (lib/infra/database-unavailable.ts). */
-async function databaseAway(url: string): Promise<boolean> {
+/**
+ * `SELECT 1` on a fresh connection: undefined when it answers, or when it fails for a reason other
+ * than the connection (start() reports that); else why it cannot connect (lib/infra/database-connect-error.ts).
+ */
+async function connectProblem(url: string): Promise<DatabaseConnectError | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('SELECT 1');
-    return false;
+    return undefined;
   } catch (error) {
-    return isDatabaseUnavailable(error);
+    const explained = explainConnectError(error, url);
+    return explained instanceof DatabaseConnectError ? explained : undefined;
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -11,8 +11,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { SEED_STATS_TZ_SQL } from '../stats/seed-zone-sql.ts';
 import { isValidTimeZone } from '../schedule/timezone.ts';
+import { explainConnectError } from './database-connect-error.ts';
 
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;
+/** How long migrate() waits for the server to accept its connection (ms). */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface MigrationResult {
   applied: string[];
@@ -30,12 +33,21 @@ export function defaultMigrationsDir(): string {
  * starters serialise (also through a transaction-mode pooler).
  * @param databaseUrl postgres:// URL of the target database
  * @param migrationsDir folder holding `<timestamp>_<name>/migration.sql`
- * @throws Error when a recorded migration's file changed (checksum mismatch),
+ * @throws DatabaseConnectError (lib/infra/database-connect-error.ts) when the database cannot be
+ *   connected to: missing, refusing the user, or unreachable;
+ *   Error when a recorded migration's file changed (checksum mismatch),
  *   when a previous attempt failed half-way, or when a migration's SQL fails.
  */
 export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<MigrationResult> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  // A host that drops packets would otherwise hold the start for the kernel's connect timeout (about 2 min).
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await client.connect();
+  } catch (error) {
+    // a refused authentication can leave the socket open, which would keep `npm run migrate` alive
+    await client.end().catch(() => undefined);
+    throw explainConnectError(error, databaseUrl);
+  }
   // Every step holds the lock as a transaction-level advisory lock (pg_advisory_xact_lock), never a
   // session-level one: behind a transaction-mode pooler (PgBouncer) a session lock would stay with
   // whichever server connection ran it, and the unlock could land on another, leaving the lock held
@@ -111,6 +123,16 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The one line `npm start` and `npm run migrate` print after migrating: the names applied on an
+ * upgrade; on a new database, only how many (every migration, a long line that says nothing more).
+ */
+export function migrationSummary(result: MigrationResult): string {
+  if (result.applied.length === 0) return `database schema up to date (${result.alreadyApplied} migrations)`;
+  if (result.alreadyApplied === 0) return `database schema created (${result.applied.length} migrations)`;
+  return `applied migrations: ${result.applied.join(', ')}`;
 }
 
 /**
