@@ -23,11 +23,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import readline from 'node:readline';
 import { consoleBuildIsStale } from '../lib/infra/console-build.ts';
 import { resolveDatabase, type ResolvedDatabase } from '../lib/infra/database-url.ts';
-import { migrate } from '../lib/infra/migrate.ts';
+import { migrate, migrationSummary } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
+import { ctrlCStops, stopBeginsLine, type RunningParts } from '../lib/infra/stack-lines.ts';
 import { consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
 
 const dev = process.argv.includes('--dev');
@@ -124,6 +125,18 @@ function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals): voi
 
 const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
+/** What runs right now: every start-up and stop line names these and nothing else (lib/infra/stack-lines.ts). */
+function running(): RunningParts {
+  const live = (child: ChildProcess | undefined) => Boolean(child && !hasExited(child));
+  return {
+    build: live(buildProc),
+    worker: live(workerProc),
+    console: live(consoleProc),
+    // while it starts, `database` is not set yet: it is embedded exactly when DATABASE_URL is unset
+    embeddedDatabase: database ? database.embedded : !process.env.DATABASE_URL,
+  };
+}
+
 /** SIGTERM to `child`, SIGKILL to its group after `graceMs` (at once when stopping now); resolves when it has exited. */
 function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -163,7 +176,7 @@ function stop(mode: StopMode, code: number, reason: string): void {
     stopMode ??= 'drain';
   }
   if (shuttingDown) {
-    if (mode === 'now') say(`stopping now (${reason})…`);
+    if (mode === 'now') say(stopBeginsLine('now', reason, running()));
     return;
   }
   exitCode = code;
@@ -183,16 +196,21 @@ function howItEnded(child: ChildProcess): string {
 }
 
 async function shutdown(reason: string): Promise<never> {
-  say(stopMode === 'now' ? `stopping now (${reason})…` : `stopping (${reason}): the worker finishes its running tasks first…`);
+  // A part that ended before the stop (a crashed console, a worker waiting for its restart) said so then.
+  const parts = running();
+  say(stopBeginsLine(stopMode ?? 'drain', reason, parts));
   const drainMs = Number(process.env.TICKFLOW_SHUTDOWN_GRACE_MS ?? 30_000) + 5_000;
-  if (buildProc) await stopChild(buildProc, 5_000);
+  if (buildProc) {
+    await stopChild(buildProc, 5_000);
+    if (parts.build) say(`console build stopped (${howItEnded(buildProc)})`);
+  }
   if (workerProc) {
     await stopChild(workerProc, drainMs);
-    say(`worker stopped (${howItEnded(workerProc)})`);
+    if (parts.worker) say(`worker stopped (${howItEnded(workerProc)})`);
   }
   if (consoleProc) {
     await stopChild(consoleProc, 10_000);
-    say(`console stopped (${howItEnded(consoleProc)})`);
+    if (parts.console) say(`console stopped (${howItEnded(consoleProc)})`);
   }
   // A stop during start-up waits for the embedded server to finish starting, then stops it.
   const db = database ?? (await databaseStarting);
@@ -233,8 +251,7 @@ async function startupFailed(error: unknown, db: ResolvedDatabase): Promise<neve
 }
 
 try {
-  const result = await migrate(database.url);
-  say(result.applied.length ? `applied migrations: ${result.applied.join(', ')}` : 'database schema up to date');
+  say(migrationSummary(await migrate(database.url)));
 } catch (error) {
   await startupFailed(error, database);
 }
@@ -245,11 +262,7 @@ if (!dev && consoleBuildIsStale(root)) {
   buildProc = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { stdio: 'inherit', env, detached: true });
   const [status] = (await once(buildProc, 'exit')) as [number | null];
   await unlessStopping();
-  if (status !== 0) {
-    console.error('[tickflow] next build failed');
-    await database.stop();
-    process.exit(status ?? 1);
-  }
+  if (status !== 0) await startupFailed(new Error(`next build failed (exit ${status}; its output is above)`), database);
 }
 
 // The worker runs compiled (lib/infra/worker-build.ts): built here when its sources changed.
@@ -258,9 +271,7 @@ if (startsWorker) {
   try {
     bundle = await ensureWorkerBuild(root, say);
   } catch (error) {
-    console.error(`[tickflow] ${(error as Error).message}`);
-    await database.stop();
-    process.exit(1);
+    await startupFailed(error, database);
   }
 }
 await unlessStopping();
@@ -287,9 +298,7 @@ function portFree(p: number): Promise<boolean> {
 }
 
 if (!(await portFree(port))) {
-  console.error(`[tickflow] port ${port} is already in use (another Tickflow console, or another program); stop it or set PORT`);
-  await database.stop();
-  process.exit(1);
+  await startupFailed(new Error(`port ${port} is already in use (another Tickflow console, or another program); stop it or set PORT`), database);
 }
 await unlessStopping();
 
@@ -308,9 +317,9 @@ consoleProc = spawn(process.execPath, ['--import', exitWithParent, '--import', p
   detached: true,
 });
 prefixed(consoleProc, 'console');
-consoleProc.once('exit', (code, signal) => {
+consoleProc.once('exit', (code) => {
   if (shuttingDown) return;
-  console.error(`[tickflow] console exited (${signal ?? code}); stopping everything`);
+  console.error(`[tickflow] console exited (${howItEnded(consoleProc!)})`);
   stop('drain', code === 0 ? 1 : (code ?? 1), 'the console exited');
 });
 
@@ -342,20 +351,21 @@ async function startWorker() {
   });
   workerProc = child;
   prefixed(child, 'worker');
-  child.once('exit', (code, signal) => {
+  child.once('exit', (code) => {
     if (shuttingDown) return;
     if (code === 2) {
       // Exit 2 is a configuration error (a bad variable, a handler module that does not load):
       // restarting would only repeat it. The worker printed what to fix.
-      console.error('[tickflow] worker configuration error (see above); stopping everything');
-      stop('drain', 2, 'worker configuration error');
+      console.error('[tickflow] worker exited (exit 2): a configuration error, see above');
+      stop('drain', 2, "the worker's configuration error");
       return;
     }
     if (Date.now() - startedAt > 60_000) workerRestartDelayMs = 1_000;
-    console.error(`[tickflow] worker exited (${signal ?? code}); restarting it in ${workerRestartDelayMs / 1000} s`);
+    console.error(`[tickflow] worker exited (${howItEnded(child)}); restarting it in ${workerRestartDelayMs / 1000} s`);
     setTimeout(() => { if (!shuttingDown) void startWorker(); }, workerRestartDelayMs);
     workerRestartDelayMs = Math.min(workerRestartDelayMs * 2, 30_000);
   });
 }
 if (startsWorker) await startWorker();
-say(`console: ${listen.host ? consoleOrigin : `http://localhost:${port} (every interface; TICKFLOW_HOST=127.0.0.1 keeps it on this machine)`}  (Ctrl-C stops ${startsWorker ? 'console, worker' : 'the console'}${database.embedded ? ' and the embedded database' : ''})`);
+say(`console: ${listen.host ? consoleOrigin : `http://localhost:${port} (every interface; TICKFLOW_HOST=127.0.0.1 keeps it on this machine)`}  (${ctrlCStops(running())})`);
+if (!startsWorker) say('no worker here (TICKFLOW_START_WORKER=0): jobs run on the workers started with `npm run worker`');

@@ -16,7 +16,9 @@
  * another, and `next dev` allows one server per checkout.
  *
  * Also here: a database restart under a running stack (the console's 503s),
- * and `npm run worker` stopped by Ctrl-C or SIGTERM.
+ * `npm run worker` stopped by Ctrl-C or SIGTERM, and `npm start`, `npm run migrate` and
+ * `npm run worker` on a DATABASE_URL they cannot use (a missing database, a wrong password,
+ * a closed port).
  *
  * Not on useTestDatabase: each `npm start` stack runs its own embedded PostgreSQL, and the
  * tests on an external database take a fresh one per test (createTestDatabase).
@@ -28,7 +30,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { networkInterfaces } from 'node:os';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { consoleBuildIsStale } from '../../lib/infra/console-build.ts';
 import { startEmbeddedPostgres } from '../../lib/infra/embedded-postgres.ts';
@@ -437,6 +439,10 @@ describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/
         process.kill(npm.pid!, 'SIGTERM');
         expect(await exited).toEqual({ code: 0, signal: null });
         expect(stopSequence(out)).toEqual(['[tickflow] console stopped', '[tickflow] stopped']);
+        // no start-up or stop line speaks of a worker that does not run, but the one saying so
+        const ownLines = out.split('\n').filter((l) => l.startsWith('[tickflow]'));
+        expect(ownLines.filter((l) => /worker/i.test(l))).toEqual(['[tickflow] no worker here (TICKFLOW_START_WORKER=0): jobs run on the workers started with `npm run worker`']);
+        expect(ownLines).toContain('[tickflow] stopping (launcher: SIGTERM): the console…');
         expect(await freePortIs(port)).toBe(true);
       } finally {
         if (npm.exitCode === null) { try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* gone */ } }
@@ -445,4 +451,68 @@ describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/
       await t.close();
     }
   }, 240_000);
+});
+
+/** Runs `npm run <script>` to its end (at most 60 s); its exit code and output. */
+async function runToEnd(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  const child = spawn('npm', ['run', '--silent', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 60_000);
+  const [code] = (await new Promise<[number | null]>((resolve) => child.once('exit', (c) => resolve([c]))));
+  clearTimeout(timer);
+  return { code, out };
+}
+
+describe('a DATABASE_URL that cannot be used (README "Configuration")', () => {
+  const envFor = (url: string): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env, DATABASE_URL: url, PORT: String(port), TICKFLOW_DATA_DIR: path.join(dataDir, 'unused'), LOG_LEVEL: 'info', NEXT_TELEMETRY_DISABLED: '1',
+    };
+    delete env.VITEST;
+    return env;
+  };
+
+  it('a database that does not exist: npm start, npm run migrate and npm run worker say the same — which database on which server, how to create it — exit 1 and create nothing', async () => {
+    const name = `${inject('pgPrefix')}_missing`;
+    const url = withDatabase(inject('pgAdminUrl'), name);
+    const { port: serverPort, password } = new URL(url);
+    const message = `database "${name}" does not exist on the PostgreSQL server at 127.0.0.1:${serverPort} (DATABASE_URL). ` +
+      'Tickflow does not create its database on a server it does not run: create it, as a role allowed to create databases, ' +
+      `with \`createdb -h 127.0.0.1 -p ${serverPort} -U postgres ${name}\` or the SQL \`CREATE DATABASE "${name}" OWNER "postgres";\`, then try again.`;
+    const expected: Record<string, string> = {
+      [SCRIPT]: `[tickflow] start-up failed: ${message}`,
+      migrate: `[tickflow] migrations not applied: ${message}`,
+      worker: `tickflow worker: ${message}`,
+    };
+    for (const [script, line] of Object.entries(expected)) {
+      const { code, out } = await runToEnd(script, envFor(url));
+      expect({ script, code }).toEqual({ script, code: 1 });
+      expect(out.split('\n'), out).toContain(line);
+      expect(out).not.toContain(decodeURIComponent(password));
+    }
+    const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await admin.connect();
+    try {
+      expect((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount).toBe(0);
+    } finally {
+      await admin.end();
+    }
+    expect(existsSync(path.join(dataDir, 'unused'))).toBe(false);
+  }, 180_000);
+
+  it('npm start on a wrong password and on a closed port: a message of its own each, exit 1', async () => {
+    const wrong = new URL(withDatabase(inject('pgAdminUrl'), 'postgres'));
+    wrong.password = 'not-the-password';
+    const refused = await runToEnd(SCRIPT, envFor(wrong.toString()));
+    expect(refused.code).toBe(1);
+    expect(refused.out).toMatch(/\[tickflow\] start-up failed: PostgreSQL at 127\.0\.0\.1:\d+ refused user "postgres" for database "postgres": password authentication failed for user "postgres"\. Check the user name and password in DATABASE_URL/);
+    expect(refused.out).not.toContain('not-the-password');
+    const closed = await freePort();
+    const away = await runToEnd(SCRIPT, envFor(`postgresql://postgres:secret@127.0.0.1:${closed}/tickflow`));
+    expect(away.code).toBe(1);
+    expect(away.out).toContain(`[tickflow] start-up failed: cannot reach PostgreSQL at 127.0.0.1:${closed}: connection refused (nothing listens on that port).`);
+    expect(away.out).not.toContain('secret');
+  }, 180_000);
 });
