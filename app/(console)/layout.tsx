@@ -32,7 +32,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
         <Sidebar />
         <div className="flex min-w-0 flex-1 flex-col">
           <Topbar signOut={signOutAction} theme={parseTheme((await cookies()).get(THEME_COOKIE)?.value)} />
-          <main className="min-h-0 flex-1 overflow-y-auto px-6 py-5">{children}</main>
+          <main className="min-h-0 flex-1 overflow-y-auto px-3 py-4 md:px-6 md:py-5">{children}</main>
         </div>
       </div>
       </DisplayZoneProvider>

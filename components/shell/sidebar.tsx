@@ -26,8 +26,13 @@ function isActive(pathname: string, href: string): boolean {
   return href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(href + '/');
 }
 
-/** Left navigation. Settings entries appear only for admins (the pages refuse others anyway). */
-export function Sidebar() {
+/**
+ * The console's navigation entries: the pages, then the Settings entries for admins only (the
+ * pages refuse others anyway). Shared by the sidebar and the narrow screens' menu
+ * (mobile-nav.tsx), so both always list the same pages.
+ * @param onNavigate called when an entry is followed (the menu closes itself)
+ */
+export function NavLinks({ onNavigate }: { onNavigate?: () => void }) {
   const pathname = usePathname() ?? '/';
   const isAdmin = useCan('admin');
   const item = (x: (typeof MAIN)[number]) => {
@@ -36,6 +41,7 @@ export function Sidebar() {
       <Link
         key={x.href}
         href={x.href}
+        onClick={onNavigate}
         aria-current={active ? 'page' : undefined}
         className={cn('flex items-center gap-2 rounded-md px-2 py-1.5 text-[13px] font-medium', active ? 'bg-white text-zinc-900 shadow-xs ring-1 ring-zinc-200' : 'text-zinc-600 hover:bg-zinc-200/60 hover:text-zinc-900')}
       >
@@ -45,11 +51,7 @@ export function Sidebar() {
     );
   };
   return (
-    <nav aria-label="Main" className="flex h-full w-52 shrink-0 flex-col border-r border-zinc-200 bg-zinc-100/70 px-3 py-3">
-      <Link href="/" className="mb-4 flex items-center gap-2 px-2 py-1">
-        <Logo className="size-6" />
-        <span className="text-[15px] font-semibold tracking-tight">Tickflow</span>
-      </Link>
+    <>
       <div className="flex flex-col gap-0.5">{MAIN.map(item)}</div>
       {isAdmin ? (
         <>
@@ -57,6 +59,28 @@ export function Sidebar() {
           <div className="flex flex-col gap-0.5">{ADMIN.map(item)}</div>
         </>
       ) : null}
+    </>
+  );
+}
+
+/** The console's name and logo, linking to the overview. */
+export function Brand({ onNavigate }: { onNavigate?: () => void }) {
+  return (
+    <Link href="/" onClick={onNavigate} className="flex items-center gap-2 px-2 py-1">
+      <Logo className="size-6" />
+      <span className="text-[15px] font-semibold tracking-tight">Tickflow</span>
+    </Link>
+  );
+}
+
+/** Left navigation, from 768 px wide (Tailwind's `md`); narrower screens use the top bar's menu (mobile-nav.tsx). */
+export function Sidebar() {
+  return (
+    <nav aria-label="Main" className="hidden h-full w-52 shrink-0 flex-col border-r border-zinc-200 bg-zinc-100/70 px-3 py-3 md:flex">
+      <div className="mb-4">
+        <Brand />
+      </div>
+      <NavLinks />
     </nav>
   );
 }
