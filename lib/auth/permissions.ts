@@ -18,12 +18,13 @@ export type Permission = Action | 'public';
 export const OPERATIONS = {
   // no credentials
   health: 'public',
-  'schedule.preview': 'public',
   openapi: 'public',
   'session.signIn': 'public',
   'session.signOut': 'public',
   'session.displayTimeZone': 'read',
   // reading
+  // a preview is computation only, but some schedules take a walk of decades per fire time: not for anyone on the network
+  'schedule.preview': 'read',
   'jobs.list': 'read',
   'jobs.get': 'read',
   'jobs.versions': 'read',

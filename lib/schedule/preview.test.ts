@@ -42,4 +42,16 @@ describe('previewFireTimes', () => {
     const r = previewFireTimes({ kind: 'cron', cron: '0 0 * * *', timezone: 'UTC' }, new Date('9999-12-29T12:00:00Z'), 5);
     expect(r.map((d) => d.toISOString())).toEqual(['9999-12-30T00:00:00.000Z', '9999-12-31T00:00:00.000Z']);
   });
+  it('looks at most 100 years ahead: a schedule firing once in decades gives what falls inside', () => {
+    // The fifth Monday of February: only in a leap year whose February starts on a Monday.
+    const r = previewFireTimes({ kind: 'cron', cron: '0 0 0 ? 2 1#5', timezone: 'UTC' }, from, 50);
+    expect(r.map((d) => d.toISOString())).toEqual(['2044-02-29T00:00:00.000Z', '2072-02-29T00:00:00.000Z', '2112-02-29T00:00:00.000Z']);
+    // Leap days: 24 of them in the 100 years (2100 is not a leap year), none after.
+    const leap = previewFireTimes({ kind: 'cron', cron: '0 0 29 2 *', timezone: 'UTC' }, from, 50);
+    expect(leap).toHaveLength(24);
+    expect(leap.at(-1)!.toISOString()).toBe('2124-02-29T00:00:00.000Z');
+    // The horizon is `from` + 100 years exactly: a fire at that instant is in, one a second later is not.
+    expect(previewFireTimes({ kind: 'cron', cron: '0 0 0 7 3 ? 2126', timezone: 'UTC' }, from, 5).map((d) => d.toISOString())).toEqual(['2126-03-07T00:00:00.000Z']);
+    expect(previewFireTimes({ kind: 'cron', cron: '1 0 0 7 3 ? 2126', timezone: 'UTC' }, from, 5)).toEqual([]);
+  });
 });

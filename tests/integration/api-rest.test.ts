@@ -57,17 +57,26 @@ describe('REST /api/v1', () => {
   });
 
   it('GET /schedule/preview of an interval: anchored at startAt, else at from, inside the window', async () => {
-    const from = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=90&from=2026-03-07T00:00:00Z&count=3');
+    const from = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=90&from=2026-03-07T00:00:00Z&count=3', { token: viewer });
     expect(from.status).toBe(200);
     expect(from.json).toMatchObject({ intervalSeconds: 90, timezone: 'UTC' });
     expect(from.json.fireTimes).toEqual(['2026-03-07T00:01:30.000Z', '2026-03-07T00:03:00.000Z', '2026-03-07T00:04:30.000Z']);
     // anchored at the window's start, and nothing after its end
-    const windowed = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=3600&from=2026-03-07T00:00:00Z&startAt=2026-03-07T00:20:00Z&endAt=2026-03-07T02:30:00Z&count=5');
+    const windowed = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=3600&from=2026-03-07T00:00:00Z&startAt=2026-03-07T00:20:00Z&endAt=2026-03-07T02:30:00Z&count=5', { token: viewer });
     expect(windowed.json.fireTimes).toEqual(['2026-03-07T00:20:00.000Z', '2026-03-07T01:20:00.000Z', '2026-03-07T02:20:00.000Z']);
   });
 
+  it('GET /schedule/preview needs a signed-in caller of any role: 401 without credentials', async () => {
+    const q = '/api/v1/schedule/preview?cron=0%200%200%20%3F%202%201%235&count=50';
+    expect((await call(preview.GET, 'GET', q)).status).toBe(401);
+    const r = await call(preview.GET, 'GET', q, { token: viewer });
+    expect(r.status).toBe(200);
+    // the fifth Monday of February: only what falls within 100 years of now (lib/schedule/limits.ts)
+    expect(r.json.fireTimes.length).toBeLessThanOrEqual(4);
+  });
+
   it('GET /schedule/preview answers the issue example and 400 naming the field', async () => {
-    const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=0%202%20*%20*%20*&tz=America/New_York&from=2026-03-07T00:00:00Z&count=3');
+    const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=0%202%20*%20*%20*&tz=America/New_York&from=2026-03-07T00:00:00Z&count=3', { token: viewer });
     expect(r.status).toBe(200);
     expect(r.json.fireTimes).toEqual(['2026-03-07T07:00:00.000Z', '2026-03-08T07:00:00.000Z', '2026-03-09T06:00:00.000Z']);
     const bad: [string, string][] = [
@@ -87,7 +96,7 @@ describe('REST /api/v1', () => {
       ['intervalSeconds=60&tz=Mars/Base', 'tz'],
     ];
     for (const [qs, field] of bad) {
-      const e = await call(preview.GET, 'GET', `/api/v1/schedule/preview?${qs}`);
+      const e = await call(preview.GET, 'GET', `/api/v1/schedule/preview?${qs}`, { token: viewer });
       expect(e.status, qs).toBe(400);
       expect(e.json.error.code).toBe('validation');
       expect(Object.keys(e.json.error.fields), qs).toContain(field);

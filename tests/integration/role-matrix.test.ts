@@ -39,7 +39,7 @@ vi.mock('next/cache', () => ({ revalidatePath: () => undefined }));
 /** Who may call each operation: the contract this test holds the code to. */
 const EXPECTED: Record<Operation, Role | 'public'> = {
   health: 'public',
-  'schedule.preview': 'public',
+  'schedule.preview': 'viewer',
   openapi: 'public',
   'session.signIn': 'public',
   'session.signOut': 'public',
