@@ -24,14 +24,16 @@
  *
  * Shutdown (stop): stop claiming and ticking, mark the node `draining`, wait
  * for running attempts up to the grace period, then abort what is left
- * (completed as failed -> retried per policy), mark the node `offline`.
+ * (completed as failed -> retried per policy), mark the node `stopped` with the
+ * time and the signal (docs/operations.md "Stopped or offline"). kill() and a
+ * second signal leave the row as it is: the reaper then marks it `offline`.
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
 import { createSqlPool, HOT_PATH_SETTINGS, utcSession, type SqlPool } from '../lib/sql-pool.ts';
 import { serviceLogger } from '../lib/log.ts';
-import { registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
+import { markNodeStopped, registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
 import { Claimer } from './claimer.ts';
 import type { WorkerConfig, WorkerRole } from './config.ts';
@@ -104,8 +106,11 @@ export interface Worker {
   start(): Promise<void>;
   /** registers the node without starting loops (tests driving runOnce themselves) */
   register(): Promise<string>;
-  /** graceful stop; resolves when the node is offline. `graceMs` defaults to config.shutdownGraceMs */
-  stop(options?: { graceMs?: number }): Promise<{ drained: boolean; aborted: number }>;
+  /**
+   * graceful stop; resolves when the node is marked `stopped`. `graceMs` defaults to
+   * config.shutdownGraceMs; `signal` (SIGTERM, SIGINT, …) is recorded as the node's stop_signal.
+   */
+  stop(options?: { graceMs?: number; signal?: string }): Promise<{ drained: boolean; aborted: number }>;
   /** immediate stop: aborts attempts, does not wait */
   kill(): Promise<void>;
   /**
@@ -350,7 +355,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       runner.stopRecording();
       health.stop();
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
-      if (nodeId) await setNodeStatus(db, { nodeId, status: 'offline', runningTasks: runner.running }, clock()).catch(() => false);
+      if (nodeId) await markNodeStopped(db, { nodeId, signal: opts.signal ?? null, runningTasks: runner.running }, clock()).catch(() => false);
       state = 'stopped';
       await taskLogs.stop().catch(() => undefined);
       await taskLogPool.end().catch(() => undefined);

@@ -4,8 +4,8 @@
  * Reads its configuration from the environment (worker/config.ts), registers a
  * node with a fresh id, and runs ticker, claimer, runner, heartbeat and reaper
  * until SIGTERM/SIGINT: then it stops claiming, marks the node draining, waits
- * for running attempts up to TICKFLOW_SHUTDOWN_GRACE_MS, marks the node offline
- * and exits 0. A second signal (not the same one delivered twice: see
+ * for running attempts up to TICKFLOW_SHUTDOWN_GRACE_MS, marks the node stopped
+ * (with the time and the signal) and exits 0. A second signal (not the same one delivered twice: see
  * lib/infra/stop-requests.ts) exits at once (code 130), after handing back the tasks it claimed
  * and has not started (at most 1 s); leases of attempts still running then expire and the
  * reaper of another worker reclaims them.
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       }
       log.info({ signal }, 'signal received: draining');
       worker
-        .stop()
+        .stop({ signal })
         // create-worker's stop() logs "worker stopped" with drained/aborted itself
         .then(() => process.exit(0))
         .catch((err) => {

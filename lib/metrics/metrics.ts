@@ -158,17 +158,18 @@ export function registerClusterMetrics(registry: client.Registry, db: () => Db, 
   });
   new client.Gauge({
     name: 'tickflow_workers',
-    help: `Registered worker nodes by status; online = heartbeat within ${HEARTBEAT_STALE_SECONDS} s.`,
+    help: `Registered worker nodes by status; online = heartbeat within ${HEARTBEAT_STALE_SECONDS} s; offline = heartbeat lost (or older than that); stopped = stopped cleanly.`,
     labelNames: ['status'],
     registers: r,
     async collect() {
       const at = now();
-      const [row] = await db().$queryRaw<{ online: number; draining: number; offline: number }[]>`
+      const [row] = await db().$queryRaw<{ online: number; draining: number; offline: number; stopped: number }[]>`
         SELECT count(*) FILTER (WHERE status = 'online' AND last_heartbeat_at >= ${new Date(at.getTime() - HEARTBEAT_STALE_SECONDS * 1000)})::int AS online,
                count(*) FILTER (WHERE status = 'draining')::int AS draining,
-               count(*) FILTER (WHERE status = 'offline' OR (status = 'online' AND last_heartbeat_at < ${new Date(at.getTime() - HEARTBEAT_STALE_SECONDS * 1000)}))::int AS offline
+               count(*) FILTER (WHERE status = 'offline' OR (status = 'online' AND last_heartbeat_at < ${new Date(at.getTime() - HEARTBEAT_STALE_SECONDS * 1000)}))::int AS offline,
+               count(*) FILTER (WHERE status = 'stopped')::int AS stopped
         FROM worker_nodes`;
-      for (const status of ['online', 'draining', 'offline'] as const) this.set({ status }, row?.[status] ?? 0);
+      for (const status of ['online', 'draining', 'offline', 'stopped'] as const) this.set({ status }, row?.[status] ?? 0);
     },
   });
 }

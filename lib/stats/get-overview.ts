@@ -16,7 +16,8 @@ export interface Overview {
   runs24h: { success: number; failed: number; timeout: number; cancelled: number; skipped: number; running: number; pending: number; total: number; cancelledBeforeSlot: number };
   /** success / (success + failed + timeout) over those runs, 0..1; null when none finished */
   successRate24h: number | null;
-  workers: { online: number; draining: number; offline: number };
+  /** worker nodes by stored status: `offline` = heartbeat lost (the reaper marked it), `stopped` = stopped cleanly */
+  workers: { online: number; draining: number; offline: number; stopped: number };
   /** jobs the system paused after consecutive failures (newest first, at most 20) */
   deadLetterJobs: { id: string; key: string; name: string; consecutiveFailures: number; lastError: string | null; href: string }[];
   /** the latest failed / timed-out runs of the last 7 days (at most 10), linking to the run page */
@@ -106,7 +107,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
     },
     runs24h,
     successRate24h: finished > 0 ? runs24h.success / finished : null,
-    workers: { online: w.online ?? 0, draining: w.draining ?? 0, offline: w.offline ?? 0 },
+    workers: { online: w.online ?? 0, draining: w.draining ?? 0, offline: w.offline ?? 0, stopped: w.stopped ?? 0 },
     deadLetterJobs: deadJobs.map((x) => ({ ...x, href: `/jobs/${x.id}` })),
     latestFailures: failures.map((f) => ({
       id: f.id,

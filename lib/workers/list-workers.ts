@@ -1,9 +1,23 @@
 import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
+import type { NodeStatus } from '../engine/nodes/heartbeat-node.ts';
 
 /** A node whose last heartbeat is older than this is shown as `stale` (likely dead; the reaper decides). */
 export const HEARTBEAT_STALE_SECONDS = 60;
+
+/**
+ * The statuses of a node whose process is gone (docs/operations.md "Stopped or offline"):
+ * `stopped` = it drained and exited cleanly (stoppedAt, stopSignal); `offline` = its
+ * heartbeat was lost (a crash, kill -9, a machine gone) and the reaper marked it.
+ * Neither can be drained or resumed, and neither ever counts as live.
+ */
+export const GONE_STATUSES: readonly NodeStatus[] = ['offline', 'stopped'];
+
+/** True for `offline` and `stopped` (GONE_STATUSES). */
+export function isGone(status: NodeStatus): boolean {
+  return GONE_STATUSES.includes(status);
+}
 
 export type WorkerView = {
   nodeId: string;
@@ -13,9 +27,11 @@ export type WorkerView = {
   group: string;
   labels: Record<string, string>;
   handlers: string[];
-  status: 'online' | 'draining' | 'offline';
+  /** `offline`: heartbeat lost (the reaper marked it); `stopped`: drained and exited cleanly */
+  status: NodeStatus;
   /** status, except an online/draining node with a stale heartbeat shows as `stale` */
-  effectiveStatus: 'online' | 'draining' | 'offline' | 'stale';
+  effectiveStatus: NodeStatus | 'stale';
+  /** for a `stopped` node: the last heartbeat is the stop itself */
   lastHeartbeatAt: string;
   heartbeatAgeSeconds: number;
   runningTasks: number;
@@ -24,8 +40,13 @@ export type WorkerView = {
   load1: number | null;
   version: string;
   startedAt: string;
+  /** when the process stopped cleanly (ISO, status `stopped`); null otherwise */
+  stoppedAt: string | null;
+  /** the signal that asked for the clean stop (`SIGTERM`, `SIGINT`); null when not stopped or stopped in-process */
+  stopSignal: string | null;
 };
 
+/** The API's and the console's view of one worker_nodes row at `now` (heartbeat age in whole seconds). */
 export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
   const age = Math.max(0, Math.round((now.getTime() - w.lastHeartbeatAt.getTime()) / 1000));
   return {
@@ -37,7 +58,7 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
     labels: (w.labels ?? {}) as Record<string, string>,
     handlers: w.handlers,
     status: w.status,
-    effectiveStatus: w.status !== 'offline' && age > HEARTBEAT_STALE_SECONDS ? 'stale' : w.status,
+    effectiveStatus: !isGone(w.status) && age > HEARTBEAT_STALE_SECONDS ? 'stale' : w.status,
     lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
     heartbeatAgeSeconds: age,
     runningTasks: w.runningTasks,
@@ -46,10 +67,16 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
     load1: w.load1,
     version: w.version,
     startedAt: w.startedAt.toISOString(),
+    stoppedAt: w.status === 'stopped' && w.stoppedAt ? w.stoppedAt.toISOString() : null,
+    stopSignal: w.status === 'stopped' ? w.stopSignal : null,
   };
 }
 
-/** Worker nodes: online first, then draining, then offline; newest heartbeat first. */
+/**
+ * Worker nodes: online first, then draining, then offline (heartbeat lost), then stopped
+ * (clean stop; the node_status enum's order); newest heartbeat first within each.
+ * @throws DomainError forbidden
+ */
 export async function listWorkers(db: Db, actor: Actor, now = new Date()): Promise<WorkerView[]> {
   requireCan(actor, 'read');
   const rows = await db.workerNode.findMany({ orderBy: [{ status: 'asc' }, { lastHeartbeatAt: 'desc' }] });

@@ -75,6 +75,8 @@ describe('docs/engine-cases.md case 4 — a worker killed mid-task is detected e
     // A is marked offline by B's reaper, with an alarm.
     await waitFor(async () => (await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: nodeA } })).status === 'offline', 10_000, 'A offline');
     expect(await t.db.alarm.count({ where: { type: 'node_offline', target: nodeA } })).toBe(1);
+    // a lost heartbeat, not a clean stop: no stop recorded (docs/operations.md "Stopped or offline")
+    expect(await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: nodeA } })).toMatchObject({ stoppedAt: null, stopSignal: null });
     expect((await t.db.workerNode.findUniqueOrThrow({ where: { nodeId: nodeB } })).status).toBe('online');
   }, 120_000);
 });
@@ -116,7 +118,7 @@ describe('a worker killed while it holds prefetched tasks (docs/on-time.md "Pref
 });
 
 describe('graceful shutdown', () => {
-  it('SIGTERM: stops claiming, node draining, waits for the running task, exits 0, node offline', async () => {
+  it('SIGTERM: stops claiming, node draining, waits for the running task, exits 0, node stopped (time and signal), no node_offline alarm', async () => {
     const w = start({ TICKFLOW_CONCURRENCY: '2', TICKFLOW_SHUTDOWN_GRACE_MS: '20000' });
     const nodeId = await w.ready;
     // long enough that the node is still draining when we look, on a slow machine too
@@ -132,13 +134,18 @@ describe('graceful shutdown', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(await task(id)).toMatchObject({ status: 'success', attempt: 1, lockedBy: nodeId });
     expect((await task(later)).status).toBe('pending');
-    expect((await t.db.workerNode.findUniqueOrThrow({ where: { nodeId } })).status).toBe('offline');
+    const node = await t.db.workerNode.findUniqueOrThrow({ where: { nodeId } });
+    expect(node).toMatchObject({ status: 'stopped', stopSignal: 'SIGTERM' });
+    // stopped after the running task ended, and the stop is its last heartbeat
+    expect(node.stoppedAt!.getTime()).toBeGreaterThanOrEqual((await task(id)).completedAt!.getTime());
+    expect(node.lastHeartbeatAt.getTime()).toBe(node.stoppedAt!.getTime());
+    expect(await t.db.alarm.count({ where: { type: 'node_offline', target: nodeId } })).toBe(0);
     expect(w.output()).toMatch(/worker draining/);
   }, 40_000);
 
   it('a second signal exits at once', async () => {
     const w = start({ TICKFLOW_SHUTDOWN_GRACE_MS: '60000' });
-    await w.ready;
+    const nodeId = await w.ready;
     const id = await runTask({ timeoutSeconds: 60, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 30_000 } }] });
     // This task, not any running task: a leftover of an earlier test must not start the clock.
     await waitFor(async () => (await task(id)).status === 'running', 15_000, 'running');
@@ -153,6 +160,8 @@ describe('graceful shutdown', () => {
     // "at once": it did not wait for the 30 s handler — the attempt was never recorded as finished
     expect(await task(id)).toMatchObject({ status: 'running', attempt: 1 });
     expect(w.output()).toMatch(/second signal: exiting now/);
+    // not a clean stop: its attempt is left to its lease, and the node to the reaper (offline once its heartbeat is lost)
+    expect(await t.db.workerNode.findUniqueOrThrow({ where: { nodeId } })).toMatchObject({ status: 'draining', stoppedAt: null, stopSignal: null });
   }, 30_000);
 
   it('refuses to start without DATABASE_URL', async () => {

@@ -5,12 +5,14 @@
  *
  * A node wrongly marked `offline` (e.g. a long pause) that beats again comes
  * back `online`; its old leases were already reclaimed or still hold, and stale
- * completions are refused by the engine either way. `draining` is kept.
+ * completions are refused by the engine either way. `draining` is kept, and so
+ * is `stopped` (a beat in flight while the process stops must not revive it).
  * Single-row UPDATE by primary key.
  */
 import type { Db } from '../../db.ts';
 
-export type NodeStatus = 'online' | 'draining' | 'offline';
+/** worker_nodes.status (prisma/schema.prisma NodeStatus): `offline` = heartbeat lost, `stopped` = clean stop. */
+export type NodeStatus = 'online' | 'draining' | 'offline' | 'stopped';
 
 export interface HeartbeatInput {
   nodeId: string;
