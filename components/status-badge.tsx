@@ -4,7 +4,8 @@ import { cn } from './ui/cn';
 /**
  * One colour per status word, shared by jobs, runs and tasks, so "failed" is the
  * same red everywhere: green = success, blue = running/active work, amber = waiting
- * or paused, red = failed/timeout/dead, grey = cancelled/skipped/offline.
+ * or paused, red = failed/timeout/dead and a worker whose heartbeat was lost (offline),
+ * grey = cancelled/skipped and a worker that stopped cleanly (stopped).
  */
 const TONE: Record<string, string> = {
   // runs + tasks
@@ -23,7 +24,8 @@ const TONE: Record<string, string> = {
   // workers
   online: 'bg-emerald-50 text-emerald-800 ring-emerald-600/20',
   draining: 'bg-amber-50 text-amber-800 ring-amber-600/20',
-  offline: 'bg-zinc-100 text-zinc-600 ring-zinc-500/20',
+  offline: 'bg-red-50 text-red-800 ring-red-600/20',
+  stopped: 'bg-zinc-100 text-zinc-600 ring-zinc-500/20',
   // users / tokens
   stale: 'bg-orange-50 text-orange-800 ring-orange-600/25',
   disabled: 'bg-zinc-100 text-zinc-600 ring-zinc-500/20',

@@ -10,7 +10,7 @@ import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
-import { RelativeTime, formatDuration } from '../time';
+import { RelativeTime, ZonedTime, formatDuration } from '../time';
 import { getJson } from '../api';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
@@ -19,8 +19,36 @@ type R<T> = { ok: true; data: T } | { ok: false; error: string };
 const LAST_WORKER_CONSEQUENCE = 'no schedule fires and no task runs until a worker is resumed or another one starts';
 
 /**
+ * Under the status badge, how a node that is not plainly online got where it is
+ * (docs/operations.md "Stopped or offline"): stopped cleanly (signal, time), heartbeat
+ * lost (offline since its last heartbeat), or a stale heartbeat the reaper has not judged yet.
+ */
+function StatusDetail({ w }: { w: WorkerView }) {
+  const cls = 'mt-0.5 text-[11px] leading-snug text-zinc-500';
+  if (w.effectiveStatus === 'stopped')
+    return (
+      <div className={cls} data-testid="worker-status-detail">
+        stopped cleanly{w.stopSignal ? ` on ${w.stopSignal}` : ''} at <ZonedTime value={w.stoppedAt ?? w.lastHeartbeatAt} />
+      </div>
+    );
+  if (w.effectiveStatus === 'offline')
+    return (
+      <div className={cls} data-testid="worker-status-detail">
+        heartbeat lost (crash, kill -9 or machine gone): offline since <ZonedTime value={w.lastHeartbeatAt} />
+      </div>
+    );
+  if (w.effectiveStatus === 'stale')
+    return (
+      <div className={cls} data-testid="worker-status-detail">
+        no heartbeat since <ZonedTime value={w.lastHeartbeatAt} />: the reaper marks it offline if none comes
+      </div>
+    );
+  return null;
+}
+
+/**
  * Worker nodes (live from GET /api/v1/workers every 5 s): status (a stale heartbeat
- * shows as `stale`), heartbeat age, running tasks, load, handlers, group/labels, Drain
+ * shows as `stale`; a stopped or offline node says when and how, StatusDetail), heartbeat age, running tasks, load, handlers, group/labels, Drain
  * (the last online worker's dialog names the consequence) and Resume (undoes a drain).
  */
 export function WorkersTable({
@@ -63,14 +91,25 @@ export function WorkersTable({
             </>
           ),
         },
-        { key: 'status', header: 'Status', cell: (w) => <StatusBadge status={w.effectiveStatus} /> },
+        {
+          key: 'status',
+          header: 'Status',
+          className: 'max-w-[14rem]',
+          cell: (w) => (
+            <>
+              <StatusBadge status={w.effectiveStatus} data-testid="worker-status" />
+              <StatusDetail w={w} />
+            </>
+          ),
+        },
         {
           key: 'heartbeat',
           header: 'Heartbeat',
           className: 'whitespace-nowrap text-xs',
           title: (w) => w.lastHeartbeatAt,
           cell: (w) => (
-            <span className={w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
+            // a stopped or offline node's last heartbeat is history, not a warning
+            <span className={w.status === 'stopped' || w.status === 'offline' ? 'text-zinc-500' : w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
           ),
         },
         { key: 'running', header: 'Running', className: 'tabular-nums', cell: (w) => w.runningTasks },
