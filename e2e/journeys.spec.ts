@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import pg from 'pg';
 import { login } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
+import { E2E_API_TOKEN, E2E_BASE_URL } from './helpers/env.ts';
 
 // Operator journeys beyond console.spec.ts: version history (diff + rollback),
 // runs list filters, run cancel and retry, workers drain, recycle-bin purge, Run now with a
@@ -190,6 +191,49 @@ test('workers page: the e2e worker is online; Drain sets a (fake, inserted) node
     expect((await finished(run.id)).status).toBe('success');
   } finally {
     await withDb((c) => c.query(`DELETE FROM worker_nodes WHERE node_id = $1`, [nodeId]));
+  }
+});
+
+test('workers page: a worker stopped cleanly and one whose heartbeat was lost are told apart (badge, when and how), neither offers Drain or Resume', async ({ page }) => {
+  const stopped = `e2e-stopped-${uniq()}`;
+  const lost = `e2e-lost-${uniq()}`;
+  const stoppedAt = '2026-03-01T08:30:05.000Z';
+  const lastBeat = '2026-03-01T07:15:00.000Z';
+  await withDb(async (c) => {
+    await c.query(
+      `INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at, stopped_at, stop_signal) VALUES ($1, $1, 'fake-host', 4243, 'stopped', $2, $2, 'SIGTERM')`,
+      [stopped, stoppedAt],
+    );
+    await c.query(`INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at) VALUES ($1, $1, 'fake-host', 4244, 'offline', $2)`, [lost, lastBeat]);
+  });
+  try {
+    await page.goto('/workers');
+    const rows = page.getByTestId('worker-row');
+    const s = rows.filter({ hasText: stopped });
+    const l = rows.filter({ hasText: lost });
+    await expect(s.getByTestId('worker-status')).toHaveText('stopped');
+    await expect(s.getByTestId('worker-status-detail')).toContainText(/^stopped cleanly on SIGTERM at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+    await expect(s.getByTestId('worker-status-detail').locator('time')).toHaveAttribute('datetime', stoppedAt);
+    await expect(l.getByTestId('worker-status')).toHaveText('offline');
+    await expect(l.getByTestId('worker-status-detail')).toContainText(/^heartbeat lost \(crash, kill -9 or machine gone\): offline since \d{4}-/);
+    await expect(l.getByTestId('worker-status-detail').locator('time')).toHaveAttribute('datetime', lastBeat);
+    // the two badges do not look alike: a lost heartbeat is red, a clean stop grey
+    const bg = async (row: typeof s) => row.getByTestId('worker-status').evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(await bg(s)).not.toBe(await bg(l));
+    // the process is gone either way: nothing to drain or resume; offline is listed before stopped
+    for (const row of [s, l]) await expect(row.getByRole('button')).toHaveCount(0);
+    const ids = await rows.evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+    expect(ids.findIndex((x) => x.includes(lost))).toBeLessThan(ids.findIndex((x) => x.includes(stopped)));
+    // the API refuses them too, saying which
+    const r = await fetch(`${E2E_BASE_URL}/api/v1/workers/${stopped}/drain`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${E2E_API_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(r.status).toBe(409);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toBe(`Cannot drain worker ${stopped}: it stopped cleanly on SIGTERM at ${stoppedAt}. Start the worker process again instead.`);
+  } finally {
+    await withDb((c) => c.query(`DELETE FROM worker_nodes WHERE node_id = ANY($1)`, [[stopped, lost]]));
   }
 });
 

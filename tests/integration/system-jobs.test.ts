@@ -153,7 +153,7 @@ describe('other system jobs', () => {
     expect(await t.db.job.count({ where: { id: fresh.id } })).toBe(1);
   });
 
-  it('worker nodes offline for longer than the retention are deleted, unless they still hold a running task', async () => {
+  it('worker nodes offline or stopped for longer than the retention are deleted, unless they still hold a running task', async () => {
     const node = async (nodeId: string, status: string, daysAgo: number) => t.pool.query(
       `INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at) VALUES ($1, $1, 'h', 1, $2, $3)`,
       [nodeId, status, new Date(NOW.getTime() - daysAgo * DAY)],
@@ -162,15 +162,17 @@ describe('other system jobs', () => {
     await node('old-offline-busy', 'offline', 8);
     await node('recent-offline', 'offline', 6);
     await node('old-online', 'online', 8); // not offline yet: the reaper decides that, not retention
+    await node('old-stopped', 'stopped', 8); // stopped cleanly: its last heartbeat is the stop
+    await node('recent-stopped', 'stopped', 6);
     const job = await createJob(t.db, { key: 'ret.nodes', name: 'n', schedule: { kind: 'manual' }, handler: 'ret.h' }, SYSTEM_ACTOR, NOW);
     await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: NOW }, NOW);
     const [busy] = await claimTasks(t.db, { nodeId: 'old-offline-busy', handlers: ['ret.h'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 }, NOW);
     expect(busy).toBeDefined();
 
     const { deleteStaleNodes } = await import('../../lib/engine/nodes/index.ts');
-    expect(await deleteStaleNodes(t.db, { olderThanDays: 7 }, NOW)).toEqual(['old-offline']);
-    const left = (await t.pool.query(`SELECT node_id FROM worker_nodes WHERE node_id IN ('old-offline', 'old-offline-busy', 'recent-offline', 'old-online') ORDER BY 1`)).rows.map((r) => r.node_id);
-    expect(left).toEqual(['old-offline-busy', 'old-online', 'recent-offline']);
+    expect(await deleteStaleNodes(t.db, { olderThanDays: 7 }, NOW)).toEqual(['old-offline', 'old-stopped']);
+    const left = (await t.pool.query(`SELECT node_id FROM worker_nodes WHERE node_id IN ('old-offline', 'old-offline-busy', 'recent-offline', 'old-online', 'old-stopped', 'recent-stopped') ORDER BY 1`)).rows.map((r) => r.node_id);
+    expect(left).toEqual(['old-offline-busy', 'old-online', 'recent-offline', 'recent-stopped']);
     await completeTask(t.db, { taskId: busy!.id, attempt: busy!.attempt, nodeId: 'old-offline-busy', outcome: 'success' }, NOW);
   });
 
