@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Server, CircleStop, Play } from 'lucide-react';
 import type { WorkerView } from '@/lib/workers/list-workers';
+import { isGone } from '@/lib/workers/node-status';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/dialog';
 import { DataTable } from '../ui/data-table';
@@ -109,7 +110,7 @@ export function WorkersTable({
           title: (w) => w.lastHeartbeatAt,
           cell: (w) => (
             // a stopped or offline node's last heartbeat is history, not a warning
-            <span className={w.status === 'stopped' || w.status === 'offline' ? 'text-zinc-500' : w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
+            <span className={isGone(w.status) ? 'text-zinc-500' : w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
           ),
         },
         { key: 'running', header: 'Running', className: 'tabular-nums', cell: (w) => w.runningTasks },

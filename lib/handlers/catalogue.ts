@@ -6,7 +6,7 @@
  * - available: some node offering it is online or draining with a heartbeat younger than
  *   HEARTBEAT_STALE_SECONDS (lib/workers/list-workers.ts); otherwise `lastOfferedAt` is the
  *   newest heartbeat of a node that offered it (null when no registered node ever did —
- *   node rows are deleted after TICKFLOW_NODE_RETENTION_DAYS offline).
+ *   node rows are deleted after TICKFLOW_NODE_RETENTION_DAYS offline or stopped).
  * - spec (description, input JSON Schema, step defaults): from the node with the newest
  *   heartbeat that advertised one, so a redeployed handler's new schema wins.
  * Built-ins are always listed (every worker ships them), with their own descriptions.

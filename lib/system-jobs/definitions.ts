@@ -24,7 +24,7 @@ const common = {
  * Schedules are cron in UTC:
  * - system.retention            hourly at :17 — creates the history tables' weekly partitions ahead, drops whole weeks older
  *                                 than TICKFLOW_RETENTION_DAYS (30) days, deletes what is left of them in batches,
- *                                 and worker_nodes offline for TICKFLOW_NODE_RETENTION_DAYS (7) days;
+ *                                 and worker_nodes offline or stopped for TICKFLOW_NODE_RETENTION_DAYS (7) days;
  * - system.idempotency-cleanup  hourly at :23 — idempotency keys older than 24 h;
  * - system.recycle-bin-purge    daily 03:30 — jobs deleted more than TICKFLOW_RECYCLE_BIN_DAYS (30) days ago;
  * - system.stats-check          daily 00:45 — recompute the last 2 days of handler_stats_daily, alarm on drift.

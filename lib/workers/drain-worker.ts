@@ -3,7 +3,8 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { log } from '../log.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
-import { HEARTBEAT_STALE_SECONDS, isGone, toWorkerView, type WorkerView } from './list-workers.ts';
+import { HEARTBEAT_STALE_SECONDS, toWorkerView, type WorkerView } from './list-workers.ts';
+import { isGone } from './node-status.ts';
 
 /** What draining the last online worker does, in the words the API and the console show. */
 export const LAST_WORKER_CONSEQUENCE =

@@ -2,22 +2,10 @@ import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
 import type { NodeStatus } from '../engine/nodes/heartbeat-node.ts';
+import { isGone } from './node-status.ts';
 
 /** A node whose last heartbeat is older than this is shown as `stale` (likely dead; the reaper decides). */
 export const HEARTBEAT_STALE_SECONDS = 60;
-
-/**
- * The statuses of a node whose process is gone (docs/operations.md "Stopped or offline"):
- * `stopped` = it drained and exited cleanly (stoppedAt, stopSignal); `offline` = its
- * heartbeat was lost (a crash, kill -9, a machine gone) and the reaper marked it.
- * Neither can be drained or resumed, and neither ever counts as live.
- */
-export const GONE_STATUSES: readonly NodeStatus[] = ['offline', 'stopped'];
-
-/** True for `offline` and `stopped` (GONE_STATUSES). */
-export function isGone(status: NodeStatus): boolean {
-  return GONE_STATUSES.includes(status);
-}
 
 export type WorkerView = {
   nodeId: string;
