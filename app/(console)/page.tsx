@@ -57,7 +57,7 @@ export default async function OverviewPage() {
           ) : null}
         </Stat>
         <Stat icon={<Server />} label="Workers online" value={o.workers.online} href="/workers" tone={o.workers.online === 0 ? 'bad' : undefined}>
-          <Breakdown items={[['online', o.workers.online, '/workers'], ['draining', o.workers.draining, '/workers'], ['offline', o.workers.offline, '/workers'], ['stopped', o.workers.stopped, '/workers']]} />
+          <Breakdown items={[['online', o.workers.online, '/workers'], ['draining', o.workers.draining, '/workers'], ['stale', o.workers.stale, '/workers'], ['offline', o.workers.offline, '/workers'], ['stopped', o.workers.stopped, '/workers']]} />
           {o.workers.online === 0 ? <p className="mt-1 text-xs text-red-700">No worker is online: nothing fires or runs.</p> : null}
         </Stat>
       </div>

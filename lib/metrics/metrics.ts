@@ -13,7 +13,7 @@
  */
 import client from 'prom-client';
 import type { Db } from '../db.ts';
-import { HEARTBEAT_STALE_SECONDS } from '../workers/list-workers.ts';
+import { countNodesByStatus, HEARTBEAT_STALE_SECONDS, NODE_COUNT_STATUSES } from '../workers/node-status.ts';
 import { poolUse } from './pool-stats.ts';
 
 /** Histogram buckets of task durations (s): 10 ms … 1 h. */
@@ -158,18 +158,14 @@ export function registerClusterMetrics(registry: client.Registry, db: () => Db, 
   });
   new client.Gauge({
     name: 'tickflow_workers',
-    help: `Registered worker nodes by status; online = heartbeat within ${HEARTBEAT_STALE_SECONDS} s; offline = heartbeat lost (or older than that); stopped = stopped cleanly.`,
+    help: `Registered worker nodes by status (as the Workers page shows them): online and draining = heartbeat within ${HEARTBEAT_STALE_SECONDS} s; stale = an online or draining node whose heartbeat is older; offline = heartbeat lost (marked by the reaper); stopped = stopped cleanly.`,
     labelNames: ['status'],
     registers: r,
     async collect() {
       const at = now();
-      const [row] = await db().$queryRaw<{ online: number; draining: number; offline: number; stopped: number }[]>`
-        SELECT count(*) FILTER (WHERE status = 'online' AND last_heartbeat_at >= ${new Date(at.getTime() - HEARTBEAT_STALE_SECONDS * 1000)})::int AS online,
-               count(*) FILTER (WHERE status = 'draining')::int AS draining,
-               count(*) FILTER (WHERE status = 'offline' OR (status = 'online' AND last_heartbeat_at < ${new Date(at.getTime() - HEARTBEAT_STALE_SECONDS * 1000)}))::int AS offline,
-               count(*) FILTER (WHERE status = 'stopped')::int AS stopped
-        FROM worker_nodes`;
-      for (const status of ['online', 'draining', 'offline', 'stopped'] as const) this.set({ status }, row?.[status] ?? 0);
+      const rows = await db().workerNode.findMany({ select: { status: true, lastHeartbeatAt: true } });
+      const counts = countNodesByStatus(rows, at);
+      for (const status of NODE_COUNT_STATUSES) this.set({ status }, counts[status]);
     },
   });
 }

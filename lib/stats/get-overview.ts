@@ -1,5 +1,6 @@
 import type { Db } from '../db.ts';
 import { BEFORE_SLOT_ERROR } from '../engine/cancel-ahead-runs.ts';
+import { countNodesByStatus } from '../workers/node-status.ts';
 import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
 
@@ -17,7 +18,8 @@ export interface Overview {
   /** success / (success + failed + timeout) over those runs, 0..1; null when none finished */
   successRate24h: number | null;
   /** worker nodes by stored status: `offline` = heartbeat lost (the reaper marked it), `stopped` = stopped cleanly */
-  workers: { online: number; draining: number; offline: number; stopped: number };
+  /** nodes by the status the Workers page shows (lib/workers/node-status.ts effectiveNodeStatus): a stale heartbeat is not online */
+  workers: { online: number; draining: number; stale: number; offline: number; stopped: number };
   /** jobs the system paused after consecutive failures (newest first, at most 20) */
   deadLetterJobs: { id: string; key: string; name: string; consecutiveFailures: number; lastError: string | null; href: string }[];
   /** the latest failed / timed-out runs of the last 7 days (at most 10), linking to the run page */
@@ -36,7 +38,7 @@ export interface Overview {
  * - runs 24 h: runs_time_idx (scheduled_for DESC, INCLUDE status) range of one day, index-only; the runs
  *   cancelled before their slot: the same range, reading only the cancelled schedule runs' rows;
  * - latest failures: the same index backwards over 7 days, LIMIT 10;
- * - workers: worker_nodes_status_idx; dead-letter jobs: LIMIT 20;
+ * - workers: every worker_nodes row's status and heartbeat (one row per worker process, kept until retention); dead-letter jobs: LIMIT 20;
  * - alarms: alarms_pending_idx (partial) and a one-day created_at range;
  * - running tasks and the next 24 h of fires: lib/stats running-now.ts and upcoming-fires.ts.
  * @param now the clock for the 24 h / 7 d windows.
@@ -44,7 +46,7 @@ export interface Overview {
 export async function getOverview(db: Db, now: Date = new Date()): Promise<Overview> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
-  const [jobGroups, deleted, runGroups, beforeSlotRuns, nodeGroups, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
+  const [jobGroups, deleted, runGroups, beforeSlotRuns, nodes, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
     db.job.groupBy({ by: ['status'], where: { deletedAt: null }, _count: { _all: true } }),
     db.job.count({ where: { deletedAt: { not: null } } }),
     db.run.groupBy({ by: ['status'], where: { scheduledFor: { gte: dayAgo, lte: now } }, _count: { _all: true } }),
@@ -56,7 +58,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
         OR: Object.values(BEFORE_SLOT_ERROR).map((prefix) => ({ error: { startsWith: prefix } })),
       },
     }),
-    db.workerNode.groupBy({ by: ['status'], _count: { _all: true } }),
+    db.workerNode.findMany({ select: { status: true, lastHeartbeatAt: true } }),
     db.job.findMany({
       where: { deletedAt: null, status: 'dead_letter' },
       orderBy: { updatedAt: 'desc' },
@@ -79,7 +81,6 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
   const names = new Map((jobIds.length ? await db.job.findMany({ where: { id: { in: jobIds } }, select: { id: true, name: true } }) : []).map((x) => [x.id, x.name]));
   const j = Object.fromEntries(jobGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const r = Object.fromEntries(runGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
-  const w = Object.fromEntries(nodeGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   // Runs cancelled before their slot are look-ahead's bookkeeping, not an outcome an operator acts on:
   // the slot fires again (edit, a run that came first) or was never due to run (pause, delete).
   // The two reads are not one snapshot: a run cancelled in between must not make a count negative.
@@ -107,7 +108,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
     },
     runs24h,
     successRate24h: finished > 0 ? runs24h.success / finished : null,
-    workers: { online: w.online ?? 0, draining: w.draining ?? 0, offline: w.offline ?? 0, stopped: w.stopped ?? 0 },
+    workers: countNodesByStatus(nodes, now),
     deadLetterJobs: deadJobs.map((x) => ({ ...x, href: `/jobs/${x.id}` })),
     latestFailures: failures.map((f) => ({
       id: f.id,

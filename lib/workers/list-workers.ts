@@ -2,10 +2,9 @@ import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
 import type { NodeStatus } from '../engine/nodes/heartbeat-node.ts';
-import { isGone } from './node-status.ts';
+import { effectiveNodeStatus, HEARTBEAT_STALE_SECONDS } from './node-status.ts';
 
-/** A node whose last heartbeat is older than this is shown as `stale` (likely dead; the reaper decides). */
-export const HEARTBEAT_STALE_SECONDS = 60;
+export { HEARTBEAT_STALE_SECONDS };
 
 export type WorkerView = {
   nodeId: string;
@@ -46,7 +45,7 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
     labels: (w.labels ?? {}) as Record<string, string>,
     handlers: w.handlers,
     status: w.status,
-    effectiveStatus: !isGone(w.status) && age > HEARTBEAT_STALE_SECONDS ? 'stale' : w.status,
+    effectiveStatus: effectiveNodeStatus(w.status, w.lastHeartbeatAt, now),
     lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
     heartbeatAgeSeconds: age,
     runningTasks: w.runningTasks,

@@ -13,3 +13,27 @@ export const GONE_STATUSES: readonly NodeStatus[] = ['offline', 'stopped'];
 export function isGone(status: NodeStatus): boolean {
   return GONE_STATUSES.includes(status);
 }
+
+/** A node whose last heartbeat is older than this is shown as `stale` (likely dead; the reaper decides). */
+export const HEARTBEAT_STALE_SECONDS = 60;
+
+/**
+ * The status a node is shown and counted under at `now` — on the Workers page, in the overview
+ * and in the `tickflow_workers` metric (docs/operations.md "Stopped or offline"): its stored
+ * status, except that an `online` or `draining` node whose last heartbeat is more than
+ * HEARTBEAT_STALE_SECONDS old is `stale`: its process is most likely gone, but until the
+ * reaper marks it `offline` nothing is sure. A stale node never counts as online.
+ */
+export function effectiveNodeStatus(status: NodeStatus, lastHeartbeatAt: Date, now: Date): NodeStatus | 'stale' {
+  return !isGone(status) && now.getTime() - lastHeartbeatAt.getTime() > HEARTBEAT_STALE_SECONDS * 1000 ? 'stale' : status;
+}
+
+/** Every status a node is counted under (effectiveNodeStatus), in the Workers page's order. */
+export const NODE_COUNT_STATUSES = ['online', 'draining', 'stale', 'offline', 'stopped'] as const;
+
+/** How many of `nodes` count under each status at `now` (effectiveNodeStatus): the overview's and the metric's counts. */
+export function countNodesByStatus(nodes: { status: NodeStatus; lastHeartbeatAt: Date }[], now: Date): Record<(typeof NODE_COUNT_STATUSES)[number], number> {
+  const counts = { online: 0, draining: 0, stale: 0, offline: 0, stopped: 0 };
+  for (const n of nodes) counts[effectiveNodeStatus(n.status, n.lastHeartbeatAt, now)] += 1;
+  return counts;
+}

@@ -139,6 +139,7 @@ describe('installation-wide gauges', () => {
     await node('online', 5);
     await node('online', 600); // stale heartbeat: not online
     await node('draining', 5);
+    await node('draining', 600); // a draining node with a stale heartbeat is not draining either
     await node('offline', 900);
     // stopped cleanly: counted apart from offline (heartbeat lost), however old the stop
     await node('stopped', 5);
@@ -146,7 +147,8 @@ describe('installation-wide gauges', () => {
     await node('stopped', 900);
     expect(await sample(registry, 'tickflow_workers', { status: 'online' })).toBe(2);
     expect(await sample(registry, 'tickflow_workers', { status: 'draining' })).toBe(1);
-    expect(await sample(registry, 'tickflow_workers', { status: 'offline' })).toBe(2);
+    expect(await sample(registry, 'tickflow_workers', { status: 'stale' })).toBe(2);
+    expect(await sample(registry, 'tickflow_workers', { status: 'offline' })).toBe(1);
     expect(await sample(registry, 'tickflow_workers', { status: 'stopped' })).toBe(3);
   });
 });

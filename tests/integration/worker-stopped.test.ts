@@ -69,7 +69,7 @@ describe('a clean stop and a lost heartbeat stay distinguishable', () => {
     expect(items.map((w) => w.nodeId)).toEqual([beta.nodeId, alpha.nodeId]);
     expect(items[0]).toMatchObject({ status: 'offline', effectiveStatus: 'offline', stoppedAt: null, stopSignal: null });
     expect(items[1]).toMatchObject({ status: 'stopped', effectiveStatus: 'stopped', stoppedAt: a.stoppedAt!.toISOString(), stopSignal: 'SIGTERM' });
-    expect((await getOverview(t.db)).workers).toEqual({ online: 0, draining: 0, offline: 1, stopped: 1 });
+    expect((await getOverview(t.db)).workers).toEqual({ online: 0, draining: 0, stale: 0, offline: 1, stopped: 1 });
 
     // Neither can be drained or resumed: 409 naming what happened, nothing written.
     for (const [w, route, action] of [
