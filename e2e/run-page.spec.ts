@@ -104,7 +104,31 @@ test('the run Gantt shows each task waiting and running on one time axis, in DAG
   expect(ld.x).toBeGreaterThanOrEqual(ex.x + ex.width - 2);
   await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^attempt 1 of 1, ran \d/);
   await page.getByTestId('run-gantt').screenshot({ path: 'e2e/__screenshots__/run-gantt.png' });
+
+  // The run's Duration and the Timeline's total say what each counts, and their parts add up: the Timeline also
+  // counts the wait before the first task started.
+  const duration = page.getByTestId('run-duration');
+  await expect(duration).toContainText("first task's start → run's end");
+  const caption = await page.getByTestId('gantt-caption').innerText();
+  const m = /: (.+?) in all, (.+?) queued before the first task started \+ (.+?) from that start to the last end \(as the run's Duration counts\)$/.exec(caption);
+  expect(m, caption).not.toBeNull();
+  const [total, queued, ran] = m!.slice(1).map(ms);
+  expect(Math.abs(queued! + ran! - total!), caption).toBeLessThanOrEqual(15); // each part rounded on its own
+  const durationMs = ms(await duration.evaluate((e) => e.firstChild!.textContent!));
+  expect(Math.abs(ran! - durationMs), `${caption} / ${durationMs}`).toBeLessThanOrEqual(50);
 });
+
+/** A duration as lib/time/format.ts formatDuration writes it (`850 ms`, `1.25 s`, `12.3 s`, `4m 05s`), in ms. */
+function ms(text: string): number {
+  const t = text.trim();
+  let m = /^(\d+) ms$/.exec(t);
+  if (m) return Number(m[1]);
+  m = /^([\d.]+) s$/.exec(t);
+  if (m) return Number(m[1]) * 1000;
+  m = /^(\d+)m (\d+)s$/.exec(t);
+  if (m) return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+  throw new Error(`not a duration: ${t}`);
+}
 
 test('a run skipped by the block strategy shows its steps as skipped, not pending', async ({ page }) => {
   const job = await api<{ id: string }>('POST', '/jobs', {
@@ -285,4 +309,119 @@ test('an operator\'s Retry task beyond a budget of one attempt reads the same tr
   await expect(page.getByTestId('run-node-attempt-load')).toHaveAttribute('title', /1 automatic \(at most 1 automatic: max retries 0\) and 1 started by an operator/);
   await expect(page.locator('[data-testid="gantt-row"][data-step="load"] [data-testid="gantt-run"]')).toHaveAttribute('title', new RegExp(`^${text.replace(/[()+]/g, '\\$&')}, ran `));
   await expect(page.getByTestId('run-node-attempt-report')).toHaveText('no attempt');
+});
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+test('at 1280-1440 px the run graph\'s MiniMap and edge legend cover neither each other nor the graph', async ({ page }) => {
+  // The demo DAG's shape (prisma/seed.ts demo.db-migration): four cards in one column under "transform".
+  const shards = [0, 1, 2];
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runpage.overlays.${uniq()}`,
+    name: 'Overlays',
+    schedule: { kind: 'manual' },
+    steps: [
+      { key: 'extract', name: 'Extract legacy orders', handler: 'builtin.noop' },
+      { key: 'transform', name: 'Transform to orders_v2', handler: 'builtin.noop' },
+      ...shards.map((s) => ({ key: `validate-shard-${s}`, name: `Validate shard ${s}`, handler: 'builtin.noop' })),
+      { key: 'rebuild-index', name: 'Rebuild index', handler: 'builtin.noop' },
+      { key: 'rollback', name: 'Compensate: drop orders_v2', handler: 'builtin.noop' },
+    ],
+    edges: [
+      { from: 'extract', to: 'transform', type: 'hard' },
+      ...shards.map((s) => ({ from: 'transform', to: `validate-shard-${s}`, type: 'hard' })),
+      ...shards.map((s) => ({ from: `validate-shard-${s}`, to: 'rebuild-index', type: 'hard' })),
+      { from: 'transform', to: 'rollback', type: 'on_failure' },
+    ],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page);
+  for (const width of [1280, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`/runs/${run.id}`);
+    const graph = page.getByTestId('run-graph');
+    await expect(page.getByTestId('run-node-extract')).toBeVisible();
+    const minimap = graph.locator('.react-flow__minimap');
+    const legend = page.getByTestId('dag-legend');
+    await expect(minimap).toBeVisible();
+    await expect(legend).toBeVisible();
+    // the first view is set once the cards are measured: wait until it holds still
+    let last = '';
+    await expect.poll(async () => { const t = await graph.locator('.react-flow__viewport').evaluate((e) => getComputedStyle(e).transform); const same = t === last; last = t; return same; }).toBe(true);
+    const pane = (await graph.boundingBox())!;
+    const map = (await minimap.boundingBox())!;
+    const key = (await legend.boundingBox())!;
+    expect(overlaps(key, map), `${width}: legend over the MiniMap`).toBe(false);
+    expect(overlaps(key, pane), `${width}: legend over the canvas`).toBe(false);
+    const cards = await graph.locator('.react-flow__node, [data-edge-label]').evaluateAll((els) =>
+      els.map((e) => ({ name: e.getAttribute('data-id') ?? e.getAttribute('data-edge-label') ?? '', box: e.getBoundingClientRect().toJSON() as Box })),
+    );
+    expect(cards.length).toBeGreaterThanOrEqual(7);
+    for (const c of cards) {
+      expect(overlaps(c.box, map), `${width}: ${c.name} under the MiniMap`).toBe(false);
+      // every row of the graph is in view, none cut off by the bottom of the canvas
+      if (c.box.x < pane.x + pane.width) expect(c.box.y + c.box.height, `${width}: ${c.name} below the canvas`).toBeLessThanOrEqual(pane.y + pane.height);
+    }
+  }
+});
+
+test('the tasks table keeps every cell on one line at 1440 and 1280 px, long text whole on hover', async ({ page }) => {
+  const longKey = 'validate_customer_orders_shard_0';
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.runpage.table.${uniq()}`,
+    name: 'Tasks table',
+    schedule: { kind: 'manual' },
+    policy: { maxRetries: 0 },
+    steps: [
+      { key: 'extract_legacy_orders', handler: 'builtin.noop' },
+      { key: 'transform_to_orders_v2', handler: 'builtin.noop' },
+      { key: longKey, handler: 'builtin.fail' },
+      { key: 'report', handler: 'builtin.noop' },
+    ],
+    edges: [
+      { from: 'extract_legacy_orders', to: longKey, type: 'hard' },
+      { from: 'transform_to_orders_v2', to: longKey, type: 'soft' },
+      { from: longKey, to: 'report', type: 'hard' },
+    ],
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await login(page);
+  const table = page.getByTestId('tasks-table');
+  for (const width of [1440, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`/runs/${run.id}`);
+    await expect(table.locator('tbody tr')).toHaveCount(4);
+    // the dead task's row has its three buttons: Retry task, Mark success, Clear downstream
+    const row = table.locator('tbody tr').filter({ has: page.getByTestId(`task-status-${longKey}`) });
+    for (const name of ['Retry task', 'Mark success', 'Clear downstream']) await expect(row.getByRole('button', { name })).toBeVisible();
+    // one line per cell: a cell wraps when a piece of its visible text starts below the bottom of its first line
+    const wrapped = await table.locator('tbody td').evaluateAll((tds) =>
+      tds
+        .map((td) => {
+          const rects: DOMRect[] = [];
+          const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            if (!n.textContent!.trim() || n.parentElement!.getBoundingClientRect().width <= 1) continue; // blank, or an icon button's screen-reader label
+            const r = document.createRange();
+            r.selectNodeContents(n);
+            rects.push(...[...r.getClientRects()].filter((b) => b.width > 0 && b.height > 0));
+          }
+          rects.sort((a, b) => a.top - b.top);
+          const wraps = rects.some((b) => b.top >= rects[0]!.bottom - 1);
+          return wraps ? `${td.closest('tr')!.querySelector('td')!.textContent}: ${td.textContent}` : null;
+        })
+        .filter(Boolean),
+    );
+    expect(wrapped, `${width} px`).toEqual([]);
+    expect(await table.evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth), `${width} px`).toBeLessThanOrEqual(0);
+    // cut text is whole on hover
+    await expect(row.locator('td').first().locator('[title]')).toHaveAttribute('title', longKey);
+    await expect(page.getByTestId(`task-parents-${longKey}`).locator('xpath=..')).toHaveAttribute('title', 'extract_legacy_orders (hard), transform_to_orders_v2 (soft)');
+    // the Worker column gives way below 1400 px
+    if (width < 1400) await expect(table.getByRole('columnheader', { name: 'Worker' })).toBeHidden();
+    else await expect(table.getByRole('columnheader', { name: 'Worker' })).toBeVisible();
+  }
 });

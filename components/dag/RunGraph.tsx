@@ -5,12 +5,12 @@
 import { memo, useCallback, useEffect, useMemo } from 'react';
 import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState } from '@xyflow/react';
 import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
-import { MINIMAP_SIZE, RUN_FIT_VIEW_OPTIONS, RUN_PADDING } from './canvas';
+import { MINIMAP_SIZE, RUN_FIT_VIEW_OPTIONS, RUN_PADDING, runCanvasHeight } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
-import { EdgeLegend } from './Legend';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 import { useInitialView } from './use-initial-view';
 import { attemptLabel, type AttemptFacts } from '@/lib/runs/run-view';
+import { formatDuration } from '@/lib/time/format';
 
 /** Task statuses (lib/engine/states.ts TASK_STATUSES; docs/design.md §4). */
 export type RunTaskStatus = 'pending' | 'running' | 'success' | 'failed' | 'timeout' | 'cancelled' | 'dead' | 'skipped';
@@ -21,7 +21,8 @@ export type RunGraphTask = AttemptFacts & { stepKey: string; status: RunTaskStat
 /**
  * Props of {@link RunGraph}: the job version's `steps` / `edges` (positions in px; laid out if missing), the run's
  * `tasks` (a step without a task is shown as `untaskedStatus`, default pending), `selectedStepKey` to highlight the open task, and
- * `onSelectTask(stepKey)` called on node click. `className` sizes the box (default 420px tall).
+ * `onSelectTask(stepKey)` called on node click. The box is as tall as the graph needs (canvas.ts runCanvasHeight);
+ * `className` adds classes to it. The edge legend is not drawn inside, where it covered cards: the page puts it above (Legend.tsx).
  */
 export type RunGraphProps = {
   steps: StepDraft[];
@@ -62,16 +63,8 @@ const STATUS_ICON: Record<RunTaskStatus, typeof Clock> = {
 
 const styleOf = (status: string) => RUN_STATUS_STYLES[status as RunTaskStatus] ?? RUN_STATUS_STYLES.pending;
 
-/** Human duration: 850 ms, 12.3 s, 4m 05s, 1h 02m. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms == null || !Number.isFinite(ms) || ms < 0) return '';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${String(Math.floor(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
-}
+/** A card's height in flow px before it is measured: with its step name line, or without (RunStepNodeView). */
+const cardHeight = (name: string | undefined) => (name ? 77 : 61);
 
 const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNode>) {
   const look = styleOf(data.status);
@@ -137,7 +130,7 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
           selectable: true,
           // Size before the first measurement (the MiniMap and the Fit button use it); matches the card below.
           initialWidth: 200,
-          initialHeight: 61,
+          initialHeight: cardHeight(n.data.name),
           data: { key: n.data.key, name: n.data.name, handler: n.data.handler, status, attempt: attemptLabel(t ?? null), durationMs: t?.durationMs ?? null, selected: selectedStepKey === n.data.key },
           domAttributes: { 'data-testid': `run-node-${n.data.key}`, 'data-status': status } as RunNode['domAttributes'],
           ariaLabel: `${n.data.key}: ${status}`,
@@ -166,6 +159,13 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
   }, [base, nodes]);
 
   useInitialView(RUN_PADDING);
+  // From the layout, not from measured cards: the box has its height at the first render, on the server too.
+  const height = useMemo(() => {
+    if (base.nodes.length === 0) return runCanvasHeight(0);
+    const top = Math.min(...base.nodes.map((n) => n.position.y));
+    const bottom = Math.max(...base.nodes.map((n) => n.position.y + cardHeight(n.data.name)));
+    return runCanvasHeight(bottom - top);
+  }, [base]);
 
   const onNodeClick = useCallback<NodeMouseHandler<RunNode>>((_, node) => onSelectTask?.(node.data.key), [onSelectTask]);
   const counts = useMemo(() => {
@@ -175,7 +175,7 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
   }, [nodes]);
 
   return (
-    <div className={`relative overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[420px]'}`} data-testid="run-graph">
+    <div className={`relative overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? ''}`} style={{ height }} data-testid="run-graph">
       <ReactFlow<RunNode, DepEdge>
         nodes={nodes}
         edges={flowEdges}
@@ -206,9 +206,6 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
               </span>
             ))}
           </div>
-        </Panel>
-        <Panel position="bottom-center">
-          <EdgeLegend />
         </Panel>
       </ReactFlow>
     </div>

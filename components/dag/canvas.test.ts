@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EDITOR_PADDING, LEGIBLE_ZOOM, MAX_FIT_ZOOM, initialViewport, panToShow } from './canvas';
+import { EDITOR_PADDING, LEGIBLE_ZOOM, MAX_FIT_ZOOM, RUN_CANVAS_HEIGHT, RUN_PADDING, initialViewport, panToShow, runCanvasHeight } from './canvas';
 
 const pad = { top: 20, right: 20, bottom: 20, left: 20 };
 const canvas = { width: 1040, height: 440 }; // 1000 x 400 inside the padding
@@ -42,5 +42,22 @@ describe('panToShow (a new step off screen)', () => {
   });
   it('keeps the top-left corner of a rect bigger than the room (and below the top padding)', () => {
     expect(panToShow(vp, { x: 500, y: 0, width: 2000, height: 64 }, canvas, pad)).toEqual({ x: -480, y: 20, zoom: 1 });
+  });
+});
+
+describe('runCanvasHeight (the run graph grows with its rows)', () => {
+  it('a one-row chain keeps the smallest height', () => {
+    expect(runCanvasHeight(61)).toBe(RUN_CANVAS_HEIGHT.min);
+  });
+  it('four rows of cards get the room to show them all at the legible zoom, above the MiniMap band', () => {
+    const graph = 4 * 77 + 3 * 40;
+    const h = runCanvasHeight(graph);
+    expect(h).toBeGreaterThan(RUN_CANVAS_HEIGHT.min);
+    const v = initialViewport({ x: 0, y: 0, width: 3000, height: graph }, { width: 1000, height: h }, RUN_PADDING);
+    expect(v.zoom).toBeCloseTo(LEGIBLE_ZOOM, 6);
+    expect(v.y + graph * v.zoom).toBeLessThanOrEqual(h - RUN_PADDING.bottom + 0.5);
+  });
+  it('a very tall graph stops at the largest height', () => {
+    expect(runCanvasHeight(5_000)).toBe(RUN_CANVAS_HEIGHT.max);
   });
 });

@@ -1,5 +1,6 @@
 // Viewport settings shared by the editor and the run graph. The canvas carries overlays — Controls bottom-left,
-// the legend bottom-centre, the MiniMap bottom-right (and the run graph's status summary top-left) — and fitView
+// the legend bottom-centre (the editor's; the run graph's sits in its card header), the MiniMap bottom-right (and
+// the run graph's status summary top-left) — and fitView
 // must keep every card and handle clear of them: a handle under the (pannable) MiniMap turns a drag-to-connect
 // into a drag of the MiniMap, which pans the canvas away instead of connecting.
 // Pure: no React Flow runtime here, so the viewport rules below are unit-tested (canvas.test.ts).
@@ -16,7 +17,7 @@ export type CanvasPadding = { top: number; right: number; bottom: number; left: 
 
 /** The editor's canvas: the bottom band is left to the MiniMap/legend, the left edge to the Controls. */
 export const EDITOR_PADDING: CanvasPadding = { top: 24, right: 24, bottom: MINIMAP_SIZE.height + PANEL_MARGIN + 12, left: 26 + PANEL_MARGIN + 16 };
-/** The run graph's canvas, whose status summary sits top-left. */
+/** The run graph's canvas, whose status summary sits top-left; its bottom band is the MiniMap's and the Controls'. */
 export const RUN_PADDING: CanvasPadding = { ...EDITOR_PADDING, top: 48 };
 
 /**
@@ -42,6 +43,19 @@ export const RUN_FIT_VIEW_OPTIONS = { ...FIT_VIEW_OPTIONS, padding: pxPadding(RU
 
 export type Rect = { x: number; y: number; width: number; height: number };
 export type Viewport = { x: number; y: number; zoom: number };
+
+/** The run graph's canvas height range in px: the smallest keeps a short chain from floating in a tall box, the largest keeps the tasks table near. */
+export const RUN_CANVAS_HEIGHT = { min: 360, max: 640 } as const;
+
+/**
+ * Height in px of the run graph's canvas for a graph `graphHeight` flow px tall: the graph at LEGIBLE_ZOOM plus the
+ * padded bands, so that its first view shows every row above the MiniMap's band instead of under the MiniMap; within
+ * RUN_CANVAS_HEIGHT (a taller graph starts at its top and the MiniMap or panning reach the rest).
+ */
+export function runCanvasHeight(graphHeight: number, padding: CanvasPadding = RUN_PADDING, range: { min: number; max: number } = RUN_CANVAS_HEIGHT): number {
+  const needed = Math.ceil(Math.max(0, graphHeight) * LEGIBLE_ZOOM + padding.top + padding.bottom);
+  return Math.min(range.max, Math.max(range.min, needed));
+}
 
 /**
  * The first view of a graph whose cards span `bounds` (flow px) on a canvas of `size` (screen px): the whole graph,

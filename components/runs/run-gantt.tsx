@@ -41,6 +41,32 @@ export function ganttAxis(spanMs: number): { ticks: number[]; end: number } {
   return { ticks, end: ticks[ticks.length - 1]! };
 }
 
+/** One task on the chart: when it became ready, started and ended (ms; null while not started). */
+export type GanttSpan = { ready: number; start: number | null; end: number | null };
+
+/**
+ * What the chart's total is made of. It runs from the first task ready to be claimed (`t0`, normally the run's
+ * creation or slot) to the last task's end, so it counts the wait before the first task started (`queuedMs`); the
+ * run's Duration counts from the first task's start to the run's end (lib/engine/sql/run-outcome.ts), the chart's
+ * `ranMs`. Null when no task has a time yet; `queuedMs` / `ranMs` null while no task has started.
+ */
+export function timelineSpan(rows: readonly GanttSpan[]): { t0: number; totalMs: number; queuedMs: number | null; ranMs: number | null } | null {
+  const times = rows.flatMap((r) => [r.ready, r.start, r.end]).filter((x): x is number => x != null);
+  if (times.length === 0) return null;
+  const t0 = Math.min(...times);
+  const last = Math.max(...times);
+  const starts = rows.map((r) => r.start).filter((x): x is number => x != null);
+  const firstStart = starts.length ? Math.min(...starts) : null;
+  return { t0, totalMs: last - t0, queuedMs: firstStart == null ? null : firstStart - t0, ranMs: firstStart == null ? null : last - firstStart };
+}
+
+/** The chart's caption: where it starts and what its total is made of (timelineSpan), in the one duration format. */
+export function timelineCaption(span: NonNullable<ReturnType<typeof timelineSpan>>, from: string): string {
+  const total = `${formatDuration(span.totalMs)} in all`;
+  const parts = span.queuedMs == null || span.ranMs == null ? 'no task has started yet' : `${formatDuration(span.queuedMs)} queued before the first task started + ${formatDuration(span.ranMs)} from that start to the last end (as the run's Duration counts)`;
+  return `Waiting to be claimed (light) and running (coloured), from ${from}: ${total}, ${parts}`;
+}
+
 /** The chart (test id `run-gantt`, one `gantt-row` per task with `gantt-wait` and `gantt-run` bars). */
 export function RunGantt({ tasks }: { tasks: TaskView[] }) {
   const zone = useDisplayZone();
@@ -53,16 +79,15 @@ export function RunGantt({ tasks }: { tasks: TaskView[] }) {
     const end = t.completedAt ? Date.parse(t.completedAt) : start != null && now != null ? Math.max(start, now) : start;
     return { t, ready, start, end };
   });
-  const times = rows.flatMap((r) => [r.ready, r.start, r.end]).filter((x): x is number => x != null);
-  if (times.length === 0) return null;
-  const t0 = Math.min(...times);
-  const span = Math.max(...times) - t0;
-  const { ticks, end: axisEnd } = ganttAxis(span);
+  const summary = timelineSpan(rows);
+  if (!summary) return null;
+  const { t0 } = summary;
+  const { ticks, end: axisEnd } = ganttAxis(summary.totalMs);
   const pct = (x: number) => `${((x - t0) / axisEnd) * 100}%`;
   const width = (a: number, b: number) => `${Math.max(0.4, ((b - a) / axisEnd) * 100)}%`;
   return (
     <Card className="mt-4 overflow-hidden">
-      <CardHeader title="Timeline" description={`Waiting to be claimed (light) and running (coloured), from ${formatDateTime(t0, zone, { ms: true })}; total ${formatDuration(span)}`} />
+      <CardHeader title="Timeline" description={<span data-testid="gantt-caption">{timelineCaption(summary, formatDateTime(t0, zone, { ms: true }))}</span>} />
       <div className="px-4 pb-3" data-testid="run-gantt">
         <div className="relative ml-40 h-5 border-b border-zinc-200 text-[10px] text-zinc-400">
           {ticks.map((tick, i) => (

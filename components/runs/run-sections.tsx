@@ -8,12 +8,14 @@ import { Ban, RotateCcw } from 'lucide-react';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader, DescriptionList } from '../ui/card';
 import { ConfirmDialog } from '../ui/dialog';
-import { TaskRecoveryActions } from './task-recovery-actions';
+import { ROW_ACTION_LABEL, TaskRecoveryActions } from './task-recovery-actions';
+import { Truncate } from '../ui/truncate';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, ZonedTime, formatDuration } from '../time';
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
+import { EdgeLegend } from '../dag/Legend';
 import { DataTable } from '../ui/data-table';
 import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
 import { attemptLabel } from '@/lib/runs/run-view';
@@ -89,6 +91,17 @@ function RunText({ text }: { text: string }) {
   );
 }
 
+/** The run's Duration (lib/engine/sql/run-outcome.ts: the first task's start to the run's end), saying so. */
+function RunDuration({ run }: { run: RunDetailState['run'] }) {
+  if (!run.startedAt) return <>—</>;
+  return (
+    <span data-testid="run-duration">
+      {run.durationMs != null ? formatDuration(run.durationMs) : <Elapsed since={run.startedAt} suffix=" so far" />}
+      <span className="ml-1.5 text-xs text-zinc-500">first task&apos;s start → {run.finishedAt ? 'run\'s end' : 'now'}</span>
+    </span>
+  );
+}
+
 /** Timing (with lateness), error, params and the retry chain. */
 export function RunSummary({ rd }: { rd: RunDetailState }) {
   const { run } = rd;
@@ -104,7 +117,8 @@ export function RunSummary({ rd }: { rd: RunDetailState }) {
               ['Scheduled for', <ZonedTime key="s" value={run.scheduledFor} />],
               ['Started', run.startedAt ? <ZonedTime key="st" value={run.startedAt} /> : '—'],
               ['Finished', run.finishedAt ? <ZonedTime key="f" value={run.finishedAt} /> : '—'],
-              ['Duration', run.durationMs != null ? formatDuration(run.durationMs) : run.startedAt ? <Elapsed key="d" since={run.startedAt} suffix=" so far" /> : '—'],
+              // Says what it counts: the Timeline's total also counts the wait before the first task started.
+              ['Duration', <RunDuration key="d" run={run} />],
               ['Lateness', lateness == null ? '—' : <span key="l" title="started − scheduled for" className={lateness > 5000 ? 'text-amber-700' : undefined}>{formatDuration(Math.max(0, lateness))}</span>],
               ['Job version', <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
               ['Trace id', <span key="tr" className="font-mono text-xs">{run.traceId}</span>],
@@ -151,7 +165,8 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
   if (graph.steps.length <= 1) return null;
   return (
     <Card className="mt-4 overflow-hidden">
-      <CardHeader title="Graph" description="Click a step to jump to its log" />
+      {/* The legend sits in the header, off the canvas: inside it covered cards and edges at 1280-1440 px. */}
+      <CardHeader title="Graph" description="Click a step to jump to its log" actions={<EdgeLegend />} />
       <RunGraph
         steps={graph.steps}
         edges={graph.edges}
@@ -160,13 +175,17 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
         untaskedStatus={run.status === 'skipped' ? 'skipped' : 'pending'}
         selectedStepKey={selected}
         onSelectTask={onSelect}
-        className="h-[360px]"
       />
     </Card>
   );
 }
 
-/** One row per task: status, attempt, duration, worker, parents, and Retry task where allowed. */
+/**
+ * One row per task: status, attempt, duration, worker, parents, and Retry task where allowed. Each cell keeps to one
+ * line at 1280-1440 px: long step keys, handlers, attempts and parent lists are cut with the whole text on hover
+ * (Truncate), the Worker column gives way below 1400 px (the task's section names its worker), and the row's
+ * buttons show their icon alone below 1600 px (ROW_ACTION_LABEL).
+ */
 export function TasksTable({ rd }: { rd: RunDetailState }) {
   const { run, active, busy, onRetryTask, refresh } = rd;
   return (
@@ -182,15 +201,26 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
             header: 'Step',
             className: 'font-mono text-xs',
             cell: (t) => (
-              <a href={`#task-${t.stepKey}`} className="hover:underline">
-                {t.stepKey}
-              </a>
+              <Truncate text={t.stepKey} className="max-w-[11rem]">
+                <a href={`#task-${t.stepKey}`} className="hover:underline">
+                  {t.stepKey}
+                </a>
+              </Truncate>
             ),
           },
-          { key: 'handler', header: 'Handler', cell: (t) => <Tag mono>{t.handler}</Tag> },
+          {
+            key: 'handler',
+            header: 'Handler',
+            cell: (t) => (
+              <Tag mono className="inline-block max-w-[9rem] truncate align-middle" title={t.handler}>
+                {t.handler}
+              </Tag>
+            ),
+          },
           {
             key: 'status',
             header: 'Status',
+            className: 'whitespace-nowrap',
             cell: (t) => (
               <>
                 <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} />
@@ -208,35 +238,40 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
             className: 'tabular-nums text-xs',
             cell: (t) => {
               const a = attemptLabel(t);
-              return (
-                <span title={a.title} data-testid={`task-attempt-${t.stepKey}`}>
-                  {a.long}
-                </span>
-              );
+              return <Truncate text={a.long} title={a.title} className="max-w-[10rem]" data-testid={`task-attempt-${t.stepKey}`} />;
             },
           },
           {
             key: 'duration',
             header: 'Duration',
-            className: 'text-xs',
+            className: 'whitespace-nowrap text-xs',
             cell: (t) => (t.startedAt ? t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : <Elapsed since={t.startedAt} /> : '—'),
           },
-          { key: 'exit', header: 'Exit code', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
-          { key: 'worker', header: 'Worker', className: 'max-w-[10rem] truncate text-xs text-zinc-600', cell: (t) => t.lockedBy ?? '—' },
+          { key: 'exit', header: 'Exit code', headerClassName: 'whitespace-nowrap', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
+          {
+            key: 'worker',
+            header: 'Worker',
+            // gives way first below 1400 px, as the jobs list's Created column: the task's section names its worker
+            headerClassName: 'hidden min-[1400px]:table-cell',
+            className: 'hidden text-xs text-zinc-600 min-[1400px]:table-cell',
+            cell: (t) => <Truncate text={t.lockedBy ?? '—'} className="max-w-[10rem]" />,
+          },
           {
             key: 'parents',
             header: 'Depends on',
             className: 'font-mono text-xs text-zinc-600',
             cell: (t) =>
               t.parents.length ? (
-                <span data-testid={`task-parents-${t.stepKey}`}>
-                  {t.parents.map((p, i) => (
-                    <span key={p.step}>
-                      {i > 0 ? ', ' : null}
-                      {p.step} <span style={{ color: EDGE_STYLES[p.type].stroke }}>({EDGE_STYLES[p.type].label})</span>
-                    </span>
-                  ))}
-                </span>
+                <Truncate text={t.parents.map((p) => `${p.step} (${EDGE_STYLES[p.type].label})`).join(', ')} className="max-w-[13rem]">
+                  <span data-testid={`task-parents-${t.stepKey}`}>
+                    {t.parents.map((p, i) => (
+                      <span key={p.step}>
+                        {i > 0 ? ', ' : null}
+                        {p.step} <span style={{ color: EDGE_STYLES[p.type].stroke }}>({EDGE_STYLES[p.type].label})</span>
+                      </span>
+                    ))}
+                  </span>
+                </Truncate>
               ) : (
                 '—'
               ),
@@ -244,14 +279,14 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
           {
             key: 'actions',
             header: '',
-            className: 'text-right',
+            className: 'whitespace-nowrap text-right',
             cell: (t) => (
               <>
                 {canRetryTask(t) && !active ? (
                   <RoleGate>
                     <DisabledReason reason={busy ? 'Working…' : null}>
-                      <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)}>
-                        <RotateCcw /> Retry task
+                      <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)} title="Retry task">
+                        <RotateCcw /> <span className={ROW_ACTION_LABEL}>Retry task</span>
                       </Button>
                     </DisabledReason>
                   </RoleGate>

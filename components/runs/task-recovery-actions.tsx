@@ -12,6 +12,13 @@ import { clearTaskAction, markTaskSuccessAction } from '@/app/(console)/runs/[id
 import type { TaskView } from '@/lib/runs/run-view';
 
 const FINAL = new Set(['success', 'dead', 'cancelled', 'skipped']);
+
+/**
+ * Classes of a task row's button label: read from 1600 px; narrower, the icon alone with the label as its tooltip
+ * and accessible name, so that three buttons (Retry task, Mark success, Clear downstream) fit on one line of the
+ * tasks table at 1280-1440 px.
+ */
+export const ROW_ACTION_LABEL = 'sr-only min-[1600px]:not-sr-only';
 type Kind = 'mark' | 'clear' | 'clearDownstream';
 
 const TEXT: Record<Kind, { button: string; title: (step: string) => string; description: (children: string) => string; confirm: string; done: string; reasonLabel: string }> = {
@@ -82,15 +89,15 @@ export function TaskRecoveryActions({ task, onDone }: { task: Pick<TaskView, 'id
     <>
       {task.status === 'dead' ? (
         <RoleGate>
-          <Button size="sm" variant="ghost" onClick={() => show('mark')} data-testid={`mark-success-${task.stepKey}`}>
-            <CheckCheck /> {TEXT.mark.button}
+          <Button size="sm" variant="ghost" onClick={() => show('mark')} data-testid={`mark-success-${task.stepKey}`} title={TEXT.mark.button}>
+            <CheckCheck /> <span className={ROW_ACTION_LABEL}>{TEXT.mark.button}</span>
           </Button>
         </RoleGate>
       ) : null}
       {FINAL.has(task.status) ? (
         <RoleGate>
-          <Button size="sm" variant="ghost" onClick={() => show(clear)} data-testid={`clear-${task.stepKey}`}>
-            <Eraser /> {TEXT[clear].button}
+          <Button size="sm" variant="ghost" onClick={() => show(clear)} data-testid={`clear-${task.stepKey}`} title={TEXT[clear].button}>
+            <Eraser /> <span className={ROW_ACTION_LABEL}>{TEXT[clear].button}</span>
           </Button>
         </RoleGate>
       ) : null}
