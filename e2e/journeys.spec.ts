@@ -61,12 +61,16 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
   await page.getByRole('tab', { name: 'Versions' }).click();
   const table = page.getByTestId('versions-table');
   await expect(table.locator('tbody tr')).toHaveCount(3);
+  // The hint says how to compare until a diff is open.
+  const hint = page.getByText('Tick two versions to compare them side by side.');
+  await expect(hint).toBeVisible();
   // Pick v1 and v3 (the two newest are preselected: untick v2, tick v1).
   await page.getByRole('checkbox', { name: 'Compare version 2' }).uncheck();
   await page.getByRole('checkbox', { name: 'Compare version 1' }).check();
   await page.getByRole('button', { name: /Compare v1 ↔ v3/ }).click();
   const diff = page.getByTestId('version-diff');
   await expect(diff).toContainText('v1 ↔ v3');
+  await expect(hint).toHaveCount(0);
   const nameRow = diff.locator('tr', { hasText: /^name/ });
   await expect(nameRow).toContainText('E2E e2e.versions');
   await expect(nameRow).toContainText('Renamed twice');
@@ -97,6 +101,27 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
   await expect(page.getByRole('checkbox', { name: 'Compare version 6' })).not.toBeChecked();
   await page.getByRole('button', { name: /Compare v3 ↔ v4/ }).click();
   await expect(page.getByTestId('version-diff')).toContainText('v3 ↔ v4');
+
+  // Rollback is offered only where it restores a configuration: v5 (a pause) and v4 (the rollback the job is back
+  // at) hold the current configuration, so their buttons are disabled and say why; v3 still differs.
+  const rollbackOf = (v: number) => table.locator('tbody tr').filter({ has: page.getByRole('checkbox', { name: `Compare version ${v}`, exact: true }) }).getByRole('button', { name: 'Rollback' });
+  await expect(rollbackOf(6)).toHaveCount(0); // the current version
+  for (const [v, why] of [
+    [5, 'Nothing to roll back: v5 only records a pause, and its configuration is the current one (v6)'],
+    [4, 'Nothing to roll back: v4 has the same configuration, and its configuration is the current one (v6)'],
+  ] as const) {
+    await expect(rollbackOf(v)).toBeDisabled();
+    await expect(rollbackOf(v)).toHaveAccessibleDescription(why);
+  }
+  await expect(rollbackOf(3)).toBeEnabled();
+  // the REST route refuses the same, naming the field
+  const refused = await fetch(`${E2E_BASE_URL}/api/v1/jobs/${job.id}/rollback`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${E2E_API_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': `rb-${uniq()}` },
+    body: JSON.stringify({ version: 5 }),
+  });
+  expect(refused.status).toBe(422);
+  expect((await refused.json()).error.fields.version).toBe('Nothing to roll back: v5 only records a pause, and its configuration is the current one (v6)');
 });
 
 test('runs list filters by job, status and trigger', async ({ page }) => {

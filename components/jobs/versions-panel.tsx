@@ -15,7 +15,8 @@ import { FieldDiffTable } from './field-diff-table';
 import { RelativeTime } from '../time';
 import { defaultComparePair } from './compare-default';
 
-export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string };
+/** A row of the history (lib/jobs listVersions): `rollbackRefusal` says why a rollback to it would restore nothing, null when it would restore a configuration. */
+export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string; rollbackRefusal: string | null };
 type FieldChange = { path: string; from: unknown; to: unknown };
 type StepLike = { key: string; handler: string };
 type EdgeLike = { from: string; to: string; type: string };
@@ -33,7 +34,9 @@ type R<T> = { ok: true; data: T } | { ok: false; error: string };
 /**
  * Version history: who, when, change type, reason. Tick two versions and Compare to see
  * them side by side (changed fields, steps and edges); Rollback makes a chosen version's
- * configuration the newest version (optimistic lock on the version shown).
+ * configuration the newest version (optimistic lock on the version shown). On a version whose
+ * configuration is the current one (a pause or resume after the last edit) Rollback is disabled
+ * and says why, in the words the server refuses it with (lib/jobs/rollback-rule.ts).
  */
 export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback }: { jobId: string; currentVersion: number; versions: VersionRow[]; diff: (id: string, from: number, to: number) => Promise<R<DiffData>>; rollback: (id: string, input: { version: number; expectedVersion?: number }) => Promise<R<{ version: number }>> }) {
   const [picked, setPicked] = React.useState<number[]>(() => defaultComparePair(versions));
@@ -62,7 +65,8 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
             <GitCompare /> Compare {picked.length === 2 ? `v${Math.min(...picked)} ↔ v${Math.max(...picked)}` : '(pick two)'}
           </Button>
         </DisabledReason>
-        <span className="text-xs text-zinc-500">Tick two versions to compare them side by side.</span>
+        {/* the hint applies until a diff is open, or again once the ticks no longer make a pair */}
+        {!result || picked.length !== 2 ? <span className="text-xs text-zinc-500">Tick two versions to compare them side by side.</span> : null}
       </div>
       <DataTable
         testId="versions-table"
@@ -98,24 +102,26 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
             cell: (v) =>
               v.version !== currentVersion ? (
                 <RoleGate>
-                  <ConfirmDialog
-                    trigger={
-                      <Button size="sm" variant="ghost">
-                        <Undo2 /> Rollback
-                      </Button>
-                    }
-                    danger={false}
-                    title={`Roll back to v${v.version}?`}
-                    description={`The configuration of v${v.version} becomes a new version v${currentVersion + 1}. Status (active/paused) is kept. History is never rewritten.`}
-                    confirmLabel="Rollback"
-                    onConfirm={async () => {
-                      const r = await rollback(jobId, { version: v.version, expectedVersion: currentVersion });
-                      if (r.ok) {
-                        toast({ kind: 'success', title: `Rolled back to v${v.version} (now v${r.data.version})` });
-                        router.refresh();
-                      } else toast({ kind: 'error', title: 'Rollback failed', description: r.error });
-                    }}
-                  />
+                  <DisabledReason reason={v.rollbackRefusal}>
+                    <ConfirmDialog
+                      trigger={
+                        <Button size="sm" variant="ghost">
+                          <Undo2 /> Rollback
+                        </Button>
+                      }
+                      danger={false}
+                      title={`Roll back to v${v.version}?`}
+                      description={`The configuration of v${v.version} becomes a new version v${currentVersion + 1}. Status (active/paused) is kept. History is never rewritten.`}
+                      confirmLabel="Rollback"
+                      onConfirm={async () => {
+                        const r = await rollback(jobId, { version: v.version, expectedVersion: currentVersion });
+                        if (r.ok) {
+                          toast({ kind: 'success', title: `Rolled back to v${v.version} (now v${r.data.version})` });
+                          router.refresh();
+                        } else toast({ kind: 'error', title: 'Rollback failed', description: r.error });
+                      }}
+                    />
+                  </DisabledReason>
                 </RoleGate>
               ) : null,
           },

@@ -223,7 +223,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
     '/jobs/{id}/diff': { get: op('Diff two versions', { operation: 'jobs.diff', params: [idParam, ...queryParams(S.DiffQuery)] }) },
-    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version)', { operation: 'jobs.rollback', params: [idParam], body: 'RollbackInput', ...W }) },
+    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version). A version whose configuration is already the current one (one that only records a pause or resume after the last edit) restores nothing: 422 naming `version`', { operation: 'jobs.rollback', params: [idParam], body: 'RollbackInput', ...W }) },
     '/jobs/{id}/dag': { put: op('Save the DAG (steps, edges, positions)', { operation: 'jobs.saveDag', params: [idParam], body: 'SaveDagInput', ...W }) },
     '/recycle-bin': { get: op('Deleted jobs', { operation: 'recycleBin.list', params: queryParams(S.ListRecycleBinQuery) }) },
     '/runs': { get: op('List runs (keyset on scheduledFor desc, id desc)', { operation: 'runs.list', params: queryParams(S.ListRunsQuery) }) },

@@ -9,7 +9,7 @@ export { resumeJob } from './resume-job.ts';
 export { deleteJob } from './delete-job.ts';
 export { restoreJob } from './restore-job.ts';
 export { purgeJob, purgeExpiredJobs } from './purge-job.ts';
-export { listVersions, getJobVersion, type JobVersionView } from './list-versions.ts';
+export { listVersions, getJobVersion, type JobVersionView, type JobVersionListItem } from './list-versions.ts';
 export { diffVersions, diffSnapshots, diffValues, type SnapshotDiff, type VersionDiff, type FieldChange } from './diff-versions.ts';
 export { rollbackJob } from './rollback-job.ts';
 export { triggerJob, type TriggerResult } from './trigger-job.ts';

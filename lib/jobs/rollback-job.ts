@@ -5,12 +5,16 @@ import { UpdateJobInput } from '../api/schemas.ts';
 import type { JobView } from './job-view.ts';
 import { lockJob, mapDbError } from './store.ts';
 import { applyJobChanges, versionConflict } from './update-job.ts';
+import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
 
 /**
  * Rolls a job's configuration back to version `version`'s snapshot, as a NEW
  * version (change_type `rollback`, reason defaults to "Rollback to vN").
  * Configuration only: status (paused/active) and deletion are left as they are.
  * `expectedVersion`, when given, is an optimistic lock (409).
+ * A version whose configuration is the current one (a pause or resume after the last edit, the current
+ * version itself) restores nothing: refused with a 422 naming `version` (rollback-rule.ts), never a 200
+ * that changed nothing.
  */
 export async function rollbackJob(
   db: Db,
@@ -28,6 +32,12 @@ export async function rollbackJob(
       }
       const row = await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: input.version } } });
       if (!row) throw new DomainError('not_found', `Version ${input.version} not found`, { version: 'No such version' });
+      const nothing = () => {
+        const message = nothingToRollBack(input.version, row.changeType, job.version);
+        return new DomainError('unprocessable', message, { version: message });
+      };
+      const current = await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: job.version } } });
+      if (input.version === job.version || (current && sameConfiguration(row.snapshot as Record<string, unknown>, current.snapshot as Record<string, unknown>))) throw nothing();
       // status is not configuration (rollback leaves it as it is), and the input schema is strict
       const { status: _status, ...snapshot } = row.snapshot as Record<string, unknown>;
       const parsed = UpdateJobInput.safeParse({ ...snapshot, expectedVersion: job.version });
@@ -35,7 +45,10 @@ export async function rollbackJob(
         throw new DomainError('unprocessable', `Version ${input.version} can no longer be applied: ${parsed.error.issues[0]?.message}`);
       }
       const { expectedVersion: _v, reason: _r, ...changes } = parsed.data;
-      return applyJobChanges(tx, job, changes, actor, now, 'rollback', input.reason ?? `Rollback to v${input.version}`);
+      const rolled = await applyJobChanges(tx, job, changes, actor, now, 'rollback', input.reason ?? `Rollback to v${input.version}`);
+      // the same rule judged on the applied change: a snapshot stored in an older form can differ and still change nothing
+      if (rolled.version === job.version) throw nothing();
+      return rolled;
     });
   } catch (e) {
     mapDbError(e);

@@ -302,6 +302,47 @@ describe('jobs lifecycle', () => {
     expect(d13.diff.changedFields).toEqual([]);
   });
 
+  it('a rollback that would restore nothing (a pause or resume after the last edit, the current version) is a 422 naming version, writes nothing, and the version list says so', async () => {
+    const job = await createJob(t.db, { key: 'rollback.nothing', name: 'First', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    await updateJob(t.db, job.id, { expectedVersion: 1, name: 'Second' }, alice, NOW); // v2
+    await pauseJob(t.db, job.id, alice, {}, NOW); // v3: the configuration of v2, paused
+    await resumeJob(t.db, job.id, alice, {}, NOW); // v4: the configuration of v2, active
+    const before = await t.db.jobVersion.count({ where: { jobId: job.id } });
+    for (const [version, words] of [
+      [3, 'v3 only records a pause'],
+      [4, 'v4 only records a resume'],
+      [2, 'v2 has the same configuration'],
+    ] as const) {
+      const e = await rejects(rollbackJob(t.db, job.id, { version }, alice, NOW));
+      expect(e.status, `v${version}`).toBe(422);
+      expect(e.message).toBe(`Nothing to roll back: ${words}, and its configuration is the current one (v4)`);
+      expect(e.fields).toEqual({ version: e.message });
+    }
+    expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(before);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: job.id } })).version).toBe(4);
+
+    const listed = await listVersions(t.db, job.id, viewer);
+    expect(listed.map((v) => [v.version, v.rollbackRefusal === null])).toEqual([
+      [4, false],
+      [3, false],
+      [2, false],
+      [1, true],
+    ]);
+    expect(listed.find((v) => v.version === 3)!.rollbackRefusal).toBe('Nothing to roll back: v3 only records a pause, and its configuration is the current one (v4)');
+
+    // v1 differs: it rolls back, and then v1 is the one that would restore nothing, v2 to v4 restore "Second"
+    const rolled = await rollbackJob(t.db, job.id, { version: 1 }, alice, NOW);
+    expect(rolled).toMatchObject({ version: 5, name: 'First', status: 'active' });
+    const after = await listVersions(t.db, job.id, viewer);
+    expect(after.map((v) => [v.version, v.rollbackRefusal === null])).toEqual([
+      [5, false],
+      [4, true],
+      [3, true],
+      [2, true],
+      [1, false],
+    ]);
+  });
+
   it('"Run now" triggers a manual run through the engine, stamped with the actor', async () => {
     const { triggerJob } = await import('../../lib/jobs/trigger-job.ts');
     const job = await createJob(

@@ -1,0 +1,28 @@
+/**
+ * When a rollback restores something: the rule the REST route and the console share (rollback-job.ts refuses,
+ * list-versions.ts marks each version, the Versions tab disables its button with the same words). A rollback
+ * copies a version's configuration, never its status; a version whose configuration is the current one — a pause
+ * or resume recorded after the last edit, or the edit the job is back at — would restore nothing.
+ * Pure: no database here, so the Versions tab imports it too.
+ */
+import { jsonEqual } from '../api/json-guard.ts';
+import type { JobSnapshot } from './job-view.ts';
+
+/** A snapshot's configuration: all of it but the status, which a rollback leaves as it is. */
+function configurationOf(snapshot: JobSnapshot | Record<string, unknown>): Record<string, unknown> {
+  const { status: _status, ...configuration } = snapshot as Record<string, unknown>;
+  return configuration;
+}
+
+/** Whether two stored snapshots (job_versions.snapshot) hold the same configuration, whatever their status. */
+export function sameConfiguration(a: JobSnapshot | Record<string, unknown>, b: JobSnapshot | Record<string, unknown>): boolean {
+  return jsonEqual(configurationOf(a), configurationOf(b));
+}
+
+/** Why rolling back to `version` (change type `changeType`) is refused when its configuration is the current one. */
+export function nothingToRollBack(version: number, changeType: string, currentVersion: number): string {
+  const what = changeType === 'pause' || changeType === 'resume' || changeType === 'delete' || changeType === 'restore'
+    ? `v${version} only records a ${changeType}`
+    : `v${version} has the same configuration`;
+  return `Nothing to roll back: ${what}, and its configuration is the current one (v${currentVersion})`;
+}
