@@ -32,6 +32,8 @@ test('running now, next fires, failures by name and outcome counts', async ({ pa
   const first = await elapsed.textContent();
   await expect(elapsed).not.toHaveText(first!, { timeout: 15_000 });
 
+  // The card's caption counts in plain words: "N fires from M jobs in the next 24 h".
+  await expect(page.getByTestId('next-fires-caption')).toHaveText(/^(Over )?\d+ fires from \d+ jobs in the next 24 h \(times in \S+\)$/);
   // Next 24 hours: the hourly job fires 24 times (or 25 counting both ends of the axis).
   const hourly = page.getByTestId('next-fire-row').filter({ hasText: 'Hourly sync' });
   await expect(hourly).toBeVisible();

@@ -6,6 +6,7 @@ import { formatClock, formatDateTime, toDate, wallParts } from '@/lib/time/forma
 import { useDisplayZone } from '../display-zone';
 import { Card, CardHeader } from '../ui/card';
 import { EmptyState } from '../ui/empty-state';
+import { nextFiresCaption } from './next-fires-caption';
 import { useLiveOverview } from './running-now';
 
 const DAY = 86_400_000;
@@ -33,7 +34,7 @@ export function NextFires({ initial }: { initial: Overview }) {
   const atLeast = o.nextFires.some((j) => j.more);
   return (
     <Card className="overflow-hidden">
-      <CardHeader title="Next 24 hours" description={`${atLeast ? 'over ' : ''}${total} fire${total === 1 && !atLeast ? '' : 's'} of ${o.nextFires.length} job${o.nextFires.length === 1 ? '' : 's'}, in ${zone}`} />
+      <CardHeader title="Next 24 hours" description={<span data-testid="next-fires-caption">{nextFiresCaption(total, o.nextFires.length, atLeast, zone)}</span>} />
       {o.nextFires.length === 0 ? (
         <EmptyState title="Nothing fires in the next 24 hours" />
       ) : (
