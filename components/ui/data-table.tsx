@@ -64,5 +64,7 @@ export function DataTable<T>({
       </tbody>
     </table>
   );
-  return scroll ? <div className="overflow-x-auto">{table}</div> : table;
+  // relative: the box is the containing block of absolutely placed content (screen-reader-only text), which would
+  // otherwise widen the page beyond a narrow screen instead of scrolling inside the box
+  return scroll ? <div className="relative overflow-x-auto">{table}</div> : table;
 }
