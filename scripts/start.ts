@@ -10,7 +10,10 @@
  *    after the builds, so that their first slots are not missed while a build runs.
  * 5. Runs the console (`next start`) and one worker (none with
  *    TICKFLOW_START_WORKER=0), with prefixed logs; any stop signal stops the
- *    worker (drain), the console, then the embedded PostgreSQL.
+ *    worker (drain), the console, then the embedded PostgreSQL. A worker or an
+ *    embedded PostgreSQL that exits unexpectedly is restarted
+ *    (lib/infra/restart-schedule.ts); an embedded PostgreSQL that cannot be kept
+ *    up stops the stack with exit 1.
  *
  * `npm run dev` does the same with `next dev` instead of a production build.
  */
@@ -23,6 +26,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import readline from 'node:readline';
 import { consoleBuildIsStale } from '../lib/infra/console-build.ts';
 import { resolveDatabase, type ResolvedDatabase } from '../lib/infra/database-url.ts';
+import { EmbeddedRestartError, type EmbeddedServer } from '../lib/infra/embedded-postgres.ts';
+import { createRestartSchedule, EMBEDDED_DATABASE_RESTARTS, SUPERVISED_RESTARTS } from '../lib/infra/restart-schedule.ts';
 import { migrate, migrationSummary } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
@@ -133,7 +138,7 @@ function running(): RunningParts {
     worker: live(workerProc),
     console: live(consoleProc),
     // while it starts, `database` is not set yet: it is embedded exactly when DATABASE_URL is unset
-    embeddedDatabase: database ? database.embedded : !process.env.DATABASE_URL,
+    embeddedDatabase: database ? Boolean(database.server?.running()) : !process.env.DATABASE_URL,
   };
 }
 
@@ -215,7 +220,9 @@ async function shutdown(reason: string): Promise<never> {
   // A stop during start-up waits for the embedded server to finish starting, then stops it.
   const db = database ?? (await databaseStarting);
   if (db?.embedded) {
-    say(`embedded database stopped (${await db.stop()})`);
+    const how = await db.stop();
+    // one that exited before the stop, and was not restarted, said so then
+    if (parts.embeddedDatabase) say(`embedded database stopped (${how})`);
   }
   say('stopped');
   process.exit(stopMode === 'now' ? 130 : exitCode);
@@ -226,12 +233,55 @@ async function unlessStopping(): Promise<void> {
   if (shuttingDown) await shuttingDown;
 }
 
+/**
+ * Watches the embedded PostgreSQL from its start to the stack's stop: the stack owns it, and
+ * nothing else would start it again. An exit that no stop asked for is logged at once and
+ * restarted in place (PostgreSQL recovers from its write-ahead log on start) by the worker's
+ * rule (lib/infra/restart-schedule.ts). When the rule gives up, or no restart can help (its data
+ * directory is gone, another program took its port), the stack stops in order and exits 1, so
+ * that a service manager (Restart=on-failure) starts it again whole.
+ */
+function superviseEmbeddedDatabase(server: EmbeddedServer): void {
+  const restarts = createRestartSchedule(EMBEDDED_DATABASE_RESTARTS);
+  let startedAt = Date.now();
+  let downSince: number | undefined;
+  const giveUp = (why: string) => {
+    console.error(`[tickflow] giving up on the embedded database: ${why}; stopping Tickflow (exit 1)`);
+    stop('drain', 1, 'the embedded database is down');
+  };
+  /** `what` follows "embedded database": `exited (killed by SIGKILL)`, `exited while starting (…)`. */
+  const ended = (what: string) => {
+    if (shuttingDown) return;
+    downSince ??= Date.now();
+    const next = restarts.afterEnd(Date.now() - startedAt);
+    if (next.giveUp) return giveUp(`it ${what}, ${next.giveUp}`);
+    console.error(`[tickflow] embedded database ${what}; restarting it in ${next.delayMs / 1000} s`);
+    setTimeout(() => {
+      if (shuttingDown) return;
+      startedAt = Date.now();
+      server.restart().then(
+        () => {
+          if (!shuttingDown) say(`embedded database restarted (down for ${((Date.now() - downSince!) / 1000).toFixed(1)} s)`);
+          downSince = undefined;
+        },
+        (error: unknown) => {
+          if (shuttingDown) return;
+          if (error instanceof EmbeddedRestartError && error.retry) return ended(error.message);
+          giveUp(error instanceof Error ? error.message : String(error));
+        },
+      );
+    }, next.delayMs);
+  };
+  server.onUnexpectedExit((how) => ended(`exited (${how})`));
+}
+
 const listenersBefore = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
 const databaseStarting = resolveDatabase(say).catch((error: Error) => {
   console.error(`[tickflow] ${error.message}`);
   process.exit(1);
 });
 database = await databaseStarting;
+if (database.server) superviseEmbeddedDatabase(database.server);
 // embedded-postgres installs signal hooks that stop PostgreSQL on the first
 // signal, which would cut the worker's connections while it drains: this
 // supervisor stops the database itself, last.
@@ -324,12 +374,11 @@ consoleProc.once('exit', (code) => {
 });
 
 /**
- * Starts the worker; a worker that dies unexpectedly is restarted with a
- * growing delay (1 s doubling to 30 s, reset after a minute of uptime), the
- * way a process supervisor would: its claimed tasks are reclaimed when their
- * leases expire, and the console stays up meanwhile.
+ * Starts the worker; a worker that dies unexpectedly is restarted by the supervisor's rule
+ * (lib/infra/restart-schedule.ts): its claimed tasks are reclaimed when their leases expire, and
+ * the console stays up meanwhile.
  */
-let workerRestartDelayMs = 1_000;
+const workerRestarts = createRestartSchedule(SUPERVISED_RESTARTS);
 // the demo `http` health check calls this console on loopback: allow exactly that port
 const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, new URL(consoleOrigin).host, `localhost:${port}`].filter(Boolean).join(',');
 async function startWorker() {
@@ -360,10 +409,9 @@ async function startWorker() {
       stop('drain', 2, "the worker's configuration error");
       return;
     }
-    if (Date.now() - startedAt > 60_000) workerRestartDelayMs = 1_000;
-    console.error(`[tickflow] worker exited (${howItEnded(child)}); restarting it in ${workerRestartDelayMs / 1000} s`);
-    setTimeout(() => { if (!shuttingDown) void startWorker(); }, workerRestartDelayMs);
-    workerRestartDelayMs = Math.min(workerRestartDelayMs * 2, 30_000);
+    const { delayMs } = workerRestarts.afterEnd(Date.now() - startedAt);
+    console.error(`[tickflow] worker exited (${howItEnded(child)}); restarting it in ${delayMs / 1000} s`);
+    setTimeout(() => { if (!shuttingDown) void startWorker(); }, delayMs);
   });
 }
 if (startsWorker) await startWorker();

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writePrivateFile } from './private-files.ts';
 import path from 'node:path';
-import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.ts';
 import { ensureDatabase, withDatabase } from './migrate.ts';
 
 export interface ResolvedDatabase {
@@ -13,6 +13,8 @@ export interface ResolvedDatabase {
   embedded: boolean;
   /** stops an embedded server, resolving to how it ended ('' for a server that is not ours) */
   stop(): Promise<string>;
+  /** the embedded server, exactly when `embedded`: the supervisor watches and restarts it (scripts/start.ts) */
+  server?: EmbeddedServer;
 }
 
 /** Default port of the embedded server: away from a system PostgreSQL on 5432. */
@@ -36,7 +38,7 @@ export async function resolveDatabase(log: (line: string) => void): Promise<Reso
   // running embedded database through this file; it holds a password, so 600.
   writePrivateFile(localUrlFile(), `${url}\n`);
   log(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir}; its DATABASE_URL is in ${localUrlFile()})`);
-  return { url, embedded: true, stop: server.stop };
+  return { url, embedded: true, stop: server.stop, server };
 }
 
 function dataRoot(): string {

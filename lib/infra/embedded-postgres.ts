@@ -28,8 +28,33 @@ export interface EmbeddedOptions {
 export interface EmbeddedServer {
   /** URL of the `postgres` maintenance database on the embedded server */
   adminUrl: string;
-  /** stops the server (stopServer); resolves to how it ended, for the stop log */
+  /** stops the server (stopServer), a restart in progress included; resolves to how it ended, for the stop log */
   stop(): Promise<string>;
+  /** Whether the server runs or is starting again (restart), i.e. whether a stop has something to stop. */
+  running(): boolean;
+  /**
+   * `listener` hears of every exit of the running server that stop() did not ask for, with how it
+   * ended: `killed by SIGKILL`, or `exit 1` and PostgreSQL's last FATAL or PANIC line.
+   */
+  onUnexpectedExit(listener: (how: string) => void): void;
+  /**
+   * Starts the server again after an unexpected exit, in place: same data directory, port and
+   * options (PostgreSQL recovers from its write-ahead log on start).
+   * @throws EmbeddedRestartError: `retry` false when no retry can help (the data directory is
+   *   gone, another program took the port), true when PostgreSQL exited while starting
+   */
+  restart(): Promise<void>;
+}
+
+/**
+ * Why the embedded server could not be started again (the message follows "the embedded
+ * database": `exited while starting (exit 1; FATAL: …)`, `its data directory … is gone`), and
+ * whether trying later may help.
+ */
+export class EmbeddedRestartError extends Error {
+  constructor(message: string, readonly retry: boolean) {
+    super(message);
+  }
 }
 
 const USER = 'postgres';
@@ -147,6 +172,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=`];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  let lastFatal = '';
+  const childOf = () => (server as unknown as { process?: ChildProcess }).process;
   const server = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,
@@ -157,7 +184,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     createPostgresUser: isRoot,
     initdbFlags: ['--encoding=UTF8'],
     postgresFlags: flags,
-    onLog: () => undefined,
+    onLog: (message) => {
+      // Its log is not shown, but the postmaster's own last FATAL or PANIC line (the default
+      // log_line_prefix carries the pid) says why it exited; a client's FATAL is not about that.
+      for (const line of message.split('\n')) {
+        const m = /\[(\d+)\] (FATAL|PANIC):\s*(.*)$/.exec(line);
+        if (m && Number(m[1]) === childOf()?.pid) lastFatal = `${m[2]}: ${m[3]}`;
+      }
+    },
     onError: (e) => log(`postgres: ${String(e)}`),
   });
   if (initialising) {
@@ -169,11 +203,52 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   } catch (error) {
     throw new Error(`The embedded PostgreSQL did not start on port ${opts.port} (${String(error ?? 'no message')}); see ${opts.dataDir} and try again, or set DATABASE_URL.`);
   }
+  const exitListeners: ((how: string) => void)[] = [];
+  let stopping = false;
+  let restarting: Promise<void> | undefined;
+  // Only a server that has started is watched: one that exits while starting fails restart() instead.
+  const watch = () => {
+    const child = childOf();
+    child?.once('exit', () => {
+      if (stopping) return;
+      const how = lastFatal ? `${endOf(child)}; ${lastFatal}` : endOf(child);
+      for (const listener of exitListeners) listener(how);
+    });
+  };
+  watch();
   return {
     adminUrl: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`,
-    stop: () => stopServer(server),
+    async stop() {
+      stopping = true;
+      // A restart under way starts the server first (as a stop during start-up does), then it stops.
+      await restarting?.catch(() => undefined);
+      return stopServer(server);
+    },
+    running: () => Boolean(restarting) || isLive(childOf()),
+    onUnexpectedExit: (listener) => { exitListeners.push(listener); },
+    async restart() {
+      // No initdb here: a data directory that is gone must not come back empty.
+      if (!existsSync(path.join(opts.dataDir, 'PG_VERSION'))) {
+        throw new EmbeddedRestartError(`its data directory ${opts.dataDir} is gone (no PG_VERSION in it)`, false);
+      }
+      if (await portInUse(opts.port)) throw new EmbeddedRestartError(`another program took its port ${opts.port}`, false);
+      if (stopping) return;
+      lastFatal = '';
+      restarting = server.start();
+      try {
+        await restarting;
+      } catch {
+        const child = childOf();
+        throw new EmbeddedRestartError(`exited while starting (${child ? endOf(child) : 'no process'}${lastFatal ? `; ${lastFatal}` : ''})`, true);
+      } finally {
+        restarting = undefined;
+      }
+      watch();
+    },
   };
 }
+
+const isLive = (child: ChildProcess | undefined) => Boolean(child && child.exitCode === null && child.signalCode === null);
 
 /** How long a fast shutdown may take before the server is stopped immediately (ms). */
 const FAST_STOP_MS = 15_000;

@@ -15,7 +15,8 @@
  * start a console stay in this one file: vitest runs a file's tests one after
  * another, and `next dev` allows one server per checkout.
  *
- * Also here: a database restart under a running stack (the console's 503s),
+ * Also here: a database restart under a running stack (the console's 503s), the embedded
+ * PostgreSQL killed under a running stack (the supervisor restarts it, or gives up and exits 1),
  * `npm run worker` stopped by Ctrl-C or SIGTERM, and `npm start`, `npm run migrate` and
  * `npm run worker` on a DATABASE_URL they cannot use (a missing database, a wrong password,
  * a closed port).
@@ -25,7 +26,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { networkInterfaces } from 'node:os';
@@ -375,6 +376,91 @@ describe('a database restart under a running stack (docs/operations.md "Database
       await server.stop();
       rmSync(externalDir, { recursive: true, force: true });
       rmSync(`${externalDir}.password`, { force: true });
+    }
+  }, 300_000);
+});
+
+describe('the embedded PostgreSQL dies under a running stack (docs/operations.md "Database restarts and failover")', () => {
+  const pgdata = () => path.join(dataDir, 'pgdata');
+  /** The postmaster's pid, from its data directory. */
+  const postmasterPid = () => Number(readFileSync(path.join(pgdata(), 'postmaster.pid'), 'utf8').split('\n')[0]);
+  /** PostgreSQL servers still running on this stack's data directory (the postmaster's command line names it). */
+  const serversOnDataDir = () => [...processTable()].filter(([, p]) => p.cmdline.includes(`-D ${pgdata()}`)).map(([pid]) => pid);
+  const healthStatus = () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0);
+
+  /**
+   * The stack gave up on its database: one line naming `cause`, the worker and the console
+   * stopped in order (the dead database is not named), exit 1, no process left.
+   */
+  async function expectGaveUp(stack: Stack, cause: string, since: number) {
+    await allGone(stack, since, GRACE_MS + 30_000);
+    expect(await stack.npmExited).toEqual({ code: 1, signal: null });
+    const out = stack.output();
+    expect(out).toContain(`[tickflow] giving up on the embedded database: ${cause}; stopping Tickflow (exit 1)\n`);
+    expect(out).toContain('[tickflow] stopping (the embedded database is down): the worker finishes its running tasks first, then the console stops…');
+    expect(stopSequence(out)).toEqual(['[tickflow] worker stopped', '[tickflow] console stopped', '[tickflow] stopped']);
+    expect(serversOnDataDir()).toEqual([]);
+  }
+
+  it('kill -9 of the postmaster: the supervisor says so at once, restarts it in place, and the stack serves and runs jobs again', async () => {
+    const stack = await startStack();
+    const killed = stack.postmaster;
+    process.kill(killed, 'SIGKILL');
+    const killedAt = Date.now();
+    await waitFor(() => stack.output().includes('[tickflow] embedded database exited (killed by SIGKILL); restarting it in 1 s\n'), 2_000, 'the supervisor reporting the kill', 50);
+    await waitFor(async () => (await healthStatus()) === 200, 15_000, `GET /api/v1/health 200 again\n${stack.output()}`, 100);
+    expect(Date.now() - killedAt).toBeLessThan(8_000);
+    expect(stack.output()).toMatch(/\[tickflow\] embedded database restarted \(down for \d+\.\d s\)\n/);
+    // the same data directory and port, a new postmaster
+    stack.postmaster = postmasterPid();
+    expect(stack.postmaster).not.toBe(killed);
+    expect(serversOnDataDir()).toEqual([stack.postmaster]);
+
+    const runId = await runningTask(1000);
+    const run = await waitFor(async () => {
+      const json = (await api('GET', `/runs/${runId}`)).json;
+      return ['success', 'failed', 'cancelled', 'dead'].includes(json?.status) ? json : null;
+    }, 30_000, 'the run triggered after the restart to finish', 200);
+    expect(run.status).toBe('success');
+
+    // the restarted server is the one the stop ends, last, with a fast shutdown
+    const since = Date.now();
+    process.kill(stack.npm.pid!, 'SIGTERM');
+    await allGone(stack, since, GRACE_MS + 30_000);
+    expect(await stack.npmExited).toEqual({ code: 0, signal: null });
+    expect(stopSequence(stack.output())).toEqual(['[tickflow] worker stopped', '[tickflow] console stopped', '[tickflow] embedded database stopped', '[tickflow] stopped']);
+    expect(stack.output()).toMatch(/\[tickflow\] embedded database stopped \(fast shutdown, exit 0\)/);
+    expect(serversOnDataDir()).toEqual([]);
+  }, 300_000);
+
+  it('its data directory gone: the supervisor gives up, stops the worker and the console in order and exits 1', async () => {
+    const stack = await startStack();
+    const moved = `${pgdata()}.moved`;
+    renameSync(pgdata(), moved);
+    try {
+      process.kill(stack.postmaster, 'SIGKILL');
+      await expectGaveUp(stack, `its data directory ${pgdata()} is gone (no PG_VERSION in it)`, Date.now());
+      // a restart must not initialise an empty cluster in its place
+      expect(existsSync(pgdata())).toBe(false);
+    } finally {
+      rmSync(pgdata(), { recursive: true, force: true });
+      renameSync(moved, pgdata());
+    }
+  }, 300_000);
+
+  it('another program on its port: the supervisor gives up the same way', async () => {
+    const stack = await startStack();
+    process.kill(stack.postmaster, 'SIGKILL');
+    const squatter = net.createServer((socket) => socket.destroy());
+    try {
+      // the supervisor restarts after 1 s: the port is taken long before
+      await waitFor(() => new Promise<boolean>((resolve) => {
+        squatter.once('error', () => resolve(false));
+        squatter.listen(pgPort, '127.0.0.1', () => resolve(true));
+      }), 500, 'the port of the killed server', 20);
+      await expectGaveUp(stack, `another program took its port ${pgPort}`, Date.now());
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
     }
   }, 300_000);
 });

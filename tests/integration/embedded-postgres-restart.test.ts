@@ -1,0 +1,111 @@
+/**
+ * The embedded PostgreSQL's own side of the supervisor's restarts (lib/infra/embedded-postgres.ts,
+ * used by scripts/start.ts): an exit nobody asked for is reported with how it ended, a stop is
+ * not; restart() starts the same cluster again in place, or says why it cannot and whether a
+ * later try may help. A real server on a data directory of its own; the whole stack's side is in
+ * tests/integration/service-manager.test.ts.
+ */
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedRestartError, startEmbeddedPostgres, type EmbeddedServer } from '../../lib/infra/embedded-postgres.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { waitFor } from './worker-fixtures.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dataDir = path.join(ROOT, '.tickflow', `embedded-restart-test-${process.pid}`);
+let server: EmbeddedServer | undefined;
+
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(`${dataDir}.moved`, { recursive: true, force: true });
+  rmSync(`${dataDir}.password`, { force: true });
+});
+
+/** A started server on a fresh cluster, its port, and the exits it reported. */
+async function started() {
+  const port = await freePort();
+  // durable (not `fast`): a commit just before a kill -9 must survive it, as in `npm start`
+  server = await startEmbeddedPostgres({ dataDir, port, log: () => undefined });
+  const exits: string[] = [];
+  server.onUnexpectedExit((how) => exits.push(how));
+  return { server, port, exits };
+}
+
+const postmasterPid = () => Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+async function killPostmaster(srv: EmbeddedServer, exits: string[], pid = postmasterPid()) {
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => exits.length > 0, 5_000, 'the exit reported', 20);
+  expect(srv.running()).toBe(false);
+}
+
+/** The error restart() rejects with. */
+async function restartError(srv: EmbeddedServer): Promise<EmbeddedRestartError> {
+  const error = await srv.restart().then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(EmbeddedRestartError);
+  return error as EmbeddedRestartError;
+}
+
+describe('the embedded PostgreSQL under a supervisor', { timeout: 60_000 }, () => {
+  it('kill -9 is reported as such; restart() brings back the same cluster, which a stop then ends without a report', async () => {
+    const { server: srv, exits } = await started();
+    const client = new pg.Client({ connectionString: srv.adminUrl });
+    await client.connect();
+    await client.query('CREATE TABLE kept (x int); INSERT INTO kept VALUES (42)');
+    await client.end();
+
+    await killPostmaster(srv, exits);
+    expect(exits).toEqual(['killed by SIGKILL']);
+    await srv.restart();
+    expect(srv.running()).toBe(true);
+    const again = new pg.Client({ connectionString: srv.adminUrl });
+    await again.connect();
+    try {
+      expect((await again.query('SELECT x FROM kept')).rows).toEqual([{ x: 42 }]);
+    } finally {
+      await again.end();
+    }
+
+    expect(await srv.stop()).toBe('fast shutdown, exit 0');
+    expect(exits).toEqual(['killed by SIGKILL']);
+  });
+
+  it('a server that exits while starting: a retry may help, and PostgreSQL’s own FATAL line says why', async () => {
+    const { server: srv, exits } = await started();
+    await killPostmaster(srv, exits);
+    appendFileSync(path.join(dataDir, 'postgresql.conf'), '\nshared_buffers = nonsense\n');
+    const error = await restartError(srv);
+    expect(error.retry).toBe(true);
+    expect(error.message).toMatch(/^exited while starting \(exit 1; FATAL: configuration file ".*postgresql\.conf" contains errors\)$/);
+    // its failed start is the restart's failure, not one more unexpected exit
+    expect(exits).toEqual(['killed by SIGKILL']);
+  });
+
+  it('its data directory gone: no retry can help, and no empty cluster is made in its place', async () => {
+    const { server: srv, exits } = await started();
+    const pid = postmasterPid();
+    renameSync(dataDir, `${dataDir}.moved`);
+    await killPostmaster(srv, exits, pid);
+    const error = await restartError(srv);
+    expect([error.retry, error.message]).toEqual([false, `its data directory ${dataDir} is gone (no PG_VERSION in it)`]);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('another program on its port: no retry can help', async () => {
+    const { server: srv, port, exits } = await started();
+    await killPostmaster(srv, exits);
+    const squatter = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    try {
+      const error = await restartError(srv);
+      expect([error.retry, error.message]).toEqual([false, `another program took its port ${port}`]);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  });
+});
