@@ -151,7 +151,7 @@ test("the form's fire preview waits calmly for a half-typed zone or cron; an err
   await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);
   await expect(page.getByTestId('cron-preview-error')).toHaveText(/^Cron expression needs 5, 6 \(with seconds\) or 7 \(with year\) fields, got 4$/);
   await cron.pressSequentially(' H', { delay: 80 });
-  await expect(page.getByTestId('cron-preview-error')).toHaveText("Cron expression: 'H' (hashed) values are not supported; use the job's stagger instead");
+  await expect(page.getByTestId('cron-preview-error')).toHaveText(`Invalid cron expression "0 2 * * H": day of week "H": 'H' (hashed) values are not supported; use the job's stagger instead`);
   await cron.fill('0 2 * * 1-5');
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
   await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);

@@ -29,12 +29,29 @@ const MACROS: Record<string, string> = {
 export const MIN_YEAR = 1970;
 export const MAX_YEAR = 2199;
 
+/** Names of the fields by index, seconds first and the year last, as errors name them. */
+export const FIELD_NAMES = ['second', 'minute', 'hour', 'day of month', 'month', 'day of week', 'year'] as const;
+
 /**
- * Splits `expr` (5 fields, 6 with leading seconds, 7 with trailing year, or a
- * macro) into a CronSyntax. Throws ScheduleError('cron') on shape errors only;
- * field values are checked later by cron-parser.
+ * An expression split into its fields, with the problems of the syntax cron-parser does not read
+ * (H, W, the year field); cron.ts checks the rest with cron-parser and reports both together.
  */
-export function splitCron(expr: string): CronSyntax {
+export type CronSplit = {
+  syntax: CronSyntax;
+  /** the user's field texts by field index (FIELD_NAMES); a 5-field expression has second '0', no year */
+  texts: (string | undefined)[];
+  /** what is wrong with a field by index, in plain words; undefined where this module found nothing */
+  own: (string | undefined)[];
+  /** a W day with a day of week other than `*` or `?`: a clash of two fields, not a field's own problem */
+  clash: string | null;
+};
+
+/**
+ * Splits `expr` (5 fields, 6 with leading seconds, 7 with trailing year, or a macro).
+ * Throws ScheduleError('cron') only when the fields cannot be told apart (empty, a wrong
+ * number of fields, an unknown macro); a bad field is reported in `own`, never thrown.
+ */
+export function splitCron(expr: string): CronSplit {
   if (typeof expr !== 'string' || expr.trim() === '') {
     // cron-parser reads '' as '* * * * * *' (every second): never what a user meant.
     throw new ScheduleError('cron', 'Cron expression is empty');
@@ -45,21 +62,36 @@ export function splitCron(expr: string): CronSyntax {
     if (!macro) {
       throw new ScheduleError('cron', `Unknown macro ${trimmed}; use one of ${Object.keys(MACROS).join(', ')}`);
     }
-    return { fields: macro.split(' ') as CronSyntax['fields'], weekday: null, years: null };
+    const fields = macro.split(' ') as CronSyntax['fields'];
+    return { syntax: { fields, weekday: null, years: null }, texts: [...fields], own: [], clash: null };
   }
   const parts = trimmed.split(/\s+/);
   if (parts.length < 5 || parts.length > 7) {
     throw new ScheduleError('cron', `Cron expression needs 5, 6 (with seconds) or 7 (with year) fields, got ${parts.length}`);
   }
-  if (parts.some(hasHash)) {
-    // cron-parser's H is random per parse unless seeded: next times would change between calls.
-    throw new ScheduleError('cron', "'H' (hashed) values are not supported; use the job's stagger instead");
-  }
   const six = (parts.length === 5 ? ['0', ...parts] : parts.slice(0, 6)) as CronSyntax['fields'];
-  const years = parts.length === 7 ? parseYears(parts[6]!) : null;
-  const weekday = parseWeekday(six);
+  const texts: (string | undefined)[] = [...six, parts[6]];
+  const own: (string | undefined)[] = [];
+  texts.forEach((t, i) => {
+    // cron-parser's H is random per parse unless seeded: next times would change between calls.
+    if (t !== undefined && hasHash(t)) own[i] = "'H' (hashed) values are not supported; use the job's stagger instead";
+  });
+  let years: number[] | null = null;
+  if (parts.length === 7 && own[6] === undefined) {
+    const y = parseYears(parts[6]!);
+    if (typeof y === 'string') own[6] = y;
+    else years = y;
+  }
+  let weekday: CronSyntax['weekday'] = null;
+  let clash: string | null = null;
+  if (own[3] === undefined && /W/i.test(six[3])) {
+    const w = parseWeekday(six[3]);
+    if (typeof w === 'string') own[3] = w;
+    else weekday = w;
+    if (six[5] !== '*' && six[5] !== '?') clash = `day of month "${six[3]}": 'W' needs day of week '*' or '?', got "${six[5]}"`;
+  }
   if (weekday) six[3] = '*';
-  return { fields: six, weekday, years };
+  return { syntax: { fields: six, weekday, years }, texts, own, clash };
 }
 
 function hasHash(field: string): boolean {
@@ -67,32 +99,29 @@ function hasHash(field: string): boolean {
   return /(^|[,\s])H(?=$|[,/(])/i.test(field);
 }
 
-function parseWeekday(six: string[]): CronSyntax['weekday'] {
-  const dom = six[3]!;
-  if (!/W/i.test(dom)) return null;
+/** `nW` / `LW`, or what is wrong with the field. */
+function parseWeekday(dom: string): CronSyntax['weekday'] | string {
   const m = /^(\d{1,2}|L)W$/i.exec(dom);
-  if (!m) throw new ScheduleError('cron', `'W' must be a single day such as 15W or LW, got ${dom}`);
-  if (six[5] !== '*' && six[5] !== '?') {
-    throw new ScheduleError('cron', "'W' in day of month needs day of week '*' or '?'");
-  }
+  if (!m) return "'W' must be a single day such as 15W or LW";
   if (m[1]!.toUpperCase() === 'L') return { day: 'L' };
   const day = Number(m[1]);
-  if (day < 1 || day > 31) throw new ScheduleError('cron', `Day ${day}W is outside 1-31`);
+  if (day < 1 || day > 31) return `${day} is outside 1-31`;
   return { day };
 }
 
-function parseYears(field: string): number[] | null {
+/** The allowed years, sorted (null: any), or what is wrong with the field in plain words. */
+function parseYears(field: string): number[] | null | string {
   if (field === '*' || field === '?') return null;
   const years = new Set<number>();
   for (const token of field.split(',')) {
     const m = /^(\*|\d{4})(?:-(\d{4}))?(?:\/(\d+))?$/.exec(token);
-    if (!m) throw new ScheduleError('cron', `Invalid year field token ${token}`);
+    if (!m) return `${token || '""'} is not a year (2030), a range (2030-2035) or a step (*/2, 2030/2)`;
     const from = m[1] === '*' ? MIN_YEAR : Number(m[1]);
     const to = m[2] ? Number(m[2]) : m[1] === '*' || m[3] ? MAX_YEAR : from;
     const step = m[3] ? Number(m[3]) : 1;
-    if (from < MIN_YEAR || to > MAX_YEAR || from > to || step < 1) {
-      throw new ScheduleError('cron', `Year ${token} is outside ${MIN_YEAR}-${MAX_YEAR} or malformed`);
-    }
+    if (from < MIN_YEAR || to > MAX_YEAR) return `${m[2] ? `range ${m[1]}-${m[2]}` : m[1]} is outside ${MIN_YEAR}-${MAX_YEAR}`;
+    if (from > to) return `range ${m[1]}-${m[2]} ends before it starts`;
+    if (step < 1) return `step ${m[3]} must be at least 1`;
     for (let y = from; y <= to; y += step) years.add(y);
   }
   return [...years].sort((a, b) => a - b);

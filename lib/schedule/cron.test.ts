@@ -117,6 +117,34 @@ describe('errors', () => {
     // six fields: the first is the second, and the message says how six fields are read
     expect(() => parseCron('75 0 0 * * *', 'UTC')).toThrow(/second "75": 75 is outside 0-59 \(6 fields read as: second minute hour/);
   });
+
+  // the message after the expression's quote: every problem, in order
+  const problems = (expr: string) => {
+    try {
+      parseCron(expr, 'UTC');
+    } catch (e) {
+      return (e as Error).message.slice(`Invalid cron expression "${expr}": `.length);
+    }
+    throw new Error(`${expr} parsed`);
+  };
+
+  it('names a bad W day, year or H beside the other bad fields, in field order and the same words', () => {
+    expect(problems('61 * 32W * *')).toBe('minute "61": 61 is outside 0-59; day of month "32W": 32 is outside 1-31');
+    expect(problems('0 61 * * * * 1900')).toBe(
+      'minute "61": 61 is outside 0-59; year "1900": 1900 is outside 1970-2199 (7 fields read as: second minute hour day-of-month month day-of-week year)',
+    );
+    expect(problems('0 0 25 1,2W * * 2030-2300')).toMatch(/^hour "25": 25 is outside 0-23; day of month "1,2W": 'W' must be a single day such as 15W or LW; year "2030-2300": range 2030-2300 is outside 1970-2199 \(/);
+    expect(problems('61 H * * *')).toBe(`minute "61": 61 is outside 0-59; hour "H": 'H' (hashed) values are not supported; use the job's stagger instead`);
+    expect(problems('0 0 0 * * * x')).toMatch(/^year "x": x is not a year/);
+  });
+
+  it('names a clash between fields after the fields bad on their own', () => {
+    expect(problems('61 * 15W * 1')).toBe('minute "61": 61 is outside 0-59; day of month "15W": \'W\' needs day of week \'*\' or \'?\', got "1"');
+    expect(problems('61 * 31 2 *')).toBe('minute "61": 61 is outside 0-59; day of month "31" never occurs in month "2"');
+    expect(problems('0 0 31 4,6 *')).toBe('day of month "31" never occurs in month "4,6"');
+    // a field bad on its own is not also a clash: 32 is outside 1-31, not "never in February"
+    expect(problems('0 0 32 2 *')).toBe('day of month "32": 32 is outside 1-31');
+  });
 });
 
 describe('cron syntax', () => {

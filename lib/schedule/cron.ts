@@ -1,6 +1,6 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { nextPlainWall, plainFields, type PlainFields } from './cron-walls';
-import { splitCron, weekdayTarget, MIN_YEAR, type CronSyntax } from './cron-syntax';
+import { splitCron, weekdayTarget, FIELD_NAMES, MIN_YEAR, type CronSplit, type CronSyntax } from './cron-syntax';
 import { ScheduleError } from './errors';
 import { isValidTimeZone } from './timezone';
 import { zoneAround, zoneOffsetMs } from './zone-offset';
@@ -56,8 +56,13 @@ const PARSED_CACHE_MAX = 10_000;
 
 function parseCronUncached(expr: string, tz: string): ParsedCron {
   if (!isValidTimeZone(tz)) throw new ScheduleError('timezone', `Unknown time zone: ${String(tz)}`);
-  const syntax = splitCron(expr);
+  const split = splitCron(expr);
+  const { syntax } = split;
   const trimmed = expr.trim();
+  const problems = cronProblems(split);
+  if (problems.length) {
+    throw new ScheduleError('cron', `Invalid cron expression "${trimmed}": ${problems.join('; ')}${fieldOrderHint(trimmed)}`);
+  }
   const parsed: ParsedCron = {
     expression: trimmed,
     timezone: tz,
@@ -67,7 +72,6 @@ function parseCronUncached(expr: string, tz: string): ParsedCron {
     repeatsInFallBack: syntax.fields.slice(0, 3).some((f) => f.includes('*') || f.includes('/')),
     plain: null,
   };
-  // cron-parser rejects impossible fixed dates itself ("Invalid explicit day of month").
   const base = build(parsed, syntax.fields[3], new Date(0));
   parsed.months = base.fields.month.values.map(Number);
   if (!syntax.weekday && !syntax.years) parsed.plain = plainFields(base);
@@ -200,33 +204,49 @@ function build(cron: ParsedCron, dom: string, from: Date | number): CronExpressi
       currentDate: new Date(from),
     });
   } catch (err) {
-    const fields = fieldProblems(cron);
-    const why = fields.length ? fields.join('; ') : (err as Error).message;
-    throw new ScheduleError('cron', `Invalid cron expression "${cron.expression}": ${why}${fieldOrderHint(cron)}`);
+    // cronProblems has passed the expression: only a clash it does not know of lands here
+    throw new ScheduleError('cron', `Invalid cron expression "${cron.expression}": ${plainCronMessage((err as Error).message)}${fieldOrderHint(cron.expression)}`);
   }
 }
 
-const FIELD_NAMES = ['second', 'minute', 'hour', 'day of month', 'month', 'day of week'] as const;
-
 /**
- * Every field of `cron` that cron-parser refuses on its own (each parsed with the others `*`), as
- * `minute "61": 61 is outside 0-59`, so that a form names all the bad fields at once rather than
- * cron-parser's first. Empty when no field is wrong alone (the fields only clash together).
+ * Everything wrong with a split expression, so that a form names every bad field at once:
+ * first each field's own problem in field order (second … year; cron-parser's checks parse one
+ * field with the others `*`, cron-syntax.ts's check H, W and the year), as
+ * `minute "61": 61 is outside 0-59`; then the clashes between fields that are each fine alone
+ * (a W day with a day of week, 31 February), checked with the bad fields read as `*`.
+ * Empty when the expression parses.
  */
-function fieldProblems(cron: ParsedCron): string[] {
-  const f = cron.syntax.fields;
+function cronProblems({ syntax, texts, own, clash }: CronSplit): string[] {
   const out: string[] = [];
-  f.forEach((value, i) => {
-    // 'W' (nearest weekday) is Tickflow's own syntax (cron-syntax.ts), checked there, not by cron-parser
-    if (i === 3 && /W/i.test(value)) return;
-    const probe = ['0', '*', '*', '*', '*', '*'];
-    probe[i] = value;
-    try {
-      CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
-    } catch (e) {
-      out.push(`${FIELD_NAMES[i]} "${value}": ${plainCronMessage((e as Error).message)}`);
+  const bad = new Set<number>();
+  texts.forEach((value, i) => {
+    if (value === undefined) return;
+    let problem = own[i];
+    // W (cron-syntax.ts) and the year field are Tickflow's own syntax, which cron-parser cannot read
+    if (problem === undefined && i < 6 && !(i === 3 && syntax.weekday)) {
+      const probe = ['0', '*', '*', '*', '*', '*'];
+      probe[i] = value;
+      try {
+        CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
+      } catch (e) {
+        problem = plainCronMessage((e as Error).message);
+      }
     }
+    if (problem === undefined) return;
+    bad.add(i);
+    out.push(`${FIELD_NAMES[i]} "${value}": ${problem}`);
   });
+  if (clash) out.push(clash);
+  const f = syntax.fields.map((v, i) => (bad.has(i) ? '*' : v));
+  if (bad.has(3)) f[3] = '*';
+  try {
+    CronExpressionParser.parse(f.join(' '), { tz: 'UTC' });
+  } catch (e) {
+    const message = (e as Error).message;
+    // cron-parser's words for a fixed day no allowed month has (31 in February, 31 in April)
+    out.push(/^Invalid explicit day of month/.test(message) ? `day of month "${f[3]}" never occurs in month "${f[4]}"` : plainCronMessage(message));
+  }
   return out;
 }
 
@@ -240,12 +260,11 @@ function plainCronMessage(message: string): string {
 }
 
 /** Six or seven fields start with seconds (cron-parser, Quartz): say so, since `0 0 * * * 2020` reads as a year to many. */
-function fieldOrderHint(cron: ParsedCron): string {
-  if (!cron.hasSeconds) return '';
-  const n = cron.expression.split(/\s+/).length;
-  return n === 6
-    ? ' (6 fields read as: second minute hour day-of-month month day-of-week)'
-    : ' (7 fields read as: second minute hour day-of-month month day-of-week year)';
+function fieldOrderHint(expression: string): string {
+  if (expression.startsWith('@')) return '';
+  const n = expression.split(/\s+/).length;
+  if (n === 6) return ' (6 fields read as: second minute hour day-of-month month day-of-week)';
+  return n === 7 ? ' (7 fields read as: second minute hour day-of-month month day-of-week year)' : '';
 }
 
 function step(it: CronExpression): number {
