@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import type { Db } from '../db.ts';
+import { Instant, objectId } from '../api/schemas.ts';
+import { parseOrThrow } from '../api/validation.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
 import { redactAlarmTarget } from './redact-target.ts';
 
@@ -73,32 +76,35 @@ export async function getAlarm(db: Db, id: string): Promise<AlarmView | null> {
   return rows[0] ? toAlarmView(rows[0]) : null;
 }
 
-export interface ListAlarmsQuery {
-  type?: AlarmType;
-  status?: AlarmStatus;
-  jobId?: string;
-  /** page size, 1..200 (default 50) */
-  limit?: number;
-  /** ISO instant: rows created strictly before it (keyset paging on created_at) */
-  before?: string;
-}
+/**
+ * Query of GET /api/v1/alarms and the alarms page: `type`, `status`, `jobId` (a job id, never its
+ * key), `limit` (1..200, default 50), `before` (an instant: rows created strictly before it).
+ */
+export const ListAlarmsQuery = z.object({
+  type: z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]], { message: `type must be one of ${ALARM_TYPES.join(', ')}` }).optional(),
+  status: z.enum(ALARM_STATUSES as [AlarmStatus, ...AlarmStatus[]], { message: `status must be one of ${ALARM_STATUSES.join(', ')}` }).optional(),
+  jobId: objectId('job').optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  before: Instant.optional(),
+});
+export type ListAlarmsQuery = z.input<typeof ListAlarmsQuery>;
 
 /**
  * Lists alarms newest first with optional type / status / job filters.
  * Paging: keyset on created_at (`before` = the last row's createdAt; `nextBefore` null at the end).
  * Index: alarms_job_idx (job_id, type, created_at DESC) when filtered by job; otherwise a scan of
  * the created_at order, bounded by `limit` (alarms are few compared to runs).
+ * @throws DomainError('validation') naming the bad query parameter
  */
-export async function listAlarms(db: Db, q: ListAlarmsQuery = {}): Promise<{ items: AlarmView[]; nextBefore: string | null }> {
-  const limit = Math.min(200, Math.max(1, q.limit ?? 50));
-  if (q.type && !ALARM_TYPES.includes(q.type)) return { items: [], nextBefore: null };
-  if (q.status && !ALARM_STATUSES.includes(q.status)) return { items: [], nextBefore: null };
+export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promise<{ items: AlarmView[]; nextBefore: string | null }> {
+  const q = parseOrThrow(ListAlarmsQuery, rawQuery);
+  const limit = q.limit ?? 50;
   const rows = await findAlarms(db, {
     where: {
       ...(q.type ? { type: q.type } : {}),
       ...(q.status ? { status: q.status } : {}),
       ...(q.jobId ? { jobId: q.jobId } : {}),
-      ...(q.before ? { createdAt: { lt: new Date(q.before) } } : {}),
+      ...(q.before ? { createdAt: { lt: q.before } } : {}),
     },
     take: limit + 1,
   });

@@ -9,6 +9,7 @@ import { operationMinRole, type Operation } from '../auth/permissions.ts';
 import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
 import { AcknowledgeAlarmInput, CreateSilenceInput, ListSilencesQuery } from '../alarms/silences.ts';
+import { ListAlarmsQuery } from '../alarms/list-alarms.ts';
 import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
 import * as R from './recovery-schemas.ts';
 import { JobCalendarQuery, JobGridQuery, StatsSeriesQuery } from './view-schemas.ts';
@@ -280,13 +281,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/alarms': {
       get: op('Alarms, newest first (keyset on `before`)', {
         operation: 'alarms.list',
-        params: [
-          { name: 'type', in: 'query', required: false, schema: { type: 'string' } },
-          { name: 'status', in: 'query', required: false, schema: { type: 'string' } },
-          { name: 'jobId', in: 'query', required: false, schema: { type: 'string' } },
-          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200 } },
-          { name: 'before', in: 'query', required: false, schema: { type: 'string', format: 'date-time' } },
-        ],
+        params: queryParams(ListAlarmsQuery),
       }),
     },
     '/alarms/{id}/acknowledge': {

@@ -36,6 +36,14 @@ export const str = (params?: Parameters<typeof z.string>[0]) =>
   });
 
 /**
+ * An object's id where an input names one (`jobId` in a query, `ids` of a bulk action): a UUID
+ * as the list routes return it (README "REST"). A job key or a typo in its place would match
+ * nothing and read as "none", so it is refused with `Must be a job id (uuid)` at the field.
+ * The same pattern as a path's id (lib/api/ids.ts isUuid), where a malformed id is a 404.
+ */
+export const objectId = (what: string) => z.guid({ message: `Must be a ${what} id (uuid)` });
+
+/**
  * Canonical spelling of an IANA zone (`asia/shanghai` -> `Asia/Shanghai`), so a
  * zone is stored the way Intl reports it; an unknown zone is returned as given.
  */
@@ -337,7 +345,7 @@ export const RollbackInput = z.strictObject({ version: positiveInt('version is r
 export type RollbackInput = z.output<typeof RollbackInput>;
 
 export const BulkJobsInput = z.strictObject({
-  ids: z.array(z.uuid({ message: 'Must be a job id (uuid)' })).min(1, 'Select at least one job').max(500),
+  ids: z.array(objectId('job')).min(1, 'Select at least one job').max(500),
   reason: str().max(1000).optional(),
 });
 export type BulkJobsInput = z.output<typeof BulkJobsInput>;
@@ -442,8 +450,7 @@ export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
 /** GET /runs: newest scheduled_for first. `from`/`to` bound scheduled_for (inclusive). */
 export const ListRunsQuery = z
   .object({
-    // a job id; a job key or a typo would match no run and read as "no runs": refused instead
-    jobId: z.uuid({ message: 'Must be a job id (uuid)' }).optional(),
+    jobId: objectId('job').optional(),
     status: multi(z.enum(['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'])).optional(),
     trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry', 'backfill'])).optional(),
     from: Instant.optional(),

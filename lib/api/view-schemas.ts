@@ -4,7 +4,7 @@
  * Kept free of database imports: the OpenAPI document is read by proxy.ts.
  */
 import { z } from 'zod';
-import { canonicalTimeZone, str } from './schemas.ts';
+import { canonicalTimeZone, objectId, str } from './schemas.ts';
 import { isValidTimeZone } from '../schedule/index.ts';
 import { daysBetween, isIsoDate } from '../stats/dates.ts';
 import { DateParam, MAX_STATS_RANGE_DAYS } from '../stats/get-daily-stats.ts';
@@ -45,7 +45,6 @@ export const JobCalendarQuery = z.object({
     .optional(),
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * Query of GET /api/v1/stats/series and the stats page: `granularity` `day` (default) or `hour`;
  * `jobId` restricts to one job's tasks; `handler` one name or several comma-separated.
@@ -56,7 +55,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const StatsSeriesQuery = z
   .object({
     granularity: z.enum(['day', 'hour'], { message: 'Must be day or hour' }).optional(),
-    jobId: str().trim().refine((v) => UUID_RE.test(v), 'Must be a job id (uuid)').optional(),
+    jobId: objectId('job').optional(),
     handler: str().trim().max(2000).optional(),
     from: DateParam.optional(),
     to: DateParam.optional(),

@@ -3,7 +3,7 @@
  * routes, the OpenAPI document and the domain functions. Errors name the field.
  */
 import { z } from 'zod';
-import { Instant, str } from '../api/schemas.ts';
+import { Instant, objectId, str } from '../api/schemas.ts';
 
 /** Most lines one page of GET /tasks/:id/logs returns. */
 export const MAX_LOG_PAGE = 1000;
@@ -35,7 +35,7 @@ export const SearchTaskLogLinesQuery = z
       .trim()
       .min(MIN_SEARCH_CHARS, `Search text must be at least ${MIN_SEARCH_CHARS} characters`)
       .max(200, 'Search text must be at most 200 characters'),
-    jobId: str().trim().min(1).max(200).optional(),
+    jobId: objectId('job').optional(),
     from: Instant.optional(),
     to: Instant.optional(),
     limit: queryInt(1, MAX_SEARCH_LINES).optional(),

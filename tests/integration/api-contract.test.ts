@@ -237,6 +237,29 @@ describe('REST contract /api/v1', () => {
     expect(allowedMethods('/api/v1/nope')).toBeNull();
   });
 
+  it('every query parameter naming an object by id refuses a job key and garbage with a 400 naming it (README "REST")', async () => {
+    // found from the OpenAPI document (built from the routes' query schemas), so a new id filter is checked too
+    const root = path.resolve(__dirname, '../../app/api/v1');
+    const doc = buildOpenApiDocument().paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+    const checked: string[] = [];
+    for (const [template, ops] of Object.entries(doc)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const p of op.parameters ?? []) {
+          if (p.in !== 'query' || !/Id$/.test(p.name)) continue;
+          const mod = (await import(path.join(root, template.replace(/\{([^}]+)\}/g, '[$1]'), 'route.ts'))) as Record<string, RouteHandler>;
+          for (const value of ['t.sql1', 'garbage', '5b4c3f6e-0000-4000-8000']) {
+            const qs = `${p.name}=${encodeURIComponent(value)}`;
+            const r = await call(mod[method.toUpperCase()]!, method.toUpperCase(), `/api/v1${template}?${qs}`, { token: viewer, params: { id: '5b4c3f6e-0000-4000-8000-000000000000' } });
+            expectField(r, p.name, `${method} ${template}?${qs}`);
+            expect(r.json.error.fields[p.name], qs).toBe('Must be a job id (uuid)');
+          }
+          checked.push(`${template}?${p.name}`);
+        }
+      }
+    }
+    expect(checked.sort()).toEqual(['/alarms?jobId', '/logs/search?jobId', '/runs?jobId', '/stats/series?jobId']);
+  });
+
   describe('POST /jobs: one bad value per field -> 400 naming it, nothing written', () => {
     it.each(BAD_FIELDS.map((c) => [c.label, c] as const))('%s', async (_label, c) => {
       const before = await counts();

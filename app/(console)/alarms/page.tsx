@@ -4,6 +4,7 @@ import { getDb } from '@/lib/db';
 import { pageErrorMessage } from '@/app/_lib/page-error';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from '@/lib/alarms/config';
 import { listAlarms } from '@/lib/alarms/list-alarms';
+import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
@@ -20,12 +21,7 @@ export const metadata: Metadata = { title: 'Alarms' };
 export const dynamic = 'force-dynamic';
 
 type SP = { type?: string; status?: string; jobId?: string; before?: string };
-const FILTERS: FilterDef[] = [
-  { kind: 'select', name: 'type', label: 'Type', options: ALARM_TYPES.map((t) => ({ value: t, label: t.replace('_', ' ') })) },
-  { kind: 'select', name: 'status', label: 'Status', options: ALARM_STATUSES.map((s) => ({ value: s, label: s })) },
-  { kind: 'search', name: 'jobId', label: 'Job id', placeholder: 'Job id' },
-];
-const FILTER_NAMES = FILTERS.map((f) => f.name);
+const FILTER_NAMES = ['type', 'status', 'jobId'];
 
 
 /**
@@ -35,29 +31,37 @@ const FILTER_NAMES = FILTERS.map((f) => f.name);
  * repeats show their count.
  */
 export default async function AlarmsPage({ searchParams }: { searchParams: Promise<SP> }) {
-  await requireActor('viewer');
+  const actor = await requireActor('viewer');
   const sp = await searchParams;
   const type = (ALARM_TYPES as readonly string[]).includes(sp.type ?? '') ? (sp.type as AlarmType) : undefined;
   const status = (ALARM_STATUSES as readonly string[]).includes(sp.status ?? '') ? (sp.status as AlarmStatus) : undefined;
   let result: Awaited<ReturnType<typeof listAlarms>> | null = null;
-  let silences: SilenceView[] = [];
+  let silences: SilenceView[] | null = null;
   let error: string | null = null;
   const before = sp.before && !Number.isNaN(Date.parse(sp.before)) ? sp.before : undefined;
+  // a job id, as the API takes it (a key or a typo is refused there, and shown here as its error)
   const jobId = sp.jobId?.trim() || undefined;
   try {
-    result = await listAlarms(getDb(), { type, status, jobId, before, limit: 50 });
     silences = (await listSilences(getDb())).items;
+    result = await listAlarms(getDb(), { type, status, jobId, before, limit: 50 });
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load alarms');
   }
+  // Job filter options: live jobs by key (the first 200 are plenty for a picker; the URL takes any id).
+  const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
+  const filters: FilterDef[] = [
+    { kind: 'select', name: 'type', label: 'Type', options: ALARM_TYPES.map((t) => ({ value: t, label: t.replace('_', ' ') })) },
+    { kind: 'select', name: 'status', label: 'Status', options: ALARM_STATUSES.map((s) => ({ value: s, label: s })) },
+    { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
+  ];
   // the same query the table polls (GET /api/v1/alarms): only the filters the API accepts
   const query = new URLSearchParams(Object.entries({ type, status, jobId, before, limit: '50' }).filter((e): e is [string, string] => !!e[1])).toString();
   return (
     <>
       <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel. Acknowledge one to show you are on it; silence a job or an alarm rule to stop notifications for a while." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
-      {error ? null : <SilencesPanel initial={silences} unsilence={unsilenceAction} />}
+      {silences ? <SilencesPanel initial={silences} unsilence={unsilenceAction} /> : null}
       <Card className="overflow-hidden">
-        <FilterBar filters={FILTERS} />
+        <FilterBar filters={filters} />
         {error || !result ? (
           <ErrorPanel message={error ?? 'Could not load alarms'} />
         ) : (
