@@ -16,8 +16,9 @@ export async function deleteExpiredIdempotencyKeys(
   let deleted = 0;
   for (let i = 0; i < (opts.maxBatches ?? 100); i++) {
     const n = await db.$executeRawUnsafe(
-      `DELETE FROM idempotency_keys WHERE key IN (
-         SELECT key FROM idempotency_keys WHERE created_at < $1::timestamptz ORDER BY created_at LIMIT $2::int)`,
+      // a key is unique per principal only: another principal's fresh row may share it
+      `DELETE FROM idempotency_keys WHERE (created_by, key) IN (
+         SELECT created_by, key FROM idempotency_keys WHERE created_at < $1::timestamptz ORDER BY created_at LIMIT $2::int)`,
       cutoff, batchSize,
     );
     deleted += n;

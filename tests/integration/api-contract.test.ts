@@ -1083,7 +1083,7 @@ describe('REST contract /api/v1', () => {
       const other = cronJob(uniq('idem.expire.other'));
       const d = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: other, headers: { 'idempotency-key': key } });
       expect(d.status).toBe(201);
-      const row = await t.db.idempotencyKey.findUniqueOrThrow({ where: { key } });
+      const row = await t.db.idempotencyKey.findFirstOrThrow({ where: { key } });
       expect(row.resourceId).toBe(d.json.id);
       expect(Date.now() - row.createdAt.getTime()).toBeLessThan(60_000);
       // and the system cleanup deletes keys only once they are 24 h old

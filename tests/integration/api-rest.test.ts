@@ -7,6 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
 import { byToken, call, userToken, useRestFixture, type RestFixture, type RouteHandler } from '../helpers/rest.ts';
+import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
+import { checkApiToken, createApiToken } from '../../lib/auth/tokens.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -291,11 +293,13 @@ describe('REST /api/v1', () => {
     expect(x.json.id).toBe(y.json.id);
     expect([x.headers.get('idempotent-replayed'), y.headers.get('idempotent-replayed')].sort()).toEqual([null, 'true'].sort());
     expect(await t.db.job.count({ where: { key: 'idem.race' } })).toBe(1);
-    // another caller cannot replay someone else's key, not even with a token of the same name
-    expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } })).status).toBe(422);
+    // another caller never gets someone else's answer, not even with a token of the same name: the
+    // key is theirs, so the request runs (the job key is taken: 409)
     const twin = await userToken(t.db, 'operator', 'ops');
-    const stolen = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: twin, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } });
-    expect([stolen.status, stolen.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    for (const token of [admin, twin]) {
+      const other = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } });
+      expect([other.status, other.json.error?.code, other.headers.get('idempotent-replayed')]).toEqual([409, 'conflict', null]);
+    }
     // an answer carrying a secret is never stored: a generated password is not kept for a replay
     const target = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'reset@example.com', password: 'longenough', role: 'viewer' } });
     const reset1 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: {}, headers: { 'idempotency-key': 'reset-k1' } });
@@ -310,7 +314,7 @@ describe('REST /api/v1', () => {
     expect(bad.status).toBe(400);
     const ok = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.2'), headers: { 'idempotency-key': 'k2b' } });
     expect(ok.status).toBe(201);
-    const row = await t.db.idempotencyKey.findUniqueOrThrow({ where: { key: 'create-idem-1' } });
+    const row = await t.db.idempotencyKey.findFirstOrThrow({ where: { key: 'create-idem-1' } });
     // the owner of a stored answer is the token itself (kind and id), not a name another token could share
     expect(row).toMatchObject({ statusCode: 201, createdBy: expect.stringMatching(/^token:[0-9a-f-]{36}$/), resourceId: a.json.id });
     expect(await t.db.idempotencyKey.count({ where: { key: 'k2' } })).toBe(0);
@@ -324,6 +328,32 @@ describe('REST /api/v1', () => {
     const { cleanupIdempotencyKeys } = await import('../../lib/api/idempotency.ts');
     expect(await cleanupIdempotencyKeys(t.db, new Date(Date.now() + 25 * 3600_000))).toBeGreaterThanOrEqual(3);
     expect(await t.db.idempotencyKey.count()).toBe(0);
+  });
+
+  it('an Idempotency-Key belongs to its user or token: the same key from another principal is an independent request', async () => {
+    const headers = { 'idempotency-key': 'idem-test-1' };
+    const mine = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.principal'), headers });
+    expect(mine.status).toBe(201);
+    // a second token of the same operator, and the admin: each one's key is its own
+    const me = await checkApiToken(t.db, operator);
+    if (!('actor' in me)) throw new Error(me.refused);
+    const second = (await createApiToken(t.db, { name: 'second', scope: 'operate', ownerId: me.actor.ownerId }, SYSTEM_ACTOR)).token;
+    for (const [token, key] of [[second, 'idem.principal.second'], [admin, 'idem.principal.admin']] as const) {
+      // the same body runs again (the job key is taken: 409), never "used with a different request"
+      const same = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: cronJob('idem.principal'), headers });
+      expect([same.status, same.json.error?.code, same.headers.get('idempotent-replayed')]).toEqual([409, 'conflict', null]);
+      const other = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: cronJob(key), headers });
+      expect([other.status, other.headers.get('idempotent-replayed')]).toEqual([201, null]);
+      // and that principal's own repeat replays its own answer
+      const again = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: cronJob(key), headers });
+      expect([again.status, again.json.id, again.headers.get('idempotent-replayed')]).toEqual([201, other.json.id, 'true']);
+    }
+    // the first principal still gets its own answer, and a different body under its key is still a 422
+    const replay = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.principal'), headers });
+    expect([replay.json.id, replay.headers.get('idempotent-replayed')]).toEqual([mine.json.id, 'true']);
+    const mismatch = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.principal.x'), headers });
+    expect([mismatch.status, mismatch.json.error.code]).toEqual([422, 'idempotency_mismatch']);
+    expect(await t.db.idempotencyKey.count({ where: { key: 'idem-test-1' } })).toBe(3);
   });
 
   it('triggers a run (201) and reads it back with tasks and logs; cancel and retry', async () => {

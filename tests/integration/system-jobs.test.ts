@@ -99,6 +99,18 @@ describe('other system jobs', () => {
     expect(await count(`SELECT count(*)::int AS n FROM idempotency_keys`)).toBe(2);
   });
 
+  it('an expired key is deleted without the fresh row of another principal that used the same key', async () => {
+    await t.pool.query(`DELETE FROM idempotency_keys`);
+    for (const [by, hours] of [['token:a', 25], ['token:b', 1]] as const) {
+      await t.pool.query(
+        `INSERT INTO idempotency_keys (key, operation, request_hash, status_code, response, created_by, created_at) VALUES ('shared', 'op', 'h', 201, '{}', $1, $2)`,
+        [by, new Date(NOW.getTime() - hours * 3_600_000)],
+      );
+    }
+    expect((await deleteExpiredIdempotencyKeys(t.db, {}, NOW)).deleted).toBe(1);
+    expect((await t.pool.query(`SELECT created_by FROM idempotency_keys`)).rows).toEqual([{ created_by: 'token:b' }]);
+  });
+
   it('system jobs are seeded once and look like ordinary jobs', async () => {
     const created = await ensureSystemJobs(t.db, NOW);
     expect(created.sort()).toEqual(Object.values(SYSTEM_HANDLERS).sort());
