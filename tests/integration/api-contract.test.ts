@@ -410,9 +410,9 @@ describe('REST contract /api/v1', () => {
     });
 
     it('GET /schedule/preview', async () => {
-      const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=*/15%20*%20*%20*%20*&from=2026-01-01T00:00:00Z&count=2');
+      const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=*/15%20*%20*%20*%20*&from=2026-01-01T00:00:00Z&count=2', { token: viewer });
       expect(r.json.fireTimes).toEqual(['2026-01-01T00:15:00.000Z', '2026-01-01T00:30:00.000Z']);
-      expectField(await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=0%20*%20*%20*%20*&tz=Nowhere'), 'tz');
+      expectField(await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=0%20*%20*%20*%20*&tz=Nowhere', { token: viewer }), 'tz');
     });
 
     it('GET /jobs and GET /recycle-bin', async () => {
@@ -904,7 +904,7 @@ describe('REST contract /api/v1', () => {
       expect((await post({ ...cronJob(uniq('manual')), schedule: { kind: 'manual' } })).status).toBe(201);
       expect((await post({ ...cronJob(uniq('future')), schedule: { kind: 'once', runAt: '2099-01-01T00:00:00Z' } })).status).toBe(201);
       // the preview still answers (an empty list) for the exhausted year
-      const pv = await call(preview.GET, 'GET', `/api/v1/schedule/preview?cron=${encodeURIComponent('0 0 0 1 1 * 2001')}`);
+      const pv = await call(preview.GET, 'GET', `/api/v1/schedule/preview?cron=${encodeURIComponent('0 0 0 1 1 * 2001')}`, { token: viewer });
       expect(pv.status).toBe(200);
       expect(pv.json.fireTimes).toEqual([]);
       // updates: refused when they touch the schedule/window, also for a paused job; other edits still work
