@@ -74,11 +74,15 @@ export async function drainWorker(
  */
 export async function resumeWorker(db: Db, nodeId: string, actor: Actor, now = new Date()): Promise<WorkerView> {
   requireCan(actor, 'workers.write');
+  // The compare-and-set first: what is read after a refused one is the node as it is now, so a
+  // process that stops while the operator resumes it answers 409, never a stale 'draining'.
+  const rows = await db.workerNode.updateManyAndReturn({ where: { nodeId, status: 'draining' }, data: { status: 'online' } });
+  if (rows[0]) {
+    log('workers').info({ nodeId, actor: actor.name }, 'worker resumed');
+    return toWorkerView(rows[0], now);
+  }
   const node = await db.workerNode.findUnique({ where: { nodeId } });
   if (!node) throw new DomainError('not_found', `Worker ${nodeId} not found`);
   if (isGone(node.status)) throw goneConflict(node, 'resume');
-  if (node.status === 'online') return toWorkerView(node, now);
-  const rows = await db.workerNode.updateManyAndReturn({ where: { nodeId, status: 'draining' }, data: { status: 'online' } });
-  log('workers').info({ nodeId, actor: actor.name }, 'worker resumed');
-  return toWorkerView(rows[0] ?? node, now);
+  return toWorkerView(node, now);
 }
