@@ -226,10 +226,10 @@ test('workers page: a worker stopped cleanly and one whose heartbeat was lost ar
   const lastBeat = '2026-03-01T07:15:00.000Z';
   await withDb(async (c) => {
     await c.query(
-      `INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at, stopped_at, stop_signal) VALUES ($1, $1, 'fake-host', 4243, 'stopped', $2, $2, 'SIGTERM')`,
+      `INSERT INTO worker_nodes (node_id, name, host, pid, status, started_at, last_heartbeat_at, stopped_at, stop_signal) VALUES ($1, $1, 'fake-host', 4243, 'stopped', '2026-03-01T06:30:05Z', $2, $2, 'SIGTERM')`,
       [stopped, stoppedAt],
     );
-    await c.query(`INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at) VALUES ($1, $1, 'fake-host', 4244, 'offline', $2)`, [lost, lastBeat]);
+    await c.query(`INSERT INTO worker_nodes (node_id, name, host, pid, status, started_at, last_heartbeat_at) VALUES ($1, $1, 'fake-host', 4244, 'offline', '2026-03-01T07:00:00Z', $2)`, [lost, lastBeat]);
   });
   try {
     await page.goto('/workers');
@@ -242,6 +242,9 @@ test('workers page: a worker stopped cleanly and one whose heartbeat was lost ar
     await expect(l.getByTestId('worker-status')).toHaveText('offline');
     await expect(l.getByTestId('worker-status-detail')).toContainText(/^heartbeat lost \(crash, kill -9 or machine gone\): offline since \d{4}-/);
     await expect(l.getByTestId('worker-status-detail').locator('time')).toHaveAttribute('datetime', lastBeat);
+    // neither is up: how long each process ran, to its clean stop or to its last heartbeat
+    await expect(s.getByTestId('worker-ran')).toHaveText('ran 2h 00m');
+    await expect(l.getByTestId('worker-ran')).toHaveText('ran 15m 00s');
     // the two badges do not look alike: a lost heartbeat is red, a clean stop grey
     const bg = async (row: typeof s) => row.getByTestId('worker-status').evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(await bg(s)).not.toBe(await bg(l));

@@ -153,7 +153,22 @@ export function WorkersTable({
             </div>
           ),
         },
-        { key: 'started', header: 'Up since', className: 'whitespace-nowrap text-xs text-zinc-500', cell: (w) => <RelativeTime value={w.startedAt} /> },
+        {
+          key: 'started',
+          header: 'Started',
+          className: 'whitespace-nowrap text-xs text-zinc-500',
+          // a gone node is not up: say how long its process ran (to the clean stop, or to its last heartbeat)
+          cell: (w) => (
+            <>
+              <RelativeTime value={w.startedAt} />
+              {isGone(w.status) ? (
+                <span data-testid="worker-ran" className="block">
+                  ran {formatDuration(Math.max(0, Date.parse(w.stoppedAt ?? w.lastHeartbeatAt) - Date.parse(w.startedAt)))}
+                </span>
+              ) : null}
+            </>
+          ),
+        },
         {
           key: 'actions',
           header: null,
