@@ -29,17 +29,42 @@ test('390 px: the menu opens the navigation, follows a link and closes; the side
   await expect(sidebar.getByRole('link', { name: 'Workers' })).toBeVisible();
 });
 
-test('390 px: every main page fits the screen, the top bar keeps Sign out', async ({ page }) => {
-  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.narrow.${Date.now().toString(36)}`, name: 'Narrow screen', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
-  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  for (const path of ['/', '/jobs', '/runs', '/workers', '/stats', '/alarms', '/recycle-bin', `/jobs/${job.id}`, `/runs/${run.id}`]) {
-    await page.goto(path);
-    await expect(page.locator('main h1').first()).toBeVisible();
-    const fit = await page.evaluate(() => {
-      const main = document.querySelector('main')!;
-      return { pageWider: document.documentElement.scrollWidth > window.innerWidth, mainScrollsSideways: main.scrollWidth > main.clientWidth };
-    });
-    expect({ path, ...fit }).toEqual({ path, pageWider: false, mainScrollsSideways: false });
-  }
-  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+for (const [width, height] of [[390, 844], [1280, 800]] as const) {
+  test(`${width} px: no page is wider or taller than the screen (only the content scrolls), the top bar keeps Sign out`, async ({ page }) => {
+    await page.setViewportSize({ width, height });
+    const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.narrow.${width}.${Date.now().toString(36)}`, name: 'Narrow screen', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+    // a pause and a resume: versions whose Rollback is disabled with a screen-reader reason
+    await api('POST', `/jobs/${job.id}/pause`, {});
+    await api('POST', `/jobs/${job.id}/resume`, {});
+    const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+    for (const path of ['/', '/jobs', '/runs', '/workers', '/stats', '/alarms', '/recycle-bin', `/jobs/${job.id}`, `/jobs/${job.id}?tab=versions`, `/runs/${run.id}`]) {
+      await page.goto(path);
+      await expect(page.locator('main h1').first()).toBeVisible();
+      const fit = await page.evaluate(() => {
+        const main = document.querySelector('main')!;
+        const root = document.documentElement;
+        return { pageWider: root.scrollWidth > window.innerWidth, pageTaller: root.scrollHeight > window.innerHeight, mainScrollsSideways: main.scrollWidth > main.clientWidth };
+      });
+      expect({ path, ...fit }).toEqual({ path, pageWider: false, pageTaller: false, mainScrollsSideways: false });
+    }
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  });
+}
+
+test('390 px: the DAG editor stacks its palette, canvas and selection, and the canvas keeps the screen width', async ({ page }) => {
+  const steps = ['main', 'transform', 'load'];
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.narrow.dag.${Date.now().toString(36)}`,
+    name: 'Narrow DAG',
+    schedule: { kind: 'manual' },
+    steps: steps.map((key) => ({ key, handler: 'builtin.noop' })),
+    edges: [{ from: 'main', to: 'transform' }, { from: 'transform', to: 'load' }],
+  });
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  await expect(page.getByTestId('dag-editor')).toBeVisible();
+  const canvas = page.getByTestId('dag-editor').locator('.react-flow').first();
+  const box = (await canvas.boundingBox())!;
+  expect(box.width).toBeGreaterThan(300);
+  expect(box.height).toBeGreaterThan(300);
+  for (const k of steps) await expect(page.getByTestId(`dag-node-${k}`)).toBeVisible();
 });

@@ -32,7 +32,9 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
         <Sidebar />
         <div className="flex min-w-0 flex-1 flex-col">
           <Topbar signOut={signOutAction} theme={parseTheme((await cookies()).get(THEME_COOKIE)?.value)} />
-          <main className="min-h-0 flex-1 overflow-y-auto px-3 py-4 md:px-6 md:py-5">{children}</main>
+          {/* relative: the scroll area is the containing block of absolutely placed text (screen-reader-only
+              reasons), which would otherwise lengthen and widen the page itself beyond the screen */}
+          <main className="relative min-h-0 flex-1 overflow-y-auto px-3 py-4 md:px-6 md:py-5">{children}</main>
         </div>
       </div>
       </DisplayZoneProvider>

@@ -32,7 +32,7 @@ export type DagCanvasProps = {
 export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBanner, canvasRef }: DagCanvasProps) {
   useInitialView(EDITOR_PADDING);
   return (
-    <div className="relative min-w-0 flex-1" ref={canvasRef} onDragOver={edits.onDragOver} onDrop={edits.onDrop}>
+    <div className="relative min-w-0 flex-1 max-md:h-[360px] max-md:flex-none" ref={canvasRef} onDragOver={edits.onDragOver} onDrop={edits.onDrop}>
       {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
       <EditorBanner banner={banner} onDismiss={onDismissBanner} className="absolute inset-x-2 top-2 z-10" />
       <ReactFlow<StepNode, DepEdge>

@@ -59,7 +59,7 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
   const selectedErrors = selectedNode ? (ed.fieldErrors.get(selectedNode.id) ?? {}) : {};
 
   return (
-    <div ref={editorRef} className={`flex flex-col overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[70vh] min-h-[480px]'}`} data-testid="dag-editor" data-dirty={dirty ? 'true' : 'false'}>
+    <div ref={editorRef} className={`flex flex-col overflow-hidden rounded-lg border border-slate-200 bg-white ${className ?? 'h-[70vh] min-h-[480px] max-md:h-auto'}`} data-testid="dag-editor" data-dirty={dirty ? 'true' : 'false'}>
       <EditorToolbar
         readOnly={readOnly}
         edgeType={edgeType}
@@ -76,7 +76,8 @@ function DagEditorInner({ steps, edges: edgeProps, handlers, readOnly = false, o
         onRedo={() => dispatch({ type: 'redo' })}
       />
 
-      <div className="flex min-h-0 flex-1">
+      {/* below 768 px the palette, the canvas and the selection stack, so the canvas keeps the screen's width */}
+      <div className="flex min-h-0 flex-1 max-md:flex-col">
         {!readOnly ? <Palette handlers={palette} onAdd={edits.addStep} /> : null}
         <DagCanvas nodes={ed.renderedNodes} edges={edges} readOnly={readOnly} edits={edits} banner={ed.banner} onDismissBanner={() => ed.setBanner(null)} canvasRef={canvasRef} />
         <SelectionAside selectedNode={selectedNode} selectedEdge={selectedEdge} errors={selectedErrors} handlers={palette} readOnly={readOnly} keyOf={keyOf} dispatch={dispatch} />

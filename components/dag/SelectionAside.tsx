@@ -18,7 +18,7 @@ export type SelectionAsideProps = {
 /** The panel beside the canvas. */
 export function SelectionAside({ selectedNode, selectedEdge, errors, handlers, readOnly, keyOf, dispatch }: SelectionAsideProps) {
   return (
-    <aside className="w-72 shrink-0 overflow-y-auto border-l border-slate-200 p-3" aria-label="Selection">
+    <aside className="w-72 shrink-0 overflow-y-auto border-l border-slate-200 p-3 max-md:max-h-72 max-md:w-full max-md:border-l-0 max-md:border-t" aria-label="Selection">
       {selectedNode ? (
         <StepPanel
           key={selectedNode.id}

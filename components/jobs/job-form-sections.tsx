@@ -86,7 +86,7 @@ export function AlarmsSection({ f }: { f: JobFormState }) {
 export function FormFooter({ f, cancelHref }: { f: JobFormState; cancelHref: string }) {
   const { mode, expectedVersion, pending, reason, setReason, err } = f;
   return (
-  <div data-testid="form-save-bar" className="sticky bottom-0 -mx-6 flex items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-6 py-3 backdrop-blur">
+  <div data-testid="form-save-bar" className="sticky bottom-0 -mx-3 flex items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-3 py-3 backdrop-blur md:-mx-6 md:px-6">
     {mode === 'edit' && expectedVersion ? <span className="text-xs text-zinc-500">Editing version {expectedVersion}</span> : null}
     {mode === 'edit' ? (
       <label className="mr-auto flex items-center gap-2 text-xs text-zinc-600">

@@ -70,7 +70,6 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
       </div>
       <DataTable
         testId="versions-table"
-        scroll={false}
         rows={versions}
         rowKey={(v) => String(v.version)}
         columns={[
