@@ -409,6 +409,13 @@ async function startWorker() {
       stop('drain', 2, "the worker's configuration error");
       return;
     }
+    if (code === 0) {
+      // Exit 0 is a clean stop someone asked the worker itself for (a signal sent to its pid): it
+      // drained and marked itself stopped. Restarting it would undo the request, as systemd's
+      // Restart=on-failure would not; the console keeps running.
+      say('worker stopped cleanly (exit 0: it was asked to stop directly) and is not restarted; the console keeps running. Restart Tickflow to run a worker here again, or use Drain on the Workers page to pause one without stopping it');
+      return;
+    }
     const { delayMs } = workerRestarts.afterEnd(Date.now() - startedAt);
     console.error(`[tickflow] worker exited (${howItEnded(child)}); restarting it in ${delayMs / 1000} s`);
     setTimeout(() => { if (!shuttingDown) void startWorker(); }, delayMs);

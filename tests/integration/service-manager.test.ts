@@ -296,6 +296,21 @@ describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0,
     expect(stack.output()).toMatch(/stopping now/);
     expect(stopSequence(stack.output()).slice(-2)).toEqual(['[tickflow] embedded database stopped', '[tickflow] stopped']);
   }, 300_000);
+
+  it("SIGTERM to the stack's worker alone: it stops cleanly and is not restarted; the console keeps serving; the stack still stops in order, exit 0", async () => {
+    const stack = await startStack();
+    process.kill(stack.worker, 'SIGTERM');
+    await waitFor(() => stack.output().includes('[tickflow] worker stopped cleanly (exit 0: it was asked to stop directly) and is not restarted'), 60_000, 'the supervisor leaving the worker stopped', 200);
+    await new Promise((r) => setTimeout(r, 2_500)); // past the first restart's 1 s delay
+    expect(stack.output()).not.toMatch(/worker exited .*restarting it/);
+    expect(alive(stack.worker)).toBe(false);
+    expect((await api('GET', '/jobs')).status).toBe(200);
+    const since = Date.now();
+    process.kill(stack.npm.pid!, 'SIGTERM');
+    await allGone(stack, since, 60_000);
+    expect(await stack.npmExited).toEqual({ code: 0, signal: null });
+    expect(stopSequence(stack.output()).slice(-3)).toEqual(['[tickflow] console stopped', '[tickflow] embedded database stopped', '[tickflow] stopped']);
+  }, 300_000);
 });
 
 describe('a database restart under a running stack (docs/operations.md "Database restarts and failover")', () => {
