@@ -107,8 +107,8 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
   const rollbackOf = (v: number) => table.locator('tbody tr').filter({ has: page.getByRole('checkbox', { name: `Compare version ${v}`, exact: true }) }).getByRole('button', { name: 'Rollback' });
   await expect(rollbackOf(6)).toHaveCount(0); // the current version
   for (const [v, why] of [
-    [5, 'Nothing to roll back: v5 only records a pause, and its configuration is the current one (v6)'],
-    [4, 'Nothing to roll back: v4 has the same configuration, and its configuration is the current one (v6)'],
+    [5, 'Nothing to roll back: v5 only records a pause; its configuration is the current one (v6)'],
+    [4, "Nothing to roll back: v4's configuration is the current one (v6)"],
   ] as const) {
     await expect(rollbackOf(v)).toBeDisabled();
     await expect(rollbackOf(v)).toHaveAccessibleDescription(why);
@@ -121,7 +121,7 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
     body: JSON.stringify({ version: 5 }),
   });
   expect(refused.status).toBe(422);
-  expect((await refused.json()).error.fields.version).toBe('Nothing to roll back: v5 only records a pause, and its configuration is the current one (v6)');
+  expect((await refused.json()).error.fields.version).toBe('Nothing to roll back: v5 only records a pause; its configuration is the current one (v6)');
 });
 
 test('runs list filters by job, status and trigger', async ({ page }) => {

@@ -21,8 +21,8 @@ export function sameConfiguration(a: JobSnapshot | Record<string, unknown>, b: J
 
 /** Why rolling back to `version` (change type `changeType`) is refused when its configuration is the current one. */
 export function nothingToRollBack(version: number, changeType: string, currentVersion: number): string {
-  const what = changeType === 'pause' || changeType === 'resume' || changeType === 'delete' || changeType === 'restore'
-    ? `v${version} only records a ${changeType}`
-    : `v${version} has the same configuration`;
-  return `Nothing to roll back: ${what}, and its configuration is the current one (v${currentVersion})`;
+  const statusOnly = changeType === 'pause' || changeType === 'resume' || changeType === 'delete' || changeType === 'restore';
+  return statusOnly
+    ? `Nothing to roll back: v${version} only records a ${changeType}; its configuration is the current one (v${currentVersion})`
+    : `Nothing to roll back: v${version}'s configuration is the current one (v${currentVersion})`;
 }

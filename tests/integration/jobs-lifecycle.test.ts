@@ -309,13 +309,13 @@ describe('jobs lifecycle', () => {
     await resumeJob(t.db, job.id, alice, {}, NOW); // v4: the configuration of v2, active
     const before = await t.db.jobVersion.count({ where: { jobId: job.id } });
     for (const [version, words] of [
-      [3, 'v3 only records a pause'],
-      [4, 'v4 only records a resume'],
-      [2, 'v2 has the same configuration'],
+      [3, 'v3 only records a pause; its configuration'],
+      [4, 'v4 only records a resume; its configuration'],
+      [2, "v2's configuration"],
     ] as const) {
       const e = await rejects(rollbackJob(t.db, job.id, { version }, alice, NOW));
       expect(e.status, `v${version}`).toBe(422);
-      expect(e.message).toBe(`Nothing to roll back: ${words}, and its configuration is the current one (v4)`);
+      expect(e.message).toBe(`Nothing to roll back: ${words} is the current one (v4)`);
       expect(e.fields).toEqual({ version: e.message });
     }
     expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(before);
@@ -328,7 +328,7 @@ describe('jobs lifecycle', () => {
       [2, false],
       [1, true],
     ]);
-    expect(listed.find((v) => v.version === 3)!.rollbackRefusal).toBe('Nothing to roll back: v3 only records a pause, and its configuration is the current one (v4)');
+    expect(listed.find((v) => v.version === 3)!.rollbackRefusal).toBe('Nothing to roll back: v3 only records a pause; its configuration is the current one (v4)');
 
     // v1 differs: it rolls back, and then v1 is the one that would restore nothing, v2 to v4 restore "Second"
     const rolled = await rollbackJob(t.db, job.id, { version: 1 }, alice, NOW);
