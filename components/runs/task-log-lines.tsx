@@ -153,7 +153,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         {task.attempt > 1 ? (
           <label className="flex items-center gap-1 text-xs text-zinc-600">
             attempt
-            <NativeSelect className="h-7 w-16 text-xs" value={attempt} onChange={(e) => setChosen(Number(e.target.value))} data-testid="lines-attempt">
+            <NativeSelect className="h-7 w-auto min-w-[4.5rem] text-xs" value={attempt} onChange={(e) => setChosen(Number(e.target.value))} data-testid="lines-attempt">
               {Array.from({ length: task.attempt }, (_, i) => i + 1).map((n) => (
                 <option key={n} value={n}>{n}</option>
               ))}

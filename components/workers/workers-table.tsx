@@ -118,11 +118,15 @@ export function WorkersTable({
           key: 'load',
           header: 'Load / CPU / Mem',
           className: 'whitespace-nowrap text-xs text-zinc-600 tabular-nums',
-          cell: (w) => (
-            <>
-              {w.load1 != null ? w.load1.toFixed(2) : '—'} / {w.cpuPercent != null ? `${Math.round(w.cpuPercent)}%` : '—'} / {w.memoryMb != null ? `${Math.round(w.memoryMb)} MB` : '—'}
-            </>
-          ),
+          // a gone node's last figures describe a process that no longer runs
+          cell: (w) =>
+            isGone(w.status) ? (
+              '—'
+            ) : (
+              <>
+                {w.load1 != null ? w.load1.toFixed(2) : '—'} / {w.cpuPercent != null ? `${Math.round(w.cpuPercent)}%` : '—'} / {w.memoryMb != null ? `${Math.round(w.memoryMb)} MB` : '—'}
+              </>
+            ),
         },
         {
           key: 'group',
