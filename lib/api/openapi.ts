@@ -13,6 +13,7 @@ import { ListAlarmsQuery } from '../alarms/list-alarms.ts';
 import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
 import * as R from './recovery-schemas.ts';
 import { JobCalendarQuery, JobGridQuery, StatsSeriesQuery } from './view-schemas.ts';
+import { HEARTBEAT_STALE_SECONDS, NODE_STATUSES } from '../workers/node-status.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -94,10 +95,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         handlers: { type: 'array', items: { type: 'string' } },
         status: {
           type: 'string',
-          enum: ['online', 'draining', 'offline', 'stopped'],
+          enum: [...NODE_STATUSES],
           description: 'offline: its heartbeat was lost and the reaper marked it (a crash, kill -9, a machine gone); stopped: it drained and exited cleanly (SIGTERM/SIGINT)',
         },
-        effectiveStatus: { type: 'string', enum: ['online', 'draining', 'offline', 'stopped', 'stale'], description: 'status, except an online or draining node whose heartbeat is older than 60 s is `stale`' },
+        effectiveStatus: { type: 'string', enum: [...NODE_STATUSES, 'stale'], description: `status, except an online or draining node whose heartbeat is older than ${HEARTBEAT_STALE_SECONDS} s is \`stale\`` },
         lastHeartbeatAt: { type: 'string', format: 'date-time', description: 'for a stopped node, the stop' },
         heartbeatAgeSeconds: { type: 'integer', minimum: 0 },
         runningTasks: { type: 'integer' },

@@ -4,7 +4,7 @@
  * by lib/engine/nodes/register-node.ts) and whether a live worker offers it now.
  *
  * - available: some node offering it is online or draining with a heartbeat younger than
- *   HEARTBEAT_STALE_SECONDS (lib/workers/list-workers.ts); otherwise `lastOfferedAt` is the
+ *   HEARTBEAT_STALE_SECONDS (lib/workers/node-status.ts); otherwise `lastOfferedAt` is the
  *   newest heartbeat of a node that offered it (null when no registered node ever did —
  *   node rows are deleted after TICKFLOW_NODE_RETENTION_DAYS offline or stopped).
  * - spec (description, input JSON Schema, step defaults): from the node with the newest
@@ -13,7 +13,7 @@
  */
 import type { Db } from '../db.ts';
 import { BUILTIN_HANDLER_NAMES } from '../jobs/known-handlers.ts';
-import { HEARTBEAT_STALE_SECONDS } from '../workers/list-workers.ts';
+import { heartbeatFreshSince } from '../workers/node-status.ts';
 import type { JsonSchema } from './payload-schema.ts';
 
 export interface HandlerCatalogueEntry {
@@ -47,7 +47,7 @@ export const BUILTIN_DESCRIPTIONS: Record<string, string> = {
 type NodeRow = { handlers: string[]; handler_specs: Record<string, Record<string, unknown>> | null; live: boolean; last_heartbeat_at: Date };
 
 async function nodeRows(db: Db, now: Date): Promise<NodeRow[]> {
-  const fresh = new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000);
+  const fresh = heartbeatFreshSince(now);
   return db.$queryRaw<NodeRow[]>`
     SELECT handlers, handler_specs, (status IN ('online', 'draining') AND last_heartbeat_at >= ${fresh}) AS live, last_heartbeat_at
       FROM worker_nodes

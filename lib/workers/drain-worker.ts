@@ -3,8 +3,8 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { log } from '../log.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
-import { HEARTBEAT_STALE_SECONDS, toWorkerView, type WorkerView } from './list-workers.ts';
-import { isGone } from './node-status.ts';
+import { toWorkerView, type WorkerView } from './list-workers.ts';
+import { heartbeatFreshSince, isGone } from './node-status.ts';
 
 /** What draining the last online worker does, in the words the API and the console show. */
 export const LAST_WORKER_CONSEQUENCE =
@@ -49,8 +49,7 @@ export async function drainWorker(
     if (!node) throw new DomainError('not_found', `Worker ${nodeId} not found`);
     if (isGone(node.status)) throw goneConflict(node, 'drain');
     if (node.status === 'draining') return toWorkerView(node, now);
-    const fresh = new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000);
-    const others = await tx.workerNode.count({ where: { status: 'online', lastHeartbeatAt: { gte: fresh }, nodeId: { not: nodeId } } });
+    const others = await tx.workerNode.count({ where: { status: 'online', lastHeartbeatAt: { gte: heartbeatFreshSince(now) }, nodeId: { not: nodeId } } });
     if (others === 0 && !opts.confirmLastWorker) {
       throw new DomainError(
         'conflict',

@@ -2,9 +2,7 @@ import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
 import type { NodeStatus } from '../engine/nodes/heartbeat-node.ts';
-import { effectiveNodeStatus, HEARTBEAT_STALE_SECONDS } from './node-status.ts';
-
-export { HEARTBEAT_STALE_SECONDS };
+import { effectiveNodeStatus, heartbeatFreshSince } from './node-status.ts';
 
 export type WorkerView = {
   nodeId: string;
@@ -73,6 +71,6 @@ export async function listWorkers(db: Db, actor: Actor, now = new Date()): Promi
 /** Online nodes with a fresh heartbeat (for /health). */
 export async function countOnlineWorkers(db: Db, now = new Date()): Promise<number> {
   return db.workerNode.count({
-    where: { status: 'online', lastHeartbeatAt: { gte: new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000) } },
+    where: { status: 'online', lastHeartbeatAt: { gte: heartbeatFreshSince(now) } },
   });
 }

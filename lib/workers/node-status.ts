@@ -17,6 +17,14 @@ export function isGone(status: NodeStatus): boolean {
 /** A node whose last heartbeat is older than this is shown as `stale` (likely dead; the reaper decides). */
 export const HEARTBEAT_STALE_SECONDS = 60;
 
+/** Every stored status of a node (worker_nodes.status), in the node_status enum's order. */
+export const NODE_STATUSES = ['online', 'draining', 'offline', 'stopped'] as const satisfies readonly NodeStatus[];
+
+/** The oldest heartbeat that still counts as live at `now` (HEARTBEAT_STALE_SECONDS): for the SQL that selects live nodes. */
+export function heartbeatFreshSince(now: Date): Date {
+  return new Date(now.getTime() - HEARTBEAT_STALE_SECONDS * 1000);
+}
+
 /**
  * The status a node is shown and counted under at `now` — on the Workers page, in the overview
  * and in the `tickflow_workers` metric (docs/operations.md "Stopped or offline"): its stored
@@ -25,7 +33,7 @@ export const HEARTBEAT_STALE_SECONDS = 60;
  * reaper marks it `offline` nothing is sure. A stale node never counts as online.
  */
 export function effectiveNodeStatus(status: NodeStatus, lastHeartbeatAt: Date, now: Date): NodeStatus | 'stale' {
-  return !isGone(status) && now.getTime() - lastHeartbeatAt.getTime() > HEARTBEAT_STALE_SECONDS * 1000 ? 'stale' : status;
+  return !isGone(status) && lastHeartbeatAt < heartbeatFreshSince(now) ? 'stale' : status;
 }
 
 /** Every status a node is counted under (effectiveNodeStatus), in the Workers page's order. */
