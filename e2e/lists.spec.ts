@@ -18,7 +18,10 @@ test.beforeEach(async ({ page }) => {
 test('jobs: the table fits 1440 px, rows have Run now and Pause, next-fire sorting puts paused jobs last', async ({ page }) => {
   const tag = `e2e.lists.${uniq()}`;
   const soon = await api<Job>('POST', '/jobs', { key: `${tag}.a-soon`, name: 'A rather long job name that should be truncated in the list view', schedule: { kind: 'interval', intervalSeconds: 600 }, handler: 'builtin.noop' });
-  const later = await api<Job>('POST', '/jobs', { key: `${tag}.b-later`, name: 'Later', schedule: { kind: 'cron', cron: '0 3 * * *', timezone: 'Asia/Shanghai' }, handler: 'builtin.noop' });
+  // "Later" fires daily at the Shanghai hour 12 h from now: its next fire is 11-12 h away whatever the time of
+  // day the test runs, so "soon" (due in 10 minutes) is always first.
+  const laterHour = (new Date().getUTCHours() + 8 + 12) % 24;
+  const later = await api<Job>('POST', '/jobs', { key: `${tag}.b-later`, name: 'Later', schedule: { kind: 'cron', cron: `0 ${laterHour} * * *`, timezone: 'Asia/Shanghai' }, handler: 'builtin.noop' });
   const paused = await api<Job>('POST', '/jobs', { key: `${tag}.c-paused`, name: 'Paused', schedule: { kind: 'interval', intervalSeconds: 60 }, handler: 'builtin.noop' });
   await api('POST', `/jobs/${paused.id}/pause`, {});
 
