@@ -13,7 +13,7 @@ test('running now, next fires, failures by name and outcome counts', async ({ pa
   await page.setViewportSize({ width: 1440, height: 900 });
   const sleeper = await api<{ id: string }>('POST', '/jobs', { key: `e2e.ov.sleep.${uniq()}`, name: 'Slow import', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 25_000 } });
   const hourlyKey = `e2e.ov.hourly.${uniq()}`;
-  await api('POST', '/jobs', { key: hourlyKey, name: 'Hourly sync', schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  await api('POST', '/jobs', { key: hourlyKey, name: 'Hourly sync', schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'Asia/Kolkata' }, handler: 'builtin.noop' });
   const failing = await api<{ id: string }>('POST', '/jobs', { key: `e2e.ov.fail.${uniq()}`, name: 'Broken report', schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message: 'disk full' } });
   const bad = await api<Run>('POST', `/jobs/${failing.id}/trigger`, {});
   await expect.poll(async () => (await api<Run>('GET', `/runs/${bad.id}`)).status, { timeout: 30_000 }).toBe('failed');
@@ -33,7 +33,7 @@ test('running now, next fires, failures by name and outcome counts', async ({ pa
   await expect(elapsed).not.toHaveText(first!, { timeout: 15_000 });
 
   // The card's caption counts in plain words: "N fires from M jobs in the next 24 h".
-  await expect(page.getByTestId('next-fires-caption')).toHaveText(/^(Over )?\d+ fires from \d+ jobs in the next 24 h \(times in \S+\)$/);
+  await expect(page.getByTestId('next-fires-caption')).toHaveText(/^(Over )?\d+ fires from \d+ jobs in the next 24 h \(axis in \S+\)$/);
   // Next 24 hours: the hourly job fires 24 times (or 25 counting both ends of the axis).
   const hourly = page.getByTestId('next-fire-row').filter({ hasText: 'Hourly sync' });
   await expect(hourly).toBeVisible();
@@ -43,6 +43,8 @@ test('running now, next fires, failures by name and outcome counts', async ({ pa
   // The count beside the next fire reads whole, never clipped by the narrow name column.
   const summary = hourly.getByTestId('next-fire-summary');
   await expect(summary).toContainText(/· 2[45] in 24 h/);
+  // The job's own next fire is written in the job's zone, as on the jobs list: on the hour in Kolkata, labelled UTC+5:30.
+  await expect(summary).toContainText(/next \d{4}-\d{2}-\d{2} \d{2}:00 UTC\+5:30/);
   expect(await summary.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
 
   // Failures by name, outcome counts with skipped shown.

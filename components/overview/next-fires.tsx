@@ -1,5 +1,6 @@
 'use client';
-// The overview's "Next 24 hours": one row per active job, a dot at each fire on a 24-hour time axis.
+// The overview's "Next 24 hours": one row per active job, a dot at each fire on a 24-hour time axis (a spread
+// sample when a job fires more often than the row can draw), and how many times each job fires.
 import Link from 'next/link';
 import type { Overview } from '@/lib/stats/get-overview';
 import { formatClock, formatDateTime, toDate, wallParts } from '@/lib/time/format';
@@ -29,9 +30,9 @@ export function NextFires({ initial }: { initial: Overview }) {
   // The axis starts at the overview's own clock, so the server and the browser draw the same picture.
   const from = toDate(o.generatedAt)!.getTime();
   const ticks = hourTicks(from, zone);
-  const total = o.nextFires.reduce((n, j) => n + j.fires.length, 0);
-  // A job's dots are capped (lib/stats/upcoming-fires.ts perJob): then the total is a lower bound.
-  const atLeast = o.nextFires.some((j) => j.more);
+  const total = o.nextFires.reduce((n, j) => n + j.count, 0);
+  // Counting stops at a budget (lib/stats/upcoming-fires.ts COUNT_BUDGET): then the total is a lower bound.
+  const atLeast = o.nextFires.some((j) => j.countIsLowerBound);
   return (
     <Card className="overflow-hidden">
       <CardHeader title="Next 24 hours" description={<span data-testid="next-fires-caption">{nextFiresCaption(total, o.nextFires.length, atLeast, zone)}</span>} />
@@ -55,8 +56,9 @@ export function NextFires({ initial }: { initial: Overview }) {
                   </Link>
                   {/* wraps rather than clips: the count must stay readable beside a long date */}
                   <div className="text-[11px] leading-tight text-zinc-500" data-testid="next-fire-summary">
-                    next {formatDateTime(j.fires[0], zone, { seconds: false })}
-                    {j.fires.length > 1 ? <span className="whitespace-nowrap">{` · ${j.more ? 'over ' : ''}${j.fires.length} in 24 h`}</span> : null}
+                    {/* a job's own next fire is written in the job's zone, as on the jobs list (docs/console.md) */}
+                    next {formatDateTime(j.fires[0], j.timezone, { seconds: false })}
+                    {j.count > 1 ? <span className="whitespace-nowrap">{` · ${j.countIsLowerBound ? 'over ' : ''}${j.count} in 24 h`}</span> : null}
                   </div>
                 </div>
                 <div className="relative h-4 flex-1">

@@ -7,14 +7,25 @@ import { dueAt, staggerOffsetMs } from '../schedule/stagger.ts';
  * One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger).
  * With `more`, the job fires more often than `fires` can list: `fires` is then a sample, its next
  * fire and the first fire in each equal part of the horizon, so it spreads as the fires do.
+ * `count` is how many fires the horizon holds; with `countIsLowerBound` the counting stopped at the
+ * overview's budget (COUNT_BUDGET) and the job fires at least that often. `timezone` is the job's
+ * own zone, in which the console writes its next fire (docs/console.md).
  */
-export type UpcomingFire = { jobId: string; jobKey: string; jobName: string; fires: string[]; more: boolean };
+export type UpcomingFire = { jobId: string; jobKey: string; jobName: string; timezone: string; fires: string[]; more: boolean; count: number; countIsLowerBound: boolean };
+
+/**
+ * Fire times walked to count the fires of all listed jobs together, per call: an exact "1,440 in 24 h"
+ * for an every-minute job and 17,280 for an every-5-s one, while a page of every-second jobs (polled
+ * every few seconds by each open overview) costs at most some tens of milliseconds of CPU.
+ */
+export const COUNT_BUDGET = 50_000;
 
 /**
  * What fires in the next `horizonMs` (default 24 h): active jobs whose next due instant falls before the horizon
  * (soonest first, at most `maxJobs`), each with its due instants computed by the tick's own rules
  * (lib/engine/tick toJobSchedule + lib/schedule fireTimesAfter and dueAt: zone, window, stagger), at most
- * `perJob` per job (`more` when there are others: then a sample over the whole horizon, UpcomingFire).
+ * `perJob` per job (`more` when there are others: then a sample over the whole horizon, UpcomingFire), and how
+ * many there are (`count`, exact within COUNT_BUDGET).
  * An overdue next_run_at is listed as it is (due now).
  * @param now the clock (ms precision).
  */
@@ -28,21 +39,27 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
     select: { id: true, key: true, name: true, scheduleKind: true, cronExpression: true, timezone: true, intervalSeconds: true, runAt: true, startAt: true, endAt: true, staggerSeconds: true, createdAt: true, nextRunAt: true },
   });
   const out: UpcomingFire[] = [];
+  let budget = COUNT_BUDGET;
   for (const j of jobs) {
     if (!j.nextRunAt) continue;
     const fires = [j.nextRunAt.toISOString()];
     let more = false;
+    let count = 1;
+    let countIsLowerBound = false;
     try {
       const schedule = toJobSchedule({ ...j, nextRunAt: j.nextRunAt, misfirePolicy: 'skip', misfireMaxCatchup: 0 });
       const nominal = new Date(j.nextRunAt.getTime() - staggerOffsetMs(j.id, j.staggerSeconds));
       for (const t of fireTimesAfter(schedule, nominal)) {
         const due = dueAt(schedule, t).getTime();
         if (due > horizon) break;
-        if (fires.length >= perJob) {
-          more = true;
+        if (budget <= 0) {
+          countIsLowerBound = true;
           break;
         }
-        fires.push(new Date(due).toISOString());
+        budget--;
+        count++;
+        if (fires.length < perJob) fires.push(new Date(due).toISOString());
+        else more = true;
       }
       if (more) {
         const first = j.nextRunAt.getTime();
@@ -51,7 +68,7 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
     } catch {
       // A schedule the tick cannot evaluate either: show its stored next fire only (the job page names the error).
     }
-    out.push({ jobId: j.id, jobKey: j.key, jobName: j.name, fires, more });
+    out.push({ jobId: j.id, jobKey: j.key, jobName: j.name, timezone: j.timezone, fires, more, count, countIsLowerBound });
   }
   return out;
 }

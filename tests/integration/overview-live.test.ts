@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { getOverview } from '../../lib/stats/get-overview.ts';
 import { getRunningNow } from '../../lib/stats/running-now.ts';
-import { getUpcomingFires } from '../../lib/stats/upcoming-fires.ts';
+import { COUNT_BUDGET, getUpcomingFires } from '../../lib/stats/upcoming-fires.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { T0, at, claimStep, insertJob } from './engine-fixtures.ts';
 
@@ -36,7 +36,9 @@ describe('overview: running now and the next 24 h', () => {
     expect(byKey.get('tz.ny')!.jobId).toBe(ny.id);
     // 12:00 and 18:00 EST on the 7th, 00:00 EST on the 8th; 06:00 on the 8th is after endAt.
     expect(byKey.get('tz.ny')!.fires).toEqual(['2026-03-07T17:00:00.000Z', '2026-03-07T23:00:00.000Z', '2026-03-08T05:00:00.000Z']);
-    expect(byKey.get('busy')).toMatchObject({ jobId: busy.id, more: true });
+    expect(byKey.get('tz.ny')).toMatchObject({ timezone: 'America/New_York', count: 3, countIsLowerBound: false, more: false });
+    // 12:01 today to 12:00 tomorrow, both ends in: every fire counted, though only 10 are drawn.
+    expect(byKey.get('busy')).toMatchObject({ jobId: busy.id, timezone: 'UTC', more: true, count: 1440, countIsLowerBound: false });
     expect(byKey.get('busy')!.fires).toHaveLength(10);
     // Capped, the dots spread over the whole day as the fires do (one per tenth of it), not the first 10 minutes.
     const busyFires = byKey.get('busy')!.fires.map((f) => new Date(f).getTime());
@@ -44,6 +46,20 @@ describe('overview: running now and the next 24 h', () => {
     expect(new Set(busyFires).size).toBe(10);
     expect(busyFires.at(-1)! - now.getTime()).toBeGreaterThan(20 * 3_600_000);
     expect([...busyFires].sort((a, b) => a - b)).toEqual(busyFires);
+  });
+
+  it('counting stops at the budget: the count is then a lower bound, and later jobs are not walked at all', async () => {
+    const now = new Date('2026-03-07T12:00:00Z');
+    // Every second: 86,400 fires a day each, far over COUNT_BUDGET together.
+    for (const key of ['sec.a', 'sec.b']) {
+      await t.db.job.create({ data: { key, name: key, scheduleKind: 'cron', cronExpression: '* * * * * *', timezone: 'UTC', status: 'active', nextRunAt: new Date(now.getTime() + 1000) } as never });
+    }
+    // Soonest first (the two share a next fire, then the order is by id); the jobs of the test before fire later.
+    const list = (await getUpcomingFires(t.db, now, { perJob: 10 })).filter((j) => j.jobKey.startsWith('sec.'));
+    expect(list).toHaveLength(2);
+    expect(list[0]).toMatchObject({ count: COUNT_BUDGET + 1, countIsLowerBound: true, more: true });
+    expect(list[1]).toMatchObject({ count: 1, countIsLowerBound: true });
+    expect(list[0]!.fires).toHaveLength(10);
   });
 
   it('getOverview names failed runs by job name and carries both lists', async () => {
