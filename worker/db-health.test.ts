@@ -1,23 +1,10 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { replayDelayMs } from '../lib/engine/lock-order.ts';
-import { DbHealth, isUnreachable } from './db-health.ts';
+import { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 
 const logger = pino({ level: 'silent' });
-
-describe('isUnreachable', () => {
-  it('connection-level failures are outages; refused statements are not', () => {
-    expect(isUnreachable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
-    expect(isUnreachable(new Error('Connection terminated unexpectedly'))).toBe(true);
-    expect(isUnreachable({ code: '57P01', message: 'terminating connection due to administrator command' })).toBe(true);
-    expect(isUnreachable({ code: '57P03', message: 'the database system is starting up' })).toBe(true);
-    expect(isUnreachable({ code: '08006', message: 'connection failure' })).toBe(true);
-    expect(isUnreachable({ code: '23505', message: 'duplicate key value violates unique constraint' })).toBe(false);
-    expect(isUnreachable({ code: '40P01', message: 'deadlock detected' })).toBe(false);
-    expect(isUnreachable(new Error('Unable to start a transaction in the given time.'))).toBe(false);
-  });
-});
 
 describe('replayDelayMs', () => {
   it('is full jitter under a cap that doubles from 10 ms to 200 ms', () => {

@@ -2,8 +2,9 @@
  * Database reachability as one worker process sees it (docs/engine.md "Liveness").
  *
  * Every service loop reports its passes here. A failure that says the database
- * cannot be reached (connection refused or reset, server starting up or shutting
- * down, connection terminated) marks it down; from then on a probe (`SELECT 1`
+ * cannot be reached (the one rule of lib/infra/database-unavailable.ts: connection
+ * refused or reset, server starting up or shutting down, connection terminated,
+ * too many connections) marks it down; from then on a probe (`SELECT 1`
  * on the worker's small liveness pool) runs every `probeMs` with jitter, and its
  * first success marks it up again and calls every `onUp` listener at once: the
  * heartbeat renews leases, pending completions are sent, the claimer and the
@@ -18,31 +19,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { pgErrorCode } from '../lib/engine/pg.ts';
-
-/** Messages and codes of a database that cannot be reached (as opposed to a refused statement). */
-const UNREACHABLE_RE =
-  /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection terminated|terminating connection|connection (is )?closed|server closed the connection|the database system is (starting up|shutting down|in recovery|not yet accepting)|Can't reach database|DatabaseNotReachable|ConnectionClosed|connect(ion)? timeout|timeout exceeded when trying to connect/i;
-
-/** true when `err` says the database could not be reached (SQLSTATE class 08, 57P01–57P03, socket errors). */
-export function isUnreachable(err: unknown): boolean {
-  const code = pgErrorCode(err);
-  if (code && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) return true;
-  const e = err as { message?: unknown; code?: unknown; cause?: unknown; meta?: unknown };
-  const text = [e?.message, e?.code, safeJson(e?.meta), (e?.cause as { message?: unknown })?.message, (e?.cause as { code?: unknown })?.code]
-    .filter((x) => x !== undefined && x !== null)
-    .map(String)
-    .join(' ');
-  return UNREACHABLE_RE.test(text);
-}
-
-function safeJson(v: unknown): string {
-  try {
-    return v === undefined ? '' : JSON.stringify(v);
-  } catch {
-    return '';
-  }
-}
+import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
 
 export interface DbHealthOptions {
   /** pause between probes while the database is down, ms (default 250; jittered ±50 %) */
@@ -91,7 +68,7 @@ export class DbHealth {
 
   /** A database operation failed: if the database is unreachable, mark it down and start probing. */
   reportFailure(err: unknown): void {
-    if (!isUnreachable(err)) return;
+    if (!isDatabaseUnavailable(err)) return;
     this.upSince = this.now();
     if (this.down) return;
     this.down = true;
@@ -134,7 +111,7 @@ export class DbHealth {
       this.probe().then(
         () => this.markUp(),
         (err) => {
-          if (isUnreachable(err)) this.upSince = this.now();
+          if (isDatabaseUnavailable(err)) this.upSince = this.now();
           this.scheduleProbe();
         },
       );

@@ -46,7 +46,8 @@ import { CompletionBatcher } from './completion-batcher.ts';
 import { RUN_START_DELAY_MS, RunStarter } from './run-starter.ts';
 import { StartMarker } from './start-marker.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
-import { isUnreachable, type DbHealth } from './db-health.ts';
+import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
+import type { DbHealth } from './db-health.ts';
 
 /** How long a handler may take to return after its abort at the deadline before the task is marked "timed out, still running". */
 export const OVERDUE_GRACE_MS = 500;
@@ -781,7 +782,7 @@ export class Runner {
           this.deps.health?.reportFailure(err);
           // Unreachable database: keep the result and retry for as long as the lease is ours
           // (the heartbeat renews it; see the file comment). Any other error: a few more tries.
-          if (!isUnreachable(err)) otherFailures++;
+          if (!isDatabaseUnavailable(err)) otherFailures++;
           if (rec.lost || this.stopped || late || otherFailures >= 8) {
             log.error({ err, outcome: result.outcome, leaseLost: rec.lost, stopped: this.stopped }, 'could not record the attempt outcome; giving up (the lease expires and the task is reclaimed)');
             return;

@@ -11,6 +11,16 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: new Error('the database system is shutting down') }))).toBe(true);
+    // as a worker's loops see them: a message without a code, SQLSTATEs with the server's own words
+    expect(isDatabaseUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toBe(true);
+    expect(isDatabaseUnavailable({ code: '57P01', message: 'terminating connection due to administrator command' })).toBe(true);
+    expect(isDatabaseUnavailable({ code: '57P03', message: 'the database system is starting up' })).toBe(true);
+    expect(isDatabaseUnavailable(new Error('the database system is not yet accepting connections'))).toBe(true);
+    expect(isDatabaseUnavailable({ code: '08006', message: 'connection failure' })).toBe(true);
+    expect(isDatabaseUnavailable({ code: '53300', message: 'sorry, too many clients already' })).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Connection is closed.'))).toBe(true);
+    // Prisma's raw-query error keeps the driver's words in `meta`
+    expect(isDatabaseUnavailable({ code: 'P2010', meta: { message: 'server closed the connection unexpectedly' } })).toBe(true);
   });
 
   it('leaves every other error alone (a bug stays a 500, bad input a 4xx)', () => {
@@ -18,6 +28,10 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable({ code: 'P2002' })).toBe(false); // unique violation
     expect(isDatabaseUnavailable({ cause: { kind: 'postgres', code: '23505' } })).toBe(false);
     expect(isDatabaseUnavailable({ cause: { kind: 'UniqueConstraintViolation' } })).toBe(false);
+    expect(isDatabaseUnavailable({ code: '23505', message: 'duplicate key value violates unique constraint' })).toBe(false);
+    expect(isDatabaseUnavailable({ code: '40P01', message: 'deadlock detected' })).toBe(false);
+    expect(isDatabaseUnavailable(new Error('Unable to start a transaction in the given time.'))).toBe(false);
+    expect(isDatabaseUnavailable({ code: 'P2010', meta: { code: '23505', message: 'duplicate key value' } })).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
     const loop: { cause?: unknown } = {};
     loop.cause = loop;

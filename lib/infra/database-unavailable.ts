@@ -1,23 +1,29 @@
 /**
  * Whether an error means "the database cannot be reached right now" (down,
  * restarting, failing over, out of connections) rather than a bug or bad
- * input: the console answers those with 503 and a clear message instead of a
- * 500 (docs/operations.md "Database restarts and failover").
+ * input. The one rule for every process: the console answers those with 503
+ * and a clear message instead of a 500, and a worker stops its loops and
+ * probes until the server answers (worker/db-health.ts) instead of counting a
+ * failure (docs/operations.md "Database restarts and failover").
  *
- * Recognised, anywhere in the error's `cause` / Prisma `meta.driverAdapterError`
- * chain: Prisma's P1001 (cannot reach), P1002 (timed out), P1017 (server closed
- * the connection), P2024 (pool timeout); the pg driver adapter's kinds
- * DatabaseNotReachable, ConnectionClosed, SocketTimeout, TooManyConnections;
- * PostgreSQL SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown,
- * crash, cannot connect now) and 53300 (too many connections) — see the
- * PostgreSQL docs, "PostgreSQL Error Codes"; Node socket errors (ECONNREFUSED,
- * ECONNRESET, …); and node-postgres' "Connection terminated" messages.
+ * Recognised, anywhere in the error's `cause` / Prisma `meta` /
+ * `meta.driverAdapterError` chain: Prisma's P1001 (cannot reach), P1002 (timed
+ * out), P1017 (server closed the connection), P2024 (pool timeout); the pg
+ * driver adapter's kinds DatabaseNotReachable, ConnectionClosed, SocketTimeout,
+ * TooManyConnections; PostgreSQL SQLSTATE class 08 (connection exception),
+ * 57P01–57P03 (shutdown, crash, cannot connect now) and 53300 (too many
+ * connections) — see the PostgreSQL docs, "PostgreSQL Error Codes"; Node socket
+ * errors (ECONNREFUSED, ECONNRESET, …); and the messages node-postgres and
+ * PostgreSQL give for a connection that ended or was never made. A statement
+ * the server refused (a unique violation, a deadlock, a transaction that could
+ * not start in time) is not an outage.
  */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-const MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (shutting down|starting up|in recovery mode)|Can't reach database server/i;
+const MESSAGES =
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b|Connection terminated|terminating connection|connection (is )?closed|server closed the connection|timeout exceeded when trying to connect|connect(ion)? timeout|Client has encountered a connection error|the database system is (shutting down|starting up|in recovery|not yet accepting)|Can't reach database server|sorry, too many clients/i;
 
 /** True when `error` (or anything it wraps) says the database is unreachable or refusing connections. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -32,7 +38,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (code && (PRISMA_CODES.has(code) || SQLSTATES.has(code) || SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
     if (typeof x.kind === 'string' && ADAPTER_KINDS.has(x.kind)) return true;
     if (typeof x.message === 'string' && MESSAGES.test(x.message)) return true;
-    queue.push(x.cause, x.meta?.driverAdapterError);
+    queue.push(x.cause, x.meta, x.meta?.driverAdapterError);
   }
   return false;
 }
