@@ -11,6 +11,7 @@ export type DomainErrorCode =
   | 'not_found'
   | 'conflict'
   | 'idempotency_mismatch'
+  | 'idempotency_not_replayable'
   | 'rate_limited'
   | 'unprocessable';
 
@@ -21,6 +22,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   idempotency_mismatch: 422,
+  idempotency_not_replayable: 409,
   unprocessable: 422,
   rate_limited: 429,
 };

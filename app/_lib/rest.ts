@@ -74,8 +74,8 @@ export type RestOptions<P, Q, B> = {
   body?: z.ZodType<B>;
   /** success status (default 200; 201 for creations) */
   status?: number;
-  /** false: ignore Idempotency-Key (e.g. responses carrying a secret must not be stored). Default true. */
-  idempotency?: boolean;
+  /** 'no-replay': the answer carries a secret, so it is not stored and a repeat of the key is a 409 (lib/api/idempotency.ts). Default: replayed. */
+  idempotency?: 'no-replay';
 };
 
 /** A route handler made by rest(): Next calls it; `operation` names its decision in lib/auth/permissions.ts. */
@@ -262,7 +262,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       };
 
       const idemKey = req.headers.get('idempotency-key');
-      if (idemKey !== null && opts.idempotency !== false && WRITE_METHODS.has(req.method) && actor) {
+      if (idemKey !== null && WRITE_METHODS.has(req.method) && actor) {
         const r = await withIdempotency(
           db,
           {
@@ -272,6 +272,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
             // who may replay: the actor's kind and id (a token's name or a display name can be shared)
             actorKey: `${actor.kind}:${actor.id}`,
             now,
+            replay: opts.idempotency !== 'no-replay',
           },
           async (tx) => {
             const res = await exec(tx);

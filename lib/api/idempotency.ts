@@ -13,7 +13,12 @@
  * advisory lock on it. A repeat with the same request hash (sha256 of method, path and
  * body) replays the stored status and body; a different hash is
  * DomainError('idempotency_mismatch') -> 422. Failed operations (any thrown error) roll
- * back and store nothing, so the client may retry with the same key. Keys older than
+ * back and store nothing, so the client may retry with the same key. An answer that
+ * carries a secret (a new API token, a generated password: `replay: false`) is never
+ * stored: only the fact, the resource id and the time are, and a repeat is a 409
+ * `idempotency_not_replayable` naming them, so a retried request neither makes a second
+ * token nor resets a password twice, and the client learns the first one went through.
+ * Keys older than
  * 24 h are ignored and overwritten, and deleted by `cleanupIdempotencyKeys` and the
  * system job (lib/system-jobs/idempotency-cleanup.ts).
  */
@@ -26,6 +31,13 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 export type StoredResponse = { status: number; body: unknown };
 
+/** What is kept in place of an answer that must not be stored (`replay: false`). */
+const NOT_STORED = { notStored: 'the answer held a secret' } as const;
+
+function isNotStored(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && (response as { notStored?: unknown }).notStored === NOT_STORED.notStored;
+}
+
 /** sha256 (hex) of a request's method, path with query, and body text: what a replay must repeat. */
 export function requestHash(method: string, path: string, body: string): string {
   return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`, 'utf8').digest('hex');
@@ -34,12 +46,14 @@ export function requestHash(method: string, path: string, body: string): string 
 /**
  * Runs `run` once per (actorKey, key) within IDEMPOTENCY_TTL_MS, storing its answer with the
  * change, and replays that answer to a repeat of the same request by the same principal.
+ * With `replay: false` the answer is not stored and a repeat is refused instead (see above).
  * @throws DomainError('validation') for a key that is empty or too long;
- *   ('idempotency_mismatch') when the principal used the key for a different request
+ *   ('idempotency_mismatch') when the principal used the key for a different request;
+ *   ('idempotency_not_replayable') on a repeat of a request whose answer is not stored
  */
 export async function withIdempotency(
   db: Db,
-  opts: { key: string; operation: string; hash: string; actorKey: string; now?: Date },
+  opts: { key: string; operation: string; hash: string; actorKey: string; now?: Date; replay?: boolean },
   run: (tx: Prisma.TransactionClient) => Promise<StoredResponse & { resourceId?: string | null }>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   const { key, operation, hash, actorKey } = opts;
@@ -62,6 +76,16 @@ export async function withIdempotency(
           { 'Idempotency-Key': 'Used with a different request' },
         );
       }
+      if (isNotStored(existing.response)) {
+        throw new DomainError(
+          'idempotency_not_replayable',
+          `This Idempotency-Key already did this request at ${existing.createdAt.toISOString()}` +
+            `${existing.resourceId ? ` (${existing.resourceId})` : ''}; its answer held a secret, which is shown once and not kept. ` +
+            'Nothing was changed now; to do it again, send a new key',
+          { 'Idempotency-Key': 'Already used; its answer is not kept' },
+          { resourceId: existing.resourceId, doneAt: existing.createdAt.toISOString() },
+        );
+      }
       return { status: existing.statusCode, body: existing.response, replayed: true };
     }
     const result = await run(tx);
@@ -70,7 +94,7 @@ export async function withIdempotency(
       resourceId: result.resourceId ?? null,
       requestHash: hash,
       statusCode: result.status,
-      response: (result.body ?? null) as Prisma.InputJsonValue,
+      response: (opts.replay === false ? NOT_STORED : (result.body ?? null)) as Prisma.InputJsonValue,
       createdAt: now,
     };
     await tx.idempotencyKey.upsert({ where: { createdBy_key: id }, create: { ...id, ...data }, update: data });

@@ -300,15 +300,34 @@ describe('REST /api/v1', () => {
       const other = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } });
       expect([other.status, other.json.error?.code, other.headers.get('idempotent-replayed')]).toEqual([409, 'conflict', null]);
     }
-    // an answer carrying a secret is never stored: a generated password is not kept for a replay
+    // an answer carrying a secret is never stored: a generated password is not kept for a replay, and a
+    // repeat of the key is a 409 saying the reset was done, not a second reset
     const target = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'reset@example.com', password: 'longenough', role: 'viewer' } });
     const reset1 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: {}, headers: { 'idempotency-key': 'reset-k1' } });
     expect(reset1.status).toBe(200);
     expect(reset1.json.password).toEqual(expect.any(String));
-    expect(await t.db.idempotencyKey.count({ where: { key: 'reset-k1' } })).toBe(0);
+    const resetRow = await t.db.idempotencyKey.findFirstOrThrow({ where: { key: 'reset-k1' } });
+    expect(JSON.stringify(resetRow)).not.toContain(reset1.json.password);
+    const hashAfterReset = (await t.db.user.findUniqueOrThrow({ where: { id: target.json.id } })).passwordHash;
     const reset2 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: {}, headers: { 'idempotency-key': 'reset-k1' } });
-    expect(reset2.headers.get('idempotent-replayed')).toBeNull();
-    expect(reset2.json.password).not.toBe(reset1.json.password);
+    expect([reset2.status, reset2.json.error?.code, reset2.headers.get('idempotent-replayed')]).toEqual([409, 'idempotency_not_replayable', null]);
+    expect(reset2.json.error.message).toMatch(/^This Idempotency-Key already did this request at \d{4}-.*send a new key$/);
+    expect(JSON.stringify(reset2.json)).not.toContain(reset1.json.password);
+    expect((await t.db.user.findUniqueOrThrow({ where: { id: target.json.id } })).passwordHash).toBe(hashAfterReset);
+    // the same for a new API token: one token, its secret nowhere but in the first answer
+    const tokenBody = { name: 'idem-token', scope: 'operate' };
+    const made = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: tokenBody, headers: { 'idempotency-key': 'token-k1' } });
+    expect(made.status).toBe(201);
+    const again = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: tokenBody, headers: { 'idempotency-key': 'token-k1' } });
+    expect([again.status, again.json.error?.code]).toEqual([409, 'idempotency_not_replayable']);
+    expect(again.json.error.detail).toMatchObject({ resourceId: made.json.id, doneAt: expect.any(String) });
+    expect(again.json.error.message).toContain(made.json.id);
+    expect(await t.db.apiToken.count({ where: { name: 'idem-token' } })).toBe(1);
+    const tokenRow = await t.db.idempotencyKey.findFirstOrThrow({ where: { key: 'token-k1' } });
+    expect(JSON.stringify(tokenRow)).not.toContain(made.json.token);
+    // a different request under that key is still a mismatch
+    const otherToken = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { ...tokenBody, name: 'idem-token-2' }, headers: { 'idempotency-key': 'token-k1' } });
+    expect([otherToken.status, otherToken.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
     // a failed request stores nothing: the same key may be retried
     const bad = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('idem.2'), name: '' }, headers: { 'idempotency-key': 'k2' } });
     expect(bad.status).toBe(400);

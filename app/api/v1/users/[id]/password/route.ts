@@ -9,9 +9,10 @@ export const dynamic = 'force-dynamic';
 /**
  * POST /api/v1/users/:id/password { password? } (admin) -> { user, password? }: sets the given
  * password or generates one (returned once); the user's sessions end. No Idempotency-Key
- * replay: the stored response would keep a generated password in clear for a day.
+ * replay (a stored response would keep a generated password in clear for a day): a repeat
+ * of the key is a 409 saying the reset was done, not a second reset.
  */
-export const POST = rest({ operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput, idempotency: false }, ({ db, params, body, actor }) => {
+export const POST = rest({ operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput, idempotency: 'no-replay' }, ({ db, params, body, actor }) => {
   if (!isUuid(params.id)) throw new DomainError('not_found', `User ${params.id} not found`);
   return resetUserPassword(db, params.id, body, actor);
 });
