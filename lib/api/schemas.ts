@@ -506,7 +506,7 @@ export const CreateTokenInput = z.strictObject({
   name: str().trim().min(1, 'Name is required').max(200),
   scope: z.enum(['read', 'operate', 'admin'], { message: 'Must be read, operate or admin' }),
   /** the user the token acts for (default: the caller); the scope may not exceed their role */
-  ownerId: str().max(100).optional(),
+  ownerId: objectId('user').optional(),
   expiresAt: Instant.nullish().refine((d) => !(d instanceof Date) || d.getTime() > Date.now(), 'Must be in the future'),
 });
 

@@ -260,6 +260,16 @@ describe('REST contract /api/v1', () => {
     expect(checked.sort()).toEqual(['/alarms?jobId', '/logs/search?jobId', '/runs?jobId', '/stats/series?jobId']);
   });
 
+  it('an id in a body follows the same rule: a token owner that is not a uuid is a 400 at ownerId, no token made', async () => {
+    const before = await t.db.apiToken.count();
+    for (const value of ['alice@example.com', 'garbage', '5b4c3f6e-0000-4000-8000']) {
+      const r = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'owned', scope: 'read', ownerId: value } });
+      expectField(r, 'ownerId', value);
+      expect(r.json.error.fields.ownerId).toBe('Must be a user id (uuid)');
+    }
+    expect(await t.db.apiToken.count()).toBe(before);
+  });
+
   describe('POST /jobs: one bad value per field -> 400 naming it, nothing written', () => {
     it.each(BAD_FIELDS.map((c) => [c.label, c] as const))('%s', async (_label, c) => {
       const before = await counts();
