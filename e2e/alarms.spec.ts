@@ -82,3 +82,12 @@ test('a viewer sees Acknowledge and Silence disabled, with the reason', async ({
   await expect(silence).toBeDisabled();
   await expect(silence).toHaveAccessibleDescription('Viewer role: read only');
 });
+
+test('a filter the list does not know is refused by name, not dropped into an unfiltered list', async ({ page }) => {
+  await login(page);
+  for (const [qs, field] of [['status=pendng', 'status'], ['type=failed', 'type'], ['before=yesterday', 'before']] as const) {
+    await page.goto(`/alarms?${qs}`);
+    await expect(page.getByRole('alert').filter({ hasText: field })).toBeVisible();
+    await expect(page.getByTestId('alarm-row')).toHaveCount(0);
+  }
+});

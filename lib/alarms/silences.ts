@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { AlarmSilence } from '../generated/prisma/client.ts';
-import { Instant, str } from '../api/schemas.ts';
+import { Instant, objectId, str } from '../api/schemas.ts';
 import { ALARM_TYPES, type AlarmType } from './config.ts';
 
 /** The durations the console offers, in minutes (1 h, 4 h, 24 h); any other 1..MAX_SILENCE_MINUTES is accepted too. */
@@ -55,7 +55,7 @@ export function toSilenceView(s: AlarmSilence, jobKey: string | null, now: Date)
  */
 export const CreateSilenceInput = z
   .strictObject({
-    jobId: str().trim().min(1).max(100).optional(),
+    jobId: objectId('job').optional(),
     type: z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]], { message: `Must be one of ${ALARM_TYPES.join(', ')}` }).optional(),
     durationMinutes: z.number({ message: 'Must be a number of minutes' }).int('Must be whole minutes').min(1, 'At least 1 minute').max(MAX_SILENCE_MINUTES, 'At most 30 days').optional(),
     until: Instant.optional(),

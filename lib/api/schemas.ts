@@ -36,7 +36,7 @@ export const str = (params?: Parameters<typeof z.string>[0]) =>
   });
 
 /**
- * An object's id where an input names one (`jobId` in a query, `ids` of a bulk action): a UUID
+ * An object's id where an input names one (`jobId` in a query or a silence, `ids` of a bulk action, a token's `ownerId`): a UUID
  * as the list routes return it (README "REST"). A job key or a typo in its place would match
  * nothing and read as "none", so it is refused with `Must be a job id (uuid)` at the field.
  * The same pattern as a path's id (lib/api/ids.ts isUuid), where a malformed id is a 404.

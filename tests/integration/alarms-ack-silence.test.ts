@@ -142,6 +142,10 @@ describe('silences', () => {
     await expect(createSilence(t.db, { jobId: jobA, until: at(-1).toISOString() }, operator, at(0))).rejects.toMatchObject({ code: 'validation', fields: { until: 'Must be in the future' } });
     await expect(createSilence(t.db, { jobId: jobA, until: at(31 * 24 * 60).toISOString() }, operator, at(0))).rejects.toMatchObject({ fields: { until: 'At most 30 days ahead' } });
     await expect(createSilence(t.db, { jobId: '00000000-0000-4000-8000-00000000dead', durationMinutes: 5 }, operator, at(0))).rejects.toMatchObject({ code: 'not_found', fields: { jobId: 'No such job' } });
+    // a job key or garbage is not an id: the rule of every id (lib/api/schemas.ts objectId), a 400 at jobId
+    for (const jobId of ['nightly.report', 'garbage', '00000000-0000-4000-8000']) {
+      await expect(createSilence(t.db, { jobId, durationMinutes: 5 }, operator, at(0))).rejects.toMatchObject({ code: 'validation', fields: { jobId: 'Must be a job id (uuid)' } });
+    }
     expect(await t.db.alarmSilence.count()).toBe(0);
   });
 });
