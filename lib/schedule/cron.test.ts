@@ -138,6 +138,24 @@ describe('errors', () => {
     expect(problems('0 0 0 * * * x')).toMatch(/^year "x": x is not a year/);
   });
 
+  it("says what is wrong in plain words, never in cron-parser's own (every message cron-parser gives a field)", () => {
+    expect(problems('0 0 * * MON-')).toBe('day of week "MON-": a range needs a start and an end, such as 1-5');
+    expect(problems('0 0 * * -1')).toBe('day of week "-1": a range needs a start and an end, such as 1-5');
+    expect(problems('0 0 L-3 * *')).toBe('day of month "L-3": L-n (n days before the last) is not supported; use L for the last day');
+    expect(problems('5-2 * * * *')).toBe('minute "5-2": range 5-2 runs backwards: write the smaller number first');
+    expect(problems('*/0 * * * *')).toBe('minute "*/0": a step (/n) must be a whole number of at least 1, such as */5');
+    expect(problems('0 0 1/ * *')).toBe('day of month "1/": a step (/n) must be a whole number of at least 1, such as */5');
+    expect(problems('0 0 * * FOO')).toBe('day of week "FOO": "FOO" is not a day name (SUN-SAT)');
+    expect(problems('0 0 * JANX *')).toBe('month "JANX": only digits, names and * , - / may appear here');
+    expect(problems('1.5 * * * *')).toBe('minute "1.5": only digits and * , - / may appear here');
+    expect(problems('0 0 1-a * *')).toBe('day of month "1-a": only digits and * , - / ? L W may appear here');
+    expect(problems('0 0 * * 5#6')).toBe('day of week "5#6": # needs the week of the month after it, 1-5, such as 5#2 (the second Friday)');
+    expect(problems('0 0 * * 1,,2')).toBe('day of week "1,,2": a list has an empty item: write values between commas, such as 1,15');
+    for (const expr of ['a b c d e', '0 0 * * 1#', '0 0 * * ,1', '0 0 * * 1/x', '60-70 * * * *', '0 0 * * 7-1']) {
+      expect(problems(expr)).not.toMatch(/Constraint error|Validation error|Invalid (characters|range|list)|NaN|got value/);
+    }
+  });
+
   it('names a clash between fields after the fields bad on their own', () => {
     expect(problems('61 * 15W * 1')).toBe('minute "61": 61 is outside 0-59; day of month "15W": \'W\' needs day of week \'*\' or \'?\', got "1"');
     expect(problems('61 * 31 2 *')).toBe('minute "61": 61 is outside 0-59; day of month "31" never occurs in month "2"');

@@ -230,7 +230,7 @@ function cronProblems({ syntax, texts, own, clash }: CronSplit): string[] {
       try {
         CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
       } catch (e) {
-        problem = plainCronMessage((e as Error).message);
+        problem = plainCronMessage((e as Error).message, i, value);
       }
     }
     if (problem === undefined) return;
@@ -250,12 +250,30 @@ function cronProblems({ syntax, texts, own, clash }: CronSplit): string[] {
   return out;
 }
 
-/** cron-parser's range messages in plain words ("Constraint error, got value 61 expected range 0-59" -> "61 is outside 0-59"). */
-function plainCronMessage(message: string): string {
+/**
+ * cron-parser's messages in plain words, about the field as the user wrote it (`field`: index in
+ * FIELD_NAMES; `text`: the field's text): "Constraint error, got value 61 expected range 0-59" ->
+ * "61 is outside 0-59". Its own wording is kept only for a message not known here.
+ */
+function plainCronMessage(message: string, field?: number, text?: string): string {
   const value = /^Constraint error, got value (\S+) expected range (\S+)$/.exec(message);
   if (value) return `${value[1]} is outside ${value[2]}`;
   const range = /^Constraint error, got range (\S+) expected range (\S+)$/.exec(message);
-  if (range) return `range ${range[1]} is outside ${range[2]}`;
+  if (range) {
+    // "1-", "-1" and "L-3" reach cron-parser as a range with a missing end
+    if (range[1]!.includes('NaN')) return text && /^L-/i.test(text) ? 'L-n (n days before the last) is not supported; use L for the last day' : 'a range needs a start and an end, such as 1-5';
+    return `range ${range[1]} is outside ${range[2]}`;
+  }
+  const backwards = /^Invalid range: (\S+), min\(\d+\) > max\(\d+\)$/.exec(message);
+  if (backwards) return `range ${backwards[1]} runs backwards: write the smaller number first`;
+  if (/^Constraint error, cannot repeat at every 0 time/.test(message)) return 'a step (/n) must be a whole number of at least 1, such as */5';
+  const alias = /^Validation error, cannot resolve alias "([^"]*)"/.exec(message);
+  if (alias) return `"${alias[1]!.toUpperCase()}" is not a ${field === 4 ? 'month name (JAN-DEC)' : 'day name (SUN-SAT)'}`;
+  if (/^Constraint error, invalid dayOfWeek occurrence number/.test(message)) return '# needs the week of the month after it, 1-5, such as 5#2 (the second Friday)';
+  if (/^Invalid list value format/.test(message)) return 'a list has an empty item: write values between commas, such as 1,15';
+  if (/^Invalid characters/.test(message)) {
+    return `only digits${field === 4 || field === 5 ? ', names' : ''} and * , - /${field === 3 || field === 5 ? ' ? L' : ''}${field === 5 ? ' #' : ''}${field === 3 ? ' W' : ''} may appear here`;
+  }
   return message;
 }
 
