@@ -84,18 +84,22 @@ test('times follow the display zone: the browser zone by default, a chosen zone 
   expect(problems).toEqual([]);
 });
 
+// A window start that is always in the future (1 March of next year), whatever the date the tests run: a fixed
+// date would fall into the past one day, and the preview would then start at now instead of at the window.
+const WINDOW_DAY = `${new Date().getUTCFullYear() + 1}-03-01`;
+
 test("the form's fire preview starts at the effective window's start", async ({ page }) => {
   await login(page);
   await page.goto('/jobs/new');
   await page.getByLabel('Cron expression').fill('0 2 * * *');
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
   await page.getByText('Effective window (optional)').click();
-  await page.getByLabel(/^Start at/).fill('2027-03-01T00:00');
+  await page.getByLabel(/^Start at/).fill(`${WINDOW_DAY}T00:00`);
   const rows = page.getByTestId('fire-times').locator('tbody tr');
-  await expect(rows.first()).toContainText('2027-03-01 02:00:00');
+  await expect(rows.first()).toContainText(`${WINDOW_DAY} 02:00:00`);
   await expect(page.getByTestId('cron-preview')).toContainText('in the effective window');
   // An end before the next fire: nothing left to preview, and it says so.
-  await page.getByLabel(/^End at/).fill('2027-03-01T01:00');
+  await page.getByLabel(/^End at/).fill(`${WINDOW_DAY}T01:00`);
   await expect(page.getByTestId('cron-preview')).toContainText('never fires again inside the effective window');
 });
 
@@ -105,13 +109,13 @@ test("the form's fire preview shows an interval's fire times, from the window's 
   await page.getByRole('radio', { name: 'Interval' }).click();
   await page.getByLabel(/^Interval/).fill('5400');
   await page.getByText('Effective window (optional)').click();
-  await page.getByLabel(/^Start at/).fill('2027-03-01T00:00');
+  await page.getByLabel(/^Start at/).fill(`${WINDOW_DAY}T00:00`);
   const rows = page.getByTestId('fire-times').locator('tbody tr');
   await expect(rows).toHaveCount(5);
   // every 90 minutes from the start of the window
-  await expect(rows.nth(0)).toContainText('2027-03-01 00:00:00');
-  await expect(rows.nth(1)).toContainText('2027-03-01 01:30:00');
-  await expect(rows.nth(4)).toContainText('2027-03-01 06:00:00');
+  await expect(rows.nth(0)).toContainText(`${WINDOW_DAY} 00:00:00`);
+  await expect(rows.nth(1)).toContainText(`${WINDOW_DAY} 01:30:00`);
+  await expect(rows.nth(4)).toContainText(`${WINDOW_DAY} 06:00:00`);
   await page.getByLabel(/^Interval/).fill('0');
   await expect(page.getByTestId('cron-preview-error')).toContainText('Interval (seconds)');
 });
