@@ -57,15 +57,17 @@ async function seedHistory(): Promise<void> {
 test('the stats dashboard draws charts from seeded and real data', async ({ page }) => {
   test.setTimeout(180_000);
   // Real runs through the worker: an echo job succeeds, a fail job fails.
+  // The runs are counted on the (UTC) day they end: asked from the day they were triggered to the day of each
+  // poll, so that runs ending after a midnight that passes meanwhile are still found.
+  const firstDay = isoDay(0);
   const ok = await api<{ id: string }>('POST', '/jobs', { key: `e2e.stats.ok.${uniq()}`, name: 'E2E stats ok', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { n: 1 }, policy: { blockStrategy: 'serial_execution' } });
   const bad = await api<{ id: string }>('POST', '/jobs', { key: `e2e.stats.bad.${uniq()}`, name: 'E2E stats bad', schedule: { kind: 'manual' }, handler: 'builtin.fail', policy: { blockStrategy: 'serial_execution' } });
   for (let i = 0; i < 3; i++) await api('POST', `/jobs/${ok.id}/trigger`, {});
   for (let i = 0; i < 2; i++) await api('POST', `/jobs/${bad.id}/trigger`, {});
-  const today = isoDay(0);
   await expect
     .poll(
       async () => {
-        const r = await api<{ handlers: { handler: string; success: number; failure: number }[] }>('GET', `/stats/daily?from=${today}&to=${today}`);
+        const r = await api<{ handlers: { handler: string; success: number; failure: number }[] }>('GET', `/stats/daily?from=${firstDay}&to=${isoDay(0)}`);
         const echo = r.handlers.find((h) => h.handler === 'builtin.echo');
         const fail = r.handlers.find((h) => h.handler === 'builtin.fail');
         return (echo?.success ?? 0) >= 3 && (fail?.failure ?? 0) >= 2;
