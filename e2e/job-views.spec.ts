@@ -104,7 +104,8 @@ test('Calendar tab: days in the display zone coloured by outcome, a tooltip per 
     schedule: { kind: 'cron', cron: '30 20 * * *', timezone: 'UTC' },
     handler: 'builtin.flaky',
     payload: { failTimes: 0 },
-    policy: { maxRetries: 0 },
+    // serial: the second of today's runs (one trigger, below) waits for the first instead of being skipped
+    policy: { maxRetries: 0, blockStrategy: 'serial_execution' },
   });
   await api('POST', `/jobs/${job.id}/pause`, {});
   const now = Date.now();
@@ -113,7 +114,12 @@ test('Calendar tab: days in the display zone coloured by outcome, a tooltip per 
   await expect
     .poll(async () => (await api<{ items: Run[] }>('GET', `/runs?jobId=${job.id}&limit=50`)).items.filter((r) => r.status === 'pending' || r.status === 'running').length, { timeout: 45_000 })
     .toBe(0);
-  const today = [await runToEnd(job.id, { failTimes: 0 }), await runToEnd(job.id, { failTimes: 1 })];
+  // Today's two runs come from one trigger, so they share one scheduled time and one Tokyo day: two triggers a
+  // few seconds apart would straddle Tokyo midnight (15:00 UTC) when the test runs just then.
+  const made = await api<{ runs: Run[] }>('POST', `/jobs/${job.id}/trigger`, { runs: [{ payload: { failTimes: 0 } }, { payload: { failTimes: 1 } }] });
+  const final = async () => Promise.all(made.runs.map((r) => api<Run>('GET', `/runs/${r.id}`)));
+  await expect.poll(async () => (await final()).map((r) => r.status).join(','), { timeout: 90_000 }).toMatch(/^(success|failed),(success|failed)$/);
+  const today = await final();
   const all = (await api<{ items: Run[] }>('GET', `/runs?jobId=${job.id}&limit=50`)).items;
   const backfilled = all.filter((r) => !today.some((t) => t.id === r.id));
   expect(backfilled.length).toBeGreaterThanOrEqual(3);
@@ -193,14 +199,23 @@ test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fil
   await page.getByRole('button', { name: 'Day', exact: true }).click();
   await expect(page).not.toHaveURL(/granularity=hour/);
   await expect(page).toHaveURL(new RegExp(`job=${job.id}`));
+  // The stats zone is UTC here: a preset is today and the days before it, "today" being the UTC day at the moment
+  // the page worked it out: the day before the click or, when a UTC midnight passes meanwhile, the day after.
+  const utcToday = () => new Date().toISOString().slice(0, 10);
+  const expectLastDays = async (days: number, since: string) => {
+    await expect(async () => {
+      const to = await page.getByLabel('To', { exact: true }).inputValue();
+      expect([since, utcToday()]).toContain(to);
+      expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe(addDays(to, -(days - 1)));
+    }).toPass({ timeout: 5_000 });
+  };
+  let since = utcToday();
   await page.getByRole('button', { name: '7 days' }).click();
   await expect(page).toHaveURL(/range=7/);
-  // the stats zone is UTC here: today and six days before
-  const to = new Date().toISOString().slice(0, 10);
-  await expect(page.getByLabel('From', { exact: true })).toHaveValue(addDays(to, -6));
-  await expect(page.getByLabel('To', { exact: true })).toHaveValue(to);
+  await expectLastDays(7, since);
+  since = utcToday();
   await page.getByRole('button', { name: '90 days' }).click();
   await expect(page).toHaveURL(/range=90/);
-  await expect(page.getByLabel('From', { exact: true })).toHaveValue(addDays(to, -89));
+  await expectLastDays(90, since);
   await expect(panel).toHaveAttribute('data-points', '90');
 });
