@@ -18,8 +18,14 @@ import { NODE, insertJob } from './engine-fixtures.ts';
 
 const t = useTestDatabase();
 const DAY = 86_400_000;
-/** A fixed "now" with weeks on both sides of it, independent of the real clock. */
-const NOW = new Date('2027-06-16T12:00:00.000Z'); // a Wednesday; its week starts 2027-06-14
+/**
+ * A fixed "now" with weeks on both sides of it, independent of the real clock. Every date of this file lies in
+ * the past (before the partitioning migration existed): the migration of a fresh test database creates the
+ * weeks from the real today to 15 days ahead, and a week it created already is neither "created" here nor empty
+ * for the default partition. With future dates (2027, 2030, 2031) the file failed whenever it ran within a few
+ * weeks before or during them.
+ */
+const NOW = new Date('2025-06-18T12:00:00.000Z'); // a Wednesday; its week starts 2025-06-16
 
 const partitionOf = async (table: 'runs' | 'tasks' | 'task_logs', id: string | bigint) => {
   const col = table === 'task_logs' ? 'run_id' : 'id';
@@ -40,42 +46,42 @@ async function runToSuccess(jobId: string, scheduledFor: Date) {
 describe('weekly partitions', () => {
   it('are created ahead, and a run with all it owns lands in the week of its scheduled_for', async () => {
     const created = await ensureHistoryPartitions(t.db, NOW, { from: new Date(NOW.getTime() - 70 * DAY) });
-    expect(created[0]!.toISOString()).toBe('2027-04-05T00:00:00.000Z');
+    expect(created[0]!.toISOString()).toBe('2025-04-07T00:00:00.000Z');
     expect(created.at(-1)!.getTime()).toBeGreaterThanOrEqual(NOW.getTime() + 7 * DAY);
     expect(await ensureHistoryPartitions(t.db, NOW, { from: new Date(NOW.getTime() - 70 * DAY) })).toEqual([]);
     const weeks = (await listHistoryWeeks(t.db)).map((w) => w.week.toISOString().slice(0, 10));
-    expect(weeks).toContain('2027-06-14');
-    expect(weekStart(NOW).toISOString()).toBe('2027-06-14T00:00:00.000Z');
+    expect(weeks).toContain('2025-06-16');
+    expect(weekStart(NOW).toISOString()).toBe('2025-06-16T00:00:00.000Z');
 
     const jobId = await insertJob(t.db, { steps: [{ key: 'a', handler: 'part.work' }, { key: 'b', handler: 'part.work' }], edges: [{ from: 'a', to: 'b' }] });
     const r = await fire(jobId, NOW);
-    expect(await partitionOf('runs', r.run.id)).toBe('runs_w20270614');
+    expect(await partitionOf('runs', r.run.id)).toBe('runs_w20250616');
     const { rows } = await t.pool.query(`SELECT tableoid::regclass::text AS p, count(*)::int AS n FROM tasks WHERE run_id = $1 GROUP BY 1`, [r.run.id]);
-    expect(rows).toEqual([{ p: 'tasks_w20270614', n: 2 }]);
+    expect(rows).toEqual([{ p: 'tasks_w20250616', n: 2 }]);
     const deps = await t.pool.query(`SELECT tableoid::regclass::text AS p FROM task_dependencies d WHERE d.task_id IN (SELECT id FROM tasks WHERE run_id = $1)`, [r.run.id]);
-    expect(deps.rows).toEqual([{ p: 'task_dependencies_w20270614' }]);
-    expect(await partitionOf('task_logs', r.run.id)).toBe('task_logs_w20270614');
+    expect(deps.rows).toEqual([{ p: 'task_dependencies_w20250616' }]);
+    expect(await partitionOf('task_logs', r.run.id)).toBe('task_logs_w20250616');
     // a week with no partition goes to the default partition
-    const far = await fire(jobId, new Date('2031-01-01T00:00:00Z'));
+    const far = await fire(jobId, new Date('2025-12-31T00:00:00Z'));
     expect(await partitionOf('runs', far.run.id)).toBe('runs_default');
   });
 
   it('skip a week whose rows already sit in the default partition', async () => {
     const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler: 'part.work' }] });
-    const lonely = new Date('2030-03-06T00:00:00Z'); // week of 2030-03-04
+    const lonely = new Date('2025-10-08T00:00:00Z'); // week of 2025-10-06
     await fire(jobId, lonely);
-    const created = (await ensureHistoryPartitions(t.db, lonely, { from: new Date('2030-02-25T00:00:00Z'), to: new Date('2030-03-18T00:00:00Z') }))
+    const created = (await ensureHistoryPartitions(t.db, lonely, { from: new Date('2025-09-29T00:00:00Z'), to: new Date('2025-10-20T00:00:00Z') }))
       .map((w) => w.toISOString().slice(0, 10));
-    expect(created).toEqual(['2030-02-25', '2030-03-11']);
+    expect(created).toEqual(['2025-09-29', '2025-10-13']);
   });
 
   it('keep the keys: a task must belong to an existing run of the same scheduled_for, a slot fires once', async () => {
     const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler: 'part.work' }] });
     const r = await fire(jobId, NOW);
     await expect(t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler, scheduled_for) VALUES (gen_random_uuid(), 'j', 'x', 'h', $1)`, [NOW]))
-      .rejects.toThrow(/tasks_run_id_fkey_w20270614/);
+      .rejects.toThrow(/tasks_run_id_fkey_w20250616/);
     await expect(t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler, scheduled_for) VALUES ($1, 'j', 'x', 'h', $2)`, [r.run.id, new Date(NOW.getTime() - 14 * DAY)]))
-      .rejects.toThrow(/tasks_run_id_fkey_w20270531/);
+      .rejects.toThrow(/tasks_run_id_fkey_w20250602/);
     await expect(t.pool.query(`INSERT INTO tasks (run_id, job_id, step_key, handler, scheduled_for) VALUES ($1, 'j', 'm', 'h', $2)`, [r.run.id, NOW]))
       .rejects.toThrow(/duplicate key/); // tasks_run_step_uniq, reported under its partition's index name
     const slot = { jobId, trigger: 'schedule' as const, triggeredBy: 'test', scheduledFor: new Date(NOW.getTime() + 60_000) };
@@ -121,25 +127,25 @@ describe('retention by partition', () => {
   it('drops a week whole once every run in it is past the cutoff, and keeps a week that holds an open run', async () => {
     await ensureHistoryPartitions(t.db, NOW, { from: new Date(NOW.getTime() - 70 * DAY) });
     const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler: 'part.work' }] });
-    const oldWeek = new Date('2027-04-07T09:00:00Z'); // week of 2027-04-05, ten weeks before NOW
+    const oldWeek = new Date('2025-04-09T09:00:00Z'); // week of 2025-04-07, ten weeks before NOW
     const oldRuns = [await runToSuccess(jobId, oldWeek), await runToSuccess(jobId, new Date(oldWeek.getTime() + DAY))];
     // the next week holds one finished run and one still open
-    const straddle = new Date('2027-04-13T09:00:00Z');
+    const straddle = new Date('2025-04-15T09:00:00Z');
     const finishedThere = await runToSuccess(jobId, straddle);
     const openJob = await insertJob(t.db, { steps: [{ key: 'm', handler: 'part.never' }] });
     const open = await fire(openJob, new Date(straddle.getTime() + 1000));
     const recent = await runToSuccess(jobId, new Date(NOW.getTime() - DAY));
-    // past the cutoff (2027-05-17T12:00Z), but its week (2027-05-17 to 05-24) is not: it waits for the week
-    const waitsForItsWeek = await runToSuccess(jobId, new Date('2027-05-17T06:00:00Z'));
+    // past the cutoff (2025-05-19T12:00Z), but its week (2025-05-19 to 05-26) is not: it waits for the week
+    const waitsForItsWeek = await runToSuccess(jobId, new Date('2025-05-19T06:00:00Z'));
     await t.pool.query('ANALYZE runs');
 
     const r = await purgeOldRuns(t.db, { olderThanDays: 30 }, NOW);
-    expect(r.droppedWeeks).toContain('2027-04-05');
-    expect(r.droppedWeeks).not.toContain('2027-04-12');
+    expect(r.droppedWeeks).toContain('2025-04-07');
+    expect(r.droppedWeeks).not.toContain('2025-04-14');
     expect(r.busyWeeks).toEqual([]);
     expect(r.droppedRunsEstimate).toBeGreaterThanOrEqual(2);
     for (const table of ['runs', 'tasks', 'task_dependencies', 'task_logs', 'task_log_lines']) {
-      expect((await t.pool.query(`SELECT to_regclass($1) AS c`, [`${table}_w20270405`])).rows[0].c).toBeNull();
+      expect((await t.pool.query(`SELECT to_regclass($1) AS c`, [`${table}_w20250407`])).rows[0].c).toBeNull();
     }
     for (const id of oldRuns) expect(await t.db.run.findUnique({ where: { id } })).toBeNull();
     // the kept week: its finished run went row by row, the open one stays with its task
@@ -147,18 +153,18 @@ describe('retention by partition', () => {
     expect((await t.db.run.findUniqueOrThrow({ where: { id: open.run.id } })).status).toBe('pending');
     expect(await t.db.task.count({ where: { runId: open.run.id } })).toBe(1);
     expect(r.runs).toBe(1);
-    expect((await t.pool.query(`SELECT to_regclass('runs_w20270412') AS c`)).rows[0].c).not.toBeNull();
+    expect((await t.pool.query(`SELECT to_regclass('runs_w20250414') AS c`)).rows[0].c).not.toBeNull();
     expect(await t.db.run.findUnique({ where: { id: recent } })).not.toBeNull();
     expect(await t.db.run.findUnique({ where: { id: waitsForItsWeek } })).not.toBeNull();
 
     // once its open run is gone, that week goes whole on the next pass
     await cancelRun(t.db, open.run.id, 'test', new Date(straddle.getTime() + 2000));
     const again = await purgeOldRuns(t.db, { olderThanDays: 30 }, NOW);
-    expect(again.droppedWeeks).toContain('2027-04-12');
+    expect(again.droppedWeeks).toContain('2025-04-14');
     expect(again.runs).toBe(0);
     // a week later its week is past the cutoff too, and goes whole
     const later = await purgeOldRuns(t.db, { olderThanDays: 30 }, new Date(NOW.getTime() + 7 * DAY));
-    expect(later.droppedWeeks).toContain('2027-05-17');
+    expect(later.droppedWeeks).toContain('2025-05-19');
     expect(await t.db.run.findUnique({ where: { id: waitsForItsWeek } })).toBeNull();
   });
 });
