@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { edgeLabelClearances, smallestCardText } from './helpers/dag.ts';
@@ -102,20 +102,71 @@ test('the run Gantt shows each task waiting and running on one time axis, in DAG
   const ex = (await rows.nth(0).getByTestId('gantt-run').boundingBox())!;
   const ld = (await rows.nth(1).getByTestId('gantt-run').boundingBox())!;
   expect(ld.x).toBeGreaterThanOrEqual(ex.x + ex.width - 2);
-  await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^attempt 1 of 1, ran \d/);
+  await expect(rows.nth(1).getByTestId('gantt-run')).toHaveAttribute('title', /^attempt 1 of 1, success, ran \d/);
   await page.getByTestId('run-gantt').screenshot({ path: 'e2e/__screenshots__/run-gantt.png' });
 
   // The run's Duration and the Timeline's total say what each counts, and their parts add up: the Timeline also
   // counts the wait before the first task started.
+  await expectCaptionAgreesWithDuration(page);
+});
+
+/**
+ * The Timeline's caption splits its total into the wait before the first task started and the run's Duration, which
+ * reads exactly as the Timing card's; returns the caption's parts in ms.
+ */
+async function expectCaptionAgreesWithDuration(page: Page): Promise<{ total: number; queued: number; ran: number }> {
   const duration = page.getByTestId('run-duration');
   await expect(duration).toContainText("first task's start → run's end");
   const caption = await page.getByTestId('gantt-caption').innerText();
-  const m = /: (.+?) in all, (.+?) queued before the first task started \+ (.+?) from that start to the last end \(as the run's Duration counts\)$/.exec(caption);
+  const m = /: (.+?) in all, (.+?) queued before the first task started \+ (.+?) from that start to the run's end \(the run's Duration\)$/.exec(caption);
   expect(m, caption).not.toBeNull();
-  const [total, queued, ran] = m!.slice(1).map(ms);
-  expect(Math.abs(queued! + ran! - total!), caption).toBeLessThanOrEqual(15); // each part rounded on its own
-  const durationMs = ms(await duration.evaluate((e) => e.firstChild!.textContent!));
-  expect(Math.abs(ran! - durationMs), `${caption} / ${durationMs}`).toBeLessThanOrEqual(50);
+  expect(m![3], caption).toBe((await duration.evaluate((e) => e.firstChild!.textContent!)).trim());
+  const [total, queued, ran] = m!.slice(1).map(ms) as [number, number, number];
+  expect(Math.abs(queued + ran - total), caption).toBeLessThanOrEqual(15); // each part rounded on its own
+  return { total, queued, ran };
+}
+
+test('after a retry the Timeline draws both attempts of the task, the earlier one muted, and its span matches the run\'s Duration', async ({ page }) => {
+  // fails on its first attempt, succeeds on the retry one backoff (1 s) later
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.gantt.retry.${uniq()}`,
+    name: 'Gantt retry',
+    schedule: { kind: 'manual' },
+    handler: 'builtin.flaky',
+    payload: { failTimes: 1 },
+    policy: { maxRetries: 1 },
+  });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  const done = await api<Run & { startedAt: string; finishedAt: string }>('GET', `/runs/${run.id}`);
+  await login(page);
+  await page.goto(`/runs/${run.id}`);
+  const bars = page.locator('[data-testid="gantt-row"][data-step="main"] [data-testid="gantt-run"]');
+  await expect(bars).toHaveCount(2);
+  await expect(page.locator('[data-testid="gantt-row"][data-step="main"] [data-testid="gantt-wait"]')).toHaveCount(2);
+  const [first, second] = [bars.nth(0), bars.nth(1)];
+  await expect(first).toHaveAttribute('data-attempt', '1');
+  await expect(first).toHaveAttribute('data-outcome', 'failed');
+  await expect(first).not.toHaveAttribute('data-current', /.*/);
+  await expect(first).toHaveAttribute('title', /^attempt 1 of 2, failed, ran \d.*: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} .* → \d{4}-/);
+  await expect(second).toHaveAttribute('data-attempt', '2');
+  await expect(second).toHaveAttribute('data-current', 'true');
+  await expect(second).toHaveAttribute('title', /^attempt 2 of 2, success, ran \d/);
+  // the earlier attempt looks different from the one that decided the task, and lies before it
+  const colour = (l: typeof first) => l.evaluate((e) => getComputedStyle(e).backgroundColor);
+  expect(await colour(first)).not.toBe(await colour(second));
+  const [b1, b2] = [(await first.boundingBox())!, (await second.boundingBox())!];
+  expect(b2.x).toBeGreaterThanOrEqual(b1.x + b1.width - 1);
+  // the first bar starts where the run started (its Duration's start), the last ends by the run's end
+  expect(Number(await first.getAttribute('data-start'))).toBe(Date.parse(done.startedAt));
+  expect(Number(await second.getAttribute('data-end'))).toBeLessThanOrEqual(Date.parse(done.finishedAt));
+  const { queued, ran } = await expectCaptionAgreesWithDuration(page);
+  expect(ran).toBeGreaterThanOrEqual(1_000); // the backoff between the attempts is inside the run's Duration
+  // on the axis, the first bar's left edge sits at the caption's queued share of the chart
+  const track = (await page.locator('[data-testid="gantt-row"][data-step="main"] > div').nth(1).boundingBox())!;
+  const axisEnd = ms((await page.getByTestId('gantt-tick').last().innerText()).replace(/^\+/, ''));
+  expect(Math.abs(b1.x - (track.x + (queued / axisEnd) * track.width))).toBeLessThanOrEqual(3);
+  await page.getByTestId('run-gantt').screenshot({ path: test.info().outputPath('run-gantt-retry.png') });
 });
 
 /** A duration as lib/time/format.ts formatDuration writes it (`850 ms`, `1.25 s`, `12.3 s`, `4m 05s`), in ms. */
@@ -307,7 +358,10 @@ test('an operator\'s Retry task beyond a budget of one attempt reads the same tr
   await expect(page.getByTestId('task-section-load')).toContainText(`${text} ·`);
   await expect(page.getByTestId('run-node-attempt-load')).toHaveText('attempt 2');
   await expect(page.getByTestId('run-node-attempt-load')).toHaveAttribute('title', /1 automatic \(at most 1 automatic: max retries 0\) and 1 started by an operator/);
-  await expect(page.locator('[data-testid="gantt-row"][data-step="load"] [data-testid="gantt-run"]')).toHaveAttribute('title', new RegExp(`^${text.replace(/[()+]/g, '\\$&')}, ran `));
+  const loadBars = page.locator('[data-testid="gantt-row"][data-step="load"] [data-testid="gantt-run"]');
+  await expect(loadBars).toHaveCount(2);
+  await expect(loadBars.nth(0)).toHaveAttribute('title', /^attempt 1 of 1, failed, ran /);
+  await expect(loadBars.nth(1)).toHaveAttribute('title', new RegExp(`^${text.replace(/[()+]/g, '\\$&')}, dead, ran `));
   await expect(page.getByTestId('run-node-attempt-report')).toHaveText('no attempt');
 });
 

@@ -57,7 +57,7 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask, focusTask 
         }}
       />
       <TasksTable rd={rd} />
-      <RunGantt tasks={run.tasks} />
+      <RunGantt run={run} />
       <div className="mt-4 space-y-3">
         {run.tasks.map((t) => (
           <TaskSection key={t.id} task={t} defaultOpen={run.tasks.length <= 6 || t.stepKey === focus} focused={t.stepKey === focus} />

@@ -12,13 +12,13 @@ import { ROW_ACTION_LABEL, TaskRecoveryActions } from './task-recovery-actions';
 import { Truncate } from '../ui/truncate';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
-import { Elapsed, RelativeTime, ZonedTime, formatDuration } from '../time';
+import { Elapsed, RelativeTime, ZonedTime, formatDuration, useNow } from '../time';
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
 import { EdgeLegend } from '../dag/Legend';
 import { DataTable } from '../ui/data-table';
 import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
-import { attemptLabel } from '@/lib/runs/run-view';
+import { attemptLabel, runDurationMs } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
 import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
 import { runTextSegments } from './run-links';
@@ -91,12 +91,13 @@ function RunText({ text }: { text: string }) {
   );
 }
 
-/** The run's Duration (lib/engine/sql/run-outcome.ts: the first task's start to the run's end), saying so. */
+/** The run's Duration (runDurationMs: the first task's start to the run's end, or to now), saying so. */
 function RunDuration({ run }: { run: RunDetailState['run'] }) {
+  const ms = runDurationMs(run, useNow());
   if (!run.startedAt) return <>—</>;
   return (
     <span data-testid="run-duration">
-      {run.durationMs != null ? formatDuration(run.durationMs) : <Elapsed since={run.startedAt} suffix=" so far" />}
+      {ms == null ? 'running' : `${formatDuration(ms)}${run.durationMs == null ? ' so far' : ''}`}
       <span className="ml-1.5 text-xs text-zinc-500">first task&apos;s start → {run.finishedAt ? 'run\'s end' : 'now'}</span>
     </span>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptLabel, operatorAttemptCount, type TaskLogView } from './run-view';
+import { attemptLabel, operatorAttemptCount, runDurationMs, type TaskLogView } from './run-view';
 
 type Log = Pick<TaskLogView, 'attempt' | 'toStatus' | 'detail'>;
 const log = (attempt: number, toStatus: Log['toStatus'], actor?: string): Log => ({ attempt, toStatus, detail: actor ? { actor } : {} });
@@ -62,5 +62,18 @@ describe('attemptLabel', () => {
 
   it('without the budget (a view that does not load it) only the number is written', () => {
     expect(attemptLabel({ attempt: 2, startedAt: STARTED })).toMatchObject({ short: 'attempt 2', long: 'attempt 2' });
+  });
+});
+
+describe('runDurationMs', () => {
+  const start = Date.parse(STARTED);
+  it('is the stored duration once the run ended, whatever the clock', () => {
+    expect(runDurationMs({ startedAt: STARTED, durationMs: 1_185 }, start + 99_999)).toBe(1_185);
+    expect(runDurationMs({ startedAt: STARTED, durationMs: 1_185 }, null)).toBe(1_185);
+  });
+  it('counts from the start to now while the run goes on, and is unknown before a start or a clock', () => {
+    expect(runDurationMs({ startedAt: STARTED, durationMs: null }, start + 2_500)).toBe(2_500);
+    expect(runDurationMs({ startedAt: STARTED, durationMs: null }, null)).toBeNull();
+    expect(runDurationMs({ startedAt: null, durationMs: null }, start)).toBeNull();
   });
 });

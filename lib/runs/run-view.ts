@@ -125,6 +125,17 @@ export function attemptLabel(t: AttemptFacts | null): { short: string; long: str
   };
 }
 
+/**
+ * The run's Duration (ms), the one rule of the run page's header and Timeline: runs.duration_ms once the run ended
+ * (its first task's start to its end, lib/engine/sql/run-outcome.ts), the time since that start while it goes on
+ * (`now`, ms; null before the browser has a clock), null before any task started.
+ */
+export function runDurationMs(run: Pick<RunSummary, 'startedAt' | 'durationMs'>, now: number | null): number | null {
+  if (run.durationMs != null) return run.durationMs;
+  if (!run.startedAt || now == null) return null;
+  return Math.max(0, now - Date.parse(run.startedAt));
+}
+
 export type RunView = RunSummary & {
   tasks: TaskView[];
   /** the retry chain, oldest first, including this run: each a RunSummary */
