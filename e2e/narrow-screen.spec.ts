@@ -68,3 +68,43 @@ test('390 px: the DAG editor stacks its palette, canvas and selection, and the c
   expect(box.height).toBeGreaterThan(300);
   for (const k of steps) await expect(page.getByTestId(`dag-node-${k}`)).toBeVisible();
 });
+
+type Box = { x: number; y: number; width: number; height: number };
+const inside = (b: Box, width: number) => b.x >= 0 && b.x + b.width <= width;
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+test('390 px: a worker is a compact card, its Drain button in view without a sideways scroll, its handlers a count that opens them', async ({ page }) => {
+  await page.goto('/workers');
+  // the e2e worker: online, so it offers Drain, and it lists every handler it runs
+  const row = page.getByTestId('worker-row').filter({ has: page.getByRole('button', { name: 'Drain' }) }).first();
+  await expect(row).toBeVisible();
+  const drain = row.getByRole('button', { name: 'Drain' });
+  const d = (await drain.boundingBox())!;
+  expect(inside(d, 390), JSON.stringify(d)).toBe(true);
+  const name = (await row.locator('td').first().boundingBox())!;
+  expect(overlaps(name, d)).toBe(false);
+  const scrolls = await page.getByTestId('workers-table').evaluate((t) => ({ box: t.parentElement!.scrollWidth > t.parentElement!.clientWidth, table: t.scrollWidth > t.clientWidth }));
+  expect(scrolls).toEqual({ box: false, table: false });
+
+  const toggle = row.getByTestId('worker-handlers-toggle');
+  await expect(toggle).toHaveText(/^\d+ handlers$/);
+  const chip = row.getByText('builtin.noop', { exact: true });
+  await expect(chip).toBeHidden();
+  const closed = (await row.boundingBox())!;
+  expect(closed.height).toBeLessThan(200);
+  await page.screenshot({ path: test.info().outputPath('workers-390.png') });
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  await expect(chip).toBeVisible();
+  expect(inside((await chip.boundingBox())!, 390)).toBe(true);
+  await toggle.click();
+  await expect(chip).toBeHidden();
+
+  // at 1280 px the table is as it was: a header line, the chips in their column, no count
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(page.getByTestId('workers-table').locator('thead th').first()).toBeVisible();
+  await expect(toggle).toBeHidden();
+  await expect(chip).toBeVisible();
+  const cells = await row.locator('td').evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
+  expect(new Set(cells).size, 'one table row: every cell starts on the same line').toBe(1);
+});

@@ -15,12 +15,16 @@ export type Column<T> = {
   headerClassName?: string;
   /** aria-sort of the header when the table is sorted by this column. */
   sort?: 'ascending' | 'descending';
+  /** In a `stack` table below 768 px, the word written before the cell's value (its header names it in the table). */
+  label?: string;
 };
 
 /**
  * A table of `rows` with `columns` (a null entry is skipped, for optional columns). `rowKey` names each row;
  * `rowProps` adds attributes to a row (test ids, data-*). `testId` goes on the <table>; `scroll` (default true)
- * wraps it in a horizontally scrolling box.
+ * wraps it in a horizontally scrolling box. `stack`: below 768 px each row is a card instead (`tf-table-stack` in
+ * app/globals.css): no header line, the cells flow and wrap in the row's width, each after its column's `label`, so a
+ * phone reads every row without a sideways scroll; columns place themselves in it with `max-md:` classes.
  */
 export function DataTable<T>({
   columns,
@@ -30,6 +34,7 @@ export function DataTable<T>({
   testId,
   className,
   scroll = true,
+  stack = false,
 }: {
   columns: (Column<T> | null | false)[];
   rows: readonly T[];
@@ -38,10 +43,11 @@ export function DataTable<T>({
   testId?: string;
   className?: string;
   scroll?: boolean;
+  stack?: boolean;
 }) {
   const cols = columns.filter((c): c is Column<T> => !!c);
   const table = (
-    <table className={cn('tf-table', className)} data-testid={testId}>
+    <table className={cn('tf-table', stack && 'tf-table-stack', className)} data-testid={testId}>
       <thead>
         <tr>
           {cols.map((c) => (
@@ -55,7 +61,7 @@ export function DataTable<T>({
         {rows.map((r, i) => (
           <tr key={rowKey(r)} {...rowProps?.(r)}>
             {cols.map((c) => (
-              <td key={c.key} className={typeof c.className === 'function' ? c.className(r) : c.className} title={c.title?.(r)}>
+              <td key={c.key} className={typeof c.className === 'function' ? c.className(r) : c.className} title={c.title?.(r)} data-label={stack ? c.label : undefined}>
                 {c.cell(r, i)}
               </td>
             ))}

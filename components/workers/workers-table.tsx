@@ -1,7 +1,8 @@
 'use client';
 
+import * as React from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Server, CircleStop, Play } from 'lucide-react';
+import { ChevronRight, Server, CircleStop, Play } from 'lucide-react';
 import type { WorkerView } from '@/lib/workers/list-workers';
 import { isGone } from '@/lib/workers/node-status';
 import { Button } from '../ui/button';
@@ -13,6 +14,7 @@ import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime, ZonedTime, formatDuration } from '../time';
 import { getJson } from '../api';
+import { cn } from '../ui/cn';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
 
@@ -48,9 +50,35 @@ function StatusDetail({ w }: { w: WorkerView }) {
 }
 
 /**
+ * A worker's handlers: their chips in the table; below 768 px, where the chips made a row very tall, their count, a
+ * button that shows or hides them.
+ */
+function HandlerChips({ handlers }: { handlers: string[] }) {
+  const [open, setOpen] = React.useState(false);
+  const id = React.useId();
+  return (
+    <>
+      <button type="button" className="inline-flex items-center gap-1 text-xs text-zinc-600 md:hidden" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid="worker-handlers-toggle">
+        <ChevronRight className={cn('size-3.5 transition-transform', open && 'rotate-90')} aria-hidden />
+        {handlers.length} {handlers.length === 1 ? 'handler' : 'handlers'}
+      </button>
+      <div id={id} className={cn('flex flex-wrap gap-1', open ? 'max-md:mt-1' : 'max-md:hidden')}>
+        {handlers.map((h) => (
+          <Tag key={h} mono>
+            {h}
+          </Tag>
+        ))}
+      </div>
+    </>
+  );
+}
+
+/**
  * Worker nodes (live from GET /api/v1/workers every 5 s): status (a stale heartbeat
  * shows as `stale`; a stopped or offline node says when and how, StatusDetail), heartbeat age, running tasks, load, handlers, group/labels, Drain
- * (the last online worker's dialog names the consequence) and Resume (undoes a drain).
+ * (the last online worker's dialog names the consequence) and Resume (undoes a drain). Below 768 px each worker is a
+ * card (DataTable `stack`): name and Drain / Resume on its first line, the status under them, the figures after their
+ * labels, the handlers as a count that opens their list.
  */
 export function WorkersTable({
   initial,
@@ -75,6 +103,7 @@ export function WorkersTable({
   return (
     <DataTable
       testId="workers-table"
+      stack
       rows={rows}
       rowKey={(w) => w.nodeId}
       rowProps={() => ({ 'data-testid': 'worker-row' })}
@@ -82,10 +111,12 @@ export function WorkersTable({
         {
           key: 'node',
           header: 'Node',
+          // on a card: first, beside its actions (order -1), cut to the width they leave
+          className: 'max-md:-order-2 max-md:min-w-0 max-md:flex-1',
           cell: (w) => (
             <>
-              <div className="font-mono text-xs">{w.name || w.nodeId}</div>
-              <div className="text-[11px] text-zinc-500">
+              <div className="font-mono text-xs max-md:truncate">{w.name || w.nodeId}</div>
+              <div className="text-[11px] text-zinc-500 max-md:truncate">
                 {w.host} · pid {w.pid}
                 {w.version ? ` · v${w.version}` : ''}
               </div>
@@ -95,7 +126,7 @@ export function WorkersTable({
         {
           key: 'status',
           header: 'Status',
-          className: 'max-w-[14rem]',
+          className: 'max-w-[14rem] max-md:max-w-none max-md:basis-full',
           cell: (w) => (
             <>
               <StatusBadge status={w.effectiveStatus} data-testid="worker-status" />
@@ -106,6 +137,7 @@ export function WorkersTable({
         {
           key: 'heartbeat',
           header: 'Heartbeat',
+          label: 'heartbeat',
           className: 'whitespace-nowrap text-xs',
           title: (w) => w.lastHeartbeatAt,
           cell: (w) => (
@@ -113,10 +145,11 @@ export function WorkersTable({
             <span className={isGone(w.status) ? 'text-zinc-500' : w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
           ),
         },
-        { key: 'running', header: 'Running', className: 'tabular-nums', cell: (w) => w.runningTasks },
+        { key: 'running', header: 'Running', label: 'running', className: 'tabular-nums max-md:text-xs', cell: (w) => w.runningTasks },
         {
           key: 'load',
           header: 'Load / CPU / Mem',
+          label: 'load / CPU / mem',
           className: 'whitespace-nowrap text-xs text-zinc-600 tabular-nums',
           // a gone node's last figures describe a process that no longer runs
           cell: (w) =>
@@ -131,6 +164,7 @@ export function WorkersTable({
         {
           key: 'group',
           header: 'Group / labels',
+          label: 'group',
           className: 'text-xs',
           cell: (w) => (
             <>
@@ -146,20 +180,13 @@ export function WorkersTable({
         {
           key: 'handlers',
           header: 'Handlers',
-          className: 'max-w-[22rem]',
-          cell: (w) => (
-            <div className="flex flex-wrap gap-1">
-              {w.handlers.map((h) => (
-                <Tag key={h} mono>
-                  {h}
-                </Tag>
-              ))}
-            </div>
-          ),
+          className: 'max-w-[22rem] max-md:max-w-none max-md:basis-full',
+          cell: (w) => <HandlerChips handlers={w.handlers} />,
         },
         {
           key: 'started',
           header: 'Started',
+          label: 'started',
           className: 'whitespace-nowrap text-xs text-zinc-500',
           // a gone node is not up: say how long its process ran (to the clean stop, or to its last heartbeat)
           cell: (w) => (
@@ -176,7 +203,7 @@ export function WorkersTable({
         {
           key: 'actions',
           header: null,
-          className: 'text-right',
+          className: 'text-right max-md:-order-1',
           cell: (w) => {
             const last = w.effectiveStatus === 'online' && onlineCount <= 1;
             if (w.status === 'online')
