@@ -108,3 +108,37 @@ test('390 px: a worker is a compact card, its Drain button in view without a sid
   const cells = await row.locator('td').evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
   expect(new Set(cells).size, 'one table row: every cell starts on the same line').toBe(1);
 });
+
+test('390 px: the job header\'s actions form an even grid, Run now first, each button whole and none overlapping', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.narrow.header.${Date.now().toString(36)}`, name: 'Narrow header', schedule: { kind: 'cron', cron: '0 3 * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  await page.goto(`/jobs/${job.id}`);
+  const actions = page.getByTestId('job-actions');
+  await expect(actions.getByRole('button', { name: 'Run now', exact: true })).toBeVisible();
+  const names = ['Run now', 'Run with payload…', 'Pause', 'Backfill', 'Edit', 'Delete'];
+  const boxes: Box[] = [];
+  for (const n of names) {
+    const control = n === 'Edit' ? actions.getByRole('link', { name: n }) : actions.getByRole('button', { name: n, exact: true });
+    await expect(control, n).toBeVisible();
+    const b = (await control.boundingBox())!;
+    expect(inside(b, 390), `${n}: ${JSON.stringify(b)}`).toBe(true);
+    boxes.push(b);
+  }
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) expect(overlaps(boxes[i]!, boxes[j]!), `${names[i]} / ${names[j]}`).toBe(false);
+  // two rows: Run now (and its payload button) with Pause, then Backfill, Edit and Delete of one width each
+  const [run, payload, pause, backfill, edit, del] = boxes as [Box, Box, Box, Box, Box, Box];
+  expect(new Set([run.y, payload.y, pause.y].map(Math.round)).size).toBe(1);
+  expect(new Set([backfill.y, edit.y, del.y].map(Math.round)).size).toBe(1);
+  expect(backfill.y).toBeGreaterThan(run.y + run.height - 1);
+  for (const b of [edit, del, pause]) expect(Math.abs(b.width - backfill.width)).toBeLessThanOrEqual(1);
+  expect(run.x).toBeLessThanOrEqual(backfill.x + 1);
+  await page.screenshot({ path: test.info().outputPath('job-header-390.png'), clip: { x: 0, y: 0, width: 390, height: 300 } });
+
+  // at 1280 px the actions are one row, as they were
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const ys = [];
+  for (const n of names) {
+    const control = n === 'Edit' ? actions.getByRole('link', { name: n }) : actions.getByRole('button', { name: n, exact: true });
+    ys.push(Math.round((await control.boundingBox())!.y));
+  }
+  expect(new Set(ys).size, ys.join(' ')).toBe(1);
+});

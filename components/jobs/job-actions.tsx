@@ -19,8 +19,6 @@ export type JobActionsProps = {
   jobId: string;
   jobKey: string;
   status: 'active' | 'paused' | 'dead_letter' | string;
-  /** true when the job is in the recycle bin: no actions but Restore (elsewhere). */
-  deleted?: boolean;
   trigger: (
     id: string,
     input: { payload?: Record<string, unknown> } | { runs: { payload: Record<string, unknown> }[] },
@@ -33,11 +31,23 @@ export type JobActionsProps = {
 };
 
 /**
+ * The job header's actions below 640 px (a phone): an even grid of three columns instead of a row that wraps wherever
+ * a button happens to end, Run now first and two columns wide. Each action sits in a {@link JOB_ACTION_CELL}.
+ */
+export const JOB_ACTIONS_GRID = 'flex items-center gap-2 max-sm:grid max-sm:w-full max-sm:grid-cols-3';
+
+/**
+ * One action of the job header: no box of its own from 640 px (the row lays the control out as before); below it, a
+ * grid cell the control fills, through the focusable span a disabled control's reason wraps it in too.
+ */
+export const JOB_ACTION_CELL = 'contents max-sm:flex max-sm:*:flex-1 max-sm:[&_a]:w-full max-sm:[&_button]:w-full';
+
+/**
  * The job's action bar: Run now (optional payload override in a dialog), Pause or
  * Resume, Edit, Delete (confirm). Viewers see every control disabled with a tooltip.
  * Run now opens the new run's page so the operator can watch it.
  */
-export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, resume, remove, deleteLock = null }: JobActionsProps) {
+export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remove, deleteLock = null }: JobActionsProps) {
   const router = useRouter();
   const { toast } = useToast();
   const [busy, setBusy] = React.useState<string | null>(null);
@@ -84,11 +94,11 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
     router.push(`/runs/${r.data.runId}`);
   };
 
-  if (deleted) return null;
   const paused = status === 'paused' || status === 'dead_letter';
   return (
-    <div className="flex flex-wrap items-center gap-2">
-      <div className="inline-flex">
+    <div className="flex flex-wrap items-center gap-2 max-sm:contents">
+      {/* below 640 px Run now leads the grid (JOB_ACTIONS_GRID), two columns wide; its payload button keeps its size */}
+      <div className="inline-flex max-sm:order-first max-sm:col-span-2 max-sm:flex max-sm:[&>:first-child]:flex-1 max-sm:[&>:first-child_button]:w-full" data-testid="job-action-run">
         <RoleGate>
           <Button variant="primary" disabled={!!busy} onClick={() => runNow('')} className="rounded-r-none">
             <Zap />
@@ -119,47 +129,53 @@ export function JobActions({ jobId, jobKey, status, deleted, trigger, pause, res
           <Textarea {...controlProps('payload-override', overrideError)} mono rows={8} value={override} onChange={(e) => setOverride(e.target.value)} spellCheck={false} />
         </Field>
       </Dialog>
-      {paused ? (
+      <div className={`${JOB_ACTION_CELL} max-sm:order-first`}>
+        {paused ? (
+          <RoleGate>
+            <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')}>
+              <Play /> Resume
+            </Button>
+          </RoleGate>
+        ) : (
+          <RoleGate>
+            <Button disabled={!!busy} onClick={() => act('Pause', () => pause(jobId), 'Job paused')}>
+              <Pause /> Pause
+            </Button>
+          </RoleGate>
+        )}
+      </div>
+      <div className={JOB_ACTION_CELL}>
         <RoleGate>
-          <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')}>
-            <Play /> Resume
+          <Button asChild>
+            <Link href={`/jobs/${jobId}/edit`}>
+              <Pencil /> Edit
+            </Link>
           </Button>
         </RoleGate>
-      ) : (
+      </div>
+      <div className={JOB_ACTION_CELL}>
         <RoleGate>
-          <Button disabled={!!busy} onClick={() => act('Pause', () => pause(jobId), 'Job paused')}>
-            <Pause /> Pause
-          </Button>
+          <DisabledReason reason={deleteLock}>
+            <ConfirmDialog
+              trigger={
+                <Button variant="danger-outline" disabled={!!busy}>
+                  <Trash2 /> Delete
+                </Button>
+              }
+              title={`Delete ${jobKey}?`}
+              description="The job moves to the recycle bin: it stops firing and its key becomes free. You can restore it from the bin; runs and logs are kept."
+              confirmLabel="Delete"
+              onConfirm={async () => {
+                const r = await remove(jobId);
+                if (r.ok) {
+                  toast({ kind: 'success', title: `${jobKey} moved to the recycle bin` });
+                  router.push('/jobs');
+                } else toast({ kind: 'error', title: 'Delete failed', description: r.error });
+              }}
+            />
+          </DisabledReason>
         </RoleGate>
-      )}
-      <RoleGate>
-        <Button asChild>
-          <Link href={`/jobs/${jobId}/edit`}>
-            <Pencil /> Edit
-          </Link>
-        </Button>
-      </RoleGate>
-      <RoleGate>
-        <DisabledReason reason={deleteLock}>
-          <ConfirmDialog
-            trigger={
-              <Button variant="danger-outline" disabled={!!busy}>
-                <Trash2 /> Delete
-              </Button>
-            }
-            title={`Delete ${jobKey}?`}
-            description="The job moves to the recycle bin: it stops firing and its key becomes free. You can restore it from the bin; runs and logs are kept."
-            confirmLabel="Delete"
-            onConfirm={async () => {
-              const r = await remove(jobId);
-              if (r.ok) {
-                toast({ kind: 'success', title: `${jobKey} moved to the recycle bin` });
-                router.push('/jobs');
-              } else toast({ kind: 'error', title: 'Delete failed', description: r.error });
-            }}
-          />
-        </DisabledReason>
-      </RoleGate>
+      </div>
     </div>
   );
 }

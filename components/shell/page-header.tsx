@@ -9,7 +9,8 @@ export function PageHeader({ title, description, actions, crumb }: { title: Reac
         <h1 className="truncate text-lg font-semibold tracking-tight text-zinc-900">{title}</h1>
         {description ? <p className="mt-0.5 text-[13px] text-zinc-500">{description}</p> : null}
       </div>
-      {actions ? <div className="flex items-center gap-2">{actions}</div> : null}
+      {/* below 640 px the actions take their own full-width line, so a grid of them (the job header) can fill it */}
+      {actions ? <div className="flex items-center gap-2 max-sm:w-full">{actions}</div> : null}
     </div>
   );
 }

@@ -14,7 +14,7 @@ import { Card, CardBody, CardHeader, DescriptionList } from '@/components/ui/car
 import { StatusBadge, Tag } from '@/components/status-badge';
 import { RelativeTime, ZonedTime } from '@/components/time';
 import { FireTimesTable } from '@/components/jobs/schedule-preview';
-import { JobActions } from '@/components/jobs/job-actions';
+import { JOB_ACTIONS_GRID, JOB_ACTION_CELL, JobActions } from '@/components/jobs/job-actions';
 import { BackfillDialog } from '@/components/jobs/backfill-dialog';
 import { DeletedJobActions } from '@/components/jobs/deleted-job-actions';
 import { purgeJobAction, restoreJobAction } from '../../recycle-bin/actions';
@@ -98,10 +98,16 @@ export default async function JobPage({ params, searchParams }: Props) {
         }
         description={job.name}
         actions={
-          <>
-            {job.deletedAt ? <DeletedJobActions jobId={job.id} jobKey={job.key} restore={restoreJobAction} purge={purgeJobAction} /> : <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />}
-            <JobActions jobId={job.id} jobKey={job.key} status={job.status} deleted={!!job.deletedAt} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} deleteLock={deleteRefusal(actor, { steps: job.steps, jobPayload: job.payload })?.message ?? null} />
-          </>
+          job.deletedAt ? (
+            <DeletedJobActions jobId={job.id} jobKey={job.key} restore={restoreJobAction} purge={purgeJobAction} />
+          ) : (
+            <div className={JOB_ACTIONS_GRID} data-testid="job-actions">
+              <div className={JOB_ACTION_CELL}>
+                <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />
+              </div>
+              <JobActions jobId={job.id} jobKey={job.key} status={job.status} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} deleteLock={deleteRefusal(actor, { steps: job.steps, jobPayload: job.payload })?.message ?? null} />
+            </div>
+          )
         }
       />
       {job.deletedAt ? (
