@@ -99,8 +99,8 @@ export function taskAttempts(
 
 /**
  * The time axis for a run spanning `spanMs`: round ticks from 0 (niceDurationTicks, at most 4 intervals) and the
- * axis end, the last tick. Ticks at quarters of the span repeated a label once the span was a few ms (`+1 ms`,
- * `+1 ms`) and were odd numbers otherwise (`+85 ms`, `+171 ms`).
+ * axis end, the last tick. Round, not quarters of the span: quarters repeat a label for a span of a few ms (`+1 ms`,
+ * `+1 ms`) and are odd numbers otherwise (`+85 ms`, `+171 ms`).
  */
 export function ganttAxis(spanMs: number): { ticks: number[]; end: number } {
   const ticks = niceDurationTicks(Math.max(1, spanMs), 4);
