@@ -127,14 +127,14 @@ async function expectCaptionAgreesWithDuration(page: Page): Promise<{ total: num
 }
 
 test('after a retry the Timeline draws both attempts of the task, the earlier one muted, and its span matches the run\'s Duration', async ({ page }) => {
-  // fails on its first attempt, succeeds on the retry one backoff (1 s) later
+  // fails on its first attempt, succeeds on the retry one backoff (1 s, no jitter) later
   const job = await api<{ id: string }>('POST', '/jobs', {
     key: `e2e.gantt.retry.${uniq()}`,
     name: 'Gantt retry',
     schedule: { kind: 'manual' },
     handler: 'builtin.flaky',
     payload: { failTimes: 1 },
-    policy: { maxRetries: 1 },
+    policy: { maxRetries: 1, backoff: { baseSeconds: 1, factor: 1, maxSeconds: 1, jitter: 0 } },
   });
   const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
   await expect.poll(async () => (await api<Run>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');

@@ -97,7 +97,7 @@ function RunDuration({ run }: { run: RunDetailState['run'] }) {
   if (!run.startedAt) return <>—</>;
   return (
     <span data-testid="run-duration">
-      {ms == null ? 'running' : `${formatDuration(ms)}${run.durationMs == null ? ' so far' : ''}`}
+      <span>{ms == null ? 'running' : `${formatDuration(ms)}${run.durationMs == null ? ' so far' : ''}`}</span>
       <span className="ml-1.5 text-xs text-zinc-500">first task&apos;s start → {run.finishedAt ? 'run\'s end' : 'now'}</span>
     </span>
   );
