@@ -40,12 +40,30 @@ for (const [width, height] of [[390, 844], [1280, 800]] as const) {
     for (const path of ['/', '/jobs', '/runs', '/workers', '/stats', '/alarms', '/recycle-bin', `/jobs/${job.id}`, `/jobs/${job.id}?tab=versions`, `/runs/${run.id}`]) {
       await page.goto(path);
       await expect(page.locator('main h1').first()).toBeVisible();
-      const fit = await page.evaluate(() => {
-        const main = document.querySelector('main')!;
-        const root = document.documentElement;
-        return { pageWider: root.scrollWidth > window.innerWidth, pageTaller: root.scrollHeight > window.innerHeight, mainScrollsSideways: main.scrollWidth > main.clientWidth };
-      });
-      expect({ path, ...fit }).toEqual({ path, pageWider: false, pageTaller: false, mainScrollsSideways: false });
+      const measure = () =>
+        page.evaluate(() => {
+          const main = document.querySelector('main')!;
+          const root = document.documentElement;
+          const right = main.getBoundingClientRect().right;
+          // what reaches past the content area, so that a failure names it
+          const past = Array.from(main.querySelectorAll('*'))
+            .filter((e) => e.getBoundingClientRect().right > right + 0.5)
+            .slice(0, 5)
+            .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 50)}`);
+          return { pageWider: root.scrollWidth > window.innerWidth, pageTaller: root.scrollHeight > window.innerHeight, mainScrollsSideways: main.scrollWidth > main.clientWidth, past };
+        });
+      // Charts size themselves after their first paint: the layout is judged once it has settled (a lasting overflow
+      // still fails), and a failure lists the elements that reach past the content area.
+      let last: Awaited<ReturnType<typeof measure>> | undefined;
+      await expect
+        .poll(async () => {
+          last = await measure();
+          return { path, pageWider: last.pageWider, pageTaller: last.pageTaller, mainScrollsSideways: last.mainScrollsSideways };
+        }, { timeout: 5_000 })
+        .toEqual({ path, pageWider: false, pageTaller: false, mainScrollsSideways: false })
+        .catch((error: Error) => {
+          throw new Error(`${path}: past the content area: ${JSON.stringify(last?.past)}\n${error.message}`);
+        });
     }
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   });
