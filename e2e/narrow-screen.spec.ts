@@ -160,3 +160,26 @@ test('390 px: the job header\'s actions form an even grid, Run now first, each b
   }
   expect(new Set(ys).size, ys.join(' ')).toBe(1);
 });
+
+test('390 px: the time axes of the overview and of a run\'s Timeline write labels that do not overlap', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.narrow.axes.${Date.now().toString(36)}`, name: 'Narrow axes', schedule: { kind: 'cron', cron: '*/10 * * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  const boxes = async (testId: string) => {
+    const out: { x: number; right: number }[] = [];
+    for (const label of await page.getByTestId(testId).all()) {
+      if (!(await label.isVisible())) continue;
+      const b = (await label.boundingBox())!;
+      out.push({ x: b.x, right: b.x + b.width });
+    }
+    return out.sort((a, b) => a.x - b.x);
+  };
+  for (const [path, testId, atLeast] of [['/', 'next-fires-tick', 3], [`/runs/${run.id}`, 'gantt-tick', 2]] as const) {
+    await page.goto(path);
+    await expect(page.getByTestId(testId).first()).toBeAttached();
+    const shown = await boxes(testId);
+    expect(shown.length, path).toBeGreaterThanOrEqual(atLeast);
+    for (let i = 1; i < shown.length; i++) expect(shown[i]!.x, `${path}: label ${i} starts after label ${i - 1} ends`).toBeGreaterThanOrEqual(shown[i - 1]!.right);
+    for (const b of shown) expect(b.right, path).toBeLessThanOrEqual(390);
+  }
+});

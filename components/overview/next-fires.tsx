@@ -12,13 +12,17 @@ import { useLiveOverview } from './running-now';
 
 const DAY = 86_400_000;
 
-/** Hour marks (every 3 h of the display zone's wall clock) between `from` and `from + 24 h`, as fractions of the axis. */
-function hourTicks(from: number, zone: string): { at: number; label: string }[] {
-  const out: { at: number; label: string }[] = [];
+/**
+ * Hour marks (every 3 h of the display zone's wall clock) between `from` and `from + 24 h`, as fractions of the axis;
+ * `minor` for those between the 6-hourly ones, whose labels a phone-width axis has no room for.
+ */
+function hourTicks(from: number, zone: string): { at: number; label: string; minor: boolean }[] {
+  const out: { at: number; label: string; minor: boolean }[] = [];
   const first = Math.ceil(from / 3_600_000) * 3_600_000;
   for (let t = first; t <= from + DAY; t += 3_600_000) {
-    if (wallParts(new Date(t), zone).hour % 3 !== 0) continue;
-    out.push({ at: (t - from) / DAY, label: formatClock(t, zone).slice(0, 5) });
+    const hour = wallParts(new Date(t), zone).hour;
+    if (hour % 3 !== 0) continue;
+    out.push({ at: (t - from) / DAY, label: formatClock(t, zone).slice(0, 5), minor: hour % 6 !== 0 });
   }
   return out;
 }
@@ -40,9 +44,9 @@ export function NextFires({ initial }: { initial: Overview }) {
         <EmptyState title="Nothing fires in the next 24 hours" />
       ) : (
         <div className="px-4 pb-3" data-testid="next-fires">
-          <div className="relative ml-48 h-5 border-b border-zinc-200 text-[10px] text-zinc-400">
+          <div className="relative ml-48 h-5 max-md:ml-28 border-b border-zinc-200 text-[10px] text-zinc-400">
             {ticks.map((t) => (
-              <span key={t.at} className="absolute -translate-x-1/2" style={{ left: `${t.at * 100}%` }}>
+              <span key={t.at} data-testid="next-fires-tick" className={`absolute -translate-x-1/2 whitespace-nowrap ${t.minor ? 'max-md:hidden' : ''}`} style={{ left: `${t.at * 100}%` }}>
                 {t.label}
               </span>
             ))}
@@ -50,7 +54,7 @@ export function NextFires({ initial }: { initial: Overview }) {
           <ul>
             {o.nextFires.map((j) => (
               <li key={j.jobId} className="flex items-center border-b border-zinc-50 py-1" data-testid="next-fire-row">
-                <div className="w-48 shrink-0 pr-2 text-xs">
+                <div className="w-48 shrink-0 pr-2 text-xs max-md:w-28">
                   <Link href={`/jobs/${j.jobId}`} className="block truncate text-indigo-700 hover:underline" title={j.jobKey}>
                     {j.jobName || j.jobKey}
                   </Link>

@@ -67,13 +67,14 @@ export function RunGantt({ run }: { run: RunView }) {
     <Card className="mt-4 overflow-hidden">
       <CardHeader title="Timeline" description={<span data-testid="gantt-caption">{timelineCaption(summary, formatDateTime(t0, zone, { ms: true }))}</span>} />
       <div className="px-4 pb-3" data-testid="run-gantt">
-        <div className="relative ml-40 h-5 border-b border-zinc-200 text-[10px] text-zinc-400">
+        <div className="relative ml-40 h-5 max-md:ml-24 border-b border-zinc-200 text-[10px] text-zinc-400">
           {ticks.map((tick, i) => (
             <span
               key={tick}
               data-testid="gantt-tick"
               // The first and last labels sit inside the axis: centred on their tick they were cut off by the card.
-              className={`absolute whitespace-nowrap ${i === 0 ? '' : i === ticks.length - 1 ? '-translate-x-full' : '-translate-x-1/2'}`}
+              // On a phone the axis is too short for five labels side by side: only its two ends are written.
+              className={`absolute whitespace-nowrap ${i === 0 ? '' : i === ticks.length - 1 ? '-translate-x-full' : '-translate-x-1/2 max-md:hidden'}`}
               style={{ left: `${(tick / axisEnd) * 100}%` }}
             >
               +{formatDuration(tick)}
@@ -82,7 +83,7 @@ export function RunGantt({ run }: { run: RunView }) {
         </div>
         {rows.map(({ t, attempts }) => (
           <div key={t.id} className="flex items-center py-1" data-testid="gantt-row" data-step={t.stepKey}>
-            <div className="w-40 shrink-0 truncate pr-2 font-mono text-xs">{t.stepKey}</div>
+            <div className="w-40 shrink-0 truncate pr-2 font-mono text-xs max-md:w-24">{t.stepKey}</div>
             <div className="relative h-4 flex-1 rounded bg-zinc-50">
               {attempts.length ? (
                 attempts.map((a) => {
