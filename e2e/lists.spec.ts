@@ -156,6 +156,16 @@ test('jobs: a job of several handlers reads "first +N more", and every cut text 
   expect(overflow).toBeLessThanOrEqual(0);
 });
 
+test('jobs: a sort or direction the list does not know is refused by name, not replaced by another order', async ({ page }) => {
+  for (const [qs, field] of [['sort=evil', 'sort'], ['sort=key&dir=sideways', 'dir']] as const) {
+    await page.goto(`/jobs?${qs}`);
+    await expect(page.getByRole('alert').filter({ hasText: field })).toBeVisible();
+    await expect(page.getByTestId('jobs-table')).toHaveCount(0);
+  }
+  await page.goto('/jobs?sort=name&dir=desc');
+  await expect(page.getByTestId('jobs-table')).toBeVisible();
+});
+
 test('empty lists: filters that match nothing say so and offer Clear filters; the sort is kept', async ({ page }) => {
   const none = `no-such-thing-${uniq()}`;
   // At least one job and one run exist, so the cleared lists are not empty.

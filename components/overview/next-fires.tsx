@@ -62,7 +62,7 @@ export function NextFires({ initial }: { initial: Overview }) {
                   <div className="text-[11px] leading-tight text-zinc-500" data-testid="next-fire-summary">
                     {/* a job's own next fire is written in the job's zone, as on the jobs list (docs/console.md) */}
                     next {formatDateTime(j.fires[0], j.timezone, { seconds: false })}
-                    {j.count >= 1 ? <span className="whitespace-nowrap">{` · ${j.countIsLowerBound ? 'over ' : ''}${j.count} in 24 h`}</span> : null}
+                    <span className="whitespace-nowrap">{` · ${j.countIsLowerBound ? 'over ' : ''}${j.count} in 24 h`}</span>
                   </div>
                 </div>
                 <div className="relative h-4 flex-1">

@@ -36,8 +36,10 @@ const FILTER_NAMES = FILTERS.map((f) => f.name);
 export default async function JobsPage({ searchParams }: { searchParams: Promise<SP> }) {
   const sp = await searchParams;
   const actor = await requireActor('viewer');
-  const sort = (SORTS as readonly string[]).includes(sp.sort ?? '') ? (sp.sort as (typeof SORTS)[number]) : 'key';
-  const dir = sp.dir === 'desc' ? 'desc' : 'asc';
+  // An unknown sort or direction is the domain's 400 naming the field (lib/jobs listJobs), shown in the
+  // error panel like a bad filter, not a silent fall back to another order.
+  const sort = (sp.sort || 'key') as (typeof SORTS)[number];
+  const dir = (sp.dir || 'asc') as 'asc' | 'desc';
   const trail = parseTrail(sp.trail);
   let result: Awaited<ReturnType<typeof listJobs>> | null = null;
   let error: string | null = null;
