@@ -31,7 +31,10 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
   const range = custom ? 'custom' : ['7', '30', '90'].includes(sp.range ?? '') ? sp.range! : '30';
   const db = getDb();
   const tz = await getStatsTimeZone(db);
-  const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range), tz);
+  // One clock for the whole page: the preset range, the hourly window and the handler picker's year must
+  // agree when the request straddles midnight in the stats zone.
+  const now = new Date();
+  const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range), tz, now);
   const parsed = DailyStatsQuery.safeParse({ from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
   const errors: string[] = [];
   if (!parsed.success && !hourly) errors.push(`Invalid range (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); showing the last 30 days.`);
@@ -40,15 +43,15 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
   const base = { handler: q.handler, ...(hourly ? { granularity: 'hour' } : { from: q.from, to: q.to }) };
   let data: StatsSeries;
   try {
-    data = await getStatsSeries(db, { ...base, jobId }, actor);
+    data = await getStatsSeries(db, { ...base, jobId }, actor, now);
   } catch (e) {
     // an unknown or malformed job id in the URL: say so and show every job
     if (!isDomainError(e) || !jobId) throw e;
     errors.push(`Job ${jobId}: ${e.message}; showing every job.`);
-    data = await getStatsSeries(db, base, actor);
+    data = await getStatsSeries(db, base, actor, now);
   }
   const [handlers, jobs] = await Promise.all([
-    listStatsHandlers(db, { from: lastDaysRange(366, tz).from, to: lastDaysRange(1, tz).to }),
+    listStatsHandlers(db, { from: lastDaysRange(366, tz, now).from, to: lastDaysRange(1, tz, now).to }),
     // picker options: live jobs by key (first 200, as on the runs list; the URL takes any id)
     listJobs(db, { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []),
   ]);
