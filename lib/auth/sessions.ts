@@ -4,6 +4,7 @@
  * be replayed. Sessions last 7 days.
  */
 import type { Db } from '../db.ts';
+import type { User } from '../generated/prisma/client.ts';
 import type { Actor } from './actor.ts';
 import { randomToken, sha256Hex } from './crypto.ts';
 
@@ -21,9 +22,13 @@ export async function createSession(db: Db, userId: string, now = new Date()): P
 /** The actor for a raw session id, or null (unknown, expired, user disabled). */
 export async function getSessionActor(db: Db, rawId: string | null | undefined, now = new Date()): Promise<Actor | null> {
   if (!rawId || rawId.length > 200) return null;
-  const s = await db.session.findUnique({ where: { id: sha256Hex(rawId) }, include: { user: true } });
-  if (!s || s.expiresAt.getTime() <= now.getTime() || s.user.disabled) return null;
-  return { kind: 'user', id: s.user.id, name: s.user.email, role: s.user.role };
+  // The session and its user in one round trip: every console page and action pays for this lookup.
+  const [s] = await db.$queryRaw<{ expiresAt: Date; userId: string; email: string; role: User['role']; disabled: boolean }[]>`
+    SELECT s.expires_at AS "expiresAt", u.id AS "userId", u.email, u.role::text AS role, u.disabled
+      FROM sessions s JOIN users u ON u.id = s.user_id
+     WHERE s.id = ${sha256Hex(rawId)}`;
+  if (!s || s.expiresAt.getTime() <= now.getTime() || s.disabled) return null;
+  return { kind: 'user', id: s.userId, name: s.email, role: s.role };
 }
 
 /** Ends a session (logout). Unknown ids are ignored. */

@@ -18,6 +18,20 @@ import { ROLE_OF_SCOPE, type TokenScope } from './scopes.ts';
 
 export const TOKEN_PREFIX = 'tf_';
 
+/** checkApiToken's row: the token's columns it judges, with its owner's. */
+type TokenWithOwner = {
+  id: string;
+  userId: string;
+  name: string;
+  scope: TokenScope;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  ownerEmail: string;
+  ownerRole: User['role'];
+  ownerDisabled: boolean;
+};
+
 export type ApiTokenView = {
   id: string;
   name: string;
@@ -131,20 +145,26 @@ export async function checkApiToken(db: Db, raw: string | null | undefined, now 
   const envToken = process.env.TICKFLOW_API_TOKEN;
   if (envToken && safeEqual(raw, envToken)) return { actor: { kind: 'token', id: 'env', name: 'token:env', role: 'admin', ownerId: null } };
   if (!raw.startsWith(TOKEN_PREFIX)) return unknown;
-  const row = await db.apiToken.findUnique({ where: { tokenHash: sha256Hex(raw) }, include: { user: true } });
+  // The token and its owner in one round trip: every API request pays for this lookup.
+  const [row] = await db.$queryRaw<TokenWithOwner[]>`
+    SELECT t.id, t.user_id AS "userId", t.name, t.scope::text AS scope, t.last_used_at AS "lastUsedAt",
+           t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
+           u.email AS "ownerEmail", u.role::text AS "ownerRole", u.disabled AS "ownerDisabled"
+      FROM api_tokens t JOIN users u ON u.id = t.user_id
+     WHERE t.token_hash = ${sha256Hex(raw)}`;
   if (!row) return unknown;
   if (row.revokedAt) return { refused: 'This API token was revoked' };
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { refused: 'This API token has expired' };
   const role = ROLE_OF_SCOPE[row.scope];
-  if (row.user.disabled) return { refused: "This API token's owner is disabled" };
-  if (!roleAtLeast(row.user.role, role)) {
+  if (row.ownerDisabled) return { refused: "This API token's owner is disabled" };
+  if (!roleAtLeast(row.ownerRole, role)) {
     const a = (r: string) => (/^[aeiou]/.test(r) ? `an ${r}` : `a ${r}`);
-    return { refused: `This API token's scope (${row.scope}) needs its owner to be ${a(role)} or above, and the owner is now ${a(row.user.role)}: create a new token, or restore the owner's role` };
+    return { refused: `This API token's scope (${row.scope}) needs its owner to be ${a(role)} or above, and the owner is now ${a(row.ownerRole)}: create a new token, or restore the owner's role` };
   }
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
   }
   // The name is what history columns keep (created_by, triggered_by, audit): the owner's email with the
   // token's name, since token names are not unique and a history must say whose hand it was.
-  return { actor: { kind: 'token', id: row.id, name: `token:${row.name} (${row.user.email})`, role, ownerId: row.userId } };
+  return { actor: { kind: 'token', id: row.id, name: `token:${row.name} (${row.ownerEmail})`, role, ownerId: row.userId } };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { isDomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { TriggerJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -31,12 +32,12 @@ export async function triggerJob(
 ): Promise<TriggerResult | BulkTriggerResult> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(TriggerJobInput, rawInput ?? {});
-  const job = await findJob(db, jobId);
   // A payload override changes what a run does (merged over the job and step payloads, last),
   // so it needs the same permission as changing the job's command, judged in the merge order
   // the run gets (handler-permissions.ts JobCommand.runPayload).
   const overrides = [input.payload, ...(input.runs ?? []).map((r) => r.payload)].filter((p): p is Record<string, unknown> => !!p && Object.keys(p).length > 0);
   if (overrides.length) {
+    const job = await findJob(db, jobId);
     const { steps } = await loadGraph(db, job);
     const views = steps.map(stepView);
     const base = (job.payload ?? {}) as Record<string, unknown>;
@@ -47,19 +48,26 @@ export async function triggerJob(
       });
     }
   }
-  if (input.runs) {
-    // Bulk enqueue: one transaction, the block strategy applied in order (lib/engine triggerRuns).
-    const made = await triggerRuns(
+  try {
+    if (input.runs) {
+      // Bulk enqueue: one transaction, the block strategy applied in order (lib/engine triggerRuns).
+      const made = await triggerRuns(
+        db,
+        { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, runs: input.runs },
+        now,
+      );
+      return { runs: made.map((m) => ({ ...toRunSummary(m.run), outcome: m.outcome })) };
+    }
+    const { run, outcome } = await triggerRun(
       db,
-      { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, runs: input.runs },
+      { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, payload: input.payload },
       now,
     );
-    return { runs: made.map((m) => ({ ...toRunSummary(m.run), outcome: m.outcome })) };
+    return { run: toRunSummary(run), outcome };
+  } catch (e) {
+    // The engine finds the job in its own statement (a trigger costs no read before it); when it finds none,
+    // findJob says why in the words every job route uses (unknown, or in the recycle bin).
+    if (isDomainError(e) && e.code === 'not_found') await findJob(db, jobId);
+    throw e;
   }
-  const { run, outcome } = await triggerRun(
-    db,
-    { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, payload: input.payload },
-    now,
-  );
-  return { run: toRunSummary(run), outcome };
 }

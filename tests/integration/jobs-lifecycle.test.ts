@@ -358,7 +358,14 @@ describe('jobs lifecycle', () => {
     expect(await t.db.task.count({ where: { runId: r.run.id } })).toBe(2);
     expect((await rejects(triggerJob(t.db, job.id, {}, viewer))).status).toBe(403);
     await deleteJob(t.db, job.id, alice, {}, NOW);
-    expect((await rejects(triggerJob(t.db, job.id, {}, alice))).status).toBe(404);
+    // The engine finds no live job; the answer still says where it is, with or without a payload or a batch.
+    for (const body of [{}, { payload: { q: 3 } }, { runs: [{}] }]) {
+      const refused = await rejects(triggerJob(t.db, job.id, body, alice));
+      expect(refused.status).toBe(404);
+      expect(refused.message).toBe('Job run.now is in the recycle bin');
+    }
+    const unknown = await rejects(triggerJob(t.db, '00000000-0000-4000-8000-000000000000', {}, alice));
+    expect([unknown.status, unknown.message]).toEqual([404, 'Job 00000000-0000-4000-8000-000000000000 not found']);
   });
 
   it('viewer cannot change anything', async () => {
