@@ -127,3 +127,17 @@ export function alarmEnabled(config: AlarmsView, type: AlarmType): boolean {
       return false;
   }
 }
+
+/**
+ * SQL for the alarm settings of the job row `job` (an alias of `jobs`) in force at the instant `at`
+ * (an SQL expression): the alarms of its newest version created at or before `at`, or the job's
+ * current ones when no version is that old (the console's clock ahead of the worker's). An alarm
+ * follows the settings of the moment its event happened, not of the moment it is raised or fanned
+ * out (README.md "Stats and alarms"). Served by job_versions_uniq (job_id, version), newest first.
+ */
+export function alarmConfigAtSql(job: string, at: string): string {
+  return `COALESCE((SELECT jv.snapshot->'alarms' FROM job_versions jv
+                     WHERE jv.job_id = ${job}.id AND jv.created_at <= ${at}
+                     ORDER BY jv.version DESC LIMIT 1), ${job}.alarm_config)`;
+}
+

@@ -83,7 +83,8 @@ async function fanOut(tx: Db, a: DeliverableAlarm, now: Date): Promise<number> {
   let channels: AlarmChannel[] = [];
   if (a.type === 'node_offline') channels = nodeOfflineChannels();
   else if (a.jobId) {
-    const job = await loadJobAlarmConfig(tx, a.jobId);
+    // the settings in force when the engine wrote the source row, not at this pass (config.ts alarmConfigAtSql)
+    const job = await loadJobAlarmConfig(tx, a.jobId, a.createdAt);
     if (job?.config.onDeadLetter) channels = job.config.channels;
   }
   channels = channels.filter((c) => c.type !== 'log');

@@ -1,5 +1,6 @@
 import { inTransaction, type Db } from '../db.ts';
 import {
+  alarmConfigAtSql,
   alarmEnabled,
   collapseWindowSeconds,
   nodeOfflineChannels,
@@ -38,12 +39,19 @@ export interface RaisedAlarm {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The job's key and alarm config, or null when the job does not exist (purged) or the id is not a uuid. */
-export async function loadJobAlarmConfig(db: Db, jobId: string): Promise<{ key: string; config: ReturnType<typeof parseAlarmConfig> } | null> {
+/**
+ * The job's key and alarm config, or null when the job does not exist (purged) or the id is not a uuid.
+ * With `at`, the config in force at that instant (config.ts alarmConfigAtSql: an alarm follows the
+ * settings of the moment its event happened); without, the current one.
+ */
+export async function loadJobAlarmConfig(db: Db, jobId: string, at?: Date): Promise<{ key: string; config: ReturnType<typeof parseAlarmConfig> } | null> {
   if (!UUID_RE.test(jobId)) return null;
   const rows = await db.$queryRawUnsafe<{ key: string; alarm_config: unknown }[]>(
-    `SELECT key, alarm_config FROM jobs WHERE id = $1::uuid`,
+    at
+      ? `SELECT j.key, ${alarmConfigAtSql('j', '$2::timestamptz')} AS alarm_config FROM jobs j WHERE j.id = $1::uuid`
+      : `SELECT key, alarm_config FROM jobs WHERE id = $1::uuid`,
     jobId,
+    ...(at ? [at] : []),
   );
   return rows[0] ? { key: rows[0].key, config: parseAlarmConfig(rows[0].alarm_config) } : null;
 }

@@ -1,6 +1,6 @@
 import { inTransaction, type Db } from '../db.ts';
 import { alarmsForFinishedRun, alarmTypeForRunStatus } from './alarms-for-finished-run.ts';
-import { alarmEnabled, parseAlarmConfig } from './config.ts';
+import { alarmConfigAtSql, alarmEnabled, parseAlarmConfig } from './config.ts';
 
 /** settings key of the scan cursor: `{ finishedAt: ISO instant, id: run uuid }` — the last run considered. */
 export const RUN_SCAN_CURSOR_KEY = 'alarms.finished_runs_cursor';
@@ -43,9 +43,13 @@ type Row = {
 };
 
 /**
- * Run-level alarms (failure / timeout / success per the job's alarm_config), raised by the alarm
+ * Run-level alarms (failure / timeout / success per the job's alarm settings), raised by the alarm
  * dispatcher rather than inside run finalisation — the engine's finalise statement stays lean and
  * alarm trouble can never fail a task completion.
+ *
+ * The settings are those in force when the run ended (config.ts alarmConfigAtSql), not those at the
+ * scan, up to the lag later: alarms switched on after a failure do not raise it, and switched off
+ * after it do not drop it.
  *
  * Exactly once per run: the cursor row in `settings` is locked (FOR UPDATE SKIP LOCKED — a second
  * dispatcher skips the pass instead of waiting) and advanced in the same transaction that raises
@@ -71,7 +75,7 @@ export async function scanFinishedRuns(db: Db, p: { limit?: number; lagSeconds?:
     const cursor = cur[0].value;
     const rows = await tx.$queryRawUnsafe<Row[]>(
       `SELECT r.id::text, r.job_id, r.status::text AS status, r.error, r.finished_at, r.scheduled_for, r.duration_ms,
-              j.id::text AS job_uuid, j.key AS job_key, j.alarm_config
+              j.id::text AS job_uuid, j.key AS job_key, ${alarmConfigAtSql('j', 'r.finished_at')} AS alarm_config
          FROM runs r
          LEFT JOIN jobs j
            ON j.id = CASE WHEN r.job_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN r.job_id::uuid END

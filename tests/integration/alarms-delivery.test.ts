@@ -106,7 +106,7 @@ const ENV_KEYS = ['TICKFLOW_WEBHOOK_SECRET', 'TICKFLOW_SMTP_URL', 'TICKFLOW_SMTP
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  await offerHandlers(t, ['alarm.fail', 'alarm.scan', 'alarm.scan2']);
+  await offerHandlers(t, ['alarm.fail', 'alarm.scan', 'alarm.scan2', 'alarm.scan3']);
   hook = await startReceiver();
   smtp = await startSmtp();
   for (const k of ENV_KEYS) saved[k] = process.env[k];
@@ -347,6 +347,29 @@ describe('engine source rows, node offline, test alarms', () => {
     expect(await t.db.alarm.count({ where: { type: 'dead_letter' } })).toBe(2);
   });
 
+  it("fans a dead-letter row out by the job's alarm settings when the engine wrote it, not at the dispatch", async () => {
+    const { updateJob } = await import('../../lib/jobs/update-job.ts');
+    const webhook = [{ type: 'webhook' as const, target: hook.url }];
+    const sourceRow = (jobId: string, key: string, runId: string, createdAt: Date) =>
+      t.pool.query(
+        `INSERT INTO alarms (job_id, run_id, type, level, channel, target, content, created_at, updated_at, next_attempt_at)
+         VALUES ($1, $2, 'dead_letter', 'error', 'log', '', $3, $4, $4, $4)`,
+        [jobId, runId, { jobKey: key, consecutiveFailures: 3, message: `job ${key} moved to dead letter after 3 consecutive failed runs` }, createdAt],
+      );
+    // On when the job moved, switched off before the dispatch: delivered.
+    const wasOn = await jobWithAlarms({ onDeadLetter: true, channels: webhook });
+    await sourceRow(wasOn.id, wasOn.key, '00000000-0000-4000-8000-000000000601', at(10_000));
+    await updateJob(t.db, wasOn.id, { expectedVersion: 1, alarms: { onDeadLetter: false, channels: webhook } }, SYSTEM_ACTOR, at(11_000));
+    // Off when the job moved, switched on before the dispatch: not delivered.
+    const wasOff = await jobWithAlarms({ onDeadLetter: false, channels: webhook });
+    await sourceRow(wasOff.id, wasOff.key, '00000000-0000-4000-8000-000000000602', at(10_000));
+    await updateJob(t.db, wasOff.id, { expectedVersion: 1, alarms: { onDeadLetter: true, channels: webhook } }, SYSTEM_ACTOR, at(11_000));
+
+    expect(await dispatchAlarms(t.db, {}, at(12_000))).toMatchObject({ fannedOut: 1 });
+    await dispatchAlarms(t.db, {}, at(13_000));
+    expect(hook.received.map((r) => r.json.jobId)).toEqual([wasOn.id]);
+  });
+
   it('node offline alarms go to the globally configured channels', async () => {
     process.env.TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK = hook.url;
     process.env.TICKFLOW_ALARM_NODE_OFFLINE_EMAIL = 'oncall@tickflow.test';
@@ -498,5 +521,38 @@ describe('run alarms from the finished-run scan', () => {
     for (let i = 0; i < 5; i++) total += (await scanFinishedRuns(t.db, { limit: 2 }, later)).raised;
     expect(total).toBe(5);
     expect(await t.db.alarm.count({ where: { jobId: job.id } })).toBe(5);
+  });
+
+  it('follows the alarm settings in force when the run ended, not those at the scan', async () => {
+    const { scanFinishedRuns, RUN_SCAN_CURSOR_KEY } = await import('../../lib/alarms/scan-finished-runs.ts');
+    const { updateJob } = await import('../../lib/jobs/update-job.ts');
+    const base = new Date('2026-07-01T08:00:00.000Z');
+    const B = (ms: number) => new Date(base.getTime() + ms);
+    await t.db.setting.deleteMany({ where: { key: RUN_SCAN_CURSOR_KEY } });
+    await t.db.setting.create({ data: { key: RUN_SCAN_CURSOR_KEY, value: { finishedAt: base.toISOString(), id: '00000000-0000-0000-0000-000000000000' } } });
+    process.env.TICKFLOW_ALARM_COLLAPSE_SECONDS = '0'; // one row per run, to tell them apart
+    const fail = async (jobId: string, at: Date) => {
+      const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: at }, at);
+      const [task] = await claimTasks(t.db, { nodeId: 's3', handlers: ['alarm.scan3'], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 }, at);
+      await completeTask(t.db, { taskId: task.id, attempt: task.attempt, nodeId: 's3', outcome: 'failed', error: 'kaput' }, at);
+      return run.id;
+    };
+    const log = [{ type: 'log' as const, target: '' }];
+    // Switched on after a failure: that failure is not reported, the next one is.
+    const late = await createJob(t.db, { key: `alarm.late.${++seq}`, name: 'late', schedule: { kind: 'manual' }, handler: 'alarm.scan3' }, SYSTEM_ACTOR, base);
+    const beforeOn = await fail(late.id, B(1000));
+    await updateJob(t.db, late.id, { expectedVersion: 1, alarms: { onFailure: true, channels: log } }, SYSTEM_ACTOR, B(2000));
+    const afterOn = await fail(late.id, B(3000));
+    // Switched off right after a failure, before the scan: that failure is still reported, the next one is not.
+    const early = await createJob(t.db, { key: `alarm.early.${++seq}`, name: 'early', schedule: { kind: 'manual' }, handler: 'alarm.scan3', alarms: { onFailure: true, channels: log } }, SYSTEM_ACTOR, base);
+    const beforeOff = await fail(early.id, B(4000));
+    await updateJob(t.db, early.id, { expectedVersion: 1, alarms: { onFailure: false, channels: log } }, SYSTEM_ACTOR, B(5000));
+    const afterOff = await fail(early.id, B(6000));
+
+    expect(await scanFinishedRuns(t.db, {}, B(3_600_000))).toMatchObject({ scanned: 4, raised: 2 });
+    const alarmed = (await t.db.alarm.findMany({ where: { jobId: { in: [late.id, early.id] } }, select: { runId: true } })).map((a) => a.runId);
+    expect(alarmed.sort()).toEqual([afterOn, beforeOff].sort());
+    expect(alarmed).not.toContain(beforeOn);
+    expect(alarmed).not.toContain(afterOff);
   });
 });
