@@ -207,6 +207,38 @@ describe('payload validation against the handler input schema', () => {
     expect((await t.db.job.findUniqueOrThrow({ where: { id: ok.id } })).version).toBe(ok.version);
   });
 
+  it("refuses on save a shipped handler's numeric setting out of bounds, at the field it is read from, and writes nothing", async () => {
+    const before = await t.db.job.count();
+    const base = { name: 'x', schedule: { kind: 'manual' } };
+    const f1 = await fieldsOf(createJob(t.db, { ...base, key: 'n.sleep', handler: 'builtin.sleep', payload: { ms: 'abc' } }, SYSTEM_ACTOR));
+    expect(f1).toEqual({ 'payload.ms': 'builtin.sleep: ms must be a finite number between 0 and 604800000 ms, got "abc"' });
+    const f2 = await fieldsOf(
+      createJob(
+        t.db,
+        {
+          ...base,
+          key: 'n.dag',
+          payload: { ms: -1 },
+          steps: [
+            { key: 'a', handler: 'builtin.sleep' },
+            { key: 'b', handler: 'builtin.flaky', config: { failTimes: 1.5 } },
+            { key: 'c', handler: 'builtin.ignore-abort', payload: { ms: 10 }, config: { ms: 'ignored: the payload wins' } },
+          ],
+        },
+        SYSTEM_ACTOR,
+      ),
+    );
+    expect(Object.keys(f2 ?? {}).sort()).toEqual(['payload.ms', 'steps.1.config.failTimes']);
+    expect(f2?.['steps.1.config.failTimes']).toMatch(/must be a finite integer between 0 and 1000000, got 1\.5/);
+    expect(await t.db.job.count()).toBe(before);
+
+    // In bounds, as a numeric string, or absent (the handler's default): saved.
+    const ok = await createJob(t.db, { ...base, key: 'n.ok', handler: 'builtin.sleep', payload: { ms: '250' } }, SYSTEM_ACTOR);
+    const f3 = await fieldsOf(updateJob(t.db, ok.id, { expectedVersion: ok.version, payload: { ms: 1e100 } }, SYSTEM_ACTOR));
+    expect(Object.keys(f3 ?? {})).toEqual(['payload.ms']);
+    await updateJob(t.db, ok.id, { expectedVersion: ok.version, payload: {} }, SYSTEM_ACTOR);
+  });
+
   it('runs a handler with its typed payload and context, and fails a payload that does not fit at once, without retries', async () => {
     await startWorker();
     const job = await createJob(

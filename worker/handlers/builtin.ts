@@ -3,10 +3,10 @@
  * health checks and tests. Settings come from the step config overlaid by the
  * payload (see `settings()`).
  */
-import { abortableSleep, HandlerError, MAX_SLEEP_MS, numberSetting, settings, type Handler } from './types.ts';
+import { MAX_FAIL_TIMES, MAX_SLEEP_MS } from '../../lib/handlers/number-settings.ts';
+import { abortableSleep, HandlerError, numberSetting, settings, type Handler } from './types.ts';
 
-/** Upper bound of `builtin.flaky` failTimes (attempts are bounded by maxRetries anyway). */
-export const MAX_FAIL_TIMES = 1_000_000;
+export { MAX_FAIL_TIMES };
 
 /** `builtin.noop`: does nothing, succeeds with null output. */
 export const noop: Handler = async () => null;

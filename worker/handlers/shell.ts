@@ -19,11 +19,12 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
+import { MAX_KILL_GRACE_MS } from '../../lib/handlers/number-settings.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
 /** Longest SIGTERM -> SIGKILL grace a task may ask for (`killGraceMs`, 0..10 minutes). */
-export const MAX_KILL_GRACE_MS = 10 * 60 * 1000;
+export { MAX_KILL_GRACE_MS };
 
 export interface ShellOptions {
   allowShell: boolean;

@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
+import { checkNumberSetting } from '../../lib/handlers/number-settings.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -158,8 +159,7 @@ export function capText(text: string, max: number): { text: string; truncated: b
   return { text: buf.subarray(0, max).toString('utf8'), truncated: true };
 }
 
-/** Longest `builtin.sleep` / `builtin.ignore-abort` delay: 7 days (a task timeout bounds it further). */
-export const MAX_SLEEP_MS = 7 * 24 * 3600 * 1000;
+export { MAX_SLEEP_MS } from '../../lib/handlers/number-settings.ts';
 
 /**
  * Reads a numeric setting (number, or numeric string) named `name` from the
@@ -167,28 +167,14 @@ export const MAX_SLEEP_MS = 7 * 24 * 3600 * 1000;
  * that is not a finite number in [min, max] (and an integer when `integer`)
  * fails the attempt with a HandlerError naming `payload.<name>` — never a
  * crash, never a silent default (H1: `{ "ms": 1e100 }` used to kill the worker).
+ * The check is lib/handlers/number-settings.ts checkNumberSetting, the one saving a job applies.
  */
 export function numberSetting(
   s: JsonObject,
   name: string,
   opts: { handler: string; fallback: number; min: number; max: number; integer?: boolean; unit?: string },
 ): number {
-  const raw = s[name];
-  if (raw === undefined || raw === null) return opts.fallback;
-  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  const ok = typeof n === 'number' && Number.isFinite(n) && n >= opts.min && n <= opts.max && (!opts.integer || Number.isInteger(n));
-  if (!ok) {
-    let shown: string;
-    try {
-      shown = JSON.stringify(raw) ?? String(raw);
-    } catch {
-      shown = String(raw);
-    }
-    if (shown.length > 60) shown = `${shown.slice(0, 60)}…`;
-    throw new HandlerError(
-      `${opts.handler}: payload.${name} must be a finite ${opts.integer ? 'integer' : 'number'} between ${opts.min} and ${opts.max}${opts.unit ? ` ${opts.unit}` : ''}, got ${shown}`,
-      { code: 'config' },
-    );
-  }
-  return n as number;
+  const checked = checkNumberSetting(s[name], { name, min: opts.min, max: opts.max, integer: opts.integer, unit: opts.unit });
+  if ('problem' in checked) throw new HandlerError(`${opts.handler}: payload.${name} ${checked.problem}`, { code: 'config' });
+  return checked.value ?? opts.fallback;
 }
