@@ -183,3 +183,37 @@ test('390 px: the time axes of the overview and of a run\'s Timeline write label
     for (const b of shown) expect(b.right, path).toBeLessThanOrEqual(390);
   }
 });
+
+test('390 px: the job page\'s tab strip scrolls inside itself, fades the side with more tabs and shows the active tab; at 1280 px it is one plain row', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.narrow.tabs.${Date.now().toString(36)}`, name: 'Narrow tabs', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await page.goto(`/jobs/${job.id}`);
+  const strip = page.getByRole('tablist', { name: 'Job sections' });
+  await expect(strip.getByRole('tab', { name: 'Overview' })).toBeVisible();
+  const state = () =>
+    strip.evaluate((el) => ({
+      scrolls: el.scrollWidth > el.clientWidth,
+      moreStart: el.hasAttribute('data-more-start'),
+      moreEnd: el.hasAttribute('data-more-end'),
+      mask: getComputedStyle(el).maskImage,
+    }));
+  // more tabs than fit: the right edge fades, the left does not
+  await expect.poll(state).toMatchObject({ scrolls: true, moreStart: false, moreEnd: true });
+  expect((await state()).mask).toContain('gradient');
+  const within = async (name: string) => {
+    const t = (await strip.getByRole('tab', { name }).boundingBox())!;
+    const s = (await strip.boundingBox())!;
+    return t.x >= s.x - 0.5 && t.x + t.width <= s.x + s.width + 0.5;
+  };
+  expect(await within('Versions')).toBe(false);
+  await page.screenshot({ path: test.info().outputPath('job-tabs-390.png'), clip: { x: 0, y: 0, width: 390, height: 400 } });
+  // scrolled to its end: the left edge fades instead
+  await strip.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+  await expect.poll(state).toMatchObject({ moreStart: true, moreEnd: false });
+  // a link to the last tab opens with that tab in view
+  await page.goto(`/jobs/${job.id}?tab=versions`);
+  await expect(strip.getByRole('tab', { name: 'Versions' })).toHaveAttribute('data-state', 'active');
+  await expect.poll(() => within('Versions')).toBe(true);
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect.poll(state).toEqual({ scrolls: false, moreStart: false, moreEnd: false, mask: 'none' });
+});

@@ -56,10 +56,9 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
       />
     );
   return (
-    <div className="overflow-x-auto">
+    <>
       <DataTable
         testId="alarms-table"
-        scroll={false}
         rows={page.items}
         rowKey={(a) => a.id}
         rowProps={(a) => ({ 'data-testid': 'alarm-row', 'data-alarm-id': a.id, 'data-status': a.status })}
@@ -191,6 +190,6 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
       ) : null}
       <AcknowledgeDialog alarm={ackFor} onClose={() => setAckFor(null)} action={acknowledge} onDone={refresh} />
       <SilenceDialog alarm={silenceFor} onClose={() => setSilenceFor(null)} action={silence} onDone={refresh} />
-    </div>
+    </>
   );
 }

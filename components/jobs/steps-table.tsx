@@ -13,7 +13,6 @@ export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
   return (
     <DataTable
       testId="steps-table"
-      scroll={false}
       rows={ordered}
       rowKey={(s) => s.key}
       columns={[

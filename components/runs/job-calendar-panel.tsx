@@ -12,6 +12,7 @@ import { getJson } from '../api';
 import { ErrorPanel } from '../error-panel';
 import { Skeleton } from '../ui/skeleton';
 import { calendarDayText, DAY_OUTCOME_LEGEND, dayOutcome, type DayOutcome } from './calendar-day';
+import { ScrollX } from '../ui/scroll-x';
 
 const FILL: Record<DayOutcome, string> = {
   none: 'bg-zinc-100',
@@ -84,7 +85,7 @@ function CalendarGrid({ cal, jobId }: { cal: JobCalendar; jobId: string }) {
       <p className="text-[12px] text-zinc-500" data-testid="calendar-summary">
         {longDate(cal.from)} – {longDate(cal.to)}, days in {cal.timeZone}: {totals.runs} run{totals.runs === 1 ? '' : 's'}, {totals.succeeded} succeeded, {totals.failed} failed
       </p>
-      <div className="overflow-x-auto">
+      <ScrollX>
         <div className="inline-flex gap-[3px]">
           <div className="mr-1 flex flex-col gap-[3px] pt-4 text-[10px] leading-3 text-zinc-400">
             {WEEKDAYS.map((w, i) => (
@@ -107,7 +108,7 @@ function CalendarGrid({ cal, jobId }: { cal: JobCalendar; jobId: string }) {
             );
           })}
         </div>
-      </div>
+      </ScrollX>
       <ul className="flex flex-wrap items-center gap-3 text-[11px] text-zinc-600" aria-label="Legend" data-testid="calendar-legend">
         {DAY_OUTCOME_LEGEND.map(([o, label]) => (
           <li key={o} className="inline-flex items-center gap-1">

@@ -15,6 +15,7 @@ import { EmptyState } from '../ui/empty-state';
 import { ErrorPanel } from '../error-panel';
 import { TableSkeleton } from '../ui/skeleton';
 import { ACTIVE_RUN_STATUSES } from './runs-table';
+import { ScrollX } from '../ui/scroll-x';
 
 /** Cell fill per task/run status (the families of components/status-badge.tsx and the run history strip). */
 export const GRID_FILL: Record<string, string> = {
@@ -104,7 +105,7 @@ export function JobGridPanel({ jobId }: { jobId: string }) {
         </p>
         {pager}
       </div>
-      <div className="overflow-x-auto">
+      <ScrollX>
         <table className="border-separate border-spacing-[3px]" aria-label="Runs by step">
           <thead>
             <tr>
@@ -160,7 +161,7 @@ export function JobGridPanel({ jobId }: { jobId: string }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollX>
       <ul className="flex flex-wrap gap-3 text-[11px] text-zinc-600" aria-label="Legend">
         {LEGEND.map((s) => (
           <li key={s} className="inline-flex items-center gap-1">

@@ -1,7 +1,9 @@
 // The console's one table: the `tf-table` markup (styles in app/globals.css) with columns described once.
-// No client-only code, so server pages and client components use the same component.
+// No client-only code of its own (the scrolling box, ScrollX, is a client component it renders), so server pages and
+// client components use the same component.
 import * as React from 'react';
 import { cn } from './cn';
+import { ScrollX } from './scroll-x';
 
 /** One column: its header, how to draw a row's cell, and optional classes for the cell / header. */
 export type Column<T> = {
@@ -22,7 +24,7 @@ export type Column<T> = {
 /**
  * A table of `rows` with `columns` (a null entry is skipped, for optional columns). `rowKey` names each row;
  * `rowProps` adds attributes to a row (test ids, data-*). `testId` goes on the <table>; `scroll` (default true)
- * wraps it in a horizontally scrolling box. `stack`: below 768 px each row is a card instead (`tf-table-stack` in
+ * wraps it in a horizontally scrolling box whose cut side fades (ScrollX). `stack`: below 768 px each row is a card instead (`tf-table-stack` in
  * app/globals.css): no header line, the cells flow and wrap in the row's width, each after its column's `label`, so a
  * phone reads every row without a sideways scroll; columns place themselves in it with `max-md:` classes.
  */
@@ -70,7 +72,5 @@ export function DataTable<T>({
       </tbody>
     </table>
   );
-  // relative: the box is the containing block of absolutely placed content (screen-reader-only text), which would
-  // otherwise widen the page beyond a narrow screen instead of scrolling inside the box
-  return scroll ? <div className="relative overflow-x-auto">{table}</div> : table;
+  return scroll ? <ScrollX>{table}</ScrollX> : table;
 }

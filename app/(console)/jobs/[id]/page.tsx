@@ -282,9 +282,7 @@ function Overview({ job }: { job: JobDetail }) {
       </Card>
       <Card className="xl:col-span-3">
         <CardHeader title={`Steps (${job.steps.length})`} description={job.description || undefined} />
-        <div className="overflow-x-auto">
-          <StepsTable steps={job.steps} edges={job.edges} />
-        </div>
+        <StepsTable steps={job.steps} edges={job.edges} />
       </Card>
     </div>
   );
