@@ -217,3 +217,40 @@ test('390 px: the job page\'s tab strip scrolls inside itself, fades the side wi
   await page.setViewportSize({ width: 1280, height: 800 });
   await expect.poll(state).toEqual({ scrolls: false, moreStart: false, moreEnd: false, mask: 'none' });
 });
+
+test('390 px: a run\'s tasks and the runs list are cards, each cell inside the screen, Duration included; at 1280 px they are table rows', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.narrow.tasks.${Date.now().toString(36)}`,
+    name: 'Narrow tasks',
+    schedule: { kind: 'manual' },
+    steps: [{ key: 'extract-with-a-long-step-key', handler: 'builtin.noop' }, { key: 'load', handler: 'builtin.echo' }],
+    edges: [{ from: 'extract-with-a-long-step-key', to: 'load' }],
+  });
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  for (const [path, table, rows] of [[`/runs/${run.id}`, 'tasks-table', 2], [`/runs?jobId=${job.id}`, 'runs-table', 1]] as const) {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(path);
+    const t = page.getByTestId(table);
+    await expect(t.locator('tbody tr')).toHaveCount(rows);
+    await expect(t.locator('thead th').first()).toBeHidden();
+    for (const row of await t.locator('tbody tr').all()) {
+      for (const cell of await row.locator('td').all()) {
+        if (!(await cell.isVisible())) continue;
+        const b = (await cell.boundingBox())!;
+        expect(inside(b, 390), `${path}: ${await cell.getAttribute('data-label')} ${JSON.stringify(b)}`).toBe(true);
+      }
+      const duration = row.locator('td[data-label="duration"]');
+      await expect(duration, path).toBeVisible();
+      await expect(duration, path).toHaveText(/\d/);
+    }
+    const scrolls = await t.evaluate((el) => el.parentElement!.scrollWidth > el.parentElement!.clientWidth);
+    expect(scrolls, `${path}: the table's box does not scroll`).toBe(false);
+    await t.screenshot({ path: test.info().outputPath(`${table}-390.png`) });
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(t.locator('thead th').first()).toBeVisible();
+    const tops = await t.locator('tbody tr').first().locator('td:visible').evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
+    expect(new Set(tops).size, `${path}: one table row at 1280 px`).toBe(1);
+  }
+});

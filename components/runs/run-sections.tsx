@@ -16,7 +16,7 @@ import { Elapsed, RelativeTime, ZonedTime, formatDuration, useNow } from '../tim
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
 import { EdgeLegend } from '../dag/Legend';
-import { DataTable } from '../ui/data-table';
+import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
 import { attemptLabel, runDurationMs } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
@@ -185,7 +185,9 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
  * One row per task: status, attempt, duration, worker, parents, and Retry task where allowed. Each cell keeps to one
  * line at 1280-1440 px: long step keys, handlers, attempts and parent lists are cut with the whole text on hover
  * (Truncate), the Worker column gives way below 1400 px (the task's section names its worker), and the row's
- * buttons show their icon alone below 1600 px (ROW_ACTION_LABEL).
+ * buttons show their icon alone below 1600 px (ROW_ACTION_LABEL). Below 768 px each task is a card (DataTable
+ * `stack`, STACK_FIRST_LINE): its step, status and buttons on the first line, then the handler, attempt, duration,
+ * exit code and parents after their labels, so no column is cut off at a phone's width.
  */
 export function TasksTable({ rd }: { rd: RunDetailState }) {
   const { run, active, busy, onRetryTask, refresh } = rd;
@@ -194,13 +196,15 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
       <CardHeader title={`Tasks (${run.tasks.length})`} />
       <DataTable
         testId="tasks-table"
+        stack
         rows={run.tasks}
         rowKey={(t) => t.id}
+        rowProps={() => ({ className: STACK_FIRST_LINE })}
         columns={[
           {
             key: 'step',
             header: 'Step',
-            className: 'font-mono text-xs',
+            className: 'font-mono text-xs max-md:-order-4 max-md:min-w-0 max-md:flex-1',
             cell: (t) => (
               <Truncate text={t.stepKey} className="max-w-[11rem]">
                 <a href={`#task-${t.stepKey}`} className="hover:underline">
@@ -221,7 +225,7 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
           {
             key: 'status',
             header: 'Status',
-            className: 'whitespace-nowrap',
+            className: 'whitespace-nowrap max-md:-order-3',
             cell: (t) => (
               <>
                 <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} />
@@ -245,10 +249,11 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
           {
             key: 'duration',
             header: 'Duration',
+            label: 'duration',
             className: 'whitespace-nowrap text-xs',
             cell: (t) => (t.startedAt ? t.completedAt ? formatDuration(new Date(t.completedAt).getTime() - new Date(t.startedAt).getTime()) : <Elapsed since={t.startedAt} /> : '—'),
           },
-          { key: 'exit', header: 'Exit code', headerClassName: 'whitespace-nowrap', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
+          { key: 'exit', header: 'Exit code', label: 'exit code', headerClassName: 'whitespace-nowrap', className: 'font-mono text-xs', cell: (t) => t.exitCode ?? '—' },
           {
             key: 'worker',
             header: 'Worker',
@@ -260,7 +265,9 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
           {
             key: 'parents',
             header: 'Depends on',
-            className: 'font-mono text-xs text-zinc-600',
+            label: 'depends on',
+            // on a card: the label beside the cut list, not above it (the list's Truncate is a block)
+            className: 'font-mono text-xs text-zinc-600 max-md:flex max-md:min-w-0 max-md:max-w-full max-md:items-baseline max-md:gap-1 max-md:before:shrink-0',
             cell: (t) =>
               t.parents.length ? (
                 <Truncate text={t.parents.map((p) => `${p.step} (${EDGE_STYLES[p.type].label})`).join(', ')} className="max-w-[13rem]">
@@ -280,7 +287,7 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
           {
             key: 'actions',
             header: '',
-            className: 'whitespace-nowrap text-right',
+            className: 'whitespace-nowrap text-right max-md:-order-2 max-md:empty:hidden',
             cell: (t) => (
               <>
                 {canRetryTask(t) && !active ? (

@@ -6,7 +6,7 @@ import { Activity } from 'lucide-react';
 import { EmptyState } from '../ui/empty-state';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, formatDuration } from '../time';
-import { DataTable } from '../ui/data-table';
+import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { Truncate } from '../ui/truncate';
 import { cn } from '../ui/cn';
 import { runProblem } from '@/lib/runs/run-view';
@@ -37,22 +37,25 @@ export const NO_RUNS_YET = { title: 'No runs yet', description: 'Runs appear her
 
 /**
  * Runs table (sticky header): status, job, trigger, scheduled, lateness, duration. `showJob` false inside a job's
- * page. `empty` is shown instead of an empty table (default: NO_RUNS_YET).
+ * page. `empty` is shown instead of an empty table (default: NO_RUNS_YET). Below 768 px each run is a card (DataTable
+ * `stack`): status, run id and job on the first line, then the trigger and the times after their labels, the error
+ * on a line of its own, so no column is cut off at a phone's width.
  */
 export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; showJob?: boolean; empty?: React.ReactNode }) {
   if (rows.length === 0) return empty ?? <EmptyState icon={<Activity />} {...NO_RUNS_YET} />;
   return (
     <DataTable
       testId="runs-table"
+      stack
       rows={rows}
       rowKey={(r) => r.id}
-      rowProps={(r) => ({ 'data-testid': 'run-row', 'data-run-id': r.id })}
+      rowProps={(r) => ({ 'data-testid': 'run-row', 'data-run-id': r.id, className: STACK_FIRST_LINE })}
       columns={[
-        { key: 'status', header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+        { key: 'status', header: 'Status', className: 'max-md:-order-4', cell: (r) => <StatusBadge status={r.status} /> },
         {
           key: 'run',
           header: 'Run',
-          className: 'font-mono text-xs',
+          className: 'font-mono text-xs max-md:-order-3',
           cell: (r) => (
             <>
               <Link href={`/runs/${r.id}`} className="text-indigo-700 hover:underline">
@@ -65,7 +68,7 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
         showJob && {
           key: 'job',
           header: 'Job',
-          className: 'font-mono text-xs',
+          className: 'font-mono text-xs max-md:-order-2 max-md:min-w-0 max-md:flex-1',
           cell: (r) => (
             <Link href={`/jobs/${r.jobId}`} className="block max-w-[16rem] truncate hover:underline" title={r.jobKey}>
               {r.jobKey}
@@ -82,18 +85,19 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
             </>
           ),
         },
-        { key: 'scheduled', header: 'Scheduled for', className: 'whitespace-nowrap text-xs', cell: (r) => <RelativeTime value={r.scheduledFor} /> },
-        { key: 'lateness', header: 'Lateness', className: 'whitespace-nowrap text-xs text-zinc-600', cell: (r) => (r.latenessMs == null ? '—' : formatDuration(Math.max(0, r.latenessMs))) },
+        { key: 'scheduled', header: 'Scheduled for', label: 'scheduled', className: 'whitespace-nowrap text-xs', cell: (r) => <RelativeTime value={r.scheduledFor} /> },
+        { key: 'lateness', header: 'Lateness', label: 'late', className: 'whitespace-nowrap text-xs text-zinc-600', cell: (r) => (r.latenessMs == null ? '—' : formatDuration(Math.max(0, r.latenessMs))) },
         {
           key: 'duration',
           header: 'Duration',
+          label: 'duration',
           className: 'whitespace-nowrap text-xs text-zinc-600',
           cell: (r) => (r.durationMs != null ? formatDuration(r.durationMs) : r.startedAt && !r.finishedAt ? <LiveDuration since={r.startedAt} /> : '—'),
         },
         {
           key: 'error',
           header: 'Error',
-          className: 'text-xs',
+          className: 'text-xs max-md:basis-full max-md:empty:hidden',
           cell: (r) => {
             const p = runProblem(r);
             return p ? <Truncate text={p.text} className={cn('max-w-[20rem]', p.kind === 'error' ? 'text-red-700' : 'text-zinc-600')} data-testid={`run-${p.kind}`} /> : null;

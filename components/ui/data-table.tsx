@@ -22,6 +22,13 @@ export type Column<T> = {
 };
 
 /**
+ * A `stack` row's classes (its `rowProps` className) that end its first line below 768 px after the cells placed
+ * before it with negative `max-md:-order-*` classes (down to -2): the other cells start on the next line. The break is
+ * the row's own ::after, a flex item a line wide, ordered -1.
+ */
+export const STACK_FIRST_LINE = "max-md:after:-order-1 max-md:after:basis-full max-md:after:content-['']";
+
+/**
  * A table of `rows` with `columns` (a null entry is skipped, for optional columns). `rowKey` names each row;
  * `rowProps` adds attributes to a row (test ids, data-*). `testId` goes on the <table>; `scroll` (default true)
  * wraps it in a horizontally scrolling box whose cut side fades (ScrollX). `stack`: below 768 px each row is a card instead (`tf-table-stack` in
