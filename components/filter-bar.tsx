@@ -21,8 +21,13 @@ export type FilterDef =
  * Filters that live in the URL (shareable, back-button friendly). Changing one resets
  * paging (PAGING_PARAMS); Clear drops every filter and keeps the sort. Search is debounced 300 ms; selects apply at once; a date applies on Enter or when
  * the field is left, and a range whose end precedes its start is refused with a message instead.
+ * Every control shows what the URL asks for, also a value none of its options is (a comma-separated list the API
+ * takes, a handler the list does not offer, a typo): a select lists it as one more option. `refused` (URL parameter
+ * -> message, refusedFilters in components/filter-params.ts) marks the controls whose value the page's domain
+ * function refused: invalid, with "refused" beside the label and the message as their description, so the picker
+ * never reads "All" beside an error about it.
  */
-export function FilterBar({ filters }: { filters: FilterDef[] }) {
+export function FilterBar({ filters, refused = {} }: { filters: FilterDef[]; refused?: Readonly<Record<string, string>> }) {
   const router = useRouter();
   const pathname = usePathname();
   const urlParams = useSearchParams();
@@ -56,27 +61,23 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
   const active = filtersSet(params, names);
   const zone = useDisplayZone();
   const [rangeError, setRangeError] = React.useState<string | null>(null);
+  // A refusal is about the value the page was rendered for: once the control asks for another, it no longer applies.
+  const refusalOf = (name: string): Refusal | undefined => {
+    const message = refused[name];
+    const value = params.get(name) ?? '';
+    return message && value === (urlParams.get(name) ?? '') ? { message, value } : undefined;
+  };
   return (
     <div className="flex flex-wrap items-end gap-2 border-b border-zinc-100 px-3 py-2.5" data-pending={pending || undefined}>
       {filters.map((f) =>
         f.kind === 'search' ? (
-          <SearchBox key={f.name} label={f.label} placeholder={f.placeholder} initial={params.get(f.name) ?? ''} onChange={(v) => apply(f.name, v)} />
+          <SearchBox key={f.name} label={f.label} placeholder={f.placeholder} initial={params.get(f.name) ?? ''} onChange={(v) => apply(f.name, v)} refusal={refusalOf(f.name)} />
         ) : f.kind === 'combobox' ? (
-          <ComboFilter key={`${f.name}:${params.get(f.name) ?? ''}`} def={f} value={params.get(f.name) ?? ''} onApply={apply} />
+          <ComboFilter key={`${f.name}:${params.get(f.name) ?? ''}`} def={f} value={params.get(f.name) ?? ''} onApply={apply} refusal={refusalOf(f.name)} />
         ) : f.kind === 'select' ? (
-          <label key={f.name} className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
-            {f.label}
-            <NativeSelect aria-label={f.label} className="h-7 w-40 text-xs" value={params.get(f.name) ?? ''} onChange={(e) => apply(f.name, e.target.value)}>
-              <option value="">All</option>
-              {f.options.map((o) => (
-                <option key={o.value} value={o.value}>
-                  {o.label}
-                </option>
-              ))}
-            </NativeSelect>
-          </label>
+          <SelectFilter key={f.name} def={f} value={params.get(f.name) ?? ''} onApply={apply} refusal={refusalOf(f.name)} />
         ) : (
-          <DateTimeFilter key={`${f.name}:${zone}`} def={f} zone={zone} params={params} onApply={apply} onError={setRangeError} />
+          <DateTimeFilter key={`${f.name}:${zone}`} def={f} zone={zone} params={params} onApply={apply} onError={setRangeError} refusal={refusalOf(f.name)} />
         ),
       )}
       {rangeError ? (
@@ -98,7 +99,59 @@ export function FilterBar({ filters }: { filters: FilterDef[] }) {
   );
 }
 
-function SearchBox({ label, placeholder, initial, onChange }: { label: string; placeholder?: string; initial: string; onChange: (v: string) => void }) {
+/** A filter's value the page refused, with the page's message. */
+type Refusal = { message: string; value: string };
+
+/**
+ * A filter's label, with a red "refused" after it when the page refused the filter's value; `shown` false: the
+ * control cannot show that value (a date field given text that is no date), so the note quotes it. The note's `id`
+ * is the control's description.
+ */
+function FilterLabel({ label, refusal, id, shown = true }: { label: string; refusal?: Refusal; id: string; shown?: boolean }) {
+  return (
+    <span>
+      {label}
+      {refusal ? (
+        <span id={id} className="ml-1.5 font-normal text-red-600" data-testid="filter-refused" title={refusal.message}>
+          refused{shown ? '' : `: “${refusal.value}”`}
+          <span className="sr-only"> ({refusal.message})</span>
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/** The attributes that mark a control whose value the page refused (FilterLabel's note describes it). */
+function refusedProps(refusal: Refusal | undefined, id: string) {
+  return refusal ? { 'aria-invalid': true as const, 'aria-describedby': id } : {};
+}
+
+/**
+ * A select over a filter's options and "All". The URL's value is shown even when no option is it (a list such as
+ * `failed,timeout`, a handler the page does not offer, a refused typo): it is listed as one more option, written as
+ * it was asked for, so the control never claims "All" while a filter is set.
+ */
+function SelectFilter({ def, value, onApply, refusal }: { def: Extract<FilterDef, { kind: 'select' }>; value: string; onApply(name: string, value: string): void; refusal?: Refusal }) {
+  const noteId = React.useId();
+  const known = value === '' || def.options.some((o) => o.value === value);
+  return (
+    <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
+      <FilterLabel label={def.label} refusal={refusal} id={noteId} />
+      <NativeSelect aria-label={def.label} className="h-7 w-40 text-xs" value={value} onChange={(e) => onApply(def.name, e.target.value)} {...refusedProps(refusal, noteId)}>
+        <option value="">All</option>
+        {def.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+        {known ? null : <option value={value}>{value.split(',').join(', ')}</option>}
+      </NativeSelect>
+    </label>
+  );
+}
+
+function SearchBox({ label, placeholder, initial, onChange, refusal }: { label: string; placeholder?: string; initial: string; onChange: (v: string) => void; refusal?: Refusal }) {
+  const noteId = React.useId();
   const [value, setValue] = React.useState(initial);
   const first = React.useRef(true);
   React.useEffect(() => {
@@ -112,10 +165,10 @@ function SearchBox({ label, placeholder, initial, onChange }: { label: string; p
   }, [value]);
   return (
     <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
-      {label}
+      <FilterLabel label={label} refusal={refusal} id={noteId} />
       <span className="relative">
         <Search className="pointer-events-none absolute left-2 top-1/2 size-3.5 -translate-y-1/2 text-zinc-400" />
-        <Input aria-label={label} type="search" className="h-7 w-64 pl-7 text-xs" placeholder={placeholder} value={value} onChange={(e) => setValue(e.target.value)} />
+        <Input aria-label={label} type="search" className="h-7 w-64 pl-7 text-xs" placeholder={placeholder} value={value} onChange={(e) => setValue(e.target.value)} {...refusedProps(refusal, noteId)} />
       </span>
     </label>
   );
@@ -125,8 +178,10 @@ function SearchBox({ label, placeholder, initial, onChange }: { label: string; p
  * A datetime-local filter read in the display zone (the zone is in its label). Applies on Enter or blur; a value on
  * the wrong side of the other end of its range (`notBefore` / `notAfter`) is refused (onError gets the message).
  */
-function DateTimeFilter({ def, zone, params, onApply, onError }: { def: Extract<FilterDef, { kind: 'datetime' }>; zone: string; params: URLSearchParams; onApply(name: string, value: string): void; onError(message: string | null): void }) {
+function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def: Extract<FilterDef, { kind: 'datetime' }>; zone: string; params: URLSearchParams; onApply(name: string, value: string): void; onError(message: string | null): void; refusal?: Refusal }) {
+  const noteId = React.useId();
   const current = params.get(def.name);
+  const local = current ? utcToZonedLocal(current, zone) : '';
   const commit = (text: string) => {
     const iso = text ? (zonedLocalToUtc(text, zone)?.toISOString() ?? '') : '';
     if (iso === (current ?? '')) return;
@@ -145,12 +200,13 @@ function DateTimeFilter({ def, zone, params, onApply, onError }: { def: Extract<
   };
   return (
     <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
-      {`${def.label} (${zoneLabel(new Date(), zone)})`}
+      <FilterLabel label={`${def.label} (${zoneLabel(new Date(), zone)})`} refusal={refusal} id={noteId} shown={!!local} />
       <Input
         aria-label={def.label}
         type="datetime-local"
         className="h-7 w-48 text-xs"
-        defaultValue={current ? utcToZonedLocal(current, zone) : ''}
+        defaultValue={local}
+        {...refusedProps(refusal, noteId)}
         onBlur={(e) => commit(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter') {
@@ -167,8 +223,9 @@ function DateTimeFilter({ def, zone, params, onApply, onError }: { def: Extract<
  * A searchable filter over many options (a datalist): applies the option whose label was typed or picked.
  * Exported for pickers outside a FilterBar (the stats page's job selector); key it by `value` so its text follows the URL.
  */
-export function ComboFilter({ def, value, onApply }: { def: Extract<FilterDef, { kind: 'combobox' }>; value: string; onApply(name: string, value: string): void }) {
+export function ComboFilter({ def, value, onApply, refusal }: { def: Extract<FilterDef, { kind: 'combobox' }>; value: string; onApply(name: string, value: string): void; refusal?: Refusal }) {
   const listId = React.useId();
+  const noteId = React.useId();
   const [text, setText] = React.useState(() => def.options.find((o) => o.value === value)?.label ?? value);
   const commit = (t: string) => {
     const trimmed = t.trim();
@@ -181,10 +238,11 @@ export function ComboFilter({ def, value, onApply }: { def: Extract<FilterDef, {
   };
   return (
     <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
-      {def.label}
+      <FilterLabel label={def.label} refusal={refusal} id={noteId} />
       <Input
         aria-label={def.label}
         list={listId}
+        {...refusedProps(refusal, noteId)}
         className="h-7 w-64 text-xs"
         placeholder={def.placeholder ?? 'Type to search'}
         value={text}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clearFiltersHref, filtersSet, withoutFilters } from './filter-params';
+import { clearFiltersHref, filtersSet, refusedFilters, withoutFilters } from './filter-params';
 
 const names = ['q', 'status', 'jobId'];
 
@@ -27,5 +27,18 @@ describe('clearing filters', () => {
 
   it('leads to the bare list when only filters were set', () => {
     expect(clearFiltersHref('/runs', new URLSearchParams('q=boom&jobId=j1'), names)).toBe('/runs');
+  });
+});
+
+describe('refusedFilters', () => {
+  it('names each refused filter by its URL parameter, a list value by its parameter too', () => {
+    expect(refusedFilters({ status: 'status must be one of …' }, names)).toEqual({ status: 'status must be one of …' });
+    expect(refusedFilters({ 'status.1': 'Invalid option', jobId: 'Not a job id' }, names)).toEqual({ status: 'Invalid option', jobId: 'Not a job id' });
+  });
+
+  it('maps a query field to its URL parameter, and leaves fields that are no filter to the error panel', () => {
+    expect(refusedFilters({ 'scheduleKind.0': 'Invalid option' }, ['q', 'kind'], { scheduleKind: 'kind' })).toEqual({ kind: 'Invalid option' });
+    expect(refusedFilters({ before: 'Not a time', cursor: 'Bad cursor' }, names)).toEqual({});
+    expect(refusedFilters(undefined, names)).toEqual({});
   });
 });

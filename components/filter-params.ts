@@ -26,3 +26,19 @@ export function clearFiltersHref(pathname: string, params: ParamsLike, names: re
   const qs = withoutFilters(params, names).toString();
   return qs ? `${pathname}?${qs}` : pathname;
 }
+
+/**
+ * The filters a list page's domain function refused, by URL parameter (what FilterBar's `refused` takes): the
+ * error's `fields` (`status`, or `status.1` for the second value of a list) whose first segment is one of the
+ * filters `names`, or is mapped to one by `aliases` (the query's name -> the URL's, e.g. `scheduleKind` -> `kind`).
+ * A field that is no filter (a cursor, `before`) is left to the page's error panel.
+ */
+export function refusedFilters(fields: Readonly<Record<string, string>> | undefined, names: readonly string[], aliases: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [path, message] of Object.entries(fields ?? {})) {
+    const head = path.split('.')[0]!;
+    const name = aliases[head] ?? head;
+    if (names.includes(name) && !(name in out)) out[name] = message;
+  }
+  return out;
+}

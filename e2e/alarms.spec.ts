@@ -83,11 +83,33 @@ test('a viewer sees Acknowledge and Silence disabled, with the reason', async ({
   await expect(silence).toHaveAccessibleDescription('Viewer role: read only');
 });
 
-test('a filter the list does not know is refused by name, not dropped into an unfiltered list', async ({ page }) => {
+test('a filter the list does not know is refused by name, not dropped into an unfiltered list; its picker shows the refused value', async ({ page }) => {
   await login(page);
   for (const [qs, field] of [['status=pendng', 'status'], ['type=failed', 'type'], ['before=yesterday', 'before']] as const) {
     await page.goto(`/alarms?${qs}`);
     await expect(page.getByRole('alert').filter({ hasText: field })).toBeVisible();
     await expect(page.getByTestId('alarm-row')).toHaveCount(0);
   }
+  // Each picker shows what the URL asked for, marked refused beside the error, never "All" (components/filter-bar.tsx).
+  for (const [qs, label, value, field] of [['status=pendng', 'Status', 'pendng', 'status'], ['type=failed', 'Type', 'failed', 'type'], ['jobId=nightly-export', 'Job', 'nightly-export', 'jobId']] as const) {
+    await page.goto(`/alarms?${qs}`);
+    await expect(page.getByRole('alert').filter({ hasText: field })).toBeVisible();
+    const picker = page.getByLabel(label, { exact: true });
+    await expect(picker, qs).toHaveValue(value);
+    await expect(picker, qs).toHaveAttribute('aria-invalid', 'true');
+    await expect(picker, qs).toHaveAccessibleDescription(/^refused/);
+    await expect(page.getByTestId('filter-refused'), qs).toHaveCount(1);
+    if (label !== 'Job') await expect(picker.locator('option:checked'), qs).toHaveText(value);
+  }
+  // `before` is paging, not a picker: only the error names it.
+  await page.goto('/alarms?before=yesterday');
+  await expect(page.getByRole('alert').filter({ hasText: 'before' })).toBeVisible();
+  await expect(page.getByTestId('filter-refused')).toHaveCount(0);
+  await expect(page.getByLabel('Status', { exact: true })).toHaveValue('');
+  // A value picked after a refusal is asked for afresh: the mark goes with the refused value.
+  await page.goto('/alarms?status=pendng');
+  await page.getByLabel('Status', { exact: true }).selectOption('sent');
+  await expect(page).toHaveURL(/status=sent/);
+  await expect(page.getByTestId('filter-refused')).toHaveCount(0);
+  await expect(page.getByLabel('Status', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
 });

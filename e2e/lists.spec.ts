@@ -111,6 +111,30 @@ test('runs: search by run id or error text, searchable job filter, dates on Ente
   await expect(rows).toHaveCount(1);
 });
 
+test('runs and jobs: every picker shows the filter the URL asks for, a list of values too; a refused one is marked beside the error', async ({ page }) => {
+  // A list of statuses the API takes (`status=failed,timeout`) is shown as asked, not as "All", and refused nowhere.
+  await page.goto('/runs?status=failed,timeout');
+  const status = page.getByLabel('Status', { exact: true });
+  await expect(status.locator('option:checked')).toHaveText('failed, timeout');
+  await expect(status).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('filter-refused')).toHaveCount(0);
+
+  // A refused value: the picker shows it, invalid and described by its refusal, beside the error naming the field.
+  for (const [path, label, value] of [['/runs?status=pendng', 'Status', 'pendng'], ['/runs?trigger=cron', 'Trigger', 'cron'], ['/jobs?kind=cronn', 'Schedule', 'cronn'], ['/jobs?status=activ', 'Status', 'activ']] as const) {
+    await page.goto(path);
+    await expect(page.getByRole('alert').filter({ hasText: 'Invalid' }), path).toBeVisible();
+    const picker = page.getByLabel(label, { exact: true });
+    await expect(picker.locator('option:checked'), path).toHaveText(value);
+    await expect(picker, path).toHaveAttribute('aria-invalid', 'true');
+    await expect(picker, path).toHaveAccessibleDescription(/^refused/);
+  }
+  // A date field cannot show text that is no date: its refusal quotes it.
+  await page.goto('/runs?from=yesterday');
+  await expect(page.getByRole('alert').filter({ hasText: 'from' })).toBeVisible();
+  await expect(page.getByTestId('filter-refused')).toHaveText(/^refused: “yesterday”/);
+  await expect(page.getByLabel('From', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+});
+
 test('jobs: a job of several handlers reads "first +N more", and every cut text ends in an ellipsis with the whole text on hover', async ({ page }) => {
   const tag = `e2e.lists.cut.${uniq()}`;
   const name = 'A rather long job name that the list has to cut somewhere, with an ellipsis where it does';

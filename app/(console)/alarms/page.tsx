@@ -8,7 +8,8 @@ import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, filtersSet } from '@/components/filter-params';
+import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filter-params';
+import { isDomainError } from '@/lib/errors';
 import { ErrorPanel } from '@/components/error-panel';
 import { AlarmsTable } from '@/components/alarms/alarms-table';
 import { SilencesPanel } from '@/components/alarms/silences-panel';
@@ -40,6 +41,7 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
   let result: Awaited<ReturnType<typeof listAlarms>> | null = null;
   let silences: SilenceView[] | null = null;
   let error: string | null = null;
+  let refused: Record<string, string> = {};
   const before = sp.before || undefined;
   // a job id, as the API takes it (a key or a typo is refused there, and shown here as its error)
   const jobId = sp.jobId?.trim() || undefined;
@@ -48,6 +50,8 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
     result = await listAlarms(getDb(), { type: type as AlarmType | undefined, status: status as AlarmStatus | undefined, jobId, before, limit: 50 });
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load alarms');
+    // the refused filters show their value marked beside the error, never "All" (FilterBar `refused`)
+    if (isDomainError(e)) refused = refusedFilters(e.fields, FILTER_NAMES);
   }
   // Job filter options: live jobs by key (the first 200 are plenty for a picker; the URL takes any id).
   const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
@@ -63,7 +67,7 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
       <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel. Acknowledge one to show you are on it; silence a job or an alarm rule to stop notifications for a while." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
       {silences ? <SilencesPanel initial={silences} unsilence={unsilenceAction} /> : null}
       <Card className="overflow-hidden">
-        <FilterBar filters={filters} />
+        <FilterBar filters={filters} refused={refused} />
         {error || !result ? (
           <ErrorPanel message={error ?? 'Could not load alarms'} />
         ) : (

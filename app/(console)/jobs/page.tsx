@@ -8,7 +8,8 @@ import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { GatedLinkButton } from '@/components/gated-link';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, filtersSet } from '@/components/filter-params';
+import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filter-params';
+import { isDomainError } from '@/lib/errors';
 import { Pager, parseTrail } from '@/components/pager';
 import { JobsTable } from '@/components/jobs/jobs-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -43,10 +44,14 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   const trail = parseTrail(sp.trail);
   let result: Awaited<ReturnType<typeof listJobs>> | null = null;
   let error: string | null = null;
+  let refused: Record<string, string> = {};
   try {
     result = await listJobs(getDb(), { q: sp.q || undefined, status: sp.status || undefined, scheduleKind: sp.kind || undefined, handler: sp.handler || undefined, sort, dir, limit: 50, cursor: sp.cursor || undefined }, actor);
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load jobs');
+    // the refused filters show their value marked beside the error, never "All" (FilterBar `refused`); the query
+    // calls the URL's `kind` scheduleKind
+    if (isDomainError(e)) refused = refusedFilters(e.fields, FILTER_NAMES, { scheduleKind: 'kind' });
   }
   const keep = { q: sp.q, status: sp.status, kind: sp.kind, handler: sp.handler };
   const sortHref = Object.fromEntries(
@@ -74,7 +79,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
         }
       />
       <Card className="overflow-hidden">
-        <FilterBar filters={FILTERS} />
+        <FilterBar filters={FILTERS} refused={refused} />
         {error ? (
           <ErrorPanel message={error} />
         ) : result ? (

@@ -6,6 +6,7 @@ import { listRecycleBin } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar } from '@/components/filter-bar';
+import { refusedFilters } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { RecycleBinTable } from '@/components/jobs/recycle-bin-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -20,17 +21,19 @@ export default async function RecycleBinPage({ searchParams }: { searchParams: P
   const actor = await requireActor('viewer');
   let page: Awaited<ReturnType<typeof listRecycleBin>> | null = null;
   let error: string | null = null;
+  let refused: Record<string, string> = {};
   try {
     page = await listRecycleBin(getDb(), { q: sp.q || undefined, limit: 50, cursor: sp.cursor || undefined }, actor);
   } catch (e) {
     if (!isDomainError(e)) throw e;
     error = e.message;
+    refused = refusedFilters(e.fields, ['q']);
   }
   return (
     <>
       <PageHeader title="Recycle bin" description="Deleted jobs stop firing and free their key. Restore brings a job back as it was; purge removes it for good (its runs and logs stay). Old entries are purged automatically." />
       <Card className="overflow-hidden">
-        <FilterBar filters={[{ kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' }]} />
+        <FilterBar filters={[{ kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' }]} refused={refused} />
         {error ? (
           <ErrorPanel message={error} />
         ) : page ? (

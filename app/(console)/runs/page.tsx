@@ -7,7 +7,7 @@ import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, filtersSet } from '@/components/filter-params';
+import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { LiveRunsTable } from '@/components/runs/live-runs-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -29,11 +29,13 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   const query = { jobId: sp.jobId || undefined, status: sp.status || undefined, trigger: sp.trigger || undefined, from: sp.from || undefined, to: sp.to || undefined, q: sp.q || undefined, limit: 50, cursor: sp.cursor || undefined };
   let page: Awaited<ReturnType<typeof listRuns>> | null = null;
   let error: string | null = null;
+  let refusedFields: Record<string, string> | undefined;
   try {
     page = await listRuns(getDb(), query, actor);
   } catch (e) {
     if (!isDomainError(e)) throw e;
     error = e.message;
+    refusedFields = e.fields;
   }
   // Job filter options: live jobs by key (first 200 is plenty for a picker; the URL takes any id).
   const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
@@ -47,6 +49,8 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
     { kind: 'datetime', name: 'to', label: 'To', notBefore: 'from' },
   ];
   const filterNames = filters.map((f) => f.name);
+  // the refused filters show their value marked beside the error, never "All" or an empty field (FilterBar `refused`)
+  const refused = refusedFilters(refusedFields, filterNames);
   const qs = new URLSearchParams(Object.entries({ ...keep, cursor: sp.cursor }).filter(([, v]) => v) as [string, string][]).toString();
   return (
     <>
@@ -64,7 +68,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         }
       />
       <Card className="overflow-hidden">
-        <FilterBar filters={filters} />
+        <FilterBar filters={filters} refused={refused} />
         {error ? (
           <ErrorPanel message={error} />
         ) : page ? (
