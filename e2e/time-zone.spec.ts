@@ -122,8 +122,14 @@ test("the form's fire preview shows an interval's fire times, from the window's 
 
 test("the form's fire preview waits calmly for a half-typed zone or cron; an error shows after a pause, naming its field", async ({ page }) => {
   const refused: string[] = [];
+  // A refused expression is an answer, not a failed request: the browser logs none (the preview's server action).
+  const failed: string[] = [];
   page.on('response', (r) => {
     if (r.url().includes('/api/v1/schedule/preview') && r.status() >= 400) refused.push(decodeURIComponent(new URL(r.url()).search));
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') failed.push(`console.error: ${m.text()}`);
   });
   await login(page);
   await page.goto('/jobs/new');
@@ -159,6 +165,7 @@ test("the form's fire preview waits calmly for a half-typed zone or cron; an err
   await cron.fill('0 2 * * 1-5');
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
   await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);
+  expect(failed).toEqual([]);
 });
 
 test('the time zone picker keeps a zone typed in full: Enter keeps it and picks no other zone', async ({ page }) => {

@@ -6,6 +6,7 @@ import { formatDateTime, formatUtc } from '@/lib/time/format';
 import { Skeleton } from '../ui/skeleton';
 import { isValidTimeZone } from '@/lib/schedule/timezone';
 import { ERROR_PAUSE_MS, PREVIEW_DEBOUNCE_MS, previewErrorText } from './schedule-preview-model';
+import { previewScheduleAction } from '@/app/(console)/jobs/actions';
 
 /** Value after it has stopped changing for `ms` milliseconds. */
 export function useDebounced<T>(value: T, ms: number): T {
@@ -18,7 +19,6 @@ export function useDebounced<T>(value: T, ms: number): T {
 }
 
 type PreviewResponse = { fireTimes: string[] };
-type PreviewError = { error: { code: string; message: string; fields?: Record<string, string> } };
 
 /** The job's effective window as UTC ISO instants (either may be missing). */
 export type PreviewWindow = { startAt?: string | null; endAt?: string | null };
@@ -26,20 +26,21 @@ export type PreviewWindow = { startAt?: string | null; endAt?: string | null };
 /** What the preview is of: a cron expression, or an interval in seconds (as typed). */
 export type PreviewSchedule = { cron: string } | { intervalSeconds: string };
 
+// Asked through a server action (the domain function of GET /api/v1/schedule/preview): a refused input comes back
+// as data, so an expression being typed never makes the browser log a failed request.
 async function fetchPreview(schedule: PreviewSchedule, tz: string, window: PreviewWindow): Promise<PreviewResponse> {
-  const qs = new URLSearchParams({ ...schedule, tz, count: '5' });
-  if (window.startAt) qs.set('startAt', window.startAt);
-  if (window.endAt) qs.set('endAt', window.endAt);
-  const res = await fetch(`/api/v1/schedule/preview?${qs}`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
-  const body = (await res.json().catch(() => null)) as PreviewResponse | PreviewError | null;
-  if (!res.ok || !body || !('fireTimes' in body)) throw new Error(previewErrorText(body && 'error' in body ? body.error : null, res.status));
-  return body;
+  const query: Record<string, string> = { ...schedule, tz, count: '5' };
+  if (window.startAt) query.startAt = window.startAt;
+  if (window.endAt) query.endAt = window.endAt;
+  const r = await previewScheduleAction(query);
+  if (!r.ok) throw new Error(previewErrorText({ message: r.error, fields: r.fields }, 400));
+  return r.data;
 }
 
 /**
  * Live "next 5 fire times" for a cron expression in a zone, or for an interval (anchored at the window's start,
  * else at now: as if the job were saved now), inside the job's effective window (`startAt..endAt`, the same
- * rule the tick applies), from GET /api/v1/schedule/preview, asked for PREVIEW_DEBOUNCE_MS after the
+ * rule the tick applies), from previewScheduleAction (GET /api/v1/schedule/preview's domain function), asked for PREVIEW_DEBOUNCE_MS after the
  * user stops typing and only for a zone the server accepts (a half-typed zone waits, calmly: the Time zone
  * field says why). A failed preview shows as an error, naming its field, only once the inputs have stayed
  * unchanged for ERROR_PAUSE_MS; until then the last good fire times stay, dimmed. Each time is shown in the

@@ -11,6 +11,7 @@ import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { checkApiToken, createApiToken } from '../../lib/auth/tokens.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
+import { previewSchedule } from '../../lib/schedule/preview-schedule.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
 import * as job from '../../app/api/v1/jobs/[id]/route.ts';
@@ -102,7 +103,19 @@ describe('REST /api/v1', () => {
       expect(e.status, qs).toBe(400);
       expect(e.json.error.code).toBe('validation');
       expect(Object.keys(e.json.error.fields), qs).toContain(field);
+      // the job form's preview (a server action over the same domain function) reads the same message and fields
+      const query = Object.fromEntries(new URLSearchParams(qs));
+      let thrown: unknown;
+      try {
+        previewSchedule(query, new Date());
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, qs).toMatchObject({ name: 'DomainError', code: 'validation', message: e.json.error.message, fields: e.json.error.fields });
     }
+    // and the same fire times
+    const q = { cron: '0 2 * * *', tz: 'America/New_York', from: '2026-03-07T00:00:00Z', count: '3' };
+    expect(previewSchedule(q, new Date())).toEqual(r.json);
   });
 
   it('refuses missing or bad credentials with 401', async () => {

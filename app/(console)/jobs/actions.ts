@@ -5,6 +5,7 @@ import { parseOrThrow } from '@/lib/api/validation';
 import { DomainError } from '@/lib/errors';
 import { bulkJobs, type BulkAction } from '@/lib/jobs/bulk-jobs';
 import { defineAction } from '@/app/_actions/define-action';
+import { previewSchedule } from '@/lib/schedule/preview-schedule';
 
 /** Bulk Pause / Resume / Delete from the jobs list: lib/jobs bulkJobs (one transaction, all or nothing). */
 export const bulkJobsAction = defineAction(
@@ -17,3 +18,11 @@ export const bulkJobsAction = defineAction(
   },
   { revalidate: (_, [action]) => (action === 'delete' ? ['/jobs', '/recycle-bin'] : ['/jobs']) },
 );
+
+/**
+ * The job form's fire preview (components/jobs/schedule-preview.tsx): the next fire times of a cron expression or an
+ * interval, from the query of GET /api/v1/schedule/preview (as strings) and the same domain function. An action
+ * rather than that route because a refused input is then an answer (`{ ok: false, error, fields }`), not a 400: a
+ * browser logs every failed request in its console, and an expression being typed is refused many times on its way.
+ */
+export const previewScheduleAction = defineAction('schedule.preview', 'Preview', async (_ctx, query: Record<string, string>) => previewSchedule(query, new Date()));
