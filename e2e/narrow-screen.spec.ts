@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
+import { E2E_ADMIN } from './helpers/env.ts';
 
 // The console on a phone-sized screen (390 px): the sidebar gives its width to the page and the top
 // bar's menu opens the same navigation (components/shell/mobile-nav.tsx); no page is wider than the
@@ -252,5 +253,45 @@ test('390 px: a run\'s tasks and the runs list are cards, each cell inside the s
     await expect(t.locator('thead th').first()).toBeVisible();
     const tops = await t.locator('tbody tr').first().locator('td:visible').evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
     expect(new Set(tops).size, `${path}: one table row at 1280 px`).toBe(1);
+  }
+});
+
+test('390 px: the overview\'s latest failures, a job\'s steps and versions and the API tokens are cards, every cell and button inside the screen', async ({ page }) => {
+  const tag = Date.now().toString(36);
+  const job = await api<{ id: string; version: number }>('POST', '/jobs', { key: `e2e.narrow.cards.${tag}`, name: 'Narrow cards', schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message: 'a failure with a message long enough to need the whole width of a phone and more' } });
+  // a configuration change, so that an earlier version offers Rollback
+  const edited = await api<{ version: number }>('PATCH', `/jobs/${job.id}`, { name: 'Narrow cards, edited', expectedVersion: job.version });
+  expect(edited.version).toBeGreaterThan(job.version);
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  const admin = (await api<{ items: { id: string; email: string }[] }>('GET', '/users')).items.find((u) => u.email === E2E_ADMIN.email)!;
+  await api('POST', '/tokens', { name: `e2e narrow token ${tag}`, scope: 'read', ownerId: admin.id });
+  // the tokens page is the admin's: sign in again as the admin
+  await page.context().clearCookies();
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  for (const [path, table, button] of [
+    ['/', 'latest-failures', null],
+    [`/jobs/${job.id}`, 'steps-table', null],
+    [`/jobs/${job.id}?tab=versions`, 'versions-table', 'Rollback'],
+    ['/settings/tokens', 'tokens-table', 'Revoke'],
+  ] as const) {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(path);
+    const t = page.getByTestId(table);
+    await expect(t.locator('tbody tr').first(), path).toBeVisible();
+    await expect(t.locator('thead th').first(), path).toBeHidden();
+    for (const cell of await t.locator('tbody tr').first().locator('td').all()) {
+      if (!(await cell.isVisible())) continue;
+      const b = (await cell.boundingBox())!;
+      expect(inside(b, 390), `${path}: ${JSON.stringify(b)} ${await cell.textContent()}`).toBe(true);
+    }
+    if (button) {
+      const b = t.getByRole('button', { name: button }).first();
+      await expect(b, path).toBeVisible();
+      expect(inside((await b.boundingBox())!, 390), `${path}: ${button}`).toBe(true);
+    }
+    await t.screenshot({ path: test.info().outputPath(`${table}-390.png`) });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(t.locator('thead th').first(), path).toBeVisible();
   }
 });

@@ -6,7 +6,7 @@ import { getDb } from '@/lib/db';
 import { getOverview } from '@/lib/stats';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card, CardHeader } from '@/components/ui/card';
-import { DataTable } from '@/components/ui/data-table';
+import { DataTable, STACK_FIRST_LINE } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { StatusBadge } from '@/components/status-badge';
 import { RelativeTime } from '@/components/time';
@@ -75,15 +75,17 @@ export default async function OverviewPage() {
           ) : (
             <DataTable
               testId="latest-failures"
-              scroll={false}
+              // below 768 px a card per failure (the card's overflow-hidden would otherwise cut the Error column off)
+              stack
               rows={o.latestFailures}
               rowKey={(f) => f.id}
+              rowProps={() => ({ className: STACK_FIRST_LINE })}
               columns={[
-                { key: 'status', header: 'Status', cell: (f) => <StatusBadge status={f.status} /> },
+                { key: 'status', header: 'Status', className: 'max-md:-order-4', cell: (f) => <StatusBadge status={f.status} /> },
                 {
                   key: 'job',
                   header: 'Job',
-                  className: 'text-xs',
+                  className: 'text-xs max-md:-order-3 max-md:min-w-0 max-md:flex-1',
                   cell: (f) => (
                     <>
                       <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobName}</Link>
@@ -94,11 +96,11 @@ export default async function OverviewPage() {
                 {
                   key: 'run',
                   header: 'Run',
-                  className: 'font-mono text-xs',
+                  className: 'font-mono text-xs max-md:-order-2',
                   cell: (f) => <Link href={f.href} className="text-indigo-700 hover:underline">{f.id.slice(0, 8)}</Link>,
                 },
-                { key: 'scheduled', header: 'Scheduled', className: 'text-xs', cell: (f) => <RelativeTime value={f.scheduledFor} /> },
-                { key: 'error', header: 'Error', className: 'max-w-[28rem] truncate text-xs text-red-700', title: (f) => f.error ?? undefined, cell: (f) => f.error ?? '' },
+                { key: 'scheduled', header: 'Scheduled', label: 'scheduled', className: 'text-xs', cell: (f) => <RelativeTime value={f.scheduledFor} /> },
+                { key: 'error', header: 'Error', className: 'max-w-[28rem] truncate text-xs text-red-700 max-md:max-w-full max-md:min-w-0 max-md:basis-full max-md:empty:hidden', title: (f) => f.error ?? undefined, cell: (f) => f.error ?? '' },
               ]}
             />
           )}

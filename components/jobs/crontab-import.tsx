@@ -158,7 +158,6 @@ function ResultCard({ title, result, linked, testId }: { title: string; result: 
       {result.created.length ? (
         <DataTable
           testId="import-jobs"
-          scroll={false}
           rows={result.created.map((job, i) => ({ job, zone: result.zones?.[i] }))}
           rowKey={({ job }) => job.key}
           rowProps={({ job }) => ({ 'data-testid': 'import-job-row', 'data-job-key': job.key })}

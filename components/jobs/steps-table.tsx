@@ -13,15 +13,18 @@ export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
   return (
     <DataTable
       testId="steps-table"
+      // below 768 px a card per step: its key and handler first, then the rest after their labels
+      stack
       rows={ordered}
       rowKey={(s) => s.key}
       columns={[
-        { key: 'step', header: 'Step', className: 'font-mono text-xs', cell: (s) => s.key },
+        { key: 'step', header: 'Step', className: 'font-mono text-xs max-md:break-all', cell: (s) => s.key },
         { key: 'handler', header: 'Handler', cell: (s) => <Tag mono>{s.handler}</Tag> },
         {
           key: 'parents',
           header: 'Depends on',
-          className: 'text-xs',
+          label: 'depends on',
+          className: 'text-xs max-md:basis-full',
           cell: (s) =>
             parents(s.key).length === 0 ? (
               <span className="text-zinc-400">—</span>
@@ -37,6 +40,7 @@ export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
         {
           key: 'limits',
           header: 'Timeout / retries',
+          label: 'timeout / retries',
           className: 'text-xs text-zinc-600',
           cell: (s) => (
             <>
@@ -44,11 +48,12 @@ export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
             </>
           ),
         },
-        { key: 'resource', header: 'Resource', className: 'font-mono text-xs', cell: (s) => s.resourceKey ?? '—' },
+        { key: 'resource', header: 'Resource', label: 'resource', className: 'font-mono text-xs', cell: (s) => s.resourceKey ?? '—' },
         {
           key: 'payload',
           header: 'Payload',
-          className: 'max-w-[22rem] truncate font-mono text-[11px] text-zinc-600',
+          label: 'payload',
+          className: 'max-w-[22rem] truncate font-mono text-[11px] text-zinc-600 max-md:min-w-0 max-md:max-w-full max-md:basis-full',
           title: (s) => JSON.stringify(s.payload),
           cell: (s) => JSON.stringify(s.payload),
         },

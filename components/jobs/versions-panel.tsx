@@ -5,7 +5,7 @@ import * as React from 'react';
 import { useRouter } from 'next/navigation';
 import { GitCompare, History, Undo2 } from 'lucide-react';
 import { Button } from '../ui/button';
-import { DataTable } from '../ui/data-table';
+import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
@@ -70,19 +70,23 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
       </div>
       <DataTable
         testId="versions-table"
+        // below 768 px a card per version: tick, version, change and Rollback first, then who, when and why
+        stack
         rows={versions}
         rowKey={(v) => String(v.version)}
+        rowProps={() => ({ className: STACK_FIRST_LINE })}
         columns={[
           {
             key: 'pick',
             header: null,
             headerClassName: 'w-8',
+            className: 'max-md:-order-4',
             cell: (v) => <input type="checkbox" aria-label={`Compare version ${v.version}`} checked={picked.includes(v.version)} onChange={() => toggle(v.version)} className="size-3.5 accent-indigo-600" />,
           },
           {
             key: 'version',
             header: 'Version',
-            className: 'font-mono text-xs',
+            className: 'font-mono text-xs max-md:-order-3',
             cell: (v) => (
               <>
                 v{v.version}
@@ -90,14 +94,14 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
               </>
             ),
           },
-          { key: 'change', header: 'Change', cell: (v) => <Tag>{v.changeType}</Tag> },
-          { key: 'by', header: 'By', className: 'text-xs', cell: (v) => v.createdBy },
+          { key: 'change', header: 'Change', className: 'max-md:-order-3 max-md:flex-1', cell: (v) => <Tag>{v.changeType}</Tag> },
+          { key: 'by', header: 'By', label: 'by', className: 'text-xs', cell: (v) => v.createdBy },
           { key: 'when', header: 'When', className: 'text-xs', cell: (v) => <RelativeTime value={v.createdAt} /> },
-          { key: 'reason', header: 'Reason', className: 'max-w-[20rem] truncate text-xs text-zinc-600', title: (v) => v.reason ?? undefined, cell: (v) => v.reason ?? '' },
+          { key: 'reason', header: 'Reason', label: 'reason', className: 'max-w-[20rem] truncate text-xs text-zinc-600 max-md:min-w-0 max-md:max-w-full max-md:basis-full max-md:empty:hidden', title: (v) => v.reason ?? undefined, cell: (v) => v.reason ?? '' },
           {
             key: 'actions',
             header: null,
-            className: 'text-right',
+            className: 'text-right max-md:-order-2 max-md:empty:hidden',
             cell: (v) =>
               v.version !== currentVersion ? (
                 <RoleGate>

@@ -6,7 +6,7 @@ import { Check, Copy, KeyRound } from 'lucide-react';
 import type { ApiTokenView } from '@/lib/auth/tokens';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader } from '../ui/card';
-import { DataTable } from '../ui/data-table';
+import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
 import { Field, controlProps } from '../ui/field';
@@ -81,26 +81,30 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
           ) : (
             <DataTable
               testId="tokens-table"
-              scroll={false}
+              // below 768 px a card per token: its name, status and Revoke first, then the rest after their labels (the
+              // card's overflow-hidden would otherwise cut Revoke off)
+              stack
               rows={tokens}
               rowKey={(t) => t.id}
+              rowProps={() => ({ className: STACK_FIRST_LINE })}
               columns={[
-                { key: 'name', header: 'Name', cell: (t) => t.name },
+                { key: 'name', header: 'Name', className: 'max-md:-order-4 max-md:min-w-0 max-md:flex-1 max-md:break-words', cell: (t) => t.name },
                 { key: 'prefix', header: 'Prefix', className: 'font-mono text-xs', cell: (t) => `${t.prefix}…` },
-                { key: 'owner', header: 'Owner', className: 'text-xs', cell: (t) => t.owner },
+                { key: 'owner', header: 'Owner', label: 'owner', className: 'text-xs', cell: (t) => t.owner },
                 { key: 'scope', header: 'Scope', cell: (t) => <Tag>{t.scope}</Tag> },
                 {
                   key: 'status',
                   header: 'Status',
+                  className: 'max-md:-order-3',
                   cell: (t) => <StatusBadge status={t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active'} />,
                 },
-                { key: 'lastUsed', header: 'Last used', className: 'text-xs', cell: (t) => <RelativeTime value={t.lastUsedAt} /> },
-                { key: 'expires', header: 'Expires', className: 'text-xs', cell: (t) => (t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never') },
-                { key: 'created', header: 'Created', className: 'text-xs', cell: (t) => <RelativeTime value={t.createdAt} /> },
+                { key: 'lastUsed', header: 'Last used', label: 'last used', className: 'text-xs', cell: (t) => <RelativeTime value={t.lastUsedAt} /> },
+                { key: 'expires', header: 'Expires', label: 'expires', className: 'text-xs', cell: (t) => (t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never') },
+                { key: 'created', header: 'Created', label: 'created', className: 'text-xs', cell: (t) => <RelativeTime value={t.createdAt} /> },
                 {
                   key: 'actions',
                   header: null,
-                  className: 'text-right',
+                  className: 'text-right max-md:-order-2 max-md:empty:hidden',
                   cell: (t) =>
                     !t.revokedAt ? (
                       <ConfirmDialog
