@@ -142,8 +142,8 @@ function running(): RunningParts {
   };
 }
 
-/** SIGTERM to `child`, SIGKILL to its group after `graceMs` (at once when stopping now); resolves when it has exited. */
-function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+/** `signal` (SIGTERM unless given) to `child`, SIGKILL to its group after `graceMs` (at once when stopping now); resolves when it has exited. */
+function stopChild(child: ChildProcess, graceMs: number, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<void> {
   return new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const done = () => { clearTimeout(timer); killGroup(child, 'SIGKILL'); resolve(); };
@@ -151,13 +151,13 @@ function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
     child.once('exit', done);
     if (stopMode === 'now') return killGroup(child, 'SIGKILL');
     timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 
 /**
  * One stop for the whole stack, whatever asked for it. 'drain': the worker
- * first (SIGTERM: it finishes running attempts for up to
+ * first (SIGTERM, or the SIGINT that asked for the stop: it finishes running attempts for up to
  * TICKFLOW_SHUTDOWN_GRACE_MS), then the console, then the embedded database, so
  * the worker can still record its results; exit `code` (0 for a signal).
  * 'now' (a second signal, even in the middle of a drain): SIGKILL to the
@@ -210,7 +210,9 @@ async function shutdown(reason: string): Promise<never> {
     if (parts.build) say(`console build stopped (${howItEnded(buildProc)})`);
   }
   if (workerProc) {
-    await stopChild(workerProc, drainMs);
+    // The worker records the signal it stopped on (the Workers page shows it): an operator's Ctrl-C
+    // reaches it as the SIGINT it was, anything else as SIGTERM. It drains the same on both.
+    await stopChild(workerProc, drainMs, /\bSIGINT\b/.test(reason) ? 'SIGINT' : 'SIGTERM');
     if (parts.worker) say(`worker stopped (${howItEnded(workerProc)})`);
   }
   if (consoleProc) {

@@ -179,14 +179,19 @@ function stopSequence(output: string): string[] {
   return output.split('\n').filter((l) => /^\[tickflow\] (worker stopped|console stopped|embedded database stopped|stopped)\b/.test(l)).map((l) => l.replace(/ \(.*\)$/, ''));
 }
 
-/** The status of `runId`'s task, read from the stopped stack's data directory. */
-async function taskStatusAfterStop(runId: string): Promise<string> {
+/**
+ * The status of `runId`'s task and the stop signal its worker recorded (the Workers page's "stopped
+ * cleanly on …"), read from the stopped stack's data directory.
+ */
+async function afterStop(runId: string): Promise<{ taskStatus: string; stopSignal: string | null }> {
   const server = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pgdata'), port: pgPort, log: () => undefined });
   const client = new pg.Client({ connectionString: withDatabase(server.adminUrl, 'tickflow') });
   try {
     await client.connect();
     const { rows } = await client.query<{ status: string }>('SELECT status FROM tasks WHERE run_id = $1', [runId]);
-    return rows[0]!.status;
+    // the worker that stopped last is this stack's (the data directory is shared by the tests of this file)
+    const { rows: nodes } = await client.query<{ stop_signal: string | null }>('SELECT stop_signal FROM worker_nodes ORDER BY stopped_at DESC NULLS LAST LIMIT 1');
+    return { taskStatus: rows[0]!.status, stopSignal: nodes[0]?.stop_signal ?? null };
   } finally {
     await client.end().catch(() => undefined);
     await server.stop();
@@ -198,7 +203,7 @@ async function taskStatusAfterStop(runId: string): Promise<string> {
  * (the worker drained before the database stopped), the stop sequence was
  * worker → console → database, nothing is left running, within the grace period.
  */
-async function expectOrderlyStop(stack: Stack, runId: string, since: number, npmCode: 'observed' | 'unobservable') {
+async function expectOrderlyStop(stack: Stack, runId: string, since: number, npmCode: 'observed' | 'unobservable', workerSignal: 'SIGTERM' | 'SIGINT' = 'SIGTERM') {
   const tookMs = await allGone(stack, since, GRACE_MS + 30_000);
   if (npmCode === 'observed') expect(await stack.npmExited).toEqual({ code: 0, signal: null });
   const out = stack.output();
@@ -211,7 +216,8 @@ async function expectOrderlyStop(stack: Stack, runId: string, since: number, npm
   expect(out).toMatch(/\[tickflow\] console stopped \((exit 0|stopped on SIGTERM as asked, exit 143)\)/);
   // the 4 s task, then the console and the database: well inside the grace period
   expect(tookMs).toBeLessThan(GRACE_MS);
-  expect(await taskStatusAfterStop(runId)).toBe('success');
+  // the worker was told the way the stack was: an operator's SIGINT stays a SIGINT on the Workers page
+  expect(await afterStop(runId)).toEqual({ taskStatus: 'success', stopSignal: workerSignal });
 }
 
 beforeAll(async () => {
@@ -245,7 +251,7 @@ describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0,
         const runId = await runningTask(4000);
         const since = Date.now();
         process.kill(pidOf(stack, target), signal);
-        await expectOrderlyStop(stack, runId, since, 'observed');
+        await expectOrderlyStop(stack, runId, since, 'observed', signal);
       }, 300_000);
     }
   }
