@@ -3,6 +3,7 @@
 // one, or go back to the browser's zone. The choice is stored per user (users.display_time_zone).
 import * as React from 'react';
 import { Globe } from 'lucide-react';
+import { listTimeZones } from '@/lib/schedule/timezone';
 import { zoneLabel } from '@/lib/time/format';
 import { useDisplayZoneSettings } from '../display-zone';
 import { TimezonePicker } from '../jobs/timezone-picker';
@@ -17,7 +18,7 @@ export function DisplayZoneMenu() {
   const [value, setValue] = React.useState(preference ?? zone);
   const [error, setError] = React.useState<string | null>(null);
   const [busy, setBusy] = React.useState(false);
-  const zones = React.useMemo(() => (open ? [...new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])].sort() : []), [open]);
+  const zones = React.useMemo(() => (open ? listTimeZones() : []), [open]);
 
   const onOpenChange = (o: boolean) => {
     setOpen(o);
