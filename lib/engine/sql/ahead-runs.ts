@@ -148,3 +148,57 @@ export async function rewindNextRunAt(tx: SqlClient, p: { jobId: string; to: Dat
   );
   return rows[0]?.nextRunAt ?? null;
 }
+
+const SLOT_OF_NEWEST = aheadRunSql('n', '$2::timestamptz');
+const SLOT_OF_ANY = aheadRunSql('r', '$1::timestamptz');
+
+/**
+ * For a page of jobs (console lists, the job page, GET /jobs): the due instant of each job's run
+ * created ahead of a slot still to come (aheadRunSql at `now`: its earliest task schedule_at), for
+ * the jobs that have one; the others are left out. Read-only, no locks. One statement for the
+ * whole page: per job, one end of runs_active_idx (job_id, created_at) (only the newest active run
+ * can be one created ahead, selectNewestAheadRun), then tasks_run_step_uniq (run_id) for that run.
+ * lib/jobs/next-fire.ts turns it into the job's next fire (docs/on-time.md "Next fire").
+ * @param jobIds job ids (uuid strings, any case)
+ * @returns job id (lower case, as runs.job_id holds it) -> due instant of the slot
+ */
+export async function selectAheadSlots(db: SqlClient, jobIds: string[], now: Date): Promise<Map<string, Date>> {
+  if (jobIds.length === 0) return new Map();
+  const rows = await db.$queryRawUnsafe<{ jobId: string; slotAt: Date }[]>(
+    preparedSql('select-ahead-slots', `SELECT j.id AS "jobId", x.first AS "slotAt"
+       FROM unnest($1::text[]) AS j(id)
+       CROSS JOIN LATERAL (SELECT r.id, r.scheduled_for, r.trigger FROM runs r
+                            WHERE r.job_id = j.id AND r.status IN ('pending', 'running')
+                            ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
+       ${SLOT_OF_NEWEST.join}
+      WHERE ${SLOT_OF_NEWEST.where}`),
+    [...new Set(jobIds.map((id) => id.toLowerCase()))], now,
+  );
+  return new Map(rows.map((r) => [r.jobId, r.slotAt]));
+}
+
+/**
+ * Every job that has a run created ahead of a slot still to come (aheadRunSql at `now`), with
+ * that slot's due instant: the overview's Next 24 hours lists such a job even when its
+ * next_run_at (already moved past the slot) lies beyond the horizon, or the job was paused by
+ * the system after firing its last slot ahead (a `once` job). Read-only, no locks.
+ * The slot is still to come and it is due at scheduled_for + the job's stagger (less than
+ * stagger_seconds), so the run's scheduled_for is later than `now` minus the largest stagger
+ * of any job: that bound keeps the scan to the weekly partitions of the last day or so (run-time
+ * partition pruning on scheduled_for) and to their open runs (runs_active_idx, or
+ * runs_status_time_idx (status, scheduled_for) ranges); then tasks_run_step_uniq per run.
+ * @returns job id (lower case) -> due instant of the slot
+ */
+export async function selectAllAheadSlots(db: SqlClient, now: Date): Promise<Map<string, Date>> {
+  const rows = await db.$queryRawUnsafe<{ jobId: string; slotAt: Date }[]>(
+    preparedSql('select-all-ahead-slots', `SELECT r.job_id AS "jobId", min(x.first) AS "slotAt"
+       FROM runs r
+       ${SLOT_OF_ANY.join}
+      WHERE r.status IN ('pending', 'running')
+        AND r.scheduled_for > $1::timestamptz - (SELECT coalesce(max(stagger_seconds), 0) FROM jobs) * interval '1 second' - interval '1 millisecond'
+        AND ${SLOT_OF_ANY.where}
+      GROUP BY r.job_id`),
+    now,
+  );
+  return new Map(rows.map((r) => [r.jobId, r.slotAt]));
+}
