@@ -80,7 +80,17 @@ export type JobView = JobSnapshot & {
   version: number;
   /** The job's IANA zone (cron evaluation and day bucketing; 'UTC' for non-cron jobs). */
   timezone: string;
+  /**
+   * The tick's cursor, `jobs.next_run_at`: the due instant of the first slot the tick has not fired yet. Once
+   * the tick has created a slot's run ahead (docs/on-time.md "Look-ahead firing") it already names the slot
+   * after; a paused job keeps it. Not what the console shows as the next fire: that is `nextFireAt`.
+   */
   nextRunAt: string | null;
+  /**
+   * The job's next fire, the instant its next run is due (docs/on-time.md "Next fire", nextFireOf): the slot of
+   * a run created ahead that is still to come, else `nextRunAt` of an active job; null when nothing is coming.
+   */
+  nextFireAt: string | null;
   lastRunAt: string | null;
   lastRunStatus: string | null;
   lastError: string | null;
@@ -257,13 +267,35 @@ export function deadLetterNote(job: { lastError: string | null }): string {
   return `Dead letter: the system paused this job${job.lastError ? ` (${job.lastError})` : ' when its failed runs in a row reached its limit'}. Resume clears it.`;
 }
 
-function runtimeFields(job: Job) {
+/**
+ * The next fire of a job (docs/on-time.md "Next fire"): the one rule behind every "next fire" the console and
+ * the REST API show (jobs list, job page, the overview's Next 24 hours). The tick creates a slot's run a few
+ * seconds ahead and moves next_run_at on to the slot after in the same transaction, so for those seconds
+ * next_run_at is not the next fire: the run created ahead is. Hence, in order:
+ * - a deleted job: none (its ahead runs were cancelled by the delete; the tick skips it);
+ * - `aheadSlot`, the due instant of a run created ahead of a slot still to come (lib/jobs/next-fire.ts
+ *   loadAheadSlots), whatever the status: it fires although a `once` job was paused by the system when its slot
+ *   was fired ahead, and a dead-letter job keeps it (a pause, edit or delete by an operator cancels it instead);
+ * - an active job: next_run_at (overdue when a tick runs late: shown as it is);
+ * - otherwise (paused, dead letter): none; its stored next_run_at is not a coming fire.
+ */
+export function nextFireOf(
+  job: { status: JobSnapshot['status']; deletedAt: Date | string | null; nextRunAt: Date | null },
+  aheadSlot: Date | null | undefined,
+): Date | null {
+  if (job.deletedAt) return null;
+  if (aheadSlot) return aheadSlot;
+  return job.status === 'active' ? job.nextRunAt : null;
+}
+
+function runtimeFields(job: Job, aheadSlot: Date | null) {
   return {
     id: job.id,
     version: job.version,
     timezone: job.timezone,
     // A deleted job never fires: the next_run_at its row keeps is no coming fire (a restore computes a new one).
     nextRunAt: notFiringReason(job) === 'deleted' ? null : iso(job.nextRunAt),
+    nextFireAt: iso(nextFireOf(job, aheadSlot)),
     lastRunAt: iso(job.lastRunAt),
     lastRunStatus: job.lastRunStatus,
     lastError: job.lastError,
@@ -280,13 +312,17 @@ function runtimeFields(job: Job) {
   };
 }
 
-/** The REST/console view of a job (docs/design.md §5). */
-export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[]): JobView {
-  return { ...runtimeFields(job), ...toJobSnapshot(job, steps, edges) };
+/**
+ * The REST/console view of a job (docs/design.md §5). `aheadSlot`: the due instant of its run created ahead of a
+ * slot still to come, if any (lib/jobs/next-fire.ts), for `nextFireAt` (nextFireOf; docs/on-time.md "Next fire").
+ * Left out by the answers of a pause, edit or delete, which cancel such a run first.
+ */
+export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[], aheadSlot: Date | null = null): JobView {
+  return { ...runtimeFields(job, aheadSlot), ...toJobSnapshot(job, steps, edges) };
 }
 
-/** A jobs-list row. `steps` only needs key + handler. */
-export function toJobListItem(job: Job, steps: Pick<JobStep, 'key' | 'handler'>[]): JobListItem {
+/** A jobs-list row. `steps` only needs key + handler; `aheadSlot` as for toJobView. */
+export function toJobListItem(job: Job, steps: Pick<JobStep, 'key' | 'handler'>[], aheadSlot: Date | null = null): JobListItem {
   const { steps: _s, edges: _e, payload: _p, ...snap } = toJobSnapshot(job, [], []);
-  return { ...runtimeFields(job), ...snap, handlers: [...new Set(steps.map((s) => s.handler))].sort(), stepCount: steps.length };
+  return { ...runtimeFields(job, aheadSlot), ...snap, handlers: [...new Set(steps.map((s) => s.handler))].sort(), stepCount: steps.length };
 }

@@ -7,6 +7,7 @@ import { DomainError } from '../errors.ts';
 import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
 import { escapeLike } from '../api/like.ts';
+import { aheadSlotOf, loadAheadSlots } from './next-fire.ts';
 
 type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
 const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
@@ -58,8 +59,10 @@ export type ListJobsResult = Page<JobListItem>;
  * (default created_at desc), keyset pagination on (sort value, id) with an opaque
  * cursor: rows inserted or changed between page fetches never make a page repeat
  * or skip a row that existed before. Raw query input is accepted (parsed here).
+ * Each row's `nextFireAt` follows docs/on-time.md "Next fire" at `now` (one statement for the page's runs
+ * created ahead, loadAheadSlots).
  */
-export async function listJobs(db: Db, rawQuery: unknown, actor: Actor): Promise<ListJobsResult> {
+export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Date = new Date()): Promise<ListJobsResult> {
   requireCan(actor, 'read');
   const q = parseOrThrow(ListJobsQuery, rawQuery ?? {});
   const sort: SortKey = q.sort ?? 'created_at';
@@ -90,8 +93,9 @@ export async function listJobs(db: Db, rawQuery: unknown, actor: Actor): Promise
   });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
+  const ahead = await loadAheadSlots(db, items.map((j) => j.id), now);
   return {
-    items: items.map((j) => toJobListItem(j, j.steps)),
+    items: items.map((j) => toJobListItem(j, j.steps, aheadSlotOf(ahead, j.id))),
     nextCursor: rows.length > limit && last ? encodeCursor({ s: cursorTag, v: sortValue(last, sort), id: last.id }) : null,
   };
 }
