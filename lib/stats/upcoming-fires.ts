@@ -2,6 +2,8 @@ import type { Db } from '../db.ts';
 import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
 import { fireTimesAfter } from '../schedule/spec.ts';
 import { dueAt, staggerOffsetMs } from '../schedule/stagger.ts';
+import { nextFireOf } from '../jobs/job-view.ts';
+import { aheadSlotOf, loadAllAheadSlots } from '../jobs/next-fire.ts';
 
 /**
  * One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger).
@@ -26,47 +28,74 @@ export const COUNT_BUDGET = 50_000;
  * (lib/engine/tick toJobSchedule + lib/schedule fireTimesAfter and dueAt: zone, window, stagger), at most
  * `perJob` per job (`more` when there are others: then a sample over the whole horizon, UpcomingFire), and how
  * many there are (`count`, exact within COUNT_BUDGET).
- * An overdue next_run_at is listed as it is (due now).
+ * A job's first due instant is its next fire (docs/on-time.md "Next fire", lib/jobs nextFireOf): the slot of a run
+ * created ahead of a slot still to come, then the schedule's slots after it. An overdue next_run_at is listed as it
+ * is (due now).
  * @param now the clock (ms precision).
  */
 export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: number; perJob?: number; maxJobs?: number } = {}): Promise<UpcomingFire[]> {
   const horizon = now.getTime() + (opts.horizonMs ?? 86_400_000);
   const perJob = opts.perJob ?? 96;
-  const jobs = await db.job.findMany({
-    where: { deletedAt: null, status: 'active', nextRunAt: { lte: new Date(horizon) } },
-    orderBy: [{ nextRunAt: 'asc' }, { id: 'asc' }],
-    take: opts.maxJobs ?? 30,
-    select: { id: true, key: true, name: true, scheduleKind: true, cronExpression: true, timezone: true, intervalSeconds: true, runAt: true, startAt: true, endAt: true, staggerSeconds: true, createdAt: true, nextRunAt: true },
-  });
+  const maxJobs = opts.maxJobs ?? 30;
+  const select = { id: true, key: true, name: true, status: true, deletedAt: true, scheduleKind: true, cronExpression: true, timezone: true, intervalSeconds: true, runAt: true, startAt: true, endAt: true, staggerSeconds: true, createdAt: true, nextRunAt: true } as const;
+  // A job's first fire is its next fire (docs/on-time.md "Next fire", nextFireOf): the slot of a run created ahead
+  // when it has one. Such a job's next_run_at already names the slot after, which may lie past the horizon (a weekly
+  // job) or be gone (a `once` job the tick paused), so those jobs are read by id besides the active ones due in it.
+  const ahead = await loadAllAheadSlots(db, now);
+  const [due, withAhead] = await Promise.all([
+    db.job.findMany({
+      where: { deletedAt: null, status: 'active', nextRunAt: { lte: new Date(horizon) } },
+      orderBy: [{ nextRunAt: 'asc' }, { id: 'asc' }],
+      take: maxJobs,
+      select,
+    }),
+    ahead.size ? db.job.findMany({ where: { deletedAt: null, id: { in: [...ahead.keys()] } }, select }) : Promise.resolve([]),
+  ]);
+  const firstFire = new Map<string, Date>();
+  const byId = new Map<string, (typeof due)[number]>();
+  for (const j of [...due, ...withAhead]) {
+    const first = nextFireOf(j, aheadSlotOf(ahead, j.id));
+    if (!first || first.getTime() > horizon) continue;
+    firstFire.set(j.id, first);
+    byId.set(j.id, j);
+  }
+  // Soonest next fire first; the cut at maxJobs is made after the jobs with runs created ahead joined.
+  const jobs = [...byId.values()]
+    .sort((a, b) => firstFire.get(a.id)!.getTime() - firstFire.get(b.id)!.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, maxJobs);
   const out: UpcomingFire[] = [];
   let budget = COUNT_BUDGET;
   for (const j of jobs) {
-    if (!j.nextRunAt) continue;
-    const fires = [j.nextRunAt.toISOString()];
+    const next = firstFire.get(j.id)!;
+    const fires = [next.toISOString()];
     let more = false;
     let count = 1;
     let countIsLowerBound = false;
-    try {
-      const schedule = toJobSchedule({ ...j, nextRunAt: j.nextRunAt, misfirePolicy: 'skip', misfireMaxCatchup: 0 });
-      const nominal = new Date(j.nextRunAt.getTime() - staggerOffsetMs(j.id, j.staggerSeconds));
-      for (const t of fireTimesAfter(schedule, nominal)) {
-        const due = dueAt(schedule, t).getTime();
-        if (due > horizon) break;
-        if (budget <= 0) {
-          countIsLowerBound = true;
-          break;
+    // A job that is not active (a dead-letter job, a `once` job the tick paused) fires only the slot it has a run
+    // created ahead for: the tick fires nothing after it.
+    if (j.status === 'active') {
+      try {
+        const schedule = toJobSchedule({ ...j, nextRunAt: next, misfirePolicy: 'skip', misfireMaxCatchup: 0 });
+        const nominal = new Date(next.getTime() - staggerOffsetMs(j.id, j.staggerSeconds));
+        for (const t of fireTimesAfter(schedule, nominal)) {
+          const due = dueAt(schedule, t).getTime();
+          if (due > horizon) break;
+          if (budget <= 0) {
+            countIsLowerBound = true;
+            break;
+          }
+          budget--;
+          count++;
+          if (fires.length < perJob) fires.push(new Date(due).toISOString());
+          else more = true;
         }
-        budget--;
-        count++;
-        if (fires.length < perJob) fires.push(new Date(due).toISOString());
-        else more = true;
+        if (more) {
+          const first = next.getTime();
+          fires.splice(1, fires.length - 1, ...sampleFires(schedule, Math.max(first, now.getTime()), horizon, perJob - 1));
+        }
+      } catch {
+        // A schedule the tick cannot evaluate either: show its next fire only (the job page names the error).
       }
-      if (more) {
-        const first = j.nextRunAt.getTime();
-        fires.splice(1, fires.length - 1, ...sampleFires(schedule, Math.max(first, now.getTime()), horizon, perJob - 1));
-      }
-    } catch {
-      // A schedule the tick cannot evaluate either: show its stored next fire only (the job page names the error).
     }
     out.push({ jobId: j.id, jobKey: j.key, jobName: j.name, timezone: j.timezone, fires, more, count, countIsLowerBound });
   }
