@@ -25,6 +25,8 @@ export type JobRow = {
   schedule: { kind: string; cron?: string; timezone?: string; intervalSeconds?: number; runAt?: string };
   timezone: string;
   nextRunAt: string | null;
+  /** the next fire to show (lib/jobs nextFireOf, docs/on-time.md "Next fire"); null when none is coming */
+  nextFireAt: string | null;
   lastRunAt: string | null;
   lastRunStatus: string | null;
   handlers: string[];
@@ -210,10 +212,10 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
             ...sortable('next_run_at', 'Next fire'),
             className: 'whitespace-nowrap text-xs',
             cell: (j) =>
-              j.nextRunAt && j.status === 'active' ? (
+              j.nextFireAt ? (
                 <span className="flex flex-col">
-                  <ZonedTime value={j.nextRunAt} timeZone={j.timezone} seconds={false} className="text-zinc-800" />
-                  <RelativeTime value={j.nextRunAt} className="text-[11px] text-zinc-500" />
+                  <ZonedTime value={j.nextFireAt} timeZone={j.timezone} seconds={false} className="text-zinc-800" />
+                  <RelativeTime value={j.nextFireAt} className="text-[11px] text-zinc-500" />
                 </span>
               ) : (
                 <span className="text-zinc-400">—</span>

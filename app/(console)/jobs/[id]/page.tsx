@@ -204,14 +204,16 @@ function Overview({ job }: { job: JobDetail }) {
               ...(job.schedule.kind === 'once' ? ([['Run at (UTC)', <ZonedTime key="o" value={job.schedule.runAt} timeZone="UTC" />]] as [string, React.ReactNode][]) : []),
               // only cron jobs keep a zone; a once job's run-at is an instant (the zone it was typed in is not stored)
               ['Time zone', job.schedule.kind === 'cron' ? job.timezone : 'UTC (only cron schedules keep a time zone)'],
-              ['Next fire', idle ? `— (${idle.replace('_', ' ')})` : job.nextRunAt ? <ZonedTime key="n" value={job.nextRunAt} timeZone={job.timezone} /> : '—'],
+              // nextFireAt, not nextRunAt: a run created ahead of its slot is the next fire (docs/on-time.md "Next fire"),
+              // even for a `once` job the system paused when it fired that slot ahead.
+              ['Next fire', job.nextFireAt ? <ZonedTime key="n" value={job.nextFireAt} timeZone={job.timezone} /> : idle ? `— (${idle.replace('_', ' ')})` : '—'],
               ['Window', job.startAt || job.endAt ? <span key="w" className="text-xs"><ZonedTime value={job.startAt} timeZone={job.timezone} /> → <ZonedTime value={job.endAt} timeZone={job.timezone} /></span> : 'always'],
               ['Stagger', `${job.staggerSeconds}s`],
             ]}
           />
           <div>
             <p className="mb-1.5 text-xs font-medium text-zinc-600" data-testid="fire-times-heading">
-              {!idle || !job.nextFireTimes.length
+              {!idle || job.nextFireAt || !job.nextFireTimes.length
                 ? 'Next 5 fire times'
                 : idle === 'deleted'
                   ? 'Next 5 fire times of the schedule — the job is deleted: none of them fires until it is restored'
