@@ -7,7 +7,7 @@ import { DomainError } from '../errors.ts';
 import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
 import { escapeLike } from '../api/like.ts';
-import { aheadSlotOf, loadAheadSlots } from './next-fire.ts';
+import { aheadSlotOf, loadAheadSlots, loadAllAheadSlots } from './next-fire.ts';
 
 type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
 const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
@@ -16,10 +16,44 @@ const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at:
 // the order of the job_status enum: active, paused, dead_letter.
 const STATUS_ORDER = ['active', 'paused', 'dead_letter'] as const;
 
-function sortValue(job: Job, sort: SortKey): string | null {
-  const v = job[COLUMN[sort]];
+// Sorting by next fire sorts by what the Next fire column shows (docs/on-time.md "Next fire"): a job with a run
+// created ahead of a slot still to come by that slot, every other job by its stored next_run_at. `ahead` holds
+// those slots (loadAllAheadSlots).
+function sortValue(job: Job, sort: SortKey, ahead: Map<string, Date>): string | null {
+  const v = sort === 'next_run_at' ? (aheadSlotOf(ahead, job.id) ?? job.nextRunAt) : job[COLUMN[sort]];
   const value = v instanceof Date ? v.toISOString() : (v as string | null);
   return sort === 'next_run_at' ? `${job.status}|${value ?? ''}` : value;
+}
+
+/** A job's place in the list sorted by next fire: its status, its next fire for sorting (sortValue), its id. */
+type FirePlace = { status: string; at: number | null; id: string };
+
+function firePlace(job: Job, ahead: Map<string, Date>): FirePlace {
+  return { status: job.status, at: (aheadSlotOf(ahead, job.id) ?? job.nextRunAt)?.getTime() ?? null, id: job.id.toLowerCase() };
+}
+
+/**
+ * The order of ORDER BY status, next fire dir NULLS LAST, id dir (the SQL order of the list sorted by next_run_at,
+ * with a run created ahead's slot in place of next_run_at), for merging the jobs that have such a run into a page.
+ * Ids compare as PostgreSQL compares uuids: their lower-case text, character by character.
+ */
+function compareByNextFire(a: FirePlace, b: FirePlace, dir: 'asc' | 'desc'): number {
+  const rank = STATUS_ORDER.indexOf(a.status as (typeof STATUS_ORDER)[number]) - STATUS_ORDER.indexOf(b.status as (typeof STATUS_ORDER)[number]);
+  if (rank !== 0) return rank;
+  const sign = dir === 'asc' ? 1 : -1;
+  if (a.at !== b.at) {
+    if (a.at === null) return 1;
+    if (b.at === null) return -1;
+    return sign * (a.at - b.at);
+  }
+  return a.id === b.id ? 0 : sign * (a.id < b.id ? -1 : 1);
+}
+
+/** The place a next-fire cursor names (its value is `status|instant`, sortValue). */
+function cursorPlace(c: { v: string | number | null; id: string }): FirePlace {
+  const [status, at] = String(c.v ?? '').split('|') as [string, string | undefined];
+  if (!STATUS_ORDER.includes(status as (typeof STATUS_ORDER)[number])) decodeCursor('', 'x');
+  return { status, at: at ? cursorInstant({ s: 'next_run_at', v: at, id: c.id }).getTime() : null, id: c.id.toLowerCase() };
 }
 
 /**
@@ -52,6 +86,7 @@ function nextRunAfter(dir: 'asc' | 'desc', v: string | null, id: string): Prisma
 
 export type ListJobsResult = Page<JobListItem>;
 
+
 /**
  * Live jobs for the list page and GET /jobs. Search `q` (key or name, ILIKE),
  * filters status[], scheduleKind[], handler (any step), sort key|name|next_run_at|created_at (next_run_at: active
@@ -60,7 +95,9 @@ export type ListJobsResult = Page<JobListItem>;
  * cursor: rows inserted or changed between page fetches never make a page repeat
  * or skip a row that existed before. Raw query input is accepted (parsed here).
  * Each row's `nextFireAt` follows docs/on-time.md "Next fire" at `now` (one statement for the page's runs
- * created ahead, loadAheadSlots).
+ * created ahead, loadAheadSlots). Sorted by next fire, the order is that of `nextFireAt` within each status: the
+ * few jobs with a run created ahead (loadAllAheadSlots, one statement) are read apart and merged into the page by
+ * their slot, every other job is ordered by next_run_at in SQL.
  */
 export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Date = new Date()): Promise<ListJobsResult> {
   requireCan(actor, 'read');
@@ -76,27 +113,43 @@ export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Dat
   if (q.status?.length) and.push({ status: { in: q.status } });
   if (q.scheduleKind?.length) and.push({ scheduleKind: { in: q.scheduleKind } });
   if (q.handler) and.push({ steps: { some: { handler: q.handler } } });
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor, cursorTag);
-    and.push(keysetAfter(sort, dir, c.v, c.id));
-  }
+  const cursor = q.cursor ? decodeCursor(q.cursor, cursorTag) : null;
   const col = COLUMN[sort];
   const orderBy: Prisma.JobOrderByWithRelationInput[] = [
     ...(sort === 'next_run_at' ? [{ status: 'asc' as const }, { nextRunAt: { sort: dir, nulls: 'last' as const } }] : [{ [col]: dir }]),
     { id: dir },
   ];
-  const rows = await db.job.findMany({
-    where: { AND: and },
-    orderBy,
-    take: limit + 1,
-    include: { steps: { select: { key: true, handler: true } } },
-  });
+  const include = { steps: { select: { key: true, handler: true } } } as const;
+  let rows;
+  let ahead: Map<string, Date>;
+  if (sort === 'next_run_at') {
+    // The jobs with a run created ahead sort by its slot, not by their next_run_at: SQL orders the others, the
+    // few with one (at most the jobs due within the look-ahead window) are filtered by the cursor and merged here.
+    ahead = await loadAllAheadSlots(db, now);
+    const aheadIds = [...ahead.keys()];
+    const [rest, withAhead] = await Promise.all([
+      db.job.findMany({
+        where: { AND: [...and, ...(cursor ? [keysetAfter(sort, dir, cursor.v, cursor.id)] : []), ...(aheadIds.length ? [{ id: { notIn: aheadIds } }] : [])] },
+        orderBy,
+        take: limit + 1,
+        include,
+      }),
+      aheadIds.length ? db.job.findMany({ where: { AND: [...and, { id: { in: aheadIds } }] }, include }) : Promise.resolve([]),
+    ]);
+    const after = cursor ? cursorPlace(cursor) : null;
+    rows = [...rest, ...withAhead.filter((j) => !after || compareByNextFire(firePlace(j, ahead), after, dir) > 0)]
+      .sort((a, b) => compareByNextFire(firePlace(a, ahead), firePlace(b, ahead), dir))
+      .slice(0, limit + 1);
+  } else {
+    if (cursor) and.push(keysetAfter(sort, dir, cursor.v, cursor.id));
+    rows = await db.job.findMany({ where: { AND: and }, orderBy, take: limit + 1, include });
+    ahead = await loadAheadSlots(db, rows.slice(0, limit).map((j) => j.id), now);
+  }
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const ahead = await loadAheadSlots(db, items.map((j) => j.id), now);
   return {
     items: items.map((j) => toJobListItem(j, j.steps, aheadSlotOf(ahead, j.id))),
-    nextCursor: rows.length > limit && last ? encodeCursor({ s: cursorTag, v: sortValue(last, sort), id: last.id }) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor({ s: cursorTag, v: sortValue(last, sort, ahead), id: last.id }) : null,
   };
 }
 

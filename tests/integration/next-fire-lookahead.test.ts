@@ -94,4 +94,33 @@ describe('next fire with a run created ahead of its slot', () => {
     const after = await listJobs(t.db, { q: 'nf-ahead-late' }, SYSTEM_ACTOR, new Date(T + 1000));
     expect(after.items[0]).toMatchObject({ id: late, nextFireAt: new Date(T + DAY).toISOString() });
   });
+
+  it('sorted by next fire, a job whose run was created ahead sorts by that slot, on one page and across pages', async () => {
+    const T = S.getTime() + 14 * DAY;
+    const daily = await insertJob(t.db, { key: 'nf-sort-daily', cron: '0 3 * * *', nextRunAt: new Date(T) });
+    const minute = await insertJob(t.db, { key: 'nf-sort-minute', cron: '1 3 * * *', nextRunAt: new Date(T + 60_000) });
+    const paused = await insertJob(t.db, { key: 'nf-sort-paused', cron: '0 3 * * *', nextRunAt: new Date(T), status: 'paused' });
+    await runTick(t.db, { limit: 100, lookaheadMs: LOOKAHEAD }, new Date(T - 2500));
+    // The daily job's next_run_at is now a day later than the other's; its next fire is sooner.
+    const keys = async (dir: 'asc' | 'desc', limit: number, now: Date) => {
+      const out: { id: string; nextFireAt: string | null }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await listJobs(t.db, { q: 'nf-sort-', sort: 'next_run_at', dir, limit, cursor }, SYSTEM_ACTOR, now);
+        out.push(...page.items.map((j) => ({ id: j.id, nextFireAt: j.nextFireAt })));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return out.map((j) => j.id);
+    };
+    const before = new Date(T - 2000);
+    expect(await keys('asc', 50, before)).toEqual([daily, minute, paused]);
+    expect(await keys('asc', 1, before)).toEqual([daily, minute, paused]);
+    expect(await keys('desc', 1, before)).toEqual([minute, daily, paused]);
+    // Once the run has started (the slot has come and a worker took it), the daily job sorts by the next day.
+    const claimed = await claimTasks(t.db, { nodeId: 'n1', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 }, new Date(T));
+    expect(claimed.filter((c) => c.jobId === daily)).toHaveLength(1); // (jobs of the tests before fire too)
+    const after = new Date(T + 100);
+    expect(await keys('asc', 50, after)).toEqual([minute, daily, paused]);
+    expect(await keys('asc', 1, after)).toEqual([minute, daily, paused]);
+  });
 });
