@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../generated/prisma/client.ts';
-import { deadLetterNote, notFiringReason, toJobListItem, toJobView } from './job-view.ts';
+import { deadLetterNote, nextFireOf, notFiringReason, toJobListItem, toJobView } from './job-view.ts';
 
 // A cron job row with what the view reads; the rest of the row does not matter here.
 function jobRow(over: Partial<Job>): Job {
@@ -45,6 +45,29 @@ describe('toJobView / toJobListItem: nextRunAt', () => {
   it('is the stored next fire for a live job, active or paused', () => {
     expect(toJobView(jobRow({}), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
     expect(toJobView(jobRow({ status: 'paused' }), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
+  });
+});
+
+describe('nextFireOf / nextFireAt: the next fire (docs/on-time.md "Next fire")', () => {
+  const stored = new Date('2026-12-02T03:00:00Z'); // the tick's cursor, already past the slot fired ahead
+  const ahead = new Date('2026-12-01T03:00:00Z'); // the slot of the run created ahead
+  it.each([
+    ['active, no run ahead', { status: 'active', deletedAt: null }, null, stored],
+    ['active, a run ahead', { status: 'active', deletedAt: null }, ahead, ahead],
+    ['paused, no run ahead', { status: 'paused', deletedAt: null }, null, null],
+    ['once job the tick paused after firing its slot ahead', { status: 'paused', deletedAt: null, nextRunAt: null }, ahead, ahead],
+    ['dead letter keeping a run ahead', { status: 'dead_letter', deletedAt: null }, ahead, ahead],
+    ['dead letter', { status: 'dead_letter', deletedAt: null }, null, null],
+    ['deleted', { status: 'active', deletedAt: new Date() }, ahead, null],
+  ] as const)('%s', (_name, job, slot, expected) => {
+    expect(nextFireOf({ nextRunAt: stored, ...job }, slot)).toEqual(expected);
+  });
+  it('the views carry it beside nextRunAt, which stays the tick\'s cursor', () => {
+    const row = jobRow({ nextRunAt: stored });
+    expect(toJobView(row, [], [], ahead)).toMatchObject({ nextRunAt: stored.toISOString(), nextFireAt: ahead.toISOString() });
+    expect(toJobListItem(row, [], ahead)).toMatchObject({ nextRunAt: stored.toISOString(), nextFireAt: ahead.toISOString() });
+    expect(toJobListItem(row, [])).toMatchObject({ nextFireAt: stored.toISOString() });
+    expect(toJobListItem(jobRow({ status: 'paused' }), []).nextFireAt).toBeNull();
   });
 });
 
