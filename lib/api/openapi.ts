@@ -111,6 +111,22 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         stopSignal: { type: ['string', 'null'], description: 'the signal that asked for the clean stop (SIGTERM, SIGINT); null when not stopped or stopped in-process' },
       },
     },
+    Job: {
+      type: 'object',
+      description: 'A job (lib/jobs JobView; docs/design.md §5). Only its two "next" instants are described here; the other fields mirror the job\'s input (CreateJobInput) and counters.',
+      properties: {
+        nextRunAt: {
+          type: ['string', 'null'],
+          format: 'date-time',
+          description: 'The tick\'s cursor (jobs.next_run_at): the due instant of the first slot the tick has not fired yet. Once the tick has created a slot\'s run ahead of it (docs/on-time.md "Look-ahead firing"), this already names the slot after; a paused job keeps it. null for a deleted job. Not the next fire: see nextFireAt.',
+        },
+        nextFireAt: {
+          type: ['string', 'null'],
+          format: 'date-time',
+          description: 'The next fire (docs/on-time.md "Next fire"), what the console shows: the due instant of a run created ahead of a slot still to come (not started), else nextRunAt of an active job; null when nothing is coming (paused, dead letter, deleted, schedule ended).',
+        },
+      },
+    },
     TaskLogLine: {
       type: 'object',
       required: ['seq', 'time', 'level', 'stream', 'text'],
@@ -197,13 +213,17 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/health': { get: op('Health: database and online workers', { operation: 'health' }) },
     '/schedule/preview': { get: op('Next fire times of a cron expression', { operation: 'schedule.preview', params: queryParams(S.SchedulePreviewQuery as unknown as z.ZodObject) }) },
     '/jobs': {
-      get: op('List jobs (keyset pagination)', { operation: 'jobs.list', params: queryParams(S.ListJobsQuery) }),
+      get: op('List jobs (keyset pagination; sort=next_run_at orders by nextFireAt within each status)', {
+        operation: 'jobs.list',
+        params: queryParams(S.ListJobsQuery),
+        ok: { type: 'object', required: ['items', 'nextCursor'], properties: { items: { type: 'array', items: ref('Job') }, nextCursor: { type: ['string', 'null'] } } },
+      }),
       post: op('Create a job', { operation: 'jobs.create', body: 'CreateJobInput', status: 201, ...W }),
     },
     '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { operation: 'jobs.bulk', body: 'BulkJobsInput', ...W }) },
     '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, ...W }) },
     '/jobs/{id}': {
-      get: op('Get a job', { operation: 'jobs.get', params: [idParam] }),
+      get: op('Get a job', { operation: 'jobs.get', params: [idParam], ok: ref('Job') }),
       patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
       delete: op('Soft-delete a job (recycle bin)', { operation: 'jobs.delete', params: [idParam], ...W }),
     },
