@@ -26,7 +26,7 @@ export interface Overview {
   latestFailures: { id: string; jobId: string; jobKey: string; jobName: string; status: string; error: string | null; scheduledFor: string; finishedAt: string | null; href: string }[];
   /** tasks running now, longest first (lib/stats getRunningNow) */
   runningNow: RunningTask[];
-  /** active jobs firing in the next 24 h with their due instants (lib/stats getUpcomingFires) */
+  /** jobs firing in the next 24 h with their due instants, the first their next fire (docs/on-time.md "Next fire"; lib/stats getUpcomingFires) */
   nextFires: UpcomingFire[];
   /** pending and failed alarm deliveries (a stuck webhook shows up here) */
   alarms: { pending: number; failed24h: number };
