@@ -149,6 +149,14 @@ export async function rewindNextRunAt(tx: SqlClient, p: { jobId: string; to: Dat
   return rows[0]?.nextRunAt ?? null;
 }
 
+/**
+ * How long before `now` the slot (runs.scheduled_for) of a run created ahead of a slot still to come can lie: the
+ * slot is due at scheduled_for + the job's stagger offset, which is less than its stagger_seconds, so never more
+ * than the largest stagger of any job (a scan of the jobs table, one row per job definition). A bound on the
+ * partition key: run-time pruning keeps a scan for such runs to the newest weekly partitions.
+ */
+const MAX_STAGGER_SQL = `((SELECT coalesce(max(stagger_seconds), 0) FROM jobs) * interval '1 second' + interval '1 millisecond')`;
+
 const SLOT_OF_NEWEST = aheadRunSql('n', '$2::timestamptz');
 const SLOT_OF_ANY = aheadRunSql('r', '$1::timestamptz');
 
@@ -156,8 +164,9 @@ const SLOT_OF_ANY = aheadRunSql('r', '$1::timestamptz');
  * For a page of jobs (console lists, the job page, GET /jobs): the due instant of each job's run
  * created ahead of a slot still to come (aheadRunSql at `now`: its earliest task schedule_at), for
  * the jobs that have one; the others are left out. Read-only, no locks. One statement for the
- * whole page: per job, one end of runs_active_idx (job_id, created_at) (only the newest active run
- * can be one created ahead, selectNewestAheadRun), then tasks_run_step_uniq (run_id) for that run.
+ * whole page: per job, one end of runs_active_idx (job_id, created_at) in the partitions a slot still to come
+ * can lie in (MAX_STAGGER_SQL; only the newest active run can be one created ahead, selectNewestAheadRun, and it is
+ * also the newest in those partitions), then tasks_run_step_uniq (run_id) for that run.
  * lib/jobs/next-fire.ts turns it into the job's next fire (docs/on-time.md "Next fire").
  * @param jobIds job ids (uuid strings, any case)
  * @returns job id (lower case, as runs.job_id holds it) -> due instant of the slot
@@ -169,6 +178,7 @@ export async function selectAheadSlots(db: SqlClient, jobIds: string[], now: Dat
        FROM unnest($1::text[]) AS j(id)
        CROSS JOIN LATERAL (SELECT r.id, r.scheduled_for, r.trigger FROM runs r
                             WHERE r.job_id = j.id AND r.status IN ('pending', 'running')
+                              AND r.scheduled_for > $2::timestamptz - ${MAX_STAGGER_SQL}
                             ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
        ${SLOT_OF_NEWEST.join}
       WHERE ${SLOT_OF_NEWEST.where}`),
@@ -182,11 +192,9 @@ export async function selectAheadSlots(db: SqlClient, jobIds: string[], now: Dat
  * that slot's due instant: the overview's Next 24 hours lists such a job even when its
  * next_run_at (already moved past the slot) lies beyond the horizon, or the job was paused by
  * the system after firing its last slot ahead (a `once` job). Read-only, no locks.
- * The slot is still to come and it is due at scheduled_for + the job's stagger (less than
- * stagger_seconds), so the run's scheduled_for is later than `now` minus the largest stagger
- * of any job: that bound keeps the scan to the weekly partitions of the last day or so (run-time
- * partition pruning on scheduled_for) and to their open runs (runs_active_idx, or
- * runs_status_time_idx (status, scheduled_for) ranges); then tasks_run_step_uniq per run.
+ * The run's scheduled_for is later than `now` minus the largest stagger of any job (MAX_STAGGER_SQL): that
+ * bound keeps the scan to the newest weekly partitions (run-time pruning on scheduled_for) and to their open runs
+ * (runs_active_idx, or runs_status_time_idx (status, scheduled_for) ranges); then tasks_run_step_uniq per run.
  * @returns job id (lower case) -> due instant of the slot
  */
 export async function selectAllAheadSlots(db: SqlClient, now: Date): Promise<Map<string, Date>> {
@@ -195,7 +203,7 @@ export async function selectAllAheadSlots(db: SqlClient, now: Date): Promise<Map
        FROM runs r
        ${SLOT_OF_ANY.join}
       WHERE r.status IN ('pending', 'running')
-        AND r.scheduled_for > $1::timestamptz - (SELECT coalesce(max(stagger_seconds), 0) FROM jobs) * interval '1 second' - interval '1 millisecond'
+        AND r.scheduled_for > $1::timestamptz - ${MAX_STAGGER_SQL}
         AND ${SLOT_OF_ANY.where}
       GROUP BY r.job_id`),
     now,
