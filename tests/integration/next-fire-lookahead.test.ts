@@ -12,6 +12,7 @@ import { getJob } from '../../lib/jobs/get-job.ts';
 import { listJobs } from '../../lib/jobs/list-jobs.ts';
 import { getOverview } from '../../lib/stats/get-overview.ts';
 import { useTestDatabase } from '../helpers/db.ts';
+import { staggerOffsetMs } from '../../lib/schedule/stagger.ts';
 import { insertJob } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
@@ -122,5 +123,20 @@ describe('next fire with a run created ahead of its slot', () => {
     const after = new Date(T + 100);
     expect(await keys('asc', 50, after)).toEqual([minute, daily, paused]);
     expect(await keys('asc', 1, after)).toEqual([minute, daily, paused]);
+  });
+
+  it('with a stagger, the slot is the due instant (slot + offset), still coming after the nominal slot has passed', async () => {
+    const T = S.getTime() + 21 * DAY;
+    const id = await insertJob(t.db, { key: 'nf-stagger', cron: '0 3 * * *' });
+    // A one-hour stagger: the job's offset (hashed from its id) puts its due instant well after the nominal slot.
+    const offset = staggerOffsetMs(id, 3600);
+    const due = T + offset;
+    await t.pool.query(`UPDATE jobs SET stagger_seconds = 3600, next_run_at = $2 WHERE id = $1`, [id, new Date(due)]);
+    expect((await runTick(t.db, { limit: 100, lookaheadMs: LOOKAHEAD }, new Date(due - 2500))).ahead).toBeGreaterThanOrEqual(1);
+    const now = new Date(due - 1000); // after the nominal slot T (but for an offset under a second)
+    const list = await listJobs(t.db, { q: 'nf-stagger' }, SYSTEM_ACTOR, now);
+    expect(list.items[0]).toMatchObject({ nextFireAt: new Date(due).toISOString(), nextRunAt: new Date(due + DAY).toISOString() });
+    expect((await getJob(t.db, id, SYSTEM_ACTOR, now)).nextFireAt).toBe(new Date(due).toISOString());
+    expect((await getOverview(t.db, now)).nextFires.find((f) => f.jobId === id)?.fires[0]).toBe(new Date(due).toISOString());
   });
 });
