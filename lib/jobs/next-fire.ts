@@ -14,7 +14,8 @@ export async function loadAheadSlots(db: Db, jobIds: string[], now: Date): Promi
 /**
  * Every job that has a run created ahead of a slot still to come at `now`, with that slot's due instant
  * (docs/on-time.md "Next fire"): for the overview's Next 24 hours, which must list a job whose next fire is such
- * a slot even when its next_run_at has moved past the horizon. One statement over the open runs of the last day.
+ * a slot even when its next_run_at has moved past the horizon, and for the jobs list sorted by next fire. One
+ * statement over the open runs whose slot is later than `now` minus the largest stagger (the newest partitions).
  */
 export async function loadAllAheadSlots(db: Db, now: Date): Promise<Map<string, Date>> {
   return selectAllAheadSlots(db, now);
