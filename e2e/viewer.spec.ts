@@ -13,6 +13,10 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Viewer target', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
   const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
   const runId = trig.run?.id ?? trig.id!;
+  // A run that is still going: Cancel run is shown only for a pending or running run.
+  const sleeper = await api<{ id: string }>('POST', '/jobs', { key: `${key}.sleep`, name: 'Viewer sleeper', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 120000 } });
+  const sleeping = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${sleeper.id}/trigger`, {});
+  const activeRunId = sleeping.run?.id ?? sleeping.id!;
   const binned = await api<{ id: string; key: string }>('POST', '/jobs', { key: `${key}.bin`, name: 'Viewer bin', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
   await api('DELETE', `/jobs/${binned.id}`);
 
@@ -44,11 +48,13 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   // Run page.
   await page.goto(`/runs/${runId}`);
   await expect(page.getByTestId('run-status')).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Cancel run' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Retry run' })).toBeDisabled();
   // every disabled control says why (components/ui/disabled-reason.tsx): a sample
-  await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveAccessibleDescription('Viewer role: read only');
   await expect(page.getByRole('button', { name: 'Retry run' })).toHaveAccessibleDescription('Viewer role: read only');
+  await page.goto(`/runs/${activeRunId}`);
+  await expect(page.getByTestId('run-status')).toHaveText(/running|pending/);
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveAccessibleDescription('Viewer role: read only');
 
   // Recycle bin.
   await page.goto(`/recycle-bin?q=${encodeURIComponent(binned.key)}`);

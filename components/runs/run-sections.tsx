@@ -45,22 +45,25 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
       }
       actions={
         <>
-          <RoleGate>
-            <DisabledReason reason={!active ? `The run already finished (${run.status})` : busy ? 'Working…' : null}>
-              <ConfirmDialog
-                trigger={
-                  <Button variant="danger-outline">
-                    <Ban /> Cancel run
-                  </Button>
-                }
-                title="Cancel this run?"
-                description="Pending and running tasks become cancelled; a late completion from a worker is refused."
-                confirmLabel="Cancel run"
-                cancelLabel="Keep running"
-                onConfirm={onCancel}
-              />
-            </DisabledReason>
-          </RoleGate>
+          {/* Only a pending or running run can be cancelled: a finished run shows no Cancel run at all, on every width. */}
+          {active ? (
+            <RoleGate>
+              <DisabledReason reason={busy ? 'Working…' : null}>
+                <ConfirmDialog
+                  trigger={
+                    <Button variant="danger-outline">
+                      <Ban /> Cancel run
+                    </Button>
+                  }
+                  title="Cancel this run?"
+                  description="Pending and running tasks become cancelled; a late completion from a worker is refused."
+                  confirmLabel="Cancel run"
+                  cancelLabel="Keep running"
+                  onConfirm={onCancel}
+                />
+              </DisabledReason>
+            </RoleGate>
+          ) : null}
           <RoleGate>
             <DisabledReason reason={active ? 'The run is still active: cancel it or wait for it to finish' : !RETRYABLE_RUN.has(run.status) ? 'Only failed, timed-out or cancelled runs can be retried' : busy ? 'Working…' : null}>
             <Button onClick={onRetry}>

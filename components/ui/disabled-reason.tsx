@@ -10,7 +10,7 @@ type Control = React.ReactElement<{ disabled?: boolean; 'aria-describedby'?: str
  * is cloned `disabled`, wrapped in a focusable span whose tooltip and `title` give the reason,
  * and linked to it with `aria-describedby` (a screen reader reads the reason with the control).
  * With no reason the child is returned as is. Reasons are short and name the cause: "Viewer
- * role: read only", "Admin only", "The run already finished", "Pick two versions to compare".
+ * role: read only", "Admin only", "Pick two versions to compare".
  *
  * Gates nest (RoleGate around a DisabledReason): an outer gate that already disabled this one
  * (it passes `disabled` and its `aria-describedby`) wins, so a viewer reads the role reason.
