@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { E2E_ADMIN } from './helpers/env.ts';
@@ -294,4 +294,67 @@ test('390 px: the overview\'s latest failures, a job\'s steps and versions and t
     await page.setViewportSize({ width: 1280, height: 800 });
     await expect(t.locator('thead th').first(), path).toBeVisible();
   }
+});
+
+test('390 px: Fit shows every step of a DAG inside the canvas, in the editor and on the run page; the legend covers no MiniMap and keeps each label on one line', async ({ page }) => {
+  // The shape a new user's job had (main, then noop and sleep side by side, both into flaky): three ranks, wider than a phone.
+  const steps = ['main', 'noop', 'sleep', 'flaky'];
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.narrow.fit.${Date.now().toString(36)}`,
+    name: 'Narrow fit',
+    schedule: { kind: 'manual' },
+    steps: steps.map((key) => ({ key, handler: 'builtin.noop' })),
+    edges: [
+      { from: 'main', to: 'noop', type: 'hard' },
+      { from: 'main', to: 'sleep', type: 'hard' },
+      { from: 'noop', to: 'flaky', type: 'soft' },
+      { from: 'sleep', to: 'flaky', type: 'hard' },
+    ],
+  });
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  const still = async (viewport: Locator) => {
+    let last = '';
+    await expect.poll(async () => { const t = await viewport.evaluate((e) => getComputedStyle(e).transform); const same = t === last; last = t; return same; }).toBe(true);
+  };
+  const allInside = async (canvas: Locator, where: string) => {
+    const pane = (await canvas.boundingBox())!;
+    const parts = await canvas.locator('.react-flow__node, .react-flow__handle').evaluateAll((els) => els.map((e) => ({ id: e.closest('.react-flow__node')?.getAttribute('data-id') ?? '', box: e.getBoundingClientRect().toJSON() as Box })));
+    expect(parts.length).toBeGreaterThanOrEqual(steps.length * 3);
+    for (const p of parts) {
+      expect(p.box.x, `${where}: ${p.id} cut off at the left`).toBeGreaterThanOrEqual(pane.x);
+      expect(p.box.x + p.box.width, `${where}: ${p.id} cut off at the right`).toBeLessThanOrEqual(pane.x + pane.width);
+      expect(p.box.y, `${where}: ${p.id} cut off at the top`).toBeGreaterThanOrEqual(pane.y);
+      expect(p.box.y + p.box.height, `${where}: ${p.id} cut off at the bottom`).toBeLessThanOrEqual(pane.y + pane.height);
+    }
+  };
+
+  // The editor: toolbar Fit, then the legend.
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  const editor = page.getByTestId('dag-editor');
+  const canvas = editor.locator('.react-flow').first();
+  for (const k of steps) await expect(page.getByTestId(`dag-node-${k}`)).toBeAttached();
+  await page.getByTestId('dag-fit').click();
+  await still(canvas.locator('.react-flow__viewport'));
+  await allInside(canvas, 'editor');
+  const legend = editor.getByTestId('dag-legend');
+  await expect(legend).toBeVisible();
+  const key = (await legend.boundingBox())!;
+  const minimaps = await canvas.locator('.react-flow__minimap').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as Box));
+  for (const m of minimaps) expect(overlaps(key, m), 'legend over the MiniMap').toBe(false);
+  expect(overlaps(key, (await canvas.locator('.react-flow__controls').boundingBox())!), 'legend over the Controls').toBe(false);
+  // one line: every label as tall as the shortest
+  const heights = await legend.locator('li').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+  expect(Math.max(...heights) - Math.min(...heights), `legend labels wrap: ${heights}`).toBeLessThan(2);
+
+  // The run page: the Controls' fit button, and the Graph card's description is not a narrow column beside the legend.
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await page.goto(`/runs/${run.id}`);
+  const graph = page.getByTestId('run-graph');
+  for (const k of steps) await expect(page.getByTestId(`run-node-${k}`)).toBeAttached();
+  await graph.locator('.react-flow__controls-fitview').click();
+  await still(graph.locator('.react-flow__viewport'));
+  await allInside(graph, 'run graph');
+  const description = page.getByText('Click a step to jump to its log');
+  const d = (await description.boundingBox())!;
+  expect(d.height, 'Graph description wraps into a narrow column').toBeLessThan(24);
 });

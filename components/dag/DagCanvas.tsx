@@ -2,8 +2,8 @@
 // The DAG editor's canvas: React Flow with its background, controls, minimap and legend, the banner laid over it,
 // and the empty-graph note. Gestures arrive through use-canvas-edits.ts; state through use-dag-editor.ts.
 import type { RefObject } from 'react';
-import { Background, Controls, MiniMap, Panel, ReactFlow, type EdgeTypes, type NodeTypes } from '@xyflow/react';
-import { EDITOR_PADDING, FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './canvas';
+import { Background, Controls, MiniMap, Panel, ReactFlow, useStore, type EdgeTypes, type NodeTypes } from '@xyflow/react';
+import { EDITOR_NARROW_BOTTOM, EDITOR_PADDING, MINIMAP_SIZE, fitViewOptionsFor, isNarrowCanvas } from './canvas';
 import { LegendOrConnectionHint } from './ConnectionHint';
 import { DepEdgeView } from './DepEdgeView';
 import { EditorBanner, type Banner } from './EditorBanner';
@@ -31,6 +31,9 @@ export type DagCanvasProps = {
 /** The canvas between the palette and the selection panel. */
 export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBanner, canvasRef }: DagCanvasProps) {
   useInitialView(EDITOR_PADDING);
+  const width = useStore((s) => s.width);
+  // A phone's canvas has no MiniMap; its legend, shorter, sits bottom-right, clear of the Controls (canvas.ts).
+  const narrow = isNarrowCanvas(width);
   return (
     <div className="relative min-w-0 flex-1 max-md:h-[360px] max-md:flex-none" ref={canvasRef} onDragOver={edits.onDragOver} onDrop={edits.onDrop}>
       {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
@@ -52,9 +55,9 @@ export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBann
         attributionPosition="top-right"
       >
         <Background gap={20} size={1} color="var(--color-slate-300, #cbd5e1)" />
-        <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
-        <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />
-        <Panel position="bottom-center">{readOnly ? <EdgeLegend /> : <LegendOrConnectionHint />}</Panel>
+        <Controls showInteractive={false} fitViewOptions={fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM)} />
+        {narrow ? null : <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />}
+        <Panel position={narrow ? 'bottom-right' : 'bottom-center'}>{readOnly ? <EdgeLegend compact={narrow} /> : <LegendOrConnectionHint compact={narrow} />}</Panel>
       </ReactFlow>
       {nodes.length === 0 ? (
         <div className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500">

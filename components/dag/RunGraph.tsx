@@ -3,9 +3,9 @@
 // attempt count and duration. The parent owns live updates (it re-renders with new `tasks`); clicking a node
 // calls onSelectTask so the page can open that task's log timeline.
 import { memo, useCallback, useEffect, useMemo } from 'react';
-import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState } from '@xyflow/react';
+import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState, useStore } from '@xyflow/react';
 import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
-import { MINIMAP_SIZE, RUN_FIT_VIEW_OPTIONS, RUN_PADDING, runCanvasHeight } from './canvas';
+import { MINIMAP_SIZE, RUN_NARROW_BOTTOM, RUN_PADDING, fitViewOptionsFor, isNarrowCanvas, runCanvasHeight } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 import { useInitialView } from './use-initial-view';
@@ -159,6 +159,9 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
   }, [base, nodes]);
 
   useInitialView(RUN_PADDING);
+  const width = useStore((s) => s.width);
+  // On a phone's canvas the MiniMap is left out and Fit shows the whole graph (canvas.ts isNarrowCanvas).
+  const narrow = isNarrowCanvas(width);
   // From the layout, not from measured cards: the box has its height at the first render, on the server too.
   const height = useMemo(() => {
     if (base.nodes.length === 0) return runCanvasHeight(0);
@@ -196,8 +199,8 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
         attributionPosition="top-right"
       >
         <Background gap={20} size={1} color="var(--color-slate-200, #e2e8f0)" />
-        <Controls showInteractive={false} fitViewOptions={RUN_FIT_VIEW_OPTIONS} />
-        <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />
+        <Controls showInteractive={false} fitViewOptions={fitViewOptionsFor(width, RUN_PADDING, RUN_NARROW_BOTTOM)} />
+        {narrow ? null : <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />}
         <Panel position="top-left">
           <div className="flex flex-wrap gap-1.5 text-[11px]" data-testid="run-graph-summary">
             {counts.map(([s, n]) => (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EDITOR_PADDING, LEGIBLE_ZOOM, MAX_FIT_ZOOM, RUN_CANVAS_HEIGHT, RUN_PADDING, initialViewport, panToShow, runCanvasHeight } from './canvas';
+import { EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, fitViewOptionsFor, initialViewport, isNarrowCanvas, panToShow, runCanvasHeight } from './canvas';
 
 const pad = { top: 20, right: 20, bottom: 20, left: 20 };
 const canvas = { width: 1040, height: 440 }; // 1000 x 400 inside the padding
@@ -59,5 +59,25 @@ describe('runCanvasHeight (the run graph grows with its rows)', () => {
   });
   it('a very tall graph stops at the largest height', () => {
     expect(runCanvasHeight(5_000)).toBe(RUN_CANVAS_HEIGHT.max);
+  });
+});
+
+describe('fitViewOptionsFor (the Fit buttons)', () => {
+  it('keeps the wide rules (MiniMap band, zoom down to 0.5) on a wide canvas and before the canvas is measured', () => {
+    for (const width of [0, NARROW_CANVAS_WIDTH, 1000]) {
+      const o = fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM);
+      expect(o.minZoom).toBe(FIT_VIEW_OPTIONS.minZoom);
+      expect(o.padding).toEqual(FIT_VIEW_OPTIONS.padding);
+    }
+  });
+  it('on a phone-wide canvas zooms out as far as needed and keeps only the legend band at the bottom', () => {
+    const o = fitViewOptionsFor(340, EDITOR_PADDING, EDITOR_NARROW_BOTTOM);
+    expect(o.minZoom).toBeLessThanOrEqual(0.1);
+    expect(o.padding).toMatchObject({ bottom: `${EDITOR_NARROW_BOTTOM}px`, left: `${EDITOR_PADDING.left}px`, right: `${EDITOR_PADDING.right}px` });
+    // a three-rank DAG, 740 px wide, fits the 340 px canvas at a zoom above that floor
+    expect((340 - EDITOR_PADDING.left - EDITOR_PADDING.right) / 740).toBeGreaterThan(o.minZoom!);
+  });
+  it('isNarrowCanvas: measured and below NARROW_CANVAS_WIDTH', () => {
+    expect([0, 340, NARROW_CANVAS_WIDTH - 1, NARROW_CANVAS_WIDTH].map(isNarrowCanvas)).toEqual([false, true, true, false]);
   });
 });

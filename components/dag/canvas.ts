@@ -1,5 +1,6 @@
 // Viewport settings shared by the editor and the run graph. The canvas carries overlays — Controls bottom-left,
-// the legend bottom-centre (the editor's; the run graph's sits in its card header), the MiniMap bottom-right (and
+// the legend bottom-centre (the editor's; the run graph's sits in its card header; on a phone's canvas bottom-right,
+// where the MiniMap is left out), the MiniMap bottom-right (and
 // the run graph's status summary top-left) — and fitView
 // must keep every card and handle clear of them: a handle under the (pannable) MiniMap turns a drag-to-connect
 // into a drag of the MiniMap, which pans the canvas away instead of connecting.
@@ -38,8 +39,36 @@ const pxPadding = (p: CanvasPadding) => ({ top: px(p.top), right: px(p.right), b
  */
 export const FIT_VIEW_OPTIONS = { padding: pxPadding(EDITOR_PADDING), minZoom: 0.5, maxZoom: MAX_FIT_ZOOM } satisfies FitViewOptions;
 
-/** The same for the run graph. */
-export const RUN_FIT_VIEW_OPTIONS = { ...FIT_VIEW_OPTIONS, padding: pxPadding(RUN_PADDING) } satisfies FitViewOptions;
+/**
+ * Canvases narrower than this (px) are a phone's: a 160 px MiniMap and a centred legend cannot both fit in the
+ * bottom band (the legend covered the MiniMap at 390 px), so the MiniMap is left out, and Fit zooms out as far as
+ * the whole graph needs: at zoom 0.5 a three-rank DAG is still wider than a phone's canvas, and Fit left its last
+ * step cut off at the right edge.
+ */
+export const NARROW_CANVAS_WIDTH = 560;
+
+/** Whether a canvas `width` px wide (0 before it is measured) is narrow (NARROW_CANVAS_WIDTH). */
+export function isNarrowCanvas(width: number): boolean {
+  return width > 0 && width < NARROW_CANVAS_WIDTH;
+}
+
+/** The smallest zoom Fit goes to on a narrow canvas (the canvases' own minZoom). */
+const NARROW_FIT_MIN_ZOOM = 0.1;
+
+/**
+ * What Fit does on a canvas `width` px wide with the overlays of `padding`: FIT_VIEW_OPTIONS' rules on a wide canvas;
+ * on a narrow one (no MiniMap) the bottom band keeps only `narrowBottom` px (the legend's, or none) and the zoom
+ * goes as low as the whole graph needs.
+ */
+export function fitViewOptionsFor(width: number, padding: CanvasPadding, narrowBottom: number): FitViewOptions {
+  if (!isNarrowCanvas(width)) return { ...FIT_VIEW_OPTIONS, padding: pxPadding(padding) };
+  return { ...FIT_VIEW_OPTIONS, padding: pxPadding({ ...padding, bottom: narrowBottom }), minZoom: NARROW_FIT_MIN_ZOOM };
+}
+
+/** The editor's bottom band on a narrow canvas: its legend (one row, 28 px) and React Flow's panel margin. */
+export const EDITOR_NARROW_BOTTOM = 28 + PANEL_MARGIN + 12;
+/** The run graph's bottom band on a narrow canvas: only the Controls, which sit in the left band. */
+export const RUN_NARROW_BOTTOM = 24;
 
 export type Rect = { x: number; y: number; width: number; height: number };
 export type Viewport = { x: number; y: number; zoom: number };

@@ -5,6 +5,7 @@
 import { useCallback, useRef, type Dispatch, type DragEvent, type RefObject } from 'react';
 import {
   useReactFlow,
+  useStore,
   type Connection,
   type IsValidConnection,
   type OnConnect,
@@ -13,7 +14,7 @@ import {
   type OnNodesChange,
 } from '@xyflow/react';
 import { layoutDag, type DepType } from '@/lib/dag';
-import { EDITOR_PADDING, FIT_VIEW_OPTIONS, panToShow } from './canvas';
+import { EDITOR_NARROW_BOTTOM, EDITOR_PADDING, fitViewOptionsFor, panToShow } from './canvas';
 import type { Banner } from './EditorBanner';
 import {
   checkConnection,
@@ -98,7 +99,8 @@ export function useCanvasEdits(p: {
     setBanner((b) => (b?.kind === 'error' && b.message.startsWith('Refused:') ? null : b));
   }, [setBanner]);
 
-  const fit = useCallback(() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 250 }), [fitView]);
+  const width = useStore((s) => s.width);
+  const fit = useCallback(() => void fitView({ ...fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM), duration: 250 }), [fitView, width]);
 
   // The step added last in this session: a click with nothing selected puts the next one beside it.
   const lastAdded = useRef<string | null>(null);

@@ -6,11 +6,13 @@ export function Card({ className, ...props }: React.ComponentProps<'section'>) {
   return <section className={cn('rounded-lg border border-zinc-200 bg-white shadow-xs', className)} {...props} />;
 }
 
-/** Card title row; `actions` sit on the right. */
+/** Card title row; `actions` sit on the right, or below the title when the card is too narrow for both. */
 export function CardHeader({ title, description, actions, className }: { title: React.ReactNode; description?: React.ReactNode; actions?: React.ReactNode; className?: string }) {
   return (
-    <div className={cn('flex items-start justify-between gap-3 border-b border-zinc-100 px-4 py-2.5', className)}>
-      <div className="min-w-0">
+    // The title takes at least 12rem before the actions may sit beside it; on a narrower card they wrap below, so a
+    // description is never squeezed into a column of one word per line beside them (the run page's Graph legend at 390 px).
+    <div className={cn('flex flex-wrap items-start justify-between gap-x-3 gap-y-2 border-b border-zinc-100 px-4 py-2.5', className)}>
+      <div className="min-w-0 flex-1 basis-48">
         <h2 className="text-[13px] font-semibold text-zinc-900">{title}</h2>
         {description ? <p className="mt-0.5 text-xs text-zinc-500">{description}</p> : null}
       </div>
