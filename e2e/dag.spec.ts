@@ -197,7 +197,9 @@ test('edge type labels stay clear of the arrowheads, also between cards placed c
   await editor.screenshot({ path: info.outputPath('edge-labels.png') });
 });
 
-test('palette clicks put each new step beside the one selected or added last, never on another, panning to it', async ({ page }) => {
+test('palette clicks put each new step on screen, never on another, without moving the view off the steps already seen', async ({ page }) => {
+  // A new user added three steps beside a first one: they used to line up to the right, the view panning after
+  // them, until the first steps were off the canvas.
   const job = await api<JobView>('POST', '/jobs', {
     key: `e2e.dag.palette.${uniq()}`,
     name: 'Palette placement',
@@ -207,6 +209,17 @@ test('palette clicks put each new step beside the one selected or added last, ne
   });
   await page.goto(`/jobs/${job.id}?tab=graph`);
   const editor = page.getByTestId('dag-editor');
+  const viewport = editor.locator('.react-flow__viewport');
+  await expect(page.getByTestId('dag-node-only')).toBeVisible();
+  // the first view is set once the card is measured: wait until it holds still
+  let last = '';
+  await expect.poll(async () => { const t = await viewport.evaluate((e) => getComputedStyle(e).transform); const same = t === last; last = t; return same; }).toBe(true);
+  const before = last;
+  const pane = (await editor.locator('.react-flow').boundingBox())!;
+  type Box = { x: number; y: number; width: number; height: number };
+  const box = (k: string) => page.getByTestId(`dag-node-${k}`).evaluate((e) => e.getBoundingClientRect().toJSON() as Box);
+  const onScreen = (b: Box) => b.x >= pane.x && b.y >= pane.y && b.x + b.width <= pane.x + pane.width && b.y + b.height <= pane.y + pane.height;
+
   await page.getByTestId('dag-node-only').click();
   const add = page.getByTestId('dag-palette-builtin.noop');
   const keys = ['only', 'noop', 'noop-2', 'noop-3'];
@@ -214,15 +227,13 @@ test('palette clicks put each new step beside the one selected or added last, ne
     await add.click();
     await expect(page.getByTestId(`dag-node-${key}`)).toBeVisible();
   }
-  // flow positions: one row, left to right, each right of the one before, none covering another
-  const pos = await Promise.all(
-    keys.map((k) => page.getByTestId(`dag-node-${k}`).evaluate((e) => { const m = new DOMMatrix(getComputedStyle(e).transform); return { x: m.e, y: m.f, w: (e as HTMLElement).offsetWidth }; })),
-  );
-  for (let i = 1; i < pos.length; i++) {
-    expect(pos[i]!.y, keys[i]).toBe(pos[i - 1]!.y);
-    expect(pos[i]!.x, keys[i]).toBeGreaterThan(pos[i - 1]!.x + pos[i - 1]!.w);
-  }
-  // the last one is on screen (the view panned to it)
-  const pane = (await editor.locator('.react-flow').boundingBox())!;
-  await expect.poll(async () => { const b = (await page.getByTestId('dag-node-noop-3').boundingBox())!; return b.x + b.width <= pane.x + pane.width && b.x >= pane.x; }).toBe(true);
+  // the view did not move, and every step, the first one too, is on screen, none covering another
+  expect(await viewport.evaluate((e) => getComputedStyle(e).transform)).toBe(before);
+  const all = await Promise.all(keys.map(async (k) => ({ k, b: await box(k) })));
+  for (const { k, b } of all) expect(onScreen(b), `${k} off the canvas: ${JSON.stringify(b)}`).toBe(true);
+  for (let i = 0; i < all.length; i++)
+    for (let j = i + 1; j < all.length; j++) {
+      const [a, b] = [all[i]!.b, all[j]!.b];
+      expect(a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height, `${all[i]!.k} covers ${all[j]!.k}`).toBe(false);
+    }
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  freeRoomOnScreen,
   checkConnection,
   connectionRefusal,
   describeErrorPath,
@@ -177,21 +178,57 @@ describe('newStepSpot (palette clicks)', () => {
   const size = { width: 200, height: 64 };
   const view = { x: -100, y: -100, width: 700, height: 400 }; // on screen: a step of width 200 fits up to x = 400
 
-  it('lines successive steps up to the right of the one added last, even past the screen edge', () => {
+  const inside = (p: { x: number; y: number }, v: { x: number; y: number; width: number; height: number }) =>
+    p.x >= v.x && p.y >= v.y && p.x + size.width <= v.x + v.width && p.y + size.height <= v.y + v.height;
+  const clear = (p: { x: number; y: number }, taken: { x: number; y: number; width: number; height: number }[]) =>
+    taken.every((t) => p.x >= t.x + t.width || p.x + size.width <= t.x || p.y >= t.y + t.height || p.y + size.height <= t.y);
+
+  it('lines successive steps up to the right of the one added last while they fit on screen', () => {
+    const wide = { x: -100, y: -100, width: 1400, height: 400 };
     const taken = [{ x: 0, y: 0, width: 200, height: 64 }];
     let beside = taken[0]!;
     const xs: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      const p = newStepSpot(beside, { x: 0, y: 0 }, size, taken, view);
-      const r = { ...p, ...size };
-      for (const t of taken) expect(p.x >= t.x + t.width || p.x + size.width <= t.x || p.y >= t.y + t.height || p.y + size.height <= t.y).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const p = newStepSpot(beside, { x: 0, y: 0 }, size, taken, wide);
+      expect(clear(p, taken)).toBe(true);
       expect(p.y).toBe(0);
-      expect(p.x).toBeGreaterThan(beside.x + beside.width);
       xs.push(p.x);
-      taken.push(r);
-      beside = r;
+      beside = { ...p, ...size };
+      taken.push(beside);
     }
-    expect(xs).toEqual([264, 528, 792, 1056]);
+    expect(xs).toEqual([264, 528, 792]);
+  });
+
+  it('past the edge of the view, puts each new step in free room on screen, so the view need not move off the others', () => {
+    const taken = [{ x: 0, y: 0, width: 200, height: 64 }];
+    let beside = taken[0]!;
+    for (let i = 0; i < 4; i++) {
+      const p = newStepSpot(beside, { x: 250, y: 100 }, size, taken, view);
+      expect(clear(p, taken), `step ${i + 1}`).toBe(true);
+      expect(inside(p, view), `step ${i + 1} off screen: ${JSON.stringify(p)}`).toBe(true);
+      beside = { ...p, ...size };
+      taken.push(beside);
+    }
+  });
+
+  it('finds room on screen that the card grid misses: three steps added beside a lone step in the middle of the view', () => {
+    // 1280 px: the canvas shows about 455 x 252 flow px at zoom 1.25, the first step in its middle
+    const shown = { x: 0, y: 0, width: 455, height: 252 };
+    const taken = [{ x: 127, y: 94, width: 200, height: 64 }];
+    let beside = taken[0]!;
+    for (let i = 0; i < 3; i++) {
+      const p = newStepSpot(beside, { x: 227, y: 126 }, size, taken, shown);
+      expect(clear(p, taken), `step ${i + 1}`).toBe(true);
+      expect(inside(p, shown), `step ${i + 1} off screen: ${JSON.stringify(p)}`).toBe(true);
+      beside = { ...p, ...size };
+      taken.push(beside);
+    }
+  });
+
+  it('goes off screen, right of the step, only when the screen has no free room', () => {
+    const small = { x: 0, y: 0, width: 220, height: 80 };
+    const sel = { x: 0, y: 0, width: 200, height: 64 };
+    expect(newStepSpot(sel, { x: 110, y: 40 }, size, [sel], small)).toEqual({ x: 264, y: 0 });
   });
 
   it('goes to the nearest free spot beside the selected step when its right is taken', () => {
@@ -207,5 +244,16 @@ describe('newStepSpot (palette clicks)', () => {
     const p = newStepSpot(null, centre, size, [onCentre], view);
     expect(p.x + size.width).toBeLessThanOrEqual(view.x + view.width);
     expect(p).not.toEqual({ x: 150, y: 68 });
+  });
+});
+
+describe('freeRoomOnScreen', () => {
+  const size = { width: 200, height: 64 };
+  it('the free spot inside the view nearest to the wanted one, clear of the others by the gap', () => {
+    const p = freeRoomOnScreen({ x: 0, y: 0 }, size, [{ x: 0, y: 0, width: 200, height: 64 }], { x: 0, y: 0, width: 500, height: 64 });
+    expect(p).toEqual({ x: 224, y: 0 });
+  });
+  it('null when the view has no room', () => {
+    expect(freeRoomOnScreen({ x: 0, y: 0 }, size, [{ x: 0, y: 0, width: 200, height: 64 }], { x: 0, y: 0, width: 300, height: 100 })).toBeNull();
   });
 });

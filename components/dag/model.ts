@@ -592,10 +592,13 @@ export function newStepAnchor(selected: FlowRect | null, centre: { x: number; y:
 }
 
 /**
- * The top-left of a step added by a palette click. `beside`: the selected step, else the one added last (null if
- * neither): the nearest free spot to its right wins even off screen (the editor then pans to it), so successive
- * clicks line the new steps up; a preference for free room on screen scattered them over the canvas instead.
- * Without `beside`: the nearest free spot to the view's `centre`, on screen (`visible`) if there is one.
+ * The top-left of a step added by a palette click, on screen whenever there is free room there, so adding steps never
+ * moves the view away from the steps already seen (lining them up to the right and panning there pushed the first
+ * ones off the canvas). `beside`: the selected step, else the one added last (null if neither): the new step goes to
+ * its right when that is free and on screen (`visible`), else to the nearest free room on screen
+ * ({@link freeRoomOnScreen}); without `beside` the same around the view's `centre`. Only with no free room on
+ * screen does it go off screen, beside the step (the editor then pans to it). Without `visible` the nearest free spot
+ * to the anchor wins.
  */
 export function newStepSpot(
   beside: FlowRect | null,
@@ -604,6 +607,36 @@ export function newStepSpot(
   taken: readonly FlowRect[],
   visible?: FlowRect,
 ): { x: number; y: number } {
-  const { x, y } = freeSpot(newStepAnchor(beside, centre, size), size, taken, beside ? undefined : visible);
+  const anchor = newStepAnchor(beside, centre, size);
+  // A fine scan of the screen, not freeSpot's card-sized grid: that grid missed room offset by less than a card.
+  const room = visible ? freeRoomOnScreen(anchor, size, taken, visible) : null;
+  if (room) return room;
+  const { x, y } = freeSpot(anchor, size, taken);
   return { x, y };
+}
+
+/**
+ * The free spot fully inside `visible` (flow px) nearest to `wanted` (top-left), on a fine grid of `step` px through
+ * `wanted`, keeping `gap` px from every `taken` box; null when `visible` has no such room.
+ */
+export function freeRoomOnScreen(
+  wanted: { x: number; y: number },
+  size: { width: number; height: number },
+  taken: readonly FlowRect[],
+  visible: FlowRect,
+  gap = 24,
+  // at most about 200 x 200 candidates, however far out the view is zoomed
+  step = Math.max(8, Math.ceil(Math.max(visible.width, visible.height) / 200)),
+): { x: number; y: number } | null {
+  // The grid runs through `wanted`, so a step beside another keeps its row (tops aligned) when it can.
+  const first = (w: number, v: number) => w - Math.floor((w - v) / step) * step;
+  let best: { x: number; y: number; d: number } | null = null;
+  for (let y = first(wanted.y, visible.y); y + size.height <= visible.y + visible.height; y += step)
+    for (let x = first(wanted.x, visible.x); x + size.width <= visible.x + visible.width; x += step) {
+      if (taken.some((r) => x < r.x + r.width + gap && x + size.width + gap > r.x && y < r.y + r.height + gap && y + size.height + gap > r.y)) continue;
+      const d = Math.hypot(x - wanted.x, y - wanted.y);
+      // ties go below, then right: where the eye expects a new card (as in freeSpot)
+      if (!best || d < best.d || (d === best.d && (y > best.y || (y === best.y && x > best.x)))) best = { x, y, d };
+    }
+  return best ? { x: ROUND(best.x), y: ROUND(best.y) } : null;
 }

@@ -106,8 +106,8 @@ export function useCanvasEdits(p: {
   const lastAdded = useRef<string | null>(null);
   /**
    * Adds a step of `handler`: at `drop` (screen px, from a palette drag), moved to the nearest spot that covers no
-   * other step, or from a click where {@link newStepSpot} puts it (beside the selected or last added step), with the
-   * view panned to show it.
+   * other step, or from a click where {@link newStepSpot} puts it (beside the selected or last added step, on screen
+   * when there is free room there), the view panned only when it had to go off screen.
    */
   const addStep = useCallback(
     (handler: string, drop?: { x: number; y: number }) => {
