@@ -67,3 +67,42 @@ test('tokens page: a new token is shown once, works, and stops working when revo
   await expect(row.getByRole('button', { name: 'Revoke' })).toHaveCount(0);
   expect(await get(token)).toBe(401);
 });
+
+test('tokens page at 1280 px: the table takes the page width, the New token form below it; no cell wraps, Revoke clear of the card edge', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/settings/tokens');
+  const name = `e2e-layout-${uniq()}`;
+  await page.getByLabel('Token name').fill(name);
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await expect(page.getByTestId('new-token-value')).toBeVisible();
+  await page.reload();
+  const table = page.getByTestId('tokens-table');
+  const row = table.locator('tbody tr', { hasText: name });
+  await expect(row).toBeVisible();
+  const card = (await table.locator('xpath=ancestor::section[1]').boundingBox())!;
+  const form = (await page.getByRole('button', { name: 'Create token' }).boundingBox())!;
+  expect(form.y, 'the New token form is below the table').toBeGreaterThan(card.y + card.height);
+  // one line per header and per cell of the new token's row: a cell wraps when a piece of its text starts below its first line
+  const wrapped = await table.locator('thead th').or(row.locator('td')).evaluateAll((cells) =>
+    cells
+      .map((cell) => {
+        const rects: DOMRect[] = [];
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          if (!n.textContent!.trim()) continue;
+          const r = document.createRange();
+          r.selectNodeContents(n);
+          rects.push(...[...r.getClientRects()].filter((b) => b.width > 0 && b.height > 0));
+        }
+        rects.sort((a, b) => a.top - b.top);
+        return rects.some((b) => b.top >= rects[0]!.bottom - 1) ? cell.textContent : null;
+      })
+      .filter(Boolean),
+  );
+  expect(wrapped).toEqual([]);
+  const revoke = (await row.getByRole('button', { name: 'Revoke' }).boundingBox())!;
+  expect(card.x + card.width - (revoke.x + revoke.width), 'Revoke touches the card edge').toBeGreaterThanOrEqual(8);
+  // the prefix is whole
+  const prefix = row.locator('td').nth(1);
+  expect(await prefix.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+});

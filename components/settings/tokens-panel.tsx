@@ -6,6 +6,7 @@ import { Check, Copy, KeyRound } from 'lucide-react';
 import type { ApiTokenView } from '@/lib/auth/tokens';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader } from '../ui/card';
+import { Truncate } from '../ui/truncate';
 import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
 import { EmptyState } from '../ui/empty-state';
@@ -51,8 +52,11 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
   };
 
   return (
-    <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
-      <div className="space-y-4 xl:col-span-2">
+    // The New token form sits beside the table only where the table still has room for every column on one line
+    // (2xl, 1536 px and up, as on the Users page); narrower, it goes below: at 1280 px, a third of the width for the
+    // form squeezed the table until names and dates wrapped, the prefix was cut and Revoke touched the card's edge.
+    <div className="grid grid-cols-1 items-start gap-4 2xl:grid-cols-[minmax(0,1fr)_22rem]">
+      <div className="min-w-0 space-y-4">
         {created ? (
           <div className="rounded-lg border border-emerald-200 bg-emerald-50 p-4" role="status" data-testid="new-token">
             <p className="text-[13px] font-medium text-emerald-900">Token “{created.name}” created. Copy it now: it will not be shown again.</p>
@@ -88,9 +92,9 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
               rowKey={(t) => t.id}
               rowProps={() => ({ className: STACK_FIRST_LINE })}
               columns={[
-                { key: 'name', header: 'Name', className: 'max-md:-order-4 max-md:min-w-0 max-md:flex-1 max-md:break-words', cell: (t) => t.name },
-                { key: 'prefix', header: 'Prefix', className: 'font-mono text-xs', cell: (t) => `${t.prefix}…` },
-                { key: 'owner', header: 'Owner', label: 'owner', className: 'text-xs', cell: (t) => t.owner },
+                { key: 'name', header: 'Name', className: 'max-md:-order-4 max-md:min-w-0 max-md:flex-1 max-md:break-words', cell: (t) => <Truncate text={t.name} className="max-w-[16rem] max-md:max-w-none max-md:whitespace-normal" /> },
+                { key: 'prefix', header: 'Prefix', className: 'font-mono text-xs md:whitespace-nowrap', cell: (t) => `${t.prefix}…` },
+                { key: 'owner', header: 'Owner', label: 'owner', className: 'text-xs', cell: (t) => <Truncate text={t.owner} className="max-w-[16rem] max-md:max-w-none max-md:whitespace-normal max-md:break-all" /> },
                 { key: 'scope', header: 'Scope', cell: (t) => <Tag>{t.scope}</Tag> },
                 {
                   key: 'status',
@@ -98,9 +102,9 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
                   className: 'max-md:-order-3',
                   cell: (t) => <StatusBadge status={t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active'} />,
                 },
-                { key: 'lastUsed', header: 'Last used', label: 'last used', className: 'text-xs', cell: (t) => <RelativeTime value={t.lastUsedAt} /> },
-                { key: 'expires', header: 'Expires', label: 'expires', className: 'text-xs', cell: (t) => (t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never') },
-                { key: 'created', header: 'Created', label: 'created', className: 'text-xs', cell: (t) => <RelativeTime value={t.createdAt} /> },
+                { key: 'lastUsed', header: 'Last used', headerClassName: 'whitespace-nowrap', label: 'last used', className: 'text-xs md:whitespace-nowrap', cell: (t) => <RelativeTime value={t.lastUsedAt} /> },
+                { key: 'expires', header: 'Expires', label: 'expires', className: 'text-xs md:whitespace-nowrap', cell: (t) => (t.expiresAt ? <RelativeTime value={t.expiresAt} /> : 'never') },
+                { key: 'created', header: 'Created', label: 'created', className: 'text-xs md:whitespace-nowrap', cell: (t) => <RelativeTime value={t.createdAt} /> },
                 {
                   key: 'actions',
                   header: null,
