@@ -215,3 +215,21 @@ test('empty lists: filters that match nothing say so and offer Clear filters; th
   await expect(page.getByTestId('list-empty-filtered')).toContainText('No alarms match these filters');
   await expect(page.getByTestId('list-empty-filtered').getByRole('link', { name: 'Clear filters' })).toHaveAttribute('href', '/alarms');
 });
+
+test('at 1280 px a run row stays one line high: a long trigger text is cut with an ellipsis, whole on hover', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.lists.trigger.${Date.now().toString(36)}`, name: 'Trigger text', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  await page.goto(`/runs?jobId=${job.id}`);
+  const row = page.locator(`[data-run-id="${run.id}"]`);
+  await expect(row).toBeVisible();
+  const by = row.getByTestId('run-triggered-by');
+  await expect(by).toHaveAttribute('title', (await by.textContent())!);
+  const oneLine = (await row.boundingBox())!.height;
+  // a scheduler's trigger names its worker, e.g. scheduler:vm-20491-…: no run triggered here has one, so the cell is
+  // given that text, as long as a new user's was, to see the row keep its height
+  const long = 'scheduler:vm-20491-eu-west-1c-prod-tickflow-worker-7f9c4d2b1a';
+  await by.evaluate((e, t) => { e.textContent = t; }, long);
+  expect((await row.boundingBox())!.height).toBeLessThanOrEqual(oneLine + 1);
+  expect(await by.evaluate((e) => e.scrollWidth > e.clientWidth && getComputedStyle(e).textOverflow === 'ellipsis')).toBe(true);
+});

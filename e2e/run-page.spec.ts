@@ -363,6 +363,12 @@ test('an operator\'s Retry task beyond a budget of one attempt reads the same tr
   await expect(loadBars.nth(0)).toHaveAttribute('title', /^attempt 1 of 1, failed, ran /);
   await expect(loadBars.nth(1)).toHaveAttribute('title', new RegExp(`^${text.replace(/[()+]/g, '\\$&')}, dead, ran `));
   await expect(page.getByTestId('run-node-attempt-report')).toHaveText('no attempt');
+
+  // At 1280 px the row has room for the whole attempt: it is not cut with an ellipsis.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const attempt = page.getByTestId('task-attempt-load');
+  await expect(attempt).toHaveText(text);
+  expect(await attempt.evaluate((e) => e.scrollWidth - e.clientWidth), 'attempt cut at 1280 px').toBeLessThanOrEqual(0);
 });
 
 type Box = { x: number; y: number; width: number; height: number };

@@ -246,7 +246,9 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
             className: 'tabular-nums text-xs',
             cell: (t) => {
               const a = attemptLabel(t);
-              return <Truncate text={a.long} title={a.title} className="max-w-[10rem]" data-testid={`task-attempt-${t.stepKey}`} />;
+              // 18rem holds the longest usual label whole ("attempt 12 (10 automatic + 2 by operator)"): at 10rem it was cut
+              // at 1280 px while the row had room to spare.
+              return <Truncate text={a.long} title={a.title} className="max-w-[18rem]" data-testid={`task-attempt-${t.stepKey}`} />;
             },
           },
           {

@@ -78,11 +78,13 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
         {
           key: 'trigger',
           header: 'Trigger',
+          // One line: a worker's long name ("scheduler:vm-20491-…") wrapped and doubled the row's height; it is cut
+          // with the whole text on hover, as the job key is.
           cell: (r) => (
-            <>
-              <Tag>{r.trigger}</Tag>
-              <span className="ml-1.5 text-xs text-zinc-500">{r.triggeredBy}</span>
-            </>
+            <span className="flex min-w-0 items-center gap-1.5">
+              <Tag className="shrink-0 whitespace-nowrap">{r.trigger}</Tag>
+              <Truncate text={r.triggeredBy} className="min-w-0 max-w-[12rem] text-xs text-zinc-500" data-testid="run-triggered-by" />
+            </span>
           ),
         },
         { key: 'scheduled', header: 'Scheduled for', label: 'scheduled', className: 'whitespace-nowrap text-xs', cell: (r) => <RelativeTime value={r.scheduledFor} /> },
