@@ -91,6 +91,9 @@ const WINDOW_DAY = `${new Date().getUTCFullYear() + 1}-03-01`;
 test("the form's fire preview starts at the effective window's start", async ({ page }) => {
   await login(page);
   await page.goto('/jobs/new');
+  // the zone the window and the fires are read in (the form starts at the display zone, Shanghai here)
+  await page.getByLabel('Time zone').fill('UTC');
+  await page.getByLabel('Time zone').press('Enter');
   await page.getByLabel('Cron expression').fill('0 2 * * *');
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
   await page.getByText('Effective window (optional)').click();
@@ -166,6 +169,21 @@ test("the form's fire preview waits calmly for a half-typed zone or cron; an err
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
   await expect(page.getByTestId('cron-preview-error')).toHaveCount(0);
   expect(failed).toEqual([]);
+});
+
+test("a new job's Time zone starts as the operator's display zone (the top bar's), and stays editable", async ({ page }) => {
+  await login(page);
+  await page.goto('/jobs/new');
+  // no display zone chosen: the browser's, Asia/Shanghai here
+  await expect(page.getByTestId('display-zone')).toContainText('Asia/Shanghai');
+  const field = page.getByLabel('Time zone');
+  await expect(field).toHaveValue('Asia/Shanghai');
+  await page.getByLabel('Cron expression').fill('0 2 * * *');
+  await expect(page.getByTestId('fire-times').locator('th').first()).toHaveText('Asia/Shanghai');
+  await field.fill('Europe/Berlin');
+  await field.press('Enter');
+  await expect(field).toHaveValue('Europe/Berlin');
+  await expect(page.getByTestId('fire-times').locator('th').first()).toHaveText('Europe/Berlin');
 });
 
 test('the time zone picker keeps a zone typed in full: Enter keeps it and picks no other zone', async ({ page }) => {

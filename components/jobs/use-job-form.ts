@@ -7,7 +7,8 @@ import { useToast } from '../ui/toast';
 import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useUser } from '../role';
 import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
-import { submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { EMPTY_JOB_FORM, submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { useDisplayZone } from '../display-zone';
 import { fieldLabel, formField, inFormOrder } from './job-form-paths';
 import type { JobFormProps, JobFormResult } from './job-form';
 
@@ -42,7 +43,15 @@ function focusFirstError(errors: Record<string, string>) {
  * `conflict`, server errors with no field of their own (`orphan`), and `onSubmit`.
  */
 export function useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers = [] }: Pick<JobFormProps, 'mode' | 'handlers' | 'submit' | 'expectedVersion' | 'privilegedHandlers'> & { initial: JobFormValues }) {
-  const [v, setV] = React.useState<JobFormValues>(initial);
+  // A new job's zone starts as the operator's display zone (the one the top bar names and every time is written in),
+  // not UTC; on a first visit the browser's zone is only known after hydration, so the field follows the display
+  // zone until the operator changes it.
+  const displayZone = useDisplayZone();
+  const followsDisplayZone = React.useRef(mode === 'create' && initial === EMPTY_JOB_FORM);
+  const [v, setV] = React.useState<JobFormValues>(() => (followsDisplayZone.current ? { ...initial, timezone: displayZone } : initial));
+  React.useEffect(() => {
+    if (followsDisplayZone.current) setV((p) => (p.timezone === displayZone ? p : { ...p, timezone: displayZone }));
+  }, [displayZone]);
   // Executor permissions (lib/jobs/handler-permissions.ts, the rule the server applies):
   // handlers the user may not put on a job are disabled, and on a job that already runs
   // one, what it runs is read-only, with the reason shown.
@@ -69,7 +78,10 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
 
   const serverFields = state && !state.ok ? (state.fields ?? {}) : {};
   const err = (path: string): string | undefined => clientErrors[path] ?? serverFields[path];
-  const set = <K extends keyof JobFormValues>(k: K, value: JobFormValues[K]) => setV((p) => ({ ...p, [k]: value }));
+  const set = <K extends keyof JobFormValues>(k: K, value: JobFormValues[K]) => {
+    if (k === 'timezone') followsDisplayZone.current = false;
+    setV((p) => ({ ...p, [k]: value }));
+  };
   const text = (k: keyof JobFormValues) => ({
     value: v[k] as string,
     onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => set(k, e.target.value as never),
