@@ -14,7 +14,7 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
   const runId = trig.run?.id ?? trig.id!;
   // A run that is still going: Cancel run is shown only for a pending or running run.
-  const sleeper = await api<{ id: string }>('POST', '/jobs', { key: `${key}.sleep`, name: 'Viewer sleeper', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 120000 } });
+  const sleeper = await api<{ id: string }>('POST', '/jobs', { key: `e2e.viewsleep.${uniq()}`, name: 'Viewer sleeper', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 120000 } });
   const sleeping = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${sleeper.id}/trigger`, {});
   const activeRunId = sleeping.run?.id ?? sleeping.id!;
   const binned = await api<{ id: string; key: string }>('POST', '/jobs', { key: `${key}.bin`, name: 'Viewer bin', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
