@@ -66,13 +66,15 @@ test('system format reads the user column; a second import of the same file repo
   await page.getByLabel('Crontab text').fill('17 * * * * root cd / && run-parts /etc/cron.hourly');
   await page.getByLabel('Key prefix').fill(prefix);
   await page.getByRole('button', { name: 'Preview' }).click();
-  // Without the system format, "root" is taken as the command.
+  // Without the system format, "root" is taken as the command, and the preview says it looks like a user column.
   await expect(page.getByTestId('import-preview').getByTestId('import-job-row')).toContainText('root cd /');
+  await expect(page.getByTestId('import-preview').getByTestId('import-warning')).toContainText('like the user column of a system crontab');
   await page.getByLabel('System format (user column)').check();
   await expect(page.getByRole('button', { name: 'Import' })).toBeDisabled();
   await page.getByRole('button', { name: 'Preview' }).click();
   await expect(page.getByTestId('import-preview').getByTestId('import-job-row')).toContainText('cd / && run-parts /etc/cron.hourly');
   await expect(page.getByTestId('import-preview').getByTestId('import-job-row')).not.toContainText('root cd');
+  await expect(page.getByTestId('import-preview').getByTestId('import-warning')).toHaveCount(0);
   await page.getByRole('button', { name: 'Import' }).click();
   await expect(page.getByTestId('import-result')).toContainText('Imported 1 paused job(s)');
 

@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     console.log(`  ${args.dryRun ? '~' : '+'} ${job.key}  [${s.cron ?? ''}${s.timezone ? ` ${s.timezone}` : ''}]  ${job.name}  (paused)`);
     const zone = result.zones[i];
     if (zone) console.log(`      zone ${zone.timezone}: ${zone.reason}`);
+    for (const w of result.warnings.filter((x) => x.key === job.key)) console.log(`      check: ${w.message}`);
   });
   if (skipped.length) {
     console.log('Not imported:');

@@ -158,7 +158,7 @@ function ResultCard({ title, result, linked, testId }: { title: string; result: 
       {result.created.length ? (
         <DataTable
           testId="import-jobs"
-          rows={result.created.map((job, i) => ({ job, zone: result.zones?.[i] }))}
+          rows={result.created.map((job, i) => ({ job, zone: result.zones?.[i], warning: result.warnings?.find((w) => w.key === job.key) }))}
           rowKey={({ job }) => job.key}
           rowProps={({ job }) => ({ 'data-testid': 'import-job-row', 'data-job-key': job.key })}
           columns={[
@@ -197,9 +197,18 @@ function ResultCard({ title, result, linked, testId }: { title: string; result: 
               key: 'command',
               header: 'Command',
               className: 'font-mono text-xs text-zinc-700',
-              cell: ({ job }) => {
+              cell: ({ job, warning }) => {
                 const cmd = (job.steps[0]?.config as { command?: string[] } | undefined)?.command;
-                return cmd ? cmd[cmd.length - 1] : job.name;
+                return (
+                  <>
+                    {cmd ? cmd[cmd.length - 1] : job.name}
+                    {warning ? (
+                      <div className="font-sans text-[11px] text-amber-700" data-testid="import-warning">
+                        {warning.message}
+                      </div>
+                    ) : null}
+                  </>
+                );
               },
             },
           ]}

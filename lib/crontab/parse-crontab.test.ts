@@ -83,6 +83,15 @@ describe('parseCrontab', () => {
     expect(errors[0]!.line).toBe(3);
   });
 
+  it('notes a user crontab line whose command starts with a system account: a user column read without system format', () => {
+    const { jobs } = parseCrontab('0 3 * * 0 root /opt/backup.sh\n5 * * * * www-data php /srv/cron.php\n0 1 * * * /usr/bin/rootkit-scan\n0 2 * * * root\n');
+    expect(jobs.map((j) => j.userColumnLike)).toEqual(['root', 'www-data', undefined, undefined]);
+    // read as a system crontab, the account is the user column and nothing is noted
+    const system = parseCrontab('0 3 * * 0 root /opt/backup.sh\n', { system: true });
+    expect(system.jobs[0]).toMatchObject({ user: 'root', command: ['/bin/sh', '-c', '/opt/backup.sh'] });
+    expect(system.jobs[0]!.userColumnLike).toBeUndefined();
+  });
+
   it('turns % into stdin and newlines, keeps \\% literal', () => {
     const { jobs } = parseCrontab('0 0 * * * mail -s "date +\\%F" root%line one%line two');
     expect(jobs[0]!.command[2]).toBe('mail -s "date +%F" root');

@@ -21,6 +21,12 @@
  */
 import { parseCron } from '../schedule/cron.ts';
 
+/**
+ * Accounts that own system crontab entries on Debian, Red Hat and Alpine hosts: no command is named so, so a user
+ * crontab line whose command starts with one of them and goes on was most likely written for /etc/crontab.
+ */
+const SYSTEM_ACCOUNTS = new Set(['root', 'daemon', 'bin', 'sys', 'adm', 'nobody', 'www-data', 'postgres', 'mysql', 'backup', 'mail', 'operator', 'apache', 'nginx', 'redis']);
+
 export interface CrontabJob {
   /** a job key derived from the line number and command (unique within one file) */
   key: string;
@@ -41,6 +47,11 @@ export interface CrontabJob {
   env: Record<string, string>;
   /** the user column of system crontabs */
   user?: string;
+  /**
+   * Read as a user crontab, the command's first word is a system account (`root`, `www-data`, …): most likely the
+   * user column of a system crontab (/etc/crontab, /etc/cron.d) read without `system`. The account named.
+   */
+  userColumnLike?: string;
   /** 1-based line number in the file */
   line: number;
 }
@@ -201,6 +212,8 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
       errors.push({ line, text, reason: 'missing command' });
       return;
     }
+    const firstWord = /^(\S+)\s+\S/.exec(command.trim())?.[1];
+    const userColumnLike = !options.system && firstWord && SYSTEM_ACCOUNTS.has(firstWord) ? firstWord : undefined;
     jobs.push({
       key: `${prefix}.l${line}.${slug(command)}`.slice(0, 128),
       name: jobName(command),
@@ -211,6 +224,7 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
       ...(input !== undefined ? { input } : {}),
       env: { ...env },
       ...(user !== undefined ? { user } : {}),
+      ...(userColumnLike ? { userColumnLike } : {}),
       line,
     });
   });

@@ -11,6 +11,8 @@ import type { JobView } from './job-view.ts';
 
 /** A crontab line that did not become a job, and why. */
 export type ImportSkip = { line: number; text: string; reason: string };
+/** Something to check about an entry that did become a job: a command that looks like it starts with a user column. */
+export type ImportWarning = { line: number; key: string; message: string };
 /** The zone an imported job is scheduled in, and why (docs/scheduling.md "Crontab import"). */
 export type ImportZone = { line: number; key: string; timezone: string; reason: string };
 export type ImportCrontabResult = {
@@ -20,6 +22,8 @@ export type ImportCrontabResult = {
   skipped: ImportSkip[];
   /** per created job (same order as `created`): its schedule's zone and where it came from */
   zones: ImportZone[];
+  /** created jobs to look at before resuming them, by line (crontabWarningOf) */
+  warnings: ImportWarning[];
   dryRun: boolean;
 };
 
@@ -36,6 +40,12 @@ export function crontabZoneOf(entry: CrontabJob, importZone: string): { timezone
       : '';
   if (entry.timezone) return { timezone: entry.timezone, reason: `CRON_TZ=${entry.timezone} on line ${entry.timezoneLine}${tzNote}` };
   return { timezone: importZone, reason: `the import's time zone (cron schedules in its daemon's zone; no CRON_TZ line before it)${tzNote}` };
+}
+
+/** What to check about an entry before resuming its job, or null: a first word that looks like a user column. */
+export function crontabWarningOf(entry: CrontabJob): string | null {
+  if (!entry.userColumnLike) return null;
+  return `the command starts with "${entry.userColumnLike}", like the user column of a system crontab (/etc/crontab, /etc/cron.d): if it is one, import with System format (system: true), else it runs "${entry.userColumnLike}" as a program`;
 }
 
 export const IMPORT_PAUSE_REASON = 'imported from crontab: review, then resume';
@@ -105,9 +115,11 @@ export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now
   }
 
   const zones: ImportZone[] = [];
+  const warnings: ImportWarning[] = [];
   const created = await inTransaction(db, async (tx) => {
     const out: JobView[] = [];
     zones.length = 0;
+    warnings.length = 0;
     if (dryRun) await tx.$executeRawUnsafe('SAVEPOINT crontab_import_dry_run');
     for (const { entry, input: jobInput } of candidates) {
       await tx.$executeRawUnsafe('SAVEPOINT crontab_import_entry');
@@ -115,6 +127,8 @@ export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now
         const job = await createJob(tx, jobInput, actor, now);
         out.push(await pauseJob(tx, job.id, actor, { reason: IMPORT_PAUSE_REASON }, now));
         zones.push({ line: entry.line, key: job.key, ...crontabZoneOf(entry, input.timezone) });
+        const warning = crontabWarningOf(entry);
+        if (warning) warnings.push({ line: entry.line, key: job.key, message: warning });
         await tx.$executeRawUnsafe('RELEASE SAVEPOINT crontab_import_entry');
       } catch (e) {
         if (!isDomainError(e)) throw e;
@@ -126,5 +140,5 @@ export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now
     return out;
   });
   skipped.sort((a, b) => a.line - b.line);
-  return { created, skipped, zones, dryRun };
+  return { created, skipped, zones, warnings, dryRun };
 }

@@ -76,6 +76,16 @@ describe('importCrontab', () => {
     expect(res.json.zones.map((z: { timezone: string }) => z.timezone)).toEqual(['UTC', 'Asia/Tokyo']);
   });
 
+  it('warns about a user-format line whose command starts with a system account, in the dry run and the REST answer', async () => {
+    const text = ['0 3 * * 0 root /opt/backup.sh', '0 4 * * * /usr/bin/true'].join('\n');
+    const r = await importCrontab(t.db, { text, timezone: 'UTC', dryRun: true, keyPrefix: 'usercol' }, ops);
+    expect(r.created.map((j) => j.key)).toEqual(['usercol.l1.root', 'usercol.l2.true']);
+    expect(r.warnings).toEqual([{ line: 1, key: 'usercol.l1.root', message: expect.stringMatching(/starts with "root", like the user column of a system crontab.*System format/) }]);
+    const res = await post(operator, { text, timezone: 'UTC', dryRun: true, keyPrefix: 'usercolrest', system: true });
+    expect(res.status).toBe(200);
+    expect(res.json.warnings).toEqual([]);
+  });
+
   it('creates paused shell jobs (create + pause versions) attributed to the actor', async () => {
     const r = await importCrontab(t.db, { text: CRONTAB, timezone: 'Europe/Berlin', source: 'ops.crontab' }, ops);
     expect(r.created).toHaveLength(3);
