@@ -3,10 +3,8 @@
  * health checks and tests. Settings come from the step config overlaid by the
  * payload (see `settings()`).
  */
-import { MAX_FAIL_TIMES, MAX_SLEEP_MS } from '../../lib/handlers/number-settings.ts';
 import { abortableSleep, HandlerError, numberSetting, settings, type Handler } from './types.ts';
 
-export { MAX_FAIL_TIMES };
 
 /** `builtin.noop`: does nothing, succeeds with null output. */
 export const noop: Handler = async () => null;
@@ -15,12 +13,12 @@ export const noop: Handler = async () => null;
 export const echo: Handler = async (ctx) => ctx.payload;
 
 /**
- * `builtin.sleep` `{ ms }` (default 1000; 0..MAX_SLEEP_MS = 7 days, anything
+ * `builtin.sleep` `{ ms }` (default 1000; 0..7 days, lib/handlers/number-settings.ts, anything
  * else fails the attempt naming `payload.ms`): waits, honouring the
  * AbortSignal; output `{ sleptMs }`.
  */
 export const sleep: Handler = async (ctx) => {
-  const ms = numberSetting(settings(ctx), 'ms', { handler: 'builtin.sleep', fallback: 1000, min: 0, max: MAX_SLEEP_MS, unit: 'ms' });
+  const ms = numberSetting(settings(ctx), 'builtin.sleep', 'ms', 1000);
   ctx.taskLog.info(`sleeping ${ms} ms`);
   await abortableSleep(ms, ctx.signal);
   return { sleptMs: ms };
@@ -32,10 +30,10 @@ export const fail: Handler = async (ctx) => {
   throw new HandlerError(typeof message === 'string' && message ? message : 'builtin.fail: failed on purpose');
 };
 
-/** `builtin.flaky` `{ failTimes (integer 0..MAX_FAIL_TIMES, default 1), message? }`: fails while attempt <= failTimes, then succeeds. */
+/** `builtin.flaky` `{ failTimes (integer 0..1,000,000, default 1), message? }`: fails while attempt <= failTimes, then succeeds. */
 export const flaky: Handler = async (ctx) => {
   const s = settings(ctx);
-  const failTimes = numberSetting(s, 'failTimes', { handler: 'builtin.flaky', fallback: 1, min: 0, max: MAX_FAIL_TIMES, integer: true });
+  const failTimes = numberSetting(s, 'builtin.flaky', 'failTimes', 1);
   ctx.taskLog.info(`attempt ${ctx.attempt}: ${ctx.attempt <= failTimes ? 'failing' : 'succeeding'} (failTimes ${failTimes})`);
   if (ctx.attempt <= failTimes) {
     throw new HandlerError(
@@ -52,7 +50,7 @@ export const flaky: Handler = async (ctx) => {
  * (docs/engine-cases.md case 3). Not meant for real jobs.
  */
 export const ignoreAbort: Handler = async (ctx) => {
-  const ms = numberSetting(settings(ctx), 'ms', { handler: 'builtin.ignore-abort', fallback: 5000, min: 0, max: MAX_SLEEP_MS, unit: 'ms' });
+  const ms = numberSetting(settings(ctx), 'builtin.ignore-abort', 'ms', 5000);
   await abortableSleep(ms);
   return { sleptMs: ms, ignoredAbort: ctx.signal.aborted };
 };

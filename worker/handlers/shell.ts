@@ -10,7 +10,7 @@
  * stdout/stderr are captured up to SHELL_OUTPUT_CAP_BYTES each. The exit code is
  * recorded in `tasks.exit_code`; non-zero fails the attempt.
  * On abort (timeout, cancel, shutdown) the process group gets SIGTERM, then
- * SIGKILL after `killGraceMs` (default 5 s; a task may set 0..MAX_KILL_GRACE_MS,
+ * SIGKILL after `killGraceMs` (default 5 s; a task may set 0..10 minutes, lib/handlers/number-settings.ts;
  * anything else fails the attempt naming `payload.killGraceMs`), so a program that traps TERM still dies.
  * Refused unless the worker runs with TICKFLOW_ALLOW_SHELL=1: running arbitrary
  * programs is an explicit operator decision per worker.
@@ -19,12 +19,9 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
-import { MAX_KILL_GRACE_MS } from '../../lib/handlers/number-settings.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
-/** Longest SIGTERM -> SIGKILL grace a task may ask for (`killGraceMs`, 0..10 minutes). */
-export { MAX_KILL_GRACE_MS };
 
 export interface ShellOptions {
   allowShell: boolean;
@@ -107,7 +104,7 @@ export function createShellHandler(options: ShellOptions): Handler {
       });
     }
     const [file, ...args] = argv as string[];
-    const grace = numberSetting(s, 'killGraceMs', { handler: 'shell', fallback: killGraceMs, min: 0, max: MAX_KILL_GRACE_MS, unit: 'ms' });
+    const grace = numberSetting(s, 'shell', 'killGraceMs', killGraceMs);
     const identity = shellIdentity();
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const workdir = await shellWorkdir(s.cwd, identity);

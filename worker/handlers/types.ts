@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
-import { checkNumberSetting } from '../../lib/handlers/number-settings.ts';
+import { checkNumberSetting, HANDLER_NUMBER_SETTINGS } from '../../lib/handlers/number-settings.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -162,19 +162,17 @@ export function capText(text: string, max: number): { text: string; truncated: b
 export { MAX_SLEEP_MS } from '../../lib/handlers/number-settings.ts';
 
 /**
- * Reads a numeric setting (number, or numeric string) named `name` from the
- * merged config+payload. Absent (undefined/null) -> `fallback`. Anything else
- * that is not a finite number in [min, max] (and an integer when `integer`)
- * fails the attempt with a HandlerError naming `payload.<name>` — never a
+ * Reads the numeric setting `name` of a shipped handler (number, or numeric string) from the
+ * merged config+payload, by its rule in lib/handlers/number-settings.ts HANDLER_NUMBER_SETTINGS
+ * (the check saving a job applies too). Absent (undefined/null) -> `fallback`. Anything else that
+ * does not fit the rule fails the attempt with a HandlerError naming `payload.<name>` — never a
  * crash, never a silent default (H1: `{ "ms": 1e100 }` used to kill the worker).
- * The check is lib/handlers/number-settings.ts checkNumberSetting, the one saving a job applies.
+ * @throws Error when the table has no such rule (a programming error, not the task's)
  */
-export function numberSetting(
-  s: JsonObject,
-  name: string,
-  opts: { handler: string; fallback: number; min: number; max: number; integer?: boolean; unit?: string },
-): number {
-  const checked = checkNumberSetting(s[name], { name, min: opts.min, max: opts.max, integer: opts.integer, unit: opts.unit });
-  if ('problem' in checked) throw new HandlerError(`${opts.handler}: payload.${name} ${checked.problem}`, { code: 'config' });
-  return checked.value ?? opts.fallback;
+export function numberSetting(s: JsonObject, handler: string, name: string, fallback: number): number {
+  const rule = HANDLER_NUMBER_SETTINGS[handler]?.find((r) => r.name === name);
+  if (!rule) throw new Error(`no numeric setting ${name} of ${handler} in lib/handlers/number-settings.ts`);
+  const checked = checkNumberSetting(s[name], rule);
+  if ('problem' in checked) throw new HandlerError(`${handler}: payload.${name} ${checked.problem}`, { code: 'config' });
+  return checked.value ?? fallback;
 }
