@@ -3,7 +3,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { nextFireTimesOf, toJobView, type JobView } from './job-view.ts';
 import { findJob, loadGraph } from './store.ts';
-import { aheadSlotOf, loadAheadSlots } from './next-fire.ts';
+import { aheadSlotOf, selectAheadSlots } from '../engine/sql/ahead-runs.ts';
 
 export type JobDetail = JobView & {
   /** next 5 nominal fire times after `now` (UTC ISO) as the schedule would fire (also for paused jobs); empty for manual/exhausted */
@@ -19,7 +19,7 @@ export type JobDetail = JobView & {
 export async function getJob(db: Db, id: string, actor: Actor, now = new Date()): Promise<JobDetail> {
   requireCan(actor, 'read');
   const job = await findJob(db, id, 'allow');
-  const [g, ahead] = await Promise.all([loadGraph(db, job), loadAheadSlots(db, [job.id], now)]);
+  const [g, ahead] = await Promise.all([loadGraph(db, job), selectAheadSlots(db, [job.id], now)]);
   return { ...toJobView(g.job, g.steps, g.edges, aheadSlotOf(ahead, job.id)), nextFireTimes: nextFireTimesOf(job, now, 5) };
 }
 

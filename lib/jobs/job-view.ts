@@ -273,8 +273,8 @@ export function deadLetterNote(job: { lastError: string | null }): string {
  * seconds ahead and moves next_run_at on to the slot after in the same transaction, so for those seconds
  * next_run_at is not the next fire: the run created ahead is. Hence, in order:
  * - a deleted job: none (its ahead runs were cancelled by the delete; the tick skips it);
- * - `aheadSlot`, the due instant of a run created ahead of a slot still to come (lib/jobs/next-fire.ts
- *   loadAheadSlots), whatever the status: it fires although a `once` job was paused by the system when its slot
+ * - `aheadSlot`, the due instant of a run created ahead of a slot still to come (lib/engine/sql/ahead-runs.ts
+ *   selectAheadSlots), whatever the status: it fires although a `once` job was paused by the system when its slot
  *   was fired ahead, and a dead-letter job keeps it (a pause, edit or delete by an operator cancels it instead);
  * - an active job: next_run_at (overdue when a tick runs late: shown as it is);
  * - otherwise (paused, dead letter): none; its stored next_run_at is not a coming fire.
@@ -314,7 +314,7 @@ function runtimeFields(job: Job, aheadSlot: Date | null) {
 
 /**
  * The REST/console view of a job (docs/design.md §5). `aheadSlot`: the due instant of its run created ahead of a
- * slot still to come, if any (lib/jobs/next-fire.ts), for `nextFireAt` (nextFireOf; docs/on-time.md "Next fire").
+ * slot still to come, if any (lib/engine/sql/ahead-runs.ts selectAheadSlots), for `nextFireAt` (nextFireOf; docs/on-time.md "Next fire").
  * Left out by the answers of a pause, edit or delete, which cancel such a run first.
  */
 export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[], aheadSlot: Date | null = null): JobView {

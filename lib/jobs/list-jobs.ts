@@ -7,7 +7,7 @@ import { DomainError } from '../errors.ts';
 import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
 import { escapeLike } from '../api/like.ts';
-import { aheadSlotOf, loadAheadSlots, loadAllAheadSlots } from './next-fire.ts';
+import { aheadSlotOf, selectAheadSlots, selectAllAheadSlots } from '../engine/sql/ahead-runs.ts';
 
 type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
 const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
@@ -18,7 +18,7 @@ const STATUS_ORDER = ['active', 'paused', 'dead_letter'] as const;
 
 // Sorting by next fire sorts by what the Next fire column shows (docs/on-time.md "Next fire"): a job with a run
 // created ahead of a slot still to come by that slot, every other job by its stored next_run_at. `ahead` holds
-// those slots (loadAllAheadSlots).
+// those slots (selectAllAheadSlots).
 function sortValue(job: Job, sort: SortKey, ahead: Map<string, Date>): string | null {
   const v = sort === 'next_run_at' ? (aheadSlotOf(ahead, job.id) ?? job.nextRunAt) : job[COLUMN[sort]];
   const value = v instanceof Date ? v.toISOString() : (v as string | null);
@@ -95,8 +95,8 @@ export type ListJobsResult = Page<JobListItem>;
  * cursor: rows inserted or changed between page fetches never make a page repeat
  * or skip a row that existed before. Raw query input is accepted (parsed here).
  * Each row's `nextFireAt` follows docs/on-time.md "Next fire" at `now` (one statement for the page's runs
- * created ahead, loadAheadSlots). Sorted by next fire, the order is that of `nextFireAt` within each status: the
- * few jobs with a run created ahead (loadAllAheadSlots, one statement) are read apart and merged into the page by
+ * created ahead, selectAheadSlots). Sorted by next fire, the order is that of `nextFireAt` within each status: the
+ * few jobs with a run created ahead (selectAllAheadSlots, one statement) are read apart and merged into the page by
  * their slot, every other job is ordered by next_run_at in SQL.
  */
 export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Date = new Date()): Promise<ListJobsResult> {
@@ -125,7 +125,7 @@ export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Dat
   if (sort === 'next_run_at') {
     // The jobs with a run created ahead sort by its slot, not by their next_run_at: SQL orders the others, the
     // few with one (at most the jobs due within the look-ahead window) are filtered by the cursor and merged here.
-    ahead = await loadAllAheadSlots(db, now);
+    ahead = await selectAllAheadSlots(db, now);
     const aheadIds = [...ahead.keys()];
     const [rest, withAhead] = await Promise.all([
       db.job.findMany({
@@ -143,7 +143,7 @@ export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Dat
   } else {
     if (cursor) and.push(keysetAfter(sort, dir, cursor.v, cursor.id));
     rows = await db.job.findMany({ where: { AND: and }, orderBy, take: limit + 1, include });
-    ahead = await loadAheadSlots(db, rows.slice(0, limit).map((j) => j.id), now);
+    ahead = await selectAheadSlots(db, rows.slice(0, limit).map((j) => j.id), now);
   }
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];

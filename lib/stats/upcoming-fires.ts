@@ -3,7 +3,7 @@ import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
 import { fireTimesAfter } from '../schedule/spec.ts';
 import { dueAt, staggerOffsetMs } from '../schedule/stagger.ts';
 import { nextFireOf } from '../jobs/job-view.ts';
-import { aheadSlotOf, loadAllAheadSlots } from '../jobs/next-fire.ts';
+import { aheadSlotOf, selectAllAheadSlots } from '../engine/sql/ahead-runs.ts';
 
 /**
  * One active job's fires inside the horizon (instants ISO-8601 UTC, due instants = slot + stagger).
@@ -41,7 +41,7 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
   // A job's first fire is its next fire (docs/on-time.md "Next fire", nextFireOf): the slot of a run created ahead
   // when it has one. Such a job's next_run_at already names the slot after, which may lie past the horizon (a weekly
   // job) or be gone (a `once` job the tick paused), so those jobs are read by id besides the active ones due in it.
-  const ahead = await loadAllAheadSlots(db, now);
+  const ahead = await selectAllAheadSlots(db, now);
   const [due, withAhead] = await Promise.all([
     db.job.findMany({
       where: { deletedAt: null, status: 'active', nextRunAt: { lte: new Date(horizon) } },

@@ -167,7 +167,8 @@ const SLOT_OF_ANY = aheadRunSql('r', '$1::timestamptz');
  * whole page: per job, one end of runs_active_idx (job_id, created_at) in the partitions a slot still to come
  * can lie in (MAX_STAGGER_SQL; only the newest active run can be one created ahead, selectNewestAheadRun, and it is
  * also the newest in those partitions), then tasks_run_step_uniq (run_id) for that run.
- * lib/jobs/next-fire.ts turns it into the job's next fire (docs/on-time.md "Next fire").
+ * lib/jobs/job-view.ts nextFireOf turns it into the job's next fire (docs/on-time.md "Next fire"); the jobs list,
+ * the job page and the overview read it (one statement per page, never one per job: bench/history.ts).
  * @param jobIds job ids (uuid strings, any case)
  * @returns job id (lower case, as runs.job_id holds it) -> due instant of the slot
  */
@@ -191,7 +192,8 @@ export async function selectAheadSlots(db: SqlClient, jobIds: string[], now: Dat
  * Every job that has a run created ahead of a slot still to come (aheadRunSql at `now`), with
  * that slot's due instant: the overview's Next 24 hours lists such a job even when its
  * next_run_at (already moved past the slot) lies beyond the horizon, or the job was paused by
- * the system after firing its last slot ahead (a `once` job). Read-only, no locks.
+ * the system after firing its last slot ahead (a `once` job); the jobs list sorted by next fire merges these
+ * jobs into its page by their slot. Read-only, no locks.
  * The run's scheduled_for is later than `now` minus the largest stagger of any job (MAX_STAGGER_SQL): that
  * bound keeps the scan to the newest weekly partitions (run-time pruning on scheduled_for) and to their open runs
  * (runs_active_idx, or runs_status_time_idx (status, scheduled_for) ranges); then tasks_run_step_uniq per run.
@@ -209,4 +211,9 @@ export async function selectAllAheadSlots(db: SqlClient, now: Date): Promise<Map
     now,
   );
   return new Map(rows.map((r) => [r.jobId, r.slotAt]));
+}
+
+/** The slot selectAheadSlots / selectAllAheadSlots found for `jobId` (any case), or null. */
+export function aheadSlotOf(slots: Map<string, Date>, jobId: string): Date | null {
+  return slots.get(jobId.toLowerCase()) ?? null;
 }
