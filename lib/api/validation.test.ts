@@ -68,6 +68,16 @@ describe('messages of zod checks without a message of their own (fieldMessage)',
     });
   });
 
+  it('name the allowed values of an enum or a literal in plain words', () => {
+    const E = z.strictObject({ dir: z.enum(['asc', 'desc']).optional(), sort: z.enum(['key', 'name', 'created_at']).optional(), v: z.literal(1).optional(), own: z.enum(['a', 'b'], { message: 'A or B' }).optional() });
+    expect(fieldsOf(E, { dir: 'sideways', sort: 'evil', v: 2, own: 'c' })).toEqual({
+      dir: 'Must be asc or desc',
+      sort: 'Must be key, name or created_at',
+      v: 'Must be 1',
+      own: 'A or B',
+    });
+  });
+
   it('say "1 item", not "1 items"', () => {
     expect(fieldsOf(S, { from: 'x', jitter: 0, below: 1, name: 'a', list: [1, 2], flag: true, custom: 1, one: [1, 2] })).toEqual({ one: 'Must be at most 1 item' });
   });

@@ -84,8 +84,9 @@ const unitOf = (origin: string, n: number | bigint): string => UNITS[origin]?.[N
 
 /**
  * Messages for zod's own checks where a schema gives none, in the words the forms use
- * ("Required", "Must be at most 1") instead of zod's defaults ("Invalid input: expected
- * string, received undefined", "Too big: expected number to be <=1"). A message a schema
+ * ("Required", "Must be at most 1", "Must be asc or desc") instead of zod's defaults
+ * ("Invalid input: expected string, received undefined", "Too big: expected number to be <=1",
+ * 'Invalid option: expected one of "asc"|"desc"'). A message a schema
  * gives itself always wins: zod consults a per-parse map only for checks without one (zod
  * docs, "Customizing errors": the error precedence). undefined: zod's default.
  */
@@ -106,9 +107,18 @@ export function fieldMessage(issue: $ZodRawIssue): string | undefined {
       const n = `${issue.minimum}${unitOf(issue.origin, issue.minimum)}`;
       return issue.inclusive === false ? `Must be more than ${n}` : `Must be at least ${n}`;
     }
+    case 'invalid_value':
+      // z.enum / z.literal: the allowed values in plain words ("Must be asc or desc") instead of
+      // 'Invalid option: expected one of "asc"|"desc"'
+      return issue.values.length ? `Must be ${orList(issue.values.map((v) => String(v)))}` : undefined;
     default:
       return undefined;
   }
+}
+
+/** `a`, `a or b`, `a, b or c`: a list of allowed values as the forms' messages write it. */
+function orList(values: string[]): string {
+  return values.length === 1 ? values[0]! : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
 }
 
 /**
