@@ -12,10 +12,17 @@ import { PAGING_PARAMS, filtersSet, withoutFilters } from './filter-params';
 export type FilterDef =
   | { kind: 'search'; name: string; label: string; placeholder?: string }
   | { kind: 'select'; name: string; label: string; options: { value: string; label: string }[] }
-  /** A long list to search in: type part of a label, pick a suggestion (applies when the text matches one). */
-  | { kind: 'combobox'; name: string; label: string; placeholder?: string; options: { value: string; label: string }[] }
+  /**
+   * A long list to search in: type part of a label, pick a suggestion (applies when the text matches one).
+   * `options` are the first ones; `search` (a server action) finds the others as the operator types.
+   */
+  | { kind: 'combobox'; name: string; label: string; placeholder?: string; options: ComboOption[]; search?: ComboSearch }
   /** A date and time, typed in the display zone. `notBefore` / `notAfter`: the other end of its range (From <= To). */
   | { kind: 'datetime'; name: string; label: string; notBefore?: string; notAfter?: string };
+
+export type ComboOption = { value: string; label: string };
+/** A server action answering the options whose label contains a text (app/(console)/actions.ts searchJobOptionsAction). */
+export type ComboSearch = (text: string) => Promise<{ ok: true; data: ComboOption[] } | { ok: false; error: string }>;
 
 /**
  * Filters that live in the URL (shareable, back-button friendly). Changing one resets
@@ -226,14 +233,22 @@ function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def:
 export function ComboFilter({ def, value, onApply, refusal }: { def: Extract<FilterDef, { kind: 'combobox' }>; value: string; onApply(name: string, value: string): void; refusal?: Refusal }) {
   const listId = React.useId();
   const noteId = React.useId();
-  const [text, setText] = React.useState(() => def.options.find((o) => o.value === value)?.label ?? value);
+  const labelOfValue = def.options.find((o) => o.value === value)?.label;
+  const [text, setText] = React.useState(() => labelOfValue ?? value);
+  // A value picked from a search is applied before the page's new options (which name it) arrive: the field
+  // shows the bare value until then, and its label once they do.
+  React.useEffect(() => {
+    if (labelOfValue !== undefined) setText((t) => (t === value ? labelOfValue : t));
+  }, [labelOfValue, value]);
+  const found = useComboSearch(def.search, text, def.options);
+  const options = found ?? def.options;
   const commit = (t: string) => {
     const trimmed = t.trim();
     if (trimmed === '') {
       if (value) onApply(def.name, '');
       return;
     }
-    const hit = def.options.find((o) => o.label === trimmed) ?? def.options.find((o) => o.label.toLowerCase().includes(trimmed.toLowerCase()));
+    const hit = options.find((o) => o.label === trimmed) ?? options.find((o) => o.label.toLowerCase().includes(trimmed.toLowerCase()));
     if (hit && hit.value !== value) onApply(def.name, hit.value);
   };
   return (
@@ -249,7 +264,7 @@ export function ComboFilter({ def, value, onApply, refusal }: { def: Extract<Fil
         onChange={(e) => {
           setText(e.target.value);
           // A suggestion picked from the list arrives as its full label: apply it at once.
-          if (def.options.some((o) => o.label === e.target.value)) commit(e.target.value);
+          if (options.some((o) => o.label === e.target.value)) commit(e.target.value);
         }}
         onBlur={(e) => commit(e.target.value)}
         onKeyDown={(e) => {
@@ -260,10 +275,39 @@ export function ComboFilter({ def, value, onApply, refusal }: { def: Extract<Fil
         }}
       />
       <datalist id={listId}>
-        {def.options.map((o) => (
+        {options.map((o) => (
           <option key={o.value} value={o.label} />
         ))}
       </datalist>
     </label>
   );
+}
+
+/**
+ * The options a combobox offers for the text typed so far: null (use the first options) until `search` answers
+ * for that text, 250 ms after the last keystroke; then the answer, so that a picker whose first options stop at
+ * a limit still finds every job. An answer for an older text is dropped; a failed search keeps the first options.
+ */
+function useComboSearch(search: ComboSearch | undefined, text: string, first: readonly ComboOption[]): ComboOption[] | null {
+  const [found, setFound] = React.useState<{ text: string; options: ComboOption[] } | null>(null);
+  const needle = text.trim().toLowerCase();
+  // An exact label of the first options is a pick, not a search; any other text may match a job past them.
+  const coveredByFirst = needle === '' || first.some((o) => o.label.toLowerCase() === needle);
+  React.useEffect(() => {
+    if (!search || coveredByFirst) return;
+    let current = true;
+    const timer = setTimeout(() => {
+      search(text.trim()).then(
+        (r) => {
+          if (current && r.ok) setFound({ text, options: r.data });
+        },
+        () => {},
+      );
+    }, 250);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [search, text, coveredByFirst]);
+  return !coveredByFirst && found?.text === text ? found.options : null;
 }

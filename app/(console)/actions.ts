@@ -4,6 +4,7 @@ import { redirect } from 'next/navigation';
 import { signOut } from '@/app/_lib/session';
 import { defineAction, publicAction } from '@/app/_actions/define-action';
 import { setDisplayTimeZone } from '@/lib/auth/display-time-zone';
+import { listJobOptions } from '@/lib/jobs/job-options';
 import { DomainError } from '@/lib/errors';
 
 /** Sign out: app/_lib/session `signOut` (lib/auth logout deletes the session row, the cookie is cleared), then /login. */
@@ -26,3 +27,12 @@ export const setDisplayTimeZoneAction = defineAction(
   },
   { revalidate: () => [['/', 'layout'] as const] },
 );
+
+/**
+ * The job pickers' search (runs, alarms and stats filters; components/filter-bar.tsx ComboFilter): live jobs
+ * whose key or name contains `text`, at most lib/jobs JOB_OPTIONS_LIMIT, by lib/jobs listJobOptions.
+ */
+export const searchJobOptionsAction = defineAction('jobs.list', 'Search jobs', async ({ db, actor }, text: unknown) => {
+  if (typeof text !== 'string') throw new DomainError('validation', 'Invalid q: Must be a text', { q: 'Must be a text' });
+  return listJobOptions(db, actor, { q: text });
+});

@@ -4,7 +4,7 @@ import * as React from 'react';
 import { usePathname, useRouter } from 'next/navigation';
 import { Button } from '../ui/button';
 import { Input, NativeSelect } from '../ui/input';
-import { ComboFilter } from '../filter-bar';
+import { ComboFilter, type ComboOption, type ComboSearch } from '../filter-bar';
 import { cn } from '../ui/cn';
 
 /** The preset ranges in days. */
@@ -30,7 +30,7 @@ const pressed = 'bg-indigo-50 text-indigo-700 ring-1 ring-inset ring-indigo-200'
  * Dates are calendar days in the stats time zone. The From/To inputs always show the range on screen
  * (a preset fills them in). The job picker is the runs list's searchable job filter (components/filter-bar.tsx).
  */
-export function StatsRangeControls({ view, handlers, jobs }: { view: StatsView; handlers: string[]; jobs: { value: string; label: string }[] }) {
+export function StatsRangeControls({ view, handlers, jobs, searchJobs }: { view: StatsView; handlers: string[]; jobs: ComboOption[]; searchJobs?: ComboSearch }) {
   const { range, from, to, handler, job, granularity } = view;
   const router = useRouter();
   const pathname = usePathname();
@@ -108,7 +108,7 @@ export function StatsRangeControls({ view, handlers, jobs }: { view: StatsView; 
           </form>
         </>
       )}
-      <ComboFilter key={`job:${job}`} def={{ kind: 'combobox', name: 'job', label: 'Job', placeholder: 'All jobs: type a job key or name', options: jobs }} value={job} onApply={(_, v) => go({ job: v || undefined })} />
+      <ComboFilter key={`job:${job}`} def={{ kind: 'combobox', name: 'job', label: 'Job', placeholder: 'All jobs: type a job key or name', options: jobs, search: searchJobs }} value={job} onApply={(_, v) => go({ job: v || undefined })} />
       <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
         Handler
         <NativeSelect aria-label="Handler" className="h-7 w-52 text-xs" value={handler} onChange={(e) => go({ handler: e.target.value || undefined })}>

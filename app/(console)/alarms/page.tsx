@@ -4,7 +4,8 @@ import { getDb } from '@/lib/db';
 import { pageErrorMessage } from '@/app/_lib/page-error';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from '@/lib/alarms/config';
 import { listAlarms } from '@/lib/alarms/list-alarms';
-import { listJobs } from '@/lib/jobs/list-jobs';
+import { listJobOptions } from '@/lib/jobs/job-options';
+import { searchJobOptionsAction } from '../actions';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
@@ -53,12 +54,12 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
     // the refused filters show their value marked beside the error, never "All" (FilterBar `refused`)
     if (isDomainError(e)) refused = refusedFilters(e.fields, FILTER_NAMES);
   }
-  // Job filter options: live jobs by key (the first 200 are plenty for a picker; the URL takes any id).
-  const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
+  // Job filter options: the first live jobs by key and the job the URL filters by; typing searches every job.
+  const jobOptions = await listJobOptions(getDb(), actor, { selected: jobId }).catch(() => []);
   const filters: FilterDef[] = [
     { kind: 'select', name: 'type', label: 'Type', options: ALARM_TYPES.map((t) => ({ value: t, label: t.replace('_', ' ') })) },
     { kind: 'select', name: 'status', label: 'Status', options: ALARM_STATUSES.map((s) => ({ value: s, label: s })) },
-    { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
+    { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobOptions, search: searchJobOptionsAction },
   ];
   // the same query the table polls (GET /api/v1/alarms): only the filters the API accepts
   const query = new URLSearchParams(Object.entries({ type, status, jobId, before, limit: '50' }).filter((e): e is [string, string] => !!e[1])).toString();

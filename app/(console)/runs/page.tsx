@@ -3,7 +3,8 @@ import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { isDomainError } from '@/lib/errors';
 import { listRuns } from '@/lib/runs';
-import { listJobs } from '@/lib/jobs/list-jobs';
+import { listJobOptions } from '@/lib/jobs/job-options';
+import { searchJobOptionsAction } from '../actions';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
@@ -37,12 +38,12 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
     error = e.message;
     refusedFields = e.fields;
   }
-  // Job filter options: live jobs by key (first 200 is plenty for a picker; the URL takes any id).
-  const jobs = await listJobs(getDb(), { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []);
+  // Job filter options: the first live jobs by key and the job the URL filters by; typing searches every job.
+  const jobOptions = await listJobOptions(getDb(), actor, { selected: sp.jobId }).catch(() => []);
   const keep = { jobId: sp.jobId, status: sp.status, trigger: sp.trigger, from: sp.from, to: sp.to, q: sp.q };
   const filters: FilterDef[] = [
     { kind: 'search', name: 'q', label: 'Search', placeholder: 'Run id or error text' },
-    { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key })) },
+    { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobOptions, search: searchJobOptionsAction },
     { kind: 'select', name: 'status', label: 'Status', options: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped'].map((s) => ({ value: s, label: s })) },
     { kind: 'select', name: 'trigger', label: 'Trigger', options: ['schedule', 'manual', 'api', 'retry', 'backfill'].map((s) => ({ value: s, label: s })) },
     { kind: 'datetime', name: 'from', label: 'From', notAfter: 'to' },

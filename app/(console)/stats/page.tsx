@@ -5,7 +5,8 @@ import { isDomainError } from '@/lib/errors';
 import { getStatsTimeZone } from '@/lib/stats/current-zone';
 import { DailyStatsQuery, lastDaysRange, listStatsHandlers } from '@/lib/stats/get-daily-stats';
 import { getStatsSeries, type StatsSeries } from '@/lib/stats/get-stats-series';
-import { listJobs } from '@/lib/jobs/list-jobs';
+import { listJobOptions } from '@/lib/jobs/job-options';
+import { searchJobOptionsAction } from '../actions';
 import { PageHeader } from '@/components/shell/page-header';
 import { ErrorPanel } from '@/components/error-panel';
 import { StatsPanel } from '@/components/charts/stats-panel';
@@ -50,12 +51,11 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
     errors.push(`Job ${jobId}: ${e.message}; showing every job.`);
     data = await getStatsSeries(db, base, actor, now);
   }
-  const [handlers, jobs] = await Promise.all([
+  const [handlers, jobOptions] = await Promise.all([
     listStatsHandlers(db, { from: lastDaysRange(366, tz, now).from, to: lastDaysRange(1, tz, now).to }),
-    // picker options: live jobs by key (first 200, as on the runs list; the URL takes any id)
-    listJobs(db, { sort: 'key', dir: 'asc', limit: 200 }, actor).then((r) => r.items).catch(() => []),
+    // picker options: the first live jobs by key and the job shown; typing searches every job (as on the runs list)
+    listJobOptions(db, actor, { selected: data.jobId ?? undefined }).catch(() => []),
   ]);
-  const jobOptions = jobs.map((j) => ({ value: j.id, label: j.name && j.name !== j.key ? `${j.key} — ${j.name}` : j.key }));
   const jobLabel = data.jobId ? (jobOptions.find((o) => o.value === data.jobId)?.label ?? data.jobId) : null;
   const zone = tz === 'UTC' ? 'UTC' : tz;
   return (
@@ -71,7 +71,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
         }
       />
       <div className="mb-4">
-        <StatsRangeControls view={{ range, from: q.from, to: q.to, handler: q.handler ?? '', job: data.jobId ?? '', granularity: hourly ? 'hour' : 'day' }} handlers={handlers} jobs={jobOptions} />
+        <StatsRangeControls view={{ range, from: q.from, to: q.to, handler: q.handler ?? '', job: data.jobId ?? '', granularity: hourly ? 'hour' : 'day' }} handlers={handlers} jobs={jobOptions} searchJobs={searchJobOptionsAction} />
       </div>
       {errors.map((m) => (
         <div key={m} className="mb-4">
