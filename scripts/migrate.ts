@@ -10,7 +10,8 @@ import { migrate, migrationSummary } from '../lib/infra/migrate.ts';
 const say = (line: string) => console.log(`[tickflow] ${line}`);
 let database;
 try {
-  database = await resolveDatabase(say);
+  // A running `npm start`'s embedded database is used as it is, never stopped (resolveDatabase reuseRunning).
+  database = await resolveDatabase(say, { reuseRunning: true });
 } catch (error) {
   console.error(`[tickflow] ${(error as Error).message}`);
   process.exit(1);

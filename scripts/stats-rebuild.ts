@@ -15,30 +15,15 @@ import { createPrismaClient } from '../lib/db.ts';
 import { addDays, isIsoDate, statDateOf } from '../lib/stats/dates.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { getStatsTimeZone } from '../lib/stats/current-zone.ts';
-import net from 'node:net';
-import { DEFAULT_EMBEDDED_PORT, databaseUrlFromEnvOrLocal, resolveDatabase } from '../lib/infra/database-url.ts';
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port }, () => {
-      s.end();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-}
+import { resolveDatabase } from '../lib/infra/database-url.ts';
 
 /**
- * DATABASE_URL; else the embedded server of a running `npm start` (its URL is in
- * .tickflow/database-url); else start the embedded server just for this
- * command. Never starts/stops a server that something else is using.
+ * DATABASE_URL; else the embedded server of this checkout already running (a running `npm start`'s, on the
+ * port it listens on); else the embedded server started just for this command and stopped after it.
+ * Never stops a server that something else is using (lib/infra/database-url.ts resolveDatabase `reuseRunning`).
  */
-async function openDatabase(): Promise<{ url: string; stop(): Promise<unknown> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
-  const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
-  const local = databaseUrlFromEnvOrLocal();
-  if (local && (await listening(port))) return { url: local, stop: async () => undefined };
-  return resolveDatabase((line) => console.error(line));
+function openDatabase(): Promise<{ url: string; stop(): Promise<unknown> }> {
+  return resolveDatabase((line) => console.error(line), { reuseRunning: true });
 }
 
 function arg(name: string): string | undefined {

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writePrivateFile } from './private-files.ts';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.ts';
+import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.ts';
 import { ensureDatabase, withDatabase } from './migrate.ts';
 
 export interface ResolvedDatabase {
@@ -23,14 +23,24 @@ export const DEFAULT_EMBEDDED_PORT = 54329;
 /**
  * Returns the database URL to use, starting the embedded server if needed.
  * @param log line logger for progress messages
+ * @param opts.reuseRunning for one-shot commands (`npm run migrate`, `npm run stats:rebuild`): an embedded
+ *   server already running on this checkout's data directory (a running `npm start`'s) is used as it is, on
+ *   the port it listens on, and its `stop` does nothing. Without it (`npm start`), a server left running there
+ *   by a start that died is stopped and started again under this process.
  * @throws Error (with the fix in its message) when the embedded server cannot start
  */
-export async function resolveDatabase(log: (line: string) => void): Promise<ResolvedDatabase> {
+export async function resolveDatabase(log: (line: string) => void, opts: { reuseRunning?: boolean } = {}): Promise<ResolvedDatabase> {
   if (process.env.DATABASE_URL) {
     return { url: process.env.DATABASE_URL, embedded: false, stop: async () => '' };
   }
   const port = Number(process.env.TICKFLOW_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
   const dataDir = path.resolve(dataRoot(), 'pgdata');
+  const running = opts.reuseRunning ? runningEmbeddedServer(dataDir) : null;
+  if (running) {
+    await ensureDatabase(running.adminUrl, 'tickflow');
+    log(`using the embedded PostgreSQL already running on 127.0.0.1:${running.port} (pid ${running.pid}, data in ${dataDir})`);
+    return { url: withDatabase(running.adminUrl, 'tickflow'), embedded: false, stop: async () => '' };
+  }
   const server = await startEmbeddedPostgres({ dataDir, port, log });
   await ensureDatabase(server.adminUrl, 'tickflow');
   const url = withDatabase(server.adminUrl, 'tickflow');

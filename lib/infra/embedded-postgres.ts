@@ -125,6 +125,24 @@ async function pgCtlPath(): Promise<string> {
   return mod.pg_ctl;
 }
 
+/**
+ * The embedded server already running on `dataDir`, or null: its `postmaster.pid` names a live process
+ * (first line, the postmaster's pid) and the port it listens on (fourth line; PostgreSQL docs, "Creating a
+ * Database Cluster" / `postmaster.pid`), with the admin URL to reach it (the cluster's password file).
+ * Such a server belongs to a running `npm start` (or to one that died): a one-shot command uses it as it is
+ * and never stops it (database-url.ts resolveDatabase `reuseRunning`).
+ */
+export function runningEmbeddedServer(dataDir: string): { pid: number; port: number; adminUrl: string } | null {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid) || !Number.isInteger(port) || port <= 0) return null;
+  const password = clusterPassword(dataDir, false);
+  return { pid, port, adminUrl: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` };
+}
+
 /** Stops a server left running by a previous parent that died without stopping it. */
 function stopLeftoverServer(dataDir: string, pgCtl: string, log: (l: string) => void): void {
   const pidFile = path.join(dataDir, 'postmaster.pid');

@@ -1,0 +1,84 @@
+/**
+ * One-shot commands beside a running `npm start` (lib/infra/database-url.ts resolveDatabase
+ * `reuseRunning`, scripts/migrate.ts, scripts/stats-rebuild.ts): they use the embedded database
+ * that start runs, on the port it listens on, and never stop it nor point `.tickflow/database-url`
+ * elsewhere. A real server on a data directory of its own, started as `npm start` starts it.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveDatabase, type ResolvedDatabase } from '../../lib/infra/database-url.ts';
+import { freePort } from '../helpers/free-port.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dataRoot = path.join(ROOT, '.tickflow', `embedded-reuse-test-${process.pid}`);
+const urlFile = path.join(dataRoot, 'database-url');
+const saved = { DATABASE_URL: process.env.DATABASE_URL, TICKFLOW_DATA_DIR: process.env.TICKFLOW_DATA_DIR, TICKFLOW_PG_PORT: process.env.TICKFLOW_PG_PORT };
+let stack: ResolvedDatabase | undefined;
+
+afterAll(async () => {
+  await stack?.stop();
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  rmSync(dataRoot, { recursive: true, force: true });
+});
+
+const postmasterPid = () => Number(readFileSync(path.join(dataRoot, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const portOf = (url: string) => new URL(url).port;
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+describe('a one-shot command beside a running npm start', { timeout: 120_000 }, () => {
+  it('uses the running embedded database on its port, leaves it running and the URL file as it was', async () => {
+    delete process.env.DATABASE_URL;
+    process.env.TICKFLOW_DATA_DIR = dataRoot;
+    const startPort = await freePort();
+    process.env.TICKFLOW_PG_PORT = String(startPort);
+    stack = await resolveDatabase(() => undefined); // as npm start does
+    expect(stack.embedded).toBe(true);
+    const fileBefore = readFileSync(urlFile, 'utf8');
+    const pid = postmasterPid();
+
+    // The command's shell lacks the start's TICKFLOW_PG_PORT: it must still find the server where it is.
+    const otherPort = await freePort();
+    process.env.TICKFLOW_PG_PORT = String(otherPort);
+    const lines: string[] = [];
+    const oneShot = await resolveDatabase((l) => lines.push(l), { reuseRunning: true });
+    expect(portOf(oneShot.url)).toBe(String(startPort));
+    expect(oneShot.embedded).toBe(false);
+    expect(lines.join('\n')).toContain(`already running on 127.0.0.1:${startPort}`);
+    expect(await answers(oneShot.url)).toBe(true);
+    await oneShot.stop();
+    expect(postmasterPid()).toBe(pid);
+    expect(await answers(stack.url)).toBe(true);
+    expect(readFileSync(urlFile, 'utf8')).toBe(fileBefore);
+
+    // The commands themselves, as npm runs them, with no port or URL in their environment.
+    const env = { ...process.env, TICKFLOW_DATA_DIR: dataRoot } as NodeJS.ProcessEnv;
+    delete env.TICKFLOW_PG_PORT;
+    delete env.DATABASE_URL;
+    for (const script of ['scripts/migrate.ts', 'scripts/stats-rebuild.ts']) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, encoding: 'utf8', timeout: 90_000 });
+      expect({ script, status: r.status, stderr: r.stderr.includes('stopping it first') }).toEqual({ script, status: 0, stderr: false });
+      expect(`${r.stdout}${r.stderr}`).toContain(`already running on 127.0.0.1:${startPort}`);
+      expect(postmasterPid()).toBe(pid);
+      expect(await answers(stack.url)).toBe(true);
+      expect(readFileSync(urlFile, 'utf8')).toBe(fileBefore);
+    }
+  });
+});
