@@ -29,9 +29,15 @@ import { pgErrorCode } from '@/lib/pg-error-code';
 import { REPLAYABLE_SQLSTATES } from '@/lib/engine/lock-order';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
+import { databaseReachable, markDatabaseUnreachable } from '@/lib/infra/database-probe';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
 
 const logger = log('rest');
+
+/** 503 `database_unavailable` with Retry-After: the database is restarting, failing over or not answering. */
+function databaseUnavailableResponse(): Response {
+  return jsonResponse(503, { error: { code: 'database_unavailable', message: DATABASE_UNAVAILABLE_MESSAGE } }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+}
 
 /** What a handler may return instead of plain data: an explicit status (and headers). */
 export class RestResponse {
@@ -228,6 +234,11 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
     const now = new Date();
     const url = new URL(req.url);
     try {
+      // A database that does not answer is a 503 within the probe's timeout (lib/infra/database-probe.ts), as pages
+      // are (proxy.ts): one that froze or dropped off the network leaves connections hanging instead of failing, and
+      // a request would otherwise wait for the whole outage.
+      const databaseUrl = process.env.DATABASE_URL;
+      if (databaseUrl && !(await databaseReachable(databaseUrl))) return databaseUnavailableResponse();
       const db = getDb();
       const actor = await authenticateRequest(db, req, now);
       if (actor && WRITE_METHODS.has(req.method) && !req.headers.get('authorization')) checkSameOrigin(req, url);
@@ -291,9 +302,11 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
         });
       }
       if (isDatabaseUnavailable(e)) {
-        // Not a bug: the database is restarting or failing over; say so, and when to come back.
+        // Not a bug: the database is restarting or failing over; say so, and when to come back. The next
+        // requests answer 503 at once until a probe finds it again.
+        markDatabaseUnreachable();
         logger.warn({ err: e, method: req.method, path: url.pathname }, 'database unavailable');
-        return jsonResponse(503, { error: { code: 'database_unavailable', message: DATABASE_UNAVAILABLE_MESSAGE } }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+        return databaseUnavailableResponse();
       }
       if (REPLAYABLE_SQLSTATES.has(pgErrorCode(e) ?? '')) {
         // A lock conflict that outlasted its replays (lib/db.ts inTransaction): nothing was changed; try again.

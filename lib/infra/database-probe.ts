@@ -18,8 +18,8 @@ interface ProbeState {
 
 const holder = globalThis as unknown as { tickflowDatabaseProbe?: ProbeState };
 
-/** Time a probe may take before the database counts as unreachable (ms). */
-const PROBE_TIMEOUT_MS = 3_000;
+/** Time a probe may take before the database counts as unreachable (ms); /api/v1/health waits as long for its own query. */
+export const PROBE_TIMEOUT_MS = 3_000;
 
 async function probe(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS, application_name: 'tickflow-console-probe' });

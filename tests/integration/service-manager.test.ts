@@ -351,6 +351,26 @@ describe('a database restart under a running stack (docs/operations.md "Database
       };
       await waitFor(async () => (await succeeded()) >= 2, 60_000, 'a few runs done', 200);
 
+      // Frozen rather than gone (SIGSTOP, as a server that dropped off the network: connections hang instead of
+      // failing): the health check and the API still answer, 503, within the probe's 3 s, not after the outage.
+      const postmaster = Number(readFileSync(path.join(externalDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const frozen = [postmaster, ...[...processTable()].filter(([, p]) => p.ppid === postmaster).map(([pid]) => pid)];
+      const signal = (sig: NodeJS.Signals) => {
+        for (const pid of frozen) try { process.kill(pid, sig); } catch { /* a backend that ended meanwhile */ }
+      };
+      signal('SIGSTOP');
+      try {
+        for (const route of ['/api/v1/health', '/api/v1/jobs']) {
+          const asked = Date.now();
+          const res = await fetch(`http://127.0.0.1:${port}${route}`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(15_000) });
+          expect({ route, status: res.status }).toEqual({ route, status: 503 });
+          expect(Date.now() - asked).toBeLessThan(8_000);
+        }
+      } finally {
+        signal('SIGCONT');
+      }
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status === 200, 15_000, 'health back after the thaw', 200);
+
       await server.stop();
       const api503 = await api('GET', '/jobs');
       expect(api503.status).toBe(503);
