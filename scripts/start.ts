@@ -30,6 +30,7 @@ import { EmbeddedRestartError, type EmbeddedServer } from '../lib/infra/embedded
 import { createRestartSchedule, EMBEDDED_DATABASE_RESTARTS, SUPERVISED_RESTARTS } from '../lib/infra/restart-schedule.ts';
 import { migrate, migrationSummary } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
+import { otherLiveSupervisor, recordSupervisor } from '../lib/infra/supervisor-file.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
@@ -277,6 +278,19 @@ function superviseEmbeddedDatabase(server: EmbeddedServer): void {
   server.onUnexpectedExit((how) => ended(`exited (${how})`));
 }
 
+if (!process.env.DATABASE_URL) {
+  // One stack per data directory: a second start would stop the first one's database as a leftover.
+  const dataRoot = path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(root, '.tickflow'));
+  const other = otherLiveSupervisor(dataRoot);
+  if (other !== null) {
+    console.error(
+      `[tickflow] another npm start of this checkout (pid ${other}) is running with the embedded database in ${dataRoot}; ` +
+        `stop it first (Ctrl-C in its terminal, or kill -TERM ${other}), or give this one its own TICKFLOW_DATA_DIR or a DATABASE_URL`,
+    );
+    process.exit(1);
+  }
+  recordSupervisor(dataRoot);
+}
 const listenersBefore = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
 const databaseStarting = resolveDatabase(say).catch((error: Error) => {
   console.error(`[tickflow] ${error.message}`);

@@ -506,6 +506,34 @@ describe('the embedded PostgreSQL dies under a running stack (docs/operations.md
   }, 300_000);
 });
 
+describe('a second npm start of the same checkout (lib/infra/supervisor-file.ts)', () => {
+  it('refuses with exit 1, naming the running one, and leaves its database and console as they were', async () => {
+    const stack = await startStack();
+    const otherPort = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(otherPort), TICKFLOW_PG_PORT: String(await freePort()), TICKFLOW_DATA_DIR: dataDir, TICKFLOW_SEED: '0', NEXT_TELEMETRY_DISABLED: '1' };
+    delete env.DATABASE_URL;
+    delete env.VITEST;
+    const second = spawn('npm', ['run', '--silent', SCRIPT], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    second.stdout!.on('data', (d) => { out += d; });
+    second.stderr!.on('data', (d) => { out += d; });
+    const exited = await new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));
+    expect({ exited, out }).toEqual({ exited: 1, out: expect.stringContaining(`another npm start of this checkout (pid ${stack.supervisor}) is running`) });
+    expect(out).not.toContain('stopping it first');
+    expect(alive(stack.postmaster)).toBe(true);
+    expect(Number(readFileSync(path.join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])).toBe(stack.postmaster);
+    expect((await api('GET', '/jobs')).status).toBe(200);
+    expect(stack.output()).not.toMatch(/embedded database exited/);
+
+    const since = Date.now();
+    process.kill(stack.npm.pid!, 'SIGTERM');
+    await allGone(stack, since, GRACE_MS + 30_000);
+    expect(await stack.npmExited).toEqual({ code: 0, signal: null });
+    // the record goes with its supervisor: the next start of the checkout is not refused
+    expect(existsSync(path.join(dataDir, 'supervisor.pid'))).toBe(false);
+  }, 300_000);
+});
+
 describe('npm run worker', () => {
   for (const [way, send] of [
     ["SIGINT to its process group (Ctrl-C: npm forwards it, the worker gets it twice)", (pid: number) => process.kill(-pid, 'SIGINT')],
