@@ -12,11 +12,20 @@ import type { Run } from './types.ts';
  * scheduledFor now, the old run's params as payload, parent_run_id = old run);
  * the job's block strategy applies like for any trigger, so the returned run
  * may be `skipped` (discard_later) or queued. The job's *current* definition is used.
+ * `authorize` (the caller's permission check) runs under the job and run locks, before
+ * anything is written, with the old run's jobId and params: what the new run would merge over
+ * the job's command as it is now (lib/runs/run-actions.ts retryRunAs judges that override).
  * @throws DomainError('not_found') for an unknown run or a deleted job; ('conflict') for a run in another
  *   status, one already retried (its retry was not skipped), or a schedule run cancelled before its
  *   slot whose slot has a run of its own since (it would do that slot's work twice).
  */
-export async function retryRun(db: Db, runId: string, actor: string, now: Date = new Date()): Promise<Run> {
+export async function retryRun(
+  db: Db,
+  runId: string,
+  actor: string,
+  now: Date = new Date(),
+  opts: { authorize?: (tx: Db, run: { jobId: string; params: unknown }) => Promise<void> } = {},
+): Promise<Run> {
   if (!UUID_RE.test(runId)) throw new DomainError('not_found', `run ${runId} not found`);
   return withEngineTransaction(db, async (tx) => {
     // Lock order (lock-order.ts): the job row (triggerRun locks it again) before the run row.
@@ -55,6 +64,7 @@ export async function retryRun(db: Db, runId: string, actor: string, now: Date =
         retryRunId: earlier[0].id,
       });
     }
+    await opts.authorize?.(tx, { jobId: run.jobId, params: run.params });
     const { run: created } = await triggerRun(tx, {
       jobId: run.jobId, trigger: 'retry', triggeredBy: actor, scheduledFor: now, payload: run.params ?? {}, parentRunId: run.id,
     }, now);

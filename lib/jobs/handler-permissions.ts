@@ -1,8 +1,10 @@
 /**
  * Executor permissions (docs/security.md "Executor permissions"): which handlers
  * a job may run, decided here and nowhere else. Every path that sets what a job
- * runs — create, update, DAG save, rollback, restore, crontab import, and a Run
- * now with a payload override — calls assertMayChangeCommand.
+ * runs — create, update, DAG save, rollback, restore, crontab import, a Run
+ * now with a payload override, and the retry of a run that had one (its params
+ * merged over the job's current command, lib/runs/run-actions.ts) — calls
+ * assertMayChangeCommand.
  *
  * - `system.*` handlers belong to the system jobs Tickflow creates: only the
  *   system actor may put them on a job or change such a job's command.

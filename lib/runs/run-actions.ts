@@ -8,6 +8,9 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import { cancelRun, retryRun, retryTask } from '../engine/index.ts';
+import { assertMayChangeCommand } from '../jobs/handler-permissions.ts';
+import { stepView } from '../jobs/job-view.ts';
+import { findJob, loadGraph } from '../jobs/store.ts';
 import { getRun } from './get-run.ts';
 import type { RunView } from './run-view.ts';
 
@@ -24,11 +27,27 @@ export async function cancelRunAs(db: Db, runId: string, actor: Actor, now = new
   return getRun(db, runId, actor);
 }
 
-/** Retries a finished run as a NEW run (trigger `retry`, parent_run_id = this run). Returns the new run. */
+/**
+ * Retries a finished run as a NEW run (trigger `retry`, parent_run_id = this run). Returns the new run.
+ * The new run merges the old run's payload override (its params) over the job's CURRENT command, so
+ * the override is judged again as a Run now override would be (lib/jobs/handler-permissions.ts),
+ * under the job lock: an operator may not retry an admin's override of a privileged command, nor
+ * their own override of a job an admin has since made privileged.
+ * @throws DomainError forbidden (viewer; an override the actor may not make, field `payload`), not_found, conflict.
+ */
 export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   await mustRun(db, runId);
-  const r = (await retryRun(db, runId, actor.name, now)) as unknown;
+  const authorize = async (tx: Db, run: { jobId: string; params: unknown }) => {
+    const job = await findJob(tx, run.jobId, 'allow');
+    const views = (await loadGraph(tx, job)).steps.map(stepView);
+    const base = job.payload ?? {};
+    assertMayChangeCommand(actor, { steps: views, jobPayload: base }, { steps: views, jobPayload: base, runPayload: run.params ?? {} }, {
+      fieldOf: () => 'payload',
+      what: 'retry with its payload override a run of',
+    });
+  };
+  const r = (await retryRun(db, runId, actor.name, now, { authorize })) as unknown;
   const newId = extractRunId(r) ?? runId;
   return getRun(db, newId, actor);
 }

@@ -26,6 +26,8 @@ import * as pause from '../../app/api/v1/jobs/[id]/pause/route.ts';
 import * as restore from '../../app/api/v1/jobs/[id]/restore/route.ts';
 import * as rollback from '../../app/api/v1/jobs/[id]/rollback/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
+import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
+import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
 import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as tokensRoute from '../../app/api/v1/tokens/route.ts';
@@ -154,6 +156,45 @@ describe('attacks on least privilege', () => {
     expect(rs.json.error.message).toMatch(/^Only an admin may restore a job running shell/);
     expect(await snapshot(t)).toEqual(before3);
     expect((await call(restore.POST, 'POST', `/api/v1/jobs/${id}/restore`, { token: admin, params, body: {} })).status).toBe(200);
+  });
+
+  it('retrying a run judges its payload override again, on the job as it is now (the retry reuses the old params on the current command)', async () => {
+    // An operator's override on a harmless job is theirs to make; once an admin turns the job into
+    // shell, a retry of that run would merge the operator's command over the admin's.
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'op.echo.later.shell', name: 'e', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: {} } });
+    expect(created.status).toBe(201);
+    const params = { id: created.json.id as string };
+    const run = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: { payload: { command: ISSUE_COMMAND } } });
+    expect(run.status).toBe(201);
+    const runParams = { id: run.json.id as string };
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${runParams.id}/cancel`, { token: operator, params: runParams, body: {} })).status).toBe(200);
+    const made = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${params.id}`, { token: admin, params, body: { expectedVersion: 1, handler: 'shell', payload: { command: ['/bin/true'] } } });
+    expect(made.status).toBe(200);
+    const before = await snapshot(t);
+    const retried = await call(retryRun.POST, 'POST', `/api/v1/runs/${runParams.id}/retry`, { token: operator, params: runParams, body: {} });
+    expect(retried.status).toBe(403);
+    expect(retried.json.error.message).toMatch(/^Only an admin may retry with its payload override a run of a job running shell: /);
+    expect(retried.json.error.fields).toEqual({ payload: expect.any(String) });
+    expect(await snapshot(t)).toEqual(before);
+
+    // an admin's Run now naming a connection is not the operator's to repeat either
+    const sqlJob = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'op.sql.retry', name: 's', schedule: { kind: 'manual' }, handler: 'sql', payload: { sql: 'select 1' } } });
+    const sqlParams = { id: sqlJob.json.id as string };
+    const adminRun = await call(trigger.POST, 'POST', `/api/v1/jobs/${sqlParams.id}/trigger`, { token: admin, params: sqlParams, body: { payload: { connection: 'admin', sql: 'select email, password_hash from users' } } });
+    expect(adminRun.status).toBe(201);
+    const adminRunParams = { id: adminRun.json.id as string };
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${adminRunParams.id}/cancel`, { token: admin, params: adminRunParams, body: {} })).status).toBe(200);
+    const before2 = await snapshot(t);
+    const again = await call(retryRun.POST, 'POST', `/api/v1/runs/${adminRunParams.id}/retry`, { token: operator, params: adminRunParams, body: {} });
+    expect(again.status).toBe(403);
+    expect(again.json.error.message).toMatch(/^Only an admin may retry with its payload override a run of a job running sql: sql on a named connection/);
+    expect(await snapshot(t)).toEqual(before2);
+    // a run without an override is the operator's to retry, and the admin may retry theirs
+    expect((await call(retryRun.POST, 'POST', `/api/v1/runs/${adminRunParams.id}/retry`, { token: admin, params: adminRunParams, body: {} })).status).toBe(201);
+    const plain = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: {} });
+    const plainParams = { id: plain.json.id as string };
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${plainParams.id}/cancel`, { token: operator, params: plainParams, body: {} })).status).toBe(200);
+    expect((await call(retryRun.POST, 'POST', `/api/v1/runs/${plainParams.id}/retry`, { token: operator, params: plainParams, body: {} })).status).toBe(201);
   });
 
   it('system.* handlers only run in the system jobs: no user creates one, and an operator cannot shrink retention', async () => {
