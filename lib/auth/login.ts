@@ -26,7 +26,8 @@ export async function login(
   const email = normalizeEmail(String(input.email ?? ''));
   const client = input.client || 'unknown';
   assertPasswordFitsBcrypt(String(input.password ?? ''));
-  const wait = await limiter.retryAfterSeconds(db, email, client, now);
+  // counted before bcrypt (lib/auth/rate-limit.ts attempt): guesses sent at once cannot all pass the check
+  const wait = await limiter.attempt(db, email, client, now);
   if (wait > 0) {
     throw new DomainError('rate_limited', `Too many failed logins; try again in ${Math.ceil(wait / 60)} min`, undefined, {
       retryAfterSeconds: wait,
@@ -35,7 +36,6 @@ export async function login(
   const user = email ? await db.user.findUnique({ where: { email } }) : null;
   const ok = await verifyPassword(String(input.password ?? ''), user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !ok || user.disabled) {
-    await limiter.recordFailure(db, email, client, now);
     throw new DomainError('unauthorized', 'Invalid email or password');
   }
   await limiter.reset(db, email, client);

@@ -8,12 +8,18 @@
  *   accounts: one address cannot spray passwords at many accounts.
  * The client address is the one lib/auth/client-address.ts trusted. A successful
  * login clears that (account, client) pair. Rows older than the window are
- * deleted as new failures arrive. When the client address is unknown (a console
+ * deleted as new failures arrive.
+ *
+ * An attempt is counted BEFORE its password is checked (`attempt`: the check of the limits and
+ * the row, one transaction serialised per client by an advisory lock), and the row is removed
+ * again by a success (`reset`). Counting after bcrypt let guesses sent all at once each read
+ * the count before any had recorded its failure, so a burst got as many guesses as it had
+ * requests. When the client address is unknown (a console
  * started without scripts/peer-address.mjs) the per-client limit is skipped: it
  * would let one stranger lock every account out at once.
  */
 import { UNKNOWN_CLIENT } from './client-address.ts';
-import type { Db } from '../db.ts';
+import { inTransaction, type Db } from '../db.ts';
 
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_MAX_CLIENT_FAILURES = 20;
@@ -44,9 +50,22 @@ export class LoginRateLimiter {
     return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / 1000)) : 0;
   }
 
-  async recordFailure(db: Db, email: string, client: string, now = new Date()): Promise<void> {
-    await db.$executeRaw`INSERT INTO login_failures (email, client, failed_at) VALUES (${email}, ${client}, ${now})`;
-    await db.$executeRaw`DELETE FROM login_failures WHERE failed_at <= ${new Date(now.getTime() - this.windowMs)}`;
+  /**
+   * Starts a login attempt: when `email` may try from `client` now, records the attempt as a
+   * failure (a success removes it with `reset`) and returns 0; otherwise records nothing and
+   * returns the seconds to wait. Checking and recording hold one lock per client address
+   * (per account when the address is unknown), so concurrent attempts are counted one by one.
+   */
+  async attempt(db: Db, email: string, client: string, now = new Date()): Promise<number> {
+    const lockKey = `tickflow.login:${client === UNKNOWN_CLIENT ? `${UNKNOWN_CLIENT}:${email}` : client}`;
+    return inTransaction(db, async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`;
+      const wait = await this.retryAfterSeconds(tx, email, client, now);
+      if (wait > 0) return wait;
+      await tx.$executeRaw`INSERT INTO login_failures (email, client, failed_at) VALUES (${email}, ${client}, ${now})`;
+      await tx.$executeRaw`DELETE FROM login_failures WHERE failed_at <= ${new Date(now.getTime() - this.windowMs)}`;
+      return 0;
+    });
   }
 
   async reset(db: Db, email: string, client: string): Promise<void> {

@@ -308,6 +308,25 @@ describe('attacks on least privilege', () => {
     expect((await login(t.db, { email: 'victim@attack.test', password: 'victim-password', client: 'unknown' }, now, blind)).actor.name).toBe('victim@attack.test');
   });
 
+  it('login: guesses sent all at once count as they are checked, not after bcrypt (no burst past the limit)', async () => {
+    await createUser(t.db, { email: 'burst@attack.test', password: 'burst-password', role: 'viewer' }, SYSTEM_ACTOR);
+    const now = new Date();
+    const limiter = new LoginRateLimiter(3, 100);
+    // every request reads the count before any of them has recorded its failure
+    const guesses = Array.from({ length: 10 }, (_, i) => login(t.db, { email: 'burst@attack.test', password: `burst-guess-${i}`, client: '203.0.113.77' }, now, limiter).then(
+      () => 'signed in',
+      (e: { code?: string }) => e.code,
+    ));
+    const outcomes = await Promise.all(guesses);
+    expect(outcomes.filter((o) => o === 'unauthorized')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === 'rate_limited')).toHaveLength(7);
+    // the right password from that address is refused now too; from another it works
+    await expect(login(t.db, { email: 'burst@attack.test', password: 'burst-password', client: '203.0.113.77' }, now, limiter)).rejects.toMatchObject({ code: 'rate_limited' });
+    expect((await login(t.db, { email: 'burst@attack.test', password: 'burst-password', client: '203.0.113.78' }, now, limiter)).actor.name).toBe('burst@attack.test');
+    // a success clears its own attempt: the owner signing in five times in a row is never limited
+    for (let i = 0; i < 5; i++) expect((await login(t.db, { email: 'burst@attack.test', password: 'burst-password', client: '203.0.113.79' }, now, limiter)).actor.name).toBe('burst@attack.test');
+  });
+
   it('passwords over 72 UTF-8 bytes are refused with a field error (bcrypt would ignore the rest)', async () => {
     const before = await t.db.user.count();
     const long = 'p'.repeat(72) + 'tail';
