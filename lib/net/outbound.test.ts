@@ -96,6 +96,38 @@ describe('outbound guard', () => {
     }
   });
 
+  it('a call let through to a special address by TICKFLOW_OUTBOUND_ALLOW carries no proxy headers (a loopback service may believe them from its proxy)', async () => {
+    // The reported escalation: npm start lets the worker call its own console on loopback (the demo health
+    // check); behind a reverse proxy on the same host (TICKFLOW_TRUSTED_PROXIES=127.0.0.1) an operator's
+    // http step could send any X-Forwarded-For and reset the login rate limit with every request.
+    const seen: http.IncomingHttpHeaders[] = [];
+    const svc = await server((req, res) => {
+      seen.push(req.headers);
+      res.end('ok');
+    });
+    try {
+      const env = { TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${svc.port}` } as unknown as NodeJS.ProcessEnv;
+      const headers = {
+        'X-Forwarded-For': '198.51.100.1',
+        forwarded: 'for=198.51.100.2',
+        'x-forwarded-host': 'console.example',
+        'X-Forwarded-Proto': 'https',
+        'X-Real-IP': '198.51.100.3',
+        'True-Client-IP': '198.51.100.4',
+        'x-tickflow-peer-address': '198.51.100.5',
+        'x-custom': 'kept',
+        authorization: 'Bearer kept',
+      };
+      expect((await outboundFetch(`http://127.0.0.1:${svc.port}/api/v1/health`, { headers }, env)).status).toBe(200);
+      const got = seen[0]!;
+      for (const h of ['x-forwarded-for', 'forwarded', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'true-client-ip', 'x-tickflow-peer-address']) expect(got[h]).toBeUndefined();
+      expect(got['x-custom']).toBe('kept');
+      expect(got.authorization).toBe('Bearer kept');
+    } finally {
+      await svc.close();
+    }
+  });
+
   it('pins the connection to the checked address (a DNS answer that changes after the check reaches nothing else)', async () => {
     // two servers on one port: the checked address (127.0.0.1, allowed) and where a rebinding answer points (127.0.0.3)
     const good = await server((_req, res) => res.end('checked'));

@@ -142,11 +142,30 @@ export type OutboundInit = {
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * Headers by which a proxy tells a service who the client is (and Tickflow's own peer-address
+ * header, scripts/peer-address.mjs). A service on loopback or a private network often believes
+ * them from its neighbours: the console does from TICKFLOW_TRUSTED_PROXIES (lib/auth/client-address.ts),
+ * and `npm start` lets the worker call that console on loopback. So a call admitted to a special
+ * address only by TICKFLOW_OUTBOUND_ALLOW never carries them: a step cannot pose as the proxy
+ * (e.g. a new X-Forwarded-For per request to escape the login rate limit). Public addresses get
+ * what the step set.
+ */
+const PROXY_HEADER = /^(forwarded|x-forwarded-[a-z0-9-]+|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|x-cluster-client-ip|fastly-client-ip|x-original-forwarded-for|x-tickflow-peer-address)$/i;
+
+/** `headers` without PROXY_HEADER ones when `address` is special (reached only through the allow list). */
+function headersFor(address: string, headers: Record<string, string>): Record<string, string> {
+  const addr = parseAddress(address);
+  if (addr && addressRange(addr) === 'unicast') return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !PROXY_HEADER.test(k.trim())));
+}
+
+/**
  * fetch() through the guard: http(s) only, every hop's host resolved and checked
  * (resolveOutboundAddress) and the connection pinned to the checked address;
  * redirects followed by hand up to `maxRedirects` (303, and 301/302 after a
  * POST, become a GET without body, as browsers do; credentials headers are
- * dropped when a redirect leaves the origin).
+ * dropped when a redirect leaves the origin). A hop to a special address let through
+ * by TICKFLOW_OUTBOUND_ALLOW is sent without proxy headers (PROXY_HEADER).
  * @throws OutboundRefusedError (refused address, scheme, too many redirects); network errors as thrown by undici
  */
 export async function outboundFetch(url: string | URL, init: OutboundInit = {}, env: NodeJS.ProcessEnv = process.env): Promise<UndiciResponse> {
@@ -163,7 +182,7 @@ export async function outboundFetch(url: string | URL, init: OutboundInit = {}, 
     const agent = pinnedAgent(AgentClass, pinned);
     let res: UndiciResponse;
     try {
-      res = await undiciFetch(current, { method, headers, body, signal: init.signal, redirect: 'manual', dispatcher: agent } as UndiciRequestInit);
+      res = await undiciFetch(current, { method, headers: headersFor(pinned.address, headers), body, signal: init.signal, redirect: 'manual', dispatcher: agent } as UndiciRequestInit);
     } catch (e) {
       void agent.close().catch(() => undefined);
       throw e;
