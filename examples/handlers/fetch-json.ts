@@ -1,9 +1,12 @@
 /**
- * Example handler: calls an HTTP API with fetch and returns what it answered.
- * The attempt's AbortSignal goes to fetch, so the task timeout and "Cancel run" stop
+ * Example handler: calls an HTTP API and returns what it answered.
+ * The URL comes from the payload, which any operator may write, so the request goes through
+ * `outboundFetch` (the guard `http` uses: no loopback, private, link-local or metadata
+ * address unless TICKFLOW_OUTBOUND_ALLOW lists it), never plain `fetch`.
+ * The attempt's AbortSignal goes to it, so the task timeout and "Cancel run" stop
  * the request at once. Walkthrough: README "Write your own handler", docs/handlers.md.
  */
-import { defineHandler, z } from 'tickflow/handlers';
+import { defineHandler, outboundFetch, z } from 'tickflow/handlers';
 
 /** Largest response body kept in the output (characters). */
 const BODY_MAX_CHARS = 16_384;
@@ -22,7 +25,7 @@ export default defineHandler({
     const { url, expectStatus, headers } = ctx.payload;
     ctx.log.info(`GET ${url}`, { attempt: ctx.attempt });
     const started = Date.now();
-    const res = await fetch(url, { headers, signal: ctx.signal });
+    const res = await outboundFetch(url, { headers, signal: ctx.signal });
     const text = await res.text();
     ctx.log.info(`${res.status} ${res.statusText} in ${Date.now() - started} ms, ${text.length} characters`);
     let body: unknown = text.length > BODY_MAX_CHARS ? `${text.slice(0, BODY_MAX_CHARS)}…` : text;

@@ -17,6 +17,7 @@ import { updateJob } from '../../lib/jobs/update-job.ts';
 import { saveDag } from '../../lib/jobs/save-dag.ts';
 import { createWorker } from '../../worker/create-worker.ts';
 import { HandlerModuleError, loadHandlerModules } from '../../worker/handlers/module-loader.ts';
+import type { JsonObject } from '../../worker/handlers/types.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { ROOT, spawnWorker, testWorkerConfig, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 
@@ -86,10 +87,43 @@ describe('loading handler modules', () => {
 });
 
 describe('the example handlers', () => {
+  const noopLog = () => undefined;
+  const attempt = (payload: JsonObject, signal: AbortSignal, lines: string[] = []) => ({
+    payload, config: {}, attempt: 1, taskId: 't', runId: 'r', jobKey: 'k', scheduledFor: null,
+    signal, log: pino({ level: 'silent' }), taskLog: { debug: noopLog, info: (t: string) => lines.push(t), warn: noopLog, error: noopLog }, progress: noopLog, timeoutMs: 60_000,
+  });
+
+  it('examples.fetch-json goes through the outbound guard: no loopback or metadata address unless TICKFLOW_OUTBOUND_ALLOW lists it', async () => {
+    // Custom handlers are the operator's to use: an example that fetched with plain fetch handed every
+    // operator the worker's loopback, its neighbours and the cloud metadata service.
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits++;
+      res.setHeader('content-type', 'application/json');
+      res.end('{"secret":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const loaded = await loadHandlerModules([path.join(EXAMPLES, 'fetch-json.ts')], { reservedNames });
+      const run = (url: string) => loaded.handlers['examples.fetch-json']!(attempt({ url }, new AbortController().signal));
+      await expect(run(`http://127.0.0.1:${port}/`)).rejects.toThrow(/outbound call refused: 127\.0\.0\.1 is a loopback address/);
+      await expect(run(`http://localhost:${port}/`)).rejects.toThrow(/outbound call refused/);
+      await expect(run('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(/outbound call refused: 169\.254\.169\.254 is a linkLocal address/);
+      expect(hits).toBe(0);
+      process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
+      expect(await run(`http://127.0.0.1:${port}/`)).toMatchObject({ status: 200, body: { secret: true } });
+    } finally {
+      delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+      server.close();
+    }
+  });
+
   it('examples.fetch-json passes the attempt signal to fetch: aborting the attempt stops a request that hangs', async () => {
     const server = createServer(() => undefined); // never answers
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
+    process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${port}`; // the guard lets this one test server through
     try {
       const loaded = await loadHandlerModules([path.join(EXAMPLES, 'fetch-json.ts')], { reservedNames });
       const ac = new AbortController();
@@ -105,6 +139,7 @@ describe('the example handlers', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(lines).toEqual([`GET http://127.0.0.1:${port}/slow`]);
     } finally {
+      delete process.env.TICKFLOW_OUTBOUND_ALLOW;
       server.closeAllConnections();
       server.close();
     }

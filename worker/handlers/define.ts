@@ -22,6 +22,15 @@ import type { JsonObject, TaskLog } from './types.ts';
 
 export { z };
 export type { JsonObject, TaskLog };
+/**
+ * The outbound guard (lib/net/outbound.ts, docs/security.md "Outbound calls") for handlers that
+ * call out: a handler's payload is the operator's to write, so a URL or address in it must go
+ * through `outboundFetch` (a fetch that refuses loopback, private, link-local and metadata
+ * addresses unless TICKFLOW_OUTBOUND_ALLOW lists them, re-checked on every redirect and pinned
+ * against DNS rebinding) or, for a connection of your own, `resolveOutboundAddress(host, port)`
+ * and then connect to the address it returns. Plain `fetch` reaches whatever the worker can.
+ */
+export { outboundFetch, resolveOutboundAddress, OutboundRefusedError } from '../../lib/net/outbound.ts';
 
 /** Marks a value as made by defineHandler (Symbol.for: survives two copies of this module). */
 export const HANDLER_DEFINITION = Symbol.for('tickflow.handlerDefinition');
