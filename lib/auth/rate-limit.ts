@@ -10,16 +10,16 @@
  * login clears that (account, client) pair. Rows older than the window are
  * deleted as new failures arrive.
  *
- * An attempt is counted BEFORE its password is checked (`attempt`: the check of the limits and
- * the row, one transaction serialised per client by an advisory lock), and the row is removed
- * again by a success (`reset`). Counting after bcrypt let guesses sent all at once each read
+ * An attempt is counted BEFORE its password is checked (`attempt`: its row is written first,
+ * then the limits are checked against the others), and the row is removed again by a success
+ * (`reset`) or a refusal. Counting after bcrypt let guesses sent all at once each read
  * the count before any had recorded its failure, so a burst got as many guesses as it had
  * requests. When the client address is unknown (a console
  * started without scripts/peer-address.mjs) the per-client limit is skipped: it
  * would let one stranger lock every account out at once.
  */
 import { UNKNOWN_CLIENT } from './client-address.ts';
-import { inTransaction, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_MAX_CLIENT_FAILURES = 20;
@@ -32,8 +32,8 @@ export class LoginRateLimiter {
     readonly windowMs = LOGIN_WINDOW_MS,
   ) {}
 
-  /** Seconds until `email` may try again from `client`, or 0 when allowed now. */
-  async retryAfterSeconds(db: Db, email: string, client: string, now = new Date()): Promise<number> {
+  /** Seconds until `email` may try again from `client`, or 0 when allowed now (`exclude`: an attempt's own row, not counted). */
+  async retryAfterSeconds(db: Db, email: string, client: string, now = new Date(), exclude: bigint = -1n): Promise<number> {
     const since = new Date(now.getTime() - this.windowMs);
     const rows = await db.$queryRaw<{ account: number; account_oldest: Date | null; total: number; oldest: Date | null }[]>`
       SELECT count(*) FILTER (WHERE email = ${email})::int AS account,
@@ -41,7 +41,7 @@ export class LoginRateLimiter {
              count(*)::int AS total,
              (array_agg(failed_at ORDER BY failed_at DESC))[${this.maxClientFailures}] AS oldest
         FROM login_failures
-       WHERE client = ${client} AND failed_at > ${since}`;
+       WHERE client = ${client} AND failed_at > ${since} AND id <> ${exclude}`;
     const r = rows[0]!;
     let until = 0;
     // blocked until the failure that made the count reach the limit ages out
@@ -51,21 +51,24 @@ export class LoginRateLimiter {
   }
 
   /**
-   * Starts a login attempt: when `email` may try from `client` now, records the attempt as a
-   * failure (a success removes it with `reset`) and returns 0; otherwise records nothing and
-   * returns the seconds to wait. Checking and recording hold one lock per client address
-   * (per account when the address is unknown), so concurrent attempts are counted one by one.
+   * Starts a login attempt: records it as a failure first (a success removes it with `reset`),
+   * then checks the limits counting every other attempt already recorded, and when they are
+   * reached takes the row back and returns the seconds to wait (0: go on). Each statement
+   * commits on its own, so of attempts made at once the k-th to record its row sees at least
+   * k - 1 others: no more than the limit get through, whatever the interleaving (a race may
+   * refuse one too many, never let one too many in). No lock is taken: an advisory lock could
+   * be held by anyone who can log in to the database, the `sql` executor's restricted role too.
    */
   async attempt(db: Db, email: string, client: string, now = new Date()): Promise<number> {
-    const lockKey = `tickflow.login:${client === UNKNOWN_CLIENT ? `${UNKNOWN_CLIENT}:${email}` : client}`;
-    return inTransaction(db, async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`;
-      const wait = await this.retryAfterSeconds(tx, email, client, now);
-      if (wait > 0) return wait;
-      await tx.$executeRaw`INSERT INTO login_failures (email, client, failed_at) VALUES (${email}, ${client}, ${now})`;
-      await tx.$executeRaw`DELETE FROM login_failures WHERE failed_at <= ${new Date(now.getTime() - this.windowMs)}`;
-      return 0;
-    });
+    const [row] = await db.$queryRaw<{ id: bigint }[]>`
+      INSERT INTO login_failures (email, client, failed_at) VALUES (${email}, ${client}, ${now}) RETURNING id`;
+    const wait = await this.retryAfterSeconds(db, email, client, now, row!.id);
+    if (wait > 0) {
+      await db.$executeRaw`DELETE FROM login_failures WHERE id = ${row!.id}`;
+      return wait;
+    }
+    await db.$executeRaw`DELETE FROM login_failures WHERE failed_at <= ${new Date(now.getTime() - this.windowMs)}`;
+    return 0;
   }
 
   async reset(db: Db, email: string, client: string): Promise<void> {

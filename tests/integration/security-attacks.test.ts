@@ -318,8 +318,12 @@ describe('attacks on least privilege', () => {
       (e: { code?: string }) => e.code,
     ));
     const outcomes = await Promise.all(guesses);
-    expect(outcomes.filter((o) => o === 'unauthorized')).toHaveLength(3);
-    expect(outcomes.filter((o) => o === 'rate_limited')).toHaveLength(7);
+    // at most the limit get their password checked (a race may refuse one more, never let one more in)
+    const checked = outcomes.filter((o) => o === 'unauthorized').length;
+    expect(checked).toBeLessThanOrEqual(3);
+    expect(outcomes.filter((o) => o === 'rate_limited')).toHaveLength(10 - checked);
+    // one by one, the remaining tries of the limit are still there
+    for (let i = checked; i < 3; i++) await expect(login(t.db, { email: 'burst@attack.test', password: `burst-late-${i}`, client: '203.0.113.77' }, now, limiter)).rejects.toMatchObject({ code: 'unauthorized' });
     // the right password from that address is refused now too; from another it works
     await expect(login(t.db, { email: 'burst@attack.test', password: 'burst-password', client: '203.0.113.77' }, now, limiter)).rejects.toMatchObject({ code: 'rate_limited' });
     expect((await login(t.db, { email: 'burst@attack.test', password: 'burst-password', client: '203.0.113.78' }, now, limiter)).actor.name).toBe('burst@attack.test');
