@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { withDatabase } from '../../lib/infra/migrate.ts';
 import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
-import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog } from '../../worker/handlers/index.ts';
+import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog, unwrapResult } from '../../worker/handlers/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, useWorkers, waitForFinalTask } from './worker-fixtures.ts';
 
@@ -159,6 +159,25 @@ describe('sql default connection: restricted role', () => {
       expect(err).toBeInstanceOf(HandlerError);
       expect((err as Error).message).toMatch(/may not create roles \(no CREATEROLE/);
       expect((err as Error).message).toMatch(/TICKFLOW_SQL_CONNECTIONS/);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it('a step without `connection` runs as the restricted role even when TICKFLOW_SQL_CONNECTIONS names one `default`', async () => {
+    // Operators may write sql steps without a connection (lib/jobs/handler-permissions.ts): a named
+    // connection called `default` (e.g. an admin's workaround for a database user without CREATEROLE)
+    // used to replace the restricted role for all of them, handing every operator its credentials.
+    const sql = createSqlHandler({ defaultUrl: t.url, connections: { default: withDatabase(inject('pgAdminUrl'), t.name) } });
+    const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), taskLog: loggerTaskLog(pino({ level: 'silent' })), progress: () => undefined, timeoutMs: 5000 });
+    try {
+      const implicit = unwrapResult(await sql.handler(ctx({ sql: 'SELECT current_user AS who' }))).output as { rows: unknown[] };
+      expect(implicit.rows).toEqual([{ who: role }]);
+      const denied = await sql.handler(ctx({ sql: 'SELECT count(*) FROM public.users' })).catch((e: unknown) => e);
+      expect((denied as Error).message).toMatch(/permission denied/);
+      // naming it (admin only) still reaches it
+      const named = unwrapResult(await sql.handler(ctx({ sql: 'SELECT count(*)::int AS n FROM public.users', connection: 'default' }))).output as { rows: unknown[] };
+      expect(named.rows).toEqual([{ n: 1 }]);
     } finally {
       await sql.close();
     }

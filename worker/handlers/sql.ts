@@ -47,8 +47,11 @@
  * database) the default connection refuses every task with an error telling
  * the operator to define TICKFLOW_SQL_CONNECTIONS with a role of their own; it
  * never falls back to the privileged connection. Named connections run as the
- * role in their URL (the operator chose it); a named connection called
- * `default` replaces the restricted one.
+ * role in their URL (the operator chose it). A step without `connection` always
+ * runs as the restricted role: lib/jobs/handler-permissions.ts lets operators write
+ * such steps, and only naming a connection needs an admin. A named connection called
+ * `default` is reached only by naming it (`"connection": "default"`); it used to
+ * replace the restricted role for every step, handing its credentials to operators.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -300,22 +303,28 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     return runner;
   }
 
-  async function connect(name: string): Promise<{ client: pg.PoolClient; pool: pg.Pool; canceller: pg.Pool; isDefault: boolean }> {
-    const isDefault = name === 'default' && !options.connections?.default;
-    const url = isDefault ? options.defaultUrl : options.connections?.[name];
+  /**
+   * @param name the step's `connection`, or null without one: then always the restricted role
+   *   (`"connection": "default"` means it too, unless TICKFLOW_SQL_CONNECTIONS names a `default`)
+   */
+  async function connect(named: string | null): Promise<{ client: pg.PoolClient; pool: pg.Pool; canceller: pg.Pool; isDefault: boolean }> {
+    const name = named ?? 'default';
+    const isDefault = named === null || (named === 'default' && !Object.prototype.hasOwnProperty.call(options.connections ?? {}, 'default'));
+    const url = isDefault ? options.defaultUrl : Object.prototype.hasOwnProperty.call(options.connections ?? {}, name) ? options.connections![name] : undefined;
     if (!url) {
       throw new HandlerError(
-        name === 'default'
+        isDefault
           ? 'sql: no default connection (the worker has no DATABASE_URL)'
           : `sql: unknown connection "${name}" (define it in TICKFLOW_SQL_CONNECTIONS)`,
         { code: 'config' },
       );
     }
     if (!isDefault) {
-      let pool = pools.get(name);
+      // named pools live under `named:<name>`: a connection called `default` never shares the restricted role's pool
+      let pool = pools.get(`named:${name}`);
       if (!pool) {
         pool = newPool({ connectionString: url });
-        pools.set(name, pool);
+        pools.set(`named:${name}`, pool);
       }
       return { client: await pool.connect(), pool, canceller: pool, isDefault };
     }
@@ -340,9 +349,10 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     const sql = typeof s.sql === 'string' ? s.sql : typeof s.statement === 'string' ? s.statement : '';
     if (!sql.trim()) throw new HandlerError('sql: `sql` (the statement) is required', { code: 'config' });
     const params = Array.isArray(s.params) ? s.params : [];
-    const name = typeof s.connection === 'string' && s.connection ? s.connection : 'default';
+    const named = typeof s.connection === 'string' && s.connection ? s.connection : null;
+    const name = named ?? 'default';
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const { client, canceller, isDefault } = await connect(name);
+    const { client, canceller, isDefault } = await connect(named);
     const pid = (client as unknown as { processID?: number }).processID;
     const onAbort = () => {
       if (pid) canceller.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
