@@ -152,8 +152,13 @@ const REDIRECT = new Set([301, 302, 303, 307, 308]);
  */
 const PROXY_HEADER = /^(forwarded|x-forwarded-[a-z0-9-]+|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|x-cluster-client-ip|fastly-client-ip|x-original-forwarded-for|x-tickflow-peer-address)$/i;
 
-/** `headers` without PROXY_HEADER ones when `address` is special (reached only through the allow list). */
-function headersFor(address: string, headers: Record<string, string>): Record<string, string> {
+/**
+ * `headers` without the proxy ones (PROXY_HEADER) when `address` (an address resolveOutboundAddress
+ * returned) is special, i.e. reached only through TICKFLOW_OUTBOUND_ALLOW; as given otherwise.
+ * outboundFetch applies it to every hop; an executor that dials itself applies it to what it sends
+ * along (the gRPC executor's metadata).
+ */
+export function withoutProxyHeaders<V>(address: string, headers: Record<string, V>): Record<string, V> {
   const addr = parseAddress(address);
   if (addr && addressRange(addr) === 'unicast') return headers;
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !PROXY_HEADER.test(k.trim())));
@@ -182,7 +187,7 @@ export async function outboundFetch(url: string | URL, init: OutboundInit = {}, 
     const agent = pinnedAgent(AgentClass, pinned);
     let res: UndiciResponse;
     try {
-      res = await undiciFetch(current, { method, headers: headersFor(pinned.address, headers), body, signal: init.signal, redirect: 'manual', dispatcher: agent } as UndiciRequestInit);
+      res = await undiciFetch(current, { method, headers: withoutProxyHeaders(pinned.address, headers), body, signal: init.signal, redirect: 'manual', dispatcher: agent } as UndiciRequestInit);
     } catch (e) {
       void agent.close().catch(() => undefined);
       throw e;

@@ -25,6 +25,8 @@ let server: grpc.Server;
 let address = '';
 let savedAllow: string | undefined;
 const cancelledCalls: string[] = [];
+/** the metadata keys each SayHello call arrived with */
+const seenMetadataKeys: string[][] = [];
 
 beforeAll(async () => {
   const def = protoLoader.loadSync(PROTO_FILE, { keepCase: false, longs: String, enums: String, defaults: true });
@@ -33,6 +35,7 @@ beforeAll(async () => {
   server.addService(pkg.demo.v1.Greeter.service, {
     SayHello(call: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, cb: grpc.sendUnaryData<unknown>) {
       const req = call.request as { name: string; times: number; mood: string; sentAt: unknown; sleepMs: number };
+      seenMetadataKeys.push(Object.keys(call.metadata.getMap()));
       if (req.name === 'missing') return cb({ code: grpc.status.NOT_FOUND, details: `no user ${req.name}` });
       const reply = () => cb(null, {
         message: Array.from({ length: Math.max(1, req.times) }, () => `hello ${req.name}`).join(' '),
@@ -114,6 +117,16 @@ describe('grpc executor', () => {
     const { ctx } = ctxFor(cfg({ metadata: { 'x-team': 'payments' } }), { name: 'ada', times: 2, mood: 'HAPPY', sentAt: { seconds: '1767225600', nanos: 5 } });
     const out = await grpcHandler(ctx);
     expect(out).toEqual({ message: 'hello ada hello ada', team: 'payments', sentAt: { seconds: '1767225600', nanos: 5 }, mood: 'HAPPY' });
+  });
+
+  it('a call to an address let through by TICKFLOW_OUTBOUND_ALLOW carries no proxy metadata (x-forwarded-for and the like)', async () => {
+    // as for http (lib/net/outbound.ts withoutProxyHeaders): a service on loopback or a private network may believe them
+    seenMetadataKeys.length = 0;
+    const { ctx } = ctxFor(cfg({ metadata: { 'x-team': 'payments', 'x-forwarded-for': '198.51.100.1', 'X-Real-IP': '198.51.100.2', forwarded: 'for=198.51.100.3' } }), { name: 'proxy' });
+    expect(await grpcHandler(ctx)).toMatchObject({ team: 'payments' });
+    expect(seenMetadataKeys).toHaveLength(1);
+    expect(seenMetadataKeys[0]).toContain('x-team');
+    for (const k of ['x-forwarded-for', 'x-real-ip', 'forwarded']) expect(seenMetadataKeys[0]).not.toContain(k);
   });
 
   it('collects a server stream into the output and logs each message as a line', async () => {

@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import type * as grpc from '@grpc/grpc-js';
 import { z } from 'zod';
-import { OutboundRefusedError, resolveOutboundAddress } from '../../lib/net/outbound.ts';
+import { OutboundRefusedError, resolveOutboundAddress, withoutProxyHeaders } from '../../lib/net/outbound.ts';
 import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
 import { HandlerError, type Handler, type HandlerContext } from './types.ts';
@@ -121,9 +121,10 @@ function credentialsOf(cfg: GrpcConfig): grpc.ChannelCredentials {
   }
 }
 
-function metadataOf(cfg: GrpcConfig): grpc.Metadata {
+/** The call's metadata; to a special address (allowed by TICKFLOW_OUTBOUND_ALLOW) without proxy keys (withoutProxyHeaders). */
+function metadataOf(cfg: GrpcConfig, address: string): grpc.Metadata {
   const md = new (grpcJs().Metadata)();
-  for (const [k, v] of Object.entries(cfg.metadata)) {
+  for (const [k, v] of Object.entries(withoutProxyHeaders(address, cfg.metadata))) {
     try {
       if (k.toLowerCase().endsWith('-bin')) md.add(k, Buffer.from(v, 'base64'));
       else md.add(k, v);
@@ -157,8 +158,9 @@ export const grpcHandler: Handler = async (ctx) => {
     throw new HandlerError(`grpc: the payload does not fit ${m.requestType.fullName.replace(/^\./, '')}: ${problems.join('; ')}`, { code: 'input', retryable: false });
   }
   const credentials = credentialsOf(cfg);
-  const metadata = metadataOf(cfg);
+  metadataOf(cfg, '0.0.0.0'); // a malformed key fails before anything is resolved
   const target = await resolveGrpcTarget(cfg.address);
+  const metadata = metadataOf(cfg, target.target.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'));
   if (ctx.signal.aborted) throw ctx.signal.reason;
 
   const client = new (grpcJs().Client)(target.target, credentials, {
