@@ -7,7 +7,7 @@
  */
 
 /** triggerRun(db, {jobId, trigger, triggeredBy, scheduledFor, payload?, parentRunId?}, now) => {run, outcome}; recordSkippedRun(db, {jobId, scheduledFor, reason, triggeredBy}, now) => Run. */
-export { triggerRun, recordSkippedRun, triggerRunAhead } from './trigger-run.ts';
+export { triggerRun, recordSkippedRun, triggerRunAhead, type TriggerAuthorize } from './trigger-run.ts';
 /** triggerRuns(db, {jobId, trigger, triggeredBy, scheduledFor, runs: [{payload?}]}, now) => [{run, outcome}] in order: bulk enqueue, one transaction. */
 export { triggerRuns, MAX_BULK_RUNS, type TriggerRunsInput } from './trigger-runs.ts';
 /** cancelAheadRuns(db, {jobId, actor, reason}, now) => {cancelledRunIds, nextRunAt}: a paused/edited/deleted job's runs created ahead of a future slot. */

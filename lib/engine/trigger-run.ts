@@ -44,13 +44,16 @@ import type { Run, TriggerRunInput, TriggerRunResult } from './types.ts';
  * @param input.scheduledFor nominal fire time (UTC instant, ms precision)
  * @param input.payload merged over job.payload and each step.payload (shallow; trigger wins)
  * @param now the clock (injectable): created_at, schedule_at of the tasks
+ * @param opts.authorize the caller's permission check, run under the job row lock before anything
+ *   is written (a refusal writes nothing): what it reads of the job cannot change before the
+ *   insert. Such a trigger takes the transaction, never the one-statement path.
  * @throws DomainError('not_found') when the job does not exist or is deleted.
  * A second schedule-trigger run for the same (job, scheduledFor) fails with a
  * unique violation of runs_schedule_fire_uniq (the tick relies on it).
  */
-export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new Date()): Promise<TriggerRunResult> {
+export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new Date(), opts: { authorize?: TriggerAuthorize } = {}): Promise<TriggerRunResult> {
   if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
-  if (isRootClient(db) && input.followsRun === undefined) {
+  if (isRootClient(db) && input.followsRun === undefined && !opts.authorize) {
     // The common case, a job with steps and no active run: no block strategy applies, so the
     // lock, the check and the insert are one statement outside a transaction, shared with the
     // client's other such triggers (idle-trigger-batch.ts). Anything else takes the transaction.
@@ -59,8 +62,11 @@ export async function triggerRun(db: Db, input: TriggerRunInput, now: Date = new
   }
   // The transaction goes over the client's own connections without Prisma's query layer
   // (lib/db.ts directSqlPool), or joins the caller's transaction.
-  return withEngineTransaction(directSqlPool(db) ?? db, (tx: SqlClient) => triggerInTx(tx, input, now));
+  return withEngineTransaction(directSqlPool(db) ?? db, (tx: SqlClient) => triggerInTx(tx, input, now, undefined, opts.authorize));
 }
+
+/** A caller's check run inside a trigger's transaction once the job row is locked (see triggerRun). */
+export type TriggerAuthorize = (tx: SqlClient) => Promise<void>;
 
 /**
  * The tick's look-ahead trigger (docs/on-time.md): creates a schedule run for a slot that is not
@@ -84,9 +90,10 @@ export async function triggerRunAhead(
   });
 }
 
-async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, locked?: LockedJob): Promise<TriggerRunResult> {
+async function triggerInTx(tx: SqlClient, input: TriggerRunInput, now: Date, locked?: LockedJob, authorize?: TriggerAuthorize): Promise<TriggerRunResult> {
   const found = locked ?? (await lockJob(tx, input.jobId, { followsRun: input.followsRun }));
   if (!found) throw new DomainError('not_found', `job ${input.jobId} not found`);
+  await authorize?.(tx);
   const runId = randomUUID();
   // A run created ahead is not active yet (cancel-ahead-runs.ts): it gives way before the strategy reads.
   const job = await withdrawAheadRunOf(tx, found, { actor: input.triggeredBy, cause: triggerCause(input, runId), followsRun: input.followsRun }, now);

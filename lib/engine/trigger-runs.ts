@@ -4,7 +4,7 @@ import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { withdrawAheadRunOf } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
-import { triggerCause } from './trigger-run.ts';
+import { triggerCause, type TriggerAuthorize } from './trigger-run.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
 import { insertRuns, type NewRun } from './sql/insert-runs.ts';
 import { loadRun } from './sql/load-run.ts';
@@ -47,6 +47,7 @@ export async function triggerRuns(
   db: Db,
   input: TriggerRunsInput,
   now: Date = new Date(),
+  opts: { authorize?: TriggerAuthorize } = {},
 ): Promise<{ run: Run; outcome: TriggerOutcome }[]> {
   if (!UUID_RE.test(input.jobId)) throw new DomainError('not_found', `job ${input.jobId} not found`);
   if (input.runs.length === 0 || input.runs.length > MAX_BULK_RUNS) {
@@ -57,6 +58,8 @@ export async function triggerRuns(
   return withEngineTransaction(directSqlPool(db) ?? db, async (tx) => {
     const found = await lockJob(tx, input.jobId);
     if (!found) throw new DomainError('not_found', `job ${input.jobId} not found`);
+    // the caller's permission check, under the job lock (triggerRun's opts.authorize)
+    await opts.authorize?.(tx);
     // A serial_execution queue is released oldest first by (created_at, scheduled_for, id)
     // (release-serial-run.ts); the runs share the first two, so ascending ids keep input order.
     const ids = input.runs.map(() => randomUUID()).sort();

@@ -3,10 +3,10 @@ import { isDomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { TriggerJobInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { triggerRun, triggerRuns } from '../engine/index.ts';
+import { triggerRun, triggerRuns, type TriggerAuthorize } from '../engine/index.ts';
 import { toRunSummary, type RunSummary } from '../runs/run-view.ts';
 import { findJob, loadGraph } from './store.ts';
-import { assertMayChangeCommand } from './handler-permissions.ts';
+import { assertMayChangeCommand, type CommandStep } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
 
 export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';
@@ -36,17 +36,31 @@ export async function triggerJob(
   // so it needs the same permission as changing the job's command, judged in the merge order
   // the run gets (handler-permissions.ts JobCommand.runPayload).
   const overrides = [input.payload, ...(input.runs ?? []).map((r) => r.payload)].filter((p): p is Record<string, unknown> => !!p && Object.keys(p).length > 0);
-  if (overrides.length) {
-    const job = await findJob(db, jobId);
-    const { steps } = await loadGraph(db, job);
-    const views = steps.map(stepView);
-    const base = (job.payload ?? {}) as Record<string, unknown>;
+  const judge = (steps: CommandStep[], base: unknown) => {
     for (const payload of overrides) {
-      assertMayChangeCommand(actor, { steps: views, jobPayload: base }, { steps: views, jobPayload: base, runPayload: payload }, {
+      assertMayChangeCommand(actor, { steps, jobPayload: base }, { steps, jobPayload: base, runPayload: payload }, {
         fieldOf: () => 'payload',
         what: 'override the payload of',
       });
     }
+  };
+  let authorize: TriggerAuthorize | undefined;
+  if (overrides.length) {
+    // a refusal before the engine is asked (the job's words for an unknown or deleted job)...
+    const job = await findJob(db, jobId);
+    judge((await loadGraph(db, job)).steps.map(stepView), job.payload ?? {});
+    // ...and the decision, again under the job row lock the run is inserted under: an admin's edit
+    // committed in between (a harmless step made shell) is what the run would get, so it is judged.
+    authorize = async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ jobPayload: unknown; key: string | null; handler: string | null; payload: unknown; config: unknown }[]>(
+        `SELECT j.payload AS "jobPayload", s.key, s.handler, s.payload, s.config
+           FROM jobs j LEFT JOIN job_steps s ON s.job_id = j.id
+          WHERE j.id = $1::uuid`,
+        jobId,
+      );
+      const steps = rows.filter((r) => r.handler !== null).map((r) => ({ key: r.key ?? '', handler: r.handler!, payload: r.payload, config: r.config }));
+      judge(steps, rows[0]?.jobPayload ?? {});
+    };
   }
   try {
     if (input.runs) {
@@ -55,6 +69,7 @@ export async function triggerJob(
         db,
         { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, runs: input.runs },
         now,
+        { authorize },
       );
       return { runs: made.map((m) => ({ ...toRunSummary(m.run), outcome: m.outcome })) };
     }
@@ -62,6 +77,7 @@ export async function triggerJob(
       db,
       { jobId, trigger: opts.trigger ?? 'manual', triggeredBy: actor.name, scheduledFor: now, payload: input.payload },
       now,
+      { authorize },
     );
     return { run: toRunSummary(run), outcome };
   } catch (e) {

@@ -197,6 +197,32 @@ describe('attacks on least privilege', () => {
     expect((await call(retryRun.POST, 'POST', `/api/v1/runs/${plainParams.id}/retry`, { token: operator, params: plainParams, body: {} })).status).toBe(201);
   });
 
+  it('a Run now override is judged under the job lock: an admin turning the job into shell meanwhile does not let it through', async () => {
+    // The override used to be checked on a read before the engine locked the job: a trigger racing an
+    // admin's edit (echo -> shell) passed the check on the old graph and ran its argv on the new one.
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'op.echo.race', name: 'e', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: {} } });
+    const params = { id: created.json.id as string };
+    const admin = await t.pool.connect();
+    try {
+      // the admin's edit, holding the job row as update-job does, not committed yet
+      await admin.query('BEGIN');
+      await admin.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [params.id]);
+      await admin.query(`UPDATE job_steps SET handler = 'shell', payload = '{"command": ["/bin/true"]}' WHERE job_id = $1`, [params.id]);
+      const racing = call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: { payload: { command: ISSUE_COMMAND } } });
+      // the trigger has read the committed (echo) graph and now waits for the job row
+      await expect.poll(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n, { timeout: 10_000 }).toBeGreaterThan(0);
+      await admin.query('COMMIT');
+      const r = await racing;
+      expect(r.status).toBe(403);
+      expect(r.json.error.message).toMatch(/^Only an admin may override the payload of a job running shell/);
+    } finally {
+      await admin.query('ROLLBACK').catch(() => undefined);
+      admin.release();
+    }
+    const runs = await t.pool.query(`SELECT count(*)::int AS n FROM runs WHERE job_id = $1`, [params.id]);
+    expect(runs.rows[0].n).toBe(0);
+  });
+
   it('system.* handlers only run in the system jobs: no user creates one, and an operator cannot shrink retention', async () => {
     await ensureSystemJobs(t.db);
     const retention = await t.db.job.findFirstOrThrow({ where: { key: 'system.retention' } });
