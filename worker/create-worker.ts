@@ -47,6 +47,7 @@ import { Reaper } from './reaper.ts';
 import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
+import { UUID_RE } from '../lib/engine/pg.ts';
 import type { WorkerMetrics } from '../lib/metrics/metrics.ts';
 import { DEFAULT_TASK_LOG_CONFIG, TaskLogWriter } from './task-log-writer.ts';
 import pg from 'pg';
@@ -265,7 +266,19 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       },
       ...(roles.has('tick') ? { onJobs: (at: number | null) => ticker.wake(at) } : {}),
       onCancel: (ids) => {
-        for (const id of ids) runner.abort(id, 'cancelled');
+        // A NOTIFY needs no privilege: anyone who can log in to the database sends one, the sql
+        // executor's restricted role too (an operator's step). So a notification only says "look":
+        // what is aborted is what the database says is cancelled (cancel-run-tasks.ts sets the
+        // status in the transaction whose commit sends it). A real cancel whose check fails here
+        // still ends the attempt: its lease is gone, so the next extension loses it.
+        const wanted = ids.filter((id) => UUID_RE.test(id) && runner.activeTaskIds().includes(id));
+        if (wanted.length === 0) return;
+        void db
+          .$queryRawUnsafe<{ id: string }[]>(`SELECT id::text AS id FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'cancelled'`, wanted)
+          .then((rows) => {
+            for (const r of rows) runner.abort(r.id, 'cancelled');
+          })
+          .catch((err: unknown) => componentLogger('listener').warn({ err: (err as Error).message, taskIds: wanted }, 'cancel notification not checked; the lease settles those tasks'));
       },
     },
     base.child({ component: 'listener' }),

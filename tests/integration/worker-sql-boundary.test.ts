@@ -12,9 +12,10 @@ import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { withDatabase } from '../../lib/infra/migrate.ts';
 import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
+import { cancelRun } from '../../lib/engine/index.ts';
 import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog, unwrapResult } from '../../worker/handlers/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
-import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, useWorkers, waitForFinalTask } from './worker-fixtures.ts';
+import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 
 const t = useTestDatabase({
   // Roles are cluster-wide: drop the ones this file created (their database is gone, so they own nothing).
@@ -181,6 +182,28 @@ describe('sql default connection: restricted role', () => {
     } finally {
       await sql.close();
     }
+  });
+
+  it('a NOTIFY tickflow_cancel sent from a sql step aborts nothing: workers abort only tasks the database says are cancelled', async () => {
+    // LISTEN/NOTIFY need no privilege, so the restricted role can NOTIFY the workers' cancel channel:
+    // an operator's sql step used to kill any running task (an admin's shell backup…) with no cancel
+    // recorded, no actor in the task log, and the task left to a lease expiry and a second attempt.
+    await startWorker();
+    const victim = await runTask({ steps: [{ handler: 'builtin.sleep', payload: { ms: 2500 } }] });
+    await waitFor(async () => (await t.db.task.findUnique({ where: { id: victim } }))?.status === 'running', 10_000, 'the victim task to run');
+    const spoof = await runSql(`SELECT pg_notify('tickflow_cancel', json_build_array('${victim}')::text) AS sent`);
+    expect(spoof.status).toBe('success');
+    const done = await finalTask(victim, 20_000);
+    expect({ status: done.status, error: done.error }).toEqual({ status: 'success', error: null });
+    expect(done.attempt).toBe(1);
+    // a real cancel (the status set, then the NOTIFY) still stops a running attempt at once
+    const long = await runTask({ steps: [{ handler: 'builtin.sleep', payload: { ms: 60_000 } }] });
+    await waitFor(async () => (await t.db.task.findUnique({ where: { id: long } }))?.status === 'running', 10_000, 'the long task to run');
+    const row = await t.db.task.findUnique({ where: { id: long } });
+    const started = Date.now();
+    await cancelRun(t.db, row!.runId, 'test');
+    await waitFor(async () => !workers[0]!.runner.activeTaskIds().includes(long), 5_000, 'the cancelled attempt to stop');
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('a named connection still runs as the role in its URL', async () => {
