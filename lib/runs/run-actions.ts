@@ -52,11 +52,28 @@ export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new 
   return getRun(db, newId, actor);
 }
 
+/**
+ * Refuses to run a task of `runId` again (retry, clear) for an actor who could not have sent that
+ * run's payload override: its tasks keep the payload the override made (a one-off command an admin
+ * gave a shell job), so running one again is that override again (lib/jobs/handler-permissions.ts).
+ * Tasks are frozen at the run's creation, so no lock is needed.
+ * @throws DomainError('forbidden') naming the handler, field `payload`.
+ */
+export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor): Promise<void> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { params: true } });
+  const params = run?.params && typeof run.params === 'object' && !Array.isArray(run.params) ? (run.params as Record<string, unknown>) : {};
+  if (Object.keys(params).length === 0) return;
+  const tasks = await db.task.findMany({ where: { runId }, select: { stepKey: true, handler: true, payload: true, config: true } });
+  const steps = tasks.map((t) => ({ key: t.stepKey, handler: t.handler, payload: t.payload, config: t.config }));
+  assertMayChangeCommand(actor, { steps }, { steps, runPayload: params }, { fieldOf: () => 'payload', what: 'rerun with its payload override a task of' });
+}
+
 /** Re-opens a failed/dead/cancelled/skipped task of a run (new attempt). Returns the task's run. */
 export async function retryTaskAs(db: Db, taskId: string, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { runId: true } }) : null;
   if (!task) throw new DomainError('not_found', `Task ${taskId} not found`);
+  await assertMayRerunTasksOf(db, task.runId, actor);
   await retryTask(db, taskId, actor.name, now);
   return getRun(db, task.runId, actor);
 }

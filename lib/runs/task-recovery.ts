@@ -11,11 +11,13 @@ import { ClearTaskInput, MarkSuccessInput } from '../api/recovery-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { clearTask, markTaskSuccess } from '../engine/index.ts';
 import { getRun } from './get-run.ts';
+import { assertMayRerunTasksOf } from './run-actions.ts';
 import type { RunView } from './run-view.ts';
 
-async function mustTask(db: Db, taskId: string): Promise<void> {
-  const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { id: true } }) : null;
+async function mustTask(db: Db, taskId: string): Promise<{ runId: string }> {
+  const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { id: true, runId: true } }) : null;
   if (!task) throw new DomainError('not_found', `Task ${taskId} not found`);
+  return task;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function markTaskSuccessAs(db: Db, taskId: string, raw: unknown, ac
 export async function clearTaskAs(db: Db, taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(ClearTaskInput, raw ?? {});
-  await mustTask(db, taskId);
+  // the cleared tasks run again with the payload their run's override made
+  await assertMayRerunTasksOf(db, (await mustTask(db, taskId)).runId, actor);
   const r = await clearTask(db, { taskId, actor: actor.name, reason: input.reason ?? null }, now);
   return getRun(db, r.runId, actor);
 }

@@ -28,6 +28,8 @@ import * as rollback from '../../app/api/v1/jobs/[id]/rollback/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
 import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
 import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
+import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
+import * as clearTask from '../../app/api/v1/tasks/[id]/clear/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
 import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as tokensRoute from '../../app/api/v1/tokens/route.ts';
@@ -195,6 +197,32 @@ describe('attacks on least privilege', () => {
     const plainParams = { id: plain.json.id as string };
     expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${plainParams.id}/cancel`, { token: operator, params: plainParams, body: {} })).status).toBe(200);
     expect((await call(retryRun.POST, 'POST', `/api/v1/runs/${plainParams.id}/retry`, { token: operator, params: plainParams, body: {} })).status).toBe(201);
+  });
+
+  it("retrying or clearing a task of a run with an admin's override needs the role the override needed", async () => {
+    // The task keeps the payload its run's override made: retrying it runs that one-off command again.
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { ...shellJob('admin.shell.oneoff'), payload: { command: ['/bin/echo', 'standing'] } } });
+    const params = { id: created.json.id as string };
+    const oneOff = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: admin, params, body: { payload: { command: ['/bin/sh', '-c', 'echo one-off cleanup'] } } });
+    expect(oneOff.status).toBe(201);
+    const runParams = { id: oneOff.json.id as string };
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${runParams.id}/cancel`, { token: admin, params: runParams, body: {} })).status).toBe(200);
+    const task = (await t.pool.query(`SELECT id::text AS id FROM tasks WHERE run_id = $1`, [runParams.id])).rows[0].id as string;
+    const before = await snapshot(t);
+    const again = await call(retryTask.POST, 'POST', `/api/v1/tasks/${task}/retry`, { token: operator, params: { id: task }, body: {} });
+    expect(again.status).toBe(403);
+    expect(again.json.error.message).toMatch(/^Only an admin may rerun with its payload override a task of a job running shell/);
+    const cleared = await call(clearTask.POST, 'POST', `/api/v1/tasks/${task}/clear`, { token: operator, params: { id: task }, body: {} });
+    expect(cleared.status).toBe(403);
+    expect(await snapshot(t)).toEqual(before);
+    // a run without an override is the operator's to retry task by task; the admin may retry the one-off
+    const plain = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: operator, params, body: {} });
+    const plainRun = { id: plain.json.id as string };
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${plainRun.id}/cancel`, { token: operator, params: plainRun, body: {} })).status).toBe(200);
+    const plainTask = (await t.pool.query(`SELECT id::text AS id FROM tasks WHERE run_id = $1`, [plainRun.id])).rows[0].id as string;
+    expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${plainTask}/retry`, { token: operator, params: { id: plainTask }, body: {} })).status).toBe(200);
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${plainRun.id}/cancel`, { token: operator, params: plainRun, body: {} })).status).toBe(200);
+    expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${task}/retry`, { token: admin, params: { id: task }, body: {} })).status).toBe(200);
   });
 
   it('a Run now override is judged under the job lock: an admin turning the job into shell meanwhile does not let it through', async () => {
