@@ -10,6 +10,7 @@ import { DataTable, STACK_FIRST_LINE } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { StatusBadge } from '@/components/status-badge';
 import { RelativeTime } from '@/components/time';
+import { Truncate } from '@/components/ui/truncate';
 import { AutoRefresh } from '@/components/auto-refresh';
 import { NextFires } from '@/components/overview/next-fires';
 import { RunningNow } from '@/components/overview/running-now';
@@ -86,10 +87,13 @@ export default async function OverviewPage() {
                   key: 'job',
                   header: 'Job',
                   className: 'text-xs max-md:-order-3 max-md:min-w-0 max-md:flex-1',
+                  // a long name or key is cut (whole on hover), so a row stays two lines high
                   cell: (f) => (
                     <>
-                      <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobName}</Link>
-                      <div className="font-mono text-[11px] text-zinc-500">{f.jobKey}</div>
+                      <Truncate text={f.jobName} className="md:max-w-[15rem]">
+                        <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobName}</Link>
+                      </Truncate>
+                      <Truncate text={f.jobKey} className="font-mono text-[11px] text-zinc-500 md:max-w-[15rem]" />
                     </>
                   ),
                 },
@@ -99,8 +103,16 @@ export default async function OverviewPage() {
                   className: 'font-mono text-xs max-md:-order-2',
                   cell: (f) => <Link href={f.href} className="text-indigo-700 hover:underline">{f.id.slice(0, 8)}</Link>,
                 },
-                { key: 'scheduled', header: 'Scheduled', label: 'scheduled', className: 'text-xs', cell: (f) => <RelativeTime value={f.scheduledFor} /> },
-                { key: 'error', header: 'Error', className: 'max-w-[28rem] truncate text-xs text-red-700 max-md:max-w-full max-md:min-w-0 max-md:basis-full max-md:empty:hidden', title: (f) => f.error ?? undefined, cell: (f) => f.error ?? '' },
+                { key: 'scheduled', header: 'Scheduled', label: 'scheduled', className: 'whitespace-nowrap text-xs', cell: (f) => <RelativeTime value={f.scheduledFor} /> },
+                // the Error column takes the width the others leave (width 100%, max-width 0: a table cell's own
+                // max-width is not honoured otherwise) and its text is cut there, whole on hover, so it ends
+                // inside the card instead of running past its edge
+                {
+                  key: 'error',
+                  header: 'Error',
+                  className: 'text-xs text-red-700 md:w-full md:max-w-0 max-md:min-w-0 max-md:max-w-full max-md:basis-full max-md:empty:hidden',
+                  cell: (f) => (f.error ? <Truncate text={f.error} data-testid="failure-error" /> : null),
+                },
               ]}
             />
           )}
