@@ -97,3 +97,24 @@ test('an address no page answers shows the console\'s own 404 with a way back, n
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
 });
+
+test('390 px: a job\'s page with a long key wraps the key in its heading, so the whole key and the status badge are on screen', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const key = `e2e.long.finance.reconciliation.quarterly-close.emea-subsidiaries.${tag()}`;
+  const job = await api<{ id: string }>('POST', '/jobs', { key, name: LONG_NAME, schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await login(page);
+  await page.goto(`/jobs/${job.id}`);
+  const title = page.getByTestId('job-title-key');
+  await expect(title).toHaveText(key);
+  // not clipped: nothing of it lies past its box or the screen's edge
+  expect(await isCut(title)).toBe(false);
+  const t = (await title.boundingBox())!;
+  expect(t.x + t.width).toBeLessThanOrEqual(390);
+  const h1 = page.getByRole('heading', { level: 1 });
+  expect(await h1.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+  const badge = page.getByTestId('job-status');
+  await expect(badge).toBeVisible();
+  const b = (await badge.boundingBox())!;
+  expect(b.x + b.width).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: test.info().outputPath('job-title-390.png'), clip: { x: 0, y: 0, width: 390, height: 300 } });
+});

@@ -90,8 +90,9 @@ export default async function JobPage({ params, searchParams }: Props) {
           </Link>
         }
         title={
-          <span className="flex items-center gap-2.5">
-            <span className="font-mono">{job.key}</span>
+          // a long key wraps (PageHeader) and the status badge follows it, on the next line if need be: never off screen
+          <span className="flex flex-wrap items-center gap-x-2.5 gap-y-1">
+            <span className="min-w-0 font-mono" data-testid="job-title-key">{job.key}</span>
             {/* a deleted job keeps its status for a restore, but deleted is its state */}
             <StatusBadge status={job.deletedAt ? 'deleted' : job.status} data-testid="job-status" />
           </span>
