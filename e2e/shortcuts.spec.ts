@@ -22,3 +22,22 @@ test('/ focuses search, ? shows the shortcuts, and both are plain characters ins
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('shortcuts-help')).toHaveCount(0);
 });
+
+test('Tab first reaches Skip to content, which takes the keyboard past the sidebar and the top bar to the page', async ({ page }) => {
+  await login(page);
+  await page.goto('/jobs');
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  // hidden until focused
+  expect((await skip.boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
+  await page.locator('body').press('Tab');
+  await expect(skip).toBeFocused();
+  const box = (await skip.boundingBox())!;
+  expect(box.width).toBeGreaterThan(40);
+  expect(box.y).toBeGreaterThanOrEqual(0);
+  await page.keyboard.press('Enter');
+  // the next Tab lands on the page's first control, not on a sidebar link or the top bar
+  await page.keyboard.press('Tab');
+  const inMain = await page.evaluate(() => !!document.activeElement?.closest('main'));
+  expect(inMain).toBe(true);
+  await expect(page.getByRole('link', { name: 'Import crontab' })).toBeFocused();
+});
