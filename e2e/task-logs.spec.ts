@@ -108,6 +108,11 @@ test('lines stream live onto the run page and can be filtered, unwrapped, downlo
 
   // From the running -> success state change to the lines around it: the last line.
   const changes = page.getByTestId('task-log-main').getByTestId('task-log-row');
+  // each change names its attempt with the glossary's word (as the tasks table does), never a bare "#1", and its
+  // link says what it opens
+  await expect(changes.first().getByTestId('task-log-attempt')).toHaveText('attempt 1');
+  await expect(page.getByTestId('task-log-main')).not.toContainText('#1');
+  await expect(changes.first().getByRole('link', { name: 'Log lines of attempt 1 from this change on' })).toHaveText('log lines');
   await changes.filter({ has: page.locator('[data-to="success"]') }).or(page.locator('[data-testid="task-log-row"][data-to="success"]')).first().getByTestId('state-change-lines-link').click();
   await expect(box.locator('[data-highlight="true"]')).toContainText('exited with code 0');
   // From pending -> running: the first line.

@@ -268,8 +268,9 @@ export function StateChangeLinesLink({ taskId, attempt, createdAt }: { taskId: s
       onClick={() => {
         if (window.location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
       }}
+      aria-label={`Log lines of attempt ${attempt} from this change on`}
       className="text-[11px] text-indigo-700 hover:underline" data-testid="state-change-lines-link">
-      lines
+      log lines
     </a>
   );
 }

@@ -36,7 +36,8 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
                     <span className="text-zinc-500">{l.fromStatus ?? 'created'}</span>
                     <span className="text-zinc-400">→</span>
                     <StatusBadge status={l.toStatus} />
-                    {noAttempt ? null : <span className="text-zinc-500">#{l.attempt}</span>}
+                    {/* the glossary's word, as the tasks table and the graph write it ("attempt 2"), not a bare "#2" */}
+                    {noAttempt ? null : <span className="text-zinc-500" data-testid="task-log-attempt">attempt {l.attempt}</span>}
                     <ZonedTime value={l.createdAt} ms className="ml-auto font-mono text-[11px] text-zinc-500" />
                   </div>
                   {l.message ? <p className="mt-0.5 break-words text-xs text-zinc-700">{l.message}</p> : null}
