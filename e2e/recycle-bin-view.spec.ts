@@ -15,9 +15,15 @@ test('a deleted job opens read-only from the recycle bin and is restored from it
 
   await login(page);
   await page.goto(`/recycle-bin?q=${encodeURIComponent(key)}`);
-  await page.locator(`[data-testid="recycle-bin-row"][data-job-key="${key}"]`).getByRole('link', { name: key }).click();
+  const keyLink = page.locator(`[data-testid="recycle-bin-row"][data-job-key="${key}"]`).getByRole('link', { name: key });
+  // the key looks like the link it is, as on the jobs list
+  await expect(keyLink).toHaveClass(/text-indigo-700/);
+  await keyLink.click();
   await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}`));
   await expect(page.getByTestId('deleted-job-notice')).toContainText('read only');
+  // no failed run: "0 failed" is not written in red, as if there were one to look at
+  await expect(page.getByTestId('job-failed-runs')).toHaveText('0 failed');
+  await expect(page.getByTestId('job-failed-runs')).not.toHaveClass(/text-red/);
   // read only: no Run now / Edit / Delete; Restore and Purge instead
   await expect(page.getByRole('button', { name: 'Run now', exact: true })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Restore' })).toBeEnabled();

@@ -27,7 +27,8 @@ export function RecycleBinTable({ rows, restore, purge }: { rows: BinRow[]; rest
           header: 'Key',
           className: 'font-mono text-xs',
           cell: (j) => (
-            <Link href={`/jobs/${j.id}`} className="hover:underline">
+            // styled as the jobs list's key: it is a link (to the job's read-only page), and should look like one
+            <Link href={`/jobs/${j.id}`} className="text-indigo-700 hover:underline">
               {j.key}
             </Link>
           ),
