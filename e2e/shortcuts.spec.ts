@@ -27,6 +27,7 @@ test('Tab first reaches Skip to content, which takes the keyboard past the sideb
   await login(page);
   await page.goto('/jobs');
   const skip = page.getByRole('link', { name: 'Skip to content' });
+  await expect(skip).toBeAttached();
   // hidden until focused
   expect((await skip.boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
   await page.locator('body').press('Tab');
