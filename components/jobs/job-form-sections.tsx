@@ -82,16 +82,20 @@ export function AlarmsSection({ f }: { f: JobFormState }) {
   );
 }
 
-/** Cancel and Save, sticky at the bottom. */
+/**
+ * Cancel and Save, sticky at the bottom. Below 768 px the bar wraps: "Editing version N" and the Reason field each take
+ * a line of their own (the field as wide as the screen allows) above Cancel and Save; on one line they were wider than
+ * a phone, and the bar, aligned to its end, pushed the version and the Reason label off the screen's left edge.
+ */
 export function FormFooter({ f, cancelHref }: { f: JobFormState; cancelHref: string }) {
   const { mode, expectedVersion, pending, reason, setReason, err } = f;
   return (
-  <div data-testid="form-save-bar" className="sticky bottom-0 -mx-3 flex items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-3 py-3 backdrop-blur md:-mx-6 md:px-6">
-    {mode === 'edit' && expectedVersion ? <span className="text-xs text-zinc-500">Editing version {expectedVersion}</span> : null}
+  <div data-testid="form-save-bar" className="sticky bottom-0 -mx-3 flex flex-wrap items-center justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-3 py-3 backdrop-blur md:-mx-6 md:flex-nowrap md:px-6">
+    {mode === 'edit' && expectedVersion ? <span className="text-xs text-zinc-500 max-md:w-full">Editing version {expectedVersion}</span> : null}
     {mode === 'edit' ? (
-      <label className="mr-auto flex items-center gap-2 text-xs text-zinc-600">
+      <label className="mr-auto flex min-w-0 items-center gap-2 text-xs text-zinc-600 max-md:mr-0 max-md:w-full max-md:flex-wrap">
         Reason
-        <Input id={FORM_FIELDS.reason.id} aria-label="Reason for this change" aria-invalid={err('reason') ? true : undefined} className="h-8 w-72" maxLength={1000} placeholder="Why this change (shown in Versions)" value={reason} onChange={(e) => setReason(e.target.value)} />
+        <Input id={FORM_FIELDS.reason.id} aria-label="Reason for this change" aria-invalid={err('reason') ? true : undefined} className="h-8 w-72 max-md:w-auto max-md:min-w-0 max-md:flex-1" maxLength={1000} placeholder="Why this change (shown in Versions)" value={reason} onChange={(e) => setReason(e.target.value)} />
         {err('reason') ? <span className="text-red-600">{err('reason')}</span> : null}
       </label>
     ) : null}
