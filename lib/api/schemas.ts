@@ -230,7 +230,8 @@ export type AlarmsInput = z.output<typeof AlarmsInput>;
 // ---------------------------------------------------------------- jobs
 
 const jobFields = {
-  key: str().regex(JOB_KEY_RE, 'Key must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit'),
+  // an empty key says so, as an empty name does, rather than quoting the key's character rules
+  key: str().min(1, 'Key is required').regex(JOB_KEY_RE, 'Key must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit'),
   name: str().trim().min(1, 'Name is required').max(200, 'At most 200 characters'),
   description: str().max(5000).optional(),
   schedule: ScheduleInput,
