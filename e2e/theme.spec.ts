@@ -70,3 +70,35 @@ test('dark theme is chosen in the top bar, survives a reload without a flash, an
   await expect(p2.locator('html')).toHaveAttribute('data-theme', 'system');
   await other.close();
 });
+
+test('dark theme: a task\'s log lines stay a dark terminal with light text, and a dialog dims the page instead of veiling it white', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.theme.lines.${Date.now().toString(36)}`, name: 'Theme lines', schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message: 'dark terminal' } });
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await login(page);
+  await page.goto('/');
+  await page.getByRole('radio', { name: 'Dark theme' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+
+  await page.goto(`/runs/${run.id}`);
+  const box = page.getByTestId('task-lines').first();
+  await expect(box).toContainText('dark terminal');
+  const [back, fg] = await box.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
+  // as dark as in the light theme (it used to turn into a white box on the dark page) ...
+  expect(await luminance(page, back)).toBeLessThan(0.05);
+  // ... with light text on it, and each line's text readable
+  expect(await luminance(page, fg)).toBeGreaterThan(0.6);
+  const line = box.getByText('dark terminal').first();
+  const lineFg = await line.evaluate((el) => getComputedStyle(el).color);
+  expect((await luminance(page, lineFg) + 0.05) / (await luminance(page, back) + 0.05)).toBeGreaterThan(4.5);
+  await box.screenshot({ path: test.info().outputPath('dark-log-lines.png') });
+
+  // a dialog's veil darkens the page (a zinc-950 veil was mirrored to near-white)
+  await page.getByRole('button', { name: 'Mark success' }).first().click();
+  await expect(page.getByRole('dialog')).toBeVisible();
+  const veil = page.locator('[data-state="open"].fixed.inset-0').first();
+  await expect(veil).toBeVisible();
+  const veilColor = await veil.evaluate((el) => getComputedStyle(el).backgroundColor);
+  expect(await luminance(page, veilColor.replace(/,\s*[\d.]+\)$/, ')').replace('rgba', 'rgb'))).toBeLessThan(0.05);
+  await page.screenshot({ path: test.info().outputPath('dark-dialog.png') });
+});

@@ -20,6 +20,9 @@ const value = (p, s) => {
 const mirror = (s) => (s === 50 ? 950 : s === 950 ? 50 : 1000 - s);
 const vars = PALETTES.flatMap((p) => SHADES.map((s) => `  --color-${p}-${s}: ${value(p, s)};`.replace(`${s}: `, `${s}: `).replace(value(p, s), value(p, mirror(s)))));
 
+// The palette as Tailwind defines it (the light theme's), for surfaces that stay as they are in both themes.
+const light = PALETTES.flatMap((p) => SHADES.map((s) => `    --color-${p}-${s}: ${value(p, s)};`));
+
 // Solid fills under white text (primary / danger buttons, the tooltip) keep their light-theme
 // colour: mirrored, white text on them would lose its contrast.
 const solids = [];
@@ -38,6 +41,11 @@ ${vars.join('\n')}
   & .ring-white { --tw-ring-color: ${value('zinc', 900)}; }
   & .fill-zinc-900 { fill: ${value('zinc', 900)}; }
 ${solids.join('\n')}
+  /* A terminal surface (tf-terminal: a task's log lines) is dark in both themes, as a terminal is: its subtree keeps
+     the light theme's palette, so its black ground and light text are not mirrored into a white box on a dark page */
+  & .tf-terminal {
+${light.join('\n')}
+  }
   /* React Flow canvas (its own variables, @xyflow/react/dist/style.css) */
   & .react-flow {
     --xy-background-color-default: transparent;

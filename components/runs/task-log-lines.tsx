@@ -204,7 +204,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
           const el = e.currentTarget;
           stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
         }}
-        className="max-h-96 overflow-auto rounded-md border border-zinc-200 bg-zinc-950 p-2 font-mono text-xs leading-5 text-zinc-100"
+        className="tf-terminal max-h-96 overflow-auto rounded-md border border-zinc-800 bg-zinc-950 p-2 font-mono text-xs leading-5 text-zinc-100"
         data-testid="task-lines"
       >
         {lines.length === 0 ? (

@@ -23,7 +23,7 @@ export function MobileNav() {
         </Button>
       </D.Trigger>
       <D.Portal>
-        <D.Overlay className="fixed inset-0 z-40 bg-zinc-950/30 backdrop-blur-[1px] md:hidden" />
+        <D.Overlay className="fixed inset-0 z-40 bg-black/30 backdrop-blur-[1px] md:hidden" />
         <D.Content
           aria-label="Navigation"
           aria-describedby={undefined}

@@ -6,7 +6,8 @@ import { X } from 'lucide-react';
 import { cn } from './cn';
 import { Button } from './button';
 
-const overlay = 'fixed inset-0 z-40 bg-zinc-950/30 backdrop-blur-[1px]';
+// black, not zinc-950: the dark theme mirrors the zinc palette, which made the veil behind a dialog white
+const overlay = 'fixed inset-0 z-40 bg-black/30 backdrop-blur-[1px]';
 const content =
   'fixed left-1/2 top-[12vh] z-50 w-[calc(100vw-2rem)] -translate-x-1/2 rounded-lg border border-zinc-200 bg-white p-5 shadow-xl focus:outline-none';
 
