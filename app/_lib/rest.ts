@@ -2,7 +2,8 @@
  * The REST door's one wrapper for route handlers (docs/design.md §5): auth (bearer
  * token or the console session cookie), role check, zod parsing of params /
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
- * with its status, invalid JSON -> 400, a body over 1 MB -> 413, a database that
+ * with its status, invalid JSON or a key written twice in one object -> 400 (the
+ * duplicated key named at its path, lib/api/json-guard.ts duplicateKeys), a body over 1 MB -> 413, a database that
  * cannot be reached -> 503 `database_unavailable` with Retry-After, anything else
  * logged with pino -> 500 generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE
  * (lib/api/idempotency.ts). Mutating requests authenticated by the session cookie
@@ -24,7 +25,7 @@ import type { Actor } from '@/lib/auth/actor';
 import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { checkApiToken } from '@/lib/auth/tokens';
-import { parseOrThrow, refuseUnknownQueryParameters } from '@/lib/api/validation';
+import { duplicateKeyFieldErrors, fieldErrorsOf, parseOrThrow, refuseUnknownQueryParameters, validationError, withFieldErrors } from '@/lib/api/validation';
 import { pgErrorCode } from '@/lib/pg-error-code';
 import { REPLAYABLE_SQLSTATES } from '@/lib/engine/lock-order';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
@@ -260,6 +261,9 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           } catch {
             throw new DomainError('validation', 'Request body is not valid JSON', { _body: 'Invalid JSON' });
           }
+          // a key written twice would silently mean its last value: refused with the body's other bad fields
+          const duplicates = duplicateKeyFieldErrors(rawText);
+          if (Object.keys(duplicates).length) throw validationError(withFieldErrors(duplicates, opts.body ? fieldErrorsOf(opts.body, rawBody) : {}));
         }
       }
       const body = (opts.body ? parseOrThrow(opts.body, rawBody) : rawBody) as B;

@@ -49,6 +49,7 @@ describe('field parsing and validation', () => {
     ['[1]', { ok: false }],
     ['null', { ok: false }],
     ['{', { ok: false }],
+    ['{"x":1,"y":{"z":1,"z":2}}', { ok: false, error: 'Duplicate key: y.z' }],
   ])('parseJsonObject(%j)', (text, want) => expect(parseJsonObject(text)).toMatchObject(want));
 
   it.each([

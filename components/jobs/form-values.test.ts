@@ -18,6 +18,9 @@ describe('parseRunNowInput (Run now dialog)', () => {
     expect(parseRunNowInput('[{"a": 1}, 3]')).toMatchObject({ ok: false, error: 'Element 1 must be a JSON object' });
     expect(parseRunNowInput(JSON.stringify(Array.from({ length: 1001 }, () => ({}))))).toMatchObject({ ok: false, error: expect.stringMatching(/1000/) });
     expect(parseRunNowInput('"x"')).toMatchObject({ ok: false });
+    // a key written twice would silently mean its last value (the REST API refuses it too)
+    expect(parseRunNowInput('{"a": 1, "a": 2}')).toEqual({ ok: false, error: 'Duplicate key: a' });
+    expect(parseRunNowInput('[{"a": 1}, {"a": 1, "b": 1, "b": 2}]')).toEqual({ ok: false, error: 'Duplicate key: 1.b' });
     expect(parseRunNowInput('{oops')).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid JSON/) });
   });
 });
@@ -71,6 +74,10 @@ describe('submitErrors (the job form before sending)', () => {
     expect(errorsOf(form({ cron: '0 2 * * *', startAtLocal: '2026-04-02T00:00', endAtLocal: '2026-04-01T00:00', payload: '{oops' }))).toMatchObject({ endAt: 'endAt must be after startAt' });
     // an end in the past
     expect(errorsOf(form({ cron: '0 2 * * *', endAtLocal: '2026-02-01T00:00', payload: '{oops' }))).toMatchObject({ endAt: 'Is in the past: this job would never fire' });
+  });
+
+  it('a payload with a key written twice is an error at payload, not its last value sent', () => {
+    expect(errorsOf(form({ cron: '0 2 * * *', payload: '{"a": {"b": 1, "b": 2}}' }))).toEqual({ payload: 'Duplicate key: a.b' });
   });
 
   it('nothing wrong but the schedule: sent, the server judges it at its own clock', () => {

@@ -8,6 +8,7 @@ import { utcToZonedLocal, zonedLocalToUtc } from '@/lib/time/format';
 import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf, withFieldErrors } from '@/lib/api/validation';
 import { neverFiresFields } from '@/lib/api/never-fires-fields';
+import { duplicateKeyMessage } from '@/lib/api/json-guard';
 
 export type ScheduleKind = 'cron' | 'interval' | 'once' | 'manual';
 export type AlarmChannelValue = { type: 'webhook' | 'email' | 'log'; target: string };
@@ -114,13 +115,15 @@ export function parseLabels(text: string): { ok: true; value: Record<string, str
   return { ok: true, value };
 }
 
-/** Parses the payload textarea: must be a JSON object. */
+/** Parses the payload textarea: must be a JSON object, no key written twice. */
 export function parsePayload(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   const t = text.trim();
   if (t === '') return { ok: true, value: {} };
   try {
     const v = JSON.parse(t) as unknown;
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'Payload must be a JSON object, e.g. {"hello": "world"}' };
+    const duplicate = duplicateKeyMessage(t);
+    if (duplicate) return { ok: false, error: duplicate };
     return { ok: true, value: v as Record<string, unknown> };
   } catch (e) {
     return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
@@ -155,6 +158,8 @@ export function parseRunNowInput(text: string):
   } catch (e) {
     return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
   }
+  const duplicate = duplicateKeyMessage(t);
+  if (duplicate) return { ok: false, error: duplicate };
   if (Array.isArray(v)) {
     if (v.length === 0) return { ok: false, error: 'The array is empty: give at least one payload object' };
     if (v.length > 1000) return { ok: false, error: `At most 1000 runs at once (got ${v.length})` };

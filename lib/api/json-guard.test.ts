@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasLoneSurrogate, MAX_JSON_DEPTH, NON_FINITE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE, scanJson, SURROGATE_MESSAGE, unstorableString } from './json-guard.ts';
+import { DUPLICATE_KEY_MESSAGE, duplicateKeys, hasLoneSurrogate, MAX_JSON_DEPTH, NON_FINITE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE, scanJson, SURROGATE_MESSAGE, unstorableString } from './json-guard.ts';
 
 describe('json-guard', () => {
   it('finds unpaired surrogates, not pairs', () => {
@@ -36,5 +36,38 @@ describe('json-guard', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]!.path).toHaveLength(100_000);
     expect(scanJson(v, { maxDepth: MAX_JSON_DEPTH })).toEqual({ problems: [], tooDeep: true });
+  });
+});
+
+describe('duplicateKeys', () => {
+  it('names every key written twice in one object at its path, escapes decoded', () => {
+    expect(duplicateKeys('{"key":"dup.a","key":"dup.b","name":"d","name":"e"}')).toEqual([
+      { path: ['key'], message: DUPLICATE_KEY_MESSAGE },
+      { path: ['name'], message: DUPLICATE_KEY_MESSAGE },
+    ]);
+    expect(duplicateKeys('{"steps":[{"key":"a"},{"key":"b","handler":"x","handler":"y"}]}')).toEqual([{ path: ['steps', 1, 'handler'], message: DUPLICATE_KEY_MESSAGE }]);
+    expect(duplicateKeys('{"payload":{"a\\"b":1,"a\\u0022b":2}}')).toEqual([{ path: ['payload', 'a"b'], message: DUPLICATE_KEY_MESSAGE }]);
+    expect(duplicateKeys('{"":1,"":2}')).toEqual([{ path: [''], message: DUPLICATE_KEY_MESSAGE }]);
+    expect(duplicateKeys(' [ {"a":1} , {"a" : 2, "b":{"a":3}}, "\\\\", {"x":"\\\\\\"","x":0} ] ')).toEqual([{ path: [3, 'x'], message: DUPLICATE_KEY_MESSAGE }]);
+  });
+
+  it('does not confuse values, strings holding quotes or braces, or keys of different objects with keys', () => {
+    expect(duplicateKeys('{"a":"a","b":"{\\"a\\":1,\\"a\\":2}","c":{"a":1},"d":[{"a":1},{"a":1}],"e":"a"}')).toEqual([]);
+    expect(duplicateKeys('{}')).toEqual([]);
+    expect(duplicateKeys('[1,2,"x"]')).toEqual([]);
+    expect(duplicateKeys('"{\\"a\\":1,\\"a\\":2}"')).toEqual([]);
+  });
+
+  it('is linear: a 1 MB body of 1,000 run objects and 100,000 nested levels take milliseconds', () => {
+    const runs = JSON.stringify({ runs: Array.from({ length: 1000 }, (_, i) => ({ payload: { i, text: 'x'.repeat(900), list: [1, 2, 3], k: { a: 1, b: 2 } } })) });
+    let t = performance.now();
+    expect(duplicateKeys(runs)).toEqual([]);
+    expect(performance.now() - t).toBeLessThan(200);
+    const deep = '{"a":'.repeat(100_000) + '{"b":1,"b":2}' + '}'.repeat(100_000);
+    t = performance.now();
+    const found = duplicateKeys(deep);
+    expect(performance.now() - t).toBeLessThan(500);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.path).toHaveLength(100_001);
   });
 });

@@ -115,3 +115,75 @@ function canonical(v: unknown): string {
   }
   return JSON.stringify(v ?? null);
 }
+
+/** Field message for an object key written twice in the same object of a JSON text. */
+export const DUPLICATE_KEY_MESSAGE = 'Duplicate key';
+
+/** An open object or array while scanning JSON text: its keys so far (objects) and where the scan is in it. */
+interface Open { keys: Set<string> | null; at: string | number; object: boolean; named: boolean }
+
+/**
+ * Every object key written twice in the same object of `text`, a JSON text that JSON.parse
+ * accepted (JSON.parse keeps the last value and drops the first without a word, so a
+ * `{"key":"a","key":"b"}` would silently mean `b`), at its path (at most `limit`). A key is
+ * compared by its value, escapes decoded (`"a"` and `"\u0061"` are the same key). One pass
+ * over the text without recursion, a set per object only once it has a second key: linear in
+ * the length of the text, however deep or wide.
+ */
+export function duplicateKeys(text: string, limit = 20): JsonProblem[] {
+  const problems: JsonProblem[] = [];
+  const open: Open[] = [];
+  let expectKey = false;
+  const n = text.length;
+  for (let i = 0; i < n && problems.length < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) {
+      open.push({ keys: null, at: '', object: true, named: false });
+      expectKey = true;
+    } else if (c === 0x5b /* [ */) {
+      open.push({ keys: null, at: 0, object: false, named: false });
+      expectKey = false;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      open.pop();
+      expectKey = false;
+    } else if (c === 0x2c /* , */) {
+      const top = open[open.length - 1]!;
+      if (top.object) expectKey = true;
+      else (top.at as number)++;
+    } else if (c === 0x22 /* " */) {
+      // the closing quote: the first one not escaped (preceded by an even number of backslashes)
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+      if (expectKey) {
+        const top = open[open.length - 1]!;
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (top.named) {
+          top.keys ??= new Set([top.at as string]);
+          if (top.keys.has(key)) problems.push({ path: [...open.slice(0, -1).map((o) => o.at), key], message: DUPLICATE_KEY_MESSAGE });
+          else top.keys.add(key);
+        }
+        top.at = key;
+        top.named = true;
+        expectKey = false;
+      }
+      i = end;
+    }
+  }
+  return problems;
+}
+
+/**
+ * `Duplicate key: a.b` for the first key written twice in one object of `text` (a JSON text
+ * JSON.parse accepted), or null: the console's JSON boxes (payload, config, Run now) say it
+ * before sending, as the REST API would refuse it.
+ */
+export function duplicateKeyMessage(text: string): string | null {
+  const d = duplicateKeys(text, 1)[0];
+  return d ? `${DUPLICATE_KEY_MESSAGE}: ${d.path.join('.')}` : null;
+}

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { $ZodRawIssue } from 'zod/v4/core';
 import { DomainError } from '../errors.ts';
-import { scanJson } from './json-guard.ts';
+import { duplicateKeys, scanJson } from './json-guard.ts';
 
 /**
  * A field -> message map without a prototype: a client's field named `__proto__`
@@ -68,6 +68,17 @@ export function zodToFieldErrors(error: z.ZodError): Record<string, string> {
 export function unstorableFieldErrors(data: unknown): Record<string, string> {
   const out = fieldMap();
   for (const p of scanJson(data).problems) out[issuePath(p.path)] ??= escapeLoneSurrogates(p.message);
+  return plain(out);
+}
+
+/**
+ * Object keys written twice in one object of a JSON text (`{"key":"a","key":"b"}`: JSON.parse
+ * keeps the last and drops the first without a word) -> `{ key: 'Duplicate key' }` at their
+ * exact paths. A request body is checked as text, before JSON.parse's value hides the first.
+ */
+export function duplicateKeyFieldErrors(text: string): Record<string, string> {
+  const out = fieldMap();
+  for (const p of duplicateKeys(text)) out[issuePath(p.path)] ??= p.message;
   return plain(out);
 }
 

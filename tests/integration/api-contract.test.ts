@@ -291,6 +291,24 @@ describe('REST contract /api/v1', () => {
       expect(await counts()).toEqual(before);
     });
 
+    it('a key written twice in one object is a 400 naming its path (not silently the last value), nothing written', async () => {
+      const j = await create(cronJob(uniq('dup.trigger')));
+      const before = await counts();
+      const raw = (rawBody: string) => call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody, headers: { 'content-type': 'application/json' } });
+      const r = await raw('{"key":"dup.a","key":"dup.b","name":"d","name":"e","schedule":{"kind":"manual"},"handler":"builtin.echo"}');
+      expectField(r, 'key');
+      expect(r.json.error.fields).toEqual({ key: 'Duplicate key', name: 'Duplicate key' });
+      const nested = JSON.stringify(cronJob(uniq('dup.nested'))).replace('"payload":{"x":1}', '"payload":{"x":1,"x":2}');
+      expect((await raw(nested)).json.error.fields).toEqual({ 'payload.x': 'Duplicate key' });
+      // on a route whose body has a schema, the body's other bad fields come in the same 400
+      const both = await call(rollback.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, rawBody: '{"version":1,"version":1,"stauts":1}', headers: { 'content-type': 'application/json' } });
+      expect(both.json.error.fields).toEqual({ version: 'Duplicate key', stauts: 'Unknown field' });
+      const runs = JSON.stringify({ runs: Array.from({ length: 1000 }, (_, i) => ({ payload: { i } })) }).replace('{"payload":{"i":999}}', '{"payload":{"i":999},"payload":{"i":0}}');
+      const tr = await call(trigger.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, rawBody: runs, headers: { 'content-type': 'application/json' } });
+      expect(tr.json.error.fields).toEqual({ 'runs.999.payload': 'Duplicate key' });
+      expect(await counts()).toEqual(before);
+    });
+
     it('a key used by a live job is a 409 naming key, writing nothing', async () => {
       const j = await create(cronJob(uniq('taken')));
       const before = await counts();
