@@ -25,6 +25,7 @@ import { isDomainError } from '../lib/errors.ts';
 import { importCrontab } from '../lib/jobs/import-crontab.ts';
 import { databaseUrlFromEnvOrLocal } from '../lib/infra/database-url.ts';
 import { isValidTimeZone } from '../lib/schedule/index.ts';
+import { decodeUtf8 } from '../lib/api/json-guard.ts';
 
 // getDb() reads DATABASE_URL; fall back to the running embedded database.
 const localDatabaseUrl = databaseUrlFromEnvOrLocal();
@@ -71,7 +72,9 @@ async function main(): Promise<void> {
   if (!isValidTimeZone(timezone)) usage(`unknown time zone ${timezone}`);
   const abs = path.resolve(args.file);
   const system = args.system ?? (abs === '/etc/crontab' || abs.startsWith('/etc/cron.d/'));
-  const text = await readFile(abs, 'utf8');
+  // not readFile(abs, 'utf8'): it would put U+FFFD in place of bytes that are not UTF-8 and import the commands changed
+  const text = decodeUtf8(await readFile(abs));
+  if (text === null) usage(`${abs} is not valid UTF-8 (save it as UTF-8)`);
   const db = getDb();
   let result;
   try {

@@ -2,7 +2,7 @@
  * The REST door's one wrapper for route handlers (docs/design.md §5): auth (bearer
  * token or the console session cookie), role check, zod parsing of params /
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
- * with its status, invalid JSON or a key written twice in one object -> 400 (the
+ * with its status, a body that is not UTF-8, invalid JSON or a key written twice in one object -> 400 (the
  * duplicated key named at its path, lib/api/json-guard.ts duplicateKeys), a body over 1 MB -> 413, a database that
  * cannot be reached -> 503 `database_unavailable` with Retry-After, anything else
  * logged with pino -> 500 generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE
@@ -26,6 +26,7 @@ import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { checkApiToken } from '@/lib/auth/tokens';
 import { duplicateKeyFieldErrors, fieldErrorsOf, parseOrThrow, refuseUnknownQueryParameters, validationError, withFieldErrors } from '@/lib/api/validation';
+import { decodeUtf8, NOT_UTF8_MESSAGE } from '@/lib/api/json-guard';
 import { pgErrorCode } from '@/lib/pg-error-code';
 import { REPLAYABLE_SQLSTATES } from '@/lib/engine/lock-order';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
@@ -168,7 +169,10 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** A request body over MAX_BODY_BYTES (answered 413 `payload_too_large`). */
 class BodyTooLarge extends Error {}
 
-/** Reads the body as UTF-8 text, refusing more than `limit` bytes (Content-Length first, then while streaming). */
+/**
+ * Reads the body as UTF-8 text, refusing more than `limit` bytes (Content-Length first, then while streaming)
+ * and bytes that are not UTF-8 (400 at `_body`: a lenient decode would store U+FFFD in their place).
+ */
 export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
@@ -186,7 +190,9 @@ export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promis
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = decodeUtf8(Buffer.concat(chunks));
+  if (text === null) throw new DomainError('validation', 'Request body is not valid UTF-8', { _body: NOT_UTF8_MESSAGE });
+  return text;
 }
 
 /**

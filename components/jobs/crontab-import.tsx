@@ -13,6 +13,7 @@ import { Input, Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { TimezonePicker } from './timezone-picker';
+import { decodeUtf8 } from '@/lib/api/json-guard';
 
 type Result<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string>; code?: string };
 type Submit = (input: unknown) => Promise<Result<ImportCrontabResult>>;
@@ -44,7 +45,14 @@ export function CrontabImport({ timeZones, submit }: { timeZones: string[]; subm
   const onFile = async (e: React.ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
     if (!file) return;
-    const text = await file.text();
+    // file.text() would put U+FFFD in place of bytes that are not UTF-8 (a Latin-1 crontab) and import the commands changed
+    const text = decodeUtf8(new Uint8Array(await file.arrayBuffer()));
+    if (text === null) {
+      const message = `${file.name} is not valid UTF-8: save it as UTF-8 and choose it again`;
+      setError({ message, fields: { text: message } });
+      return;
+    }
+    setError(null);
     change({ text, source: file.name });
   };
 

@@ -5,7 +5,7 @@
 import { DomainError } from '../errors.ts';
 import { isUuid } from './ids.ts';
 import { isAcceptedInstant } from './instant.ts';
-import { scanJson } from './json-guard.ts';
+import { decodeUtf8, scanJson } from './json-guard.ts';
 
 export type CursorData = { s: string; v: string | number | null; id: string };
 
@@ -16,7 +16,8 @@ export function encodeCursor(data: CursorData): string {
 /** Decodes a cursor for `sort`; throws DomainError('validation', ..., { cursor }) when malformed or for another sort. */
 export function decodeCursor(cursor: string, sort: string): CursorData {
   try {
-    const d = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorData;
+    // bytes that are not UTF-8 are a forged cursor (null: JSON.parse throws), not text with U+FFFD in them
+    const d = JSON.parse(decodeUtf8(Buffer.from(cursor, 'base64url')) ?? '') as CursorData;
     // a forged value PostgreSQL would refuse (a NUL, a lone surrogate) is this cursor's fault, not the server's
     if (d && typeof d === 'object' && d.s === sort && isUuid(d.id) && (d.v === null || ['string', 'number'].includes(typeof d.v)) && scanJson(d.v).problems.length === 0) {
       return d;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DUPLICATE_KEY_MESSAGE, duplicateKeys, hasLoneSurrogate, MAX_JSON_DEPTH, NON_FINITE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE, scanJson, SURROGATE_MESSAGE, unstorableString } from './json-guard.ts';
+import { decodeUtf8, DUPLICATE_KEY_MESSAGE, duplicateKeys, hasLoneSurrogate, MAX_JSON_DEPTH, NON_FINITE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE, scanJson, SURROGATE_MESSAGE, unstorableString } from './json-guard.ts';
 
 describe('json-guard', () => {
   it('finds unpaired surrogates, not pairs', () => {
@@ -69,5 +69,15 @@ describe('duplicateKeys', () => {
     expect(performance.now() - t).toBeLessThan(500);
     expect(found).toHaveLength(1);
     expect(found[0]!.path).toHaveLength(100_001);
+  });
+});
+
+describe('decodeUtf8', () => {
+  it('decodes UTF-8 and refuses other bytes instead of putting U+FFFD in their place', () => {
+    expect(decodeUtf8(Buffer.from('{"name":"é 😀"}'))).toBe('{"name":"é 😀"}');
+    expect(decodeUtf8(Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]))).toBeNull();
+    expect(decodeUtf8(Buffer.from([0xc3]))).toBeNull(); // a sequence cut short
+    expect(decodeUtf8(Buffer.from([0xed, 0xa0, 0x80]))).toBeNull(); // an encoded surrogate (CESU-8)
+    expect(decodeUtf8(Buffer.from('\ufeff{}'))).toBe('{}');
   });
 });

@@ -16,6 +16,22 @@ export const SURROGATE_MESSAGE = 'Must not contain an unpaired UTF-16 surrogate 
 export const NON_FINITE_MESSAGE = 'Must be a finite number (at most ±1.7976931348623157e308)';
 /** Field message for an object key `__proto__`: JSON.parse keeps it as a key, but copying the object would drop it. */
 export const PROTO_KEY_MESSAGE = 'Field name __proto__ is not allowed';
+/** Field message for bytes that are not UTF-8 (a request body, an uploaded file). */
+export const NOT_UTF8_MESSAGE = 'Not valid UTF-8';
+
+/**
+ * `bytes` as text, or null when they are not valid UTF-8. A lenient decoder (Buffer's
+ * toString, Blob.text()) would put U+FFFD in place of each bad byte and the text would be
+ * stored changed without a word; this one refuses it (TextDecoder `fatal`, WHATWG Encoding).
+ * A leading byte order mark is dropped.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
 /** Deepest nesting accepted in a free-form JSON value (payload, config). */
 export const MAX_JSON_DEPTH = 64;
 

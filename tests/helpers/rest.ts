@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { offerHandlers, useTestDatabase, type TestDatabase } from './db.ts';
 
 export type RouteHandler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
-export type CallOpts = { token?: string | null; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> };
+export type CallOpts = { token?: string | null; body?: unknown; rawBody?: string | Uint8Array<ArrayBuffer>; params?: Record<string, string>; headers?: Record<string, string> };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response shapes
 export type CallResult = { status: number; headers: Headers; json: any };
 
@@ -22,7 +22,7 @@ export type CallResult = { status: number; headers: Headers; json: any };
 export async function call(handler: RouteHandler, method: string, url: string, opts: CallOpts = {}): Promise<CallResult> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined = opts.rawBody;
+  let body: string | Uint8Array<ArrayBuffer> | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';

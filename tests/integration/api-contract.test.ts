@@ -291,6 +291,17 @@ describe('REST contract /api/v1', () => {
       expect(await counts()).toEqual(before);
     });
 
+    it('a body that is not UTF-8 is a 400 at _body, not stored with U+FFFD in place of its bytes', async () => {
+      const before = await counts();
+      const text = JSON.stringify(cronJob(uniq('utf8'))).replace('"name":"', '"name":"\u0000');
+      const at = Buffer.from(text).indexOf(0);
+      const bytes = Buffer.concat([Buffer.from(text).subarray(0, at), Buffer.from([0xff, 0xfe]), Buffer.from(text).subarray(at + 1)]);
+      const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: bytes, headers: { 'content-type': 'application/json' } });
+      expectField(r, '_body');
+      expect(r.json.error.message).toBe('Request body is not valid UTF-8');
+      expect(await counts()).toEqual(before);
+    });
+
     it('a key written twice in one object is a 400 naming its path (not silently the last value), nothing written', async () => {
       const j = await create(cronJob(uniq('dup.trigger')));
       const before = await counts();
