@@ -76,6 +76,9 @@ export function splitCron(expr: string): CronSplit {
     // cron-parser's H is random per parse unless seeded: next times would change between calls.
     if (t !== undefined && hasHash(t)) own[i] = "'H' (hashed) values are not supported; use the job's stagger instead";
   });
+  six.forEach((t, i) => {
+    if (own[i] === undefined && !(i === 3 && /W/i.test(t))) own[i] = stepProblem(i, t);
+  });
   let years: number[] | null = null;
   if (parts.length === 7 && own[6] === undefined) {
     const y = parseYears(parts[6]!);
@@ -92,6 +95,52 @@ export function splitCron(expr: string): CronSplit {
   }
   if (weekday) six[3] = '*';
   return { syntax: { fields: six, weekday, years }, texts, own, clash };
+}
+
+/** The values of each field cron-parser reads (day of week: 0 and 7 are both Sunday), by index in FIELD_NAMES. */
+const FIELD_RANGES: [number, number][] = [[0, 59], [0, 59], [0, 23], [1, 31], [1, 12], [0, 7]];
+const NAMES: Record<number, string[]> = {
+  4: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+  5: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
+};
+
+function fieldValue(field: number, token: string): number | null {
+  if (/^\d+$/.test(token)) return Number(token);
+  const i = NAMES[field]?.indexOf(token.toUpperCase()) ?? -1;
+  return i < 0 ? null : field === 4 ? i + 1 : i;
+}
+
+/**
+ * A step larger than what it steps through (every minute by 99999999999 or by 61, `0-30/45`), in
+ * the words of the other field errors, or undefined. cron-parser takes any step and keeps only
+ * the first value, so a minute field of every minute by 99999999999 would fire like `0` without a word. A step may be at most
+ * the number of values it steps through: the field's (`*` and `?`: 60 for a minute, 24 for an hour,
+ * 31 for a day of month, 12 for a month, 7 for a day of week), a range's (`0-30`: 31), or from a
+ * start to the field's end (`5/n` is `5-59/n` in minutes). A step of 0, a bad range or value is
+ * left to cron-parser, whose message cron.ts words.
+ */
+function stepProblem(field: number, text: string): string | undefined {
+  const [min, max] = FIELD_RANGES[field]!;
+  for (const token of text.split(',')) {
+    const m = /^(\*|\?|([0-9a-z]+)(?:-([0-9a-z]+))?)\/(\d+)$/i.exec(token);
+    if (!m) continue;
+    const step = Number(m[4]);
+    if (step === 0) continue;
+    let values: number;
+    let of: string;
+    if (m[2] === undefined) {
+      values = field === 5 ? 7 : max - min + 1;
+      of = `the ${values} values of ${min}-${field === 5 ? 6 : max}`;
+    } else {
+      const from = fieldValue(field, m[2]);
+      const to = m[3] === undefined ? max : fieldValue(field, m[3]);
+      if (from === null || to === null || from < min || to > max || from > to) continue;
+      values = to - from + 1;
+      of = `the ${values} value${values === 1 ? '' : 's'} of ${from}-${to}`;
+    }
+    if (step > values) return `step ${m[4]} must be between 1 and ${values} (${of})`;
+  }
+  return undefined;
 }
 
 function hasHash(field: string): boolean {
@@ -122,6 +171,7 @@ function parseYears(field: string): number[] | null | string {
     if (from < MIN_YEAR || to > MAX_YEAR) return `${m[2] ? `range ${m[1]}-${m[2]}` : m[1]} is outside ${MIN_YEAR}-${MAX_YEAR}`;
     if (from > to) return `range ${m[1]}-${m[2]} ends before it starts`;
     if (step < 1) return `step ${m[3]} must be at least 1`;
+    if (step > to - from + 1) return `step ${m[3]} must be between 1 and ${to - from + 1} (the ${to - from + 1} values of ${from}-${to})`;
     for (let y = from; y <= to; y += step) years.add(y);
   }
   return [...years].sort((a, b) => a - b);

@@ -156,6 +156,26 @@ describe('errors', () => {
     }
   });
 
+  it('refuses a step larger than what it steps through in every field, in the same words (cron-parser would keep only the first value)', () => {
+    expect(problems('*/99999999999 * * * *')).toBe('minute "*/99999999999": step 99999999999 must be between 1 and 60 (the 60 values of 0-59)');
+    expect(problems('0-30/45 * * * *')).toBe('minute "0-30/45": step 45 must be between 1 and 31 (the 31 values of 0-30)');
+    expect(problems('5/56 * * * *')).toBe('minute "5/56": step 56 must be between 1 and 55 (the 55 values of 5-59)');
+    expect(problems('*/61 0 0 * * *')).toMatch(/^second "\*\/61": step 61 must be between 1 and 60 \(the 60 values of 0-59\) \(6 fields/);
+    expect(problems('0 */25 * * *')).toBe('hour "*/25": step 25 must be between 1 and 24 (the 24 values of 0-23)');
+    expect(problems('0 0 */32 * *')).toBe('day of month "*/32": step 32 must be between 1 and 31 (the 31 values of 1-31)');
+    expect(problems('0 0 1 */13 *')).toBe('month "*/13": step 13 must be between 1 and 12 (the 12 values of 1-12)');
+    expect(problems('0 0 * JAN-MAR/4 *')).toBe('month "JAN-MAR/4": step 4 must be between 1 and 3 (the 3 values of 1-3)');
+    expect(problems('0 0 * * */8')).toBe('day of week "*/8": step 8 must be between 1 and 7 (the 7 values of 0-6)');
+    expect(problems('0 0 * * 1,MON-FRI/6')).toBe('day of week "1,MON-FRI/6": step 6 must be between 1 and 5 (the 5 values of 1-5)');
+    expect(problems('0 0 0 * * * 2030-2031/3')).toMatch(/^year "2030-2031\/3": step 3 must be between 1 and 2 \(the 2 values of 2030-2031\)/);
+    // beside the other bad fields, in field order
+    expect(problems('*/70 25 * * *')).toBe('minute "*/70": step 70 must be between 1 and 60 (the 60 values of 0-59); hour "25": 25 is outside 0-23');
+    // a step up to the number of values is fine
+    for (const ok of ['*/60 * * * *', '0-30/31 * * * *', '0 */24 * * *', '0 0 */31 * *', '0 0 1 */12 *', '0 0 * * */7', '0 0 * * MON-FRI/5', '0 0 0 * * * */230']) {
+      expect(() => parseCron(ok, 'UTC'), ok).not.toThrow();
+    }
+  });
+
   it('names a clash between fields after the fields bad on their own', () => {
     expect(problems('61 * 15W * 1')).toBe('minute "61": 61 is outside 0-59; day of month "15W": \'W\' needs day of week \'*\' or \'?\', got "1"');
     expect(problems('61 * 31 2 *')).toBe('minute "61": 61 is outside 0-59; day of month "31" never occurs in month "2"');

@@ -102,6 +102,7 @@ const BAD_FIELDS: { label: string; patch: Record<string, unknown>; field: string
   { label: 'schedule.kind unknown', patch: { schedule: { kind: 'weekly' } }, field: 'schedule.kind' },
   { label: 'schedule.kind missing', patch: { schedule: { cron: '* * * * *' } }, field: 'schedule.kind' },
   { label: 'schedule.cron syntax', patch: { schedule: { kind: 'cron', cron: '61 * * * *', timezone: 'UTC' } }, field: 'schedule.cron' },
+  { label: 'schedule.cron step beyond its field', patch: { schedule: { kind: 'cron', cron: '*/99999999999 * * * *', timezone: 'UTC' } }, field: 'schedule.cron' },
   { label: 'schedule.cron empty', patch: { schedule: { kind: 'cron', cron: '', timezone: 'UTC' } }, field: 'schedule.cron' },
   { label: 'schedule.cron missing', patch: { schedule: { kind: 'cron', timezone: 'UTC' } }, field: 'schedule.cron' },
   { label: 'schedule.cron never fires', patch: { schedule: { kind: 'cron', cron: '0 0 31 4 *', timezone: 'UTC' } }, field: 'schedule.cron' },
