@@ -9,7 +9,8 @@ import { useUser } from '../role';
 import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 import { EMPTY_JOB_FORM, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { useDisplayZone } from '../display-zone';
-import { fieldLabel, formField, inFormOrder } from './job-form-paths';
+import { FORM_FIELDS, fieldLabel, formField, inFormOrder } from './job-form-paths';
+import { withFieldErrors } from '@/lib/api/validation';
 import type { JobFormProps, JobFormResult } from './job-form';
 
 function jsonObject(text: string): Record<string, unknown> {
@@ -19,6 +20,23 @@ function jsonObject(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** Field message for a number input holding text the browser cannot read as a number (`1e400`, `-`, `1e`). */
+export const UNREADABLE_NUMBER_MESSAGE = 'Must be a number';
+
+/**
+ * The form's number inputs holding text the browser cannot read as a number (`1e400` is beyond a double, `-` or
+ * `1e` are unfinished), by API path: such an input's value is '' as if it were empty, so the form would send the
+ * field's default; only `validity.badInput` tells the two apart (HTML, the input element's value sanitization).
+ */
+function unreadableNumbers(form: HTMLFormElement): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [path, { id }] of Object.entries(FORM_FIELDS)) {
+    const el = form.querySelector(`#${CSS.escape(id)}`);
+    if (el instanceof HTMLInputElement && el.type === 'number' && el.validity.badInput) out[path] = UNREADABLE_NUMBER_MESSAGE;
+  }
+  return out;
 }
 
 /**
@@ -105,7 +123,8 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
         delete input.payload;
       }
     }
-    const errors = submitErrors(mode, input, formErrors, new Date(), initial);
+    // an unreadable number would read as an empty field and send the default: its own error wins
+    const errors = withFieldErrors(unreadableNumbers(e.currentTarget as HTMLFormElement), submitErrors(mode, input, formErrors, new Date(), initial));
     setClientErrors(errors);
     if (Object.keys(errors).length) {
       focusFirstError(errors);
