@@ -1,4 +1,5 @@
 import { inTransaction, type Db } from '../db.ts';
+import { isoUtcSql } from '../engine/sql/iso-utc.ts';
 import {
   alarmConfigAtSql,
   alarmEnabled,
@@ -101,7 +102,7 @@ export async function raiseAlarm(db: Db, input: RaiseAlarmInput, now: Date = new
         const updated = await tx.$queryRawUnsafe<{ id: string; count: number }[]>(
           `UPDATE alarms
               SET count = count + 1, updated_at = $5::timestamptz,
-                  content = content || jsonb_strip_nulls(jsonb_build_object('lastRunId', $6::text, 'lastAt', $5::timestamptz))
+                  content = content || jsonb_strip_nulls(jsonb_build_object('lastRunId', $6::text, 'lastAt', ${isoUtcSql('$5::timestamptz')}))
             WHERE id = (SELECT id FROM alarms
                          WHERE ${input.jobId === null ? "job_id IS NULL AND $1::text = ''" : 'job_id = $1::text'}
                            AND type = $2::alarm_type AND channel = $3::alarm_channel AND target = $4

@@ -211,6 +211,8 @@ describe('collapse', () => {
     const row = await t.db.alarm.findUniqueOrThrow({ where: { id: first[0].id } });
     expect(row.count).toBe(5);
     expect((row.content as any).lastRunId).toBe(run(5));
+    // its instant as every instant the API gives: ISO-8601 UTC (lib/engine/sql/iso-utc.ts)
+    expect((row.content as any).lastAt).toBe(at(5 * 60_000).toISOString());
 
     // a different type is not collapsed into it
     const timeoutJob = await jobWithAlarms({ onFailure: true, onTimeout: true, channels: [{ type: 'webhook', target: hook.url }] });
@@ -454,6 +456,13 @@ describe('through the engine', () => {
     expect(hook.received).toHaveLength(1);
     expect(hook.received[0].json).toMatchObject({ type: 'node_offline', level: 'warning' });
     expect(hook.received[0].json.content.nodeId).toBe('gone-1');
+    // the heartbeat's instant in ISO-8601 UTC, in the message and the content alike, not PostgreSQL's text
+    // ('2026-12-05 01:05:24.645+00', and '…+00:00' in jsonb)
+    const last = new Date(T0.getTime() + 645).toISOString();
+    await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid, last_heartbeat_at) VALUES ('gone-2', 'worker-far', 'h', 1, $1)`, [last]);
+    expect((await markOfflineNodes(t.db, { offlineAfterSeconds: 30 }, at(60_000))).map((o) => o.nodeId)).toEqual(['gone-2']);
+    const alarm = await t.db.alarm.findFirstOrThrow({ where: { type: 'node_offline', target: 'gone-2' } });
+    expect(alarm.content).toMatchObject({ lastHeartbeatAt: last, message: `worker node worker-far (gone-2) missed heartbeats since ${last}` });
   });
 });
 

@@ -195,6 +195,9 @@ describe('leases and compare-and-set (docs/engine-cases.md case 3)', () => {
     const [a2] = await claimTasks(t.db, c, at(10_000));
     const r2 = await completeTask(t.db, { taskId: a2.id, attempt: 2, nodeId: NODE.nodeId, outcome: 'failed' }, at(10_000));
     expect(r2.task!.retryAt).toEqual(at(30_000)); // 10 s * 2^1
+    // the task log's retryAt is written as every instant the API gives: ISO-8601 UTC (lib/engine/sql/iso-utc.ts)
+    const logs = await t.pool.query(`SELECT detail->>'retryAt' AS at FROM task_logs WHERE task_id = $1 AND to_status = 'pending' AND detail ? 'retryAt' ORDER BY attempt`, [a1.id]);
+    expect(logs.rows.map((r: { at: string }) => r.at)).toEqual([at(10_000).toISOString(), at(30_000).toISOString()]);
   });
 });
 

@@ -8,7 +8,11 @@
  * Tasks of an offline node are NOT touched here: they come back through lease
  * expiry (reclaimExpiredLeases), the one path that decides retry or dead.
  */
-import type { Db } from '../../db.ts';
+import { Prisma, type Db } from '../../db.ts';
+import { isoUtcSql } from '../sql/iso-utc.ts';
+
+// the heartbeat's instant as every instant the API gives: ISO-8601 UTC (lib/engine/sql/iso-utc.ts)
+const LAST_HEARTBEAT = Prisma.raw(isoUtcSql('last_heartbeat_at'));
 
 export interface OfflineNode {
   nodeId: string;
@@ -40,8 +44,8 @@ export async function markOfflineNodes(
       INSERT INTO alarms (type, level, channel, target, content, status, created_at, updated_at, next_attempt_at)
       SELECT 'node_offline', 'warning', 'log', node_id,
              jsonb_build_object('nodeId', node_id, 'name', name, 'host', host,
-                                'lastHeartbeatAt', last_heartbeat_at, 'runningTasks', running_tasks,
-                                'message', 'worker node ' || name || ' (' || node_id || ') missed heartbeats since ' || last_heartbeat_at),
+                                'lastHeartbeatAt', ${LAST_HEARTBEAT}, 'runningTasks', running_tasks,
+                                'message', 'worker node ' || name || ' (' || node_id || ') missed heartbeats since ' || ${LAST_HEARTBEAT}),
              'pending', ${now}, ${now}, ${now}
         FROM gone
     )

@@ -1,5 +1,6 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
+import { isoUtcSql } from './iso-utc.ts';
 
 /**
  * The second half of a failed attempt: failed | timeout -> pending (retry:
@@ -29,7 +30,7 @@ export async function retryOrBury(
      ), log AS (
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, created_at)
        SELECT id, run_id, scheduled_for, attempt, $2::task_status, status, $6,
-              CASE WHEN status = 'pending' THEN jsonb_build_object('retryAt', $5::timestamptz, 'delayMs', $8::bigint) END,
+              CASE WHEN status = 'pending' THEN jsonb_build_object('retryAt', ${isoUtcSql('$5::timestamptz')}, 'delayMs', $8::bigint) END,
               $7::timestamptz
          FROM t
        RETURNING 1
