@@ -145,7 +145,8 @@ export function WorkersTable({
             <span className={isGone(w.status) ? 'text-zinc-500' : w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
           ),
         },
-        { key: 'running', header: 'Running', label: 'running', className: 'tabular-nums max-md:text-xs', cell: (w) => w.runningTasks },
+        // a gone node runs nothing (lib/workers/node-status.ts shownFigures): a dash, as in Load, not its last count
+        { key: 'running', header: 'Running', label: 'running', className: 'tabular-nums max-md:text-xs', cell: (w) => (isGone(w.status) ? '—' : w.runningTasks) },
         {
           key: 'load',
           header: 'Load / CPU / Mem',

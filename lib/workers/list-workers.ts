@@ -2,7 +2,7 @@ import type { Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { WorkerNode } from '../generated/prisma/client.ts';
 import type { NodeStatus } from '../engine/nodes/heartbeat-node.ts';
-import { effectiveNodeStatus, heartbeatFreshSince } from './node-status.ts';
+import { effectiveNodeStatus, heartbeatFreshSince, shownFigures } from './node-status.ts';
 
 export type WorkerView = {
   nodeId: string;
@@ -19,7 +19,9 @@ export type WorkerView = {
   /** for a `stopped` node: the last heartbeat is the stop itself */
   lastHeartbeatAt: string;
   heartbeatAgeSeconds: number;
+  /** attempts running as of the last heartbeat; 0 for a `stopped` or `offline` node (shownFigures) */
   runningTasks: number;
+  /** cpuPercent, memoryMb, load1: as of the last heartbeat; null for a `stopped` or `offline` node */
   cpuPercent: number | null;
   memoryMb: number | null;
   load1: number | null;
@@ -46,10 +48,8 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
     effectiveStatus: effectiveNodeStatus(w.status, w.lastHeartbeatAt, now),
     lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
     heartbeatAgeSeconds: age,
-    runningTasks: w.runningTasks,
-    cpuPercent: w.cpuPercent,
-    memoryMb: w.memoryMb,
-    load1: w.load1,
+    // a stopped or offline node runs nothing: its last heartbeat's figures are not shown as current (node-status.ts)
+    ...shownFigures(w.status, { runningTasks: w.runningTasks, cpuPercent: w.cpuPercent, memoryMb: w.memoryMb, load1: w.load1 }),
     version: w.version,
     startedAt: w.startedAt.toISOString(),
     stoppedAt: w.status === 'stopped' && w.stoppedAt ? w.stoppedAt.toISOString() : null,

@@ -14,6 +14,20 @@ export function isGone(status: NodeStatus): boolean {
   return GONE_STATUSES.includes(status);
 }
 
+/** What a node's heartbeat reports about its process: attempts running, load, CPU, memory. */
+export type NodeFigures = { runningTasks: number; cpuPercent: number | null; memoryMb: number | null; load1: number | null };
+
+/**
+ * The figures a node is shown with (the Workers page, GET /api/v1/workers): those of its last heartbeat while it
+ * may be live (`online`, `draining`, and `stale`, whose process may still be running them), none once it is
+ * `stopped` or `offline`: no process runs there any more (a stopped node finished or handed back its tasks
+ * before it exited; an offline node's come back through lease expiry), so its last "running 2" would be
+ * history read as work. Gone: 0 running, and no load, CPU or memory (null).
+ */
+export function shownFigures(status: NodeStatus, last: NodeFigures): NodeFigures {
+  return isGone(status) ? { runningTasks: 0, cpuPercent: null, memoryMb: null, load1: null } : last;
+}
+
 /** A node whose last heartbeat is older than this is shown as `stale` (likely dead; the reaper decides). */
 export const HEARTBEAT_STALE_SECONDS = 60;
 
