@@ -58,3 +58,20 @@ it('imports entries as paused shell jobs and reports the lines it could not conv
   // A paused job is not due: the tick leaves it alone.
   expect(jobs.every((j) => j.status === 'paused')).toBe(true);
 }, 60_000);
+
+it('refuses a file that is not UTF-8 (exit 2, nothing imported) instead of importing its commands with U+FFFD', async () => {
+  const file = path.join(dir, 'latin1');
+  // "0 2 * * * echo caf\xe9": Latin-1, as an old crontab may be saved
+  writeFileSync(file, Buffer.concat([Buffer.from('0 2 * * * echo caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+  const before = await t.db.job.count();
+  const res = await run(process.execPath, ['--import', 'tsx', 'scripts/import-crontab.ts', file, '--timezone', 'UTC'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
+  }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+  expect(res.code).toBe(2);
+  expect(res.stderr).toContain(`${file} is not valid UTF-8`);
+  expect(await t.db.job.count()).toBe(before);
+}, 60_000);
