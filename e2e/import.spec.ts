@@ -97,3 +97,16 @@ test('bad input shows field errors: unknown time zone and bad key prefix', async
   await expect(page.getByTestId('field-error-keyPrefix')).toBeVisible();
   await expect(page.getByTestId('import-preview')).toHaveCount(0);
 });
+
+test('a crontab file that is not UTF-8 is refused at the text, not read with U+FFFD in place of its bytes', async ({ page }) => {
+  await page.goto('/jobs/import');
+  // "0 2 * * * echo café" saved as Latin-1 (é = 0xE9)
+  const latin1 = Buffer.concat([Buffer.from('0 2 * * * echo caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
+  await page.getByLabel('Crontab file').setInputFiles({ name: 'latin1.cron', mimeType: 'text/plain', buffer: latin1 });
+  await expect(page.getByTestId('field-error-text')).toHaveText('latin1.cron is not valid UTF-8: save it as UTF-8 and choose it again');
+  await expect(page.getByLabel('Crontab text')).toHaveValue('');
+  // the same file saved as UTF-8 is read, and the error goes
+  await page.getByLabel('Crontab file').setInputFiles({ name: 'utf8.cron', mimeType: 'text/plain', buffer: Buffer.from('0 2 * * * echo café\n') });
+  await expect(page.getByLabel('Crontab text')).toHaveValue('0 2 * * * echo café\n');
+  await expect(page.getByTestId('field-error-text')).toHaveCount(0);
+});
