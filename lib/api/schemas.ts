@@ -133,7 +133,7 @@ export const CronScheduleInput = z
     // The expression's fields do not depend on the zone: with an unknown zone it is still
     // checked (in UTC), so both mistakes are reported at once.
     try {
-      parseCron(s.cron, zoneKnown ? tz : 'UTC');
+      parseCron(s.cron, zoneKnown ? tz : 'UTC', { refuseOversizedSteps: true });
     } catch (e) {
       if (!(e instanceof ScheduleError)) throw e;
       if (e.field !== 'timezone') ctx.addIssue({ code: 'custom', path: ['cron'], message: e.message });
@@ -415,7 +415,7 @@ export const SchedulePreviewQuery = z
     }
     if (q.cron === undefined) return;
     try {
-      parseCron(q.cron, tz);
+      parseCron(q.cron, tz, { refuseOversizedSteps: true });
     } catch (e) {
       if (e instanceof ScheduleError) ctx.addIssue({ code: 'custom', path: [e.field === 'timezone' ? 'tz' : 'cron'], message: e.message });
       else throw e;

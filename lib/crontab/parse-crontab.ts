@@ -201,7 +201,7 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
     }
 
     try {
-      parseCron(cron, timezone ?? 'UTC');
+      parseCron(cron, timezone ?? 'UTC', { refuseOversizedSteps: true });
     } catch (err) {
       errors.push({ line, text, reason: `invalid schedule "${cron}"${timezone ? ` in ${timezone}` : ''}: ${(err as Error).message}` });
       return;

@@ -48,10 +48,12 @@ export type CronSplit = {
 
 /**
  * Splits `expr` (5 fields, 6 with leading seconds, 7 with trailing year, or a macro).
+ * `opts.refuseOversizedSteps` (a schedule being saved, parseCron's option) also reports a step
+ * larger than what it steps through (stepProblem); a stored schedule is read without that rule.
  * Throws ScheduleError('cron') only when the fields cannot be told apart (empty, a wrong
  * number of fields, an unknown macro); a bad field is reported in `own`, never thrown.
  */
-export function splitCron(expr: string): CronSplit {
+export function splitCron(expr: string, opts: { refuseOversizedSteps?: boolean } = {}): CronSplit {
   if (typeof expr !== 'string' || expr.trim() === '') {
     // cron-parser reads '' as '* * * * * *' (every second): never what a user meant.
     throw new ScheduleError('cron', 'Cron expression is empty');
@@ -76,12 +78,14 @@ export function splitCron(expr: string): CronSplit {
     // cron-parser's H is random per parse unless seeded: next times would change between calls.
     if (t !== undefined && hasHash(t)) own[i] = "'H' (hashed) values are not supported; use the job's stagger instead";
   });
-  six.forEach((t, i) => {
-    if (own[i] === undefined && !(i === 3 && /W/i.test(t))) own[i] = stepProblem(i, t);
-  });
+  if (opts.refuseOversizedSteps) {
+    six.forEach((t, i) => {
+      if (own[i] === undefined && !(i === 3 && /W/i.test(t))) own[i] = stepProblem(i, t);
+    });
+  }
   let years: number[] | null = null;
   if (parts.length === 7 && own[6] === undefined) {
-    const y = parseYears(parts[6]!);
+    const y = parseYears(parts[6]!, opts.refuseOversizedSteps === true);
     if (typeof y === 'string') own[6] = y;
     else years = y;
   }
@@ -159,7 +163,7 @@ function parseWeekday(dom: string): CronSyntax['weekday'] | string {
 }
 
 /** The allowed years, sorted (null: any), or what is wrong with the field in plain words. */
-function parseYears(field: string): number[] | null | string {
+function parseYears(field: string, refuseOversizedSteps: boolean): number[] | null | string {
   if (field === '*' || field === '?') return null;
   const years = new Set<number>();
   for (const token of field.split(',')) {
@@ -171,7 +175,7 @@ function parseYears(field: string): number[] | null | string {
     if (from < MIN_YEAR || to > MAX_YEAR) return `${m[2] ? `range ${m[1]}-${m[2]}` : m[1]} is outside ${MIN_YEAR}-${MAX_YEAR}`;
     if (from > to) return `range ${m[1]}-${m[2]} ends before it starts`;
     if (step < 1) return `step ${m[3]} must be at least 1`;
-    if (step > to - from + 1) return `step ${m[3]} must be between 1 and ${to - from + 1} (the ${to - from + 1} values of ${from}-${to})`;
+    if (refuseOversizedSteps && step > to - from + 1) return `step ${m[3]} must be between 1 and ${to - from + 1} (the ${to - from + 1} values of ${from}-${to})`;
     for (let y = from; y <= to; y += step) years.add(y);
   }
   return [...years].sort((a, b) => a - b);

@@ -121,7 +121,7 @@ describe('errors', () => {
   // the message after the expression's quote: every problem, in order
   const problems = (expr: string) => {
     try {
-      parseCron(expr, 'UTC');
+      parseCron(expr, 'UTC', { refuseOversizedSteps: true });
     } catch (e) {
       return (e as Error).message.slice(`Invalid cron expression "${expr}": `.length);
     }
@@ -172,8 +172,14 @@ describe('errors', () => {
     expect(problems('*/70 25 * * *')).toBe('minute "*/70": step 70 must be between 1 and 60 (the 60 values of 0-59); hour "25": 25 is outside 0-23');
     // a step up to the number of values is fine
     for (const ok of ['*/60 * * * *', '0-30/31 * * * *', '0 */24 * * *', '0 0 */31 * *', '0 0 1 */12 *', '0 0 * * */7', '0 0 * * MON-FRI/5', '0 0 0 * * * */230']) {
-      expect(() => parseCron(ok, 'UTC'), ok).not.toThrow();
+      expect(() => parseCron(ok, 'UTC', { refuseOversizedSteps: true }), ok).not.toThrow();
     }
+  });
+
+  it('reads a stored schedule with an oversized step as before (the rule is for saving): the tick keeps firing it', () => {
+    // cron-parser's reading: the field's first value alone
+    expect(nextCronFireTimes('0 0 */40 * *', 'UTC', new Date('2026-01-05T00:00:00Z'), 2).map((d) => d.toISOString())).toEqual(['2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z']);
+    expect(() => parseCron('0 0 */40 * *', 'UTC', { refuseOversizedSteps: true })).toThrow(/day of month "\*\/40": step 40 must be between 1 and 31/);
   });
 
   it('names a clash between fields after the fields bad on their own', () => {

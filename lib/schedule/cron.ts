@@ -36,15 +36,20 @@ const MAX_JUMPS = 2000;
  * unknown zone and ScheduleError('cron') for bad syntax or an expression that
  * can never fire (e.g. `0 0 31 4 *`). Time-independent: an expression whose
  * year field lies wholly in the past is valid here, it just has no more fires.
+ * `opts.refuseOversizedSteps`: also refuse a step larger than what it steps through
+ * (a minute field stepping by 99, a day of month stepping by 40), which cron-parser reads as the
+ * field's first value alone.
+ * Set where a schedule is saved, previewed or imported; a stored schedule is evaluated without
+ * it, so a job saved before the rule keeps firing as it did instead of being paused by the tick.
  */
-export function parseCron(expr: string, tz: string): ParsedCron {
-  // A parse is a pure function of (expression, zone) and its result is never mutated, so the
-  // tick (1,000 jobs planned per pass, several fire-time walks each) reuses it instead of
+export function parseCron(expr: string, tz: string, opts: { refuseOversizedSteps?: boolean } = {}): ParsedCron {
+  // A parse is a pure function of (expression, zone, rule set) and its result is never mutated, so
+  // the tick (1,000 jobs planned per pass, several fire-time walks each) reuses it instead of
   // re-running cron-parser's field parser every time. Failures are not cached.
-  const key = `${tz}\u0000${expr}`;
+  const key = `${opts.refuseOversizedSteps ? 's' : ''}\u0000${tz}\u0000${expr}`;
   const hit = parsedCache.get(key);
   if (hit) return hit;
-  const parsed = parseCronUncached(expr, tz);
+  const parsed = parseCronUncached(expr, tz, opts.refuseOversizedSteps === true);
   if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
   parsedCache.set(key, parsed);
   return parsed;
@@ -54,9 +59,9 @@ export function parseCron(expr: string, tz: string): ParsedCron {
 const parsedCache = new Map<string, ParsedCron>();
 const PARSED_CACHE_MAX = 10_000;
 
-function parseCronUncached(expr: string, tz: string): ParsedCron {
+function parseCronUncached(expr: string, tz: string, refuseOversizedSteps: boolean): ParsedCron {
   if (!isValidTimeZone(tz)) throw new ScheduleError('timezone', `Unknown time zone: ${String(tz)}`);
-  const split = splitCron(expr);
+  const split = splitCron(expr, { refuseOversizedSteps });
   const { syntax } = split;
   const trimmed = expr.trim();
   const problems = cronProblems(split);
