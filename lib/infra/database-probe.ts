@@ -21,7 +21,11 @@ const holder = globalThis as unknown as { tickflowDatabaseProbe?: ProbeState };
 /** Time a probe may take before the database counts as unreachable (ms); /api/v1/health waits as long for its own query. */
 export const PROBE_TIMEOUT_MS = 3_000;
 
-async function probe(url: string): Promise<boolean> {
+/**
+ * Whether the database at `url` answers one `SELECT 1` on a fresh connection within PROBE_TIMEOUT_MS (connect and
+ * query each), uncached: databaseReachable's probe.
+ */
+export async function databaseAnswers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS, application_name: 'tickflow-console-probe' });
   client.on('error', () => undefined);
   try {
@@ -49,7 +53,7 @@ export const UNREACHABLE_TTL_MS = 1_000;
 export async function databaseReachable(url: string, now = Date.now()): Promise<boolean> {
   const state = (holder.tickflowDatabaseProbe ??= { checkedAt: -Infinity, reachable: true });
   if (now - state.checkedAt < (state.reachable ? REACHABLE_TTL_MS : UNREACHABLE_TTL_MS)) return state.reachable;
-  state.inflight ??= probe(url).then((reachable) => {
+  state.inflight ??= databaseAnswers(url).then((reachable) => {
     state.reachable = reachable;
     state.checkedAt = Date.now();
     state.inflight = undefined;

@@ -7,9 +7,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveDatabase, type ResolvedDatabase } from '../../lib/infra/database-url.ts';
+import { databaseAnswers } from '../../lib/infra/database-probe.ts';
 import { freePort } from '../helpers/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -30,19 +30,6 @@ afterAll(async () => {
 const postmasterPid = () => Number(readFileSync(path.join(dataRoot, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
 const portOf = (url: string) => new URL(url).port;
 
-async function answers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 describe('a one-shot command beside a running npm start', { timeout: 120_000 }, () => {
   it('uses the running embedded database on its port, leaves it running and the URL file as it was', async () => {
     delete process.env.DATABASE_URL;
@@ -62,10 +49,10 @@ describe('a one-shot command beside a running npm start', { timeout: 120_000 }, 
     expect(portOf(oneShot.url)).toBe(String(startPort));
     expect(oneShot.embedded).toBe(false);
     expect(lines.join('\n')).toContain(`already running on 127.0.0.1:${startPort}`);
-    expect(await answers(oneShot.url)).toBe(true);
+    expect(await databaseAnswers(oneShot.url)).toBe(true);
     await oneShot.stop();
     expect(postmasterPid()).toBe(pid);
-    expect(await answers(stack.url)).toBe(true);
+    expect(await databaseAnswers(stack.url)).toBe(true);
     expect(readFileSync(urlFile, 'utf8')).toBe(fileBefore);
 
     // The commands themselves, as npm runs them, with no port or URL in their environment.
@@ -77,7 +64,7 @@ describe('a one-shot command beside a running npm start', { timeout: 120_000 }, 
       expect({ script, status: r.status, stderr: r.stderr.includes('stopping it first') }).toEqual({ script, status: 0, stderr: false });
       expect(`${r.stdout}${r.stderr}`).toContain(`already running on 127.0.0.1:${startPort}`);
       expect(postmasterPid()).toBe(pid);
-      expect(await answers(stack.url)).toBe(true);
+      expect(await databaseAnswers(stack.url)).toBe(true);
       expect(readFileSync(urlFile, 'utf8')).toBe(fileBefore);
     }
   });
