@@ -29,6 +29,22 @@ describe('executor permissions', () => {
     expect(() => assertMayChangeCommand(op, shell, { steps: [{ key: 'main', handler: 'builtin.noop' }] })).toThrow(/Only an admin may/);
   });
 
+  it('edges are part of the command: a rewiring needs the level of the privileged steps, a reordering of the list does not', () => {
+    const steps = [
+      { key: 'a', handler: 'shell', payload: { command: ['/bin/true'] } },
+      { key: 'b', handler: 'builtin.noop' },
+    ];
+    const wired = { steps, edges: [{ from: 'a', to: 'b' }] };
+    expect(() => assertMayChangeCommand(op, wired, { steps, edges: [{ from: 'b', to: 'a' }] })).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(op, wired, { steps, edges: [{ from: 'a', to: 'b', type: 'on_failure' }] })).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(op, wired, { steps, edges: [] })).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(op, wired, { steps: [...steps].reverse(), edges: [{ from: 'a', to: 'b', type: 'hard' }] })).not.toThrow();
+    expect(() => assertMayChangeCommand(admin, wired, { steps, edges: [{ from: 'b', to: 'a' }] })).not.toThrow();
+    // a harmless DAG stays an operator's to rewire
+    const harmless = { steps: [{ key: 'a', handler: 'builtin.noop' }, { key: 'b', handler: 'builtin.echo' }], edges: [{ from: 'a', to: 'b' }] };
+    expect(() => assertMayChangeCommand(op, harmless, { ...harmless, edges: [{ from: 'b', to: 'a' }] })).not.toThrow();
+  });
+
   it('judges a run payload override last, as the task gets it: a step saying connection "" does not hide the override\'s', () => {
     // the reported escalation: an operator's sql job on the default connection, Run now with {"connection": "admin"}
     const job = { steps: [{ key: 'main', handler: 'sql', payload: { sql: 'select 1', connection: '' } }], jobPayload: {} };

@@ -15,8 +15,8 @@
  *   connection, custom handlers) needs the operator role; where an outbound call
  *   may go is checked at run time (lib/net/outbound.ts).
  *
- * The "command" of a job is its steps' handlers, payloads and configs plus the
- * job payload merged into them. A user who may not use a job's handler may still
+ * The "command" of a job is its steps' handlers, payloads and configs, the
+ * edges between them, plus the job payload merged into them. A user who may not use a job's handler may still
  * change everything else (schedule, policy, routing, alarms), pause, resume,
  * trigger it without a payload override, and delete it.
  *
@@ -31,12 +31,17 @@ import type { Actor, Role } from '../auth/actor.ts';
 export type HandlerPrivilege = { level: 'admin' | 'system'; handler: string; reason: string };
 
 export type CommandStep = { key?: string; handler: string; payload?: unknown; config?: unknown };
+/** A DAG edge as the command sees it: `type` hard (the default), soft or on_failure (docs/design.md). */
+export type CommandEdge = { from: string; to: string; type?: string };
 /**
  * What a job runs. `runPayload` is a run's payload override (Run now / trigger `payload`), merged
  * last over every step's payload, the order the engine builds a task's payload in
- * (lib/engine/sql/insert-runs.ts: job payload, then step payload, then the run's).
+ * (lib/engine/sql/insert-runs.ts: job payload, then step payload, then the run's). `edges` decide
+ * the order the steps run in and whether a step runs at all (an on_failure child runs only when
+ * its parent failed), so rewiring them changes what a job does as much as a payload does; a
+ * caller that does not change the graph may leave them out on both sides.
  */
-export type JobCommand = { steps: readonly CommandStep[]; jobPayload?: unknown; runPayload?: unknown };
+export type JobCommand = { steps: readonly CommandStep[]; edges?: readonly CommandEdge[]; jobPayload?: unknown; runPayload?: unknown };
 
 function obj(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -87,7 +92,10 @@ export function commandOf(c: JobCommand): unknown {
   const steps = [...c.steps]
     .map((s) => ({ key: s.key ?? '', handler: s.handler, payload: obj(s.payload), config: obj(s.config) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return { jobPayload: obj(c.jobPayload), runPayload: obj(c.runPayload), steps };
+  const edges = [...(c.edges ?? [])]
+    .map((e) => `${e.from}\u0000${e.to}\u0000${e.type ?? 'hard'}`)
+    .sort();
+  return { jobPayload: obj(c.jobPayload), runPayload: obj(c.runPayload), steps, edges };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
-import { assertMayChangeCommand } from './handler-permissions.ts';
+import { assertMayChangeCommand, commandOf, type JobCommand } from './handler-permissions.ts';
 import { inTransaction, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
@@ -101,13 +101,13 @@ export async function applyJobChanges(
   // What runs may change only as lib/jobs/handler-permissions.ts allows (schedule, policy… stay open).
   // A refusal names the field this change set what runs with: its steps, the shorthand's handler, or
   // a payload alone (the one step's, or the job-level payload of a DAG).
-  const currentSteps = current.steps.map(stepView);
-  assertMayChangeCommand(
-    actor,
-    { steps: currentSteps, jobPayload: job.payload },
-    { steps: graph ? graph.steps : currentSteps, jobPayload: jobPayload !== undefined ? jobPayload : job.payload },
-    { fieldOf: (i) => (changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload') },
-  );
+  // The edges are part of what runs: a rewiring alone is refused at `edges`.
+  const before: JobCommand = { steps: current.steps.map(stepView), edges: current.edges.map(edgeView), jobPayload: job.payload };
+  const after: JobCommand = { steps: graph ? graph.steps : before.steps, edges: graph ? graph.edges : before.edges, jobPayload: jobPayload !== undefined ? jobPayload : job.payload };
+  const rewiredOnly = jsonEqual(commandOf({ ...before, edges: [] }), commandOf({ ...after, edges: [] }));
+  assertMayChangeCommand(actor, before, after, {
+    fieldOf: (i) => (rewiredOnly ? 'edges' : changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload'),
+  });
   const next: Job = { ...job, ...fields };
   const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;
   const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;

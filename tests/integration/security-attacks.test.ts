@@ -160,6 +160,50 @@ describe('attacks on least privilege', () => {
     expect((await call(restore.POST, 'POST', `/api/v1/jobs/${id}/restore`, { token: admin, params, body: {} })).status).toBe(200);
   });
 
+  it("an operator may not rewire an admin's shell DAG (order, or an on_failure edge that decides whether a step runs), but may move its boxes", async () => {
+    const steps = [
+      { key: 'backup', handler: 'shell', payload: { command: ['/bin/echo', 'backup'] }, position: { x: 0, y: 0 } },
+      { key: 'drop', handler: 'shell', payload: { command: ['/bin/echo', 'drop old'] }, position: { x: 200, y: 0 } },
+      { key: 'report', handler: 'builtin.echo', position: { x: 400, y: 0 } },
+    ];
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', {
+      token: admin,
+      body: { key: 'admin.shell-dag', name: 'shell DAG', schedule: { kind: 'manual' }, steps, edges: [{ from: 'backup', to: 'drop' }, { from: 'drop', to: 'report' }] },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+    const params = { id };
+    const before = await snapshot(t);
+    const attempts = [
+      // drop first, backup after
+      [{ from: 'drop', to: 'backup' }, { from: 'backup', to: 'report' }],
+      // drop runs only when the backup failed
+      [{ from: 'backup', to: 'drop', type: 'on_failure' }, { from: 'drop', to: 'report' }],
+      // the builtin step in between: the steps' commands are untouched, the order is not
+      [{ from: 'backup', to: 'report' }, { from: 'report', to: 'drop' }],
+    ];
+    for (const edges of attempts) {
+      const r = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, { token: operator, params, body: { expectedVersion: 1, steps, edges } });
+      expect(r.status, JSON.stringify(edges)).toBe(403);
+      expect(r.json.error.message).toMatch(/^Only an admin may set or change the command of a job running shell/);
+      expect(r.json.error.fields).toEqual({ edges: expect.any(String) });
+      const patch = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 1, edges } });
+      expect(patch.status, JSON.stringify(edges)).toBe(403);
+    }
+    expect(await snapshot(t)).toEqual(before);
+    // the same edges in another order and with the default type spelled out change nothing that runs
+    const same = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, {
+      token: operator,
+      params,
+      body: { expectedVersion: 1, steps: steps.map((s) => ({ ...s, position: { x: s.position.x, y: 90 } })), edges: [{ from: 'drop', to: 'report', type: 'hard' }, { from: 'backup', to: 'drop' }] },
+    });
+    expect(same.status).toBe(200);
+    // the admin may rewire it
+    const v = same.json.version as number;
+    const rewired = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, { token: admin, params, body: { expectedVersion: v, steps, edges: attempts[0] } });
+    expect(rewired.status).toBe(200);
+  });
+
   it('retrying a run judges its payload override again, on the job as it is now (the retry reuses the old params on the current command)', async () => {
     // An operator's override on a harmless job is theirs to make; once an admin turns the job into
     // shell, a retry of that run would merge the operator's command over the admin's.
