@@ -264,10 +264,14 @@ async function main() {
       }
       const seedS = (performance.now() - t0) / 1000;
       const seededIn = REUSE ? 'seeded by an earlier run (HISTORY_REUSE)' : `seeded in ${seedS.toFixed(0)} s`;
-      await pool.query(`UPDATE jobs j SET total_runs = c.n, success_runs = c.ok, last_run_at = c.last
-                          FROM (SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'success')::int AS ok, max(scheduled_for) AS last
-                                  FROM runs GROUP BY job_id) c
-                         WHERE j.id::text = c.job_id`);
+      // the last run as insert-runs.ts writes it: the run created last (lib/engine/sql/last-runs.ts reads it per page)
+      await pool.query(`UPDATE jobs j SET total_runs = c.n, success_runs = c.ok, last_run_at = l.created_at,
+                               last_run_id = l.id, last_run_scheduled_for = l.scheduled_for
+                          FROM (SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'success')::int AS ok
+                                  FROM runs GROUP BY job_id) c,
+                               (SELECT DISTINCT ON (job_id) job_id, id, scheduled_for, created_at FROM runs
+                                 ORDER BY job_id, created_at DESC, scheduled_for DESC, id DESC) l
+                         WHERE j.id::text = c.job_id AND l.job_id = c.job_id`);
       const v0 = performance.now();
       await pool.query('VACUUM ANALYZE');
       const vacuumS = (performance.now() - v0) / 1000;

@@ -14,6 +14,7 @@ import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime, ZonedTime } from '../time';
 import { Truncate } from '../ui/truncate';
 import { handlerSummary } from './handler-summary';
+import { LastRun } from './last-run';
 import { scheduleSummary } from './schedule-summary';
 
 /** The list columns the table needs (lib/jobs JobListItem satisfies it). */
@@ -27,6 +28,8 @@ export type JobRow = {
   nextRunAt: string | null;
   /** the next fire to show (lib/jobs nextFireOf, docs/on-time.md "Next fire"); null when none is coming */
   nextFireAt: string | null;
+  /** the last run: one run's id, own status and creation time (components/jobs/last-run.tsx) */
+  lastRunId: string | null;
   lastRunAt: string | null;
   lastRunStatus: string | null;
   handlers: string[];
@@ -225,15 +228,7 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
             key: 'last_run',
             header: 'Last run',
             className: 'whitespace-nowrap text-xs',
-            cell: (j) =>
-              j.lastRunAt ? (
-                <span className="flex items-center gap-1.5">
-                  {j.lastRunStatus ? <StatusBadge status={j.lastRunStatus} /> : null}
-                  <RelativeTime value={j.lastRunAt} className="text-zinc-500" />
-                </span>
-              ) : (
-                <span className="text-zinc-400">never</span>
-              ),
+            cell: (j) => <LastRun job={j} />,
           },
           {
             key: 'created_at',

@@ -113,7 +113,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     Job: {
       type: 'object',
-      description: 'A job (lib/jobs JobView; docs/design.md §5). Only its two "next" instants are described here; the other fields mirror the job\'s input (CreateJobInput) and counters.',
+      description: 'A job (lib/jobs JobView; docs/design.md §5). Only its two "next" instants and its last run are described here; the other fields mirror the job\'s input (CreateJobInput) and counters.',
       properties: {
         nextRunAt: {
           type: ['string', 'null'],
@@ -124,6 +124,21 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: ['string', 'null'],
           format: 'date-time',
           description: 'The next fire (docs/on-time.md "Next fire"), what the console shows: the due instant of a run created ahead of a slot still to come (not started), else nextRunAt of an active job; null when nothing is coming (paused, dead letter, deleted, schedule ended).',
+        },
+        lastRunId: {
+          type: ['string', 'null'],
+          format: 'uuid',
+          description: 'The job\'s last run: the run created last (a skipped record is none; docs/console.md "Last run"). lastRunStatus and lastRunAt are that run\'s. null when the job never ran or the run is gone (retention).',
+        },
+        lastRunStatus: {
+          type: ['string', 'null'],
+          enum: ['pending', 'running', 'success', 'failed', 'timeout', 'cancelled', 'skipped', null],
+          description: 'The status of the run lastRunId names, as it is now (pending or running while it is; never another run\'s outcome). null when lastRunId is.',
+        },
+        lastRunAt: {
+          type: ['string', 'null'],
+          format: 'date-time',
+          description: 'When the run lastRunId names was created; kept when that run is gone (retention), without a status. null when the job never ran.',
         },
       },
     },

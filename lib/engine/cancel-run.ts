@@ -13,8 +13,7 @@ import type { Run } from './types.ts';
  * pending and running task of the run -> cancelled (running ones: their
  * workers' completions are refused by the compare-and-set, and NOTIFY
  * tickflow_cancel carries their ids so workers abort), the run -> cancelled
- * with error 'cancelled by <actor>', the job's last_run_status follows
- * (consecutive_failures unchanged), and a queued serial_execution run of the
+ * with error 'cancelled by <actor>' (the job's consecutive_failures unchanged), and a queued serial_execution run of the
  * job is released.
  * @throws DomainError('not_found') for an unknown run, ('conflict') when the run is already final.
  */

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Job } from '../generated/prisma/client.ts';
 import { deadLetterNote, nextFireOf, notFiringReason, toJobListItem, toJobView } from './job-view.ts';
 
+const NONE = { aheadSlot: null, lastRun: null };
+
 // A cron job row with what the view reads; the rest of the row does not matter here.
 function jobRow(over: Partial<Job>): Job {
   return {
@@ -39,12 +41,12 @@ describe('notFiringReason', () => {
 describe('toJobView / toJobListItem: nextRunAt', () => {
   it('is null for a deleted job (an active job in the recycle bin still keeps next_run_at in its row)', () => {
     const row = jobRow({ deletedAt: new Date('2026-11-30T12:00:00Z'), deletedBy: 'admin' });
-    expect(toJobView(row, [], []).nextRunAt).toBeNull();
-    expect(toJobListItem(row, []).nextRunAt).toBeNull();
+    expect(toJobView(row, [], [], NONE).nextRunAt).toBeNull();
+    expect(toJobListItem(row, [], NONE).nextRunAt).toBeNull();
   });
   it('is the stored next fire for a live job, active or paused', () => {
-    expect(toJobView(jobRow({}), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
-    expect(toJobView(jobRow({ status: 'paused' }), [], []).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
+    expect(toJobView(jobRow({}), [], [], NONE).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
+    expect(toJobView(jobRow({ status: 'paused' }), [], [], NONE).nextRunAt).toBe('2026-12-01T03:00:00.000Z');
   });
 });
 
@@ -64,10 +66,25 @@ describe('nextFireOf / nextFireAt: the next fire (docs/on-time.md "Next fire")',
   });
   it('the views carry it beside nextRunAt, which stays the tick\'s cursor', () => {
     const row = jobRow({ nextRunAt: stored });
-    expect(toJobView(row, [], [], ahead)).toMatchObject({ nextRunAt: stored.toISOString(), nextFireAt: ahead.toISOString() });
-    expect(toJobListItem(row, [], ahead)).toMatchObject({ nextRunAt: stored.toISOString(), nextFireAt: ahead.toISOString() });
-    expect(toJobListItem(row, [])).toMatchObject({ nextFireAt: stored.toISOString() });
-    expect(toJobListItem(jobRow({ status: 'paused' }), []).nextFireAt).toBeNull();
+    expect(toJobView(row, [], [], { aheadSlot: ahead, lastRun: null })).toMatchObject({ nextRunAt: stored.toISOString(), nextFireAt: ahead.toISOString() });
+    expect(toJobListItem(row, [], { aheadSlot: ahead, lastRun: null })).toMatchObject({ nextRunAt: stored.toISOString(), nextFireAt: ahead.toISOString() });
+    expect(toJobListItem(row, [], NONE)).toMatchObject({ nextFireAt: stored.toISOString() });
+    expect(toJobListItem(jobRow({ status: 'paused' }), [], NONE).nextFireAt).toBeNull();
+  });
+});
+
+describe('toJobView / toJobListItem: the last run (docs/console.md "Last run")', () => {
+  const created = new Date('2026-12-01T03:00:00Z');
+  it('status and time are the last run\'s own, its live status included', () => {
+    const row = jobRow({ lastRunAt: created });
+    const lastRun = { id: '00000000-0000-4000-8000-0000000000aa', status: 'running', createdAt: created };
+    const want = { lastRunId: lastRun.id, lastRunAt: created.toISOString(), lastRunStatus: 'running' };
+    expect(toJobView(row, [], [], { aheadSlot: null, lastRun })).toMatchObject(want);
+    expect(toJobListItem(row, [], { aheadSlot: null, lastRun })).toMatchObject(want);
+  });
+  it('a last run gone from history keeps its time and shows no status, never another run\'s', () => {
+    expect(toJobView(jobRow({ lastRunAt: created }), [], [], NONE)).toMatchObject({ lastRunId: null, lastRunAt: created.toISOString(), lastRunStatus: null });
+    expect(toJobView(jobRow({ lastRunAt: null }), [], [], NONE)).toMatchObject({ lastRunId: null, lastRunAt: null, lastRunStatus: null });
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import { fireTimesAfter, type JobSchedule, type ScheduleSpec } from '../schedule/index.ts';
+import type { LastRun } from '../engine/sql/last-runs.ts';
 
 export type ScheduleView =
   | { kind: 'cron'; cron: string; timezone: string }
@@ -91,6 +92,12 @@ export type JobView = JobSnapshot & {
    * a run created ahead that is still to come, else `nextRunAt` of an active job; null when nothing is coming.
    */
   nextFireAt: string | null;
+  /**
+   * The job's last run, the run created last (docs/console.md "Last run"): its id, its own status (live:
+   * pending or running while it is) and when it was created, always the same run's. When that run is gone
+   * from history (retention) only `lastRunAt` remains; all three are null for a job that never ran.
+   */
+  lastRunId: string | null;
   lastRunAt: string | null;
   lastRunStatus: string | null;
   lastError: string | null;
@@ -288,7 +295,16 @@ export function nextFireOf(
   return job.status === 'active' ? job.nextRunAt : null;
 }
 
-function runtimeFields(job: Job, aheadSlot: Date | null) {
+/**
+ * What a job view shows beside its row that lives in runs: `aheadSlot`, the due instant of its run created ahead of
+ * a slot still to come (lib/engine/sql/ahead-runs.ts selectAheadSlots; null when none or when the caller just
+ * cancelled such runs), and `lastRun`, its last run with that run's own status (lib/engine/sql/last-runs.ts
+ * selectLastRuns; null when it never ran or the run is gone).
+ */
+export type JobLive = { aheadSlot: Date | null; lastRun: LastRun | null };
+
+function runtimeFields(job: Job, live: JobLive) {
+  const { aheadSlot, lastRun } = live;
   return {
     id: job.id,
     version: job.version,
@@ -296,8 +312,10 @@ function runtimeFields(job: Job, aheadSlot: Date | null) {
     // A deleted job never fires: the next_run_at its row keeps is no coming fire (a restore computes a new one).
     nextRunAt: notFiringReason(job) === 'deleted' ? null : iso(job.nextRunAt),
     nextFireAt: iso(nextFireOf(job, aheadSlot)),
-    lastRunAt: iso(job.lastRunAt),
-    lastRunStatus: job.lastRunStatus,
+    // status and time of one run: the last run's own (a run gone from history leaves only the time jobs keeps)
+    lastRunId: lastRun?.id ?? null,
+    lastRunAt: iso(lastRun?.createdAt ?? job.lastRunAt),
+    lastRunStatus: lastRun?.status ?? null,
     lastError: job.lastError,
     consecutiveFailures: job.consecutiveFailures,
     totalRuns: job.totalRuns,
@@ -313,16 +331,16 @@ function runtimeFields(job: Job, aheadSlot: Date | null) {
 }
 
 /**
- * The REST/console view of a job (docs/design.md §5). `aheadSlot`: the due instant of its run created ahead of a
- * slot still to come, if any (lib/engine/sql/ahead-runs.ts selectAheadSlots), for `nextFireAt` (nextFireOf; docs/on-time.md "Next fire").
- * Left out by the answers of a pause, edit or delete, which cancel such a run first.
+ * The REST/console view of a job (docs/design.md §5). `live` (JobLive): its run created ahead of a slot still to come,
+ * for `nextFireAt` (nextFireOf; docs/on-time.md "Next fire"; left out by the answers of a pause, edit or delete,
+ * which cancel such a run first), and its last run, for `lastRunId` / `lastRunAt` / `lastRunStatus`.
  */
-export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[], aheadSlot: Date | null = null): JobView {
-  return { ...runtimeFields(job, aheadSlot), ...toJobSnapshot(job, steps, edges) };
+export function toJobView(job: Job, steps: JobStep[], edges: JobEdge[], live: JobLive): JobView {
+  return { ...runtimeFields(job, live), ...toJobSnapshot(job, steps, edges) };
 }
 
-/** A jobs-list row. `steps` only needs key + handler; `aheadSlot` as for toJobView. */
-export function toJobListItem(job: Job, steps: Pick<JobStep, 'key' | 'handler'>[], aheadSlot: Date | null = null): JobListItem {
+/** A jobs-list row. `steps` only needs key + handler; `live` as for toJobView. */
+export function toJobListItem(job: Job, steps: Pick<JobStep, 'key' | 'handler'>[], live: JobLive): JobListItem {
   const { steps: _s, edges: _e, payload: _p, ...snap } = toJobSnapshot(job, [], []);
-  return { ...runtimeFields(job, aheadSlot), ...snap, handlers: [...new Set(steps.map((s) => s.handler))].sort(), stepCount: steps.length };
+  return { ...runtimeFields(job, live), ...snap, handlers: [...new Set(steps.map((s) => s.handler))].sort(), stepCount: steps.length };
 }

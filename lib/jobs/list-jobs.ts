@@ -8,6 +8,7 @@ import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
 import { escapeLike } from '../api/like.ts';
 import { aheadSlotOf, selectAheadSlots, selectAllAheadSlots } from '../engine/sql/ahead-runs.ts';
+import { lastRunOf, selectLastRuns } from '../engine/sql/last-runs.ts';
 
 type SortKey = 'key' | 'name' | 'next_run_at' | 'created_at';
 const COLUMN = { key: 'key', name: 'name', next_run_at: 'nextRunAt', created_at: 'createdAt' } as const;
@@ -95,7 +96,8 @@ export type ListJobsResult = Page<JobListItem>;
  * cursor: rows inserted or changed between page fetches never make a page repeat
  * or skip a row that existed before. Raw query input is accepted (parsed here).
  * Each row's `nextFireAt` follows docs/on-time.md "Next fire" at `now` (one statement for the page's runs
- * created ahead, selectAheadSlots). Sorted by next fire, the order is that of `nextFireAt` within each status: the
+ * created ahead, selectAheadSlots); its last run's status and time are that run's own (one statement for the page,
+ * lib/engine/sql/last-runs.ts selectLastRuns). Sorted by next fire, the order is that of `nextFireAt` within each status: the
  * few jobs with a run created ahead (selectAllAheadSlots, one statement) are read apart and merged into the page by
  * their slot, every other job is ordered by next_run_at in SQL.
  */
@@ -146,9 +148,10 @@ export async function listJobs(db: Db, rawQuery: unknown, actor: Actor, now: Dat
     ahead = await selectAheadSlots(db, rows.slice(0, limit).map((j) => j.id), now);
   }
   const items = rows.slice(0, limit);
+  const lastRuns = await selectLastRuns(db, items);
   const last = items[items.length - 1];
   return {
-    items: items.map((j) => toJobListItem(j, j.steps, aheadSlotOf(ahead, j.id))),
+    items: items.map((j) => toJobListItem(j, j.steps, { aheadSlot: aheadSlotOf(ahead, j.id), lastRun: lastRunOf(lastRuns, j.id) })),
     nextCursor: rows.length > limit && last ? encodeCursor({ s: cursorTag, v: sortValue(last, sort, ahead), id: last.id }) : null,
   };
 }
@@ -173,8 +176,9 @@ export async function listRecycleBin(db: Db, rawQuery: unknown, actor: Actor): P
   });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
+  const lastRuns = await selectLastRuns(db, items);
   return {
-    items: items.map((j) => toJobListItem(j, j.steps)),
+    items: items.map((j) => toJobListItem(j, j.steps, { aheadSlot: null, lastRun: lastRunOf(lastRuns, j.id) })),
     nextCursor: rows.length > limit && last ? encodeCursor({ s: 'bin', v: last.deletedAt!.toISOString(), id: last.id }) : null,
   };
 }

@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
-import { toJobView, type JobView } from './job-view.ts';
-import { loadGraph, lockJob, recordVersion } from './store.ts';
+import type { JobView } from './job-view.ts';
+import { jobAnswer, loadGraph, lockJob, recordVersion } from './store.ts';
 
 /**
  * Pauses a job (status `paused`; the tick skips it; next_run_at is kept and
@@ -14,7 +14,7 @@ export async function pauseJob(db: Db, id: string, actor: Actor, opts: { reason?
     const job = await lockJob(tx, id);
     if (job.status === 'paused') {
       const g = await loadGraph(tx, job);
-      return toJobView(g.job, g.steps, g.edges);
+      return jobAnswer(tx, g);
     }
     const updated = await tx.job.update({
       where: { id: job.id },

@@ -2,8 +2,8 @@ import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError } from '../errors.ts';
 import { assertCanFire, computeNextRunAt } from './job-input.ts';
-import { toJobView, type JobView } from './job-view.ts';
-import { loadGraph, lockJob, recordVersion } from './store.ts';
+import type { JobView } from './job-view.ts';
+import { jobAnswer, loadGraph, lockJob, recordVersion } from './store.ts';
 
 /**
  * Resumes a paused or dead-lettered job: status `active`, consecutive_failures
@@ -21,7 +21,7 @@ export async function resumeJob(db: Db, id: string, actor: Actor, opts: { reason
     const job = await lockJob(tx, id);
     if (job.status === 'active' && job.consecutiveFailures === 0) {
       const g = await loadGraph(tx, job);
-      return toJobView(g.job, g.steps, g.edges);
+      return jobAnswer(tx, g);
     }
     try {
       assertCanFire(job, now);

@@ -10,6 +10,7 @@ import { isUuid } from '../api/ids.ts';
 import { cancelAheadRuns } from '../engine/cancel-ahead-runs.ts';
 import type { EdgeRow, StepRow } from './job-input.ts';
 import { toJobSnapshot, toJobView, type JobView } from './job-view.ts';
+import { selectLastRun } from '../engine/sql/last-runs.ts';
 
 export type ChangeType = 'create' | 'update' | 'pause' | 'resume' | 'delete' | 'restore' | 'rollback';
 export type JobGraph = { job: Job; steps: JobStep[]; edges: JobEdge[] };
@@ -97,7 +98,7 @@ export async function recordVersion(
       createdAt: now,
     },
   });
-  return toJobView(g.job, g.steps, g.edges);
+  return jobAnswer(tx, g);
 }
 
 /**
@@ -128,4 +129,13 @@ export function mapDbError(e: unknown, key?: string): never {
     if (re.test(msg + meta)) throw new DomainError('validation', message, { [field]: message });
   }
   throw e;
+}
+
+/**
+ * The view a job operation answers with (a pause, resume, edit, rollback, restore…): the job as `g` holds it, with
+ * its last run (lib/engine/sql/last-runs.ts selectLastRun, inside `tx`) and no run created ahead (a pause, edit or
+ * delete cancels it first; GET /jobs/:id shows one). docs/design.md §5.
+ */
+export async function jobAnswer(tx: Db, g: JobGraph): Promise<JobView> {
+  return toJobView(g.job, g.steps, g.edges, { aheadSlot: null, lastRun: await selectLastRun(tx, g.job) });
 }

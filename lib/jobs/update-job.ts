@@ -22,8 +22,8 @@ import {
   scheduleColumns,
   stepsOf,
 } from './job-input.ts';
-import { alarmsView, edgeView, policyView, routingView, scheduleSpecOf, stepView, toJobSnapshot, toJobView, type JobSnapshot, type JobView } from './job-view.ts';
-import { findJob, loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
+import { alarmsView, edgeView, policyView, routingView, scheduleSpecOf, stepView, toJobSnapshot, type JobSnapshot, type JobView } from './job-view.ts';
+import { findJob, jobAnswer, loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
 
 export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
 
@@ -113,7 +113,7 @@ export async function applyJobChanges(
   const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;
   const nextEdges = nextRows ? nextRows.edges.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobEdge) : current.edges;
   if (jsonEqual(toJobSnapshot(job, current.steps, current.edges), toJobSnapshot(next, nextSteps, nextEdges))) {
-    return toJobView(job, current.steps, current.edges);
+    return jobAnswer(tx, current);
   }
   const rescheduled = scheduleChanged(job, next);
   if (rescheduled) assertCanFire(next, now);

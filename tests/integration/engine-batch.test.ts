@@ -9,6 +9,7 @@ import { completeTasks, triggerRun } from '../../lib/engine/index.ts';
 import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { createPrismaClient } from '../../lib/db.ts';
+import { selectLastRun } from '../../lib/engine/sql/last-runs.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, claim, insertJob, logsOf } from './engine-fixtures.ts';
@@ -67,7 +68,8 @@ describe('completeTasks', () => {
     const nullOut = await t.pool.query(`SELECT output IS NULL AS sql_null, output::text AS text FROM tasks WHERE id = $1`, [fresh[0]!.id]);
     expect(nullOut.rows[0]).toEqual({ sql_null: false, text: 'null' });
     const jobs = await t.db.job.findMany({ where: { id: { in: oneStep } } });
-    expect(jobs.map((j) => [j.successRuns, j.lastRunStatus, j.consecutiveFailures])).toEqual(oneStep.map(() => [1, 'success', 0]));
+    const lastRuns = await Promise.all(jobs.map((j) => selectLastRun(t.db, j)));
+    expect(jobs.map((j, i) => [j.successRuns, lastRuns[i]?.status, j.consecutiveFailures])).toEqual(oneStep.map(() => [1, 'success', 0]));
 
     // stats: summed per handler inside the statement; the rebuild from detail rows agrees
     const stats = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler: { in: handlers } }, orderBy: { handler: 'asc' } }));

@@ -9,6 +9,7 @@ import {
 import pg from 'pg';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { insertRuns, type NewRun } from '../../lib/engine/sql/insert-runs.ts';
+import { selectLastRun } from '../../lib/engine/sql/last-runs.ts';
 import { isDomainError } from '../../lib/errors.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { useTestDatabase } from '../helpers/db.ts';
@@ -218,7 +219,7 @@ describe('dead letter', () => {
     await once('failed', 0);
     await once('failed', 1000);
     let job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
-    expect([job.consecutiveFailures, job.status, job.lastRunStatus]).toEqual([2, 'active', 'failed']);
+    expect([job.consecutiveFailures, job.status, (await selectLastRun(t.db, job))?.status]).toEqual([2, 'active', 'failed']);
     await once('success', 2000);
     job = await t.db.job.findUniqueOrThrow({ where: { id: jobId } });
     expect([job.consecutiveFailures, job.successRuns, job.failedRuns]).toEqual([0, 1, 2]);

@@ -24,7 +24,7 @@ export interface FinaliseResult {
  *   task's last attempt timed out (task_logs timeout -> dead); else `failed`.
  *   finished_at = now, duration_ms = now - started_at, error = first failure: the first
  *   dead or cancelled task (by completed_at, then step key), else the first skipped with an error.
- * - job: last_run_status; success_runs / failed_runs (failed and timeout);
+ * - job: success_runs / failed_runs (failed and timeout);
  *   consecutive_failures reset by success, +1 by failed/timeout, unchanged by
  *   cancelled; reaching dead_letter_after (> 0) moves an `active` job to
  *   `dead_letter` and inserts a dead_letter alarm (channel log).

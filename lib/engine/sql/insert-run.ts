@@ -13,12 +13,13 @@ export interface InsertRunParams {
   params: Record<string, unknown>;
   traceId: string;
   parentRunId: string | null;
-  /** whether the run counts in jobs.total_runs / last_run_at (skipped records do not) */
+  /** whether the run counts in jobs.total_runs / last_run_at / last_run_id (skipped records do not) */
   countOnJob: boolean;
 }
 
 /**
- * Inserts a run (copying job key and version) and bumps the job's run counter.
+ * Inserts a run (copying job key and version), bumps the job's run counter and makes it the job's last
+ * run (last_run_at, last_run_id, last_run_scheduled_for: lib/engine/sql/last-runs.ts).
  *
  * Lock: the job row is already locked by `lockJob` (or, for a skipped record,
  * the UPDATE takes it); no other row is touched. Index: jobs primary key.
@@ -38,8 +39,11 @@ export async function insertRun(tx: SqlClient, p: InsertRunParams, now: Date): P
          FROM j
        RETURNING *
      ), bump AS (
-       UPDATE jobs SET total_runs = total_runs + 1, last_run_at = $10::timestamptz
-        WHERE id = $1::uuid AND $11::boolean AND EXISTS (SELECT 1 FROM ins)
+       -- last_run_id / last_run_scheduled_for: the run last_run_at describes (lib/engine/sql/last-runs.ts)
+       UPDATE jobs SET total_runs = total_runs + 1, last_run_at = $10::timestamptz,
+                       last_run_id = ins.id, last_run_scheduled_for = ins.scheduled_for
+         FROM ins
+        WHERE jobs.id = $1::uuid AND $11::boolean
      )
      SELECT ${runColumns('ins')} FROM ins`),
     p.jobId, p.trigger, p.triggeredBy, p.scheduledFor, p.status, p.reason, JSON.stringify(p.params ?? {}),

@@ -22,7 +22,7 @@ export interface NewRun {
   parentRunId: string | null;
   /** serial_execution gate: +1 on the pending_parents of every root task (trigger-run.ts) */
   gated: boolean;
-  /** counts in jobs.total_runs / last_run_at (skipped records do not) */
+  /** counts in jobs.total_runs / last_run_at / last_run_id (skipped records do not) */
   countOnJob: boolean;
   /** this run's clock (created_at, and schedule_at when scheduleAt is null); default: the call's `now` */
   at?: Date;
@@ -34,7 +34,7 @@ export type InsertedRun = Run & { tasks: number };
  * Creates runs with their tasks in ONE statement, for one or many runs of one or many jobs
  * (a trigger, a bulk trigger, the tick's look-ahead batch): the runs (copying job key and
  * version), one task per job step, one task_dependencies row per job edge, the 'created'
- * task_logs rows, the jobs' total_runs / last_run_at, and a NOTIFY tickflow_tasks per distinct
+ * task_logs rows, the jobs' total_runs and last run (last_run_at / last_run_id / last_run_scheduled_for), and a NOTIFY tickflow_tasks per distinct
  * schedule_at of the new ready tasks (payload: that instant in epoch ms when it lies in the
  * future, else ''; lib/engine/notify.ts). One statement per table, whatever the number of runs.
  *
@@ -234,11 +234,16 @@ function insertRunsSql(idle: boolean): string {
        SELECT id, run_id, scheduled_for, 1, NULL, 'pending', 'created', created_at FROM t
        RETURNING 1
      ), n AS (
-       SELECT i.job_id, count(*)::int AS c, max(i.at) AS at FROM i WHERE i.count_on_job AND i.job_id IN (SELECT id FROM j) GROUP BY i.job_id
+       -- per job, its runs counted here and the newest of them (created last; the order of
+       -- lib/engine/sql/last-runs.ts): the job's last run, which last_run_at describes
+       SELECT i.job_id, count(*)::int AS c, max(i.at) AS at,
+              (array_agg(i.id ORDER BY i.at DESC, i.scheduled_for DESC, i.id DESC))[1] AS last_id,
+              (array_agg(i.scheduled_for ORDER BY i.at DESC, i.scheduled_for DESC, i.id DESC))[1] AS last_sf
+         FROM i WHERE i.count_on_job AND i.job_id IN (SELECT id FROM j) GROUP BY i.job_id
      ), bump AS (
        -- the job rows read above, by their row address: held by this statement or its caller, so
        -- unchanged since, and a TID lookup costs the same whatever the size of jobs
-       UPDATE jobs SET total_runs = jobs.total_runs + n.c, last_run_at = n.at
+       UPDATE jobs SET total_runs = jobs.total_runs + n.c, last_run_at = n.at, last_run_id = n.last_id, last_run_scheduled_for = n.last_sf
          FROM n
         WHERE jobs.ctid = ANY (ARRAY(SELECT row_ctid FROM j WHERE j.id IN (SELECT job_id FROM n))) AND jobs.id = n.job_id
        RETURNING 1

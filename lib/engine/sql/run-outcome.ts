@@ -11,8 +11,8 @@
  * finished_at = now, duration_ms = now - started_at (NULL for a run that never started), error,
  * updated_at.
  *
- * Job (alias `j`), for `runs` runs that ended in `status`:
- * - last_run_status = status;
+ * Job (alias `j`), for `runs` runs that ended in `status` (the job's last run is not booked here: it is
+ * the run created last, whose own status the console reads, lib/engine/sql/last-runs.ts):
  * - success_runs += runs when success; failed_runs += runs when failed or timeout (a run
  *   re-opened by an operator is taken off them again first: runReopenCtesSql, so each run
  *   counts once, under its latest outcome);
@@ -55,8 +55,7 @@ export function jobBookingSetSql(p: { status: string; runs: string; error: strin
   const failed = `${st} IN ('failed', 'timeout')`;
   const deadLetter = `${failed} AND j.dead_letter_after > 0 AND j.status = 'active'
                               AND j.consecutive_failures + (${p.runs}) >= j.dead_letter_after`;
-  return `last_run_status = ${st}::run_status,
-              success_runs = j.success_runs + CASE WHEN ${st} = 'success' THEN (${p.runs}) ELSE 0 END,
+  return `success_runs = j.success_runs + CASE WHEN ${st} = 'success' THEN (${p.runs}) ELSE 0 END,
               failed_runs = j.failed_runs + CASE WHEN ${failed} THEN (${p.runs}) ELSE 0 END,
               consecutive_failures = CASE WHEN ${st} = 'success' THEN 0
                                           WHEN ${failed} THEN j.consecutive_failures + (${p.runs})

@@ -28,6 +28,7 @@ import { JobRunsPanel } from '@/components/runs/job-runs-panel';
 import { JobGridPanel } from '@/components/runs/job-grid-panel';
 import { JobCalendarPanel } from '@/components/runs/job-calendar-panel';
 import { RunHistoryStrip } from '@/components/jobs/run-history-strip';
+import { LastRun } from '@/components/jobs/last-run';
 import { scheduleSummary } from '@/components/jobs/schedule-summary';
 import { JobGraphPanel } from './graph-panel';
 import { configuredPrivilegedHandlers, deleteRefusal, mayUsePrivilege, stepPrivilege } from '@/lib/jobs/handler-permissions';
@@ -230,7 +231,7 @@ function Overview({ job }: { job: JobDetail }) {
           <DescriptionList
             items={[
               ['Status', <StatusBadge key="s" status={idle === 'deleted' ? 'deleted' : job.status} />],
-              ['Last run', job.lastRunAt ? <span key="l" className="inline-flex items-center gap-1.5">{job.lastRunStatus ? <StatusBadge status={job.lastRunStatus} /> : null}<RelativeTime value={job.lastRunAt} /></span> : 'never'],
+              ['Last run', <LastRun key="l" job={job} timeClassName="" />],
               // each run counts once, under its latest outcome: an operator retry, clear or mark
               // success moves it between the two (docs/recovery.md "Job counters")
               ['Runs', <span key="r" className="tabular-nums" title="Each run counts once, under its latest outcome (a retried or marked run moves between succeeded and failed); runs still active, cancelled or skipped are in neither">{job.totalRuns} total · <span className={job.successRuns > 0 ? 'text-emerald-700' : undefined} data-testid="job-success-runs">{job.successRuns} succeeded</span> · {/* red only for a failure to look at: a red "0 failed" read as an alarm */}<span className={job.failedRuns > 0 ? 'text-red-700' : undefined} data-testid="job-failed-runs">{job.failedRuns} failed</span></span>],
