@@ -12,7 +12,7 @@ import { dragConnect, edgeLabelClearances, smallestCardText } from './helpers/da
 const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
 const STEPS = ['extract', 'transform', 'load'] as const;
 
-type JobView = { id: string; key: string; version: number; edges: { from: string; to: string; type: string }[] };
+type JobView = { id: string; key: string; version: number; steps: { key: string; position: { x: number; y: number } }[]; edges: { from: string; to: string; type: string }[] };
 
 /** A manual job with three unconnected builtin.noop steps, created through the REST API (Bearer token). */
 async function createThreeStepJob(): Promise<JobView> {
@@ -86,6 +86,22 @@ test('drag two connections, refuse a cycle, save, reload, run and watch the node
   const reloaded = await openGraphTab(page, job.id);
   await expect(reloaded.locator('.react-flow__edge')).toHaveCount(2);
   await expect(page.getByTestId('dag-dirty')).toBeHidden();
+
+  // Moving a box is layout, not configuration (docs/console.md "Versions and layout"): the save stores where it
+  // sits and makes no new job version, and the editor says so.
+  const box = (await page.getByTestId('dag-node-load').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 40, box.y + box.height / 2 + 90, { steps: 8 });
+  await page.mouse.up();
+  await expect(page.getByTestId('dag-dirty')).toBeVisible();
+  await page.getByTestId('dag-save').click();
+  await expect(page.getByTestId('dag-status')).toContainText('Saved the layout');
+  await expect(page.getByTestId('dag-dirty')).toBeHidden();
+  const laidOut = await api<JobView>('GET', `/jobs/${job.id}`);
+  expect(laidOut.version).toBe(saved.version);
+  const where = (j: JobView) => j.steps.find((s) => s.key === 'load')!.position;
+  expect(where(laidOut)).not.toEqual(where(saved));
 
   // Run now: the run page shows the same graph read-only; every node turns green.
   await page.getByRole('button', { name: 'Run now', exact: true }).click();

@@ -10,7 +10,8 @@ import type { DagDraft, EdgeDraft, SaveDagResult, StepDraft } from './model';
 export type SaveJobDagInput = DagDraft & { expectedVersion?: number };
 
 /**
- * What the save action resolves to (app/_actions/result.ts ActionResult): `data.version` is the job's new version;
+ * What the save action resolves to (app/_actions/result.ts ActionResult): `data.version` is the job's version after
+ * the save (the same one when only the layout changed: lib/jobs/layout-rule.ts);
  * `fields` are dotted paths into the input (`steps.2.key`, `edges`), `code` the DomainError code (`conflict` = 409).
  */
 export type SaveJobDagResult = { ok: true; data?: { version?: number } | null } | { ok: false; error: string; fields?: Record<string, string>; code?: string };
@@ -49,9 +50,11 @@ export function JobGraphTab({ jobId, version, steps, edges, handlers, canEdit, s
         return { ok: false, error, fields: r.fields };
       }
       const next = r.data?.version;
+      // the same version back: only the layout was stored (lib/jobs/layout-rule.ts), no new version
+      const newVersion = typeof next !== 'number' || next !== seen.current.latest;
       if (typeof next === 'number') seen.current.latest = next;
       router.refresh();
-      return { ok: true };
+      return { ok: true, newVersion };
     },
     [jobId, saveAction, router],
   );

@@ -40,8 +40,10 @@ export type DagDraft = {
 /**
  * Result of onSave. `fields` maps dotted paths into the saved DagDraft (`steps.2.key`, `edges`, ...) to messages,
  * as lib/api zod errors and lib/dag validateDag report them; the editor shows them next to the matching field.
+ * `newVersion: false`: the save stored the layout only (boxes moved), which makes no job version
+ * (lib/jobs/layout-rule.ts); the editor says so instead of "Saved as a new job version".
  */
-export type SaveDagResult = { ok: true } | { ok: false; error: string; fields?: Record<string, string> };
+export type SaveDagResult = { ok: true; newVersion?: boolean } | { ok: false; error: string; fields?: Record<string, string> };
 
 /**
  * The editable state of one step node. Number and JSON fields are kept as the text the operator typed, so a

@@ -143,7 +143,7 @@ export function useDagEditor(p: {
       const r = await onSave(dag);
       if (r.ok) {
         dispatch({ type: 'saved', snapshot: saved });
-        setBanner({ kind: 'success', message: 'Saved as a new job version' });
+        setBanner({ kind: 'success', message: r.newVersion === false ? 'Saved the layout (moving steps makes no new job version)' : 'Saved as a new job version' });
         return;
       }
       const fields = r.fields ?? {};

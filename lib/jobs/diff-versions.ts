@@ -3,6 +3,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import type { EdgeView, JobSnapshot, StepView } from './job-view.ts';
 import { findJob } from './store.ts';
+import { stepWithoutLayout } from './layout-rule.ts';
 
 export type FieldChange = { path: string; from: unknown; to: unknown };
 export type SnapshotDiff = {
@@ -28,7 +29,7 @@ export function diffValues(a: unknown, b: unknown, prefix = ''): FieldChange[] {
   return [{ path: prefix, from: a ?? null, to: b ?? null }];
 }
 
-/** Diff of two job snapshots (fields, steps added/removed/changed by key, edges by from->to). */
+/** Diff of two job snapshots (fields, steps added/removed/changed by key, edges by from->to); step positions are layout and never a change (layout-rule.ts). */
 export function diffSnapshots(a: JobSnapshot, b: JobSnapshot): SnapshotDiff {
   const { steps: sa = [], edges: ea = [], ...fa } = a;
   const { steps: sb = [], edges: eb = [], ...fb } = b;
@@ -41,7 +42,8 @@ export function diffSnapshots(a: JobSnapshot, b: JobSnapshot): SnapshotDiff {
     const other = stepMapB.get(s.key);
     if (!other) steps.removed.push(s);
     else {
-      const f = diffValues(s, other);
+      // where its box sits is layout, not configuration (layout-rule.ts): never a change here
+      const f = diffValues(stepWithoutLayout(s), stepWithoutLayout(other));
       if (f.length) steps.changed.push({ key: s.key, fields: f });
     }
   }

@@ -10,7 +10,9 @@ import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
 /**
  * Rolls a job's configuration back to version `version`'s snapshot, as a NEW
  * version (change_type `rollback`, reason defaults to "Rollback to vN").
- * Configuration only: status (paused/active) and deletion are left as they are.
+ * Configuration only: status (paused/active), deletion and the layout are left as they are (a step
+ * the job still has keeps its place on the canvas; one brought back takes its place in that version:
+ * layout-rule.ts, docs/console.md "Versions and layout").
  * `expectedVersion`, when given, is an optimistic lock (409).
  * A version whose configuration is the current one (a pause or resume after the last edit, the current
  * version itself) restores nothing: refused with a 422 naming `version` (rollback-rule.ts), never a 200
@@ -45,6 +47,13 @@ export async function rollbackJob(
         throw new DomainError('unprocessable', `Version ${input.version} can no longer be applied: ${parsed.error.issues[0]?.message}`);
       }
       const { expectedVersion: _v, reason: _r, ...changes } = parsed.data;
+      // Layout is not configuration (layout-rule.ts): a step the job has now stays where it sits; a step the
+      // rollback brings back takes the place it had in that version.
+      if (changes.steps) {
+        const here = new Map((await tx.jobStep.findMany({ where: { jobId: job.id }, select: { key: true, positionX: true, positionY: true } }))
+          .map((s) => [s.key, { x: s.positionX, y: s.positionY }]));
+        changes.steps = changes.steps.map((s) => ({ ...s, position: here.get(s.key) ?? s.position }));
+      }
       const rolled = await applyJobChanges(tx, job, changes, actor, now, 'rollback', input.reason ?? `Rollback to v${input.version}`);
       // the same rule judged on the applied change: a snapshot stored in an older form can differ and still change nothing
       if (rolled.version === job.version) throw nothing();

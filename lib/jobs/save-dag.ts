@@ -10,7 +10,10 @@ import { applyJobChanges, versionConflict } from './update-job.ts';
  * Saves a job's whole DAG (steps with positions, edges) from the editor as a new
  * version (change_type `update`, reason defaults to "DAG saved"). Validated with
  * lib/dag validateDag (cycle named). `expectedVersion` is required: the
- * optimistic lock (409 when stale), as for PATCH. An identical graph writes nothing.
+ * optimistic lock (409 when stale), as for PATCH. An identical graph writes nothing;
+ * a graph whose steps only moved stores their positions without a new version
+ * (layout is not configuration: layout-rule.ts, docs/console.md "Versions and layout").
+ * @throws DomainError validation (400 naming the field) / forbidden / not_found / conflict (409).
  */
 export async function saveDag(db: Db, jobId: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');

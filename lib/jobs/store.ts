@@ -54,6 +54,21 @@ export async function replaceGraph(tx: Db, jobId: string, rows: { steps: StepRow
   await insertGraph(tx, jobId, rows);
 }
 
+/**
+ * Moves a job's steps on the canvas: sets position_x / position_y of the steps named in `steps` (by key; others
+ * are left as they are), in one statement, inside the caller's transaction (the job row held: lockJob). A layout
+ * change only (layout-rule.ts): no version, no other column. Index: job_steps_job_key_uniq (job_id, key).
+ */
+export async function moveSteps(tx: Db, jobId: string, steps: { key: string; position: { x: number; y: number } }[]): Promise<void> {
+  if (steps.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `UPDATE job_steps s SET position_x = x.px, position_y = x.py
+       FROM unnest($2::text[], $3::float8[], $4::float8[]) AS x(key, px, py)
+      WHERE s.job_id = $1::uuid AND s.key = x.key`,
+    jobId, steps.map((s) => s.key), steps.map((s) => s.position.x), steps.map((s) => s.position.y),
+  );
+}
+
 export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[]; edges: EdgeRow[] }): Promise<void> {
   if (rows.steps.length) {
     await tx.jobStep.createMany({

@@ -23,7 +23,8 @@ import {
   stepsOf,
 } from './job-input.ts';
 import { alarmsView, edgeView, policyView, routingView, scheduleSpecOf, stepView, toJobSnapshot, type JobSnapshot, type JobView } from './job-view.ts';
-import { findJob, jobAnswer, loadGraph, lockJob, mapDbError, recordVersion, replaceGraph, type ChangeType } from './store.ts';
+import { findJob, jobAnswer, loadGraph, lockJob, mapDbError, moveSteps, recordVersion, replaceGraph, type ChangeType } from './store.ts';
+import { withoutLayout } from './layout-rule.ts';
 
 export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
 
@@ -32,7 +33,10 @@ export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
  * updated_by, replaces the graph when steps/edges change, recomputes
  * next_run_at when the schedule changes, writes the version row.
  * A change that leaves the configuration identical (empty PATCH, same values)
- * writes nothing and returns the unchanged job (same version, 200).
+ * writes nothing and returns the unchanged job (same version, 200). A change of
+ * step positions only (boxes moved in the DAG editor) stores them without a new
+ * version: layout is not configuration (layout-rule.ts; docs/console.md
+ * "Versions and layout").
  * A schedule/window change that can never fire is a 400 (assertCanFire).
  * A change of what runs is checked by assertMayChangeCommand (403).
  * Shared by update-job, save-dag and rollback-job.
@@ -112,8 +116,13 @@ export async function applyJobChanges(
   const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;
   const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;
   const nextEdges = nextRows ? nextRows.edges.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobEdge) : current.edges;
-  if (jsonEqual(toJobSnapshot(job, current.steps, current.edges), toJobSnapshot(next, nextSteps, nextEdges))) {
-    return jobAnswer(tx, current);
+  const before = toJobSnapshot(job, current.steps, current.edges);
+  const after = toJobSnapshot(next, nextSteps, nextEdges);
+  if (jsonEqual(before, after)) return jobAnswer(tx, current);
+  // Only boxes moved: layout, not configuration (layout-rule.ts). The positions are stored, the version stays.
+  if (jsonEqual(withoutLayout(before), withoutLayout(after))) {
+    await moveSteps(tx, job.id, after.steps);
+    return jobAnswer(tx, await loadGraph(tx, job));
   }
   const rescheduled = scheduleChanged(job, next);
   if (rescheduled) assertCanFire(next, now);
