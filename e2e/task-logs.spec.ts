@@ -113,6 +113,12 @@ test('lines stream live onto the run page and can be filtered, unwrapped, downlo
   await expect(changes.first().getByTestId('task-log-attempt')).toHaveText('attempt 1');
   await expect(page.getByTestId('task-log-main')).not.toContainText('#1');
   await expect(changes.first().getByRole('link', { name: 'Log lines of attempt 1 from this change on' })).toHaveText('log lines');
+  // the claim names its worker once: "claimed by <node>", with no "on <node>" under it (docs/task-logs.md "State
+  // changes"); the change that ended the attempt, whose message does not name it, says where it ran
+  const claimed = page.locator('[data-testid="task-log-row"][data-to="running"]').first();
+  await expect(claimed).toContainText('claimed by');
+  await expect(claimed.getByTestId('task-log-node')).toHaveCount(0);
+  await expect(page.locator('[data-testid="task-log-row"][data-to="success"]').first().getByTestId('task-log-node')).toHaveText(/^on \S+$/);
   await changes.filter({ has: page.locator('[data-to="success"]') }).or(page.locator('[data-testid="task-log-row"][data-to="success"]')).first().getByTestId('state-change-lines-link').click();
   await expect(box.locator('[data-highlight="true"]')).toContainText('exited with code 0');
   // From pending -> running: the first line.

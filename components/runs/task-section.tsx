@@ -3,7 +3,7 @@
 import { StateChangeLinesLink, TaskLogLines } from './task-log-lines';
 import * as React from 'react';
 import { ChevronRight } from 'lucide-react';
-import { attemptLabel, madeNoAttempt, type TaskView } from '@/lib/runs/run-view';
+import { attemptLabel, madeNoAttempt, taskLogNodeNote, type TaskLogView, type TaskView } from '@/lib/runs/run-view';
 import { Card } from '../ui/card';
 import { StatusBadge } from '../status-badge';
 import { ZonedTime } from '../time';
@@ -41,7 +41,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
                     <ZonedTime value={l.createdAt} ms className="ml-auto font-mono text-[11px] text-zinc-500" />
                   </div>
                   {l.message ? <p className="mt-0.5 break-words text-xs text-zinc-700">{l.message}</p> : null}
-                  {l.nodeId ? <p className="text-[11px] text-zinc-400">on {l.nodeId}</p> : null}
+                  <NodeNote log={l} />
                   <StateChangeLinesLink taskId={task.id} attempt={l.attempt} createdAt={l.createdAt} />
                 </li>
               ))}
@@ -70,6 +70,12 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
       ) : null}
     </Card>
   );
+}
+
+/** "on <node>" under a state change, unless its message already names that worker (taskLogNodeNote). */
+function NodeNote({ log }: { log: TaskLogView }) {
+  const node = taskLogNodeNote(log);
+  return node ? <p className="text-[11px] text-zinc-400" data-testid="task-log-node">on {node}</p> : null;
 }
 
 function dotColor(status: string): string {

@@ -175,6 +175,23 @@ export function toRunSummary(r: Run): RunSummary {
   };
 }
 
+/**
+ * The worker a task log row names beside its message on the run page ("on <node>"), or null when the message
+ * already names it, so that the worker reads once: the claim writes "claimed by <node>"
+ * (lib/engine/sql/claim-routing.ts claimLogSql) and a hand-back "handed back unstarted by <node>: …"
+ * (lib/engine/release-tasks.ts), each with the same node in node_id. Decided per row from what it holds, so
+ * rows stored before and after read alike; the REST view keeps both `message` and `nodeId` as stored
+ * (docs/task-logs.md "State changes").
+ * @returns the node id to print, or null (no node, or the message names it as a whole word)
+ */
+export function taskLogNodeNote(l: Pick<TaskLogView, 'message' | 'nodeId'>): string | null {
+  if (!l.nodeId) return null;
+  // a whole word: not inside a longer id (node ids are [A-Za-z0-9.-] and a suffix: register-node.ts newNodeId)
+  const escaped = l.nodeId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const named = new RegExp(`(^|[^A-Za-z0-9._-])${escaped}($|[^A-Za-z0-9_-])`).test(l.message ?? '');
+  return named ? null : l.nodeId;
+}
+
 export function toTaskLogView(l: TaskLog): TaskLogView {
   return {
     id: l.id.toString(),
