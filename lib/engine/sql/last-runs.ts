@@ -12,9 +12,10 @@ export type LastRunRef = { id: string; lastRunId: string | null; lastRunSchedule
  * (written with the run: insert-runs.ts, insert-run.ts) — with that run's own status and creation
  * instant, so that the status and the time the console shows belong to one run (docs/console.md "Last
  * run"): a pending or running run shows as such, and an older run ending later does not replace it.
- * Read-only, no locks. One statement for the whole page: per job, one runs_pkey (id, scheduled_for)
- * lookup in the one weekly partition its scheduled_for names (run-time partition pruning), never a
- * scan of history; the completion path writes nothing for it.
+ * Read-only, no locks. One statement for the whole page: per job, one index lookup by (scheduled_for,
+ * id) — runs_time_idx, or runs_pkey — in the one weekly partition its scheduled_for names (run-time
+ * partition pruning leaves the other partitions unread), never a scan of history; the completion
+ * path writes nothing for it.
  * @param jobs job rows (any number; those without a last run are skipped)
  * @returns job id (lower case) -> its last run; a job whose last run is gone (retention, a dropped
  *   partition) or that has none is left out
