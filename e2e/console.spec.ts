@@ -69,6 +69,10 @@ test('create a cron job in the form, Run now, the run reaches success with pendi
   const strip = page.getByTestId('run-history-strip');
   await expect(strip.locator('a[data-status="success"]').first()).toBeVisible();
   await expect(strip.locator('a[data-status="success"]').first()).toHaveAttribute('href', /\/runs\/[0-9a-f-]{36}$/);
+  // Last run: one run's own status beside its own time, linking to that run (docs/console.md "Last run")
+  const lastRun = page.getByTestId('job-last-run');
+  await expect(lastRun).toHaveAttribute('href', /\/runs\/[0-9a-f-]{36}$/);
+  await expect(lastRun.locator('time')).toHaveCount(1);
 });
 
 test('bad JSON, bad key, bad cron and no handler show errors next to their fields and create nothing', async ({ page }) => {
