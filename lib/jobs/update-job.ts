@@ -106,10 +106,14 @@ export async function applyJobChanges(
   // A refusal names the field this change set what runs with: its steps, the shorthand's handler, or
   // a payload alone (the one step's, or the job-level payload of a DAG).
   // The edges are part of what runs: a rewiring alone is refused at `edges`.
-  const before: JobCommand = { steps: current.steps.map(stepView), edges: current.edges.map(edgeView), jobPayload: job.payload };
-  const after: JobCommand = { steps: graph ? graph.steps : before.steps, edges: graph ? graph.edges : before.edges, jobPayload: jobPayload !== undefined ? jobPayload : job.payload };
-  const rewiredOnly = jsonEqual(commandOf({ ...before, edges: [] }), commandOf({ ...after, edges: [] }));
-  assertMayChangeCommand(actor, before, after, {
+  const commandBefore: JobCommand = { steps: current.steps.map(stepView), edges: current.edges.map(edgeView), jobPayload: job.payload };
+  const commandAfter: JobCommand = {
+    steps: graph ? graph.steps : commandBefore.steps,
+    edges: graph ? graph.edges : commandBefore.edges,
+    jobPayload: jobPayload !== undefined ? jobPayload : job.payload,
+  };
+  const rewiredOnly = jsonEqual(commandOf({ ...commandBefore, edges: [] }), commandOf({ ...commandAfter, edges: [] }));
+  assertMayChangeCommand(actor, commandBefore, commandAfter, {
     fieldOf: (i) => (rewiredOnly ? 'edges' : changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload'),
   });
   const next: Job = { ...job, ...fields };

@@ -4,6 +4,8 @@
  * while an older one is in flight shows as itself, and an older run ending after a newer one was created does
  * not replace it. Real PostgreSQL, injected clock.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { completeTask, triggerRun } from '../../lib/engine/index.ts';
@@ -72,5 +74,33 @@ describe('a job\'s last run', () => {
     expect(await t.db.run.count({ where: { jobId } })).toBe(0);
     const job = await getJob(t.db, jobId, SYSTEM_ACTOR, later);
     expect({ id: job.lastRunId, status: job.lastRunStatus, at: job.lastRunAt }).toEqual({ id: null, status: null, at: at(1000).toISOString() });
+  });
+
+  it('the upgrade finds each job\'s last run, a backfill\'s past slot and a skipped record included (migration 20261208000000_job_last_run)', async () => {
+    const migration = readFileSync(path.resolve(import.meta.dirname, '../../prisma/migrations/20261208000000_job_last_run/migration.sql'), 'utf8');
+    // the statement that fills the new columns for jobs that ran before them
+    const fill = migration.slice(migration.indexOf('UPDATE jobs j SET last_run_id'), migration.indexOf('ALTER TABLE jobs DROP COLUMN'));
+    expect(fill).toContain('LIMIT 1');
+    const plain = await insertJob(t.db, { key: 'last-run.upgrade.plain' });
+    const past = await insertJob(t.db, { key: 'last-run.upgrade.backfill' });
+    const skipping = await insertJob(t.db, { key: 'last-run.upgrade.skipping', blockStrategy: 'discard_later' });
+    const never = await insertJob(t.db, { key: 'last-run.upgrade.never' });
+    const trigger = async (jobId: string, ms: number, slotMs = ms, trigger: 'manual' | 'backfill' = 'manual') =>
+      (await triggerRun(t.db, { jobId, trigger, triggeredBy: 't', scheduledFor: at(slotMs) }, at(ms))).run;
+    await trigger(plain, 0);
+    await drive(t.db, at(100));
+    await trigger(plain, 1000);
+    await trigger(past, 0);
+    await drive(t.db, at(100));
+    // created last, for a slot two days before the job's other run
+    await trigger(past, 2000, -2 * 86_400_000, 'backfill');
+    await trigger(skipping, 0);
+    expect((await trigger(skipping, 500)).status).toBe('skipped');
+    const expected = await t.pool.query(`SELECT id, last_run_id, last_run_scheduled_for FROM jobs WHERE id = ANY ($1::uuid[]) ORDER BY id`, [[plain, past, skipping, never]]);
+    expect(expected.rows.filter((r) => r.last_run_id).length).toBe(3);
+    await t.pool.query(`UPDATE jobs SET last_run_id = NULL, last_run_scheduled_for = NULL`);
+    await t.pool.query(fill);
+    const filled = await t.pool.query(`SELECT id, last_run_id, last_run_scheduled_for FROM jobs WHERE id = ANY ($1::uuid[]) ORDER BY id`, [[plain, past, skipping, never]]);
+    expect(filled.rows).toEqual(expected.rows);
   });
 });

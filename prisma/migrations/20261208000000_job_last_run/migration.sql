@@ -10,13 +10,21 @@
 -- one was created, is not the run last_run_at describes.
 --
 -- Existing jobs get the run they counted last (skipped records never counted: insert-runs.ts
--- countOnJob); the one scan of runs this takes happens once, here.
+-- countOnJob): the run created at last_run_at. It is found through runs_job_idx (job_id,
+-- scheduled_for DESC, id DESC) walked down from just after that instant (a run's slot is at most
+-- the look-ahead before its creation), so an upgrade reads a few index entries per job instead of
+-- sorting the whole history; only a job whose last run was a backfill (a slot in the past) or is
+-- gone (retention: the console then shows the time without a status) walks further down its own runs.
 ALTER TABLE jobs ADD COLUMN last_run_id uuid, ADD COLUMN last_run_scheduled_for timestamptz(3);
 
 UPDATE jobs j SET last_run_id = r.id, last_run_scheduled_for = r.scheduled_for
-  FROM (SELECT DISTINCT ON (job_id) job_id, id, scheduled_for
-          FROM runs WHERE status <> 'skipped'
-         ORDER BY job_id, created_at DESC, scheduled_for DESC, id DESC) r
- WHERE j.id::text = r.job_id AND j.last_run_at IS NOT NULL;
+  FROM jobs j2
+  CROSS JOIN LATERAL (
+    SELECT runs.id, runs.scheduled_for FROM runs
+     WHERE runs.job_id = j2.id::text AND runs.scheduled_for <= j2.last_run_at + interval '1 hour'
+       AND runs.created_at = j2.last_run_at AND runs.status <> 'skipped'
+     ORDER BY runs.scheduled_for DESC, runs.id DESC
+     LIMIT 1) r
+ WHERE j.id = j2.id AND j2.last_run_at IS NOT NULL;
 
 ALTER TABLE jobs DROP COLUMN last_run_status;
