@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { INSTANT_RANGE_MESSAGE, isAcceptedInstant } from './instant.ts';
+import { canonicalId } from './ids.ts';
 // the modules themselves, not lib/schedule/index.ts: the job form runs these schemas in the browser,
 // and the index brings the stagger hash (node:crypto)
 import { parseCron } from '../schedule/cron.ts';
@@ -41,7 +42,7 @@ export const str = (params?: Parameters<typeof z.string>[0]) =>
  * nothing and read as "none", so it is refused with `Must be a job id (uuid)` at the field.
  * The same pattern as a path's id (lib/api/ids.ts isUuid), where a malformed id is a 404.
  */
-export const objectId = (what: string) => z.guid({ message: `Must be a ${what} id (uuid)` });
+export const objectId = (what: string) => z.guid({ message: `Must be a ${what} id (uuid)` }).transform(canonicalId);
 
 /**
  * Canonical spelling of an IANA zone (`asia/shanghai` -> `Asia/Shanghai`), so a
@@ -511,7 +512,12 @@ export const CreateTokenInput = z.strictObject({
   expiresAt: Instant.nullish().refine((d) => !(d instanceof Date) || d.getTime() > Date.now(), 'Must be in the future'),
 });
 
-/** Path params: ids are strings; a malformed uuid answers 404 in the domain. */
-export const IdParams = z.object({ id: str().min(1).max(200) });
+/**
+ * Path params of objects named by a UUID: ids are strings, a UUID in any case is read in lower case
+ * (lib/api/ids.ts canonicalId), and a malformed one answers 404 in the domain.
+ */
+export const IdParams = z.object({ id: str().min(1).max(200).transform(canonicalId) });
+/** Path params of a worker: its node id, as the worker chose it (case kept). */
+export const WorkerIdParams = z.object({ id: str().min(1).max(200) });
 /** GET /jobs/:id/versions/:version. */
 export const VersionParams = IdParams.extend({ version: PositiveIntParam });

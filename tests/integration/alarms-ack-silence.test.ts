@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
+import { triggerJob } from '../../lib/jobs/trigger-job.ts';
 import { raiseAlarm } from '../../lib/alarms/raise-alarm.ts';
 import { dispatchAlarms } from '../../lib/alarms/dispatch-alarms.ts';
 import { listAlarms } from '../../lib/alarms/list-alarms.ts';
@@ -126,6 +127,66 @@ describe('silences', () => {
       [s2.id, false],
       [s.id, false],
     ]);
+  });
+
+  it('repeats collapse into a silenced row only while its silence lasts, and never into a delivery that gave up', async () => {
+    const repeat = (now: Date) => raiseAlarm(t.db, { jobId: jobA, type: 'failure', level: 'error', content: { message: 'again' } }, now);
+    const s = await createSilence(t.db, { jobId: jobA, durationMinutes: 60 }, operator, at(0));
+    const [first] = await repeat(at(1));
+    await dispatchAlarms(t.db, {}, at(1));
+    expect(await statusOf(first!.id)).toBe('silenced');
+    // during the silence, repeats are counted on the silenced row
+    const [during] = await repeat(at(2));
+    expect(during).toMatchObject({ id: first!.id, collapsed: true, count: 2 });
+    // after an unsilence, the next one within the window is a row of its own, and it is sent
+    await endSilence(t.db, s.id, operator, at(3));
+    const [afterUnsilence] = await repeat(at(4));
+    expect(afterUnsilence).toMatchObject({ collapsed: false, count: 1 });
+    await dispatchAlarms(t.db, {}, at(4));
+    expect(await statusOf(afterUnsilence!.id)).toBe('sent');
+    expect(received).toHaveLength(1);
+    // ...and the sent row absorbs the repeats after it (one message per window)
+    expect((await repeat(at(5)))[0]).toMatchObject({ id: afterUnsilence!.id, collapsed: true, count: 2 });
+
+    // a silence that runs out: the same
+    await createSilence(t.db, { jobId: jobB, until: at(8).toISOString() }, operator, at(6));
+    const [b1] = await raiseAlarm(t.db, { jobId: jobB, type: 'failure', level: 'error', content: { message: 'b' } }, at(7));
+    await dispatchAlarms(t.db, {}, at(7));
+    expect(await statusOf(b1!.id)).toBe('silenced');
+    const [b2] = await raiseAlarm(t.db, { jobId: jobB, type: 'failure', level: 'error', content: { message: 'b' } }, at(9));
+    expect(b2).toMatchObject({ collapsed: false });
+
+    // a delivery that gave up does not swallow what happens next
+    await t.db.alarm.update({ where: { id: afterUnsilence!.id }, data: { status: 'failed' } });
+    const [afterFailure] = await repeat(at(6));
+    expect(afterFailure).toMatchObject({ collapsed: false, count: 1 });
+  });
+
+  it('an id spelled in upper case names the same job: a silence, the alarm, runs and log filters find its rows (lib/api/ids.ts canonicalId)', async () => {
+    const { POST: silence } = await import('../../app/api/v1/alarms/silences/route.ts');
+    const { GET: alarms } = await import('../../app/api/v1/alarms/route.ts');
+    const { GET: runs } = await import('../../app/api/v1/runs/route.ts');
+    const { GET: audit } = await import('../../app/api/v1/jobs/[id]/audit/route.ts');
+    const op = await userToken(t.db, 'operator', 'upper-op');
+    const upper = jobA.toUpperCase();
+    const made = await call(silence, 'POST', '/api/v1/alarms/silences', { token: op, body: { jobId: upper, durationMinutes: 30 } });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ jobId: jobA, jobKey: 'silence.a', active: true });
+    const [a] = await raise(jobA, 'failure', new Date());
+    await dispatchAlarms(t.db, {}, new Date());
+    expect(await statusOf(a!.id)).toBe('silenced');
+    expect(received).toEqual([]);
+    const listed = await call(alarms, 'GET', `/api/v1/alarms?jobId=${upper}`, { token: op });
+    expect(listed.json.items.map((x: { id: string }) => x.id)).toEqual([a!.id]);
+    await triggerJob(t.db, jobA, {}, SYSTEM_ACTOR);
+    const byUpper = await call(runs, 'GET', `/api/v1/runs?jobId=${upper}`, { token: op });
+    const byLower = await call(runs, 'GET', `/api/v1/runs?jobId=${jobA}`, { token: op });
+    expect(byUpper.json.items.length).toBeGreaterThan(0);
+    expect(byUpper.json.items).toEqual(byLower.json.items);
+    const auditUpper = await call(audit, 'GET', `/api/v1/jobs/${upper}/audit`, { token: op, params: { id: upper } });
+    const auditLower = await call(audit, 'GET', `/api/v1/jobs/${jobA}/audit`, { token: op, params: { id: jobA } });
+    expect(auditUpper.status).toBe(200);
+    expect(auditUpper.json).toEqual(auditLower.json);
   });
 
   it('a test alarm is never silenced (it exists to check the receiver)', async () => {
