@@ -38,6 +38,20 @@ export interface RaisedAlarm {
   count: number;
 }
 
+/**
+ * Whether the newest row of a key may absorb a new occurrence (alias-free, on `alarms`, `$5` = now):
+ * only while the decision its delivery stands for still holds. A pending or sent row: yes (one
+ * message per window). A silenced row: only while the silence that silenced it is in force, so
+ * that after an unsilence, or once the silence runs out, the next occurrence is a row of its own
+ * and is delivered (docs/console.md "Alarms": while silenced no notification is sent, and only
+ * then). A failed row (delivery gave up): no, so a receiver back from an outage hears of what
+ * happened since instead of the window swallowing it.
+ */
+const COLLAPSIBLE_SQL = `(alarms.status IN ('pending', 'sent')
+                OR (alarms.status = 'silenced' AND EXISTS (
+                      SELECT 1 FROM alarm_silences s
+                       WHERE s.id = alarms.silence_id AND s.ended_at IS NULL AND s.until > $5::timestamptz)))`;
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -60,9 +74,10 @@ export async function loadJobAlarmConfig(db: Db, jobId: string, at?: Date): Prom
 /**
  * Raises an alarm: one `alarms` row (status pending, due now) per channel, or — when a row for
  * the same (job, type, channel, target) was created within the collapse window
- * (TICKFLOW_ALARM_COLLAPSE_SECONDS, default 600 s) — increments that row's `count` instead
- * (whatever its status: a flood of failures is one message, not fifty). The collapsed row's
- * content gains `lastRunId` / `lastAt` so the latest occurrence is still visible.
+ * (TICKFLOW_ALARM_COLLAPSE_SECONDS, default 600 s) and is still collapsible (COLLAPSIBLE_SQL:
+ * pending, sent, or silenced by a silence still in force) — increments that row's `count` instead
+ * (a flood of failures is one message, not fifty). The collapsed row's content gains `lastRunId` /
+ * `lastAt` so the latest occurrence is still visible.
  *
  * Concurrency: a transaction-scoped advisory lock on the (job, type, channel, target) key makes
  * two finalisations racing for the same key collapse instead of inserting twice. Joins `db`
@@ -108,6 +123,7 @@ export async function raiseAlarm(db: Db, input: RaiseAlarmInput, now: Date = new
                            AND type = $2::alarm_type AND channel = $3::alarm_channel AND target = $4
                            AND created_at >= $7::timestamptz
                          ORDER BY created_at DESC LIMIT 1)
+              AND ${COLLAPSIBLE_SQL}
             RETURNING id::text, count`,
           input.jobId ?? '', input.type, ch.type, ch.target, now, input.runId ?? null, windowStart,
         );
