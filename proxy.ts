@@ -10,7 +10,10 @@ import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE } from './li
  *   without an `Allow` header; here it gets the API's JSON error and the header
  *   (RFC 9110 §15.5.6). (A database outage is answered by the route wrapper, app/_lib/rest.ts.)
  * - pages: while the database cannot be reached (lib/infra/database-probe.ts, cached),
- *   a 503 page saying so with Retry-After, instead of a 500 error page.
+ *   a 503 page saying so with Retry-After, instead of a 500 error page. A server action (a POST
+ *   to a page's path with the `next-action` header) is let through: the browser expects the
+ *   action's own answer, which says the database is unavailable (app/_actions/define-action.ts),
+ *   and an HTML page in its place would be a generic failure there.
  */
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (req.nextUrl.pathname.startsWith('/api/')) {
@@ -23,6 +26,7 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
     }
     return NextResponse.next();
   }
+  if (req.method === 'POST' && req.headers.has('next-action')) return NextResponse.next();
   const url = process.env.DATABASE_URL;
   if (url && !(await databaseReachable(url))) return unavailablePage();
   return NextResponse.next();

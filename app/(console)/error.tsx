@@ -1,51 +1,8 @@
 'use client';
 
-import * as React from 'react';
-import { TriangleAlert } from 'lucide-react';
-import { Button } from '@/components/ui/button';
-import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE } from '@/lib/infra/database-unavailable';
+import { ErrorBoundaryView } from '@/components/error-boundary-view';
 
-/**
- * Error boundary for console pages: the message of an expected error, a retry button.
- * A page that failed because the database went away (the moment before proxy.ts's probe notices,
- * lib/infra/database-probe.ts) says so, as the 503 page does, and reloads itself: the boundary
- * asks GET /api/v1/health, which answers 503 while the database cannot be reached.
- */
-export default function ConsoleError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  const [databaseDown, setDatabaseDown] = React.useState(false);
-  React.useEffect(() => {
-    let reload: ReturnType<typeof setTimeout> | undefined;
-    void fetch('/api/v1/health', { cache: 'no-store' })
-      .then((res) => {
-        if (res.status !== 503) return;
-        setDatabaseDown(true);
-        reload = setTimeout(() => window.location.reload(), DATABASE_RETRY_AFTER_SECONDS * 1000);
-      })
-      .catch(() => undefined);
-    return () => clearTimeout(reload);
-  }, [error]);
-  if (databaseDown) {
-    return (
-      <div role="alert" className="mx-auto mt-16 max-w-lg rounded-lg border border-amber-200 bg-white p-6 text-center shadow-xs" data-testid="database-unavailable">
-        <TriangleAlert className="mx-auto size-6 text-amber-500" />
-        <h1 className="mt-2 text-[15px] font-semibold">Database unavailable</h1>
-        <p className="mt-1 text-[13px] text-zinc-600">{DATABASE_UNAVAILABLE_MESSAGE}</p>
-        <p className="mt-1 text-[12px] text-zinc-400">This page reloads by itself every {DATABASE_RETRY_AFTER_SECONDS} seconds.</p>
-      </div>
-    );
-  }
-  // Production builds hide server error messages; the digest ties the UI to the server log line.
-  // A server-side error (it has a digest) is never shown as is, even in development: its text
-  // may be a raw database/driver message. Expected errors are handled by the pages themselves.
-  return (
-    <div role="alert" className="mx-auto mt-16 max-w-lg rounded-lg border border-red-200 bg-white p-6 text-center shadow-xs">
-      <TriangleAlert className="mx-auto size-6 text-red-500" />
-      <h1 className="mt-2 text-[15px] font-semibold">This page could not be loaded</h1>
-      <p className="mt-1 text-[13px] text-zinc-600">{error.digest || !error.message ? 'An unexpected error occurred.' : error.message}</p>
-      {error.digest ? <p className="mt-1 font-mono text-[11px] text-zinc-400">ref {error.digest}</p> : null}
-      <Button className="mt-4" onClick={reset}>
-        Try again
-      </Button>
-    </div>
-  );
+/** Error boundary for console pages: components/error-boundary-view.tsx (a database outage shows the outage page). */
+export default function ConsoleError(props: { error: Error & { digest?: string }; reset: () => void }) {
+  return <ErrorBoundaryView {...props} />;
 }

@@ -10,6 +10,7 @@ import { Topbar } from '@/components/shell/topbar';
 import { parseTheme, THEME_COOKIE } from '@/components/theme';
 import { UserProvider } from '@/components/role';
 import { setDisplayTimeZoneAction, signOutAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,7 +19,7 @@ export const dynamic = 'force-dynamic';
  * expired one) sends the browser to /login. Each page and action still checks the
  * role itself; this layout is navigation, not the security boundary.
  */
-export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
+export default consolePage(async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const actor = await getActor();
   if (!actor) redirect('/login');
   // Times are written in the user's display zone: their choice, else the zone their browser reported earlier.
@@ -49,4 +50,4 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
       </DisplayZoneProvider>
     </UserProvider>
   );
-}
+});

@@ -14,6 +14,7 @@ import { Truncate } from '@/components/ui/truncate';
 import { AutoRefresh } from '@/components/auto-refresh';
 import { NextFires } from '@/components/overview/next-fires';
 import { RunningNow } from '@/components/overview/running-now';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';
@@ -23,7 +24,7 @@ export const dynamic = 'force-dynamic';
  * outcome (skipped shown), workers, dead-letter jobs and the latest failures by job name (lib/stats getOverview).
  * Re-rendered every 15 s; the running list polls every 3 s.
  */
-export default async function OverviewPage() {
+export default consolePage(async function OverviewPage() {
   await requireActor('viewer');
   const o = await getOverview(getDb());
   const rate = o.successRate24h == null ? '—' : `${(o.successRate24h * 100).toFixed(o.successRate24h >= 0.999 ? 0 : 1)}%`;
@@ -137,7 +138,7 @@ export default async function OverviewPage() {
       </div>
     </>
   );
-}
+});
 
 function Stat({ icon, label, value, href, tone, children }: { icon: React.ReactNode; label: string; value: React.ReactNode; href?: string; tone?: 'bad'; children?: React.ReactNode }) {
   const v = <span className={tone === 'bad' ? 'text-red-700' : 'text-zinc-900'}>{value}</span>;

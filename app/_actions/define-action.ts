@@ -4,7 +4,8 @@ import { getActor } from '@/app/_lib/session';
 import { getDb, type Db } from '@/lib/db';
 import type { Actor } from '@/lib/auth/actor';
 import { requireOperation, type Operation } from '@/lib/auth/permissions';
-import { toActionError, type ActionResult } from './result';
+import { databaseReachable } from '@/lib/infra/database-probe';
+import { databaseUnavailableResult, toActionError, type ActionResult } from './result';
 
 /** The operation a server action was defined with (read by tests/integration/role-matrix.test.ts). */
 export type DefinedAction = { operation: Operation };
@@ -21,11 +22,14 @@ export type ActionOptions<A extends unknown[], R> = {
 /**
  * The one skeleton of every console server action (the REST routes' rest() is
  * the other door onto the same domain functions):
+ * 0. while the database probe says it cannot be reached (lib/infra/database-probe.ts, as rest()
+ *    asks it), nothing runs: `{ ok: false, code: 'database_unavailable' }` (databaseUnavailableResult);
  * 1. the signed-in actor must hold the role `operation` needs
  *    (lib/auth/permissions.ts; DomainError unauthorized / forbidden otherwise);
  * 2. `fn` parses its arguments (parseOrThrow: field errors) and calls ONE domain function;
- * 3. a DomainError becomes `{ ok: false, error, fields, code, detail }`, anything else is
- *    logged and shown as a generic message (app/_actions/result.ts);
+ * 3. a DomainError becomes `{ ok: false, error, fields, code, detail }`, a database outage met
+ *    meanwhile the same answer as in 0, anything else is logged and shown as a generic message
+ *    (app/_actions/result.ts);
  * 4. on success: revalidate, then redirect or `{ ok: true, data }`.
  * `what` names the action in messages ("Pause", "Create job").
  *
@@ -40,6 +44,9 @@ export function defineAction<A extends unknown[], R>(
 ): ((...args: A) => Promise<ActionResult<R>>) & DefinedAction {
   const action = async (...args: A): Promise<ActionResult<R>> => {
     let data: R;
+    // A database that froze or dropped off the network leaves connections hanging: the probe answers within its timeout.
+    const databaseUrl = process.env.DATABASE_URL;
+    if (databaseUrl && !(await databaseReachable(databaseUrl))) return databaseUnavailableResult(what);
     try {
       const actor = requireOperation(await getActor(), operation) as Actor;
       data = await fn({ actor, db: getDb() }, ...args);

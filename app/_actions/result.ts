@@ -1,4 +1,6 @@
 import { isDomainError } from '@/lib/errors';
+import { markDatabaseUnreachable } from '@/lib/infra/database-probe';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 import { log } from '@/lib/log';
 import { zodToFieldErrors } from '@/lib/api/validation';
 import type { ZodError } from 'zod';
@@ -23,7 +25,9 @@ export function zodFields(error: ZodError): Record<string, string> {
 
 /**
  * Maps a thrown error to a result: DomainError keeps its message, fields, code and
- * detail; anything else is a bug, logged with its stack, shown as a generic message.
+ * detail; a database outage (isDatabaseUnavailable) is databaseUnavailableResult, and the next
+ * page answers 503 at once (markDatabaseUnreachable); anything else is a bug, logged with its
+ * stack, shown as a generic message.
  * Next's redirect()/notFound() signals are re-thrown so they still work.
  */
 export function toActionError(error: unknown, what: string): ActionResult<never> {
@@ -31,8 +35,21 @@ export function toActionError(error: unknown, what: string): ActionResult<never>
   if (isDomainError(error)) {
     return { ok: false, error: error.message, fields: error.fields, code: error.code, detail: error.detail };
   }
+  if (isDatabaseUnavailable(error)) {
+    markDatabaseUnreachable();
+    logger.warn({ err: error }, `${what}: database unavailable`);
+    return databaseUnavailableResult(what);
+  }
   logger.error({ err: error }, `${what} failed`);
   return { ok: false, error: `${what} failed unexpectedly. The error was logged on the server.` };
+}
+
+/**
+ * What an action answers while the database cannot be reached: nothing was done, say so and that a retry
+ * will do, with code `database_unavailable` (the REST door's code for the same case, app/_lib/rest.ts).
+ */
+export function databaseUnavailableResult(what: string): ActionResult<never> {
+  return { ok: false, code: 'database_unavailable', error: `${what}: database unavailable. ${DATABASE_UNAVAILABLE_MESSAGE}` };
 }
 
 function isNextSignal(error: unknown): boolean {

@@ -13,8 +13,7 @@ import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/lib/db';
-import { markDatabaseUnreachable } from '@/lib/infra/database-probe';
-import { isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
+import { outageOr } from '@/app/_lib/page-error';
 import { requireRole, type Actor, type Role } from '@/lib/auth/actor';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { login, logout } from '@/lib/auth/login';
@@ -33,8 +32,7 @@ export const getActor = cache(async (): Promise<Actor | null> => {
     return await getSessionActor(getDb(), sid);
   } catch (error) {
     // every console page asks this first: the outage is noticed here, and the next page is a 503 (proxy.ts)
-    if (isDatabaseUnavailable(error)) markDatabaseUnreachable();
-    throw error;
+    throw outageOr(error);
   }
 });
 

@@ -4,12 +4,13 @@ import { getActor } from '@/app/_lib/session';
 import { safeNextPath } from '@/lib/auth/next-path';
 import { LoginForm } from './login-form';
 import { StandaloneFrame } from '@/components/shell/standalone-frame';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Sign in' };
 export const dynamic = 'force-dynamic';
 
 /** Sign-in page. An already signed-in visitor goes straight to the console. */
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+export default consolePage(async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
   if (await getActor()) redirect(safeNextPath(next));
   return (
@@ -19,4 +20,4 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
       <LoginForm next={safeNextPath(next)} />
     </StandaloneFrame>
   );
-}
+});

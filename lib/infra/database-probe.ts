@@ -39,7 +39,7 @@ export async function databaseAnswers(url: string): Promise<boolean> {
   }
 }
 
-/** How long a "reachable" answer is reused (ms): a page rendered in that window after the database went away fails with a 500, so it is short. */
+/** How long a "reachable" answer is reused (ms): a page rendered in that window after the database went away meets the outage while rendering (app/_lib/page-error.ts), so it is short. */
 export const REACHABLE_TTL_MS = 250;
 /** How long an "unreachable" answer is reused (ms): pages answer 503 meanwhile without a probe each. */
 export const UNREACHABLE_TTL_MS = 1_000;
@@ -63,7 +63,7 @@ export async function databaseReachable(url: string, now = Date.now()): Promise<
 }
 
 /**
- * Records that a page just failed to reach the database (app/_lib/session.ts): the next page
+ * Records that a page just failed to reach the database (app/_lib/page-error.ts outageOr): the next page
  * answers 503 at once instead of rendering into the same failure, until a probe after
  * UNREACHABLE_TTL_MS says otherwise.
  * @param now clock in epoch ms (tests)

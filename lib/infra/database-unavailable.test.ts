@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from './database-unavailable.ts';
+import { DATABASE_UNAVAILABLE_DIGEST, DatabaseUnavailableError, isDatabaseUnavailable } from './database-unavailable.ts';
 
 describe('isDatabaseUnavailable', () => {
   it('recognises unreachable, closed, shutting-down and overloaded databases', () => {
@@ -21,6 +21,14 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('Connection is closed.'))).toBe(true);
     // Prisma's raw-query error keeps the driver's words in `meta`
     expect(isDatabaseUnavailable({ code: 'P2010', meta: { message: 'server closed the connection unexpectedly' } })).toBe(true);
+  });
+
+  it('knows its own DatabaseUnavailableError, also as the digest Next.js hands an error boundary', () => {
+    const e = new DatabaseUnavailableError(new Error('boom'));
+    expect(isDatabaseUnavailable(e)).toBe(true);
+    expect(e.digest).toBe(DATABASE_UNAVAILABLE_DIGEST);
+    expect(isDatabaseUnavailable({ message: 'An error occurred in the Server Components render.', digest: DATABASE_UNAVAILABLE_DIGEST })).toBe(true);
+    expect(isDatabaseUnavailable({ message: 'An error occurred in the Server Components render.', digest: '1234567' })).toBe(false);
   });
 
   it('leaves every other error alone (a bug stays a 500, bad input a 4xx)', () => {

@@ -16,7 +16,7 @@
  * errors (ECONNREFUSED, ECONNRESET, …); and the messages node-postgres and
  * PostgreSQL give for a connection that ended or was never made. A statement
  * the server refused (a unique violation, a deadlock, a transaction that could
- * not start in time) is not an outage.
+ * not start in time) is not an outage. So is a DatabaseUnavailableError (its digest).
  */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
@@ -33,7 +33,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const e = queue.shift();
     if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
-    const x = e as { code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    const x = e as { digest?: unknown; code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    if (x.digest === DATABASE_UNAVAILABLE_DIGEST) return true;
     const code = typeof x.code === 'string' ? x.code : typeof x.originalCode === 'string' ? x.originalCode : undefined;
     if (code && (PRISMA_CODES.has(code) || SQLSTATES.has(code) || SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
     if (typeof x.kind === 'string' && ADAPTER_KINDS.has(x.kind)) return true;
@@ -49,3 +50,19 @@ export const DATABASE_UNAVAILABLE_MESSAGE =
 
 /** Seconds a client should wait before retrying (the Retry-After header). */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The `digest` of a DatabaseUnavailableError. Next.js keeps an error's own digest when it sends a server
+ * error to the browser (and hides its message in production builds), so the console's error boundaries
+ * (components/error-boundary-view.tsx) recognise the outage by it.
+ */
+export const DATABASE_UNAVAILABLE_DIGEST = 'TICKFLOW_DATABASE_UNAVAILABLE';
+
+/** What console code throws for an outage met while rendering a page (app/_lib/page-error.ts outageOr); `cause` is the driver's error. */
+export class DatabaseUnavailableError extends Error {
+  readonly digest = DATABASE_UNAVAILABLE_DIGEST;
+  constructor(cause?: unknown) {
+    super(DATABASE_UNAVAILABLE_MESSAGE, { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}

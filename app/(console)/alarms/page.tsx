@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
-import { pageErrorMessage } from '@/app/_lib/page-error';
+import { consolePage, pageErrorMessage } from '@/app/_lib/page-error';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from '@/lib/alarms/config';
 import { listAlarms } from '@/lib/alarms/list-alarms';
 import { listJobOptions } from '@/lib/jobs/job-options';
@@ -32,7 +32,7 @@ const FILTER_NAMES = ['type', 'status', 'jobId'];
  * force; Acknowledge / Silence / Unsilence and "Send test alarm" for operators. Collapsed
  * repeats show their count.
  */
-export default async function AlarmsPage({ searchParams }: { searchParams: Promise<SP> }) {
+export default consolePage(async function AlarmsPage({ searchParams }: { searchParams: Promise<SP> }) {
   const actor = await requireActor('viewer');
   const sp = await searchParams;
   // Filters go to the domain as typed, as the API takes them: an unknown type or status, or a bad time, is
@@ -77,4 +77,4 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
       </Card>
     </>
   );
-}
+});

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { FileUp, Plus } from 'lucide-react';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
-import { pageErrorMessage } from '@/app/_lib/page-error';
+import { consolePage, pageErrorMessage } from '@/app/_lib/page-error';
 import { listJobs } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
@@ -34,7 +34,7 @@ const FILTER_NAMES = FILTERS.map((f) => f.name);
  * /jobs: search (key/name), filters (status, schedule kind, handler), sortable columns,
  * keyset paging via lib/jobs listJobs, bulk pause/resume/delete.
  */
-export default async function JobsPage({ searchParams }: { searchParams: Promise<SP> }) {
+export default consolePage(async function JobsPage({ searchParams }: { searchParams: Promise<SP> }) {
   const sp = await searchParams;
   const actor = await requireActor('viewer');
   // An unknown sort or direction is the domain's 400 naming the field (lib/jobs listJobs), shown in the
@@ -91,4 +91,4 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       </Card>
     </>
   );
-}
+});

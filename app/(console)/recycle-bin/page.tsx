@@ -11,12 +11,13 @@ import { Pager, parseTrail } from '@/components/pager';
 import { RecycleBinTable } from '@/components/jobs/recycle-bin-table';
 import { ErrorPanel } from '@/components/error-panel';
 import { purgeJobAction, restoreJobAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Recycle bin' };
 export const dynamic = 'force-dynamic';
 
 /** /recycle-bin: deleted jobs with who/when; Restore or Purge. */
-export default async function RecycleBinPage({ searchParams }: { searchParams: Promise<{ q?: string; cursor?: string; trail?: string }> }) {
+export default consolePage(async function RecycleBinPage({ searchParams }: { searchParams: Promise<{ q?: string; cursor?: string; trail?: string }> }) {
   const sp = await searchParams;
   const actor = await requireActor('viewer');
   let page: Awaited<ReturnType<typeof listRecycleBin>> | null = null;
@@ -45,4 +46,4 @@ export default async function RecycleBinPage({ searchParams }: { searchParams: P
       </Card>
     </>
   );
-}
+});

@@ -12,6 +12,7 @@ import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filte
 import { Pager, parseTrail } from '@/components/pager';
 import { LiveRunsTable } from '@/components/runs/live-runs-table';
 import { ErrorPanel } from '@/components/error-panel';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Runs' };
 export const dynamic = 'force-dynamic';
@@ -24,7 +25,7 @@ type SP = { jobId?: string; status?: string; trigger?: string; from?: string; to
  * To before From is refused), with the total of matching runs. The first page refreshes itself while runs on it
  * are active.
  */
-export default async function RunsPage({ searchParams }: { searchParams: Promise<SP> }) {
+export default consolePage(async function RunsPage({ searchParams }: { searchParams: Promise<SP> }) {
   const sp = await searchParams;
   const actor = await requireActor('viewer');
   const query = { jobId: sp.jobId || undefined, status: sp.status || undefined, trigger: sp.trigger || undefined, from: sp.from || undefined, to: sp.to || undefined, q: sp.q || undefined, limit: 50, cursor: sp.cursor || undefined };
@@ -81,4 +82,4 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
       </Card>
     </>
   );
-}
+});

@@ -11,6 +11,7 @@ import { PageHeader } from '@/components/shell/page-header';
 import { ErrorPanel } from '@/components/error-panel';
 import { StatsPanel } from '@/components/charts/stats-panel';
 import { StatsRangeControls } from '@/components/charts/stats-range-controls';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Stats' };
 export const dynamic = 'force-dynamic';
@@ -24,7 +25,7 @@ type SP = { range?: string; from?: string; to?: string; handler?: string; job?: 
  * counting rule (lib/stats getStatsSeries). Days and hours are cut in the stats zone setting
  * (lib/stats/stats-zone.ts).
  */
-export default async function StatsPage({ searchParams }: { searchParams: Promise<SP> }) {
+export default consolePage(async function StatsPage({ searchParams }: { searchParams: Promise<SP> }) {
   const actor = await requireActor('viewer');
   const sp = await searchParams;
   const hourly = sp.granularity === 'hour';
@@ -86,4 +87,4 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       />
     </>
   );
-}
+});

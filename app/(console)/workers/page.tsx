@@ -6,12 +6,13 @@ import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { WorkersTable } from '@/components/workers/workers-table';
 import { drainWorkerAction, resumeWorkerAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Workers' };
 export const dynamic = 'force-dynamic';
 
 /** /workers: registered worker nodes with heartbeat age, load and handlers; refreshed every 5 s. */
-export default async function WorkersPage() {
+export default consolePage(async function WorkersPage() {
   const actor = await requireActor('viewer');
   const workers = await listWorkers(getDb(), actor);
   return (
@@ -22,4 +23,4 @@ export default async function WorkersPage() {
       </Card>
     </>
   );
-}
+});

@@ -36,6 +36,7 @@ import { getStatsChartData } from '@/lib/stats/chart-data';
 import { JobStatsPanel } from '@/components/charts/job-stats-panel';
 import { loadHandlerCatalogueFor } from '../handler-names';
 import { deleteJobAction, diffVersionsAction, pauseJobAction, resumeJobAction, rollbackJobAction, saveJobDagAction, triggerJobAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const dynamic = 'force-dynamic';
 
@@ -65,7 +66,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /** /jobs/[id]: header with actions, then tabs Overview / Graph / Runs / Grid / Calendar / Versions (`?tab=`). */
-export default async function JobPage({ params, searchParams }: Props) {
+export default consolePage(async function JobPage({ params, searchParams }: Props) {
   const [{ id }, sp] = await Promise.all([params, searchParams]);
   const { actor, job } = await load(id);
   const tab: JobTab = (JOB_TABS as readonly string[]).includes(sp.tab ?? '') ? (sp.tab as JobTab) : 'overview';
@@ -186,7 +187,7 @@ export default async function JobPage({ params, searchParams }: Props) {
       />
     </>
   );
-}
+});
 
 function Overview({ job }: { job: JobDetail }) {
   const p = job.policy;

@@ -6,12 +6,13 @@ import { PageHeader } from '@/components/shell/page-header';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { CrontabImport } from '@/components/jobs/crontab-import';
 import { importCrontabAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Import crontab' };
 export const dynamic = 'force-dynamic';
 
 /** /jobs/import: a crontab / cron.d file -> paused shell jobs, with a dry-run preview first. Viewers get a read-only notice. */
-export default async function ImportCrontabPage() {
+export default consolePage(async function ImportCrontabPage() {
   const actor = await getActor();
   const crumb = <Link href="/jobs" className="hover:underline">Jobs</Link>;
   if (!actor || actor.role === 'viewer') {
@@ -32,4 +33,4 @@ export default async function ImportCrontabPage() {
       <CrontabImport timeZones={listTimeZones()} submit={importCrontabAction} />
     </>
   );
-}
+});

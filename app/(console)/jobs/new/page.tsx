@@ -9,12 +9,13 @@ import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { HandlerCatalogueProvider } from '@/components/handlers/use-handler-catalogue';
 import { loadHandlerCatalogueFor } from '../handler-names';
 import { createJobAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'New job' };
 export const dynamic = 'force-dynamic';
 
 /** /jobs/new: the job form in create mode. Viewers get a read-only notice instead. */
-export default async function NewJobPage() {
+export default consolePage(async function NewJobPage() {
   const actor = await getActor();
   const crumb = <Link href="/jobs" className="hover:underline">Jobs</Link>;
   if (!actor || actor.role === 'viewer') {
@@ -34,4 +35,4 @@ export default async function NewJobPage() {
       </HandlerCatalogueProvider>
     </>
   );
-}
+});

@@ -7,6 +7,7 @@ import { getRun } from '@/lib/runs';
 import { getJobVersion } from '@/lib/jobs/list-versions';
 import { RunDetail } from '@/components/runs/run-detail';
 import { cancelRunAction, retryRunAction, retryTaskAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,7 +19,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /** /runs/[id]: run status, timings, tasks, task logs and output — live while the run is active. `?task=<step key>` opens it on that task. */
-export default async function RunPage({ params, searchParams }: Props) {
+export default consolePage(async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
   const task = (await searchParams)?.task;
   const actor = await requireActor('viewer');
@@ -37,4 +38,4 @@ export default async function RunPage({ params, searchParams }: Props) {
       edges: run.tasks.flatMap((t) => t.parents.map((p) => ({ from: p.step, to: t.stepKey, type: p.type }))),
     }));
   return <RunDetail initial={run} graph={graph} focusTask={typeof task === 'string' ? task : null} cancel={cancelRunAction} retry={retryRunAction} retryTask={retryTaskAction} />;
-}
+});

@@ -7,12 +7,13 @@ import { PageHeader } from '@/components/shell/page-header';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { StatsZoneForm } from '@/components/settings/stats-zone-form';
 import { setStatsZoneAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Stats day' };
 export const dynamic = 'force-dynamic';
 
 /** /settings/stats (admin only): the zone that cuts the stats dashboards into days, one value for every process. */
-export default async function StatsZonePage() {
+export default consolePage(async function StatsZonePage() {
   const actor = await requireActor('viewer');
   const current = await getStatsTimeZone(getDb());
   if (actor.role !== 'admin') {
@@ -29,4 +30,4 @@ export default async function StatsZonePage() {
       <StatsZoneForm current={current} zones={listTimeZones()} save={setStatsZoneAction} />
     </>
   );
-}
+});

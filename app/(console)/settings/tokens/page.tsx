@@ -6,12 +6,13 @@ import { PageHeader } from '@/components/shell/page-header';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { TokensPanel } from '@/components/settings/tokens-panel';
 import { createTokenAction, revokeTokenAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'API tokens' };
 export const dynamic = 'force-dynamic';
 
 /** /settings/tokens (admin only): bearer tokens for /api/v1, shown once at creation, revocable. */
-export default async function TokensPage() {
+export default consolePage(async function TokensPage() {
   const actor = await requireActor('viewer');
   if (actor.role !== 'admin') {
     return (
@@ -28,4 +29,4 @@ export default async function TokensPage() {
       <TokensPanel tokens={tokens} create={createTokenAction} revoke={revokeTokenAction} />
     </>
   );
-}
+});

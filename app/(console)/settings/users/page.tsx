@@ -6,12 +6,13 @@ import { PageHeader } from '@/components/shell/page-header';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { UsersPanel } from '@/components/settings/users-panel';
 import { createUserAction, deleteUserAction, resetPasswordAction, updateUserAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Users' };
 export const dynamic = 'force-dynamic';
 
 /** /settings/users (admin only): operator accounts, create with a role, change role, disable, reset a password, delete. */
-export default async function UsersPage() {
+export default consolePage(async function UsersPage() {
   const actor = await requireActor('viewer');
   if (actor.role !== 'admin') {
     return (
@@ -28,4 +29,4 @@ export default async function UsersPage() {
       <UsersPanel users={users} selfId={actor.id} create={createUserAction} update={updateUserAction} remove={deleteUserAction} resetPassword={resetPasswordAction} />
     </>
   );
-}
+});

@@ -14,12 +14,13 @@ import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { HandlerCatalogueProvider } from '@/components/handlers/use-handler-catalogue';
 import { loadHandlerCatalogueFor } from '../../handler-names';
 import { updateJobAction } from './actions';
+import { consolePage } from '@/app/_lib/page-error';
 
 export const metadata: Metadata = { title: 'Edit job' };
 export const dynamic = 'force-dynamic';
 
 /** /jobs/[id]/edit: the job form prefilled, saving with the version it was loaded at. */
-export default async function EditJobPage({ params }: { params: Promise<{ id: string }> }) {
+export default consolePage(async function EditJobPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor('viewer');
   let job;
@@ -54,4 +55,4 @@ export default async function EditJobPage({ params }: { params: Promise<{ id: st
       </HandlerCatalogueProvider>
     </>
   );
-}
+});
