@@ -178,7 +178,7 @@ test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fil
   const panel = page.getByTestId('stats-panel');
   await expect(panel).toHaveAttribute('data-granularity', 'hour');
   await expect(panel).toHaveAttribute('data-points', '48');
-  await expect(page.getByRole('heading', { name: 'Outcomes per hour' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Outcomes per hour (attempts)', exact: true })).toBeVisible();
   await expect(page.getByTestId('stats-hourly-range')).toHaveText('Last 48 hours, per hour');
   await expect(panel.locator('[data-chart="outcomes"] .recharts-bar-rectangle').first()).toBeVisible();
   await expect(table.getByRole('row', { name: /builtin\.flaky/ })).toContainText('40.0%');

@@ -13,3 +13,8 @@ export function percent(rate: number | null | undefined): string {
   if (rate == null) return '—';
   return `${(rate * 100).toFixed(rate >= 0.999 || rate === 0 ? 0 : 1)}%`;
 }
+
+/** The title of an outcomes chart (components/charts/outcome-bars.tsx): what it counts, per what, in what unit; `of` names a handler (small multiples). */
+export function outcomesTitle(per: 'day' | 'hour', of?: string): string {
+  return `${of ? `${of}: outcomes` : 'Outcomes'} per ${per} (attempts)`;
+}

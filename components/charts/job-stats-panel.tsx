@@ -1,6 +1,7 @@
 import type { StatsChartData } from '@/lib/stats/chart-data';
 import { Card, CardHeader } from '../ui/card';
 import { OutcomeBarsChart } from './outcome-bars';
+import { outcomesTitle } from './chart-theme';
 import { DurationTrendChart, LatenessTrendChart } from './trend-lines';
 import { HandlerTotalsTable } from './handler-totals-table';
 
@@ -26,7 +27,7 @@ export function JobStatsPanel({ data, title = 'Handler stats' }: { data: StatsCh
       {has ? (
         <>
           <div className="grid grid-cols-1 gap-3 px-2 pb-1 pt-3 xl:grid-cols-3">
-            <OutcomeBarsChart data={data.daily} height={180} />
+            <OutcomeBarsChart data={data.daily} height={180} title={outcomesTitle('day')} />
             <DurationTrendChart data={data.daily} height={180} />
             <LatenessTrendChart data={data.daily} height={180} />
           </div>

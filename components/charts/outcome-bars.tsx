@@ -3,14 +3,16 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ChartDay } from '@/lib/stats/chart-data';
 import { OUTCOME_COLORS, shortDate } from './chart-theme';
+import { ChartFigure } from './chart-figure';
 
 /**
- * Stacked daily bars: success / failure / timeout per day (attempt counts, stats time zone days).
- * `compact` hides the legend and axis labels (small multiples per handler).
+ * Stacked bars: success / failure / timeout per day or hour (attempt counts, stats time zone days), under
+ * their title (outcomesTitle, ChartFigure). `compact` hides the legend and axis labels (small multiples per handler).
  */
-export function OutcomeBarsChart({ data, height = 220, compact = false, label }: { data: ChartDay[]; height?: number; compact?: boolean; label?: string }) {
+export function OutcomeBarsChart({ data, height = 220, compact = false, title, description, framed }: { data: ChartDay[]; height?: number; compact?: boolean; title: string; description?: React.ReactNode; framed?: boolean }) {
   return (
-    <div role="img" aria-label={label ?? 'Daily outcomes: success, failure and timeout counts'} data-chart="outcomes" style={{ width: '100%', height }}>
+    <ChartFigure title={title} description={description} framed={framed}>
+    <div role="img" aria-label="Success, failure and timeout counts" data-chart="outcomes" style={{ width: '100%', height }}>
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 600, height }}>
         <BarChart data={data} margin={{ top: 6, right: 8, bottom: 0, left: compact ? -16 : -12 }} barCategoryGap="18%">
           <CartesianGrid vertical={false} stroke="var(--color-zinc-100, #f4f4f5)" />
@@ -24,5 +26,6 @@ export function OutcomeBarsChart({ data, height = 220, compact = false, label }:
         </BarChart>
       </ResponsiveContainer>
     </div>
+    </ChartFigure>
   );
 }

@@ -1,13 +1,15 @@
 import type { StatsChartData } from '@/lib/stats/chart-data';
 import { Card, CardHeader } from '../ui/card';
 import { OutcomeBarsChart } from './outcome-bars';
+import { outcomesTitle } from './chart-theme';
 import { DurationTrendChart, LatenessTrendChart } from './trend-lines';
 import { HandlerTotalsTable } from './handler-totals-table';
 
 /**
  * The stats charts for one StatsChartData (lib/stats getStatsChartData): combined stacked
  * outcome bars, duration p50/p95 and lateness trends, per-handler stacked bars (small multiples,
- * when more than one handler) and the handler totals table. No data fetching: works in server
+ * when more than one handler) and the handler totals table. Every chart carries its title with
+ * its unit (components/charts/chart-figure.tsx): duration and lateness look alike otherwise. No data fetching: works in server
  * and client trees. `handlerHref` links handler names (e.g. to `/stats?handler=`).
  */
 export function StatsPanel({ data, handlerHref, perHandler = true, granularity = 'day' }: { data: StatsChartData; handlerHref?: (handler: string) => string; perHandler?: boolean; granularity?: 'day' | 'hour' }) {
@@ -17,23 +19,14 @@ export function StatsPanel({ data, handlerHref, perHandler = true, granularity =
   return (
     <div className="flex flex-col gap-4" data-testid="stats-panel" data-granularity={granularity} data-points={data.daily.length}>
       <Card>
-        <CardHeader title={`Outcomes per ${unit}`} description={`Finished attempts by outcome, ${zone}`} />
-        <div className="px-2 pb-2 pt-3">
-          <OutcomeBarsChart data={data.daily} />
-        </div>
+        <OutcomeBarsChart data={data.daily} framed title={outcomesTitle(unit)} description={`Finished attempts by outcome, ${zone}`} />
       </Card>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card>
-          <CardHeader title="Duration" description={`p50 and p95 per ${unit}, estimated from the duration histogram`} />
-          <div className="px-2 pb-2 pt-3">
-            <DurationTrendChart data={data.daily} />
-          </div>
+          <DurationTrendChart data={data.daily} per={unit} framed description="Time an attempt took, estimated from the duration histogram" />
         </Card>
         <Card>
-          <CardHeader title="Lateness" description="Average start delay after the scheduled time (first attempts)" />
-          <div className="px-2 pb-2 pt-3">
-            <LatenessTrendChart data={data.daily} />
-          </div>
+          <LatenessTrendChart data={data.daily} per={unit} framed description="Start delay after the scheduled time (first attempts)" />
         </Card>
       </div>
       {perHandler && data.byHandler.length > 1 ? (
@@ -42,8 +35,7 @@ export function StatsPanel({ data, handlerHref, perHandler = true, granularity =
           <div className="grid grid-cols-1 gap-x-4 gap-y-3 px-3 py-3 md:grid-cols-2 xl:grid-cols-3">
             {data.byHandler.map((h) => (
               <div key={h.handler} data-handler={h.handler}>
-                <p className="mb-1 truncate font-mono text-xs text-zinc-700">{h.handler}</p>
-                <OutcomeBarsChart data={h.daily} height={120} compact label={`Daily outcomes of ${h.handler}`} />
+                <OutcomeBarsChart data={h.daily} height={120} compact title={outcomesTitle(unit, h.handler)} />
               </div>
             ))}
           </div>

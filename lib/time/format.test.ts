@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  axisIn,
   axisMs,
+  durationAxisUnit,
   niceDurationTicks,
   formatClock,
   formatDate,
@@ -96,6 +98,27 @@ describe('fall-back', () => {
     expect(zonedLocalToUtc('2026-03-29T02:30', 'Europe/Berlin')?.toISOString()).toBe('2026-03-29T01:30:00.000Z'); // 03:30 CEST
     expect(zonedLocalToUtc('2026-07-01T12:00', 'Asia/Kolkata')?.toISOString()).toBe('2026-07-01T06:30:00.000Z');
     expect(zonedLocalToUtc('2026-01-15T09:00:30', 'Europe/Berlin')?.toISOString()).toBe('2026-01-15T08:00:30.000Z');
+  });
+});
+
+describe('durationAxisUnit', () => {
+  it('writes every tick of an axis in one unit, the one a chart title names', () => {
+    const cases: [number, string, string[]][] = [
+      [26_000, 'seconds', ['0s', '10s', '20s', '30s']],
+      [850, 'seconds', ['0s', '0.25s', '0.5s', '0.75s', '1s']],
+      [400, 'milliseconds', ['0ms', '100ms', '200ms', '300ms', '400ms']],
+      [4 * 60_000 + 1, 'minutes', ['0m', '2m', '4m', '6m']],
+      [70_000, 'minutes', ['0m', '0.5m', '1m', '1.5m']],
+      [3 * 3_600_000, 'hours', ['0h', '1h', '2h', '3h']],
+      [0, 'seconds', ['0s', '1s']],
+    ];
+    for (const [max, name, labels] of cases) {
+      const ticks = niceDurationTicks(max);
+      const unit = durationAxisUnit(ticks);
+      expect({ max, name: unit.name, labels: ticks.map((t) => axisIn(t, unit)) }).toEqual({ max, name, labels });
+    }
+    // steps of 20 s would be 0.33 m each: seconds
+    expect(durationAxisUnit([0, 20_000, 40_000, 60_000, 80_000]).name).toBe('seconds');
   });
 });
 

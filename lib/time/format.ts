@@ -145,6 +145,32 @@ export function axisMs(ms: number): string {
   return `${+(ms / 3_600_000).toFixed(1)}h`;
 }
 
+/** A time unit a duration axis is written in: its tick suffix, its name for a chart title, its length. */
+export type DurationAxisUnit = { suffix: 'ms' | 's' | 'm' | 'h'; name: 'milliseconds' | 'seconds' | 'minutes' | 'hours'; ms: number };
+
+const AXIS_UNITS: DurationAxisUnit[] = [
+  { suffix: 'h', name: 'hours', ms: 3_600_000 },
+  { suffix: 'm', name: 'minutes', ms: 60_000 },
+  { suffix: 's', name: 'seconds', ms: 1_000 },
+  { suffix: 'ms', name: 'milliseconds', ms: 1 },
+];
+
+/**
+ * The one unit every tick of a duration axis is written in (niceDurationTicks' ticks), so the chart's title can
+ * name it: the largest unit the top tick reaches in which the step is a whole hundredth (ticks 0, 20 s, 40 s,
+ * 60 s, 80 s stay in seconds rather than 0.33 m steps).
+ */
+export function durationAxisUnit(ticks: readonly number[]): DurationAxisUnit {
+  const top = Math.max(0, ...ticks);
+  const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : top;
+  return AXIS_UNITS.find((u) => top >= u.ms && Number.isInteger(Math.round((step / u.ms) * 1e6) / 1e4)) ?? AXIS_UNITS[AXIS_UNITS.length - 1]!;
+}
+
+/** A duration axis tick in `unit` (durationAxisUnit): `0s`, `0.25s`, `80s`. */
+export function axisIn(ms: number, unit: DurationAxisUnit): string {
+  return `${+(ms / unit.ms).toFixed(2)}${unit.suffix}`;
+}
+
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
