@@ -4,7 +4,7 @@ import * as React from 'react';
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 import { Tooltip as T } from 'radix-ui';
-import { ChevronLeft, ChevronRight, LayoutGrid } from 'lucide-react';
+import { ChevronLeft, ChevronRight, LayoutGrid, X } from 'lucide-react';
 import type { GridCell, GridRun, JobGrid } from '@/lib/runs/job-grid';
 import { attemptLabel } from '@/lib/runs/run-view';
 import { formatDateTime, formatDuration } from '@/lib/time/format';
@@ -17,11 +17,16 @@ import { TableSkeleton } from '../ui/skeleton';
 import { ACTIVE_RUN_STATUSES } from './runs-table';
 import { ScrollX } from '../ui/scroll-x';
 
-/** Cell fill per task/run status (the families of components/status-badge.tsx and the run history strip). */
+/**
+ * Cell fill per task/run status, in the families of components/status-badge.tsx and the run history strip: dead
+ * (retries used up) is the heavier red of the two reds, as its badge is. Its fill carries a white mark (GridMark),
+ * so it is a solid under white text, which the dark theme leaves as it is (scripts/gen-dark-theme.mjs): mirrored,
+ * red-800 would turn pale there, lighter than failed's red-500.
+ */
 export const GRID_FILL: Record<string, string> = {
   success: 'bg-emerald-500 hover:bg-emerald-600',
   failed: 'bg-red-500 hover:bg-red-600',
-  dead: 'bg-red-800 hover:bg-red-900',
+  dead: 'bg-red-800 text-white hover:bg-red-900',
   timeout: 'bg-orange-500 hover:bg-orange-600',
   running: 'bg-sky-500 hover:bg-sky-600 animate-pulse',
   pending: 'bg-amber-300 hover:bg-amber-400',
@@ -29,6 +34,20 @@ export const GRID_FILL: Record<string, string> = {
   skipped: 'bg-zinc-200 hover:bg-zinc-300',
 };
 const LEGEND = ['success', 'failed', 'dead', 'timeout', 'running', 'pending', 'cancelled', 'skipped'];
+
+/**
+ * The mark a state's cell carries besides its colour, where two states share a hue (dead and failed are both red):
+ * a cross on dead. The legend shows the same mark, so the grid is read without telling shades apart.
+ */
+function GridMark({ status, className }: { status: string; className: string }) {
+  if (status !== 'dead') return null;
+  return <X aria-hidden strokeWidth={3.5} className={className} data-testid="grid-mark-dead" />;
+}
+
+/** A legend swatch: the cell's fill without its hover and motion, and its mark. */
+function swatchClass(status: string): string {
+  return (GRID_FILL[status] ?? '').split(' ').filter((c) => !c.startsWith('hover:') && !c.startsWith('animate-')).join(' ');
+}
 
 /** Runs one grid page shows (lib/api/view-schemas.ts DEFAULT_GRID_RUNS). */
 const PAGE = 25;
@@ -148,8 +167,10 @@ export function JobGridPanel({ jobId }: { jobId: string }) {
                             data-run-id={r.id}
                             data-step={step}
                             data-status={cell.status}
-                            className={`block size-5 rounded-[3px] ${GRID_FILL[cell.status] ?? 'bg-zinc-300'}`}
-                          />
+                            className={`flex size-5 items-center justify-center rounded-[3px] ${GRID_FILL[cell.status] ?? 'bg-zinc-300'}`}
+                          >
+                            <GridMark status={cell.status} className="size-3.5" />
+                          </Link>
                         </Tip>
                       ) : (
                         <span className="block size-5 rounded-[3px] border border-dashed border-zinc-200" title="No task of this step in this run" />
@@ -165,7 +186,10 @@ export function JobGridPanel({ jobId }: { jobId: string }) {
       <ul className="flex flex-wrap gap-3 text-[11px] text-zinc-600" aria-label="Legend">
         {LEGEND.map((s) => (
           <li key={s} className="inline-flex items-center gap-1">
-            <span aria-hidden className={`size-2.5 rounded-[2px] ${GRID_FILL[s]!.split(' ')[0]}`} /> {s}
+            <span aria-hidden data-swatch className={`flex size-3 items-center justify-center rounded-[2px] ${swatchClass(s)}`}>
+              <GridMark status={s} className="size-2.5" />
+            </span>{' '}
+            {s}
           </li>
         ))}
       </ul>
