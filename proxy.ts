@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { allowedMethods } from './lib/api/allowed-methods.ts';
 import { databaseReachable } from './lib/infra/database-probe.ts';
-import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE } from './lib/infra/database-unavailable.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/infra/database-unavailable.ts';
 
 /**
  * Runs before /api/v1 routes and console pages (Next 16 proxy, Node runtime).
@@ -33,10 +33,7 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
 }
 
 function unavailablePage(): NextResponse {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="${DATABASE_RETRY_AFTER_SECONDS}"><title>Tickflow: database unavailable</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#18181b">
-<h1 style="font-size:1.1rem">Database unavailable</h1><p>${DATABASE_UNAVAILABLE_MESSAGE}</p><p style="color:#71717a;font-size:.85rem">This page reloads by itself every ${DATABASE_RETRY_AFTER_SECONDS} seconds.</p></body></html>`;
-  return new NextResponse(html, {
+  return new NextResponse(databaseUnavailablePage(), {
     status: 503,
     headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
   });

@@ -54,6 +54,8 @@ test('a page whose queries meet the outage after the probe passed answers 503 an
   const res = await page.goto(`${outageConsole}/workers`);
   expect(res?.status()).toBe(503);
   expect(res?.headers()['retry-after']).toBe('5');
+  // the page proxy.ts answers while the probe fails: its text is in the document itself, no script needed
+  expect(await res?.text()).toContain('The database is not reachable right now');
   const outage = page.getByTestId('database-unavailable');
   await expect(outage).toBeVisible();
   await expect(outage.getByRole('heading', { name: 'Database unavailable' })).toBeVisible();

@@ -9,8 +9,9 @@ const logger = log('console-page');
 /**
  * What console code rethrows for an error met while rendering: a database outage (isDatabaseUnavailable)
  * becomes a DatabaseUnavailableError — the next page answers 503 at once (markDatabaseUnreachable), this
- * one goes out as a 503 rather than a 500 (lib/infra/outage-status.ts), and the error boundary shows the
- * outage page by the error's digest (components/error-boundary-view.tsx); anything else is returned as is.
+ * one goes out as the 503 page rather than a 500 (lib/infra/outage-status.ts), and a move inside the
+ * console shows the outage by the error's digest (components/error-boundary-view.tsx); anything else is
+ * returned as is.
  */
 export function outageOr(e: unknown): unknown {
   if (!isDatabaseUnavailable(e)) return e;

@@ -52,6 +52,17 @@ export const DATABASE_UNAVAILABLE_MESSAGE =
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
+ * The HTML of the console's 503 page while the database is away, self-contained (no script, no stylesheet) and
+ * reloading itself: answered before rendering (proxy.ts) and in place of a page that met the outage while
+ * rendering (lib/infra/outage-status.ts), so both read the same, with or without JavaScript.
+ */
+export function databaseUnavailablePage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="${DATABASE_RETRY_AFTER_SECONDS}"><title>Tickflow: database unavailable</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#18181b"><main data-testid="database-unavailable">
+<h1 style="font-size:1.1rem">Database unavailable</h1><p>${DATABASE_UNAVAILABLE_MESSAGE}</p><p style="color:#71717a;font-size:.85rem">This page reloads by itself every ${DATABASE_RETRY_AFTER_SECONDS} seconds.</p></main></body></html>`;
+}
+
+/**
  * The `digest` of a DatabaseUnavailableError. Next.js keeps an error's own digest when it sends a server
  * error to the browser (and hides its message in production builds), so the console's error boundaries
  * (components/error-boundary-view.tsx) recognise the outage by it.
