@@ -88,4 +88,9 @@ test('a server action that meets the outage says "database unavailable", not a g
   const toast = page.getByText(/database unavailable/i).first();
   await expect(toast).toBeVisible();
   await expect(page.getByText(/failed unexpectedly/)).toHaveCount(0);
+
+  // sign-out cannot end the session meanwhile: the page says why instead of a generic error
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByTestId('database-unavailable')).toBeVisible();
+  await expect(page.getByText('This page could not be loaded')).toHaveCount(0);
 });

@@ -2,14 +2,22 @@
 
 import { redirect } from 'next/navigation';
 import { signOut } from '@/app/_lib/session';
+import { outageOr } from '@/app/_lib/page-error';
 import { defineAction, publicAction } from '@/app/_actions/define-action';
 import { setDisplayTimeZone } from '@/lib/auth/display-time-zone';
 import { listJobOptions } from '@/lib/jobs/job-options';
 import { DomainError } from '@/lib/errors';
 
-/** Sign out: app/_lib/session `signOut` (lib/auth logout deletes the session row, the cookie is cleared), then /login. */
+/**
+ * Sign out: app/_lib/session `signOut` (lib/auth logout deletes the session row, the cookie is cleared), then /login.
+ * While the database is away the session cannot be ended: the error boundary says so (outageOr), and the user stays signed in.
+ */
 export const signOutAction = publicAction('session.signOut', async (): Promise<void> => {
-  await signOut();
+  try {
+    await signOut();
+  } catch (e) {
+    throw outageOr(e);
+  }
   redirect('/login');
 });
 

@@ -42,7 +42,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const get = (query: string) => fetch(`http://127.0.0.1:${port}/jobs?${query}`);
+const get = (query: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${port}/jobs?${query}`, { headers });
 
 describe('installOutageStatus', () => {
   it("a 500 of a request that met the outage goes out as proxy.ts's 503 page, with Retry-After", async () => {
@@ -62,6 +62,9 @@ describe('installOutageStatus', () => {
     expect(await plain.text()).toBe('<html>next error page</html>');
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('<html>next error page</html>');
+    // a server action's answer is read by its caller: left as it was
+    const action = await get('outage', { 'next-action': '7f00' });
+    expect({ status: action.status, text: await action.text() }).toEqual({ status: 500, text: '<html>next error page</html>' });
     const gzipped = await get('gzip');
     expect({ status: gzipped.status, text: await gzipped.text() }).toEqual({ status: 500, text: '<html>next error page</html>' });
   });

@@ -11,7 +11,7 @@
  * code sets when it meets the outage (noteRequestMetOutage, app/_lib/page-error.ts), and a 500 of a request
  * so noted goes out as proxy.ts's 503 page instead — the same status, Retry-After and text
  * (databaseUnavailablePage), readable without JavaScript and reloading itself. Any other status (a 200
- * already streaming, a redirect) is left as Next.js wrote it.
+ * already streaming, a redirect), and a server action's answer, is left as Next.js wrote it.
  * Installed by instrumentation.ts in the console process, like lib/infra/http-guard.ts.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -94,7 +94,9 @@ export function installOutageStatus(): void {
   http.Server.prototype.emit = function notedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event !== 'request') return (emit as (event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args);
     const note: RequestNote = { metOutage: false };
-    replaceNoted500(args[1] as http.ServerResponse, note);
+    // A server action's answer is the framework's data, which its caller reads (an error with its digest, for the
+    // error boundary): the HTML page in its place would be an unreadable answer there.
+    if (!(args[0] as http.IncomingMessage).headers['next-action']) replaceNoted500(args[1] as http.ServerResponse, note);
     return notes.run(note, () => (emit as (event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args));
   } as typeof emit;
 }
