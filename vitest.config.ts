@@ -16,7 +16,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['lib/**/*.test.ts', 'worker/**/*.test.ts', 'components/**/*.test.ts'],
+          include: ['lib/**/*.test.ts', 'worker/**/*.test.ts', 'components/**/*.test.ts', 'app/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -1,0 +1,25 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const APP = path.resolve(import.meta.dirname, '..');
+
+/** Every page.tsx / layout.tsx under app/, as a path relative to it. */
+function routeModules(dir = APP): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return routeModules(full);
+    return e.name === 'page.tsx' || e.name === 'layout.tsx' ? [path.relative(APP, full)] : [];
+  });
+}
+
+describe('console pages meet a database outage with the 503 page (app/_lib/page-error.ts)', () => {
+  it('every page and layout that may read the database is wrapped by consolePage', () => {
+    // the root layout reads a cookie only; every other page or layout loads data (or the session) from the database
+    const modules = routeModules().filter((m) => m !== 'layout.tsx');
+    expect(modules.length).toBeGreaterThan(10);
+    const unwrapped = modules.filter((m) => !/^export default consolePage\(/m.test(readFileSync(path.join(APP, m), 'utf8')));
+    expect(unwrapped).toEqual([]);
+    expect(readFileSync(path.join(APP, 'layout.tsx'), 'utf8')).not.toMatch(/getDb|prisma|@\/lib\/db/);
+  });
+});
