@@ -21,7 +21,7 @@ const STATUS_TONE: Record<string, string> = {
   silenced: 'bg-zinc-100 text-zinc-700 ring-zinc-500/20',
 };
 
-export type AlarmsPage = { items: AlarmView[]; nextBefore: string | null };
+export type AlarmsPage = { items: AlarmView[]; nextCursor: string | null };
 
 /**
  * The alarms table, live from GET /api/v1/alarms (same filters as the page's URL) every 5 s:
@@ -181,9 +181,9 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
           },
         ]}
       />
-      {page.nextBefore ? (
+      {page.nextCursor ? (
         <div className="border-t border-zinc-100 px-3 py-2 text-right text-xs">
-          <Link className="text-indigo-700 hover:underline" href={`/alarms?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(query)), before: page.nextBefore })}`}>
+          <Link className="text-indigo-700 hover:underline" href={`/alarms?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(query)), cursor: page.nextCursor })}`}>
             Older alarms →
           </Link>
         </div>

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
-import { Instant, objectId } from '../api/schemas.ts';
+import { Instant, objectId, str } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
+import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
 import { redactAlarmTarget } from './redact-target.ts';
 
@@ -78,36 +79,52 @@ export async function getAlarm(db: Db, id: string): Promise<AlarmView | null> {
 
 /**
  * Query of GET /api/v1/alarms and the alarms page: `type`, `status`, `jobId` (a job id, never its
- * key), `limit` (1..200, default 50), `before` (an instant: rows created strictly before it).
+ * key), `limit` (1..200, default 50), `cursor` (the `nextCursor` of the previous page) and `before`
+ * (an instant: only alarms created strictly before it; a bound, not a cursor, kept so links made
+ * when it was the paging parameter still open).
  */
 export const ListAlarmsQuery = z.object({
   type: z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]], { message: `type must be one of ${ALARM_TYPES.join(', ')}` }).optional(),
   status: z.enum(ALARM_STATUSES as [AlarmStatus, ...AlarmStatus[]], { message: `status must be one of ${ALARM_STATUSES.join(', ')}` }).optional(),
   jobId: objectId('job').optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: str().max(1000).optional(),
   before: Instant.optional(),
 });
 export type ListAlarmsQuery = z.input<typeof ListAlarmsQuery>;
 
+/** The sort an alarms cursor belongs to (lib/api/cursor.ts): a cursor of another list is a 400 at `cursor`. */
+const ALARMS_CURSOR = 'alarms';
+
 /**
  * Lists alarms newest first with optional type / status / job filters.
- * Paging: keyset on created_at (`before` = the last row's createdAt; `nextBefore` null at the end).
+ * Paging: keyset on (created_at desc, id desc), as the runs list (lib/runs/list-runs.ts): every
+ * channel's row of one alarm shares its created_at, so a cursor of the instant alone would skip
+ * the rest of them; `nextCursor` is null at the end.
  * Index: alarms_job_idx (job_id, type, created_at DESC) when filtered by job; otherwise a scan of
  * the created_at order, bounded by `limit` (alarms are few compared to runs).
- * @throws DomainError('validation') naming the bad query parameter
+ * @throws DomainError('validation') naming the bad query parameter (`cursor` for a malformed or foreign cursor)
  */
-export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promise<{ items: AlarmView[]; nextBefore: string | null }> {
+export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promise<Page<AlarmView>> {
   const q = parseOrThrow(ListAlarmsQuery, rawQuery);
   const limit = q.limit ?? 50;
+  const and: Record<string, unknown>[] = [];
+  if (q.before) and.push({ createdAt: { lt: q.before } });
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor, ALARMS_CURSOR);
+    const v = cursorInstant(c);
+    and.push({ OR: [{ createdAt: { lt: v } }, { createdAt: v, id: { lt: c.id } }] });
+  }
   const rows = await findAlarms(db, {
     where: {
       ...(q.type ? { type: q.type } : {}),
       ...(q.status ? { status: q.status } : {}),
       ...(q.jobId ? { jobId: q.jobId } : {}),
-      ...(q.before ? { createdAt: { lt: q.before } } : {}),
+      AND: and,
     },
     take: limit + 1,
   });
   const items = rows.slice(0, limit).map(toAlarmView);
-  return { items, nextBefore: rows.length > limit ? items[items.length - 1].createdAt : null };
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor({ s: ALARMS_CURSOR, v: last.createdAt, id: last.id }) : null };
 }

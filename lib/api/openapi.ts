@@ -315,7 +315,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/stats/series': { get: op('Stats per day (from..to) or per hour (last `hours`), of every job or one (`jobId`), from the task logs with the daily counting rule', { operation: 'stats.series', params: queryParams(StatsSeriesQuery as unknown as z.ZodObject) }) },
     '/stats/overview': { get: op('Dashboard overview counters', { operation: 'stats.overview' }) },
     '/alarms': {
-      get: op('Alarms, newest first (keyset on `before`)', {
+      get: op('Alarms, newest first: keyset on (createdAt desc, id desc), `cursor` is the `nextCursor` of the previous page (null at the end); `before` (an instant) only bounds the list to alarms created strictly before it', {
         operation: 'alarms.list',
         params: queryParams(ListAlarmsQuery),
       }),

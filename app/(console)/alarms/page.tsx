@@ -22,7 +22,7 @@ import { SendTestAlarmButton } from './send-test-alarm-button';
 export const metadata: Metadata = { title: 'Alarms' };
 export const dynamic = 'force-dynamic';
 
-type SP = { type?: string; status?: string; jobId?: string; before?: string };
+type SP = { type?: string; status?: string; jobId?: string; cursor?: string; before?: string };
 const FILTER_NAMES = ['type', 'status', 'jobId'];
 
 
@@ -43,12 +43,14 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   let silences: SilenceView[] | null = null;
   let error: string | null = null;
   let refused: Record<string, string> = {};
+  // `cursor` pages (the table's Older link); `before` only bounds, as links from before `cursor` existed ask
+  const cursor = sp.cursor || undefined;
   const before = sp.before || undefined;
   // a job id, as the API takes it (a key or a typo is refused there, and shown here as its error)
   const jobId = sp.jobId?.trim() || undefined;
   try {
     silences = (await listSilences(getDb())).items;
-    result = await listAlarms(getDb(), { type: type as AlarmType | undefined, status: status as AlarmStatus | undefined, jobId, before, limit: 50 });
+    result = await listAlarms(getDb(), { type: type as AlarmType | undefined, status: status as AlarmStatus | undefined, jobId, cursor, before, limit: 50 });
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load alarms');
     // the refused filters show their value marked beside the error, never "All" (FilterBar `refused`)
@@ -62,7 +64,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
     { kind: 'combobox', name: 'jobId', label: 'Job', placeholder: 'Type a job key or name', options: jobOptions, search: searchJobOptionsAction },
   ];
   // the same query the table polls (GET /api/v1/alarms): only the filters the API accepts
-  const query = new URLSearchParams(Object.entries({ type, status, jobId, before, limit: '50' }).filter((e): e is [string, string] => !!e[1])).toString();
+  const query = new URLSearchParams(Object.entries({ type, status, jobId, cursor, before, limit: '50' }).filter((e): e is [string, string] => !!e[1])).toString();
   return (
     <>
       <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel. Acknowledge one to show you are on it; silence a job or an alarm rule to stop notifications for a while." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
