@@ -61,8 +61,8 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
           ) : null}
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
         </div>
-        {v.scheduleKind === 'cron' ? <FireTimesPreview schedule={{ cron: v.cron }} timezone={v.timezone} window={previewWindow(v)} /> : null}
-        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} /> : null}
+        {v.scheduleKind === 'cron' ? <FireTimesPreview schedule={{ cron: v.cron }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} /> : null}
+        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} /> : null}
       </div>
 
       {v.scheduleKind !== 'manual' ? (

@@ -44,9 +44,10 @@ async function fetchPreview(schedule: PreviewSchedule, tz: string, window: Previ
  * user stops typing and only for a zone the server accepts (a half-typed zone waits, calmly: the Time zone
  * field says why). A failed preview shows as an error, naming its field, only once the inputs have stayed
  * unchanged for ERROR_PAUSE_MS; until then the last good fire times stay, dimmed. Each time is shown in the
- * job's zone and in UTC.
+ * job's zone and in UTC. With a stagger (`staggerSeconds` as typed, above 0) they are the slots, and the heading says
+ * each fires later by the job's fixed offset: the preview is of the schedule, not of a saved job (README "Window and stagger").
  */
-export function FireTimesPreview({ schedule, timezone, window = {} }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow }) {
+export function FireTimesPreview({ schedule, timezone, window = {}, staggerSeconds }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow; staggerSeconds?: string }) {
   const liveTz = timezone.trim() || 'UTC';
   const isCron = 'cron' in schedule;
   const liveValue = (isCron ? schedule.cron : schedule.intervalSeconds).trim();
@@ -72,7 +73,10 @@ export function FireTimesPreview({ schedule, timezone, window = {} }: { schedule
   }, [q.data, tz]);
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50/60 p-3" data-testid="cron-preview">
-      <p className="mb-2 text-xs font-medium text-zinc-600">Next 5 fire times{window.startAt || window.endAt ? ' in the effective window' : ''}</p>
+      <p className="mb-2 text-xs font-medium text-zinc-600">
+        Next 5 fire times{window.startAt || window.endAt ? ' in the effective window' : ''}
+        {Number(staggerSeconds) > 0 ? <span data-testid="cron-preview-stagger">{` — slots: with the stagger, each fires at the job's fixed offset of under ${Number(staggerSeconds)} s after its slot (the job page lists those instants)`}</span> : null}
+      </p>
       {!liveValue ? (
         <p className="text-xs text-zinc-500">{isCron ? 'Type a cron expression to preview when it fires.' : 'Type an interval to preview when it fires.'}</p>
       ) : !zoneReady ? (

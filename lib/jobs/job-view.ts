@@ -5,7 +5,7 @@
  * job_versions.snapshot and compared by diff-versions.
  */
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
-import { fireTimesAfter, type JobSchedule, type ScheduleSpec } from '../schedule/index.ts';
+import { dueTimesAfter, type JobSchedule, type ScheduleSpec } from '../schedule/index.ts';
 import type { LastRun } from '../engine/sql/last-runs.ts';
 
 export type ScheduleView =
@@ -159,16 +159,26 @@ export function jobScheduleOf(job: Job): JobSchedule {
   };
 }
 
-/** Next `count` nominal fire times strictly after `now` (none for manual / exhausted schedules). */
-export function nextFireTimesOf(job: Job, now: Date, count = 5): string[] {
-  const out: string[] = [];
+/**
+ * A job's next `count` fires as due instants (slot + stagger, ISO-8601 UTC), the instants the tick fires at
+ * (README "Window and stagger"): `first`, then the schedule's slots due after it (lib/schedule dueTimesAfter),
+ * as the overview's Next 24 hours lists them (lib/stats/upcoming-fires.ts). `first` is the job's next fire
+ * (nextFireOf, docs/on-time.md "Next fire"), or for a job that does not fire (paused, dead letter, deleted) the
+ * next_run_at a resume or restore would store (lib/jobs/job-input.ts computeNextRunAt); null: none (manual,
+ * exhausted). A job that is not active fires only the slot it has a run created ahead for, so only that one is
+ * listed when `onlyFirst`.
+ */
+export function nextFireTimesOf(job: Job, first: Date | null, count = 5, onlyFirst = false): string[] {
+  if (!first) return [];
+  const out = [first.toISOString()];
+  if (onlyFirst) return out;
   try {
-    for (const t of fireTimesAfter(jobScheduleOf(job), now)) {
-      out.push(t.toISOString());
+    for (const t of dueTimesAfter(jobScheduleOf(job), first)) {
       if (out.length >= count) break;
+      out.push(t.toISOString());
     }
   } catch {
-    /* a schedule stored before a zone disappeared from ICU: show none */
+    /* a schedule stored before a zone disappeared from ICU: show what is known */
   }
   return out;
 }

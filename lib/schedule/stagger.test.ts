@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { staggerOffsetMs } from './stagger';
+import { dueTimesAfter, staggerOffsetMs } from './stagger';
+import type { JobSchedule } from './spec';
 
 describe('staggerOffsetMs', () => {
   it('is 0 without stagger', () => expect(staggerOffsetMs('job-1', 0)).toBe(0));
@@ -22,4 +23,24 @@ describe('staggerOffsetMs', () => {
     expect(seen.size).toBe(10);
   });
   it('rejects negative stagger', () => expect(() => staggerOffsetMs('x', -1)).toThrow(RangeError));
+});
+
+describe('dueTimesAfter', () => {
+  const id = '6f1c7c2e-2b1e-4a55-9d0e-0d7f5b1f4b11';
+  const hourly: JobSchedule = { spec: { kind: 'cron', cron: '0 * * * *', timezone: 'Asia/Kolkata' }, startAt: null, endAt: null, staggerSeconds: 3000, jobId: id, createdAt: new Date('2026-01-01T00:00:00Z') };
+  const offset = staggerOffsetMs(id, 3000);
+  const take = (g: Generator<Date>, n: number) => Array.from({ length: n }, () => g.next().value!.toISOString());
+  it('yields slot + offset, never the nominal slot', () => {
+    // 10:00 local (+05:30) is 04:30Z; the 10:00 slot is due at 04:30Z + offset, still to come just after 04:30Z
+    const after = new Date(Date.parse('2027-02-01T04:30:00Z') + 1);
+    expect(take(dueTimesAfter(hourly, after), 3)).toEqual([0, 1, 2].map((h) => new Date(Date.parse('2027-02-01T04:30:00Z') + h * 3_600_000 + offset).toISOString()));
+  });
+  it('is strictly after `after`: a due instant equal to it is not listed', () => {
+    const due = new Date(Date.parse('2027-02-01T04:30:00Z') + offset);
+    expect(take(dueTimesAfter(hourly, due), 1)).toEqual([new Date(due.getTime() + 3_600_000).toISOString()]);
+    expect(take(dueTimesAfter(hourly, new Date(due.getTime() - 1)), 1)).toEqual([due.toISOString()]);
+  });
+  it('without stagger is the nominal slots', () => {
+    expect(take(dueTimesAfter({ ...hourly, staggerSeconds: 0 }, new Date('2027-02-01T04:30:00Z')), 2)).toEqual(['2027-02-01T05:30:00.000Z', '2027-02-01T06:30:00.000Z']);
+  });
 });

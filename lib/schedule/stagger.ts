@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JobSchedule } from './spec';
+import { fireTimesAfter, type JobSchedule } from './spec';
 
 /**
  * Fixed per-job delay in ms, in [0, staggerSeconds * 1000): the first 4 bytes of
@@ -24,4 +24,15 @@ export function staggerOffsetMs(jobId: string, staggerSeconds: number): number {
  */
 export function dueAt(schedule: Pick<JobSchedule, 'jobId' | 'staggerSeconds'>, nominal: Date): Date {
   return new Date(nominal.getTime() + staggerOffsetMs(schedule.jobId, schedule.staggerSeconds));
+}
+
+/**
+ * Due instants (nominal + the job's fixed stagger) of the schedule's slots due strictly after `after`,
+ * ascending: the tick's rule (lib/engine/tick/plan-job-fire.ts compares `nominal + offset` with now), so a
+ * slot whose nominal instant has passed is still listed while its due instant is to come. Every view that
+ * lists coming fires walks this (README "Window and stagger"). Throws the spec's ScheduleErrors.
+ */
+export function* dueTimesAfter(schedule: JobSchedule, after: Date): Generator<Date, void, undefined> {
+  const offset = staggerOffsetMs(schedule.jobId, schedule.staggerSeconds);
+  for (const nominal of fireTimesAfter(schedule, new Date(after.getTime() - offset))) yield new Date(nominal.getTime() + offset);
 }

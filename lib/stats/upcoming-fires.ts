@@ -1,7 +1,6 @@
 import type { Db } from '../db.ts';
 import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
-import { fireTimesAfter } from '../schedule/spec.ts';
-import { dueAt, staggerOffsetMs } from '../schedule/stagger.ts';
+import { dueTimesAfter } from '../schedule/stagger.ts';
 import { nextFireOf } from '../jobs/job-view.ts';
 import { aheadSlotOf, selectAllAheadSlots } from '../engine/sql/ahead-runs.ts';
 
@@ -25,7 +24,7 @@ export const COUNT_BUDGET = 50_000;
 /**
  * What fires in the next `horizonMs` (default 24 h): active jobs whose next due instant falls before the horizon
  * (soonest first, at most `maxJobs`), each with its due instants computed by the tick's own rules
- * (lib/engine/tick toJobSchedule + lib/schedule fireTimesAfter and dueAt: zone, window, stagger), at most
+ * (lib/engine/tick toJobSchedule + lib/schedule dueTimesAfter: zone, window, stagger), at most
  * `perJob` per job (`more` when there are others: then a sample over the whole horizon, UpcomingFire), and how
  * many there are (`count`, exact within COUNT_BUDGET).
  * A job's first due instant is its next fire (docs/on-time.md "Next fire", lib/jobs nextFireOf): the slot of a run
@@ -76,9 +75,8 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
     if (j.status === 'active') {
       try {
         const schedule = toJobSchedule({ ...j, nextRunAt: next, misfirePolicy: 'skip', misfireMaxCatchup: 0 });
-        const nominal = new Date(next.getTime() - staggerOffsetMs(j.id, j.staggerSeconds));
-        for (const t of fireTimesAfter(schedule, nominal)) {
-          const due = dueAt(schedule, t).getTime();
+        for (const t of dueTimesAfter(schedule, next)) {
+          const due = t.getTime();
           if (due > horizon) break;
           if (budget <= 0) {
             countIsLowerBound = true;
@@ -110,13 +108,12 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
 function sampleFires(schedule: ReturnType<typeof toJobSchedule>, from: number, horizon: number, parts: number): string[] {
   const out: string[] = [];
   const width = (horizon - from) / parts;
-  const stagger = staggerOffsetMs(schedule.jobId, schedule.staggerSeconds);
   for (let i = 1; i <= parts; i++) {
     const start = from + (i - 1) * width;
     const end = from + i * width;
-    // The first slot whose due instant is at or after `start` (slots strictly after the instant given).
-    for (const t of fireTimesAfter(schedule, new Date(start - stagger - 1))) {
-      const due = dueAt(schedule, t).getTime();
+    // The first slot whose due instant is at or after `start` (slots due strictly after the instant given).
+    for (const t of dueTimesAfter(schedule, new Date(start - 1))) {
+      const due = t.getTime();
       if (due <= from) continue;
       if (due < end) out.push(new Date(due).toISOString());
       break;

@@ -138,5 +138,28 @@ describe('next fire with a run created ahead of its slot', () => {
     expect(list.items[0]).toMatchObject({ nextFireAt: new Date(due).toISOString(), nextRunAt: new Date(due + DAY).toISOString() });
     expect((await getJob(t.db, id, SYSTEM_ACTOR, now)).nextFireAt).toBe(new Date(due).toISOString());
     expect((await getOverview(t.db, now)).nextFires.find((f) => f.jobId === id)?.fires[0]).toBe(new Date(due).toISOString());
+    // The job page's "Next 5 fire times" starts at that fire and lists the slots after it with the same offset.
+    expect((await getJob(t.db, id, SYSTEM_ACTOR, now)).nextFireTimes).toEqual([0, 1, 2, 3, 4].map((d) => new Date(due + d * DAY).toISOString()));
+  });
+
+  it('the job page lists its next 5 fire times as due instants (slot + stagger), as its next fire and the overview do', async () => {
+    // An hourly job in Asia/Kolkata (+05:30) with a 3000 s stagger, at 04:30 UTC = 10:00 local.
+    const now = new Date('2027-02-01T04:30:00.000Z');
+    const id = await insertJob(t.db, { key: 'nf-stagger-hourly', cron: '0 * * * *', timezone: 'Asia/Kolkata' });
+    const offset = staggerOffsetMs(id, 3000);
+    const HOUR = 3_600_000;
+    // the tick's cursor as a save at `now` stores it (lib/jobs/job-input.ts computeNextRunAt): the 11:00 local slot + offset
+    const first = now.getTime() + HOUR + offset;
+    await t.pool.query(`UPDATE jobs SET stagger_seconds = 3000, next_run_at = $2 WHERE id = $1`, [id, new Date(first)]);
+    const want = [0, 1, 2, 3, 4].map((h) => new Date(first + h * HOUR).toISOString());
+    const job = await getJob(t.db, id, SYSTEM_ACTOR, now);
+    expect(job.nextFireAt).toBe(want[0]);
+    expect(job.nextFireTimes).toEqual(want);
+    expect((await getOverview(t.db, now)).nextFires.find((f) => f.jobId === id)?.fires.slice(0, 5)).toEqual(want);
+    // Paused, the page lists what a resume at `now` would fire: the same instants.
+    await t.pool.query(`UPDATE jobs SET status = 'paused' WHERE id = $1`, [id]);
+    const paused = await getJob(t.db, id, SYSTEM_ACTOR, now);
+    expect(paused.nextFireAt).toBeNull();
+    expect(paused.nextFireTimes).toEqual(want);
   });
 });
