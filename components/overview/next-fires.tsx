@@ -3,7 +3,8 @@
 // sample when a job fires more often than the row can draw), and how many times each job fires.
 import Link from 'next/link';
 import type { Overview } from '@/lib/stats/get-overview';
-import { formatClock, formatDateTime, toDate, wallParts } from '@/lib/time/format';
+import { formatDateTime, toDate } from '@/lib/time/format';
+import { hourTicks } from './next-fires-axis';
 import { useDisplayZone } from '../display-zone';
 import { Card, CardHeader } from '../ui/card';
 import { EmptyState } from '../ui/empty-state';
@@ -11,21 +12,6 @@ import { nextFiresCaption } from './next-fires-caption';
 import { useLiveOverview } from './running-now';
 
 const DAY = 86_400_000;
-
-/**
- * Hour marks (every 3 h of the display zone's wall clock) between `from` and `from + 24 h`, as fractions of the axis;
- * `minor` for those between the 6-hourly ones, whose labels a phone-width axis has no room for.
- */
-function hourTicks(from: number, zone: string): { at: number; label: string; minor: boolean }[] {
-  const out: { at: number; label: string; minor: boolean }[] = [];
-  const first = Math.ceil(from / 3_600_000) * 3_600_000;
-  for (let t = first; t <= from + DAY; t += 3_600_000) {
-    const hour = wallParts(new Date(t), zone).hour;
-    if (hour % 3 !== 0) continue;
-    out.push({ at: (t - from) / DAY, label: formatClock(t, zone).slice(0, 5), minor: hour % 6 !== 0 });
-  }
-  return out;
-}
 
 /** The card (test id `next-fires`, one `next-fire-row` per job, one `next-fire-dot` per fire). */
 export function NextFires({ initial }: { initial: Overview }) {

@@ -12,6 +12,7 @@ import {
   isKnownZone,
   shortDate,
   utcToZonedLocal,
+  wallHourMarks,
   zonedLocalToUtc,
   zoneLabel,
   zoneOffsetMinutes,
@@ -136,5 +137,64 @@ describe('niceDurationTicks', () => {
       expect(t[t.length - 1]!).toBeGreaterThanOrEqual(max);
       expect(t.length - 1).toBeLessThanOrEqual(4);
     }
+  });
+});
+
+describe("wallHourMarks (the Next 24 hours axis, every 3 h of the zone's wall clock)", () => {
+  const DAY = 86_400_000;
+  /** The marks of the 24 h from `from`, as the zone's wall clock shows them, and as UTC clock times. */
+  const marks = (from: string, zone: string) => {
+    const f = Date.parse(from);
+    const m = wallHourMarks(f, f + DAY, zone, 3);
+    return { wall: m.map((x) => formatDateTime(x.at, zone, { seconds: false }).slice(0, 16)), hours: m.map((x) => x.hour), utc: m.map((x) => new Date(x.at).toISOString().slice(11, 16)) };
+  };
+  const local = (day: string, hours: number[], next?: string) => hours.map((h, i) => `${i === hours.length - 1 && next ? next : day} ${String(h).padStart(2, '0')}:00`);
+
+  it.each([
+    ['Asia/Kolkata', ['06:30', '09:30', '12:30', '15:30', '18:30', '21:30', '00:30', '03:30']],
+    ['Asia/Kathmandu', ['06:15', '09:15', '12:15', '15:15', '18:15', '21:15', '00:15', '03:15']],
+  ])('%s: on the local 3-hour marks, not on whole UTC hours', (zone, utc) => {
+    // 03:50Z is 09:20 in Kolkata, 09:35 in Kathmandu
+    const m = marks('2026-12-05T03:50:00Z', zone);
+    expect(m.wall).toEqual([...local('2026-12-05', [12, 15, 18, 21]), ...local('2026-12-06', [0, 3, 6, 9])]);
+    expect(m.hours).toEqual([12, 15, 18, 21, 0, 3, 6, 9]);
+    expect(m.utc).toEqual(utc);
+  });
+
+  it('Europe/Berlin, a whole-hour zone: as before', () => {
+    expect(marks('2026-12-05T03:50:00Z', 'Europe/Berlin').wall).toEqual([...local('2026-12-05', [6, 9, 12, 15, 18, 21]), ...local('2026-12-06', [0, 3])]);
+  });
+
+  it('Europe/Berlin on its 23 h day (02:00 -> 03:00): each mark once, 00:00 to 03:00 two real hours apart', () => {
+    const m = marks('2026-03-28T23:00:00Z', 'Europe/Berlin'); // local midnight; the 24 h end at 01:00 the next day
+    expect(m.wall).toEqual([...local('2026-03-29', [0, 3, 6, 9, 12, 15, 18, 21]), '2026-03-30 00:00']);
+    expect(m.utc.slice(0, 2)).toEqual(['23:00', '01:00']);
+  });
+
+  it('Europe/Berlin on its 25 h day (03:00 -> 02:00): no mark doubled, none skipped', () => {
+    const m = marks('2026-10-24T22:00:00Z', 'Europe/Berlin'); // local midnight; the 24 h end at 23:00 the same day
+    expect(m.wall).toEqual(local('2026-10-25', [0, 3, 6, 9, 12, 15, 18, 21]));
+    expect(m.utc.slice(0, 2)).toEqual(['22:00', '02:00']);
+  });
+
+  it('Australia/Lord_Howe across its half-hour changes (+10:30 <-> +11)', () => {
+    // spring forward 2026-10-04 02:00 -> 02:30; from 01:00 local
+    const spring = marks('2026-10-03T14:00:00Z', 'Australia/Lord_Howe');
+    expect(spring.wall).toEqual([...local('2026-10-04', [3, 6, 9, 12, 15, 18, 21]), '2026-10-05 00:00']);
+    expect(spring.utc[0]).toBe('16:00');
+    // fall back 2027-04-04 02:00 -> 01:30; from local midnight (+11), the 24 h end at 23:30 (+10:30)
+    const fall = marks('2027-04-03T13:00:00Z', 'Australia/Lord_Howe');
+    expect(fall.wall).toEqual(local('2027-04-04', [0, 3, 6, 9, 12, 15, 18, 21]));
+    expect(fall.utc.slice(0, 2)).toEqual(['13:00', '16:30']);
+  });
+
+  it('a mark a fall-back repeats comes once (America/Havana falls back at 01:00 to 00:00)', () => {
+    const f = Date.parse('2026-11-01T03:00:00Z'); // 23:00 local on 31 Oct, an hour before the first 00:00
+    const m = wallHourMarks(f, f + 3 * 3_600_000, 'America/Havana', 3);
+    expect(m.map((x) => new Date(x.at).toISOString())).toEqual(['2026-11-01T04:00:00.000Z']);
+  });
+
+  it('an unknown zone is read as UTC', () => {
+    expect(marks('2026-12-05T03:50:00Z', 'Nowhere/Zone').utc).toEqual(['06:00', '09:00', '12:00', '15:00', '18:00', '21:00', '00:00', '03:00']);
   });
 });

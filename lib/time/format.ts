@@ -67,6 +67,30 @@ export function zoneOffsetMinutes(date: Date, zone: string): number {
   return Math.round((wall - (date.getTime() - date.getUTCMilliseconds())) / 60_000);
 }
 
+/**
+ * The instants in [fromMs, toMs] (epoch ms) at which `zone`'s wall clock reads a whole multiple of `everyHours`
+ * hours (00:00, 03:00, … for 3), ascending, each with that wall hour (0-23): marks of the zone's own clock, so they
+ * fall on :00 local in a zone offset by :30 or :45 too (Asia/Kolkata, Asia/Kathmandu). Around a clock change
+ * each wall mark comes once: a mark the change repeats, at its first occurrence (as zonedLocalToUtc reads a
+ * repeated time); a mark inside a spring-forward gap, which the clock never shows, not at all. An unknown zone
+ * is read as UTC. Used by the time axis of the overview's Next 24 hours (components/overview/next-fires.tsx).
+ */
+export function wallHourMarks(fromMs: number, toMs: number, zone: string, everyHours: number): { at: number; hour: number }[] {
+  const step = everyHours * 3_600_000;
+  const offsetAt = (t: number) => zoneOffsetMinutes(new Date(t), zone) * 60_000;
+  const wallOf = (t: number) => t + offsetAt(t);
+  // A fall-back sets the wall clock back inside the range: look one step beyond either end.
+  const out: { at: number; hour: number }[] = [];
+  for (let wall = Math.ceil((wallOf(fromMs) - step) / step) * step; wall <= wallOf(toMs) + step; wall += step) {
+    // the zone's offsets a day either side and at the wall time itself: around a change, one candidate per side
+    const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((dt) => wall - offsetAt(wall + dt)))].sort((a, b) => a - b);
+    const at = candidates.find((t) => wallOf(t) === wall);
+    if (at === undefined || at < fromMs || at > toMs || out.some((m) => m.at === at)) continue;
+    out.push({ at, hour: Math.round((((wall / 3_600_000) % 24) + 24) % 24) });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
 /** The zone as written next to a time: `UTC`, `UTC+8`, `UTC−5`, `UTC+5:30` (the offset in force at `date`). */
 export function zoneLabel(date: Date, zone: string): string {
   const off = zoneOffsetMinutes(date, zone);
