@@ -80,8 +80,8 @@ export async function getAlarm(db: Db, id: string): Promise<AlarmView | null> {
 /**
  * Query of GET /api/v1/alarms and the alarms page: `type`, `status`, `jobId` (a job id, never its
  * key), `limit` (1..200, default 50), `cursor` (the `nextCursor` of the previous page) and `before`
- * (an instant: only alarms created strictly before it; a bound, not a cursor, kept so links made
- * when it was the paging parameter still open).
+ * (an instant: only alarms created strictly before it; a bound, never a cursor, since the rows of
+ * one alarm share their instant; a `/alarms?before=<instant>` link opens at that instant).
  */
 export const ListAlarmsQuery = z.object({
   type: z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]], { message: `type must be one of ${ALARM_TYPES.join(', ')}` }).optional(),

@@ -43,7 +43,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   let silences: SilenceView[] | null = null;
   let error: string | null = null;
   let refused: Record<string, string> = {};
-  // `cursor` pages (the table's Older link); `before` only bounds, as links from before `cursor` existed ask
+  // `cursor` pages (the table's Older link); `before` (an instant) only bounds the list (lib/alarms/list-alarms.ts)
   const cursor = sp.cursor || undefined;
   const before = sp.before || undefined;
   // a job id, as the API takes it (a key or a typo is refused there, and shown here as its error)
