@@ -19,8 +19,8 @@ const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
   { value: 'manual', label: 'Manual', hint: 'Only Run now / API' },
 ];
 
-/** Schedule kind, its fields, time zone, the fire preview, effective window and stagger. */
-export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: string[] }) {
+/** Schedule kind, its fields, time zone, the fire preview (of a saved job `jobId`: its due instants), effective window and stagger. */
+export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; timeZones: string[]; jobId?: string }) {
   const { v, set, err } = f;
   // A half-typed zone is not an error yet: a calm note under the field, and the preview waits for a full one.
   const zoneHint = zoneInputHint(v.timezone, zoneInput(v.timezone, timeZones, isValidTimeZone));
@@ -61,8 +61,8 @@ export function ScheduleSection({ f, timeZones }: { f: JobFormState; timeZones: 
           ) : null}
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
         </div>
-        {v.scheduleKind === 'cron' ? <FireTimesPreview schedule={{ cron: v.cron }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} /> : null}
-        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} /> : null}
+        {v.scheduleKind === 'cron' ? <FireTimesPreview schedule={{ cron: v.cron }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} jobId={jobId} /> : null}
+        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} jobId={jobId} /> : null}
       </div>
 
       {v.scheduleKind !== 'manual' ? (

@@ -29,6 +29,8 @@ export type JobFormProps = {
   submit: (input: Record<string, unknown>) => Promise<JobFormResult>;
   /** Edit mode: the version the editor started from (optimistic lock). */
   expectedVersion?: number;
+  /** Edit mode: the job's id, from which its stagger offset is hashed (the fire preview lists its due instants). */
+  jobId?: string;
   cancelHref: string;
   /** Handlers this deployment marks privileged (TICKFLOW_PRIVILEGED_HANDLERS, read on the server). */
   privilegedHandlers?: string[];
@@ -42,13 +44,13 @@ export type JobFormProps = {
  * mode shows a banner with the newer version and a reload option; nothing is
  * overwritten silently. State: useJobForm; sections: job-form-banner, -sections, -schedule, -what-to-run, -policy.tsx.
  */
-export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, cancelHref, privilegedHandlers = [] }: JobFormProps) {
+export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, jobId, cancelHref, privilegedHandlers = [] }: JobFormProps) {
   const f = useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers });
   return (
     <form onSubmit={f.onSubmit} noValidate className="max-w-5xl space-y-4" aria-label={mode === 'create' ? 'New job' : 'Edit job'}>
       <FormBanner f={f} />
       <GeneralSection f={f} />
-      <ScheduleSection f={f} timeZones={timeZones} />
+      <ScheduleSection f={f} timeZones={timeZones} jobId={jobId} />
       <WhatToRunSection f={f} />
       <PolicySection f={f} />
       <RoutingSection f={f} />

@@ -28,8 +28,8 @@ export type PreviewSchedule = { cron: string } | { intervalSeconds: string };
 
 // Asked through a server action (the domain function of GET /api/v1/schedule/preview): a refused input comes back
 // as data, so an expression being typed never makes the browser log a failed request.
-async function fetchPreview(schedule: PreviewSchedule, tz: string, window: PreviewWindow): Promise<PreviewResponse> {
-  const query: Record<string, string> = { ...schedule, tz, count: '5' };
+async function fetchPreview(schedule: PreviewSchedule, tz: string, window: PreviewWindow, stagger: { jobId: string; staggerSeconds: string } | null): Promise<PreviewResponse> {
+  const query: Record<string, string> = { ...schedule, tz, count: '5', ...(stagger ?? {}) };
   if (window.startAt) query.startAt = window.startAt;
   if (window.endAt) query.endAt = window.endAt;
   const r = await previewScheduleAction(query);
@@ -44,21 +44,25 @@ async function fetchPreview(schedule: PreviewSchedule, tz: string, window: Previ
  * user stops typing and only for a zone the server accepts (a half-typed zone waits, calmly: the Time zone
  * field says why). A failed preview shows as an error, naming its field, only once the inputs have stayed
  * unchanged for ERROR_PAUSE_MS; until then the last good fire times stay, dimmed. Each time is shown in the
- * job's zone and in UTC. With a stagger (`staggerSeconds` as typed, above 0) they are the slots, and the heading says
- * each fires later by the job's fixed offset: the preview is of the schedule, not of a saved job (README "Window and stagger").
+ * job's zone and in UTC. With a stagger (`staggerSeconds` as typed, a whole number above 0): for a saved job (`jobId`)
+ * they are its due instants, slot + the offset hashed from its id, as the job page lists them; for a new job, which has
+ * no id yet, the slots, and the heading says each fires later by the job's offset (README "Window and stagger").
  */
-export function FireTimesPreview({ schedule, timezone, window = {}, staggerSeconds }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow; staggerSeconds?: string }) {
+export function FireTimesPreview({ schedule, timezone, window = {}, staggerSeconds, jobId }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow; staggerSeconds?: string; jobId?: string }) {
   const liveTz = timezone.trim() || 'UTC';
   const isCron = 'cron' in schedule;
   const liveValue = (isCron ? schedule.cron : schedule.intervalSeconds).trim();
   const value = useDebounced(liveValue, PREVIEW_DEBOUNCE_MS);
   const tz = useDebounced(liveTz, PREVIEW_DEBOUNCE_MS);
   const w = useDebounced(window, PREVIEW_DEBOUNCE_MS);
+  const staggerLive = staggerSeconds?.trim() ?? '';
+  const staggerTyped = /^\d+$/.test(staggerLive) && Number(staggerLive) > 0 && Number(staggerLive) <= 86400 ? String(Number(staggerLive)) : null;
+  const stagger = useDebounced(jobId && staggerTyped ? staggerTyped : null, PREVIEW_DEBOUNCE_MS);
   const zoneReady = isValidTimeZone(liveTz);
   const asSchedule = (v: string): PreviewSchedule => (isCron ? { cron: v } : { intervalSeconds: v });
   const q = useQuery({
-    queryKey: ['schedule-preview', isCron ? 'cron' : 'interval', value, tz, w.startAt ?? null, w.endAt ?? null],
-    queryFn: () => fetchPreview(asSchedule(value), tz, w),
+    queryKey: ['schedule-preview', isCron ? 'cron' : 'interval', value, tz, w.startAt ?? null, w.endAt ?? null, jobId ?? null, stagger],
+    queryFn: () => fetchPreview(asSchedule(value), tz, w, jobId && stagger ? { jobId, staggerSeconds: stagger } : null),
     enabled: value.length > 0 && isValidTimeZone(tz),
     retry: false,
     staleTime: 30_000,
@@ -75,7 +79,8 @@ export function FireTimesPreview({ schedule, timezone, window = {}, staggerSecon
     <div className="rounded-md border border-zinc-200 bg-zinc-50/60 p-3" data-testid="cron-preview">
       <p className="mb-2 text-xs font-medium text-zinc-600">
         Next 5 fire times{window.startAt || window.endAt ? ' in the effective window' : ''}
-        {Number(staggerSeconds) > 0 ? <span data-testid="cron-preview-stagger">{` — slots: with the stagger, each fires at the job's fixed offset of under ${Number(staggerSeconds)} s after its slot (the job page lists those instants)`}</span> : null}
+        {staggerTyped && !jobId ? <span data-testid="cron-preview-stagger">{` — slots: with the stagger, each fires at the job's fixed offset of under ${staggerTyped} s after its slot (set when the job is saved)`}</span> : null}
+        {staggerTyped && jobId ? <span data-testid="cron-preview-stagger">{` — with the job's stagger offset`}</span> : null}
       </p>
       {!liveValue ? (
         <p className="text-xs text-zinc-500">{isCron ? 'Type a cron expression to preview when it fires.' : 'Type an interval to preview when it fires.'}</p>

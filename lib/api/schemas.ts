@@ -386,7 +386,8 @@ const qInt = (min: number, max: number) =>
 
 /**
  * GET /schedule/preview?cron=&tz=&from=&count= or ?intervalSeconds=&… (exactly one of cron and
- * intervalSeconds; tz defaults to UTC, from to now, count to 5).
+ * intervalSeconds; tz defaults to UTC, from to now, count to 5); with `jobId` and `staggerSeconds` the
+ * times are that job's due instants (slot + stagger), else the schedule's slots.
  */
 export const SchedulePreviewQuery = z
   .object({
@@ -398,9 +399,13 @@ export const SchedulePreviewQuery = z
     /** The job's effective window: nothing fires before startAt or after endAt (the tick's own rule). */
     startAt: Instant.optional(),
     endAt: Instant.optional(),
+    /** A saved job's id and its stagger (0..86400 s): the fire times are then its due instants, slot + its fixed offset. */
+    jobId: objectId('job').optional(),
+    staggerSeconds: qInt(0, 86400).optional(),
   })
   .superRefine((q, ctx) => {
     if (q.startAt && q.endAt && q.endAt <= q.startAt) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
+    if (q.staggerSeconds && !q.jobId) ctx.addIssue({ code: 'custom', path: ['jobId'], message: 'jobId is required with staggerSeconds: the offset is hashed from the job id' });
     if (q.cron === undefined && q.intervalSeconds === undefined) {
       ctx.addIssue({ code: 'custom', path: ['cron'], message: 'cron or intervalSeconds is required' });
       return;

@@ -3,6 +3,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { DomainError } from '../errors.ts';
 import { ScheduleError } from './errors.ts';
 import { previewFireTimes } from './preview.ts';
+import { staggerOffsetMs } from './stagger.ts';
 
 // Not exported from lib/schedule/index.ts: lib/api/schemas.ts imports this folder's modules, and the browser runs it.
 
@@ -13,8 +14,10 @@ export type SchedulePreview = ({ cron: string } | { intervalSeconds: number }) &
  * The schedule preview of GET /api/v1/schedule/preview and of the job form (its server action): the next `count`
  * (1..50, default 5) fire times strictly after `from` (default `now`) of a cron expression in zone `tz` (default
  * UTC), or of an interval anchored at `startAt`, else at `from`, inside the window `startAt..endAt`
- * (lib/schedule/preview.ts previewFireTimes). `rawQuery` is the query as received (strings).
- * @throws DomainError('validation') naming the field (cron, intervalSeconds, tz, from, count, startAt, endAt)
+ * (lib/schedule/preview.ts previewFireTimes). With `jobId` and `staggerSeconds` (a saved job's, as its edit form
+ * sends them) they are due instants, slot + the job's fixed offset, the tick's rule (stagger.ts dueTimesAfter:
+ * the slots due strictly after `from`); without, the slots. `rawQuery` is the query as received (strings).
+ * @throws DomainError('validation') naming the field (cron, intervalSeconds, tz, from, count, startAt, endAt, jobId, staggerSeconds)
  */
 export function previewSchedule(rawQuery: unknown, now: Date): SchedulePreview {
   const query = parseOrThrow(SchedulePreviewQuery, rawQuery);
@@ -24,7 +27,10 @@ export function previewSchedule(rawQuery: unknown, now: Date): SchedulePreview {
     : { kind: 'cron' as const, cron: query.cron!, timezone: tz };
   let times: Date[];
   try {
-    times = previewFireTimes(spec, query.from ?? now, query.count ?? 5, { startAt: query.startAt ?? null, endAt: query.endAt ?? null });
+    const offset = query.jobId ? staggerOffsetMs(query.jobId, query.staggerSeconds ?? 0) : 0;
+    // due = slot + offset > from  <=>  slot > from - offset (as dueTimesAfter walks it)
+    const from = new Date((query.from ?? now).getTime() - offset);
+    times = previewFireTimes(spec, from, query.count ?? 5, { startAt: query.startAt ?? null, endAt: query.endAt ?? null }).map((t) => new Date(t.getTime() + offset));
   } catch (e) {
     // the schema has checked the inputs; a walk that still refuses one names it like the schema would
     if (e instanceof ScheduleError) throw new DomainError('validation', `Invalid ${e.field === 'timezone' ? 'tz' : e.field}: ${e.message}`, { [e.field === 'timezone' ? 'tz' : e.field]: e.message });
