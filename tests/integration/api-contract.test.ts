@@ -258,7 +258,7 @@ describe('REST contract /api/v1', () => {
         }
       }
     }
-    expect(checked.sort()).toEqual(['/alarms?jobId', '/logs/search?jobId', '/runs?jobId', '/stats/series?jobId']);
+    expect(checked.sort()).toEqual(['/alarms?jobId', '/logs/search?jobId', '/runs?jobId', '/schedule/preview?jobId', '/stats/series?jobId']);
   });
 
   it('an id in a body follows the same rule: a token owner that is not a uuid is a 400 at ownerId, no token made', async () => {
