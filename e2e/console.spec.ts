@@ -192,6 +192,21 @@ test('a paused cron job says none of its schedule\'s next fire times fires until
   await expect(page.getByTestId('fire-times-heading')).toHaveText(/the job is paused: none of them fires until it is resumed/);
 });
 
+test('a staggered job\'s next 5 fire times are the instants it fires at, starting at its next fire', async ({ page }) => {
+  const key = `e2e.staggerfires.${uniq()}`;
+  const created = await api<{ id: string }>('POST', '/jobs', { key, name: 'Staggered fires', schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'Asia/Kolkata' }, staggerSeconds: 3000, handler: 'builtin.noop' });
+  await api('POST', `/jobs/${created.id}/pause`, { reason: 'e2e: no run while the page is read' });
+  const job = await api<{ nextFireTimes: string[] }>('GET', `/jobs/${created.id}`);
+  // slot + the job's offset: hourly, the same minute and second each time (README "Window and stagger")
+  const minSec = new Set(job.nextFireTimes.map((t) => t.slice(14, 19)));
+  expect(job.nextFireTimes).toHaveLength(5);
+  expect(minSec.size).toBe(1);
+  await openJob(page, created.id);
+  const utcCells = page.getByTestId('fire-times').locator('tbody tr td:nth-child(2)');
+  await expect(utcCells).toHaveCount(5);
+  for (const [i, t] of job.nextFireTimes.entries()) await expect(utcCells.nth(i)).toContainText(`${t.slice(11, 19)}`);
+});
+
 test('delete moves a job to the recycle bin; restore brings it back', async ({ page }) => {
   const job = await apiJob('e2e.bin');
   await openJob(page, job.id);
