@@ -6,7 +6,7 @@ import type { Job } from '../generated/prisma/client.ts';
 import type { CreateJobInput, EdgeInput, PolicyInput, RoutingInput, ScheduleInput, StepInput, AlarmsInput } from '../api/schemas.ts';
 import { layoutDag } from '../dag/index.ts';
 import { DomainError } from '../errors.ts';
-import { dueAt, neverFiresProblem, nextFireTime } from '../schedule/index.ts';
+import { dueTimesAfter, neverFiresProblem } from '../schedule/index.ts';
 import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView, type StepFields } from './job-view.ts';
 
 /** Defaults of a new job (mirror the column defaults of the init migration). */
@@ -152,14 +152,16 @@ export function stepsOf(
 }
 
 /**
- * Due instant of the next fire strictly after `now` (nominal + stagger), for
- * jobs.next_run_at; null for manual jobs and exhausted schedules.
+ * The first due instant (nominal + stagger) strictly after `now`, for jobs.next_run_at on create,
+ * edit, resume and restore; null for manual jobs and exhausted schedules. Due, not nominal, as the
+ * tick compares (lib/schedule/stagger.ts dueTimesAfter): an hourly job with a 21-minute offset saved
+ * at 10:10 fires its 10:00 slot at 10:21, not first at 11:21.
  */
 export function computeNextRunAt(job: Job, now: Date): Date | null {
   const schedule = jobScheduleOf(job);
   try {
-    const nominal = nextFireTime(schedule, now);
-    return nominal ? dueAt(schedule, nominal) : null;
+    const next = dueTimesAfter(schedule, now).next();
+    return next.done ? null : next.value;
   } catch {
     return null;
   }

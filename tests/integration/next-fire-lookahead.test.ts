@@ -148,8 +148,9 @@ describe('next fire with a run created ahead of its slot', () => {
     const id = await insertJob(t.db, { key: 'nf-stagger-hourly', cron: '0 * * * *', timezone: 'Asia/Kolkata' });
     const offset = staggerOffsetMs(id, 3000);
     const HOUR = 3_600_000;
-    // the tick's cursor as a save at `now` stores it (lib/jobs/job-input.ts computeNextRunAt): the 11:00 local slot + offset
-    const first = now.getTime() + HOUR + offset;
+    // the tick's cursor as a save at `now` stores it (lib/jobs/job-input.ts computeNextRunAt): the first due instant
+    // after now, the 10:00 local slot + offset (its offset is still to come), unless the job's offset is 0
+    const first = offset > 0 ? now.getTime() + offset : now.getTime() + HOUR;
     await t.pool.query(`UPDATE jobs SET stagger_seconds = 3000, next_run_at = $2 WHERE id = $1`, [id, new Date(first)]);
     const want = [0, 1, 2, 3, 4].map((h) => new Date(first + h * HOUR).toISOString());
     const job = await getJob(t.db, id, SYSTEM_ACTOR, now);
