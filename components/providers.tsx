@@ -25,6 +25,11 @@ export function Providers({ children }: { children: React.ReactNode }) {
         },
       }),
   );
+  // A mark that the page is interactive (React has hydrated it and run its first effects), for tests that
+  // type into a page they just opened: input typed before hydration can be replaced by the client's first state.
+  React.useEffect(() => {
+    document.documentElement.dataset.hydrated = 'true';
+  }, []);
   return (
     <QueryClientProvider client={client}>
       <TooltipProvider delayDuration={250}>

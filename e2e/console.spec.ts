@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { login } from './helpers/auth.ts';
+import { login, gotoHydrated } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
 
 // Operator journeys through the console: create a job in the form,
@@ -27,7 +27,7 @@ test.beforeEach(async ({ page }) => {
 
 test('create a cron job in the form, Run now, the run reaches success with pending -> running -> success logs', async ({ page }) => {
   const key = `e2e.echo.${uniq()}`;
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByLabel('Key').fill(key);
   await page.getByLabel('Name').fill('E2E echo');
   await page.getByLabel('Cron expression').fill('* * * * *');
@@ -77,7 +77,7 @@ test('create a cron job in the form, Run now, the run reaches success with pendi
 
 test('bad JSON, bad key, bad cron and no handler show errors next to their fields and create nothing', async ({ page }) => {
   const key = `bad key ${uniq()}!`;
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   // A new job runs nothing until the operator picks a handler.
   await expect(page.getByLabel('Handler')).toHaveValue('');
   await page.getByLabel('Key').fill(key);
@@ -113,7 +113,7 @@ test('bad JSON, bad key, bad cron and no handler show errors next to their field
 });
 
 test('a refused save names every field at once by its label, the schedule that would never fire among them', async ({ page }) => {
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByLabel('Key').fill(`e2e.never.${uniq()}`);
   await page.getByRole('radio', { name: 'Once' }).click();
   await page.getByLabel('Run at').fill('2020-01-01T09:00');
@@ -146,7 +146,7 @@ async function scrollUnderSaveBar(page: Page, id: string) {
 }
 
 test('a refused save focuses the first bad field in the middle of the view, clear of the sticky Save bar', async ({ page }) => {
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByLabel('Key').fill(`e2e.focus.${uniq()}`);
   await page.getByLabel('Name').fill('E2E focus');
   await page.getByLabel('Cron expression').fill('0 2 * * *');

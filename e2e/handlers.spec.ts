@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { api } from './helpers/api.ts';
-import { login } from './helpers/auth.ts';
+import { login, gotoHydrated } from './helpers/auth.ts';
 import { E2E_BASE_URL } from './helpers/env.ts';
 
 // Handler modules in the console (docs/handlers.md): the e2e worker runs with TICKFLOW_HANDLERS=examples/handlers
@@ -103,7 +103,7 @@ test('add examples.batch-sum from the palette, fill its schema form, save, run i
 test('the job form lists examples.fetch-json with its description and a schema form; the job runs', async ({ page }) => {
   test.setTimeout(120_000);
   const key = `e2e.fetch.${uniq()}`;
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByLabel('Key').fill(key);
   await page.getByLabel('Name').fill('E2E fetch-json');
   await page.getByLabel('Cron expression').fill('0 0 1 1 *');

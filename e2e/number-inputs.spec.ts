@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { api } from './helpers/api.ts';
-import { login } from './helpers/auth.ts';
+import { login, gotoHydrated } from './helpers/auth.ts';
 
 // A number input holding text the browser cannot read as a number (1e400 is beyond a double, '-' is unfinished) has
 // the value '' like an empty one: the job form says so at the field (components/jobs/use-job-form.ts) instead of
@@ -11,7 +11,7 @@ const uniq = () => `${Date.now().toString(36)}${Math.random().toString(36).slice
 test('an unreadable number is a field error, not the default saved', async ({ page }) => {
   await login(page);
   const key = `e2e.badnum.${uniq()}`;
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByLabel('Key').fill(key);
   await page.getByLabel('Name').fill('Bad number');
   await page.getByRole('radio', { name: 'Manual' }).click();

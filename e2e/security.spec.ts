@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { login } from './helpers/auth.ts';
+import { login, gotoHydrated } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
 import { E2E_BASE_URL } from './helpers/env.ts';
 
@@ -14,7 +14,7 @@ test('an operator sees privileged handlers and the command of a shell job disabl
   const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Admin shell job', schedule: { kind: 'manual' }, handler: 'shell', payload: { command: ['/bin/echo', 'hi'] } });
 
   await login(page);
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   const handler = page.getByLabel('Handler');
   await expect(handler.locator('option', { hasText: 'shell (admin only)' })).toBeDisabled();
   await expect(handler.locator('option', { hasText: 'builtin.echo' })).toBeEnabled();

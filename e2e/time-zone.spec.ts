@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
-import { login } from './helpers/auth.ts';
+import { login, gotoHydrated } from './helpers/auth.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 
 // Times on the console: written in the user's display zone (default: the browser's) with the zone next to them,
@@ -90,8 +90,10 @@ const WINDOW_DAY = `${new Date().getUTCFullYear() + 1}-03-01`;
 
 test("the form's fire preview starts at the effective window's start", async ({ page }) => {
   await login(page);
-  await page.goto('/jobs/new');
-  // the zone the window and the fires are read in (the form starts at the display zone, Shanghai here)
+  await gotoHydrated(page, '/jobs/new');
+  // the zone the window and the fires are read in (the form starts at the display zone, Shanghai here, once
+  // hydrated: a zone typed before that is replaced)
+  await expect(page.getByLabel('Time zone')).toHaveValue('Asia/Shanghai');
   await page.getByLabel('Time zone').fill('UTC');
   await page.getByLabel('Time zone').press('Enter');
   await page.getByLabel('Cron expression').fill('0 2 * * *');
@@ -108,7 +110,7 @@ test("the form's fire preview starts at the effective window's start", async ({ 
 
 test("the form's fire preview shows an interval's fire times, from the window's start; a bad interval names its field", async ({ page }) => {
   await login(page);
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByRole('radio', { name: 'Interval' }).click();
   await page.getByLabel(/^Interval/).fill('5400');
   await page.getByText('Effective window (optional)').click();
@@ -135,7 +137,7 @@ test("the form's fire preview waits calmly for a half-typed zone or cron; an err
     if (m.type() === 'error') failed.push(`console.error: ${m.text()}`);
   });
   await login(page);
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await page.getByLabel('Cron expression').fill('0 2 * * *');
   await expect(page.getByTestId('fire-times').locator('tbody tr')).toHaveCount(5);
 
@@ -173,7 +175,7 @@ test("the form's fire preview waits calmly for a half-typed zone or cron; an err
 
 test("a new job's Time zone starts as the operator's display zone (the top bar's), and stays editable", async ({ page }) => {
   await login(page);
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   // no display zone chosen: the browser's, Asia/Shanghai here
   await expect(page.getByTestId('display-zone')).toContainText('Asia/Shanghai');
   const field = page.getByLabel('Time zone');
@@ -188,7 +190,7 @@ test("a new job's Time zone starts as the operator's display zone (the top bar's
 
 test('the time zone picker keeps a zone typed in full: Enter keeps it and picks no other zone', async ({ page }) => {
   await login(page);
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   const field = page.getByLabel('Time zone');
   // the field follows the display zone until the operator types (set after hydration): typing before that would be replaced
   await expect(field).toHaveValue('Asia/Shanghai');

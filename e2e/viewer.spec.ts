@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { login } from './helpers/auth.ts';
+import { login, gotoHydrated } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 
@@ -38,7 +38,7 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   await expect(page.locator('[title="Viewer role: read only"]').first()).toBeVisible();
 
   // Create form is not offered.
-  await page.goto('/jobs/new');
+  await gotoHydrated(page, '/jobs/new');
   await expect(page.getByText('Viewer role: read only')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Create job' })).toHaveCount(0);
   await page.goto('/jobs/import');
