@@ -340,9 +340,12 @@ describe('docs/engine-cases.md case 3 — an expired lease never leads to two li
     // Recorded `timeout` when the handler returns (~5 s after the claim), once: its "success" is not used.
     const timeoutLog = await waitFor(async () => (await logsOf(id)).find((l) => l.attempt === 1 && l.toStatus === 'timeout'), 15_000, 'attempt 1 timeout');
     expect(timeoutLog.createdAt.getTime() - claim1.createdAt.getTime()).toBeGreaterThanOrEqual(4900);
-    expect(w.runner.completions.filter((c) => c.taskId === id && c.attempt === 1)).toEqual([
-      { taskId: id, attempt: 1, outcome: 'timeout', applied: true, late: false },
-    ]);
+    // the runner notes its completion once the database has answered, a moment after the log row is visible
+    const noted = await waitFor(() => {
+      const mine = w.runner.completions.filter((c) => c.taskId === id && c.attempt === 1);
+      return mine.length ? mine : null;
+    }, 5000, 'attempt 1 completion noted by the runner');
+    expect(noted).toEqual([{ taskId: id, attempt: 1, outcome: 'timeout', applied: true, late: false }]);
 
     const dead = await finalTask(id, 20_000);
     expect(dead.status).toBe('dead'); // attempt 2 timed out too: retries used up
