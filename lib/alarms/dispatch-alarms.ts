@@ -132,7 +132,12 @@ export async function dispatchAlarms(db: Db, p: { limit?: number } & DeliverOpti
               WHERE id = $1::uuid AND status = 'pending' AND attempts = $2::int`,
             a.id, a.attempts, now,
           );
-          if (n === 1 && isSourceRow(a)) result.fannedOut += await fanOut(tx, a, now);
+          if (n === 1 && isSourceRow(a)) {
+            // awaited first: `result.fannedOut += await …` would read the total before the await, and the
+            // deliveries run concurrently, so one's count would overwrite another's
+            const raised = await fanOut(tx, a, now);
+            result.fannedOut += raised;
+          }
         });
         result.sent++;
         return;

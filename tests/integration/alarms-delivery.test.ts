@@ -349,6 +349,20 @@ describe('engine source rows, node offline, test alarms', () => {
     expect(await t.db.alarm.count({ where: { type: 'dead_letter' } })).toBe(2);
   });
 
+  it('counts every fan-out of a pass whose source rows are delivered concurrently', async () => {
+    const webhook = [{ type: 'webhook' as const, target: hook.url }];
+    for (let i = 0; i < 6; i++) {
+      const job = await jobWithAlarms({ onDeadLetter: true, channels: webhook });
+      await t.pool.query(
+        `INSERT INTO alarms (job_id, run_id, type, level, channel, target, content, created_at, updated_at, next_attempt_at)
+         VALUES ($1, $2, 'dead_letter', 'error', 'log', '', $3, $4, $4, $4)`,
+        [job.id, `00000000-0000-4000-8000-00000000070${i}`, { jobKey: job.key, consecutiveFailures: 3, message: `job ${job.key} moved to dead letter` }, at(10_000)],
+      );
+    }
+    expect(await dispatchAlarms(t.db, {}, at(12_000))).toMatchObject({ claimed: 6, sent: 6, fannedOut: 6 });
+    expect(await t.db.alarm.count({ where: { type: 'dead_letter', channel: 'webhook' } })).toBe(6);
+  });
+
   it("fans a dead-letter row out by the job's alarm settings when the engine wrote it, not at the dispatch", async () => {
     const { updateJob } = await import('../../lib/jobs/update-job.ts');
     const webhook = [{ type: 'webhook' as const, target: hook.url }];
