@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db.ts';
 import { Instant, objectId, str } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
+import { afterCreatedAt, createdAtPage, type Page } from '../api/cursor.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
 import { redactAlarmTarget } from './redact-target.ts';
 
@@ -110,11 +110,7 @@ export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promis
   const limit = q.limit ?? 50;
   const and: Record<string, unknown>[] = [];
   if (q.before) and.push({ createdAt: { lt: q.before } });
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor, ALARMS_CURSOR);
-    const v = cursorInstant(c);
-    and.push({ OR: [{ createdAt: { lt: v } }, { createdAt: v, id: { lt: c.id } }] });
-  }
+  if (q.cursor) and.push(afterCreatedAt(q.cursor, ALARMS_CURSOR));
   const rows = await findAlarms(db, {
     where: {
       ...(q.type ? { type: q.type } : {}),
@@ -124,7 +120,6 @@ export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promis
     },
     take: limit + 1,
   });
-  const items = rows.slice(0, limit).map(toAlarmView);
-  const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor({ s: ALARMS_CURSOR, v: last.createdAt, id: last.id }) : null };
+  const page = createdAtPage(rows, limit, ALARMS_CURSOR);
+  return { items: page.items.map(toAlarmView), nextCursor: page.nextCursor };
 }

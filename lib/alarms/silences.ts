@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { AlarmSilence } from '../generated/prisma/client.ts';
-import { Instant, objectId, str } from '../api/schemas.ts';
+import { Instant, MAX_HISTORY_PAGE, objectId, pageParams, str } from '../api/schemas.ts';
 import { ALARM_TYPES, type AlarmType } from './config.ts';
 
 /** The durations the console offers, in minutes (1 h, 4 h, 24 h); any other 1..MAX_SILENCE_MINUTES is accepted too. */
@@ -71,7 +71,11 @@ export type CreateSilenceInput = z.output<typeof CreateSilenceInput>;
 export const AcknowledgeAlarmInput = z.strictObject({ note: str().trim().max(1000).optional() });
 export type AcknowledgeAlarmInput = z.output<typeof AcknowledgeAlarmInput>;
 
-/** Query of GET /alarms/silences: `active=true` (default) lists the silences in force, `false` also the ended ones (newest first, at most 200). */
+/**
+ * Query of GET /alarms/silences: `active=true` (default) lists the silences in force, `false` also the
+ * ended ones, newest first; `limit` (1..500, default 200) and `cursor` (the `nextCursor` of the previous page).
+ */
 export const ListSilencesQuery = z.object({
   active: z.enum(['true', 'false'], { message: 'active must be true or false' }).optional(),
+  ...pageParams(MAX_HISTORY_PAGE),
 });

@@ -35,4 +35,35 @@ export function cursorInstant(c: CursorData): Date {
   return d;
 }
 
+/** The whole number a cursor's `v` holds (a version number), or DomainError('validation', …, { cursor }) when it is not one in 1..int4 max. */
+export function cursorPositiveInt(c: CursorData): number {
+  if (typeof c.v !== 'number' || !Number.isInteger(c.v) || c.v < 1 || c.v > 2_147_483_647) decodeCursor('', '');
+  return c.v as number;
+}
+
+/**
+ * Keyset on (created_at desc, id desc), the order of the alarms, silences and job audit lists: the
+ * where-clause of the rows after `cursor` (the `nextCursor` of the previous page for `sort`), or an
+ * empty clause without a cursor. Rows sharing an instant are told apart by their id, so a page
+ * boundary among them neither repeats nor skips a row.
+ * @throws DomainError('validation', …, { cursor }) for a malformed cursor or one of another sort
+ */
+export function afterCreatedAt(cursor: string | undefined, sort: string): { OR?: Record<string, unknown>[] } {
+  if (!cursor) return {};
+  const c = decodeCursor(cursor, sort);
+  const v = cursorInstant(c);
+  return { OR: [{ createdAt: { lt: v } }, { createdAt: v, id: { lt: c.id } }] };
+}
+
+/**
+ * One page from rows read with `take: limit + 1` in (created_at desc, id desc) order: the first
+ * `limit` rows, and the cursor after the last of them when the extra row shows there are more (else null).
+ */
+export function createdAtPage<R extends { createdAt: Date; id: string }>(rows: R[], limit: number, sort: string): Page<R> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor({ s: sort, v: last.createdAt.toISOString(), id: last.id }) : null };
+}
+
+/** A page of a keyset-paged list: `nextCursor` is the `cursor` of the next (older) page, null at the end. */
 export type Page<T> = { items: T[]; nextCursor: string | null };

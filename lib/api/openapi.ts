@@ -23,6 +23,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const ERR = { description: 'Error', content: { 'application/json': { schema: ref('Error') } } };
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
+/** A keyset-paged list's answer (lib/api/cursor.ts Page): `nextCursor` is the next page's `cursor`, null at the end. */
+const page = (item: unknown) => ({ type: 'object', required: ['items', 'nextCursor'], properties: { items: { type: 'array', items: item }, nextCursor: { type: ['string', 'null'] } } });
 /** Bodies whose every field is optional: the body itself may be left out. */
 const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput', 'ClearTaskInput', 'AcknowledgeAlarmInput', 'ResetPasswordInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
@@ -250,12 +252,24 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/{id}/pause': { post: op('Pause', { operation: 'jobs.pause', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { operation: 'jobs.resume', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/trigger': { post: op('Trigger a run now; with { runs: [...] } (at most 1000) many runs in one transaction, answered as { runs: [...] } in the same order', { operation: 'jobs.trigger', params: [idParam], body: 'TriggerJobInput', status: 201, ...W }) },
-    '/jobs/{id}/versions': { get: op('Version history', { operation: 'jobs.versions', params: [idParam] }) },
+    '/jobs/{id}/versions': {
+      get: op('Version history, newest first: keyset on version desc, `cursor` is the `nextCursor` of the previous page (null once v1 is listed); `limit` 1..500, default 200', {
+        operation: 'jobs.versions',
+        params: [idParam, ...queryParams(S.ListVersionsQuery)],
+        ok: page(anyObj),
+      }),
+    },
     '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { operation: 'jobs.backfillPreview', params: [idParam], body: 'BackfillInput' }) },
     '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { operation: 'jobs.backfill', params: [idParam], body: 'BackfillInput', status: 201, ...W }) },
     '/jobs/{id}/grid': { get: op('Run grid: the latest runs (oldest first) by step (DAG order), one cell per task; `cursor` pages to older runs', { operation: 'jobs.grid', params: [idParam, ...queryParams(JobGridQuery)] }) },
     '/jobs/{id}/calendar': { get: op('Runs per calendar day in `tz` over the 366 days ending `to`, by outcome (days without runs left out)', { operation: 'jobs.calendar', params: [idParam, ...queryParams(JobCalendarQuery)] }) },
-    '/jobs/{id}/audit': { get: op('Recovery history: backfill, mark_success, clear (newest first)', { operation: 'jobs.audit', params: [idParam] }) },
+    '/jobs/{id}/audit': {
+      get: op('Recovery history: backfill, mark_success, clear, newest first: keyset on (createdAt desc, id desc), `cursor` is the `nextCursor` of the previous page (null at the oldest); `limit` 1..500, default 100', {
+        operation: 'jobs.audit',
+        params: [idParam, ...queryParams(S.ListJobAuditQuery)],
+        ok: page(anyObj),
+      }),
+    },
     '/jobs/{id}/versions/{version}': {
       get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
@@ -324,7 +338,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       post: op('Acknowledge an alarm (who and when are recorded, with an optional note); 409 when already acknowledged', { operation: 'alarms.acknowledge', params: [idParam], body: 'AcknowledgeAlarmInput', ...W }),
     },
     '/alarms/silences': {
-      get: op('Alarm silences, newest first: those in force (active=true, the default) or all', { operation: 'alarms.silences', params: queryParams(ListSilencesQuery) }),
+      get: op('Alarm silences, newest first: those in force (active=true, the default) or all; keyset on (createdAt desc, id desc), `cursor` is the `nextCursor` of the previous page (null at the oldest); `limit` 1..500, default 200', {
+        operation: 'alarms.silences',
+        params: queryParams(ListSilencesQuery),
+        ok: page(anyObj),
+      }),
       post: op('Silence alarms of a job, an alarm type, or both (an alarm rule) for durationMinutes or until an instant: matching alarms are recorded as silenced and not sent', { operation: 'alarms.silence', body: 'CreateSilenceInput', status: 201, ...W }),
     },
     '/alarms/silences/{id}': {

@@ -478,7 +478,22 @@ export const PositiveIntParam = z.preprocess((v) => (typeof v === 'string' && /^
 export const DiffQuery = z.object({ from: PositiveIntParam, to: PositiveIntParam });
 export type DiffQuery = z.output<typeof DiffQuery>;
 
-export const ListVersionsQuery = z.object({ limit: qInt(1, 500).optional() });
+/**
+ * `limit` (1..`max` rows) and `cursor` (the opaque `nextCursor` of the previous page) of a list paged
+ * by a keyset cursor (lib/api/cursor.ts); a bad value is a 400 naming `limit` or `cursor`.
+ */
+export const pageParams = (max: number) => ({ limit: qInt(1, max).optional(), cursor: str().max(1000).optional() });
+
+/** The most rows one page of the versions, recovery history and silences lists holds (`limit`). */
+export const MAX_HISTORY_PAGE = 500;
+
+/** GET /jobs/:id/versions: newest version first, `limit` (default 200) and `cursor` (lib/jobs/list-versions.ts). */
+export const ListVersionsQuery = z.object(pageParams(MAX_HISTORY_PAGE));
+export type ListVersionsQuery = z.input<typeof ListVersionsQuery>;
+
+/** GET /jobs/:id/audit: newest first, `limit` (default 100) and `cursor` (lib/jobs/list-job-audit.ts). */
+export const ListJobAuditQuery = z.object(pageParams(MAX_HISTORY_PAGE));
+export type ListJobAuditQuery = z.input<typeof ListJobAuditQuery>;
 
 // ---------------------------------------------------------------- auth
 

@@ -40,7 +40,7 @@ describe('saving the DAG editor', () => {
     expect(moved.version).toBe(1);
     expect(moved.steps.map((s) => s.position)).toEqual([{ x: 40, y: 80 }, { x: 500, y: 120 }]);
     expect((await getJob(t.db, job.id, viewer, NOW)).steps.map((s) => s.position)).toEqual([{ x: 40, y: 80 }, { x: 500, y: 120 }]);
-    expect((await listVersions(t.db, job.id, viewer)).map((v) => v.version)).toEqual([1]);
+    expect((await listVersions(t.db, job.id, viewer)).items.map((v) => v.version)).toEqual([1]);
 
     // still optimistic-locked and authorised: a stale version is a 409, a viewer a 403; neither writes
     const stale = await rejects(saveDag(t.db, job.id, { expectedVersion: 2, steps: [step('a', 1, 1), step('b', 2, 2)], edges: [{ from: 'a', to: 'b' }] }, alice, NOW));
@@ -56,7 +56,7 @@ describe('saving the DAG editor', () => {
     // an edge changed and boxes moved in one save: exactly one version, recording the positions of then
     const changed = await saveDag(t.db, job.id, { expectedVersion: 1, steps: [step('a', 60, 60), step('b', 600, 60)], edges: [{ from: 'a', to: 'b', type: 'soft' }] }, alice, NOW);
     expect(changed.version).toBe(2);
-    const versions = await listVersions(t.db, job.id, viewer);
+    const versions = (await listVersions(t.db, job.id, viewer)).items;
     expect(versions.map((v) => v.version)).toEqual([2, 1]);
     // the diff names the edge only: positions are layout, never a change
     expect((await diffVersions(t.db, job.id, 1, 2, viewer)).diff.changedFields).toEqual(['edges.a->b']);
@@ -64,7 +64,7 @@ describe('saving the DAG editor', () => {
     // a step's handler changed: one more version
     const handler = await saveDag(t.db, job.id, { expectedVersion: 2, steps: [step('a', 60, 60, 'h2'), step('b', 600, 60)], edges: [{ from: 'a', to: 'b', type: 'soft' }] }, alice, NOW);
     expect(handler.version).toBe(3);
-    expect((await listVersions(t.db, job.id, viewer)).map((v) => v.version)).toEqual([3, 2, 1]);
+    expect((await listVersions(t.db, job.id, viewer)).items.map((v) => v.version)).toEqual([3, 2, 1]);
   });
 
   it('a rollback restores configuration, not layout: steps still there keep their place, a step brought back takes its old one', async () => {
@@ -91,7 +91,7 @@ describe('saving the DAG editor', () => {
     const refused = await rejects(rollbackJob(t.db, other.id, { version: 1 }, alice, NOW));
     expect(refused.status).toBe(422);
     expect(refused.fields?.version).toMatch(/Nothing to roll back/);
-    expect((await listVersions(t.db, other.id, viewer)).find((v) => v.version === 1)?.rollbackRefusal).toMatch(/Nothing to roll back/);
+    expect((await listVersions(t.db, other.id, viewer)).items.find((v) => v.version === 1)?.rollbackRefusal).toMatch(/Nothing to roll back/);
     expect((await getJob(t.db, other.id, viewer, NOW)).version).toBe(3);
   });
 });

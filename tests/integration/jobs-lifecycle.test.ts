@@ -117,7 +117,7 @@ describe('jobs lifecycle', () => {
     expect(job.nextRunAt).toBe('2026-03-07T07:00:00.000Z');
     expect(job.createdBy).toBe('alice@example.com');
     expect(job.policy.blockStrategy).toBe('discard_later');
-    const versions = await listVersions(t.db, job.id, viewer);
+    const versions = (await listVersions(t.db, job.id, viewer)).items;
     expect(versions).toEqual([expect.objectContaining({ version: 1, changeType: 'create', createdBy: 'alice@example.com' })]);
     const detail = await getJob(t.db, job.id, viewer, NOW);
     expect(detail.nextFireTimes.slice(0, 3)).toEqual(['2026-03-07T07:00:00.000Z', '2026-03-08T07:00:00.000Z', '2026-03-09T06:00:00.000Z']);
@@ -215,7 +215,7 @@ describe('jobs lifecycle', () => {
     expect(resumed.consecutiveFailures).toBe(0);
     expect(resumed.lastError).toBeNull();
     expect(new Date(resumed.nextRunAt!).getTime()).toBeGreaterThan(later.getTime());
-    const versions = await listVersions(t.db, job.id, viewer);
+    const versions = (await listVersions(t.db, job.id, viewer)).items;
     expect(versions.map((v) => v.changeType)).toEqual(['resume', 'pause', 'create']);
     expect(versions[1]!.reason).toBe('maintenance');
   });
@@ -237,7 +237,7 @@ describe('jobs lifecycle', () => {
     await deleteJob(t.db, other.id, bob, {}, NOW);
     const restored = await restoreJob(t.db, job.id, alice, {}, NOW);
     expect(restored.deletedAt).toBeNull();
-    expect((await listVersions(t.db, job.id, viewer)).map((v) => v.changeType)).toEqual(['restore', 'delete', 'create']);
+    expect((await listVersions(t.db, job.id, viewer)).items.map((v) => v.changeType)).toEqual(['restore', 'delete', 'create']);
     // purge only from the bin
     expect((await rejects(purgeJob(t.db, job.id, alice))).status).toBe(409);
     await t.pool.query(
@@ -296,7 +296,7 @@ describe('jobs lifecycle', () => {
       ['b', {}],
     ]);
     expect(rolled.edges).toEqual([{ from: 'a', to: 'b', type: 'hard' }]);
-    const versions = await listVersions(t.db, job.id, viewer);
+    const versions = (await listVersions(t.db, job.id, viewer)).items;
     expect(versions[0]).toMatchObject({ version: 3, changeType: 'rollback', reason: 'Rollback to v1', createdBy: 'alice@example.com' });
     const d13 = await diffVersions(t.db, job.id, 1, 3, viewer);
     expect(d13.diff.changedFields).toEqual([]);
@@ -321,7 +321,7 @@ describe('jobs lifecycle', () => {
     expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(before);
     expect((await t.db.job.findUniqueOrThrow({ where: { id: job.id } })).version).toBe(4);
 
-    const listed = await listVersions(t.db, job.id, viewer);
+    const listed = (await listVersions(t.db, job.id, viewer)).items;
     expect(listed.map((v) => [v.version, v.rollbackRefusal === null])).toEqual([
       [4, false],
       [3, false],
@@ -333,7 +333,7 @@ describe('jobs lifecycle', () => {
     // v1 differs: it rolls back, and then v1 is the one that would restore nothing, v2 to v4 restore "Second"
     const rolled = await rollbackJob(t.db, job.id, { version: 1 }, alice, NOW);
     expect(rolled).toMatchObject({ version: 5, name: 'First', status: 'active' });
-    const after = await listVersions(t.db, job.id, viewer);
+    const after = (await listVersions(t.db, job.id, viewer)).items;
     expect(after.map((v) => [v.version, v.rollbackRefusal === null])).toEqual([
       [5, false],
       [4, true],

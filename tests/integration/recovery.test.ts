@@ -286,7 +286,7 @@ describe('backfill', () => {
     expect([again.create, again.skip, again.runIds.length]).toEqual([0, 6, 0]);
     expect(await db.run.count({ where: { jobId, trigger: 'backfill' } })).toBe(5);
 
-    const audit = await listJobAudit(db, jobId, VIEWER);
+    const audit = (await listJobAudit(db, jobId, VIEWER)).items;
     expect(audit.map((a) => [a.action, a.actor, a.detail.created, a.detail.skipped])).toEqual([
       ['backfill', OPS.name, 0, 6], ['backfill', OPS.name, 5, 1],
     ]);

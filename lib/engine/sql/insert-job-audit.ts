@@ -8,7 +8,7 @@ export type JobAuditAction = 'backfill' | 'mark_success' | 'clear';
  * same transaction as the action, so the history never shows an action that
  * did not happen (or misses one that did).
  *
- * Lock: none beyond the insert. Index: job_audit_job_idx (job_id, created_at DESC).
+ * Lock: none beyond the insert. Index: job_audit_job_idx (job_id, created_at DESC, id DESC).
  */
 export async function insertJobAudit(
   tx: SqlClient,

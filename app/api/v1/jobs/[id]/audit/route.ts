@@ -1,8 +1,11 @@
 import { rest } from '@/app/_lib/rest';
-import { IdParams } from '@/lib/api/schemas';
+import { IdParams, ListJobAuditQuery } from '@/lib/api/schemas';
 import { listJobAudit } from '@/lib/jobs/list-job-audit';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /api/v1/jobs/:id/audit -> { items: [{ action, runId, taskId, actor, reason, detail, createdAt }] } newest first */
-export const GET = rest({ operation: 'jobs.audit', params: IdParams }, async ({ db, params, actor }) => ({ items: await listJobAudit(db, params.id, actor) }));
+/**
+ * GET /api/v1/jobs/:id/audit?limit=&cursor= -> { items: [{ id, action, runId, taskId, actor, reason, detail, createdAt }], nextCursor }
+ * newest first; `nextCursor` (null at the oldest entry) is the `cursor` of the next, older page.
+ */
+export const GET = rest({ operation: 'jobs.audit', params: IdParams, query: ListJobAuditQuery }, ({ db, params, query, actor }) => listJobAudit(db, params.id, actor, query));

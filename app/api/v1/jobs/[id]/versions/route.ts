@@ -4,7 +4,8 @@ import { listVersions } from '@/lib/jobs/list-versions';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /api/v1/jobs/:id/versions -> { items: [{ version, changeType, reason, createdBy, createdAt }] } newest first */
-export const GET = rest({ operation: 'jobs.versions', params: IdParams, query: ListVersionsQuery }, async ({ db, params, query, actor }) => ({
-  items: await listVersions(db, params.id, actor, { limit: query.limit }),
-}));
+/**
+ * GET /api/v1/jobs/:id/versions?limit=&cursor= -> { items: [{ version, changeType, reason, createdBy, createdAt, rollbackRefusal }], nextCursor }
+ * newest first; `nextCursor` (null at v1) is the `cursor` of the next, older page.
+ */
+export const GET = rest({ operation: 'jobs.versions', params: IdParams, query: ListVersionsQuery }, ({ db, params, query, actor }) => listVersions(db, params.id, actor, query));
