@@ -1,6 +1,6 @@
 'use client';
 
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { BellRing } from 'lucide-react';
 import type { SilenceView } from '@/lib/alarms/silences';
 import { Button } from '../ui/button';
@@ -8,19 +8,32 @@ import { RoleGate } from '../role';
 import { ZonedTime } from '../time';
 import { useToast } from '../ui/toast';
 import { getJson } from '../api';
+import { LoadOlderButton, type ListPage } from '../load-older';
 import type { UnsilenceAction } from './alarm-dialogs';
 
-/** The silences in force (live from GET /api/v1/alarms/silences every 5 s), each with who set it, until when, and Unsilence (operator+). Renders nothing when there is none. */
-export function SilencesPanel({ initial, unsilence }: { initial: SilenceView[]; unsilence: UnsilenceAction }) {
+/**
+ * The silences in force (live from GET /api/v1/alarms/silences every 5 s), each with who set it, until when, and
+ * Unsilence (operator+). Renders nothing when there is none. `initial` is the first page (lib/alarms listSilences);
+ * "Load older silences" reads the next pages by their cursor (every loaded page is refreshed with the first).
+ */
+export function SilencesPanel({ initial, unsilence }: { initial: ListPage<SilenceView>; unsilence: UnsilenceAction }) {
   const qc = useQueryClient();
   const { toast } = useToast();
-  const q = useQuery({
+  const q = useInfiniteQuery({
     queryKey: ['alarm-silences'],
-    queryFn: ({ signal }) => getJson<{ items: SilenceView[] }>('/api/v1/alarms/silences', signal).then((r) => r.items),
-    initialData: initial,
+    queryFn: ({ signal, pageParam }) => getJson<ListPage<SilenceView>>(`/api/v1/alarms/silences${pageParam ? `?cursor=${encodeURIComponent(pageParam)}` : ''}`, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    initialData: { pages: [initial], pageParams: [null] },
     refetchInterval: 5_000,
   });
-  const rows = q.data ?? [];
+  const rows = q.data?.pages.flatMap((p) => p.items) ?? [];
+  const pager = {
+    hasOlder: q.hasNextPage,
+    loading: q.isFetchingNextPage,
+    error: q.isFetchNextPageError ? (q.error?.message ?? 'Could not load older silences') : null,
+    loadOlder: () => void q.fetchNextPage(),
+  };
   if (rows.length === 0) return null;
   const end = async (s: SilenceView) => {
     const r = await unsilence(s.id);
@@ -62,6 +75,7 @@ export function SilencesPanel({ initial, unsilence }: { initial: SilenceView[]; 
           </li>
         ))}
       </ul>
+      <LoadOlderButton pager={pager} label="Load older silences" testId="silences-load-older" />
     </section>
   );
 }

@@ -7,6 +7,7 @@ import { DataTable } from '../ui/data-table';
 import { Tag } from '../status-badge';
 import { formatDateTime } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
+import { LoadOlderButton, useOlderPages, type ListPage } from '../load-older';
 
 const LABEL: Record<JobAuditView['action'], string> = { backfill: 'Backfill', mark_success: 'Mark success', clear: 'Clear' };
 
@@ -19,9 +20,15 @@ function what(a: JobAuditView, zone: string): string {
   return `step ${d.stepKey} and downstream: ${Array.isArray(d.cleared) ? d.cleared.join(', ') : ''}`;
 }
 
-/** The job's recovery history (backfill, mark success, clear; docs/recovery.md), newest first, times in the display zone. */
-export function RecoveryHistory({ items }: { items: JobAuditView[] }) {
+/**
+ * The job's recovery history (backfill, mark success, clear; docs/recovery.md), newest first, times in the
+ * display zone. `firstPage` is the newest entries (lib/jobs listJobAudit); "Load older" reads the next pages
+ * from GET /api/v1/jobs/:id/audit by their cursor, down to the oldest entry.
+ */
+export function RecoveryHistory({ jobId, firstPage }: { jobId: string; firstPage: ListPage<JobAuditView> }) {
   const zone = useDisplayZone();
+  const pager = useOlderPages(firstPage, (cursor) => `/api/v1/jobs/${encodeURIComponent(jobId)}/audit?limit=50&cursor=${encodeURIComponent(cursor)}`, (a) => a.id);
+  const items = pager.items;
   return (
     <>
       <CardHeader title="Recovery history" description="Backfills, tasks marked success and tasks cleared, with who and why." />
@@ -53,6 +60,7 @@ export function RecoveryHistory({ items }: { items: JobAuditView[] }) {
           ]}
         />
       )}
+      <LoadOlderButton pager={pager} label="Load older entries" testId="recovery-history-load-older" />
     </>
   );
 }

@@ -14,6 +14,7 @@ import { Tag } from '../status-badge';
 import { FieldDiffTable } from './field-diff-table';
 import { RelativeTime } from '../time';
 import { defaultComparePair } from './compare-default';
+import { LoadOlderButton, useOlderPages, type ListPage } from '../load-older';
 
 /** A row of the history (lib/jobs listVersions): `rollbackRefusal` says why a rollback to it would restore nothing, null when it would restore a configuration. */
 export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string; rollbackRefusal: string | null };
@@ -36,10 +37,14 @@ type R<T> = { ok: true; data: T } | { ok: false; error: string };
  * them side by side (changed fields, steps and edges); Rollback makes a chosen version's
  * configuration the newest version (optimistic lock on the version shown). On a version whose
  * configuration is the current one (a pause or resume after the last edit) Rollback is disabled
- * and says why, in the words the server refuses it with (lib/jobs/rollback-rule.ts).
+ * and says why, in the words the server refuses it with (lib/jobs/rollback-rule.ts). `firstPage` is the newest
+ * versions (lib/jobs listVersions); "Load older versions" reads the next pages from GET /api/v1/jobs/:id/versions
+ * by their cursor, down to v1.
  */
-export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback }: { jobId: string; currentVersion: number; versions: VersionRow[]; diff: (id: string, from: number, to: number) => Promise<R<DiffData>>; rollback: (id: string, input: { version: number; expectedVersion?: number }) => Promise<R<{ version: number }>> }) {
-  const [picked, setPicked] = React.useState<number[]>(() => defaultComparePair(versions));
+export function VersionsPanel({ jobId, currentVersion, firstPage, diff, rollback }: { jobId: string; currentVersion: number; firstPage: ListPage<VersionRow>; diff: (id: string, from: number, to: number) => Promise<R<DiffData>>; rollback: (id: string, input: { version: number; expectedVersion?: number }) => Promise<R<{ version: number }>> }) {
+  const pager = useOlderPages(firstPage, (cursor) => `/api/v1/jobs/${encodeURIComponent(jobId)}/versions?limit=200&cursor=${encodeURIComponent(cursor)}`, (v) => String(v.version));
+  const versions = pager.items;
+  const [picked, setPicked] = React.useState<number[]>(() => defaultComparePair(firstPage.items));
   const [result, setResult] = React.useState<DiffData | null>(null);
   const [loading, setLoading] = React.useState(false);
   const { toast } = useToast();
@@ -130,6 +135,7 @@ export function VersionsPanel({ jobId, currentVersion, versions, diff, rollback 
           },
         ]}
       />
+      <LoadOlderButton pager={pager} label="Load older versions" testId="versions-load-older" />
       {result ? <DiffView data={result} /> : null}
     </div>
   );

@@ -16,6 +16,7 @@ import { AlarmsTable } from '@/components/alarms/alarms-table';
 import { SilencesPanel } from '@/components/alarms/silences-panel';
 import { listSilences } from '@/lib/alarms/list-silences';
 import type { SilenceView } from '@/lib/alarms/silences';
+import type { Page } from '@/lib/api/cursor';
 import { acknowledgeAlarmAction, sendTestAlarmAction, silenceAlarmsAction, unsilenceAction } from './actions';
 import { SendTestAlarmButton } from './send-test-alarm-button';
 
@@ -40,7 +41,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   const type = sp.type || undefined;
   const status = sp.status || undefined;
   let result: Awaited<ReturnType<typeof listAlarms>> | null = null;
-  let silences: SilenceView[] | null = null;
+  let silences: Page<SilenceView> | null = null;
   let error: string | null = null;
   let refused: Record<string, string> = {};
   // `cursor` pages (the table's Older link); `before` (an instant) only bounds the list (lib/alarms/list-alarms.ts)
@@ -49,7 +50,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   // a job id, as the API takes it (a key or a typo is refused there, and shown here as its error)
   const jobId = sp.jobId?.trim() || undefined;
   try {
-    silences = (await listSilences(getDb())).items;
+    silences = await listSilences(getDb());
     result = await listAlarms(getDb(), { type: type as AlarmType | undefined, status: status as AlarmStatus | undefined, jobId, cursor, before, limit: 50 });
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load alarms');

@@ -176,10 +176,11 @@ export default consolePage(async function JobPage({ params, searchParams }: Prop
             <>
               <Card className="overflow-hidden">
                 {/* keyed by version: an edit or a rollback starts the compare box afresh (newest two picked, no old diff) */}
-                <VersionsPanel key={job.version} jobId={job.id} currentVersion={job.version} versions={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
+                <VersionsPanel key={job.version} jobId={job.id} currentVersion={job.version} firstPage={versions} diff={diffVersionsAction} rollback={rollbackJobAction} />
               </Card>
               <Card className="mt-4 overflow-hidden">
-                <RecoveryHistory items={audit} />
+                {/* keyed by the newest entry: a new recovery action starts the older pages afresh */}
+                <RecoveryHistory key={audit.items[0]?.id ?? 'none'} jobId={job.id} firstPage={audit} />
               </Card>
             </>
           ),
