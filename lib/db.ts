@@ -7,6 +7,7 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { boundedPoolOptions, dbQueryTimeoutFromEnv } from './db-timeouts.ts';
 import { trackPool } from './metrics/pool-stats.ts';
 import { pgErrorCode } from './pg-error-code.ts';
 import { MAX_ENGINE_ATTEMPTS, REPLAYABLE_SQLSTATES, replayDelayMs } from './engine/lock-order.ts';
@@ -24,14 +25,20 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 export type EngineDb = Db | SqlPool;
 
 /**
- * Creates a new Prisma client on the `pg` driver adapter.
+ * Creates a new Prisma client on the `pg` driver adapter. Its connections are bounded
+ * (lib/db-timeouts.ts): a connect timeout, and a query timeout after which the statement fails
+ * and its connection is closed, an error that counts as the database being unavailable.
  * @param url a postgres:// connection string
  * @param poolSize maximum connections in this client's pool (default 10)
+ * @param opts.queryTimeoutMs the query timeout in ms, 0 for none (default: TICKFLOW_DB_QUERY_TIMEOUT_MS)
+ * @param opts.connectTimeoutMs the connect timeout in ms (default DB_CONNECT_TIMEOUT_MS; tests)
+ * @throws Error when TICKFLOW_DB_QUERY_TIMEOUT_MS is read and is not a valid value
  */
-export function createPrismaClient(url: string, poolSize = 10): PrismaClient {
+export function createPrismaClient(url: string, poolSize = 10, opts: { queryTimeoutMs?: number; connectTimeoutMs?: number } = {}): PrismaClient {
   const prepared = preparedStatementsEnabled();
+  const bounds = boundedPoolOptions(opts.queryTimeoutMs ?? dbQueryTimeoutFromEnv(), { serverSide: prepared, connectTimeoutMs: opts.connectTimeoutMs });
   // Our own pool (the adapter ends it on $disconnect), so its use can be reported as metrics.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, onConnect: utcSession });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, onConnect: utcSession, ...bounds });
   trackPool(pool);
   const client = new PrismaClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true, ...(prepared ? { statementNameGenerator: statementName } : {}) }),
@@ -77,7 +84,7 @@ const globalForPrisma = globalThis as unknown as { tickflowPrisma?: PrismaClient
 /**
  * The process-wide client for `DATABASE_URL` (cached on globalThis so Next's dev
  * reloads do not open a new pool on every edit).
- * @throws Error when DATABASE_URL is not set.
+ * @throws Error when DATABASE_URL is not set, or TICKFLOW_DB_QUERY_TIMEOUT_MS is not a valid value.
  */
 export function getDb(): PrismaClient {
   const url = process.env.DATABASE_URL;

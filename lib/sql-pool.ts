@@ -28,6 +28,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { boundedPoolOptions, dbQueryTimeoutFromEnv } from './db-timeouts.ts';
 import { trackPool } from './metrics/pool-stats.ts';
 
 /** What the engine's SQL needs of a connection: raw statements (a Prisma client or transaction, or a SqlPool). */
@@ -120,13 +121,18 @@ function startupOptions(settings: Readonly<Record<string, string>>): string {
  * @param url a postgres:// connection string
  * @param max connections in the pool
  * @param opts.settings session settings for every connection (e.g. HOT_PATH_SETTINGS)
+ * @param opts.queryTimeoutMs the query timeout in ms, 0 for none (default: TICKFLOW_DB_QUERY_TIMEOUT_MS;
+ *   lib/db-timeouts.ts): the worker's claims and completions are short statements, and a silent
+ *   database must stop its loops (worker/db-health.ts) rather than hang them
+ * @throws Error when TICKFLOW_DB_QUERY_TIMEOUT_MS is read and is not a valid value
  */
-export function createSqlPool(url: string, max: number, opts: { settings?: Readonly<Record<string, string>> } = {}): SqlPool {
+export function createSqlPool(url: string, max: number, opts: { settings?: Readonly<Record<string, string>>; queryTimeoutMs?: number } = {}): SqlPool {
   const settings = opts.settings && Object.keys(opts.settings).length > 0 ? opts.settings : null;
   // Behind a transaction-mode pooler startup options do not reach the server session that runs
   // a statement (PgBouncer refuses them), so each transaction sets them itself (sqlPoolOver).
   const perTransaction = settings !== null && !preparedStatementsEnabled();
-  const pool = new pg.Pool({ connectionString: url, max, onConnect: utcSession, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
+  const bounds = boundedPoolOptions(opts.queryTimeoutMs ?? dbQueryTimeoutFromEnv(), { serverSide: preparedStatementsEnabled() });
+  const pool = new pg.Pool({ connectionString: url, max, onConnect: utcSession, ...bounds, ...(settings && !perTransaction ? { options: startupOptions(settings) } : {}) });
   // An idle connection's error (server restart) must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   trackPool(pool);

@@ -36,6 +36,7 @@ import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
 import { ctrlCStops, stopBeginsLine, type RunningParts } from '../lib/infra/stack-lines.ts';
 import { consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
+import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 
 const dev = process.argv.includes('--dev');
 /** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
@@ -90,6 +91,8 @@ if (process.env.TICKFLOW_SUPERVISOR !== '1') {
 let listen: ConsoleListen;
 try {
   listen = consoleListenFromEnv(process.env);
+  // checked here so a bad value stops the start with its reason, not the console's first page
+  dbQueryTimeoutFromEnv(process.env);
 } catch (error) {
   console.error(`[tickflow] ${(error as Error).message}`);
   process.exit(1);

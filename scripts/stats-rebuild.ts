@@ -35,7 +35,9 @@ function arg(name: string): string | undefined {
 
 async function main(): Promise<number> {
   const resolved = await openDatabase();
-  const db = createPrismaClient(resolved.url, 2);
+  // No query timeout (TICKFLOW_DB_QUERY_TIMEOUT_MS): a rebuild over the whole retention window of a
+  // large installation is one long aggregate, run by an operator who can stop it with Ctrl-C.
+  const db = createPrismaClient(resolved.url, 2, { queryTimeoutMs: 0 });
   try {
     // The stats zone setting of the database, never this shell's TICKFLOW_STATS_TZ.
     const tz = await getStatsTimeZone(db);

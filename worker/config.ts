@@ -31,6 +31,7 @@
  * | TICKFLOW_TASK_LOG_FLUSH_MS, …_MAX_LINES, …_MAX_BYTES, …_MAX_LINE_BYTES, …_MAX_BUFFERED_LINES | 200, 10000, 2 MiB, 8 KiB, 100000 | task log lines (docs/task-logs.md) |
  */
 import { hostname } from 'node:os';
+import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { parseHandlerModulesEnv } from './handlers/module-loader.ts';
 import { parseSqlConnections } from './handlers/sql.ts';
 import { taskLogConfigFromEnv, type TaskLogWriterConfig } from './task-log-writer.ts';
@@ -62,6 +63,11 @@ export interface WorkerConfig {
   sqlConnections: Record<string, string>;
   roles: WorkerRole[];
   dbPoolSize: number;
+  /**
+   * TICKFLOW_DB_QUERY_TIMEOUT_MS (lib/db-timeouts.ts): ms a statement of the worker's own pools may
+   * take, 0 for none; default: read from the environment when the pools are made
+   */
+  dbQueryTimeoutMs?: number;
   /** TICKFLOW_HANDLERS entries (files or folders of handler modules), as given */
   handlerModules?: string[];
   /** direct (unpooled) URL for LISTEN; default databaseUrl (docs/operations.md "Connection poolers") */
@@ -128,6 +134,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  let dbQueryTimeoutMs: number;
+  try {
+    dbQueryTimeoutMs = dbQueryTimeoutFromEnv(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   let taskLog: TaskLogWriterConfig;
   try {
     taskLog = taskLogConfigFromEnv(env);
@@ -160,6 +172,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     // claimer + ticker + completions + system jobs: leave room for concurrency (heartbeat and
     // reaper have their own liveness pool, create-worker.ts LIVENESS_POOL_SIZE).
     dbPoolSize: int(env, 'TICKFLOW_DB_POOL', Math.min(20, Math.max(4, Math.ceil(concurrency / 2) + 4)), 2, 200),
+    dbQueryTimeoutMs,
     listenDatabaseUrl: env.TICKFLOW_LISTEN_DATABASE_URL?.trim() || undefined,
     metricsPort: env.TICKFLOW_METRICS_PORT?.trim() ? int(env, 'TICKFLOW_METRICS_PORT', 0, 1, 65_535) : undefined,
     metricsHost: (env.TICKFLOW_METRICS_HOST ?? '').trim() || '127.0.0.1',

@@ -31,7 +31,8 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
-import { createSqlPool, HOT_PATH_SETTINGS, utcSession, type SqlPool } from '../lib/sql-pool.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, preparedStatementsEnabled, utcSession, type SqlPool } from '../lib/sql-pool.ts';
+import { boundedPoolOptions, dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { markNodeStopped, registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
@@ -64,6 +65,15 @@ export const LIVENESS_POOL_SIZE = 3;
  * (run-starter.ts), the next-due probe; more queue for a connection.
  */
 export const HOT_POOL_SIZE = 4;
+
+/**
+ * How long a statement of the main pool waits for a free connection, or a new one (ms). The main
+ * pool carries long work (system jobs, whose transactions may take Prisma's 30 s plus its 10 s
+ * wait, lib/db.ts inTransaction), so waiting out one such transaction is normal there, not a sign
+ * of an outage; a silent database is noticed by the liveness pool, whose bounds are the default
+ * ones (lib/db-timeouts.ts DB_CONNECT_TIMEOUT_MS), and DbHealth then pauses every loop.
+ */
+export const MAIN_POOL_WAIT_MS = 60_000;
 
 export interface CreateWorkerOptions {
   config: WorkerConfig;
@@ -126,7 +136,12 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const config = options.config;
   const clock = options.clock ?? (() => new Date());
   const ownsDb = !options.db;
-  const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize);
+  // Every pool of the worker's own statements is bounded (lib/db-timeouts.ts): without it a database
+  // that stops answering without closing its connections (a hung server, a partition) would hang the
+  // heartbeat, the claims and the completions for good, and DbHealth's probe with them, instead of
+  // reporting the outage. Not the `sql` handler's pools: their attempts have their own timeout.
+  const queryTimeoutMs = config.dbQueryTimeoutMs ?? dbQueryTimeoutFromEnv();
+  const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs, connectTimeoutMs: MAIN_POOL_WAIT_MS });
   const registry = createHandlerRegistry({
     allowShell: config.allowShell,
     shellKillGraceMs: config.shellKillGraceMs,
@@ -141,8 +156,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const fallbackHandlers = options.handlerNames ? [] : registry.disabled();
   const handlerNames = options.handlerNames ?? registry.names().filter((n) => !fallbackHandlers.includes(n));
   const host = hostname();
-  const livenessDb = createPrismaClient(config.databaseUrl, LIVENESS_POOL_SIZE);
-  const hotDb = createSqlPool(config.databaseUrl, HOT_POOL_SIZE, { settings: HOT_PATH_SETTINGS });
+  const livenessDb = createPrismaClient(config.databaseUrl, LIVENESS_POOL_SIZE, { queryTimeoutMs });
+  const hotDb = createSqlPool(config.databaseUrl, HOT_POOL_SIZE, { settings: HOT_PATH_SETTINGS, queryTimeoutMs });
 
   let nodeId = '';
   let state: WorkerState = 'created';
@@ -164,7 +179,13 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   // take a connection from the claims and completions (worker/task-log-writer.ts).
   // work_mem: the trigram index's pending-list merge, done by the inserting session, runs in it
   // (prisma/migrations/20261201600000_task_log_lines); 64 MB makes it several times cheaper per line.
-  const taskLogPool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, options: '-c work_mem=64MB', onConnect: utcSession });
+  const taskLogPool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    max: 1,
+    options: '-c work_mem=64MB',
+    onConnect: utcSession,
+    ...boundedPoolOptions(queryTimeoutMs, { serverSide: preparedStatementsEnabled() }),
+  });
   taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
   const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
     pool: taskLogPool,

@@ -31,7 +31,19 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable({ message: 'An error occurred in the Server Components render.', digest: '1234567' })).toBe(false);
   });
 
+  it('counts a statement that met the query timeout (TICKFLOW_DB_QUERY_TIMEOUT_MS): client side and server side', () => {
+    // node-postgres's query_timeout, bare and as the pg driver adapter passes a non-PostgreSQL error on
+    expect(isDatabaseUnavailable(new Error('Query read timeout'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Invalid `prisma.$queryRawUnsafe()` invocation:\n\nQuery read timeout'))).toBe(true);
+    // the server's statement_timeout, from node-postgres and inside a Prisma error's driver adapter cause
+    expect(isDatabaseUnavailable({ code: '57014', message: 'canceling statement due to statement timeout' })).toBe(true);
+    expect(isDatabaseUnavailable({ code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'postgres', originalCode: '57014', originalMessage: 'canceling statement due to statement timeout' } } } })).toBe(true);
+  });
+
   it('leaves every other error alone (a bug stays a 500, bad input a 4xx)', () => {
+    // a statement cancelled on purpose is not an outage
+    expect(isDatabaseUnavailable({ code: '57014', message: 'canceling statement due to user request' })).toBe(false);
+    expect(isDatabaseUnavailable({ cause: { kind: 'postgres', originalCode: '57014', originalMessage: 'canceling statement due to user request' } })).toBe(false);
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
     expect(isDatabaseUnavailable({ code: 'P2002' })).toBe(false); // unique violation
     expect(isDatabaseUnavailable({ cause: { kind: 'postgres', code: '23505' } })).toBe(false);

@@ -17,13 +17,22 @@
  * PostgreSQL give for a connection that ended or was never made. A statement
  * the server refused (a unique violation, a deadlock, a transaction that could
  * not start in time) is not an outage. So is a DatabaseUnavailableError (its digest).
+ *
+ * A statement that met the query timeout (TICKFLOW_DB_QUERY_TIMEOUT_MS, lib/db-timeouts.ts)
+ * counts too: node-postgres's "Query read timeout" (no answer at all: a hung server, a
+ * partition) and PostgreSQL's "canceling statement due to statement timeout" (SQLSTATE 57014
+ * with that text; a server too slow to answer in time). Either way the database cannot serve
+ * the request now, and the caller should come back later, not see a bug. 57014 alone is not
+ * enough: a statement cancelled on request (pg_cancel_backend, a worker aborting an attempt)
+ * says "due to user request". Code that sets a shorter statement_timeout of its own for one
+ * statement handles its 57014 itself before this rule sees it (lib/task-logs/search-lines.ts).
  */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 const MESSAGES =
-  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b|Connection terminated|terminating connection|connection (is )?closed|server closed the connection|timeout exceeded when trying to connect|connect(ion)? timeout|Client has encountered a connection error|the database system is (shutting down|starting up|in recovery|not yet accepting)|Can't reach database server|sorry, too many clients/i;
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b|Connection terminated|terminating connection|connection (is )?closed|server closed the connection|timeout exceeded when trying to connect|connect(ion)? timeout|Client has encountered a connection error|Query read timeout|canceling statement due to statement timeout|the database system is (shutting down|starting up|in recovery|not yet accepting)|Can't reach database server|sorry, too many clients/i;
 
 /** True when `error` (or anything it wraps) says the database is unreachable or refusing connections. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -33,12 +42,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const e = queue.shift();
     if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
-    const x = e as { digest?: unknown; code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    const x = e as { digest?: unknown; code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; originalMessage?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
     if (x.digest === DATABASE_UNAVAILABLE_DIGEST) return true;
     const code = typeof x.code === 'string' ? x.code : typeof x.originalCode === 'string' ? x.originalCode : undefined;
     if (code && (PRISMA_CODES.has(code) || SQLSTATES.has(code) || SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
     if (typeof x.kind === 'string' && ADAPTER_KINDS.has(x.kind)) return true;
     if (typeof x.message === 'string' && MESSAGES.test(x.message)) return true;
+    // the pg driver adapter keeps a PostgreSQL error's text as originalMessage (a statement timeout's)
+    if (typeof x.originalMessage === 'string' && MESSAGES.test(x.originalMessage)) return true;
     queue.push(x.cause, x.meta, x.meta?.driverAdapterError);
   }
   return false;

@@ -5,6 +5,11 @@
  * probe says "reachable", and ends every other connection — those open at the cut and each new one —
  * as a server that went away does. The startup message is read in the clear: the URL it serves asks
  * for no TLS (the test server's URLs do not).
+ *
+ * Frozen, it plays a database that stops answering without closing anything (a hung server process,
+ * a partition that drops packets): every connection but the probe's stays open and new ones are
+ * accepted, but nothing is forwarded either way until it thaws, when what was held goes through in
+ * order, as a server that resumes would answer.
  */
 import net from 'node:net';
 
@@ -15,6 +20,10 @@ export interface DatabaseRelay {
   cut(): void;
   /** relays every connection again */
   mend(): void;
+  /** keeps every connection but the probe's open, new ones too, and forwards nothing until thaw */
+  freeze(): void;
+  /** forwards what was held, then relays as before */
+  thaw(): void;
   close(): Promise<void>;
 }
 
@@ -31,7 +40,11 @@ function applicationName(startup: Buffer): string {
 export async function startDatabaseRelay(targetUrl: string): Promise<DatabaseRelay> {
   const target = new URL(targetUrl);
   let isCut = false;
+  let frozen = false;
   const open = new Set<net.Socket>();
+  /** what a freeze held back, in arrival order: forwarded at thaw */
+  let held: (() => void)[] = [];
+  const later = (fn: () => void) => (frozen ? held.push(fn) : fn());
   const server = net.createServer((client) => {
     client.on('error', () => undefined);
     let head = Buffer.alloc(0);
@@ -49,13 +62,20 @@ export async function startDatabaseRelay(targetUrl: string): Promise<DatabaseRel
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
-      if (!probe) {
-        open.add(client);
-        client.on('close', () => open.delete(client));
+      if (probe) {
+        upstream.write(head);
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+        return;
       }
-      upstream.write(head);
-      client.pipe(upstream);
-      upstream.pipe(client);
+      open.add(client);
+      client.on('close', () => open.delete(client));
+      // by hand rather than pipe(), so that a freeze can hold each chunk back; a test's traffic is small
+      const forward = (from: net.Socket, to: net.Socket) => from.on('data', (chunk: Buffer) => later(() => to.writable && to.write(chunk)));
+      later(() => upstream.write(head));
+      forward(client, upstream);
+      forward(upstream, client);
       client.resume();
     };
     client.on('data', onData);
@@ -73,7 +93,18 @@ export async function startDatabaseRelay(targetUrl: string): Promise<DatabaseRel
     mend() {
       isCut = false;
     },
+    freeze() {
+      frozen = true;
+    },
+    thaw() {
+      frozen = false;
+      const due = held;
+      held = [];
+      for (const fn of due) fn();
+    },
     close() {
+      frozen = false;
+      held = [];
       for (const socket of open) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
