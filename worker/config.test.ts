@@ -41,10 +41,18 @@ describe('worker config', () => {
     });
   });
 
+  it('reads the query timeout of its pools (TICKFLOW_DB_QUERY_TIMEOUT_MS, lib/db-timeouts.ts)', () => {
+    expect(loadWorkerConfig({ DATABASE_URL: 'x' }).dbQueryTimeoutMs).toBe(30_000);
+    expect(loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_DB_QUERY_TIMEOUT_MS: '120000' }).dbQueryTimeoutMs).toBe(120_000);
+    expect(loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_DB_QUERY_TIMEOUT_MS: '0' }).dbQueryTimeoutMs).toBe(0);
+  });
+
   it('names the variable on bad input', () => {
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_CONCURRENCY: 'lots' })).toThrow(/TICKFLOW_CONCURRENCY/);
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_SQL_CONNECTIONS: '[' })).toThrow(/TICKFLOW_SQL_CONNECTIONS/);
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ROLES: 'tick,dance' })).toThrow(/dance/);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_DB_QUERY_TIMEOUT_MS: '30s' })).toThrow(ConfigError);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_DB_QUERY_TIMEOUT_MS: '30s' })).toThrow(/TICKFLOW_DB_QUERY_TIMEOUT_MS .*"30s"/);
     expect(() => parseLabels('a=1,b')).toThrow(/TICKFLOW_NODE_LABELS/);
   });
 });
