@@ -11,7 +11,8 @@ import { startDatabaseRelay, type DatabaseRelay } from '../tests/helpers/databas
  * The database goes away while a page renders (docs/operations.md "Database restarts and failover"):
  * the probe before rendering (proxy.ts) still finds it, the page's own queries do not. A second console
  * (the same built `next start`) reaches the e2e database through a relay the test cuts at that moment
- * (tests/helpers/database-relay.ts), so the outage falls between the probe and the queries every time.
+ * (tests/helpers/database-relay.ts), so the outage falls between the probe and the queries every time;
+ * or freezes (connections open, nothing answered), where the query timeout (lib/db-timeouts.ts) ends the wait.
  * Its port: E2E_OUTAGE_PORT, else one the kernel picks.
  */
 
@@ -26,7 +27,8 @@ test.beforeAll(async () => {
   const port = Number(process.env.E2E_OUTAGE_PORT) || (await freePort());
   consoleProc = spawn(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: relay.url, TICKFLOW_API_TOKEN: E2E_API_TOKEN, LOG_LEVEL: 'fatal' },
+    // a short query timeout (lib/db-timeouts.ts) for the frozen database's case
+    env: { ...process.env, DATABASE_URL: relay.url, TICKFLOW_API_TOKEN: E2E_API_TOKEN, LOG_LEVEL: 'fatal', TICKFLOW_DB_QUERY_TIMEOUT_MS: '2000' },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   outageConsole = `http://127.0.0.1:${port}`;
@@ -43,7 +45,10 @@ test.afterAll(async () => {
   await relay.close();
 });
 
-test.afterEach(() => relay.mend());
+test.afterEach(() => {
+  relay.thaw();
+  relay.mend();
+});
 
 test('a page whose queries meet the outage after the probe passed answers 503 and shows the outage page, then comes back', async ({ page }) => {
   await login(page); // on the e2e console; the session cookie is sent to the other port too
@@ -74,6 +79,26 @@ test('a page whose queries meet the outage after the probe passed answers 503 an
   // back: the outage page reloads itself every 5 s
   relay.mend();
   await expect(page.getByRole('heading', { name: 'Workers' })).toBeVisible({ timeout: 15_000 });
+});
+
+test('a page whose queries meet a database that stopped answering answers 503 within the query timeout, then comes back', async ({ page }) => {
+  await login(page);
+  await page.goto(`${outageConsole}/jobs`);
+  await expect(page.getByRole('heading', { name: 'Jobs' })).toBeVisible();
+
+  // connections stay open, nothing comes back (a hung server, a partition); the probe still passes
+  relay.freeze();
+  const started = Date.now();
+  const res = await page.goto(`${outageConsole}/workers`);
+  expect(res?.status()).toBe(503);
+  expect(res?.headers()['retry-after']).toBe('5');
+  // 2 s query timeout + 1 s grace, or the 10 s connect timeout of a connection opened meanwhile: never a hang
+  expect(Date.now() - started).toBeLessThan(20_000);
+  await expect(page.getByTestId('database-unavailable')).toBeVisible();
+  await expect(page.getByText('This page could not be loaded')).toHaveCount(0);
+
+  relay.thaw();
+  await expect(page.getByRole('heading', { name: 'Workers' })).toBeVisible({ timeout: 20_000 });
 });
 
 test('a server action that meets the outage says "database unavailable", not a generic failure', async ({ page }) => {
