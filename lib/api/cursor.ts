@@ -25,19 +25,24 @@ export function decodeCursor(cursor: string, sort: string): CursorData {
   } catch {
     /* fall through */
   }
+  return invalidCursor();
+}
+
+/** Throws the one answer to any cursor that cannot be used: DomainError('validation', …, { cursor }), a 400 at `cursor`. */
+export function invalidCursor(): never {
   throw new DomainError('validation', 'Invalid cursor', { cursor: 'Invalid or stale cursor for this sort; start from the first page' });
 }
 
 /** The instant a cursor's `v` holds, or DomainError('validation', …, { cursor }) when it is not an accepted instant (lib/api/instant.ts). */
 export function cursorInstant(c: CursorData): Date {
   const d = new Date(String(c.v));
-  if (c.v === null || !isAcceptedInstant(d)) decodeCursor('', '');
+  if (c.v === null || !isAcceptedInstant(d)) invalidCursor();
   return d;
 }
 
 /** The whole number a cursor's `v` holds (a version number), or DomainError('validation', …, { cursor }) when it is not one in 1..int4 max. */
 export function cursorPositiveInt(c: CursorData): number {
-  if (typeof c.v !== 'number' || !Number.isInteger(c.v) || c.v < 1 || c.v > 2_147_483_647) decodeCursor('', '');
+  if (typeof c.v !== 'number' || !Number.isInteger(c.v) || c.v < 1 || c.v > 2_147_483_647) invalidCursor();
   return c.v as number;
 }
 

@@ -6,7 +6,7 @@ import { findJob } from './store.ts';
 import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
 import { ListVersionsQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { cursorPositiveInt, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
+import { cursorPositiveInt, decodeCursor, encodeCursor, invalidCursor, type Page } from '../api/cursor.ts';
 
 export type JobVersionView = {
   version: number;
@@ -44,7 +44,7 @@ export async function listVersions(db: Db, jobId: string, actor: Actor, opts: Li
   if (q.cursor) {
     const c = decodeCursor(q.cursor, VERSIONS_CURSOR);
     below = cursorPositiveInt(c);
-    if (c.id.toLowerCase() !== job.id.toLowerCase()) decodeCursor('', '');
+    if (c.id.toLowerCase() !== job.id.toLowerCase()) invalidCursor();
   }
   const rows = await db.jobVersion.findMany({
     where: { jobId: job.id, ...(below !== undefined ? { version: { lt: below } } : {}) },
