@@ -198,13 +198,16 @@ async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, hot: {
   };
 }
 
+/** The seeding and stats-rebuild statements take minutes at 10 M runs: no query timeout on that client (lib/db-timeouts.ts). */
+const SEEDING = { queryTimeoutMs: 0 };
+
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 async function main() {
   console.log(`history bench: ${fmt(RUNS)} runs over ${DAYS} days, ${JOBS} jobs, log lines for 1 task in ${LINES_EVERY} (${LINES} each)`);
   const onDatabase = REUSE ? (fn: (url: string) => Promise<void>) => fn(REUSE) : (fn: (url: string) => Promise<void>) => withBenchDatabase('history', fn);
   await onDatabase(async (url) => {
-    let db = createPrismaClient(url, 4);
+    let db = createPrismaClient(url, 4, SEEDING);
     const now = new Date();
     const start = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - (DAYS - 1) * 86_400_000);
 
@@ -236,7 +239,7 @@ async function main() {
     await admin.connect();
     if (!REUSE) await admin.query(`CREATE DATABASE "${emptyName}" TEMPLATE "${name}"`);
     const emptyDb = createPrismaClient(withDatabase(url, emptyName), 2);
-    db = createPrismaClient(url, 4);
+    db = createPrismaClient(url, 4, SEEDING);
     const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
     try {
 

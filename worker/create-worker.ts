@@ -75,6 +75,15 @@ export const HOT_POOL_SIZE = 4;
  */
 export const MAIN_POOL_WAIT_MS = 60_000;
 
+/**
+ * The least query timeout of the main pool (ms). The system jobs run on it, and on a large
+ * installation some of their statements rightly take minutes: the stats check recomputes two days
+ * of runs (docs/operations.md "History at scale": 2.4 s per day of 111,000 runs, so over a minute
+ * at the millions of runs a day a busy scheduler writes). A silent database is still noticed
+ * within the setting, by the liveness pool; this bound only ends a statement that never returns.
+ */
+export const MAIN_POOL_MIN_QUERY_TIMEOUT_MS = 600_000;
+
 export interface CreateWorkerOptions {
   config: WorkerConfig;
   /** a Prisma client to use (not closed on stop); default: a new one on config.databaseUrl */
@@ -141,7 +150,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   // heartbeat, the claims and the completions for good, and DbHealth's probe with them, instead of
   // reporting the outage. Not the `sql` handler's pools: their attempts have their own timeout.
   const queryTimeoutMs = config.dbQueryTimeoutMs ?? dbQueryTimeoutFromEnv();
-  const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs, connectTimeoutMs: MAIN_POOL_WAIT_MS });
+  const mainQueryTimeoutMs = queryTimeoutMs === 0 ? 0 : Math.max(queryTimeoutMs, MAIN_POOL_MIN_QUERY_TIMEOUT_MS);
+  const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: mainQueryTimeoutMs, connectTimeoutMs: MAIN_POOL_WAIT_MS });
   const registry = createHandlerRegistry({
     allowShell: config.allowShell,
     shellKillGraceMs: config.shellKillGraceMs,
