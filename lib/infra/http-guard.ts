@@ -10,8 +10,8 @@
  * /api/v1 paths get the API's JSON error shape, other paths plain text.
  * Installed by instrumentation.ts in the console process.
  */
-import http from 'node:http';
 import { allowedMethods } from '../api/allowed-methods.ts';
+import { addRequestHook } from './request-hooks.ts';
 
 export const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
@@ -65,22 +65,16 @@ export function guardRequest(method: string, target: string): GuardAnswer | null
 
 let installed = false;
 
-/** Makes every http.Server of this process answer guardRequest's cases itself. Idempotent. */
+/** Makes every http.Server of this process answer guardRequest's cases itself (lib/infra/request-hooks.ts). Idempotent. */
 export function installHttpGuard(): void {
   if (installed) return;
   installed = true;
-  const emit = http.Server.prototype.emit;
-  http.Server.prototype.emit = function guardedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === 'request') {
-      const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
-      const a = guardRequest(req.method ?? '', req.url ?? '/');
-      if (a) {
-        res.writeHead(a.status, { ...a.headers, 'content-length': Buffer.byteLength(a.body) });
-        res.end(req.method === 'HEAD' ? undefined : a.body);
-        req.resume();
-        return true;
-      }
-    }
-    return (emit as (event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args);
-  } as typeof emit;
+  addRequestHook((req, res, next) => {
+    const a = guardRequest(req.method ?? '', req.url ?? '/');
+    if (!a) return next();
+    res.writeHead(a.status, { ...a.headers, 'content-length': Buffer.byteLength(a.body) });
+    res.end(req.method === 'HEAD' ? undefined : a.body);
+    req.resume();
+    return true;
+  });
 }

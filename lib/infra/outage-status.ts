@@ -17,6 +17,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './database-unavailable.ts';
+import { addRequestHook } from './request-hooks.ts';
 
 interface RequestNote {
   metOutage: boolean;
@@ -86,17 +87,15 @@ function replaceNoted500(res: http.ServerResponse, note: RequestNote): void {
 
 let installed = false;
 
-/** Makes every http.Server of this process serve each request with a note, and send a noted 500 as the 503 page. Idempotent. */
+/** Makes every http.Server of this process serve each request with a note, and send a noted 500 as the 503 page (lib/infra/request-hooks.ts). Idempotent. */
 export function installOutageStatus(): void {
   if (installed) return;
   installed = true;
-  const emit = http.Server.prototype.emit;
-  http.Server.prototype.emit = function notedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event !== 'request') return (emit as (event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args);
+  addRequestHook((req, res, next) => {
     const note: RequestNote = { metOutage: false };
     // A server action's answer is the framework's data, which its caller reads (an error with its digest, for the
     // error boundary): the HTML page in its place would be an unreadable answer there.
-    if (!(args[0] as http.IncomingMessage).headers['next-action']) replaceNoted500(args[1] as http.ServerResponse, note);
-    return notes.run(note, () => (emit as (event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args));
-  } as typeof emit;
+    if (!req.headers['next-action']) replaceNoted500(res, note);
+    return notes.run(note, next);
+  });
 }
