@@ -36,9 +36,12 @@ import { fromTrustedProxy } from '@/lib/auth/client-address';
 
 const logger = log('rest');
 
-/** 503 `database_unavailable` with Retry-After: the database is restarting, failing over or not answering. */
-function databaseUnavailableResponse(): Response {
-  return jsonResponse(503, { error: { code: 'database_unavailable', message: DATABASE_UNAVAILABLE_MESSAGE } }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+/**
+ * 503 with Retry-After: the database is restarting, failing over or not answering. The body is the
+ * API's `database_unavailable` error, or the route's own answer for that case (RestOptions.whileDatabaseDown).
+ */
+function databaseUnavailableResponse(ownBody?: Record<string, unknown>): Response {
+  return jsonResponse(503, ownBody ?? { error: { code: 'database_unavailable', message: DATABASE_UNAVAILABLE_MESSAGE } }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
 }
 
 /** What a handler may return instead of plain data: an explicit status (and headers). */
@@ -84,6 +87,12 @@ export type RestOptions<P, Q, B> = {
   status?: number;
   /** 'no-replay': the answer carries a secret, so it is not stored and a repeat of the key is a 409 (lib/api/idempotency.ts). Default: replayed. */
   idempotency?: 'no-replay';
+  /**
+   * The body of the route's 503 while the database is away, in place of the `database_unavailable`
+   * error: a route whose readers parse one shape in both cases (GET /health, read by monitors and
+   * load balancers).
+   */
+  whileDatabaseDown?: Record<string, unknown>;
 };
 
 /** A route handler made by rest(): Next calls it; `operation` names its decision in lib/auth/permissions.ts. */
@@ -245,7 +254,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       // are (proxy.ts): one that froze or dropped off the network leaves connections hanging instead of failing, and
       // a request would otherwise wait for the whole outage.
       const databaseUrl = process.env.DATABASE_URL;
-      if (databaseUrl && !(await databaseReachable(databaseUrl))) return databaseUnavailableResponse();
+      if (databaseUrl && !(await databaseReachable(databaseUrl))) return databaseUnavailableResponse(opts.whileDatabaseDown);
       const db = getDb();
       const actor = await authenticateRequest(db, req, now);
       if (actor && WRITE_METHODS.has(req.method) && !req.headers.get('authorization')) checkSameOrigin(req, url);
@@ -316,7 +325,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
         // requests answer 503 at once until a probe finds it again.
         markDatabaseUnreachable();
         logger.warn({ err: e, method: req.method, path: url.pathname }, 'database unavailable');
-        return databaseUnavailableResponse();
+        return databaseUnavailableResponse(opts.whileDatabaseDown);
       }
       if (REPLAYABLE_SQLSTATES.has(pgErrorCode(e) ?? '')) {
         // A lock conflict that outlasted its replays (lib/db.ts inTransaction): nothing was changed; try again.

@@ -179,4 +179,24 @@ describe('a REST call', () => {
     // the next calls answer 503 at once until a probe finds the database again (markDatabaseUnreachable), then 200
     await expect.poll(async () => (await call(GET, 'GET', '/api/v1/jobs', { token })).status, { timeout: 10_000 }).toBe(200);
   });
+
+  it('GET /health answers its 503 in the shape of its 200 (monitors read `.database`), with Retry-After, whether the probe or its own check finds the database away', async () => {
+    process.env.DATABASE_URL = relay.url;
+    process.env.TICKFLOW_DB_QUERY_TIMEOUT_MS = String(QUERY_TIMEOUT_MS);
+    const health = await import('../../app/api/v1/health/route.ts');
+    await expect.poll(async () => (await call(health.GET, 'GET', '/api/v1/health')).status, { timeout: 10_000 }).toBe(200);
+    const down = { status: 'error', database: 'error', workers: 0 };
+    // frozen after the probe passed: the route's own SELECT 1 gives up
+    relay.freeze();
+    try {
+      const res = await call(health.GET, 'GET', '/api/v1/health');
+      expect({ status: res.status, retryAfter: res.headers.get('retry-after'), body: res.json }).toEqual({ status: 503, retryAfter: '5', body: down });
+    } finally {
+      relay.thaw();
+    }
+    // nothing listens there: the probe answers first, before the route runs
+    process.env.DATABASE_URL = 'postgresql://nobody@127.0.0.1:1/none';
+    const res = await call(health.GET, 'GET', '/api/v1/health');
+    expect({ status: res.status, retryAfter: res.headers.get('retry-after'), body: res.json }).toEqual({ status: 503, retryAfter: '5', body: down });
+  });
 });
