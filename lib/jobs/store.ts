@@ -79,7 +79,8 @@ export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[
 }
 
 /**
- * Writes the job_versions row for the job's current version (after the change) and returns the fresh view. A pause, edit,
+ * Writes the job_versions row for the job's current version (after the change) and returns the fresh view; its
+ * created_at is `now`, or the previous version's when that is later (versions never go back in time). A pause, edit,
  * rollback or delete first cancels the job's runs created ahead of a future slot
  * (lib/engine/cancel-ahead-runs.ts).
  */
@@ -102,6 +103,12 @@ export async function recordVersion(
     if (ahead.nextRunAt) job = { ...job, nextRunAt: ahead.nextRunAt };
   }
   const g = await loadGraph(tx, job);
+  // `now` is the request's clock, read before it waited for the job row: a change that waited behind
+  // another (which then wrote version N at a later clock) must not show version N+1 as older than N.
+  const previous = job.version > 1
+    ? await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: job.version - 1 } }, select: { createdAt: true } })
+    : null;
+  const createdAt = previous && previous.createdAt > now ? previous.createdAt : now;
   await tx.jobVersion.create({
     data: {
       jobId: job.id,
@@ -110,7 +117,7 @@ export async function recordVersion(
       snapshot: toJobSnapshot(g.job, g.steps, g.edges) as unknown as Prisma.InputJsonValue,
       reason: reason || null,
       createdBy: actor.name,
-      createdAt: now,
+      createdAt,
     },
   });
   return jobAnswer(tx, g);

@@ -46,6 +46,20 @@ describe('jobs lifecycle', () => {
     await offerHandlers(t, ['h', 'h2']);
   });
 
+  it('a change that waited behind another (its clock read before the wait) never gets an older version time than the version before it', async () => {
+    const job = await createJob(t.db, { key: 'versions.clock', name: 'v', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, alice, NOW);
+    const later = new Date(NOW.getTime() + 5_000);
+    await pauseJob(t.db, job.id, alice, {}, later);
+    // a delete whose request started before the pause committed (its `now` is earlier) writes version 3
+    await deleteJob(t.db, job.id, bob, {}, new Date(NOW.getTime() + 1_000));
+    const { items } = await listVersions(t.db, job.id, alice);
+    expect(items.map((v) => [v.version, v.changeType, v.createdAt])).toEqual([
+      [3, 'delete', later.toISOString()],
+      [2, 'pause', later.toISOString()],
+      [1, 'create', NOW.toISOString()],
+    ]);
+  });
+
   it('PATCH payload / handler on a one-step job change its step (the shorthand), keeping the rest; on a DAG payload is the job-level payload', async () => {
     const job = await createJob(t.db, { key: 'shorthand.patch', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { x: 1 } }, alice, NOW);
     await t.db.jobStep.updateMany({ where: { jobId: job.id }, data: { timeoutSeconds: 42, config: { keep: true } } });
