@@ -27,7 +27,7 @@ import readline from 'node:readline';
 import { consoleBuildIsStale } from '../lib/infra/console-build.ts';
 import { resolveDatabase, type ResolvedDatabase } from '../lib/infra/database-url.ts';
 import { EmbeddedRestartError, type EmbeddedServer } from '../lib/infra/embedded-postgres.ts';
-import { createRestartSchedule, EMBEDDED_DATABASE_RESTARTS, SUPERVISED_RESTARTS } from '../lib/infra/restart-schedule.ts';
+import { CONSOLE_RESTARTS, createRestartSchedule, EMBEDDED_DATABASE_RESTARTS, SUPERVISED_RESTARTS } from '../lib/infra/restart-schedule.ts';
 import { migrate, migrationSummary } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { otherLiveSupervisor, recordSupervisor } from '../lib/infra/supervisor-file.ts';
@@ -380,17 +380,44 @@ const childStdio: ['ignore', 'pipe', 'pipe', 'ipc'] = ['ignore', 'pipe', 'pipe',
 // The console also gets the peer-address hook (client addresses for the login limit,
 // lib/auth/client-address.ts); each child gets only the secrets it uses (lib/infra/service-env.ts).
 const peerAddress = pathToFileURL(path.join(root, 'scripts/peer-address.mjs')).href;
-consoleProc = spawn(process.execPath, ['--import', exitWithParent, '--import', peerAddress, nextBin, dev ? 'dev' : 'start', ...nextListenArgs(listen)], {
-  env: { ...consoleEnv(env), TICKFLOW_SERVICE: 'console' },
-  stdio: childStdio,
-  detached: true,
-});
-prefixed(consoleProc, 'console');
-consoleProc.once('exit', (code) => {
-  if (shuttingDown) return;
-  console.error(`[tickflow] console exited (${howItEnded(consoleProc!)})`);
-  stop('drain', code === 0 ? 1 : (code ?? 1), 'the console exited');
-});
+/**
+ * Starts the console. A console that dies unexpectedly (a crash, an out-of-memory kill) is restarted
+ * by the embedded database's rule (lib/infra/restart-schedule.ts): the worker keeps scheduling and
+ * running jobs meanwhile, as it does under a service manager; after 5 ends within 10 minutes the
+ * stack gives up, stops in order and exits 1. A console that exits 0 was stopped on purpose (a
+ * signal sent to its own pid): the stack stops, exit 1, since it cannot serve without it.
+ */
+const consoleRestarts = createRestartSchedule(CONSOLE_RESTARTS);
+function startConsole(): void {
+  const startedAt = Date.now();
+  const child = spawn(process.execPath, ['--import', exitWithParent, '--import', peerAddress, nextBin, dev ? 'dev' : 'start', ...nextListenArgs(listen)], {
+    env: { ...consoleEnv(env), TICKFLOW_SERVICE: 'console' },
+    stdio: childStdio,
+    detached: true,
+  });
+  consoleProc = child;
+  prefixed(child, 'console');
+  child.once('exit', (code) => {
+    if (shuttingDown) return;
+    if (code === 0) {
+      console.error(`[tickflow] console exited (${howItEnded(child)})`);
+      stop('drain', 1, 'the console exited');
+      return;
+    }
+    // What the console left in its process group goes with it (`next dev` serves from a child
+    // process, which would keep the port from the restarted console).
+    killGroup(child, 'SIGKILL');
+    const next = consoleRestarts.afterEnd(Date.now() - startedAt);
+    if (next.giveUp) {
+      console.error(`[tickflow] giving up on the console: it exited (${howItEnded(child)}), ${next.giveUp}; stopping Tickflow (exit 1)`);
+      stop('drain', 1, 'the console keeps exiting');
+      return;
+    }
+    console.error(`[tickflow] console exited (${howItEnded(child)}); restarting it in ${next.delayMs / 1000} s`);
+    setTimeout(() => { if (!shuttingDown) startConsole(); }, next.delayMs);
+  });
+}
+startConsole();
 
 /**
  * Starts the worker; a worker that dies unexpectedly is restarted by the supervisor's rule

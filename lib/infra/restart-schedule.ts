@@ -1,9 +1,9 @@
 /**
  * When `npm start`'s supervisor (scripts/start.ts) restarts a process of the stack that ended
- * without being asked to — the worker and the embedded PostgreSQL follow this one rule, the way a
+ * without being asked to — the worker, the console and the embedded PostgreSQL follow this one rule, the way a
  * process supervisor would: the first restart after 1 s, each next one after twice the delay, up
  * to 30 s; a process that ran for more than a minute before it ended starts again from 1 s. A
- * process that may give up (the embedded database) does so after too many ends within a window:
+ * process that may give up (the embedded database, the console) does so after too many ends within a window:
  * the stack then stops and exits non-zero, and a service manager restarts it whole.
  */
 
@@ -26,6 +26,12 @@ export const SUPERVISED_RESTARTS: RestartRule = { firstDelayMs: 1_000, maxDelayM
  * minutes (a server that cannot stay up is a problem for an operator, not for more restarts).
  */
 export const EMBEDDED_DATABASE_RESTARTS: RestartRule = { ...SUPERVISED_RESTARTS, giveUp: { ends: 5, withinMs: 10 * 60_000 } };
+
+/**
+ * The console's restarts: the embedded database's rule. A console that cannot stay up (its port
+ * taken, a broken build) is for an operator to look at; one crash must not stop the scheduling.
+ */
+export const CONSOLE_RESTARTS: RestartRule = EMBEDDED_DATABASE_RESTARTS;
 
 /** Restart after `delayMs`; or, set only under a rule with `giveUp`, do not: `giveUp` says why. */
 export interface RestartDecision {

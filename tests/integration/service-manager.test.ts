@@ -421,6 +421,28 @@ describe('a database restart under a running stack (docs/operations.md "Database
   }, 300_000);
 });
 
+describe('the console dies under a running stack', () => {
+  it('kill -9 of the console: the supervisor restarts it, the worker keeps running meanwhile, and the stack still stops in order, exit 0', async () => {
+    const stack = await startStack();
+    const killed = stack.console;
+    process.kill(killed, 'SIGKILL');
+    await waitFor(() => stack.output().includes('[tickflow] console exited (killed by SIGKILL); restarting it in 1 s\n'), 5_000, 'the supervisor reporting the kill', 50);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0)) === 200, 90_000, `GET /api/v1/health 200 again\n${stack.output()}`, 200);
+    expect(alive(stack.worker)).toBe(true);
+    const restarted = [...processTable()].find(([, p]) => p.ppid === stack.supervisor && /next/.test(p.cmdline))?.[0];
+    expect(restarted).toBeDefined();
+    expect(restarted).not.toBe(killed);
+    stack.console = restarted!;
+    expect(stack.output()).not.toMatch(/stopping \(the console exited\)/);
+
+    const since = Date.now();
+    process.kill(stack.npm.pid!, 'SIGTERM');
+    await allGone(stack, since, 60_000);
+    expect(await stack.npmExited).toEqual({ code: 0, signal: null });
+    expect(stopSequence(stack.output())).toEqual(['[tickflow] worker stopped', '[tickflow] console stopped', '[tickflow] embedded database stopped', '[tickflow] stopped']);
+  }, 300_000);
+});
+
 describe('the embedded PostgreSQL dies under a running stack (docs/operations.md "Database restarts and failover")', () => {
   const pgdata = () => path.join(dataDir, 'pgdata');
   /** The postmaster's pid, from its data directory. */
