@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { SHELL_WORKDIR_PREFIX } from './shell-guardian.ts';
 import { HandlerError } from './types.ts';
 
 /** Variables a shell child inherits from the worker (everything else is dropped). */
@@ -73,19 +74,20 @@ function checkoutRoot(): string {
 /**
  * The working directory for one attempt: `cwd` when given (absolute, outside the
  * checkout), else a new private temp directory owned by the child's user. `cleanup`
- * removes a directory made here.
+ * removes a directory made here; `temporary` says it was made here (the shell guardian removes
+ * only such directories).
  * @throws HandlerError (code `config`) naming payload.cwd
  */
-export async function shellWorkdir(cwd: unknown, identity: ShellIdentity): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+export async function shellWorkdir(cwd: unknown, identity: ShellIdentity): Promise<{ dir: string; temporary: boolean; cleanup: () => Promise<void> }> {
   if (cwd !== undefined && cwd !== null && cwd !== '') {
     if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) throw new HandlerError('shell: payload.cwd must be an absolute path', { code: 'config' });
     const rel = path.relative(checkoutRoot(), path.resolve(cwd));
     if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
       throw new HandlerError('shell: payload.cwd must be outside the Tickflow checkout (the worker\'s files stay private)', { code: 'config' });
     }
-    return { dir: path.resolve(cwd), cleanup: async () => undefined };
+    return { dir: path.resolve(cwd), temporary: false, cleanup: async () => undefined };
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tickflow-shell-'));
+  const dir = await mkdtemp(path.join(os.tmpdir(), SHELL_WORKDIR_PREFIX));
   if (identity) await chown(dir, identity.uid, identity.gid);
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }).catch(() => undefined) };
+  return { dir, temporary: true, cleanup: () => rm(dir, { recursive: true, force: true }).catch(() => undefined) };
 }

@@ -12,6 +12,9 @@
  * On abort (timeout, cancel, shutdown) the process group gets SIGTERM, then
  * SIGKILL after `killGraceMs` (default 5 s; a task may set 0..10 minutes, lib/handlers/number-settings.ts;
  * anything else fails the attempt naming `payload.killGraceMs`), so a program that traps TERM still dies.
+ * If the worker dies (even by SIGKILL) the shell guardian (shell-guardian.ts) SIGKILLs the
+ * attempt's process group and removes its temp directory at once, well before the lease can be
+ * reclaimed, so the next attempt never overlaps this one.
  * Refused unless the worker runs with TICKFLOW_ALLOW_SHELL=1: running arbitrary
  * programs is an explicit operator decision per worker.
  */
@@ -19,6 +22,7 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
+import { shellGuardian, type ShellGuardian } from './shell-guardian.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
@@ -26,6 +30,8 @@ export const DEFAULT_KILL_GRACE_MS = 5000;
 export interface ShellOptions {
   allowShell: boolean;
   killGraceMs?: number;
+  /** kills the attempts' process groups if the worker dies (default: this process's, shell-guardian.ts) */
+  guardian?: ShellGuardian;
 }
 
 class CappedBuffer {
@@ -107,12 +113,18 @@ export function createShellHandler(options: ShellOptions): Handler {
     const grace = numberSetting(s, 'shell', 'killGraceMs', killGraceMs);
     const identity = shellIdentity();
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    // No program starts unless the guardian runs: one left behind by a dead worker would overlap
+    // the next attempt (shell-guardian.ts).
+    const guardian = options.guardian ?? shellGuardian();
+    await guardian.ready();
     const workdir = await shellWorkdir(s.cwd, identity);
+    if (workdir.temporary) guardian.addDir(workdir.dir);
     try {
       const env = shellEnv(asObject(s.env), workdir.dir, identity);
-      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input });
+      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input, guardian });
     } finally {
       await workdir.cleanup();
+      if (workdir.temporary) guardian.removeDir(workdir.dir);
     }
   };
 }
@@ -121,7 +133,7 @@ async function runChild(
   ctx: Parameters<Handler>[0],
   file: string,
   args: string[],
-  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown },
+  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown; guardian: ShellGuardian },
 ) {
   {
     const grace = o.grace;
@@ -135,6 +147,10 @@ async function runChild(
       detached: true,
       ...(o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {}),
     });
+    // In the same synchronous stretch as spawn(): the group (pgid = the leader's pid, as it is
+    // detached) is known to the guardian before anything else can run in this process.
+    const pgid = child.pid;
+    if (pgid !== undefined) o.guardian.addGroup(pgid);
     ctx.taskLog.info(`$ ${[file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`, { cwd: o.cwd });
     const started = Date.now();
     const outLines = streamLines(ctx.taskLog, 'stdout');
@@ -184,6 +200,7 @@ async function runChild(
     }).finally(() => {
       ctx.signal.removeEventListener('abort', onAbort);
       if (killTimer) clearTimeout(killTimer);
+      if (pgid !== undefined) o.guardian.removeGroup(pgid);
     });
 
     outLines.end();

@@ -1,0 +1,113 @@
+/**
+ * The shell guardian's protocol lines, and its script run by the real /bin/sh on real process
+ * groups: end of file on its stdin (what the worker's death looks like to it) kills what is
+ * registered and removes the registered directories, and nothing else.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GUARDIAN_SCRIPT, SHELL_WORKDIR_PREFIX, guardianLine } from './shell-guardian';
+
+describe('guardianLine', () => {
+  it('registers and unregisters groups and temp directories, one line each', () => {
+    expect(guardianLine('group', true, 4242)).toBe('G 4242\n');
+    expect(guardianLine('group', false, 4242)).toBe('g 4242\n');
+    expect(guardianLine('dir', true, '/tmp/tickflow-shell-a b')).toBe('D /tmp/tickflow-shell-a b\n');
+    expect(guardianLine('dir', false, '/tmp/tickflow-shell-x')).toBe('d /tmp/tickflow-shell-x\n');
+  });
+
+  it('refuses what the guardian could turn into the wrong kill or rm', () => {
+    // pid 1 / 0 / -1 as a group would be init, our own group, or every process
+    for (const bad of [0, 1, -1, 2.5, Number.NaN]) expect(() => guardianLine('group', true, bad)).toThrow(/process group id/);
+    for (const bad of ['/etc', 'tmp/tickflow-shell-x', '/tickflow-shell-x', '/tmp/tickflow-shell-x\n/etc', '/tmp/other']) {
+      expect(() => guardianLine('dir', true, bad)).toThrow(/refusing/);
+    }
+  });
+});
+
+/** Live (not zombie) processes whose process group is `pgid` (Linux /proc). */
+function liveInGroup(pgid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // state ppid pgrp ...
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') out.push(Number(name));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) if (check()) return true;
+  return check();
+}
+
+const started: ChildProcess[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const c of started.splice(0)) {
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A process group like a shell attempt's: `sh -c` (the leader) with a `sleep` child. */
+function group(): number {
+  const c = spawn('/bin/sh', ['-c', 'sleep 97; echo done'], { detached: true, stdio: 'ignore' });
+  started.push(c);
+  return c.pid!;
+}
+
+describe('GUARDIAN_SCRIPT (/bin/sh)', () => {
+  it('at end of input: SIGKILLs every registered group (children too) and removes registered dirs; unregistered ones stay', async () => {
+    const killed = group();
+    const kept = group();
+    const gone = mkdtempSync(path.join(os.tmpdir(), SHELL_WORKDIR_PREFIX));
+    const stays = mkdtempSync(path.join(os.tmpdir(), SHELL_WORKDIR_PREFIX));
+    dirs.push(gone, stays);
+    expect(await until(() => liveInGroup(killed).length === 2 && liveInGroup(kept).length === 2, 5000)).toBe(true);
+
+    const guardian = spawn('/bin/sh', ['-c', GUARDIAN_SCRIPT], { stdio: ['pipe', 'ignore', 'pipe'], detached: true });
+    let stderr = '';
+    guardian.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    guardian.stdin!.write(guardianLine('group', true, killed) + guardianLine('group', true, kept) + guardianLine('group', false, kept));
+    guardian.stdin!.write(guardianLine('dir', true, gone) + guardianLine('dir', true, stays) + guardianLine('dir', false, stays));
+    // lines the script must ignore: what guardianLine refuses to write
+    guardian.stdin!.write('D /etc\nG 1x\nG -1\nhello\n');
+    // idle: nothing happens while the worker's end is open
+    await new Promise((r) => setTimeout(r, 300));
+    expect(liveInGroup(killed)).toHaveLength(2);
+    expect(existsSync(gone)).toBe(true);
+
+    guardian.stdin!.end(); // the worker's end closes: what its death looks like from here
+    const exit = await new Promise<number | null>((r) => guardian.once('exit', (code) => r(code)));
+    expect(exit).toBe(0);
+    expect(stderr).toBe('');
+    expect(await until(() => liveInGroup(killed).length === 0, 3000)).toBe(true);
+    expect(existsSync(gone)).toBe(false);
+    expect(liveInGroup(kept)).toHaveLength(2);
+    expect(existsSync(stays)).toBe(true);
+    expect(existsSync('/etc')).toBe(true);
+  });
+
+  it('ignores the signals a worker\'s process group or terminal gets (HUP, INT, TERM, QUIT)', async () => {
+    const guardian = spawn('/bin/sh', ['-c', GUARDIAN_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    await new Promise((r) => guardian.stdout!.once('data', r)); // `ready`: the traps are set
+    for (const sig of ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGQUIT'] as const) guardian.kill(sig);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(guardian.exitCode).toBe(null);
+    expect(guardian.signalCode).toBe(null);
+    guardian.stdin!.end();
+    expect(await new Promise((r) => guardian.once('exit', (code) => r(code)))).toBe(0);
+  });
+});
