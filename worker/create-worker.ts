@@ -157,6 +157,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     shellKillGraceMs: config.shellKillGraceMs,
     databaseUrl: config.databaseUrl,
     sqlConnections: config.sqlConnections,
+    lease: { leaseSeconds: config.leaseSeconds, heartbeatMs: config.heartbeatMs },
     // System jobs (retention, cleanups, stats check) on this worker's own client.
     extra: { ...createSystemHandlers(() => db), ...options.handlers },
   });

@@ -11,7 +11,7 @@ import * as builtin from './builtin.ts';
 import { grpcHandler } from './grpc.ts';
 import { http } from './http.ts';
 import { createShellHandler } from './shell.ts';
-import { createSqlHandler } from './sql.ts';
+import { createSqlHandler, sqlLiveness } from './sql.ts';
 import type { Handler } from './types.ts';
 
 export * from './types.ts';
@@ -24,6 +24,8 @@ export interface HandlerRegistryOptions {
   /** Tickflow's own database url (the sql executor's `default` connection) */
   databaseUrl?: string;
   sqlConnections?: Record<string, string>;
+  /** this worker's lease (s) and heartbeat (ms): how fast a dead worker's sql statement must end (sql.ts sqlLiveness) */
+  lease?: { leaseSeconds: number; heartbeatMs: number };
   /** extra or overriding handlers (embedding applications, tests) */
   extra?: Record<string, Handler>;
 }
@@ -42,7 +44,11 @@ export interface HandlerRegistry {
 }
 
 export function createHandlerRegistry(options: HandlerRegistryOptions = {}): HandlerRegistry {
-  const sql = createSqlHandler({ defaultUrl: options.databaseUrl, connections: options.sqlConnections });
+  const sql = createSqlHandler({
+    defaultUrl: options.databaseUrl,
+    connections: options.sqlConnections,
+    ...(options.lease ? { liveness: sqlLiveness(options.lease.leaseSeconds, options.lease.heartbeatMs) } : {}),
+  });
   const map = new Map<string, Handler>([
     ['builtin.noop', builtin.noop],
     ['builtin.echo', builtin.echo],

@@ -11,6 +11,16 @@
  * the task timeout. An abort (timeout/cancel) cancels the backend with
  * pg_cancel_backend. Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
  *
+ * A dead worker's statement stops with it: PostgreSQL does not notice a vanished client
+ * while a query runs, so the backend of a SIGKILLed worker would go on (holding its locks)
+ * after the lease is reclaimed and attempt 2 starts. Each attempt's transaction therefore
+ * also sets, with SET LOCAL (what a transaction-mode PgBouncer passes on; startup options it
+ * does not), the settings of sqlLiveness(): `client_connection_check_interval` (PostgreSQL
+ * 14+) makes the running query poll its socket and end when the client closed it (a killed
+ * process: the kernel closes its sockets), and the server-side `tcp_keepalives_*` and
+ * `tcp_user_timeout` make the socket fail when the worker's machine vanished without closing
+ * it. All are user-settable, so the restricted role sets them itself. Values: sqlLiveness().
+ *
  * The `default` connection is a real privilege boundary (H2). It does NOT use
  * the worker's own (privileged) DATABASE_URL user — `SET search_path` or
  * `SET ROLE` would not be a boundary, the SQL text can undo either. It logs in
@@ -78,6 +88,76 @@ export interface SqlOptions {
   defaultUrl?: string;
   /** extra named connections: name -> postgres:// url */
   connections?: Record<string, string>;
+  /** how fast a dead worker's statement ends (default: sqlLiveness for a 30 s lease renewed every 10 s) */
+  liveness?: SqlLiveness;
+}
+
+/** Server settings that end a dead worker's statement; see sqlLiveness. */
+export interface SqlLiveness {
+  /** client_connection_check_interval, ms: how often a running query checks that its client is still there */
+  checkIntervalMs: number;
+  /** tcp_keepalives_idle, s: silence before the server probes the worker's machine */
+  keepalivesIdleS: number;
+  /** tcp_keepalives_interval, s: between unanswered probes */
+  keepalivesIntervalS: number;
+  /** tcp_keepalives_count: unanswered probes before the connection is dead */
+  keepalivesCount: number;
+  /** tcp_user_timeout, ms: how long data sent to the worker may stay unacknowledged (while rows stream out, no probes are sent) */
+  userTimeoutMs: number;
+}
+
+/**
+ * The liveness settings of the sql executor's attempts, from this worker's lease.
+ *
+ * A dead worker's lease is reclaimed no sooner than `leaseSeconds` after its last renewal, and it
+ * renews every `heartbeatMs` (worker/heartbeat.ts; README "Workers, claims and leases"), so at
+ * least `window = leaseSeconds·1000 − heartbeatMs` passes between the death and attempt 2 (20 s by
+ * default). The backend must end within half of that (`budget`), leaving the other half as margin
+ * for a busy server:
+ * - a killed worker process (its socket closed by the kernel): found by the next connection check,
+ *   `checkIntervalMs` = budget/10 within 100..1000 ms (a poll() on the socket, nothing sent);
+ * - a vanished machine (nothing closes the socket): keepalive probes after `idle` s of silence,
+ *   3 probes `interval` s apart, then the socket fails and the next check ends the query:
+ *   idle + 3·interval + check ≤ budget, with interval = budget/5 and idle ≥ 1 s. Whole seconds,
+ *   so never below 4 s: with leases under about 10 s only a vanished machine may outlast the budget.
+ * Defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s idle, 2 s interval,
+ * 3 probes (9 s); tcp_user_timeout 9 s. A live worker's statement loses its connection only when
+ * the network is silent for that long, which its lease (30 s) would survive: the attempt fails
+ * and is retried.
+ * @param leaseSeconds TICKFLOW_LEASE_SECONDS (s)
+ * @param heartbeatMs TICKFLOW_HEARTBEAT_MS (ms)
+ */
+export function sqlLiveness(leaseSeconds: number, heartbeatMs: number): SqlLiveness {
+  const windowMs = Math.max(1000, leaseSeconds * 1000 - heartbeatMs);
+  const budgetMs = windowMs / 2;
+  const checkIntervalMs = Math.min(1000, Math.max(100, Math.floor(budgetMs / 10)));
+  const keepalivesCount = 3;
+  const budgetS = Math.floor(budgetMs / 1000);
+  const keepalivesIntervalS = Math.max(1, Math.floor(budgetS / 5));
+  const keepalivesIdleS = Math.max(1, budgetS - keepalivesCount * keepalivesIntervalS - Math.ceil(checkIntervalMs / 1000));
+  return {
+    checkIntervalMs,
+    keepalivesIdleS,
+    keepalivesIntervalS,
+    keepalivesCount,
+    userTimeoutMs: (keepalivesIdleS + keepalivesCount * keepalivesIntervalS) * 1000,
+  };
+}
+
+/**
+ * `SELECT set_config(…, true), …`: the liveness settings as SET LOCAL, in one round trip.
+ * Without `checkInterval` for a server that refuses it (a platform without the kernel events it
+ * polls for: the value must be 0 there).
+ */
+export function livenessStatement(l: SqlLiveness, checkInterval = true): string {
+  const settings: [string, number][] = [
+    ...(checkInterval ? [['client_connection_check_interval', l.checkIntervalMs] as [string, number]] : []),
+    ['tcp_keepalives_idle', l.keepalivesIdleS],
+    ['tcp_keepalives_interval', l.keepalivesIntervalS],
+    ['tcp_keepalives_count', l.keepalivesCount],
+    ['tcp_user_timeout', l.userTimeoutMs],
+  ];
+  return `SELECT ${settings.map(([k, v]) => `set_config('${k}', '${Math.floor(v)}', true)`).join(', ')}`;
 }
 
 /** Parses TICKFLOW_SQL_CONNECTIONS (JSON object of name -> url). Throws a readable Error when malformed. */
@@ -273,6 +353,9 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
   /** Tickflow's own (privileged) connection: provisioning and cancelling only, never user SQL. */
   let adminPool: pg.Pool | null = null;
   let runner: Promise<pg.Pool> | null = null;
+  const liveness = options.liveness ?? sqlLiveness(30, 10_000);
+  /** false once a server refused client_connection_check_interval (see livenessStatement) */
+  let checkInterval = true;
 
   function newPool(config: pg.PoolConfig): pg.Pool {
     const pool = new pg.Pool({ max: 4, idleTimeoutMillis: 30_000, ...config });
@@ -361,6 +444,18 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     let broken = false;
     try {
       await client.query('BEGIN');
+      try {
+        await client.query(livenessStatement(liveness, checkInterval));
+      } catch (err) {
+        // 22023: "client_connection_check_interval must be set to 0 on this platform". The
+        // keepalives still bound a vanished machine; a killed process's statement runs to its end.
+        if (!checkInterval || (err as { code?: string }).code !== '22023') throw err;
+        checkInterval = false;
+        ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: the server cannot check for a vanished client; a killed worker\'s statement runs until it ends');
+        await client.query('ROLLBACK');
+        await client.query('BEGIN');
+        await client.query(livenessStatement(liveness, false));
+      }
       const timeoutMs = Math.max(1, Math.min(Math.floor(ctx.timeoutMs), 2 ** 31 - 1));
       await client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
       if (isDefault) await client.query(`SET LOCAL search_path = ${SCRATCH_SCHEMA}`);

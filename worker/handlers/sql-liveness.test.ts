@@ -1,0 +1,40 @@
+/**
+ * sqlLiveness (worker/handlers/sql.ts): a dead worker's statement must end within half the time
+ * its lease guarantees before a reclaim (lease − heartbeat), so attempt 2 never runs beside it.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { livenessStatement, sqlLiveness } from './sql';
+
+describe('sqlLiveness', () => {
+  it('the defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s + 3 × 2 s; tcp_user_timeout 9 s', () => {
+    expect(sqlLiveness(30, 10_000)).toEqual({ checkIntervalMs: 1000, keepalivesIdleS: 3, keepalivesIntervalS: 2, keepalivesCount: 3, userTimeoutMs: 9000 });
+  });
+
+  it('a killed worker is noticed within a tenth of the budget, a vanished machine within the budget once it is at least 4 s', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 86_400 }), fc.integer({ min: 10, max: 86_400_000 }), (lease, heartbeat) => {
+        const l = sqlLiveness(lease, heartbeat);
+        const budgetMs = Math.max(1000, lease * 1000 - heartbeat) / 2;
+        expect(l.checkIntervalMs).toBeGreaterThanOrEqual(100);
+        expect(l.checkIntervalMs).toBeLessThanOrEqual(Math.max(100, budgetMs / 10));
+        for (const s of [l.keepalivesIdleS, l.keepalivesIntervalS, l.keepalivesCount]) expect(Number.isInteger(s) && s >= 1).toBe(true);
+        const vanishedMs = (l.keepalivesIdleS + l.keepalivesCount * l.keepalivesIntervalS) * 1000 + l.checkIntervalMs;
+        if (budgetMs >= 5000) expect(vanishedMs).toBeLessThanOrEqual(budgetMs);
+        else expect(vanishedMs).toBeLessThanOrEqual(5000); // whole seconds: 1 + 3 × 1 s, plus one check
+        expect(l.userTimeoutMs).toBe((l.keepalivesIdleS + l.keepalivesCount * l.keepalivesIntervalS) * 1000);
+      }),
+    );
+  });
+});
+
+describe('livenessStatement', () => {
+  it('one SELECT of transaction-local set_config calls; without the connection check when asked', () => {
+    const l = sqlLiveness(30, 10_000);
+    expect(livenessStatement(l)).toBe(
+      "SELECT set_config('client_connection_check_interval', '1000', true), set_config('tcp_keepalives_idle', '3', true), " +
+        "set_config('tcp_keepalives_interval', '2', true), set_config('tcp_keepalives_count', '3', true), set_config('tcp_user_timeout', '9000', true)",
+    );
+    expect(livenessStatement(l, false)).not.toMatch(/client_connection_check_interval/);
+  });
+});
