@@ -1,0 +1,167 @@
+/**
+ * Work a worker starts outside its own process dies with it (README "Workers, claims and
+ * leases"): a real compiled worker process SIGKILLed mid-attempt leaves no `shell` process group
+ * and no temp directory behind (the shell guardian, worker/handlers/shell-guardian.ts), and no
+ * `sql` backend still running its statement (client_connection_check_interval, set by
+ * worker/handlers/sql.ts) — within a few seconds, well before the lease (30 s, renewed every
+ * 10 s: 20 s at the least) could be reclaimed and attempt 2 start beside it.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../helpers/db.ts';
+import { spawnWorker, triggerOneTask, waitFor, type WorkerProcess } from './worker-fixtures.ts';
+
+const t = useTestDatabase();
+const procs: WorkerProcess[] = [];
+const groups: number[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+  // a failing run must not leave its sleeps behind either
+  for (const g of groups.splice(0)) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+});
+
+/** The default lease and heartbeat: the bound that matters is the one operators get. */
+function start(env: Record<string, string> = {}): WorkerProcess {
+  const p = spawnWorker(t.url, { TICKFLOW_DB_POOL: '4', TICKFLOW_LEASE_SECONDS: '30', ...env });
+  procs.push(p);
+  return p;
+}
+
+/** Live (not zombie) processes of process group `pgid`, from /proc (state, ppid, pgrp follow the name). */
+function liveInGroup(pgid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(name));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/** The worker's shell guardian: its child running the guardian script. */
+function guardianOf(workerPid: number): number | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(ppid) !== workerPid || state === 'Z') continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('while IFS= read -r line')) return Number(name);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return undefined;
+}
+
+const alive = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+describe('shell: the attempt\'s process group dies with its worker', () => {
+  it('SIGKILL of the worker: the group (sh and its sleep) is gone and its temp dir removed within a few seconds; the guardian exits', async () => {
+    const w = start({ TICKFLOW_ALLOW_SHELL: '1' });
+    await w.ready;
+    const id = await triggerOneTask(t.db, {
+      timeoutSeconds: 300,
+      steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo "pgid=$$ home=$HOME"; sleep 97; echo done'] } }],
+    });
+    // The command's first line, from the task log lines: its process group and temp dir.
+    const line = await waitFor(async () => {
+      const r = await t.pool.query<{ text: string }>(`SELECT text FROM task_log_lines WHERE task_id = $1 AND text LIKE 'pgid=%'`, [id]);
+      return r.rows[0]?.text;
+    }, 20_000, 'the shell task\'s first line');
+    const m = /^pgid=(\d+) home=(\S+)$/.exec(line)!;
+    const pgid = Number(m[1]);
+    const dir = m[2]!;
+    groups.push(pgid);
+    expect(dir).toMatch(/\/tickflow-shell-/);
+    // sh and the sleep it forked
+    await waitFor(() => liveInGroup(pgid).length === 2, 5000, 'sh and sleep running');
+    expect(existsSync(dir)).toBe(true);
+    const guardian = guardianOf(w.child.pid!);
+
+    w.child.kill('SIGKILL');
+    await w.exited;
+    const killedAt = Date.now();
+    await waitFor(() => liveInGroup(pgid).length === 0, 5000, `no process left in group ${pgid}`, 20);
+    const goneMs = Date.now() - killedAt;
+    await waitFor(() => !existsSync(dir), 5000, `${dir} removed`, 20);
+    expect(guardian).toBeDefined();
+    await waitFor(() => !alive(guardian!), 5000, 'the guardian exited', 20);
+    console.log(`shell group gone ${goneMs} ms after the worker's SIGKILL`);
+    // still the dead worker's attempt: nothing ran beside it
+    expect(await t.db.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'running', attempt: 1 });
+  }, 60_000);
+
+  it('a normal stop (SIGTERM) still drains: the running command finishes, then the guardian exits', async () => {
+    const w = start({ TICKFLOW_ALLOW_SHELL: '1', TICKFLOW_SHUTDOWN_GRACE_MS: '20000' });
+    await w.ready;
+    const id = await triggerOneTask(t.db, {
+      timeoutSeconds: 60,
+      steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo started; sleep 2; echo finished'] } }],
+    });
+    await waitFor(async () => (await t.pool.query(`SELECT 1 FROM task_log_lines WHERE task_id = $1 AND text = 'started'`, [id])).rowCount, 20_000, 'started');
+    const guardian = guardianOf(w.child.pid!);
+    expect(guardian).toBeDefined();
+    w.child.kill('SIGTERM');
+    expect(await w.exited).toEqual({ code: 0, signal: null });
+    expect(await t.db.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'success', attempt: 1 });
+    await waitFor(() => !alive(guardian!), 5000, 'the guardian exited', 20);
+  }, 60_000);
+});
+
+describe('sql: the attempt\'s backend ends with its worker', () => {
+  it('SIGKILL of the worker: the backend running pg_sleep (holding an advisory lock) is gone from pg_stat_activity within a few seconds', async () => {
+    const w = start();
+    await w.ready;
+    const id = await triggerOneTask(t.db, {
+      timeoutSeconds: 300,
+      steps: [{ handler: 'sql', config: { sql: 'select pg_advisory_lock(4242), pg_sleep(50)' } }],
+    });
+    const backend = await waitFor(async () => {
+      const r = await t.pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(50)%' AND pid <> pg_backend_pid()`,
+      );
+      return r.rows[0]?.pid;
+    }, 30_000, 'the sql task\'s backend running');
+    // what the attempt's transaction set (the role's own SET LOCAL)
+    const lock = () => t.pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted`);
+    expect((await lock()).rowCount).toBe(1);
+
+    w.child.kill('SIGKILL');
+    await w.exited;
+    const killedAt = Date.now();
+    await waitFor(
+      async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [backend])).rowCount === 0,
+      5000,
+      `backend ${backend} gone`,
+      20,
+    );
+    const goneMs = Date.now() - killedAt;
+    expect((await lock()).rowCount).toBe(0);
+    console.log(`sql backend gone ${goneMs} ms after the worker's SIGKILL`);
+    expect(await t.db.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'running', attempt: 1 });
+  }, 60_000);
+});
