@@ -4,11 +4,13 @@
  * 1. type check (tsc --noEmit)
  * 2. unit tests (vitest project `unit`) under TZ=UTC, America/New_York and
  *    Australia/Sydney: schedule results must not depend on the host zone
- * 3. integration tests (vitest project `integration`) on a real PostgreSQL:
+ * 3. next build (when the e2e stage runs), before the integration tests so that those
+ *    running `npm start` serve the build rather than `next dev`
+ * 4. integration tests (vitest project `integration`) on a real PostgreSQL:
  *    the embedded one, or DATABASE_URL's server; again on
  *    TICKFLOW_TEST_SECOND_DATABASE_URL's server when set (CI: PostgreSQL 15), the files
  *    whose subject is version-dependent SQL (SECOND_SERVER_FILES)
- * 4. next build, then Playwright e2e against the built console, a real worker
+ * 5. Playwright e2e against the built console, a real worker
  *    and a fresh database (Debian Chromium at /usr/bin/chromium)
  *
  * Prints one closing line `tests: N passed, N failed` and exits non-zero on any
@@ -130,6 +132,12 @@ if (want('unit')) {
   }
 }
 
+// The console is built before the integration tests when the e2e stage will need it anyway: the
+// tests that run `npm start` (service-manager.test.ts) then serve that build instead of compiling
+// every page on first request under `next dev` (lib/infra/console-build.ts decides which).
+let built: boolean | undefined;
+if (want('e2e')) built = run('next build', node, [path.resolve('node_modules/next/dist/bin/next'), 'build']);
+
 if (want('integration')) {
   const out = `${results}/integration.json`;
   run('integration tests (real PostgreSQL)', node, [vitest, 'run', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
@@ -145,7 +153,6 @@ if (want('integration')) {
 }
 
 if (want('e2e')) {
-  const built = run('next build', node, [path.resolve('node_modules/next/dist/bin/next'), 'build']);
   if (!built) {
     failed++;
   } else {
