@@ -49,6 +49,19 @@ export const objectId = (what: string) => z.guid({ message: `Must be a ${what} i
  * zone is stored the way Intl reports it; an unknown zone is returned as given.
  */
 export function canonicalTimeZone(tz: string): string {
+  let canonical = canonicalZones.get(tz);
+  if (canonical === undefined) {
+    // Intl's answers do not change while the process runs; a job import asks up to 1,000 times
+    if (canonicalZones.size >= 1000) canonicalZones.clear();
+    canonical = canonicalZoneOf(tz);
+    canonicalZones.set(tz, canonical);
+  }
+  return canonical;
+}
+
+const canonicalZones = new Map<string, string>();
+
+function canonicalZoneOf(tz: string): string {
   try {
     const lower = tz.toLowerCase();
     const supported = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import dagre from '@dagrejs/dagre';
 import { DEFAULT_NODE_HEIGHT, DEFAULT_NODE_WIDTH, layoutDag } from './layout-dag';
 
 const nodes = (...ids: string[]) => ids.map((id) => ({ id }));
@@ -45,4 +46,18 @@ describe('layoutDag', () => {
   });
 
   it('empty graph', () => expect(layoutDag([], [], { direction: 'LR' })).toEqual({}));
+
+  it('one node (a one-step job): where dagre puts it, without running dagre', () => {
+    for (const direction of ['LR', 'TB'] as const) {
+      for (const node of [{ id: 'main' }, { id: 'n', width: 333, height: 71 }]) {
+        const g = new dagre.graphlib.Graph();
+        g.setGraph({ rankdir: direction, nodesep: 40, ranksep: 120, marginx: 20, marginy: 20 });
+        const [w, h] = [node.width ?? DEFAULT_NODE_WIDTH, node.height ?? DEFAULT_NODE_HEIGHT];
+        g.setNode(node.id, { width: w, height: h });
+        dagre.layout(g);
+        const c = g.node(node.id) as { x: number; y: number };
+        expect(layoutDag([node], [{ source: node.id, target: node.id }], { direction })).toEqual({ [node.id]: { x: Math.round(c.x - w / 2), y: Math.round(c.y - h / 2) } });
+      }
+    }
+  });
 });

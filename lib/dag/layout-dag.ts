@@ -10,6 +10,9 @@ export const DEFAULT_NODE_HEIGHT = 72;
 /** Options of {@link layoutDag}: `LR` = left to right (the editor's default), `TB` = top to bottom. Gaps in px. */
 export type LayoutOptions = { direction: 'LR' | 'TB'; nodeGap?: number; rankGap?: number };
 
+/** The margin dagre leaves around the laid-out graph (px). */
+const LAYOUT_MARGIN = 20;
+
 /**
  * Lays out a DAG with dagre.
  *
@@ -23,13 +26,17 @@ export function layoutDag(
   edges: readonly { source: string; target: string }[],
   options: LayoutOptions = { direction: 'LR' },
 ): Record<string, { x: number; y: number }> {
+  if (nodes.length === 1) {
+    // One node (a one-step job): dagre puts it at its margins; the same answer without building a graph.
+    return { [nodes[0]!.id]: { x: LAYOUT_MARGIN, y: LAYOUT_MARGIN } };
+  }
   const g = new dagre.graphlib.Graph({ multigraph: false });
   g.setGraph({
     rankdir: options.direction,
     nodesep: options.nodeGap ?? 40,
     ranksep: options.rankGap ?? 120,
-    marginx: 20,
-    marginy: 20,
+    marginx: LAYOUT_MARGIN,
+    marginy: LAYOUT_MARGIN,
   });
   g.setDefaultEdgeLabel(() => ({}));
   const sizes = new Map<string, { w: number; h: number }>();

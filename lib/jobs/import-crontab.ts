@@ -1,12 +1,11 @@
 import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError, isDomainError } from '../errors.ts';
-import { CreateJobInput, ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/schemas.ts';
+import { ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { parseCrontab, type CrontabJob } from '../crontab/parse-crontab.ts';
-import { createJob } from './create-job.ts';
+import { insertNewJobs, prepareNewJob, type NewJob } from './create-job.ts';
 import { assertMayChangeCommand } from './handler-permissions.ts';
-import { pauseJob } from './pause-job.ts';
 import type { JobView } from './job-view.ts';
 
 /** A crontab line that did not become a job, and why. */
@@ -76,10 +75,14 @@ function reasonOf(e: DomainError, key: string): string {
 /**
  * Imports a crontab / cron.d text (lib/crontab/parse-crontab.ts) as PAUSED
  * one-step `shell` jobs (create + pause versions, so an operator reviews them
- * before they fire), all in ONE transaction. Lines that cannot be converted
- * (@reboot, bad schedules, missing commands) and entries the database refuses
- * (a job key already in use) are reported in `skipped` by line, never thrown;
- * each entry runs inside its own savepoint so one refusal leaves the others.
+ * before they fire), all in ONE transaction: createJob's checks for each entry
+ * (prepareNewJob), then every job stored and paused at once, as createJob and
+ * pauseJob store them, in a few set-based statements whatever the number of
+ * entries (insertNewJobs), so MAX_CRONTAB_ENTRIES fit well within the
+ * transaction timeout. Lines that cannot be converted (@reboot, bad schedules,
+ * missing commands) and entries refused (a job key already in use, a check
+ * createJob makes) are reported in `skipped` by line, never thrown; the others
+ * are created.
  * `dryRun`: everything is done and then rolled back, so the preview is exactly
  * what an import would do (collisions included), and nothing is written.
  * Both doors call this: the console's /jobs/import and POST /api/v1/jobs/import,
@@ -103,42 +106,37 @@ export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now
   const skipped: ImportSkip[] = errors.map((e) => ({ line: e.line, text: e.text, reason: e.reason }));
   const source = input.source || 'a crontab upload';
 
-  // Validate every entry first (no database work for input the schema refuses).
-  const candidates: { entry: CrontabJob; input: CreateJobInput }[] = [];
+  // Every check that needs no database first (createJob's own: prepareNewJob), entry by entry.
+  const candidates: { entry: CrontabJob; job: NewJob }[] = [];
   for (const entry of jobs) {
     try {
-      candidates.push({ entry, input: parseOrThrow(CreateJobInput, crontabJobInput(entry, { source, timezone: input.timezone })) });
+      candidates.push({ entry, job: prepareNewJob(crontabJobInput(entry, { source, timezone: input.timezone }), actor, now) });
     } catch (e) {
       if (!isDomainError(e)) throw e;
       skipped.push({ line: entry.line, text: lines[entry.line - 1] ?? '', reason: reasonOf(e, entry.key) });
     }
   }
 
-  const zones: ImportZone[] = [];
-  const warnings: ImportWarning[] = [];
-  const created = await inTransaction(db, async (tx) => {
-    const out: JobView[] = [];
-    zones.length = 0;
-    warnings.length = 0;
+  // Then all of them at once, created and paused: a few statements whatever their number (insertNewJobs).
+  const { created, refused } = await inTransaction(db, async (tx) => {
     if (dryRun) await tx.$executeRawUnsafe('SAVEPOINT crontab_import_dry_run');
-    for (const { entry, input: jobInput } of candidates) {
-      await tx.$executeRawUnsafe('SAVEPOINT crontab_import_entry');
-      try {
-        const job = await createJob(tx, jobInput, actor, now);
-        out.push(await pauseJob(tx, job.id, actor, { reason: IMPORT_PAUSE_REASON }, now));
-        zones.push({ line: entry.line, key: job.key, ...crontabZoneOf(entry, input.timezone) });
-        const warning = crontabWarningOf(entry);
-        if (warning) warnings.push({ line: entry.line, key: job.key, message: warning });
-        await tx.$executeRawUnsafe('RELEASE SAVEPOINT crontab_import_entry');
-      } catch (e) {
-        if (!isDomainError(e)) throw e;
-        await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT crontab_import_entry');
-        skipped.push({ line: entry.line, text: lines[entry.line - 1] ?? '', reason: reasonOf(e, entry.key) });
-      }
-    }
+    const out = await insertNewJobs(tx, candidates.map((c) => c.job), actor, now, { pause: { reason: IMPORT_PAUSE_REASON } });
     if (dryRun) await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT crontab_import_dry_run');
     return out;
   });
+  for (const { index, error } of refused) {
+    const { entry } = candidates[index]!;
+    skipped.push({ line: entry.line, text: lines[entry.line - 1] ?? '', reason: reasonOf(error, entry.key) });
+  }
+  const entryOf = new Map(candidates.map((c) => [c.job.row.id, c.entry]));
+  const zones: ImportZone[] = [];
+  const warnings: ImportWarning[] = [];
+  for (const job of created) {
+    const entry = entryOf.get(job.id)!;
+    zones.push({ line: entry.line, key: job.key, ...crontabZoneOf(entry, input.timezone) });
+    const warning = crontabWarningOf(entry);
+    if (warning) warnings.push({ line: entry.line, key: job.key, message: warning });
+  }
   skipped.sort((a, b) => a.line - b.line);
   return { created, skipped, zones, warnings, dryRun };
 }

@@ -7,7 +7,7 @@ import type { CreateJobInput, EdgeInput, PolicyInput, RoutingInput, ScheduleInpu
 import { layoutDag } from '../dag/index.ts';
 import { DomainError } from '../errors.ts';
 import { dueTimesAfter, neverFiresProblem } from '../schedule/index.ts';
-import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView, type StepFields } from './job-view.ts';
+import { alarmsView, DEFAULT_ALARMS, jobScheduleOf, type JobScheduleColumns, policyView, routingView, type AlarmsView, type PolicyView, type RoutingView, type StepFields } from './job-view.ts';
 
 /** Defaults of a new job (mirror the column defaults of the init migration). */
 export const JOB_DEFAULTS = {
@@ -157,7 +157,7 @@ export function stepsOf(
  * tick compares (lib/schedule/stagger.ts dueTimesAfter): an hourly job with a 21-minute offset saved
  * at 10:10 fires its 10:00 slot at 10:21, not first at 11:21.
  */
-export function computeNextRunAt(job: Job, now: Date): Date | null {
+export function computeNextRunAt(job: JobScheduleColumns, now: Date): Date | null {
   const schedule = jobScheduleOf(job);
   try {
     const next = dueTimesAfter(schedule, now).next();
@@ -174,7 +174,7 @@ export function computeNextRunAt(job: Job, now: Date): Date | null {
  * fire once resumed).
  * @throws DomainError('validation') naming the field.
  */
-export function assertCanFire(job: Job, now: Date): void {
+export function assertCanFire(job: JobScheduleColumns, now: Date): void {
   if (job.scheduleKind === 'manual') return;
   const problem = neverFiresProblem(jobScheduleOf(job), now);
   if (problem) throw new DomainError('validation', `Invalid ${problem.field}: ${problem.message}`, { [problem.field]: problem.message });

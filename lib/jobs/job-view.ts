@@ -147,8 +147,11 @@ export function scheduleSpecOf(job: Pick<Job, 'scheduleKind' | 'cronExpression' 
   }
 }
 
+/** The columns of a job row its schedule is made of (a stored row, or one about to be inserted). */
+export type JobScheduleColumns = Pick<Job, 'scheduleKind' | 'cronExpression' | 'timezone' | 'intervalSeconds' | 'runAt' | 'startAt' | 'endAt' | 'staggerSeconds' | 'id' | 'createdAt'>;
+
 /** lib/schedule's JobSchedule of a job row. */
-export function jobScheduleOf(job: Job): JobSchedule {
+export function jobScheduleOf(job: JobScheduleColumns): JobSchedule {
   return {
     spec: scheduleSpecOf(job),
     startAt: job.startAt,

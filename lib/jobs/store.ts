@@ -123,6 +123,11 @@ export async function recordVersion(
   return jobAnswer(tx, g);
 }
 
+/** The 409 of a job key that a live job already uses (jobs_key_live_uniq), at `key`. */
+export function keyInUseError(key?: string): DomainError {
+  return new DomainError('conflict', `A live job with key ${key ?? ''} already exists`.replace('  ', ' '), { key: 'Already used by another job' });
+}
+
 /**
  * Maps expected database refusals to DomainErrors (bad input must never be a
  * 500): the live-key unique index -> 409 at `key`; CHECK constraints -> 400 at
@@ -135,7 +140,7 @@ export function mapDbError(e: unknown, key?: string): never {
   const meta = JSON.stringify((e as { meta?: unknown })?.meta ?? {});
   if (code === 'P2002' || /jobs_key_live_uniq|unique constraint/i.test(msg + meta)) {
     if (/job_steps|job_edges/.test(msg + meta)) throw new DomainError('validation', 'Duplicate step or edge', { steps: 'Duplicate step key or edge' });
-    throw new DomainError('conflict', `A live job with key ${key ?? ''} already exists`.replace('  ', ' '), { key: 'Already used by another job' });
+    throw keyInUseError(key);
   }
   const checks: [RegExp, string, string][] = [
     [/jobs_payload_size/, 'payload', 'Payload is too large (64 KB)'],
@@ -160,4 +165,29 @@ export function mapDbError(e: unknown, key?: string): never {
  */
 export async function jobAnswer(tx: Db, g: JobGraph): Promise<JobView> {
   return toJobView(g.job, g.steps, g.edges, { aheadSlot: null, lastRun: await selectLastRun(tx, g.job) });
+}
+
+/** The tables insertJsonRows writes (the job-definition tables: lib/jobs/create-job.ts insertNewJobs). */
+export type JsonRowTable = 'jobs' | 'job_steps' | 'job_edges' | 'job_versions';
+
+/**
+ * Inserts many rows into one table in ONE statement, however many: the rows go as one JSON array
+ * (a single parameter) that jsonb_populate_recordset turns into the table's own row type, so every
+ * value takes its column's type (enums, arrays, jsonb, timestamptz) with no per-row round trip and
+ * none of Prisma's per-row work. Keys are the Prisma field names (camelCase), stored in the
+ * column of the same name in snake_case (`nextRunAt` -> next_run_at); every row names the same
+ * fields, and a column no row names keeps its default.
+ * @param opts.skipDuplicates rows a unique index refuses (jobs_key_live_uniq: a live job's key) are left out (ON CONFLICT DO NOTHING)
+ * @returns the ids of the rows inserted
+ */
+export async function insertJsonRows(tx: Db, table: JsonRowTable, rows: readonly Record<string, unknown>[], opts: { skipDuplicates?: boolean } = {}): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const columns = Object.keys(rows[0]!).map((k) => `"${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}"`).join(', ');
+  const json = JSON.stringify(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]))));
+  const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)` +
+      `${opts.skipDuplicates ? ' ON CONFLICT DO NOTHING' : ''} RETURNING id::text AS id`,
+    json,
+  );
+  return inserted.map((r) => r.id);
 }
