@@ -103,7 +103,29 @@ describe('parseCrontab', () => {
     const { jobs, errors } = parseCrontab('CRON_TZ=Asia/Shanghai\n0 9 * * 1-5 report\nCRON_TZ=Not/AZone\n0 9 * * * x');
     expect(jobs[0]).toMatchObject({ timezone: 'Asia/Shanghai', cron: '0 9 * * 1-5' });
     expect(jobs[0]!.env).toEqual({});
-    expect(errors[0]!.line).toBe(4);
+    expect(errors.map((e) => e.line)).toEqual([3, 4]);
+  });
+
+  it('an unknown CRON_TZ is reported on its own line, and the entries after it still have their own fields checked', () => {
+    const { jobs, errors } = parseCrontab('CRON_TZ=Mars/Base\n61 * * * * y\n0 5 * * * ok-but-zoneless\nCRON_TZ=Asia/Tokyo\n0 6 * * * z');
+    expect(errors.map((e) => e.line)).toEqual([1, 2, 3]);
+    expect(errors[0]!.text).toBe('CRON_TZ=Mars/Base');
+    expect(errors[0]!.reason).toMatch(/^CRON_TZ: unknown time zone "Mars\/Base"/);
+    // both problems of line 2: its bad minute, and the zone it would run in
+    expect(errors[1]!.reason).toMatch(/invalid schedule "61 \* \* \* \*": .*minute.*; its zone is unknown: CRON_TZ=Mars\/Base on line 1$/i);
+    expect(errors[2]!.reason).toBe('its zone is unknown: CRON_TZ=Mars/Base on line 1');
+    // a valid CRON_TZ ends it
+    expect(jobs).toEqual([expect.objectContaining({ line: 5, timezone: 'Asia/Tokyo', timezoneLine: 4 })]);
+  });
+
+  it('reports every problem of a line at once: a missing command or user column does not hide a bad schedule', () => {
+    const user = parseCrontab('61 * * * *\n0 0 31 4 *   %only-stdin');
+    expect(user.errors.map((e) => e.reason)).toEqual([
+      expect.stringMatching(/^missing command; invalid schedule "61 \* \* \* \*"/),
+      expect.stringMatching(/^missing command; invalid schedule "0 0 31 4 \*"/),
+    ]);
+    const system = parseCrontab('61 * * * * root', { system: true });
+    expect(system.errors[0]!.reason).toMatch(/^expected a user column followed by a command \(system crontab format\); invalid schedule/);
   });
 
   it('TZ= is not CRON_TZ=: it goes to the command environment and leaves the schedule in the import zone (Vixie cron, cronie)', () => {

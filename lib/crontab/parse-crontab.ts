@@ -20,6 +20,7 @@
  * through a shell, and Tickflow's shell executor never parses strings.
  */
 import { parseCron } from '../schedule/cron.ts';
+import { isValidTimeZone } from '../schedule/timezone.ts';
 
 /**
  * Accounts that own system crontab entries on Debian, Red Hat and Alpine hosts: no command is named so, so a user
@@ -133,6 +134,8 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
   let timezone: string | undefined;
   let timezoneLine: number | undefined;
   let envTzLine: number | undefined;
+  // an unknown zone in the last CRON_TZ line: the entries after it are reported, not imported
+  let badTimezone: { zone: string; line: number } | undefined;
   // `cron.` and `cron` give the same keys (`cron.l3.backup-sh`), never `cron..l3…`
   const prefix = (options.keyPrefix ?? 'crontab').replace(/\.+$/, '') || 'crontab';
   const lines = text.split(/\r?\n/);
@@ -148,8 +151,16 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
       const value = unquote(envMatch[2]!);
       if (name === 'SHELL') shell = value || '/bin/sh';
       else if (name === 'CRON_TZ') {
-        timezone = value || undefined;
-        timezoneLine = timezone ? line : undefined;
+        if (value && !isValidTimeZone(value)) {
+          // reported here, on its own line; the entries it would apply to are still read (their own fields checked)
+          errors.push({ line, text, reason: `CRON_TZ: unknown time zone "${value}"; the entries after it (until the next CRON_TZ line) are not imported` });
+          badTimezone = { zone: value, line };
+          timezone = timezoneLine = undefined;
+        } else {
+          badTimezone = undefined;
+          timezone = value || undefined;
+          timezoneLine = timezone ? line : undefined;
+        }
       } else if (name === 'TZ') envTzLine = line;
       if (!DROPPED_ENV.has(name)) env[name] = value;
       return;
@@ -185,31 +196,30 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
       rest = m[6] ?? '';
     }
 
+    // Every problem of the line is reported at once: one never hides another.
+    const problems: string[] = [];
     let user: string | undefined;
     if (options.system) {
       const m = /^(\S+)\s+(.*)$/.exec(rest.trim());
-      if (!m) {
-        errors.push({ line, text, reason: 'expected a user column followed by a command (system crontab format)' });
-        return;
+      if (m) {
+        user = m[1]!;
+        rest = m[2]!;
+      } else {
+        problems.push('expected a user column followed by a command (system crontab format)');
+        rest = '';
       }
-      user = m[1]!;
-      rest = m[2]!;
     }
-    if (!rest.trim()) {
-      errors.push({ line, text, reason: 'missing command' });
-      return;
-    }
-
+    const { command, input } = splitPercent(rest);
+    if (!command.trim() && problems.length === 0) problems.push('missing command');
     try {
+      // with an unknown CRON_TZ the fields are checked in UTC (they do not depend on the zone)
       parseCron(cron, timezone ?? 'UTC', { refuseOversizedSteps: true });
     } catch (err) {
-      errors.push({ line, text, reason: `invalid schedule "${cron}"${timezone ? ` in ${timezone}` : ''}: ${(err as Error).message}` });
-      return;
+      problems.push(`invalid schedule "${cron}"${timezone ? ` in ${timezone}` : ''}: ${(err as Error).message}`);
     }
-
-    const { command, input } = splitPercent(rest);
-    if (!command.trim()) {
-      errors.push({ line, text, reason: 'missing command' });
+    if (badTimezone) problems.push(`its zone is unknown: CRON_TZ=${badTimezone.zone} on line ${badTimezone.line}`);
+    if (problems.length) {
+      errors.push({ line, text, reason: problems.join('; ') });
       return;
     }
     const firstWord = /^(\S+)\s+\S/.exec(command.trim())?.[1];
