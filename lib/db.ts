@@ -99,6 +99,23 @@ export function getDb(): PrismaClient {
 }
 
 /**
+ * How long an interactive transaction of inTransaction may last (ms) before Prisma rolls it
+ * back. Every operation's documented maximum stays well within it (docs/operations.md
+ * "Limits and long transactions", measured by bench/transactions.ts).
+ */
+export const TRANSACTION_TIMEOUT_MS = 30_000;
+
+/**
+ * The timeout of the transactions whose work grows with their input up to hundreds of rows
+ * done one by one: a bulk action on 500 jobs (lib/jobs/bulk-jobs.ts), a change carrying a graph
+ * of 500 steps and 2,000 edges (update, DAG save, rollback), and the Idempotency-Key transaction
+ * that any of them may run inside (lib/api/idempotency.ts), since a transaction joined keeps its
+ * owner's timeout. Their maximum takes a few seconds (bench/transactions.ts); this leaves room
+ * for a machine several times slower.
+ */
+export const LONG_TRANSACTION_TIMEOUT_MS = 120_000;
+
+/**
  * Runs `fn` in one interactive transaction (READ COMMITTED). When `db` is already
  * a transaction client, `fn` joins it instead of opening a nested one.
  *
@@ -111,12 +128,16 @@ export function getDb(): PrismaClient {
  * what it reads in its own transaction (versions, statuses), so running it again is
  * safe; `fn` must not act outside the database. `replay: false` for a caller that
  * replays itself (lib/engine/pg.ts withEngineTransaction).
+ *
+ * The transaction is rolled back when it lasts longer than `timeoutMs` (default
+ * TRANSACTION_TIMEOUT_MS): Prisma's P2028, which the doors answer 503 `transaction_timeout`
+ * (lib/infra/transaction-timeout.ts). A transaction `fn` joins keeps its owner's timeout.
  */
-export async function inTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient) => Promise<T>, opts: { replay?: boolean } = {}): Promise<T> {
+export async function inTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient) => Promise<T>, opts: { replay?: boolean; timeoutMs?: number } = {}): Promise<T> {
   if ('$transaction' in db && typeof db.$transaction === 'function') {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await (db as PrismaClient).$transaction(fn, { timeout: 30_000, maxWait: 10_000 });
+        return await (db as PrismaClient).$transaction(fn, { timeout: opts.timeoutMs ?? TRANSACTION_TIMEOUT_MS, maxWait: 10_000 });
       } catch (error) {
         const code = pgErrorCode(error);
         if (opts.replay === false || attempt >= MAX_ENGINE_ATTEMPTS || !code || !REPLAYABLE_SQLSTATES.has(code)) throw error;

@@ -2,6 +2,7 @@ import { isDomainError } from '@/lib/errors';
 import { markDatabaseUnreachable } from '@/lib/infra/database-probe';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 import { log } from '@/lib/log';
+import { transactionTimeoutMessage } from '@/lib/infra/transaction-timeout';
 import { zodToFieldErrors } from '@/lib/api/validation';
 import type { ZodError } from 'zod';
 
@@ -26,7 +27,8 @@ export function zodFields(error: ZodError): Record<string, string> {
 /**
  * Maps a thrown error to a result: DomainError keeps its message, fields, code and
  * detail; a database outage (isDatabaseUnavailable) is databaseUnavailableResult, and the next
- * page answers 503 at once (markDatabaseUnreachable); anything else is a bug, logged with its
+ * page answers 503 at once (markDatabaseUnreachable); a transaction that ran out of time is
+ * `transaction_timeout` saying nothing was changed (lib/infra/transaction-timeout.ts); anything else is a bug, logged with its
  * stack, shown as a generic message.
  * Next's redirect()/notFound() signals are re-thrown so they still work.
  */
@@ -39,6 +41,11 @@ export function toActionError(error: unknown, what: string): ActionResult<never>
     markDatabaseUnreachable();
     logger.warn({ err: error }, `${what}: database unavailable`);
     return databaseUnavailableResult(what);
+  }
+  const timedOut = transactionTimeoutMessage(error);
+  if (timedOut) {
+    logger.warn({ err: error }, `${what}: transaction ran out of time`);
+    return { ok: false, code: 'transaction_timeout', error: `${what}: ${timedOut}` };
   }
   logger.error({ err: error }, `${what} failed`);
   return { ok: false, error: `${what} failed unexpectedly. The error was logged on the server.` };

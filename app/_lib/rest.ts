@@ -4,7 +4,8 @@
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
  * with its status, a body that is not UTF-8, invalid JSON or a key written twice in one object -> 400 (the
  * duplicated key named at its path, lib/api/json-guard.ts duplicateKeys), a body over 1 MB -> 413, a database that
- * cannot be reached -> 503 `database_unavailable` with Retry-After, anything else
+ * cannot be reached -> 503 `database_unavailable` with Retry-After, a transaction that ran out of
+ * time -> 503 `transaction_timeout` (nothing was changed: lib/infra/transaction-timeout.ts), anything else
  * logged with pino -> 500 generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE
  * (lib/api/idempotency.ts). Mutating requests authenticated by the session cookie
  * must be same-origin JSON (checkSameOrigin: 403 "cross-origin request refused").
@@ -32,6 +33,7 @@ import { REPLAYABLE_SQLSTATES } from '@/lib/engine/lock-order';
 import { requestHash, withIdempotency } from '@/lib/api/idempotency';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '@/lib/infra/database-unavailable';
 import { databaseReachable, markDatabaseUnreachable } from '@/lib/infra/database-probe';
+import { transactionTimeoutMessage } from '@/lib/infra/transaction-timeout';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
 
 const logger = log('rest');
@@ -331,6 +333,12 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
         // A lock conflict that outlasted its replays (lib/db.ts inTransaction): nothing was changed; try again.
         logger.warn({ err: e, method: req.method, path: url.pathname }, 'lock conflict outlasted its replays');
         return jsonResponse(503, { error: { code: 'busy', message: 'The database was busy with the same rows and nothing was changed; try again in a moment' } }, { 'retry-after': '1' });
+      }
+      const timedOut = transactionTimeoutMessage(e);
+      if (timedOut) {
+        // Its transaction ran out of time and was rolled back (lib/infra/transaction-timeout.ts): not a bug, nothing was changed.
+        logger.warn({ err: e, method: req.method, path: url.pathname }, 'transaction ran out of time');
+        return jsonResponse(503, { error: { code: 'transaction_timeout', message: timedOut } });
       }
       logger.error({ err: e, method: req.method, path: url.pathname }, 'unhandled error in route handler');
       return jsonResponse(500, { error: { code: 'internal', message: 'Internal server error' } });

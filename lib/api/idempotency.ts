@@ -23,7 +23,7 @@
  * system job (lib/system-jobs/idempotency-cleanup.ts).
  */
 import { createHash } from 'node:crypto';
-import { inTransaction, Prisma, type Db } from '../db.ts';
+import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -63,6 +63,7 @@ export async function withIdempotency(
       'Idempotency-Key': 'Invalid',
     });
   }
+  // the operation runs inside this transaction (it joins it): the longest an operation may need
   return inTransaction(db, async (tx) => {
     const id = { createdBy: actorKey, key };
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`idem:${actorKey}:${key}`}, 0))`;
@@ -99,7 +100,7 @@ export async function withIdempotency(
     };
     await tx.idempotencyKey.upsert({ where: { createdBy_key: id }, create: { ...id, ...data }, update: data });
     return { status: result.status, body: result.body, replayed: false };
-  });
+  }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS });
 }
 
 /** Deletes keys older than 24 h before `now` (system job). Returns how many. */

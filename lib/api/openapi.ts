@@ -216,7 +216,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'object',
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'idempotency_not_replayable', 'unprocessable', 'rate_limited', 'payload_too_large', 'database_unavailable', 'busy', 'method_not_allowed', 'internal'] },
+            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'idempotency_not_replayable', 'unprocessable', 'rate_limited', 'payload_too_large', 'database_unavailable', 'busy', 'transaction_timeout', 'method_not_allowed', 'internal'] },
             message: { type: 'string' },
             fields: { type: 'object', additionalProperties: { type: 'string' }, description: 'dot path -> message' },
             detail: { type: 'object' },

@@ -1,4 +1,4 @@
-import { inTransaction, type Db } from '../db.ts';
+import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BulkJobsInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -28,5 +28,5 @@ export async function bulkJobs(db: Db, action: BulkAction, rawInput: unknown, ac
     const out: JobView[] = [];
     for (const id of ids) out.push(await op(tx, id, actor, { reason: input.reason }, now));
     return out;
-  });
+  }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS }); // job by job: up to 500 of them
 }

@@ -130,6 +130,17 @@ export function graphRows(steps: StepInput[], edges: EdgeInput[]): { steps: Step
 }
 
 /**
+ * `steps` with each missing position filled in as graphRows lays it out (the same dagre layout of
+ * the same graph), so that the layout, seconds of CPU for the largest graphs, can be done before
+ * a transaction opens; `steps` itself when every step has one.
+ */
+export function withPositions(steps: StepInput[], edges: EdgeInput[]): StepInput[] {
+  if (steps.every((s) => s.position)) return steps;
+  const rows = graphRows(steps, edges).steps;
+  return steps.map((s, i) => (s.position ? s : { ...s, position: { x: rows[i]!.positionX, y: rows[i]!.positionY } }));
+}
+
+/**
  * Applies the handler shorthand: `{handler, payload}` -> one step `main` (job payload {}).
  * On an update, pass the job's `current` steps: when it is a one-step job (its only step
  * is `main`, no edges — what the shorthand creates) and the change names no steps or

@@ -1,4 +1,4 @@
-import { inTransaction, type Db } from '../db.ts';
+import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput } from '../api/schemas.ts';
@@ -58,7 +58,7 @@ export async function rollbackJob(
       // the same rule judged on the applied change: a snapshot stored in an older form can differ and still change nothing
       if (rolled.version === job.version) throw nothing();
       return rolled;
-    });
+    }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS }); // replaces a graph of up to 500 steps
   } catch (e) {
     mapDbError(e);
   }

@@ -1,4 +1,5 @@
-import { inTransaction, type Db } from '../db.ts';
+import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, type Db } from '../db.ts';
+import { withPositions } from './job-input.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { SaveDagInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -18,14 +19,16 @@ import { applyJobChanges, versionConflict } from './update-job.ts';
 export async function saveDag(db: Db, jobId: string, rawInput: unknown, actor: Actor, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(SaveDagInput, rawInput);
+  // laid out before the job row is locked: dagre takes seconds on the largest graphs
+  const steps = withPositions(input.steps, input.edges);
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, jobId);
       if (job.version !== input.expectedVersion) {
         throw await versionConflict(tx, job, input.expectedVersion);
       }
-      return applyJobChanges(tx, job, { steps: input.steps, edges: input.edges }, actor, now, 'update', input.reason ?? 'DAG saved');
-    });
+      return applyJobChanges(tx, job, { steps, edges: input.edges }, actor, now, 'update', input.reason ?? 'DAG saved');
+    }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS });
   } catch (e) {
     mapDbError(e);
   }

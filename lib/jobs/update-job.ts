@@ -1,7 +1,7 @@
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
 import { assertMayChangeCommand, commandOf, type JobCommand } from './handler-permissions.ts';
-import { inTransaction, Prisma, type Db } from '../db.ts';
+import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import { jsonEqual } from '../api/json-guard.ts';
@@ -21,6 +21,7 @@ import {
   scheduleChanged,
   scheduleColumns,
   stepsOf,
+  withPositions,
 } from './job-input.ts';
 import { alarmsView, edgeView, policyView, routingView, scheduleSpecOf, stepView, toJobSnapshot, type JobSnapshot, type JobView } from './job-view.ts';
 import { findJob, jobAnswer, loadGraph, lockJob, mapDbError, moveSteps, recordVersion, replaceGraph, type ChangeType } from './store.ts';
@@ -192,12 +193,14 @@ export async function updateJob(db: Db, id: string, rawInput: unknown, actor: Ac
   if (!parsed.ok) throw validationError(withFieldErrors(parsed.fields, await neverFiresOfChange(db, id, rawInput, now)));
   const input = parsed.data;
   const { expectedVersion, reason, ...changes } = input;
+  // a graph given whole is laid out before the job row is locked (dagre takes seconds on the largest graphs)
+  if (changes.steps && changes.edges) changes.steps = withPositions(changes.steps, changes.edges);
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, id);
       if (job.version !== expectedVersion) throw await versionConflict(tx, job, expectedVersion);
       return applyJobChanges(tx, job, changes, actor, now, 'update', reason);
-    });
+    }, { timeoutMs: changes.steps || changes.edges ? LONG_TRANSACTION_TIMEOUT_MS : undefined });
   } catch (e) {
     mapDbError(e, input.key);
   }
