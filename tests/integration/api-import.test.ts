@@ -6,9 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.ts';
 import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
-import { userToken, byToken } from '../helpers/rest.ts';
+import { userToken, byToken, call } from '../helpers/rest.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
+import { pauseJob } from '../../lib/jobs/pause-job.ts';
+import { crontabJobInput, IMPORT_PAUSE_REASON } from '../../lib/jobs/import-crontab.ts';
+import { parseCrontab } from '../../lib/crontab/parse-crontab.ts';
+import { MAX_CRONTAB_ENTRIES } from '../../lib/api/schemas.ts';
+import { inTransaction } from '../../lib/db.ts';
+import { TRANSACTION_TIMEOUT_MESSAGE } from '../../lib/infra/transaction-timeout.ts';
+import { rest } from '../../app/_lib/rest.ts';
 import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
 import { SAMPLE_CRONTAB_LINES } from './crontab-fixture.ts';
 
@@ -188,5 +195,84 @@ describe('importCrontab', () => {
     const v = await post(viewer, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'viewer' });
     expect(v.status).toBe(403);
     expect(await t.db.job.count()).toBe(before + 3);
+  });
+
+  it('imports the documented maximum of 1,000 entries in one call, storing what createJob + pauseJob store', async () => {
+    const text = Array.from({ length: MAX_CRONTAB_ENTRIES }, (_, i) => `0 5 * * * echo job${i}`).join('\n');
+    const res = await post(operator, { text, timezone: 'UTC', keyPrefix: 'imp.' });
+    expect(res.status).toBe(201);
+    expect(res.json.created).toHaveLength(1000);
+    expect(res.json.skipped).toEqual([]);
+    const imported = await t.db.job.findMany({ where: { key: { startsWith: 'imp.' } }, select: { id: true } });
+    const ids = imported.map((j) => j.id);
+    expect(ids).toHaveLength(1000);
+    expect(await t.db.jobStep.count({ where: { jobId: { in: ids } } })).toBe(1000);
+    expect(await t.db.jobEdge.count({ where: { jobId: { in: ids } } })).toBe(0);
+    expect(await t.db.jobVersion.groupBy({ by: ['changeType', 'version'], where: { jobId: { in: ids } }, _count: true, orderBy: { version: 'asc' } })).toEqual([
+      { changeType: 'create', version: 1, _count: 1000 },
+      { changeType: 'pause', version: 2, _count: 1000 },
+    ]);
+
+    // A few of them in full, against the same entries created by createJob then paused by pauseJob at the same clock.
+    const { jobs: entries } = parseCrontab(text, { keyPrefix: 'imp.' });
+    for (const line of [1, 500, 1000]) {
+      const entry = entries[line - 1]!;
+      const job = await t.db.job.findFirstOrThrow({ where: { key: entry.key }, include: { steps: true, edges: true, versions: { orderBy: { version: 'asc' } } } });
+      const now = job.createdAt;
+      const actor: Actor = { ...ops, name: job.createdBy };
+      const made = await createJob(t.db, { ...crontabJobInput(entry, { source: 'a crontab upload', timezone: 'UTC' }), key: `ref.${entry.key}` }, actor, now);
+      const paused = await pauseJob(t.db, made.id, actor, { reason: IMPORT_PAUSE_REASON }, now);
+      const ref = await t.db.job.findUniqueOrThrow({ where: { id: made.id }, include: { steps: true, edges: true, versions: { orderBy: { version: 'asc' } } } });
+      const row = (j: typeof job) => {
+        const { id: _id, key: _key, steps, edges, versions, ...rest } = j;
+        return {
+          ...rest,
+          steps: steps.map(({ id: _i, jobId: _j, createdAt: _c, ...s }) => s),
+          edges,
+          versions: versions.map(({ id: _i, jobId: _j, snapshot, ...v }) => ({ ...v, snapshot: { ...(snapshot as object), key: null } })),
+        };
+      };
+      expect(row(job)).toEqual(row(ref));
+      expect(job).toMatchObject({ status: 'paused', version: 2, createdBy: byToken('ops'), nextRunAt: expect.any(Date) });
+      // and the answer is the view pauseJob answers
+      const { id: _a, key: _b, ...view } = res.json.created[line - 1];
+      const { id: _c, key: _d, ...refView } = JSON.parse(JSON.stringify(paused));
+      expect(view).toEqual(refView);
+    }
+  });
+
+  it('refuses 1,001 entries with a 400 naming text, writing nothing', async () => {
+    const before = { jobs: await t.db.job.count(), versions: await t.db.jobVersion.count() };
+    const text = Array.from({ length: MAX_CRONTAB_ENTRIES + 1 }, (_, i) => `0 5 * * * echo job${i}`).join('\n');
+    const res = await post(operator, { text, timezone: 'UTC', keyPrefix: 'over.' });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'validation', fields: { text: expect.stringMatching(/Too many entries \(1001\)/) } });
+    expect({ jobs: await t.db.job.count(), versions: await t.db.jobVersion.count() }).toEqual(before);
+  });
+
+  it('an unknown CRON_TZ is reported on its line, and the entries after it still have their own mistakes named', async () => {
+    const res = await post(operator, { text: 'CRON_TZ=Mars/Base\n61 * * * * y\n0 5 * * * z', timezone: 'UTC', keyPrefix: 'marstz', dryRun: true });
+    expect(res.status).toBe(200);
+    expect(res.json.created).toEqual([]);
+    expect(res.json.skipped).toEqual([
+      { line: 1, text: 'CRON_TZ=Mars/Base', reason: expect.stringMatching(/^CRON_TZ: unknown time zone "Mars\/Base"/) },
+      { line: 2, text: '61 * * * * y', reason: expect.stringMatching(/^invalid schedule "61 \* \* \* \*".*; its zone is unknown: CRON_TZ=Mars\/Base on line 1$/) },
+      { line: 3, text: '0 5 * * * z', reason: 'its zone is unknown: CRON_TZ=Mars/Base on line 1' },
+    ]);
+  });
+
+  it('a transaction that runs out of time is a 503 transaction_timeout saying nothing was changed, never a 500', async () => {
+    const before = await t.db.job.count();
+    const slow = rest({ operation: 'jobs.create', status: 201 }, ({ db, actor }) =>
+      inTransaction(db, async (tx) => {
+        await createJob(tx, { key: 'slow.one', name: 'slow', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, actor);
+        await tx.$executeRaw`SELECT pg_sleep(0.4)`;
+        return createJob(tx, { key: 'slow.two', name: 'slow', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, actor);
+      }, { timeoutMs: 150 }),
+    );
+    const res = await call(slow, 'POST', '/api/v1/jobs', { token: operator, body: {} });
+    expect(res.status).toBe(503);
+    expect(res.json.error).toEqual({ code: 'transaction_timeout', message: TRANSACTION_TIMEOUT_MESSAGE });
+    expect(await t.db.job.count()).toBe(before);
   });
 });
