@@ -1,7 +1,7 @@
 /**
  * Crontab-import benchmark (not a test): imports N entries (default 1,000, the documented maximum,
  * MAX_CRONTAB_ENTRIES) through lib/jobs importCrontab, as POST /api/v1/jobs/import does, on a fresh
- * database, and prints the wall time of a dry run and of the import (docs/operations.md "Limits").
+ * database, and prints the wall time of a dry run and of the import (docs/operations.md "Limits and long transactions").
  *
  *   TICKFLOW_TEST_PG_PORT=54560 node --import tsx bench/import-crontab.ts [entries=1000]
  *

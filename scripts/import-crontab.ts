@@ -22,6 +22,7 @@ import path from 'node:path';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { getDb } from '../lib/db.ts';
 import { isDomainError } from '../lib/errors.ts';
+import { transactionTimeoutMessage } from '../lib/infra/transaction-timeout.ts';
 import { importCrontab } from '../lib/jobs/import-crontab.ts';
 import { databaseUrlFromEnvOrLocal } from '../lib/infra/database-url.ts';
 import { isValidTimeZone } from '../lib/schedule/index.ts';
@@ -81,6 +82,12 @@ async function main(): Promise<void> {
     result = await importCrontab(db, { text, timezone, system, keyPrefix: args.keyPrefix, dryRun: args.dryRun, source: abs }, SYSTEM_ACTOR);
   } catch (err) {
     if (isDomainError(err)) usage(`${err.message}${err.fields ? ` ${JSON.stringify(err.fields)}` : ''}`);
+    // the doors' answer to a transaction that ran out of time (lib/infra/transaction-timeout.ts), not a stack
+    const timedOut = transactionTimeoutMessage(err);
+    if (timedOut) {
+      console.error(`import-crontab: ${timedOut}`);
+      process.exit(1);
+    }
     throw err;
   } finally {
     await db.$disconnect();
