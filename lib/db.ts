@@ -108,12 +108,18 @@ export const TRANSACTION_TIMEOUT_MS = 30_000;
 /**
  * The timeout of the transactions whose work grows with their input up to hundreds of rows
  * done one by one: a bulk action on 500 jobs (lib/jobs/bulk-jobs.ts), a change carrying a graph
- * of 500 steps and 2,000 edges (update, DAG save, rollback), and the Idempotency-Key transaction
- * that any of them may run inside (lib/api/idempotency.ts), since a transaction joined keeps its
- * owner's timeout. Their maximum takes a few seconds (bench/transactions.ts); this leaves room
- * for a machine several times slower.
+ * of 500 steps and 2,000 edges (update, DAG save, rollback). Their maximum takes a few seconds
+ * (bench/transactions.ts); this leaves room for a machine several times slower.
  */
 export const LONG_TRANSACTION_TIMEOUT_MS = 120_000;
+
+/**
+ * The longest timeout of any operation's transaction: a stats rebuild, and a stats zone change,
+ * which rebuilds the retention window (minutes on a large installation: lib/stats). It is that
+ * of the Idempotency-Key transaction (lib/api/idempotency.ts), which every operation sent with a
+ * key joins, since a transaction joined keeps its owner's timeout.
+ */
+export const LONGEST_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * Runs `fn` in one interactive transaction (READ COMMITTED). When `db` is already

@@ -23,7 +23,7 @@
  * system job (lib/system-jobs/idempotency-cleanup.ts).
  */
 import { createHash } from 'node:crypto';
-import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, Prisma, type Db } from '../db.ts';
+import { inTransaction, LONGEST_TRANSACTION_TIMEOUT_MS, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -100,7 +100,7 @@ export async function withIdempotency(
     };
     await tx.idempotencyKey.upsert({ where: { createdBy_key: id }, create: { ...id, ...data }, update: data });
     return { status: result.status, body: result.body, replayed: false };
-  }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS });
+  }, { timeoutMs: LONGEST_TRANSACTION_TIMEOUT_MS });
 }
 
 /** Deletes keys older than 24 h before `now` (system job). Returns how many. */

@@ -1,4 +1,4 @@
-import type { Db, PrismaClient, Prisma } from '../db.ts';
+import { LONGEST_TRANSACTION_TIMEOUT_MS, type Db, type PrismaClient, type Prisma } from '../db.ts';
 import type { StatsCounters } from './get-daily-stats.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
 import { queryDetailStats } from './detail-stats-sql.ts';
@@ -103,8 +103,8 @@ export function diffStats(stored: StatsRow[], computed: StatsRow[]): StatsDrift[
   return out;
 }
 
-/** Longest a rebuild transaction may take (ms). */
-const REBUILD_TIMEOUT_MS = 15 * 60_000;
+/** Longest a rebuild transaction may take (ms); also that of a stats zone change, which rebuilds (stats-zone.ts). */
+export const REBUILD_TIMEOUT_MS = LONGEST_TRANSACTION_TIMEOUT_MS;
 
 function isClient(db: Db): db is PrismaClient {
   return '$transaction' in db && typeof (db as PrismaClient).$transaction === 'function';

@@ -15,7 +15,7 @@ import { DomainError } from '../errors.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { isValidTimeZone } from '../schedule/timezone.ts';
 import { addDays, statDateOf } from './dates.ts';
-import { rebuildStats, type RebuildResult } from './rebuild-stats.ts';
+import { rebuildStats, REBUILD_TIMEOUT_MS, type RebuildResult } from './rebuild-stats.ts';
 import { getStatsTimeZone } from './current-zone.ts';
 import { retentionDays } from '../system-jobs/retention.ts';
 import { SEED_STATS_TZ_SQL, STATS_TIMEZONE_KEY } from './seed-zone-sql.ts';
@@ -92,5 +92,5 @@ export async function setStatsTimeZone(db: Db, rawInput: unknown, actor: Actor, 
     const to = addDays(todayOld > todayNew ? todayOld : todayNew, 1);
     const rebuilt = from <= to ? await rebuildStats(tx, { from, to, apply: true, timeZone: timezone }, now) : null;
     return { timezone, previous, rebuilt };
-  });
+  }, { timeoutMs: REBUILD_TIMEOUT_MS }); // a rebuild of the retention window: minutes on a large installation
 }
