@@ -273,7 +273,8 @@ export type PayloadEditorProps = { handler: string; text: string; onText(text: s
 /** The payload of a step: a form from the handler's input schema, or the raw JSON (toggle), over the same text. */
 export function PayloadEditor({ handler, text, onText, readOnly = false, serverErrors, children }: PayloadEditorProps) {
   const entry = useHandlerCatalogue().get(handler);
-  const schema = entry?.inputSchema;
+  // A built-in's schema describes config and payload together (lib/handlers/builtin-schemas.ts), not the payload alone: raw JSON.
+  const schema = entry?.builtin ? null : entry?.inputSchema;
   const [mode, setMode] = useState<'form' | 'json'>('form');
   const parsed = useMemo((): { ok: true; value: Obj } | { ok: false } => {
     if (text.trim() === '') return { ok: true, value: {} };

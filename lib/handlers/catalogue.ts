@@ -9,18 +9,23 @@
  *   node rows are deleted after TICKFLOW_NODE_RETENTION_DAYS offline or stopped).
  * - spec (description, input JSON Schema, step defaults): from the node with the newest
  *   heartbeat that advertised one, so a redeployed handler's new schema wins.
- * Built-ins are always listed (every worker ships them), with their own descriptions.
+ * Built-ins are always listed (every worker ships them), with their own descriptions and input schemas.
  */
 import type { Db } from '../db.ts';
 import { BUILTIN_HANDLER_NAMES } from '../jobs/known-handlers.ts';
 import { heartbeatFreshSince } from '../workers/node-status.ts';
 import type { JsonSchema } from './payload-schema.ts';
+import { builtinInputSchema } from './builtin-schemas.ts';
 
 export interface HandlerCatalogueEntry {
   name: string;
   builtin: boolean;
   description: string;
-  /** JSON Schema of the payload (custom handlers), null when none was advertised */
+  /**
+   * JSON Schema of the payload (custom handlers; null when none was advertised). For a built-in, what it
+   * reads (lib/handlers/builtin-schemas.ts builtinInputSchema): the step config overlaid by the payload
+   * (`http`, `sql`, `shell`, the numeric settings of `builtin.*`) or the step config (`grpc`); null without inputs.
+   */
   inputSchema: JsonSchema | null;
   /** defaults the console fills into a new step using the handler */
   timeoutSeconds: number | null;
@@ -68,7 +73,7 @@ export async function loadHandlerCatalogue(db: Db, now: Date = new Date(), opts:
   const byName = new Map<string, HandlerCatalogueEntry>();
   const builtins = BUILTIN_HANDLER_NAMES.filter((n) => opts.includeSystem || !n.startsWith('system.'));
   for (const name of builtins) {
-    byName.set(name, { name, builtin: true, description: BUILTIN_DESCRIPTIONS[name] ?? '', inputSchema: null, timeoutSeconds: null, maxRetries: null, available: false, lastOfferedAt: null });
+    byName.set(name, { name, builtin: true, description: BUILTIN_DESCRIPTIONS[name] ?? '', inputSchema: builtinInputSchema(name), timeoutSeconds: null, maxRetries: null, available: false, lastOfferedAt: null });
   }
   for (const row of rows) {
     for (const name of row.handlers) {

@@ -8,6 +8,7 @@ import { toRunSummary, type RunSummary } from '../runs/run-view.ts';
 import { findJob, loadGraph } from './store.ts';
 import { assertMayChangeCommand, type CommandStep } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
+import { assertRunPayloadsFit } from '../handlers/check-payloads.ts';
 
 export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';
 export type TriggerResult = { run: RunSummary; outcome: TriggerOutcome };
@@ -35,7 +36,12 @@ export async function triggerJob(
   // A payload override changes what a run does (merged over the job and step payloads, last),
   // so it needs the same permission as changing the job's command, judged in the merge order
   // the run gets (handler-permissions.ts JobCommand.runPayload).
-  const overrides = [input.payload, ...(input.runs ?? []).map((r) => r.payload)].filter((p): p is Record<string, unknown> => !!p && Object.keys(p).length > 0);
+  // It must also leave every shipped executor an input it can run (lib/handlers/check-payloads.ts).
+  const named = [
+    { payload: input.payload, field: 'payload' },
+    ...(input.runs ?? []).map((r, i) => ({ payload: r.payload, field: `runs.${i}.payload` })),
+  ].filter((o): o is { payload: Record<string, unknown>; field: string } => !!o.payload && Object.keys(o.payload).length > 0);
+  const overrides = named.map((o) => o.payload);
   const judge = (steps: CommandStep[], base: unknown) => {
     for (const payload of overrides) {
       assertMayChangeCommand(actor, { steps, jobPayload: base }, { steps, jobPayload: base, runPayload: payload }, {
@@ -43,6 +49,7 @@ export async function triggerJob(
         what: 'override the payload of',
       });
     }
+    assertRunPayloadsFit(steps, base, named);
   };
   let authorize: TriggerAuthorize | undefined;
   if (overrides.length) {

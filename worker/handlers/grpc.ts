@@ -18,7 +18,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as grpc from '@grpc/grpc-js';
-import { z } from 'zod';
+import { GrpcConfig } from '../../lib/handlers/builtin-schemas.ts';
 import { OutboundRefusedError, resolveOutboundAddress, withoutProxyHeaders } from '../../lib/net/outbound.ts';
 import { describeIssues } from './function-executor.ts';
 import { checkMessage, parseProto, resolveMethod } from './grpc-proto.ts';
@@ -42,17 +42,8 @@ export const GRPC_MAX_KEPT_BYTES = 1024 * 1024;
 /** Longest streamed message text written to the task log. */
 const LOG_LINE_MAX_CHARS = 4000;
 
-export const GrpcConfig = z.strictObject({
-  address: z.string().min(1).max(1024),
-  service: z.string().min(1).max(512),
-  method: z.string().min(1).max(256),
-  proto: z.string().min(1).max(1024 * 1024),
-  tls: z.boolean().default(false),
-  tlsCa: z.string().max(256 * 1024).optional(),
-  tlsServerName: z.string().min(1).max(255).optional(),
-  metadata: z.record(z.string(), z.string().max(16 * 1024)).default({}),
-});
-export type GrpcConfig = z.output<typeof GrpcConfig>;
+/** The step config's schema: lib/handlers/builtin-schemas.ts (a save checks the config with it too). */
+export { GrpcConfig };
 
 function configError(message: string): HandlerError {
   return new HandlerError(`grpc: ${message}`, { code: 'config', retryable: false });

@@ -190,6 +190,6 @@ describe('http executor', () => {
   });
 
   it('rejects non-http urls', async () => {
-    await expect(h('http')(ctx({ config: { url: 'file:///etc/passwd' } }))).rejects.toThrow(/only http and https/);
+    await expect(h('http')(ctx({ config: { url: 'file:///etc/passwd' } }))).rejects.toThrow(/payload\.url: must be an absolute http:\/\/ or https:\/\/ URL/);
   });
 });

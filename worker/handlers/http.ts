@@ -1,10 +1,11 @@
 /**
  * `http` executor: one HTTP request per attempt.
  *
- * Settings (config overlaid by payload): `method` (GET), `url` (required),
- * `headers`, `body` (string sent as is; anything else JSON-encoded with a JSON
- * content type), `expectStatus` (status 100..599 or a list;
- * default any 2xx; anything else fails the attempt naming `payload.expectStatus`).
+ * Settings (config overlaid by payload), parsed by lib/handlers/builtin-schemas.ts HttpSettings
+ * (the schema a save checks too; a bad one fails the attempt naming `payload.<field>`, no retries):
+ * `method` (GET), `url` (required, http/https), `headers` (names and values fetch accepts),
+ * `body` (string sent as is; anything else JSON-encoded with a JSON content type),
+ * `expectStatus` (status 100..599 or a list; default any 2xx).
  * No timeout or size cap is read from the payload: the task timeout aborts the
  * request and the body cap is HTTP_BODY_CAP_BYTES.
  * The request is aborted by the attempt's AbortSignal (timeout/cancel).
@@ -16,28 +17,18 @@
  * with code `outbound_refused`.
  */
 import { outboundFetch, OutboundRefusedError } from '../../lib/net/outbound.ts';
-import { capText, HandlerError, settings, asObject, type Handler } from './types.ts';
+import { HttpSettings } from '../../lib/handlers/builtin-schemas.ts';
+import { builtinSettings, capText, HandlerError, settings, type Handler } from './types.ts';
 
 export const HTTP_BODY_CAP_BYTES = 64 * 1024;
 const KEPT_HEADERS = ['content-type', 'content-length', 'location', 'etag', 'last-modified', 'retry-after', 'x-request-id'];
 
 export const http: Handler = async (ctx) => {
-  const s = settings(ctx);
-  const url = typeof s.url === 'string' ? s.url : '';
-  if (!url) throw new HandlerError('http: `url` is required', { code: 'config' });
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new HandlerError(`http: invalid url ${JSON.stringify(url)}`, { code: 'config' });
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new HandlerError(`http: only http and https urls are supported, got ${parsed.protocol}`, { code: 'config' });
-  }
-  expectedStatuses(s.expectStatus); // refuse a malformed expectStatus before sending anything
-  const method = (typeof s.method === 'string' ? s.method : 'GET').toUpperCase();
+  const s = builtinSettings('http', HttpSettings, settings(ctx));
+  const parsed = new URL(s.url);
+  const method = (s.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(asObject(s.headers))) headers[k] = String(v);
+  for (const [k, v] of Object.entries(s.headers ?? {})) headers[k] = String(v);
   let body: string | undefined;
   if (s.body !== undefined && s.body !== null && method !== 'GET' && method !== 'HEAD') {
     if (typeof s.body === 'string') {
@@ -88,19 +79,10 @@ export const http: Handler = async (ctx) => {
   return output;
 };
 
-/**
- * `expectStatus`: absent -> null (any 2xx); an integer 100..599 (number or
- * numeric string) or a non-empty list of them; anything else fails the attempt
- * naming `payload.expectStatus`.
- */
-function expectedStatuses(v: unknown): number[] | null {
+/** `expectStatus` as parsed by HttpSettings: absent -> null (any 2xx), else the list of statuses. */
+function expectedStatuses(v: HttpSettings['expectStatus']): number[] | null {
   if (v === undefined || v === null) return null;
-  const list = Array.isArray(v) ? v : [v];
-  const out = list.map((x) => (typeof x === 'string' && x.trim() !== '' ? Number(x) : x));
-  if (out.length === 0 || out.length > 100 || !out.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599)) {
-    throw new HandlerError('http: payload.expectStatus must be an HTTP status (integer 100..599) or a list of them', { code: 'config' });
-  }
-  return out as number[];
+  return (Array.isArray(v) ? v : [v]).map(Number);
 }
 
 /** Reads at most `cap` bytes of the body, then cancels the rest. */

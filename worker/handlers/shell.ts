@@ -2,7 +2,8 @@
  * `shell` executor: runs one program with an argv array (no shell string
  * parsing: to use a shell, say so, e.g. `["/bin/sh", "-c", "..."]`).
  *
- * Settings (config overlaid by payload): `command` (string[] argv, required;
+ * Settings (config overlaid by payload, parsed by lib/handlers/builtin-schemas.ts ShellSettings,
+ * the schema a save checks too; a bad one fails the attempt naming `payload.<field>`): `command` (string[] argv, required;
  * `argv` accepted as an alias), `cwd` (absolute, outside the checkout; default a
  * private temp directory per attempt), `env` (added to the scrubbed environment),
  * `input` (stdin text). The sandbox (environment, directory, user dropped from
@@ -20,7 +21,8 @@
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { HandlerError, asObject, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
+import { ShellSettings } from '../../lib/handlers/builtin-schemas.ts';
+import { builtinSettings, HandlerError, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
 import { shellGuardian, type ShellGuardian } from './shell-guardian.ts';
 
@@ -102,15 +104,10 @@ export function createShellHandler(options: ShellOptions): Handler {
         { code: 'shell_disabled' },
       );
     }
-    const s = settings(ctx);
-    const argv = (Array.isArray(s.command) ? s.command : Array.isArray(s.argv) ? s.argv : null) as unknown[] | null;
-    if (!argv || argv.length === 0 || !argv.every((a) => typeof a === 'string')) {
-      throw new HandlerError('shell: `command` must be a non-empty array of strings (argv), e.g. ["/bin/echo", "hi"]', {
-        code: 'config',
-      });
-    }
-    const [file, ...args] = argv as string[];
-    const grace = numberSetting(s, 'shell', 'killGraceMs', killGraceMs);
+    const raw = settings(ctx);
+    const s = builtinSettings('shell', ShellSettings, raw);
+    const [file, ...args] = (s.command ?? s.argv)!;
+    const grace = numberSetting(raw, 'shell', 'killGraceMs', killGraceMs);
     const identity = shellIdentity();
     if (ctx.signal.aborted) throw ctx.signal.reason;
     // No program starts unless the guardian runs: one left behind by a dead worker would overlap
@@ -120,7 +117,7 @@ export function createShellHandler(options: ShellOptions): Handler {
     const workdir = await shellWorkdir(s.cwd, identity);
     if (workdir.temporary) guardian.addDir(workdir.dir);
     try {
-      const env = shellEnv(asObject(s.env), workdir.dir, identity);
+      const env = shellEnv(s.env ?? {}, workdir.dir, identity);
       return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input, guardian });
     } finally {
       await workdir.cleanup();

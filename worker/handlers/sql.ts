@@ -1,7 +1,8 @@
 /**
  * `sql` executor: runs one statement against a named connection.
  *
- * Settings (config overlaid by payload): `sql` (or `statement`, required),
+ * Settings (config overlaid by payload, parsed by lib/handlers/builtin-schemas.ts SqlSettings,
+ * the schema a save checks too; a bad one fails the attempt naming `payload.<field>`): `sql` (or `statement`, required),
  * `params` (array of positional parameters $1..$n), `connection` (a name from
  * TICKFLOW_SQL_CONNECTIONS = JSON `{ "name": "postgres://..." }`; default:
  * the Tickflow database itself, as a restricted role — see below),
@@ -66,7 +67,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
-import { HandlerError, settings, type Handler } from './types.ts';
+import { SqlSettings } from '../../lib/handlers/builtin-schemas.ts';
+import { builtinSettings, HandlerError, settings, type Handler } from './types.ts';
 
 /** Longest statement text repeated in a task log line (characters). */
 const LOGGED_SQL_CHARS = 2000;
@@ -428,11 +430,10 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
   }
 
   const handler: Handler = async (ctx) => {
-    const s = settings(ctx);
-    const sql = typeof s.sql === 'string' ? s.sql : typeof s.statement === 'string' ? s.statement : '';
-    if (!sql.trim()) throw new HandlerError('sql: `sql` (the statement) is required', { code: 'config' });
-    const params = Array.isArray(s.params) ? s.params : [];
-    const named = typeof s.connection === 'string' && s.connection ? s.connection : null;
+    const s = builtinSettings('sql', SqlSettings, settings(ctx));
+    const sql = (s.sql ?? s.statement)!;
+    const params = s.params ?? [];
+    const named = s.connection ? s.connection : null;
     const name = named ?? 'default';
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const { client, canceller, isDefault } = await connect(named);
@@ -459,7 +460,7 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       const timeoutMs = Math.max(1, Math.min(Math.floor(ctx.timeoutMs), 2 ** 31 - 1));
       await client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
       if (isDefault) await client.query(`SET LOCAL search_path = ${SCRATCH_SCHEMA}`);
-      else if (typeof s.searchPath === 'string' && /^[A-Za-z_][A-Za-z0-9_, ]*$/.test(s.searchPath)) {
+      else if (s.searchPath) {
         await client.query(`SET LOCAL search_path = ${s.searchPath}`);
       }
       // Parameter values are not logged (they may be secrets); only how many there are.

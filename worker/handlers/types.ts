@@ -12,7 +12,9 @@
  */
 import type { Logger } from 'pino';
 import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
+import type { z } from 'zod';
 import { checkNumberSetting, HANDLER_NUMBER_SETTINGS } from '../../lib/handlers/number-settings.ts';
+import { BuiltinInputError, parseBuiltinSettings } from '../../lib/handlers/builtin-schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -175,4 +177,19 @@ export function numberSetting(s: JsonObject, handler: string, name: string, fall
   const checked = checkNumberSetting(s[name], rule);
   if ('problem' in checked) throw new HandlerError(`${handler}: payload.${name} ${checked.problem}`, { code: 'config' });
   return checked.value ?? fallback;
+}
+
+/**
+ * The settings of a shipped executor (`http`, `sql`, `shell`) parsed by its schema in
+ * lib/handlers/builtin-schemas.ts, the one a job save checks too.
+ * @throws HandlerError (code `config`, not retryable: the same input fails again) naming every bad
+ *   field, e.g. `http: payload.url: Invalid input: expected string, received number`
+ */
+export function builtinSettings<S extends z.ZodObject>(handler: string, schema: S, s: JsonObject): z.output<S> {
+  try {
+    return parseBuiltinSettings(handler, schema, s);
+  } catch (err) {
+    if (err instanceof BuiltinInputError) throw new HandlerError(err.message, { code: 'config', retryable: false });
+    throw err;
+  }
 }

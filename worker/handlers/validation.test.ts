@@ -82,3 +82,20 @@ describe('storable outputs and errors (runner audit)', () => {
     expect(storableExitCode('1')).toBeUndefined();
   });
 });
+
+describe('http / sql / shell read their settings through lib/handlers/builtin-schemas.ts (errors name the field, no retries)', () => {
+  it.each([
+    ['http', { url: 123 }, /^http: payload\.url: Invalid input: expected string, received number$/],
+    ['http', { url: 'https://x.test', headers: { a: 'x\r\ny' } }, /^http: payload\.headers\.a: must not contain line breaks/],
+    ['http', { url: 'https://x.test', method: 'G E T' }, /^http: payload\.method: must be an HTTP method name/],
+    ['http', { url: 'https://x.test', expectStatus: 'abc' }, /^http: payload\.expectStatus: must be an HTTP status/],
+    ['sql', { sql: '' }, /^sql: payload\.sql: must not be empty/],
+    ['sql', {}, /^sql: payload\.sql: is required/],
+    ['shell', { command: 'ls' }, /^shell: payload\.command: must be a non-empty array of strings/],
+  ])('%s refuses %o', async (name, payload, message) => {
+    const err = await h(name)(ctx({ payload })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HandlerError);
+    expect((err as HandlerError).message).toMatch(message);
+    expect((err as HandlerError).detail).toMatchObject({ code: 'config', retryable: false });
+  });
+});
