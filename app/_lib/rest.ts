@@ -26,7 +26,7 @@ import type { Actor } from '@/lib/auth/actor';
 import { requireOperation, type Operation } from '@/lib/auth/permissions';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { checkApiToken } from '@/lib/auth/tokens';
-import { duplicateKeyFieldErrors, fieldErrorsOf, parseOrThrow, refuseUnknownQueryParameters, validationError, withFieldErrors } from '@/lib/api/validation';
+import { duplicateKeyFieldErrors, fieldErrorsOf, parseOrThrow, queryObject, refuseUnknownQueryParameters, validationError, withFieldErrors } from '@/lib/api/validation';
 import { decodeUtf8, NOT_UTF8_MESSAGE } from '@/lib/api/json-guard';
 import { pgErrorCode } from '@/lib/pg-error-code';
 import { REPLAYABLE_SQLSTATES } from '@/lib/engine/lock-order';
@@ -155,21 +155,14 @@ export async function authenticateRequest(db: Db, req: Request, now = new Date()
   return sid ? getSessionActor(db, sid, now) : null;
 }
 
-/** The keys of a query schema (an object schema, refined or not); none without one. */
-function acceptedQueryParameters(schema: unknown): string[] {
+/** The shape of a query schema (an object schema, refined or not): its keys are the accepted parameters; none without one. */
+function queryShape(schema: unknown): Record<string, unknown> {
   const shape = (schema as { shape?: unknown } | undefined)?.shape;
   if (schema !== undefined && (typeof shape !== 'object' || shape === null)) {
     // a query schema that is not an object schema would make every parameter unknown: a programming error
     throw new Error('rest(): a query schema must be a z.object');
   }
-  return shape ? Object.keys(shape) : [];
-}
-
-/** URLSearchParams -> object (a repeated key becomes comma-joined). */
-export function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) out[k] = k in out ? `${out[k]},${v}` : v;
-  return out;
+  return (shape as Record<string, unknown> | undefined) ?? {};
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -264,8 +257,9 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
 
       const rawParams = (await routeCtx?.params) ?? {};
       const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
-      const rawQuery = queryObject(url);
-      refuseUnknownQueryParameters(rawQuery, acceptedQueryParameters(opts.query ?? opts.queryParsedBy));
+      const shape = queryShape(opts.query ?? opts.queryParsedBy);
+      const rawQuery = queryObject(url.searchParams, shape);
+      refuseUnknownQueryParameters(rawQuery, Object.keys(shape));
       const query = (opts.query ? parseOrThrow(opts.query, rawQuery) : rawQuery) as Q;
 
       let rawText = '';

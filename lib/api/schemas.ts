@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { INSTANT_RANGE_MESSAGE, isAcceptedInstant } from './instant.ts';
 import { canonicalId } from './ids.ts';
+import { listParameter } from './validation.ts';
 // the modules themselves, not lib/schedule/index.ts: the job form runs these schemas in the browser,
 // and the index brings the stagger hash (node:crypto)
 import { parseCron } from '../schedule/cron.ts';
@@ -443,8 +444,9 @@ export const SchedulePreviewQuery = z
 export type SchedulePreviewQuery = z.output<typeof SchedulePreviewQuery>;
 
 export const SortDir = z.enum(['asc', 'desc']);
+/** A list query parameter (`?status=a,b` or `?status=a&status=b`, lib/api/validation.ts queryObject). */
 const multi = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20));
+  listParameter(z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20)));
 
 /** GET /jobs (and the jobs list page). `cursor` is the opaque `nextCursor` of the previous page. */
 export const ListJobsQuery = z.object({

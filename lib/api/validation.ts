@@ -144,6 +144,46 @@ export function refuseUnknownQueryParameters(query: Record<string, string>, acce
   if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
 }
 
+/** Schemas of the query parameters that take a list (`?status=a&status=b` or `?status=a,b`). */
+const LIST_PARAMETERS = new WeakSet<object>();
+
+/**
+ * Marks `schema` as a list query parameter: given more than once, its values are joined with
+ * commas (queryObject), which its schema splits. Every other parameter may be given once.
+ */
+export function listParameter<T extends z.ZodType>(schema: T): T {
+  LIST_PARAMETERS.add(schema);
+  return schema;
+}
+
+/** True when `schema` (through .optional() / .default() / .nullable()) was marked by listParameter. */
+export function isListParameter(schema: unknown): boolean {
+  for (let s = schema as { _zod?: { def?: { innerType?: unknown } } } | undefined; s && typeof s === 'object'; s = s._zod?.def?.innerType as typeof s) {
+    if (LIST_PARAMETERS.has(s)) return true;
+  }
+  return false;
+}
+
+/**
+ * The one place a query string becomes an object: URLSearchParams -> `{ name: value }`. A list
+ * parameter (listParameter) given more than once gets its values comma-joined; any other parameter
+ * the route accepts given more than once is refused, since choosing one value silently (or joining
+ * values that are not a list) answers a question that was not asked.
+ * @param shape the route's query schema shape (its keys are the accepted parameters)
+ * @throws DomainError('validation') naming each such parameter: "Given more than once …"
+ */
+export function queryObject(params: URLSearchParams, shape: Record<string, unknown> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  const fields = fieldMap();
+  for (const [k, v] of params) {
+    if (!(k in out)) out[k] = v;
+    else if (Object.hasOwn(shape, k) && !isListParameter(shape[k])) fields[issuePath([k])] = 'Given more than once: give it once (it is not a list parameter)';
+    else out[k] = `${out[k]},${v}`;
+  }
+  if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
+  return out;
+}
+
 /** `fields` followed by the entries of `more` for fields it does not name (its message wins). */
 export function withFieldErrors(fields: Record<string, string>, more: Record<string, string>): Record<string, string> {
   const out = Object.assign(fieldMap(), fields);

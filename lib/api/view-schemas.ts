@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { canonicalTimeZone, objectId, str } from './schemas.ts';
+import { listParameter } from './validation.ts';
 import { isValidTimeZone } from '../schedule/index.ts';
 import { daysBetween, isIsoDate } from '../stats/dates.ts';
 import { DateParam, MAX_STATS_RANGE_DAYS } from '../stats/get-daily-stats.ts';
@@ -56,7 +57,7 @@ export const StatsSeriesQuery = z
   .object({
     granularity: z.enum(['day', 'hour'], { message: 'Must be day or hour' }).optional(),
     jobId: objectId('job').optional(),
-    handler: str().trim().max(2000).optional(),
+    handler: listParameter(str().trim().max(2000)).optional(),
     from: DateParam.optional(),
     to: DateParam.optional(),
     hours: qWhole(1, MAX_SERIES_HOURS).optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
+import { listParameter } from '../api/validation.ts';
 import { addDays, daysBetween, isIsoDate, statDateOf, type IsoDate } from './dates.ts';
 import { mergeStatsSlots, type StatsSlotRow } from './merge-slots.ts';
 import { estimatePercentile, normaliseBuckets, sumBuckets } from './percentiles.ts';
@@ -26,7 +27,7 @@ export const DailyStatsQuery = z
   .object({
     from: DateParam,
     to: DateParam,
-    handler: z.string().trim().max(2000).optional(),
+    handler: listParameter(z.string().trim().max(2000)).optional(),
   })
   .superRefine((q, ctx) => {
     // Compare only two valid dates: a malformed `from` is its own error, not also `to`'s.

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ListJobsQuery, ListRunsQuery } from './schemas.ts';
+import { StatsSeriesQuery } from './view-schemas.ts';
+import { queryObject } from './validation.ts';
+
+const q = (s: string, shape: Record<string, unknown>) => queryObject(new URLSearchParams(s), shape);
+const fieldsOf = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    return (e as { fields?: Record<string, string> }).fields;
+  }
+  throw new Error('expected a validation error');
+};
+
+describe('queryObject: a parameter given more than once (lib/api/validation.ts)', () => {
+  it('refuses a repeated parameter that is not a list, naming it', () => {
+    expect(fieldsOf(() => q('limit=1&limit=2', ListRunsQuery.shape))).toEqual({ limit: expect.stringMatching(/given more than once/i) });
+    expect(fieldsOf(() => q('q=a&q=b&sort=key&sort=name', ListJobsQuery.shape))).toEqual({ q: expect.stringMatching(/given more than once/i), sort: expect.stringMatching(/given more than once/i) });
+  });
+
+  it('joins a repeated list parameter with commas', () => {
+    expect(q('status=failed&status=success&limit=5', ListRunsQuery.shape)).toEqual({ status: 'failed,success', limit: '5' });
+    expect(q('handler=a&handler=b', StatsSeriesQuery.shape)).toEqual({ handler: 'a,b' });
+  });
+
+  it('leaves an unknown repeated parameter to the unknown-parameter check', () => {
+    expect(q('nope=1&nope=2', ListRunsQuery.shape)).toEqual({ nope: '1,2' });
+  });
+});
