@@ -2,7 +2,7 @@
 export * from './job-view.ts';
 export * from './job-input.ts';
 export { createJob } from './create-job.ts';
-export { updateJob, applyJobChanges, versionConflict, type JobChanges } from './update-job.ts';
+export { updateJob, applyJobChanges, assertExpectedVersion, versionConflict, type JobChanges } from './update-job.ts';
 export { saveDag } from './save-dag.ts';
 export { pauseJob } from './pause-job.ts';
 export { resumeJob } from './resume-job.ts';

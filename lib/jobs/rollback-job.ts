@@ -4,7 +4,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput } from '../api/schemas.ts';
 import type { JobView } from './job-view.ts';
 import { lockJob, mapDbError } from './store.ts';
-import { applyJobChanges, versionConflict } from './update-job.ts';
+import { applyJobChanges, assertExpectedVersion } from './update-job.ts';
 import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
 
 /**
@@ -29,9 +29,7 @@ export async function rollbackJob(
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, jobId);
-      if (input.expectedVersion !== undefined && job.version !== input.expectedVersion) {
-        throw await versionConflict(tx, job, input.expectedVersion);
-      }
+      await assertExpectedVersion(tx, job, input.expectedVersion);
       const row = await tx.jobVersion.findUnique({ where: { jobId_version: { jobId: job.id, version: input.version } } });
       if (!row) throw new DomainError('not_found', `Version ${input.version} not found`, { version: 'No such version' });
       const nothing = () => {

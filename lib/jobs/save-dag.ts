@@ -5,7 +5,7 @@ import { SaveDagInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import type { JobView } from './job-view.ts';
 import { lockJob, mapDbError } from './store.ts';
-import { applyJobChanges, versionConflict } from './update-job.ts';
+import { applyJobChanges, assertExpectedVersion } from './update-job.ts';
 
 /**
  * Saves a job's whole DAG (steps with positions, edges) from the editor as a new
@@ -24,9 +24,7 @@ export async function saveDag(db: Db, jobId: string, rawInput: unknown, actor: A
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, jobId);
-      if (job.version !== input.expectedVersion) {
-        throw await versionConflict(tx, job, input.expectedVersion);
-      }
+      await assertExpectedVersion(tx, job, input.expectedVersion);
       return applyJobChanges(tx, job, { steps, edges: input.edges }, actor, now, 'update', input.reason ?? 'DAG saved');
     }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS });
   } catch (e) {

@@ -150,6 +150,29 @@ export async function applyJobChanges(
 }
 
 /**
+ * The one optimistic-lock rule of every change to a job's configuration (update, DAG save, rollback):
+ * `expectedVersion` (the version the editor started from; undefined: no lock asked for) must be the
+ * job's current version. Both refusals are 409 `conflict` naming `expectedVersion` with
+ * detail.currentVersion, so a client reloads the same way after either:
+ * - an older version: someone changed the job since (versionConflict: what changed, by whom);
+ * - a version the job never had (greater than the current one): nobody changed anything, so the
+ *   answer says that version does not exist instead of reporting a change.
+ * @throws DomainError('conflict')
+ */
+export async function assertExpectedVersion(tx: Db, job: Job, expectedVersion: number | undefined): Promise<void> {
+  if (expectedVersion === undefined || expectedVersion === job.version) return;
+  if (expectedVersion > job.version) {
+    throw new DomainError(
+      'conflict',
+      `Job ${job.key} has no version ${expectedVersion}: its current version is ${job.version} (reload it and edit that one)`,
+      { expectedVersion: `Version ${expectedVersion} does not exist; the current version is ${job.version}` },
+      { currentVersion: job.version, expectedVersion },
+    );
+  }
+  throw await versionConflict(tx, job, expectedVersion);
+}
+
+/**
  * Builds the 409 of an optimistic-lock failure: what changed between the
  * version the editor started from and the current one (never a silent overwrite).
  */
@@ -198,7 +221,7 @@ export async function updateJob(db: Db, id: string, rawInput: unknown, actor: Ac
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, id);
-      if (job.version !== expectedVersion) throw await versionConflict(tx, job, expectedVersion);
+      await assertExpectedVersion(tx, job, expectedVersion);
       return applyJobChanges(tx, job, changes, actor, now, 'update', reason);
     }, { timeoutMs: changes.steps || changes.edges ? LONG_TRANSACTION_TIMEOUT_MS : undefined });
   } catch (e) {
