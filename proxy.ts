@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { allowedMethods } from './lib/api/allowed-methods.ts';
+import { crossOriginActionRefusal } from './lib/auth/action-origin.ts';
 import { databaseReachable } from './lib/infra/database-probe.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/infra/database-unavailable.ts';
 
@@ -14,6 +15,8 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/inf
  *   to a page's path with the `next-action` header) is let through: the browser expects the
  *   action's own answer, which says the database is unavailable (app/_actions/define-action.ts),
  *   and an HTML page in its place would be a generic failure there.
+ * - server actions from another origin: 403 (lib/auth/action-origin.ts, Next's own CSRF rule), where
+ *   Next itself would answer 500.
  */
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (req.nextUrl.pathname.startsWith('/api/')) {
@@ -26,7 +29,11 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
     }
     return NextResponse.next();
   }
-  if (req.method === 'POST' && req.headers.has('next-action')) return NextResponse.next();
+  if (req.method === 'POST' && req.headers.has('next-action')) {
+    const refused = crossOriginActionRefusal(req.headers);
+    if (refused) return NextResponse.json({ error: { code: 'forbidden', message: refused } }, { status: 403, headers: { 'cache-control': 'no-store' } });
+    return NextResponse.next();
+  }
   const url = process.env.DATABASE_URL;
   if (url && !(await databaseReachable(url))) return unavailablePage();
   return NextResponse.next();

@@ -3,7 +3,8 @@
 import { redirect } from 'next/navigation';
 import { signOut } from '@/app/_lib/session';
 import { outageOr } from '@/app/_lib/page-error';
-import { defineAction, publicAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction, publicAction } from '@/app/_actions/define-action';
 import { setDisplayTimeZone } from '@/lib/auth/display-time-zone';
 import { listJobOptions } from '@/lib/jobs/job-options';
 import { DomainError } from '@/lib/errors';
@@ -12,13 +13,15 @@ import { DomainError } from '@/lib/errors';
  * Sign out: app/_lib/session `signOut` (lib/auth logout deletes the session row, the cookie is cleared), then /login.
  * While the database is away the session cannot be ended: the error boundary says so (outageOr), and the user stays signed in.
  */
-export const signOutAction = publicAction('session.signOut', async (): Promise<void> => {
+export const signOutAction = publicAction('session.signOut', actionArgs(['form', z.unknown()]) /* a <form action>'s data, unused */, async (_form?: unknown): Promise<void> => {
   try {
     await signOut();
   } catch (e) {
     throw outageOr(e);
   }
   redirect('/login');
+}, () => {
+  // a call with more arguments than a form's data: refused, nothing done (the session stays)
 });
 
 /**
@@ -28,9 +31,9 @@ export const signOutAction = publicAction('session.signOut', async (): Promise<v
 export const setDisplayTimeZoneAction = defineAction(
   'session.displayTimeZone',
   'Set display time zone',
-  async ({ db, actor }, zone: unknown) => {
+  actionArgs(['timeZone', z.string({ error: 'Must be an IANA zone name or null' }).max(200).nullable()]),
+  async ({ db, actor }, zone: string | null) => {
     if (actor.kind !== 'user') throw new DomainError('forbidden', 'Only a signed-in user has a display time zone');
-    if (zone !== null && typeof zone !== 'string') throw new DomainError('validation', 'Invalid time zone', { timeZone: 'Must be an IANA zone name or null' });
     return setDisplayTimeZone(db, actor.id, zone);
   },
   { revalidate: () => [['/', 'layout'] as const] },
@@ -40,7 +43,6 @@ export const setDisplayTimeZoneAction = defineAction(
  * The job pickers' search (runs, alarms and stats filters; components/filter-bar.tsx ComboFilter): live jobs
  * whose key or name contains `text`, at most lib/jobs JOB_OPTIONS_LIMIT, by lib/jobs listJobOptions.
  */
-export const searchJobOptionsAction = defineAction('jobs.list', 'Search jobs', async ({ db, actor }, text: unknown) => {
-  if (typeof text !== 'string') throw new DomainError('validation', 'Invalid q: Must be a text', { q: 'Must be a text' });
-  return listJobOptions(db, actor, { q: text });
-});
+export const searchJobOptionsAction = defineAction('jobs.list', 'Search jobs', actionArgs(['q', z.string({ error: 'Must be a text' })]), async ({ db, actor }, text: string) =>
+  listJobOptions(db, actor, { q: text }),
+);

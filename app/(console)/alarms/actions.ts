@@ -4,7 +4,8 @@ import { sendTestAlarm } from '@/lib/alarms/send-test-alarm';
 import { acknowledgeAlarm } from '@/lib/alarms/acknowledge-alarm';
 import { createSilence } from '@/lib/alarms/create-silence';
 import { endSilence } from '@/lib/alarms/end-silence';
-import { defineAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction, IdArg } from '@/app/_actions/define-action';
 
 /**
  * "Send test alarm" (operator+): queues one test alarm on the given channel
@@ -14,6 +15,7 @@ import { defineAction } from '@/app/_actions/define-action';
 export const sendTestAlarmAction = defineAction(
   'alarms.test',
   'Send test alarm',
+  actionArgs(['input', z.unknown()]), // sendTestAlarm parses it with SendTestAlarmInput
   async ({ db, actor }, input: unknown) => ({ id: (await sendTestAlarm(db, input, actor)).id }),
   { revalidate: () => ['/alarms'] },
 );
@@ -22,16 +24,17 @@ export const sendTestAlarmAction = defineAction(
 export const acknowledgeAlarmAction = defineAction(
   'alarms.acknowledge',
   'Acknowledge alarm',
-  ({ db, actor }, id: string, input: unknown) => acknowledgeAlarm(db, String(id), input ?? {}, actor),
+  actionArgs(['id', IdArg], ['input', z.unknown()]),
+  ({ db, actor }, id: string, input: unknown) => acknowledgeAlarm(db, id, input ?? {}, actor),
   { revalidate: () => ['/alarms'] },
 );
 
 /** "Silence" (operator+): lib/alarms createSilence for a job, an alarm type or both, for a duration or until an instant. */
-export const silenceAlarmsAction = defineAction('alarms.silence', 'Silence', ({ db, actor }, input: unknown) => createSilence(db, input, actor), {
+export const silenceAlarmsAction = defineAction('alarms.silence', 'Silence', actionArgs(['input', z.unknown()]), ({ db, actor }, input: unknown) => createSilence(db, input, actor), {
   revalidate: () => ['/alarms'],
 });
 
 /** "Unsilence" (operator+): lib/alarms endSilence ends the silence now. */
-export const unsilenceAction = defineAction('alarms.unsilence', 'Unsilence', ({ db, actor }, id: string) => endSilence(db, String(id), actor), {
+export const unsilenceAction = defineAction('alarms.unsilence', 'Unsilence', actionArgs(['id', IdArg]), ({ db, actor }, id: string) => endSilence(db, id, actor), {
   revalidate: () => ['/alarms'],
 });

@@ -1,19 +1,18 @@
 'use server';
 
 import { BulkJobsInput } from '@/lib/api/schemas';
-import { parseOrThrow } from '@/lib/api/validation';
-import { DomainError } from '@/lib/errors';
 import { bulkJobs, type BulkAction } from '@/lib/jobs/bulk-jobs';
-import { defineAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction } from '@/app/_actions/define-action';
 import { previewSchedule } from '@/lib/schedule/preview-schedule';
 
 /** Bulk Pause / Resume / Delete from the jobs list: lib/jobs bulkJobs (one transaction, all or nothing). */
 export const bulkJobsAction = defineAction(
   'jobs.bulk',
   'Bulk change',
+  actionArgs(['action', z.enum(['pause', 'resume', 'delete'], { error: 'pause, resume or delete' })], ['ids', BulkJobsInput.shape.ids]),
   async ({ db, actor }, action: BulkAction, ids: string[]) => {
-    if (action !== 'pause' && action !== 'resume' && action !== 'delete') throw new DomainError('validation', 'Unknown bulk action', { action: 'pause, resume or delete' });
-    const jobs = await bulkJobs(db, action, parseOrThrow(BulkJobsInput, { ids }), actor);
+    const jobs = await bulkJobs(db, action, { ids }, actor);
     return { count: jobs.length };
   },
   { revalidate: (_, [action]) => (action === 'delete' ? ['/jobs', '/recycle-bin'] : ['/jobs']) },
@@ -25,4 +24,9 @@ export const bulkJobsAction = defineAction(
  * rather than that route because a refused input is then an answer (`{ ok: false, error, fields }`), not a 400: a
  * browser logs every failed request in its console, and an expression being typed is refused many times on its way.
  */
-export const previewScheduleAction = defineAction('schedule.preview', 'Preview', async (_ctx, query: Record<string, string>) => previewSchedule(query, new Date()));
+export const previewScheduleAction = defineAction(
+  'schedule.preview',
+  'Preview',
+  actionArgs(['query', z.record(z.string(), z.string(), { error: 'Must be an object of text parameters' })]),
+  async (_ctx, query: Record<string, string>) => previewSchedule(query, new Date()),
+);

@@ -1,17 +1,17 @@
 'use server';
 
 import { IdParams, ReasonInput } from '@/lib/api/schemas';
-import { parseOrThrow } from '@/lib/api/validation';
 import { restoreJob } from '@/lib/jobs/restore-job';
 import { purgeJob } from '@/lib/jobs/purge-job';
-import { defineAction } from '@/app/_actions/define-action';
+import { actionArgs, defineAction, IdArg } from '@/app/_actions/define-action';
 
 /** "Restore": lib/jobs restoreJob. A key now used by a live job comes back as a conflict on field `key`. */
 export const restoreJobAction = defineAction(
   'jobs.restore',
   'Restore',
+  actionArgs(['id', IdArg], ['reason', ReasonInput.shape.reason]),
   async ({ db, actor }, id: string, reason?: string) => {
-    const job = await restoreJob(db, IdParams.parse({ id }).id, actor, parseOrThrow(ReasonInput, { reason }));
+    const job = await restoreJob(db, IdParams.parse({ id }).id, actor, { reason });
     return { id: job.id, key: job.key };
   },
   { revalidate: () => ['/recycle-bin', '/jobs'] },
@@ -21,6 +21,7 @@ export const restoreJobAction = defineAction(
 export const purgeJobAction = defineAction(
   'jobs.purge',
   'Purge',
+  actionArgs(['id', IdArg]),
   async ({ db, actor }, id: string) => ({ key: (await purgeJob(db, IdParams.parse({ id }).id, actor)).key }),
   { revalidate: () => ['/recycle-bin'] },
 );

@@ -1,15 +1,11 @@
 'use server';
 
 import { DrainWorkerInput } from '@/lib/api/schemas';
-import { parseOrThrow } from '@/lib/api/validation';
-import { DomainError } from '@/lib/errors';
+import { z } from 'zod';
 import { drainWorker, resumeWorker } from '@/lib/workers';
-import { defineAction } from '@/app/_actions/define-action';
+import { actionArgs, defineAction } from '@/app/_actions/define-action';
 
-function nodeIdOf(nodeId: unknown): string {
-  if (typeof nodeId !== 'string' || !nodeId || nodeId.length > 200) throw new DomainError('validation', 'Invalid node id', { nodeId: 'Invalid node id' });
-  return nodeId;
-}
+const NodeIdArg = z.string({ error: 'Invalid node id' }).min(1, { error: 'Invalid node id' }).max(200, { error: 'Invalid node id' });
 
 /**
  * "Drain": the node finishes its running tasks and claims no new ones (lib/workers
@@ -19,8 +15,9 @@ function nodeIdOf(nodeId: unknown): string {
 export const drainWorkerAction = defineAction(
   'workers.drain',
   'Drain',
+  actionArgs(['nodeId', NodeIdArg], ['input', DrainWorkerInput.optional()]),
   async ({ db, actor }, nodeId: string, input?: { confirmLastWorker?: boolean }) => {
-    const w = await drainWorker(db, nodeIdOf(nodeId), actor, new Date(), parseOrThrow(DrainWorkerInput, input ?? {}));
+    const w = await drainWorker(db, nodeId, actor, new Date(), input ?? {});
     return { status: w.status };
   },
   { revalidate: () => ['/workers'] },
@@ -30,6 +27,7 @@ export const drainWorkerAction = defineAction(
 export const resumeWorkerAction = defineAction(
   'workers.resume',
   'Resume',
-  async ({ db, actor }, nodeId: string) => ({ status: (await resumeWorker(db, nodeIdOf(nodeId), actor)).status }),
+  actionArgs(['nodeId', NodeIdArg]),
+  async ({ db, actor }, nodeId: string) => ({ status: (await resumeWorker(db, nodeId, actor)).status }),
   { revalidate: () => ['/workers'] },
 );

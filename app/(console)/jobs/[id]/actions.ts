@@ -1,7 +1,6 @@
 'use server';
 
-import { DiffQuery, IdParams, ReasonInput, RollbackInput, SaveDagInput, TriggerJobInput } from '@/lib/api/schemas';
-import { parseOrThrow } from '@/lib/api/validation';
+import { DiffQuery, IdParams, ReasonInput, RollbackInput, TriggerJobInput } from '@/lib/api/schemas';
 import { pauseJob } from '@/lib/jobs/pause-job';
 import { resumeJob } from '@/lib/jobs/resume-job';
 import { deleteJob } from '@/lib/jobs/delete-job';
@@ -9,7 +8,8 @@ import { rollbackJob } from '@/lib/jobs/rollback-job';
 import { saveDag } from '@/lib/jobs/save-dag';
 import { triggerJob } from '@/lib/jobs/trigger-job';
 import { diffVersions } from '@/lib/jobs/diff-versions';
-import { defineAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction, IdArg } from '@/app/_actions/define-action';
 
 // Doors for the job detail page (app/_actions/define-action.ts: role from the
 // operation, parse, ONE lib/jobs call, typed result, revalidate). Ids are checked by
@@ -17,13 +17,15 @@ import { defineAction } from '@/app/_actions/define-action';
 
 const touched = (_: unknown, [id]: readonly unknown[]) => [`/jobs/${String(id)}`, '/jobs'];
 const idOf = (id: string) => IdParams.parse({ id }).id;
+const idAndReason = actionArgs(['id', IdArg], ['reason', ReasonInput.shape.reason]);
 
 /** Pause: lib/jobs pauseJob (new version, change_type pause). */
 export const pauseJobAction = defineAction(
   'jobs.pause',
   'Pause',
+  idAndReason,
   async ({ db, actor }, id: string, reason?: string) => {
-    const job = await pauseJob(db, idOf(id), actor, parseOrThrow(ReasonInput, { reason }));
+    const job = await pauseJob(db, idOf(id), actor, { reason });
     return { status: job.status, version: job.version };
   },
   { revalidate: touched },
@@ -33,8 +35,9 @@ export const pauseJobAction = defineAction(
 export const resumeJobAction = defineAction(
   'jobs.resume',
   'Resume',
+  idAndReason,
   async ({ db, actor }, id: string, reason?: string) => {
-    const job = await resumeJob(db, idOf(id), actor, parseOrThrow(ReasonInput, { reason }));
+    const job = await resumeJob(db, idOf(id), actor, { reason });
     return { status: job.status, version: job.version };
   },
   { revalidate: touched },
@@ -44,8 +47,9 @@ export const resumeJobAction = defineAction(
 export const deleteJobAction = defineAction(
   'jobs.delete',
   'Delete',
+  idAndReason,
   async ({ db, actor }, id: string, reason?: string) => {
-    const job = await deleteJob(db, idOf(id), actor, parseOrThrow(ReasonInput, { reason }));
+    const job = await deleteJob(db, idOf(id), actor, { reason });
     return { key: job.key };
   },
   { revalidate: (_, [id]) => [`/jobs/${id}`, '/jobs', '/recycle-bin'] },
@@ -59,8 +63,9 @@ export const deleteJobAction = defineAction(
 export const triggerJobAction = defineAction(
   'jobs.trigger',
   'Run now',
-  async ({ db, actor }, id: string, input: unknown): Promise<{ runId: string; outcome: string; runs?: number; skipped?: number; skipReasons?: string[] }> => {
-    const r = await triggerJob(db, idOf(id), parseOrThrow(TriggerJobInput, input ?? {}), actor);
+  actionArgs(['id', IdArg], ['input', TriggerJobInput.optional()]),
+  async ({ db, actor }, id: string, input?: unknown): Promise<{ runId: string; outcome: string; runs?: number; skipped?: number; skipReasons?: string[] }> => {
+    const r = await triggerJob(db, idOf(id), input ?? {}, actor);
     if ('runs' in r) {
       const skipped = r.runs.filter((x) => x.outcome === 'skipped');
       const skipReasons = [...new Set(skipped.map((x) => x.reason ?? 'skipped'))];
@@ -75,9 +80,9 @@ export const triggerJobAction = defineAction(
 export const rollbackJobAction = defineAction(
   'jobs.rollback',
   'Rollback',
+  actionArgs(['id', IdArg], ['input', RollbackInput]),
   async ({ db, actor }, id: string, input: { version: number; expectedVersion?: number; reason?: string }) => {
-    const p = parseOrThrow(RollbackInput, { version: input?.version, reason: input?.reason });
-    const job = await rollbackJob(db, idOf(id), { ...p, expectedVersion: input?.expectedVersion }, actor);
+    const job = await rollbackJob(db, idOf(id), input, actor);
     return { version: job.version };
   },
   { revalidate: touched },
@@ -90,15 +95,18 @@ export const rollbackJobAction = defineAction(
 export const saveJobDagAction = defineAction(
   'jobs.saveDag',
   'Save graph',
+  actionArgs(['id', IdArg], ['input', z.unknown()]), // saveDag parses it with SaveDagInput, as PUT /jobs/:id/dag does
   async ({ db, actor }, id: string, input: unknown) => {
-    const job = await saveDag(db, idOf(id), parseOrThrow(SaveDagInput, input), actor);
+    const job = await saveDag(db, idOf(id), input, actor);
     return { version: job.version };
   },
   { revalidate: touched },
 );
 
 /** Read-only: field-level diff of two versions for the Versions tab (lib/jobs diffVersions). */
-export const diffVersionsAction = defineAction('jobs.diff', 'Diff', async ({ db, actor }, id: string, from: number, to: number) => {
-  const q = parseOrThrow(DiffQuery, { from, to });
-  return diffVersions(db, idOf(id), q.from, q.to, actor);
-});
+export const diffVersionsAction = defineAction(
+  'jobs.diff',
+  'Diff',
+  actionArgs(['id', IdArg], ['from', DiffQuery.shape.from], ['to', DiffQuery.shape.to]),
+  async ({ db, actor }, id: string, from: number, to: number) => diffVersions(db, idOf(id), from, to, actor),
+);

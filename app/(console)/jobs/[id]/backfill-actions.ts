@@ -1,6 +1,6 @@
 'use server';
 
-import { defineAction } from '@/app/_actions/define-action';
+import { actionArgs, defineAction, IdArg, objectArg } from '@/app/_actions/define-action';
 import { backfillJob, previewBackfill } from '@/lib/jobs/backfill-job';
 
 // Operator doors onto lib/jobs backfill-job (the same functions as POST
@@ -10,6 +10,7 @@ import { backfillJob, previewBackfill } from '@/lib/jobs/backfill-job';
 export const previewBackfillAction = defineAction(
   'jobs.backfillPreview',
   'Backfill preview',
+  actionArgs(['jobId', IdArg], ['input', objectArg<{ from: string; to: string }>()]),
   ({ db, actor }, jobId: string, input: { from: string; to: string }) => previewBackfill(db, jobId, input, actor),
 );
 
@@ -17,6 +18,7 @@ export const previewBackfillAction = defineAction(
 export const backfillJobAction = defineAction(
   'jobs.backfill',
   'Backfill',
+  actionArgs(['jobId', IdArg], ['input', objectArg<{ from: string; to: string; reason?: string }>()]),
   ({ db, actor }, jobId: string, input: { from: string; to: string; reason?: string }) =>
     backfillJob(db, jobId, input?.reason ? input : { from: input?.from, to: input?.to }, actor),
   { revalidate: (_, [jobId]) => [`/jobs/${jobId}`, '/runs'] },

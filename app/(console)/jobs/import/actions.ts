@@ -1,7 +1,8 @@
 'use server';
 
 import { importCrontab } from '@/lib/jobs/import-crontab';
-import { defineAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction } from '@/app/_actions/define-action';
 
 /**
  * "Import crontab": lib/jobs importCrontab (which parses the input with
@@ -9,6 +10,6 @@ import { defineAction } from '@/app/_actions/define-action';
  * lib/jobs/handler-permissions.ts). `dryRun: true` is the preview: nothing is
  * written. Field errors come back keyed `text`, `timezone`, `keyPrefix`.
  */
-export const importCrontabAction = defineAction('jobs.import', 'Import crontab', ({ db, actor }, input: unknown) => importCrontab(db, input, actor), {
+export const importCrontabAction = defineAction('jobs.import', 'Import crontab', actionArgs(['input', z.unknown()]), ({ db, actor }, input: unknown) => importCrontab(db, input, actor), {
   revalidate: (r) => (!r.dryRun && r.created.length ? ['/jobs'] : []),
 });

@@ -1,7 +1,8 @@
 'use server';
 
 import { createJob } from '@/lib/jobs/create-job';
-import { defineAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction } from '@/app/_actions/define-action';
 
 /**
  * "Create job": lib/jobs createJob (which parses with lib/api CreateJobInput), then open the
@@ -11,6 +12,7 @@ import { defineAction } from '@/app/_actions/define-action';
 export const createJobAction = defineAction(
   'jobs.create',
   'Create job',
+  actionArgs(['input', z.unknown()]), // createJob parses it with CreateJobInput, as POST /jobs does
   async ({ db, actor }, input: unknown) => ({ id: (await createJob(db, input, actor)).id }),
   { revalidate: () => ['/jobs'], redirect: (r) => `/jobs/${r.id}` },
 );

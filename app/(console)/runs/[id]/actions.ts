@@ -3,7 +3,7 @@
 import { IdParams } from '@/lib/api/schemas';
 import { parseOrThrow } from '@/lib/api/validation';
 import { cancelRunAs, retryRunAs, retryTaskAs } from '@/lib/runs/run-actions';
-import { defineAction } from '@/app/_actions/define-action';
+import { actionArgs, defineAction, IdArg } from '@/app/_actions/define-action';
 
 // Doors onto lib/runs run-actions (404, then lib/engine cancelRun / retryRun /
 // retryTask) — the same functions the REST routes call.
@@ -12,6 +12,7 @@ import { defineAction } from '@/app/_actions/define-action';
 export const cancelRunAction = defineAction(
   'runs.cancel',
   'Cancel run',
+  actionArgs(['runId', IdArg]),
   async ({ db, actor }, runId: string) => ({ status: (await cancelRunAs(db, parseOrThrow(IdParams, { id: runId }).id, actor)).status }),
   { revalidate: (_, [runId]) => [`/runs/${runId}`] },
 );
@@ -20,6 +21,7 @@ export const cancelRunAction = defineAction(
 export const retryRunAction = defineAction(
   'runs.retry',
   'Retry run',
+  actionArgs(['runId', IdArg]),
   async ({ db, actor }, runId: string) => ({ runId: (await retryRunAs(db, parseOrThrow(IdParams, { id: runId }).id, actor)).id }),
   { revalidate: () => ['/runs'] },
 );
@@ -28,6 +30,7 @@ export const retryRunAction = defineAction(
 export const retryTaskAction = defineAction(
   'tasks.retry',
   'Retry task',
+  actionArgs(['taskId', IdArg]),
   async ({ db, actor }, taskId: string) => {
     const run = await retryTaskAs(db, parseOrThrow(IdParams, { id: taskId }).id, actor);
     return { status: run.status, runId: run.id };

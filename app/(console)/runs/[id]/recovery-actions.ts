@@ -1,6 +1,6 @@
 'use server';
 
-import { defineAction } from '@/app/_actions/define-action';
+import { actionArgs, defineAction, IdArg, objectArg } from '@/app/_actions/define-action';
 import { parseOrThrow } from '@/lib/api/validation';
 import { IdParams } from '@/lib/api/schemas';
 import { clearTaskAs, markTaskSuccessAs } from '@/lib/runs/task-recovery';
@@ -12,6 +12,7 @@ import { clearTaskAs, markTaskSuccessAs } from '@/lib/runs/task-recovery';
 export const markTaskSuccessAction = defineAction(
   'tasks.markSuccess',
   'Mark success',
+  actionArgs(['taskId', IdArg], ['input', objectArg<{ reason?: string }>()]), // parsed by lib/runs task-recovery, as POST /tasks/:id/mark-success does
   async ({ db, actor }, taskId: string, input: { reason?: string }) => {
     const run = await markTaskSuccessAs(db, parseOrThrow(IdParams, { id: taskId }).id, input, actor);
     return { runId: run.id, status: run.status };
@@ -23,6 +24,7 @@ export const markTaskSuccessAction = defineAction(
 export const clearTaskAction = defineAction(
   'tasks.clear',
   'Clear',
+  actionArgs(['taskId', IdArg], ['input', objectArg<{ reason?: string }>()]),
   async ({ db, actor }, taskId: string, input: { reason?: string }) => {
     const run = await clearTaskAs(db, parseOrThrow(IdParams, { id: taskId }).id, input?.reason ? input : {}, actor);
     return { runId: run.id, status: run.status };

@@ -1,12 +1,12 @@
 'use server';
 
 import { CreateUserInput, IdParams, ResetPasswordInput, UpdateUserInput } from '@/lib/api/schemas';
-import { parseOrThrow } from '@/lib/api/validation';
 import { createUser, deleteUser, resetUserPassword, updateUser } from '@/lib/auth/users';
-import { defineAction } from '@/app/_actions/define-action';
+import type { z } from 'zod';
+import { actionArgs, defineAction, IdArg } from '@/app/_actions/define-action';
 
 /** Create an operator account: lib/auth createUser (bcrypt). Field errors: email, password, role. */
-export const createUserAction = defineAction('users.create', 'Create user', ({ db, actor }, input: unknown) => createUser(db, parseOrThrow(CreateUserInput, input), actor), {
+export const createUserAction = defineAction('users.create', 'Create user', actionArgs(['input', CreateUserInput]), ({ db, actor }, input: unknown) => createUser(db, input as z.output<typeof CreateUserInput>, actor), {
   revalidate: () => ['/settings/users'],
 });
 
@@ -14,7 +14,8 @@ export const createUserAction = defineAction('users.create', 'Create user', ({ d
 export const updateUserAction = defineAction(
   'users.update',
   'Update user',
-  ({ db, actor }, id: string, input: unknown) => updateUser(db, IdParams.parse({ id }).id, parseOrThrow(UpdateUserInput, input), actor),
+  actionArgs(['id', IdArg], ['input', UpdateUserInput]),
+  ({ db, actor }, id: string, input: unknown) => updateUser(db, IdParams.parse({ id }).id, input as z.output<typeof UpdateUserInput>, actor),
   { revalidate: () => ['/settings/users'] },
 );
 
@@ -22,6 +23,7 @@ export const updateUserAction = defineAction(
 export const deleteUserAction = defineAction(
   'users.delete',
   'Delete user',
+  actionArgs(['id', IdArg]),
   async ({ db, actor }, id: string) => {
     const userId = IdParams.parse({ id }).id;
     await deleteUser(db, userId, actor);
@@ -34,6 +36,7 @@ export const deleteUserAction = defineAction(
 export const resetPasswordAction = defineAction(
   'users.resetPassword',
   'Reset password',
-  ({ db, actor }, id: string, input: unknown) => resetUserPassword(db, IdParams.parse({ id }).id, parseOrThrow(ResetPasswordInput, input ?? {}), actor),
+  actionArgs(['id', IdArg], ['input', ResetPasswordInput.optional()]),
+  ({ db, actor }, id: string, input?: unknown) => resetUserPassword(db, IdParams.parse({ id }).id, (input ?? {}) as z.output<typeof ResetPasswordInput>, actor),
   { revalidate: () => ['/settings/users'] },
 );

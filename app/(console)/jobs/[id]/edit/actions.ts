@@ -2,7 +2,8 @@
 
 import { IdParams } from '@/lib/api/schemas';
 import { updateJob } from '@/lib/jobs/update-job';
-import { defineAction } from '@/app/_actions/define-action';
+import { z } from 'zod';
+import { actionArgs, defineAction, IdArg } from '@/app/_actions/define-action';
 
 /**
  * "Save" on the edit form: lib/jobs updateJob, which parses with lib/api UpdateJobInput (carries
@@ -12,6 +13,7 @@ import { defineAction } from '@/app/_actions/define-action';
 export const updateJobAction = defineAction(
   'jobs.update',
   'Save job',
+  actionArgs(['id', IdArg], ['input', z.unknown()]), // updateJob parses it with UpdateJobInput, as PATCH /jobs/:id does
   async ({ db, actor }, id: string, input: unknown) => ({ id: (await updateJob(db, IdParams.parse({ id }).id, input, actor)).id }),
   { revalidate: (r) => [`/jobs/${r.id}`, '/jobs'], redirect: (r) => `/jobs/${r.id}` },
 );

@@ -1,0 +1,33 @@
+import { NextRequest } from 'next/server';
+import { describe, expect, it } from 'vitest';
+import { proxy } from '../../proxy.ts';
+import { crossOriginActionRefusal } from './action-origin.ts';
+
+const h = (o: Record<string, string>) => new Headers(o);
+
+describe('server actions from another origin (lib/auth/action-origin.ts, as Next checks it)', () => {
+  it.each([
+    [{ origin: 'http://console.test:3000', host: 'console.test:3000' }, null],
+    [{ origin: 'https://public.example', host: '10.0.0.5:3000', 'x-forwarded-host': 'public.example, proxy.internal' }, null],
+    [{ host: 'console.test' }, null],
+    [{ origin: 'https://evil.example', host: 'console.test' }, /does not match/],
+    [{ origin: 'http://console.test', host: 'console.test', 'x-forwarded-host': 'other.example' }, /does not match/],
+    [{ origin: 'null', host: 'console.test' }, /does not match/],
+    [{ origin: 'not a url', host: 'console.test' }, /not a URL/],
+  ])('%o -> %s', (headers, expected) => {
+    const r = crossOriginActionRefusal(h(headers));
+    if (expected === null) expect(r).toBeNull();
+    else expect(r).toMatch(expected);
+  });
+
+  it('proxy.ts answers a foreign Origin 403 (Next would answer 500) and lets a same-origin action through', async () => {
+    const req = (origin: string) =>
+      new NextRequest('http://console.test/jobs', { method: 'POST', headers: { 'next-action': 'abc', origin, host: 'console.test' } });
+    const refused = await proxy(req('https://evil.example'));
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: 'forbidden' } });
+    const same = await proxy(req('http://console.test'));
+    expect(same.status).toBe(200);
+    expect(same.headers.get('x-middleware-next')).toBe('1');
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * The CSRF check of server actions, done by proxy.ts before Next sees the request so that a
+ * refusal is a 403 (Next's own check, node_modules/next/dist/server/app-render/action-handler.js,
+ * answers a cross-origin action with a 500 "Invalid Server Actions request"). The same rule as
+ * Next's (no `serverActions.allowedOrigins` is configured): the host of the `Origin` header
+ * (`null` stays `null`) must equal the first `x-forwarded-host` value (trimmed), else the `Host`
+ * header. A request without `Origin` is left to Next (it lets it through, as browsers old enough
+ * not to send it do).
+ */
+
+/**
+ * Why a server action request must be refused, or null when its origin matches its host.
+ * @param headers the request's headers (`origin`, `x-forwarded-host`, `host`)
+ */
+export function crossOriginActionRefusal(headers: Headers): string | null {
+  const origin = headers.get('origin');
+  if (origin === null) return null;
+  let originHost: string | null;
+  if (origin === 'null') originHost = 'null';
+  else {
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      originHost = null;
+    }
+  }
+  const forwarded = headers.get('x-forwarded-host')?.split(',')[0]?.trim();
+  const host = forwarded || headers.get('host');
+  if (!host) return 'The request names no host (Host or X-Forwarded-Host) to compare its Origin with';
+  if (originHost === null) return 'The Origin header is not a URL';
+  if (originHost !== host) return `Origin ${originHost.slice(0, 200)} does not match the host ${host.slice(0, 200)}: server actions are same-origin only`;
+  return null;
+}
