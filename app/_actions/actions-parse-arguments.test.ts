@@ -50,7 +50,7 @@ describe('server actions parse their arguments (app/_actions/define-action.ts ac
       expect(Object.keys(r.fields ?? {}), label).toContain('_args');
       expect(r.error, label).not.toMatch(/unexpectedly/);
     }
-  });
+  }, 60_000); // imports every action module (and what they import)
 
   it('names the field of the examples that used to fail unexpectedly', async () => {
     const { updateJobAction } = await import('@/app/(console)/jobs/[id]/edit/actions');

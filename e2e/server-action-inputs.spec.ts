@@ -1,0 +1,44 @@
+import { expect, test } from '@playwright/test';
+import { gotoHydrated, login } from './helpers/auth.ts';
+import { api } from './helpers/api.ts';
+import { E2E_BASE_URL } from './helpers/env.ts';
+
+// docs/security.md "Server actions": an action is a public POST endpoint. Called with malformed
+// arguments it answers a validation error naming the field; from another origin, a 403.
+
+const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+test('a server action replayed with malformed arguments names the field; from a foreign Origin it is a 403', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.actargs.${uniq()}`, name: 'Action args', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await login(page);
+  await gotoHydrated(page, `/jobs/${job.id}`);
+  // the Pause button's action id, as the browser sends it
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && !!r.headers()['next-action']);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  const pause = await sent;
+  const actionId = pause.headers()['next-action']!;
+  await expect(page.getByTestId('job-status')).toHaveText('paused');
+
+  const host = new URL(E2E_BASE_URL).host;
+  const replay = (body: string, origin: string) =>
+    page.request.post(`/jobs/${job.id}`, {
+      headers: { 'next-action': actionId, 'content-type': 'text/plain;charset=UTF-8', accept: 'text/x-component', origin },
+      data: body,
+      failOnStatusCode: false,
+    });
+
+  // pauseJobAction() — used to be "Pause failed unexpectedly"
+  const noArgs = await replay('[]', `http://${host}`);
+  expect(noArgs.status()).toBe(200);
+  const text = await noArgs.text();
+  expect(text).toContain('"code":"validation"');
+  expect(text).toMatch(/"fields":\{"id":/);
+  expect(text).not.toContain('unexpectedly');
+
+  // another origin: refused before Next's own check (which answers 500)
+  const foreign = await replay(JSON.stringify([job.id]), 'https://evil.example');
+  expect(foreign.status()).toBe(403);
+  expect(await foreign.json()).toMatchObject({ error: { code: 'forbidden' } });
+  await page.reload();
+  await expect(page.getByTestId('job-status')).toHaveText('paused');
+});
