@@ -241,7 +241,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, ...W }) },
     '/jobs/{id}': {
       get: op('Get a job', { operation: 'jobs.get', params: [idParam], ok: ref('Job') }),
-      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
+      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict, also for a version greater than the current one, which does not exist). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
       delete: op('Soft-delete a job (recycle bin)', { operation: 'jobs.delete', params: [idParam], ...W }),
     },
     '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken)', { operation: 'jobs.restore', params: [idParam], ...W }) },

@@ -70,6 +70,9 @@ export const SqlSettings = z.looseObject({
 });
 export type SqlSettings = z.output<typeof SqlSettings>;
 
+/** A variable name a `shell` step may set in `env` (worker/handlers/shell-sandbox.ts applies it too). */
+export const SHELL_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const argv = z.array(z.string({ error: 'must be a string' }), { error: 'must be a non-empty array of strings (argv), e.g. ["/bin/echo", "hi"]' }).min(1, { error: 'must be a non-empty array of strings (argv), e.g. ["/bin/echo", "hi"]' }).max(10_000);
 
 /** `shell` settings (worker/handlers/shell.ts); `argv` is an alias of `command`. `killGraceMs`: number-settings.ts. */
@@ -77,7 +80,7 @@ export const ShellSettings = z.looseObject({
   command: argv.optional(),
   argv: argv.optional(),
   cwd: z.string().refine((c) => c === '' || c.startsWith('/'), { error: 'must be an absolute path' }).nullish(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'is not a valid variable name' }), z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string (or a number or boolean)' })).nullish(),
+  env: z.record(z.string().regex(SHELL_ENV_NAME, { error: 'is not a valid variable name' }), z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string (or a number or boolean)' })).nullish(),
   input: z.string().nullish(),
 });
 export type ShellSettings = z.output<typeof ShellSettings>;

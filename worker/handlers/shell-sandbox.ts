@@ -15,11 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { SHELL_WORKDIR_PREFIX } from './shell-guardian.ts';
 import { HandlerError } from './types.ts';
+import { SHELL_ENV_NAME } from '../../lib/handlers/builtin-schemas.ts';
 
 /** Variables a shell child inherits from the worker (everything else is dropped). */
 export const SHELL_ENV_ALLOW = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ'] as const;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export type ShellIdentity = { user: string; uid: number; gid: number } | null;
 
@@ -60,7 +60,7 @@ export function shellEnv(stepEnv: Record<string, unknown>, home: string, identit
     out.LOGNAME = identity.user;
   }
   for (const [k, v] of Object.entries(stepEnv)) {
-    if (!ENV_NAME.test(k)) throw new HandlerError(`shell: payload.env key ${JSON.stringify(k)} is not a valid variable name`, { code: 'config' });
+    if (!SHELL_ENV_NAME.test(k)) throw new HandlerError(`shell: payload.env key ${JSON.stringify(k)} is not a valid variable name`, { code: 'config' });
     out[k] = String(v);
   }
   return out;
