@@ -27,6 +27,7 @@
  * says "due to user request". Code that sets a shorter statement_timeout of its own for one
  * statement handles its 57014 itself before this rule sees it (lib/task-logs/search-lines.ts).
  */
+import { findInErrorChain } from './error-chain.ts';
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
@@ -36,13 +37,7 @@ const MESSAGES =
 
 /** True when `error` (or anything it wraps) says the database is unreachable or refusing connections. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [error];
-  while (queue.length && seen.size < 20) {
-    const e = queue.shift();
-    if (!e || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
-    const x = e as { digest?: unknown; code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; originalMessage?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  return findInErrorChain(error, (x) => {
     if (x.digest === DATABASE_UNAVAILABLE_DIGEST) return true;
     const code = typeof x.code === 'string' ? x.code : typeof x.originalCode === 'string' ? x.originalCode : undefined;
     if (code && (PRISMA_CODES.has(code) || SQLSTATES.has(code) || SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
@@ -50,9 +45,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof x.message === 'string' && MESSAGES.test(x.message)) return true;
     // the pg driver adapter keeps a PostgreSQL error's text as originalMessage (a statement timeout's)
     if (typeof x.originalMessage === 'string' && MESSAGES.test(x.originalMessage)) return true;
-    queue.push(x.cause, x.meta, x.meta?.driverAdapterError);
-  }
-  return false;
+    return null;
+  }) ?? false;
 }
 
 /** What the console says while the database is away (API JSON and pages). */

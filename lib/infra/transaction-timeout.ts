@@ -8,6 +8,7 @@
  * (docs/operations.md "Limits and long transactions"); this is the answer when a database too slow or too busy
  * still makes one run out.
  */
+import { findInErrorChain } from './error-chain.ts';
 
 /** What a client is told when a transaction ran out of time (REST message, console error). */
 export const TRANSACTION_TIMEOUT_MESSAGE =
@@ -21,18 +22,9 @@ export const TRANSACTION_NOT_STARTED_MESSAGE = 'The server was too busy to start
  * (Prisma P2028: expired, or not started within maxWait), else null.
  */
 export function transactionTimeoutMessage(error: unknown): string | null {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [error];
-  while (queue.length && seen.size < 20) {
-    const e = queue.shift();
-    if (!e || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
-    const x = e as { code?: unknown; message?: unknown; cause?: unknown; meta?: { timeTaken?: unknown } };
-    if (x.code === 'P2028') {
-      const started = x.meta?.timeTaken !== undefined || (typeof x.message === 'string' && /expired transaction/i.test(x.message));
-      return started ? TRANSACTION_TIMEOUT_MESSAGE : TRANSACTION_NOT_STARTED_MESSAGE;
-    }
-    queue.push(x.cause);
-  }
-  return null;
+  return findInErrorChain(error, (x) => {
+    if (x.code !== 'P2028') return null;
+    const started = x.meta?.timeTaken !== undefined || (typeof x.message === 'string' && /expired transaction/i.test(x.message));
+    return started ? TRANSACTION_TIMEOUT_MESSAGE : TRANSACTION_NOT_STARTED_MESSAGE;
+  });
 }
