@@ -10,8 +10,9 @@
  * starts the embedded PostgreSQL, the real console and a real worker. The
  * console is the production build (`npm start`) when `.next` is current, else
  * `npm run dev` (the same supervisor, with `next dev`): no test pays a 2-minute
- * `next build`, and none is skipped. `npm test` runs this stage before its e2e
- * build, so on a fresh checkout this file exercises `next dev`. The tests that
+ * `next build`, and none is skipped. `npm test` builds the console before this stage when
+ * it runs its e2e stage too, so there this file exercises `npm start`; run alone on a checkout
+ * whose build is stale, it exercises `next dev`. The tests that
  * start a console stay in this one file: vitest runs a file's tests one after
  * another, and `next dev` allows one server per checkout.
  *
