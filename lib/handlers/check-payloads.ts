@@ -18,6 +18,24 @@ function obj(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
+/**
+ * Where step `i`'s settings come from, the one that wins first (worker/handlers/types.ts settings:
+ * the step's payload over the job's payload over the step's config), each with the field that names
+ * it in an error.
+ */
+function settingLayers(
+  s: { payload?: Record<string, unknown> | null; config?: Record<string, unknown> | null },
+  i: number,
+  jobPayload: Record<string, unknown> | null | undefined,
+  fieldOf: (index: number) => string,
+): readonly (readonly [Record<string, unknown>, string])[] {
+  return [
+    [obj(s.payload), fieldOf(i)],
+    [obj(jobPayload), 'payload'],
+    [obj(s.config), `steps.${i}.config`],
+  ];
+}
+
 function refuse(fields: Record<string, string>): void {
   if (Object.keys(fields).length === 0) return;
   const list = Object.entries(fields).map(([p, m]) => `${p}: ${m}`);
@@ -68,11 +86,7 @@ function builtinInputFields(
       for (const issue of checkBuiltinInput(s.handler, obj(s.config), true)) fields[[`steps.${i}.config`, ...issue.path].join('.')] ??= `${s.handler}: ${issue.message}`;
       return;
     }
-    const layers = [
-      [obj(s.payload), fieldOf(i)],
-      [obj(jobPayload), 'payload'],
-      [obj(s.config), `steps.${i}.config`],
-    ] as const;
+    const layers = settingLayers(s, i, jobPayload, fieldOf);
     const merged = { ...obj(s.config), ...obj(jobPayload), ...obj(s.payload) };
     for (const issue of checkBuiltinInput(s.handler, merged, false)) {
       const from = layers.find(([o]) => Object.hasOwn(o, issue.path[0] ?? ''))?.[1] ?? fieldOf(i);
@@ -120,13 +134,9 @@ function numberSettingFields(
   const fields: Record<string, string> = {};
   steps.forEach((s, i) => {
     for (const rule of HANDLER_NUMBER_SETTINGS[s.handler] ?? []) {
-      const from = ([
-        [s.payload, fieldOf(i)],
-        [jobPayload, 'payload'],
-        [s.config, `steps.${i}.config`],
-      ] as const).find(([obj]) => obj && Object.hasOwn(obj, rule.name));
+      const from = settingLayers(s, i, jobPayload, fieldOf).find(([o]) => Object.hasOwn(o, rule.name));
       if (!from) continue;
-      const checked = checkNumberSetting(from[0]![rule.name], rule);
+      const checked = checkNumberSetting(from[0][rule.name], rule);
       if ('problem' in checked) fields[`${from[1]}.${rule.name}`] = `${s.handler}: ${rule.name} ${checked.problem}`;
     }
   });
