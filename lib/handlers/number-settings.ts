@@ -2,9 +2,9 @@
  * The numeric settings of the handlers that ship with Tickflow (built-ins and the shell executor):
  * their bounds, and the one check a value must pass. The worker reads its rules here for every attempt
  * (worker/handlers/types.ts numberSetting); saving a job applies it to the settings a step saves
- * (lib/handlers/check-payloads.ts), so a bad value is refused at the field when it is written
- * instead of failing a run later (docs/handlers.md "Validation"). A trigger's payload overrides what
- * was saved, so the worker's check stays.
+ * and a trigger with a payload apply it to the merge the run will get (lib/handlers/check-payloads.ts),
+ * so a bad value is refused at the field when it is written instead of failing a run later
+ * (docs/handlers.md "Validation").
  */
 
 /** Longest `builtin.sleep` / `builtin.ignore-abort` delay: 7 days (a task timeout bounds it further). */

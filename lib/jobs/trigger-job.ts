@@ -9,6 +9,7 @@ import { findJob, loadGraph } from './store.ts';
 import { assertMayChangeCommand, type CommandStep } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
 import { assertRunPayloadsFit } from '../handlers/check-payloads.ts';
+import { loadInputSchemas } from '../handlers/catalogue.ts';
 
 export type TriggerOutcome = 'started' | 'queued' | 'skipped' | 'covered';
 export type TriggerResult = { run: RunSummary; outcome: TriggerOutcome };
@@ -35,27 +36,31 @@ export async function triggerJob(
   const input = parseOrThrow(TriggerJobInput, rawInput ?? {});
   // A payload override changes what a run does (merged over the job and step payloads, last),
   // so it needs the same permission as changing the job's command, judged in the merge order
-  // the run gets (handler-permissions.ts JobCommand.runPayload).
-  // It must also leave every shipped executor an input it can run (lib/handlers/check-payloads.ts).
+  // the run gets (handler-permissions.ts JobCommand.runPayload), each refusal named at its run.
+  // It must also leave every step settings it can run with (lib/handlers/check-payloads.ts): an
+  // empty override too, since the merge it completes is then known whole.
   const named = [
     { payload: input.payload, field: 'payload' },
     ...(input.runs ?? []).map((r, i) => ({ payload: r.payload, field: `runs.${i}.payload` })),
-  ].filter((o): o is { payload: Record<string, unknown>; field: string } => !!o.payload && Object.keys(o.payload).length > 0);
-  const overrides = named.map((o) => o.payload);
+  ].filter((o): o is { payload: Record<string, unknown>; field: string } => o.payload !== undefined);
+  let schemas: Awaited<ReturnType<typeof loadInputSchemas>> = new Map();
   const judge = (steps: CommandStep[], base: unknown) => {
-    for (const payload of overrides) {
+    for (const { payload, field } of named) {
       assertMayChangeCommand(actor, { steps, jobPayload: base }, { steps, jobPayload: base, runPayload: payload }, {
-        fieldOf: () => 'payload',
+        fieldOf: () => field,
         what: 'override the payload of',
       });
     }
-    assertRunPayloadsFit(steps, base, named);
+    assertRunPayloadsFit(steps, base, named, schemas);
   };
   let authorize: TriggerAuthorize | undefined;
-  if (overrides.length) {
+  if (named.length) {
     // a refusal before the engine is asked (the job's words for an unknown or deleted job)...
     const job = await findJob(db, jobId);
-    judge((await loadGraph(db, job)).steps.map(stepView), job.payload ?? {});
+    const steps = (await loadGraph(db, job)).steps.map(stepView);
+    // what handler modules advertise is the workers' (not under the job's lock): read once, here
+    schemas = await loadInputSchemas(db, steps.map((s) => s.handler));
+    judge(steps, job.payload ?? {});
     // ...and the decision, again under the job row lock the run is inserted under: an admin's edit
     // committed in between (a harmless step made shell) is what the run would get, so it is judged.
     authorize = async (tx) => {

@@ -11,12 +11,10 @@
  * bytes as base64; well-known types as their messages (`{ "seconds": 1 }` for a Timestamp).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type * as protoLoader from '@grpc/proto-loader';
 import type protobuf from 'protobufjs';
+import { findProtoMethod, GrpcProtoError, parseProtoSource } from '../../lib/handlers/grpc-proto.ts';
 import { HandlerError } from './types.ts';
 
 /**
@@ -45,59 +43,29 @@ function configError(field: string, message: string): HandlerError {
   return new HandlerError(`grpc: ${field}: ${message}`, { code: 'config', retryable: false });
 }
 
+function asHandlerError(err: unknown): unknown {
+  return err instanceof GrpcProtoError ? configError(err.field, err.detail) : err;
+}
+
 /**
- * Parses proto source text (cached by content).
+ * Parses proto source text (cached by content), by the rule a save applies too (lib/handlers/grpc-proto.ts).
  * @throws HandlerError naming `config.proto` (syntax error, import not available, unresolved type)
  */
 export function parseProto(source: string): ParsedProto {
   const key = createHash('sha256').update(source).digest('hex');
   const hit = cache.get(key);
   if (hit) return hit;
-  // protobufjs resolves imports through files; the step's source is written to a private
-  // temporary folder (removed at once), so the only other imports that resolve are the
-  // well-known types protobufjs ships.
-  const dir = mkdtempSync(path.join(tmpdir(), 'tickflow-proto-'));
-  const file = path.join(dir, 'step.proto');
   let root: protobuf.Root;
-  const refused: string[] = [];
   try {
-    writeFileSync(file, source, { mode: 0o600 });
-    root = new (protobufjs().Root)();
-    // Only the step's own file may be read. protobufjs serves the well-known google/protobuf/*.proto
-    // imports from its bundled copies before asking resolvePath; any other import — relative, or an
-    // absolute path that would read a file of the worker's machine into an error message — is refused.
-    root.resolvePath = (origin: string, target: string) => {
-      if (origin === '' && target === file) return file;
-      refused.push(target);
-      return null;
-    };
-    root.loadSync(file, { keepCase: false });
-    if (refused.length) {
-      throw configError('config.proto', `import ${refused.map((r) => `"${r}"`).join(', ')} is not available (only the well-known google/protobuf/*.proto imports are)`);
-    }
-    root.resolveAll();
+    root = parseProtoSource(protobufjs(), source);
   } catch (err) {
-    if (err instanceof HandlerError) throw err;
-    const raw = (err as Error).message ?? String(err);
-    const message = raw.split(dir + path.sep).join('').split(dir).join('').replace(/\s+/g, ' ');
-    throw configError('config.proto', `does not parse: ${message}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    throw asHandlerError(err);
   }
   const definition = protoLoaderJs().fromJSON(root.toJSON() as protobuf.INamespace, PROTO_LOADER_OPTIONS);
   const parsed = { root, definition };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, parsed);
   return parsed;
-}
-
-function servicesOf(ns: protobuf.NamespaceBase, out: string[] = []): string[] {
-  const pb = protobufjs();
-  for (const child of ns.nestedArray) {
-    if (child instanceof pb.Service) out.push(child.fullName.replace(/^\./, ''));
-    if (child instanceof pb.Namespace || child instanceof pb.Type) servicesOf(child as protobuf.NamespaceBase, out);
-  }
-  return out;
 }
 
 export interface ResolvedMethod {
@@ -115,20 +83,14 @@ export interface ResolvedMethod {
  *   client-streaming and bidirectional methods are refused (`config.method`)
  */
 export function resolveMethod(parsed: ParsedProto, service: string, method: string): ResolvedMethod {
-  const services = servicesOf(parsed.root);
-  const svc = parsed.root.lookup(service.replace(/^\./, ''));
-  if (!(svc instanceof protobufjs().Service)) {
-    throw configError('config.service', `unknown service "${service}" (the proto defines: ${services.join(', ') || 'no service'})`);
+  let found: ReturnType<typeof findProtoMethod>;
+  try {
+    found = findProtoMethod(protobufjs(), parsed.root, service, method);
+  } catch (err) {
+    throw asHandlerError(err);
   }
-  const m = svc.methods[method];
-  if (!m) {
-    throw configError('config.method', `unknown method "${method}" of ${service} (methods: ${Object.keys(svc.methods).join(', ') || 'none'})`);
-  }
-  if (m.requestStream) {
-    throw configError('config.method', `${service}/${method} is ${m.responseStream ? 'bidirectional' : 'client'}-streaming; only unary and server-streaming methods are supported`);
-  }
-  m.resolve();
-  const definition = (parsed.definition[svc.fullName.replace(/^\./, '')] as protoLoader.ServiceDefinition)[method] as protoLoader.MethodDefinition<object, object>;
+  const m = found.method;
+  const definition = (parsed.definition[found.service.fullName.replace(/^\./, '')] as protoLoader.ServiceDefinition)[method] as protoLoader.MethodDefinition<object, object>;
   return {
     path: definition.path,
     method: m,
