@@ -71,10 +71,16 @@ export async function updateUser(db: Db, id: string, data: UpdateUserData, actor
   requireCan(actor, 'users.manage');
   const user = await db.user.findUnique({ where: { id } }).catch(() => null);
   if (!user) throw new DomainError('not_found', `User ${id} not found`);
-  const losingAdmin = user.role === 'admin' && !user.disabled && ((data.role && data.role !== 'admin') || data.disabled === true);
+  const demoting = !!data.role && data.role !== 'admin';
+  const disabling = data.disabled === true;
+  const losingAdmin = user.role === 'admin' && !user.disabled && (demoting || disabling);
   if (losingAdmin) {
     const admins = await db.user.count({ where: { role: 'admin', disabled: false } });
-    if (admins <= 1) throw new DomainError('conflict', 'Cannot demote or disable the last admin', { role: 'Last admin' });
+    if (admins <= 1) {
+      // named at the field that asks for it: both when one request does both
+      const fields = { ...(demoting ? { role: 'Cannot demote the last admin' } : {}), ...(disabling ? { disabled: 'Cannot disable the last admin' } : {}) };
+      throw new DomainError('conflict', `Cannot ${demoting && disabling ? 'demote or disable' : demoting ? 'demote' : 'disable'} the last admin`, fields);
+    }
   }
   let passwordHash: string | undefined;
   if (data.password !== undefined) {

@@ -1,4 +1,5 @@
 import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, type Db } from '../db.ts';
+import { DomainError, isDomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BulkJobsInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
@@ -11,8 +12,20 @@ import { lockAheadRunsOfJobs } from '../engine/sql/ahead-runs.ts';
 export type BulkAction = 'pause' | 'resume' | 'delete';
 
 /**
+ * One job's refusal as the batch's: the same code and message, named at the job's place in the
+ * request (`ids.3`), since the job's own fields (`handler`, `schedule.cron`) are not the
+ * request's. Anything that is not a DomainError is passed on unchanged.
+ */
+function atItem(e: unknown, field: string): unknown {
+  if (!isDomainError(e)) return e;
+  const inner = Object.entries(e.fields ?? {}).map(([k, m]) => `${k}: ${m}`);
+  return new DomainError(e.code, e.message, { [field]: inner.length ? inner.join('; ') : e.message }, e.detail);
+}
+
+/**
  * Pauses, resumes or deletes several jobs in ONE transaction (all or nothing:
- * an unknown id fails the whole batch with 404). Input `{ ids, reason? }`.
+ * an unknown id fails the whole batch with 404). Input `{ ids, reason? }`. A refused job
+ * is named at its place in `ids` (`fields: { "ids.1": … }`).
  * A pause or delete cancels each job's runs created ahead of their slot: the
  * rows that takes are locked first, for all the jobs at once in the engine's
  * lock order (lib/engine/sql/ahead-runs.ts lockAheadRunsOfJobs), so that the
@@ -26,7 +39,13 @@ export async function bulkJobs(db: Db, action: BulkAction, rawInput: unknown, ac
   return inTransaction(db, async (tx) => {
     if (action !== 'resume') await lockAheadRunsOfJobs(tx, ids, now);
     const out: JobView[] = [];
-    for (const id of ids) out.push(await op(tx, id, actor, { reason: input.reason }, now));
+    for (const id of ids) {
+      try {
+        out.push(await op(tx, id, actor, { reason: input.reason }, now));
+      } catch (e) {
+        throw atItem(e, `ids.${input.ids.indexOf(id)}`);
+      }
+    }
     return out;
   }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS }); // job by job: up to 500 of them
 }

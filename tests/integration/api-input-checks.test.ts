@@ -2,17 +2,20 @@
  * Bad input is a 4xx naming the field, never a run that fails later, and nothing is written:
  * a trigger's payload (empty included, single and bulk) gets the save's checks over the whole
  * merge (lib/handlers/check-payloads.ts), a grpc step's proto is parsed on save the way the
- * worker parses it (lib/handlers/grpc-proto.ts).
+ * worker parses it (lib/handlers/grpc-proto.ts), and a batch names the item it refuses.
  */
 import { describe, expect, it } from 'vitest';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
+import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
+import * as user from '../../app/api/v1/users/[id]/route.ts';
+import { ensureSystemJobs } from '../../lib/system-jobs/definitions.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture } from '../helpers/rest.ts';
 
 const PROTO = 'syntax = "proto3"; package a; service B { rpc C (M) returns (M); } message M { string s = 1; }';
 
-describe('input checks on trigger and on save', () => {
+describe('input checks on trigger, on save and in batches', () => {
   let t: TestDatabase;
   let admin: string;
   let operator: string;
@@ -76,5 +79,44 @@ describe('input checks on trigger and on save', () => {
     }
     expect(await t.db.job.count({ where: { key: { startsWith: 'chk.grpc.' } } })).toBe(0);
     expect((await create(operator, 'chk.grpc.ok', step({}))).status).toBe(201);
+  });
+
+  it('a refused run of a bulk trigger is named at its index', async () => {
+    const id = await created(admin, 'chk.sql', { handler: 'sql', payload: { sql: 'select 1' } });
+    const r = await fire(operator, id, { runs: [{ payload: { sql: 'select 2' } }, { payload: { connection: 'default' } }] });
+    expect(r.status).toBe(403);
+    expect(fieldsOf(r).every((k) => k === 'runs.1.payload' || k.startsWith('runs.1.payload.')), JSON.stringify(r.json)).toBe(true);
+    expect(fieldsOf(r).length).toBeGreaterThan(0);
+    expect(await t.db.run.count({ where: { jobId: id } })).toBe(0);
+  });
+
+  it('a bulk job action names the refused id by its index and changes nothing', async () => {
+    const a = await created(operator, 'chk.bulk.a', { handler: 'builtin.noop' });
+    const missing = '00000000-0000-0000-0000-000000000000';
+    const r = await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'pause', ids: [a, missing] } });
+    expect(r.status).toBe(404);
+    expect(fieldsOf(r)).toEqual(['ids.1']);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: a } })).status).not.toBe('paused');
+
+    await ensureSystemJobs(t.db);
+    const system = await t.db.job.findFirstOrThrow({ where: { steps: { some: { handler: { startsWith: 'system.' } } } } });
+    const d = await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: admin, body: { action: 'delete', ids: [a, system.id] } });
+    expect(d.status).toBe(403);
+    expect(fieldsOf(d)).toEqual(['ids.1']);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: a } })).deletedAt).toBeNull();
+  });
+
+  it('the last admin: a disable is named at disabled, a demotion at role', async () => {
+    const admins = await t.db.user.findMany({ where: { role: 'admin', disabled: false } });
+    expect(admins).toHaveLength(1);
+    const id = admins[0]!.id;
+    const patch = (body: unknown) => call(user.PATCH, 'PATCH', `/api/v1/users/${id}`, { token: admin, params: { id }, body });
+    const disable = await patch({ disabled: true });
+    expect(disable.status).toBe(409);
+    expect(fieldsOf(disable)).toEqual(['disabled']);
+    const demote = await patch({ role: 'operator' });
+    expect(demote.status).toBe(409);
+    expect(fieldsOf(demote)).toEqual(['role']);
+    expect(await t.db.user.findUniqueOrThrow({ where: { id } })).toMatchObject({ role: 'admin', disabled: false });
   });
 });
