@@ -179,7 +179,7 @@ export const edgeId = (source: string, target: string) => `e:${source}->${target
 
 /**
  * React Flow nodes and edges for the given steps/edges (edges to unknown keys are dropped: the server never stores
- * them). Lays out with dagre (left to right) when {@link needsLayout}.
+ * them). Lays out left to right (layoutDag: dagre, or its linear fallback for large graphs) when {@link needsLayout}.
  */
 export function toFlow(steps: readonly StepDraft[], edges: readonly EdgeDraft[]): { nodes: StepNode[]; edges: DepEdge[] } {
   const ids = new Map<string, string>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import dagre from '@dagrejs/dagre';
-import { DEFAULT_NODE_HEIGHT, DEFAULT_NODE_WIDTH, layoutDag } from './layout-dag';
+import { DAGRE_MAX_STEPS, DEFAULT_NODE_HEIGHT, DEFAULT_NODE_WIDTH, layoutDag, layoutWork, usesDagre, type LayoutOptions } from './layout-dag';
 
 const nodes = (...ids: string[]) => ids.map((id) => ({ id }));
 const edges = (...pairs: [string, string][]) => pairs.map(([source, target]) => ({ source, target }));
@@ -59,5 +59,117 @@ describe('layoutDag', () => {
         expect(layoutDag([node], [{ source: node.id, target: node.id }], { direction })).toEqual({ [node.id]: { x: Math.round(c.x - w / 2), y: Math.round(c.y - h / 2) } });
       }
     }
+  });
+});
+
+type Node = { id: string; width?: number; height?: number };
+type Edge = { source: string; target: string };
+
+/** A seeded random DAG (LCG: the same graph on every run) of `steps` nodes and `count` distinct edges i -> j > i. */
+function randomDag(steps: number, count: number, seed: number, span = steps): { nodes: Node[]; edges: Edge[] } {
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const seen = new Set<number>();
+  const es: Edge[] = [];
+  while (es.length < count) {
+    const a = Math.floor(rand() * steps);
+    const b = a + 1 + Math.floor(rand() * span);
+    if (b >= steps || seen.has(a * steps + b)) continue;
+    seen.add(a * steps + b);
+    es.push({ source: `s${a}`, target: `s${b}` });
+  }
+  // Listed in a shuffled order with some measured sizes, as the editor hands them over.
+  const ns: Node[] = Array.from({ length: steps }, (_, i) => ({ id: `s${i}`, ...(i % 7 === 3 ? { width: 260, height: 96 } : {}) }));
+  for (let i = ns.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [ns[i], ns[j]] = [ns[j]!, ns[i]!];
+  }
+  return { nodes: ns, edges: es };
+}
+
+/** The properties every layout must have: finite positions for every node, no overlap, every edge forward. */
+function expectWellLaidOut(ns: Node[], es: Edge[], p: Record<string, { x: number; y: number }>, direction: LayoutOptions['direction']) {
+  expect(Object.keys(p).sort()).toEqual(ns.map((n) => n.id).sort());
+  const box = (n: Node) => ({ ...p[n.id]!, w: n.width ?? DEFAULT_NODE_WIDTH, h: n.height ?? DEFAULT_NODE_HEIGHT });
+  const boxes = ns.map(box);
+  for (const b of boxes) expect(Number.isFinite(b.x) && Number.isFinite(b.y)).toBe(true);
+  // Sorted sweep along x: only boxes whose x ranges meet are compared.
+  const byX = [...boxes].sort((a, b) => a.x - b.x);
+  let overlaps = 0;
+  for (let i = 0; i < byX.length; i++) {
+    for (let j = i + 1; j < byX.length && byX[j]!.x < byX[i]!.x + byX[i]!.w; j++) {
+      const [a, b] = [byX[i]!, byX[j]!];
+      if (a.y < b.y + b.h && b.y < a.y + a.h) overlaps++;
+    }
+  }
+  expect(overlaps).toBe(0);
+  const size = new Map(ns.map((n) => [n.id, box(n)]));
+  const backwards = es.filter((e) => {
+    const [a, b] = [size.get(e.source)!, size.get(e.target)!];
+    // A parent's box ends before its child's begins along the rank axis.
+    return direction === 'LR' ? a.x + a.w > b.x : a.y + a.h > b.y;
+  });
+  expect(backwards).toEqual([]);
+}
+
+describe('layoutDag on larger graphs', () => {
+  it('uses dagre for small graphs and the layered layout beyond its limits', () => {
+    const small = randomDag(30, 40, 1, 4);
+    expect(usesDagre(30, layoutWork(small.nodes, small.edges))).toBe(true);
+    const wide = randomDag(DAGRE_MAX_STEPS + 1, DAGRE_MAX_STEPS, 2, 2);
+    expect(usesDagre(wide.nodes.length, layoutWork(wide.nodes, wide.edges))).toBe(false);
+    const largest = randomDag(500, 2000, 3);
+    expect(usesDagre(500, layoutWork(largest.nodes, largest.edges))).toBe(false);
+  });
+
+  it('layoutWork counts steps, edges and the dummy nodes of long edges', () => {
+    // a -> b -> c plus a -> c: the long edge spans two ranks, one dummy; a repeated edge, a self edge and an
+    // edge to an unknown id are not counted.
+    expect(layoutWork(nodes('a', 'b', 'c'), edges(['a', 'b'], ['b', 'c'], ['a', 'c'], ['a', 'c'], ['b', 'b'], ['a', 'zz']))).toBe(3 + 3 + 1);
+    // A root is ranked next to its child, not in rank 0: r -> c is no long edge.
+    expect(layoutWork(nodes('a', 'b', 'c', 'r'), edges(['a', 'b'], ['b', 'c'], ['r', 'c']))).toBe(4 + 3);
+  });
+
+  const cases: [string, number, number, number, number][] = [
+    ['small, dagre', 12, 16, 11, 3],
+    ['mid, dagre', 40, 60, 12, 5],
+    ['over the step limit, layered', 150, 200, 13, 6],
+    ['long edges, layered', 120, 400, 14, 120],
+    ['the largest the API accepts (500 steps, 2,000 edges), layered', 500, 2000, 15, 500],
+  ];
+  for (const [name, steps, count, seed, span] of cases) {
+    for (const direction of ['LR', 'TB'] as const) {
+      it(`${name} ${direction}: every step placed, no overlap, parents before children, deterministic`, () => {
+        const { nodes: ns, edges: es } = randomDag(steps, count, seed, span);
+        const snapshot = JSON.stringify([ns, es]);
+        const p = layoutDag(ns, es, { direction });
+        expectWellLaidOut(ns, es, p, direction);
+        expect(layoutDag(ns, es, { direction })).toEqual(p);
+        expect(JSON.stringify([ns, es])).toBe(snapshot);
+      });
+    }
+  }
+
+  it('layered layout: a cycle (an editor draft) still gets every node placed, without overlap', () => {
+    const { nodes: ns, edges: es } = randomDag(150, 200, 21, 5);
+    const withCycle = [...es, { source: 's100', target: 's3' }, { source: 's3', target: 's100' }];
+    const p = layoutDag(ns, withCycle, { direction: 'LR' });
+    expect(Object.keys(p)).toHaveLength(150);
+    expect(Object.values(p).every((q) => Number.isFinite(q.x) && Number.isFinite(q.y))).toBe(true);
+    expect(layoutDag(ns, withCycle, { direction: 'LR' })).toEqual(p);
+  });
+
+  it('layered layout: ranks centred on one line, a root sits next to its child, gaps and margin as dagre', () => {
+    const n = DAGRE_MAX_STEPS + 20;
+    const ids = Array.from({ length: n }, (_, i) => `c${i}`);
+    const es = edges(...ids.slice(1).map((id, i): [string, string] => [ids[i]!, id]), ['late', ids[n - 1]!]);
+    const p = layoutDag([...nodes(...ids), { id: 'late' }], es, { direction: 'LR' });
+    // Every rank but the one the root shares holds one step: all on one row, the pair straddling it.
+    expect(new Set(ids.filter((id) => id !== ids[n - 2]).map((id) => p[id]!.y)).size).toBe(1);
+    expect(p.c0!.x).toBe(20);
+    expect(Math.min(p.late!.y, p[ids[n - 2]!]!.y)).toBe(20);
+    expect(p.late!.y + p[ids[n - 2]!]!.y).toBe(2 * p.c0!.y);
+    expect(p.c1!.x - p.c0!.x).toBe(DEFAULT_NODE_WIDTH + 120);
+    expect(p.late!.x).toBe(p[ids[n - 2]!]!.x);
+    expect(Math.abs(p.late!.y - p[ids[n - 2]!]!.y)).toBe(DEFAULT_NODE_HEIGHT + 40);
   });
 });

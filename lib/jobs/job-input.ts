@@ -99,8 +99,8 @@ export type StepRow = StepFields & { positionX: number; positionY: number };
 export type EdgeRow = { fromStep: string; toStep: string; depType: 'hard' | 'soft' | 'on_failure' };
 
 /**
- * Steps + edges rows from input. Steps without a position are laid out with
- * dagre (left to right) so the DAG editor opens tidy.
+ * Steps + edges rows from input. Steps without a position are laid out
+ * (left to right, lib/dag layoutDag: dagre, or its linear fallback for large graphs) so the DAG editor opens tidy.
  */
 export function graphRows(steps: StepInput[], edges: EdgeInput[]): { steps: StepRow[]; edges: EdgeRow[] } {
   const edgeRows: EdgeRow[] = edges.map((e) => ({ fromStep: e.from, toStep: e.to, depType: e.type ?? 'hard' }));
@@ -130,9 +130,9 @@ export function graphRows(steps: StepInput[], edges: EdgeInput[]): { steps: Step
 }
 
 /**
- * `steps` with each missing position filled in as graphRows lays it out (the same dagre layout of
- * the same graph), so that the layout, seconds of CPU for the largest graphs, can be done before
- * a transaction opens; `steps` itself when every step has one.
+ * `steps` with each missing position filled in as graphRows lays it out (the same layout of the
+ * same graph), so that the layout (up to a few hundred ms of CPU) is done before a transaction
+ * opens; `steps` itself when every step has one.
  */
 export function withPositions(steps: StepInput[], edges: EdgeInput[]): StepInput[] {
   if (steps.every((s) => s.position)) return steps;
