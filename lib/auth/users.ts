@@ -64,35 +64,41 @@ export type UpdateUserData = { name?: string; role?: Role; disabled?: boolean; p
 
 /**
  * Updates a user's name, role, disabled flag or password. Admin only. Disabling
- * a user or changing the password ends their sessions. An admin cannot demote
- * or disable the last enabled admin.
+ * a user or changing the password ends their sessions, in the same transaction. An admin
+ * cannot demote or disable the last enabled admin: checked under a lock of the admin rows
+ * (lockActiveAdmins), so two admins disabling or demoting each other at once cannot both pass.
+ * @throws DomainError('not_found'), ('validation', field password), ('conflict', fields role
+ *   and/or disabled) for the last active admin.
  */
 export async function updateUser(db: Db, id: string, data: UpdateUserData, actor: Actor): Promise<UserView> {
   requireCan(actor, 'users.manage');
-  const user = await db.user.findUnique({ where: { id } }).catch(() => null);
-  if (!user) throw new DomainError('not_found', `User ${id} not found`);
+  // a malformed id would abort the transaction below (uuid column): answer 404 before it starts
+  if (!isUuid(id)) throw new DomainError('not_found', `User ${id} not found`);
+  let passwordHash: string | undefined;
+  if (data.password !== undefined) {
+    assertPasswordStrength(data.password);
+    // hashed before the transaction: it takes tens of milliseconds of CPU and needs no row
+    passwordHash = await hashPassword(data.password);
+  }
   const demoting = !!data.role && data.role !== 'admin';
   const disabling = data.disabled === true;
-  const losingAdmin = user.role === 'admin' && !user.disabled && (demoting || disabling);
-  if (losingAdmin) {
-    const admins = await db.user.count({ where: { role: 'admin', disabled: false } });
-    if (admins <= 1) {
+  return inTransaction(db, async (tx) => {
+    const activeAdmins = demoting || disabling ? await lockActiveAdmins(tx) : Infinity;
+    const user = await tx.user.findUnique({ where: { id } });
+    if (!user) throw new DomainError('not_found', `User ${id} not found`);
+    const losingAdmin = user.role === 'admin' && !user.disabled && (demoting || disabling);
+    if (losingAdmin && activeAdmins <= 1) {
       // named at the field that asks for it: both when one request does both
       const fields = { ...(demoting ? { role: 'Cannot demote the last admin' } : {}), ...(disabling ? { disabled: 'Cannot disable the last admin' } : {}) };
       throw new DomainError('conflict', `Cannot ${demoting && disabling ? 'demote or disable' : demoting ? 'demote' : 'disable'} the last admin`, fields);
     }
-  }
-  let passwordHash: string | undefined;
-  if (data.password !== undefined) {
-    assertPasswordStrength(data.password);
-    passwordHash = await hashPassword(data.password);
-  }
-  const row = await db.user.update({
-    where: { id },
-    data: { name: data.name, role: data.role, disabled: data.disabled, passwordHash },
+    const row = await tx.user.update({
+      where: { id },
+      data: { name: data.name, role: data.role, disabled: data.disabled, passwordHash },
+    });
+    if (data.disabled || passwordHash) await tx.session.deleteMany({ where: { userId: id } });
+    return toUserView(row);
   });
-  if (data.disabled || passwordHash) await db.session.deleteMany({ where: { userId: id } });
-  return toUserView(row);
 }
 
 /**

@@ -74,6 +74,18 @@ describe('delete user', () => {
     expect(await t.db.user.count({ where: { role: 'admin', disabled: false } })).toBe(1);
   });
 
+  it('two admins disabling or demoting each other at the same time leave one active admin', async () => {
+    for (const change of [{ disabled: true }, { role: 'viewer' as const }]) {
+      await t.db.user.deleteMany({});
+      const a1 = await mk('admin');
+      const a2 = await mk('admin');
+      const results = await Promise.allSettled([updateUser(t.db, a2.id, change, asActor(a1)), updateUser(t.db, a1.id, change, asActor(a2))]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['conflict']);
+      expect(await t.db.user.count({ where: { role: 'admin', disabled: false } })).toBe(1);
+    }
+  });
+
   it('only admins may delete', async () => {
     const op = await mk('operator');
     const v = await mk('viewer');
