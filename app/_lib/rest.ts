@@ -258,7 +258,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       const rawParams = (await routeCtx?.params) ?? {};
       const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
       const shape = queryShape(opts.query ?? opts.queryParsedBy);
-      const rawQuery = queryObject(url.searchParams, shape);
+      const rawQuery = queryObject(url.search, shape);
       refuseUnknownQueryParameters(rawQuery, Object.keys(shape));
       const query = (opts.query ? parseOrThrow(opts.query, rawQuery) : rawQuery) as Q;
 

@@ -165,23 +165,69 @@ export function isListParameter(schema: unknown): boolean {
 }
 
 /**
- * The one place a query string becomes an object: URLSearchParams -> `{ name: value }`. A list
+ * The one place a query string becomes an object: `?a=1&b=2` -> `{ name: value }`. A name or value
+ * whose percent-encoding is not UTF-8 (`%ED%A0%80`, `%FF`) is refused, naming it: URLSearchParams
+ * would silently turn those bytes into U+FFFD, and a search would then match something not asked for. A
+ * list
  * parameter (listParameter) given more than once gets its values comma-joined; any other parameter
  * the route accepts given more than once is refused, since choosing one value silently (or joining
  * values that are not a list) answers a question that was not asked.
+ * @param search the URL's raw query string (`url.search`, with or without the leading `?`)
  * @param shape the route's query schema shape (its keys are the accepted parameters)
- * @throws DomainError('validation') naming each such parameter: "Given more than once …"
+ * @throws DomainError('validation') naming each such parameter: "Given more than once …", or "… not valid UTF-8 …"
  */
-export function queryObject(params: URLSearchParams, shape: Record<string, unknown> = {}): Record<string, string> {
+export function queryObject(search: string, shape: Record<string, unknown> = {}): Record<string, string> {
   const out: Record<string, string> = {};
-  const fields = fieldMap();
-  for (const [k, v] of params) {
+  const fields = badlyEncodedQueryParameters(search);
+  if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
+  for (const [k, v] of new URLSearchParams(search)) {
     if (!(k in out)) out[k] = v;
     else if (Object.hasOwn(shape, k) && !isListParameter(shape[k])) fields[issuePath([k])] = 'Given more than once: give it once (it is not a list parameter)';
     else out[k] = `${out[k]},${v}`;
   }
   if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
   return out;
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Percent-decodes as URLSearchParams does (`+` is a space, a `%` not followed by two hex digits stays
+ * as it is) and reads the bytes as UTF-8; null when they are not UTF-8.
+ */
+function strictFormDecode(text: string): string | null {
+  if (!text.includes('%')) return text.replaceAll('+', ' ');
+  const bytes = Buffer.from(text.replaceAll('+', ' '), 'utf8');
+  const out: number[] = [];
+  const hex = (b: number | undefined) => b !== undefined && /^[0-9a-fA-F]$/.test(String.fromCharCode(b));
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x25 && hex(bytes[i + 1]) && hex(bytes[i + 2])) {
+      out.push(parseInt(String.fromCharCode(bytes[i + 1]!, bytes[i + 2]!), 16));
+      i += 2;
+    } else out.push(bytes[i]!);
+  }
+  try {
+    return STRICT_UTF8.decode(Uint8Array.from(out));
+  } catch {
+    return null;
+  }
+}
+
+/** Field errors for the query parameters whose name or value does not percent-decode to UTF-8. */
+function badlyEncodedQueryParameters(search: string): Record<string, string> {
+  const fields = fieldMap();
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    const name = strictFormDecode(rawName);
+    if (name === null) {
+      fields[issuePath([rawName.slice(0, 200)])] = 'This parameter name is not valid UTF-8 once percent-decoded: encode its text as UTF-8 bytes (%C3%A9 for é)';
+    } else if (eq >= 0 && strictFormDecode(pair.slice(eq + 1)) === null) {
+      fields[issuePath([name])] = 'Not valid UTF-8 once percent-decoded: encode the text as UTF-8 bytes (%C3%A9 for é)';
+    }
+  }
+  return fields;
 }
 
 /** `fields` followed by the entries of `more` for fields it does not name (its message wins). */
