@@ -2,7 +2,7 @@
  * IP address lists (CIDRs and plain addresses) with ipaddr.js, shared by the
  * trusted-proxy check (lib/auth/client-address.ts) and the outbound guard
  * (lib/net/outbound.ts). IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are treated
- * as the IPv4 address they carry.
+ * as the IPv4 address they carry; IPv4-compatible ones (::a.b.c.d, deprecated) stay IPv6.
  */
 import ipaddr from 'ipaddr.js';
 
@@ -15,10 +15,21 @@ export function parseAddress(text: string | null | undefined): Address | null {
   const t = text.trim().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
   if (!ipaddr.isValid(t)) return null;
   try {
-    return ipaddr.process(t);
+    return ipaddr.process(t.includes(':') ? dottedTailToHex(t) : t);
   } catch {
     return null;
   }
+}
+
+/**
+ * `::1.2.3.4` -> `::102:304`. ipaddr.js reads an IPv6 address ending in a dotted IPv4 address whose
+ * other groups are all zero as IPv4-mapped (`::ffff:1.2.3.4`), which it is not: `::127.0.0.1` is the
+ * IPv4-compatible `::7f00:1` (what a URL parser makes of it), not 127.0.0.1.
+ */
+function dottedTailToHex(t: string): string {
+  return t.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) =>
+    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
 }
 
 /**

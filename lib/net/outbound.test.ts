@@ -4,6 +4,7 @@ import dns from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, resolveOutboundAddress } from './outbound.ts';
+import { parseAddress } from './cidr.ts';
 
 type Server = { port: number; hits: string[]; close(): Promise<void> };
 async function server(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<Server> {
@@ -43,8 +44,27 @@ describe('outbound guard', () => {
     ['224.0.0.1', 'multicast'],
     ['64:ff9b::7f00:1', 'rfc6052'],
     ['2002:7f00:1::', '6to4'],
+    ['2002:808:808::1', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['::ffff:0:7f00:1', 'rfc6145'],
+    // IPv4-compatible (::/96, deprecated): ipaddr.js calls these unicast
+    ['::127.0.0.1', 'ipv4Compatible'],
+    ['[::7f00:1]', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['::10.0.0.1', 'ipv4Compatible'],
+    ['::8.8.8.8', 'ipv4Compatible'],
+    ['::2', 'ipv4Compatible'],
   ])('refuses %s (%s) by default', async (host, range) => {
     await expect(resolveOutboundAddress(host, 80, NONE)).rejects.toThrow(new RegExp(`is a ${range} address`));
+  });
+
+  it('reads ::a.b.c.d as the IPv4-compatible IPv6 address it is, ::ffff:a.b.c.d as the IPv4 address', () => {
+    expect(parseAddress('::127.0.0.1')?.toString()).toBe('::7f00:1');
+    expect(parseAddress('[::8.8.8.8]')?.toString()).toBe('::808:808');
+    expect(parseAddress('::ffff:127.0.0.1')?.toString()).toBe('127.0.0.1');
+    expect(parseAddress('::FFFF:7f00:1')?.toString()).toBe('127.0.0.1');
+    expect(parseAddress('64:ff9b::127.0.0.1')?.toString()).toBe('64:ff9b::7f00:1');
+    expect(parseAddress('::1.2.3')).toBeNull();
   });
 
   it('refuses a host name that resolves to loopback (checked after DNS)', async () => {
@@ -69,7 +89,7 @@ describe('outbound guard', () => {
   });
 
   it('outboundFetch never connects to a refused address, however the URL spells it', async () => {
-    for (const url of [`http://127.0.0.1:${target.port}/a`, `http://2130706433:${target.port}/b`, `http://0x7f.1:${target.port}/c`, `http://localhost:${target.port}/d`]) {
+    for (const url of [`http://127.0.0.1:${target.port}/a`, `http://2130706433:${target.port}/b`, `http://0x7f.1:${target.port}/c`, `http://localhost:${target.port}/d`, `http://[::127.0.0.1]:${target.port}/e`, `http://[::ffff:127.0.0.1]:${target.port}/f`]) {
       await expect(outboundFetch(url, {}, NONE)).rejects.toThrow(/outbound call refused/);
     }
     expect(target.hits).toEqual([]);

@@ -7,7 +7,7 @@
  * (RFC 1918), carrier-grade NAT (also Alibaba's metadata 100.100.100.200),
  * link-local (cloud metadata 169.254.169.254), unique-local IPv6, multicast,
  * broadcast, unspecified, reserved and documentation ranges, and IPv6 forms that
- * embed an IPv4 address (6to4, Teredo, NAT64) are refused — classified with
+ * embed an IPv4 address (6to4, Teredo, NAT64, IPv4-compatible ::a.b.c.d) are refused — classified with
  * ipaddr.js `range()`, anything but `unicast` is refused. The check runs on the
  * addresses a host name RESOLVES to (every one of them), on every redirect hop,
  * and the connection is then pinned to the checked address (an undici Agent whose
@@ -60,9 +60,17 @@ export function outboundAllowList(env: NodeJS.ProcessEnv = process.env): Outboun
   return out;
 }
 
-/** The ipaddr.js range of an address: `unicast` for a public one, else the special range's name. */
+/**
+ * The ipaddr.js range of an address: `unicast` for a public one, else the special range's name;
+ * `ipv4Compatible` for the deprecated IPv4-compatible IPv6 addresses (`::a.b.c.d`, RFC 4291
+ * §2.5.5.1) other than `::` and `::1`.
+ */
 export function addressRange(addr: Address): string {
-  return addr.range();
+  const range = addr.range();
+  // ipaddr.js calls ::/96 unicast, but ::127.0.0.1 (::7f00:1) carries an IPv4 address a stack
+  // or tunnel may deliver to, and no public service has such an address: refused whatever it carries.
+  if (range === 'unicast' && addr.kind() === 'ipv6' && addr.toByteArray().slice(0, 12).every((b) => b === 0)) return 'ipv4Compatible';
+  return range;
 }
 
 function allowedByList(host: string, port: number, allow: OutboundAllowList): boolean {
