@@ -37,6 +37,7 @@ import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts'
 import { ctrlCStops, stopBeginsLine, type RunningParts } from '../lib/infra/stack-lines.ts';
 import { consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
 import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
+import { adminSettings } from '../lib/auth/bootstrap.ts';
 
 const dev = process.argv.includes('--dev');
 /** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
@@ -93,6 +94,8 @@ try {
   listen = consoleListenFromEnv(process.env);
   // checked here so a bad value stops the start with its reason, not the console's first page
   dbQueryTimeoutFromEnv(process.env);
+  // and before a database is created or migrated: the first admin is made only at the end of the start
+  adminSettings(process.env);
 } catch (error) {
   console.error(`[tickflow] ${(error as Error).message}`);
   process.exit(1);

@@ -26,6 +26,28 @@ export function initialAdminFileText(login: { email: string; password: string })
 }
 
 /**
+ * The first admin's login from TICKFLOW_ADMIN_EMAIL (default admin@tickflow.local) and
+ * TICKFLOW_ADMIN_PASSWORD (none: ensureAdminUser generates one), checked by the rules of a user
+ * created in the console. Touches nothing: scripts/start.ts calls it before it starts or migrates
+ * a database, so that a bad value stops the start before any side effect.
+ * @throws Error naming TICKFLOW_ADMIN_EMAIL or TICKFLOW_ADMIN_PASSWORD when the email is not an
+ *   email address or the password breaks the console's password rule (8 characters to 72 bytes)
+ */
+export function adminSettings(env: Record<string, string | undefined>): { email: string; password?: string } {
+  const email = normalizeEmail(env.TICKFLOW_ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);
+  const password = env.TICKFLOW_ADMIN_PASSWORD;
+  // the rules of a user created in the console (lib/api/schemas.ts CreateUserInput): an admin
+  // nobody can sign in as, or with a one-letter password, is worse than a start that stops
+  const emailCheck = CreateUserInput.shape.email.safeParse(email);
+  if (!emailCheck.success) throw new Error(`TICKFLOW_ADMIN_EMAIL: ${emailCheck.error.issues[0]!.message} ("${email}")`);
+  if (password) {
+    const passwordCheck = CreateUserInput.shape.password.safeParse(password);
+    if (!passwordCheck.success) throw new Error(`TICKFLOW_ADMIN_PASSWORD: ${passwordCheck.error.issues[0]!.message}`);
+  }
+  return password ? { email, password } : { email };
+}
+
+/**
  * Makes sure an admin exists (called by scripts/start.ts at start).
  * - An enabled admin exists: returns null, changes nothing.
  * - Else creates one: email = opts.email ?? TICKFLOW_ADMIN_EMAIL ?? admin@tickflow.local,
@@ -42,16 +64,10 @@ export async function ensureAdminUser(
 ): Promise<{ email: string; password?: string } | null> {
   const admin = await db.user.findFirst({ where: { role: 'admin', disabled: false } });
   if (admin) return null;
-  const email = normalizeEmail(opts.email ?? process.env.TICKFLOW_ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);
-  const given = opts.password ?? process.env.TICKFLOW_ADMIN_PASSWORD;
-  // the rules of a user created in the console (lib/api/schemas.ts CreateUserInput): an admin
-  // nobody can sign in as, or with a one-letter password, is worse than a start that stops
-  const emailCheck = CreateUserInput.shape.email.safeParse(email);
-  if (!emailCheck.success) throw new Error(`TICKFLOW_ADMIN_EMAIL: ${emailCheck.error.issues[0]!.message} ("${email}")`);
-  if (given) {
-    const passwordCheck = CreateUserInput.shape.password.safeParse(given);
-    if (!passwordCheck.success) throw new Error(`TICKFLOW_ADMIN_PASSWORD: ${passwordCheck.error.issues[0]!.message}`);
-  }
+  const { email, password: given } = adminSettings({
+    TICKFLOW_ADMIN_EMAIL: opts.email ?? process.env.TICKFLOW_ADMIN_EMAIL,
+    TICKFLOW_ADMIN_PASSWORD: opts.password ?? process.env.TICKFLOW_ADMIN_PASSWORD,
+  });
   const password = given || randomToken(12);
   const passwordHash = await hashPassword(password);
   await db.user.upsert({
