@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { allowedMethods } from './lib/api/allowed-methods.ts';
+import { actionBodyRefusal } from './lib/auth/action-body.ts';
 import { crossOriginActionRefusal } from './lib/auth/action-origin.ts';
 import { databaseReachable } from './lib/infra/database-probe.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/infra/database-unavailable.ts';
@@ -17,6 +18,8 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/inf
  *   and an HTML page in its place would be a generic failure there.
  * - server actions from another origin: 403 (lib/auth/action-origin.ts, Next's own CSRF rule), where
  *   Next itself would answer 500.
+ * - server actions whose body Next cannot decode (not JSON, empty, broken multipart, another content
+ *   type): 400 naming the content type or the body (lib/auth/action-body.ts), where Next would answer 500.
  */
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (req.nextUrl.pathname.startsWith('/api/')) {
@@ -32,6 +35,15 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (req.method === 'POST' && req.headers.has('next-action')) {
     const refused = crossOriginActionRefusal(req.headers);
     if (refused) return NextResponse.json({ error: { code: 'forbidden', message: refused } }, { status: 403, headers: { 'cache-control': 'no-store' } });
+    // req's body is the proxy's own copy (Next buffers the original for the action handler), so reading it here
+    // reads the body once more, not twice more.
+    const badBody = await actionBodyRefusal(req);
+    if (badBody) {
+      return NextResponse.json(
+        { error: { code: 'validation', message: badBody.message, fields: { [badBody.field]: badBody.message } } },
+        { status: 400, headers: { 'cache-control': 'no-store' } },
+      );
+    }
     return NextResponse.next();
   }
   const url = process.env.DATABASE_URL;

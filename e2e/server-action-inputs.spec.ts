@@ -42,3 +42,36 @@ test('a server action replayed with malformed arguments names the field; from a 
   await page.reload();
   await expect(page.getByTestId('job-status')).toHaveText('paused');
 });
+
+test('a server action whose body cannot be decoded is a 400 naming the body, not a 500', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.actbody.${uniq()}`, name: 'Action body', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await login(page);
+  await gotoHydrated(page, `/jobs/${job.id}`);
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && !!r.headers()['next-action']);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  const actionId = (await sent).headers()['next-action']!;
+  await expect(page.getByTestId('job-status')).toHaveText('paused');
+
+  const origin = `http://${new URL(E2E_BASE_URL).host}`;
+  const send = (contentType: string, body: string) =>
+    page.request.post(`/jobs/${job.id}`, {
+      headers: { 'next-action': actionId, 'content-type': contentType, accept: 'text/x-component', origin },
+      data: body,
+      failOnStatusCode: false,
+    });
+  const wrongBoundary = '--AaB03x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["x"]\r\n--WRONG--\r\n';
+  for (const [contentType, body, field, message] of [
+    ['text/plain;charset=UTF-8', 'not json', '_body', /not JSON/],
+    ['text/plain;charset=UTF-8', '', '_body', /empty/],
+    ['multipart/form-data; boundary=AaB03x', wrongBoundary, '_body', /not multipart/],
+    ['application/json', '[]', 'content-type', /Content-Type/],
+  ] as const) {
+    const res = await send(contentType, body);
+    expect(res.status(), `${contentType} ${JSON.stringify(body)}`).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'validation', message: expect.stringMatching(message), fields: { [field]: expect.any(String) } } });
+  }
+
+  // what the browser sends still goes through
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expect(page.getByTestId('job-status')).not.toHaveText('paused');
+});

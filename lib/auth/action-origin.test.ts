@@ -22,12 +22,16 @@ describe('server actions from another origin (lib/auth/action-origin.ts, as Next
 
   it('proxy.ts answers a foreign Origin 403 (Next would answer 500) and lets a same-origin action through', async () => {
     const req = (origin: string) =>
-      new NextRequest('http://console.test/jobs', { method: 'POST', headers: { 'next-action': 'abc', origin, host: 'console.test' } });
+      new NextRequest('http://console.test/jobs', { method: 'POST', body: '["id"]', headers: { 'next-action': 'abc', origin, host: 'console.test', 'content-type': 'text/plain;charset=UTF-8' } });
     const refused = await proxy(req('https://evil.example'));
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { code: 'forbidden' } });
     const same = await proxy(req('http://console.test'));
     expect(same.status).toBe(200);
     expect(same.headers.get('x-middleware-next')).toBe('1');
+    // a same-origin action whose body Next could not decode: 400 (lib/auth/action-body.ts)
+    const garbled = await proxy(new NextRequest('http://console.test/jobs', { method: 'POST', body: 'not json', headers: { 'next-action': 'abc', origin: 'http://console.test', host: 'console.test', 'content-type': 'text/plain' } }));
+    expect(garbled.status).toBe(400);
+    expect(await garbled.json()).toMatchObject({ error: { code: 'validation', fields: { _body: expect.stringMatching(/not JSON/) } } });
   });
 });

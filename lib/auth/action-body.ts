@@ -1,0 +1,132 @@
+/**
+ * The body check of server action requests (a POST with the `Next-Action` header), done by
+ * proxy.ts before Next sees the request so that a body Next cannot decode is a 400 naming what is
+ * wrong: Next's action handler (node_modules/next/dist/server/app-render/action-handler.js) hands
+ * it to React's decodeReply, whose SyntaxError ("Unexpected token 'o'") or malformed-multipart
+ * error becomes a 500.
+ *
+ * What the browser sends (Next's client, server-action-reducer.js, body = React's encodeReply of
+ * the argument list): JSON text of that array (`text/plain;charset=UTF-8`, fetch's type for a
+ * string body) when no argument needs a row of its own, else FormData (`multipart/form-data`)
+ * whose field `0` is that JSON array. Forms posted before hydration carry no `Next-Action` header
+ * (the action id is a form field) and are not checked here. So, for a request with the header:
+ * - `text/plain` (any parameters): a non-empty UTF-8 body holding a JSON array that references no
+ *   other part (TEXT_REPLY_STRING);
+ * - `multipart/form-data`: a body that parses as FormData, with a text field `0` holding a JSON array;
+ * - no other content type.
+ * A body larger than ACTION_BODY_LIMIT_BYTES is not read: Next answers it with its own 413.
+ */
+
+/**
+ * Next's default `serverActions.bodySizeLimit` (1 MB), which next.config.ts keeps (action-body.test.ts
+ * checks that it sets no other).
+ */
+export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Why a server action request's body is refused: the field (`content-type` or `_body`) and a message. */
+export type ActionBodyRefusal = { field: 'content-type' | '_body'; message: string };
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads `body` whole when it is at most `limit` bytes; null (the rest left unread) when it is larger.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The `$` strings React's encodeReply writes into a reply that is one JSON text (no other rows): an
+ * escaped `$`, undefined, a BigInt, a Date, the non-finite numbers and -0, a temporary reference.
+ * Any other (`$1`, `$@1`, `$K1`…) points to a row a text body does not have: decodeReply throws
+ * "Connection closed" (a 500), and `$nabc` a BigInt SyntaxError.
+ */
+const TEXT_REPLY_STRING = /^(?:[^$]|\$\$|\$undefined$|\$NaN$|\$-?Infinity$|\$-0$|\$n-?\d+$|\$D|\$T)/s;
+
+/** The first string of `value` (walked without recursion: 1 MB of `[` nests deeply) that is not TEXT_REPLY_STRING. */
+function danglingReference(value: unknown): string | null {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v !== '' && !TEXT_REPLY_STRING.test(v)) return v;
+    } else if (v && typeof v === 'object') stack.push(...Object.values(v));
+  }
+  return null;
+}
+
+function jsonArrayRefusal(text: string, where: string, wholeReply: boolean): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    return `${where} is not JSON (${(e as Error).message.slice(0, 200)}): a server action's arguments are a JSON array`;
+  }
+  if (!Array.isArray(parsed)) return `${where} is JSON but not an array: a server action's arguments are a JSON array`;
+  const dangling = wholeReply ? danglingReference(parsed) : null;
+  return dangling === null ? null : `${where} holds ${JSON.stringify(dangling.slice(0, 40))}, a reference to a part a text body does not have (a string starting with $ is written $$)`;
+}
+
+/**
+ * Why a server action request's body cannot be decoded, or null when it can (or is too large to
+ * check here, which Next refuses by itself). Reads `req`'s body: give it a request whose body
+ * nothing else reads (the proxy's copy, or a clone).
+ * @param req the POST with the `Next-Action` header
+ * @param limit the most bytes read (Next's serverActions.bodySizeLimit)
+ */
+export async function actionBodyRefusal(req: Request, limit: number = ACTION_BODY_LIMIT_BYTES): Promise<ActionBodyRefusal | null> {
+  const contentType = req.headers.get('content-type') ?? '';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  const multipart = mediaType === 'multipart/form-data';
+  if (!multipart && mediaType !== 'text/plain') {
+    return {
+      field: 'content-type',
+      message: `Content-Type ${JSON.stringify(contentType.slice(0, 100))} is not one a server action accepts: text/plain (JSON arguments) or multipart/form-data`,
+    };
+  }
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) return null;
+  const bytes = await readAtMost(req.body, limit);
+  if (bytes === null) return null;
+  if (bytes.byteLength === 0) return { field: '_body', message: "The body is empty: a server action's arguments are a JSON array" };
+  if (!multipart) {
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(bytes);
+    } catch {
+      return { field: '_body', message: 'The body is not valid UTF-8' };
+    }
+    const refused = jsonArrayRefusal(text, 'The body', true);
+    return refused ? { field: '_body', message: refused } : null;
+  }
+  let form: FormData;
+  try {
+    form = await new Response(bytes as BodyInit, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    return { field: '_body', message: 'The body is not multipart/form-data with the boundary its Content-Type names' };
+  }
+  const root = form.get('0');
+  if (typeof root !== 'string') return { field: '_body', message: "The form has no text field 0: a server action's arguments are a JSON array in field 0" };
+  const refused = jsonArrayRefusal(root, 'Field 0 of the form', false);
+  return refused ? { field: '_body', message: refused } : null;
+}
