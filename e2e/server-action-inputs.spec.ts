@@ -65,6 +65,7 @@ test('a server action whose body cannot be decoded is a 400 naming the body, not
     ['text/plain;charset=UTF-8', '', '_body', /empty/],
     ['multipart/form-data; boundary=AaB03x', wrongBoundary, '_body', /not multipart/],
     ['application/json', '[]', 'content-type', /Content-Type/],
+    ['text/plain;charset=UTF-8', '["$1"]', '_body', /reference to a part/],
   ] as const) {
     const res = await send(contentType, body);
     expect(res.status(), `${contentType} ${JSON.stringify(body)}`).toBe(400);
