@@ -47,6 +47,12 @@ test('bad request lines answer 400 / 405 before Next, pages and API, without a s
     const r = await request.get(path, { maxRedirects: 0 });
     expect(r.status(), path).toBe(400);
   }
+  // bytes that are not UTF-8 in a query: Next would hand the route U+FFFD in their place (lib/infra/http-guard.ts)
+  for (const path of ['/api/v1/logs/search?q=%ED%A0%80abc', '/api/v1/jobs?q=a%C3', '/runs?jobId=%FF']) {
+    const r = await request.get(path, { maxRedirects: 0 });
+    expect(r.status(), path).toBe(400);
+    if (path.startsWith('/api/')) expect(Object.keys((await r.json()).error.fields), path).toEqual([path.includes('jobId') ? 'jobId' : 'q']);
+  }
   const api = await request.fetch('/api/v1/jobs', { method: 'TRACE' });
   expect(api.status()).toBe(405);
   expect(api.headers().allow).toBe('GET, HEAD, OPTIONS, POST');

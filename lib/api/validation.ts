@@ -165,21 +165,20 @@ export function isListParameter(schema: unknown): boolean {
 }
 
 /**
- * The one place a query string becomes an object: `?a=1&b=2` -> `{ name: value }`. A name or value
- * whose percent-encoding is not UTF-8 (`%ED%A0%80`, `%FF`) is refused, naming it: URLSearchParams
- * would silently turn those bytes into U+FFFD, and a search would then match something not asked for. A
- * list
+ * The one place a query string becomes an object: `?a=1&b=2` -> `{ name: value }`. (A name or value
+ * whose percent-encoding is not UTF-8 never gets here: Next turns those bytes into U+FFFD before a
+ * route sees the URL, so the console's HTTP guard refuses them first, lib/infra/http-guard.ts with
+ * queryEncodingErrors.) A list
  * parameter (listParameter) given more than once gets its values comma-joined; any other parameter
  * the route accepts given more than once is refused, since choosing one value silently (or joining
  * values that are not a list) answers a question that was not asked.
  * @param search the URL's raw query string (`url.search`, with or without the leading `?`)
  * @param shape the route's query schema shape (its keys are the accepted parameters)
- * @throws DomainError('validation') naming each such parameter: "Given more than once …", or "… not valid UTF-8 …"
+ * @throws DomainError('validation') naming each such parameter: "Given more than once …"
  */
 export function queryObject(search: string, shape: Record<string, unknown> = {}): Record<string, string> {
   const out: Record<string, string> = {};
-  const fields = badlyEncodedQueryParameters(search);
-  if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
+  const fields = fieldMap();
   for (const [k, v] of new URLSearchParams(search)) {
     if (!(k in out)) out[k] = v;
     else if (Object.hasOwn(shape, k) && !isListParameter(shape[k])) fields[issuePath([k])] = 'Given more than once: give it once (it is not a list parameter)';
@@ -213,8 +212,13 @@ function strictFormDecode(text: string): string | null {
   }
 }
 
-/** Field errors for the query parameters whose name or value does not percent-decode to UTF-8. */
-function badlyEncodedQueryParameters(search: string): Record<string, string> {
+/**
+ * Field errors for the query parameters whose name or value does not percent-decode to UTF-8
+ * (`%ED%A0%80`, `%FF`): URLSearchParams would silently turn those bytes into U+FFFD, and a search
+ * would then match something not asked for. Empty when the query string is well formed.
+ * @param search a raw query string, with or without the leading `?` (WHATWG URL application/x-www-form-urlencoded rules)
+ */
+export function queryEncodingErrors(search: string): Record<string, string> {
   const fields = fieldMap();
   for (const pair of search.replace(/^\?/, '').split('&')) {
     if (!pair) continue;

@@ -60,16 +60,36 @@ describe('http guard', () => {
     expect(reached).toEqual([]);
   });
 
-  it('passes ordinary requests, valid escapes and odd queries on', async () => {
+  it('passes ordinary requests, valid escapes and odd but well-formed queries on', async () => {
     reached.length = 0;
     expect((await send('GET', '/api/v1/jobs/%E2%9C%93')).body).toBe('next');
-    expect((await send('POST', '/jobs?q=%ff')).body).toBe('next');
+    // a % that starts no escape stays as it is (URLSearchParams' rule); a literal U+FFFD sent as UTF-8 is UTF-8
+    expect((await send('POST', '/jobs?q=100%&x=%zz')).body).toBe('next');
+    expect((await send('GET', '/api/v1/logs/search?q=caf%C3%A9+%EF%BF%BD')).body).toBe('next');
     expect((await send('OPTIONS', '/api/v1/jobs')).body).toBe('next');
-    expect(reached).toEqual(['GET /api/v1/jobs/%E2%9C%93', 'POST /jobs?q=%ff', 'OPTIONS /api/v1/jobs']);
+    expect(reached).toEqual(['GET /api/v1/jobs/%E2%9C%93', 'POST /jobs?q=100%&x=%zz', 'GET /api/v1/logs/search?q=caf%C3%A9+%EF%BF%BD', 'OPTIONS /api/v1/jobs']);
+  });
+
+  it('answers a query name or value that is not UTF-8 once percent-decoded with 400, API in JSON naming the parameter', async () => {
+    reached.length = 0;
+    // a lone surrogate's CESU bytes, a stray continuation byte, a truncated sequence, an overlong encoding
+    for (const v of ['%ED%A0%80abc', '%FF', 'a%C3', '%C0%AF']) {
+      const r = await send('GET', `/api/v1/logs/search?q=${v}&limit=5`);
+      expect(r.status, v).toBe(400);
+      expect(JSON.parse(r.body).error).toMatchObject({ code: 'validation', fields: { q: expect.stringMatching(/not valid UTF-8/i) } });
+    }
+    const named = await send('GET', '/api/v1/jobs?%FFq=1');
+    expect(JSON.parse(named.body).error.fields).toEqual({ '%FFq': expect.stringMatching(/name is not valid UTF-8/) });
+    const page = await send('GET', '/runs?jobId=%FF');
+    expect(page.status).toBe(400);
+    expect(page.headers['content-type']).toMatch(/^text\/plain/);
+    expect(page.body).toMatch(/jobId/);
+    expect(reached).toEqual([]);
   });
 
   it('reads the path of an absolute-form target', () => {
     expect(guardRequest('GET', 'http://host/api/v1/jobs/%ff?x')?.status).toBe(400);
-    expect(guardRequest('GET', 'http://host/api/v1/jobs/ok?x=%ff')).toBeNull();
+    expect(guardRequest('GET', 'http://host/api/v1/jobs/ok?x=%ff')?.status).toBe(400);
+    expect(guardRequest('GET', 'http://host/api/v1/jobs/ok?x=%C3%A9#%ff')).toBeNull();
   });
 });
