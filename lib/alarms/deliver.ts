@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { outboundFetch, OutboundRefusedError } from '../net/outbound.ts';
+import { readCapped } from '../net/read-capped.ts';
 import type { Transporter } from 'nodemailer';
 import { log } from '../log.ts';
 import { deliveryPolicy, smtpSettings, webhookSecret, type AlarmChannelType, type AlarmType } from './config.ts';
@@ -22,6 +23,9 @@ export interface DeliverableAlarm {
 
 /** Header carrying the webhook body's HMAC: `sha256=<hex HMAC-SHA256 of the raw body with TICKFLOW_WEBHOOK_SECRET>`. */
 export const SIGNATURE_HEADER = 'X-Tickflow-Signature';
+
+/** The most bytes of a webhook receiver's answer read (its first 200 characters name a refusal). */
+export const WEBHOOK_ANSWER_CAP_BYTES = 4096;
 
 /** `sha256=<hex>` HMAC-SHA256 of `body` (the exact bytes sent) with `secret`. Receivers recompute and compare in constant time. */
 export function signBody(body: string, secret: string): string {
@@ -111,8 +115,9 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
         if (err instanceof OutboundRefusedError) throw new Error(`webhook ${err.message}`);
         throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${err?.message ?? String(e)}`);
       });
-      // Drain the body so the socket can be reused; its content is only kept for the error.
-      const text = await res.text().catch(() => '');
+      // The receiver's answer only explains a refusal: a few KB of it are read, the rest cancelled, so a
+      // receiver that streams gigabytes costs the worker no memory (only the timeout bounds the time).
+      const text = (await readCapped(res, WEBHOOK_ANSWER_CAP_BYTES).catch(() => ({ text: '' }))).text;
       if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
       return;
     }

@@ -485,6 +485,30 @@ describe('attacks on least privilege', () => {
         delete process.env.TICKFLOW_OUTBOUND_ALLOW;
       }
     });
+
+    it('a webhook receiver that streams an endless answer costs a few KB: delivery reads 4 KB of it and ends', async () => {
+      // 64 KB chunks for as long as the client reads: reading the whole answer would hold the worker until the timeout
+      const endless = createServer((req, res) => {
+        res.writeHead(req.url === '/refuse' ? 500 : 200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const pump = () => { while (!res.destroyed && res.write(chunk)); };
+        res.on('drain', pump);
+        pump();
+      });
+      await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+      const endlessPort = (endless.address() as { port: number }).port;
+      process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${endlessPort}`;
+      try {
+        const alarm = { id: 'b', jobId: null, runId: null, type: 'test', level: 'info', channel: 'webhook', content: {}, count: 1, attempts: 1, createdAt: new Date() } as const;
+        await deliverAlarm({ ...alarm, target: `http://127.0.0.1:${endlessPort}/ok` } as never, { timeoutMs: 5_000 });
+        const refused = await deliverAlarm({ ...alarm, target: `http://127.0.0.1:${endlessPort}/refuse` } as never, { timeoutMs: 5_000 }).then(() => null, (e: Error) => e);
+        expect(refused?.message).toMatch(/^webhook answered HTTP 500: x{200}$/);
+      } finally {
+        delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+        endless.closeAllConnections();
+        await new Promise((r) => endless.close(r));
+      }
+    });
   });
 
   it('a shell task sees no secret: scrubbed environment, no database URL, no worker environ', async () => {

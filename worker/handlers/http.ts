@@ -17,6 +17,7 @@
  * with code `outbound_refused`.
  */
 import { outboundFetch, OutboundRefusedError } from '../../lib/net/outbound.ts';
+import { readCapped } from '../../lib/net/read-capped.ts';
 import { HttpSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { builtinSettings, capText, HandlerError, settings, type Handler } from './types.ts';
 
@@ -83,32 +84,4 @@ export const http: Handler = async (ctx) => {
 function expectedStatuses(v: HttpSettings['expectStatus']): number[] | null {
   if (v === undefined || v === null) return null;
   return (Array.isArray(v) ? v : [v]).map(Number);
-}
-
-/** Reads at most `cap` bytes of the body, then cancels the rest. */
-async function readCapped(res: { body: { getReader(): ReadableStreamDefaultReader<Uint8Array> } | null }, cap: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: '', truncated: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  try {
-    for (;;) {
-      if (signal.aborted) throw signal.reason;
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-      if (size > cap) {
-        truncated = true;
-        await reader.cancel().catch(() => undefined);
-        break;
-      }
-    }
-  } finally {
-    reader.releaseLock?.();
-  }
-  const all = Buffer.concat(chunks);
-  const capped = capText(all.toString('utf8'), cap);
-  return { text: capped.text, truncated: truncated || capped.truncated };
 }

@@ -154,12 +154,8 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
-/** Truncates a UTF-8 string to at most `max` bytes, marking the cut. */
-export function capText(text: string, max: number): { text: string; truncated: boolean } {
-  const buf = Buffer.from(text, 'utf8');
-  if (buf.length <= max) return { text, truncated: false };
-  return { text: buf.subarray(0, max).toString('utf8'), truncated: true };
-}
+/** Truncates a UTF-8 string to at most `max` bytes, marking the cut (lib/net/read-capped.ts). */
+export { capUtf8 as capText } from '../../lib/net/read-capped.ts';
 
 export { MAX_SLEEP_MS } from '../../lib/handlers/number-settings.ts';
 
