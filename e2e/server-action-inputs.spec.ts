@@ -65,7 +65,9 @@ test('a server action whose body cannot be decoded is a 400 naming the body, not
     ['text/plain;charset=UTF-8', '', '_body', /empty/],
     ['multipart/form-data; boundary=AaB03x', wrongBoundary, '_body', /not multipart/],
     ['application/json', '[]', 'content-type', /Content-Type/],
-    ['text/plain;charset=UTF-8', '["$1"]', '_body', /reference to a part/],
+    ['text/plain;charset=UTF-8', '["$1"]', '_body', /reference no action takes/],
+    ['multipart/form-data; boundary=AaB03x', '--AaB03x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$B1"]\r\n--AaB03x--\r\n', '_body', /reference no action takes/],
+    ['text/plain;charset=UTF-8', `${'['.repeat(5000)}${']'.repeat(5000)}`, '_body', /nests deeper/],
   ] as const) {
     const res = await send(contentType, body);
     expect(res.status(), `${contentType} ${JSON.stringify(body)}`).toBe(400);

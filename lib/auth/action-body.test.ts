@@ -16,7 +16,7 @@ describe('actionBodyRefusal (lib/auth/action-body.ts)', () => {
     const form = new FormData();
     form.set('name', 'Nightly');
     form.set('file', new Blob(['0 3 * * * backup\n']), 'crontab');
-    for (const args of [[], ['abc', '$1', '$', ''], [-0, NaN, Infinity, -Infinity, -5n], [{ a: 1, at: new Date(0) }], [undefined, 1n], [new Map([[1, 2]])], ['id', form]]) {
+    for (const args of [[], ['abc', '$1', '$', ''], [-0, NaN, Infinity, -Infinity, -5n], [{ a: 1, at: new Date(0) }], [undefined, 1n], ['id', form], [{ email: '' }, form]]) {
       // Request sets the content type as fetch() does: text/plain;charset=UTF-8, or multipart/form-data with its boundary
       expect(await actionBodyRefusal(post(await encodeReply(args))), JSON.stringify(args, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).toBeNull();
     }
@@ -29,9 +29,14 @@ describe('actionBodyRefusal (lib/auth/action-body.ts)', () => {
       ['', /empty/],
       ['{"a":1}', /not an array/],
       ['5', /not an array/],
-      ['["$1"]', /reference to a part/],
-      ['[{"a":["$@1"]}]', /reference to a part/],
-      ['["$nabc"]', /reference to a part/],
+      ['["$1"]', /reference no action takes/],
+      ['[{"a":["$@1"]}]', /reference no action takes/],
+      ['["$nabc"]', /reference no action takes/],
+      // a temporary reference, and a FormData, which only a multipart body carries
+      ['["$T"]', /reference no action takes/],
+      ['["$K1"]', /reference no action takes/],
+      // decodeReply recurses: about 5,000 levels overflow its stack
+      [`${'['.repeat(5000)}${']'.repeat(5000)}`, /nests deeper than 100 levels/],
     ] as const) {
       expect(await actionBodyRefusal(post(body, text))).toEqual({ field: '_body', message: expect.stringMatching(why) });
     }
@@ -51,6 +56,14 @@ describe('actionBodyRefusal (lib/auth/action-body.ts)', () => {
       expect(await actionBodyRefusal(post(body, mp))).toEqual({ field: '_body', message: expect.stringMatching(why) });
     }
     expect(await actionBodyRefusal(post(`${part('0', '["x"]')}--XYZ--\r\n`, mp))).toBeNull();
+    // references to parts, Maps, Blobs, server references: no action takes them, and a missing or malformed one is decodeReply's 500
+    for (const root of ['["$1"]', '["$Q1"]', '["$W1"]', '["$B1"]', '["$h1"]', '["$nabc"]', '[{"a":"$@2"}]']) {
+      const body = `${part('0', root)}${part('1', 'not json')}--XYZ--\r\n`;
+      expect(await actionBodyRefusal(post(body, mp)), root).toEqual({ field: '_body', message: expect.stringMatching(/reference no action takes/) });
+    }
+    expect(await actionBodyRefusal(post(`${part('0', `${'['.repeat(200)}${']'.repeat(200)}`)}--XYZ--\r\n`, mp))).toEqual({ field: '_body', message: expect.stringMatching(/nests deeper/) });
+    // the sign-in form: its state and a FormData whose fields are 1_email and 1_password
+    expect(await actionBodyRefusal(post(`${part('0', '[{"email":""},"$K1"]')}${part('1_email', 'a@b.c')}--XYZ--\r\n`, mp))).toBeNull();
   });
 
   it('refuses another content type, or none, naming Content-Type', async () => {

@@ -10,9 +10,10 @@
  * string body) when no argument needs a row of its own, else FormData (`multipart/form-data`)
  * whose field `0` is that JSON array. Forms posted before hydration carry no `Next-Action` header
  * (the action id is a form field) and are not checked here. So, for a request with the header:
- * - `text/plain` (any parameters): a non-empty UTF-8 body holding a JSON array that references no
- *   other part (TEXT_REPLY_STRING);
- * - `multipart/form-data`: a body that parses as FormData, with a text field `0` holding a JSON array;
+ * - `text/plain` (any parameters): a non-empty UTF-8 body holding a JSON array of plain values
+ *   (PLAIN_REPLY_STRING, at most MAX_ACTION_ARGUMENT_DEPTH deep);
+ * - `multipart/form-data`: a body that parses as FormData, with a text field `0` holding such a JSON
+ *   array, which may also name FormData arguments (`$K<n>`);
  * - no other content type.
  * A body larger than ACTION_BODY_LIMIT_BYTES is not read: Next answers it with its own 413.
  */
@@ -56,26 +57,45 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number
 }
 
 /**
- * The `$` strings React's encodeReply writes into a reply that is one JSON text (no other rows): an
- * escaped `$`, undefined, a BigInt, a Date, the non-finite numbers and -0, a temporary reference.
- * Any other (`$1`, `$@1`, `$K1`…) points to a row a text body does not have: decodeReply throws
- * "Connection closed" (a 500), and `$nabc` a BigInt SyntaxError.
+ * The `$` strings a Tickflow action's arguments can hold, as React's encodeReply writes them: an
+ * escaped `$`, undefined, a BigInt, a Date, the non-finite numbers and -0, and in a multipart body
+ * a FormData (`$K<n>`, whose entries are the fields `<n>_…`: the sign-in form). Every action takes
+ * plain values and, the sign-in, a FormData (app/_actions/define-action.ts checks them). Any other
+ * (`$1`, `$@1`, `$Q1`, `$B1`, `$h1`, `$T`…) points to a part, a Blob, a server reference or a
+ * temporary reference no action takes; React's decodeReply throws on a missing or malformed one
+ * ("Connection closed", "Invalid forward reference", "Referenced Blob is not a Blob"), which Next
+ * answers with a 500, so they are refused here.
  */
-const TEXT_REPLY_STRING = /^(?:[^$]|\$\$|\$undefined$|\$NaN$|\$-?Infinity$|\$-0$|\$n-?\d+$|\$D|\$T)/s;
+const PLAIN_REPLY_STRING = /^(?:[^$]|\$\$|\$undefined$|\$NaN$|\$-?Infinity$|\$-0$|\$n-?\d+$|\$D)/s;
+const FORM_DATA_REFERENCE = /^\$K\d+$/;
 
-/** The first string of `value` (walked without recursion: 1 MB of `[` nests deeply) that is not TEXT_REPLY_STRING. */
-function danglingReference(value: unknown): string | null {
-  const stack: unknown[] = [value];
+/**
+ * The deepest nesting of arrays and objects an action's arguments may have: React's decodeReply
+ * walks them recursively and overflows the stack near 5,000 levels (a 500); REST payloads stop at 64
+ * levels (lib/api/validation.ts), and an action's arguments wrap a payload in a few levels more.
+ */
+export const MAX_ACTION_ARGUMENT_DEPTH = 100;
+
+/**
+ * The first string of `value` that no action's arguments hold (see PLAIN_REPLY_STRING), or
+ * "nesting" when it nests deeper than MAX_ACTION_ARGUMENT_DEPTH. Walked without recursion: 1 MB of
+ * `[` nests deeply.
+ */
+function unacceptedContent(value: unknown, formDataAllowed: boolean): string | null {
+  const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
-    const v = stack.pop();
+    const [v, depth] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v !== '' && !TEXT_REPLY_STRING.test(v)) return v;
-    } else if (v && typeof v === 'object') stack.push(...Object.values(v));
+      if (v !== '' && !PLAIN_REPLY_STRING.test(v) && !(formDataAllowed && FORM_DATA_REFERENCE.test(v))) return v;
+    } else if (v && typeof v === 'object') {
+      if (depth >= MAX_ACTION_ARGUMENT_DEPTH) return 'nesting';
+      for (const child of Object.values(v)) stack.push([child, depth + 1]);
+    }
   }
   return null;
 }
 
-function jsonArrayRefusal(text: string, where: string, wholeReply: boolean): string | null {
+function jsonArrayRefusal(text: string, where: string, multipart: boolean): string | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -83,8 +103,10 @@ function jsonArrayRefusal(text: string, where: string, wholeReply: boolean): str
     return `${where} is not JSON (${(e as Error).message.slice(0, 200)}): a server action's arguments are a JSON array`;
   }
   if (!Array.isArray(parsed)) return `${where} is JSON but not an array: a server action's arguments are a JSON array`;
-  const dangling = wholeReply ? danglingReference(parsed) : null;
-  return dangling === null ? null : `${where} holds ${JSON.stringify(dangling.slice(0, 40))}, a reference to a part a text body does not have (a string starting with $ is written $$)`;
+  const found = unacceptedContent(parsed, multipart);
+  if (found === null) return null;
+  if (found === 'nesting') return `${where} nests deeper than ${MAX_ACTION_ARGUMENT_DEPTH} levels`;
+  return `${where} holds ${JSON.stringify(found.slice(0, 40))}, a reference no action takes (a string starting with $ is written $$)`;
 }
 
 /**
@@ -116,7 +138,7 @@ export async function actionBodyRefusal(req: Request, limit: number = ACTION_BOD
     } catch {
       return { field: '_body', message: 'The body is not valid UTF-8' };
     }
-    const refused = jsonArrayRefusal(text, 'The body', true);
+    const refused = jsonArrayRefusal(text, 'The body', false);
     return refused ? { field: '_body', message: refused } : null;
   }
   let form: FormData;
@@ -127,6 +149,6 @@ export async function actionBodyRefusal(req: Request, limit: number = ACTION_BOD
   }
   const root = form.get('0');
   if (typeof root !== 'string') return { field: '_body', message: "The form has no text field 0: a server action's arguments are a JSON array in field 0" };
-  const refused = jsonArrayRefusal(root, 'Field 0 of the form', false);
+  const refused = jsonArrayRefusal(root, 'Field 0 of the form', true);
   return refused ? { field: '_body', message: refused } : null;
 }
