@@ -4,6 +4,7 @@ import { alarmRetryDelayMs, deliveryPolicy, nodeOfflineChannels, RAISED_ORIGIN, 
 import { deliverAlarm, type DeliverableAlarm, type DeliverOptions } from './deliver.ts';
 import { loadJobAlarmConfig, raiseAlarm } from './raise-alarm.ts';
 import { silenceDueAlarms } from './silence-due-alarms.ts';
+import { redactAlarmTarget } from './redact-target.ts';
 
 export interface DispatchResult {
   claimed: number;
@@ -151,10 +152,10 @@ export async function dispatchAlarms(db: Db, p: { limit?: number } & DeliverOpti
       );
       if (final) {
         result.failed++;
-        logger.error({ alarmId: a.id, channel: a.channel, target: a.target, attempts: a.attempts, error }, 'alarm delivery failed for good');
+        logger.error({ alarmId: a.id, channel: a.channel, target: redactAlarmTarget(a.channel, a.target), attempts: a.attempts, error }, 'alarm delivery failed for good');
       } else {
         result.retried++;
-        logger.warn({ alarmId: a.id, channel: a.channel, target: a.target, attempts: a.attempts, error }, 'alarm delivery failed; will retry');
+        logger.warn({ alarmId: a.id, channel: a.channel, target: redactAlarmTarget(a.channel, a.target), attempts: a.attempts, error }, 'alarm delivery failed; will retry');
       }
     }),
   );

@@ -60,6 +60,31 @@ export function outboundAllowList(env: NodeJS.ProcessEnv = process.env): Outboun
   return out;
 }
 
+/** How refusals name ipaddr.js's ranges (its names are identifiers: `linkLocal`, `ipv4Compatible`), with their article. */
+const RANGE_PHRASES: Record<string, string> = {
+  loopback: 'a loopback',
+  private: 'a private',
+  linkLocal: 'a link-local',
+  uniqueLocal: 'a unique-local',
+  unspecified: 'an unspecified',
+  multicast: 'a multicast',
+  broadcast: 'a broadcast',
+  reserved: 'a reserved',
+  carrierGradeNat: 'a carrier-grade NAT',
+  ipv4Mapped: 'an IPv4-mapped',
+  ipv4Compatible: 'an IPv4-compatible',
+  rfc6145: 'an RFC 6145 (IPv4-translated)',
+  rfc6052: 'an RFC 6052 (NAT64)',
+  '6to4': 'a 6to4',
+  teredo: 'a Teredo',
+  benchmarking: 'a benchmarking',
+};
+
+/** "a link-local", "an IPv4-compatible": the phrase a refusal uses for an address range. */
+function rangePhrase(range: string): string {
+  return RANGE_PHRASES[range] ?? `a special-purpose (${range})`;
+}
+
 /**
  * The ipaddr.js range of an address: `unicast` for a public one, else the special range's name;
  * `ipv4Compatible` for the deprecated IPv4-compatible IPv6 addresses (`::a.b.c.d`, RFC 4291
@@ -109,7 +134,7 @@ export async function resolveOutboundAddress(host: string, port: number, env: No
     const ok = listed || range === 'unicast' || inRanges(addr, allow.cidrs);
     if (!ok) {
       throw new OutboundRefusedError(
-        `outbound call refused: ${host}${literal ? '' : ` resolves to ${addr.toString()}`} is a ${range} address; ` +
+        `outbound call refused: ${host}${literal ? '' : ` resolves to ${addr.toString()}`} is ${rangePhrase(range)} address; ` +
           'calls to loopback, private, link-local, metadata and other special addresses need TICKFLOW_OUTBOUND_ALLOW',
       );
     }

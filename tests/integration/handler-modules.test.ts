@@ -109,7 +109,7 @@ describe('the example handlers', () => {
       const run = (url: string) => loaded.handlers['examples.fetch-json']!(attempt({ url }, new AbortController().signal));
       await expect(run(`http://127.0.0.1:${port}/`)).rejects.toThrow(/outbound call refused: 127\.0\.0\.1 is a loopback address/);
       await expect(run(`http://localhost:${port}/`)).rejects.toThrow(/outbound call refused/);
-      await expect(run('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(/outbound call refused: 169\.254\.169\.254 is a linkLocal address/);
+      await expect(run('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(/outbound call refused: 169\.254\.169\.254 is a link-local address/);
       expect(hits).toBe(0);
       process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
       expect(await run(`http://127.0.0.1:${port}/`)).toMatchObject({ status: 200, body: { secret: true } });
