@@ -37,6 +37,39 @@ export const str = (params?: Parameters<typeof z.string>[0]) =>
     if (why) ctx.addIssue({ code: 'custom', message: why, abort: true });
   });
 
+/** Characters that reorder the text around them (embeddings, overrides, isolates: Unicode UAX #9). */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+/** A character that shows: neither white space nor an invisible format character (Unicode category Cf: zero-width space, joiners, BOM). */
+const VISIBLE = /[^\s\p{Cf}]/u;
+
+/**
+ * A name people read in the console and in alarms (jobs, steps, users, tokens): trimmed, at most
+ * `max` characters, with no bidirectional control characters (U+202A–202E, U+2066–2069: "‮RTL"
+ * shows reversed and can pass for another name; right-to-left text itself is fine) and, when
+ * `required`, at least one visible character (a name of only a zero-width space looks empty).
+ */
+export const displayName = (max: number, required: boolean) =>
+  str()
+    .trim()
+    .max(max, `At most ${max} characters`)
+    .superRefine((v, ctx) => {
+      if (BIDI_CONTROL.test(v)) ctx.addIssue({ code: 'custom', message: 'Must not contain bidirectional control characters (U+202A–202E, U+2066–2069)', abort: true });
+      else if (required && !VISIBLE.test(v)) ctx.addIssue({ code: 'custom', message: v === '' ? 'Name is required' : 'Name must contain a visible character', abort: true });
+    });
+
+/**
+ * Routing labels (`{ zone: "eu" }`): matched exactly against a worker's labels, so an invisible
+ * format character (a zero-width space in `\u200bzone`) would make a label that silently never
+ * matches: refused in keys and values, as is an empty key. Named at `labels.<key>`.
+ */
+const RoutingLabels = z.record(str().max(200), str().max(200)).superRefine((labels, ctx) => {
+  for (const [key, value] of Object.entries(labels)) {
+    if (key.trim() === '') ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not be empty' });
+    else if (/\p{Cf}/u.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not contain invisible format characters (zero-width spaces, joiners, direction marks)' });
+    else if (/\p{Cf}/u.test(value)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label value must not contain invisible format characters (zero-width spaces, joiners, direction marks)' });
+  }
+});
+
 /**
  * An object's id where an input names one (`jobId` in a query or a silence, `ids` of a bulk action, a token's `ownerId`): a UUID
  * as the list routes return it (README "REST"). A job key or a typo in its place would match
@@ -175,7 +208,7 @@ export type ScheduleInput = z.output<typeof ScheduleInput>;
 
 export const StepInput = z.strictObject({
   key: str().regex(STEP_KEY_RE, 'Step key must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
-  name: str().max(200).optional(),
+  name: displayName(200, false).optional(),
   handler: str().trim().min(1, 'Handler is required').max(200),
   payload: JsonObject.optional(),
   config: JsonObject.optional(),
@@ -214,7 +247,7 @@ export type PolicyInput = z.output<typeof PolicyInput>;
 
 export const RoutingInput = z.strictObject({
   nodeGroup: str().trim().max(100).nullish(),
-  labels: z.record(str(), str()).optional(),
+  labels: RoutingLabels.optional(),
   strategy: z.enum(['any', 'consistent_hash', 'nodes']).optional(),
   nodes: z.array(str().min(1).max(200)).max(100).optional(),
   key: str().max(200).nullish(),
@@ -247,7 +280,7 @@ export type AlarmsInput = z.output<typeof AlarmsInput>;
 const jobFields = {
   // an empty key says so, as an empty name does, rather than quoting the key's character rules
   key: str().min(1, 'Key is required').regex(JOB_KEY_RE, 'Key must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit'),
-  name: str().trim().min(1, 'Name is required').max(200, 'At most 200 characters'),
+  name: displayName(200, true),
   description: str().max(5000).optional(),
   schedule: ScheduleInput,
   startAt: Instant.nullish(),
@@ -525,12 +558,12 @@ export const LoginInput = z.strictObject({
 });
 export const CreateUserInput = z.strictObject({
   email: z.email({ message: 'Must be an email address' }).max(320),
-  name: str().trim().max(200).optional(),
+  name: displayName(200, false).optional(),
   password: bcryptPassword(8, 'At least 8 characters'),
   role: RoleInput,
 });
 export const UpdateUserInput = z.strictObject({
-  name: str().trim().max(200).optional(),
+  name: displayName(200, false).optional(),
   role: RoleInput.optional(),
   disabled: z.boolean().optional(),
   password: bcryptPassword(8, 'At least 8 characters').optional(),
@@ -540,7 +573,7 @@ export const ResetPasswordInput = z.strictObject({
   password: bcryptPassword(8, 'At least 8 characters').optional(),
 });
 export const CreateTokenInput = z.strictObject({
-  name: str().trim().min(1, 'Name is required').max(200),
+  name: displayName(200, true),
   scope: z.enum(['read', 'operate', 'admin'], { message: 'Must be read, operate or admin' }),
   /** the user the token acts for (default: the caller); the scope may not exceed their role */
   ownerId: objectId('user').optional(),
