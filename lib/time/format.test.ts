@@ -10,6 +10,7 @@ import {
   formatDuration,
   formatUtc,
   isKnownZone,
+  relativeFrom,
   shortDate,
   utcToZonedLocal,
   wallHourMarks,
@@ -196,5 +197,17 @@ describe("wallHourMarks (the Next 24 hours axis, every 3 h of the zone's wall cl
 
   it('an unknown zone is read as UTC', () => {
     expect(marks('2026-12-05T03:50:00Z', 'Nowhere/Zone').utc).toEqual(['06:00', '09:00', '12:00', '15:00', '18:00', '21:00', '00:00', '03:00']);
+  });
+});
+
+describe('relativeFrom', () => {
+  it('says seconds, minutes, hours, days, then whole years (a token valid until 9999 is not "in 2912104d")', () => {
+    expect(relativeFrom(-2_000)).toBe('just now');
+    expect(relativeFrom(30_000)).toBe('in 30s');
+    expect(relativeFrom(-3 * 60_000)).toBe('3m ago');
+    expect(relativeFrom(2 * 3_600_000)).toBe('in 2h');
+    expect(relativeFrom(364 * 86_400_000)).toBe('in 364d');
+    expect(relativeFrom(-400 * 86_400_000)).toBe('1y ago');
+    expect(relativeFrom(Date.UTC(9999, 11, 31) - Date.UTC(2026, 11, 5))).toBe('in 7978y');
   });
 });

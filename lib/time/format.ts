@@ -138,7 +138,10 @@ export function formatUtc(v: Instant | null | undefined): string {
   return formatDateTime(v, 'UTC');
 }
 
-/** `3m ago` / `in 2h` for an offset in ms relative to now (negative = past). */
+/**
+ * `3m ago` / `in 2h` / `in 12d` / `in 5y` for an offset in ms relative to now (negative = past).
+ * Years are 365 days, whole ones: the exact instant is in the tooltip (components/time.tsx).
+ */
 export function relativeFrom(ms: number): string {
   const abs = Math.abs(ms);
   const s = Math.round(abs / 1000);
@@ -147,7 +150,8 @@ export function relativeFrom(ms: number): string {
   if (s < 60) text = `${s}s`;
   else if (s < 3600) text = `${Math.floor(s / 60)}m`;
   else if (s < 86400) text = `${Math.floor(s / 3600)}h`;
-  else text = `${Math.floor(s / 86400)}d`;
+  else if (s < 365 * 86400) text = `${Math.floor(s / 86400)}d`;
+  else text = `${Math.floor(s / (365 * 86400))}y`;
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
