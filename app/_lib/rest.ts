@@ -35,6 +35,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseU
 import { databaseReachable, markDatabaseUnreachable } from '@/lib/infra/database-probe';
 import { transactionTimeoutMessage } from '@/lib/infra/transaction-timeout';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
+import { readAtMost } from '@/lib/net/read-capped';
 
 const logger = log('rest');
 
@@ -180,21 +181,9 @@ class BodyTooLarge extends Error {}
 export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  const text = decodeUtf8(Buffer.concat(chunks));
+  const bytes = await readAtMost(req.body, limit);
+  if (bytes === null) throw new BodyTooLarge();
+  const text = decodeUtf8(bytes);
   if (text === null) throw new DomainError('validation', 'Request body is not valid UTF-8', { _body: NOT_UTF8_MESSAGE });
   return text;
 }

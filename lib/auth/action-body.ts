@@ -18,6 +18,8 @@
  * A body larger than ACTION_BODY_LIMIT_BYTES is not read: Next answers it with its own 413.
  */
 
+import { readAtMost } from '../net/read-capped.ts';
+
 /**
  * Next's default `serverActions.bodySizeLimit` (1 MB), which next.config.ts keeps (action-body.test.ts
  * checks that it sets no other).
@@ -28,33 +30,6 @@ export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
 export type ActionBodyRefusal = { field: 'content-type' | '_body'; message: string };
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Reads `body` whole when it is at most `limit` bytes; null (the rest left unread) when it is larger.
- */
-async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
 
 /**
  * The `$` strings a Tickflow action's arguments can hold, as React's encodeReply writes them: an

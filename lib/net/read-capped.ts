@@ -1,8 +1,38 @@
 /**
- * Reading an answer from a server Tickflow does not control (an `http` step's target, an alarm
- * webhook): at most a fixed number of bytes are kept, the rest is cancelled, so a receiver that
- * streams gigabytes costs the worker no more memory than the cap.
+ * Reading a body from a peer Tickflow does not control (an `http` step's target, an alarm
+ * webhook, a client's request) never holds more than a fixed number of bytes: past the cap the
+ * rest of the stream is cancelled, so a peer that streams gigabytes costs no more memory than it.
  */
+
+/**
+ * Reads a stream whole when it holds at most `limit` bytes; null when it holds more (what is past
+ * the limit is cancelled, not read).
+ * @param body a web ReadableStream (a Request's or Response's `body`; null reads as empty)
+ * @param limit the most bytes read
+ */
+export async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
 
 /**
  * Reads at most `cap` bytes of a fetch response body (UTF-8 text, cut at the cap on a character
