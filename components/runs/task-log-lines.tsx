@@ -67,12 +67,19 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
     }
     const cur = cursor.current;
     const tick = async () => {
+      // The pages of one turn are shown at once: appending 10 pages one by one re-rendered the growing
+      // list 10 times (1,000 + 2,000 + … + 10,000 rows) before a finished 10,000-line log was readable.
+      const arrived: TaskLogLinesPage['lines'][] = [];
+      const show = () => {
+        const add = arrived.splice(0).flat();
+        if (add.length) setLines((prev) => (prev.length >= MAX_LINES ? prev : [...prev, ...add.slice(0, MAX_LINES - prev.length)]));
+      };
       try {
         for (;;) {
           const page = await getJson<TaskLogLinesPage>(`/api/v1/tasks/${task.id}/logs?attempt=${attempt}&afterSeq=${cur.afterSeq}&limit=${PAGE}`, ctrl.signal);
           if (stopped || cursor.current !== cur) return;
           cur.afterSeq = page.nextAfterSeq;
-          if (page.lines.length) setLines((prev) => (prev.length + page.lines.length > MAX_LINES ? prev : [...prev, ...page.lines]));
+          if (page.lines.length) arrived.push(page.lines);
           setMeta({ final: page.final, leaseReclaimed: page.leaseReclaimed, progress: page.progress });
           waiting = page.taskStatus === 'pending' && !page.final;
           setError(null);
@@ -81,8 +88,11 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
             break;
           }
         }
+        show();
       } catch (e) {
         if (stopped) return;
+        // what arrived before the failure is kept: cur.afterSeq has moved past it
+        show();
         setError((e as Error).message);
       }
       if (finalSince !== null && Date.now() - finalSince > FINAL_GRACE_MS) return;
