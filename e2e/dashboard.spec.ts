@@ -90,9 +90,11 @@ test('the stats dashboard draws charts from seeded and real data', async ({ page
   await expect(panel.locator('[data-chart="duration"] .recharts-line-curve')).toHaveCount(2);
   await expect(panel.locator('[data-chart="lateness"] .recharts-line-curve')).toHaveCount(1);
   // Axis ticks are round durations (10s, 20s, 30s), never the maximum cut in four (6.5s, 13s, 19.5s).
-  const axisTexts = await panel.locator('[data-chart="duration"]').first().locator('text').allTextContents();
-  const yTicks = axisTexts.map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
-  expect(yTicks.length).toBeGreaterThan(1);
+  const timeTicks = async () =>
+    (await panel.locator('[data-chart="duration"]').first().locator('text').allTextContents()).map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
+  // the chart draws its axis once it has measured its box
+  await expect.poll(async () => (await timeTicks()).length).toBeGreaterThan(1);
+  const yTicks = await timeTicks();
   const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const ms = yTicks.map((t) => {
     const m = /^([\d.]+)(ms|s|m|h)$/.exec(t);

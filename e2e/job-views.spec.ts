@@ -183,9 +183,11 @@ test('Stats: pick a job, switch to the hourly view of the last 48 h, presets fil
   await expect(panel.locator('[data-chart="outcomes"] .recharts-bar-rectangle').first()).toBeVisible();
   await expect(table.getByRole('row', { name: /builtin\.flaky/ })).toContainText('40.0%');
   // duration axis: round steps only (10s, 20s, 30s; never 6.5s, 13s, 19.5s)
-  const axisTexts = await panel.locator('[data-chart="duration"]').first().locator('text').allTextContents();
-  const yTicks = axisTexts.map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
-  expect(yTicks.length).toBeGreaterThan(1);
+  const timeTicks = async () =>
+    (await panel.locator('[data-chart="duration"]').first().locator('text').allTextContents()).map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
+  // the chart draws its axis once it has measured its box
+  await expect.poll(async () => (await timeTicks()).length).toBeGreaterThan(1);
+  const yTicks = await timeTicks();
   const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const ms = yTicks.map((t) => {
     const m = /^([\d.]+)(ms|s|m|h)$/.exec(t)!;

@@ -45,8 +45,10 @@ for (const [width, height] of [[1280, 900], [390, 844]] as const) {
       expect(title).toMatch(TIME_UNIT);
       // the axis is written in the unit the title names
       const suffix = SUFFIX[TIME_UNIT.exec(title)![1]!]!;
-      const ticks = (await figure.locator(`[data-chart="${kind}"] text`).allTextContents()).map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
-      expect(ticks.length).toBeGreaterThan(1);
+      const timeTicks = async () => (await figure.locator(`[data-chart="${kind}"] text`).allTextContents()).map((t) => t.trim()).filter((t) => /^[\d.]+(ms|s|m|h)$/.test(t));
+      // the chart draws its axis once it has measured its box, after the heading shows
+      await expect.poll(async () => (await timeTicks()).length).toBeGreaterThan(1);
+      const ticks = await timeTicks();
       for (const t of ticks) expect(t).toMatch(new RegExp(`^[\\d.]+${suffix}$`));
     }
 
