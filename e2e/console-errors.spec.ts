@@ -57,6 +57,8 @@ test(`no console error or hydration warning on any page (${theme} theme)`, async
     `/jobs/${dag.id}/edit`,
     `/jobs/${gone.id}`,
     '/runs',
+    '/logs',
+    '/logs?q=hello',
     `/runs/${run.id}`,
     `/runs/${run.id}?task=b`,
     '/workers',

@@ -38,7 +38,7 @@ for (const [width, height] of [[390, 844], [1280, 800]] as const) {
     await api('POST', `/jobs/${job.id}/pause`, {});
     await api('POST', `/jobs/${job.id}/resume`, {});
     const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-    for (const path of ['/', '/jobs', '/runs', '/workers', '/stats', '/alarms', '/recycle-bin', `/jobs/${job.id}`, `/jobs/${job.id}?tab=versions`, `/runs/${run.id}`]) {
+    for (const path of ['/', '/jobs', '/runs', '/logs?q=narrow', '/workers', '/stats', '/alarms', '/recycle-bin', `/jobs/${job.id}`, `/jobs/${job.id}?tab=versions`, `/runs/${run.id}`]) {
       await page.goto(path);
       await expect(page.locator('main h1').first()).toBeVisible();
       const measure = () =>

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { Activity, BarChart3, BellRing, Briefcase, CalendarClock, KeyRound, LayoutDashboard, Recycle, Server, Users } from 'lucide-react';
+import { Activity, BarChart3, BellRing, Briefcase, CalendarClock, KeyRound, LayoutDashboard, Recycle, ScrollText, Server, Users } from 'lucide-react';
 import { cn } from '../ui/cn';
 import { Logo } from './logo';
 import { useCan } from '../role';
@@ -11,6 +11,7 @@ const MAIN = [
   { href: '/', label: 'Overview', icon: LayoutDashboard },
   { href: '/jobs', label: 'Jobs', icon: Briefcase },
   { href: '/runs', label: 'Runs', icon: Activity },
+  { href: '/logs', label: 'Logs', icon: ScrollText },
   { href: '/workers', label: 'Workers', icon: Server },
   { href: '/stats', label: 'Stats', icon: BarChart3 },
   { href: '/alarms', label: 'Alarms', icon: BellRing },

@@ -180,7 +180,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     TaskLogSearchResult: {
       type: 'object',
-      required: ['lines', 'more'],
+      required: ['lines', 'more', 'nextCursor'],
       properties: {
         lines: {
           type: 'array',
@@ -203,6 +203,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           },
         },
         more: { type: 'boolean', description: 'the limit cut the answer' },
+        nextCursor: { type: ['string', 'null'], description: 'the `cursor` of the next (older) page; null on the last page' },
       },
     },
     BackfillInput: schema(R.BackfillInput),
@@ -292,7 +293,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       }),
     },
     '/logs/search': {
-      get: op('Search log lines (case-insensitive substring, at least 3 characters) of one job or all jobs in a time range, newest first', {
+      get: op('Search log lines (case-insensitive substring, at least 3 characters) of one job or all jobs in a time range, newest first; `cursor` pages on (keyset)', {
         operation: 'logs.search',
         params: queryParams(SearchTaskLogLinesQuery as unknown as z.ZodObject),
         ok: ref('TaskLogSearchResult'),

@@ -28,7 +28,7 @@ export const TaskLogLinesQuery = z.object({
 });
 export type TaskLogLinesQuery = z.output<typeof TaskLogLinesQuery>;
 
-/** GET /api/v1/logs/search?q=&jobId=&from=&to=&limit= */
+/** GET /api/v1/logs/search?q=&jobId=&from=&to=&limit=&cursor= (`cursor`: the previous page's nextCursor) */
 export const SearchTaskLogLinesQuery = z
   .object({
     q: str({ message: 'q is required' })
@@ -39,6 +39,7 @@ export const SearchTaskLogLinesQuery = z
     from: Instant.optional(),
     to: Instant.optional(),
     limit: queryInt(1, MAX_SEARCH_LINES).optional(),
+    cursor: str().max(1000).optional(),
   })
   .superRefine((q, ctx) => {
     if (q.from && q.to && q.from > q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });

@@ -4,6 +4,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { containsPattern } from '../api/like.ts';
 import { pgErrorCode } from '../engine/pg.ts';
+import { cursorInstant, decodeCursor, encodeCursor, invalidCursor } from '../api/cursor.ts';
 import { SearchTaskLogLinesQuery } from './queries.ts';
 import { toLineView } from './list-lines.ts';
 import type { TaskLogSearchHit } from './view.ts';
@@ -27,20 +28,46 @@ type HitRow = {
   job_key: string | null;
 };
 
+/** The sort a search cursor belongs to (lib/api/cursor.ts: a cursor of another list is refused). */
+const SEARCH_SORT = 'logs.search';
+
+/** Where a page of search hits ends: the last line's (time, task, attempt, seq), the search order's key. */
+type SearchKey = { time: Date; taskId: string; attempt: number; seq: number };
+
+/** The cursor after `k`: `v` holds the line's instant, attempt and seq, `id` its task. */
+function searchCursor(k: SearchKey): string {
+  return encodeCursor({ s: SEARCH_SORT, v: `${k.time.toISOString()}|${k.attempt}|${k.seq}`, id: k.taskId });
+}
+
+/** Reads a cursor made by searchCursor; DomainError('validation', …, { cursor }) for anything else. */
+function readSearchCursor(cursor: string): SearchKey {
+  const c = decodeCursor(cursor, SEARCH_SORT);
+  const m = typeof c.v === 'string' ? /^([^|]+)\|(\d{1,10})\|(\d{1,10})$/.exec(c.v) : null;
+  if (!m) return invalidCursor();
+  const attempt = Number(m[2]);
+  const seq = Number(m[3]);
+  if (attempt < 1 || attempt > 2_147_483_647 || seq > 2_147_483_647) return invalidCursor();
+  return { time: cursorInstant({ ...c, v: m[1]! }), taskId: c.id.toLowerCase(), attempt, seq };
+}
+
 /**
  * Text search over stored task log lines (docs/task-logs.md): lines whose text contains
  * `q` (case-insensitive substring, at least 3 characters), of one job (`jobId`) or all
- * jobs, with `from <= time <= to` (either may be left open), newest first, at most
- * `limit` (default 100, at most 200). Answered from the trigram index
- * task_log_lines_text_trgm_idx (pg_trgm: "F.35 pg_trgm" in the PostgreSQL docs), with
- * the task, run and job of each line. `more` says the limit cut the answer.
- * The statement is stopped after SEARCH_TIMEOUT_MS.
- * @throws DomainError('validation') naming the bad field; ('unprocessable') when the search took too long
+ * jobs, with `from <= time <= to` (either may be left open), newest first (ties: task id,
+ * attempt and seq, descending), at most `limit` (default 100, at most 200) per page.
+ * Answered from the trigram index task_log_lines_text_trgm_idx (pg_trgm: "F.35 pg_trgm"
+ * in the PostgreSQL docs), with the task, run and job of each line. `more` says the limit
+ * cut the answer; `nextCursor` (null on the last page) is the `cursor` of the next, older
+ * page: a keyset on the search order, so lines written meanwhile neither repeat nor shift
+ * a page. The statement is stopped after SEARCH_TIMEOUT_MS.
+ * @throws DomainError('validation') naming the bad field (`cursor` for one not made by this
+ *   search); ('unprocessable') when the search took too long
  */
-export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor): Promise<{ lines: TaskLogSearchHit[]; more: boolean }> {
+export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor): Promise<{ lines: TaskLogSearchHit[]; more: boolean; nextCursor: string | null }> {
   requireCan(actor, 'read');
   const q = parseOrThrow(SearchTaskLogLinesQuery, rawQuery ?? {});
   const limit = q.limit ?? 100;
+  const after = q.cursor ? readSearchCursor(q.cursor) : null;
   let rows: HitRow[];
   try {
     rows = await inTransaction(db, async (tx) => {
@@ -53,14 +80,17 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
               AND ($2::timestamptz IS NULL OR time >= $2::timestamptz)
               AND ($3::timestamptz IS NULL OR time <= $3::timestamptz)
               AND ($4::text IS NULL OR job_id = $4::text)
-            ORDER BY time DESC, task_id, attempt, seq DESC
+              -- the keyset of the next page; time <= $6 alone lets the time index start there
+              AND ($6::timestamptz IS NULL OR (time <= $6::timestamptz AND (time, task_id, attempt, seq) < ($6::timestamptz, $7::uuid, $8::int, $9::int)))
+            ORDER BY time DESC, task_id DESC, attempt DESC, seq DESC
             LIMIT $5::int
          )
          SELECT hit.*, t.step_key, r.job_key
            FROM hit LEFT JOIN tasks t ON t.id = hit.task_id AND t.scheduled_for = hit.scheduled_for
                   LEFT JOIN runs r ON r.id = hit.run_id AND r.scheduled_for = hit.scheduled_for
-          ORDER BY hit.time DESC, hit.task_id, hit.attempt, hit.seq DESC`,
+          ORDER BY hit.time DESC, hit.task_id DESC, hit.attempt DESC, hit.seq DESC`,
         containsPattern(q.q), q.from ?? null, q.to ?? null, q.jobId ?? null, limit + 1,
+        after?.time ?? null, after?.taskId ?? null, after?.attempt ?? null, after?.seq ?? null,
       );
     });
   } catch (err) {
@@ -69,8 +99,11 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
     }
     throw err;
   }
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const more = rows.length > limit;
   return {
-    lines: rows.slice(0, limit).map((r) => ({
+    lines: page.map((r) => ({
       ...toLineView(r),
       taskId: r.task_id,
       attempt: r.attempt,
@@ -79,6 +112,7 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
       jobId: r.job_id,
       jobKey: r.job_key,
     })),
-    more: rows.length > limit,
+    more,
+    nextCursor: more && last ? searchCursor({ time: last.time, taskId: last.task_id, attempt: last.attempt, seq: last.seq }) : null,
   };
 }

@@ -36,7 +36,7 @@ describe('task log line routes', () => {
 
     const found = await call(search.GET, 'GET', `/api/v1/logs/search?q=widget%203&jobId=${task.jobId}`, { token: viewer });
     expect(found.status).toBe(200);
-    expect(found.json).toEqual({ more: false, lines: [expect.objectContaining({ text: 'widget 3', taskId: id, runId: task.runId, jobId: task.jobId, jobKey: 'api.logs', stepKey: 'main', attempt: 1, seq: 3 })] });
+    expect(found.json).toEqual({ more: false, nextCursor: null, lines: [expect.objectContaining({ text: 'widget 3', taskId: id, runId: task.runId, jobId: task.jobId, jobKey: 'api.logs', stepKey: 'main', attempt: 1, seq: 3 })] });
 
     expect((await call(taskLogs.GET, 'GET', `/api/v1/tasks/${id}/logs`, { params: { id } })).status).toBe(401);
     expect((await call(search.GET, 'GET', '/api/v1/logs/search?q=widget')).status).toBe(401);
@@ -51,5 +51,13 @@ describe('task log line routes', () => {
     const noQ = await call(search.GET, 'GET', '/api/v1/logs/search', { token: viewer });
     expect(noQ.status).toBe(400);
     expect(noQ.json.error.fields).toHaveProperty('q');
+    // paging: the cursor of a page of one line leads to the next, a forged one is a 400 at `cursor`
+    const p1 = await call(search.GET, 'GET', `/api/v1/logs/search?q=widget&jobId=${task.jobId}&limit=1`, { token: viewer });
+    expect(p1.json).toMatchObject({ more: true, nextCursor: expect.any(String), lines: [{ seq: 5 }] });
+    const p2 = await call(search.GET, 'GET', `/api/v1/logs/search?q=widget&jobId=${task.jobId}&limit=1&cursor=${p1.json.nextCursor}`, { token: viewer });
+    expect(p2.json).toMatchObject({ lines: [{ seq: 4 }] });
+    const forged = await call(search.GET, 'GET', '/api/v1/logs/search?q=widget&cursor=abc', { token: viewer });
+    expect(forged.status).toBe(400);
+    expect(forged.json.error.fields).toHaveProperty('cursor');
   });
 });

@@ -13,6 +13,7 @@ import { reclaimExpiredLeases } from '../../lib/engine/index.ts';
 import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
 import { listTaskLogLines, searchTaskLogLines } from '../../lib/task-logs/index.ts';
 import { log } from '../../lib/log.ts';
+import { encodeCursor } from '../../lib/api/cursor.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 import { sqlRunnerRoleName } from '../../worker/handlers/index.ts';
@@ -369,6 +370,49 @@ describe('search', () => {
     await expect(searchTaskLogLines(t.db, { q: 'order', from: 'yesterday' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { from: expect.any(String) } });
     await expect(searchTaskLogLines(t.db, { q: 'order', from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }, VIEWER)).rejects.toMatchObject({ fields: { to: expect.any(String) } });
     await expect(searchTaskLogLines(t.db, { q: 'order' }, null as unknown as Actor)).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+
+  it('pages by a keyset cursor: every hit once, in the one-page order, also among lines of one instant', async () => {
+    // 3 tasks; most lines share one instant, so only (task, attempt, seq) tell them apart
+    const at = [new Date('2026-04-01T08:00:00Z'), new Date('2026-04-01T09:00:00Z')];
+    let k = 0;
+    const w = writer(t.pool, {}, () => at[k++ < 9 ? 0 : 1]!);
+    const tasks = [];
+    for (const key of ['page.a', 'page.b', 'page.c']) {
+      const id = await triggerOneTask(t.db, { key, steps: [{ handler: 'builtin.noop' }] });
+      tasks.push(await t.db.task.findUniqueOrThrow({ where: { id } }));
+    }
+    const open = tasks.map((x) => w.open({ taskId: x.id, runId: x.runId, jobId: x.jobId, attempt: 1, scheduledFor: x.scheduledFor }));
+    for (let i = 0; i < 4; i++) for (const l of open) l.taskLog.info(`paged widget ${i}`);
+    await w.stop();
+
+    const whole = await searchTaskLogLines(t.db, { q: 'paged widget', limit: '200' }, VIEWER);
+    expect(whole.lines).toHaveLength(12);
+    expect(whole).toMatchObject({ more: false, nextCursor: null });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const r = await searchTaskLogLines(t.db, { q: 'paged widget', limit: '5', cursor }, VIEWER);
+      seen.push(...r.lines.map((l) => `${l.taskId}:${l.seq}`));
+      expect(r.more).toBe(r.nextCursor !== null);
+      if (!r.nextCursor) break;
+      cursor = r.nextCursor;
+    }
+    expect(seen).toEqual(whole.lines.map((l) => `${l.taskId}:${l.seq}`));
+    // newest first, then task, attempt and seq descending
+    expect(whole.lines.slice(0, 3).map((l) => l.time)).toEqual(Array(3).fill(at[1]!.toISOString()));
+    // a line written after the first page does not shift the next one
+    const first = await searchTaskLogLines(t.db, { q: 'paged widget', limit: '5' }, VIEWER);
+    const w3 = writer(t.pool, {}, () => new Date('2026-04-01T10:00:00Z'));
+    w3.open({ taskId: tasks[0]!.id, runId: tasks[0]!.runId, jobId: tasks[0]!.jobId, attempt: 2, scheduledFor: tasks[0]!.scheduledFor }).taskLog.info('paged widget late');
+    await w3.stop();
+    const second = await searchTaskLogLines(t.db, { q: 'paged widget', limit: '5', cursor: first.nextCursor! }, VIEWER);
+    expect(second.lines.map((l) => `${l.taskId}:${l.seq}`)).toEqual(whole.lines.slice(5, 10).map((l) => `${l.taskId}:${l.seq}`));
+
+    // a cursor that is not this search's is a 400 at `cursor`
+    for (const bad of ['nope', encodeCursor({ s: 'runs', v: '2026-04-01T08:00:00.000Z|1|1', id: tasks[0]!.id }), encodeCursor({ s: 'logs.search', v: 'yesterday|1|1', id: tasks[0]!.id }), encodeCursor({ s: 'logs.search', v: '2026-04-01T08:00:00.000Z|0|1', id: tasks[0]!.id })]) {
+      await expect(searchTaskLogLines(t.db, { q: 'paged widget', cursor: bad }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { cursor: expect.any(String) } });
+    }
   });
 });
 
