@@ -153,3 +153,41 @@ test('the page of a running run and the runs list hydrate without a clock mismat
   expect(errors).toEqual([]);
   await api('POST', `/runs/${runId}/cancel`, {});
 });
+
+test('an attempt of 5,000 lines puts only the lines in view in the page, and scrolling, filtering and links still reach every line', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.manylines.${uniq()}`,
+    name: 'Many lines',
+    schedule: { kind: 'manual' },
+    handler: 'shell',
+    payload: { command: ['/bin/sh', '-c', 'i=1; while [ $i -le 5000 ]; do echo "row $i"; i=$((i+1)); done'] },
+    policy: { timeoutSeconds: 60 },
+  });
+  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
+  const runId = trig.run?.id ?? trig.id!;
+  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${runId}`)).status, { timeout: 30_000 }).toBe('success');
+  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await page.goto(`/runs/${runId}`);
+  const box = page.getByTestId('task-lines-main');
+  const lines = box.getByTestId('task-line');
+  // $ command, 5,000 rows, the exit line
+  await expect(box.getByTestId('lines-count')).toHaveText('5,002 lines', { timeout: 20_000 });
+  // a finished log opens at its end, drawn as a screenful, not 5,002 rows
+  await expect(lines.filter({ hasText: 'exited with code 0' })).toBeVisible();
+  expect(await lines.count()).toBeLessThan(150);
+  // scrolled to the top, the first lines are drawn in place of the last
+  await box.getByTestId('task-lines').evaluate((el) => el.scrollTo({ top: 0 }));
+  await expect(lines.filter({ hasText: /^.*\$ \/bin\/sh -c/ })).toBeVisible();
+  await expect(lines.filter({ hasText: 'exited with code 0' })).toHaveCount(0);
+  expect(await lines.count()).toBeLessThan(150);
+  // the text filter searches every line, drawn or not
+  await box.getByTestId('lines-filter').fill('row 2718');
+  await expect(lines).toHaveCount(1);
+  await expect(lines.first()).toContainText('row 2718');
+  await expect(box.getByTestId('lines-count')).toHaveText('1 of 5,002 lines');
+  await box.getByTestId('lines-filter').fill('');
+  // the state change that ended the attempt links to its last lines, wherever the box was scrolled
+  await page.locator('[data-testid="task-log-row"][data-to="success"]').first().getByTestId('state-change-lines-link').click();
+  await expect(box.locator('[data-highlight="true"]')).toContainText('exited with code 0');
+  await expect(box.locator('[data-highlight="true"]')).toBeInViewport();
+});

@@ -2,6 +2,7 @@
 
 import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { Download, TriangleAlert } from 'lucide-react';
 import type { TaskLogLineLevel, TaskLogLinesPage, TaskLogLineView, TaskProgressView } from '@/lib/task-logs/view';
 import { Button } from '../ui/button';
@@ -21,6 +22,10 @@ const FINAL_GRACE_MS = 2500;
 /** Lines kept in the browser per attempt (the worker's default per-attempt limit is 10,000). */
 const MAX_LINES = 50_000;
 const PAGE = 1000;
+/** A line's height before it is measured (px): the terminal's `leading-5`; wrapped lines measure taller. */
+const LINE_PX = 20;
+/** Lines drawn beyond the visible ones on each side, so a quick scroll does not show blank rows. */
+const OVERSCAN = 30;
 
 type TaskLike = { id: string; stepKey: string; status: string; attempt: number };
 
@@ -29,7 +34,9 @@ type TaskLike = { id: string; stepKey: string; status: string; attempt: number }
  * GET /api/v1/tasks/:id/logs (keyset on seq) every TAIL_MS while the attempt runs; level
  * filter, text filter, wrap toggle, download as text; the latest progress; a notice when
  * the attempt's lease was reclaimed. A `#lines-<task>-<attempt>-<ms>` link (StateChangeLinesLink)
- * selects the attempt and scrolls to the lines written around that instant.
+ * selects the attempt and scrolls to the lines written around that instant. Only the lines in view
+ * (and OVERSCAN on each side) are in the page (@tanstack/react-virtual, each line measured once
+ * drawn, so wrapped lines keep their height): an attempt of 50,000 lines costs what a screenful does.
  * Test ids: `task-lines-<stepKey>`, `task-line`, `lines-level`, `lines-filter`, `lines-wrap`,
  * `lines-download`, `lines-attempt`, `lines-lease-reclaimed`, `lines-progress`.
  */
@@ -123,6 +130,13 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
   }, [task.id, task.attempt]);
 
   const shown = React.useMemo(() => filterLines(lines, level, text), [lines, level, text]);
+  const rows = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => box.current,
+    estimateSize: () => LINE_PX,
+    overscan: OVERSCAN,
+    getItemKey: (i) => shown[i]!.seq,
+  });
 
   React.useEffect(() => {
     if (!focus || focus.attempt !== attempt || lines.length === 0) return;
@@ -131,15 +145,16 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
     const seq = shown[i]!.seq;
     setHighlight(seq);
     stick.current = false;
-    box.current?.querySelector(`[data-seq="${seq}"]`)?.scrollIntoView({ block: 'center' });
+    // the line may not be drawn yet: the virtualizer scrolls to its place and draws it there
+    box.current?.scrollIntoView({ block: 'nearest' });
+    rows.scrollToIndex(i, { align: 'center' });
     setFocus(null);
-  }, [focus, attempt, lines.length, shown]);
+  }, [focus, attempt, lines.length, shown, rows]);
 
   // Follow the tail while the reader is at the bottom.
   React.useLayoutEffect(() => {
-    const el = box.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [shown.length]);
+    if (stick.current && shown.length > 0) rows.scrollToIndex(shown.length - 1, { align: 'end' });
+  }, [shown.length, rows]);
 
   const download = () => {
     const blob = new Blob([linesAsText(lines)], { type: 'text/plain;charset=utf-8' });
@@ -183,7 +198,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
           <input type="checkbox" checked={wrap} onChange={(e) => setWrap(e.target.checked)} data-testid="lines-wrap" /> wrap
         </label>
         <span className="ml-auto text-[11px] text-zinc-500" data-testid="lines-count">
-          {shown.length === lines.length ? `${lines.length} ${lines.length === 1 ? 'line' : 'lines'}` : `${shown.length} of ${lines.length} lines`}
+          {shown.length === lines.length ? `${count(lines.length)} ${lines.length === 1 ? 'line' : 'lines'}` : `${count(shown.length)} of ${count(lines.length)} lines`}
         </span>
         <DisabledReason reason={lines.length === 0 && 'No log lines to download yet'}>
           <Button size="sm" variant="ghost" onClick={download} data-testid="lines-download">
@@ -234,32 +249,44 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
             </button>
           </p>
         ) : (
-          shown.map((l) => (
-            <div
-              key={l.seq}
-              data-testid="task-line"
-              data-seq={l.seq}
-              data-level={l.level}
-              data-stream={l.stream}
-              data-highlight={highlight === l.seq ? 'true' : undefined}
-              className={cn('flex gap-2', wrap ? 'whitespace-pre-wrap break-all' : 'whitespace-pre', highlight === l.seq && 'bg-indigo-900/60')}
-            >
-              <time dateTime={l.time} title={zone === 'UTC' ? formatUtc(l.time) : `${formatDateTime(l.time, zone, { ms: true })}\n${formatUtc(l.time)}`} className="shrink-0 text-zinc-500">
-                {formatClock(l.time, zone, { ms: true, zone: true })}
-              </time>
-              <span className={cn('w-10 shrink-0 uppercase', LEVEL_COLOR[l.level])}>{l.level}</span>
-              {l.stream !== 'log' ? <span className="shrink-0 text-zinc-500">{l.stream}</span> : null}
-              <span className="min-w-0">
-                {l.text}
-                {l.fields !== undefined ? <span className="text-zinc-500"> {JSON.stringify(l.fields)}</span> : null}
-              </span>
-            </div>
-          ))
+          <div className="relative w-full" style={{ height: rows.getTotalSize() }}>
+            {rows.getVirtualItems().map((row) => {
+              const l = shown[row.index]!;
+              return (
+                <div
+                  key={row.key}
+                  ref={rows.measureElement}
+                  data-index={row.index}
+                  data-testid="task-line"
+                  data-seq={l.seq}
+                  data-level={l.level}
+                  data-stream={l.stream}
+                  data-highlight={highlight === l.seq ? 'true' : undefined}
+                  style={{ transform: `translateY(${row.start}px)` }}
+                  // unwrapped, a line is as wide as its text and the box scrolls sideways
+                  className={cn('absolute left-0 top-0 flex min-w-full gap-2', wrap ? 'w-full whitespace-pre-wrap break-all' : 'w-max whitespace-pre', highlight === l.seq && 'bg-indigo-900/60')}
+                >
+                  <time dateTime={l.time} title={zone === 'UTC' ? formatUtc(l.time) : `${formatDateTime(l.time, zone, { ms: true })}\n${formatUtc(l.time)}`} className="shrink-0 text-zinc-500">
+                    {formatClock(l.time, zone, { ms: true, zone: true })}
+                  </time>
+                  <span className={cn('w-10 shrink-0 uppercase', LEVEL_COLOR[l.level])}>{l.level}</span>
+                  {l.stream !== 'log' ? <span className="shrink-0 text-zinc-500">{l.stream}</span> : null}
+                  <span className="min-w-0">
+                    {l.text}
+                    {l.fields !== undefined ? <span className="text-zinc-500"> {JSON.stringify(l.fields)}</span> : null}
+                  </span>
+                </div>
+              );
+            })}
+          </div>
         )}
       </div>
     </div>
   );
 }
+
+/** A count as the console writes counts (`5,002`). */
+const count = (n: number) => n.toLocaleString('en-US');
 
 const LEVEL_COLOR: Record<TaskLogLineLevel, string> = {
   debug: 'text-zinc-500',
