@@ -26,10 +26,14 @@ test('an operator sees privileged handlers and the command of a shell job disabl
 
   await page.goto(`/jobs/${job.id}/edit`);
   await expect(page.getByTestId('privileged-reason')).toHaveText(
-    /^Only an admin may change what this job runs: shell runs programs on the worker host, so only an admin may set or change what it runs\. You may still change its schedule/,
+    /^Only an admin may change what this job runs or where it runs: shell runs programs on the worker host, so only an admin may set or change what it runs\. You may still change its schedule/,
   );
   await expect(page.getByLabel('Handler')).toBeDisabled();
   await expect(page.getByLabel('Payload')).toBeDisabled();
+  // where it runs is part of what it runs: the routing is read-only too
+  await expect(page.getByTestId('routing-locked')).toContainText('Only an admin may change where this job runs');
+  await expect(page.getByLabel('Node group')).toBeDisabled();
+  await expect(page.getByLabel('Strategy', { exact: true })).toBeDisabled();
   // the schedule stays editable, and saving it works
   await page.getByLabel('Name').fill('Renamed by an operator');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -37,6 +41,17 @@ test('an operator sees privileged handlers and the command of a shell job disabl
   const after = await api<{ name: string; steps: { handler: string; payload: unknown }[] }>('GET', `/jobs/${job.id}`);
   expect(after.name).toBe('Renamed by an operator');
   expect(after.steps[0]).toMatchObject({ handler: 'shell', payload: { command: ['/bin/echo', 'hi'] } });
+
+  // a DAG with a shell step: the form says so over the steps it does not show, and locks the routing
+  const dag = await api<{ id: string }>('POST', '/jobs', {
+    key: `${key}.dag`, name: 'Admin DAG', schedule: { kind: 'manual' },
+    steps: [{ key: 'fetch', handler: 'builtin.noop' }, { key: 'load', handler: 'shell', payload: { command: ['/bin/true'] } }],
+    edges: [{ from: 'fetch', to: 'load' }],
+  });
+  await page.goto(`/jobs/${dag.id}/edit`);
+  await expect(page.getByTestId('privileged-reason')).toContainText('Only an admin may change what this job runs or where it runs: shell runs programs');
+  await expect(page.getByLabel('Node group')).toBeDisabled();
+  await expect(page.getByLabel('Name')).toBeEnabled();
 });
 
 test('security headers on pages, API routes and 405s; the console cannot be framed', async ({ request }) => {

@@ -40,23 +40,30 @@ export function PolicySection({ f }: { f: JobFormState }) {
 
 /** Node group, labels, strategy and its nodes / key. */
 export function RoutingSection({ f }: { f: JobFormState }) {
-  const { v, err, text } = f;
+  const { v, err, text, lockedCommand } = f;
+  // which hosts run a privileged step is part of its command (docs/security.md): read-only, with the reason
+  const locked = lockedCommand ? { disabled: true, title: lockedCommand.reason } : {};
   return (
   <FormSection title="Routing" description="Which workers may run this job's tasks." className="grid grid-cols-1 gap-4 md:grid-cols-3">
-      <ValueField f={f} path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" />
-      <ValueField f={f} path="routing.labels" k="routingLabels" hint="key=value, comma-separated; a worker must carry all" placeholder="region=eu, gpu=true" />
+      {lockedCommand ? (
+        <p role="note" data-testid="routing-locked" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900 md:col-span-3">
+          Only {lockedCommand.level === 'system' ? 'the system' : 'an admin'} may change where this job runs: {lockedCommand.reason}.
+        </p>
+      ) : null}
+      <ValueField f={f} path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" {...locked} />
+      <ValueField f={f} path="routing.labels" k="routingLabels" hint="key=value, comma-separated; a worker must carry all" placeholder="region=eu, gpu=true" {...locked} />
       <Field {...FORM_FIELDS['routing.strategy']} error={err('routing.strategy')}>
-        <NativeSelect {...controlProps(FORM_FIELDS['routing.strategy'].id, err('routing.strategy'))} {...text('routingStrategy')}>
+        <NativeSelect {...controlProps(FORM_FIELDS['routing.strategy'].id, err('routing.strategy'))} {...text('routingStrategy')} {...locked}>
           <option value="any">any — first free matching worker</option>
           <option value="consistent_hash">consistent_hash — same worker for the same key</option>
           <option value="nodes">nodes — only the listed nodes</option>
         </NativeSelect>
       </Field>
       {v.routingStrategy === 'nodes' ? (
-        <ValueField f={f} path="routing.nodes" k="routingNodes" hint="Node ids, comma-separated" className="md:col-span-2" />
+        <ValueField f={f} path="routing.nodes" k="routingNodes" hint="Node ids, comma-separated" className="md:col-span-2" {...locked} />
       ) : null}
       {v.routingStrategy === 'consistent_hash' ? (
-        <ValueField f={f} path="routing.key" k="routingKey" hint="Hashed to pick the worker; empty: the job id" />
+        <ValueField f={f} path="routing.key" k="routingKey" hint="Hashed to pick the worker; empty: the job id" {...locked} />
       ) : null}
   </FormSection>
   );

@@ -8,6 +8,18 @@ import { defaultsNote, unavailableNote } from '../handlers/use-handler-catalogue
 import { useDisplayZone } from '../display-zone';
 import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
+import type { HandlerPrivilege } from '@/lib/jobs/handler-permissions';
+import { cn } from '../ui/cn';
+
+/** Why what the job runs, and where, is read-only for this user (lib/jobs/handler-permissions.ts). */
+function LockedNote({ lock, className }: { lock: HandlerPrivilege; className?: string }) {
+  return (
+    <p role="note" data-testid="privileged-reason" className={cn('rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900', className)}>
+      Only {lock.level === 'system' ? 'the system' : 'an admin'} may change what this job runs or where it runs: {lock.reason}. You may still change its schedule, policy
+      and alarms, and pause or resume it.
+    </p>
+  );
+}
 
 /** Handler and payload of a one-step job (a DAG is edited in the Graph tab). */
 export function WhatToRunSection({ f }: { f: JobFormState }) {
@@ -18,14 +30,14 @@ export function WhatToRunSection({ f }: { f: JobFormState }) {
   return (
   <Card>
     <CardHeader title="What to run" description={v.singleStep ? 'A one-step job. Add more steps and dependencies in the Graph tab after saving.' : 'This job has several steps; edit handlers and payloads in the Graph tab.'} />
+    {!v.singleStep && lockedCommand ? (
+      <CardBody>
+        <LockedNote lock={lockedCommand} />
+      </CardBody>
+    ) : null}
     {v.singleStep ? (
       <CardBody className="grid grid-cols-1 gap-4 md:grid-cols-[minmax(200px,280px)_1fr]">
-        {lockedCommand ? (
-          <p role="note" data-testid="privileged-reason" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900 md:col-span-2">
-            Only {lockedCommand.level === 'system' ? 'the system' : 'an admin'} may change what this job runs: {lockedCommand.reason}. You may still change its schedule, policy,
-            routing and alarms, and pause or resume it.
-          </p>
-        ) : null}
+        {lockedCommand ? <LockedNote lock={lockedCommand} className="md:col-span-2" /> : null}
         <Field
           {...FORM_FIELDS.handler}
           error={err('handler') ?? err('steps.0.handler')}

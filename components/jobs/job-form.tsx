@@ -8,6 +8,7 @@ import { AlarmsSection, FormFooter, GeneralSection } from './job-form-sections';
 import { WhatToRunSection } from './job-form-what-to-run';
 import { useJobForm } from './use-job-form';
 import type { JobFormValues } from './form-values';
+import type { HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 
 /** Result shape of the create/update server actions (app/_actions/result.ts ActionResult). */
 export type JobFormResult =
@@ -34,6 +35,11 @@ export type JobFormProps = {
   cancelHref: string;
   /** Handlers this deployment marks privileged (TICKFLOW_PRIVILEGED_HANDLERS, read on the server). */
   privilegedHandlers?: string[];
+  /**
+   * Edit mode: the step whose privilege the user does not hold (lib/jobs/handler-permissions.ts commandLockOf,
+   * decided on the server over every step); what the job runs and where are then read-only, with the reason.
+   */
+  commandLock?: HandlerPrivilege | null;
 };
 
 /**
@@ -44,8 +50,8 @@ export type JobFormProps = {
  * mode shows a banner with the newer version and a reload option; nothing is
  * overwritten silently. State: useJobForm; sections: job-form-banner, -sections, -schedule, -what-to-run, -policy.tsx.
  */
-export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, jobId, cancelHref, privilegedHandlers = [] }: JobFormProps) {
-  const f = useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers });
+export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, jobId, cancelHref, privilegedHandlers = [], commandLock = null }: JobFormProps) {
+  const f = useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers, commandLock });
   return (
     <form onSubmit={f.onSubmit} noValidate className="max-w-5xl space-y-4" aria-label={mode === 'create' ? 'New job' : 'Edit job'}>
       <FormBanner f={f} />

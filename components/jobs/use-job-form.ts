@@ -60,7 +60,7 @@ function focusFirstError(errors: Record<string, string>) {
  * first, then the server's), the errors that stopped the last send (`clientErrors`), the action `state`/`pending`, a 409
  * `conflict`, server errors with no field of their own (`orphan`), and `onSubmit`.
  */
-export function useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers = [] }: Pick<JobFormProps, 'mode' | 'handlers' | 'submit' | 'expectedVersion' | 'privilegedHandlers'> & { initial: JobFormValues }) {
+export function useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers = [], commandLock = null }: Pick<JobFormProps, 'mode' | 'handlers' | 'submit' | 'expectedVersion' | 'privilegedHandlers' | 'commandLock'> & { initial: JobFormValues }) {
   // A new job's zone starts as the operator's display zone (the one the top bar names and every time is written in),
   // not UTC; on a first visit the browser's zone is only known after hydration, so the field follows the display
   // zone until the operator changes it.
@@ -72,12 +72,13 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   }, [displayZone]);
   // Executor permissions (lib/jobs/handler-permissions.ts, the rule the server applies):
   // handlers the user may not put on a job are disabled, and on a job that already runs
-  // one, what it runs is read-only, with the reason shown.
+  // one, what it runs and where (its routing) are read-only, with the reason shown.
   const user = useUser();
   const who = { kind: 'user' as const, role: user?.role ?? 'viewer' };
   const privilegeOf = (h: string, payload?: string): HandlerPrivilege | null => stepPrivilege({ handler: h, payload: payload ? jsonObject(payload) : {} }, {}, privilegedHandlers);
   const initialPrivilege = mode === 'edit' && initial.singleStep ? privilegeOf(initial.handler, initial.payload) : null;
-  const lockedCommand = initialPrivilege && !mayUsePrivilege(who, initialPrivilege) ? initialPrivilege : null;
+  // the server's answer over every step (a DAG's too) when it gave one, else the one step's
+  const lockedCommand = commandLock ?? (initialPrivilege && !mayUsePrivilege(who, initialPrivilege) ? initialPrivilege : null);
   const refusedHandlers = handlers.map((h) => ({ h, p: privilegeOf(h) })).filter((x) => x.p && !mayUsePrivilege(who, x.p));
   const mayChoose = (h: string) => {
     const p = privilegeOf(h);

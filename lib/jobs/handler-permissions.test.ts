@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../auth/actor.ts';
-import { assertMayChangeCommand, stepPrivilege } from './handler-permissions.ts';
+import { assertMayChangeCommand, commandLockOf, stepPrivilege } from './handler-permissions.ts';
 
 const op: Actor = { kind: 'user', id: 'o', name: 'o', role: 'operator' };
 const admin: Actor = { ...op, role: 'admin' };
@@ -57,5 +57,27 @@ describe('executor permissions', () => {
     // and one that clears a named connection set lower down is judged by the job it overrides (before side)
     const named = { steps: [{ key: 'main', handler: 'sql', config: { connection: 'prod' } }], jobPayload: {} };
     expect(() => assertMayChangeCommand(op, named, { ...named, runPayload: { connection: '' } })).toThrow(/Only an admin may/);
+  });
+});
+
+describe('routing is part of the command', () => {
+  const operator = { kind: 'user', id: 'o', name: 'op', role: 'operator' } as const;
+  const shell = { steps: [{ key: 'main', handler: 'shell', payload: { command: ['/bin/true'] } }] };
+  it('re-routing a shell job needs an admin; re-routing a harmless one does not', () => {
+    expect(() => assertMayChangeCommand(operator, { ...shell, routing: { nodeGroup: 'a' } }, { ...shell, routing: { nodeGroup: 'b' } }, { fieldOf: () => 'routing' })).toThrow(
+      expect.objectContaining({ code: 'forbidden', fields: { routing: expect.stringContaining('shell runs programs') } }),
+    );
+    expect(() => assertMayChangeCommand(operator, { ...shell, routing: { nodeGroup: 'a' } }, { ...shell, routing: { nodeGroup: 'a' } })).not.toThrow();
+    const noop = { steps: [{ key: 'main', handler: 'builtin.noop' }] };
+    expect(() => assertMayChangeCommand(operator, { ...noop, routing: { nodeGroup: 'a' } }, { ...noop, routing: { labels: { x: '1' } } })).not.toThrow();
+  });
+
+  it('commandLockOf names the first step of any position the user may not change', () => {
+    const dag = { steps: [{ key: 'a', handler: 'builtin.noop' }, { key: 'b', handler: 'shell' }] };
+    expect(commandLockOf(operator, dag, [])).toMatchObject({ level: 'admin', handler: 'shell' });
+    expect(commandLockOf({ kind: 'user', role: 'admin' }, dag, [])).toBeNull();
+    expect(commandLockOf(operator, { steps: [{ handler: 'sql' }] }, [])).toBeNull();
+    expect(commandLockOf(operator, { steps: [{ handler: 'sql' }], jobPayload: { connection: 'warehouse' } }, [])).toMatchObject({ handler: 'sql' });
+    expect(commandLockOf(operator, { steps: [{ handler: 'grpc' }] }, ['grpc'])).toMatchObject({ handler: 'grpc' });
   });
 });

@@ -39,9 +39,12 @@ export type CommandEdge = { from: string; to: string; type?: string };
  * (lib/engine/sql/insert-runs.ts: job payload, then step payload, then the run's). `edges` decide
  * the order the steps run in and whether a step runs at all (an on_failure child runs only when
  * its parent failed), so rewiring them changes what a job does as much as a payload does; a
- * caller that does not change the graph may leave them out on both sides.
+ * caller that does not change the graph may leave them out on both sides. `routing` (the job's
+ * node group, labels, strategy, nodes and key) decides which worker host a step runs on: a
+ * program an admin allowed on one set of hosts is a different command on another, so it is part
+ * of the command too; a caller that does not change it may leave it out on both sides.
  */
-export type JobCommand = { steps: readonly CommandStep[]; edges?: readonly CommandEdge[]; jobPayload?: unknown; runPayload?: unknown };
+export type JobCommand = { steps: readonly CommandStep[]; edges?: readonly CommandEdge[]; jobPayload?: unknown; runPayload?: unknown; routing?: unknown };
 
 function obj(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -87,6 +90,21 @@ export function mayUsePrivilege(who: { kind: Actor['kind']; role: Role }, p: Han
   return who.kind === 'system' || who.role === 'admin';
 }
 
+/**
+ * The first step of a job whose privilege `who` does not hold, or null when `who` may change the
+ * job's command and routing (assertMayChangeCommand's rule, for a form that shows those fields
+ * read-only with the reason before anything is sent).
+ * @param command the job's steps and job payload (edges and routing do not change the answer)
+ * @param extraPrivileged handler names a deployment marks privileged (configuredPrivilegedHandlers)
+ */
+export function commandLockOf(who: { kind: Actor['kind']; role: Role }, command: JobCommand, extraPrivileged: readonly string[] = configuredPrivilegedHandlers()): HandlerPrivilege | null {
+  for (const s of command.steps) {
+    const p = stepPrivilege(s, command.jobPayload, extraPrivileged, command.runPayload);
+    if (!mayUsePrivilege(who, p)) return p;
+  }
+  return null;
+}
+
 /** The part of a job that decides what runs (compared before/after a change). */
 export function commandOf(c: JobCommand): unknown {
   const steps = [...c.steps]
@@ -95,7 +113,7 @@ export function commandOf(c: JobCommand): unknown {
   const edges = [...(c.edges ?? [])]
     .map((e) => `${e.from}\u0000${e.to}\u0000${e.type ?? 'hard'}`)
     .sort();
-  return { jobPayload: obj(c.jobPayload), runPayload: obj(c.runPayload), steps, edges };
+  return { jobPayload: obj(c.jobPayload), runPayload: obj(c.runPayload), steps, edges, routing: obj(c.routing) };
 }
 
 /**
@@ -136,7 +154,7 @@ export function assertMayChangeCommand(
   const who = p.level === 'system' ? 'the system' : 'an admin';
   throw new DomainError(
     'forbidden',
-    `Only ${who} may ${opts.what ?? 'set or change the command of'} a job running ${p.handler}: ${p.reason}. You may still change its schedule, pause or resume it.`,
+    `Only ${who} may ${opts.what ?? 'set or change the command or routing of'} a job running ${p.handler}: ${p.reason}. You may still change its schedule, pause or resume it.`,
     fields,
     { handler: p.handler, needs: p.level },
   );

@@ -107,17 +107,21 @@ export async function applyJobChanges(
   // A refusal names the field this change set what runs with: its steps, the shorthand's handler, or
   // a payload alone (the one step's, or the job-level payload of a DAG).
   // The edges are part of what runs: a rewiring alone is refused at `edges`.
-  const commandBefore: JobCommand = { steps: current.steps.map(stepView), edges: current.edges.map(edgeView), jobPayload: job.payload };
+  // Where it runs is part of it: re-routing a job an admin made with `shell` is refused at `routing`.
+  const next: Job = { ...job, ...fields };
+  const commandBefore: JobCommand = { steps: current.steps.map(stepView), edges: current.edges.map(edgeView), jobPayload: job.payload, routing: routingView(job) };
   const commandAfter: JobCommand = {
     steps: graph ? graph.steps : commandBefore.steps,
     edges: graph ? graph.edges : commandBefore.edges,
     jobPayload: jobPayload !== undefined ? jobPayload : job.payload,
+    routing: routingView(next),
   };
-  const rewiredOnly = jsonEqual(commandOf({ ...commandBefore, edges: [] }), commandOf({ ...commandAfter, edges: [] }));
+  const same = (a: JobCommand, b: JobCommand) => jsonEqual(commandOf(a), commandOf(b));
+  const routedOnly = same({ ...commandBefore, routing: undefined }, { ...commandAfter, routing: undefined });
+  const rewiredOnly = same({ ...commandBefore, edges: [], routing: undefined }, { ...commandAfter, edges: [], routing: undefined });
   assertMayChangeCommand(actor, commandBefore, commandAfter, {
-    fieldOf: (i) => (rewiredOnly ? 'edges' : changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload'),
+    fieldOf: (i) => (routedOnly ? 'routing' : rewiredOnly ? 'edges' : changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload'),
   });
-  const next: Job = { ...job, ...fields };
   const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;
   const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;
   const nextEdges = nextRows ? nextRows.edges.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobEdge) : current.edges;

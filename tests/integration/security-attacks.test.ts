@@ -113,7 +113,7 @@ describe('attacks on least privilege', () => {
     expect((await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: admin, params, body: { payload: steal } })).status).toBe(201);
   });
 
-  it('on an admin\'s shell job an operator may change the schedule and pause, but not the command (edit, DAG, rollback, restore, Run now override)', async () => {
+  it('on an admin\'s shell job an operator may change the schedule and pause, but not the command or routing (edit, DAG, rollback, restore, Run now override)', async () => {
     const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { ...shellJob('admin.shell'), payload: { command: ['/bin/echo', 'hi'] } } });
     expect(created.status).toBe(201);
     const id = created.json.id as string;
@@ -126,9 +126,15 @@ describe('attacks on least privilege', () => {
     const before = await snapshot(t);
     const edit = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 3, payload: { command: ISSUE_COMMAND } } });
     expect(edit.status).toBe(403);
-    expect(edit.json.error.message).toMatch(/^Only an admin may set or change the command of a job running shell: .* You may still change its schedule, pause or resume it\.$/);
+    expect(edit.json.error.message).toMatch(/^Only an admin may set or change the command or routing of a job running shell: .* You may still change its schedule, pause or resume it\.$/);
     const swap = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 3, handler: 'builtin.echo' } });
     expect(swap.status).toBe(403);
+    // where it runs is part of it: a program allowed on some hosts is not allowed on others (docs/security.md)
+    for (const routing of [{ nodeGroup: 'db-hosts' }, { labels: { role: 'primary' } }, { strategy: 'nodes', nodes: ['db-1'] }]) {
+      const moved = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 3, routing } });
+      expect(moved.status, JSON.stringify(routing)).toBe(403);
+      expect(moved.json.error.fields).toEqual({ routing: expect.any(String) });
+    }
     const graph = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, { token: operator, params, body: { expectedVersion: 3, steps: [{ key: 'main', handler: 'shell', payload: { command: ['/bin/id'] } }], edges: [] } });
     expect(graph.status).toBe(403);
     const run = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params, body: { payload: { command: ISSUE_COMMAND } } });
@@ -145,8 +151,10 @@ describe('attacks on least privilege', () => {
     const before2 = await snapshot(t);
     const rb = await call(rollback.POST, 'POST', `/api/v1/jobs/${id}/rollback`, { token: operator, params, body: { version: 1 } });
     expect(rb.status).toBe(403);
-    expect(rb.json.error.message).toMatch(/^Only an admin may set or change the command of a job running shell/);
+    expect(rb.json.error.message).toMatch(/^Only an admin may set or change the command or routing of a job running shell/);
     expect(await snapshot(t)).toEqual(before2);
+    // a job that runs nothing privileged is the operator's to re-route
+    expect((await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: v.json.version, routing: { nodeGroup: 'elsewhere' } } })).status).toBe(200);
 
     // restore of a deleted shell job
     const back = await call(rollback.POST, 'POST', `/api/v1/jobs/${id}/rollback`, { token: admin, params, body: { version: 1 } });
@@ -185,7 +193,7 @@ describe('attacks on least privilege', () => {
     for (const edges of attempts) {
       const r = await call(dag.PUT, 'PUT', `/api/v1/jobs/${id}/dag`, { token: operator, params, body: { expectedVersion: 1, steps, edges } });
       expect(r.status, JSON.stringify(edges)).toBe(403);
-      expect(r.json.error.message).toMatch(/^Only an admin may set or change the command of a job running shell/);
+      expect(r.json.error.message).toMatch(/^Only an admin may set or change the command or routing of a job running shell/);
       expect(r.json.error.fields).toEqual({ edges: expect.any(String) });
       const patch = await call(job.PATCH, 'PATCH', `/api/v1/jobs/${id}`, { token: operator, params, body: { expectedVersion: 1, edges } });
       expect(patch.status, JSON.stringify(edges)).toBe(403);

@@ -7,7 +7,7 @@ import { isDomainError } from '@/lib/errors';
 import { getJob } from '@/lib/jobs/get-job';
 import { listTimeZones } from '@/lib/schedule';
 import { PageHeader } from '@/components/shell/page-header';
-import { configuredPrivilegedHandlers } from '@/lib/jobs/handler-permissions';
+import { configuredPrivilegedHandlers, commandLockOf } from '@/lib/jobs/handler-permissions';
 import { JobForm } from '@/components/jobs/job-form';
 import { jobToFormValues } from '@/components/jobs/form-values';
 import { ReadOnlyNotice } from '@/components/read-only-notice';
@@ -51,7 +51,7 @@ export default consolePage(async function EditJobPage({ params }: { params: Prom
     <>
       <PageHeader title={`Edit ${job.key}`} crumb={crumb} />
       <HandlerCatalogueProvider entries={catalogue}>
-        <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} jobId={job.id} timeZones={listTimeZones()} handlers={names} submit={submit} cancelHref={`/jobs/${job.id}`} privilegedHandlers={configuredPrivilegedHandlers()} />
+        <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} jobId={job.id} timeZones={listTimeZones()} handlers={names} submit={submit} cancelHref={`/jobs/${job.id}`} privilegedHandlers={configuredPrivilegedHandlers()} commandLock={commandLockOf(actor, { steps: job.steps, jobPayload: job.payload })} />
       </HandlerCatalogueProvider>
     </>
   );
