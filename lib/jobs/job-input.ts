@@ -75,14 +75,26 @@ export function policyColumns(p: PolicyInput | undefined, base: PolicyView = JOB
 
 export type RoutingColumns = Pick<Job, 'routingNodeGroup' | 'routingLabels' | 'routingStrategy' | 'routingNodes' | 'routingKey'>;
 
+/**
+ * The routing columns of `r` merged over `base` (a PATCH keeps what it leaves out).
+ * @throws DomainError('validation', …, { 'routing.nodes' }) when the result is strategy `nodes` with no
+ *   node listed: no worker could ever claim such a job's tasks, which would wait forever in silence (as
+ *   an unknown handler would, which is refused for the same reason). A node group or labels no worker
+ *   carries now are accepted: a worker may start with them later.
+ */
 export function routingColumns(r: RoutingInput | undefined, base: RoutingView = JOB_DEFAULTS.routing): RoutingColumns {
-  return {
+  const cols: RoutingColumns = {
     routingNodeGroup: r?.nodeGroup !== undefined ? r.nodeGroup || null : base.nodeGroup,
     routingLabels: r?.labels ?? base.labels,
     routingStrategy: r?.strategy ?? base.strategy,
     routingNodes: r?.nodes ?? base.nodes,
     routingKey: r?.key !== undefined ? r.key || null : base.key,
   };
+  if (cols.routingStrategy === 'nodes' && cols.routingNodes.length === 0) {
+    const message = 'Strategy nodes needs at least one node id: with none, no worker may ever run this job\'s tasks';
+    throw new DomainError('validation', message, { 'routing.nodes': message });
+  }
+  return cols;
 }
 
 export function alarmConfig(a: AlarmsInput | undefined, base: AlarmsView = JOB_DEFAULTS.alarms): AlarmsView {
@@ -148,7 +160,10 @@ export function withPositions(steps: StepInput[], edges: EdgeInput[]): StepInput
  * other and the step's config, timeout, retries and resource key. (Otherwise a `payload`
  * alone would set the job-level payload, which the step's own payload overrides, and a
  * `handler` alone would reset the step payload.) On a DAG `payload` stays the job-level
- * payload shared by every step, and `handler` replaces the DAG with one step.
+ * payload shared by every step, and `handler` without `steps` is refused: it would replace the
+ * whole graph with one step, which a PATCH meant for one step must not do by surprise (send `steps`
+ * and `edges` to replace a graph).
+ * @throws DomainError('validation', …, { handler }) for `handler` without `steps` on a job of several steps
  */
 export function stepsOf(
   input: Pick<CreateJobInput, 'handler' | 'payload' | 'steps'> & { edges?: unknown },
@@ -157,6 +172,10 @@ export function stepsOf(
   const only = current && current.steps.length === 1 && current.edgeCount === 0 && current.steps[0]!.key === 'main' ? current.steps[0]! : null;
   if (only && !input.steps && !input.edges && (input.handler !== undefined || input.payload !== undefined)) {
     return { steps: [{ ...only, handler: input.handler ?? only.handler, payload: input.payload ?? only.payload }], jobPayload: undefined };
+  }
+  if (input.handler !== undefined && !input.steps && current && current.steps.length > 1) {
+    const message = `This job has ${current.steps.length} steps: handler would replace them all with one step. Send steps (and edges) to replace the graph, or change a step in the DAG editor`;
+    throw new DomainError('validation', message, { handler: message });
   }
   if (input.handler) return { steps: [{ key: 'main', handler: input.handler, payload: input.payload ?? {} }], jobPayload: {} };
   return { steps: input.steps, jobPayload: input.payload };

@@ -159,6 +159,9 @@ const BAD_FIELDS: { label: string; patch: Record<string, unknown>; field: string
   { label: 'routing.strategy unknown', patch: { routing: { strategy: 'random' } }, field: 'routing.strategy' },
   { label: 'routing.nodes empty id', patch: { routing: { nodes: [''] } }, field: 'routing.nodes.0' },
   { label: 'routing.nodes not an array', patch: { routing: { nodes: 'n1' } }, field: 'routing.nodes' },
+  // a job no worker could ever claim (its tasks would wait forever): strategy nodes with no node
+  { label: 'routing strategy nodes with no nodes', patch: { routing: { strategy: 'nodes', nodes: [] } }, field: 'routing.nodes' },
+  { label: 'routing strategy nodes, nodes left out', patch: { routing: { strategy: 'nodes' } }, field: 'routing.nodes' },
   { label: 'routing.key too long', patch: { routing: { key: 'k'.repeat(201) } }, field: 'routing.key' },
   { label: 'alarms.onFailure not a boolean', patch: { alarms: { onFailure: 'yes' } }, field: 'alarms.onFailure' },
   { label: 'alarms.channels[].type unknown', patch: { alarms: { channels: [{ type: 'sms', target: '+1' }] } }, field: 'alarms.channels.0.type' },

@@ -60,7 +60,7 @@ describe('jobs lifecycle', () => {
     ]);
   });
 
-  it('PATCH payload / handler on a one-step job change its step (the shorthand), keeping the rest; on a DAG payload is the job-level payload', async () => {
+  it('PATCH payload / handler on a one-step job change its step (the shorthand), keeping the rest; on a DAG payload is the job-level payload and handler alone is refused', async () => {
     const job = await createJob(t.db, { key: 'shorthand.patch', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { x: 1 } }, alice, NOW);
     await t.db.jobStep.updateMany({ where: { jobId: job.id }, data: { timeoutSeconds: 42, config: { keep: true } } });
     const p1 = await updateJob(t.db, job.id, { expectedVersion: 1, payload: { x: 2 } }, alice, NOW);
@@ -81,6 +81,15 @@ describe('jobs lifecycle', () => {
     const d1 = await updateJob(t.db, dag.id, { expectedVersion: 1, payload: { shared: 1 } }, alice, NOW);
     expect(d1.payload).toEqual({ shared: 1 });
     expect(d1.steps.map((s) => s.payload)).toEqual([{ s: 'a' }, {}]);
+    // a handler alone would throw the graph away: refused at `handler`, nothing written
+    const h = await rejects(updateJob(t.db, dag.id, { expectedVersion: 2, handler: 'builtin.noop' }, alice, NOW));
+    expect(h.code).toBe('validation');
+    expect(h.fields).toEqual({ handler: expect.stringMatching(/^This job has 2 steps: handler would replace them all with one step/) });
+    const same = await getJob(t.db, dag.id, alice);
+    expect([same.version, same.steps.map((s) => s.key)]).toEqual([2, ['a', 'b']]);
+    // replacing the graph says so with steps
+    const one = await updateJob(t.db, dag.id, { expectedVersion: 2, steps: [{ key: 'main', handler: 'builtin.noop' }], edges: [] }, alice, NOW);
+    expect(one.steps.map((s) => s.key)).toEqual(['main']);
   });
 
   it('resume refuses a once job whose run-at has passed (it fired): it would be active and never run', async () => {
