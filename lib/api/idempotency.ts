@@ -38,9 +38,39 @@ function isNotStored(response: unknown): boolean {
   return typeof response === 'object' && response !== null && (response as { notStored?: unknown }).notStored === NOT_STORED.notStored;
 }
 
-/** sha256 (hex) of a request's method, path with query, and body text: what a replay must repeat. */
-export function requestHash(method: string, path: string, body: string): string {
+/** sha256 (hex) of a request's method, path with query, and body text. */
+function hashOf(method: string, path: string, body: string): string {
   return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`, 'utf8').digest('hex');
+}
+
+/** `v` as JSON with every object's keys in code-unit order, so that equal values give equal text. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * What a replay must repeat: the request's method, path with query, and body. A JSON body counts
+ * by its value, not its text: the same object with its keys in another order or other spacing is
+ * the same request (the route reads the parsed value; Stripe compares parameters, not bytes); a
+ * body that is not JSON counts by its text.
+ * @returns sha256 hashes (hex): the first is stored with the key; a stored hash equal to any of
+ *   them is the same request (the second, of the body's text, is how keys stored before bodies
+ *   were compared by value were hashed, so that their repeats still replay)
+ */
+export function requestHash(method: string, path: string, body: string): string[] {
+  let canonical: string | null = null;
+  try {
+    canonical = canonicalJson(JSON.parse(body));
+  } catch {
+    /* not JSON: its text is the request */
+  }
+  const raw = hashOf(method, path, body);
+  return canonical === null || canonical === body ? [raw] : [hashOf(method, path, canonical), raw];
 }
 
 /**
@@ -53,10 +83,13 @@ export function requestHash(method: string, path: string, body: string): string 
  */
 export async function withIdempotency(
   db: Db,
-  opts: { key: string; operation: string; hash: string; actorKey: string; now?: Date; replay?: boolean },
+  opts: { key: string; operation: string; hash: string | readonly string[]; actorKey: string; now?: Date; replay?: boolean },
   run: (tx: Prisma.TransactionClient) => Promise<StoredResponse & { resourceId?: string | null }>,
 ): Promise<StoredResponse & { replayed: boolean }> {
-  const { key, operation, hash, actorKey } = opts;
+  const { key, operation, actorKey } = opts;
+  // the first hash is stored; any of them matches (requestHash)
+  const hashes = typeof opts.hash === 'string' ? [opts.hash] : opts.hash;
+  const hash = hashes[0]!;
   const now = opts.now ?? new Date();
   if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new DomainError('validation', `Idempotency-Key must be 1..${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, {
@@ -70,7 +103,7 @@ export async function withIdempotency(
     const existing = await tx.idempotencyKey.findUnique({ where: { createdBy_key: id } });
     const fresh = existing && now.getTime() - existing.createdAt.getTime() < IDEMPOTENCY_TTL_MS;
     if (existing && fresh) {
-      if (existing.requestHash !== hash) {
+      if (!hashes.includes(existing.requestHash)) {
         throw new DomainError(
           'idempotency_mismatch',
           'This Idempotency-Key was already used with a different request; use a new key',

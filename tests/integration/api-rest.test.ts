@@ -297,6 +297,11 @@ describe('REST /api/v1', () => {
     expect(c.status).toBe(422);
     expect(c.json.error.code).toBe('idempotency_mismatch');
     expect(await t.db.job.count({ where: { key: 'idem.other' } })).toBe(0);
+    // the same body with its keys in another order and other spacing is the same request: replayed
+    const reordered = Object.fromEntries(Object.entries(cronJob('idem.job')).reverse());
+    const d = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: JSON.stringify(reordered, null, 2), headers: { ...headers, 'content-type': 'application/json' } });
+    expect([d.status, d.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(d.json).toEqual(a.json);
     // concurrent duplicates: serialised on the key, one change, one replay
     const [x, y] = await Promise.all([
       call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('idem.race'), headers: { 'idempotency-key': 'race' } }),

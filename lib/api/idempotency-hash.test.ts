@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { requestHash } from './idempotency.ts';
+
+describe('requestHash (what an Idempotency-Key replay must repeat)', () => {
+  it('counts a JSON body by its value: key order and spacing do not matter, values do', () => {
+    const a = requestHash('POST', '/api/v1/jobs', '{"key":"a","name":"n","payload":{"x":1,"y":[1,{"b":2,"a":1}]}}');
+    const b = requestHash('post', '/api/v1/jobs', '{ "payload": { "y": [1, { "a": 1, "b": 2 }], "x": 1 }, "name": "n", "key": "a" }');
+    expect(a[0]).toBe(b[0]);
+    expect(requestHash('POST', '/api/v1/jobs', '{"key":"b","name":"n"}')[0]).not.toBe(requestHash('POST', '/api/v1/jobs', '{"key":"a","name":"n"}')[0]);
+    // array order is part of the value
+    expect(requestHash('POST', '/x', '[1,2]')[0]).not.toBe(requestHash('POST', '/x', '[2,1]')[0]);
+    // path and method are part of the request
+    expect(requestHash('POST', '/x', '{}')[0]).not.toBe(requestHash('PATCH', '/x', '{}')[0]);
+    expect(requestHash('POST', '/x?a=1', '{}')[0]).not.toBe(requestHash('POST', '/x', '{}')[0]);
+  });
+
+  it('also answers the hash of the text, which keys stored before were hashed by; a body that is not JSON counts by its text', () => {
+    const body = '{"name":"n","key":"a"}';
+    const [byValue, byText] = requestHash('POST', '/x', body);
+    expect(byText).toBeDefined();
+    expect(byText).not.toBe(byValue);
+    expect(requestHash('POST', '/x', '{"key":"a","name":"n"}')).toEqual([byValue]);
+    expect(requestHash('POST', '/x', 'not json')).toHaveLength(1);
+    expect(requestHash('POST', '/x', '')).toHaveLength(1);
+  });
+});
