@@ -39,6 +39,10 @@ export function createPrismaClient(url: string, poolSize = 10, opts: { queryTime
   const bounds = boundedPoolOptions(opts.queryTimeoutMs ?? dbQueryTimeoutFromEnv(), { serverSide: prepared, connectTimeoutMs: opts.connectTimeoutMs });
   // Our own pool (the adapter ends it on $disconnect), so its use can be reported as metrics.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, onConnect: utcSession, ...bounds });
+  // An idle connection's error (terminated, server restart) must not crash the process: Prisma's
+  // adapter listens only once its engine connected, which a client used only through
+  // directSqlPool never does. The next statement reports the problem.
+  pool.on('error', () => undefined);
   trackPool(pool);
   const client = new PrismaClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true, ...(prepared ? { statementNameGenerator: statementName } : {}) }),

@@ -84,10 +84,17 @@ export class Listener {
       this.drop(client);
     });
     client.on('end', () => this.drop(client));
-    await client.connect();
-    await client.query(`LISTEN ${TASKS_CHANNEL}`);
-    await client.query(`LISTEN ${CANCEL_CHANNEL}`);
-    if (this.handlers.onJobs) await client.query(`LISTEN ${JOBS_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${TASKS_CHANNEL}`);
+      await client.query(`LISTEN ${CANCEL_CHANNEL}`);
+      if (this.handlers.onJobs) await client.query(`LISTEN ${JOBS_CHANNEL}`);
+    } catch (err) {
+      // not this.client yet, so drop() leaves it alone: close it here (its 'error' listener stays,
+      // so a late error of the closing connection is not uncaught either)
+      await client.end().catch(() => undefined);
+      throw err;
+    }
     if (this.stopped) {
       await client.end().catch(() => undefined);
       return;

@@ -41,6 +41,9 @@ export function defaultMigrationsDir(): string {
 export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<MigrationResult> {
   // A host that drops packets would otherwise hold the start for the kernel's connect timeout (about 2 min).
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A connection lost mid-migration (terminated, server restart) rejects the statement in flight;
+  // without a listener its 'error' event would also be an uncaught exception.
+  client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (error) {
@@ -142,6 +145,7 @@ export function migrationSummary(result: MigrationResult): string {
  */
 export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: adminUrl });
+  client.on('error', () => undefined); // as in migrate(): a lost connection rejects the statement instead
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

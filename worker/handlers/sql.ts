@@ -12,6 +12,11 @@
  * the task timeout. An abort (timeout/cancel) cancels the backend with
  * pg_cancel_backend. Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
  *
+ * A connection that ends under an attempt (pg_terminate_backend by another step of the same
+ * role, a DBA, a server restart) fails that attempt ("sql: connection terminated …") and nothing
+ * else: every checked-out client has an 'error' listener (lib/pg-checkout.ts checkOut), without
+ * which node-postgres' 'error' event would be uncaught and end the worker process.
+ *
  * A dead worker's statement stops with it: PostgreSQL does not notice a vanished client
  * while a query runs, so the backend of a SIGKILLed worker would go on (holding its locks)
  * after the lease is reclaimed and attempt 2 starts. Each attempt's transaction therefore
@@ -68,6 +73,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { SqlSettings } from '../../lib/handlers/builtin-schemas.ts';
+import { checkOut, isConnectionLost, type CheckedOut } from '../../lib/pg-checkout.ts';
 import { builtinSettings, HandlerError, settings, type Handler } from './types.ts';
 
 /** Longest statement text repeated in a task log line (characters). */
@@ -197,7 +203,8 @@ const USE_NAMED_CONNECTION =
  * HandlerError (code `sql_runner`) when it cannot be made safe.
  */
 export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string; password: string }> {
-  const client = await admin.connect();
+  const checkedOut = await checkOut(admin);
+  const client = checkedOut.client;
   let broken = false;
   try {
     await client.query('BEGIN');
@@ -297,7 +304,7 @@ export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string
       { code: 'sql_runner' },
     );
   } finally {
-    client.release(broken);
+    checkedOut.release(broken);
   }
 }
 
@@ -350,6 +357,12 @@ function asUser(url: string, user: string, password: string): pg.PoolConfig {
   return { ...cfg, user, password };
 }
 
+/** The message of an attempt whose connection ended under it (isConnectionLost). */
+function connectionTerminatedMessage(err: unknown): string {
+  const e = err as { message?: string; code?: string };
+  return `sql: connection terminated (${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}): the server ended the statement's session (pg_terminate_backend, a restart) or the connection was lost`;
+}
+
 export function createSqlHandler(options: SqlOptions): SqlHandler {
   const pools = new Map<string, pg.Pool>();
   /** Tickflow's own (privileged) connection: provisioning and cancelling only, never user SQL. */
@@ -392,7 +405,7 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
    * @param name the step's `connection`, or null without one: then always the restricted role
    *   (`"connection": "default"` means it too, unless TICKFLOW_SQL_CONNECTIONS names a `default`)
    */
-  async function connect(named: string | null): Promise<{ client: pg.PoolClient; pool: pg.Pool; canceller: pg.Pool; isDefault: boolean }> {
+  async function connect(named: string | null): Promise<{ conn: CheckedOut; canceller: pg.Pool; isDefault: boolean }> {
     const name = named ?? 'default';
     const isDefault = named === null || (named === 'default' && !Object.prototype.hasOwnProperty.call(options.connections ?? {}, 'default'));
     const url = isDefault ? options.defaultUrl : Object.prototype.hasOwnProperty.call(options.connections ?? {}, name) ? options.connections![name] : undefined;
@@ -411,12 +424,12 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         pool = newPool({ connectionString: url });
         pools.set(`named:${name}`, pool);
       }
-      return { client: await pool.connect(), pool, canceller: pool, isDefault };
+      return { conn: await checkOut(pool), canceller: pool, isDefault };
     }
     for (let i = 1; ; i++) {
       const pool = await runnerPool();
       try {
-        return { client: await pool.connect(), pool, canceller: admin(), isDefault };
+        return { conn: await checkOut(pool), canceller: admin(), isDefault };
       } catch (err) {
         const code = (err as { code?: string }).code;
         // Login refused (the role's password was changed, e.g. by the role itself): re-provision once.
@@ -436,7 +449,8 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     const named = s.connection ? s.connection : null;
     const name = named ?? 'default';
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const { client, canceller, isDefault } = await connect(named);
+    const { conn, canceller, isDefault } = await connect(named);
+    const client = conn.client;
     const pid = (client as unknown as { processID?: number }).processID;
     const onAbort = () => {
       if (pid) canceller.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
@@ -479,18 +493,24 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         ...(rows.length > SQL_ROW_CAP ? { truncated: true } : {}),
       };
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
+      if (conn.lost || isConnectionLost(err)) broken = true;
+      else {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+      }
       if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
+      if (broken && (conn.lost || isConnectionLost(err))) {
+        throw new HandlerError(connectionTerminatedMessage(conn.lost && !isConnectionLost(err) ? conn.lost : err), { code: (err as { code?: string }).code ?? 'connection_terminated' });
+      }
       const e = err as { message?: string; code?: string };
       throw new HandlerError(`sql: ${e.message ?? String(err)}`, { code: e.code ?? 'sql' });
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
       // Nothing the SQL left in the session (session GUCs, advisory locks, temp tables,
       // prepared statements) may reach the next attempt on this pooled connection.
-      if (!broken && isDefault) await client.query('DISCARD ALL').catch(() => (broken = true));
-      client.release(broken);
+      if (!broken && !conn.lost && isDefault) await client.query('DISCARD ALL').catch(() => (broken = true));
+      conn.release(broken);
     }
   };
 
