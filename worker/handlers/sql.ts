@@ -10,7 +10,12 @@
  *
  * Each attempt is one transaction with `SET LOCAL statement_timeout` derived from
  * the task timeout. An abort (timeout/cancel) cancels the backend with
- * pg_cancel_backend. Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
+ * pg_cancel_backend; a statement still running SQL_TERMINATE_GRACE_MS later (SQL can catch a
+ * cancel: `EXCEPTION WHEN query_canceled` in a loop) has its backend terminated
+ * (pg_terminate_backend through the admin pool, or the named connection's own pool), and its
+ * socket closed SQL_SOCKET_CLOSE_GRACE_MS after that if it still runs: the attempt ends, its slot
+ * is freed, and the connection is destroyed, never returned to the pool.
+ * Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
  *
  * A connection that ends under an attempt (pg_terminate_backend by another step of the same
  * role, a DBA, a server restart) fails that attempt ("sql: connection terminated …") and nothing
@@ -85,6 +90,23 @@ export const SCRATCH_SCHEMA = 'tickflow_scratch';
 export const SQL_RUNNER_PASSWORD_SETTING = 'sql_runner_password';
 /** pg_advisory_xact_lock key serialising provisioning across workers: hashtext('tickflow.sql_runner') */
 const PROVISION_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('tickflow.sql_runner'))`;
+
+/**
+ * How long a statement may go on after its attempt's abort (timeout, Cancel) cancelled it with
+ * pg_cancel_backend, before the worker ends its backend with pg_terminate_backend. A cancel is an
+ * ordinary error (`query_canceled`) that SQL can catch and ignore (PL/pgSQL `EXCEPTION WHEN
+ * query_canceled`, in a loop); a termination is not. 3 s leaves a statement that honours the
+ * cancel time to roll back, and frees the slot of one that does not soon after.
+ */
+export const SQL_TERMINATE_GRACE_MS = 3000;
+
+/**
+ * After the termination was asked, how long before the worker closes the connection's socket
+ * itself (when the terminate could not be sent: the admin connection unreachable, a named
+ * connection's pool full, no privilege). The attempt then ends at once; the backend ends at its
+ * next connection check (client_connection_check_interval, sqlLiveness).
+ */
+export const SQL_SOCKET_CLOSE_GRACE_MS = 1000;
 
 /** The restricted role of the default connection on database `database` (cluster-wide name, hence per database). */
 export function sqlRunnerRoleName(database: string): string {
@@ -452,12 +474,37 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     const { conn, canceller, isDefault } = await connect(named);
     const client = conn.client;
     const pid = (client as unknown as { processID?: number }).processID;
+    let finished = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    let closeTimer: NodeJS.Timeout | undefined;
+    // A statement that ignores its cancel (it catches query_canceled) is terminated after a grace,
+    // and if even that cannot be sent, its socket is closed: the attempt ends either way, and its
+    // connection is destroyed, never returned to the pool (conn.lost is set; release destroys it).
+    const escalate = () => {
+      if (finished) return;
+      ctx.log.warn({ connection: name, pid, graceMs: SQL_TERMINATE_GRACE_MS }, 'sql: the statement did not end after its cancel; terminating its backend');
+      if (pid) {
+        canceller.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]).then(
+          (r) => {
+            if (!r.rows[0]?.ok && !finished) ctx.log.warn({ connection: name, pid }, 'sql: pg_terminate_backend was refused; closing the connection');
+          },
+          (err: unknown) => ctx.log.warn({ connection: name, pid, err: (err as Error).message }, 'sql: could not terminate the backend; closing the connection'),
+        );
+      }
+      closeTimer = setTimeout(() => {
+        if (finished) return;
+        (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      }, SQL_SOCKET_CLOSE_GRACE_MS);
+    };
     const onAbort = () => {
       if (pid) canceller.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+      graceTimer = setTimeout(escalate, SQL_TERMINATE_GRACE_MS);
     };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
     let broken = false;
     try {
+      // aborted while waiting for a connection: nothing was sent
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
       await client.query('BEGIN');
       try {
         await client.query(livenessStatement(liveness, checkInterval));
@@ -506,6 +553,9 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       const e = err as { message?: string; code?: string };
       throw new HandlerError(`sql: ${e.message ?? String(err)}`, { code: e.code ?? 'sql' });
     } finally {
+      finished = true;
+      clearTimeout(graceTimer);
+      clearTimeout(closeTimer);
       ctx.signal.removeEventListener('abort', onAbort);
       // Nothing the SQL left in the session (session GUCs, advisory locks, temp tables,
       // prepared statements) may reach the next attempt on this pooled connection.
