@@ -8,12 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
-import { beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
 import { withDatabase } from '../../lib/infra/migrate.ts';
 import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { cancelRun } from '../../lib/engine/index.ts';
 import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog, unwrapResult } from '../../worker/handlers/index.ts';
+import { guardSqlRunnerRole, SQL_ROLE_GUARD_INTERVAL_MS, sqlRunnerVerifier } from '../../worker/handlers/sql.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 
@@ -212,5 +213,127 @@ describe('sql default connection: restricted role', () => {
     await w.start();
     const x = await runSql('SELECT count(*)::int AS n FROM public.users', { connection: 'own' });
     expect(x.status).toBe('success');
+  });
+});
+
+describe('sql default connection: the role cannot keep a password or session defaults of its own', () => {
+  /** The role's stored settings: `db` null for the role-wide ones. */
+  const roleSettings = async () =>
+    (
+      await t.pool.query<{ db: string | null; config: string[] }>(
+        `SELECT d.datname AS db, s.setconfig AS config FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase
+          WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = $1) ORDER BY 1 NULLS FIRST`,
+        [role],
+      )
+    ).rows;
+
+  /** A direct login as the restricted role: null when it works (kept open in `held`), else the SQLSTATE. */
+  const held: pg.Client[] = [];
+  async function loginAs(password: string, keep = false): Promise<string | null> {
+    const u = new URL(t.url);
+    u.username = role;
+    u.password = password;
+    const c = new pg.Client({ connectionString: u.toString() });
+    c.on('error', () => undefined);
+    try {
+      await c.connect();
+      await c.query('SELECT 1');
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      return (err as { code?: string }).code ?? (err as Error).message;
+    }
+    if (keep) held.push(c);
+    else await c.end();
+    return null;
+  }
+  afterEach(async () => {
+    for (const c of held.splice(0)) await c.end().catch(() => undefined);
+  });
+
+  it('ALTER ROLE CURRENT_USER [IN DATABASE] SET … by a step is reset within the guard interval; the role keeps only its search_path', async () => {
+    await startWorker();
+    expect((await runSql('SELECT 1')).status).toBe('success');
+    expect((await runSql(`ALTER ROLE CURRENT_USER SET default_transaction_read_only = on`)).status).toBe('success');
+    // spelled at run time: no text filter could see it
+    const inDb = await runSql(`DO $$ BEGIN EXECUTE format('ALTER ROLE CURRENT_USER IN DATABASE %I SET %s = %L', current_database(), 'lock_' || 'timeout', '1ms'); END $$`);
+    expect(inDb.status).toBe('success');
+    await waitFor(
+      async () => JSON.stringify(await roleSettings()) === JSON.stringify([{ db: null, config: ['search_path=tickflow_scratch'] }]),
+      SQL_ROLE_GUARD_INTERVAL_MS + 5000,
+      'the role settings reset',
+    );
+    // every later attempt, on new connections too, can write
+    await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
+    await startWorker();
+    expect((await runSql('CREATE TABLE after_reset (x int); INSERT INTO after_reset VALUES (1)')).status).toBe('success');
+  });
+
+  it('each attempt sets what the boundary relies on: a connection that started with stored defaults still runs read-write, read committed, in tickflow_scratch, without lock or idle timeouts', async () => {
+    const sql = createSqlHandler({ defaultUrl: t.url });
+    const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), taskLog: loggerTaskLog(pino({ level: 'silent' })), progress: () => undefined, timeoutMs: 5000 });
+    try {
+      await sql.handler(ctx({ sql: 'SELECT 1' })); // provisions (which resets the role's settings)
+      // what a step could have stored, before the guard's next pass: set as the role, as an operator's step would
+      for (const setting of [
+        `default_transaction_read_only = on`,
+        `default_transaction_isolation = 'serializable'`,
+        `search_path = public`,
+        `lock_timeout = '1ms'`,
+        `idle_in_transaction_session_timeout = '1ms'`, // the attempt's BEGIN and settings are one message: never idle before they apply
+      ]) {
+        await t.pool.query(`ALTER ROLE "${role}" SET ${setting}`);
+      }
+      // the pool's idle connection is gone: the next attempt logs in anew, with those defaults
+      await t.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE usename = $1`, [role])).rowCount === 0, 5000, 'the idle connection gone');
+      const out = unwrapResult(
+        await sql.handler(
+          ctx({
+            sql: `CREATE TABLE stored_defaults (x int); INSERT INTO stored_defaults VALUES (1);
+                  SELECT current_setting('default_transaction_read_only') AS session_default, current_setting('transaction_read_only') AS read_only,
+                         current_setting('transaction_isolation') AS isolation, current_schema() AS schema,
+                         current_setting('lock_timeout') AS lock_timeout, current_setting('idle_in_transaction_session_timeout') AS idle`,
+          }),
+        ),
+      ).output as { rows: unknown[] };
+      // the session did start with the stored defaults; the attempt's transaction overrode them
+      expect(out.rows).toEqual([{ session_default: 'on', read_only: 'off', isolation: 'read committed', schema: 'tickflow_scratch', lock_timeout: '0', idle: '0' }]);
+    } finally {
+      await sql.close();
+      await t.pool.query(`ALTER ROLE "${role}" RESET ALL`);
+      await t.pool.query(`ALTER ROLE "${role}" SET search_path = tickflow_scratch`);
+    }
+  });
+
+  it('ALTER ROLE CURRENT_USER PASSWORD by a step (via EXECUTE): the changed password stops working within the guard interval and its session is terminated', async () => {
+    await startWorker();
+    const attack = await runTask({
+      steps: [{ handler: 'sql', payload: { sql: `DO $$ BEGIN EXECUTE 'ALTER ROLE CURRENT_USER PASS' || 'WORD ' || quote_literal('Hacked-123'); END $$` } }],
+    });
+    // the attacker logs in from the network as soon as the password works
+    const hijacked = await waitFor(async () => (await loginAs('Hacked-123', true)) === null, 10_000, 'a login with the changed password', 20).catch(() => false);
+    expect((await finalTask(attack)).status).toBe('success');
+    await waitFor(async () => (await loginAs('Hacked-123')) === '28P01', SQL_ROLE_GUARD_INTERVAL_MS + 5000, 'the changed password refused');
+    if (hijacked) {
+      // the session that logged in with it is ended too
+      await waitFor(async () => !(await held[0]!.query('SELECT 1').then(() => true, () => false)), 5000, 'the hijacked session terminated');
+    } else {
+      console.log('the guard set the password back before the test could log in with the changed one');
+    }
+    // the worker's own password still works, for the worker
+    expect(await runSql('SELECT 1 AS one')).toMatchObject({ status: 'success', output: { rows: [{ one: 1 }] } });
+  });
+
+  it('guardSqlRunnerRole for a Tickflow user that cannot read pg_authid (not a superuser): writes the password back on every pass', async () => {
+    await startWorker();
+    expect((await runSql('SELECT 1')).status).toBe('success');
+    const password = (await t.pool.query<{ value: string }>(`SELECT value FROM settings WHERE key = $1`, [SQL_RUNNER_PASSWORD_SETTING])).rows[0]!.value;
+    expect(await loginAs(password)).toBeNull();
+    await t.pool.query(`ALTER ROLE "${role}" PASSWORD 'Other-456'`);
+    expect(await loginAs(password)).toBe('28P01');
+    const res = await guardSqlRunnerRole(t.pool, { role, verifier: sqlRunnerVerifier(password), superuser: false, keepPids: [] });
+    expect(res).toEqual({ settingsReset: false, passwordChanged: null, terminated: 0 });
+    expect(await loginAs(password)).toBeNull();
+    expect(await loginAs('Other-456')).toBe('28P01');
   });
 });

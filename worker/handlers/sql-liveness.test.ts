@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { livenessStatement, sqlLiveness } from './sql';
+import { attemptSettingsStatement, livenessStatement, RESTRICTED_BEGIN, sqlLiveness, sqlRunnerVerifier } from './sql';
 
 describe('sqlLiveness', () => {
   it('the defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s + 3 × 2 s; tcp_user_timeout 9 s', () => {
@@ -36,5 +36,24 @@ describe('livenessStatement', () => {
         "set_config('tcp_keepalives_interval', '2', true), set_config('tcp_keepalives_count', '3', true), set_config('tcp_user_timeout', '9000', true)",
     );
     expect(livenessStatement(l, false)).not.toMatch(/client_connection_check_interval/);
+  });
+});
+
+describe('attemptSettingsStatement', () => {
+  it('the restricted connection also pins search_path and clears the timeouts a stored role default could set', () => {
+    expect(attemptSettingsStatement(3000, false)).toBe("SELECT set_config('statement_timeout', '3000', true)");
+    const restricted = attemptSettingsStatement(2 ** 40, true);
+    expect(restricted).toMatch(/^SELECT set_config\('statement_timeout', '2147483647', true\), set_config\('search_path', 'tickflow_scratch', true\)/);
+    for (const k of ['lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout']) expect(restricted).toContain(`set_config('${k}', '0', true)`);
+    expect(RESTRICTED_BEGIN).toBe('BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE');
+  });
+});
+
+describe('sqlRunnerVerifier', () => {
+  it('a SCRAM-SHA-256 verifier as PostgreSQL stores it, the same on every worker for one password', () => {
+    const v = sqlRunnerVerifier('abc_DEF-123456789');
+    expect(v).toMatch(/^SCRAM-SHA-256\$4096:[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}:[A-Za-z0-9+/=]{44}$/);
+    expect(sqlRunnerVerifier('abc_DEF-123456789')).toBe(v);
+    expect(sqlRunnerVerifier('abc_DEF-123456780')).not.toBe(v);
   });
 });

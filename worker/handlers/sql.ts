@@ -48,9 +48,9 @@
  * by a transaction-level advisory lock): CREATE ROLE (or ALTER ROLE back to
  * the attributes above), password = settings row `sql_runner_password`
  * (generated once, random; the restricted role cannot read `settings`; it is
- * re-applied on every provisioning and when a login is refused, so a
- * `ALTER ROLE ... PASSWORD` run by the role itself only costs one
- * re-provisioning), `tickflow_scratch` created or handed over to the role
+ * re-applied on every provisioning, when a login is refused, and by the role
+ * guard below), role-level settings reset (ALTER ROLE … [IN DATABASE …] RESET ALL, then
+ * search_path), `tickflow_scratch` created or handed over to the role
  * (with the objects already in it, for databases that used the old
  * unrestricted executor). When the Tickflow user is not a superuser it grants
  * itself membership in the restricted role (never the other way round) so it
@@ -64,6 +64,14 @@
  * After each attempt the session is reset with DISCARD ALL (session advisory
  * locks, session GUCs, temp tables do not leak into the next attempt).
  *
+ * The role can change its own password and its own session defaults (`ALTER ROLE CURRENT_USER
+ * PASSWORD …` / `SET …`: PostgreSQL allows it to every role, and it cannot be revoked). So each
+ * attempt's transaction sets what the boundary and the other users' attempts rely on
+ * (RESTRICTED_BEGIN, attemptSettingsStatement), and the role guard (guardSqlRunnerRole) resets
+ * the role's settings and password through the admin pool at most SQL_ROLE_GUARD_INTERVAL_MS
+ * after an attempt ran, ending the role's other sessions when it found a change
+ * (docs/security.md "The sql executor's restricted role").
+ *
  * If the Tickflow user may not create roles (no CREATEROLE, e.g. a managed
  * database) the default connection refuses every task with an error telling
  * the operator to define TICKFLOW_SQL_CONNECTIONS with a role of their own; it
@@ -74,9 +82,10 @@
  * `default` is reached only by naming it (`"connection": "default"`); it used to
  * replace the restricted role for every step, handing its credentials to operators.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
+import type { Logger } from 'pino';
 import { SqlSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { checkOut, isConnectionLost, type CheckedOut } from '../../lib/pg-checkout.ts';
 import { builtinSettings, HandlerError, settings, type Handler } from './types.ts';
@@ -108,6 +117,18 @@ export const SQL_TERMINATE_GRACE_MS = 3000;
  */
 export const SQL_SOCKET_CLOSE_GRACE_MS = 1000;
 
+/**
+ * How often, at most, the worker re-asserts the restricted role (guardSqlRunnerRole) while
+ * default-connection attempts run or have ended since its last pass. PostgreSQL lets any role
+ * change its own password and its own session defaults, so an operator's SQL can; the change
+ * lasts at most this long (plus one round trip) after the statement that made it, as long as
+ * the worker that ran it lives. An idle worker sends nothing.
+ */
+export const SQL_ROLE_GUARD_INTERVAL_MS = 2000;
+
+/** The one role-level setting the restricted role is meant to have (provisioning sets it). */
+const EXPECTED_ROLE_SETTINGS = `search_path=${SCRATCH_SCHEMA}`;
+
 /** The restricted role of the default connection on database `database` (cluster-wide name, hence per database). */
 export function sqlRunnerRoleName(database: string): string {
   return `tickflow_sql_${createHash('sha256').update(database).digest('hex').slice(0, 16)}`;
@@ -120,6 +141,8 @@ export interface SqlOptions {
   connections?: Record<string, string>;
   /** how fast a dead worker's statement ends (default: sqlLiveness for a 30 s lease renewed every 10 s) */
   liveness?: SqlLiveness;
+  /** where the role guard logs (default: the logger of the latest attempt) */
+  logger?: Logger;
 }
 
 /** Server settings that end a dead worker's statement; see sqlLiveness. */
@@ -190,6 +213,53 @@ export function livenessStatement(l: SqlLiveness, checkInterval = true): string 
   return `SELECT ${settings.map(([k, v]) => `set_config('${k}', '${Math.floor(v)}', true)`).join(', ')}`;
 }
 
+/**
+ * The settings each attempt's transaction sets, sent with its BEGIN and livenessStatement in one
+ * round trip:
+ * `statement_timeout` (the task's timeout) always; on the restricted default connection also
+ * what the boundary and the other users' attempts rely on, whatever the role stored as its own
+ * defaults before the role guard reset them (ALTER ROLE CURRENT_USER SET … needs no privilege):
+ * `search_path`, no `lock_timeout`, `idle_in_transaction_session_timeout` or (PostgreSQL 17+)
+ * `transaction_timeout` to end the attempt between the worker's statements. The transaction's
+ * mode comes from `BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE` (a SET LOCAL of
+ * `default_transaction_read_only` would apply only to the next transaction).
+ * @param timeoutMs the attempt's statement_timeout, ms (1 .. 2^31-1)
+ * @param restricted true on the default connection
+ */
+export function attemptSettingsStatement(timeoutMs: number, restricted: boolean): string {
+  const set = (k: string, v: string | number) => `set_config('${k}', '${v}', true)`;
+  const parts = [set('statement_timeout', Math.max(1, Math.min(Math.floor(timeoutMs), 2 ** 31 - 1)))];
+  if (restricted) {
+    parts.push(
+      set('search_path', SCRATCH_SCHEMA),
+      set('lock_timeout', 0),
+      set('idle_in_transaction_session_timeout', 0),
+      `CASE WHEN current_setting('server_version_num')::int >= 170000 THEN ${set('transaction_timeout', 0)} END`,
+    );
+  }
+  return `SELECT ${parts.join(', ')}`;
+}
+
+/** How the restricted connection's transactions begin (see attemptSettingsStatement). */
+export const RESTRICTED_BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE';
+
+/**
+ * The SCRAM-SHA-256 verifier of the restricted role's password, as PostgreSQL stores it
+ * (RFC 5802/7677: 4096 iterations; the salt derived from the password, so every worker sends the
+ * same verifier and a superuser's guard can compare it with pg_authid instead of writing it).
+ * Sent as the PASSWORD of ALTER ROLE, PostgreSQL stores it as it is: no hashing on the server.
+ * @param password the password from the settings row (already [A-Za-z0-9_-], nothing to normalise)
+ */
+export function sqlRunnerVerifier(password: string): string {
+  const iterations = 4096;
+  const salt = createHash('sha256').update(`tickflow.sql_runner.salt:${password}`).digest().subarray(0, 16);
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
+
 /** Parses TICKFLOW_SQL_CONNECTIONS (JSON object of name -> url). Throws a readable Error when malformed. */
 export function parseSqlConnections(raw: string | undefined): Record<string, string> {
   if (!raw || !raw.trim()) return {};
@@ -224,7 +294,7 @@ const USE_NAMED_CONNECTION =
  * verifies the boundary. Returns the role name and password. Throws a
  * HandlerError (code `sql_runner`) when it cannot be made safe.
  */
-export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string; password: string }> {
+export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string; password: string; superuser: boolean }> {
   const checkedOut = await checkOut(admin);
   const client = checkedOut.client;
   let broken = false;
@@ -260,7 +330,7 @@ export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string
     const exists = (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [role])).rowCount! > 0;
     const superOnly = me.rolsuper ? ' NOSUPERUSER NOREPLICATION NOBYPASSRLS' : '';
     await client.query(
-      `${exists ? 'ALTER' : 'CREATE'} ROLE ${R} WITH LOGIN${superOnly} NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD '${password}'`,
+      `${exists ? 'ALTER' : 'CREATE'} ROLE ${R} WITH LOGIN${superOnly} NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD '${sqlRunnerVerifier(password)}'`,
     );
     if (!me.rolsuper) {
       // Membership of the Tickflow user IN the restricted role (not the reverse): needed to hand the
@@ -268,7 +338,9 @@ export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string
       const member = await client.query(`SELECT pg_has_role(current_user, $1, 'MEMBER') AS m`, [role]);
       if (!member.rows[0]?.m) await client.query(`GRANT ${R} TO CURRENT_USER`);
     }
-    await client.query(`ALTER ROLE ${R} SET search_path = ${SCRATCH_SCHEMA}`);
+    // Whatever the role stored as its own session defaults (ALTER ROLE CURRENT_USER [IN DATABASE …]
+    // SET …, which needs no privilege), in any database: gone; then the one it is meant to have.
+    await resetRoleSettings(client, role);
     const canConnect = await client.query(`SELECT has_database_privilege($1, current_database(), 'CONNECT') AS ok`, [role]);
     if (!canConnect.rows[0]?.ok) await client.query(`GRANT CONNECT ON DATABASE ${quoteIdent(me.db)} TO ${R}`);
 
@@ -314,7 +386,7 @@ export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string
       );
     }
     await client.query('COMMIT');
-    return { role, password };
+    return { role, password, superuser: me.rolsuper };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {
       broken = true;
@@ -328,6 +400,23 @@ export async function provisionSqlRunner(admin: pg.Pool): Promise<{ role: string
   } finally {
     checkedOut.release(broken);
   }
+}
+
+/**
+ * Removes every role-level setting of `role` (in every database: pg_db_role_setting), then sets
+ * the one it is meant to have (search_path = tickflow_scratch).
+ */
+async function resetRoleSettings(client: pg.ClientBase | pg.Pool, role: string): Promise<void> {
+  const R = quoteIdent(role);
+  const rows = await client.query<{ db: string | null }>(
+    `SELECT d.datname AS db FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase
+      WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = $1) ORDER BY 1 NULLS FIRST`,
+    [role],
+  );
+  for (const { db } of rows.rows) {
+    await client.query(db === null ? `ALTER ROLE ${R} RESET ALL` : `ALTER ROLE ${R} IN DATABASE ${quoteIdent(db)} RESET ALL`);
+  }
+  await client.query(`ALTER ROLE ${R} SET search_path = ${SCRATCH_SCHEMA}`);
 }
 
 /** What the restricted role could do beyond its scratch schema; empty when the boundary holds. */
@@ -346,6 +435,13 @@ async function verifyBoundary(client: pg.PoolClient, role: string): Promise<stri
     if (attrs[a]) out.push(`it has ${a.slice(3).toUpperCase()}`);
   }
   if (attrs.memberOf.length) out.push(`it is a member of ${attrs.memberOf.join(', ')}`);
+  const stored = await client.query<{ db: string | null; config: string[] }>(
+    `SELECT d.datname AS db, s.setconfig AS config FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase
+      WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = $1)`,
+    [role],
+  );
+  const unexpected = stored.rows.flatMap((r) => (r.config ?? []).filter((c) => r.db !== null || c !== EXPECTED_ROLE_SETTINGS).map((c) => (r.db === null ? c : `${c} in database ${r.db}`)));
+  if (unexpected.length) out.push(`it has role settings ${unexpected.join(', ')} (ALTER ROLE ... RESET ALL)`);
   const rels = await client.query<{ name: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -373,6 +469,63 @@ async function verifyBoundary(client: pg.PoolClient, role: string): Promise<stri
   return out;
 }
 
+/** What one pass of guardSqlRunnerRole found and did. */
+export interface RoleGuardResult {
+  /** role-level settings other than its search_path were found, and removed */
+  settingsReset: boolean;
+  /** the password was found changed and set back; null: not comparable (not a superuser), set back anyway */
+  passwordChanged: boolean | null;
+  /** sessions of the role terminated (only when a change was found, or the pass was `suspect`) */
+  terminated: number;
+}
+
+/**
+ * One pass of the restricted role's guard, through Tickflow's own (admin) pool. PostgreSQL lets
+ * any role change its own password and its own session defaults (neither can be revoked), so an
+ * operator's `sql` step can, however the text is spelled (EXECUTE builds it at run time). The pass:
+ * - removes role-level settings other than `search_path = tickflow_scratch`, in any database;
+ * - sets the password back to the worker's (`verifier`, sqlRunnerVerifier). A superuser compares
+ *   it with pg_authid first and writes only a changed one; any other Tickflow user (CREATEROLE)
+ *   cannot read pg_authid and writes it on every pass (one pg_authid row update);
+ * - when a change was found (or `suspect`: a worker's login was refused), terminates every session
+ *   of the role but this worker's own (`keepPids`): a session opened with a changed password, or
+ *   one that started with changed defaults. Other workers' attempts then fail as on any lost
+ *   connection and are retried per their policy — nothing the role could not do itself
+ *   (pg_terminate_backend of its own sessions needs no privilege).
+ * Cost of a pass with nothing to repair: one read (a superuser), or one read and one ALTER ROLE.
+ * @throws Error when the role does not exist (provision again), or a statement fails (e.g.
+ *   "tuple concurrently updated" when another worker's pass wrote the row at the same moment)
+ */
+export async function guardSqlRunnerRole(
+  admin: pg.Pool,
+  opts: { role: string; verifier: string; superuser: boolean; keepPids: readonly number[]; suspect?: boolean },
+): Promise<RoleGuardResult> {
+  const { role, verifier, superuser } = opts;
+  const probe = (
+    await admin.query<{ settings: { db: string | null; config: string[] }[]; password_ok: boolean | null }>(
+      `SELECT (SELECT coalesce(json_agg(json_build_object('db', d.datname, 'config', s.setconfig)), '[]'::json)
+                 FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase WHERE s.setrole = r.oid) AS settings,
+              ${superuser ? '(SELECT a.rolpassword = $2 FROM pg_authid a WHERE a.oid = r.oid)' : 'NULL::boolean'} AS password_ok
+         FROM pg_roles r WHERE r.rolname = $1`,
+      superuser ? [role, verifier] : [role],
+    )
+  ).rows[0];
+  if (!probe) throw new Error(`role ${role} does not exist`);
+  const [only, ...more] = probe.settings;
+  const settingsOk = !more.length && only?.db === null && only.config.length === 1 && only.config[0] === EXPECTED_ROLE_SETTINGS;
+  if (!settingsOk) await resetRoleSettings(admin, role);
+  if (probe.password_ok !== true) await admin.query(`ALTER ROLE ${quoteIdent(role)} PASSWORD '${verifier}'`);
+  let terminated = 0;
+  if (!settingsOk || probe.password_ok === false || opts.suspect) {
+    const r = await admin.query<{ n: number }>(
+      `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE usename = $1 AND pid <> ALL($2::int[])`,
+      [role, [...opts.keepPids]],
+    );
+    terminated = r.rows[0]?.n ?? 0;
+  }
+  return { settingsReset: !settingsOk, passwordChanged: probe.password_ok === null ? null : !probe.password_ok, terminated };
+}
+
 /** Connection settings of `url` with another user/password (host, port, database, TLS, options kept). */
 function asUser(url: string, user: string, password: string): pg.PoolConfig {
   const cfg = parseIntoClientConfig(url) as pg.PoolConfig;
@@ -385,14 +538,25 @@ function connectionTerminatedMessage(err: unknown): string {
   return `sql: connection terminated (${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}): the server ended the statement's session (pg_terminate_backend, a restart) or the connection was lost`;
 }
 
+/**
+ * Creates the `sql` executor: its pools (the restricted default connection, provisioned on first
+ * use, and each named connection), the admin pool used to provision, cancel, terminate and guard
+ * the restricted role, and the role guard's timer (SQL_ROLE_GUARD_INTERVAL_MS).
+ */
 export function createSqlHandler(options: SqlOptions): SqlHandler {
   const pools = new Map<string, pg.Pool>();
-  /** Tickflow's own (privileged) connection: provisioning and cancelling only, never user SQL. */
+  /** Tickflow's own (privileged) connection: provisioning, cancelling and guarding only, never user SQL. */
   let adminPool: pg.Pool | null = null;
   let runner: Promise<pg.Pool> | null = null;
+  /** the provisioned role, for the guard */
+  let runnerRole: { role: string; verifier: string; superuser: boolean } | null = null;
+  /** backend pids of this worker's restricted connections (the guard never terminates them) */
+  const ownPids = new Set<number>();
   const liveness = options.liveness ?? sqlLiveness(30, 10_000);
   /** false once a server refused client_connection_check_interval (see livenessStatement) */
   let checkInterval = true;
+  /** the last attempt's logger: the guard logs with it */
+  let lastLog: Logger | null = options.logger ?? null;
 
   function newPool(config: pg.PoolConfig): pg.Pool {
     const pool = new pg.Pool({ max: 4, idleTimeoutMillis: 30_000, ...config });
@@ -405,12 +569,62 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     return adminPool;
   }
 
+  // The role guard (guardSqlRunnerRole): a pass at most every SQL_ROLE_GUARD_INTERVAL_MS while
+  // default-connection attempts run or have ended since the last pass; none on an idle worker.
+  let guardTimer: NodeJS.Timeout | null = null;
+  let guardRunning = false;
+  let guardDirty = false;
+  let guardSuspect = false;
+  let lastGuardAt = 0;
+  let activeDefault = 0;
+  let closed = false;
+
+  function guardSoon(): void {
+    if (closed || guardTimer || guardRunning || !runnerRole) return;
+    guardTimer = setTimeout(() => void guardPass(), Math.max(0, lastGuardAt + SQL_ROLE_GUARD_INTERVAL_MS - Date.now()));
+    guardTimer.unref();
+  }
+
+  async function guardPass(): Promise<void> {
+    guardTimer = null;
+    const r = runnerRole;
+    if (closed || !r || (!guardDirty && activeDefault === 0 && !guardSuspect)) return;
+    guardDirty = false;
+    const suspect = guardSuspect;
+    guardSuspect = false;
+    guardRunning = true;
+    try {
+      const res = await guardSqlRunnerRole(admin(), { ...r, keepPids: [...ownPids], suspect });
+      if (res.settingsReset || res.passwordChanged || res.terminated) {
+        lastLog?.warn({ role: r.role, ...res }, 'sql: the restricted role had changed its own settings or password (an sql step did); set back, its other sessions terminated');
+      }
+    } catch (err) {
+      guardDirty = true; // e.g. "tuple concurrently updated": the next pass writes it again
+      if (/does not exist/.test((err as Error).message)) runner = null;
+      lastLog?.warn({ role: r.role, err: (err as Error).message }, 'sql: could not re-assert the restricted role; trying again');
+    } finally {
+      guardRunning = false;
+      lastGuardAt = Date.now();
+    }
+    if (guardDirty || activeDefault > 0) guardSoon();
+  }
+
   /** The restricted pool of the default connection, provisioning the role on first use. */
   function runnerPool(): Promise<pg.Pool> {
     runner ??= provisionSqlRunner(admin()).then(
-      ({ role, password }) => {
+      ({ role, password, superuser }) => {
         const old = pools.get('default');
         const pool = newPool(asUser(options.defaultUrl!, role, password));
+        pool.on('connect', (c) => {
+          const pid = (c as unknown as { processID?: number }).processID;
+          if (pid) ownPids.add(pid);
+        });
+        pool.on('remove', (c) => {
+          const pid = (c as unknown as { processID?: number }).processID;
+          if (pid) ownPids.delete(pid);
+        });
+        runnerRole = { role, verifier: sqlRunnerVerifier(password), superuser };
+        lastGuardAt = Date.now(); // provisioning did what a pass does
         pools.set('default', pool);
         if (old) void old.end().catch(() => undefined);
         return pool;
@@ -454,9 +668,11 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         return { conn: await checkOut(pool), canceller: admin(), isDefault };
       } catch (err) {
         const code = (err as { code?: string }).code;
-        // Login refused (the role's password was changed, e.g. by the role itself): re-provision once.
+        // Login refused (the role's password was changed, e.g. by the role itself): re-provision
+        // once, and have the guard end the sessions that may have logged in with the changed one.
         if (i === 1 && (code === '28P01' || code === '28000')) {
           runner = null;
+          guardSuspect = true;
           continue;
         }
         throw new HandlerError(`sql: cannot connect to the default connection as the restricted role: ${(err as Error).message}`, { code: code ?? 'connect' });
@@ -471,8 +687,13 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     const named = s.connection ? s.connection : null;
     const name = named ?? 'default';
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    lastLog = options.logger ?? ctx.log;
     const { conn, canceller, isDefault } = await connect(named);
     const client = conn.client;
+    if (isDefault) {
+      activeDefault++;
+      guardSoon();
+    }
     const pid = (client as unknown as { processID?: number }).processID;
     let finished = false;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -505,9 +726,12 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       // aborted while waiting for a connection: nothing was sent
       if (ctx.signal.aborted) throw ctx.signal.reason;
       ctx.signal.addEventListener('abort', onAbort, { once: true });
-      await client.query('BEGIN');
+      // One round trip (a simple-query message of three statements): the transaction never sits
+      // idle before its settings apply, whatever idle_in_transaction_session_timeout the session has.
+      const setup = (check: boolean) =>
+        `${isDefault ? RESTRICTED_BEGIN : 'BEGIN'}; ${attemptSettingsStatement(ctx.timeoutMs, isDefault)}; ${livenessStatement(liveness, check)}`;
       try {
-        await client.query(livenessStatement(liveness, checkInterval));
+        await client.query(setup(checkInterval));
       } catch (err) {
         // 22023: "client_connection_check_interval must be set to 0 on this platform". The
         // keepalives still bound a vanished machine; a killed process's statement runs to its end.
@@ -515,15 +739,9 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         checkInterval = false;
         ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: the server cannot check for a vanished client; a killed worker\'s statement runs until it ends');
         await client.query('ROLLBACK');
-        await client.query('BEGIN');
-        await client.query(livenessStatement(liveness, false));
+        await client.query(setup(false));
       }
-      const timeoutMs = Math.max(1, Math.min(Math.floor(ctx.timeoutMs), 2 ** 31 - 1));
-      await client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
-      if (isDefault) await client.query(`SET LOCAL search_path = ${SCRATCH_SCHEMA}`);
-      else if (s.searchPath) {
-        await client.query(`SET LOCAL search_path = ${s.searchPath}`);
-      }
+      if (!isDefault && s.searchPath) await client.query(`SET LOCAL search_path = ${s.searchPath}`);
       // Parameter values are not logged (they may be secrets); only how many there are.
       ctx.taskLog.info(sql.length > LOGGED_SQL_CHARS ? `${sql.slice(0, LOGGED_SQL_CHARS)}…` : sql, { connection: name, params: params.length });
       const started = Date.now();
@@ -561,16 +779,25 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       // prepared statements) may reach the next attempt on this pooled connection.
       if (!broken && !conn.lost && isDefault) await client.query('DISCARD ALL').catch(() => (broken = true));
       conn.release(broken);
+      if (isDefault) {
+        activeDefault--;
+        guardDirty = true; // this attempt's SQL may have changed the role: the next pass looks
+        guardSoon();
+      }
     }
   };
 
   return {
     handler,
     async close() {
+      closed = true;
+      if (guardTimer) clearTimeout(guardTimer);
+      guardTimer = null;
       const all = [...pools.values(), ...(adminPool ? [adminPool] : [])];
       pools.clear();
       adminPool = null;
       runner = null;
+      runnerRole = null;
       await Promise.all(all.map((p) => p.end().catch(() => undefined)));
     },
   };
