@@ -152,12 +152,14 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const queryTimeoutMs = config.dbQueryTimeoutMs ?? dbQueryTimeoutFromEnv();
   const mainQueryTimeoutMs = queryTimeoutMs === 0 ? 0 : Math.max(queryTimeoutMs, MAIN_POOL_MIN_QUERY_TIMEOUT_MS);
   const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: mainQueryTimeoutMs, connectTimeoutMs: MAIN_POOL_WAIT_MS });
+  const base = options.logger ?? serviceLogger('worker');
   const registry = createHandlerRegistry({
     allowShell: config.allowShell,
     shellKillGraceMs: config.shellKillGraceMs,
     databaseUrl: config.databaseUrl,
     sqlConnections: config.sqlConnections,
     lease: { leaseSeconds: config.leaseSeconds, heartbeatMs: config.heartbeatMs },
+    logger: base.child({ component: 'sql' }),
     // System jobs (retention, cleanups, stats check) on this worker's own client.
     extra: { ...createSystemHandlers(() => db), ...options.handlers },
   });
@@ -173,7 +175,6 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   let nodeId = '';
   let state: WorkerState = 'created';
   let registered: Promise<string> | null = null;
-  const base = options.logger ?? serviceLogger('worker');
   let logger = base;
   const roles = new Set<WorkerRole>(config.roles);
   // The runner and the log writer read their logger per attempt: a pino child costs more than a

@@ -13,6 +13,7 @@ import { http } from './http.ts';
 import { createShellHandler } from './shell.ts';
 import { createSqlHandler, sqlLiveness } from './sql.ts';
 import type { Handler } from './types.ts';
+import type { Logger } from 'pino';
 
 export * from './types.ts';
 export { createSqlHandler, parseSqlConnections, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from './sql.ts';
@@ -28,6 +29,8 @@ export interface HandlerRegistryOptions {
   lease?: { leaseSeconds: number; heartbeatMs: number };
   /** extra or overriding handlers (embedding applications, tests) */
   extra?: Record<string, Handler>;
+  /** where executors log what belongs to no attempt (the sql executor's role guard) */
+  logger?: Logger;
 }
 
 export interface HandlerRegistry {
@@ -48,6 +51,7 @@ export function createHandlerRegistry(options: HandlerRegistryOptions = {}): Han
     defaultUrl: options.databaseUrl,
     connections: options.sqlConnections,
     ...(options.lease ? { liveness: sqlLiveness(options.lease.leaseSeconds, options.lease.heartbeatMs) } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const map = new Map<string, Handler>([
     ['builtin.noop', builtin.noop],

@@ -601,7 +601,9 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     } catch (err) {
       guardDirty = true; // e.g. "tuple concurrently updated": the next pass writes it again
       if (/does not exist/.test((err as Error).message)) runner = null;
-      lastLog?.warn({ role: r.role, err: (err as Error).message }, 'sql: could not re-assert the restricted role; trying again');
+      // two passes (or a step's ALTER ROLE) writing the role's row at once: routine, the next pass writes it
+      const level = /concurrently updated/.test((err as Error).message) ? 'debug' : 'warn';
+      lastLog?.[level]({ role: r.role, err: (err as Error).message }, 'sql: could not re-assert the restricted role; trying again');
     } finally {
       guardRunning = false;
       lastGuardAt = Date.now();
