@@ -39,14 +39,25 @@ export const str = (params?: Parameters<typeof z.string>[0]) =>
 
 /** Characters that reorder the text around them (embeddings, overrides, isolates: Unicode UAX #9). */
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
-/** A character that shows: neither white space nor an invisible format character (Unicode category Cf: zero-width space, joiners, BOM). */
-const VISIBLE = /[^\s\p{Cf}]/u;
+/**
+ * Characters that show nothing: invisible format characters (Unicode category Cf: zero-width space,
+ * joiners, BOM), every Default_Ignorable_Code_Point (combining grapheme joiner U+034F, variation
+ * selectors U+FE00–FE0F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tag characters), and
+ * the blank-looking characters outside both (U+2800 braille pattern blank; the Hangul fillers are
+ * listed again, so the rule does not hang on one Unicode version's property tables).
+ */
+const INVISIBLE_CHARS = '\\p{Cf}\\p{Default_Ignorable_Code_Point}\\u2800\\u3164\\u115F\\u1160\\uFFA0';
+/** A character that shows: neither white space nor one of INVISIBLE_CHARS. */
+const VISIBLE = new RegExp(`[^\\s${INVISIBLE_CHARS}]`, 'u');
+/** Contains a character that shows nothing (INVISIBLE_CHARS): refused in routing labels. */
+const HAS_INVISIBLE = new RegExp(`[${INVISIBLE_CHARS}]`, 'u');
 
 /**
  * A name people read in the console and in alarms (jobs, steps, users, tokens): trimmed, at most
  * `max` characters, with no bidirectional control characters (U+202A–202E, U+2066–2069: "‮RTL"
- * shows reversed and can pass for another name; right-to-left text itself is fine) and, when
- * `required`, at least one visible character (a name of only a zero-width space looks empty).
+ * shows reversed and can pass for another name; right-to-left text itself is fine) and at least one
+ * visible character (VISIBLE: a name of only a zero-width space or a Hangul filler looks empty); when not
+ * `required` it may be empty (no name), but a name given must show.
  */
 export const displayName = (max: number, required: boolean) =>
   str()
@@ -54,19 +65,19 @@ export const displayName = (max: number, required: boolean) =>
     .max(max, `At most ${max} characters`)
     .superRefine((v, ctx) => {
       if (BIDI_CONTROL.test(v)) ctx.addIssue({ code: 'custom', message: 'Must not contain bidirectional control characters (U+202A–202E, U+2066–2069)', abort: true });
-      else if (required && !VISIBLE.test(v)) ctx.addIssue({ code: 'custom', message: v === '' ? 'Name is required' : 'Name must contain a visible character', abort: true });
+      else if (v === '' ? required : !VISIBLE.test(v)) ctx.addIssue({ code: 'custom', message: v === '' ? 'Name is required' : 'Name must contain a visible character', abort: true });
     });
 
 /**
  * Routing labels (`{ zone: "eu" }`): matched exactly against a worker's labels, so an invisible
- * format character (a zero-width space in `\u200bzone`) would make a label that silently never
- * matches: refused in keys and values, as is an empty key. Named at `labels.<key>`.
+ * character (HAS_INVISIBLE: a zero-width space in `\u200bzone`, a Hangul filler) would make a label that
+ * silently never matches: refused in keys and values, as is an empty key. Named at `labels.<key>`.
  */
 const RoutingLabels = z.record(str().max(200), str().max(200)).superRefine((labels, ctx) => {
   for (const [key, value] of Object.entries(labels)) {
     if (key.trim() === '') ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not be empty' });
-    else if (/\p{Cf}/u.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not contain invisible format characters (zero-width spaces, joiners, direction marks)' });
-    else if (/\p{Cf}/u.test(value)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label value must not contain invisible format characters (zero-width spaces, joiners, direction marks)' });
+    else if (HAS_INVISIBLE.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not contain invisible characters (zero-width spaces, joiners, direction marks, fillers, blank patterns)' });
+    else if (HAS_INVISIBLE.test(value)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label value must not contain invisible characters (zero-width spaces, joiners, direction marks, fillers, blank patterns)' });
   }
 });
 

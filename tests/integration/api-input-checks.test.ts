@@ -9,6 +9,8 @@ import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
 import * as user from '../../app/api/v1/users/[id]/route.ts';
+import * as users from '../../app/api/v1/users/route.ts';
+import * as tokens from '../../app/api/v1/tokens/route.ts';
 import { ensureSystemJobs } from '../../lib/system-jobs/definitions.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture } from '../helpers/rest.ts';
@@ -104,6 +106,23 @@ describe('input checks on trigger, on save and in batches', () => {
     expect(d.status).toBe(403);
     expect(fieldsOf(d)).toEqual(['ids.1']);
     expect((await t.db.job.findUniqueOrThrow({ where: { id: a } })).deletedAt).toBeNull();
+  });
+
+  it('a name of only blank-looking characters (Hangul fillers, braille blank, grapheme joiner, variation selector) is a 400 at the name, nothing written', async () => {
+    const before = { jobs: await t.db.job.count(), users: await t.db.user.count(), tokens: await t.db.apiToken.count() };
+    for (const blank of ['\u3164', '\u2800', '\u115f\u1160', '\u034f', '\ufe0f']) {
+      const job = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'blank.name', name: blank, schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
+      expect([job.status, job.json.error?.fields]).toEqual([400, { name: 'Name must contain a visible character' }]);
+      const step = await create(operator, 'blank.step', { steps: [{ key: 'a', name: blank, handler: 'builtin.noop' }] });
+      expect([step.status, fieldsOf(step)]).toEqual([400, ['steps.0.name']]);
+      const label = await create(operator, 'blank.label', { handler: 'builtin.noop', routing: { labels: { zone: `eu${blank}` } } });
+      expect([label.status, fieldsOf(label)]).toEqual([400, ['routing.labels.zone']]);
+      const u = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'blank@x.test', name: blank, password: 'long-enough-1', role: 'viewer' } });
+      expect([u.status, fieldsOf(u)]).toEqual([400, ['name']]);
+      const tok = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: blank, scope: 'read' } });
+      expect([tok.status, fieldsOf(tok)]).toEqual([400, ['name']]);
+    }
+    expect({ jobs: await t.db.job.count(), users: await t.db.user.count(), tokens: await t.db.apiToken.count() }).toEqual(before);
   });
 
   it('the last admin: a disable is named at disabled, a demotion at role', async () => {
