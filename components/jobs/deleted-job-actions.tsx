@@ -12,11 +12,12 @@ type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<
 
 /**
  * Restore / Purge of a job in the recycle bin: on its read-only page and on each recycle-bin
- * row (`size="sm"`). A restore refused because the key is taken says so in place. After a
+ * row (`size="sm"`). A restore refused because the key is taken says so in place; a job restored
+ * paused because its schedule can no longer fire (`notice`) says so in the toast. After a
  * purge the job no longer exists: `afterPurge` 'back' goes to the recycle bin (the job's page),
  * 'refresh' reloads the list (a row).
  */
-export function DeletedJobActions({ jobId, jobKey, restore, purge, size, afterPurge = 'back' }: { jobId: string; jobKey: string; restore: (id: string) => Promise<R<{ id: string; key: string }>>; purge: (id: string) => Promise<R<{ key: string }>>; size?: 'sm'; afterPurge?: 'back' | 'refresh' }) {
+export function DeletedJobActions({ jobId, jobKey, restore, purge, size, afterPurge = 'back' }: { jobId: string; jobKey: string; restore: (id: string) => Promise<R<{ id: string; key: string; notice?: string | null }>>; purge: (id: string) => Promise<R<{ key: string }>>; size?: 'sm'; afterPurge?: 'back' | 'refresh' }) {
   const router = useRouter();
   const { toast } = useToast();
   const [busy, setBusy] = React.useState(false);
@@ -39,7 +40,7 @@ export function DeletedJobActions({ jobId, jobKey, restore, purge, size, afterPu
             setBusy(false);
             if (r.ok) {
               setError(null);
-              toast({ kind: 'success', title: `${r.data.key} restored` });
+              toast(r.data.notice ? { kind: 'info', title: `${r.data.key} restored, paused`, description: r.data.notice } : { kind: 'success', title: `${r.data.key} restored` });
               router.refresh();
             } else {
               const msg = r.fields?.key ? `Key ${jobKey} is now used by another job: rename or delete that job first.` : r.error;

@@ -13,7 +13,7 @@ type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<
 type BinRow = JobRow & { deletedAt: string | null; deletedBy: string | null };
 
 /** Deleted jobs with who/when and Restore / Purge (DeletedJobActions: confirm, a refused restore says why in place). */
-export function RecycleBinTable({ rows, restore, purge }: { rows: BinRow[]; restore: (id: string) => Promise<R<{ id: string; key: string }>>; purge: (id: string) => Promise<R<{ key: string }>> }) {
+export function RecycleBinTable({ rows, restore, purge }: { rows: BinRow[]; restore: (id: string) => Promise<R<{ id: string; key: string; notice?: string | null }>>; purge: (id: string) => Promise<R<{ key: string }>> }) {
   if (rows.length === 0) return <EmptyState icon={<Recycle />} title="The recycle bin is empty" description="Deleted jobs show up here until they are restored or purged." />;
   return (
     <DataTable

@@ -205,9 +205,18 @@ export function computeNextRunAt(job: JobScheduleColumns, now: Date): Date | nul
  * @throws DomainError('validation') naming the field.
  */
 export function assertCanFire(job: JobScheduleColumns, now: Date): void {
-  if (job.scheduleKind === 'manual') return;
-  const problem = neverFiresProblem(jobScheduleOf(job), now);
+  const problem = canFireProblem(job, now);
   if (problem) throw new DomainError('validation', `Invalid ${problem.field}: ${problem.message}`, { [problem.field]: problem.message });
+}
+
+/**
+ * Why a job's schedule can never fire again after `now` (the field to blame and why: `schedule.runAt`,
+ * `schedule.cron`, `endAt`…), or null when it can fire, or is manual: the rule assertCanFire applies on
+ * save, for the paths that make a job active without a save (resume refuses, restore pauses the job).
+ */
+export function canFireProblem(job: JobScheduleColumns, now: Date): { field: string; message: string } | null {
+  if (job.scheduleKind === 'manual') return null;
+  return neverFiresProblem(jobScheduleOf(job), now);
 }
 
 /** True when a change touches what next_run_at depends on. */

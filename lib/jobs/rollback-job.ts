@@ -1,5 +1,5 @@
 import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, type Db } from '../db.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError, isDomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput } from '../api/schemas.ts';
 import type { JobView } from './job-view.ts';
@@ -17,6 +17,10 @@ import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
  * A version whose configuration is the current one (a pause or resume after the last edit, the current
  * version itself) restores nothing: refused with a 422 naming `version` (rollback-rule.ts), never a 200
  * that changed nothing.
+ * A version whose configuration the save's checks refuse now (a `once` run-at or an `endAt` that has
+ * passed, a cron with no fire time left: the rule of save, resume and restore; a handler no worker offers)
+ * is a 422 naming `version`, with the version's own field in the message and `detail.fields`: nothing is
+ * written, and the job is not left active with nothing to fire.
  */
 export async function rollbackJob(
   db: Db,
@@ -52,7 +56,10 @@ export async function rollbackJob(
           .map((s) => [s.key, { x: s.positionX, y: s.positionY }]));
         changes.steps = changes.steps.map((s) => ({ ...s, position: here.get(s.key) ?? s.position }));
       }
-      const rolled = await applyJobChanges(tx, job, changes, actor, now, 'rollback', input.reason ?? `Rollback to v${input.version}`);
+      const rolled = await applyJobChanges(tx, job, changes, actor, now, 'rollback', input.reason ?? `Rollback to v${input.version}`)
+        .catch((e: unknown) => {
+          throw versionRefusal(e, input.version);
+        });
       // the same rule judged on the applied change: a snapshot stored in an older form can differ and still change nothing
       if (rolled.version === job.version) throw nothing();
       return rolled;
@@ -60,4 +67,15 @@ export async function rollbackJob(
   } catch (e) {
     mapDbError(e);
   }
+}
+
+/**
+ * A check of the rolled-back configuration that refused it (a DomainError 'validation' naming the version's
+ * own fields, `schedule.runAt`), as the rollback request's refusal: 422 at `version`, the inner fields in the
+ * message and detail. Anything else is returned unchanged.
+ */
+function versionRefusal(e: unknown, version: number): unknown {
+  if (!isDomainError(e) || e.code !== 'validation') return e;
+  const inner = Object.entries(e.fields ?? {}).map(([k, m]) => `${k}: ${m}`).join('; ') || e.message;
+  return new DomainError('unprocessable', `Version ${version} cannot be applied now: ${inner}`, { version: `Its configuration is refused now: ${inner}` }, { fields: e.fields ?? {} });
 }

@@ -243,6 +243,68 @@ describe('jobs lifecycle', () => {
     expect(versions[1]!.reason).toBe('maintenance');
   });
 
+  it('a restore of a job whose schedule ran out in the recycle bin brings it back paused, saying why, like resume refuses it; nothing fires', async () => {
+    const at = (s: number) => new Date(NOW.getTime() + s * 1000);
+    const { runTick } = await import('../../lib/engine/tick/index.ts');
+    // once: run-at 15 s ahead, deleted, restored 20 s later
+    const once = await createJob(t.db, { key: 'restore.once', name: 'Once', schedule: { kind: 'once', runAt: at(15) }, handler: 'h' }, alice, NOW);
+    await deleteJob(t.db, once.id, alice, {}, at(1));
+    const back = await restoreJob(t.db, once.id, alice, {}, at(20));
+    expect(back).toMatchObject({ status: 'paused', nextRunAt: null, deletedAt: null });
+    expect(back.lastError).toBe('Restored paused: schedule.runAt: Is in the past: this job would never fire; change its schedule, then resume it');
+    const { restoreNotice } = await import('../../lib/jobs/restore-job.ts');
+    expect(restoreNotice(back)).toBe(back.lastError);
+    const versions = (await listVersions(t.db, once.id, viewer)).items;
+    expect(versions.map((v) => [v.changeType, v.reason])).toEqual([['restore', back.lastError], ['delete', null], ['create', null]]);
+    // resume says the same, alone and in a batch (named at its index)
+    const e = await rejects(resumeJob(t.db, once.id, alice, {}, at(21)));
+    expect([e.status, e.fields]).toEqual([400, { 'schedule.runAt': 'Is in the past: this job would never fire' }]);
+    const b = await rejects(bulkJobs(t.db, 'resume', { ids: [once.id] }, alice, at(21)));
+    expect([b.status, b.fields]).toEqual([400, { 'ids.0': 'schedule.runAt: Is in the past: this job would never fire' }]);
+    // nothing fires and no missed slot is recorded
+    await runTick(t.db, { limit: 100 }, at(25));
+    expect(await t.db.run.count({ where: { jobId: once.id } })).toBe(0);
+    // a new run-at makes it resumable
+    await updateJob(t.db, once.id, { expectedVersion: back.version, schedule: { kind: 'once', runAt: at(3600) } }, alice, at(30));
+    expect(await resumeJob(t.db, once.id, alice, {}, at(31))).toMatchObject({ status: 'active', nextRunAt: at(3600).toISOString(), lastError: null });
+
+    // an effective window whose endAt passed in the bin: paused, named at endAt (a reason given is kept, the notice added)
+    const ended = await createJob(t.db, { key: 'restore.ended', name: 'Ended', schedule: { kind: 'cron', cron: '*/5 * * * *', timezone: 'UTC' }, endAt: at(3600), handler: 'h' }, alice, NOW);
+    await deleteJob(t.db, ended.id, alice, {}, at(1));
+    const endedBack = await restoreJob(t.db, ended.id, alice, { reason: 'needed again' }, at(7200));
+    expect(endedBack).toMatchObject({ status: 'paused', nextRunAt: null, lastError: 'Restored paused: endAt: Is in the past: this job would never fire; change its schedule, then resume it' });
+    expect((await listVersions(t.db, ended.id, viewer)).items[0]!.reason).toBe(`needed again (${endedBack.lastError})`);
+
+    // a cron whose next fire falls after its window's end, and a cron with no fire time left at all (year field)
+    const window = await createJob(t.db, { key: 'restore.window', name: 'Window', schedule: { kind: 'cron', cron: '0 12 10 3 *', timezone: 'UTC' }, endAt: new Date('2026-03-20T00:00:00Z'), handler: 'h' }, alice, NOW);
+    const yearly = await createJob(t.db, { key: 'restore.year', name: 'Year', schedule: { kind: 'cron', cron: '0 0 12 10 3 ? 2026', timezone: 'UTC' }, handler: 'h' }, alice, NOW);
+    for (const j of [window, yearly]) await deleteJob(t.db, j.id, alice, {}, at(1));
+    const later = new Date('2026-03-12T00:00:00Z');
+    expect(await restoreJob(t.db, window.id, alice, {}, later)).toMatchObject({ status: 'paused', nextRunAt: null, lastError: expect.stringMatching(/^Restored paused: endAt: No fire time falls inside startAt\.\.endAt/) });
+    expect(await restoreJob(t.db, yearly.id, alice, {}, later)).toMatchObject({ status: 'paused', nextRunAt: null, lastError: expect.stringMatching(/^Restored paused: schedule\.cron: Has no fire time after now/) });
+
+    // a job paused before it was deleted stays paused, with no notice; one that can still fire comes back active
+    const paused = await createJob(t.db, { key: 'restore.paused', name: 'Paused', schedule: { kind: 'once', runAt: at(15) }, handler: 'h' }, alice, NOW);
+    await pauseJob(t.db, paused.id, alice, {}, at(1));
+    await deleteJob(t.db, paused.id, alice, {}, at(2));
+    expect(await restoreJob(t.db, paused.id, alice, {}, at(20))).toMatchObject({ status: 'paused', lastError: null });
+    const live = await createJob(t.db, { key: 'restore.live', name: 'Live', schedule: { kind: 'once', runAt: at(3600) }, handler: 'h' }, alice, NOW);
+    await deleteJob(t.db, live.id, alice, {}, at(1));
+    expect(await restoreJob(t.db, live.id, alice, {}, at(20))).toMatchObject({ status: 'active', nextRunAt: at(3600).toISOString(), lastError: null });
+  });
+
+  it('a rollback to a version whose once run-at has passed is a 422 naming version, writing nothing', async () => {
+    const at = (s: number) => new Date(NOW.getTime() + s * 1000);
+    const job = await createJob(t.db, { key: 'rollback.once', name: 'Once', schedule: { kind: 'once', runAt: at(15) }, handler: 'h' }, alice, NOW);
+    const v2 = await updateJob(t.db, job.id, { expectedVersion: 1, schedule: { kind: 'once', runAt: at(86_400) } }, alice, at(1));
+    const e = await rejects(rollbackJob(t.db, job.id, { version: 1, expectedVersion: 2 }, alice, at(20)));
+    expect(e.status).toBe(422);
+    expect(e.fields).toEqual({ version: 'Its configuration is refused now: schedule.runAt: Is in the past: this job would never fire' });
+    expect(e.detail).toEqual({ fields: { 'schedule.runAt': 'Is in the past: this job would never fire' } });
+    expect(await getJob(t.db, job.id, viewer, at(20))).toMatchObject({ version: 2, status: 'active', nextRunAt: v2.nextRunAt });
+    expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(2);
+  });
+
   it('soft-deletes, restores (409 naming the job holding the key), purges keeping runs', async () => {
     const job = await createJob(t.db, { key: 'bin.me', name: 'Bin me', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
     const deleted = await deleteJob(t.db, job.id, alice, { reason: 'old' }, NOW);
