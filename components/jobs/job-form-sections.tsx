@@ -11,13 +11,15 @@ import { FormSection, ValueField } from './job-form-fields';
 import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
 
-/** Key, name, description. */
+/** Key, name, description (key and name read-only on a system job: identityLock). */
 export function GeneralSection({ f }: { f: JobFormState }) {
-  const { mode, err, text } = f;
+  const { mode, err, text, identityLock } = f;
+  // a system job's key and name are the system's: disabled, the reason under each (and as their tooltip)
+  const lock = identityLock ? { disabled: true, title: identityLock, hint: identityLock } : {};
   return (
   <FormSection title="General" className="grid grid-cols-1 gap-4 md:grid-cols-2">
-      <ValueField f={f} path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} />
-      <ValueField f={f} path="name" k="name" placeholder="Daily report" />
+      <ValueField f={f} path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} {...lock} />
+      <ValueField f={f} path="name" k="name" placeholder="Daily report" {...lock} />
       <Field {...FORM_FIELDS.description} error={err('description')} className="md:col-span-2">
         <Textarea {...controlProps(FORM_FIELDS.description.id, err('description'))} {...text('description')} rows={2} />
       </Field>

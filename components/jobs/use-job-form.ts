@@ -6,7 +6,7 @@ import { useActionState, startTransition } from 'react';
 import { useToast } from '../ui/toast';
 import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useUser } from '../role';
-import { mayUsePrivilege, stepPrivilege, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
+import { mayUsePrivilege, stepPrivilege, systemIdentityMessage, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 import { EMPTY_JOB_FORM, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { useDisplayZone } from '../display-zone';
 import { FORM_FIELDS, fieldLabel, formField, inFormOrder } from './job-form-paths';
@@ -79,6 +79,8 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   const initialPrivilege = mode === 'edit' && initial.singleStep ? privilegeOf(initial.handler, initial.payload) : null;
   // the server's answer over every step (a DAG's too) when it gave one, else the one step's
   const lockedCommand = commandLock ?? (initialPrivilege && !mayUsePrivilege(who, initialPrivilege) ? initialPrivilege : null);
+  // A system job's key and name are the system's (handler-permissions.ts identityRefusal): read-only, with the reason.
+  const identityLock = mode === 'edit' && initial.singleStep && initial.handler.startsWith('system.') ? systemIdentityMessage(initial.handler) : null;
   const refusedHandlers = handlers.map((h) => ({ h, p: privilegeOf(h) })).filter((x) => x.p && !mayUsePrivilege(who, x.p));
   const mayChoose = (h: string) => {
     const p = privilegeOf(h);
@@ -144,7 +146,7 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   const payloadErrors = Object.fromEntries(Object.entries(serverFields).filter(([p]) => p.startsWith('payload.')).map(([p, m]) => [p.slice('payload.'.length), m]));
   return {
     mode, initial, expectedVersion, v, set, text, err, clientErrors, state, pending, conflict, orphan, onSubmit, handlerOptions, reason, setReason,
-    catalogue, payloadErrors, lockedCommand, refusedHandlers, mayChoose,
+    catalogue, payloadErrors, lockedCommand, identityLock, refusedHandlers, mayChoose,
   };
 }
 

@@ -10,7 +10,7 @@ import { alarmConfig, assertCanFire, computeNextRunAt, graphRows, policyColumns,
 import { toJobSnapshot, toJobView, type JobView } from './job-view.ts';
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
-import { assertMayChangeCommand } from './handler-permissions.ts';
+import { assertMayChangeCommand, assertMayUseIdentity } from './handler-permissions.ts';
 import { insertJsonRows, keyInUseError, mapDbError } from './store.ts';
 
 /**
@@ -33,7 +33,8 @@ export type NewJob = {
  * (pure: no I/O). Accepts raw input (parsed with CreateJobInput here). A non-manual schedule with
  * no fire time after `now` (past `once`, exhausted cron year, past `endAt`, empty window) is
  * refused; when other fields are wrong too, that error comes in the same 400 as theirs.
- * A privileged handler needs the role lib/jobs/handler-permissions.ts names.
+ * A privileged handler needs the role lib/jobs/handler-permissions.ts names, and a key starting with
+ * `system.` is refused on any job but the system's own (keyRefusal, 403 at `key`).
  * @throws DomainError validation (fields), forbidden.
  */
 export function prepareNewJob(rawInput: unknown, actor: Actor, now: Date): NewJob {
@@ -42,6 +43,8 @@ export function prepareNewJob(rawInput: unknown, actor: Actor, now: Date): NewJo
   const { steps, jobPayload } = stepsOf(input);
   const shorthand = !input.steps;
   assertMayChangeCommand(actor, null, { steps: steps ?? [], jobPayload }, { fieldOf: (i) => (shorthand ? 'handler' : `steps.${i}.handler`), what: 'create' });
+  // the `system.` key prefix is the system jobs' own (403 at `key`)
+  assertMayUseIdentity(actor, null, { key: input.key, name: input.name, command: { steps: steps ?? [] } });
   const row: NewJob['row'] = {
     id: randomUUID(),
     key: input.key,

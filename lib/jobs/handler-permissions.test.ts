@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../auth/actor.ts';
-import { assertMayChangeCommand, commandLockOf, stepPrivilege } from './handler-permissions.ts';
+import { assertMayChangeCommand, commandLockOf, identityRefusal, isSystemKey, keyRefusal, stepPrivilege } from './handler-permissions.ts';
 
 const op: Actor = { kind: 'user', id: 'o', name: 'o', role: 'operator' };
 const admin: Actor = { ...op, role: 'admin' };
@@ -57,6 +57,32 @@ describe('executor permissions', () => {
     // and one that clears a named connection set lower down is judged by the job it overrides (before side)
     const named = { steps: [{ key: 'main', handler: 'sql', config: { connection: 'prod' } }], jobPayload: {} };
     expect(() => assertMayChangeCommand(op, named, { ...named, runPayload: { connection: '' } })).toThrow(/Only an admin may/);
+  });
+
+  it('reserves system. keys for the system jobs, and a system job\'s key and name for the system', () => {
+    const sys = { steps: [{ handler: 'system.stats-check' }] };
+    const noop = { steps: [{ handler: 'builtin.noop' }] };
+    expect(['system.x', 'System.X', 'SYSTEM.retention'].every(isSystemKey)).toBe(true);
+    expect(['systems.x', 'system', 'sys.x', 'x.system.y'].some(isSystemKey)).toBe(false);
+    // a new job: only the system, and only on a system job
+    expect(keyRefusal(op, 'system.stats-check', noop)?.field).toBe('key');
+    expect(keyRefusal(admin, 'system.stats-check', sys)?.field).toBe('key');
+    expect(keyRefusal(system, 'system.stats-check', noop)?.field).toBe('key');
+    expect(keyRefusal(system, 'system.stats-check', sys)).toBeNull();
+    expect(keyRefusal(op, 'ops.job', noop)).toBeNull();
+    // a change: a system job's key and name stay the system's (its own key may be put back)
+    const stats = { key: 'system.stats-check', name: 'System: stats sanity check', command: sys };
+    expect(identityRefusal(admin, stats, { ...stats, key: 'not.system' })?.field).toBe('key');
+    expect(identityRefusal(admin, stats, { ...stats, name: 'Harmless noop' })?.field).toBe('name');
+    expect(identityRefusal(op, stats, stats)).toBeNull();
+    expect(identityRefusal(system, stats, { ...stats, key: 'system.stats', name: 'x' })).toBeNull();
+    expect(identityRefusal(op, { ...stats, key: 'not.system' }, stats)).toBeNull();
+    expect(identityRefusal(op, { ...stats, key: 'not.system' }, { ...stats, key: 'system.retention' })?.field).toBe('key');
+    // an ordinary job: renamed freely, but never into the namespace; a legacy system. key it already has may stay
+    const job = { key: 'ops.job', name: 'Ops', command: noop };
+    expect(identityRefusal(op, job, { ...job, key: 'ops.job2', name: 'Ops 2' })).toBeNull();
+    expect(identityRefusal(op, job, { ...job, key: 'system.ops' })?.field).toBe('key');
+    expect(identityRefusal(op, { ...job, key: 'system.legacy' }, { ...job, key: 'system.legacy', name: 'x' })).toBeNull();
   });
 });
 

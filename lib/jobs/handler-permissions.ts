@@ -20,6 +20,11 @@
  * change everything else (schedule, policy, routing, alarms), pause, resume,
  * trigger it without a payload override, and delete it.
  *
+ * System jobs also own their identity: the `system.` key prefix (any case) is reserved for them
+ * (keyRefusal: create, update, rollback, restore, crontab import), and no user changes a system
+ * job's key or name (identityRefusal), so no job can pass for a system job, nor a system job for
+ * another.
+ *
  * Pure (no database, no environment): the console imports it to show why a
  * control is disabled; configuredPrivilegedHandlers() reads the environment.
  */
@@ -191,11 +196,95 @@ export function assertMayDeleteJob(actor: Actor, command: JobCommand, what: 'del
  * Refuses a restore the actor may not make: bringing a job back puts its command back, the rule
  * of creating it (assertMayChangeCommand with no before). A system job comes back as the system
  * made it (no user can have changed its command), so an admin may restore one deleted before
- * system jobs could not be deleted.
- * @throws DomainError('forbidden') as assertMayChangeCommand.
+ * system jobs could not be deleted. With `key`, a key in the reserved `system.` namespace comes back only on a
+ * system job (keyRefusal): a job given one before keys were checked stays in the bin.
+ * @throws DomainError('forbidden') as assertMayChangeCommand, or at `key`.
  */
-export function assertMayRestoreJob(actor: Actor, command: JobCommand): void {
+export function assertMayRestoreJob(actor: Actor, command: JobCommand, key?: string): void {
+  // a job given a reserved `system.` key before keys were checked comes back only as a system job (keyRefusal)
+  if (key !== undefined) {
+    const refusal = keyRefusal(actor, key, command, { own: true });
+    if (refusal) throw new DomainError('forbidden', `Cannot restore: ${refusal.message}`, { key: refusal.message }, { needs: 'system' });
+  }
   const systemOnly = command.steps.length > 0 && command.steps.every((s) => s.handler.startsWith('system.'));
   if (systemOnly && (actor.kind === 'system' || actor.role === 'admin')) return;
   assertMayChangeCommand(actor, null, command, { what: 'restore' });
+}
+
+/** The key prefix reserved for Tickflow's own system jobs (lib/system-jobs/definitions.ts), compared in any case. */
+export const SYSTEM_KEY_PREFIX = 'system.';
+
+/** True for a key in the reserved `system.` namespace (`system.retention`, `System.x`). */
+export function isSystemKey(key: string): boolean {
+  return key.slice(0, SYSTEM_KEY_PREFIX.length).toLowerCase() === SYSTEM_KEY_PREFIX;
+}
+
+/**
+ * The `system.*` handler a job runs, or null: a job running one is a system job, since only the system may put
+ * one on a job (stepPrivilege); deleteRefusal recognises them the same way. A system job's key is its handler's
+ * name (lib/system-jobs/definitions.ts systemJobInputs).
+ */
+export function systemHandlerOf(command: Pick<JobCommand, 'steps'>): string | null {
+  return command.steps.find((s) => s.handler.startsWith('system.'))?.handler ?? null;
+}
+
+/** A refusal of a job's key or name: the field and why. */
+export type IdentityRefusal = { field: 'key' | 'name'; message: string };
+
+/**
+ * Why `key` may not be given to a job running `command` by `actor`, or null: a key in the reserved `system.`
+ * namespace belongs to a system job, so it is refused on any other job, and on a system job for anyone but the
+ * system, except `own` (the key the job already has or the one the system gave it: a restore, a rename back).
+ * The crontab CLI, which acts as the system, imports `shell` jobs: those never get one either.
+ */
+export function keyRefusal(actor: Pick<Actor, 'kind'>, key: string, command: Pick<JobCommand, 'steps'>, opts: { own?: boolean } = {}): IdentityRefusal | null {
+  if (!isSystemKey(key)) return null;
+  const system = systemHandlerOf(command);
+  if (system && (actor.kind === 'system' || opts.own)) return null;
+  return {
+    field: 'key',
+    message: `Keys starting with "${SYSTEM_KEY_PREFIX}" are reserved for Tickflow's system jobs${system ? ': only the system may give one' : ''}; choose another key`,
+  };
+}
+
+/**
+ * Why the actor may not change a job's key or name from `before` to `after`, or null. A system job's key and name
+ * are how people recognise it in lists, alarms and the API: only the system changes them (a user may put back
+ * the key the system gave it, its handler's name, on a system job renamed before this rule). Any job's new key
+ * must pass keyRefusal. The console shows the same text beside the disabled fields.
+ */
+export function identityRefusal(
+  actor: Pick<Actor, 'kind'>,
+  before: { key: string; name: string; command: Pick<JobCommand, 'steps'> },
+  after: { key: string; name: string; command: Pick<JobCommand, 'steps'> },
+): IdentityRefusal | null {
+  const system = systemHandlerOf(before.command);
+  const keyChanged = after.key !== before.key;
+  if (system && actor.kind !== 'system') {
+    if (keyChanged && after.key !== system) return { field: 'key', message: systemIdentityMessage(system) };
+    if (after.name !== before.name) return { field: 'name', message: systemIdentityMessage(system) };
+  }
+  if (!keyChanged) return null;
+  return keyRefusal(actor, after.key, after.command, { own: !!system && after.key === system && systemHandlerOf(after.command) === system });
+}
+
+/**
+ * The words of identityRefusal for a system job running `handler`; the console's job form shows them beside
+ * the key and name it disables on such a job.
+ */
+export function systemIdentityMessage(handler: string): string {
+  return `${handler} is a system job: only the system may change its key or name, so that no job can pass for it. You may still change its schedule, pause or resume it.`;
+}
+
+/**
+ * Refuses what identityRefusal (a change) or keyRefusal (a new job: `before` null) refuses.
+ * @throws DomainError('forbidden') (403) naming `key` or `name`.
+ */
+export function assertMayUseIdentity(
+  actor: Pick<Actor, 'kind'>,
+  before: { key: string; name: string; command: Pick<JobCommand, 'steps'> } | null,
+  after: { key: string; name: string; command: Pick<JobCommand, 'steps'> },
+): void {
+  const refusal = before ? identityRefusal(actor, before, after) : keyRefusal(actor, after.key, after.command);
+  if (refusal) throw new DomainError('forbidden', refusal.message, { [refusal.field]: refusal.message }, { needs: 'system' });
 }

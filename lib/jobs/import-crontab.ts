@@ -5,7 +5,7 @@ import { ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { parseCrontab, type CrontabJob } from '../crontab/parse-crontab.ts';
 import { insertNewJobs, prepareNewJob, type NewJob } from './create-job.ts';
-import { assertMayChangeCommand } from './handler-permissions.ts';
+import { assertMayChangeCommand, isSystemKey, SYSTEM_KEY_PREFIX } from './handler-permissions.ts';
 import type { JobView } from './job-view.ts';
 
 /** A crontab line that did not become a job, and why. */
@@ -88,13 +88,20 @@ function reasonOf(e: DomainError, key: string): string {
  * Both doors call this: the console's /jobs/import and POST /api/v1/jobs/import,
  * and `npm run import-crontab`.
  * The entries run `shell`, so the caller needs the role lib/jobs/handler-permissions.ts names for it.
- * @throws DomainError validation (text, timezone, keyPrefix), forbidden.
+ * @throws DomainError validation (text, timezone, keyPrefix), forbidden (the role; a `keyPrefix` in the system
+ *   jobs' reserved `system.` namespace, at `keyPrefix`, whoever imports: the CLI acts as the system).
  */
 export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now = new Date()): Promise<ImportCrontabResult> {
   requireCan(actor, 'jobs.write');
   const input = parseOrThrow(ImportCrontabInput, rawInput);
   // every imported entry becomes a `shell` job: refused as a whole, before any work, when the actor may not create one
   assertMayChangeCommand(actor, null, { steps: [{ handler: 'shell' }] }, { fieldOf: () => 'text', what: 'import crontab entries as' });
+  // the keys are `<prefix>.…` (parse-crontab.ts): a prefix in the system jobs' reserved namespace is refused whole
+  const prefix = input.keyPrefix?.replace(/\.+$/, '');
+  if (prefix && isSystemKey(`${prefix}.`)) {
+    const message = `Keys starting with "${SYSTEM_KEY_PREFIX}" are reserved for Tickflow's system jobs; choose another key prefix`;
+    throw new DomainError('forbidden', message, { keyPrefix: message }, { needs: 'system' });
+  }
   const dryRun = input.dryRun === true;
   const { jobs, errors } = parseCrontab(input.text, { system: input.system, keyPrefix: input.keyPrefix });
   if (jobs.length > MAX_CRONTAB_ENTRIES) {

@@ -22,7 +22,8 @@ const RESTORED_PAUSED = 'Restored paused: ';
  * schedule is changed (resume-job.ts). A paused or dead-lettered job keeps its status.
  * @throws DomainError('conflict') (409, field `key`, detail.otherJobId) when a
  *   live job now uses the key; not_found when unknown; conflict when not deleted;
- *   forbidden when its handler needs more (lib/jobs/handler-permissions.ts).
+ *   forbidden when its handler needs more, or at `key` when its key is a reserved `system.` one and it is
+ *   not a system job (lib/jobs/handler-permissions.ts).
  */
 export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
@@ -30,7 +31,7 @@ export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reaso
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, id, 'only');
       const graph = await loadGraph(tx, job);
-      assertMayRestoreJob(actor, { steps: graph.steps.map(stepView), jobPayload: job.payload });
+      assertMayRestoreJob(actor, { steps: graph.steps.map(stepView), jobPayload: job.payload }, job.key);
       const other = await tx.job.findFirst({ where: { key: job.key, deletedAt: null } });
       if (other) {
         throw new DomainError(

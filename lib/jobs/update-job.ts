@@ -1,6 +1,6 @@
 import { assertKnownHandlers } from './known-handlers.ts';
 import { assertPayloadsFit } from '../handlers/check-payloads.ts';
-import { assertMayChangeCommand, commandOf, type JobCommand } from './handler-permissions.ts';
+import { assertMayChangeCommand, assertMayUseIdentity, commandOf, type JobCommand } from './handler-permissions.ts';
 import { inTransaction, LONG_TRANSACTION_TIMEOUT_MS, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
@@ -39,7 +39,8 @@ export type JobChanges = Omit<UpdateJobInput, 'expectedVersion' | 'reason'>;
  * version: layout is not configuration (layout-rule.ts; docs/console.md
  * "Versions and layout").
  * A schedule/window change that can never fire is a 400 (assertCanFire).
- * A change of what runs is checked by assertMayChangeCommand (403).
+ * A change of what runs is checked by assertMayChangeCommand (403), a change of key or name by
+ * assertMayUseIdentity (403 at `key` / `name`: a system job's are the system's, `system.` keys are reserved).
  * Shared by update-job, save-dag and rollback-job.
  */
 export async function applyJobChanges(
@@ -122,6 +123,8 @@ export async function applyJobChanges(
   assertMayChangeCommand(actor, commandBefore, commandAfter, {
     fieldOf: (i) => (routedOnly ? 'routing' : rewiredOnly ? 'edges' : changes.steps ? `steps.${i}.handler` : changes.handler !== undefined ? 'handler' : 'payload'),
   });
+  // A system job's key and name are the system's, and the `system.` key prefix is reserved (403 at `key` / `name`).
+  assertMayUseIdentity(actor, { key: job.key, name: job.name, command: commandBefore }, { key: next.key, name: next.name, command: commandAfter });
   const nextRows = graph ? graphRows(graph.steps, graph.edges) : null;
   const nextSteps = nextRows ? nextRows.steps.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobStep) : current.steps;
   const nextEdges = nextRows ? nextRows.edges.map((r) => ({ ...r, id: '', jobId: job.id }) as unknown as JobEdge) : current.edges;

@@ -33,6 +33,10 @@ import * as clearTask from '../../app/api/v1/tasks/[id]/clear/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
 import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as tokensRoute from '../../app/api/v1/tokens/route.ts';
+import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
+import { importCrontab } from '../../lib/jobs/import-crontab.ts';
+import { createJob } from '../../lib/jobs/create-job.ts';
+import { deleteJob } from '../../lib/jobs/delete-job.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { call } from '../helpers/rest.ts';
 
@@ -330,6 +334,61 @@ describe('attacks on least privilege', () => {
     // its schedule stays an operator's to change
     const s = await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: operator, params, body: { expectedVersion: retention.version, schedule: { kind: 'cron', cron: '19 * * * *', timezone: 'UTC' } } });
     expect(s.status).toBe(200);
+  });
+
+  it('no user takes over a system job\'s identity: its key and name are the system\'s, and system. keys are reserved on create, update, import and restore', async () => {
+    await ensureSystemJobs(t.db);
+    const stats = await t.db.job.findFirstOrThrow({ where: { key: 'system.stats-check' } });
+    const params = { id: stats.id };
+    const before = await snapshot(t);
+    const patch = (token: string, body: Record<string, unknown>, id = stats.id) => call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token, params: { id }, body });
+    const systemJob = 'system.stats-check is a system job: only the system may change its key or name, so that no job can pass for it. You may still change its schedule, pause or resume it.';
+    for (const token of [operator, admin]) {
+      // the reported spoof: rename it away, then take its key
+      const rename = await patch(token, { expectedVersion: stats.version, key: 'not.system', name: 'Harmless noop' });
+      expect([rename.status, rename.json.error.code, rename.json.error.fields]).toEqual([403, 'forbidden', { key: systemJob }]);
+      const name = await patch(token, { expectedVersion: stats.version, name: 'Harmless noop' });
+      expect([name.status, name.json.error.fields]).toEqual([403, { name: systemJob }]);
+      for (const key of ['system.stats-check', 'System.Stats-Check', 'system.mine']) {
+        const spoof = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: { key, name: 'Spoof', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
+        expect([spoof.status, spoof.json.error.fields], key).toEqual([403, { key: 'Keys starting with "system." are reserved for Tickflow\'s system jobs; choose another key' }]);
+      }
+      const imported = await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token, body: { text: '0 2 * * * /bin/true', timezone: 'UTC', keyPrefix: 'system', dryRun: true } });
+      // an operator may not import shell jobs at all (`text`); an admin not under a system. prefix
+      expect([imported.status, Object.keys(imported.json.error?.fields ?? {})]).toEqual([403, token === admin ? ['keyPrefix'] : ['text']]);
+    }
+    // the crontab CLI acts as the system, and still imports no shell job under a system. key
+    await expect(importCrontab(t.db, { text: '0 2 * * * /bin/true', timezone: 'UTC', keyPrefix: 'System.x' }, SYSTEM_ACTOR)).rejects.toMatchObject({ status: 403, fields: { keyPrefix: expect.stringMatching(/reserved/) } });
+    expect(await snapshot(t)).toEqual(before);
+
+    // an ordinary job may not move into the namespace either (PATCH, and a rollback goes through the same check)
+    const own = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'ops.job', name: 'Ops', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
+    expect(own.status).toBe(201);
+    const moved = await patch(operator, { expectedVersion: 1, key: 'system.stats-check2' }, own.json.id);
+    expect([moved.status, moved.json.error.fields]).toEqual([403, { key: expect.stringMatching(/^Keys starting with "system\." are reserved/) }]);
+    // its schedule stays an operator's to change, and an unchanged key and name pass
+    const s = await patch(operator, { expectedVersion: stats.version, key: stats.key, name: stats.name, schedule: { kind: 'cron', cron: '46 0 * * *', timezone: 'UTC' } });
+    expect(s.status).toBe(200);
+
+    // a system job renamed before this rule: a user may put its own key back, nothing else
+    await t.pool.query(`UPDATE jobs SET key = 'not.system' WHERE id = $1`, [stats.id]);
+    const cur = await t.db.job.findUniqueOrThrow({ where: { id: stats.id } });
+    expect((await patch(operator, { expectedVersion: cur.version, key: 'system.retention2' })).status).toBe(403);
+    const back = await patch(operator, { expectedVersion: cur.version, key: 'system.stats-check' });
+    expect([back.status, back.json.key]).toEqual([200, 'system.stats-check']);
+
+    // restore: a job given a system. key before keys were checked stays in the bin; a system job comes back (admin)
+    const legacy = await createJob(t.db, { key: 'legacy.spoof', name: 'Spoof', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR);
+    await t.pool.query(`UPDATE jobs SET key = 'system.legacy' WHERE id = $1`, [legacy.id]);
+    await deleteJob(t.db, legacy.id, SYSTEM_ACTOR);
+    const r = await call(restore.POST, 'POST', '/api/v1/jobs/x/restore', { token: admin, params: { id: legacy.id } });
+    expect([r.status, Object.keys(r.json.error.fields)]).toEqual([403, ['key']]);
+    expect(r.json.error.message).toMatch(/^Cannot restore: Keys starting with "system\." are reserved/);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: legacy.id } })).deletedAt).not.toBeNull();
+    const purge = await t.db.job.findFirstOrThrow({ where: { key: 'system.recycle-bin-purge' } });
+    await deleteJob(t.db, purge.id, SYSTEM_ACTOR);
+    const restored = await call(restore.POST, 'POST', '/api/v1/jobs/x/restore', { token: admin, params: { id: purge.id } });
+    expect([restored.status, restored.json.key]).toEqual([200, 'system.recycle-bin-purge']);
   });
 
   it('draining the only worker needs a confirmation naming the consequence; resume undoes a drain', async () => {
