@@ -14,8 +14,9 @@
  * --system: /etc/crontab and /etc/cron.d format (a user column); automatic for
  *   paths under /etc/cron.d and /etc/crontab. The user is recorded in the job
  *   description; Tickflow runs the command as the worker's user.
- * Database: DATABASE_URL, else the embedded database of this checkout's running
- * `npm start` (.tickflow/database-url).
+ * Database: DATABASE_URL, else the embedded database of the running `npm start`
+ * whose data directory this command is given: `database-url` in TICKFLOW_DATA_DIR
+ * (default .tickflow). With neither, it says where it looked and what to set.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,13 +25,14 @@ import { getDb } from '../lib/db.ts';
 import { isDomainError } from '../lib/errors.ts';
 import { transactionTimeoutMessage } from '../lib/infra/transaction-timeout.ts';
 import { importCrontab } from '../lib/jobs/import-crontab.ts';
-import { databaseUrlFromEnvOrLocal } from '../lib/infra/database-url.ts';
+import { locateDatabaseUrl, noDatabaseMessage, staleDatabaseUrlMessage } from '../lib/infra/database-url.ts';
+import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
 import { isValidTimeZone } from '../lib/schedule/index.ts';
 import { decodeUtf8 } from '../lib/api/json-guard.ts';
 
-// getDb() reads DATABASE_URL; fall back to the running embedded database.
-const localDatabaseUrl = databaseUrlFromEnvOrLocal();
-if (localDatabaseUrl) process.env.DATABASE_URL = localDatabaseUrl;
+// getDb() reads DATABASE_URL; fall back to the running embedded database (its file in TICKFLOW_DATA_DIR).
+const located = locateDatabaseUrl();
+if (located) process.env.DATABASE_URL = located.url;
 
 interface Args {
   file: string;
@@ -76,6 +78,10 @@ async function main(): Promise<void> {
   // not readFile(abs, 'utf8'): it would put U+FFFD in place of bytes that are not UTF-8 and import the commands changed
   const text = decodeUtf8(await readFile(abs));
   if (text === null) usage(`${abs} is not valid UTF-8 (save it as UTF-8)`);
+  if (!located) {
+    console.error(`import-crontab: ${noDatabaseMessage('npm run import-crontab -- FILE')}`);
+    process.exit(2);
+  }
   const db = getDb();
   let result;
   try {
@@ -83,6 +89,11 @@ async function main(): Promise<void> {
   } catch (err) {
     if (isDomainError(err)) usage(`${err.message}${err.fields ? ` ${JSON.stringify(err.fields)}` : ''}`);
     // the doors' answer to a transaction that ran out of time (lib/infra/transaction-timeout.ts), not a stack
+    // a database-url file left by an `npm start` that stopped (or one with another data directory): say so, not ECONNREFUSED
+    if (located.from !== 'env' && isDatabaseUnavailable(err)) {
+      console.error(`import-crontab: ${staleDatabaseUrlMessage(located.from, located.url)}`);
+      process.exit(1);
+    }
     const timedOut = transactionTimeoutMessage(err);
     if (timedOut) {
       console.error(`import-crontab: ${timedOut}`);

@@ -64,7 +64,52 @@ function localUrlFile(): string {
  * this checkout runs (`.tickflow/database-url`), or undefined.
  */
 export function databaseUrlFromEnvOrLocal(): string | undefined {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  return locateDatabaseUrl()?.url;
+}
+
+/**
+ * Where a one-shot command finds its database: DATABASE_URL (`from: 'env'`), else the file a running
+ * `npm start` writes for its embedded database, `database-url` in the data directory (TICKFLOW_DATA_DIR,
+ * default `.tickflow` under the current directory; `from` is that file's path), else null
+ * (noDatabaseMessage says what to do).
+ */
+export function locateDatabaseUrl(): { url: string; from: 'env' | string } | null {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, from: 'env' };
   const file = localUrlFile();
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
+  const url = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  return url ? { url, from: file } : null;
+}
+
+/**
+ * What a one-shot command (`npm run import-crontab`) says when locateDatabaseUrl finds no database: where it
+ * looked, and how to point it at the Tickflow that runs: the same TICKFLOW_DATA_DIR as that `npm start`
+ * (whose embedded database writes its URL there), or DATABASE_URL.
+ * @param command how the command is run, for the example (`npm run import-crontab -- FILE`)
+ */
+export function noDatabaseMessage(command: string): string {
+  const dir = process.env.TICKFLOW_DATA_DIR ? `TICKFLOW_DATA_DIR=${dataRoot()}` : `the default data directory ${dataRoot()} (TICKFLOW_DATA_DIR is not set)`;
+  return (
+    `no database to use: DATABASE_URL is not set, and ${localUrlFile()} does not exist. ` +
+    `A running \`npm start\` with the embedded database writes that file in its data directory; this command looked in ${dir}. ` +
+    `If \`npm start\` runs with TICKFLOW_DATA_DIR set, give this command the same value (TICKFLOW_DATA_DIR=<that directory> ${command}); ` +
+    `if it runs with DATABASE_URL, set the same DATABASE_URL here; if Tickflow is not running, start it with \`npm start\` first.`
+  );
+}
+
+/**
+ * What a one-shot command says when the database named in a database-url file (`file`, locateDatabaseUrl) does not
+ * answer: the file outlives the `npm start` that wrote it.
+ */
+export function staleDatabaseUrlMessage(file: string, url: string): string {
+  let where = 'the address it names';
+  try {
+    const u = new URL(url);
+    where = `${u.hostname}:${u.port || 5432}`;
+  } catch {
+    // keep the generic words: the URL is not printed (it holds a password)
+  }
+  return (
+    `the embedded database named in ${file} does not answer on ${where}: the \`npm start\` that wrote it has stopped, or runs with ` +
+    `another TICKFLOW_DATA_DIR. Start Tickflow (\`npm start\`), or give this command the TICKFLOW_DATA_DIR or DATABASE_URL of the one that runs.`
+  );
 }

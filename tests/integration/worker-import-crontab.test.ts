@@ -75,3 +75,41 @@ it('refuses a file that is not UTF-8 (exit 2, nothing imported) instead of impor
   expect(res.stderr).toContain(`${file} is not valid UTF-8`);
   expect(await t.db.job.count()).toBe(before);
 }, 60_000);
+
+it('finds the embedded database of a `npm start` through TICKFLOW_DATA_DIR, and says what to set when it finds none or it does not answer', async () => {
+  const file = path.join(dir, 'one-line');
+  writeFileSync(file, '0 2 * * * /bin/true\n');
+  const { DATABASE_URL: _unset, ...env } = process.env;
+  const importWith = (extra: Record<string, string>) =>
+    run(process.execPath, ['--import', 'tsx', 'scripts/import-crontab.ts', file, '--timezone', 'UTC', '--dry-run'], {
+      cwd: ROOT,
+      env: { ...env, LOG_LEVEL: 'silent', ...extra },
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+  // `npm start` ran with TICKFLOW_DATA_DIR=<other>, this shell did not: no database found, and the message says why
+  const empty = mkdtempSync(path.join(tmpdir(), 'tickflow-data-'));
+  const running = mkdtempSync(path.join(tmpdir(), 'tickflow-data-'));
+  try {
+    const lost = await importWith({ TICKFLOW_DATA_DIR: empty });
+    expect(lost.code).toBe(2);
+    expect(lost.stderr).toContain(`DATABASE_URL is not set, and ${path.join(empty, 'database-url')} does not exist`);
+    expect(lost.stderr).toContain('If `npm start` runs with TICKFLOW_DATA_DIR set, give this command the same value');
+    expect(lost.stderr).not.toContain('start Tickflow with `npm start`, which provides one');
+    // the same TICKFLOW_DATA_DIR as the running `npm start` (which wrote its database-url there): found
+    writeFileSync(path.join(running, 'database-url'), `${t.url}\n`);
+    const found = await importWith({ TICKFLOW_DATA_DIR: running });
+    expect([found.code, found.stderr]).toEqual([0, '']);
+    expect(found.stdout).toContain('Dry run: nothing was written.');
+    // a file left by an `npm start` that stopped: said so, not a stack with ECONNREFUSED
+    writeFileSync(path.join(running, 'database-url'), 'postgresql://tickflow:secret@127.0.0.1:9/tickflow\n');
+    const stale = await importWith({ TICKFLOW_DATA_DIR: running });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`the embedded database named in ${path.join(running, 'database-url')} does not answer on 127.0.0.1:9`);
+    expect(stale.stderr).not.toContain('secret');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+    rmSync(running, { recursive: true, force: true });
+  }
+}, 120_000);
