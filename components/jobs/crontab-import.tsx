@@ -175,7 +175,8 @@ function ResultCard({ title, result, linked, testId }: { title: string; result: 
               header: 'Key',
               className: 'font-mono text-xs',
               cell: ({ job }) =>
-                linked ? (
+                // a preview's jobs have no id (nothing was stored): only an import's link to their pages
+                linked && 'id' in job ? (
                   <Link href={`/jobs/${job.id}`} className="text-indigo-600 hover:underline">
                     {job.key}
                   </Link>

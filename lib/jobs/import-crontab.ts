@@ -6,7 +6,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { parseCrontab, type CrontabJob } from '../crontab/parse-crontab.ts';
 import { insertNewJobs, prepareNewJob, type NewJob } from './create-job.ts';
 import { assertMayChangeCommand, isSystemKey, SYSTEM_KEY_PREFIX } from './handler-permissions.ts';
-import type { JobView } from './job-view.ts';
+import type { JobSnapshot, JobView } from './job-view.ts';
 
 /** A crontab line that did not become a job, and why. */
 export type ImportSkip = { line: number; text: string; reason: string };
@@ -14,17 +14,32 @@ export type ImportSkip = { line: number; text: string; reason: string };
 export type ImportWarning = { line: number; key: string; message: string };
 /** The zone an imported job is scheduled in, and why (docs/scheduling.md "Crontab import"). */
 export type ImportZone = { line: number; key: string; timezone: string; reason: string };
-export type ImportCrontabResult = {
-  /** the jobs created (paused) — with `dryRun`, the jobs that would be created */
-  created: JobView[];
+/**
+ * A job a dry run would create: its configuration as a version snapshot holds it (key, name, schedule, steps…,
+ * status `paused`) and its zone, with no id, version, times or counters, since nothing was stored: an id there
+ * would name a job that does not exist.
+ */
+export type ImportPreviewJob = JobSnapshot & { timezone: string };
+
+type ImportCrontabOutcome = {
   /** unconvertible lines and entries the database refused (e.g. a key in use), by line */
   skipped: ImportSkip[];
   /** per created job (same order as `created`): its schedule's zone and where it came from */
   zones: ImportZone[];
   /** created jobs to look at before resuming them, by line (crontabWarningOf) */
   warnings: ImportWarning[];
-  dryRun: boolean;
 };
+export type ImportCrontabResult = ImportCrontabOutcome &
+  (
+    | { dryRun: false; /** the jobs created (paused), as GET /jobs/:id answers them */ created: JobView[] }
+    | { dryRun: true; /** the jobs that would be created, without ids (ImportPreviewJob) */ created: ImportPreviewJob[] }
+  );
+
+/** A job view without what only a stored job has (id, version, times, counters): what a dry run answers. */
+function previewOf(job: JobView): ImportPreviewJob {
+  const { key, name, description, status, schedule, startAt, endAt, staggerSeconds, payload, policy, routing, alarms, steps, edges, timezone } = job;
+  return { key, name, description, status, schedule, startAt, endAt, staggerSeconds, payload, policy, routing, alarms, steps, edges, timezone };
+}
 
 /**
  * Which zone a crontab entry is scheduled in and why, as Vixie cron / cronie
@@ -84,7 +99,8 @@ function reasonOf(e: DomainError, key: string): string {
  * createJob makes) are reported in `skipped` by line, never thrown; the others
  * are created.
  * `dryRun`: everything is done and then rolled back, so the preview is exactly
- * what an import would do (collisions included), and nothing is written.
+ * what an import would do (collisions included), and nothing is written; its
+ * `created` are the jobs' configurations without ids (ImportPreviewJob).
  * Both doors call this: the console's /jobs/import and POST /api/v1/jobs/import,
  * and `npm run import-crontab`.
  * The entries run `shell`, so the caller needs the role lib/jobs/handler-permissions.ts names for it.
@@ -145,5 +161,5 @@ export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now
     if (warning) warnings.push({ line: entry.line, key: job.key, message: warning });
   }
   skipped.sort((a, b) => a.line - b.line);
-  return { created, skipped, zones, warnings, dryRun };
+  return dryRun ? { dryRun, created: created.map(previewOf), skipped, zones, warnings } : { dryRun, created, skipped, zones, warnings };
 }

@@ -54,6 +54,11 @@ describe('importCrontab', () => {
     expect(r.dryRun).toBe(true);
     expect(r.created.map((j) => j.key)).toEqual(['dry.l4.backup.sh', 'dry.l5.date', 'dry.l9.report']);
     expect(r.created.every((j) => j.status === 'paused')).toBe(true);
+    // nothing was stored, so nothing is presented as if it had been: no id, version, times or counters
+    for (const j of r.created) {
+      expect(Object.keys(j).filter((k) => ['id', 'version', 'createdAt', 'updatedAt', 'nextRunAt', 'createdBy', 'totalRuns', 'lastRunId'].includes(k))).toEqual([]);
+    }
+    expect(r.created[0]).toMatchObject({ key: 'dry.l4.backup.sh', timezone: 'Europe/Berlin', steps: [expect.objectContaining({ key: 'main', handler: 'shell' })] });
     expect(r.created[2]!.schedule).toMatchObject({ kind: 'cron', cron: '0 9 * * 1-5', timezone: 'Asia/Shanghai' });
     expect(r.skipped.map((s) => [s.line, s.text])).toEqual([
       [6, '@reboot /usr/bin/warmup'],
@@ -160,6 +165,7 @@ describe('importCrontab', () => {
     const dry = await post(operator, { text: CRONTAB, timezone: 'UTC', keyPrefix: 'rest', dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.json.created.map((j: { key: string }) => j.key)).toEqual(['rest.l4.backup.sh', 'rest.l5.date', 'rest.l9.report']);
+    expect(dry.json.created.map((j: { id?: string; version?: number }) => [j.id, j.version])).toEqual([[undefined, undefined], [undefined, undefined], [undefined, undefined]]);
     expect(dry.json.skipped.map((s: { line: number }) => s.line)).toEqual([6, 7]);
     expect(await t.db.job.count()).toBe(before);
 
