@@ -88,8 +88,12 @@ export type RestOptions<P, Q, B> = {
   body?: z.ZodType<B>;
   /** success status (default 200; 201 for creations) */
   status?: number;
-  /** 'no-replay': the answer carries a secret, so it is not stored and a repeat of the key is a 409 (lib/api/idempotency.ts). Default: replayed. */
-  idempotency?: 'no-replay';
+  /**
+   * 'no-replay': the answer carries a secret, so it is not stored and a repeat of the key is a 409 (lib/api/idempotency.ts).
+   * `{ secretIn }`: decided per answer, for a route whose answer carries a secret only sometimes (a password reset: a
+   * generated password, never a given one); `secretIn(answer)` true is 'no-replay' for that answer. Default: replayed.
+   */
+  idempotency?: 'no-replay' | { secretIn: (answer: unknown) => boolean };
   /**
    * The body of the route's 503 while the database is away, in place of the `database_unavailable`
    * error: a route whose readers parse one shape in both cases (GET /health, read by monitors and
@@ -108,6 +112,13 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
   });
+}
+
+/** RestOptions.idempotency as withIdempotency's `replay`: true, false, or a decision per answer. */
+function replayPolicy(idempotency: RestOptions<unknown, unknown, unknown>['idempotency']): boolean | ((answer: unknown) => boolean) {
+  if (idempotency === undefined) return true;
+  if (idempotency === 'no-replay') return false;
+  return (answer: unknown) => !idempotency.secretIn(answer);
 }
 
 /** DomainError -> JSON error response. */
@@ -287,7 +298,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
             // who may replay: the actor's kind and id (a token's name or a display name can be shared)
             actorKey: `${actor.kind}:${actor.id}`,
             now,
-            replay: opts.idempotency !== 'no-replay',
+            replay: replayPolicy(opts.idempotency),
           },
           async (tx) => {
             const res = await exec(tx);

@@ -14,7 +14,7 @@
  * body) replays the stored status and body; a different hash is
  * DomainError('idempotency_mismatch') -> 422. Failed operations (any thrown error) roll
  * back and store nothing, so the client may retry with the same key. An answer that
- * carries a secret (a new API token, a generated password: `replay: false`) is never
+ * carries a secret (a new API token, a generated password: `replay` false for it) is never
  * stored: only the fact, the resource id and the time are, and a repeat is a 409
  * `idempotency_not_replayable` naming them, so a retried request neither makes a second
  * token nor resets a password twice, and the client learns the first one went through.
@@ -76,14 +76,16 @@ export function requestHash(method: string, path: string, body: string): string[
 /**
  * Runs `run` once per (actorKey, key) within IDEMPOTENCY_TTL_MS, storing its answer with the
  * change, and replays that answer to a repeat of the same request by the same principal.
- * With `replay: false` the answer is not stored and a repeat is refused instead (see above).
+ * With `replay: false` the answer is not stored and a repeat is refused instead (see above); a function decides
+ * per answer (true: replay it), for an operation whose answer carries a secret only sometimes (a password reset
+ * answers a generated password, never a given one).
  * @throws DomainError('validation') for a key that is empty or too long;
  *   ('idempotency_mismatch') when the principal used the key for a different request;
  *   ('idempotency_not_replayable') on a repeat of a request whose answer is not stored
  */
 export async function withIdempotency(
   db: Db,
-  opts: { key: string; operation: string; hash: string | readonly string[]; actorKey: string; now?: Date; replay?: boolean },
+  opts: { key: string; operation: string; hash: string | readonly string[]; actorKey: string; now?: Date; replay?: boolean | ((body: unknown) => boolean) },
   run: (tx: Prisma.TransactionClient) => Promise<StoredResponse & { resourceId?: string | null }>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   const { key, operation, actorKey } = opts;
@@ -128,12 +130,17 @@ export async function withIdempotency(
       resourceId: result.resourceId ?? null,
       requestHash: hash,
       statusCode: result.status,
-      response: (opts.replay === false ? NOT_STORED : (result.body ?? null)) as Prisma.InputJsonValue,
+      response: (replayable(opts.replay, result.body) ? (result.body ?? null) : NOT_STORED) as Prisma.InputJsonValue,
       createdAt: now,
     };
     await tx.idempotencyKey.upsert({ where: { createdBy_key: id }, create: { ...id, ...data }, update: data });
     return { status: result.status, body: result.body, replayed: false };
   }, { timeoutMs: LONGEST_TRANSACTION_TIMEOUT_MS });
+}
+
+/** Whether an answer may be stored for a replay: `replay` as withIdempotency takes it (default true). */
+function replayable(replay: boolean | ((body: unknown) => boolean) | undefined, body: unknown): boolean {
+  return typeof replay === 'function' ? replay(body) : replay !== false;
 }
 
 /** Deletes keys older than 24 h before `now` (system job). Returns how many. */

@@ -332,6 +332,18 @@ describe('REST /api/v1', () => {
     expect(reset2.json.error.message).toMatch(/^This Idempotency-Key already did this request at \d{4}-.*send a new key$/);
     expect(JSON.stringify(reset2.json)).not.toContain(reset1.json.password);
     expect((await t.db.user.findUniqueOrThrow({ where: { id: target.json.id } })).passwordHash).toBe(hashAfterReset);
+    // a GIVEN password is no secret of the answer ({ user } only): stored and replayed like any answer, and the
+    // repeat resets nothing again (the sessions made since stay)
+    const given = { password: 'chosen-by-admin' };
+    const set1 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: given, headers: { 'idempotency-key': 'reset-k2' } });
+    expect([set1.status, Object.keys(set1.json)]).toEqual([200, ['user']]);
+    const hashAfterSet = (await t.db.user.findUniqueOrThrow({ where: { id: target.json.id } })).passwordHash;
+    await t.pool.query(`INSERT INTO sessions (id, user_id, expires_at) VALUES ('replay-session', $1, now() + interval '1 day')`, [target.json.id]);
+    const set2 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: given, headers: { 'idempotency-key': 'reset-k2' } });
+    expect([set2.status, set2.headers.get('idempotent-replayed'), set2.json]).toEqual([200, 'true', set1.json]);
+    expect((await t.db.user.findUniqueOrThrow({ where: { id: target.json.id } })).passwordHash).toBe(hashAfterSet);
+    expect(await t.db.session.count({ where: { userId: target.json.id } })).toBe(1);
+    expect(JSON.stringify(await t.db.idempotencyKey.findFirstOrThrow({ where: { key: 'reset-k2' } }))).not.toContain(given.password);
     // the same for a new API token: one token, its secret nowhere but in the first answer
     const tokenBody = { name: 'idem-token', scope: 'operate' };
     const made = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: tokenBody, headers: { 'idempotency-key': 'token-k1' } });

@@ -8,11 +8,15 @@ export const dynamic = 'force-dynamic';
 
 /**
  * POST /api/v1/users/:id/password { password? } (admin) -> { user, password? }: sets the given
- * password or generates one (returned once); the user's sessions end. No Idempotency-Key
- * replay (a stored response would keep a generated password in clear for a day): a repeat
- * of the key is a 409 saying the reset was done, not a second reset.
+ * password or generates one (returned once); the user's sessions end. A generated password's
+ * answer has no Idempotency-Key replay (a stored response would keep it in clear for a day): a
+ * repeat of the key is a 409 saying the reset was done, not a second reset. A given password's
+ * answer (`{ user }`, no secret) is stored and replayed like any other.
  */
-export const POST = rest({ operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput, idempotency: 'no-replay' }, ({ db, params, body, actor }) => {
+export const POST = rest({
+  operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput,
+  idempotency: { secretIn: (answer) => typeof (answer as { password?: unknown } | null)?.password === 'string' },
+}, ({ db, params, body, actor }) => {
   if (!isUuid(params.id)) throw new DomainError('not_found', `User ${params.id} not found`);
   return resetUserPassword(db, params.id, body, actor);
 });
