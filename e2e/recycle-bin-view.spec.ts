@@ -59,3 +59,21 @@ test('a deleted cron job does not look scheduled: deleted is its state, no next 
   await expect(page.locator('dt', { hasText: 'Next fire' }).locator('xpath=following-sibling::dd[1]')).toHaveText('— (deleted)');
   await expect(page.getByTestId('fire-times-heading')).toHaveText(/the job is deleted: none of them fires until it is restored/);
 });
+
+test('a once job whose run-at passed in the recycle bin is restored paused, and the toast and its page say why', async ({ page }) => {
+  const key = `e2e.bin.once.${uniq()}`;
+  // its run-at beyond the workers' look-ahead (3 s), so that the delete comes before any run is created for it
+  const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Binned once job', schedule: { kind: 'once', runAt: new Date(Date.now() + 8_000).toISOString() }, handler: 'builtin.noop' });
+  await api('DELETE', `/jobs/${job.id}`);
+  await new Promise((r) => setTimeout(r, 9_000));
+
+  await login(page);
+  await page.goto(`/jobs/${job.id}`);
+  await page.getByRole('button', { name: 'Restore' }).click();
+  const notice = 'Restored paused: schedule.runAt: Is in the past: this job would never fire; change its schedule, then resume it';
+  await expect(page.getByText(`${key} restored, paused`)).toBeVisible();
+  await expect(page.getByText(notice).first()).toBeVisible();
+  await expect(page.getByTestId('deleted-job-notice')).toHaveCount(0);
+  await expect(page.getByTestId('job-status')).toHaveText('paused');
+  expect(await api<{ status: string; nextRunAt: string | null; lastError: string }>('GET', `/jobs/${job.id}`)).toMatchObject({ status: 'paused', nextRunAt: null, lastError: notice });
+});

@@ -101,4 +101,15 @@ test('a system job cannot be deleted: its Delete is disabled with the reason, an
   await expect(page.locator(`[id="${described}"]`)).toContainText('System jobs cannot be deleted: system.retention keeps Tickflow running');
   // the admin token too
   await expect(api('DELETE', `/jobs/${retention.id}`)).rejects.toThrow(/-> 403: .*System jobs cannot be deleted/);
+  // its key and name are the system's: read-only in the edit form, with the reason; the API refuses them too
+  await page.goto(`/jobs/${retention.id}/edit`);
+  const reason = 'system.retention is a system job: only the system may change its key or name';
+  for (const id of ['key', 'name']) {
+    const input = page.locator(`input#${id}`);
+    await expect(input).toBeDisabled();
+    await expect(page.locator(`[id="${await input.getAttribute('aria-describedby')}"]`)).toContainText(reason);
+  }
+  await expect(page.locator('input#description, textarea#description')).toBeEnabled();
+  const { version } = await api<{ version: number }>('GET', `/jobs/${retention.id}`);
+  await expect(api('PATCH', `/jobs/${retention.id}`, { expectedVersion: version, key: 'not.system' })).rejects.toThrow(/-> 403: .*only the system may change its key or name/);
 });

@@ -5,7 +5,7 @@
 import Link from 'next/link';
 import { Plus, Trash2 } from 'lucide-react';
 import { Button } from '../ui/button';
-import { Field, controlProps } from '../ui/field';
+import { Field, controlProps, errorId, hintId } from '../ui/field';
 import { Input, NativeSelect, Textarea } from '../ui/input';
 import { FormSection, ValueField } from './job-form-fields';
 import { FORM_FIELDS } from './job-form-paths';
@@ -14,12 +14,13 @@ import type { JobFormState } from './use-job-form';
 /** Key, name, description (key and name read-only on a system job: identityLock). */
 export function GeneralSection({ f }: { f: JobFormState }) {
   const { mode, err, text, identityLock } = f;
-  // a system job's key and name are the system's: disabled, the reason under each (and as their tooltip)
-  const lock = identityLock ? { disabled: true, title: identityLock, hint: identityLock } : {};
+  // a system job's key and name are the system's: disabled, the reason under each (its tooltip, and what describes it)
+  const lock = (id: 'key' | 'name') =>
+    identityLock ? { disabled: true, title: identityLock, hint: identityLock, 'aria-describedby': err(id) ? errorId(id) : hintId(id) } : {};
   return (
   <FormSection title="General" className="grid grid-cols-1 gap-4 md:grid-cols-2">
-      <ValueField f={f} path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} {...lock} />
-      <ValueField f={f} path="name" k="name" placeholder="Daily report" {...lock} />
+      <ValueField f={f} path="key" k="key" hint="Unique id for the API and logs, e.g. report.daily" inputClassName="font-mono" placeholder="report.daily" autoFocus={mode === 'create'} {...lock('key')} />
+      <ValueField f={f} path="name" k="name" placeholder="Daily report" {...lock('name')} />
       <Field {...FORM_FIELDS.description} error={err('description')} className="md:col-span-2">
         <Textarea {...controlProps(FORM_FIELDS.description.id, err('description'))} {...text('description')} rows={2} />
       </Field>
