@@ -111,9 +111,13 @@ interface AttemptState {
 
 // One JSON array parameter: building its text is one cheap concatenation per line (the fields
 // JSON, already made storable, goes in as is), far cheaper in the worker than ten array literals.
+// ON CONFLICT DO NOTHING: a batch is resent when its statement's answer was lost, and the lost
+// statement may have committed; a line is its (task, attempt, seq, time), so the resent copies of
+// stored lines are skipped instead of failing the batch into line-by-line refusals.
 const INSERT_SQL = `INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, scheduled_for, job_id, level, stream, text, fields)
 SELECT x.t, x.a, x.s, x.ts, x.r, x.sf, x.j, x.l, x.st, x.x, x.f
-  FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, sf timestamptz, j text, l task_log_level, st task_log_stream, x text, f jsonb)`;
+  FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, sf timestamptz, j text, l task_log_level, st task_log_stream, x text, f jsonb)
+    ON CONFLICT DO NOTHING`;
 
 const VALUE_ERROR_CLASSES = ['22', '23', '54'];
 const LEVELS = new Set<string>(['debug', 'info', 'warn', 'error']);

@@ -184,6 +184,35 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('a batch stored by a statement whose answer was lost is sent again without a refusal or a duplicate', async () => {
+    // the first INSERT commits on the server but its answer never arrives (a statement timeout
+    // after a stall, a connection lost after the commit): the writer keeps the batch and resends it
+    let lose = true;
+    const lossy: Queryable = {
+      query: async (text, values) => {
+        const r = await t.pool.query(text, values);
+        if (lose) {
+          lose = false;
+          throw Object.assign(new Error('Query read timeout'), {});
+        }
+        return r;
+      },
+    };
+    const warnings: string[] = [];
+    const logger = Object.assign(Object.create(log('test')), { warn: (_o: unknown, msg: string) => warnings.push(msg) });
+    const w = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, flushMs: 50 }, { pool: lossy, clock: () => new Date(), logger });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.taskLog.info('one');
+    l.taskLog.info('two');
+    await w.flush();
+    l.taskLog.info('three');
+    await waitFor(async () => (await lines(a.taskId)).length === 3, 5000, 'the third line');
+    await w.stop();
+    expect((await lines(a.taskId)).map((x) => x.text)).toEqual(['one', 'two', 'three']);
+    expect(warnings.filter((m) => /refused by the database/.test(m))).toEqual([]);
+  });
+
   it('holds at most maxBufferedLines unsent lines; the rest is dropped and counted in the marker', async () => {
     const w = writer(t.pool, { maxBufferedLines: 100 });
     const a = taskIds();
