@@ -13,10 +13,21 @@
  * With `aheadMs` every such instant is brought forward by it: a claim then takes the tasks due
  * within `aheadMs` too, and the runner holds each until its start, counted as taking a slot
  * (docs/on-time.md "Claiming ahead").
+ *
+ * Lost answers (docs/engine.md "Lost answers"): a claim, or a completion that offered a hand-off,
+ * may commit after this worker stopped waiting for its answer (a client-side query timeout, a
+ * lost connection), assigning it tasks it never learns of. Such a failure makes the claimer
+ * reconcile before its next claim, and again every RECONCILE_REPEAT_MS until the database has
+ * answered for a lease period since (a statement the client gave up on may still commit on the
+ * server meanwhile): with no claim or hand-off of its own in flight (the claim is this loop's;
+ * hand-off offers are refused and awaited), it hands back, on the same attempt, every running task
+ * of its node it does not know (releaseStrayTasks). Nothing of this runs while nothing failed.
  */
 import type { Logger } from 'pino';
 import type { EngineDb } from '../lib/db.ts';
-import { claimTasks, nextTaskDue } from '../lib/engine/index.ts';
+import { performance } from 'node:perf_hooks';
+import { claimTasks, nextTaskDue, releaseStrayTasks } from '../lib/engine/index.ts';
+import { outcomeMayBeUnknown } from '../lib/pg-error-code.ts';
 import type { DbHealth } from './db-health.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
 import { ServiceLoop } from './loop.ts';
@@ -43,6 +54,15 @@ export interface ClaimerConfig {
   prefetchMultiplier?: number;
 }
 
+/** While watching for lost answers, the reconcile repeats at most this often (ms). */
+export const RECONCILE_REPEAT_MS = 2_000;
+
+/** How long a reconcile waits for the completions that offered a hand-off to be answered (ms) before it leaves it to the next pass. */
+const RECONCILE_GATE_MS = 2_000;
+
+/** The task_logs reason of a task handed back by the reconcile (releaseTasks: `handed back unstarted by <node>: <reason>`). */
+export const LOST_ANSWER_REASON = 'the worker never got the answer of the claim or hand-off that gave it the task (database timeout or lost connection); not started, same attempt';
+
 export class Claimer {
   private readonly loop: ServiceLoop;
   private paused = false;
@@ -61,6 +81,15 @@ export class Claimer {
   /** tasks per free slot a claim may take when no backlog is known */
   private readonly prefetchMultiplier: number;
 
+  /** a claim or hand-off failed with its outcome unknown: reconcile before the next claim */
+  private reconcileDue = false;
+  /** performance.now() of the last such failure; null: nothing to watch for */
+  private uncertainSince: number | null = null;
+  /** performance.now() at which a watching reconcile may run again */
+  private nextReconcileAt = 0;
+  /** a reconcile is in progress: no hand-off is offered (acceptsHandoff) */
+  private reconciling = false;
+
   constructor(
     readonly config: ClaimerConfig,
     private readonly deps: { db: EngineDb; clock: () => Date; logger: Logger; runner: Runner; health?: DbHealth; onClaimed?: (tasks: ClaimedTask[]) => void },
@@ -73,6 +102,7 @@ export class Claimer {
 
   /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */
   private async pass(): Promise<boolean | number> {
+    if (!this.paused && this.reconcileWanted()) await this.reconcile();
     const now = this.deps.clock();
     let claim = true;
     if (now.getTime() >= this.safetyAt) {
@@ -96,7 +126,9 @@ export class Claimer {
     // flight (a timer that fired a little early) still gets its pass, at once.
     const next = this.wakes.next(now.getTime());
     const until = Math.min(this.safetyAt, next ?? Infinity);
-    return Math.max(0, until - this.deps.clock().getTime());
+    const delay = Math.max(0, until - this.deps.clock().getTime());
+    // watching for a lost answer's late commit: pass again for the next reconcile
+    return this.uncertainSince === null ? delay : Math.min(delay, Math.max(0, this.nextReconcileAt - performance.now()));
   }
 
   /** Claims up to the free slots at `now` (times the prefetch multiplier without a backlog) and hands them to the runner; returns how many were claimed. */
@@ -132,7 +164,11 @@ export class Claimer {
           aheadMs: this.aheadMs,
         },
         now,
-      );
+      ).catch((err: unknown) => {
+        // It may have committed all the same: tasks now ours that we will never hear of.
+        if (outcomeMayBeUnknown(err)) this.assignmentUncertain();
+        throw err;
+      });
       this.backlog = tasks.length >= limit;
       if (tasks.length) this.deps.onClaimed?.(tasks);
       if (this.paused) {
@@ -150,9 +186,73 @@ export class Claimer {
     }
   }
 
-  /** True while this worker takes a DAG step handed off by its own completion: claiming, and a slot free. */
+  /** True while this worker takes a DAG step handed off by its own completion: claiming, not reconciling, and a slot free. */
   acceptsHandoff(): boolean {
-    return !this.paused && this.freeSlots() > 0;
+    return !this.paused && !this.reconciling && this.freeSlots() > 0;
+  }
+
+  /**
+   * A statement that may assign tasks to this worker — its claim, or a completion that offered
+   * a hand-off (Runner onHandoffUncertain) — failed with its outcome unknown (outcomeMayBeUnknown):
+   * the next pass reconciles first, and passes keep reconciling while a late commit is possible.
+   */
+  assignmentUncertain(): void {
+    this.reconcileDue = true;
+    this.uncertainSince = performance.now();
+    this.nextReconcileAt = 0;
+    this.loop.wake();
+  }
+
+  /** A reconcile is due: after a failure, or while watching for a late commit (at most every RECONCILE_REPEAT_MS). */
+  private reconcileWanted(): boolean {
+    return this.reconcileDue || (this.uncertainSince !== null && performance.now() >= this.nextReconcileAt);
+  }
+
+  /**
+   * Hands back the running tasks of this node the worker does not know (releaseStrayTasks), once
+   * no statement that may still bring it tasks awaits its answer: the claim is this loop's own
+   * (not in flight during a pass), and hand-offs are refused from now on while those already
+   * offered are awaited (Runner.reserved). Throws what the statements throw (the loop backs off;
+   * the reconcile stays due). Stops watching once a reconcile found nothing after the database had
+   * answered for a lease period since the last uncertain outcome: a statement the client gave up
+   * on has ended on the server by then (its statement_timeout, lib/db-timeouts.ts), and until
+   * then the reaper does not reclaim anything either (worker/reaper.ts).
+   */
+  private async reconcile(): Promise<void> {
+    this.reconciling = true;
+    try {
+      const gateUntil = performance.now() + RECONCILE_GATE_MS;
+      while (this.deps.runner.reserved > 0) {
+        if (performance.now() >= gateUntil) return; // busy: the next pass tries again
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const startedAt = performance.now();
+      const wasDue = this.reconcileDue;
+      this.reconcileDue = false;
+      let res: Awaited<ReturnType<typeof releaseStrayTasks>>;
+      try {
+        res = await releaseStrayTasks(
+          this.deps.db,
+          { nodeId: this.config.nodeId, knownTaskIds: this.deps.runner.knownTaskIds(), reason: LOST_ANSWER_REASON },
+          this.deps.clock(),
+        );
+      } catch (err) {
+        if (wasDue) this.reconcileDue = true;
+        throw err;
+      }
+      this.nextReconcileAt = performance.now() + RECONCILE_REPEAT_MS;
+      if (res.found.length > 0) {
+        this.deps.logger.warn(
+          { tasks: res.found, handedBack: res.handedBack },
+          'claimer: tasks assigned to this worker by a statement whose answer was lost, handed back unstarted on the same attempt',
+        );
+      }
+      const leaseMs = this.config.leaseSeconds * 1000;
+      const quietMs = Math.min(this.deps.health?.reachableForMs() ?? Infinity, startedAt - (this.uncertainSince ?? startedAt));
+      if (res.found.length === 0 && !this.reconcileDue && quietMs >= leaseMs) this.uncertainSince = null;
+    } finally {
+      this.reconciling = false;
+    }
   }
 
   /** Slots the claim in flight asked for (taken until its tasks start). */

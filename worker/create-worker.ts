@@ -229,6 +229,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     onSlotFree: () => claimer?.slotFree(),
     onReady: () => claimer?.wake(),
     handoff: () => (claimer?.acceptsHandoff() ? handoffNode : undefined),
+    // a completion that offered a hand-off and whose outcome is unknown: the claimer reconciles
+    onHandoffUncertain: () => claimer?.assignmentUncertain(),
     onHandedOff: (tasks) => {
       onClaimed?.(tasks);
       for (const t of tasks) runner.start(t);

@@ -38,6 +38,7 @@ import { completeTask, markAttemptOverdue, releaseTasks } from '../lib/engine/in
 import type { ClaimedTask, CompleteTaskInput, CompleteTaskResult } from '../lib/engine/types.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
+import { outcomeMayBeUnknown } from '../lib/pg-error-code.ts';
 import { HandlerError, unwrapResult, type HandlerRegistry, type JsonObject } from './handlers/index.ts';
 import { loggerTaskLog } from './handlers/types.ts';
 import type { TaskLogWriter } from './task-log-writer.ts';
@@ -51,6 +52,9 @@ import type { DbHealth } from './db-health.ts';
 
 /** How long a handler may take to return after its abort at the deadline before the task is marked "timed out, still running". */
 export const OVERDUE_GRACE_MS = 500;
+
+/** How many tasks whose outcome could not be recorded the runner remembers (Runner.knownTaskIds). */
+const ABANDONED_KEPT = 1000;
 
 /** The fields of a claimed task the runner needs (a subset of the engine's ClaimedTask). */
 export interface RunnableTask {
@@ -121,6 +125,12 @@ export interface RunnerDeps {
   handoff?: () => CompleteTaskInput['handoff'];
   /** steps a completion claimed for this worker (CompleteTaskResult.handedOff): start them */
   onHandedOff?: (tasks: ClaimedTask[]) => void;
+  /**
+   * A completion that offered a hand-off failed with its outcome unknown, or was refused (an
+   * earlier try of it may have committed, its answer lost): it may have claimed a step for this
+   * worker that the worker never learnt of (worker/claimer.ts assignmentUncertain).
+   */
+  onHandoffUncertain?: () => void;
   /** an attempt's handler is about to be called, at `at` by the worker's clock (metrics: lateness) */
   onStarted?: (task: RunnableTask, at: Date) => void;
   /** database reachability: completion retries wake when it answers again */
@@ -278,6 +288,22 @@ export class Runner {
   has(taskId: string): boolean {
     return this.active.has(taskId);
   }
+
+  /**
+   * Every task the database may rightly show as running under this worker: activeTaskIds, and
+   * the tasks whose handler ran but whose outcome this worker gave up recording (their lease
+   * expires and the reaper fails the attempt: they must not be handed back as never started).
+   * Read by the claimer's reconcile (worker/claimer.ts): a running task of this node outside
+   * this list was assigned by a statement whose answer was lost.
+   */
+  knownTaskIds(): string[] {
+    const ids = this.activeTaskIds();
+    for (const id of this.abandoned) if (!ids.includes(id)) ids.push(id);
+    return ids;
+  }
+
+  /** tasks whose outcome could not be recorded while their lease was still ours (the last ABANDONED_KEPT) */
+  private readonly abandoned = new Set<string>();
 
   /**
    * Takes a claimed task and starts its attempt in the background: now when a slot is free,
@@ -746,9 +772,16 @@ export class Runner {
               : await completeTask(this.deps.hotDb ?? this.deps.db, input, this.deps.clock());
             // Steps this completion claimed for us (a chain's next step): ours now, start them.
             if (res.handedOff?.length) this.deps.onHandedOff?.(res.handedOff);
+          } catch (err) {
+            if (offer && outcomeMayBeUnknown(err)) this.deps.onHandoffUncertain?.();
+            throw err;
           } finally {
             if (offer) this.handoffsOffered--;
           }
+          // Refused although it offered a hand-off: an earlier try of this completion may have
+          // committed, with a step claimed for us, and its answer lost (or a batch failed as a
+          // whole and its completions were made one by one).
+          if (offer && !res.applied) this.deps.onHandoffUncertain?.();
           // The completion made tasks ready (a DAG's next steps): claim now rather than wait for
           // the NOTIFY to come back through the listener.
           if (res.applied && res.ready) this.deps.onReady?.();
@@ -784,6 +817,11 @@ export class Runner {
           // (the heartbeat renews it; see the file comment). Any other error: a few more tries.
           if (!isDatabaseUnavailable(err)) otherFailures++;
           if (rec.lost || this.stopped || late || otherFailures >= 8) {
+            if (!rec.lost && !late) {
+              // the handler ran and the lease may still be ours: not a task to hand back unstarted
+              this.abandoned.add(task.id);
+              if (this.abandoned.size > ABANDONED_KEPT) this.abandoned.delete(this.abandoned.values().next().value!);
+            }
             log.error({ err, outcome: result.outcome, leaseLost: rec.lost, stopped: this.stopped }, 'could not record the attempt outcome; giving up (the lease expires and the task is reclaimed)');
             return;
           }

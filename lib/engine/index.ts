@@ -21,7 +21,7 @@ export { markRunsStarted, type RunStart } from './mark-runs-started.ts';
 /** markAttemptOverdue(db, {taskId, attempt, nodeId, timeoutSeconds}, now) => marked ('timed out, still running'). */
 export { markAttemptOverdue } from './mark-attempt-overdue.ts';
 /** releaseTasks(db, {nodeId, tasks, reason}, now) => count: claimed tasks a stopping worker never started, handed back (running -> pending, same attempt). */
-export { releaseTasks } from './release-tasks.ts';
+export { releaseStrayTasks, releaseTasks } from './release-tasks.ts';
 export { markHeldTasksStarted } from './mark-held-tasks-started.ts';
 /** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
 export { extendLeases } from './extend-leases.ts';

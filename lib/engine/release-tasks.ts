@@ -74,3 +74,40 @@ export async function releaseTasks(
   );
   return rows[0]?.n ?? 0;
 }
+
+/**
+ * Hands back the tasks the database says `nodeId` holds (running, locked_by = nodeId, held or
+ * not) but the worker does not know: assigned by a claim or a hand-off (docs/engine.md
+ * "Hand-off") that committed after the worker had stopped waiting for its answer (a client-side
+ * query timeout, a lost connection). The worker never started them, so each goes back to pending
+ * on the same attempt through releaseTasks (its compare-and-set, task_logs row
+ * `handed back unstarted by <node>: <reason>`, and NOTIFY) instead of waiting for its lease to
+ * expire and the reaper to fail it as if the worker had died (docs/engine.md "Lost answers").
+ *
+ * The caller must have no statement in flight that may still assign tasks to `nodeId` and whose
+ * answer it still awaits (worker/claimer.ts reconcile): such a statement's tasks are not in
+ * `knownTaskIds` yet, and would be handed back from under it.
+ *
+ * Two statements: a read of the node's running tasks (tasks_lease_idx, a partial index of
+ * running tasks), then releaseTasks. Run only after an assignment's outcome was unknown, never on
+ * the claim's hot path.
+ * @param input.knownTaskIds every task the worker holds or is still recording (Runner.activeTaskIds)
+ * @param input.reason why, for the task_logs row
+ * @param now the clock (UTC)
+ * @returns the stray tasks found (ids) and how many of them were handed back (one cancelled or
+ *   reclaimed meanwhile is left alone)
+ */
+export async function releaseStrayTasks(
+  db: EngineDb,
+  input: { nodeId: string; knownTaskIds: string[]; reason: string },
+  now: Date = new Date(),
+): Promise<{ found: string[]; handedBack: number }> {
+  const strays = await (db as Prisma.TransactionClient).$queryRawUnsafe<{ id: string; attempt: number; scheduledFor: Date }[]>(
+    preparedSql('select-stray-tasks', `SELECT id, attempt, scheduled_for AS "scheduledFor" FROM tasks
+      WHERE status = 'running' AND locked_by = $1 AND NOT (id = ANY($2::uuid[]))`),
+    input.nodeId, input.knownTaskIds,
+  );
+  if (strays.length === 0) return { found: [], handedBack: 0 };
+  const handedBack = await releaseTasks(db, { nodeId: input.nodeId, tasks: strays, reason: input.reason }, now);
+  return { found: strays.map((s) => s.id), handedBack };
+}
