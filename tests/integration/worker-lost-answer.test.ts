@@ -98,6 +98,27 @@ describe('a statement that assigns tasks and whose answer is lost', () => {
     expect(claims[0]!.createdAt.getTime()).toBe(claims[1]!.createdAt.getTime());
   }, 45_000);
 
+  it('while the worker watches for a late commit, the tasks it knows are never handed back: one running through the watch, one claimed during it', async () => {
+    await t.pool.query(SLOW_COMMIT);
+    await t.pool.query('INSERT INTO test_slow_commit VALUES ($1)', ['lost']);
+    const lost = await triggerOneTask(t.db, { steps: [{ key: 'lost', handler: 'builtin.noop' }], maxRetries: 0 });
+    const w = worker();
+    await w.start();
+    // triggered once the lost claim is in its commit (its tasks chosen), so the next claim, after
+    // the worker gave up on that one, takes it: its own claim, answered
+    await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'`)).rowCount, 10_000, 'the lost claim sleeping in its commit');
+    const long = await triggerOneTask(t.db, { steps: [{ key: 'long', handler: 'builtin.sleep', payload: { ms: 6000 } }], maxRetries: 0 });
+    await expectHandedBackAndRunOnce(w, lost);
+    // claimed after the hand-back, in the watch (a lease period from the failure, reconciling every 2 s)
+    const later = await triggerOneTask(t.db, { steps: [{ key: 'later', handler: 'builtin.sleep', payload: { ms: 3000 } }], maxRetries: 0 });
+    for (const id of [long, later]) {
+      expect(await waitForFinalTask(t.db, id, 30_000)).toMatchObject({ status: 'success', attempt: 1 });
+      const logs = await logsOf(id);
+      expect(logs.filter((l) => l.toStatus === 'running')).toHaveLength(1);
+      expect(logs.some((l) => l.toStatus === 'pending' && l.fromStatus === 'running')).toBe(false);
+    }
+  }, 60_000);
+
   it('a hand-off whose completion commits after the worker gave up on it: the next step is handed back and runs once', async () => {
     await t.pool.query(SLOW_COMMIT);
     await t.pool.query('INSERT INTO test_slow_commit VALUES ($1)', ['second']);
