@@ -2,16 +2,22 @@ import type { Db, SqlClient } from '../db.ts';
 import { withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
-import { recheckAheadRuns, selectAheadRuns, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { recheckAheadRuns, selectAheadRuns, selectMissedAheadRun, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
 /**
- * How the error of a schedule run cancelled before its slot begins (docs/on-time.md): `cancelled` by a
- * pause, edit or delete of its job (cancelAheadRuns), `withdrawn` by another run of the job that came
- * first (withdrawAheadRun). The overview leaves such runs out of its counts (lib/stats getOverview).
+ * How the error of a schedule run created ahead and cancelled before it started begins (docs/on-time.md):
+ * `cancelled` by a pause, edit or delete of its job (cancelAheadRuns), `withdrawn` by another run of the
+ * job that came first (withdrawAheadRun), `missed` by the tick when its slot passed by more than the
+ * misfire grace before it started (withdrawMissedAheadRun). The overview leaves such runs out of its
+ * counts (lib/stats getOverview).
  */
-export const BEFORE_SLOT_ERROR = { cancelled: 'cancelled before its slot: ', withdrawn: 'withdrawn before its slot: ' } as const;
+export const BEFORE_SLOT_ERROR = {
+  cancelled: 'cancelled before its slot: ',
+  withdrawn: 'withdrawn before its slot: ',
+  missed: 'withdrawn, its slot missed: ',
+} as const;
 
 export interface CancelAheadResult {
   /** runs cancelled (created ahead of a slot that is still in the future) */
@@ -75,6 +81,37 @@ export async function withdrawAheadRun(
   const reason = `${BEFORE_SLOT_ERROR.withdrawn}${input.cause}; the slot fires again when due`;
   const { cancelledRunIds } = await cancelAhead(tx, runs, { jobId: input.jobId, actor: input.actor, reason }, now, true);
   return cancelledRunIds[0] ?? null;
+}
+
+/**
+ * A run created ahead of its slot that did not start within the misfire grace of that slot (no
+ * worker was alive: downtime) is a missed slot like the others (docs/on-time.md "Look-ahead
+ * firing", row "misfire"; README "Scheduling semantics", misfire policy). The tick, holding the job
+ * row of a due job, withdraws it (selectMissedAheadRun: the job's newest active run, created ahead,
+ * never started, its slot due before `now - graceMs`): cancelled, its error `withdrawn, its slot
+ * missed: …` (BEFORE_SLOT_ERROR.missed), its tasks cancelled. The cancelled run leaves
+ * runs_schedule_fire_uniq, so the tick then plans the job again from that slot and its misfire
+ * policy records or fires the slot together with the other missed slots. next_run_at is left to
+ * the tick (it advances the job in the same transaction).
+ * @param input.graceMs the tick's misfire grace (TICKFLOW_MISFIRE_GRACE_MS)
+ * @param input.policy the job's misfire policy, named in the error
+ * @param now the tick's clock (UTC)
+ * @returns the withdrawn run (id, nominal slot, due instant), or null when the job has none
+ */
+export async function withdrawMissedAheadRun(
+  tx: SqlClient,
+  input: { jobId: string; actor: string; graceMs: number; policy: string },
+  now: Date,
+): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date } | null> {
+  const [run] = await selectMissedAheadRun(tx, { jobId: input.jobId, graceMs: input.graceMs }, now);
+  if (!run) return null;
+  const late = Math.round((now.getTime() - run.scheduleAt.getTime()) / 1000);
+  const reason = `${BEFORE_SLOT_ERROR.missed}created ahead of its slot due ${run.scheduleAt.toISOString()}, not started ${late} s later `
+    + `(misfire grace ${Math.round(input.graceMs / 1000)} s); the slot is decided by the misfire policy (${input.policy})`;
+  await setRunError(tx, { runId: run.id, error: reason }, now);
+  await cancelRunTasks(tx, { runIds: [run.id], message: reason, actor: input.actor }, now);
+  await finishRunIfDone(tx, run.id, now);
+  return run;
 }
 
 /**

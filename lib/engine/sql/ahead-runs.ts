@@ -217,3 +217,50 @@ export async function selectAllAheadSlots(db: SqlClient, now: Date): Promise<Map
 export function aheadSlotOf(slots: Map<string, Date>, jobId: string): Date | null {
   return slots.get(jobId.toLowerCase()) ?? null;
 }
+
+/**
+ * The job's run created ahead of a slot that was then missed (docs/on-time.md "Look-ahead firing",
+ * row "misfire"): its newest active run (one end of runs_active_idx, as selectNewestAheadRun: only
+ * that one can have been created ahead) when it is a schedule run created before its slot's due
+ * instant (its earliest task `schedule_at` later than the run's `created_at`), no task of it ever
+ * started (every task pending on its first attempt: never claimed, or handed back unstarted), and
+ * its slot's due instant lies more than `graceMs` before `now`. Such a run is withdrawn by the tick
+ * (cancel-ahead-runs.ts withdrawMissedAheadRun) and its slot decided by the misfire policy.
+ *
+ * Locks the run row, then its open tasks in ascending id (lock order job -> run -> task; call with
+ * the job row held), and decides "never started" again on the locked task rows, so a claim that
+ * committed meanwhile wins (the run is then left alone) and a later claim skips the locked tasks.
+ * @returns the run (id, nominal slot, due instant), or nothing
+ */
+export async function selectMissedAheadRun(
+  tx: SqlClient,
+  p: { jobId: string; graceMs: number },
+  now: Date,
+): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date }[]> {
+  const found = await tx.$queryRawUnsafe<{ id: string; scheduledFor: Date; scheduleAt: Date }[]>(
+    preparedSql('select-missed-ahead-run', `SELECT n.id, n.scheduled_for AS "scheduledFor", x.first AS "scheduleAt"
+       FROM (SELECT r.id, r.scheduled_for, r.trigger, r.created_at FROM runs r
+              WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
+              ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
+       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(t.attempt = 1 AND t.status = 'pending') AS untouched
+                             FROM tasks t WHERE t.run_id = n.id AND t.scheduled_for = n.scheduled_for) x
+      WHERE n.trigger = 'schedule' AND x.untouched AND x.first > n.created_at
+        AND x.first < $2::timestamptz - $3::double precision * interval '1 millisecond'`),
+    p.jobId, now, p.graceMs,
+  );
+  const run = found[0];
+  if (!run) return [];
+  const locked = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('lock-missed-ahead-run', `SELECT id FROM runs WHERE id = $1::uuid AND scheduled_for = $2::timestamptz
+        AND status IN ('pending', 'running') FOR UPDATE`),
+    run.id, run.scheduledFor,
+  );
+  if (locked.length === 0) return [];
+  const tasks = await tx.$queryRawUnsafe<{ untouched: boolean }[]>(
+    preparedSql('lock-missed-ahead-tasks', `SELECT bool_and(l.attempt = 1 AND l.status = 'pending') AS untouched
+       FROM (SELECT attempt, status FROM tasks WHERE run_id = $1::uuid AND scheduled_for = $2::timestamptz
+              ORDER BY id FOR UPDATE) l`),
+    run.id, run.scheduledFor,
+  );
+  return tasks[0]?.untouched ? [run] : [];
+}

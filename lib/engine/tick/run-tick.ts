@@ -31,6 +31,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { finishRunIfDone } from '../settle.ts';
 import { insertRuns } from '../sql/insert-runs.ts';
 import { triggerRunAhead } from '../trigger-run.ts';
+import { withdrawMissedAheadRun } from '../cancel-ahead-runs.ts';
 import { advanceJobs, jobsWithActiveRuns } from './sql/ahead-batch.ts';
 import { pgErrorCode } from '../pg.ts';
 import { planJobFire, summaryReason, type TickJob, type TickPlan } from './plan-job-fire.ts';
@@ -173,11 +174,22 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           logger.warn({ err: (err as Error).message, jobs: batch.length }, 'tick: look-ahead batch refused, one job at a time');
         }
       }
-      for (const { row, job, plan } of planned) {
+      for (const { row, job, plan: planned0 } of planned) {
         if (done.has(job.id)) continue;
 
         await tx.$executeRawUnsafe('SAVEPOINT tick_job');
+        let plan = planned0;
         try {
+          // A run created ahead of a slot that then passed by more than the grace unstarted
+          // (downtime) is a missed slot: withdrawn, and the job planned again from that slot, so
+          // its misfire policy decides it with the others (docs/on-time.md, row "misfire").
+          if (isDue(plan)) {
+            const missed = await withdrawMissedAheadRun(tx, { jobId: job.id, actor: triggeredBy, graceMs: grace, policy: job.misfirePolicy }, now);
+            if (missed && missed.scheduleAt < job.nextRunAt) {
+              plan = planJobFire({ ...job, nextRunAt: missed.scheduleAt }, now, { misfireGraceMs: grace, skippedRowLimit, lookaheadMs });
+            }
+            if (missed) logger.info({ jobId: job.id, key: row.key, runId: missed.id, slot: missed.scheduledFor }, 'tick: run created ahead withdrawn, its slot missed');
+          }
           const counts = await applyPlan(tx, job.id, plan, triggeredBy, now);
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_job');
           result.fired += counts.fired;
@@ -220,6 +232,11 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   // (the next pass would lock the same rows again).
   result.more = result.jobs >= options.limit && waiting < result.jobs;
   return result;
+}
+
+/** The plan has due slots to fire or record (not only a slot ahead of time). */
+function isDue(plan: TickPlan): boolean {
+  return plan.fire.length > 0 || plan.skip.length > 0 || plan.summary !== null;
 }
 
 /** The plan fires one slot due now, or only creates the next slot ahead of time; nothing missed. */

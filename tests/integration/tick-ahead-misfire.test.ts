@@ -1,0 +1,179 @@
+/**
+ * A run created ahead of its slot (look-ahead, docs/on-time.md) that no worker started before its
+ * slot passed by more than the misfire grace (the whole stack was down) is a missed slot like the
+ * others: the tick withdraws it and the job's misfire policy decides its slot (docs/on-time.md
+ * "Look-ahead firing", row "misfire"; README "Scheduling semantics"). Real PostgreSQL, injected
+ * clock: the outage is the clock moving on between two ticks.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { BEFORE_SLOT_ERROR, claimTasks } from '../../lib/engine/index.ts';
+import { runTick } from '../../lib/engine/tick/run-tick.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { insertJob } from './worker-fixtures.ts';
+
+const t = useTestDatabase();
+const LOOKAHEAD = 3000;
+const GRACE = 60_000;
+const ms = (d: Date, n: number) => new Date(d.getTime() + n);
+
+/** Each test owns the jobs it creates: everything active before it is paused. */
+beforeEach(async () => {
+  await t.pool.query(`UPDATE jobs SET status = 'paused' WHERE status = 'active'`);
+});
+
+function tick(now: Date) {
+  return runTick(t.db, { limit: 100, lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE }, now);
+}
+
+async function runsOf(jobId: string) {
+  return t.db.run.findMany({ where: { jobId }, orderBy: [{ scheduledFor: 'asc' }, { createdAt: 'asc' }] });
+}
+
+/** Runs that will (or did) execute: neither cancelled nor skipped. */
+const live = (r: { status: string }) => r.status !== 'cancelled' && r.status !== 'skipped';
+
+/** The tasks of `jobId` a worker that comes back at `now` claims (other tests' leftovers ignored). */
+async function claimOf(jobId: string, now: Date) {
+  const tasks = await claimTasks(t.db, { nodeId: `node-${jobId.slice(0, 8)}`, handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 30 }, now);
+  return tasks.filter((x) => x.jobId.toLowerCase() === jobId.toLowerCase());
+}
+
+/**
+ * The tester's repro: `*\/5 * * * * *`, the run of slot S created ahead 1.5 s before it, then the
+ * stack down until S + 83.7 s (slots S+5 s … S+80 s missed too).
+ */
+const S = new Date('2026-12-05T14:08:45.000Z');
+const RESTART = ms(S, 83_700);
+
+async function outage(policy: 'skip' | 'fire_once' | 'fire_all', opts: { maxCatchup?: number; restart?: Date; cron?: string; slot?: Date } = {}) {
+  const slot = opts.slot ?? S;
+  const id = await insertJob(t.db, {
+    key: `ahead-misfire-${policy}-${Math.random().toString(36).slice(2, 8)}`,
+    cron: opts.cron ?? '*/5 * * * * *',
+    misfirePolicy: policy,
+    misfireMaxCatchup: opts.maxCatchup ?? 10,
+    blockStrategy: 'serial_execution',
+    nextRunAt: slot,
+  });
+  const before = await tick(ms(slot, -1500));
+  expect(before.ahead).toBe(1);
+  const [ahead] = await runsOf(id);
+  expect(ahead).toMatchObject({ scheduledFor: slot, status: 'pending', trigger: 'schedule' });
+  const r = await tick(opts.restart ?? RESTART);
+  return { id, aheadRunId: ahead!.id, result: r, runs: await runsOf(id) };
+}
+
+function expectWithdrawn(runs: Awaited<ReturnType<typeof runsOf>>, aheadRunId: string) {
+  const run = runs.find((x) => x.id === aheadRunId)!;
+  expect(run.status).toBe('cancelled');
+  expect(run.error).toMatch(new RegExp(`^${BEFORE_SLOT_ERROR.missed}created ahead of its slot due 2026-12-05T14:08:45.000Z, not started 84 s later`));
+}
+
+/** Every slot from S to S+80 s has exactly one run that is not cancelled. */
+function expectOneRecordPerSlot(runs: Awaited<ReturnType<typeof runsOf>>) {
+  for (let k = 0; k <= 16; k++) {
+    const slot = ms(S, k * 5000).getTime();
+    expect(runs.filter((x) => x.scheduledFor.getTime() === slot && x.status !== 'cancelled'), `slot S+${k * 5}s`).toHaveLength(1);
+  }
+}
+
+describe('a run created ahead whose slot was missed by more than the grace (outage)', () => {
+  it('skip: withdrawn, its slot recorded as a misfire with the others, nothing runs', async () => {
+    const { id, aheadRunId, result, runs } = await outage('skip');
+    expect(result.misfires).toBe(1);
+    expectWithdrawn(runs, aheadRunId);
+    expectOneRecordPerSlot(runs);
+    const upToNow = runs.filter((x) => x.scheduledFor <= RESTART && x.status !== 'cancelled');
+    expect(upToNow).toHaveLength(17);
+    for (const r of upToNow) expect(r).toMatchObject({ status: 'skipped', reason: 'misfire' });
+    // The next slot (S+85 s, due within the look-ahead window) is created ahead as usual.
+    expect(runs.filter((x) => x.scheduledFor > RESTART).map((x) => x.scheduledFor)).toEqual([ms(S, 85_000)]);
+    // A worker that comes back now finds nothing to run.
+    expect(await claimOf(id, ms(RESTART, 100))).toHaveLength(0);
+  });
+
+  it('fire_once + serial_execution: one catch-up run in total (the newest missed slot), not the stale run as well', async () => {
+    const { id, aheadRunId, runs } = await outage('fire_once');
+    expectWithdrawn(runs, aheadRunId);
+    expectOneRecordPerSlot(runs);
+    const upToNow = runs.filter((x) => x.scheduledFor <= RESTART && x.status !== 'cancelled');
+    expect(upToNow.filter(live).map((x) => x.scheduledFor)).toEqual([ms(S, 80_000)]);
+    expect(upToNow.filter((x) => x.status === 'skipped')).toHaveLength(16);
+    const claimed = await claimOf(id, ms(RESTART, 100));
+    expect(claimed.map((x) => x.scheduledFor)).toEqual([ms(S, 80_000)]);
+  });
+
+  it('fire_all (misfireMaxCatchup 3): the newest 3 missed slots run, the stale run\'s slot is recorded with the older ones', async () => {
+    const { id, aheadRunId, runs } = await outage('fire_all', { maxCatchup: 3 });
+    expectWithdrawn(runs, aheadRunId);
+    expectOneRecordPerSlot(runs);
+    const upToNow = runs.filter((x) => x.scheduledFor <= RESTART && x.status !== 'cancelled');
+    expect(upToNow.filter(live).map((x) => x.scheduledFor)).toEqual([ms(S, 70_000), ms(S, 75_000), ms(S, 80_000)]);
+    expect(upToNow.filter((x) => x.status === 'skipped').map((x) => x.scheduledFor)[0]).toEqual(S);
+    // Queued one behind the other: only the oldest catch-up starts now.
+    expect((await claimOf(id, ms(RESTART, 100))).map((x) => x.scheduledFor)).toEqual([ms(S, 70_000)]);
+  });
+
+  it('fire_all within misfireMaxCatchup: the stale slot fires once more as a new catch-up run, first in the queue', async () => {
+    const { id, aheadRunId, runs } = await outage('fire_all', { maxCatchup: 20 });
+    expectWithdrawn(runs, aheadRunId);
+    expectOneRecordPerSlot(runs);
+    const upToNow = runs.filter((x) => x.scheduledFor <= RESTART && x.status !== 'cancelled');
+    expect(upToNow.every(live)).toBe(true);
+    expect(upToNow).toHaveLength(17);
+    expect((await claimOf(id, ms(RESTART, 100))).map((x) => x.scheduledFor)).toEqual([S]);
+  });
+
+  it('the job\'s own next slot due but not late: the stale slot makes the gap a misfire, as without look-ahead (skip records both)', async () => {
+    const slot = new Date('2026-12-05T15:00:00.000Z');
+    const restart = ms(slot, 62_000); // the next slot (+60 s) is 2 s late, the stale one 62 s
+    const { id, aheadRunId, result, runs } = await outage('skip', { cron: '0 * * * * *', slot, restart });
+    expect(result.misfires).toBe(1);
+    expect(runs.find((x) => x.id === aheadRunId)!.status).toBe('cancelled');
+    const upToNow = runs.filter((x) => x.scheduledFor <= restart && x.status !== 'cancelled');
+    expect(upToNow.map((x) => [x.scheduledFor, x.status, x.reason])).toEqual([
+      [slot, 'skipped', 'misfire'],
+      [ms(slot, 60_000), 'skipped', 'misfire'],
+    ]);
+    expect(await claimOf(id, ms(restart, 100))).toHaveLength(0);
+  });
+
+  it('a long outage (10 min) with skip: one summarising record from the stale slot, nothing runs', async () => {
+    const restart = ms(S, 600_000 + 700);
+    const { id, aheadRunId, runs } = await outage('skip', { restart });
+    expect(runs.find((x) => x.id === aheadRunId)!.status).toBe('cancelled');
+    const upToNow = runs.filter((x) => x.scheduledFor <= restart && x.status !== 'cancelled');
+    expect(upToNow).toHaveLength(1);
+    expect(upToNow[0]).toMatchObject({ status: 'skipped', scheduledFor: S });
+    expect(upToNow[0]!.reason).toMatch(/^misfire: 121 missed slots skipped from 2026-12-05T14:08:45.000Z to 2026-12-05T14:18:45.000Z/);
+    expect(await claimOf(id, ms(restart, 100))).toHaveLength(0);
+  });
+});
+
+describe('a run created ahead whose slot is late by less than the grace', () => {
+  it('still runs (as today); the slots after it fire normally, queued behind it', async () => {
+    const restart = ms(S, 30_000);
+    const { id, aheadRunId, result, runs } = await outage('skip', { restart });
+    expect(result.misfires).toBe(0);
+    const ahead = runs.find((x) => x.id === aheadRunId)!;
+    expect(ahead.status).toBe('pending');
+    expect(ahead.error).toBeNull();
+    const upToNow = runs.filter((x) => x.scheduledFor <= restart);
+    expect(upToNow.map((x) => x.scheduledFor)).toEqual([0, 5, 10, 15, 20, 25, 30].map((k) => ms(S, k * 1000)));
+    expect(upToNow.every(live)).toBe(true);
+    expect((await claimOf(id, ms(restart, 100))).map((x) => x.runId)).toEqual([aheadRunId]);
+  });
+
+  it('a run created ahead that a worker started is never withdrawn, however late the tick comes', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-misfire-started', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
+    await tick(ms(S, -1500));
+    const [ahead] = await runsOf(id);
+    expect((await claimOf(id, ms(S, 10))).map((x) => x.runId)).toEqual([ahead!.id]);
+    await tick(RESTART);
+    const run = (await runsOf(id)).find((x) => x.id === ahead!.id)!;
+    expect(run.status).not.toBe('cancelled');
+    expect(run.error).toBeNull();
+    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    expect(task!.status).toBe('running');
+  });
+});
