@@ -15,7 +15,11 @@
  * run of their next slot is created now with its tasks claimable at the slot's due instant,
  * unless the job has an active run (then its block strategy is decided at the slot, and
  * `deferredUntil` says when). Jobs whose only work is one slot (ahead, or due now) are handled
- * as one batch of a few statements (applyAheadBatch), the rest one by one.
+ * as one batch of a few statements (applyAheadBatch), the rest one by one. A job handled one by
+ * one whose slots are due first withdraws its run created ahead of a slot that then passed by more
+ * than the misfire grace unstarted (downtime: withdrawMissedAheadRun) and is planned again from
+ * that slot, so its misfire policy decides it with the other missed slots (docs/on-time.md, row
+ * "misfire"); such a job has an active run, so it is never in the batch.
  *
  * One bad row never stops the tick (docs/engine-cases.md case 1): a job whose schedule
  * cannot be evaluated, or that cannot be fired for a non-transient reason, is
