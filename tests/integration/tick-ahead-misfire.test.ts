@@ -9,9 +9,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { BEFORE_SLOT_ERROR, claimTasks } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { useTestDatabase } from '../helpers/db.ts';
-import { insertJob } from './worker-fixtures.ts';
+import { createWorker } from '../../worker/create-worker.ts';
+import { insertJob, testWorkerConfig, useWorkers, waitFor } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
+const workers = useWorkers();
 const LOOKAHEAD = 3000;
 const GRACE = 60_000;
 const ms = (d: Date, n: number) => new Date(d.getTime() + n);
@@ -175,5 +177,31 @@ describe('a run created ahead whose slot is late by less than the grace', () => 
     expect(run.error).toBeNull();
     const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
     expect(task!.status).toBe('running');
+  });
+});
+
+describe('a worker that ticks and claims, started after the outage', () => {
+  it('ticks before its first claim: the run created ahead of a missed slot is withdrawn, never started', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-misfire-restart', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
+    await tick(ms(S, -1500));
+    const [ahead] = await runsOf(id);
+    expect(ahead).toMatchObject({ scheduledFor: S, status: 'pending' });
+    // The stack comes back at RESTART (its clock moves on in real time from there).
+    const t0 = Date.now();
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, pollMs: 50, tickMs: 200 }),
+      clock: () => new Date(RESTART.getTime() + (Date.now() - t0)),
+    });
+    workers.push(w);
+    await w.start();
+    // Settled: the run either withdrawn or taken by a claim.
+    const run = await waitFor(async () => {
+      const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
+      const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+      return r.status !== 'pending' || task!.status !== 'pending' ? { r, task: task! } : null;
+    }, 10_000, 'the run created ahead withdrawn or claimed');
+    expect(run.r.status).toBe('cancelled');
+    expect(run.task.startedAt).toBeNull();
+    expect((await runsOf(id)).filter((x) => x.scheduledFor <= RESTART && x.status === 'skipped')).toHaveLength(17);
   });
 });
