@@ -193,6 +193,8 @@ describe('a worker that ticks and claims, started after the outage', () => {
       clock: () => new Date(RESTART.getTime() + (Date.now() - t0)),
     });
     workers.push(w);
+    // Ticker.catchUp runs before the claimer starts. In-process the ticker's first pass also wins
+    // the race without it (this test is a guard on the outcome, not a proof of the ordering).
     await w.start();
     // Settled: the run either withdrawn or taken by a claim.
     const run = await waitFor(async () => {
