@@ -127,6 +127,30 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * Worker processes for a test file, killed after each test: `start(env)` spawns one (spawnWorker) on the database `db`
+ * names when it is called, with `defaults` under `env`; after each test every one still running
+ * is SIGKILLed and awaited (useWorkerProcesses stops them gracefully instead), so a failing test
+ * leaves no worker claiming from the next test's rows.
+ * `track` adds a process spawned otherwise (e.g. with another URL) to the same clean-up.
+ */
+export function useSpawnedWorkers(db: { url: string }, defaults: Record<string, string> = { TICKFLOW_DB_POOL: '4' }) {
+  const procs: WorkerProcess[] = [];
+  afterEach(async () => {
+    for (const p of procs.splice(0)) {
+      if (p.child.exitCode === null && p.child.signalCode === null) {
+        p.child.kill('SIGKILL');
+        await p.exited;
+      }
+    }
+  });
+  const track = (p: WorkerProcess): WorkerProcess => {
+    procs.push(p);
+    return p;
+  };
+  return { start: (env: Record<string, string> = {}) => track(spawnWorker(db.url, { ...defaults, ...env })), track };
+}
+
 /** Spawns a worker process (the compiled worker, as `npm run worker` runs it) with DATABASE_URL and extra env. */
 export function spawnWorker(url: string, env: Record<string, string> = {}): WorkerProcess {
   const bundle = inject('workerBundle');

@@ -9,18 +9,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.ts';
-import { spawnWorker, triggerOneTask, waitFor, type WorkerProcess } from './worker-fixtures.ts';
+import { triggerOneTask, useSpawnedWorkers, waitFor, type WorkerProcess } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
-const procs: WorkerProcess[] = [];
+const workers = useSpawnedWorkers(t, { TICKFLOW_DB_POOL: '4', TICKFLOW_LEASE_SECONDS: '30' });
 const groups: number[] = [];
 afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
   // a failing run must not leave its sleeps behind either
   for (const g of groups.splice(0)) {
     try {
@@ -33,9 +27,7 @@ afterEach(async () => {
 
 /** The default lease and heartbeat: the bound that matters is the one operators get. */
 function start(env: Record<string, string> = {}): WorkerProcess {
-  const p = spawnWorker(t.url, { TICKFLOW_DB_POOL: '4', TICKFLOW_LEASE_SECONDS: '30', ...env });
-  procs.push(p);
-  return p;
+  return workers.start(env);
 }
 
 /** Live (not zombie) processes of process group `pgid`, from /proc (state, ppid, pgrp follow the name). */

@@ -3,28 +3,14 @@
  * database: a SIGKILLed worker restarted at once (docs/engine-cases.md case 4), and
  * graceful shutdown on SIGTERM.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { DUPLICATE_SIGNAL_MS } from '../../lib/infra/stop-requests.ts';
 import { useTestDatabase } from '../helpers/db.ts';
-import { insertJob, spawnWorker, waitFor, type JobFixture, type WorkerProcess } from './worker-fixtures.ts';
+import { insertJob, spawnWorker, useSpawnedWorkers, waitFor, type JobFixture, type WorkerProcess } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
-const procs: WorkerProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
-});
-
-function start(env: Record<string, string> = {}): WorkerProcess {
-  const p = spawnWorker(t.url, { TICKFLOW_DB_POOL: '4', ...env });
-  procs.push(p);
-  return p;
-}
+const { start, track } = useSpawnedWorkers(t);
 
 async function runTask(f: JobFixture): Promise<string> {
   const jobId = await insertJob(t.db, { scheduleKind: 'manual', ...f });
@@ -165,8 +151,7 @@ describe('graceful shutdown', () => {
   }, 30_000);
 
   it('refuses to start without DATABASE_URL', async () => {
-    const p = spawnWorker('', {});
-    procs.push(p);
+    const p = track(spawnWorker('', {}));
     const exit = await p.exited;
     expect(exit.code).toBe(2);
     expect(p.output()).toMatch(/DATABASE_URL is required/);

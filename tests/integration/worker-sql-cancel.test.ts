@@ -9,26 +9,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cancelRun } from '../../lib/engine/index.ts';
 import { SQL_TERMINATE_GRACE_MS } from '../../worker/handlers/sql.ts';
 import { useTestDatabase } from '../helpers/db.ts';
-import { spawnWorker, triggerOneTask, waitFor, waitForFinalTask, type WorkerProcess } from './worker-fixtures.ts';
+import { triggerOneTask, useSpawnedWorkers, waitFor, waitForFinalTask, type WorkerProcess } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
-const procs: WorkerProcess[] = [];
+const workers = useSpawnedWorkers(t, { TICKFLOW_DB_POOL: '4', TICKFLOW_CONCURRENCY: '1', TICKFLOW_PREFETCH_MULTIPLIER: '1' });
 afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
   // nothing this file started may go on running in the shared server
   await t.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%ignores-cancel%' AND pid <> pg_backend_pid()`);
 });
 
 /** One slot: the next task runs only once the stubborn attempt gave its slot back. */
 function start(): WorkerProcess {
-  const p = spawnWorker(t.url, { TICKFLOW_DB_POOL: '4', TICKFLOW_CONCURRENCY: '1', TICKFLOW_PREFETCH_MULTIPLIER: '1' });
-  procs.push(p);
-  return p;
+  return workers.start();
 }
 
 const STUBBORN = `DO $$ /* ignores-cancel */ BEGIN LOOP BEGIN PERFORM pg_sleep(1000); EXCEPTION WHEN query_canceled THEN RAISE NOTICE 'caught'; END; END LOOP; END $$`;

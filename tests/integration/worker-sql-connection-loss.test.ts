@@ -6,27 +6,13 @@
  * listener node-postgres' "Connection terminated unexpectedly" was an uncaught 'error' event that
  * ended the whole worker process and every task on it).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.ts';
-import { spawnWorker, triggerOneTask, waitFor, waitForFinalTask, type WorkerProcess } from './worker-fixtures.ts';
+import { triggerOneTask, useSpawnedWorkers, waitFor, waitForFinalTask, type WorkerProcess } from './worker-fixtures.ts';
 import { createPrismaClient, directSqlPool } from '../../lib/db.ts';
 
 const t = useTestDatabase();
-const procs: WorkerProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
-});
-
-function start(env: Record<string, string> = {}): WorkerProcess {
-  const p = spawnWorker(t.url, { TICKFLOW_DB_POOL: '4', ...env });
-  procs.push(p);
-  return p;
-}
+const { start } = useSpawnedWorkers(t);
 
 const running = (p: WorkerProcess) => p.child.exitCode === null && p.child.signalCode === null;
 
