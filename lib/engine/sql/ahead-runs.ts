@@ -118,12 +118,20 @@ export async function selectNewestAheadRun(tx: SqlClient, p: { jobId: string }, 
   const run = found[0];
   if (!run) return [];
   // A claim of its tasks in flight is waited for; a run no longer open is not withdrawn.
+  return (await lockOpenRun(tx, run)) ? [{ id: run.id, scheduleAt: run.scheduleAt }] : [];
+}
+
+/**
+ * Locks a run row (FOR UPDATE, by its key) while it is still open (pending or running), waiting for
+ * a claim of its tasks in flight. @returns false when the run has ended meanwhile (left alone)
+ */
+async function lockOpenRun(tx: SqlClient, run: { id: string; scheduledFor: Date }): Promise<boolean> {
   const locked = await tx.$queryRawUnsafe<{ id: string }[]>(
-    preparedSql('lock-ahead-run', `SELECT id FROM runs WHERE id = $1::uuid AND scheduled_for = $2::timestamptz
+    preparedSql('lock-open-ahead-run', `SELECT id FROM runs WHERE id = $1::uuid AND scheduled_for = $2::timestamptz
         AND status IN ('pending', 'running') FOR UPDATE`),
     run.id, run.scheduledFor,
   );
-  return locked.length ? [{ id: run.id, scheduleAt: run.scheduleAt }] : [];
+  return locked.length > 0;
 }
 
 /**
@@ -250,12 +258,7 @@ export async function selectMissedAheadRun(
   );
   const run = found[0];
   if (!run) return [];
-  const locked = await tx.$queryRawUnsafe<{ id: string }[]>(
-    preparedSql('lock-missed-ahead-run', `SELECT id FROM runs WHERE id = $1::uuid AND scheduled_for = $2::timestamptz
-        AND status IN ('pending', 'running') FOR UPDATE`),
-    run.id, run.scheduledFor,
-  );
-  if (locked.length === 0) return [];
+  if (!(await lockOpenRun(tx, run))) return [];
   const tasks = await tx.$queryRawUnsafe<{ untouched: boolean }[]>(
     preparedSql('lock-missed-ahead-tasks', `SELECT bool_and(l.attempt = 1 AND l.status = 'pending') AS untouched
        FROM (SELECT attempt, status FROM tasks WHERE run_id = $1::uuid AND scheduled_for = $2::timestamptz
