@@ -268,6 +268,22 @@ describe('sql default connection: the role cannot keep a password or session def
     expect((await runSql('CREATE TABLE after_reset (x int); INSERT INTO after_reset VALUES (1)')).status).toBe('success');
   });
 
+  it('an idle pooled connection the server ended (a restart, pg_terminate_backend) is replaced: the next attempt runs, its SQL sent once', async () => {
+    const sql = createSqlHandler({ defaultUrl: t.url });
+    const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), taskLog: loggerTaskLog(pino({ level: 'silent' })), progress: () => undefined, timeoutMs: 5000 });
+    try {
+      await sql.handler(ctx({ sql: 'CREATE TABLE IF NOT EXISTS stale_runs (n int)' }));
+      for (let i = 0; i < 3; i++) {
+        // every session of the role ended, and the next attempt asked for at once, before the pool may have noticed
+        await t.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
+        unwrapResult(await sql.handler(ctx({ sql: 'INSERT INTO stale_runs VALUES (1)' })));
+      }
+      expect(unwrapResult(await sql.handler(ctx({ sql: 'SELECT count(*)::int AS n FROM stale_runs' }))).output).toMatchObject({ rows: [{ n: 3 }] });
+    } finally {
+      await sql.close();
+    }
+  });
+
   it('each attempt sets what the boundary relies on: a connection that started with stored defaults still runs read-write, read committed, in tickflow_scratch, without lock or idle timeouts', async () => {
     const sql = createSqlHandler({ defaultUrl: t.url });
     const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), taskLog: loggerTaskLog(pino({ level: 'silent' })), progress: () => undefined, timeoutMs: 5000 });

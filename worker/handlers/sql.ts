@@ -110,6 +110,13 @@ const PROVISION_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('tickflow.sql_
 export const SQL_TERMINATE_GRACE_MS = 3000;
 
 /**
+ * Connections an attempt tries when the first message on each fails because the server had ended
+ * the pooled connection while it sat idle (after a database restart every idle connection of the
+ * pool may be such): the attempt's SQL has not been sent then, so a fresh connection is safe.
+ */
+export const SQL_STALE_CONNECTION_TRIES = 3;
+
+/**
  * After the termination was asked, how long before the worker closes the connection's socket
  * itself (when the terminate could not be sent: the admin connection unreachable, a named
  * connection's pool full, no privilege). The attempt then ends at once; the backend ends at its
@@ -690,13 +697,16 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
     const name = named ?? 'default';
     if (ctx.signal.aborted) throw ctx.signal.reason;
     lastLog = options.logger ?? ctx.log;
-    const { conn, canceller, isDefault } = await connect(named);
-    const client = conn.client;
+    const first = await connect(named);
+    const isDefault = first.isDefault;
+    let { conn, canceller } = first;
+    let client = conn.client;
     if (isDefault) {
       activeDefault++;
       guardSoon();
     }
-    const pid = (client as unknown as { processID?: number }).processID;
+    const processId = (c: pg.PoolClient) => (c as unknown as { processID?: number }).processID;
+    let pid = processId(client);
     let finished = false;
     let graceTimer: NodeJS.Timeout | undefined;
     let closeTimer: NodeJS.Timeout | undefined;
@@ -732,16 +742,30 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       // idle before its settings apply, whatever idle_in_transaction_session_timeout the session has.
       const setup = (check: boolean) =>
         `${isDefault ? RESTRICTED_BEGIN : 'BEGIN'}; ${attemptSettingsStatement(ctx.timeoutMs, isDefault)}; ${livenessStatement(liveness, check)}`;
-      try {
-        await client.query(setup(checkInterval));
-      } catch (err) {
-        // 22023: "client_connection_check_interval must be set to 0 on this platform". The
-        // keepalives still bound a vanished machine; a killed process's statement runs to its end.
-        if (!checkInterval || (err as { code?: string }).code !== '22023') throw err;
-        checkInterval = false;
-        ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: the server cannot check for a vanished client; a killed worker\'s statement runs until it ends');
-        await client.query('ROLLBACK');
-        await client.query(setup(false));
+      for (let tries = 1; ; tries++) {
+        try {
+          try {
+            await client.query(setup(checkInterval));
+          } catch (err) {
+            // 22023: "client_connection_check_interval must be set to 0 on this platform". The
+            // keepalives still bound a vanished machine; a killed process's statement runs to its end.
+            if (!checkInterval || (err as { code?: string }).code !== '22023') throw err;
+            checkInterval = false;
+            ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: the server cannot check for a vanished client; a killed worker\'s statement runs until it ends');
+            await client.query('ROLLBACK');
+            await client.query(setup(false));
+          }
+          break;
+        } catch (err) {
+          // A pooled connection the server ended while it sat idle (a restart, pg_terminate_backend)
+          // fails the attempt's first message, before any of the attempt's SQL was sent: the attempt
+          // takes a fresh connection instead of failing.
+          if (tries >= SQL_STALE_CONNECTION_TRIES || ctx.signal.aborted || !(conn.lost || isConnectionLost(err))) throw err;
+          conn.release(true);
+          ({ conn, canceller } = await connect(named));
+          client = conn.client;
+          pid = processId(client);
+        }
       }
       if (!isDefault && s.searchPath) await client.query(`SET LOCAL search_path = ${s.searchPath}`);
       // Parameter values are not logged (they may be secrets); only how many there are.
