@@ -16,7 +16,7 @@ import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
 import { bootstrap } from '../prisma/seed.ts';
 import { startTestServer } from '../tests/helpers/test-server.ts';
-import { E2E_ADMIN, E2E_API_TOKEN, E2E_OPERATOR, E2E_PORT, E2E_VIEWER } from './helpers/env.ts';
+import { E2E_ADMIN, E2E_API_TOKEN, E2E_OPERATOR, E2E_PORT, E2E_VIEWER, E2E_ZONE_VIEWER } from './helpers/env.ts';
 
 async function waitForHealth(url: string, children: ChildProcess[], timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -49,6 +49,8 @@ export default async function globalSetup() {
     TICKFLOW_ADMIN_PASSWORD: E2E_ADMIN.password,
     TICKFLOW_API_TOKEN: E2E_API_TOKEN,
     TICKFLOW_POLL_MS: '250',
+    // two spec files run at a time (playwright.config.ts), and some leave long sleeps running
+    TICKFLOW_CONCURRENCY: '16',
     // run alarms reach the alarms page within seconds, and each failure is its own row (e2e/alarms.spec.ts)
     TICKFLOW_ALARM_RUN_LAG_SECONDS: '1',
     TICKFLOW_ALARM_DISPATCH_MS: '1000',
@@ -64,6 +66,7 @@ export default async function globalSetup() {
   const db = createPrismaClient(url, 2);
   await createUser(db, { ...E2E_OPERATOR, role: 'operator', name: 'E2E Operator' }, SYSTEM_ACTOR);
   await createUser(db, { ...E2E_VIEWER, role: 'viewer', name: 'E2E Viewer' }, SYSTEM_ACTOR);
+  await createUser(db, { ...E2E_ZONE_VIEWER, role: 'viewer', name: 'E2E Zone Viewer' }, SYSTEM_ACTOR);
   await db.$disconnect();
 
   const nextBin = path.resolve('node_modules/next/dist/bin/next');

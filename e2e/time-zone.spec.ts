@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login, gotoHydrated } from './helpers/auth.ts';
-import { E2E_VIEWER } from './helpers/env.ts';
+import { E2E_ZONE_VIEWER } from './helpers/env.ts';
 
 // Times on the console: written in the user's display zone (default: the browser's) with the zone next to them,
 // the same text from the server and the browser (no hydration error, also for a job in EST5EDT), the task-log
@@ -49,7 +49,7 @@ test('times follow the display zone: the browser zone by default, a chosen zone 
   const problems = collectProblems(page);
   const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.tz.run.${uniq()}`, name: 'Time zone run', schedule: { kind: 'manual' }, handler: 'builtin.echo', payload: { x: 1 } });
   const run = await finishedRun(job.id);
-  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await login(page, E2E_ZONE_VIEWER.email, E2E_ZONE_VIEWER.password);
   await page.goto(`/runs/${run.id}`);
 
   // Default: the browser's zone (Asia/Shanghai, UTC+8), shown in the top bar and next to every time.
@@ -208,7 +208,7 @@ test('the time zone picker keeps a zone typed in full: Enter keeps it and picks 
 });
 
 test('the Display time zone dialog: Enter keeps a zone typed in full, and the open list never covers Save', async ({ page }) => {
-  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await login(page, E2E_ZONE_VIEWER.email, E2E_ZONE_VIEWER.password);
   await page.goto('/');
   const dialog = page.getByRole('dialog', { name: 'Display time zone' });
   const picker = dialog.locator('#display-zone-picker');
@@ -248,7 +248,7 @@ test("a task's log lines and the job's run history strip are written in the disp
     payload: { command: ['/bin/sh', '-c', 'echo hello from the task'] },
   });
   const run = await finishedRun(job.id);
-  await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
+  await login(page, E2E_ZONE_VIEWER.email, E2E_ZONE_VIEWER.password);
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('display-zone')).toContainText('Asia/Shanghai');
 

@@ -90,6 +90,9 @@ function countPlaywright(file: string) {
   const report = JSON.parse(readFileSync(file, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number }; suites: PlaywrightSuite[] };
   passed += report.stats.expected + report.stats.flaky;
   failed += report.stats.unexpected;
+  // No spec skips a test of its own: a skipped test is one that did not run (a failure in the
+  // `shared` project skips the `alone` project: playwright.config.ts), and counts as a failure.
+  if (report.stats.skipped > 0) { failed += report.stats.skipped; failures.push(`e2e: ${report.stats.skipped} tests did not run`); }
   const walk = (suite: PlaywrightSuite) => {
     for (const spec of suite.specs ?? []) {
       if (!spec.ok) failedTests.push(`[e2e] ${suite.title} > ${spec.title}: ${firstLine(spec.tests.at(-1)?.results.at(-1)?.error?.message)}`);

@@ -1,9 +1,9 @@
 import { expect, type Page } from '@playwright/test';
 import { createSession, SESSION_COOKIE } from '../../lib/auth/sessions.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
-import { E2E_ADMIN, E2E_BASE_URL, E2E_OPERATOR, E2E_VIEWER } from './env.ts';
+import { E2E_ADMIN, E2E_BASE_URL, E2E_OPERATOR, E2E_VIEWER, E2E_ZONE_VIEWER } from './env.ts';
 
-const ACCOUNTS = [E2E_ADMIN, E2E_OPERATOR, E2E_VIEWER];
+const ACCOUNTS = [E2E_ADMIN, E2E_OPERATOR, E2E_VIEWER, E2E_ZONE_VIEWER];
 
 let db: PrismaClient | undefined;
 
