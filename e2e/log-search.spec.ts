@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { login } from './helpers/auth.ts';
-import { api } from './helpers/api.ts';
+import { runReaches, shellJob, triggerJob } from './helpers/api.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 
 // The console's log search (/logs, docs/task-logs.md "Search"): a viewer types a text, reads the hits of
@@ -12,10 +12,9 @@ const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).
 /** A manual shell job printing `count` lines `marker-<id> <n>`; the script spells the marker in two parts, so its own `$ …` line does not match. */
 async function printingJob(id: string, name: string, count: number) {
   const script = `i=1; while [ $i -le ${count} ]; do echo "mark""er-${id} $i"; i=$((i+1)); done`;
-  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.logsearch.${name}.${id}`, name: `Log search ${name}`, schedule: { kind: 'manual' }, handler: 'shell', payload: { command: ['/bin/sh', '-c', script] }, policy: { timeoutSeconds: 60 } });
-  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
-  const runId = trig.run?.id ?? trig.id!;
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${runId}`)).status, { timeout: 30_000 }).toBe('success');
+  const job = await shellJob(`e2e.logsearch.${name}.${id}`, `Log search ${name}`, script);
+  const runId = await triggerJob(job.id);
+  await runReaches(runId, 'success');
   return { jobId: job.id, runId };
 }
 

@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { api } from './helpers/api.ts';
+import { api, runReaches } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 
 // Long names at 1280 px, where operators coming from xxl-job or Airflow keep keys like
@@ -23,7 +23,7 @@ test('1280 px: the overview\'s latest failures cut a long job name, key and erro
   const key = `e2e.long.finance.reconciliation.quarterly-close.emea-subsidiaries.intercompany-eliminations.${tag()}`;
   const job = await api<{ id: string }>('POST', '/jobs', { key, name: LONG_NAME, schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message: LONG_ERROR } });
   const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await runReaches(run.id, 'failed');
 
   await login(page);
   await page.goto('/');

@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { api } from './helpers/api.ts';
+import { api, runReaches } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { E2E_ADMIN } from './helpers/env.ts';
 
@@ -165,7 +165,7 @@ test('390 px: the job header\'s actions form an even grid, Run now first, each b
 test('390 px: the time axes of the overview and of a run\'s Timeline write labels that do not overlap', async ({ page }) => {
   const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.narrow.axes.${Date.now().toString(36)}`, name: 'Narrow axes', schedule: { kind: 'cron', cron: '*/10 * * * *', timezone: 'UTC' }, handler: 'builtin.noop' });
   const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await runReaches(run.id, 'success');
   const boxes = async (testId: string) => {
     const out: { x: number; right: number }[] = [];
     for (const label of await page.getByTestId(testId).all()) {
@@ -228,7 +228,7 @@ test('390 px: a run\'s tasks and the runs list are cards, each cell inside the s
     edges: [{ from: 'extract-with-a-long-step-key', to: 'load' }],
   });
   const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await runReaches(run.id, 'success');
   for (const [path, table, rows] of [[`/runs/${run.id}`, 'tasks-table', 2], [`/runs?jobId=${job.id}`, 'runs-table', 1]] as const) {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(path);
@@ -263,7 +263,7 @@ test('390 px: the overview\'s latest failures, a job\'s steps and versions and t
   const edited = await api<{ version: number }>('PATCH', `/jobs/${job.id}`, { name: 'Narrow cards, edited', expectedVersion: job.version });
   expect(edited.version).toBeGreaterThan(job.version);
   const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await runReaches(run.id, 'failed');
   const admin = (await api<{ items: { id: string; email: string }[] }>('GET', '/users')).items.find((u) => u.email === E2E_ADMIN.email)!;
   await api('POST', '/tokens', { name: `e2e narrow token ${tag}`, scope: 'read', ownerId: admin.id });
   // the tokens page is the admin's: sign in again as the admin
@@ -347,7 +347,7 @@ test('390 px: Fit shows every step of a DAG inside the canvas, in the editor and
   expect(Math.max(...heights) - Math.min(...heights), `legend labels wrap: ${heights}`).toBeLessThan(2);
 
   // The run page: the Controls' fit button, and the Graph card's description is not a narrow column beside the legend.
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('success');
+  await runReaches(run.id, 'success');
   await page.goto(`/runs/${run.id}`);
   const graph = page.getByTestId('run-graph');
   for (const k of steps) await expect(page.getByTestId(`run-node-${k}`)).toBeAttached();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { login } from './helpers/auth.ts';
-import { api } from './helpers/api.ts';
+import { api, runReaches, shellJob, triggerJob } from './helpers/api.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 
 // Live task log lines on the run page (docs/task-logs.md): a shell step prints a line every
@@ -13,20 +13,12 @@ const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).
 const SCRIPT = 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "tick $i"; if [ $i = 4 ]; then echo "half way there" >&2; fi; sleep 0.6; done';
 
 test('lines stream live onto the run page and can be filtered, unwrapped, downloaded and linked', async ({ page }) => {
-  const job = await api<{ id: string }>('POST', '/jobs', {
-    key: `e2e.lines.${uniq()}`,
-    name: 'Live lines',
-    schedule: { kind: 'manual' },
-    handler: 'shell',
-    payload: { command: ['/bin/sh', '-c', SCRIPT] },
-    policy: { timeoutSeconds: 60 },
-  });
+  const job = await shellJob(`e2e.lines.${uniq()}`, 'Live lines', SCRIPT);
   await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
   // A freshly started console loads a route on its first request: do that before timing anything.
   await api('GET', '/logs/search?q=warm-up');
   await api('GET', '/tasks/00000000-0000-4000-8000-000000000000/logs').catch(() => undefined);
-  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
-  const runId = trig.run?.id ?? trig.id!;
+  const runId = await triggerJob(job.id);
   await page.goto(`/runs/${runId}`);
 
   // Every line that appears is timed against the instant it was written (same machine clock).
@@ -138,9 +130,8 @@ test('the page of a running run and the runs list hydrate without a clock mismat
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
-  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
-  const runId = trig.run?.id ?? trig.id!;
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${runId}`)).status, { timeout: 15_000 }).toBe('running');
+  const runId = await triggerJob(job.id);
+  await runReaches(runId, 'running', 15_000);
   // Rendered on the server while running: a duration read from the server's clock in render
   // would differ from the browser's and fail hydration (React error #418).
   await page.goto(`/runs/${runId}`);
@@ -155,17 +146,9 @@ test('the page of a running run and the runs list hydrate without a clock mismat
 });
 
 test('an attempt of 5,000 lines puts only the lines in view in the page, and scrolling, filtering and links still reach every line', async ({ page }) => {
-  const job = await api<{ id: string }>('POST', '/jobs', {
-    key: `e2e.manylines.${uniq()}`,
-    name: 'Many lines',
-    schedule: { kind: 'manual' },
-    handler: 'shell',
-    payload: { command: ['/bin/sh', '-c', 'i=1; while [ $i -le 5000 ]; do echo "row $i"; i=$((i+1)); done'] },
-    policy: { timeoutSeconds: 60 },
-  });
-  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
-  const runId = trig.run?.id ?? trig.id!;
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${runId}`)).status, { timeout: 30_000 }).toBe('success');
+  const job = await shellJob(`e2e.manylines.${uniq()}`, 'Many lines', 'i=1; while [ $i -le 5000 ]; do echo "row $i"; i=$((i+1)); done');
+  const runId = await triggerJob(job.id);
+  await runReaches(runId, 'success');
   await login(page, E2E_VIEWER.email, E2E_VIEWER.password);
   await page.goto(`/runs/${runId}`);
   const box = page.getByTestId('task-lines-main');

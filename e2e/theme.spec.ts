@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { api } from './helpers/api.ts';
+import { api, runReaches } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 
 // Theme: Light / Dark / System in the top bar, remembered per browser (cookie read by the server:
@@ -74,7 +74,7 @@ test('dark theme is chosen in the top bar, survives a reload without a flash, an
 test('dark theme: a task\'s log lines stay a dark terminal with light text, and a dialog dims the page instead of veiling it white', async ({ page }) => {
   const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.theme.lines.${Date.now().toString(36)}`, name: 'Theme lines', schedule: { kind: 'manual' }, handler: 'builtin.fail', payload: { message: 'dark terminal' } });
   const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  await expect.poll(async () => (await api<{ status: string }>('GET', `/runs/${run.id}`)).status, { timeout: 30_000 }).toBe('failed');
+  await runReaches(run.id, 'failed');
   await login(page);
   await page.goto('/');
   await page.getByRole('radio', { name: 'Dark theme' }).click();

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { login, gotoHydrated } from './helpers/auth.ts';
-import { api } from './helpers/api.ts';
+import { api, triggerJob } from './helpers/api.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 
 // A viewer sees every mutating control disabled (tooltip "Viewer role: read only"), and the
@@ -11,12 +11,10 @@ const uniq = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).
 test('a viewer finds every mutating control disabled and mutating requests refused', async ({ page }) => {
   const key = `e2e.viewer.${uniq()}`;
   const job = await api<{ id: string }>('POST', '/jobs', { key, name: 'Viewer target', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
-  const trig = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${job.id}/trigger`, {});
-  const runId = trig.run?.id ?? trig.id!;
+  const runId = await triggerJob(job.id);
   // A run that is still going: Cancel run is shown only for a pending or running run.
   const sleeper = await api<{ id: string }>('POST', '/jobs', { key: `e2e.viewsleep.${uniq()}`, name: 'Viewer sleeper', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 120000 } });
-  const sleeping = await api<{ id?: string; run?: { id: string } }>('POST', `/jobs/${sleeper.id}/trigger`, {});
-  const activeRunId = sleeping.run?.id ?? sleeping.id!;
+  const activeRunId = await triggerJob(sleeper.id);
   const binned = await api<{ id: string; key: string }>('POST', '/jobs', { key: `${key}.bin`, name: 'Viewer bin', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
   await api('DELETE', `/jobs/${binned.id}`);
 
