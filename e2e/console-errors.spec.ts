@@ -87,3 +87,20 @@ test(`no console error or hydration warning on any page (${theme} theme)`, async
   }
   expect(problems).toEqual([]);
 });
+
+test('a query key given more than once reads as its first value on every page, never a 500', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.errors.repeat.${uniq()}`, name: 'Repeated keys', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  const run = await api<Run>('POST', `/jobs/${job.id}/trigger`, {});
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  for (const path of [
+    '/logs?q=line&q=abc', '/logs?q=line&trail=a&trail=b', '/jobs?trail=a&trail=b', '/jobs?q=a&q=b&sort=name&sort=key', '/runs?trail=a&trail=b',
+    `/runs?jobId=${job.id}&jobId=${job.id}`, '/alarms?jobId=a&jobId=b', `/stats?job=${job.id}&job=x`, '/recycle-bin?q=a&q=b&trail=a&trail=b',
+    `/jobs/${job.id}?tab=runs&tab=grid`, `/runs/${run.id}?task=main&task=x`,
+  ]) {
+    const res = await page.request.get(path, { maxRedirects: 0 });
+    expect(res.status(), path).toBeLessThan(400);
+  }
+  // the first value is the one read: the logs page searches for it
+  await page.goto('/logs?q=line&q=abc');
+  await expect(page.getByLabel('Text', { exact: true })).toHaveValue('line');
+});

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { consolePage, firstSearchValues } from './page-error.ts';
 
 const APP = path.resolve(import.meta.dirname, '..');
 
@@ -21,5 +22,18 @@ describe('console pages meet a database outage with the 503 page (app/_lib/page-
     const unwrapped = modules.filter((m) => !/^export default consolePage\(/m.test(readFileSync(path.join(APP, m), 'utf8')));
     expect(unwrapped).toEqual([]);
     expect(readFileSync(path.join(APP, 'layout.tsx'), 'utf8')).not.toMatch(/getDb|prisma|@\/lib\/db/);
+  });
+});
+
+describe('a query key given more than once (app/_lib/page-error.ts firstSearchValues)', () => {
+  it('reaches a page as its first value, never as an array', async () => {
+    expect(firstSearchValues({ q: ['line', 'abc'], trail: 'a', none: undefined })).toEqual({ q: 'line', trail: 'a', none: undefined });
+    const seen: unknown[] = [];
+    const page = consolePage(async ({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) => {
+      seen.push(await searchParams);
+      return null;
+    });
+    await page({ searchParams: Promise.resolve({ q: ['line', 'abc'], jobId: ['a', 'b'], cursor: 'c' }) });
+    expect(seen).toEqual([{ q: 'line', jobId: 'a', cursor: 'c' }]);
   });
 });

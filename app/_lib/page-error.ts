@@ -20,15 +20,33 @@ export function outageOr(e: unknown): unknown {
   return e instanceof DatabaseUnavailableError ? e : new DatabaseUnavailableError(e);
 }
 
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/**
+ * A query string's values as console pages read them: a key given more than once (`?q=a&q=b`, which
+ * Next hands a page as an array) counts by its first value, as `URLSearchParams.get` reads it, so no
+ * page meets an array where it expects text (a page's own filters then judge that value).
+ */
+export function firstSearchValues(sp: SearchParams): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(sp).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+}
+
+/** `props` with its `searchParams` (a page's; a layout has none) read by firstSearchValues. */
+function withFirstSearchValues<P>(props: P): P {
+  const sp = (props as { searchParams?: unknown } | null)?.searchParams;
+  if (!(sp instanceof Promise)) return props;
+  return { ...props, searchParams: (sp as Promise<SearchParams>).then(firstSearchValues) };
+}
+
 /**
  * Wraps a console page or layout component so that a database outage met while it loads its data is
  * the outage page with a 503 (outageOr) instead of a 500. Every page of app/(console), its layout and the
- * sign-in page are wrapped.
+ * sign-in page are wrapped. A page's `searchParams` reach it with one value per key (firstSearchValues).
  */
 export function consolePage<P>(render: (props: P) => Promise<React.ReactNode>): (props: P) => Promise<React.ReactNode> {
   const page = async (props: P) => {
     try {
-      return await render(props);
+      return await render(withFirstSearchValues(props));
     } catch (e) {
       throw outageOr(e);
     }

@@ -438,9 +438,13 @@ export type ImportCrontabInput = z.output<typeof ImportCrontabInput>;
 
 // ---------------------------------------------------------------- queries
 
-/** Integer from a query string or a number. */
-const qInt = (min: number, max: number) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), intIn(min, max));
+/**
+ * A whole number in min..max from a query string (decimal digits, an optional sign, spaces around
+ * them) or from a number: `0x10`, `1e2`, `16.0` and `Infinity`, which `Number()` would read, are
+ * refused with the same message. The one reader of whole numbers in queries (REST, the console's views).
+ */
+export const queryInt = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : v), intIn(min, max));
 
 /**
  * GET /schedule/preview?cron=&tz=&from=&count= or ?intervalSeconds=&… (exactly one of cron and
@@ -450,16 +454,16 @@ const qInt = (min: number, max: number) =>
 export const SchedulePreviewQuery = z
   .object({
     cron: str().trim().min(1, 'cron is required').max(200).optional(),
-    intervalSeconds: qInt(1, MAX_INTERVAL_SECONDS).optional(),
+    intervalSeconds: queryInt(1, MAX_INTERVAL_SECONDS).optional(),
     tz: timeZoneField().optional(),
     from: Instant.optional(),
-    count: qInt(1, MAX_PREVIEW_COUNT).optional(),
+    count: queryInt(1, MAX_PREVIEW_COUNT).optional(),
     /** The job's effective window: nothing fires before startAt or after endAt (the tick's own rule). */
     startAt: Instant.optional(),
     endAt: Instant.optional(),
     /** A saved job's id and its stagger (0..86400 s): the fire times are then its due instants, slot + its fixed offset. */
     jobId: objectId('job').optional(),
-    staggerSeconds: qInt(0, 86400).optional(),
+    staggerSeconds: queryInt(0, 86400).optional(),
   })
   .superRefine((q, ctx) => {
     if (q.startAt && q.endAt && q.endAt <= q.startAt) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });
@@ -500,7 +504,7 @@ export const ListJobsQuery = z.object({
   handler: str().trim().max(200).optional(),
   sort: z.enum(['key', 'name', 'next_run_at', 'created_at']).optional(),
   dir: SortDir.optional(),
-  limit: qInt(1, 200).optional(),
+  limit: queryInt(1, 200).optional(),
   cursor: str().max(1000).optional(),
 });
 export type ListJobsQuery = z.output<typeof ListJobsQuery>;
@@ -508,7 +512,7 @@ export type ListJobsQuery = z.output<typeof ListJobsQuery>;
 /** GET /recycle-bin. */
 export const ListRecycleBinQuery = z.object({
   q: str().trim().max(200).optional(),
-  limit: qInt(1, 200).optional(),
+  limit: queryInt(1, 200).optional(),
   cursor: str().max(1000).optional(),
 });
 export type ListRecycleBinQuery = z.output<typeof ListRecycleBinQuery>;
@@ -523,7 +527,7 @@ export const ListRunsQuery = z
     to: Instant.optional(),
     /** A run id (full, or its first 8+ hex characters) or words of its error text. */
     q: str().trim().max(200).optional(),
-    limit: qInt(1, 200).optional(),
+    limit: queryInt(1, 200).optional(),
     cursor: str().max(1000).optional(),
   })
   .superRefine((q, ctx) => {
@@ -541,7 +545,7 @@ export type DiffQuery = z.output<typeof DiffQuery>;
  * `limit` (1..`max` rows) and `cursor` (the opaque `nextCursor` of the previous page) of a list paged
  * by a keyset cursor (lib/api/cursor.ts); a bad value is a 400 naming `limit` or `cursor`.
  */
-export const pageParams = (max: number) => ({ limit: qInt(1, max).optional(), cursor: str().max(1000).optional() });
+export const pageParams = (max: number) => ({ limit: queryInt(1, max).optional(), cursor: str().max(1000).optional() });
 
 /** The most rows one page of the versions, recovery history and silences lists holds (`limit`). */
 export const MAX_HISTORY_PAGE = 500;

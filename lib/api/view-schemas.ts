@@ -4,17 +4,11 @@
  * Kept free of database imports: the OpenAPI document is read by proxy.ts.
  */
 import { z } from 'zod';
-import { canonicalTimeZone, objectId, str } from './schemas.ts';
+import { canonicalTimeZone, objectId, queryInt, str } from './schemas.ts';
 import { listParameter } from './validation.ts';
 import { isValidTimeZone } from '../schedule/index.ts';
 import { daysBetween, isIsoDate } from '../stats/dates.ts';
 import { DateParam, MAX_STATS_RANGE_DAYS } from '../stats/get-daily-stats.ts';
-
-/** A whole number from a query string or a number, in min..max. */
-const qWhole = (min: number, max: number) => {
-  const m = `Must be a whole number from ${min} to ${max}`;
-  return z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number({ message: m }).int(m).min(min, m).max(max, m));
-};
 
 /** Runs one grid page shows by default, and at most. */
 export const DEFAULT_GRID_RUNS = 25;
@@ -26,7 +20,7 @@ export const MAX_SERIES_HOURS = 168;
 
 /** GET /jobs/:id/grid?limit=&cursor=: `limit` runs (1-100, default 25) older than `cursor` (the previous page's nextCursor). */
 export const JobGridQuery = z.object({
-  limit: qWhole(1, MAX_GRID_RUNS).optional(),
+  limit: queryInt(1, MAX_GRID_RUNS).optional(),
   cursor: str().max(1000).optional(),
 });
 
@@ -60,7 +54,7 @@ export const StatsSeriesQuery = z
     handler: listParameter(str().trim().max(2000)).optional(),
     from: DateParam.optional(),
     to: DateParam.optional(),
-    hours: qWhole(1, MAX_SERIES_HOURS).optional(),
+    hours: queryInt(1, MAX_SERIES_HOURS).optional(),
   })
   .superRefine((q, ctx) => {
     if ((q.granularity ?? 'day') === 'hour') {

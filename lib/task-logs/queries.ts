@@ -3,7 +3,7 @@
  * routes, the OpenAPI document and the domain functions. Errors name the field.
  */
 import { z } from 'zod';
-import { Instant, objectId, str } from '../api/schemas.ts';
+import { Instant, objectId, queryInt, str } from '../api/schemas.ts';
 
 /** Most lines one page of GET /tasks/:id/logs returns. */
 export const MAX_LOG_PAGE = 1000;
@@ -11,14 +11,6 @@ export const MAX_LOG_PAGE = 1000;
 export const MAX_SEARCH_LINES = 200;
 /** Shortest search text: the trigram index needs three characters to narrow anything down. */
 export const MIN_SEARCH_CHARS = 3;
-
-const queryInt = (min: number, max: number) => {
-  const msg = `Must be a whole number from ${min} to ${max}`;
-  return z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
-    z.number({ message: msg }).int(msg).min(min, msg).max(max, msg),
-  );
-};
 
 /** GET /api/v1/tasks/:id/logs?attempt=&afterSeq=&limit= (attempt defaults to the task's current one). */
 export const TaskLogLinesQuery = z.object({

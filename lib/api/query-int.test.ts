@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { queryInt } from './schemas.ts';
+import { JobGridQuery } from './view-schemas.ts';
+import { TaskLogLinesQuery } from '../task-logs/queries.ts';
+
+describe('whole numbers in queries (lib/api/schemas.ts queryInt)', () => {
+  const limit = queryInt(1, 200);
+
+  it('reads decimal digits, with a sign and spaces around them, and numbers', () => {
+    expect(limit.parse('16')).toBe(16);
+    expect(limit.parse(' 200 ')).toBe(200);
+    expect(limit.parse('+7')).toBe(7);
+    expect(limit.parse(5)).toBe(5);
+  });
+
+  it('refuses what Number() would also read: hex, exponents, decimals, Infinity, empty', () => {
+    for (const v of ['0x10', '1e2', '16.0', '16.5', 'Infinity', '', ' ', '1_0', '0b11', '٣']) {
+      const r = limit.safeParse(v);
+      expect(r.success, v).toBe(false);
+      expect(r.error?.issues[0]?.message, v).toBe('Must be a whole number from 1 to 200');
+    }
+    expect(limit.safeParse('0').success).toBe(false);
+    expect(limit.safeParse('201').success).toBe(false);
+  });
+
+  it('is the reader of every query schema: REST lists, the console views and the task log routes', () => {
+    expect(JobGridQuery.safeParse({ limit: '1e2' }).success).toBe(false);
+    expect(JobGridQuery.safeParse({ limit: '25' }).success).toBe(true);
+    expect(TaskLogLinesQuery.safeParse({ limit: '0x10' }).success).toBe(false);
+    expect(TaskLogLinesQuery.safeParse({ afterSeq: '0' }).data).toEqual({ afterSeq: 0 });
+  });
+});
