@@ -4,6 +4,7 @@ import { Field, controlProps } from '../ui/field';
 import { NativeSelect } from '../ui/input';
 import { FormSection, NumberField, ValueField } from './job-form-fields';
 import { FORM_FIELDS } from './job-form-paths';
+import { locksRouting } from '@/lib/jobs/handler-permissions';
 import type { JobFormState } from './use-job-form';
 
 /** Timeout, retries and backoff, priority, dead letter, block strategy, misfire policy. */
@@ -40,14 +41,15 @@ export function PolicySection({ f }: { f: JobFormState }) {
 
 /** Node group, labels, strategy and its nodes / key. */
 export function RoutingSection({ f }: { f: JobFormState }) {
-  const { v, err, text, lockedCommand } = f;
-  // which hosts run a privileged step is part of its command (docs/security.md): read-only, with the reason
-  const locked = lockedCommand ? { disabled: true, title: lockedCommand.reason } : {};
+  const { v, err, text } = f;
+  // which hosts run an admin's privileged step is part of its command (docs/security.md): read-only, with the reason
+  const lockedRouting = locksRouting(f.lockedCommand) ? f.lockedCommand : null;
+  const locked = lockedRouting ? { disabled: true, title: lockedRouting.reason } : {};
   return (
   <FormSection title="Routing" description="Which workers may run this job's tasks." className="grid grid-cols-1 gap-4 md:grid-cols-3">
-      {lockedCommand ? (
+      {lockedRouting ? (
         <p role="note" data-testid="routing-locked" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900 md:col-span-3">
-          Only {lockedCommand.level === 'system' ? 'the system' : 'an admin'} may change where this job runs: {lockedCommand.reason}.
+          Only an admin may change where this job runs: {lockedRouting.reason}.
         </p>
       ) : null}
       <ValueField f={f} path="routing.nodeGroup" k="routingGroup" hint="Empty: any group" placeholder="default" {...locked} />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../auth/actor.ts';
-import { assertMayChangeCommand, commandLockOf, identityRefusal, isSystemKey, keyRefusal, stepPrivilege } from './handler-permissions.ts';
+import { assertMayChangeCommand, commandLockOf, identityRefusal, isSystemKey, isSystemName, keyRefusal, locksRouting, nameRefusal, stepPrivilege } from './handler-permissions.ts';
 
 const op: Actor = { kind: 'user', id: 'o', name: 'o', role: 'operator' };
 const admin: Actor = { ...op, role: 'admin' };
@@ -62,8 +62,16 @@ describe('executor permissions', () => {
   it('reserves system. keys for the system jobs, and a system job\'s key and name for the system', () => {
     const sys = { steps: [{ handler: 'system.stats-check' }] };
     const noop = { steps: [{ handler: 'builtin.noop' }] };
-    expect(['system.x', 'System.X', 'SYSTEM.retention'].every(isSystemKey)).toBe(true);
-    expect(['systems.x', 'system', 'sys.x', 'x.system.y'].some(isSystemKey)).toBe(false);
+    // system. and, so that no key passes for one beside it, system with any other separator, or alone
+    expect(['system.x', 'System.X', 'SYSTEM.retention', 'system:stats-check', 'system_stats-check', 'system-stats-check', 'system'].every(isSystemKey)).toBe(true);
+    expect(['systems.x', 'systemx.stats-check', 'sys.x', 'x.system.y', 'mysystem.x'].some(isSystemKey)).toBe(false);
+    // names that read as a system job's, in any case, width or with invisible characters
+    expect(['System: stats sanity check', 'system:x', ' SYSTEM - x', 'System.x', 'Ｓｙｓｔｅｍ： x', 'Sys\u200btem: x', 'System \u2013 x'].every(isSystemName)).toBe(true);
+    expect(['Systems: x', 'System backup', 'Nightly system: x', 'Systemd timers'].some(isSystemName)).toBe(false);
+    expect(nameRefusal(op, 'System: stats sanity check', noop)?.field).toBe('name');
+    expect(nameRefusal(admin, 'System: stats sanity check', sys)?.field).toBe('name');
+    expect(nameRefusal(system, 'System: stats sanity check', sys)).toBeNull();
+    expect(nameRefusal(op, 'Stats sanity check', noop)).toBeNull();
     // a new job: only the system, and only on a system job
     expect(keyRefusal(op, 'system.stats-check', noop)?.field).toBe('key');
     expect(keyRefusal(admin, 'system.stats-check', sys)?.field).toBe('key');
@@ -83,6 +91,9 @@ describe('executor permissions', () => {
     expect(identityRefusal(op, job, { ...job, key: 'ops.job2', name: 'Ops 2' })).toBeNull();
     expect(identityRefusal(op, job, { ...job, key: 'system.ops' })?.field).toBe('key');
     expect(identityRefusal(op, { ...job, key: 'system.legacy' }, { ...job, key: 'system.legacy', name: 'x' })).toBeNull();
+    // nor renamed to read as a system job; a legacy such name it already has may stay
+    expect(identityRefusal(op, job, { ...job, name: 'System: stats sanity check' })?.field).toBe('name');
+    expect(identityRefusal(op, { ...job, name: 'System: old' }, { ...job, name: 'System: old', key: 'ops.job3' })).toBeNull();
   });
 });
 
@@ -96,6 +107,17 @@ describe('routing is part of the command', () => {
     expect(() => assertMayChangeCommand(operator, { ...shell, routing: { nodeGroup: 'a' } }, { ...shell, routing: { nodeGroup: 'a' } })).not.toThrow();
     const noop = { steps: [{ key: 'main', handler: 'builtin.noop' }] };
     expect(() => assertMayChangeCommand(operator, { ...noop, routing: { nodeGroup: 'a' } }, { ...noop, routing: { labels: { x: '1' } } })).not.toThrow();
+  });
+
+  it('a system job is re-routed by an operator or an admin (its handlers run the same on any host), but not re-routed and changed at once', () => {
+    const sys = { steps: [{ key: 'main', handler: 'system.stats-check', payload: { days: 3 } }] };
+    for (const who of [operator, admin]) {
+      expect(() => assertMayChangeCommand(who, { ...sys, routing: {} }, { ...sys, routing: { nodeGroup: 'maintenance' } }, { fieldOf: () => 'routing' })).not.toThrow();
+      expect(() => assertMayChangeCommand(who, { ...sys, routing: {} }, { steps: [{ key: 'main', handler: 'system.stats-check', payload: { days: 9 } }], routing: { nodeGroup: 'maintenance' } })).toThrow(/Only the system may/);
+    }
+    expect(locksRouting(stepPrivilege({ handler: 'system.retention' }))).toBe(false);
+    expect(locksRouting(stepPrivilege({ handler: 'shell' }))).toBe(true);
+    expect(locksRouting(null)).toBe(false);
   });
 
   it('commandLockOf names the first step of any position the user may not change', () => {

@@ -16,9 +16,10 @@
  *   may go is checked at run time (lib/net/outbound.ts).
  *
  * The "command" of a job is its steps' handlers, payloads and configs, the
- * edges between them, plus the job payload merged into them. A user who may not use a job's handler may still
- * change everything else (schedule, policy, routing, alarms), pause, resume,
- * trigger it without a payload override, and delete it.
+ * edges between them, the job payload merged into them, and the job's routing (which hosts run
+ * it) where an admin-level step makes the host matter (locksRouting). A user who may not use a
+ * job's handler may still change everything else (schedule, policy, alarms; a system job's
+ * routing), pause, resume, trigger it without a payload override, and delete it.
  *
  * System jobs also own their identity: the `system.` key prefix (any case) is reserved for them
  * (keyRefusal: create, update, rollback, restore, crontab import), and no user changes a system
@@ -110,6 +111,16 @@ export function commandLockOf(who: { kind: Actor['kind']; role: Role }, command:
   return null;
 }
 
+/**
+ * Whether a privilege the user lacks also keeps them from re-routing the job. An admin-level step
+ * runs a program, or uses credentials, on the hosts the admin chose: on other hosts it is another
+ * command. A system job's `system.*` handlers do the same database work on any worker, so its
+ * routing stays an operator's to change, like its schedule (docs/security.md "System jobs").
+ */
+export function locksRouting(p: HandlerPrivilege | null): boolean {
+  return p !== null && p.level === 'admin';
+}
+
 /** The part of a job that decides what runs (compared before/after a change). */
 export function commandOf(c: JobCommand): unknown {
   const steps = [...c.steps]
@@ -135,13 +146,16 @@ export function assertMayChangeCommand(
   opts: { fieldOf?: (index: number) => string; extraPrivileged?: readonly string[]; what?: string } = {},
 ): void {
   if (before && jsonEqual(commandOf(before), commandOf(after))) return;
+  // a re-route alone needs only the privileges that locksRouting says it touches
+  const routingOnly = before !== null && jsonEqual(commandOf({ ...before, routing: undefined }), commandOf({ ...after, routing: undefined }));
+  const refused = (p: HandlerPrivilege | null) => !mayUsePrivilege(actor, p) && (!routingOnly || locksRouting(p));
   const extra = opts.extraPrivileged ?? configuredPrivilegedHandlers();
   const fieldOf = opts.fieldOf ?? ((i: number) => `steps.${i}.handler`);
   const fields: Record<string, string> = {};
   let first: HandlerPrivilege | null = null;
   after.steps.forEach((s, i) => {
     const p = stepPrivilege(s, after.jobPayload, extra, after.runPayload);
-    if (!mayUsePrivilege(actor, p)) {
+    if (refused(p)) {
       first ??= p;
       fields[fieldOf(i)] = p!.reason;
     }
@@ -149,7 +163,7 @@ export function assertMayChangeCommand(
   // a privileged step on the before side only (replaced by something harmless) is still the actor's to leave alone
   for (const s of before?.steps ?? []) {
     const p = stepPrivilege(s, before!.jobPayload, extra, before!.runPayload);
-    if (!mayUsePrivilege(actor, p)) {
+    if (refused(p)) {
       first ??= p;
       if (Object.keys(fields).length === 0) fields[fieldOf(0)] = p!.reason;
     }
@@ -212,11 +226,26 @@ export function assertMayRestoreJob(actor: Actor, command: JobCommand, key?: str
 }
 
 /** The key prefix reserved for Tickflow's own system jobs (lib/system-jobs/definitions.ts), compared in any case. */
-export const SYSTEM_KEY_PREFIX = 'system.';
+/** The keys isSystemKey reserves, as messages name them. */
+export const RESERVED_KEYS = '"system" and ".", ":", "_" or "-"';
 
-/** True for a key in the reserved `system.` namespace (`system.retention`, `System.x`). */
+/**
+ * True for a key in the reserved `system` namespace: `system.` (the system jobs' keys: `system.retention`,
+ * `System.x`), and, so that no key passes for one beside it in a list, `system` alone or followed by any
+ * other separator a key may hold (`system:x`, `system_x`, `system-x`). `systemx.y` and `systems` are not.
+ */
 export function isSystemKey(key: string): boolean {
-  return key.slice(0, SYSTEM_KEY_PREFIX.length).toLowerCase() === SYSTEM_KEY_PREFIX;
+  return /^system($|[._:-])/i.test(key);
+}
+
+/**
+ * True for a job name that reads as a system job's (`System: run-log retention`): `system` as a word
+ * followed by a colon, dot, dash or underscore, any case, after NFKC folding and with invisible
+ * characters left out (`Ｓｙｓｔｅｍ：`, `System\u200b:`). Only system jobs carry such a name.
+ */
+export function isSystemName(name: string): boolean {
+  const folded = name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').trim();
+  return /^system\s*[:.\-\u2010-\u2015_]/iu.test(folded);
 }
 
 /**
@@ -243,7 +272,7 @@ export function keyRefusal(actor: Pick<Actor, 'kind'>, key: string, command: Pic
   if (system && (actor.kind === 'system' || opts.own)) return null;
   return {
     field: 'key',
-    message: `Keys starting with "${SYSTEM_KEY_PREFIX}" are reserved for Tickflow's system jobs${system ? ': only the system may give one' : ''}; choose another key`,
+    message: `Keys starting with ${RESERVED_KEYS} are reserved for Tickflow's system jobs${system ? ': only the system may give one' : ''}; choose another key`,
   };
 }
 
@@ -264,8 +293,22 @@ export function identityRefusal(
     if (keyChanged && after.key !== system) return { field: 'key', message: systemIdentityMessage(system) };
     if (after.name !== before.name) return { field: 'name', message: systemIdentityMessage(system) };
   }
+  if (after.name !== before.name) {
+    const name = nameRefusal(actor, after.name, after.command);
+    if (name) return name;
+  }
   if (!keyChanged) return null;
   return keyRefusal(actor, after.key, after.command, { own: !!system && after.key === system && systemHandlerOf(after.command) === system });
+}
+
+/**
+ * Why a job may not take `name`, or null: a name that reads as a system job's (isSystemName) is
+ * the system's to give, on a system job, so that no job passes for one in a list, an alarm or the
+ * job picker, where key and name are all that is shown.
+ */
+export function nameRefusal(actor: Pick<Actor, 'kind'>, name: string, command: Pick<JobCommand, 'steps'>): IdentityRefusal | null {
+  if (!isSystemName(name) || (actor.kind === 'system' && systemHandlerOf(command))) return null;
+  return { field: 'name', message: 'Names starting with "System:" are reserved for Tickflow\'s system jobs; choose another name' };
 }
 
 /**
@@ -285,6 +328,6 @@ export function assertMayUseIdentity(
   before: { key: string; name: string; command: Pick<JobCommand, 'steps'> } | null,
   after: { key: string; name: string; command: Pick<JobCommand, 'steps'> },
 ): void {
-  const refusal = before ? identityRefusal(actor, before, after) : keyRefusal(actor, after.key, after.command);
+  const refusal = before ? identityRefusal(actor, before, after) : keyRefusal(actor, after.key, after.command) ?? nameRefusal(actor, after.name, after.command);
   if (refusal) throw new DomainError('forbidden', refusal.message, { [refusal.field]: refusal.message }, { needs: 'system' });
 }

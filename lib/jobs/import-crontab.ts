@@ -5,7 +5,7 @@ import { ImportCrontabInput, MAX_CRONTAB_ENTRIES } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { parseCrontab, type CrontabJob } from '../crontab/parse-crontab.ts';
 import { insertNewJobs, prepareNewJob, type NewJob } from './create-job.ts';
-import { assertMayChangeCommand, isSystemKey, SYSTEM_KEY_PREFIX } from './handler-permissions.ts';
+import { assertMayChangeCommand, isSystemKey, RESERVED_KEYS } from './handler-permissions.ts';
 import type { JobSnapshot, JobView } from './job-view.ts';
 
 /** A crontab line that did not become a job, and why. */
@@ -115,7 +115,7 @@ export async function importCrontab(db: Db, rawInput: unknown, actor: Actor, now
   // the keys are `<prefix>.…` (parse-crontab.ts): a prefix in the system jobs' reserved namespace is refused whole
   const prefix = input.keyPrefix?.replace(/\.+$/, '');
   if (prefix && isSystemKey(`${prefix}.`)) {
-    const message = `Keys starting with "${SYSTEM_KEY_PREFIX}" are reserved for Tickflow's system jobs; choose another key prefix`;
+    const message = `Keys starting with ${RESERVED_KEYS} are reserved for Tickflow's system jobs; choose another key prefix`;
     throw new DomainError('forbidden', message, { keyPrefix: message }, { needs: 'system' });
   }
   const dryRun = input.dryRun === true;

@@ -349,9 +349,9 @@ describe('attacks on least privilege', () => {
       expect([rename.status, rename.json.error.code, rename.json.error.fields]).toEqual([403, 'forbidden', { key: systemJob }]);
       const name = await patch(token, { expectedVersion: stats.version, name: 'Harmless noop' });
       expect([name.status, name.json.error.fields]).toEqual([403, { name: systemJob }]);
-      for (const key of ['system.stats-check', 'System.Stats-Check', 'system.mine']) {
+      for (const key of ['system.stats-check', 'System.Stats-Check', 'system.mine', 'system:stats-check', 'system_stats-check', 'system-stats-check']) {
         const spoof = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: { key, name: 'Spoof', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
-        expect([spoof.status, spoof.json.error.fields], key).toEqual([403, { key: 'Keys starting with "system." are reserved for Tickflow\'s system jobs; choose another key' }]);
+        expect([spoof.status, spoof.json.error.fields], key).toEqual([403, { key: 'Keys starting with "system" and ".", ":", "_" or "-" are reserved for Tickflow\'s system jobs; choose another key' }]);
       }
       const imported = await call(importRoute.POST, 'POST', '/api/v1/jobs/import', { token, body: { text: '0 2 * * * /bin/true', timezone: 'UTC', keyPrefix: 'system', dryRun: true } });
       // an operator may not import shell jobs at all (`text`); an admin not under a system. prefix
@@ -365,10 +365,17 @@ describe('attacks on least privilege', () => {
     const own = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'ops.job', name: 'Ops', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
     expect(own.status).toBe(201);
     const moved = await patch(operator, { expectedVersion: 1, key: 'system.stats-check2' }, own.json.id);
-    expect([moved.status, moved.json.error.fields]).toEqual([403, { key: expect.stringMatching(/^Keys starting with "system\." are reserved/) }]);
-    // its schedule stays an operator's to change, and an unchanged key and name pass
+    expect([moved.status, moved.json.error.fields]).toEqual([403, { key: expect.stringMatching(/^Keys starting with "system" and "\.", ":", "_" or "-" are reserved/) }]);
+    // nor take a system job's name, under another key (the reported look-alike beside system.stats-check)
+    const lookalike = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'systemx.stats-check', name: 'System: stats sanity check', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
+    expect([lookalike.status, lookalike.json.error.fields]).toEqual([403, { name: 'Names starting with "System:" are reserved for Tickflow\'s system jobs; choose another name' }]);
+    expect((await patch(operator, { expectedVersion: 1, name: 'System - ops' }, own.json.id)).status).toBe(403);
+    // its schedule and its routing stay an operator's to change, and an unchanged key and name pass
     const s = await patch(operator, { expectedVersion: stats.version, key: stats.key, name: stats.name, schedule: { kind: 'cron', cron: '46 0 * * *', timezone: 'UTC' } });
     expect(s.status).toBe(200);
+    const routed = await patch(operator, { expectedVersion: s.json.version, routing: { nodeGroup: 'maintenance' } });
+    expect([routed.status, routed.json.routing?.nodeGroup]).toEqual([200, 'maintenance']);
+    expect((await patch(operator, { expectedVersion: routed.json.version, routing: {}, payload: { days: 9 } })).status).toBe(403);
 
     // a system job renamed before this rule: a user may put its own key back, nothing else
     await t.pool.query(`UPDATE jobs SET key = 'not.system' WHERE id = $1`, [stats.id]);
@@ -383,7 +390,7 @@ describe('attacks on least privilege', () => {
     await deleteJob(t.db, legacy.id, SYSTEM_ACTOR);
     const r = await call(restore.POST, 'POST', '/api/v1/jobs/x/restore', { token: admin, params: { id: legacy.id } });
     expect([r.status, Object.keys(r.json.error.fields)]).toEqual([403, ['key']]);
-    expect(r.json.error.message).toMatch(/^Cannot restore: Keys starting with "system\." are reserved/);
+    expect(r.json.error.message).toMatch(/^Cannot restore: Keys starting with "system" and "\.", ":", "_" or "-" are reserved/);
     expect((await t.db.job.findUniqueOrThrow({ where: { id: legacy.id } })).deletedAt).not.toBeNull();
     const purge = await t.db.job.findFirstOrThrow({ where: { key: 'system.recycle-bin-purge' } });
     await deleteJob(t.db, purge.id, SYSTEM_ACTOR);
