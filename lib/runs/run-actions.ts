@@ -8,8 +8,8 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import { cancelRun, retryRun, retryTask } from '../engine/index.ts';
-import { assertMayChangeCommand } from '../jobs/handler-permissions.ts';
-import { stepView } from '../jobs/job-view.ts';
+import { assertMayChangeCommand, type JobCommand } from '../jobs/handler-permissions.ts';
+import { routingView, stepView } from '../jobs/job-view.ts';
 import { findJob, loadGraph } from '../jobs/store.ts';
 import { getRun } from './get-run.ts';
 import type { RunView } from './run-view.ts';
@@ -53,19 +53,53 @@ export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new 
 }
 
 /**
- * Refuses to run a task of `runId` again (retry, clear) for an actor who could not have sent that
- * run's payload override: its tasks keep the payload the override made (a one-off command an admin
- * gave a shell job), so running one again is that override again (lib/jobs/handler-permissions.ts).
- * Tasks are frozen at the run's creation, so no lock is needed.
- * @throws DomainError('forbidden') naming the handler, field `payload`.
+ * Refuses to run tasks of `runId` again (retry, clear, and the children a mark success releases) for
+ * an actor who could not set the command those tasks keep. A task keeps the handler, payload (job <
+ * step < the run's override, lib/engine/sql/insert-runs.ts), config and routing its run was created
+ * with, so running it again runs that command, not the job's current one: an operator must not get
+ * back, one task at a time, an admin's override, or a privileged command the admin has since changed
+ * or moved to other hosts (the rollback assertMayChangeCommand refuses). Judged as a change from the
+ * job's current command (each step's payload merged over the job payload, the job's routing) to the
+ * run's; when they are the same it passes whoever asks. Retrying the whole run (retryRunAs) runs the
+ * current command instead. Tasks are frozen at the run's creation, so no lock is needed.
+ * @param opts.exceptTaskId a task that does not run again (the one a mark success marks: its downstream runs)
+ * @throws DomainError('forbidden') naming the handler, field `task`.
  */
-export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor): Promise<void> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { params: true } });
-  const params = run?.params && typeof run.params === 'object' && !Array.isArray(run.params) ? (run.params as Record<string, unknown>) : {};
-  if (Object.keys(params).length === 0) return;
-  const tasks = await db.task.findMany({ where: { runId }, select: { stepKey: true, handler: true, payload: true, config: true } });
-  const steps = tasks.map((t) => ({ key: t.stepKey, handler: t.handler, payload: t.payload, config: t.config }));
-  assertMayChangeCommand(actor, { steps }, { steps, runPayload: params }, { fieldOf: () => 'payload', what: 'rerun with its payload override a task of' });
+export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor, opts: { exceptTaskId?: string } = {}): Promise<void> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { jobId: true } });
+  if (!run) return;
+  const tasks = await db.task.findMany({
+    where: { runId, ...(opts.exceptTaskId ? { id: { not: opts.exceptTaskId } } : {}) },
+    select: { stepKey: true, handler: true, payload: true, config: true, routing: true },
+  });
+  if (tasks.length === 0) return;
+  const job = await db.job.findUnique({ where: { id: run.jobId } });
+  // the job's steps these tasks were made from (a step added since has no task here)
+  const keys = new Set(tasks.map((t) => t.stepKey));
+  const current: JobCommand = job
+    ? {
+        steps: (await loadGraph(db, job)).steps.map(stepView).filter((st) => keys.has(st.key))
+          .map((st) => ({ key: st.key, handler: st.handler, payload: { ...obj(job.payload), ...obj(st.payload) }, config: st.config })),
+        routing: routingOf(routingView(job)),
+      }
+    : { steps: [] };
+  const frozen: JobCommand = {
+    steps: tasks.map((t) => ({ key: t.stepKey, handler: t.handler, payload: t.payload, config: t.config })),
+    routing: routingOf(obj(tasks[0]?.routing)),
+  };
+  assertMayChangeCommand(actor, current, frozen, {
+    fieldOf: () => 'task',
+    what: 'run again (retry, clear or mark success) a task that keeps an override, or an older command or routing, of',
+  });
+}
+
+function obj(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** A job's or a task's routing in one shape (a task copies the job's: insert-runs.ts), absent parts at their defaults. */
+function routingOf(r: Record<string, unknown>): Record<string, unknown> {
+  return { nodeGroup: r.nodeGroup ?? null, labels: obj(r.labels), strategy: r.strategy ?? 'any', nodes: Array.isArray(r.nodes) ? r.nodes : [], key: r.key ?? null };
 }
 
 /** Re-opens a failed/dead/cancelled/skipped task of a run (new attempt). Returns the task's run. */

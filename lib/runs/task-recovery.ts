@@ -28,7 +28,8 @@ async function mustTask(db: Db, taskId: string): Promise<{ runId: string }> {
 export async function markTaskSuccessAs(db: Db, taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(MarkSuccessInput, raw ?? {});
-  await mustTask(db, taskId);
+  // the tasks downstream of it run with the command their run was created with
+  await assertMayRerunTasksOf(db, (await mustTask(db, taskId)).runId, actor, { exceptTaskId: taskId });
   const r = await markTaskSuccess(db, { taskId, actor: actor.name, reason: input.reason }, now);
   return getRun(db, r.runId, actor);
 }
@@ -41,7 +42,7 @@ export async function markTaskSuccessAs(db: Db, taskId: string, raw: unknown, ac
 export async function clearTaskAs(db: Db, taskId: string, raw: unknown, actor: Actor, now = new Date()): Promise<RunView> {
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(ClearTaskInput, raw ?? {});
-  // the cleared tasks run again with the payload their run's override made
+  // the cleared tasks run again with the command their run was created with
   await assertMayRerunTasksOf(db, (await mustTask(db, taskId)).runId, actor);
   const r = await clearTask(db, { taskId, actor: actor.name, reason: input.reason ?? null }, now);
   return getRun(db, r.runId, actor);

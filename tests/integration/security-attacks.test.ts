@@ -30,6 +30,7 @@ import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
 import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
 import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
 import * as clearTask from '../../app/api/v1/tasks/[id]/clear/route.ts';
+import * as markSuccess from '../../app/api/v1/tasks/[id]/mark-success/route.ts';
 import * as drain from '../../app/api/v1/workers/[id]/drain/route.ts';
 import * as resumeWorker from '../../app/api/v1/workers/[id]/resume/route.ts';
 import * as tokensRoute from '../../app/api/v1/tokens/route.ts';
@@ -37,6 +38,8 @@ import * as importRoute from '../../app/api/v1/jobs/import/route.ts';
 import { importCrontab } from '../../lib/jobs/import-crontab.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { deleteJob } from '../../lib/jobs/delete-job.ts';
+import { completeTask } from '../../lib/engine/index.ts';
+import { claim, NODE } from './engine-fixtures.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { call } from '../helpers/rest.ts';
 
@@ -267,7 +270,8 @@ describe('attacks on least privilege', () => {
     const before = await snapshot(t);
     const again = await call(retryTask.POST, 'POST', `/api/v1/tasks/${task}/retry`, { token: operator, params: { id: task }, body: {} });
     expect(again.status).toBe(403);
-    expect(again.json.error.message).toMatch(/^Only an admin may rerun with its payload override a task of a job running shell/);
+    expect(again.json.error.message).toMatch(/^Only an admin may run again \(retry, clear or mark success\) a task that keeps an override, or an older command or routing, of a job running shell/);
+    expect(again.json.error.fields).toEqual({ task: expect.any(String) });
     const cleared = await call(clearTask.POST, 'POST', `/api/v1/tasks/${task}/clear`, { token: operator, params: { id: task }, body: {} });
     expect(cleared.status).toBe(403);
     expect(await snapshot(t)).toEqual(before);
@@ -279,6 +283,58 @@ describe('attacks on least privilege', () => {
     expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${plainTask}/retry`, { token: operator, params: { id: plainTask }, body: {} })).status).toBe(200);
     expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${plainRun.id}/cancel`, { token: operator, params: plainRun, body: {} })).status).toBe(200);
     expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${task}/retry`, { token: admin, params: { id: task }, body: {} })).status).toBe(200);
+  });
+
+  it('retrying, clearing or marking success on a task of an older run needs an admin once an admin changed or moved the command it keeps', async () => {
+    // Tasks keep the command and routing of their run's creation: re-running one after the admin
+    // changed the job would be, one task at a time, the rollback an operator may not make.
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { ...shellJob('admin.shell.changed'), steps: [
+      { key: 'a', handler: 'shell', payload: { command: ['/bin/sh', '-c', 'echo OLD-COMMAND-RAN; exit 1'] } },
+      { key: 'b', handler: 'shell', payload: { command: ['/bin/echo', 'after'] } },
+    ], edges: [{ from: 'a', to: 'b' }], handler: undefined, payload: undefined, policy: { maxRetries: 0 } } });
+    expect(created.status).toBe(201);
+    const params = { id: created.json.id as string };
+    const old = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: admin, params, body: {} });
+    const runParams = { id: old.json.id as string };
+    const taskOf = async (run: string, key: string) => (await t.pool.query(`SELECT id::text AS id FROM tasks WHERE run_id = $1 AND step_key = $2`, [run, key])).rows[0].id as string;
+    /** The run's ready step fails on a worker, with no retry left: dead, its child pending. */
+    const fail = async (run: string) => {
+      const [task] = (await claim(t.db, new Date(), { handlers: ['shell'] })).filter((c) => c.runId === run);
+      await completeTask(t.db, { taskId: task!.id, attempt: task!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'exit 1' }, new Date());
+    };
+    const a = await taskOf(runParams.id, 'a');
+    await fail(runParams.id);
+    const v = (await t.db.job.findUniqueOrThrow({ where: { id: params.id } })).version;
+    const edited = await call(dag.PUT, 'PUT', `/api/v1/jobs/${params.id}/dag`, { token: admin, params, body: { expectedVersion: v, steps: [
+      { key: 'a', handler: 'shell', payload: { command: ['/bin/echo', 'NEW-SAFE-COMMAND'] } },
+      // b changed too: a mark success of a would release the old b
+      { key: 'b', handler: 'shell', payload: { command: ['/bin/echo', 'after, v2'] } },
+    ], edges: [{ from: 'a', to: 'b', type: 'hard' }] } });
+    expect(edited.status).toBe(200);
+    const before = await snapshot(t);
+    for (const [route, path] of [[retryTask.POST, 'retry'], [clearTask.POST, 'clear'], [markSuccess.POST, 'mark-success']] as const) {
+      const r = await call(route, 'POST', `/api/v1/tasks/${a}/${path}`, { token: operator, params: { id: a }, body: path === 'retry' ? {} : { reason: 'x' } });
+      expect([path, r.status, r.json.error?.fields]).toEqual([path, 403, { task: expect.stringContaining('shell runs programs') }]);
+    }
+    expect(await snapshot(t)).toEqual(before);
+    // moved to other hosts counts the same; a run made with the current command is the operator's to retry
+    const fresh = await call(trigger.POST, 'POST', `/api/v1/jobs/${params.id}/trigger`, { token: admin, params, body: {} });
+    const freshA = await taskOf(fresh.json.id, 'a');
+    await fail(fresh.json.id);
+    expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${freshA}/retry`, { token: operator, params: { id: freshA }, body: {} })).status).toBe(200);
+    await fail(fresh.json.id);
+    const marked = await call(markSuccess.POST, 'POST', `/api/v1/tasks/${freshA}/mark-success`, { token: operator, params: { id: freshA }, body: { reason: 'done by hand' } });
+    expect(marked.status).toBe(200);
+    const freshB = await taskOf(fresh.json.id, 'b');
+    const [b] = (await claim(t.db, new Date(), { handlers: ['shell'] })).filter((c) => c.id === freshB);
+    await completeTask(t.db, { taskId: b!.id, attempt: b!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'exit 1' }, new Date());
+    expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${freshB}/retry`, { token: operator, params: { id: freshB }, body: {} })).status).toBe(200);
+    await fail(fresh.json.id);
+    const v2 = (await t.db.job.findUniqueOrThrow({ where: { id: params.id } })).version;
+    expect((await call(job.PATCH, 'PATCH', `/api/v1/jobs/${params.id}`, { token: admin, params, body: { expectedVersion: v2, routing: { nodeGroup: 'elsewhere' } } })).status).toBe(200);
+    expect((await call(clearTask.POST, 'POST', `/api/v1/tasks/${freshA}/clear`, { token: operator, params: { id: freshA }, body: {} })).status).toBe(403);
+    // the admin may
+    expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${a}/retry`, { token: admin, params: { id: a }, body: {} })).status).toBe(200);
   });
 
   it('a Run now override is judged under the job lock: an admin turning the job into shell meanwhile does not let it through', async () => {
