@@ -1,3 +1,4 @@
+import { redactUrlsIn } from '../net/redact-urls.ts';
 import { createHmac } from 'node:crypto';
 import { outboundFetch, OutboundRefusedError } from '../net/outbound.ts';
 import { readCapped } from '../net/read-capped.ts';
@@ -113,7 +114,8 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
       const res = await outboundFetch(a.target, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), maxRedirects: 0 }).catch((e: unknown) => {
         const err = e as Error;
         if (err instanceof OutboundRefusedError) throw new Error(`webhook ${err.message}`);
-        throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${err?.message ?? String(e)}`);
+        // the text may quote the webhook URL, whose path is often its token (redact-target.ts)
+        throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${redactUrlsIn(err?.message ?? String(e), { keepPath: false })}`);
       });
       // The receiver's answer only explains a refusal: a few KB of it are read, the rest cancelled, so a
       // receiver that streams gigabytes costs the worker no memory (only the timeout bounds the time).

@@ -8,6 +8,9 @@ describe('shipped executors\' inputs (lib/handlers/builtin-schemas.ts)', () => {
   it.each([
     ['http', { url: 123 }, ['url']],
     ['http', { url: 'ftp://x' }, ['url']],
+    // credentials in the URL: fetch refuses them, and every role reads a job's payload
+    ['http', { url: 'http://user:secretpw@127.0.0.1:3581/x?token=1' }, ['url']],
+    ['http', { url: 'https://token@api.example.com/' }, ['url']],
     ['http', { method: 'G E T', headers: { 'a b': 'c' } }, ['method', 'headers.a b']],
     ['http', { url: 'https://x.test', headers: { a: 'x\r\nInjected: 1' } }, ['headers.a']],
     ['http', { expectStatus: 'abc' }, ['expectStatus']],
@@ -24,6 +27,7 @@ describe('shipped executors\' inputs (lib/handlers/builtin-schemas.ts)', () => {
   it.each([
     ['http', { url: 'https://x.test', method: 'post', headers: { 'x-n': 1 }, expectStatus: ['201', 204], body: { a: 1 } }],
     ['http', { other: 'keys of a shared job payload are fine' }],
+    ['http', { url: 'https://api.example.com/users/a@b.example?to=c@d.example' }],
     ['sql', { statement: 'select $1', params: [1], connection: null }],
     ['shell', { argv: ['/bin/echo', 'hi'], env: { A_B: 'x' }, input: 'text', cwd: '/tmp' }],
   ])('%s %o fits', (handler, value) => {

@@ -18,6 +18,7 @@
  */
 import { outboundFetch, OutboundRefusedError } from '../../lib/net/outbound.ts';
 import { readCapped } from '../../lib/net/read-capped.ts';
+import { redactUrlsIn } from '../../lib/net/redact-urls.ts';
 import { HttpSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { builtinSettings, capText, HandlerError, settings, type Handler } from './types.ts';
 
@@ -50,7 +51,8 @@ export const http: Handler = async (ctx) => {
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
     if (err instanceof OutboundRefusedError) throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname}: ${err.message}`, { code: err.code });
-    throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} failed: ${(err as Error).message}`, { code: 'network' });
+    // the library's text may quote the URL whole (credentials, query): stored, it would be readable by every role
+    throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} failed: ${redactUrlsIn((err as Error).message)}`, { code: 'network' });
   }
 
   const text = await readCapped(res, HTTP_BODY_CAP_BYTES, ctx.signal);
