@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskLogLineView } from '@/lib/task-logs/view';
-import { filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+import { anchoredLineIndex, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
 const line = (seq: number, level: TaskLogLineView['level'], text: string, extra: Partial<TaskLogLineView> = {}): TaskLogLineView => ({
   seq,
@@ -46,5 +46,20 @@ describe('anchors', () => {
     expect(lineIndexAt(LINES, Date.UTC(2026, 0, 1))).toBe(0);
     expect(lineIndexAt(LINES, Date.UTC(2027, 0, 1))).toBe(3);
     expect(lineIndexAt([], 0)).toBe(-1);
+  });
+  it('a search hit names its line by seq: the line itself, not the first of its millisecond', () => {
+    const id = '5b4c3f6e-0000-4000-8000-000000000000';
+    const at = Date.UTC(2026, 0, 1, 0, 0, 1);
+    expect(parseLinesAnchor(`#${linesAnchor(id, 1, at, 2998)}`)).toEqual({ taskId: id, attempt: 1, at, seq: 2998 });
+    // three lines written in one millisecond
+    const burst = [line(1, 'info', 'a'), line(2, 'info', 'b', { time: LINES[0]!.time }), line(3, 'info', 'c', { time: LINES[0]!.time })];
+    const t0 = new Date(LINES[0]!.time).getTime();
+    expect(lineIndexAt(burst, t0)).toBe(0);
+    expect(anchoredLineIndex(burst, burst, t0, 3, false)).toBe(2);
+    // filtered out, or gone: the instant decides; not read yet while the tail goes on: wait
+    expect(anchoredLineIndex(burst, burst.slice(0, 2), t0, 3, false)).toBe(0);
+    expect(anchoredLineIndex(burst, burst, t0, 9, true)).toBeNull();
+    expect(anchoredLineIndex(burst, burst, t0, 9, false)).toBe(0);
+    expect(anchoredLineIndex(burst, burst, t0, undefined, true)).toBe(0);
   });
 });

@@ -30,16 +30,35 @@ export function linesAsText(lines: readonly TaskLogLineView[]): string {
   return lines.map((l) => `${lineAsText(l)}\n`).join('');
 }
 
-/** The anchor of the lines of `taskId`'s `attempt` around instant `at` (ms since epoch). */
-export function linesAnchor(taskId: string, attempt: number, at: number): string {
-  return `lines-${taskId}-${attempt}-${at}`;
+/**
+ * The anchor of the lines of `taskId`'s `attempt` around instant `at` (ms since epoch), or of the
+ * line `seq` itself when given (a log search hit: a fast program writes hundreds of lines in one
+ * millisecond, so the instant alone names the first of them).
+ */
+export function linesAnchor(taskId: string, attempt: number, at: number, seq?: number): string {
+  return `lines-${taskId}-${attempt}-${at}${seq === undefined ? '' : `-${seq}`}`;
 }
 
 /** Parses an anchor made by linesAnchor (with or without the leading `#`); null when it is not one. */
-export function parseLinesAnchor(hash: string): { taskId: string; attempt: number; at: number } | null {
-  const m = /^#?lines-([0-9a-f-]{36})-(\d+)-(\d+)$/i.exec(hash);
+export function parseLinesAnchor(hash: string): { taskId: string; attempt: number; at: number; seq?: number } | null {
+  const m = /^#?lines-([0-9a-f-]{36})-(\d+)-(\d+)(?:-(\d+))?$/i.exec(hash);
   if (!m) return null;
-  return { taskId: m[1]!.toLowerCase(), attempt: Number(m[2]), at: Number(m[3]) };
+  return { taskId: m[1]!.toLowerCase(), attempt: Number(m[2]), at: Number(m[3]), ...(m[4] !== undefined ? { seq: Number(m[4]) } : {}) };
+}
+
+/**
+ * Index in `shown` (the lines the filters let through) of the line an anchor names: the line
+ * `seq` when it is there; else the line at `at` (lineIndexAt), also for an anchor without a seq.
+ * `null` while the line `seq` may still arrive: the lines read so far (`lines`) end before it and
+ * `more` says the tail has not read the attempt to its end. -1 for no lines.
+ */
+export function anchoredLineIndex(lines: readonly TaskLogLineView[], shown: readonly TaskLogLineView[], at: number, seq: number | undefined, more: boolean): number | null {
+  if (seq !== undefined) {
+    const i = shown.findIndex((l) => l.seq === seq);
+    if (i >= 0) return i;
+    if (more && (lines.at(-1)?.seq ?? -1) < seq) return null;
+  }
+  return lineIndexAt(shown, at);
 }
 
 /**

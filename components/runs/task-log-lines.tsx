@@ -11,7 +11,7 @@ import { cn } from '../ui/cn';
 import { getJson } from '../api';
 import { formatClock, formatDateTime, formatUtc } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
-import { LEVELS, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+import { LEVELS, anchoredLineIndex, filterLines, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
 /** How often a running attempt's lines are asked for (ms): with the worker's flush (200 ms by default) new lines show within 1 s. */
 const TAIL_MS = 250;
@@ -46,10 +46,12 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
   const [lines, setLines] = React.useState<TaskLogLineView[]>([]);
   const [meta, setMeta] = React.useState<{ final: boolean; leaseReclaimed: boolean; progress: TaskProgressView | null } | null>(null);
   const [error, setError] = React.useState<string | null>(null);
+  /** the tail has read the attempt to its end (final, no page left) */
+  const [complete, setComplete] = React.useState(false);
   const [level, setLevel] = React.useState<TaskLogLineLevel>('debug');
   const [text, setText] = React.useState('');
   const [wrap, setWrap] = React.useState(true);
-  const [focus, setFocus] = React.useState<{ attempt: number; at: number } | null>(null);
+  const [focus, setFocus] = React.useState<{ attempt: number; at: number; seq?: number } | null>(null);
   const [highlight, setHighlight] = React.useState<number | null>(null);
   const zone = useDisplayZone();
   const box = React.useRef<HTMLDivElement>(null);
@@ -71,6 +73,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
       setLines([]);
       setMeta(null);
       setError(null);
+      setComplete(false);
     }
     const cur = cursor.current;
     const tick = async () => {
@@ -96,11 +99,16 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
           }
         }
         show();
+        if (finalSince !== null) setComplete(true);
       } catch (e) {
         if (stopped) return;
         // what arrived before the failure is kept: cur.afterSeq has moved past it
         show();
         setError((e as Error).message);
+        // a refusal (an attempt the task does not have, a session gone) is not retried: asking
+        // again several times a second would get the same answer
+        const status = (e as { status?: number }).status;
+        if (status !== undefined && status >= 400 && status < 500) return;
       }
       if (finalSince !== null && Date.now() - finalSince > FINAL_GRACE_MS) return;
       timer = setTimeout(tick, waiting ? WAITING_MS : TAIL_MS);
@@ -118,9 +126,10 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
   React.useEffect(() => {
     const onHash = () => {
       const a = parseLinesAnchor(window.location.hash);
-      if (!a || a.taskId !== task.id.toLowerCase()) return;
+      // an attempt the task does not have (a hand-edited or stale link) selects nothing
+      if (!a || a.taskId !== task.id.toLowerCase() || a.attempt < 1 || a.attempt > task.attempt) return;
       setChosen(a.attempt === task.attempt ? null : a.attempt);
-      setFocus({ attempt: a.attempt, at: a.at });
+      setFocus({ attempt: a.attempt, at: a.at, seq: a.seq });
       setLevel('debug');
       setText('');
     };
@@ -140,8 +149,9 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
 
   React.useEffect(() => {
     if (!focus || focus.attempt !== attempt || lines.length === 0) return;
-    const i = lineIndexAt(shown, focus.at);
-    if (i < 0) return;
+    // the named line may not have arrived yet (the attempt's lines come a page at a time)
+    const i = anchoredLineIndex(lines, shown, focus.at, focus.seq, !complete && error === null && lines.length < MAX_LINES);
+    if (i === null || i < 0) return;
     const seq = shown[i]!.seq;
     setHighlight(seq);
     stick.current = false;
@@ -149,7 +159,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
     box.current?.scrollIntoView({ block: 'nearest' });
     rows.scrollToIndex(i, { align: 'center' });
     setFocus(null);
-  }, [focus, attempt, lines.length, shown, rows]);
+  }, [focus, attempt, lines, shown, rows, complete, error]);
 
   // Follow the tail while the reader is at the bottom.
   React.useLayoutEffect(() => {
@@ -233,7 +243,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         data-testid="task-lines"
       >
         {lines.length === 0 ? (
-          <p className="text-zinc-500">{meta === null ? 'Loading…' : live ? 'Waiting for lines…' : 'No lines were written.'}</p>
+          <p className="text-zinc-500">{meta === null ? (error === null ? 'Loading…' : 'No lines.') : live ? 'Waiting for lines…' : 'No lines were written.'}</p>
         ) : shown.length === 0 ? (
           <p className="text-zinc-500" data-testid="lines-none-match">
             No line matches the filter.{' '}

@@ -174,5 +174,5 @@ function SearchHits({ hits, needle }: { hits: TaskLogSearchHit[]; needle: string
 /** The run page opened on the hit's task, at the lines written around its instant (task-log-lines.tsx anchors). */
 function hitHref(h: TaskLogSearchHit): string {
   const task = h.stepKey ? `?task=${encodeURIComponent(h.stepKey)}` : '';
-  return `/runs/${h.runId}${task}#${linesAnchor(h.taskId, h.attempt, new Date(h.time).getTime())}`;
+  return `/runs/${h.runId}${task}#${linesAnchor(h.taskId, h.attempt, new Date(h.time).getTime(), h.seq)}`;
 }
