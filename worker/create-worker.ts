@@ -156,6 +156,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const registry = createHandlerRegistry({
     allowShell: config.allowShell,
     shellKillGraceMs: config.shellKillGraceMs,
+    taskLogMaxLineBytes: config.taskLog?.maxLineBytes,
     databaseUrl: config.databaseUrl,
     sqlConnections: config.sqlConnections,
     lease: { leaseSeconds: config.leaseSeconds, heartbeatMs: config.heartbeatMs },

@@ -22,6 +22,8 @@ export interface HandlerRegistryOptions {
   allowShell?: boolean;
   /** grace between SIGTERM and SIGKILL for shell tasks (ms) */
   shellKillGraceMs?: number;
+  /** the task log's line size (bytes): a shell program's longer lines are split at it */
+  taskLogMaxLineBytes?: number;
   /** Tickflow's own database url (the sql executor's `default` connection) */
   databaseUrl?: string;
   sqlConnections?: Record<string, string>;
@@ -63,7 +65,7 @@ export function createHandlerRegistry(options: HandlerRegistryOptions = {}): Han
     ['http', http],
     // Registered even when disabled, so that with no worker able to run it such a task
     // fails with a clear error instead of waiting forever (disabled() below).
-    ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs })],
+    ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs, maxLineBytes: options.taskLogMaxLineBytes })],
     ['sql', sql.handler],
     ['grpc', grpcHandler],
   ]);

@@ -25,6 +25,7 @@ import { ShellSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { builtinSettings, HandlerError, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
 import { shellGuardian, type ShellGuardian } from './shell-guardian.ts';
+import { DEFAULT_TASK_LOG_CONFIG } from '../task-log-writer.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
@@ -34,6 +35,8 @@ export interface ShellOptions {
   killGraceMs?: number;
   /** kills the attempts' process groups if the worker dies (default: this process's, shell-guardian.ts) */
   guardian?: ShellGuardian;
+  /** the task log's line size (bytes, TICKFLOW_TASK_LOG_MAX_LINE_BYTES): longer output lines are split at it (LineSplitter) */
+  maxLineBytes?: number;
 }
 
 class CappedBuffer {
@@ -57,42 +60,59 @@ class CappedBuffer {
   }
 }
 
-/** A partial line longer than this (characters) is written as a line of its own. */
-export const SHELL_LOG_LINE_CHARS = 16 * 1024;
-
 /**
- * Splits a program's output stream into task log lines (one per `\n`, a trailing `\r`
- * dropped), decoding UTF-8 across chunk boundaries; `end()` writes an unterminated last line.
+ * Splits a program's output stream into task log lines (one per `\n`, a trailing `\r` dropped),
+ * decoding UTF-8 across chunk boundaries; `end()` writes an unterminated last line. A line longer
+ * than `maxLineBytes` UTF-8 bytes — the most the task log stores of one line (worker/task-log-writer.ts
+ * `maxLineBytes`) — is written as several lines of at most that size, never cutting a character, so
+ * no text of it is lost and the lines do not depend on how the program chunked its writes.
  */
 export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private partial = '';
-  constructor(private readonly emit: (line: string) => void) {}
+  constructor(
+    private readonly emit: (line: string) => void,
+    private readonly maxLineBytes: number = DEFAULT_TASK_LOG_CONFIG.maxLineBytes,
+  ) {}
   push(chunk: Buffer) {
     let text = this.partial + this.decoder.write(chunk);
     let nl: number;
     while ((nl = text.indexOf('\n')) >= 0) {
       const line = text.slice(0, nl);
-      this.emit(line.endsWith('\r') ? line.slice(0, -1) : line);
+      this.emitSplit(line.endsWith('\r') ? line.slice(0, -1) : line);
       text = text.slice(nl + 1);
     }
-    while (text.length > SHELL_LOG_LINE_CHARS) {
-      this.emit(text.slice(0, SHELL_LOG_LINE_CHARS));
-      text = text.slice(SHELL_LOG_LINE_CHARS);
-    }
-    this.partial = text;
+    // an unfinished line is held until its newline, at most one piece of it
+    this.partial = this.emitFullPieces(text);
   }
   end() {
     const rest = this.partial + this.decoder.end();
     this.partial = '';
-    if (rest) this.emit(rest);
+    if (rest) this.emitSplit(rest);
+  }
+  private emitSplit(line: string) {
+    const rest = this.emitFullPieces(line);
+    if (rest || line === '') this.emit(rest);
+  }
+  /** Writes the leading pieces of `text` that fill maxLineBytes; returns what is left (shorter). */
+  private emitFullPieces(text: string): string {
+    // a UTF-16 code unit is at most 3 bytes of UTF-8: short text needs no counting
+    while (text.length * 3 > this.maxLineBytes && Buffer.byteLength(text, 'utf8') > this.maxLineBytes) {
+      const bytes = Buffer.from(text, 'utf8');
+      let cut = this.maxLineBytes;
+      while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--; // not inside a character
+      const piece = bytes.subarray(0, cut).toString('utf8');
+      this.emit(piece);
+      text = text.slice(piece.length);
+    }
+    return text;
   }
 }
 
-function streamLines(log: TaskLog, stream: 'stdout' | 'stderr'): LineSplitter {
+function streamLines(log: TaskLog, stream: 'stdout' | 'stderr', maxLineBytes?: number): LineSplitter {
   // stderr lines are warnings, so that a level filter of `warn` shows them.
   const level = stream === 'stderr' ? 'warn' : 'info';
-  return new LineSplitter((text) => writeTaskLogLine(log, { level, stream, text }));
+  return new LineSplitter((text) => writeTaskLogLine(log, { level, stream, text }), maxLineBytes);
 }
 
 export function createShellHandler(options: ShellOptions): Handler {
@@ -118,7 +138,7 @@ export function createShellHandler(options: ShellOptions): Handler {
     if (workdir.temporary) guardian.addDir(workdir.dir);
     try {
       const env = shellEnv(s.env ?? {}, workdir.dir, identity);
-      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input, guardian });
+      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input, guardian, maxLineBytes: options.maxLineBytes });
     } finally {
       await workdir.cleanup();
       if (workdir.temporary) guardian.removeDir(workdir.dir);
@@ -130,7 +150,7 @@ async function runChild(
   ctx: Parameters<Handler>[0],
   file: string,
   args: string[],
-  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown; guardian: ShellGuardian },
+  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown; guardian: ShellGuardian; maxLineBytes?: number },
 ) {
   {
     const grace = o.grace;
@@ -150,8 +170,8 @@ async function runChild(
     if (pgid !== undefined) o.guardian.addGroup(pgid);
     ctx.taskLog.info(`$ ${[file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`, { cwd: o.cwd });
     const started = Date.now();
-    const outLines = streamLines(ctx.taskLog, 'stdout');
-    const errLines = streamLines(ctx.taskLog, 'stderr');
+    const outLines = streamLines(ctx.taskLog, 'stdout', o.maxLineBytes);
+    const errLines = streamLines(ctx.taskLog, 'stderr', o.maxLineBytes);
     child.stdout.on('data', (c: Buffer) => {
       stdout.push(c);
       outLines.push(c);
