@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskLogLineView } from '@/lib/task-logs/view';
-import { anchoredLineIndex, filterLines, lineIndexAt, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+import { anchoredLineIndex, filterLines, lineIndexAt, lineText, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
 const line = (seq: number, level: TaskLogLineView['level'], text: string, extra: Partial<TaskLogLineView> = {}): TaskLogLineView => ({
   seq,
@@ -61,5 +61,14 @@ describe('anchors', () => {
     expect(anchoredLineIndex(burst, burst, t0, 9, true)).toBeNull();
     expect(anchoredLineIndex(burst, burst, t0, 9, false)).toBe(0);
     expect(anchoredLineIndex(burst, burst, t0, undefined, true)).toBe(0);
+  });
+});
+
+describe('lineText', () => {
+  it('shows a line without the terminal escapes a program wrote for a terminal; the filter reads what is shown', () => {
+    const red = '\u001b[31mFAILED\u001b[0m: 3 tests \u001b[1;32mok\u001b]8;;http://x\u0007link\u001b]8;;\u0007';
+    expect(lineText(red)).toBe('FAILED: 3 tests oklink');
+    expect(lineText('plain [31m text')).toBe('plain [31m text');
+    expect(filterLines([line(1, 'info', red)], 'debug', 'failed: 3')).toHaveLength(1);
   });
 });

@@ -3,10 +3,20 @@
  * filtering, the download text, and the `#lines-…` link from a task-log state change to
  * the lines written around it (docs/task-logs.md).
  */
+import stripAnsi from 'strip-ansi';
 import type { TaskLogLineLevel, TaskLogLineView } from '@/lib/task-logs/view';
 
 export const LEVELS: readonly TaskLogLineLevel[] = ['debug', 'info', 'warn', 'error'];
 const RANK: Record<TaskLogLineLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/**
+ * A line's text as the console shows it: without ANSI terminal escapes (colours, cursor moves) that
+ * programs write for a terminal, which a page would show as a stray glyph and `[31m` (strip-ansi).
+ * Stored lines keep them: the download has them, for a pager that renders them.
+ */
+export function lineText(text: string): string {
+  return text.includes('\u001b') || text.includes('\u009b') ? stripAnsi(text) : text;
+}
 
 /** Lines at `minLevel` or above whose text (or fields JSON) contains `text`, case-insensitive. */
 export function filterLines(lines: readonly TaskLogLineView[], minLevel: TaskLogLineLevel, text: string): TaskLogLineView[] {
@@ -15,7 +25,7 @@ export function filterLines(lines: readonly TaskLogLineView[], minLevel: TaskLog
   return lines.filter((l) => {
     if (RANK[l.level] < min) return false;
     if (!needle) return true;
-    if (l.text.toLowerCase().includes(needle)) return true;
+    if (lineText(l.text).toLowerCase().includes(needle)) return true;
     return l.fields !== undefined && JSON.stringify(l.fields).toLowerCase().includes(needle);
   });
 }
