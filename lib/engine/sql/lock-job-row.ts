@@ -1,3 +1,4 @@
+import { DomainError } from '../../errors.ts';
 import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
@@ -28,17 +29,26 @@ export async function lockJobRow(tx: SqlClient, p: { runId?: string; taskId?: st
  * job's triggers (lockJob), so their block strategy sees the re-opened run once it commits;
  * the new row version makes a one-statement trigger whose snapshot predates the commit leave
  * the job to the transaction path (insert-runs.ts `lockedIdle`), as a new run does.
+ * A job in the recycle bin runs nothing, as a retry of its runs does not (trigger-run.ts), and
+ * a purged one has nothing to re-open: both are refused here, with the row held, so a delete
+ * or purge cannot slip in before the re-open commits.
  * Lock: the job row (FOR UPDATE strength). Index: tasks primary key, then jobs primary key.
  * @returns the job id, or null when the task does not exist
+ * @throws DomainError('not_found') when the task's job is in the recycle bin or was purged
  */
 export async function lockJobRowForReopen(tx: SqlClient, p: { taskId: string }): Promise<string | null> {
-  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-    preparedSql('lock-job-row-reopen', `UPDATE jobs j SET total_runs = j.total_runs
-      WHERE j.id = (SELECT t.job_id FROM tasks t WHERE t.id = $1::uuid)::uuid
-      RETURNING j.id::text AS id`),
+  const rows = await tx.$queryRawUnsafe<{ taskJob: string | null; id: string | null; deleted: boolean | null }[]>(
+    preparedSql('lock-job-row-reopen', `WITH t AS (SELECT job_id FROM tasks WHERE id = $1::uuid),
+      j AS (UPDATE jobs SET total_runs = jobs.total_runs WHERE jobs.id = (SELECT job_id FROM t)::uuid
+            RETURNING jobs.id::text AS id, jobs.deleted_at IS NOT NULL AS deleted)
+      SELECT (SELECT job_id FROM t) AS "taskJob", j.id, j.deleted FROM (SELECT 1) one LEFT JOIN j ON true`),
     p.taskId,
   );
-  return rows[0]?.id ?? null;
+  const row = rows[0];
+  if (!row?.taskJob) return null;
+  if (!row.id) throw new DomainError('not_found', `The job of task ${p.taskId} was purged: its tasks cannot run again`);
+  if (row.deleted) throw new DomainError('not_found', `The job of task ${p.taskId} is in the recycle bin: restore it to run its tasks again`);
+  return row.id;
 }
 
 /**

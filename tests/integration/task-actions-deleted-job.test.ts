@@ -1,0 +1,60 @@
+/**
+ * Retry, clear and mark success of a task whose job is in the recycle bin or was purged: refused
+ * (404, nothing changed), as a retry of its run is (lib/engine/sql/lock-job-row.ts
+ * lockJobRowForReopen). Mark success and clear of a purged job's task answered 500 (a foreign key
+ * on job_audit), and a deleted job's tasks ran again from the recycle bin.
+ */
+import { describe, expect, it } from 'vitest';
+import * as jobs from '../../app/api/v1/jobs/route.ts';
+import * as job from '../../app/api/v1/jobs/[id]/route.ts';
+import * as purge from '../../app/api/v1/jobs/[id]/purge/route.ts';
+import * as restore from '../../app/api/v1/jobs/[id]/restore/route.ts';
+import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
+import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
+import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
+import * as clearTask from '../../app/api/v1/tasks/[id]/clear/route.ts';
+import * as markSuccess from '../../app/api/v1/tasks/[id]/mark-success/route.ts';
+import { completeTask } from '../../lib/engine/index.ts';
+import { call, useRestFixture, type RestFixture } from '../helpers/rest.ts';
+import { claim, NODE } from './engine-fixtures.ts';
+
+describe('task actions on a job in the recycle bin or purged', () => {
+  let f: RestFixture;
+  useRestFixture([], (x) => (f = x));
+
+  /** A two-step job whose first step failed with no retry left: a dead task, its child skipped. */
+  async function failedRun(key: string) {
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.operator, body: {
+      key, name: key, schedule: { kind: 'manual' }, policy: { maxRetries: 0 },
+      steps: [{ key: 'a', handler: 'builtin.noop' }, { key: 'b', handler: 'builtin.noop' }], edges: [{ from: 'a', to: 'b' }],
+    } });
+    expect(created.status).toBe(201);
+    const run = await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.operator, params: { id: created.json.id }, body: {} });
+    const [task] = (await claim(f.t.db, new Date())).filter((c) => c.runId === run.json.id);
+    await completeTask(f.t.db, { taskId: task!.id, attempt: task!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, new Date());
+    return { jobId: created.json.id as string, runId: run.json.id as string, taskId: task!.id };
+  }
+
+  const state = async () => (await f.t.pool.query(`SELECT id, status, attempt FROM tasks ORDER BY id`)).rows;
+
+  it('are refused with 404 naming why, and change nothing; after a restore they work again', async () => {
+    const deleted = await failedRun('deleted.job');
+    const purged = await failedRun('purged.job');
+    expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.operator, params: { id: deleted.jobId } })).status).toBe(200);
+    expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.operator, params: { id: purged.jobId } })).status).toBe(200);
+    expect((await call(purge.DELETE, 'DELETE', '/api/v1/jobs/x/purge', { token: f.admin, params: { id: purged.jobId } })).status).toBe(200);
+    const before = await state();
+    for (const [which, run, why] of [[deleted, 'deleted', /is in the recycle bin: restore it/], [purged, 'purged', /was purged/]] as const) {
+      for (const [route, path, body] of [[retryTask.POST, 'retry', {}], [clearTask.POST, 'clear', {}], [markSuccess.POST, 'mark-success', { reason: 'by hand' }]] as const) {
+        const r = await call(route, 'POST', `/api/v1/tasks/x/${path}`, { token: f.operator, params: { id: which.taskId }, body });
+        expect([run, path, r.status, r.json.error?.code]).toEqual([run, path, 404, 'not_found']);
+        expect(r.json.error.message).toMatch(why);
+      }
+      // as the retry of the whole run is
+      expect((await call(retryRun.POST, 'POST', '/api/v1/runs/x/retry', { token: f.operator, params: { id: which.runId }, body: {} })).status).toBe(404);
+    }
+    expect(await state()).toEqual(before);
+    expect((await call(restore.POST, 'POST', '/api/v1/jobs/x/restore', { token: f.operator, params: { id: deleted.jobId } })).status).toBe(200);
+    expect((await call(retryTask.POST, 'POST', '/api/v1/tasks/x/retry', { token: f.operator, params: { id: deleted.taskId }, body: {} })).status).toBe(200);
+  });
+});
