@@ -4,7 +4,7 @@
 // or DOM here, so it is unit-tested (model.test.ts) in node.
 import { applyEdgeChanges, applyNodeChanges, type Edge, type EdgeChange, type MarkerType, type Node, type NodeChange } from '@xyflow/react';
 import { layoutDag, STEP_KEY_RE, wouldCreateCycle, formatCycle, type DepType } from '@/lib/dag';
-import { duplicateKeyMessage } from '@/lib/api/json-guard';
+import { jsonTextProblem } from '@/lib/api/json-guard';
 
 /**
  * A step as the editor receives and saves it (lib/jobs StepView / lib/api StepInput).
@@ -102,7 +102,7 @@ export function parseJsonObject(text: string): { ok: true; value: Record<string,
     return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'Must be a JSON object, e.g. {"x": 1}' };
-  const duplicate = duplicateKeyMessage(text);
+  const duplicate = jsonTextProblem(text);
   if (duplicate) return { ok: false, error: duplicate };
   return { ok: true, value: value as Record<string, unknown> };
 }

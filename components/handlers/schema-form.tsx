@@ -5,7 +5,7 @@
 import { useId, useMemo, useState, type ReactNode } from 'react';
 import { checkPayload, type JsonSchema } from '@/lib/handlers/payload-schema';
 import { useHandlerCatalogue } from './use-handler-catalogue';
-import { duplicateKeyMessage } from '@/lib/api/json-guard';
+import { jsonTextProblem } from '@/lib/api/json-guard';
 
 type Obj = Record<string, unknown>;
 
@@ -176,7 +176,7 @@ function SchemaField({ name, path, schema, required, value, errors, readOnly, on
           try {
             const v: unknown = JSON.parse(e.target.value);
             // a key written twice would silently mean its last value: not taken until fixed
-            const duplicate = duplicateKeyMessage(e.target.value);
+            const duplicate = jsonTextProblem(e.target.value);
             if (duplicate) {
               setJsonProblem(duplicate);
               return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRunNowToast, EMPTY_JOB_FORM, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { bulkRunNowToast, EMPTY_JOB_FORM, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { CreateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf } from '@/lib/api/validation';
 
@@ -21,6 +21,11 @@ describe('parseRunNowInput (Run now dialog)', () => {
     // a key written twice would silently mean its last value (the REST API refuses it too)
     expect(parseRunNowInput('{"a": 1, "a": 2}')).toEqual({ ok: false, error: 'Duplicate key: a' });
     expect(parseRunNowInput('[{"a": 1}, {"a": 1, "b": 1, "b": 2}]')).toEqual({ ok: false, error: 'Duplicate key: 1.b' });
+    // a __proto__ key would be dropped on its way to the server action, and the run made without it
+    expect(parseRunNowInput('{"__proto__": {"ms": 1}, "ok": 1}')).toEqual({ ok: false, error: 'Field name __proto__ is not allowed: __proto__' });
+    expect(parseRunNowInput('[{"a": {"__proto__": 1}}]')).toEqual({ ok: false, error: 'Field name __proto__ is not allowed: 0.a.__proto__' });
+    expect(parsePayload('{"__proto__": {"x": 1}}')).toEqual({ ok: false, error: 'Field name __proto__ is not allowed: __proto__' });
+    expect(parsePayload('{"proto": 1}')).toEqual({ ok: true, value: { proto: 1 } });
     expect(parseRunNowInput('{oops')).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid JSON/) });
   });
 });

@@ -8,7 +8,7 @@ import { utcToZonedLocal, zonedLocalToUtc } from '@/lib/time/format';
 import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf, withFieldErrors } from '@/lib/api/validation';
 import { neverFiresFields } from '@/lib/api/never-fires-fields';
-import { duplicateKeyMessage } from '@/lib/api/json-guard';
+import { jsonTextProblem } from '@/lib/api/json-guard';
 
 export type ScheduleKind = 'cron' | 'interval' | 'once' | 'manual';
 export type AlarmChannelValue = { type: 'webhook' | 'email' | 'log'; target: string };
@@ -122,7 +122,7 @@ export function parsePayload(text: string): { ok: true; value: Record<string, un
   try {
     const v = JSON.parse(t) as unknown;
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'Payload must be a JSON object, e.g. {"hello": "world"}' };
-    const duplicate = duplicateKeyMessage(t);
+    const duplicate = jsonTextProblem(t);
     if (duplicate) return { ok: false, error: duplicate };
     return { ok: true, value: v as Record<string, unknown> };
   } catch (e) {
@@ -158,7 +158,7 @@ export function parseRunNowInput(text: string):
   } catch (e) {
     return { ok: false, error: `Invalid JSON: ${(e as Error).message}` };
   }
-  const duplicate = duplicateKeyMessage(t);
+  const duplicate = jsonTextProblem(t);
   if (duplicate) return { ok: false, error: duplicate };
   if (Array.isArray(v)) {
     if (v.length === 0) return { ok: false, error: 'The array is empty: give at least one payload object' };

@@ -195,11 +195,22 @@ export function duplicateKeys(text: string, limit = 20): JsonProblem[] {
 }
 
 /**
- * `Duplicate key: a.b` for the first key written twice in one object of `text` (a JSON text
- * JSON.parse accepted), or null: the console's JSON boxes (payload, config, Run now) say it
- * before sending, as the REST API would refuse it.
+ * What the REST API would refuse in `text` (a JSON text JSON.parse accepted) that a console JSON box
+ * (payload, config, Run now) must say before sending, because it would be lost on the way: the first
+ * key written twice in one object (`Duplicate key: a.b`; JSON.parse keeps the last value), or a key
+ * `__proto__` (`Field name __proto__ is not allowed: a.__proto__`; a server action's arguments are
+ * copied, which drops it). Null when there is neither. The other refusals (NUL, unpaired surrogates)
+ * reach the server and are named there.
  */
-export function duplicateKeyMessage(text: string): string | null {
+export function jsonTextProblem(text: string): string | null {
   const d = duplicateKeys(text, 1)[0];
-  return d ? `${DUPLICATE_KEY_MESSAGE}: ${d.path.join('.')}` : null;
+  if (d) return `${DUPLICATE_KEY_MESSAGE}: ${d.path.join('.')}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const proto = scanJson(value, { limit: 100 }).problems.find((p) => p.message === PROTO_KEY_MESSAGE);
+  return proto ? `${PROTO_KEY_MESSAGE}: ${proto.path.join('.')}` : null;
 }
