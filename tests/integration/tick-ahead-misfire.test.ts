@@ -180,6 +180,50 @@ describe('a run created ahead whose slot is late by less than the grace', () => 
   });
 });
 
+describe('a run created ahead whose task a worker claimed ahead and held, then died (kill -9 before the slot)', () => {
+  // The task is `running` and `held` (its start never recorded) by a node whose lease has expired:
+  // the reaper would hand it back unstarted, but the tick comes first after a restart.
+  async function heldByDeadWorker(policy: 'fire_once' | 'fire_all') {
+    const id = await insertJob(t.db, { key: `ahead-held-${policy}`, cron: '*/5 * * * * *', misfirePolicy: policy, misfireMaxCatchup: 3, blockStrategy: 'serial_execution', nextRunAt: S });
+    await tick(ms(S, -1500));
+    const [ahead] = await runsOf(id);
+    const held = await claimTasks(t.db, { nodeId: 'node-killed', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 10, aheadMs: 3000, startNow: 0 }, ms(S, -250));
+    expect(held.filter((x) => x.runId === ahead!.id)).toHaveLength(1);
+    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    expect(task).toMatchObject({ status: 'running', held: true });
+    const r = await tick(RESTART);
+    return { id, ahead: ahead!, result: r, runs: await runsOf(id) };
+  }
+
+  it('fire_once: the held run is withdrawn like an unstarted one, and the one catch-up runs, not blocked by it', async () => {
+    const { id, ahead, runs } = await heldByDeadWorker('fire_once');
+    expectWithdrawn(runs, ahead.id);
+    expect((await t.db.task.findMany({ where: { runId: ahead.id } })).map((x) => x.status)).toEqual(['cancelled']);
+    const upToNow = runs.filter((x) => x.scheduledFor <= RESTART && x.status !== 'cancelled');
+    expect(upToNow.filter(live).map((x) => x.scheduledFor)).toEqual([ms(S, 80_000)]);
+    expect(upToNow.filter((x) => x.reason?.startsWith('blocked'))).toEqual([]);
+    expect((await claimOf(id, ms(RESTART, 100))).map((x) => x.scheduledFor)).toEqual([ms(S, 80_000)]);
+  });
+
+  it('fire_all: its catch-ups run in order behind nothing stale', async () => {
+    const { id, ahead, runs } = await heldByDeadWorker('fire_all');
+    expectWithdrawn(runs, ahead.id);
+    const upToNow = runs.filter((x) => x.scheduledFor <= RESTART && x.status !== 'cancelled');
+    expect(upToNow.filter(live).map((x) => x.scheduledFor)).toEqual([ms(S, 70_000), ms(S, 75_000), ms(S, 80_000)]);
+    expect(upToNow.filter((x) => x.reason?.startsWith('blocked'))).toEqual([]);
+    expect((await claimOf(id, ms(RESTART, 100))).map((x) => x.scheduledFor)).toEqual([ms(S, 70_000)]);
+  });
+
+  it('a held task whose worker is alive (lease current) is left to it', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-held-alive', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
+    await tick(ms(S, -1500));
+    const [ahead] = await runsOf(id);
+    await claimTasks(t.db, { nodeId: 'node-alive', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 300, aheadMs: 3000, startNow: 0 }, ms(S, -250));
+    await tick(RESTART);
+    expect((await runsOf(id)).find((x) => x.id === ahead!.id)!.status).not.toBe('cancelled');
+  });
+});
+
 describe('a worker that ticks and claims, started after the outage', () => {
   it('ticks before its first claim: the run created ahead of a missed slot is withdrawn, never started', async () => {
     const id = await insertJob(t.db, { key: 'ahead-misfire-restart', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });

@@ -227,11 +227,20 @@ export function aheadSlotOf(slots: Map<string, Date>, jobId: string): Date | nul
 }
 
 /**
+ * SQL true for a task `t` that never started its first attempt: pending on it (never claimed, or
+ * handed back unstarted), or claimed and still held (its start not recorded) by a worker whose
+ * lease expired at `now` — the reaper would hand it back unstarted (release-tasks.ts `reaped`), but
+ * the tick may come first after a restart, and the slot must not wait a lease for it.
+ */
+const NEVER_STARTED_SQL = (t: string, now: string) =>
+  `(${t}.attempt = 1 AND (${t}.status = 'pending' OR (${t}.status = 'running' AND ${t}.held AND ${t}.lease_until < ${now})))`;
+
+/**
  * The job's run created ahead of a slot that was then missed (docs/on-time.md "Look-ahead firing",
  * row "misfire"): its newest active run (one end of runs_active_idx, as selectNewestAheadRun: only
  * that one can have been created ahead) when it is a schedule run created before its slot's due
  * instant (its earliest task `schedule_at` later than the run's `created_at`), no task of it ever
- * started (every task pending on its first attempt: never claimed, or handed back unstarted), and
+ * started (NEVER_STARTED_SQL: pending on its first attempt, or held by a worker whose lease expired), and
  * its slot's due instant lies more than `graceMs` before `now`. Such a run is withdrawn by the tick
  * (cancel-ahead-runs.ts withdrawMissedAheadRun) and its slot decided by the misfire policy.
  *
@@ -250,7 +259,7 @@ export async function selectMissedAheadRun(
        FROM (SELECT r.id, r.scheduled_for, r.trigger, r.created_at FROM runs r
               WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
               ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
-       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(t.attempt = 1 AND t.status = 'pending') AS untouched
+       CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(${NEVER_STARTED_SQL('t', '$2::timestamptz')}) AS untouched
                              FROM tasks t WHERE t.run_id = n.id AND t.scheduled_for = n.scheduled_for) x
       WHERE n.trigger = 'schedule' AND x.untouched AND x.first > n.created_at
         AND x.first < $2::timestamptz - $3::double precision * interval '1 millisecond'`),
@@ -260,10 +269,10 @@ export async function selectMissedAheadRun(
   if (!run) return [];
   if (!(await lockOpenRun(tx, run))) return [];
   const tasks = await tx.$queryRawUnsafe<{ untouched: boolean }[]>(
-    preparedSql('lock-missed-ahead-tasks', `SELECT bool_and(l.attempt = 1 AND l.status = 'pending') AS untouched
-       FROM (SELECT attempt, status FROM tasks WHERE run_id = $1::uuid AND scheduled_for = $2::timestamptz
+    preparedSql('lock-missed-ahead-tasks', `SELECT bool_and(${NEVER_STARTED_SQL('l', '$3::timestamptz')}) AS untouched
+       FROM (SELECT attempt, status, held, lease_until FROM tasks WHERE run_id = $1::uuid AND scheduled_for = $2::timestamptz
               ORDER BY id FOR UPDATE) l`),
-    run.id, run.scheduledFor,
+    run.id, run.scheduledFor, now,
   );
   return tasks[0]?.untouched ? [run] : [];
 }
