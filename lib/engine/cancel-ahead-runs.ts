@@ -2,7 +2,7 @@ import type { Db, SqlClient } from '../db.ts';
 import { withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
-import { recheckAheadRuns, selectAheadRuns, selectMissedAheadRun, selectNewestAheadRun, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { recheckAheadRuns, selectAheadRuns, selectMissedAheadRun, selectNewestAheadRun, selectQueuedRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
@@ -113,6 +113,32 @@ export async function withdrawMissedAheadRun(
   await finishRunIfDone(tx, run.id, now);
   return run;
 }
+
+/**
+ * A job was deleted: its runs that have not started (selectQueuedRuns: queued behind a
+ * serial_execution run, waiting for a worker or a resource key, or claimed and still held) are
+ * cancelled, their error `cancelled before it started: <reason>`, so a job in the recycle bin starts
+ * nothing more; runs already going finish (cancel them to stop them). A restore does not bring them
+ * back. Call inside the transaction that holds the job row, after cancelAheadRuns (lock order job ->
+ * run -> task). Joins `db` when it is a transaction.
+ * @param input.reason what happened, e.g. `job deleted by alice@example.com`
+ * @returns the cancelled runs' ids
+ */
+export async function cancelQueuedRuns(db: Db, input: { jobId: string; actor: string; reason: string }, now: Date = new Date()): Promise<string[]> {
+  return withEngineTransaction(db, async (tx) => {
+    const runs = await selectQueuedRuns(tx, { jobId: input.jobId });
+    if (runs.length === 0) return [];
+    const reason = `${QUEUED_CANCELLED_ERROR}${input.reason}`;
+    const ids = runs.map((r) => r.id);
+    for (const id of ids) await setRunError(tx, { runId: id, error: reason }, now);
+    await cancelRunTasks(tx, { runIds: ids, message: reason, actor: input.actor }, now);
+    for (const id of ids) await finishRunIfDone(tx, id, now);
+    return ids;
+  });
+}
+
+/** How the error of a run cancelled before it started by its job's delete begins (cancelQueuedRuns). */
+export const QUEUED_CANCELLED_ERROR = 'cancelled before it started: ';
 
 /**
  * For a trigger holding `job` (lock-job.ts lockJob): withdraws the job's run created ahead, if it

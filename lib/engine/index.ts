@@ -11,7 +11,7 @@ export { triggerRun, recordSkippedRun, triggerRunAhead, type TriggerAuthorize } 
 /** triggerRuns(db, {jobId, trigger, triggeredBy, scheduledFor, runs: [{payload?}]}, now) => [{run, outcome}] in order: bulk enqueue, one transaction. */
 export { triggerRuns, MAX_BULK_RUNS, type TriggerRunsInput } from './trigger-runs.ts';
 /** cancelAheadRuns(db, {jobId, actor, reason}, now) => {cancelledRunIds, nextRunAt}: a paused/edited/deleted job's runs created ahead of a future slot. */
-export { BEFORE_SLOT_ERROR, cancelAheadRuns } from './cancel-ahead-runs.ts';
+export { BEFORE_SLOT_ERROR, cancelAheadRuns, cancelQueuedRuns, QUEUED_CANCELLED_ERROR } from './cancel-ahead-runs.ts';
 /** claimTasks(db, {nodeId, handlers, group, labels, limit, leaseSeconds (s), nodeStaleSeconds?}, now) => ClaimedTask[]. */
 export { claimTasks } from './claim-tasks.ts';
 /** completeTask(db, {taskId, attempt, nodeId, outcome, output?, error?, exitCode?}, now) => {applied, task?, runStatus?}. */

@@ -8,7 +8,9 @@ import { stepView } from './job-view.ts';
 /**
  * Soft-deletes a job into the recycle bin: deleted_at/deleted_by set, new
  * version (change_type `delete`). next_run_at stays; the tick ignores deleted
- * jobs. Its key becomes free for a new job. Runs in flight are not cancelled.
+ * jobs. Its key becomes free for a new job. Its runs that have not started (queued, created ahead,
+ * held by a worker) are cancelled (recordVersion: lib/engine/cancel-ahead-runs.ts cancelQueuedRuns);
+ * runs already going finish.
  * @throws DomainError('not_found') for an unknown or already deleted job; ('forbidden') for a
  *   system job (handler-permissions.ts assertMayDeleteJob).
  */

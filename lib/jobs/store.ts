@@ -7,7 +7,7 @@ import { DomainError, isDomainError } from '../errors.ts';
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import type { Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
-import { cancelAheadRuns } from '../engine/cancel-ahead-runs.ts';
+import { cancelAheadRuns, cancelQueuedRuns } from '../engine/cancel-ahead-runs.ts';
 import type { EdgeRow, StepRow } from './job-input.ts';
 import { toJobSnapshot, toJobView, type JobView } from './job-view.ts';
 import { selectLastRun } from '../engine/sql/last-runs.ts';
@@ -81,8 +81,8 @@ export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[
 /**
  * Writes the job_versions row for the job's current version (after the change) and returns the fresh view; its
  * created_at is `now`, or the previous version's when that is later (versions never go back in time). A pause, edit,
- * rollback or delete first cancels the job's runs created ahead of a future slot
- * (lib/engine/cancel-ahead-runs.ts).
+ * rollback or delete first cancels the job's runs created ahead of a future slot, and a delete its runs that have
+ * not started (lib/engine/cancel-ahead-runs.ts).
  */
 export async function recordVersion(
   tx: Db,
@@ -101,6 +101,8 @@ export async function recordVersion(
       reason: `job ${changeType === 'pause' ? 'paused' : changeType === 'delete' ? 'deleted' : 'edited'} by ${actor.name}`,
     }, now);
     if (ahead.nextRunAt) job = { ...job, nextRunAt: ahead.nextRunAt };
+    // a job in the recycle bin starts nothing more: its queued runs go too (runs going finish)
+    if (changeType === 'delete') await cancelQueuedRuns(tx, { jobId: job.id, actor: actor.name, reason: `job deleted by ${actor.name}` }, now);
   }
   const g = await loadGraph(tx, job);
   // `now` is the request's clock, read before it waited for the job row: a change that waited behind

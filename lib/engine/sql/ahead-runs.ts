@@ -135,6 +135,25 @@ async function lockOpenRun(tx: SqlClient, run: { id: string; scheduledFor: Date 
 }
 
 /**
+ * The job's open runs none of whose tasks has started: every task on its first attempt, pending
+ * (queued: behind a serial_execution run, waiting for a worker or a resource key, created ahead) or
+ * claimed and still held, its start not recorded. What a deleted job must not start any more
+ * (cancel-ahead-runs.ts cancelQueuedRuns). Locks those run rows FOR UPDATE in ascending id (lock
+ * order: the caller holds the job row). Index: runs_active_idx (job_id); tasks_run_step_uniq (run_id).
+ */
+export async function selectQueuedRuns(tx: SqlClient, p: { jobId: string }): Promise<{ id: string }[]> {
+  return tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('select-queued-runs', `SELECT r.id FROM runs r
+       CROSS JOIN LATERAL (SELECT bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.held))) AS untouched
+                             FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
+      WHERE r.job_id = $1 AND r.status IN ('pending', 'running') AND x.untouched
+      ORDER BY r.id
+      FOR UPDATE OF r`),
+    p.jobId,
+  );
+}
+
+/**
  * Moves an active, live job's next_run_at back to `to` when that is earlier (LEAST), so the
  * tick fires a cancelled look-ahead slot again; a paused or deleted job is left alone (resume
  * recomputes next_run_at). With `p.reviveEnded`, a job whose schedule ended with that slot

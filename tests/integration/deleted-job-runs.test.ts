@@ -1,8 +1,11 @@
 /**
- * Retry, clear and mark success of a task whose job is in the recycle bin or was purged: refused
- * (404, nothing changed), as a retry of its run is (lib/engine/sql/lock-job-row.ts
- * lockJobRowForReopen). Mark success and clear of a purged job's task answered 500 (a foreign key
- * on job_audit), and a deleted job's tasks ran again from the recycle bin.
+ * What a job in the recycle bin still runs: nothing new.
+ * - Retry, clear and mark success of a task whose job is in the recycle bin or was purged: refused
+ *   (404, nothing changed), as a retry of its run is (lib/engine/sql/lock-job-row.ts
+ *   lockJobRowForReopen). Mark success and clear of a purged job's task answered 500 (a foreign key
+ *   on job_audit), and a deleted job's tasks ran again from the recycle bin.
+ * - Deleting a job cancels its runs that have not started (lib/engine/cancel-ahead-runs.ts
+ *   cancelQueuedRuns): queued serial_execution runs started one after the other after a purge.
  */
 import { describe, expect, it } from 'vitest';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -14,7 +17,7 @@ import * as retryRun from '../../app/api/v1/runs/[id]/retry/route.ts';
 import * as retryTask from '../../app/api/v1/tasks/[id]/retry/route.ts';
 import * as clearTask from '../../app/api/v1/tasks/[id]/clear/route.ts';
 import * as markSuccess from '../../app/api/v1/tasks/[id]/mark-success/route.ts';
-import { completeTask } from '../../lib/engine/index.ts';
+import { claimTasks, completeTask, QUEUED_CANCELLED_ERROR } from '../../lib/engine/index.ts';
 import { call, useRestFixture, type RestFixture } from '../helpers/rest.ts';
 import { claim, NODE } from './engine-fixtures.ts';
 
@@ -56,5 +59,34 @@ describe('task actions on a job in the recycle bin or purged', () => {
     expect(await state()).toEqual(before);
     expect((await call(restore.POST, 'POST', '/api/v1/jobs/x/restore', { token: f.operator, params: { id: deleted.jobId } })).status).toBe(200);
     expect((await call(retryTask.POST, 'POST', '/api/v1/tasks/x/retry', { token: f.operator, params: { id: deleted.taskId }, body: {} })).status).toBe(200);
+  });
+});
+
+describe('deleting a job', () => {
+  let f: RestFixture;
+  useRestFixture([], (x) => (f = x));
+
+  it('cancels its runs that have not started (queued, held by a worker); the run going finishes', async () => {
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.operator, body: {
+      key: 'serial.sleeper', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 3000 }, policy: { blockStrategy: 'serial_execution' },
+    } });
+    const params = { id: created.json.id as string };
+    const runs: string[] = [];
+    for (let i = 0; i < 3; i++) runs.push((await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.operator, params, body: {} })).json.id);
+    // the first is started on a worker; the two after it wait behind it
+    const now = new Date();
+    const node = { handlers: ['builtin.sleep'], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 };
+    const started = (await claimTasks(f.t.db, { ...node, nodeId: 'node-a' }, now)).filter((c) => runs.includes(c.runId));
+    expect(started.map((c) => c.runId)).toEqual([runs[0]]);
+    expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.operator, params })).status).toBe(200);
+    const after = await f.t.db.run.findMany({ where: { id: { in: runs } } });
+    const byId = new Map(after.map((r) => [r.id, r]));
+    expect(byId.get(runs[0]!)!.status).not.toBe('cancelled');
+    for (const id of runs.slice(1)) {
+      expect(byId.get(id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${QUEUED_CANCELLED_ERROR}job deleted by token:ops`)) });
+    }
+    // when the first ends, nothing else of the job starts
+    await completeTask(f.t.db, { taskId: started[0]!.id, attempt: started[0]!.attempt, nodeId: 'node-a', outcome: 'success' }, new Date());
+    expect((await claimTasks(f.t.db, { ...node, nodeId: 'node-b' }, new Date())).filter((c) => runs.includes(c.runId))).toEqual([]);
   });
 });
