@@ -375,7 +375,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       if (roles.has('claim') || roles.has('tick')) await listener.start();
       // Tick before claiming: a run created ahead whose slot was missed while the stack was down
       // is withdrawn before this worker's first claim could start it late (docs/on-time.md).
-      if (roles.has('claim') && roles.has('tick')) await ticker.catchUp();
+      if (roles.has('tick')) await ticker.catchUp();
       if (roles.has('claim')) claimer.start();
       if (roles.has('tick')) ticker.start();
       if (roles.has('reap')) {

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { runTick, type TickResult } from '../lib/engine/tick/run-tick.ts';
 import { nextJobDue } from '../lib/engine/tick/sql/next-job-due.ts';
+import { rewindMissedAheadJobs } from '../lib/engine/sql/ahead-runs.ts';
 import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
 
@@ -79,11 +80,16 @@ export class Ticker {
    * Tick passes at once until the batch is no longer full (at most `maxPasses`), before a worker
    * that also claims starts claiming (create-worker.ts start): after downtime, a run created ahead
    * whose slot was missed is withdrawn and its slot decided by the misfire policy before a claim
-   * could start it late (docs/on-time.md "Look-ahead firing", row "misfire"). An error is logged
-   * and left to the loop.
+   * could start it late (docs/on-time.md "Look-ahead firing", row "misfire"); a job with such a run
+   * that is not due is made due first (lib/engine/sql/ahead-runs.ts rewindMissedAheadJobs). An
+   * error is logged and left to the loop.
    */
   async catchUp(maxPasses = 10): Promise<void> {
     try {
+      // a job whose slot was missed while it was not due at the restart is made due first, so that
+      // these passes decide the slot (rewindMissedAheadJobs)
+      const rewound = await rewindMissedAheadJobs(this.deps.db, { graceMs: this.config.misfireGraceMs }, this.deps.clock());
+      if (rewound.length) this.deps.logger.info({ jobs: rewound.length }, 'ticker: jobs with a run created ahead of a missed slot made due');
       for (let i = 0; i < maxPasses; i++) if (!(await this.runOnce(this.deps.clock())).more) return;
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'ticker: first pass before claiming failed; the loop retries');

@@ -8,6 +8,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BEFORE_SLOT_ERROR, claimTasks } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
+import { rewindMissedAheadJobs } from '../../lib/engine/sql/ahead-runs.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { createWorker } from '../../worker/create-worker.ts';
 import { insertJob, testWorkerConfig, useWorkers, waitFor } from './worker-fixtures.ts';
@@ -221,6 +222,58 @@ describe('a run created ahead whose task a worker claimed ahead and held, then d
     await claimTasks(t.db, { nodeId: 'node-alive', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 300, aheadMs: 3000, startNow: 0 }, ms(S, -250));
     await tick(RESTART);
     expect((await runsOf(id)).find((x) => x.id === ahead!.id)!.status).not.toBe('cancelled');
+  });
+});
+
+describe('a run created ahead whose job is not due when the stack comes back (a ticker\'s first pass: rewindMissedAheadJobs)', () => {
+  const H = new Date('2026-12-05T14:00:00.000Z');
+  const BACK = new Date('2026-12-05T14:30:00.000Z');
+
+  it('an hourly job down from 13:59:58 to 14:30 (skip): its 14:00 run is withdrawn and 14:00 recorded as a misfire, not run 30 min late', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-hourly-skip', cron: '0 * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: H });
+    await tick(ms(H, -2000));
+    const [ahead] = await runsOf(id);
+    expect(ahead).toMatchObject({ scheduledFor: H, status: 'pending' });
+    expect((await t.db.job.findUniqueOrThrow({ where: { id } })).nextRunAt).toEqual(ms(H, 3_600_000));
+    // without the rewind the tick has nothing due at 14:30, and the 14:00 run would start now
+    expect((await tick(BACK)).jobs).toBe(0);
+    expect(await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, BACK)).toEqual([id]);
+    expect((await tick(BACK)).misfires).toBe(1);
+    const runs = await runsOf(id);
+    expect(runs.find((x) => x.id === ahead!.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
+    expect(runs.filter((x) => x.scheduledFor.getTime() === H.getTime() && x.status !== 'cancelled')).toMatchObject([{ status: 'skipped', reason: 'misfire' }]);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id } })).nextRunAt).toEqual(ms(H, 3_600_000));
+    expect(await claimOf(id, ms(BACK, 100))).toHaveLength(0);
+    // a second ticker starting later finds nothing to move back
+    expect(await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, ms(BACK, 1000))).toEqual([]);
+  });
+
+  it('a once job (paused by the system after its slot was fired ahead), fire_once: made active again, its one catch-up runs now', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-once', scheduleKind: 'once', runAt: H, misfirePolicy: 'fire_once', nextRunAt: H });
+    await tick(ms(H, -2000));
+    const [ahead] = await runsOf(id);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id } })).status).toBe('paused');
+    expect(await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, BACK)).toEqual([id]);
+    await tick(BACK);
+    const runs = await runsOf(id);
+    expect(runs.find((x) => x.id === ahead!.id)!.status).toBe('cancelled');
+    expect(runs.filter(live).map((x) => x.scheduledFor)).toEqual([H]);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id } })).status).toBe('paused');
+    expect((await claimOf(id, ms(BACK, 100))).map((x) => x.scheduledFor)).toEqual([H]);
+  });
+
+  it('leaves alone a run late by less than the grace, a job an operator paused, and a run a worker started', async () => {
+    const late = await insertJob(t.db, { key: 'ahead-within-grace', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: H });
+    const paused = await insertJob(t.db, { key: 'ahead-op-paused', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: H });
+    await tick(ms(H, -2000));
+    await t.pool.query(`UPDATE jobs SET status = 'paused', updated_by = 'alice' WHERE id = $1`, [paused]);
+    expect(await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, ms(H, 30_000))).toEqual([]);
+    const atBack = await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, BACK);
+    expect([atBack.includes(late), atBack.includes(paused)]).toEqual([true, false]);
+    const started = await insertJob(t.db, { key: 'ahead-started', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: ms(H, 3_600_000) });
+    await tick(ms(H, 3_600_000 - 2000));
+    expect(await claimOf(started, ms(H, 3_600_010))).toHaveLength(1);
+    expect((await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, ms(BACK, 3_600_000))).includes(started)).toBe(false);
   });
 });
 

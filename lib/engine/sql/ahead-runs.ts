@@ -135,6 +135,42 @@ async function lockOpenRun(tx: SqlClient, run: { id: string; scheduledFor: Date 
 }
 
 /**
+ * Moves back to the slot the next_run_at of every job that has a run created ahead of a slot missed
+ * by more than `graceMs` (never started: NEVER_STARTED_SQL) while its next_run_at has already moved
+ * past that slot — a job that is not due when the stack comes back (an hourly job down from 13:59:58
+ * to 14:30), or whose schedule ended with that slot (a `once` job, an `endAt`: paused by the system
+ * when the tick fired it ahead, made active again as rewindNextRunAt `reviveEnded` does). The tick
+ * then finds the job due and withdraws the run and applies the misfire policy to its slot
+ * (cancel-ahead-runs.ts withdrawMissedAheadRun), as for a due job. Jobs another transaction holds
+ * are skipped (SKIP LOCKED), in ascending id. One statement; the jobs_notify_update trigger wakes
+ * the tickers. A scan of the open runs (runs_active_idx): for a ticker's first pass, not every pass.
+ * @returns the jobs moved back
+ */
+export async function rewindMissedAheadJobs(tx: SqlClient, p: { graceMs: number }, now: Date): Promise<string[]> {
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('rewind-missed-ahead-jobs', `WITH missed AS (
+       SELECT r.job_id, min(x.first) AS slot
+         FROM runs r
+         CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(${NEVER_STARTED_SQL('t', '$1::timestamptz')}) AS untouched
+                               FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
+        WHERE r.status IN ('pending', 'running') AND r.trigger = 'schedule' AND x.untouched AND x.first > r.created_at
+          AND x.first < $1::timestamptz - $2::double precision * interval '1 millisecond'
+        GROUP BY r.job_id
+     ), locked AS (
+       SELECT j.id, m.slot FROM jobs j JOIN missed m ON j.id = m.job_id::uuid
+        WHERE j.deleted_at IS NULL AND (j.next_run_at IS NULL OR j.next_run_at > m.slot)
+          AND (j.status = 'active' OR (j.status = 'paused' AND j.updated_by = 'system' AND j.next_run_at IS NULL))
+        ORDER BY j.id FOR UPDATE OF j SKIP LOCKED
+     )
+     UPDATE jobs SET next_run_at = locked.slot, status = 'active'::job_status
+       FROM locked WHERE jobs.id = locked.id
+     RETURNING jobs.id::text AS id`),
+    now, p.graceMs,
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
  * The job's open runs none of whose tasks has started: every task on its first attempt, pending
  * (queued: behind a serial_execution run, waiting for a worker or a resource key, created ahead) or
  * claimed and still held, its start not recorded. What a deleted job must not start any more
