@@ -303,4 +303,24 @@ describe('a worker that ticks and claims, started after the outage', () => {
     expect(run.task.startedAt).toBeNull();
     expect((await runsOf(id)).filter((x) => x.scheduledFor <= RESTART && x.status === 'skipped')).toHaveLength(17);
   });
+
+  it('an hourly job that is not due at the restart: its run created ahead of the missed slot is withdrawn before the first claim (catchUp)', async () => {
+    const H = new Date('2026-12-05T14:00:00.000Z');
+    const BACK = new Date('2026-12-05T14:30:00.000Z');
+    const id = await insertJob(t.db, { key: 'ahead-hourly-restart', cron: '0 * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: H });
+    await tick(ms(H, -2000));
+    const [ahead] = await runsOf(id);
+    const t0 = Date.now();
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, pollMs: 50, tickMs: 200 }),
+      clock: () => new Date(BACK.getTime() + (Date.now() - t0)),
+    });
+    workers.push(w);
+    await w.start();
+    // the first claim comes after catchUp: the run is already withdrawn, never started
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
+    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    expect([r.status, task!.startedAt]).toEqual(['cancelled', null]);
+    expect((await runsOf(id)).filter((x) => x.scheduledFor.getTime() === H.getTime() && x.status === 'skipped')).toHaveLength(1);
+  });
 });
