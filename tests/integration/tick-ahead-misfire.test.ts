@@ -278,21 +278,25 @@ describe('a run created ahead whose job is not due when the stack comes back (a 
 });
 
 describe('a worker that ticks and claims, started after the outage', () => {
+  /** The stack comes back at `at`: a worker whose clock moves on in real time from there, started. */
+  async function startWorkerAt(at: Date): Promise<void> {
+    const t0 = Date.now();
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, pollMs: 50, tickMs: 200 }),
+      clock: () => new Date(at.getTime() + (Date.now() - t0)),
+    });
+    workers.push(w);
+    await w.start();
+  }
+
   it('ticks before its first claim: the run created ahead of a missed slot is withdrawn, never started', async () => {
     const id = await insertJob(t.db, { key: 'ahead-misfire-restart', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
     await tick(ms(S, -1500));
     const [ahead] = await runsOf(id);
     expect(ahead).toMatchObject({ scheduledFor: S, status: 'pending' });
-    // The stack comes back at RESTART (its clock moves on in real time from there).
-    const t0 = Date.now();
-    const w = createWorker({
-      config: testWorkerConfig(t.url, { lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, pollMs: 50, tickMs: 200 }),
-      clock: () => new Date(RESTART.getTime() + (Date.now() - t0)),
-    });
-    workers.push(w);
     // Ticker.catchUp runs before the claimer starts. In-process the ticker's first pass also wins
     // the race without it (this test is a guard on the outcome, not a proof of the ordering).
-    await w.start();
+    await startWorkerAt(RESTART);
     // Settled: the run either withdrawn or taken by a claim.
     const run = await waitFor(async () => {
       const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
@@ -310,13 +314,7 @@ describe('a worker that ticks and claims, started after the outage', () => {
     const id = await insertJob(t.db, { key: 'ahead-hourly-restart', cron: '0 * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: H });
     await tick(ms(H, -2000));
     const [ahead] = await runsOf(id);
-    const t0 = Date.now();
-    const w = createWorker({
-      config: testWorkerConfig(t.url, { lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, pollMs: 50, tickMs: 200 }),
-      clock: () => new Date(BACK.getTime() + (Date.now() - t0)),
-    });
-    workers.push(w);
-    await w.start();
+    await startWorkerAt(BACK);
     // the first claim comes after catchUp: the run is already withdrawn, never started
     const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
     const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
