@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
-import { dragConnect, edgeLabelClearances, smallestCardText } from './helpers/dag.ts';
+import { dragConnect, edgeLabelClearances, settledTransform, smallestCardText, zoomOf } from './helpers/dag.ts';
 
 // Playwright: build a 3-step DAG by dragging two connections with the mouse, save, reload and
 // see it persisted; try to close a cycle and see it refused; Run now and watch the run's nodes turn green.
@@ -205,7 +205,7 @@ test('edge type labels stay clear of the arrowheads, also between cards placed c
   await page.goto(`/jobs/${job.id}?tab=graph`);
   const editor = page.getByTestId('dag-editor');
   await expect(editor.locator('[data-edge-id]')).toHaveCount(2);
-  const zoom = await editor.locator('.react-flow__viewport').evaluate((e) => new DOMMatrix(getComputedStyle(e).transform).a);
+  const zoom = zoomOf(await settledTransform(editor.locator('.react-flow__viewport')));
   // the arrowhead is 9 x 14.4 px at zoom 1 (model.ts withEdgeType: 18 stroke widths, 2px stroke)
   for (const c of await edgeLabelClearances(editor)) {
     expect(c.clearX >= 9 * zoom || c.clearY >= 7.2 * zoom, `label of ${c.id}: ${JSON.stringify(c)}`).toBe(true);
@@ -228,9 +228,7 @@ test('palette clicks put each new step on screen, never on another, without movi
   const viewport = editor.locator('.react-flow__viewport');
   await expect(page.getByTestId('dag-node-only')).toBeVisible();
   // the first view is set once the card is measured: wait until it holds still
-  let last = '';
-  await expect.poll(async () => { const t = await viewport.evaluate((e) => getComputedStyle(e).transform); const same = t === last; last = t; return same; }).toBe(true);
-  const before = last;
+  const before = await settledTransform(viewport);
   const pane = (await editor.locator('.react-flow').boundingBox())!;
   type Box = { x: number; y: number; width: number; height: number };
   const box = (k: string) => page.getByTestId(`dag-node-${k}`).evaluate((e) => e.getBoundingClientRect().toJSON() as Box);

@@ -2,6 +2,7 @@ import { expect, test, type Locator } from '@playwright/test';
 import { api, runReaches } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { E2E_ADMIN } from './helpers/env.ts';
+import { settledTransform } from './helpers/dag.ts';
 
 // The console on a phone-sized screen (390 px): the sidebar gives its width to the page and the top
 // bar's menu opens the same navigation (components/shell/mobile-nav.tsx); no page is wider than the
@@ -312,10 +313,7 @@ test('390 px: Fit shows every step of a DAG inside the canvas, in the editor and
     ],
   });
   const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
-  const still = async (viewport: Locator) => {
-    let last = '';
-    await expect.poll(async () => { const t = await viewport.evaluate((e) => getComputedStyle(e).transform); const same = t === last; last = t; return same; }).toBe(true);
-  };
+  const still = settledTransform;
   const allInside = async (canvas: Locator, where: string) => {
     const pane = (await canvas.boundingBox())!;
     const parts = await canvas.locator('.react-flow__node, .react-flow__handle').evaluateAll((els) => els.map((e) => ({ id: e.closest('.react-flow__node')?.getAttribute('data-id') ?? '', box: e.getBoundingClientRect().toJSON() as Box })));

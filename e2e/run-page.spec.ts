@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
-import { edgeLabelClearances, smallestCardText } from './helpers/dag.ts';
+import { edgeLabelClearances, settledTransform, smallestCardText, zoomOf } from './helpers/dag.ts';
 
 // The run page reads like the graph: tasks in DAG order (parents first), and the mouse wheel over the run graph
 // scrolls the page instead of zooming the graph away (Ctrl+wheel zooms).
@@ -57,7 +57,8 @@ test('tasks in DAG order; the wheel over the graph scrolls the page, Ctrl+wheel 
   const graph = page.getByTestId('run-graph');
   await expect(graph).toBeVisible();
   const viewport = graph.locator('.react-flow__viewport');
-  const transform = await viewport.evaluate((e) => getComputedStyle(e).transform);
+  await expect(graph.locator('.react-flow__node')).toHaveCount(3);
+  const transform = await settledTransform(viewport);
   const main = page.locator('main');
   const box = (await graph.boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -306,7 +307,7 @@ test('the run graph opens legible: card text at least 11px on screen, first step
   const first = (await page.getByTestId('run-node-extract').boundingBox())!;
   expect(first.x).toBeGreaterThanOrEqual(pane.x);
   expect(first.x + first.width).toBeLessThanOrEqual(pane.x + pane.width);
-  const zoom = await graph.locator('.react-flow__viewport').evaluate((e) => new DOMMatrix(getComputedStyle(e).transform).a);
+  const zoom = zoomOf(await settledTransform(graph.locator('.react-flow__viewport')));
   for (const c of await edgeLabelClearances(graph)) {
     expect(c.clearX >= 9 * zoom || c.clearY >= 7.2 * zoom, `label of ${c.id}: ${JSON.stringify(c)}`).toBe(true);
   }
@@ -408,8 +409,7 @@ test('at 1280-1440 px the run graph\'s MiniMap and edge legend cover neither eac
     await expect(minimap).toBeVisible();
     await expect(legend).toBeVisible();
     // the first view is set once the cards are measured: wait until it holds still
-    let last = '';
-    await expect.poll(async () => { const t = await graph.locator('.react-flow__viewport').evaluate((e) => getComputedStyle(e).transform); const same = t === last; last = t; return same; }).toBe(true);
+    await settledTransform(graph.locator('.react-flow__viewport'));
     const pane = (await graph.boundingBox())!;
     const map = (await minimap.boundingBox())!;
     const key = (await legend.boundingBox())!;

@@ -84,3 +84,27 @@ export async function edgeLabelClearances(canvas: Locator): Promise<{ id: string
     }),
   );
 }
+
+/**
+ * Waits until a React Flow viewport (`.react-flow__viewport`) holds still — two reads of its
+ * transform in a row alike, a poll interval apart — and answers that transform. The first view is
+ * set once the cards are measured (fitView), which may come a moment after they show: a transform
+ * read before that is not the one the page settles on.
+ */
+export async function settledTransform(viewport: Locator): Promise<string> {
+  let last = '';
+  await expect.poll(async () => {
+    const t = await viewport.evaluate((e) => getComputedStyle(e).transform);
+    const same = t === last;
+    last = t;
+    return same;
+  }).toBe(true);
+  return last;
+}
+
+/** The zoom of a CSS transform as settledTransform answers it (`matrix(a, …)`: a; `none`: 1). */
+export function zoomOf(transform: string): number {
+  const m = /^matrix\(([^,]+),/.exec(transform);
+  return m ? Number(m[1]) : 1;
+}
+
