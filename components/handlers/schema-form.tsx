@@ -138,7 +138,8 @@ function SchemaField({ name, path, schema, required, value, errors, readOnly, on
           setText(e.target.value);
           const t = e.target.value.trim();
           // An unparsable number goes up as typed, so the validator names it rather than dropping it.
-          onChange(t === '' ? undefined : Number.isFinite(Number(t)) ? Number(t) : t);
+          // decimal only: Number() would turn `0x10` into 16 and `1e3` into 1000 unseen
+          onChange(t === '' ? undefined : /^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(t) ? Number(t) : t);
         }}
       />
     );

@@ -171,7 +171,8 @@ export function parseRunNowInput(text: string):
   return { ok: true, value: { payload: v as Record<string, unknown> } };
 }
 
-const num = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
+/** A number field's text: decimal only (Number() would read `1e2`, `0x10` and `Infinity` too); anything else is NaN, which the server names. */
+const num = (s: string): number | undefined => (s.trim() === '' ? undefined : /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(s) ? Number(s) : NaN);
 
 /**
  * Form values -> CreateJobInput-shaped object. Numbers stay numbers even when invalid

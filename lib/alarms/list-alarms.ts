@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
-import { Instant, objectId, str } from '../api/schemas.ts';
+import { Instant, objectId, queryInt, str } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { afterCreatedAt, createdAtPage, type Page } from '../api/cursor.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
@@ -87,7 +87,7 @@ export const ListAlarmsQuery = z.object({
   type: z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]], { message: `type must be one of ${ALARM_TYPES.join(', ')}` }).optional(),
   status: z.enum(ALARM_STATUSES as [AlarmStatus, ...AlarmStatus[]], { message: `status must be one of ${ALARM_STATUSES.join(', ')}` }).optional(),
   jobId: objectId('job').optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
+  limit: queryInt(1, 200).optional(),
   cursor: str().max(1000).optional(),
   before: Instant.optional(),
 });

@@ -11,6 +11,10 @@ describe('shipped executors\' inputs (lib/handlers/builtin-schemas.ts)', () => {
     // credentials in the URL: fetch refuses them, and every role reads a job's payload
     ['http', { url: 'http://user:secretpw@127.0.0.1:3581/x?token=1' }, ['url']],
     ['http', { url: 'https://token@api.example.com/' }, ['url']],
+    ['http', { url: 'http:/u:p@example.com/' }, ['url']],
+    ['http', { url: 'http:\\\\u:p@example.com/' }, ['url']],
+    ['http', { url: 'http:u:p@example.com/' }, ['url']],
+    ['http', { url: ' http://u:p@example.com/' }, ['url']],
     ['http', { method: 'G E T', headers: { 'a b': 'c' } }, ['method', 'headers.a b']],
     ['http', { url: 'https://x.test', headers: { a: 'x\r\nInjected: 1' } }, ['headers.a']],
     ['http', { expectStatus: 'abc' }, ['expectStatus']],

@@ -48,7 +48,15 @@ export const HttpSettings = z.looseObject({
       }
     }, { error: 'must be an absolute http:// or https:// URL' })
     // fetch refuses such a URL, and a job's payload is readable by every role (docs/security.md)
-    .refine((u) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(u), { error: 'must not carry a user name or password (user:password@host); send credentials in a header, e.g. Authorization' }),
+    // read as the URL parser reads it: `http:/u:p@h`, `http:\\u:p@h` and `http:u:p@h` carry them too
+    .refine((u) => {
+      try {
+        const p = new URL(u);
+        return p.username === '' && p.password === '';
+      } catch {
+        return true; // named by the check above
+      }
+    }, { error: 'must not carry a user name or password (user:password@host); send credentials in a header, e.g. Authorization' }),
   headers: z
     .record(
       z.string().regex(TOKEN, { error: 'is not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only, no spaces)' }),

@@ -35,7 +35,8 @@ export const HANDLER_NUMBER_SETTINGS: Readonly<Record<string, readonly NumberSet
  */
 export function checkNumberSetting(raw: unknown, rule: NumberSettingRule): { value: number | undefined } | { problem: string } {
   if (raw === undefined || raw === null) return { value: undefined };
-  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  // a numeric string in decimal only: Number() would also read `0x10`, `0b11`, `1e3` and `Infinity`
+  const n = typeof raw === 'string' && /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(raw) ? Number(raw) : raw;
   if (typeof n === 'number' && Number.isFinite(n) && n >= rule.min && n <= rule.max && (!rule.integer || Number.isInteger(n))) return { value: n };
   let shown: string;
   try {

@@ -40,7 +40,10 @@ export default consolePage(async function StatsPage({ searchParams }: { searchPa
   const parsed = DailyStatsQuery.safeParse({ from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
   const errors: string[] = [];
   if (!parsed.success && !hourly) errors.push(`Invalid range (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); showing the last 30 days.`);
-  const q = parsed.success ? parsed.data : { ...fallback, handler: sp.handler || undefined };
+  // a refused handler is not passed on: every handler is shown, and the error above says why
+  const handlerRefused = !parsed.success && parsed.error.issues.some((i) => i.path[0] === 'handler');
+  if (handlerRefused && hourly) errors.push(`Invalid handler (${parsed.error.issues.filter((i) => i.path[0] === 'handler').map((i) => i.message).join('; ')}); showing every handler.`);
+  const q = parsed.success ? parsed.data : { ...fallback, handler: handlerRefused ? undefined : sp.handler || undefined };
   const jobId = sp.job || undefined;
   const base = { handler: q.handler, ...(hourly ? { granularity: 'hour' } : { from: q.from, to: q.to }) };
   let data: StatsSeries;
