@@ -81,8 +81,8 @@ export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[
 /**
  * Writes the job_versions row for the job's current version (after the change) and returns the fresh view; its
  * created_at is `now`, or the previous version's when that is later (versions never go back in time). A pause, edit,
- * rollback or delete first cancels the job's runs created ahead of a future slot, and a delete its runs that have
- * not started (lib/engine/cancel-ahead-runs.ts).
+ * rollback or delete first cancels the job's runs created ahead of a future slot, and a delete, or a change of what
+ * the job runs or where (`opts.commandChanged`), its runs that have not started (lib/engine/cancel-ahead-runs.ts).
  */
 export async function recordVersion(
   tx: Db,
@@ -91,6 +91,7 @@ export async function recordVersion(
   actor: Actor,
   reason: string | undefined | null,
   now: Date,
+  opts: { commandChanged?: boolean } = {},
 ): Promise<JobView> {
   if (changeType !== 'create' && changeType !== 'resume' && changeType !== 'restore') {
     // Runs created ahead of a future slot carry the old configuration: cancel them; an
@@ -101,8 +102,14 @@ export async function recordVersion(
       reason: `job ${changeType === 'pause' ? 'paused' : changeType === 'delete' ? 'deleted' : 'edited'} by ${actor.name}`,
     }, now);
     if (ahead.nextRunAt) job = { ...job, nextRunAt: ahead.nextRunAt };
-    // a job in the recycle bin starts nothing more: its queued runs go too (runs going finish)
+    // A job in the recycle bin starts nothing more: its queued runs go too (runs going finish). A run
+    // not started keeps, in its tasks, the command it was created with (insert-runs.ts): after an edit
+    // of what the job runs or where, it goes rather than run what was changed (after the runs created
+    // ahead, whose slots fire again with the new command).
     if (changeType === 'delete') await cancelQueuedRuns(tx, { jobId: job.id, actor: actor.name, reason: `job deleted by ${actor.name}` }, now);
+    else if (opts.commandChanged) {
+      await cancelQueuedRuns(tx, { jobId: job.id, actor: actor.name, reason: `the job's command or routing was changed by ${actor.name} (version ${job.version})` }, now);
+    }
   }
   const g = await loadGraph(tx, job);
   // `now` is the request's clock, read before it waited for the job row: a change that waited behind

@@ -6,6 +6,8 @@
  *   on job_audit), and a deleted job's tasks ran again from the recycle bin.
  * - Deleting a job cancels its runs that have not started (lib/engine/cancel-ahead-runs.ts
  *   cancelQueuedRuns): queued serial_execution runs started one after the other after a purge.
+ *   So does an edit of what the job runs or where: queued runs ran the command an admin had
+ *   replaced (their tasks keep the command of their creation).
  */
 import { describe, expect, it } from 'vitest';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -85,8 +87,37 @@ describe('deleting a job', () => {
     for (const id of runs.slice(1)) {
       expect(byId.get(id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${QUEUED_CANCELLED_ERROR}job deleted by token:ops`)) });
     }
+    // (below: an edit of the command does the same; a rename does not)
     // when the first ends, nothing else of the job starts
     await completeTask(f.t.db, { taskId: started[0]!.id, attempt: started[0]!.attempt, nodeId: 'node-a', outcome: 'success' }, new Date());
     expect((await claimTasks(f.t.db, { ...node, nodeId: 'node-b' }, new Date())).filter((c) => runs.includes(c.runId))).toEqual([]);
+  });
+});
+
+describe('editing what a job runs', () => {
+  let f: RestFixture;
+  useRestFixture([], (x) => (f = x));
+
+  it('cancels its runs that have not started; an edit of anything else leaves them queued', async () => {
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.admin, body: {
+      key: 'serial.edited', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 3000 }, policy: { blockStrategy: 'serial_execution' },
+    } });
+    const params = { id: created.json.id as string };
+    const runs: string[] = [];
+    for (let i = 0; i < 3; i++) runs.push((await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.operator, params, body: {} })).json.id);
+    const node = { nodeId: 'node-a', handlers: ['builtin.sleep'], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 };
+    expect((await claimTasks(f.t.db, node, new Date())).filter((c) => runs.includes(c.runId)).map((c) => c.runId)).toEqual([runs[0]]);
+    const statuses = async () => (await f.t.db.run.findMany({ where: { id: { in: runs } }, orderBy: { createdAt: 'asc' } })).map((r) => r.status);
+    // a description: nothing of what runs changed
+    expect((await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: f.admin, params, body: { expectedVersion: 1, description: 'slow one' } })).status).toBe(200);
+    // (a one-step run reads pending until its attempt has lasted a moment: docs/engine.md "Run start")
+    expect(await statuses()).toEqual(['pending', 'pending', 'pending']);
+    // the payload: the two queued runs would sleep the old 3 s
+    const edited = await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: f.admin, params, body: { expectedVersion: 2, payload: { ms: 10 } } });
+    expect(edited.status).toBe(200);
+    const after = await f.t.db.run.findMany({ where: { id: { in: runs } }, orderBy: { createdAt: 'asc' } });
+    expect(after.map((r) => r.status)).toEqual(['pending', 'cancelled', 'cancelled']);
+    expect((await f.t.db.task.findFirstOrThrow({ where: { runId: runs[0] } })).status).toBe('running');
+    expect(after[1]!.error).toMatch(new RegExp(`^${QUEUED_CANCELLED_ERROR}the job's command or routing was changed by token:admin`));
   });
 });
