@@ -9,7 +9,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import { cancelRun, retryRun, retryTask } from '../engine/index.ts';
 import { assertMayChangeCommand, type JobCommand } from '../jobs/handler-permissions.ts';
-import { routingView, stepView } from '../jobs/job-view.ts';
+import { edgeView, routingView, stepView } from '../jobs/job-view.ts';
 import { findJob, loadGraph } from '../jobs/store.ts';
 import { getRun } from './get-run.ts';
 import type { RunView } from './run-view.ts';
@@ -68,23 +68,28 @@ export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new 
 export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor, opts: { exceptTaskId?: string } = {}): Promise<void> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { jobId: true } });
   if (!run) return;
-  const tasks = await db.task.findMany({
-    where: { runId, ...(opts.exceptTaskId ? { id: { not: opts.exceptTaskId } } : {}) },
-    select: { stepKey: true, handler: true, payload: true, config: true, routing: true },
-  });
+  const all = await db.task.findMany({ where: { runId }, select: { id: true, stepKey: true, handler: true, payload: true, config: true, routing: true } });
+  const tasks = all.filter((t) => t.id !== opts.exceptTaskId);
   if (tasks.length === 0) return;
+  const keyOf = new Map(all.map((t) => [t.id, t.stepKey]));
+  // the edges between the run's tasks decide what runs as much as the steps (an on_failure child runs
+  // only when its parent failed): the run's own, as its tasks keep them
+  const deps = await db.taskDependency.findMany({ where: { taskId: { in: all.map((t) => t.id) } }, select: { taskId: true, parentTaskId: true, depType: true } });
   const job = await db.job.findUnique({ where: { id: run.jobId } });
   // the job's steps these tasks were made from (a step added since has no task here)
-  const keys = new Set(tasks.map((t) => t.stepKey));
-  const current: JobCommand = job
+  const keys = new Set(all.map((t) => t.stepKey));
+  const graph = job ? await loadGraph(db, job) : null;
+  const current: JobCommand = job && graph
     ? {
-        steps: (await loadGraph(db, job)).steps.map(stepView).filter((st) => keys.has(st.key))
+        steps: graph.steps.map(stepView).filter((st) => keys.has(st.key) && st.key !== keyOf.get(opts.exceptTaskId ?? ''))
           .map((st) => ({ key: st.key, handler: st.handler, payload: { ...obj(job.payload), ...obj(st.payload) }, config: st.config })),
+        edges: graph.edges.map(edgeView).filter((e) => keys.has(e.from) && keys.has(e.to)),
         routing: routingOf(routingView(job)),
       }
     : { steps: [] };
   const frozen: JobCommand = {
     steps: tasks.map((t) => ({ key: t.stepKey, handler: t.handler, payload: t.payload, config: t.config })),
+    edges: deps.map((d) => ({ from: keyOf.get(d.parentTaskId) ?? d.parentTaskId, to: keyOf.get(d.taskId) ?? d.taskId, type: d.depType })),
     routing: routingOf(obj(tasks[0]?.routing)),
   };
   assertMayChangeCommand(actor, current, frozen, {

@@ -335,6 +335,20 @@ describe('attacks on least privilege', () => {
     expect((await call(clearTask.POST, 'POST', `/api/v1/tasks/${freshA}/clear`, { token: operator, params: { id: freshA }, body: {} })).status).toBe(403);
     // the admin may
     expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${a}/retry`, { token: admin, params: { id: a }, body: {} })).status).toBe(200);
+
+    // rewired counts the same: an on_failure cleanup the admin made a hard dependency would run again through the old edge
+    const rewired = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { key: 'admin.shell.rewired', name: 'r', schedule: { kind: 'manual' }, policy: { maxRetries: 0 },
+      steps: [{ key: 'a', handler: 'shell', payload: { command: ['/bin/false'] } }, { key: 'c', handler: 'shell', payload: { command: ['/bin/echo', 'CLEANUP-RAN'] } }],
+      edges: [{ from: 'a', to: 'c', type: 'on_failure' }] } });
+    const rp = { id: rewired.json.id as string };
+    const rrun = await call(trigger.POST, 'POST', `/api/v1/jobs/${rp.id}/trigger`, { token: admin, params: rp, body: {} });
+    await fail(rrun.json.id);
+    expect((await call(dag.PUT, 'PUT', `/api/v1/jobs/${rp.id}/dag`, { token: admin, params: rp, body: { expectedVersion: 1,
+      steps: [{ key: 'a', handler: 'shell', payload: { command: ['/bin/false'] } }, { key: 'c', handler: 'shell', payload: { command: ['/bin/echo', 'CLEANUP-RAN'] } }],
+      edges: [{ from: 'a', to: 'c', type: 'hard' }] } })).status).toBe(200);
+    const ra = await taskOf(rrun.json.id, 'a');
+    const cleared = await call(clearTask.POST, 'POST', `/api/v1/tasks/${ra}/clear`, { token: operator, params: { id: ra }, body: {} });
+    expect([cleared.status, Object.keys(cleared.json.error?.fields ?? {})]).toEqual([403, ['task']]);
   });
 
   it('a Run now override is judged under the job lock: an admin turning the job into shell meanwhile does not let it through', async () => {
