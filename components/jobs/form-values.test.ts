@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRunNowToast, EMPTY_JOB_FORM, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { bulkRunNowToast, EMPTY_JOB_FORM, parseLabels, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { CreateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf } from '@/lib/api/validation';
 
@@ -93,5 +93,20 @@ describe('submitErrors (the job form before sending)', () => {
     const initial = form({ scheduleKind: 'once', runAtLocal: '2026-02-01T09:00' });
     expect(errorsOf({ ...initial, payload: '{oops' }, 'edit', initial)).toEqual({ payload: expect.stringMatching(/^Invalid JSON/) });
     expect(errorsOf({ ...initial, payload: '{oops', runAtLocal: '2026-02-02T09:00' }, 'edit', initial)).toMatchObject({ 'schedule.runAt': 'Is in the past: this job would never fire' });
+  });
+});
+
+describe('parseLabels (the routing labels field)', () => {
+  it('refuses what would change on its way to the server: a key given twice, __proto__', () => {
+    expect(parseLabels('zone=eu, tier=gold')).toEqual({ ok: true, value: { zone: 'eu', tier: 'gold' } });
+    expect(parseLabels('region=eu, region=us')).toEqual({ ok: false, error: 'Label region is given twice' });
+    expect(parseLabels('__proto__=x, region=eu')).toEqual({ ok: false, error: 'Label key __proto__ is not allowed' });
+  });
+
+  it('a label REST would refuse (a comma or = in a value) is refused there, so nothing saved by REST is re-split by a save here', () => {
+    const job = (labels: Record<string, string>) => ({ key: 'k', name: 'n', schedule: { kind: 'manual' }, handler: 'builtin.noop', routing: { labels } });
+    expect(fieldErrorsOf(CreateJobInput, job({ zone: 'eu, tier=gold' }))).toEqual({ 'routing.labels.zone': expect.stringMatching(/must not contain a comma/) });
+    expect(fieldErrorsOf(CreateJobInput, job({ ' zone': 'eu' }))).toEqual({ 'routing.labels. zone': expect.stringMatching(/label key must not contain/) });
+    expect(fieldErrorsOf(CreateJobInput, job({ zone: 'eu-west-1', 'team/owner': 'ops' }))).toEqual({});
   });
 });

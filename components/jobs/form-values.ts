@@ -110,7 +110,12 @@ export function parseLabels(text: string): { ok: true; value: Record<string, str
     if (!pair) continue;
     const i = pair.indexOf('=');
     if (i <= 0) return { ok: false, error: `"${pair}" is not key=value` };
-    value[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
+    const key = pair.slice(0, i).trim();
+    // what REST refuses must not change on the way: a key given twice would keep its last value, and
+    // `__proto__` would be dropped when the object is copied
+    if (key === '__proto__') return { ok: false, error: 'Label key __proto__ is not allowed' };
+    if (Object.hasOwn(value, key)) return { ok: false, error: `Label ${key} is given twice` };
+    value[key] = pair.slice(i + 1).trim();
   }
   return { ok: true, value };
 }
