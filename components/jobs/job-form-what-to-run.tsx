@@ -8,15 +8,16 @@ import { defaultsNote, unavailableNote } from '../handlers/use-handler-catalogue
 import { useDisplayZone } from '../display-zone';
 import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
-import type { HandlerPrivilege } from '@/lib/jobs/handler-permissions';
+import { locksRouting, type HandlerPrivilege } from '@/lib/jobs/handler-permissions';
 import { cn } from '../ui/cn';
 
-/** Why what the job runs, and where, is read-only for this user (lib/jobs/handler-permissions.ts). */
+/** Why what the job runs (and, for an admin's privileged step, where) is read-only for this user (lib/jobs/handler-permissions.ts). */
 function LockedNote({ lock, className }: { lock: HandlerPrivilege; className?: string }) {
   return (
     <p role="note" data-testid="privileged-reason" className={cn('rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900', className)}>
-      Only {lock.level === 'system' ? 'the system' : 'an admin'} may change what this job runs or where it runs: {lock.reason}. You may still change its schedule, policy
-      and alarms, and pause or resume it.
+      {locksRouting(lock)
+        ? <>Only an admin may change what this job runs or where it runs: {lock.reason}. You may still change its schedule, policy and alarms, and pause or resume it.</>
+        : <>Only the system may change what this job runs: {lock.reason}. You may still change its schedule, policy, routing and alarms, and pause or resume it.</>}
     </p>
   );
 }

@@ -67,6 +67,8 @@ describe('executor permissions', () => {
     expect(['systems.x', 'systemx.stats-check', 'sys.x', 'x.system.y', 'mysystem.x'].some(isSystemKey)).toBe(false);
     // names that read as a system job's, in any case, width or with invisible characters
     expect(['System: stats sanity check', 'system:x', ' SYSTEM - x', 'System.x', 'Ｓｙｓｔｅｍ： x', 'Sys\u200btem: x', 'System \u2013 x'].every(isSystemName)).toBe(true);
+    // letters of other scripts that look like Latin ones, and colon look-alikes
+    expect(['S\u0443stem: x', '\u0405YSTEM: x', 'Sys\u0442em: x', 'SYST\u0395M: x', 'System\u2236 x'].every(isSystemName)).toBe(true);
     expect(['Systems: x', 'System backup', 'Nightly system: x', 'Systemd timers'].some(isSystemName)).toBe(false);
     expect(nameRefusal(op, 'System: stats sanity check', noop)?.field).toBe('name');
     expect(nameRefusal(admin, 'System: stats sanity check', sys)?.field).toBe('name');

@@ -244,9 +244,22 @@ export function isSystemKey(key: string): boolean {
  * characters left out (`Ｓｙｓｔｅｍ：`, `System\u200b:`). Only system jobs carry such a name.
  */
 export function isSystemName(name: string): boolean {
-  const folded = name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').trim();
-  return /^system\s*[:.\-\u2010-\u2015_]/iu.test(folded);
+  const folded = name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').replace(LOOKALIKE, (c) => LOOKALIKES[c] ?? c).trim();
+  return /^system\s*[:.\-\u2010-\u2015_\u2236\u02d0\ua789]/iu.test(folded);
 }
+
+/**
+ * Cyrillic and Greek letters that look like the Latin letters of "system" (`Sуstem` with a Cyrillic у)
+ * and that NFKC leaves alone, mapped to those letters for isSystemName.
+ */
+const LOOKALIKES: Record<string, string> = {
+  'ѕ': 's', 'Ѕ': 'S', 'ꜱ': 's',
+  'у': 'y', 'У': 'Y', 'ү': 'y', 'Ү': 'Y', 'ʏ': 'y', 'Υ': 'Y',
+  'т': 't', 'Т': 'T', 'Τ': 'T', 'τ': 't',
+  'е': 'e', 'Е': 'E', 'Ε': 'E', 'ҽ': 'e',
+  'м': 'm', 'М': 'M', 'Μ': 'M',
+};
+const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
 
 /**
  * The `system.*` handler a job runs, or null: a job running one is a system job, since only the system may put
