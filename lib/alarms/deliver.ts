@@ -120,7 +120,8 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
       // The receiver's answer only explains a refusal: a few KB of it are read, the rest cancelled, so a
       // receiver that streams gigabytes costs the worker no memory (only the timeout bounds the time).
       const text = (await readCapped(res, WEBHOOK_ANSWER_CAP_BYTES).catch(() => ({ text: '' }))).text;
-      if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      // the answer may quote the request (a 404 page naming the path), and the path is often the token
+      if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}${text ? `: ${withoutTargetSecrets(redactUrlsIn(text, { keepPath: false }), a.target).slice(0, 200)}` : ''}`);
       return;
     }
     case 'email': {
@@ -145,3 +146,23 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
     }
   }
 }
+
+/**
+ * `text` without the path, query and fragment of the webhook `target` where it quotes them (each
+ * replaced by `…`): the alarms list shows a webhook only as its origin (redact-target.ts), and a
+ * delivery error must not give back what that hides.
+ */
+function withoutTargetSecrets(text: string, target: string): string {
+  let u: URL;
+  try {
+    u = new URL(target);
+  } catch {
+    return text;
+  }
+  let out = text;
+  for (const part of [`${u.pathname}${u.search}`, u.search.slice(1), u.pathname, u.hash.slice(1)]) {
+    if (part.length > 1) out = out.split(part).join('…');
+  }
+  return out;
+}
+

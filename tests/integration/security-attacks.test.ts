@@ -653,6 +653,25 @@ describe('attacks on least privilege', () => {
         await new Promise((r) => endless.close(r));
       }
     });
+
+    it('a receiver\'s refusal that quotes the webhook path or query (its token) does not give them back in the delivery error', async () => {
+      const echo = createServer((req, res) => {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end(`No route POST ${req.url} (full: http://${req.headers.host}${req.url})`);
+      });
+      await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+      const port = (echo.address() as { port: number }).port;
+      process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
+      try {
+        const alarm = { id: 'c', jobId: null, runId: null, type: 'test', level: 'info', channel: 'webhook', content: {}, count: 1, attempts: 1, createdAt: new Date() } as const;
+        const refused = await deliverAlarm({ ...alarm, target: `http://127.0.0.1:${port}/hooks/SECRETPATH?token=SECRETQ` } as never, { timeoutMs: 5_000 }).then(() => null, (e: Error) => e);
+        expect(refused?.message).toMatch(/^webhook answered HTTP 404: No route POST …/);
+        expect(refused?.message).not.toMatch(/SECRETPATH|SECRETQ/);
+      } finally {
+        delete process.env.TICKFLOW_OUTBOUND_ALLOW;
+        await new Promise((r) => echo.close(r));
+      }
+    });
   });
 
   it('a shell task sees no secret: scrubbed environment, no database URL, no worker environ', async () => {
