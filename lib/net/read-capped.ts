@@ -73,9 +73,26 @@ export async function readCapped(
   return { text: capped.text, truncated: truncated || capped.truncated };
 }
 
-/** Truncates a string to at most `max` UTF-8 bytes, saying whether it cut. */
+/** Truncates a string to at most `max` UTF-8 bytes, never inside a character, saying whether it cut. */
 export function capUtf8(text: string, max: number): { text: string; truncated: boolean } {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= max) return { text, truncated: false };
-  return { text: buf.subarray(0, max).toString('utf8'), truncated: true };
+  return { text: utf8Prefix(buf, max), truncated: true };
+}
+
+/**
+ * The text of the first `max` bytes of UTF-8 `buf` (all of it when `max` is its length), without a
+ * character cut at the end, which would read as U+FFFD: the cut backs off to where that character starts.
+ */
+export function utf8Prefix(buf: Buffer, max: number): string {
+  let cut = Math.min(max, buf.length);
+  // the last character's first byte, and how many bytes it announces (0xxxxxxx, 110…, 1110…, 11110…)
+  let lead = cut - 1;
+  while (lead > 0 && (buf[lead]! & 0xc0) === 0x80) lead--;
+  if (lead >= 0 && cut > 0) {
+    const b = buf[lead]!;
+    const size = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    if (lead + size > cut) cut = lead;
+  }
+  return buf.subarray(0, cut).toString('utf8');
 }

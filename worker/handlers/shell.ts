@@ -26,6 +26,7 @@ import { builtinSettings, HandlerError, numberSetting, resultWithExitCode, setti
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
 import { shellGuardian, type ShellGuardian } from './shell-guardian.ts';
 import { DEFAULT_TASK_LOG_CONFIG } from '../task-log-writer.ts';
+import { utf8Prefix } from '../../lib/net/read-capped.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
@@ -56,7 +57,9 @@ class CappedBuffer {
     this.size += part.length;
   }
   text() {
-    return Buffer.concat(this.chunks).toString('utf8');
+    const all = Buffer.concat(this.chunks);
+    // cut at the cap: not inside a character, which would read as U+FFFD
+    return this.truncated ? utf8Prefix(all, all.length) : all.toString('utf8');
   }
 }
 
