@@ -13,6 +13,7 @@
  * - error messages are strings of at most TASK_ERROR_CAP_BYTES, whatever was thrown;
  * - exit codes outside int4 are dropped.
  */
+import stripAnsi from 'strip-ansi';
 import { capText } from './handlers/types.ts';
 
 export const TASK_OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -101,7 +102,9 @@ export function describeError(e: unknown): string {
   } catch {
     msg = 'handler threw a value that cannot be described';
   }
-  return storableString(capText(msg, TASK_ERROR_CAP_BYTES).text);
+  // terminal colour codes (a program's stderr in a shell error, a library's coloured message) are for a
+  // terminal: an error is read in the console, alarms and emails, where they would show as `[31m`
+  return storableString(capText(stripAnsi(msg), TASK_ERROR_CAP_BYTES).text);
 }
 
 /** An exit code fit for an int4 column, else undefined. */

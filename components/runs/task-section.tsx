@@ -1,6 +1,7 @@
 'use client';
 // One task of the run page: its log timeline and its captured output / error.
 import { StateChangeLinesLink, TaskLogLines } from './task-log-lines';
+import { lineText } from './task-log-lines-model';
 import * as React from 'react';
 import { ChevronRight } from 'lucide-react';
 import { attemptLabel, madeNoAttempt, taskLogNodeNote, type TaskLogView, type TaskView } from '@/lib/runs/run-view';
@@ -101,8 +102,8 @@ function OutputView({ output }: { output: unknown }) {
     const { stdout, stderr, ...rest } = o;
     return (
       <div className="space-y-2">
-        <Pre label="stdout" text={String(stdout ?? '')} />
-        {stderr ? <Pre label="stderr" text={String(stderr)} tone="err" /> : null}
+        <Pre label="stdout" text={lineText(String(stdout ?? ''))} />
+        {stderr ? <Pre label="stderr" text={lineText(String(stderr))} tone="err" /> : null}
         {Object.keys(rest).length ? <JsonBlock value={rest} /> : null}
       </div>
     );
