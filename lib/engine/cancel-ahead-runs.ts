@@ -102,7 +102,7 @@ export async function withdrawMissedAheadRun(
   tx: SqlClient,
   input: { jobId: string; actor: string; graceMs: number; policy: string },
   now: Date,
-): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date } | null> {
+): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean } | null> {
   const [run] = await selectMissedAheadRun(tx, { jobId: input.jobId, graceMs: input.graceMs }, now);
   if (!run) return null;
   const late = Math.round((now.getTime() - run.scheduleAt.getTime()) / 1000);

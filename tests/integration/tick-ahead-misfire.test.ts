@@ -215,6 +215,27 @@ describe('a run created ahead whose task a worker claimed ahead and held, then d
     expect((await claimOf(id, ms(RESTART, 100))).map((x) => x.scheduledFor)).toEqual([ms(S, 70_000)]);
   });
 
+  it('serial_execution: the held run is withdrawn once its slot is missed by the grace, though the slots after it were fired and queued behind it', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-held-serial', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
+    await tick(ms(S, -1500));
+    const [ahead] = await runsOf(id);
+    await claimTasks(t.db, { nodeId: 'node-killed-2', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 10, aheadMs: 3000, startNow: 0 }, ms(S, -250));
+    // the ticker stays up: each slot is fired at its instant and queued behind the held run
+    for (let k = 1; k <= 11; k++) await tick(ms(S, k * 5000 + 10));
+    const before = (await runsOf(id)).filter((x) => x.id !== ahead!.id);
+    expect(before.map((x) => x.scheduledFor)).toEqual(Array.from({ length: 11 }, (_, k) => ms(S, (k + 1) * 5000)));
+    expect((await runsOf(id)).find((x) => x.id === ahead!.id)!.status).toBe('pending');
+    // S + 65 s: the held run's slot is late by more than the grace
+    await tick(ms(S, 65_010));
+    const after = await runsOf(id);
+    expect(after.find((x) => x.id === ahead!.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
+    // the slots fired after it keep their one run each, none cancelled, and the next one in the queue may start
+    const others = after.filter((x) => x.id !== ahead!.id);
+    expect(others.filter((x) => x.status === 'cancelled')).toEqual([]);
+    expect(others.map((x) => x.scheduledFor)).toEqual(Array.from({ length: 13 }, (_, k) => ms(S, (k + 1) * 5000)));
+    expect((await claimOf(id, ms(S, 65_100))).map((x) => x.scheduledFor)).toEqual([ms(S, 5000)]);
+  });
+
   it('a held task whose worker is alive (lease current) is left to it', async () => {
     const id = await insertJob(t.db, { key: 'ahead-held-alive', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
     await tick(ms(S, -1500));

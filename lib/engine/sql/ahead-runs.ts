@@ -302,22 +302,29 @@ const NEVER_STARTED_SQL = (t: string, now: string) =>
  * Locks the run row, then its open tasks in ascending id (lock order job -> run -> task; call with
  * the job row held), and decides "never started" again on the locked task rows, so a claim that
  * committed meanwhile wins (the run is then left alone) and a later claim skips the locked tasks.
- * @returns the run (id, nominal slot, due instant), or nothing
+ * @returns the run (id, nominal slot, due instant, whether it is the job's newest open run), or nothing
  */
 export async function selectMissedAheadRun(
   tx: SqlClient,
   p: { jobId: string; graceMs: number },
   now: Date,
-): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date }[]> {
-  const found = await tx.$queryRawUnsafe<{ id: string; scheduledFor: Date; scheduleAt: Date }[]>(
-    preparedSql('select-missed-ahead-run', `SELECT n.id, n.scheduled_for AS "scheduledFor", x.first AS "scheduleAt"
-       FROM (SELECT r.id, r.scheduled_for, r.trigger, r.created_at FROM runs r
-              WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
-              ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1) n
+): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean }[]> {
+  const found = await tx.$queryRawUnsafe<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean }[]>(
+    preparedSql('select-missed-ahead-run', `SELECT n.id, n.scheduled_for AS "scheduledFor", x.first AS "scheduleAt", n.newest
+       FROM ((SELECT r.id, r.scheduled_for, r.trigger, r.created_at, true AS newest FROM runs r
+               WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
+               ORDER BY r.created_at DESC, r.scheduled_for DESC, r.id DESC LIMIT 1)
+             UNION ALL
+             -- a serial_execution job fires its slots while a run is active: the runs fired at their
+             -- slots behind a stale run created ahead leave it the oldest open run, not the newest
+             (SELECT r.id, r.scheduled_for, r.trigger, r.created_at, false AS newest FROM runs r
+               WHERE r.job_id = $1 AND r.status IN ('pending', 'running')
+               ORDER BY r.created_at, r.scheduled_for, r.id LIMIT 1)) n
        CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(${NEVER_STARTED_SQL('t', '$2::timestamptz')}) AS untouched
                              FROM tasks t WHERE t.run_id = n.id AND t.scheduled_for = n.scheduled_for) x
       WHERE n.trigger = 'schedule' AND x.untouched AND x.first > n.created_at
-        AND x.first < $2::timestamptz - $3::double precision * interval '1 millisecond'`),
+        AND x.first < $2::timestamptz - $3::double precision * interval '1 millisecond'
+      ORDER BY n.newest DESC LIMIT 1`),
     p.jobId, now, p.graceMs,
   );
   const run = found[0];

@@ -189,7 +189,9 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           // its misfire policy decides it with the others (docs/on-time.md, row "misfire").
           if (isDue(plan)) {
             const missed = await withdrawMissedAheadRun(tx, { jobId: job.id, actor: triggeredBy, graceMs: grace, policy: job.misfirePolicy }, now);
-            if (missed && missed.scheduleAt < job.nextRunAt) {
+            // an older run (behind which later slots were fired and queued) is only withdrawn: the
+            // slots after it have their runs, so the plan does not go back over them
+            if (missed && missed.newest && missed.scheduleAt < job.nextRunAt) {
               plan = planJobFire({ ...job, nextRunAt: missed.scheduleAt }, now, { misfireGraceMs: grace, skippedRowLimit, lookaheadMs });
             }
             if (missed) logger.info({ jobId: job.id, key: row.key, runId: missed.id, slot: missed.scheduledFor }, 'tick: run created ahead withdrawn, its slot missed');
