@@ -79,10 +79,10 @@ const RoutingLabels = z.record(str().max(200), str().max(200)).superRefine((labe
     // comma, an equals sign, a line break or spaces around either part cannot be written back as they are
     const unwritable = (t: string) => /[,=\r\n]/.test(t) || t !== t.trim();
     if (key.trim() === '') ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not be empty' });
-    else if (unwritable(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not contain a comma, "=", a line break, or spaces at either end' });
-    else if (unwritable(value)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label value must not contain a comma, "=", a line break, or spaces at either end' });
     else if (HAS_INVISIBLE.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not contain invisible characters (zero-width spaces, joiners, direction marks, fillers, blank patterns)' });
     else if (HAS_INVISIBLE.test(value)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label value must not contain invisible characters (zero-width spaces, joiners, direction marks, fillers, blank patterns)' });
+    else if (unwritable(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not contain a comma, "=", a line break, or spaces at either end' });
+    else if (unwritable(value)) ctx.addIssue({ code: 'custom', path: [key], message: 'A label value must not contain a comma, "=", a line break, or spaces at either end' });
   }
 });
 
