@@ -115,12 +115,13 @@ export async function withdrawMissedAheadRun(
 }
 
 /**
- * A job was deleted: its runs that have not started (selectQueuedRuns: queued behind a
- * serial_execution run, waiting for a worker or a resource key, or claimed and still held) are
- * cancelled, their error `cancelled before it started: <reason>`, so a job in the recycle bin starts
- * nothing more; runs already going finish (cancel them to stop them). A restore does not bring them
- * back. Call inside the transaction that holds the job row, after cancelAheadRuns (lock order job ->
- * run -> task). Joins `db` when it is a transaction.
+ * A job was deleted, or what it runs or where was changed (lib/jobs/store.ts recordVersion): its runs
+ * that have not started (selectQueuedRuns: queued behind a serial_execution run, waiting for a worker
+ * or a resource key, or claimed and still held) are cancelled, their error `cancelled before it
+ * started: <reason>` — a job in the recycle bin starts nothing more, and a run not started keeps in its
+ * tasks the command it was created with, which an edit replaced. Runs already going finish (cancel
+ * them to stop them). A restore does not bring them back. Call inside the transaction that holds the
+ * job row, after cancelAheadRuns (lock order job -> run -> task). Joins `db` when it is a transaction.
  * @param input.reason what happened, e.g. `job deleted by alice@example.com`
  * @returns the cancelled runs' ids
  */
@@ -137,7 +138,7 @@ export async function cancelQueuedRuns(db: Db, input: { jobId: string; actor: st
   });
 }
 
-/** How the error of a run cancelled before it started by its job's delete begins (cancelQueuedRuns). */
+/** How the error of a run cancelled before it started by its job's delete or edit begins (cancelQueuedRuns). */
 export const QUEUED_CANCELLED_ERROR = 'cancelled before it started: ';
 
 /**
