@@ -12,6 +12,7 @@ import { ErrorPanel } from '@/components/error-panel';
 import { StatsPanel } from '@/components/charts/stats-panel';
 import { StatsRangeControls } from '@/components/charts/stats-range-controls';
 import { consolePage } from '@/app/_lib/page-error';
+import { parseFields } from '@/lib/api/validation';
 
 export const metadata: Metadata = { title: 'Stats' };
 export const dynamic = 'force-dynamic';
@@ -37,13 +38,14 @@ export default consolePage(async function StatsPage({ searchParams }: { searchPa
   // agree when the request straddles midnight in the stats zone.
   const now = new Date();
   const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range), tz, now);
-  const parsed = DailyStatsQuery.safeParse({ from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
+  // the domain's own check (parseFields: the schema, and text PostgreSQL would refuse, such as NUL)
+  const parsed = parseFields(DailyStatsQuery, { from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
   const errors: string[] = [];
-  if (!parsed.success && !hourly) errors.push(`Invalid range (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); showing the last 30 days.`);
-  // a refused handler is not passed on: every handler is shown, and the error above says why
-  const handlerRefused = !parsed.success && parsed.error.issues.some((i) => i.path[0] === 'handler');
-  if (handlerRefused && hourly) errors.push(`Invalid handler (${parsed.error.issues.filter((i) => i.path[0] === 'handler').map((i) => i.message).join('; ')}); showing every handler.`);
-  const q = parsed.success ? parsed.data : { ...fallback, handler: handlerRefused ? undefined : sp.handler || undefined };
+  if (!parsed.ok && !hourly) errors.push(`Invalid range (${Object.entries(parsed.fields).map(([k, m]) => `${k}: ${m}`).join('; ')}); showing the last 30 days.`);
+  // a refused handler is not passed on: every handler is shown, and the error says why
+  const handlerRefused = !parsed.ok && Object.keys(parsed.fields).some((k) => k === 'handler' || k.startsWith('handler.'));
+  if (handlerRefused && hourly) errors.push(`Invalid handler (${Object.entries(parsed.fields).filter(([k]) => k.startsWith('handler')).map(([, m]) => m).join('; ')}); showing every handler.`);
+  const q = parsed.ok ? parsed.data : { ...fallback, handler: handlerRefused ? undefined : sp.handler || undefined };
   const jobId = sp.job || undefined;
   const base = { handler: q.handler, ...(hourly ? { granularity: 'hour' } : { from: q.from, to: q.to }) };
   let data: StatsSeries;
