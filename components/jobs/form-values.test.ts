@@ -108,5 +108,6 @@ describe('parseLabels (the routing labels field)', () => {
     expect(fieldErrorsOf(CreateJobInput, job({ zone: 'eu, tier=gold' }))).toEqual({ 'routing.labels.zone': expect.stringMatching(/must not contain a comma/) });
     expect(fieldErrorsOf(CreateJobInput, job({ ' zone': 'eu' }))).toEqual({ 'routing.labels. zone': expect.stringMatching(/label key must not contain/) });
     expect(fieldErrorsOf(CreateJobInput, job({ zone: 'eu-west-1', 'team/owner': 'ops' }))).toEqual({});
+    for (const sep of ['\u2028', '\u2029', '\u0085', '\v', '\f']) expect(Object.keys(fieldErrorsOf(CreateJobInput, job({ zone: `a${sep}b` }))), JSON.stringify(sep)).toEqual(['routing.labels.zone']);
   });
 });

@@ -76,17 +76,18 @@ export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor,
   // only when its parent failed): the run's own, as its tasks keep them
   const deps = await db.taskDependency.findMany({ where: { taskId: { in: all.map((t) => t.id) } }, select: { taskId: true, parentTaskId: true, depType: true } });
   const job = await db.job.findUnique({ where: { id: run.jobId } });
+  // a job in the recycle bin or purged runs nothing again, for anyone: the engine answers 404 for it
+  // (lib/engine/sql/lock-job-row.ts lockJobRowForReopen), with no command left to judge here
+  if (!job || job.deletedAt) return;
   // the job's steps these tasks were made from (a step added since has no task here)
   const keys = new Set(all.map((t) => t.stepKey));
-  const graph = job ? await loadGraph(db, job) : null;
-  const current: JobCommand = job && graph
-    ? {
-        steps: graph.steps.map(stepView).filter((st) => keys.has(st.key) && st.key !== keyOf.get(opts.exceptTaskId ?? ''))
-          .map((st) => ({ key: st.key, handler: st.handler, payload: { ...obj(job.payload), ...obj(st.payload) }, config: st.config })),
-        edges: graph.edges.map(edgeView).filter((e) => keys.has(e.from) && keys.has(e.to)),
-        routing: routingOf(routingView(job)),
-      }
-    : { steps: [] };
+  const graph = await loadGraph(db, job);
+  const current: JobCommand = {
+    steps: graph.steps.map(stepView).filter((st) => keys.has(st.key) && st.key !== keyOf.get(opts.exceptTaskId ?? ''))
+      .map((st) => ({ key: st.key, handler: st.handler, payload: { ...obj(job.payload), ...obj(st.payload) }, config: st.config })),
+    edges: graph.edges.map(edgeView).filter((e) => keys.has(e.from) && keys.has(e.to)),
+    routing: routingOf(routingView(job)),
+  };
   const frozen: JobCommand = {
     steps: tasks.map((t) => ({ key: t.stepKey, handler: t.handler, payload: t.payload, config: t.config })),
     edges: deps.map((d) => ({ from: keyOf.get(d.parentTaskId) ?? d.parentTaskId, to: keyOf.get(d.taskId) ?? d.taskId, type: d.depType })),

@@ -45,6 +45,19 @@ describe('task actions on a job in the recycle bin or purged', () => {
   it('are refused with 404 naming why, and change nothing; after a restore they work again', async () => {
     const deleted = await failedRun('deleted.job');
     const purged = await failedRun('purged.job');
+    // an admin's shell job: the 404 comes before any judgement of the command (there is none left)
+    const shell = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.admin, body: {
+      key: 'purged.shell', name: 'p', schedule: { kind: 'manual' }, handler: 'shell', payload: { command: ['/bin/false'] }, policy: { maxRetries: 0 },
+    } });
+    const shellRun = await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.admin, params: { id: shell.json.id }, body: {} });
+    const [shellTask] = (await claim(f.t.db, new Date(), { handlers: ['shell'] })).filter((c) => c.runId === shellRun.json.id);
+    await completeTask(f.t.db, { taskId: shellTask!.id, attempt: shellTask!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'exit 1' }, new Date());
+    expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.admin, params: { id: shell.json.id } })).status).toBe(200);
+    expect((await call(purge.DELETE, 'DELETE', '/api/v1/jobs/x/purge', { token: f.admin, params: { id: shell.json.id } })).status).toBe(200);
+    for (const [route, path] of [[retryTask.POST, 'retry'], [clearTask.POST, 'clear']] as const) {
+      const r = await call(route, 'POST', `/api/v1/tasks/x/${path}`, { token: f.operator, params: { id: shellTask!.id }, body: {} });
+      expect([path, r.status, r.json.error?.message]).toEqual([path, 404, expect.stringMatching(/was purged/)]);
+    }
     expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.operator, params: { id: deleted.jobId } })).status).toBe(200);
     expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.operator, params: { id: purged.jobId } })).status).toBe(200);
     expect((await call(purge.DELETE, 'DELETE', '/api/v1/jobs/x/purge', { token: f.admin, params: { id: purged.jobId } })).status).toBe(200);
