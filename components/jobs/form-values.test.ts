@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRunNowToast, EMPTY_JOB_FORM, parseLabels, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { bulkRunNowToast, EMPTY_JOB_FORM, jobToFormValues, parseLabels, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { CreateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf } from '@/lib/api/validation';
 
@@ -109,5 +109,29 @@ describe('parseLabels (the routing labels field)', () => {
     expect(fieldErrorsOf(CreateJobInput, job({ ' zone': 'eu' }))).toEqual({ 'routing.labels. zone': expect.stringMatching(/label key must not contain/) });
     expect(fieldErrorsOf(CreateJobInput, job({ zone: 'eu-west-1', 'team/owner': 'ops' }))).toEqual({});
     for (const sep of ['\u2028', '\u2029', '\u0085', '\v', '\f']) expect(Object.keys(fieldErrorsOf(CreateJobInput, job({ zone: `a${sep}b` }))), JSON.stringify(sep)).toEqual(['routing.labels.zone']);
+  });
+});
+
+describe('the edit form sends the routing back as saved while its fields are untouched', () => {
+  const job = {
+    key: 'k', name: 'n', description: '', schedule: { kind: 'manual' as const }, timezone: 'UTC', startAt: null, endAt: null, staggerSeconds: 0,
+    steps: [{ key: 'main', handler: 'builtin.noop', payload: {} }],
+    policy: { timeoutSeconds: 60, maxRetries: 0, backoff: { baseSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0 }, blockStrategy: 'discard_later' as const, misfirePolicy: 'skip' as const, misfireMaxCatchup: 1, deadLetterAfter: 0, priority: 0 },
+    // a label saved before the key=value rule: the field shows it as `zone=eu,west, k= sp `
+    routing: { nodeGroup: null, labels: { zone: 'eu,west', k: ' sp ' }, strategy: 'any' as const, nodes: [], key: null },
+    alarms: { onFailure: false, onTimeout: false, onDeadLetter: false, onSuccess: false, channels: [] },
+  };
+
+  it('a rename sends no routing, so the labels stay exactly as stored instead of being re-split or trimmed', () => {
+    const v = jobToFormValues(job as never);
+    const out = toJobInput({ ...v, name: 'renamed' });
+    expect(out.errors).toEqual({});
+    expect(out.input).not.toHaveProperty('routing');
+  });
+
+  it('a change of a routing field sends the fields as typed (and their problems)', () => {
+    const v = jobToFormValues(job as never);
+    const out = toJobInput({ ...v, routingLabels: 'zone=eu' });
+    expect(out.input.routing).toMatchObject({ labels: { zone: 'eu' } });
   });
 });

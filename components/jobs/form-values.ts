@@ -50,6 +50,13 @@ export type JobFormValues = {
   /** comma-separated node ids */
   routingNodes: string;
   routingKey: string;
+  /**
+   * Edit mode: the job's routing as loaded (the five routing fields as shown, and the stored value). While
+   * the fields still read so, no routing is sent (the update keeps the stored one) instead of the fields
+   * re-parsed, so a save that did not touch the routing cannot change it (a label saved before the
+   * `key=value` rule, with a comma or spaces at its ends, would be re-split or trimmed: another routing).
+   */
+  loadedRouting?: { shown: string; value: JobLike['routing'] };
   onFailure: boolean;
   onTimeout: boolean;
   onDeadLetter: boolean;
@@ -209,7 +216,8 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
     if (!d) errors[path] = 'Invalid date and time';
     return d?.toISOString() ?? null;
   };
-  const labels = parseLabels(v.routingLabels);
+  const routingUnchanged = v.loadedRouting !== undefined && v.loadedRouting.shown === routingShown(v);
+  const labels = routingUnchanged ? ({ ok: true, value: {} } as const) : parseLabels(v.routingLabels);
   if (!labels.ok) errors['routing.labels'] = labels.error;
   const input: Record<string, unknown> = {
     key: v.key.trim(),
@@ -238,6 +246,8 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
     },
     alarms: { onFailure: v.onFailure, onTimeout: v.onTimeout, onDeadLetter: v.onDeadLetter, onSuccess: v.onSuccess, channels: v.channels },
   };
+  // untouched: not sent, so the job keeps its routing as stored (an update leaves out what it is not given)
+  if (routingUnchanged) delete input.routing;
   if (v.singleStep) {
     input.handler = v.handler;
     const payload = parsePayload(v.payload);
@@ -277,10 +287,22 @@ export type JobLike = {
   alarms: { onFailure: boolean; onTimeout: boolean; onDeadLetter: boolean; onSuccess: boolean; channels: AlarmChannelValue[] };
 };
 
+/** The routing fields as one text, to tell whether the user changed any of them (loadedRouting). */
+function routingShown(v: Pick<JobFormValues, 'routingGroup' | 'routingLabels' | 'routingStrategy' | 'routingNodes' | 'routingKey'>): string {
+  return JSON.stringify([v.routingGroup, v.routingLabels, v.routingStrategy, v.routingNodes, v.routingKey]);
+}
+
 /** Edit-form values of an existing job (times shown as wall times in the job's zone). */
 export function jobToFormValues(job: JobLike): JobFormValues {
   const tz = job.schedule.kind === 'cron' ? job.schedule.timezone : job.timezone || 'UTC';
   const single = job.steps.length === 1 ? job.steps[0]! : null;
+  const routingFields = {
+    routingGroup: job.routing.nodeGroup ?? '',
+    routingLabels: Object.entries(job.routing.labels ?? {}).map(([k, x]) => `${k}=${x}`).join(', '),
+    routingStrategy: job.routing.strategy,
+    routingNodes: (job.routing.nodes ?? []).join(', '),
+    routingKey: job.routing.key ?? '',
+  };
   return {
     key: job.key,
     name: job.name,
@@ -307,11 +329,8 @@ export function jobToFormValues(job: JobLike): JobFormValues {
     misfireMaxCatchup: String(job.policy.misfireMaxCatchup),
     deadLetterAfter: String(job.policy.deadLetterAfter),
     priority: String(job.policy.priority),
-    routingGroup: job.routing.nodeGroup ?? '',
-    routingLabels: Object.entries(job.routing.labels ?? {}).map(([k, x]) => `${k}=${x}`).join(', '),
-    routingStrategy: job.routing.strategy,
-    routingNodes: (job.routing.nodes ?? []).join(', '),
-    routingKey: job.routing.key ?? '',
+    ...routingFields,
+    loadedRouting: { shown: routingShown(routingFields), value: job.routing },
     onFailure: job.alarms.onFailure,
     onTimeout: job.alarms.onTimeout,
     onDeadLetter: job.alarms.onDeadLetter,
