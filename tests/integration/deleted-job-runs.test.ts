@@ -77,22 +77,30 @@ describe('task actions on a job in the recycle bin or purged', () => {
   });
 });
 
+const SLEEPER_NODE = { handlers: ['builtin.sleep'], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 };
+
+/**
+ * A serial_execution job made by `token` sleeping 3 s, triggered three times by the operator: the
+ * first run started on a worker (node-a), the two after it queued behind it.
+ */
+async function serialBacklog(f: RestFixture, key: string, token: string) {
+  const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token, body: {
+    key, name: 's', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 3000 }, policy: { blockStrategy: 'serial_execution' },
+  } });
+  const params = { id: created.json.id as string };
+  const runs: string[] = [];
+  for (let i = 0; i < 3; i++) runs.push((await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.operator, params, body: {} })).json.id);
+  const started = (await claimTasks(f.t.db, { ...SLEEPER_NODE, nodeId: 'node-a' }, new Date())).filter((c) => runs.includes(c.runId));
+  expect(started.map((c) => c.runId)).toEqual([runs[0]]);
+  return { params, runs, started };
+}
+
 describe('deleting a job', () => {
   let f: RestFixture;
   useRestFixture([], (x) => (f = x));
 
   it('cancels its runs that have not started (queued, held by a worker); the run going finishes', async () => {
-    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.operator, body: {
-      key: 'serial.sleeper', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 3000 }, policy: { blockStrategy: 'serial_execution' },
-    } });
-    const params = { id: created.json.id as string };
-    const runs: string[] = [];
-    for (let i = 0; i < 3; i++) runs.push((await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.operator, params, body: {} })).json.id);
-    // the first is started on a worker; the two after it wait behind it
-    const now = new Date();
-    const node = { handlers: ['builtin.sleep'], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 };
-    const started = (await claimTasks(f.t.db, { ...node, nodeId: 'node-a' }, now)).filter((c) => runs.includes(c.runId));
-    expect(started.map((c) => c.runId)).toEqual([runs[0]]);
+    const { params, runs, started } = await serialBacklog(f, 'serial.sleeper', f.operator);
     expect((await call(job.DELETE, 'DELETE', '/api/v1/jobs/x', { token: f.operator, params })).status).toBe(200);
     const after = await f.t.db.run.findMany({ where: { id: { in: runs } } });
     const byId = new Map(after.map((r) => [r.id, r]));
@@ -103,7 +111,7 @@ describe('deleting a job', () => {
     // (below: an edit of the command does the same; a rename does not)
     // when the first ends, nothing else of the job starts
     await completeTask(f.t.db, { taskId: started[0]!.id, attempt: started[0]!.attempt, nodeId: 'node-a', outcome: 'success' }, new Date());
-    expect((await claimTasks(f.t.db, { ...node, nodeId: 'node-b' }, new Date())).filter((c) => runs.includes(c.runId))).toEqual([]);
+    expect((await claimTasks(f.t.db, { ...SLEEPER_NODE, nodeId: 'node-b' }, new Date())).filter((c) => runs.includes(c.runId))).toEqual([]);
   });
 });
 
@@ -112,14 +120,7 @@ describe('editing what a job runs', () => {
   useRestFixture([], (x) => (f = x));
 
   it('cancels its runs that have not started; an edit of anything else leaves them queued', async () => {
-    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: f.admin, body: {
-      key: 'serial.edited', name: 's', schedule: { kind: 'manual' }, handler: 'builtin.sleep', payload: { ms: 3000 }, policy: { blockStrategy: 'serial_execution' },
-    } });
-    const params = { id: created.json.id as string };
-    const runs: string[] = [];
-    for (let i = 0; i < 3; i++) runs.push((await call(trigger.POST, 'POST', '/api/v1/jobs/x/trigger', { token: f.operator, params, body: {} })).json.id);
-    const node = { nodeId: 'node-a', handlers: ['builtin.sleep'], group: 'default', labels: {}, limit: 10, leaseSeconds: 30 };
-    expect((await claimTasks(f.t.db, node, new Date())).filter((c) => runs.includes(c.runId)).map((c) => c.runId)).toEqual([runs[0]]);
+    const { params, runs } = await serialBacklog(f, 'serial.edited', f.admin);
     const statuses = async () => (await f.t.db.run.findMany({ where: { id: { in: runs } }, orderBy: { createdAt: 'asc' } })).map((r) => r.status);
     // a description: nothing of what runs changed
     expect((await call(job.PATCH, 'PATCH', '/api/v1/jobs/x', { token: f.admin, params, body: { expectedVersion: 1, description: 'slow one' } })).status).toBe(200);
