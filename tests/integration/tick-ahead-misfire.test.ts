@@ -63,7 +63,7 @@ async function outage(policy: 'skip' | 'fire_once' | 'fire_all', opts: { maxCatc
   const [ahead] = await runsOf(id);
   expect(ahead).toMatchObject({ scheduledFor: slot, status: 'pending', trigger: 'schedule' });
   const r = await tick(opts.restart ?? RESTART);
-  return { id, aheadRunId: ahead!.id, result: r, runs: await runsOf(id) };
+  return { id, aheadRunId: ahead.id, result: r, runs: await runsOf(id) };
 }
 
 function expectWithdrawn(runs: Awaited<ReturnType<typeof runsOf>>, aheadRunId: string) {
@@ -171,12 +171,12 @@ describe('a run created ahead whose slot is late by less than the grace', () => 
     const id = await insertJob(t.db, { key: 'ahead-misfire-started', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
     await tick(ms(S, -1500));
     const [ahead] = await runsOf(id);
-    expect((await claimOf(id, ms(S, 10))).map((x) => x.runId)).toEqual([ahead!.id]);
+    expect((await claimOf(id, ms(S, 10))).map((x) => x.runId)).toEqual([ahead.id]);
     await tick(RESTART);
-    const run = (await runsOf(id)).find((x) => x.id === ahead!.id)!;
+    const run = (await runsOf(id)).find((x) => x.id === ahead.id)!;
     expect(run.status).not.toBe('cancelled');
     expect(run.error).toBeNull();
-    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    const [task] = await t.db.task.findMany({ where: { runId: ahead.id } });
     expect(task!.status).toBe('running');
   });
 });
@@ -184,16 +184,25 @@ describe('a run created ahead whose slot is late by less than the grace', () => 
 describe('a run created ahead whose task a worker claimed ahead and held, then died (kill -9 before the slot)', () => {
   // The task is `running` and `held` (its start never recorded) by a node whose lease has expired:
   // the reaper would hand it back unstarted, but the tick comes first after a restart.
-  async function heldByDeadWorker(policy: 'fire_once' | 'fire_all') {
-    const id = await insertJob(t.db, { key: `ahead-held-${policy}`, cron: '*/5 * * * * *', misfirePolicy: policy, misfireMaxCatchup: 3, blockStrategy: 'serial_execution', nextRunAt: S });
+  /**
+   * A `*\/5 s` serial_execution job whose run of slot S is created ahead, then claimed ahead and held
+   * (start not recorded) by `nodeId` with a lease of `leaseSeconds`, 250 ms before the slot.
+   */
+  async function aheadRunHeldBy(key: string, policy: 'skip' | 'fire_once' | 'fire_all', nodeId: string, leaseSeconds: number) {
+    const id = await insertJob(t.db, { key, cron: '*/5 * * * * *', misfirePolicy: policy, misfireMaxCatchup: 3, blockStrategy: 'serial_execution', nextRunAt: S });
     await tick(ms(S, -1500));
     const [ahead] = await runsOf(id);
-    const held = await claimTasks(t.db, { nodeId: 'node-killed', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 10, aheadMs: 3000, startNow: 0 }, ms(S, -250));
-    expect(held.filter((x) => x.runId === ahead!.id)).toHaveLength(1);
-    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    const held = await claimTasks(t.db, { nodeId, handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds, aheadMs: 3000, startNow: 0 }, ms(S, -250));
+    expect(held.filter((x) => x.runId === ahead.id)).toHaveLength(1);
+    const [task] = await t.db.task.findMany({ where: { runId: ahead.id } });
     expect(task).toMatchObject({ status: 'running', held: true });
+    return { id, ahead: ahead! };
+  }
+
+  async function heldByDeadWorker(policy: 'fire_once' | 'fire_all') {
+    const { id, ahead } = await aheadRunHeldBy(`ahead-held-${policy}`, policy, 'node-killed', 10);
     const r = await tick(RESTART);
-    return { id, ahead: ahead!, result: r, runs: await runsOf(id) };
+    return { id, ahead, result: r, runs: await runsOf(id) };
   }
 
   it('fire_once: the held run is withdrawn like an unstarted one, and the one catch-up runs, not blocked by it', async () => {
@@ -216,33 +225,27 @@ describe('a run created ahead whose task a worker claimed ahead and held, then d
   });
 
   it('serial_execution: the held run is withdrawn once its slot is missed by the grace, though the slots after it were fired and queued behind it', async () => {
-    const id = await insertJob(t.db, { key: 'ahead-held-serial', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
-    await tick(ms(S, -1500));
-    const [ahead] = await runsOf(id);
-    await claimTasks(t.db, { nodeId: 'node-killed-2', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 10, aheadMs: 3000, startNow: 0 }, ms(S, -250));
+    const { id, ahead } = await aheadRunHeldBy('ahead-held-serial', 'skip', 'node-killed-2', 10);
     // the ticker stays up: each slot is fired at its instant and queued behind the held run
     for (let k = 1; k <= 11; k++) await tick(ms(S, k * 5000 + 10));
-    const before = (await runsOf(id)).filter((x) => x.id !== ahead!.id);
+    const before = (await runsOf(id)).filter((x) => x.id !== ahead.id);
     expect(before.map((x) => x.scheduledFor)).toEqual(Array.from({ length: 11 }, (_, k) => ms(S, (k + 1) * 5000)));
-    expect((await runsOf(id)).find((x) => x.id === ahead!.id)!.status).toBe('pending');
+    expect((await runsOf(id)).find((x) => x.id === ahead.id)!.status).toBe('pending');
     // S + 65 s: the held run's slot is late by more than the grace
     await tick(ms(S, 65_010));
     const after = await runsOf(id);
-    expect(after.find((x) => x.id === ahead!.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
+    expect(after.find((x) => x.id === ahead.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
     // the slots fired after it keep their one run each, none cancelled, and the next one in the queue may start
-    const others = after.filter((x) => x.id !== ahead!.id);
+    const others = after.filter((x) => x.id !== ahead.id);
     expect(others.filter((x) => x.status === 'cancelled')).toEqual([]);
     expect(others.map((x) => x.scheduledFor)).toEqual(Array.from({ length: 13 }, (_, k) => ms(S, (k + 1) * 5000)));
     expect((await claimOf(id, ms(S, 65_100))).map((x) => x.scheduledFor)).toEqual([ms(S, 5000)]);
   });
 
   it('a held task whose worker is alive (lease current) is left to it', async () => {
-    const id = await insertJob(t.db, { key: 'ahead-held-alive', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
-    await tick(ms(S, -1500));
-    const [ahead] = await runsOf(id);
-    await claimTasks(t.db, { nodeId: 'node-alive', handlers: ['builtin.noop'], group: 'default', labels: {}, limit: 500, leaseSeconds: 300, aheadMs: 3000, startNow: 0 }, ms(S, -250));
+    const { id, ahead } = await aheadRunHeldBy('ahead-held-alive', 'skip', 'node-alive', 300);
     await tick(RESTART);
-    expect((await runsOf(id)).find((x) => x.id === ahead!.id)!.status).not.toBe('cancelled');
+    expect((await runsOf(id)).find((x) => x.id === ahead.id)!.status).not.toBe('cancelled');
   });
 });
 
@@ -261,7 +264,7 @@ describe('a run created ahead whose job is not due when the stack comes back (a 
     expect(await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, BACK)).toEqual([id]);
     expect((await tick(BACK)).misfires).toBe(1);
     const runs = await runsOf(id);
-    expect(runs.find((x) => x.id === ahead!.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
+    expect(runs.find((x) => x.id === ahead.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
     expect(runs.filter((x) => x.scheduledFor.getTime() === H.getTime() && x.status !== 'cancelled')).toMatchObject([{ status: 'skipped', reason: 'misfire' }]);
     expect((await t.db.job.findUniqueOrThrow({ where: { id } })).nextRunAt).toEqual(ms(H, 3_600_000));
     expect(await claimOf(id, ms(BACK, 100))).toHaveLength(0);
@@ -277,7 +280,7 @@ describe('a run created ahead whose job is not due when the stack comes back (a 
     expect(await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, BACK)).toEqual([id]);
     await tick(BACK);
     const runs = await runsOf(id);
-    expect(runs.find((x) => x.id === ahead!.id)!.status).toBe('cancelled');
+    expect(runs.find((x) => x.id === ahead.id)!.status).toBe('cancelled');
     expect(runs.filter(live).map((x) => x.scheduledFor)).toEqual([H]);
     expect((await t.db.job.findUniqueOrThrow({ where: { id } })).status).toBe('paused');
     expect((await claimOf(id, ms(BACK, 100))).map((x) => x.scheduledFor)).toEqual([H]);
@@ -320,8 +323,8 @@ describe('a worker that ticks and claims, started after the outage', () => {
     await startWorkerAt(RESTART);
     // Settled: the run either withdrawn or taken by a claim.
     const run = await waitFor(async () => {
-      const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
-      const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+      const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead.id } });
+      const [task] = await t.db.task.findMany({ where: { runId: ahead.id } });
       return r.status !== 'pending' || task!.status !== 'pending' ? { r, task: task! } : null;
     }, 10_000, 'the run created ahead withdrawn or claimed');
     expect(run.r.status).toBe('cancelled');
@@ -337,8 +340,8 @@ describe('a worker that ticks and claims, started after the outage', () => {
     const [ahead] = await runsOf(id);
     await startWorkerAt(BACK);
     // the first claim comes after catchUp: the run is already withdrawn, never started
-    const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
-    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead.id } });
+    const [task] = await t.db.task.findMany({ where: { runId: ahead.id } });
     expect([r.status, task!.startedAt]).toEqual(['cancelled', null]);
     expect((await runsOf(id)).filter((x) => x.scheduledFor.getTime() === H.getTime() && x.status === 'skipped')).toHaveLength(1);
   });
