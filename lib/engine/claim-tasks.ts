@@ -17,7 +17,8 @@ const RESOURCE_CONSTRAINT = 'running_resources_pkey';
  *
  * A race on a resource key between two claimers surfaces as a unique violation
  * of running_resources_pkey (the row the tasks_running_resource trigger writes when
- * a keyed task starts, prisma/migrations/20261203000000_history_partitions); the
+ * a keyed task starts, prisma/migrations/20261203000000_history_partitions), or as a
+ * deadlock when two claims start tasks of two keys in opposite orders; the
  * claim is then retried (new snapshot, the key is now seen running and skipped),
  * at most twice, and a last attempt
  * leaves resource-keyed tasks for the next poll. Inside a caller's transaction
@@ -56,7 +57,11 @@ export async function claimTasks(db: EngineDb, input: ClaimInput, now: Date = ne
       }
     } catch (error) {
       const resourceRace = pgErrorCode(error) === '23505' && (pgConstraint(error) ?? RESOURCE_CONSTRAINT) === RESOURCE_CONSTRAINT;
-      if (resourceRace && allowResourceKeys) continue;
+      // Two claims that start tasks of two keys each, in opposite orders, wait on each other's
+      // running_resources rows: PostgreSQL aborts one with a deadlock instead of a unique violation.
+      // The claim waits on nothing else (tasks and runs are taken SKIP LOCKED), so it is the same race.
+      const resourceDeadlock = pgErrorCode(error) === '40P01';
+      if ((resourceRace || resourceDeadlock) && allowResourceKeys) continue;
       throw error;
     }
   }
