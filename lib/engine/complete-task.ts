@@ -6,7 +6,8 @@ import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats, type DagTaskCompleted } from './sql/complete-dag-tasks.ts';
-import { lockFreeRuns, lockJobsOfRuns, lockRuns } from './sql/lock-job-row.ts';
+import { lockFreeRuns, lockJobsOfRuns, lockRuns, shareRuns } from './sql/lock-job-row.ts';
+import { releaseJoinTasks } from './sql/release-joins.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import type { CompletionItem } from './sql/completion-items.ts';
@@ -129,12 +130,14 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
   const callerTx = isTransactionClient(db);
   let done: DagTaskCompleted[];
   const runEnd = new Map<string, string | null>();
+  const items = await completionItems(db, inputs);
   if (callerTx) {
-    done = await completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: true, bookStats: false, items: await completionItems(db, inputs), handoff }, now);
+    done = await completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: true, bookStats: false, items, handoff }, now);
+    await releaseJoinsAfterBatch(db, done, items, now, { inTransaction: true });
     await settleAfterDagBatch(db, done, runEnd, now);
   } else {
-    const items = await completionItems(db, inputs);
     done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items, handoff }, now));
+    await releaseJoinsAfterBatch(db, done, items, now, { inTransaction: false });
     for (const [runId, status] of await settleDagBatch(db, done, now)) runEnd.set(runId, status);
   }
   const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
@@ -161,6 +164,49 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
     });
   });
   return out;
+}
+
+/**
+ * Releases the join tasks (tasks of several parents, release-joins.ts) of a batch's successes,
+ * which completeDagTasksSql leaves alone so that batches ending parents of the same join do not
+ * wait for each other's commit on its row. On a worker (`inTransaction` false: the batch
+ * committed) in a transaction of its own that first holds the runs FOR SHARE, like the batches,
+ * so that no re-open, cancel or failure commits between the release's snapshot and its writes;
+ * of two batches ending a join's last parents side by side, the one that commits later sees
+ * both here. Inside a caller's transaction, which holds the runs FOR UPDATE, as its next
+ * statement. The released tasks are added to their run's `runReady` / `runReadyOpen` in `done`
+ * (they are left to the claim: NOTIFY). A failure on the worker's path is logged, not thrown: a
+ * join left waiting is released when its run stalls (settle.ts finishRunIfDone, reached by the
+ * stranded-run sweep), as when the worker dies between the two.
+ */
+async function releaseJoinsAfterBatch(
+  db: EngineDb, done: DagTaskCompleted[], items: CompletionItem[], now: Date, opts: { inTransaction: boolean },
+): Promise<void> {
+  const parents = done.filter((d) => d.joinChildren > 0);
+  if (parents.length === 0) return;
+  const weekOf = new Map(items.map((i) => [i.taskId, i.scheduledFor]));
+  const input = { parentIds: parents.map((d) => d.id), weeks: parents.map((d) => weekOf.get(d.id)!) };
+  let released: Map<string, number>;
+  if (opts.inTransaction) {
+    released = await releaseJoinTasks(db, input, now);
+  } else {
+    const runs = [...new Map(parents.map((d) => [d.runId, weekOf.get(d.id)!])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    try {
+      released = await withEngineTransaction(db, async (tx) => {
+        await shareRuns(tx, runs.map(([id]) => id), runs.map(([, week]) => week));
+        return releaseJoinTasks(tx, input, now);
+      });
+    } catch (err) {
+      log('engine').warn({ err: (err as Error)?.message, runs: runs.map(([id]) => id) },
+        'releasing join tasks after a batched DAG completion failed; left to the stranded-run sweep');
+      return;
+    }
+  }
+  for (const d of done) {
+    const n = released.get(d.runId) ?? 0;
+    d.runReady += n;
+    d.runReadyOpen += n;
+  }
 }
 
 /**
@@ -360,6 +406,7 @@ export async function endAttempt(
   if (fin.status === 'success') {
     const runStatus = await settleFinalTask(tx, {
       taskId: fin.id, runId: fin.runId, status: 'success', readyAlready: fin.ready, pendingOnFailure: fin.onFailureChildren,
+      joinChildren: fin.joinChildren, week: fin.scheduledFor,
     }, now, carry);
     result = {
       applied: true, task: { id: fin.id, runId: fin.runId, status: 'success', attempt: fin.attempt },

@@ -22,6 +22,7 @@
  * | completion / lease reclaim | run -> task -> child tasks -> job (NOWAIT, see below) -> stats -> [next queued run -> its root tasks] |
  * | one-step success (complete-only-tasks.ts, one statement) | jobs -> runs -> tasks (each ascending id) -> stats ((day, handler) order) |
  * | batch of DAG successes (complete-dag-tasks.ts, one autocommit statement) | [in a caller's transaction: jobs, ascending id] -> runs (ascending id; FOR SHARE on a worker, FOR UPDATE in a caller's transaction) -> tasks (ascending id, as lease renewal) -> child tasks (ascending id; released, a handed-off one claimed) -> stats ((day, handler) order) |
+ * | release of the join tasks of such a batch after its commit (complete-task.ts releaseJoinsAfterBatch, sql/release-joins.ts) | runs (ascending id, FOR SHARE) -> join tasks (ascending id, SKIP LOCKED: never waits for a task) |
  * | settling the runs such a batch did not move on (complete-task.ts settleDagBatch: an unlocked probe, then a transaction for the ending runs, and one for on_failure children of live runs) | [replay: jobs, ascending id] -> runs (ascending id; SKIP LOCKED for the on_failure children of live runs) -> on_failure children -> [job NOWAIT per ending run] -> stats |
  * | stranded-run repair (reaper, settle-stranded-runs.ts) | job -> run -> its pending tasks |
  * | one-step run marked running (mark-runs-started.ts) | runs, ascending id, nothing else |

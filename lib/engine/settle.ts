@@ -8,11 +8,12 @@ import type { StatsDelta } from './sql/record-handler-stats.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { releaseSerialRun } from './sql/release-serial-run.ts';
 import { resolveDeadlock } from './sql/resolve-deadlock.ts';
+import { releasedCount, releaseJoinTasks } from './sql/release-joins.ts';
 import { selectUnpropagatedSuccesses } from './sql/select-stranded-runs.ts';
 
 /**
  * Ends the run if every task is final (finalise-run.ts); when nothing can make progress, first
- * skips the on_failure children of successes whose skip is not recorded yet
+ * releases the join tasks whose parents have all ended (releaseWaitingJoins), then skips the on_failure children of successes whose skip is not recorded yet
  * (skipUnpropagatedOnFailure), then resolves a true deadlock; releases the job's next queued
  * serial_execution run when the run ended. Returns the run's final status, or null while it is
  * still open.
@@ -27,6 +28,9 @@ export async function finishRunIfDone(tx: SqlClient, runId: string, now: Date, c
   const stats = carry?.stats;
   if (carry) carry.stats = undefined; // booked by this statement
   let result = await finaliseRun(tx, { runId, stats }, now);
+  if (result.open && result.stalled && (await releaseWaitingJoins(tx, runId, now))) {
+    result = await finaliseRun(tx, { runId }, now);
+  }
   if (result.open && result.stalled && (await skipUnpropagatedOnFailure(tx, runId, now))) {
     result = await finaliseRun(tx, { runId }, now);
   }
@@ -59,6 +63,20 @@ async function skipUnpropagatedOnFailure(tx: SqlClient, runId: string, now: Date
   return true;
 }
 
+/**
+ * Releases the run's join tasks whose parents have all ended as their edges ask
+ * (release-joins.ts), which the release after their last parent's end has not done: a worker
+ * that died between a batch's commit and that release (complete-task.ts releaseJoinsAfterBatch).
+ * Such a task can become ready, so without this the run would look deadlocked. Only called for
+ * a stalled run, under its lock. @returns whether any task was released
+ */
+async function releaseWaitingJoins(tx: SqlClient, runId: string, now: Date): Promise<boolean> {
+  const [run] = await tx.$queryRawUnsafe<{ scheduledFor: Date }[]>(
+    `SELECT scheduled_for AS "scheduledFor" FROM runs WHERE id = $1::uuid`, runId);
+  if (!run) return false;
+  return releasedCount(await releaseJoinTasks(tx, { runId, week: run.scheduledFor }, now)) > 0;
+}
+
 /** A handler-stats delta waiting for the transaction's last statement to carry it. */
 export interface StatsCarry {
   stats?: StatsDelta;
@@ -67,15 +85,23 @@ export interface StatsCarry {
 /**
  * DAG propagation from one task that just became final, then run completion.
  * `handledEdgeTypes`: edge types whose children the caller already updated
- * (finish-attempt decrements the hard/soft children of a success).
+ * (finish-attempt decrements the hard/soft children of a success that have no other parent;
+ * its join children are released here, in a statement after it: release-joins.ts).
  */
 export async function settleFinalTask(
   tx: SqlClient,
-  p: { taskId: string; runId: string; status: 'success' | 'dead' | 'cancelled' | 'skipped'; readyAlready: number; pendingOnFailure?: number },
+  p: {
+    taskId: string; runId: string; status: 'success' | 'dead' | 'cancelled' | 'skipped'; readyAlready: number; pendingOnFailure?: number;
+    /** a success's edges into join tasks (finish-attempt.ts), with the task's week */
+    joinChildren?: number; week?: Date;
+  },
   now: Date,
   carry?: StatsCarry,
 ): Promise<string | null> {
   let ready = p.readyAlready;
+  if (p.status === 'success' && (p.joinChildren ?? 0) > 0 && p.week) {
+    ready += releasedCount(await releaseJoinTasks(tx, { parentIds: [p.taskId], weeks: [p.week] }, now));
+  }
   if (p.status === 'success') {
     if ((p.pendingOnFailure ?? 0) > 0) {
       ready += (await propagateFinal(tx, { parentIds: [p.taskId], edgeTypes: ['on_failure'] }, now)).ready;

@@ -225,7 +225,7 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
     await t.pool.query(`DELETE FROM worker_nodes WHERE node_id = $1`, [NODE.nodeId]);
   });
 
-  it('a join step is handed off by the parent whose success makes it ready, not before', async () => {
+  it('a join step is not handed off: the release after its last parent\'s batch leaves it to the claim, and says so', async () => {
     const jobId = await insertJob(t.db, {
       steps: ['a', 'b', 'j'].map((key) => ({ key, handler: 'dag.hand' })), edges: [{ from: 'a', to: 'j' }, { from: 'b', to: 'j' }],
     });
@@ -234,9 +234,12 @@ describe('hand-off: a success claims the step it makes ready for its own node (c
     const [first, second] = roots;
     const [r1] = values(await completeTasks(t.db, [withHandoff(first!)], at(20)));
     expect(r1).not.toHaveProperty('handedOff');
-    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 1 });
+    expect(r1).not.toHaveProperty('ready');
+    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 2 });
     const [r2] = values(await completeTasks(t.db, [withHandoff(second!)], at(30)));
-    expect((r2 as { handedOff: ClaimedTask[] }).handedOff.map((c) => c.stepKey)).toEqual(['j']);
+    expect(r2).not.toHaveProperty('handedOff');
+    expect(r2).toMatchObject({ applied: true, ready: 1 });
+    expect((await claimRun(run.id, at(40), NODE.nodeId, ['dag.hand'])).map((c) => c.stepKey)).toEqual(['j']);
   });
 });
 

@@ -3,6 +3,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, readyAtOnReleaseSql, statsEventsSql, statsUpsertFromEventsSql, type StatsEventColumns } from './stats-outcome.ts';
 import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
 import { claimedTaskColumns } from './columns.ts';
+import { intoJoinSql } from './release-joins.ts';
 import { completionItemsParam, itemsRowLimit, itemsWeekFloor, lockItemTasksSql, weekFloorSql, completionItemsSql, successLogSql, successSetSql, type CompletionItem } from './completion-items.ts';
 
 export interface DagTaskCompleted {
@@ -16,6 +17,8 @@ export interface DagTaskCompleted {
   latenessFrom: Date | null;
   /** pending on_failure children: they must be skipped by design (propagate-final.ts) */
   onFailureChildren: number;
+  /** hard/soft edges of this task into join tasks, which this statement leaves to releaseJoinTasks (release-joins.ts) */
+  joinChildren: number;
   /** tasks of this task's run that became ready in this statement (pending_parents reached 0), handed off or not */
   runReady: number;
   /** of those, the ones left for a claim (not handed off) */
@@ -29,10 +32,11 @@ export interface DagTaskCompleted {
 /**
  * Successes of a batch of tasks of any runs (DAG steps above all) in ONE statement: each item is
  * finish-attempt.ts's compare-and-set (id, status running, attempt, locked_by) -> success, its
- * task_logs row, and the hard/soft children's pending_parents decrement — summed per child over
- * the batch, because an UPDATE touches a row once per statement: a join step whose parents all
- * succeed in this batch is decremented by its number of such parents and becomes ready exactly
- * once. A NOTIFY tickflow_tasks ('' = ready now) is sent when a child became ready and was not
+ * task_logs row, and the pending_parents decrement of the hard/soft children that have no other
+ * parent. Join steps (several parents) are not written here: each batch ending one of their
+ * parents would wait for the others' commit on the join's row; the caller releases them after
+ * the commit (release-joins.ts, complete-task.ts releaseJoinsAfterBatch), told by `joinChildren`.
+ * A NOTIFY tickflow_tasks ('' = ready now) is sent when a child became ready and was not
  * handed off (other workers claim it; this worker is told by the result, `runReadyOpen`).
  *
  * Locks, in the engine's lock order (lib/engine/lock-order.ts): when `jobFirst` (inside a
@@ -41,8 +45,8 @@ export interface DagTaskCompleted {
  * The runs are locked FOR SHARE on the worker's path (`jobFirst` false: an autocommit statement):
  * batches completing steps of one run — on one worker or several — run side by side, and keep
  * out only what locks the run itself (a cancel, a retry, a failure, the settling of a run's end),
- * which waits for them and which they wait for. Two batches meet only on a child both release,
- * locked in ascending id by each, so they cannot wait on each other in a cycle. Inside a
+ * which waits for them and which they wait for. Two batches meet on no task row (each holds its
+ * own running tasks, and a child with one parent has one releaser). Inside a
  * caller's transaction (`jobFirst`) the runs are locked FOR UPDATE, since the caller decides the
  * runs' end in that transaction with no commit between. The child decrement needs no snapshot:
  * an UPDATE re-reads the latest committed row it waited for, so a parent completing elsewhere
@@ -51,7 +55,8 @@ export interface DagTaskCompleted {
  * settleDagBatch probes after the commit. on_failure children are left to it too.
  *
  * Hand-off: a success whose item asks for it (`handoff`: its worker has a free slot) and whose
- * task has exactly one hard/soft child hands that child, when this statement makes it ready and
+ * task has exactly one hard/soft child hands that child (never a join step: those are released
+ * after the commit), when this statement makes it ready and
  * the node may run it (its handler, claim-routing.ts routingAllowsSql without consistent_hash,
  * no resource key, due now, the node not draining), straight to the completing node: the
  * child's release and its claim (running, locked_by, lease, its 'claimed' task_logs row) are
@@ -125,15 +130,24 @@ export async function completeDagTasksSql(
               bool_or(h.id IS NOT NULL) AND bool_and(k.handler = ANY($7::text[]) AND k.resource_key IS NULL
                                                      AND k.schedule_at <= $3::timestamptz AND ${routingAllowsSql('k', node, 'never')}) AS handoff
          FROM t
+         -- joins (release-joins.ts) are released after the commit, not here
          JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
+                                 AND NOT ${intoJoinSql('d')}
          -- each child by its key from its dependency row, never by its week: OFFSET 0 keeps this
          -- lookup after d (see childByKeySql)
          CROSS JOIN LATERAL ${childByKeySql('k', 'd', floor)}
          LEFT JOIN handing h ON h.id = d.parent_task_id
         GROUP BY d.task_id, d.scheduled_for
+     ), joins AS (
+       -- the successes' edges into join tasks: the caller releases those after the commit
+       SELECT d.parent_task_id AS id, count(*)::int AS n
+         FROM t
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
+        WHERE ${intoJoinSql('d')}
+        GROUP BY d.parent_task_id
      ), lc AS (
-       -- The children, locked in ascending id before any is written: two batches releasing some
-       -- of the same children (siblings' parents, completing side by side) lock them in one order.
+       -- The children, locked in ascending id before any is written (a child of one parent has one
+       -- releaser; the order keeps this statement's locks in lock-order.ts's order all the same).
        -- The nested loop reads the children in the order of the sorted edges, each by its key.
        SELECT k.id FROM (SELECT task_id, scheduled_for FROM edges ORDER BY task_id) e
         CROSS JOIN LATERAL (SELECT id FROM tasks WHERE id = e.task_id AND scheduled_for = e.scheduled_for AND ${weekFloorSql('tasks', floor)} FOR UPDATE) k
@@ -181,11 +195,11 @@ export async function completeDagTasksSql(
      )
      SELECT t.id, t.run_id AS "runId", t.attempt, t.handler, (SELECT count(*) FROM stats) > 0 AS "statsBooked",
             t.started_at AS "startedAt", ${latenessFromSql('t', 'lr')} AS "latenessFrom",
-            coalesce(onf.n, 0) AS "onFailureChildren", coalesce(ready.n, 0) AS "runReady", coalesce(ready.open, 0) AS "runReadyOpen",
+            coalesce(onf.n, 0) AS "onFailureChildren", coalesce(joins.n, 0) AS "joinChildren", coalesce(ready.n, 0) AS "runReady", coalesce(ready.open, 0) AS "runReadyOpen",
             handed.tasks AS "handedOff",
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM hlog)::int AS "_handed",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready WHERE open > 0)) n)::int AS "_notified"
-       FROM t JOIN lr ON lr.id = t.run_id LEFT JOIN onf ON onf.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id
+       FROM t JOIN lr ON lr.id = t.run_id LEFT JOIN onf ON onf.id = t.id LEFT JOIN joins ON joins.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id
        LEFT JOIN handed ON handed.run_id = t.run_id`),
     batch, p.nodeId, now, p.message, p.jobFirst, p.bookStats,
     p.handoff?.handlers ?? [], p.handoff?.group ?? '', JSON.stringify(p.handoff?.labels ?? {}), p.handoff?.leaseSeconds ?? 0,

@@ -1,6 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { attemptDurationMsSql, latenessFromSql, readyAtOnReleaseSql } from './stats-outcome.ts';
+import { intoJoinSql } from './release-joins.ts';
 
 export interface FinishedAttempt {
   id: string;
@@ -16,8 +17,12 @@ export interface FinishedAttempt {
   /** the instant the attempt's lateness is measured from (stats-outcome.ts latenessFromSql) */
   latenessFrom: Date | null;
   lockedBy: string;
-  /** children whose pending_parents reached 0 in this statement (success over hard/soft edges) */
+  /** children whose pending_parents reached 0 in this statement (success over hard/soft edges into tasks of one parent) */
   ready: number;
+  /** a success's hard/soft edges into join tasks, left to the caller's releaseJoinTasks (release-joins.ts) */
+  joinChildren: number;
+  /** the task's week (runs.scheduled_for, the partition key) */
+  scheduledFor: Date;
   /** pending on_failure children of a successful task: they must be skipped by design (propagate) */
   onFailureChildren: number;
 }
@@ -45,8 +50,9 @@ export interface AttemptEnd {
  * lease reclaimed, run cancelled) matches no row: nothing changes, no error.
  * In the same statement: the task_logs row, the run pending -> running when it
  * was not marked yet (a one-step run), and — for success, the common
- * case — the hard/soft children's pending_parents decrement, NOTIFYing workers
- * when one became ready. on_failure children of a success and all children of
+ * case — the pending_parents decrement of its hard/soft children that have no other
+ * parent, NOTIFYing workers when one became ready; join tasks are the caller's next
+ * statement (release-joins.ts releaseJoinTasks). on_failure children of a success and all children of
  * a dead task are handled by propagate-final.ts.
  *
  * Lock: the caller holds the run row (lib/engine/lock-order.ts: run before
@@ -95,11 +101,15 @@ export async function finishAttempt(
        UPDATE tasks c SET pending_parents = c.pending_parents - 1, updated_at = $9::timestamptz,
                           ready_at = ${readyAtOnReleaseSql('c', 'c.pending_parents - 1', '$9::timestamptz')}
         WHERE c.id = ANY (ARRAY(SELECT d.task_id FROM task_dependencies d
-                                 WHERE d.parent_task_id = $1::uuid AND d.dep_type IN ('hard', 'soft')))
+                                 WHERE d.parent_task_id = $1::uuid AND d.dep_type IN ('hard', 'soft') AND NOT ${intoJoinSql('d')}))
           AND c.status = 'pending' AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success')
        RETURNING c.pending_parents
      ), counts AS (
        SELECT (SELECT count(*) FROM dec WHERE pending_parents = 0)::int AS ready,
+              -- joins are released by the caller's next statement (release-joins.ts)
+              (SELECT count(*) FROM task_dependencies d
+                WHERE d.parent_task_id = $1::uuid AND d.dep_type IN ('hard', 'soft') AND ${intoJoinSql('d')}
+                  AND EXISTS (SELECT 1 FROM t WHERE t.status = 'success'))::int AS join_children,
               (SELECT count(*) FROM tasks c
                 WHERE c.id = ANY (ARRAY(SELECT d.task_id FROM task_dependencies d
                                          WHERE d.parent_task_id = $1::uuid AND d.dep_type = 'on_failure'))
@@ -111,6 +121,7 @@ export async function finishAttempt(
             -- (docs/operations.md "History partitions")
             ${latenessFromSql('t', undefined, { pruned: true })} AS "latenessFrom",
             t.locked_by AS "lockedBy", counts.ready, counts.on_failure_children AS "onFailureChildren",
+            counts.join_children AS "joinChildren", t.scheduled_for AS "scheduledFor",
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM started)::int AS "_started",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS "_notified"
        FROM t, counts`),

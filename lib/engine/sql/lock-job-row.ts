@@ -79,6 +79,23 @@ export async function lockRuns(tx: SqlClient, runIds: string[]): Promise<void> {
 }
 
 /**
+ * Holds run rows FOR SHARE in ascending id, each found by its key (id, week): what a worker's
+ * batches of DAG successes hold (complete-dag-tasks.ts), so that the release of their join tasks
+ * after the commit (complete-task.ts releaseJoinsAfterBatch) keeps out re-opens, cancels and
+ * failures, which lock the run FOR UPDATE (lock-order.ts). Index: runs primary key.
+ * @param weeks each run's scheduled_for (the partition key), in the order of `runIds`
+ */
+export async function shareRuns(tx: SqlClient, runIds: string[], weeks: Date[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await tx.$queryRawUnsafe(
+    preparedSql('share-runs', `SELECT r.id FROM runs r
+      WHERE (r.id, r.scheduled_for) IN (SELECT * FROM unnest($1::uuid[], $2::timestamptz[]))
+      ORDER BY r.id FOR SHARE OF r`),
+    runIds, weeks,
+  );
+}
+
+/**
  * Locks, without waiting, those of the run rows that nobody holds (`FOR UPDATE SKIP LOCKED`,
  * ascending id): for work that may be left to a later holder of the run (complete-task.ts
  * settleDagBatch). Index: runs primary key.

@@ -1,6 +1,7 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { readyAtOnReleaseSql } from './stats-outcome.ts';
+import { intoJoinSql, releasedCount, releaseJoinTasks } from './release-joins.ts';
 
 /**
  * DAG propagation from tasks that just became final (docs/design.md §4 dependency
@@ -15,7 +16,9 @@ import { readyAtOnReleaseSql } from './stats-outcome.ts';
  *
  * Skips recurse down hard and on_failure edges (WITH RECURSIVE over
  * task_dependencies), and the soft children of every newly skipped task are
- * decremented. Each skip writes a task_logs row naming the parent whose outcome
+ * decremented. A "- 1" on a join task (a task of several parents) is instead its release
+ * check in a second statement (release-joins.ts releaseJoinTasks), which sees this
+ * statement's ends; the caller holds the run FOR UPDATE. Each skip writes a task_logs row naming the parent whose outcome
  * caused it (docs/engine-cases.md case 5). `edgeTypes` limits the first level to the edge
  * types the caller has not handled yet (finish-attempt already decremented the
  * hard/soft children of a success).
@@ -29,7 +32,7 @@ export async function propagateFinal(
   p: { parentIds: string[]; edgeTypes: ('hard' | 'soft' | 'on_failure')[] },
   now: Date,
 ): Promise<{ skipped: number; ready: number }> {
-  const rows = await tx.$queryRawUnsafe<{ skipped: number; ready: number }[]>(
+  const rows = await tx.$queryRawUnsafe<{ skipped: number; ready: number; joinParents: string[]; joinWeeks: Date[] }[]>(
     preparedSql('propagate-final', `WITH RECURSIVE src AS (
        SELECT id, step_key, status FROM tasks WHERE id = ANY($1::uuid[])
      ), walk(task_id, parent_id, parent_step, parent_status, by_design) AS (
@@ -72,17 +75,19 @@ export async function propagateFinal(
          FROM upd_skip
        RETURNING 1
      ), resolved AS (
-       SELECT d.task_id FROM src s JOIN task_dependencies d ON d.parent_task_id = s.id
+       SELECT d.task_id, d.parent_task_id, d.scheduled_for FROM src s JOIN task_dependencies d ON d.parent_task_id = s.id
         WHERE d.dep_type = ANY($2::dep_type[])
           AND ((d.dep_type = 'hard' AND s.status = 'success') OR d.dep_type = 'soft'
                OR (d.dep_type = 'on_failure' AND s.status = 'dead'))
        UNION ALL
-       SELECT d.task_id FROM skip k JOIN task_dependencies d ON d.parent_task_id = k.task_id WHERE d.dep_type = 'soft'
+       SELECT d.task_id, d.parent_task_id, d.scheduled_for FROM skip k JOIN task_dependencies d ON d.parent_task_id = k.task_id WHERE d.dep_type = 'soft'
+     ), split AS MATERIALIZED (
+       SELECT r.*, ${intoJoinSql('r')} AS into_join FROM resolved r WHERE r.task_id NOT IN (SELECT task_id FROM skip)
      ), dec AS (
+       -- tasks of one parent; join tasks are released by the caller's next statement (release-joins.ts)
        UPDATE tasks t SET pending_parents = t.pending_parents - x.n, updated_at = $3::timestamptz,
                           ready_at = ${readyAtOnReleaseSql('t', 't.pending_parents - x.n', '$3::timestamptz')}
-         FROM (SELECT task_id, count(*)::int AS n FROM resolved
-                WHERE task_id NOT IN (SELECT task_id FROM skip) GROUP BY task_id) x
+         FROM (SELECT task_id, count(*)::int AS n FROM split WHERE NOT into_join GROUP BY task_id) x
         WHERE t.id = x.task_id AND t.status = 'pending'
        RETURNING t.pending_parents
      ), counts AS (
@@ -90,9 +95,15 @@ export async function propagateFinal(
               (SELECT count(*) FROM log_skip)::int AS logged
      )
      SELECT skipped, ready, logged,
+            (SELECT coalesce(array_agg(DISTINCT parent_task_id), '{}') FROM split WHERE into_join) AS "joinParents",
+            (SELECT coalesce(array_agg(scheduled_for ORDER BY parent_task_id), '{}')
+               FROM (SELECT DISTINCT parent_task_id, scheduled_for FROM split WHERE into_join) w) AS "joinWeeks",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS notified
        FROM counts`),
     p.parentIds, p.edgeTypes, now,
   );
-  return { skipped: rows[0].skipped, ready: rows[0].ready };
+  const row = rows[0];
+  const released = row.joinParents.length === 0 ? 0
+    : releasedCount(await releaseJoinTasks(tx, { parentIds: row.joinParents, weeks: row.joinWeeks }, now));
+  return { skipped: row.skipped, ready: row.ready + released };
 }

@@ -1,0 +1,163 @@
+/**
+ * Join tasks (lib/engine/sql/release-joins.ts, docs/engine.md "Join tasks"): a task with several
+ * parents is not decremented by each parent's end; it is released by a statement that sees all
+ * of them ended as their edges ask, after the ends committed. These tests cover each way a
+ * parent can end (a worker's batch, the general path, a failure through a soft or on_failure
+ * edge, an operator's mark success), two releases racing for one join, and a worker that died
+ * between its batch's commit and the release (the stranded-run sweep releases the join).
+ */
+import { describe, expect, it } from 'vitest';
+import { completeTask, completeTasks, markTaskSuccess, settleStrandedRuns, triggerRun } from '../../lib/engine/index.ts';
+import { completeDagTasksSql } from '../../lib/engine/sql/complete-dag-tasks.ts';
+import { shareRuns } from '../../lib/engine/sql/lock-job-row.ts';
+import { releaseJoinTasks } from '../../lib/engine/sql/release-joins.ts';
+import type { ClaimedTask } from '../../lib/engine/types.ts';
+import { createSqlPool } from '../../lib/sql-pool.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { NODE, T0, at, claim, insertJob, statusesOf, tasksOf, type JobSpec } from './engine-fixtures.ts';
+
+const t = useTestDatabase();
+
+const fire = async (jobId: string) => (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0)).run;
+const success = (c: ClaimedTask) => ({ taskId: c.id, attempt: c.attempt, nodeId: NODE.nodeId, outcome: 'success' as const, onlyTask: c.onlyTask });
+const claimed = async (runId: string, now: Date) => (await claim(t.db, now, { limit: 1000 })).filter((c) => c.runId === runId);
+const byStep = (cs: ClaimedTask[]) => Object.fromEntries(cs.map((c) => [c.stepKey, c]));
+
+/** Completes `c` with the batched DAG statement alone: what a worker that died right after its commit leaves. */
+const statementOnly = (c: ClaimedTask, now: Date) => completeDagTasksSql(t.db, {
+  nodeId: NODE.nodeId, message: 'succeeded', jobFirst: false, bookStats: true,
+  items: [{ taskId: c.id, runId: c.runId, jobId: c.jobId, scheduledFor: c.scheduledFor, attempt: c.attempt, output: null, error: null, exitCode: null }],
+}, now);
+
+/** a and b, the roots, both lead into j through the given edge types. */
+const join = (aType: 'hard' | 'soft' | 'on_failure', bType: 'hard' | 'soft' | 'on_failure' = 'hard'): JobSpec => ({
+  steps: [{ key: 'a', maxRetries: 0 }, { key: 'b', maxRetries: 0 }, { key: 'j' }],
+  edges: [{ from: 'a', to: 'j', type: aType }, { from: 'b', to: 'j', type: bType }],
+});
+
+describe('a join task waits for every parent and is released once', () => {
+  it('two batches each ending one parent: the first leaves j waiting untouched, the second releases it; a one-parent child is released by its parent at once', async () => {
+    const jobId = await insertJob(t.db, {
+      steps: ['a', 'b', 'j', 'c'].map((key) => ({ key })),
+      edges: [{ from: 'a', to: 'j' }, { from: 'b', to: 'j' }, { from: 'a', to: 'c' }],
+    });
+    const run = await fire(jobId);
+    const { a, b } = byStep(await claimed(run.id, at(10)));
+    const [ra] = (await completeTasks(t.db, [success(a!)], at(20))).map((r) => (r as PromiseFulfilledResult<unknown>).value);
+    expect(ra).toMatchObject({ applied: true, ready: 1 }); // c
+    const after = await tasksOf(t.db, run.id);
+    expect([after.j!.pendingParents, after.c!.pendingParents]).toEqual([2, 0]);
+    const [rb] = (await completeTasks(t.db, [success(b!)], at(30))).map((r) => (r as PromiseFulfilledResult<unknown>).value);
+    expect(rb).toMatchObject({ applied: true, ready: 1 }); // j
+    const j = (await t.pool.query(`SELECT pending_parents, ready_at FROM tasks WHERE run_id = $1 AND step_key = 'j'`, [run.id])).rows[0];
+    expect(j).toEqual({ pending_parents: 0, ready_at: at(30) });
+    expect((await claimed(run.id, at(40))).map((c) => c.stepKey).sort()).toEqual(['c', 'j']);
+  });
+
+  it('the general path (one completion at a time, the run held) releases a join after its last parent', async () => {
+    const run = await fire(await insertJob(t.db, join('hard')));
+    const { a, b } = byStep(await claimed(run.id, at(10)));
+    // a failed attempt with a retry left takes the general path; so does its retry's success
+    await t.pool.query(`UPDATE tasks SET max_retries = 1 WHERE id = $1`, [a!.id]);
+    expect(await completeTask(t.db, { taskId: a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'x' }, at(20)))
+      .toMatchObject({ task: { status: 'pending' } });
+    await completeTask(t.db, { taskId: b!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(30));
+    expect((await tasksOf(t.db, run.id)).j!.pendingParents).toBe(2);
+    const [a2] = (await claimed(run.id, at(60_000)));
+    expect(a2).toMatchObject({ stepKey: 'a', attempt: 2 });
+    await completeTask(t.db, { taskId: a2!.id, attempt: 2, nodeId: NODE.nodeId, outcome: 'success' }, at(61_000));
+    expect((await tasksOf(t.db, run.id)).j!.pendingParents).toBe(0);
+  });
+
+  it('a soft parent that ends dead and a hard parent that succeeds release the join; a dead hard parent skips it', async () => {
+    const soft = await fire(await insertJob(t.db, join('soft')));
+    const s = byStep(await claimed(soft.id, at(10)));
+    await completeTasks(t.db, [success(s.b!)], at(20));
+    await completeTask(t.db, { taskId: s.a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(30));
+    expect(await statusesOf(t.db, soft.id)).toEqual({ a: 'dead', b: 'success', j: 'pending' });
+    expect((await tasksOf(t.db, soft.id)).j!.pendingParents).toBe(0);
+
+    const hard = await fire(await insertJob(t.db, join('hard')));
+    const h = byStep(await claimed(hard.id, at(10)));
+    await completeTasks(t.db, [success(h.b!)], at(20));
+    await completeTask(t.db, { taskId: h.a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(30));
+    expect(await statusesOf(t.db, hard.id)).toEqual({ a: 'dead', b: 'success', j: 'skipped' });
+  });
+
+  it('an on_failure edge into a join: released when that parent ends dead, skipped by design when it succeeds', async () => {
+    const taken = await fire(await insertJob(t.db, join('on_failure')));
+    const x = byStep(await claimed(taken.id, at(10)));
+    await completeTasks(t.db, [success(x.b!)], at(20));
+    expect((await tasksOf(t.db, taken.id)).j!.pendingParents).toBe(2);
+    await completeTask(t.db, { taskId: x.a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(30));
+    expect((await tasksOf(t.db, taken.id)).j).toMatchObject({ status: 'pending', pendingParents: 0 });
+
+    const notTaken = await fire(await insertJob(t.db, join('on_failure')));
+    const y = byStep(await claimed(notTaken.id, at(10)));
+    await completeTasks(t.db, [success(y.a!), success(y.b!)], at(20));
+    expect(await statusesOf(t.db, notTaken.id)).toEqual({ a: 'success', b: 'success', j: 'skipped' });
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: notTaken.id } })).status).toBe('success');
+  });
+
+  it('an operator marking the last parent success releases the join', async () => {
+    const run = await fire(await insertJob(t.db, join('hard')));
+    const { a, b } = byStep(await claimed(run.id, at(10)));
+    await completeTasks(t.db, [success(b!)], at(20));
+    await completeTask(t.db, { taskId: a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(30));
+    expect((await statusesOf(t.db, run.id)).j).toBe('skipped');
+    await markTaskSuccess(t.db, { taskId: a!.id, actor: 'admin', reason: 'fixed by hand' }, at(40));
+    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 0 });
+    expect((await claimed(run.id, at(50))).map((c) => c.stepKey)).toEqual(['j']);
+  });
+});
+
+describe('the release after a batch commits (release-joins.ts releaseJoinTasks)', () => {
+  it('two releases racing for one join: the second neither waits for the first nor releases it again', async () => {
+    const run = await fire(await insertJob(t.db, join('hard')));
+    const { a, b } = byStep(await claimed(run.id, at(10)));
+    await statementOnly(a!, at(20));
+    await statementOnly(b!, at(20));
+    const pool = createSqlPool(t.url, 2);
+    try {
+      let letFirstCommit!: () => void;
+      const mayCommit = new Promise<void>((resolve) => { letFirstCommit = resolve; });
+      let firstReleased!: (n: Map<string, number>) => void;
+      const firstDone = new Promise<Map<string, number>>((resolve) => { firstReleased = resolve; });
+      const first = pool.$transaction(async (tx) => {
+        await shareRuns(tx, [run.id], [T0]);
+        firstReleased(await releaseJoinTasks(tx, { parentIds: [a!.id], weeks: [T0] }, at(30)));
+        await mayCommit; // holds j's row until released below
+      });
+      expect(await firstDone).toEqual(new Map([[run.id, 1]]));
+      // the second release (b's batch) sees j waiting in its snapshot, finds its row held: skipped at once
+      const second = await pool.$transaction(async (tx) => {
+        await shareRuns(tx, [run.id], [T0]);
+        return releaseJoinTasks(tx, { parentIds: [b!.id], weeks: [T0] }, at(31));
+      });
+      expect(second).toEqual(new Map());
+      letFirstCommit();
+      await first;
+    } finally {
+      await pool.$disconnect();
+    }
+    const j = (await t.pool.query(`SELECT pending_parents, ready_at, updated_at FROM tasks WHERE run_id = $1 AND step_key = 'j'`, [run.id])).rows[0];
+    expect(j).toEqual({ pending_parents: 0, ready_at: at(30), updated_at: at(30) });
+  });
+
+  it('a worker that died between its batch\'s commit and the release: the join waits, and the stranded-run sweep releases it', async () => {
+    const run = await fire(await insertJob(t.db, join('hard')));
+    const { a, b } = byStep(await claimed(run.id, at(10)));
+    await statementOnly(a!, at(20));
+    await statementOnly(b!, at(20));
+    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 2 });
+    expect(await claimed(run.id, at(30))).toEqual([]);
+    // not quiet long enough yet: left alone; then released, not ended as a deadlock
+    expect(await settleStrandedRuns(t.db, { quietSeconds: 60, limit: 10 }, at(30_000))).toEqual([]);
+    expect(await settleStrandedRuns(t.db, { quietSeconds: 60, limit: 10 }, at(90_000))).toEqual([{ runId: run.id, status: null }]);
+    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 0 });
+    const [j] = await claimed(run.id, at(91_000));
+    expect(j?.stepKey).toBe('j');
+    const [rj] = (await completeTasks(t.db, [success(j!)], at(92_000))).map((r) => (r as PromiseFulfilledResult<unknown>).value);
+    expect(rj).toMatchObject({ applied: true, runStatus: 'success' });
+  });
+});
