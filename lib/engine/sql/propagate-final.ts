@@ -94,12 +94,12 @@ export async function propagateFinal(
        SELECT (SELECT count(*) FROM upd_skip)::int AS skipped, (SELECT count(*) FROM dec WHERE pending_parents = 0)::int AS ready,
               (SELECT count(*) FROM log_skip)::int AS logged
      )
-     SELECT skipped, ready, logged,
-            (SELECT coalesce(array_agg(DISTINCT parent_task_id), '{}') FROM split WHERE into_join) AS "joinParents",
-            (SELECT coalesce(array_agg(scheduled_for ORDER BY parent_task_id), '{}')
-               FROM (SELECT DISTINCT parent_task_id, scheduled_for FROM split WHERE into_join) w) AS "joinWeeks",
+     SELECT skipped, ready, logged, coalesce(jp.ids, '{}') AS "joinParents", coalesce(jp.weeks, '{}') AS "joinWeeks",
             (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE counts.ready > 0) n)::int AS notified
-       FROM counts`),
+       FROM counts,
+            -- the parents whose ends may release a join, each with its week (the same row: aligned arrays)
+            (SELECT array_agg(parent_task_id) AS ids, array_agg(scheduled_for) AS weeks
+               FROM (SELECT DISTINCT parent_task_id, scheduled_for FROM split WHERE into_join) w) jp`),
     p.parentIds, p.edgeTypes, now,
   );
   const row = rows[0];
