@@ -49,6 +49,7 @@ import { StartMarker } from './start-marker.ts';
 import { describeError, storableExitCode, storableOutput } from './output.ts';
 import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
 import type { DbHealth } from './db-health.ts';
+import { objectOrEmpty } from '../lib/json-object.ts';
 
 /** How long a handler may take to return after its abort at the deadline before the task is marked "timed out, still running". */
 export const OVERDUE_GRACE_MS = 500;
@@ -185,7 +186,7 @@ function abortOf(entry: Active): AbortController {
 }
 
 function asObject(v: unknown): JsonObject {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
+  return objectOrEmpty(v) as JsonObject;
 }
 
 export class Runner {

@@ -6,6 +6,7 @@ import { useId, useMemo, useState, type ReactNode } from 'react';
 import { checkPayload, type JsonSchema } from '@/lib/handlers/payload-schema';
 import { useHandlerCatalogue } from './use-handler-catalogue';
 import { jsonTextProblem } from '@/lib/api/json-guard';
+import { objectOrEmpty } from '@/lib/json-object';
 
 type Obj = Record<string, unknown>;
 
@@ -13,7 +14,7 @@ const inputCls =
   'w-full rounded-md border bg-white px-2 py-1 text-[13px] text-slate-900 shadow-xs outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/20 disabled:bg-slate-50 disabled:text-slate-500';
 
 function asSchema(v: unknown): JsonSchema {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonSchema) : {};
+  return objectOrEmpty(v) as JsonSchema;
 }
 
 /** The form kind of a property schema; `json` = edited as a small JSON text (unions, records, arrays of objects…). */

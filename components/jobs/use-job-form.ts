@@ -12,11 +12,12 @@ import { useDisplayZone } from '../display-zone';
 import { FORM_FIELDS, fieldLabel, formField, inFormOrder } from './job-form-paths';
 import { withFieldErrors } from '@/lib/api/validation';
 import type { JobFormProps, JobFormResult } from './job-form';
+import { objectOrEmpty } from '@/lib/json-object';
 
 function jsonObject(text: string): Record<string, unknown> {
   try {
     const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    return objectOrEmpty(v);
   } catch {
     return {};
   }

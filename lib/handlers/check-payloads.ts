@@ -13,15 +13,14 @@ import { checkPayload, type JsonSchema } from './payload-schema.ts';
 import { checkNumberSetting, HANDLER_NUMBER_SETTINGS } from './number-settings.ts';
 import { BUILTIN_INPUTS, checkBuiltinInput } from './builtin-schemas.ts';
 import { grpcProtoProblem, loadProtobuf } from './grpc-proto.ts';
+import { objectOrEmpty } from '../json-object.ts';
 
 type StepInput = { key?: string; handler: string; payload?: unknown; config?: unknown };
 type SavedStep = { handler: string; payload?: Record<string, unknown> | null; config?: Record<string, unknown> | null };
 /** A trigger's payload override and the field that names it (`payload`, `runs.2.payload`). */
 export type RunPayload = { payload: unknown; field: string };
 
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
+const obj = objectOrEmpty;
 
 /**
  * Where step `i`'s settings come from, the one that wins first (worker/handlers/types.ts settings:

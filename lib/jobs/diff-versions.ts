@@ -4,6 +4,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import type { EdgeView, JobSnapshot, StepView } from './job-view.ts';
 import { findJob } from './store.ts';
 import { stepWithoutLayout } from './layout-rule.ts';
+import { isJsonObject } from '../json-object.ts';
 
 export type FieldChange = { path: string; from: unknown; to: unknown };
 export type SnapshotDiff = {
@@ -15,7 +16,7 @@ export type SnapshotDiff = {
   changedFields: string[];
 };
 
-const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isPlain = isJsonObject;
 
 /** Field-level differences between two plain values (objects recursed, arrays/scalars compared whole). */
 export function diffValues(a: unknown, b: unknown, prefix = ''): FieldChange[] {

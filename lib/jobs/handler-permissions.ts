@@ -32,6 +32,7 @@
 import { DomainError } from '../errors.ts';
 import { jsonEqual } from '../api/json-guard.ts';
 import type { Actor, Role } from '../auth/actor.ts';
+import { objectOrEmpty } from '../json-object.ts';
 
 /** What using a handler needs: the admin role, or being the system itself. */
 export type HandlerPrivilege = { level: 'admin' | 'system'; handler: string; reason: string };
@@ -52,9 +53,7 @@ export type CommandEdge = { from: string; to: string; type?: string };
  */
 export type JobCommand = { steps: readonly CommandStep[]; edges?: readonly CommandEdge[]; jobPayload?: unknown; runPayload?: unknown; routing?: unknown };
 
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
+const obj = objectOrEmpty;
 
 /** Handlers this deployment marks privileged: TICKFLOW_PRIVILEGED_HANDLERS, comma-separated names. */
 export function configuredPrivilegedHandlers(env: NodeJS.ProcessEnv = process.env): string[] {

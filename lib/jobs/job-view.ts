@@ -7,6 +7,7 @@
 import type { Job, JobEdge, JobStep } from '../generated/prisma/client.ts';
 import { dueTimesAfter, type JobSchedule, type ScheduleSpec } from '../schedule/index.ts';
 import type { LastRun } from '../engine/sql/last-runs.ts';
+import { objectOrEmpty } from '../json-object.ts';
 
 export type ScheduleView =
   | { kind: 'cron'; cron: string; timezone: string }
@@ -119,7 +120,7 @@ export type JobListItem = Omit<JobView, 'steps' | 'edges' | 'payload'> & { handl
 export const DEFAULT_ALARMS: AlarmsView = { onFailure: false, onTimeout: false, onDeadLetter: false, onSuccess: false, channels: [] };
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = objectOrEmpty;
 
 export function scheduleView(job: Pick<Job, 'scheduleKind' | 'cronExpression' | 'timezone' | 'intervalSeconds' | 'runAt'>): ScheduleView {
   switch (job.scheduleKind) {

@@ -13,6 +13,7 @@ import { edgeView, routingView, stepView } from '../jobs/job-view.ts';
 import { findJob, loadGraph } from '../jobs/store.ts';
 import { getRun } from './get-run.ts';
 import type { RunView } from './run-view.ts';
+import { objectOrEmpty } from '../json-object.ts';
 
 async function mustRun(db: Db, id: string) {
   const run = isUuid(id) ? await db.run.findUnique({ where: { id }, select: { id: true } }) : null;
@@ -99,9 +100,7 @@ export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor,
   });
 }
 
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
+const obj = objectOrEmpty;
 
 /** A job's or a task's routing in one shape (a task copies the job's: insert-runs.ts), absent parts at their defaults. */
 function routingOf(r: Record<string, unknown>): Record<string, unknown> {

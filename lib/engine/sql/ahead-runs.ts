@@ -1,6 +1,20 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 
 /**
+ * SQL true for a task `t` that has not started its first attempt: pending on it (never claimed, or
+ * handed back unstarted), or claimed and running but not started in the sense `claimedButNotStarted`
+ * (SQL over `t`) gives. The callers differ only in that sense, each for its own reason:
+ * - a run created ahead whose slot is still to come (aheadRunSql): claimed ahead, its start still
+ *   in the future (`started_at > now`: docs/on-time.md "Claiming ahead");
+ * - a run a deleted or edited job must not start (selectQueuedRuns): claimed and held, its start
+ *   not recorded (`held`: docs/on-time.md "Prefetch");
+ * - a run created ahead of a missed slot (NEVER_STARTED_SQL): held by a worker whose lease expired.
+ */
+function firstAttemptNotStartedSql(t: string, claimedButNotStarted: string): string {
+  return `(${t}.attempt = 1 AND (${t}.status = 'pending' OR (${t}.status = 'running' AND ${claimedButNotStarted})))`;
+}
+
+/**
  * The one definition of "created ahead of a slot still to come", over a runs row `r` (its id,
  * scheduled_for and trigger) at the instant `now` (SQL, timestamptz): a schedule run whose tasks
  * are all on their first attempt and not started — pending, or claimed ahead and held by a
@@ -11,7 +25,7 @@ import { preparedSql, type SqlClient } from '../../db.ts';
 function aheadRunSql(r: string, now: string): { join: string; where: string } {
   return {
     join: `CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first,
-                                  bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.started_at > ${now}))) AS untouched
+                                  bool_and(${firstAttemptNotStartedSql('t', `t.started_at > ${now}`)}) AS untouched
                              FROM tasks t WHERE t.run_id = ${r}.id AND t.scheduled_for = ${r}.scheduled_for) x`,
     where: `${r}.trigger = 'schedule' AND x.untouched AND x.first > ${now}`,
   };
@@ -180,7 +194,7 @@ export async function rewindMissedAheadJobs(tx: SqlClient, p: { graceMs: number 
 export async function selectQueuedRuns(tx: SqlClient, p: { jobId: string }): Promise<{ id: string }[]> {
   return tx.$queryRawUnsafe<{ id: string }[]>(
     preparedSql('select-queued-runs', `SELECT r.id FROM runs r
-       CROSS JOIN LATERAL (SELECT bool_and(t.attempt = 1 AND (t.status = 'pending' OR (t.status = 'running' AND t.held))) AS untouched
+       CROSS JOIN LATERAL (SELECT bool_and(${firstAttemptNotStartedSql('t', 't.held')}) AS untouched
                              FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
       WHERE r.job_id = $1 AND r.status IN ('pending', 'running') AND x.untouched
       ORDER BY r.id
@@ -287,8 +301,7 @@ export function aheadSlotOf(slots: Map<string, Date>, jobId: string): Date | nul
  * lease expired at `now` — the reaper would hand it back unstarted (release-tasks.ts `reaped`), but
  * the tick may come first after a restart, and the slot must not wait a lease for it.
  */
-const NEVER_STARTED_SQL = (t: string, now: string) =>
-  `(${t}.attempt = 1 AND (${t}.status = 'pending' OR (${t}.status = 'running' AND ${t}.held AND ${t}.lease_until < ${now})))`;
+const NEVER_STARTED_SQL = (t: string, now: string) => firstAttemptNotStartedSql(t, `${t}.held AND ${t}.lease_until < ${now}`);
 
 /**
  * The job's run created ahead of a slot that was then missed (docs/on-time.md "Look-ahead firing",
