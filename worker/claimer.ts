@@ -89,6 +89,8 @@ export class Claimer {
   private nextReconcileAt = 0;
   /** a reconcile is in progress: no hand-off is offered (acceptsHandoff) */
   private reconciling = false;
+  /** work the claims wait for (holdUntil), or null */
+  private hold: Promise<void> | null = null;
 
   constructor(
     readonly config: ClaimerConfig,
@@ -100,8 +102,23 @@ export class Claimer {
     this.loop = new ServiceLoop('claimer', config.pollMs, () => this.pass(), deps.logger, { health: deps.health });
   }
 
+  /**
+   * Claims nothing until `work` settles (its outcome ignored), then passes at once. After a
+   * database outage, the ticker's catch-up withdraws the runs created ahead of a slot missed
+   * meanwhile before this worker's claims could start them late (create-worker.ts; docs/on-time.md
+   * "Look-ahead firing", row "misfire").
+   */
+  holdUntil(work: Promise<unknown>): void {
+    const hold: Promise<void> = work.then(() => undefined, () => undefined).then(() => {
+      if (this.hold === hold) this.hold = null;
+      this.loop.wake();
+    });
+    this.hold = hold;
+  }
+
   /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */
   private async pass(): Promise<boolean | number> {
+    if (this.hold) await this.hold;
     if (!this.paused && this.reconcileWanted()) await this.reconcile();
     const now = this.deps.clock();
     let claim = true;
@@ -133,7 +150,7 @@ export class Claimer {
 
   /** Claims up to the free slots at `now` (times the prefetch multiplier without a backlog) and hands them to the runner; returns how many were claimed. */
   async runOnce(now: Date): Promise<number> {
-    if (this.paused) return 0;
+    if (this.paused || this.hold) return 0;
     const free = this.freeSlots();
     if (free <= 0) {
       this.backlog = true;

@@ -263,6 +263,14 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',
   };
   const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }), health, onPass: metrics && ((r) => metrics.tick(r)) });
+  if (roles.has('tick') && roles.has('claim')) {
+    // After a database outage, the catch-up of start() below before this worker claims again: a run
+    // created ahead of a slot missed during the outage is withdrawn and the misfire policy decides its
+    // slot, instead of this claim starting it late (docs/on-time.md "Look-ahead firing", row "misfire").
+    health.onUp(() => {
+      if (state === 'running') claimer.holdUntil(ticker.catchUp());
+    });
+  }
   const reaper = new Reaper(
     { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds, leaseSeconds: config.leaseSeconds },
     { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health, onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimed)) },

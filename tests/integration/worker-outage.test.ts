@@ -105,6 +105,45 @@ describe('database outages', () => {
 
   }, 90_000);
 
+  it('a run created ahead of a slot the outage made it miss: withdrawn when the database is back, before the worker claims again (not started late)', async () => {
+    // An hourly job (misfire policy skip) whose 14:00 run the ticker created ahead, 12 s before the
+    // slot by the worker's clock; the server goes away, the worker's clock moves on 30 min, the server
+    // comes back. The job is not due then (next fire 15:00): only the catch-up after the outage
+    // (create-worker.ts, Claimer.holdUntil) can withdraw the run before a claim starts it 30 min late.
+    const H = new Date('2026-12-05T14:00:00.000Z');
+    let offset = 0;
+    const t0 = Date.now();
+    const clock = () => new Date(H.getTime() - 12_000 + (Date.now() - t0) + offset);
+    const jobId = await insertJob(db, { key: 'outage-ahead-hourly', cron: '0 * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: H });
+    try {
+      const w = createWorker({
+        config: testWorkerConfig(server.url, { roles: ['tick', 'claim', 'reap'], lookaheadMs: 15_000, pollMs: 100, tickMs: 200, heartbeatMs: 500 }),
+        clock,
+      });
+      workers.push(w);
+      await w.start();
+      const [ahead] = await waitFor(
+        () => query<{ id: string }>(`SELECT id::text FROM runs WHERE job_id = $1 AND scheduled_for = $2`, [jobId, H]).then((r) => (r.length ? r : null)),
+        10_000, 'the 14:00 run created ahead', 100,
+      );
+      await server.stop();
+      offset += 30 * 60_000;
+      await sleep(1000);
+      await server.start();
+      const settled = await waitFor(async () => {
+        const rows = await query<{ status: string; task_status: string; started_at: Date | null }>(
+          `SELECT r.status::text, t.status::text AS task_status, t.started_at FROM runs r JOIN tasks t ON t.run_id = r.id WHERE r.id = $1::uuid`, [ahead!.id]);
+        return rows[0] && (rows[0].status !== 'pending' || rows[0].task_status !== 'pending') ? rows[0] : null;
+      }, 20_000, 'the run created ahead withdrawn or claimed', 100);
+      expect(settled).toMatchObject({ status: 'cancelled', task_status: 'cancelled', started_at: null });
+      const skipped = await query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM runs WHERE job_id = $1 AND scheduled_for = $2 AND status = 'skipped'`, [jobId, H]);
+      expect(skipped[0]!.n).toBe(1);
+    } finally {
+      await query(`UPDATE jobs SET status = 'paused' WHERE id = $1::uuid`, [jobId]);
+    }
+  }, 90_000);
+
   it('an outage longer than the lease: the running task is not reclaimed, and a result finished meanwhile is recorded after it', async () => {
     // Two workers, both reaping every 200 ms; lease 3 s renewed every second; the server is down 9 s.
     const cfg = { leaseSeconds: 3, heartbeatMs: 1000, reapMs: 200, pollMs: 200 };
