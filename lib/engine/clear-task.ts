@@ -1,7 +1,7 @@
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
-import { excludedBy, indexRunGraph, isFinal, openParentCount, reopenSet } from './run-graph.ts';
+import { excludedBy, indexRunGraph, isFinal, openParentCount, recountOutside, reopenSet } from './run-graph.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { loadRunGraph } from './sql/load-run-graph.ts';
 import { withdrawAheadRun } from './cancel-ahead-runs.ts';
@@ -65,12 +65,8 @@ export async function clearTask(
         message: id === p.taskId ? `cleared by ${p.actor}${reason}` : `cleared: downstream of ${target.stepKey}, by ${p.actor}`,
       };
     });
-    const waiting = new Set<string>();
-    for (const id of set) for (const e of g.children.get(id) ?? []) if (!set.has(e.taskId) && statusOf(e.taskId) === 'pending') waiting.add(e.taskId);
-    for (const id of waiting) {
-      const n = openParentCount(g, id, set, statusOf);
-      if (n !== g.byId.get(id)!.pendingParents) rows.push({ id, pendingParents: n, reopen: false, bump: false, message: '' });
-    }
+    // Open children outside the set that had counted a re-opened parent as done.
+    for (const r of recountOutside(g, set, statusOf)) rows.push({ ...r, reopen: false, bump: false, message: '' });
     await reopenTasks(tx, { runId: run.id, rows, actor: p.actor }, now);
     const cleared = [...set].map((id) => g.byId.get(id)!.stepKey).sort();
     await insertJobAudit(tx, {

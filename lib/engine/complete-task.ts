@@ -7,7 +7,7 @@ import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats, type DagTaskCompleted } from './sql/complete-dag-tasks.ts';
 import { lockFreeRuns, lockJobsOfRuns, lockRuns, shareRuns } from './sql/lock-job-row.ts';
-import { releaseJoinTasks } from './sql/release-joins.ts';
+import { releasedCount, releaseJoinTasks } from './sql/release-joins.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import type { CompletionItem } from './sql/completion-items.ts';
@@ -404,13 +404,15 @@ export async function endAttempt(
   const carry: StatsCarry = { stats };
   let result: CompleteTaskResult;
   if (fin.status === 'success') {
+    // Its join children, in a statement after finish-attempt's (which they must see: release-joins.ts).
+    const ready = fin.ready + (fin.joinChildren > 0
+      ? releasedCount(await releaseJoinTasks(tx, { parentIds: [fin.id], weeks: [fin.scheduledFor] }, now)) : 0);
     const runStatus = await settleFinalTask(tx, {
-      taskId: fin.id, runId: fin.runId, status: 'success', readyAlready: fin.ready, pendingOnFailure: fin.onFailureChildren,
-      joinChildren: fin.joinChildren, week: fin.scheduledFor,
+      taskId: fin.id, runId: fin.runId, status: 'success', readyAlready: ready, pendingOnFailure: fin.onFailureChildren,
     }, now, carry);
     result = {
       applied: true, task: { id: fin.id, runId: fin.runId, status: 'success', attempt: fin.attempt },
-      ...(runStatus ? { runStatus } : {}), ...(fin.ready > 0 ? { ready: fin.ready } : {}),
+      ...(runStatus ? { runStatus } : {}), ...(ready > 0 ? { ready } : {}),
     };
   } else if (p.retryable !== false && fin.attempt <= fin.maxRetries) {
     const delayMs = retryDelayMs(backoffOf(fin.backoff), fin.attempt, p.random);

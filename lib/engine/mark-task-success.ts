@@ -1,7 +1,7 @@
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
-import { indexRunGraph, openParentCount, reopenSet } from './run-graph.ts';
+import { indexRunGraph, openParentCount, recountOutside, reopenSet } from './run-graph.ts';
 import { finishRunIfDone } from './settle.ts';
 import { insertJobAudit } from './sql/insert-job-audit.ts';
 import { loadRunGraph } from './sql/load-run-graph.ts';
@@ -68,13 +68,8 @@ export async function markTaskSuccess(
       bump: g.byId.get(id)!.started,
       message: `re-opened: ${task.stepKey} marked success by ${p.actor}`,
     }));
-    // Pending tasks outside the set that had counted a re-opened parent as done.
-    const waiting = new Set<string>();
-    for (const id of set) for (const e of g.children.get(id) ?? []) if (!set.has(e.taskId) && statusOf(e.taskId) === 'pending') waiting.add(e.taskId);
-    for (const id of waiting) {
-      const n = openParentCount(g, id, withRoot, statusOf);
-      if (n !== g.byId.get(id)!.pendingParents) rows.push({ id, pendingParents: n, reopen: false, bump: false, message: '' });
-    }
+    // Open tasks outside the set that had counted a re-opened parent as done.
+    for (const r of recountOutside(g, withRoot, statusOf)) rows.push({ ...r, reopen: false, bump: false, message: '' });
     const reopened = rows.length ? await reopenTasks(tx, { runId: run.id, rows, actor: p.actor }, now) : 0;
     const final = await finishRunIfDone(tx, run.id, now);
     if (final === null) {

@@ -1,6 +1,6 @@
 /**
  * A run's task graph in memory, for the operator actions that re-open tasks
- * (mark success, clear; docs/recovery.md). Internal.
+ * (retry, mark success, clear; docs/recovery.md). Internal.
  */
 import type { GraphEdge, GraphTask } from './sql/load-run-graph.ts';
 
@@ -76,4 +76,21 @@ export function reopenSet(g: RunGraph, root: string, follow: (t: GraphTask) => b
 /** Parents a task of the re-open set still waits for: those in the set, and those not final. */
 export function openParentCount(g: RunGraph, id: string, set: Set<string>, statusOf: (id: string) => string): number {
   return (g.parents.get(id) ?? []).filter((e) => set.has(e.parentTaskId) || !isFinal(statusOf(e.parentTaskId))).length;
+}
+
+/**
+ * The tasks outside the re-open `set` whose parent counter the re-open must recount (reopen-tasks.ts
+ * rows that re-open nothing): the children of a task in the set that are not final. A pending child
+ * waits for its parents; a child in an attempt (running, or failed / timeout between attempts) had
+ * counted its re-opened parent as done when it was released, and goes back to pending when that
+ * attempt fails: it must then wait for the parent again, not run before it (nor have its counter go
+ * below zero when that parent ends). A final child keeps what it did.
+ * @returns each such task with its new counter (openParentCount), where it differs from the stored one
+ */
+export function recountOutside(g: RunGraph, set: Set<string>, statusOf: (id: string) => string): { id: string; pendingParents: number }[] {
+  const outside = new Set<string>();
+  for (const id of set) for (const e of g.children.get(id) ?? []) if (!set.has(e.taskId) && !isFinal(statusOf(e.taskId))) outside.add(e.taskId);
+  return [...outside]
+    .map((id) => ({ id, pendingParents: openParentCount(g, id, set, statusOf) }))
+    .filter((r) => r.pendingParents !== g.byId.get(r.id)!.pendingParents);
 }

@@ -85,23 +85,16 @@ export interface StatsCarry {
 /**
  * DAG propagation from one task that just became final, then run completion.
  * `handledEdgeTypes`: edge types whose children the caller already updated
- * (finish-attempt decrements the hard/soft children of a success that have no other parent;
- * its join children are released here, in a statement after it: release-joins.ts).
+ * (finish-attempt decrements the hard/soft children of a success that have no other parent,
+ * and the caller releases its join children: release-joins.ts).
  */
 export async function settleFinalTask(
   tx: SqlClient,
-  p: {
-    taskId: string; runId: string; status: 'success' | 'dead' | 'cancelled' | 'skipped'; readyAlready: number; pendingOnFailure?: number;
-    /** a success's edges into join tasks (finish-attempt.ts), with the task's week */
-    joinChildren?: number; week?: Date;
-  },
+  p: { taskId: string; runId: string; status: 'success' | 'dead' | 'cancelled' | 'skipped'; readyAlready: number; pendingOnFailure?: number },
   now: Date,
   carry?: StatsCarry,
 ): Promise<string | null> {
   let ready = p.readyAlready;
-  if (p.status === 'success' && (p.joinChildren ?? 0) > 0 && p.week) {
-    ready += releasedCount(await releaseJoinTasks(tx, { parentIds: [p.taskId], weeks: [p.week] }, now));
-  }
   if (p.status === 'success') {
     if ((p.pendingOnFailure ?? 0) > 0) {
       ready += (await propagateFinal(tx, { parentIds: [p.taskId], edgeTypes: ['on_failure'] }, now)).ready;

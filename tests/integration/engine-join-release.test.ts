@@ -7,7 +7,7 @@
  * between its batch's commit and the release (the stranded-run sweep releases the join).
  */
 import { describe, expect, it } from 'vitest';
-import { completeTask, completeTasks, markTaskSuccess, settleStrandedRuns, triggerRun } from '../../lib/engine/index.ts';
+import { completeTask, completeTasks, markTaskSuccess, retryTask, settleStrandedRuns, triggerRun } from '../../lib/engine/index.ts';
 import { completeDagTasksSql } from '../../lib/engine/sql/complete-dag-tasks.ts';
 import { shareRuns } from '../../lib/engine/sql/lock-job-row.ts';
 import { releaseJoinTasks } from '../../lib/engine/sql/release-joins.ts';
@@ -65,8 +65,21 @@ describe('a join task waits for every parent and is released once', () => {
     expect((await tasksOf(t.db, run.id)).j!.pendingParents).toBe(2);
     const [a2] = (await claimed(run.id, at(60_000)));
     expect(a2).toMatchObject({ stepKey: 'a', attempt: 2 });
-    await completeTask(t.db, { taskId: a2!.id, attempt: 2, nodeId: NODE.nodeId, outcome: 'success' }, at(61_000));
+    // the completion's result counts the join it released (the worker claims at once on it)
+    expect(await completeTask(t.db, { taskId: a2!.id, attempt: 2, nodeId: NODE.nodeId, outcome: 'success' }, at(61_000)))
+      .toMatchObject({ applied: true, ready: 1 });
     expect((await tasksOf(t.db, run.id)).j!.pendingParents).toBe(0);
+  });
+
+  it('a batch inside a caller\'s transaction (the runs held FOR UPDATE) releases the join in that transaction, and every result says so', async () => {
+    const run = await fire(await insertJob(t.db, join('hard')));
+    const { a, b } = byStep(await claimed(run.id, at(10)));
+    const results = await t.db.$transaction((tx) => completeTasks(tx, [success(a!), success(b!)], at(20)));
+    // one batch: both results carry the run's released join (completing one by one, the first would not)
+    expect(results.map((r) => (r as PromiseFulfilledResult<unknown>).value)).toEqual([
+      expect.objectContaining({ applied: true, ready: 1 }), expect.objectContaining({ applied: true, ready: 1 }),
+    ]);
+    expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 0 });
   });
 
   it('a soft parent that ends dead and a hard parent that succeeds release the join; a dead hard parent skips it', async () => {
@@ -160,4 +173,39 @@ describe('the release after a batch commits (release-joins.ts releaseJoinTasks)'
     const [rj] = (await completeTasks(t.db, [success(j!)], at(92_000))).map((r) => (r as PromiseFulfilledResult<unknown>).value);
     expect(rj).toMatchObject({ applied: true, runStatus: 'success' });
   });
+});
+
+describe('an operator re-open of a parent that a running child had counted as done (run-graph.ts recountOutside)', () => {
+  // x -> a (hard), a -> j (soft), optionally y -> j (hard); x and a have no retries, j one
+  const spec = (withY: boolean): JobSpec => ({
+    steps: [{ key: 'x', maxRetries: 0 }, { key: 'a', maxRetries: 0 }, { key: 'j', maxRetries: 1 }, ...(withY ? [{ key: 'y' }] : [])],
+    edges: [{ from: 'x', to: 'a' }, { from: 'a', to: 'j', type: 'soft' as const }, ...(withY ? [{ from: 'y', to: 'j' }] : [])],
+  });
+
+  for (const withY of [true, false]) {
+    it(`${withY ? 'a join' : 'a task of one parent'}: its next attempt waits for the re-opened parent, and that parent's end releases it`, async () => {
+      const run = await fire(await insertJob(t.db, spec(withY)));
+      const first = byStep(await claimed(run.id, at(10)));
+      await completeTask(t.db, { taskId: first.x!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
+      if (withY) await completeTasks(t.db, [success(first.y!)], at(30));
+      expect(await statusesOf(t.db, run.id)).toMatchObject({ x: 'dead', a: 'skipped', j: 'pending' });
+      const [j] = await claimed(run.id, at(40)); // a skipped satisfies the soft edge
+      expect(j?.stepKey).toBe('j');
+
+      await retryTask(t.db, first.x!.id, 'operator', at(50));
+      expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'running', pendingParents: 1 });
+      expect(await completeTask(t.db, { taskId: j!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'flaky' }, at(60)))
+        .toMatchObject({ task: { status: 'pending', attempt: 2 } });
+      // x is claimable again; j, after its backoff, is not: a has not run
+      expect((await claimed(run.id, at(120_000))).map((c) => c.stepKey)).toEqual(['x']);
+      const x2 = (await t.db.task.findFirstOrThrow({ where: { runId: run.id, stepKey: 'x' } }));
+      await completeTask(t.db, { taskId: x2.id, attempt: x2.attempt, nodeId: NODE.nodeId, outcome: 'success' }, at(121_000));
+      const [a2] = await claimed(run.id, at(122_000));
+      expect(a2?.stepKey).toBe('a');
+      // a fails for good: a soft parent's end releases j (no counter below zero)
+      await completeTask(t.db, { taskId: a2!.id, attempt: a2!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom again' }, at(123_000));
+      expect((await tasksOf(t.db, run.id)).j).toMatchObject({ status: 'pending', pendingParents: 0 });
+      expect((await claimed(run.id, at(124_000))).map((c) => c.stepKey)).toEqual(['j']);
+    });
+  }
 });

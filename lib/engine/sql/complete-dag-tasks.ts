@@ -87,7 +87,7 @@ export async function completeDagTasksSql(
   const runLock = p.jobFirst ? 'FOR UPDATE' : 'FOR SHARE';
   const floor = '$11::timestamptz'; // the batch's earliest week (itemsWeekFloor, the 11th parameter)
   return tx.$queryRawUnsafe<DagTaskCompleted[]>(
-    preparedSql(p.jobFirst ? 'complete-dag-tasks-in-transaction' : 'complete-dag-tasks', `WITH i AS (
+    preparedSql(p.jobFirst ? 'complete-dag-tasks-in-tx' : 'complete-dag-tasks', `WITH i AS (
        -- LIMIT: the batch's size as the planner's row estimate (itemsRowLimit), so it reaches each
        -- task by its key rather than walking a young week whole
        SELECT DISTINCT ON (id, attempt) * FROM ${completionItemsSql(1)} LIMIT ${itemsRowLimit(p.items.length)}
