@@ -13,8 +13,8 @@ import { selectUnpropagatedSuccesses } from './sql/select-stranded-runs.ts';
 
 /**
  * Ends the run if every task is final (finalise-run.ts); when nothing can make progress, first
- * releases the join tasks whose parents have all ended (releaseWaitingJoins), then skips the on_failure children of successes whose skip is not recorded yet
- * (skipUnpropagatedOnFailure), then resolves a true deadlock; releases the job's next queued
+ * releases the join tasks whose parents have all ended (releaseWaitingJoins), then skips the
+ * on_failure children of successes whose skip is not recorded yet (skipUnpropagatedOnFailure), then resolves a true deadlock; releases the job's next queued
  * serial_execution run when the run ended. Returns the run's final status, or null while it is
  * still open.
  *
