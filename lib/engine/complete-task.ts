@@ -2,6 +2,7 @@ import type { EngineDb, SqlClient } from '../db.ts';
 import { log } from '../log.ts';
 import { retryDelayMs, type BackoffConfig } from '../schedule/backoff.ts';
 import { isTransactionClient, UUID_RE, withDeadlockRetry, withEngineTransaction } from './pg.ts';
+import { notifyTasksReadyNow } from './notify.ts';
 import { lockJobRow } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
@@ -138,6 +139,10 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
   } else {
     done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items, handoff }, now));
     await releaseJoinsAfterBatch(db, done, items, now, { inTransaction: false });
+    // The steps both commits made ready, announced after them (notify.ts notifyTasksReadyNow).
+    if (done.some((d) => d.runReadyOpen > 0)) {
+      await notifyTasksReadyNow(db).catch((err: unknown) => log('engine').warn({ err: (err as Error)?.message }, 'NOTIFY after a batched DAG completion failed; other workers find the steps at their safety poll'));
+    }
     for (const [runId, status] of await settleDagBatch(db, done, now)) runEnd.set(runId, status);
   }
   const byKey = new Map(done.map((d) => [`${d.id}:${d.attempt}`, d]));
@@ -175,7 +180,7 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
  * of two batches ending a join's last parents side by side, the one that commits later sees
  * both here. Inside a caller's transaction, which holds the runs FOR UPDATE, as its next
  * statement. The released tasks are added to their run's `runReady` / `runReadyOpen` in `done`
- * (they are left to the claim: NOTIFY). A failure on the worker's path is logged, not thrown: a
+ * (they are left to the claim; on the worker's path the caller notifies after the commit). A failure on the worker's path is logged, not thrown: a
  * join left waiting is released when its run stalls (settle.ts finishRunIfDone, reached by the
  * stranded-run sweep), as when the worker dies between the two.
  */
@@ -194,7 +199,7 @@ async function releaseJoinsAfterBatch(
     try {
       released = await withEngineTransaction(db, async (tx) => {
         await shareRuns(tx, runs.map(([id]) => id), runs.map(([, week]) => week));
-        return releaseJoinTasks(tx, input, now);
+        return releaseJoinTasks(tx, input, now, { notify: false }); // the caller notifies after the commit
       });
     } catch (err) {
       log('engine').warn({ err: (err as Error)?.message, runs: runs.map(([id]) => id) },

@@ -6,6 +6,7 @@
  * edge, an operator's mark success), two releases racing for one join, and a worker that died
  * between its batch's commit and the release (the stranded-run sweep releases the join).
  */
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { completeTask, completeTasks, markTaskSuccess, retryTask, settleStrandedRuns, triggerRun } from '../../lib/engine/index.ts';
 import { completeDagTasksSql } from '../../lib/engine/sql/complete-dag-tasks.ts';
@@ -208,4 +209,33 @@ describe('an operator re-open of a parent that a running child had counted as do
       expect((await claimed(run.id, at(124_000))).map((c) => c.stepKey)).toEqual(['j']);
     });
   }
+});
+
+describe('workers are told of the steps a worker\'s batch made ready, after its commits (notify.ts notifyTasksReadyNow)', () => {
+  it('a join released after the commit, and a child of one parent released by the batch, each send tickflow_tasks; a batch that readies nothing sends none', async () => {
+    const listener = new pg.Client({ connectionString: t.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => { if (n.channel === 'tickflow_tasks') heard.push(n.payload ?? ''); });
+    await listener.query('LISTEN tickflow_tasks');
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      const run = await fire(await insertJob(t.db, {
+        steps: ['a', 'b', 'j', 'c'].map((key) => ({ key })),
+        edges: [{ from: 'a', to: 'j' }, { from: 'b', to: 'j' }, { from: 'b', to: 'c' }],
+      }));
+      const { a, b } = byStep(await claimed(run.id, at(10)));
+      await settle();
+      heard.length = 0; // the trigger's own
+      await completeTasks(t.db, [success(a!)], at(20)); // j still waits for b
+      await settle();
+      expect(heard).toEqual([]);
+      await completeTasks(t.db, [success(b!)], at(30)); // c by the batch, j by the release after it: one notification
+      await settle();
+      expect(heard).toEqual(['']);
+      expect((await claimed(run.id, at(40))).map((x) => x.stepKey).sort()).toEqual(['c', 'j']);
+    } finally {
+      await listener.end();
+    }
+  });
 });

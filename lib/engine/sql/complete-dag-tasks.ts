@@ -36,8 +36,11 @@ export interface DagTaskCompleted {
  * parent. Join steps (several parents) are not written here: each batch ending one of their
  * parents would wait for the others' commit on the join's row; the caller releases them after
  * the commit (release-joins.ts, complete-task.ts releaseJoinsAfterBatch), told by `joinChildren`.
- * A NOTIFY tickflow_tasks ('' = ready now) is sent when a child became ready and was not
- * handed off (other workers claim it; this worker is told by the result, `runReadyOpen`).
+ * When a child became ready and was not handed off, other workers must be told (NOTIFY
+ * tickflow_tasks, '' = ready now; this worker is told by the result, `runReadyOpen`): inside a
+ * caller's transaction (`jobFirst`) by this statement; on the worker's path by the caller after
+ * the commit (notify.ts notifyTasksReadyNow), so that this commit does not hold PostgreSQL's
+ * notify lock through its WAL flush.
  *
  * Locks, in the engine's lock order (lib/engine/lock-order.ts): when `jobFirst` (inside a
  * caller's transaction, which may hold or take job rows) the items' job rows, then their run rows,
@@ -198,7 +201,7 @@ export async function completeDagTasksSql(
             coalesce(onf.n, 0) AS "onFailureChildren", coalesce(joins.n, 0) AS "joinChildren", coalesce(ready.n, 0) AS "runReady", coalesce(ready.open, 0) AS "runReadyOpen",
             handed.tasks AS "handedOff",
             (SELECT count(*) FROM log)::int AS "_logged", (SELECT count(*) FROM hlog)::int AS "_handed",
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready WHERE open > 0)) n)::int AS "_notified"
+            ${p.jobFirst ? `(SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ready WHERE open > 0)) n)::int` : '0'} AS "_notified"
        FROM t JOIN lr ON lr.id = t.run_id LEFT JOIN onf ON onf.id = t.id LEFT JOIN joins ON joins.id = t.id LEFT JOIN ready ON ready.run_id = t.run_id
        LEFT JOIN handed ON handed.run_id = t.run_id`),
     batch, p.nodeId, now, p.message, p.jobFirst, p.bookStats,

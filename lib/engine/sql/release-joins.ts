@@ -35,7 +35,8 @@ export function edgeSatisfiedSql(dep: string, parent: string): string {
  * Releases the pending tasks with parents, among the children of `parentIds` (or every task of
  * `runId`), whose every dependency is satisfied (edgeSatisfiedSql) and that still wait
  * (pending_parents > 0): pending_parents = 0, ready_at set (stats-outcome.ts readyAtOnReleaseSql),
- * and one NOTIFY tickflow_tasks ('' = ready now) when any was released. A task released already
+ * and one NOTIFY tickflow_tasks ('' = ready now) when any was released (not with `opts.notify`
+ * false: the caller notifies after its commit, notify.ts notifyTasksReadyNow). A task released already
  * is left alone, and one that another transaction holds is skipped (only another such release
  * can hold a waiting join while the runs are held), so two such statements racing for one join
  * release it once and never wait for each other.
@@ -58,7 +59,9 @@ export async function releaseJoinTasks(
   tx: SqlClient,
   p: { parentIds: string[]; weeks: Date[] } | { runId: string; week: Date },
   now: Date,
+  opts: { notify?: boolean } = {},
 ): Promise<Map<string, number>> {
+  const notify = opts.notify ?? true;
   const byParents = 'parentIds' in p;
   if (byParents && p.parentIds.length === 0) return new Map();
   const candidates = byParents
@@ -69,7 +72,7 @@ export async function releaseJoinTasks(
         WHERE t.run_id = $1::uuid AND t.scheduled_for = $2::timestamptz AND t.status = 'pending' AND t.pending_parents > 0
           AND EXISTS (SELECT 1 FROM task_dependencies d WHERE d.task_id = t.id AND d.scheduled_for = t.scheduled_for)`;
   const rows = await tx.$queryRawUnsafe<{ runId: string; n: number }[]>(
-    preparedSql(byParents ? 'release-join-tasks' : 'release-join-tasks-of-run', `WITH cand AS (
+    preparedSql(byParents ? (notify ? 'release-join-tasks' : 'release-join-tasks-quiet') : (notify ? 'release-join-tasks-of-run' : 'release-join-tasks-of-run-quiet'), `WITH cand AS (
        ${candidates}
      ), ok AS (
        -- each candidate by its key (OFFSET 0: after its dependency row, never by a walk of its week)
@@ -98,7 +101,7 @@ export async function releaseJoinTasks(
        SELECT run_id, count(*)::int AS n FROM rel GROUP BY run_id
      )
      SELECT run_id AS "runId", n,
-            (SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM rel)) x)::int AS _notified
+            ${notify ? `(SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM rel)) x)::int` : '0'} AS _notified
        FROM counts`),
     ...(byParents ? [p.parentIds, p.weeks] : [p.runId, p.week]), now,
   );
