@@ -1,5 +1,6 @@
 import { preparedSql, type EngineDb, type Prisma } from '../db.ts';
 import { TASKS_CHANNEL } from './notify.ts';
+import { unsatisfiedParentsSql } from './sql/release-joins.ts';
 
 /**
  * How many times the reaper hands one attempt of a task back unstarted (its worker presumed dead
@@ -41,10 +42,13 @@ export async function releaseTasks(
   const rows = await (db as Prisma.TransactionClient).$queryRawUnsafe<{ n: number }[]>(
     preparedSql('release-tasks', `WITH x AS (
        SELECT * FROM unnest($2::uuid[], $3::int[], $4::timestamptz[]) AS x(id, attempt, scheduled_for)
+     ), rc AS (
+       -- its parents may have been re-opened by an operator since it was released (release-joins.ts)
+       ${unsatisfiedParentsSql('x')}
      ), upd AS (
        UPDATE tasks t SET status = 'pending', locked_by = NULL, lease_until = NULL, started_at = NULL, held = false,
-              version = t.version + 1, updated_at = $5::timestamptz
-         FROM x
+              pending_parents = rc.n, version = t.version + 1, updated_at = $5::timestamptz
+         FROM x JOIN rc ON rc.id = x.id
         WHERE t.id = x.id AND t.scheduled_for = x.scheduled_for AND t.attempt = x.attempt
           AND t.status::text = 'running' AND t.locked_by = $1
           AND (NOT $7::boolean OR (t.held AND t.lease_until < $5::timestamptz

@@ -32,6 +32,11 @@ export async function retryRun(
     await lockJobRow(tx, { runId });
     const run = await lockRun(tx, { runId });
     if (!run) throw new DomainError('not_found', `run ${runId} not found`);
+    // A job in the recycle bin runs nothing; a purged one has nothing to run (docs/recovery.md
+    // "Jobs in the recycle bin"): said as for its tasks (lock-job-row.ts lockJobRowForReopen).
+    const [job] = await tx.$queryRawUnsafe<{ deleted: boolean }[]>(`SELECT deleted_at IS NOT NULL AS deleted FROM jobs WHERE id = $1::uuid`, run.jobId);
+    if (!job) throw new DomainError('not_found', `The job of run ${runId} was purged: its runs cannot run again`);
+    if (job.deleted) throw new DomainError('not_found', `The job of run ${runId} is in the recycle bin: restore it to retry its runs`);
     if (!['failed', 'timeout', 'cancelled'].includes(run.status)) {
       throw new DomainError('conflict', `run ${runId} is ${run.status}: only failed, timeout or cancelled runs can be retried`, undefined, { status: run.status });
     }

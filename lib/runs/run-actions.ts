@@ -54,8 +54,8 @@ export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new 
 }
 
 /**
- * Refuses to run tasks of `runId` again (retry, clear, and the children a mark success releases) for
- * an actor who could not set the command those tasks keep. A task keeps the handler, payload (job <
+ * Refuses to run the task `taskId` and the tasks downstream of it again (retry, clear, and the
+ * children a mark success releases) for an actor who could not set the command those tasks keep. A task keeps the handler, payload (job <
  * step < the run's override, lib/engine/sql/insert-runs.ts), config and routing its run was created
  * with, so running it again runs that command, not the job's current one: an operator must not get
  * back, one task at a time, an admin's override, or a privileged command the admin has since changed
@@ -63,35 +63,49 @@ export async function retryRunAs(db: Db, runId: string, actor: Actor, now = new 
  * job's current command (each step's payload merged over the job payload, the job's routing) to the
  * run's; when they are the same it passes whoever asks. Retrying the whole run (retryRunAs) runs the
  * current command instead. Tasks are frozen at the run's creation, so no lock is needed.
- * @param opts.exceptTaskId a task that does not run again (the one a mark success marks: its downstream runs)
+ * @param opts.taskRuns whether the task itself runs again (not the one a mark success marks: only its downstream runs)
  * @throws DomainError('forbidden') naming the handler, field `task`.
  */
-export async function assertMayRerunTasksOf(db: Db, runId: string, actor: Actor, opts: { exceptTaskId?: string } = {}): Promise<void> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { jobId: true } });
+export async function assertMayRerunTasksOf(db: Db, taskId: string, actor: Actor, opts: { taskRuns: boolean }): Promise<void> {
+  const task = await db.task.findUnique({ where: { id: taskId }, select: { runId: true } });
+  if (!task) return;
+  const run = await db.run.findUnique({ where: { id: task.runId }, select: { jobId: true } });
   if (!run) return;
-  const all = await db.task.findMany({ where: { runId }, select: { id: true, stepKey: true, handler: true, payload: true, config: true, routing: true } });
-  const tasks = all.filter((t) => t.id !== opts.exceptTaskId);
-  if (tasks.length === 0) return;
+  const all = await db.task.findMany({ where: { runId: task.runId }, select: { id: true, stepKey: true, handler: true, payload: true, config: true, routing: true } });
   const keyOf = new Map(all.map((t) => [t.id, t.stepKey]));
   // the edges between the run's tasks decide what runs as much as the steps (an on_failure child runs
   // only when its parent failed): the run's own, as its tasks keep them
   const deps = await db.taskDependency.findMany({ where: { taskId: { in: all.map((t) => t.id) } }, select: { taskId: true, parentTaskId: true, depType: true } });
+  // What the action may run again: the task (unless it is the one a mark success marks) and
+  // everything downstream of it, a superset of what retry, clear and mark success re-open
+  // (lib/engine/run-graph.ts). The run's other tasks do not run again, whatever they keep.
+  const again = new Set(opts.taskRuns ? [taskId] : []);
+  const queue = [taskId];
+  while (queue.length) {
+    const id = queue.shift()!;
+    for (const d of deps) if (d.parentTaskId === id && !again.has(d.taskId)) { again.add(d.taskId); queue.push(d.taskId); }
+  }
+  const tasks = all.filter((t) => again.has(t.id));
+  if (tasks.length === 0) return;
   const job = await db.job.findUnique({ where: { id: run.jobId } });
   // a job in the recycle bin or purged runs nothing again, for anyone: the engine answers 404 for it
   // (lib/engine/sql/lock-job-row.ts lockJobRowForReopen), with no command left to judge here
   if (!job || job.deletedAt) return;
-  // the job's steps these tasks were made from (a step added since has no task here)
-  const keys = new Set(all.map((t) => t.stepKey));
+  // the job's steps these tasks were made from (a step added since has no task here), and the
+  // edges into them: the ones that decide whether and when they run
+  const keys = new Set(tasks.map((t) => t.stepKey));
+  const runKeys = new Set(all.map((t) => t.stepKey));
   const graph = await loadGraph(db, job);
   const current: JobCommand = {
-    steps: graph.steps.map(stepView).filter((st) => keys.has(st.key) && st.key !== keyOf.get(opts.exceptTaskId ?? ''))
+    steps: graph.steps.map(stepView).filter((st) => keys.has(st.key))
       .map((st) => ({ key: st.key, handler: st.handler, payload: { ...obj(job.payload), ...obj(st.payload) }, config: st.config })),
-    edges: graph.edges.map(edgeView).filter((e) => keys.has(e.from) && keys.has(e.to)),
+    edges: graph.edges.map(edgeView).filter((e) => keys.has(e.to) && runKeys.has(e.from)),
     routing: routingOf(routingView(job)),
   };
   const frozen: JobCommand = {
     steps: tasks.map((t) => ({ key: t.stepKey, handler: t.handler, payload: t.payload, config: t.config })),
-    edges: deps.map((d) => ({ from: keyOf.get(d.parentTaskId) ?? d.parentTaskId, to: keyOf.get(d.taskId) ?? d.taskId, type: d.depType })),
+    edges: deps.filter((d) => again.has(d.taskId))
+      .map((d) => ({ from: keyOf.get(d.parentTaskId) ?? d.parentTaskId, to: keyOf.get(d.taskId) ?? d.taskId, type: d.depType })),
     routing: routingOf(obj(tasks[0]?.routing)),
   };
   assertMayChangeCommand(actor, current, frozen, {
@@ -112,7 +126,7 @@ export async function retryTaskAs(db: Db, taskId: string, actor: Actor, now = ne
   requireCan(actor, 'runs.write');
   const task = isUuid(taskId) ? await db.task.findUnique({ where: { id: taskId }, select: { runId: true } }) : null;
   if (!task) throw new DomainError('not_found', `Task ${taskId} not found`);
-  await assertMayRerunTasksOf(db, task.runId, actor);
+  await assertMayRerunTasksOf(db, taskId, actor, { taskRuns: true });
   await retryTask(db, taskId, actor.name, now);
   return getRun(db, task.runId, actor);
 }

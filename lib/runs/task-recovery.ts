@@ -29,7 +29,8 @@ export async function markTaskSuccessAs(db: Db, taskId: string, raw: unknown, ac
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(MarkSuccessInput, raw ?? {});
   // the tasks downstream of it run with the command their run was created with
-  await assertMayRerunTasksOf(db, (await mustTask(db, taskId)).runId, actor, { exceptTaskId: taskId });
+  await mustTask(db, taskId);
+  await assertMayRerunTasksOf(db, taskId, actor, { taskRuns: false });
   const r = await markTaskSuccess(db, { taskId, actor: actor.name, reason: input.reason }, now);
   return getRun(db, r.runId, actor);
 }
@@ -43,7 +44,8 @@ export async function clearTaskAs(db: Db, taskId: string, raw: unknown, actor: A
   requireCan(actor, 'runs.write');
   const input = parseOrThrow(ClearTaskInput, raw ?? {});
   // the cleared tasks run again with the command their run was created with
-  await assertMayRerunTasksOf(db, (await mustTask(db, taskId)).runId, actor);
+  await mustTask(db, taskId);
+  await assertMayRerunTasksOf(db, taskId, actor, { taskRuns: true });
   const r = await clearTask(db, { taskId, actor: actor.name, reason: input.reason ?? null }, now);
   return getRun(db, r.runId, actor);
 }

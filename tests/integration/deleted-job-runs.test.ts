@@ -68,8 +68,9 @@ describe('task actions on a job in the recycle bin or purged', () => {
         expect([run, path, r.status, r.json.error?.code]).toEqual([run, path, 404, 'not_found']);
         expect(r.json.error.message).toMatch(why);
       }
-      // as the retry of the whole run is
-      expect((await call(retryRun.POST, 'POST', '/api/v1/runs/x/retry', { token: f.operator, params: { id: which.runId }, body: {} })).status).toBe(404);
+      // as the retry of the whole run is, naming why (a purged job's runs went with it)
+      const rr = await call(retryRun.POST, 'POST', '/api/v1/runs/x/retry', { token: f.operator, params: { id: which.runId }, body: {} });
+      expect([run, rr.status, rr.json.error?.message]).toEqual([run, 404, expect.stringMatching(run === 'deleted' ? why : /was purged|not found/)]);
     }
     expect(await state()).toEqual(before);
     expect((await call(restore.POST, 'POST', '/api/v1/jobs/x/restore', { token: f.operator, params: { id: deleted.jobId } })).status).toBe(200);

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { completeTask, completeTasks, markTaskSuccess, retryTask, settleStrandedRuns, triggerRun } from '../../lib/engine/index.ts';
+import { claimTasks, completeTask, completeTasks, markTaskSuccess, releaseTasks, retryTask, settleStrandedRuns, triggerRun } from '../../lib/engine/index.ts';
 import { completeDagTasksSql } from '../../lib/engine/sql/complete-dag-tasks.ts';
 import { shareRuns } from '../../lib/engine/sql/lock-job-row.ts';
 import { releaseJoinTasks } from '../../lib/engine/sql/release-joins.ts';
@@ -209,6 +209,50 @@ describe('an operator re-open of a parent that a running child had counted as do
       expect((await claimed(run.id, at(124_000))).map((c) => c.stepKey)).toEqual(['j']);
     });
   }
+});
+
+describe('a re-opened parent that ends while its child\'s attempt runs (retry-or-bury.ts recount)', () => {
+  // p -> c (soft), optionally q -> c (soft): c a join; p without retries, c with one
+  for (const withQ of [true, false]) {
+    it(`${withQ ? 'a join' : 'a task of one parent'}: the child's next attempt is claimable after its backoff, not held for the parent's old count`, async () => {
+      const run = await fire(await insertJob(t.db, {
+        steps: [{ key: 'p', maxRetries: 0 }, { key: 'c', maxRetries: 1 }, ...(withQ ? [{ key: 'q' }] : [])],
+        edges: [{ from: 'p', to: 'c', type: 'soft' as const }, ...(withQ ? [{ from: 'q', to: 'c', type: 'soft' as const }] : [])],
+      }));
+      const first = byStep(await claimed(run.id, at(10)));
+      await completeTask(t.db, { taskId: first.p!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
+      if (withQ) await completeTasks(t.db, [success(first.q!)], at(25));
+      const [c] = await claimed(run.id, at(30));
+      expect(c?.stepKey).toBe('c');
+      await retryTask(t.db, first.p!.id, 'operator', at(40));
+      const [p2] = await claimed(run.id, at(50));
+      expect(p2).toMatchObject({ stepKey: 'p', attempt: 2 });
+      await completeTasks(t.db, [success(p2!)], at(60)); // p ends while c still runs
+      expect(await completeTask(t.db, { taskId: c!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'flaky' }, at(70)))
+        .toMatchObject({ task: { status: 'pending', attempt: 2 } });
+      expect((await tasksOf(t.db, run.id)).c).toMatchObject({ status: 'pending', pendingParents: 0 });
+      expect((await claimed(run.id, at(70_000))).map((x) => x.stepKey)).toEqual(['c']);
+    });
+  }
+});
+
+describe('a held child handed back after its re-opened parent ended (release-tasks.ts recount)', () => {
+  it('goes back to pending claimable, not held for the parent\'s old count', async () => {
+    const run = await fire(await insertJob(t.db, {
+      steps: [{ key: 'p', maxRetries: 0 }, { key: 'c' }], edges: [{ from: 'p', to: 'c', type: 'soft' as const }],
+    }));
+    const { p } = byStep(await claimed(run.id, at(10)));
+    await completeTask(t.db, { taskId: p!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
+    // c claimed but held (a prefetched task waiting for a slot: ClaimInput.startNow 0)
+    const [c] = (await claimTasks(t.db, { ...NODE, limit: 10, startNow: 0 }, at(30))).filter((x) => x.runId === run.id);
+    expect(c).toMatchObject({ stepKey: 'c', held: true });
+    await retryTask(t.db, p!.id, 'operator', at(40));
+    const [p2] = await claimed(run.id, at(50));
+    await completeTasks(t.db, [success(p2!)], at(60));
+    expect(await releaseTasks(t.db, { nodeId: NODE.nodeId, tasks: [c!], reason: 'worker stopping' }, at(70))).toBe(1);
+    expect((await tasksOf(t.db, run.id)).c).toMatchObject({ status: 'pending', pendingParents: 0 });
+    expect((await claimed(run.id, at(80))).map((x) => x.stepKey)).toEqual(['c']);
+  });
 });
 
 describe('workers are told of the steps a worker\'s batch made ready, after its commits (notify.ts notifyTasksReadyNow)', () => {

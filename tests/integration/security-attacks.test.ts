@@ -349,6 +349,23 @@ describe('attacks on least privilege', () => {
     const ra = await taskOf(rrun.json.id, 'a');
     const cleared = await call(clearTask.POST, 'POST', `/api/v1/tasks/${ra}/clear`, { token: operator, params: { id: ra }, body: {} });
     expect([cleared.status, Object.keys(cleared.json.error?.fields ?? {})]).toEqual([403, ['task']]);
+
+    // only what the action runs again is judged: a leaf that runs nothing privileged, in a run whose
+    // shell step the admin changed, is the operator's to clear; the shell step is not
+    const mixed = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: admin, body: { key: 'admin.shell.mixed', name: 'm', schedule: { kind: 'manual' }, policy: { maxRetries: 0 },
+      steps: [{ key: 'a', handler: 'shell', payload: { command: ['/bin/false'] } }, { key: 'b', handler: 'builtin.noop' }],
+      edges: [{ from: 'a', to: 'b', type: 'soft' }] } });
+    const mp = { id: mixed.json.id as string };
+    const mrun = await call(trigger.POST, 'POST', `/api/v1/jobs/${mp.id}/trigger`, { token: admin, params: mp, body: {} });
+    await fail(mrun.json.id);
+    const [mb] = (await claim(t.db, new Date(), { handlers: ['builtin.noop'] })).filter((c) => c.runId === mrun.json.id);
+    await completeTask(t.db, { taskId: mb!.id, attempt: mb!.attempt, nodeId: NODE.nodeId, outcome: 'success' }, new Date());
+    expect((await call(dag.PUT, 'PUT', `/api/v1/jobs/${mp.id}/dag`, { token: admin, params: mp, body: { expectedVersion: 1,
+      steps: [{ key: 'a', handler: 'shell', payload: { command: ['/bin/echo', 'NEW'] } }, { key: 'b', handler: 'builtin.noop' }],
+      edges: [{ from: 'a', to: 'b', type: 'soft' }] } })).status).toBe(200);
+    expect((await call(clearTask.POST, 'POST', `/api/v1/tasks/${mb!.id}/clear`, { token: operator, params: { id: mb!.id }, body: {} })).status).toBe(200);
+    const ma = await taskOf(mrun.json.id, 'a');
+    expect((await call(retryTask.POST, 'POST', `/api/v1/tasks/${ma}/retry`, { token: operator, params: { id: ma }, body: {} })).status).toBe(403);
   });
 
   it('a Run now override is judged under the job lock: an admin turning the job into shell meanwhile does not let it through', async () => {

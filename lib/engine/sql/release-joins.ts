@@ -32,6 +32,23 @@ export function edgeSatisfiedSql(dep: string, parent: string): string {
 }
 
 /**
+ * SQL of a SELECT giving, for each task of `source` (the name of a CTE or table with columns id
+ * and scheduled_for), `n`: how many of its dependencies are not satisfied by their
+ * parent's current status (edgeSatisfiedSql) — what its pending_parents must be when it goes back
+ * to pending for another attempt or on a hand-back (retry-or-bury.ts, release-tasks.ts): an operator
+ * may have re-opened one of its parents while its attempt was running. For a CTE before the UPDATE
+ * that uses it, never as a sub-select inside an UPDATE of tasks (docs/operations.md "History
+ * partitions": PostgreSQL 18.4 crashed on a correlated sub-select with the partition key there).
+ */
+export function unsatisfiedParentsSql(source: string): string {
+  return `SELECT src.id, count(u.parent_task_id) FILTER (WHERE NOT ${edgeSatisfiedSql('u', 'q')})::int AS n
+            FROM ${source} src
+            LEFT JOIN task_dependencies u ON u.task_id = src.id AND u.scheduled_for = src.scheduled_for
+            LEFT JOIN tasks q ON q.id = u.parent_task_id AND q.scheduled_for = u.scheduled_for
+           GROUP BY src.id`;
+}
+
+/**
  * Releases the pending tasks with parents, among the children of `parentIds` (or every task of
  * `runId`), whose every dependency is satisfied (edgeSatisfiedSql) and that still wait
  * (pending_parents > 0): pending_parents = 0, ready_at set (stats-outcome.ts readyAtOnReleaseSql),

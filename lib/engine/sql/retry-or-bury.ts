@@ -1,12 +1,16 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
 import { isoUtcSql } from './iso-utc.ts';
+import { unsatisfiedParentsSql } from './release-joins.ts';
 
 /**
  * The second half of a failed attempt: failed | timeout -> pending (retry:
  * attempt + 1, schedule_at = retryAt) or -> dead (retries used up), as a
  * compare-and-set on (id, status = from, attempt), with its task_logs row.
- * A retry NOTIFYs workers with its schedule_at (epoch ms), so they wake when it is due.
+ * A retry NOTIFYs workers with its schedule_at (epoch ms), so they wake when it is due. A retry's
+ * pending_parents is recounted from its parents' statuses (release-joins.ts unsatisfiedParentsSql):
+ * 0, unless an operator re-opened a parent during the attempt, when it waits for that parent again
+ * (the caller holds the run, so the count is exact).
  *
  * Lock: the task row, already held by this transaction since finish-attempt.
  * Index: tasks primary key.
@@ -17,10 +21,15 @@ export async function retryOrBury(
   now: Date,
 ): Promise<boolean> {
   const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
-    preparedSql('retry-or-bury', `WITH t AS (
+    preparedSql('retry-or-bury', `WITH me AS (
+       SELECT id, scheduled_for FROM tasks WHERE id = $1::uuid
+     ), rc AS (
+       ${unsatisfiedParentsSql('me')}
+     ), t AS (
        UPDATE tasks
           SET status = $4::task_status,
               attempt = CASE WHEN $4 = 'pending' THEN attempt + 1 ELSE attempt END,
+              pending_parents = CASE WHEN $4 = 'pending' THEN coalesce((SELECT n FROM rc), 0) ELSE pending_parents END,
               schedule_at = CASE WHEN $4 = 'pending' THEN $5::timestamptz ELSE schedule_at END,
               locked_by = CASE WHEN $4 = 'pending' THEN NULL ELSE locked_by END,
               completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE completed_at END,
