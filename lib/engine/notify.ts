@@ -43,9 +43,10 @@ export const CANCEL_CHANNEL = 'tickflow_cancel';
  * waiting for a WAL flush (PostgreSQL's RecordTransactionCommit flushes only for transactions that
  * wrote WAL), so it holds the notify-queue lock for an instant, where a NOTIFY inside a writing
  * transaction holds it through that transaction's flush and makes concurrent notifying commits
- * wait one behind the other (bench/dag.ts: about 1.5× the tasks/s with the worker's DAG batches
- * notifying so). A worker that dies before sending it costs the other workers their safety poll,
- * as any lost notification does.
+ * wait one behind the other (bench/dag.ts with another process loading the 2 cores: 1,470–1,710
+ * tasks/s with the releases notifying inside their transactions, 2,270–2,580 so; on a quiet machine
+ * the two are within the spread of single runs). A worker that dies before sending it costs the
+ * other workers their safety poll, as any lost notification does.
  */
 export async function notifyTasksReadyNow(db: SqlClient): Promise<void> {
   await db.$queryRawUnsafe(preparedSql('notify-tasks-ready', `SELECT pg_notify('${TASKS_CHANNEL}', '')`));
