@@ -118,6 +118,11 @@ export class Claimer {
 
   /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */
   private async pass(): Promise<boolean | number> {
+    // While the database is known to be away, no claim: the first statement to succeed after the
+    // outage must not be a claim, which could start a run created ahead of a slot missed meanwhile
+    // before the catch-up the worker runs when it sees the database again (holdUntil; DbHealth
+    // probes and wakes this loop then).
+    if (this.deps.health?.isDown) return this.config.pollMs;
     if (this.hold) await this.hold;
     if (!this.paused && this.reconcileWanted()) await this.reconcile();
     const now = this.deps.clock();
@@ -150,7 +155,7 @@ export class Claimer {
 
   /** Claims up to the free slots at `now` (times the prefetch multiplier without a backlog) and hands them to the runner; returns how many were claimed. */
   async runOnce(now: Date): Promise<number> {
-    if (this.paused || this.hold) return 0;
+    if (this.paused || this.hold || this.deps.health?.isDown) return 0;
     const free = this.freeSlots();
     if (free <= 0) {
       this.backlog = true;

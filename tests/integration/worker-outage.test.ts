@@ -128,7 +128,8 @@ describe('database outages', () => {
       );
       await server.stop();
       offset += 30 * 60_000;
-      await sleep(1000);
+      // the worker has seen the database go away (its loops' next statements failed)
+      await waitFor(async () => w.health.isDown, 15_000, 'the worker to see the outage', 50);
       await server.start();
       const settled = await waitFor(async () => {
         const rows = await query<{ status: string; task_status: string; started_at: Date | null }>(
