@@ -79,11 +79,12 @@ export async function assertMayRerunTasksOf(db: Db, taskId: string, actor: Actor
   // What the action may run again: the task (unless it is the one a mark success marks) and
   // everything downstream of it, a superset of what retry, clear and mark success re-open
   // (lib/engine/run-graph.ts). The run's other tasks do not run again, whatever they keep.
+  const childrenOf = new Map<string, string[]>();
+  for (const d of deps) childrenOf.set(d.parentTaskId, [...(childrenOf.get(d.parentTaskId) ?? []), d.taskId]);
   const again = new Set(opts.taskRuns ? [taskId] : []);
   const queue = [taskId];
   while (queue.length) {
-    const id = queue.shift()!;
-    for (const d of deps) if (d.parentTaskId === id && !again.has(d.taskId)) { again.add(d.taskId); queue.push(d.taskId); }
+    for (const child of childrenOf.get(queue.shift()!) ?? []) if (!again.has(child)) { again.add(child); queue.push(child); }
   }
   const tasks = all.filter((t) => again.has(t.id));
   if (tasks.length === 0) return;

@@ -127,27 +127,28 @@ export async function completeDagTasksSql(
         WHERE i.handoff AND ${nodeNotDrainingSql('$2::text')}
           AND (SELECT count(*) FROM task_dependencies o
                 WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND o.dep_type IN ('hard', 'soft')) = 1
+     ), deps AS MATERIALIZED (
+       -- the successes' hard/soft edges, each marked when it leads into a join (release-joins.ts),
+       -- read once for the release below and the count of joins left to the caller
+       SELECT d.parent_task_id, d.task_id, d.scheduled_for, ${intoJoinSql('d')} AS into_join
+         FROM t
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
      ), edges AS (
        SELECT d.task_id, d.scheduled_for, count(*)::int AS n,
               -- the child may be handed off: a handing parent, and this node may run it now
               bool_or(h.id IS NOT NULL) AND bool_and(k.handler = ANY($7::text[]) AND k.resource_key IS NULL
                                                      AND k.schedule_at <= $3::timestamptz AND ${routingAllowsSql('k', node, 'never')}) AS handoff
-         FROM t
          -- joins (release-joins.ts) are released after the commit, not here
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
-                                 AND NOT ${intoJoinSql('d')}
+         FROM deps d
          -- each child by its key from its dependency row, never by its week: OFFSET 0 keeps this
          -- lookup after d (see childByKeySql)
          CROSS JOIN LATERAL ${childByKeySql('k', 'd', floor)}
          LEFT JOIN handing h ON h.id = d.parent_task_id
+        WHERE NOT d.into_join
         GROUP BY d.task_id, d.scheduled_for
      ), joins AS (
        -- the successes' edges into join tasks: the caller releases those after the commit
-       SELECT d.parent_task_id AS id, count(*)::int AS n
-         FROM t
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
-        WHERE ${intoJoinSql('d')}
-        GROUP BY d.parent_task_id
+       SELECT parent_task_id AS id, count(*)::int AS n FROM deps WHERE into_join GROUP BY parent_task_id
      ), lc AS (
        -- The children, locked in ascending id before any is written (a child of one parent has one
        -- releaser; the order keeps this statement's locks in lock-order.ts's order all the same).
