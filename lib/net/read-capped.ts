@@ -3,6 +3,7 @@
  * webhook, a client's request) never holds more than a fixed number of bytes: past the cap the
  * rest of the stream is cancelled, so a peer that streams gigabytes costs no more memory than it.
  */
+import { StringDecoder } from 'node:string_decoder';
 
 /**
  * Reads a stream whole when it holds at most `limit` bytes; null when it holds more (what is past
@@ -82,17 +83,9 @@ export function capUtf8(text: string, max: number): { text: string; truncated: b
 
 /**
  * The text of the first `max` bytes of UTF-8 `buf` (all of it when `max` is its length), without a
- * character cut at the end, which would read as U+FFFD: the cut backs off to where that character starts.
+ * character cut at the end, which would read as U+FFFD: Node's StringDecoder holds back the bytes of
+ * an incomplete last character, and nothing asks it for them (Node docs, "String decoder").
  */
 export function utf8Prefix(buf: Buffer, max: number): string {
-  let cut = Math.min(max, buf.length);
-  // the last character's first byte, and how many bytes it announces (0xxxxxxx, 110…, 1110…, 11110…)
-  let lead = cut - 1;
-  while (lead > 0 && (buf[lead]! & 0xc0) === 0x80) lead--;
-  if (lead >= 0 && cut > 0) {
-    const b = buf[lead]!;
-    const size = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    if (lead + size > cut) cut = lead;
-  }
-  return buf.subarray(0, cut).toString('utf8');
+  return new StringDecoder('utf8').write(buf.subarray(0, Math.min(max, buf.length)));
 }
