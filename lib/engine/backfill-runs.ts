@@ -13,7 +13,8 @@ import { lockJob } from './sql/lock-job.ts';
 /**
  * Creates the runs of a backfill (docs/recovery.md), in ONE transaction: locks
  * the job row (lock-job.ts, the order every trigger takes), drops the slots
- * that already have a schedule or backfill run (coveredSlots), then creates one
+ * that already have a schedule or backfill run holding them (coveredSlots: not a `skipped`
+ * record, not a run cancelled before it started), then creates one
  * run per remaining slot, oldest first, with trigger `backfill`,
  * scheduled_for = the slot and triggered_by = `actor`, plus a job_audit row
  * (action backfill).
@@ -26,7 +27,8 @@ import { lockJob } from './sql/lock-job.ts';
  * withdrawn first, as by triggerRun. discard_later would otherwise
  * turn a backfill into one run and N skipped records, and cover_early would
  * cancel all but the last slot: neither is what a backfill asks for.
- * Exactly once per slot: runs_backfill_slot_uniq (job_id, scheduled_for).
+ * Exactly once per slot: runs_backfill_slot_uniq (job_id, scheduled_for; the backfill runs holding
+ * their slot).
  *
  * @param p.slots nominal slots (UTC instants), already computed by lib/schedule and capped by the caller
  * @param now UTC instant (injectable clock): created_at, schedule_at

@@ -2,6 +2,7 @@ import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { lockJobRow } from './sql/lock-job-row.ts';
+import { slotTakenSince } from './sql/covered-slots.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { triggerRun } from './trigger-run.ts';
 import type { Run } from './types.ts';
@@ -16,8 +17,9 @@ import type { Run } from './types.ts';
  * anything is written, with the old run's jobId and params: what the new run would merge over
  * the job's command as it is now (lib/runs/run-actions.ts retryRunAs judges that override).
  * @throws DomainError('not_found') for an unknown run or a deleted job; ('conflict') for a run in another
- *   status, one already retried (its retry was not skipped), or a schedule run cancelled before its
- *   slot whose slot has a run of its own since (it would do that slot's work twice).
+ *   status, one already retried (its retry was not skipped), or a schedule or backfill run cancelled
+ *   before it started whose slot has a run of its own since (covered-slots.ts slotTakenSince: it
+ *   would do that slot's work twice).
  */
 export async function retryRun(
   db: Db,
@@ -48,20 +50,13 @@ export async function retryRun(
       `SELECT id, status::text AS status FROM runs WHERE parent_run_id = $1::uuid AND status <> 'skipped' ORDER BY created_at LIMIT 1`,
       run.id,
     );
-    // A schedule run cancelled before its slot (withdrawn, or a pause or edit: docs/on-time.md)
-    // never ran, and its slot has fired since as a run of its own: a retry would do that slot's
-    // work a second time.
-    const slotRun = await tx.$queryRawUnsafe<{ id: string; status: string }[]>(
-      `SELECT o.id, o.status::text AS status FROM runs r
-         JOIN runs o ON o.job_id = r.job_id AND o.scheduled_for = r.scheduled_for AND o.trigger = 'schedule'
-                    AND o.status <> 'cancelled' AND o.id <> r.id
-        WHERE r.id = $1::uuid AND r.trigger = 'schedule' AND r.status = 'cancelled'
-        LIMIT 1`,
-      run.id,
-    );
-    if (slotRun[0]) {
-      throw new DomainError('conflict', `run ${runId} was cancelled before its slot, and that slot has run ${slotRun[0].id} (${slotRun[0].status}) of its own: retry that run instead`, undefined, {
-        slotRunId: slotRun[0].id,
+    // A schedule or backfill run cancelled before it started (withdrawn, a pause or edit:
+    // docs/on-time.md; cancelled in its queue) never ran, and its slot has a run of its own since
+    // (fired again, or backfilled): a retry would do that slot's work a second time.
+    const slotRun = await slotTakenSince(tx, run.id);
+    if (slotRun) {
+      throw new DomainError('conflict', `run ${runId} was cancelled before it started, and its slot has run ${slotRun.id} (${slotRun.status}) of its own: retry that run instead`, undefined, {
+        slotRunId: slotRun.id,
       });
     }
     if (earlier[0]) {

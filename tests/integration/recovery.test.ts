@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { PrismaClient } from '../../lib/db.ts';
 import { selectLastRun } from '../../lib/engine/sql/last-runs.ts';
 import type { Actor } from '../../lib/auth/actor.ts';
-import { triggerRun, completeTask } from '../../lib/engine/index.ts';
+import { cancelRun, completeTask, retryRun, triggerRun } from '../../lib/engine/index.ts';
 import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts';
 import { retryTaskAs } from '../../lib/runs/run-actions.ts';
 import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
@@ -343,6 +343,53 @@ describe('backfill', () => {
     expect(runs.map((x) => x.status)).toEqual(['pending', 'pending']);
     expect(runs[0].reason).toContain(active.run.id);
     expect((await claim(db, NOW, BF3)).map((c) => c.runId)).toEqual([active.run.id]);
+  });
+
+  it('a slot whose run was cancelled before it started is backfilled; that run then cannot be re-opened or retried (409)', async () => {
+    const handler = 'bf.cancelled';
+    const node = { ...NODE, handlers: [handler] };
+    const jobId = await cronJob({}, '0 * * * *', handler);
+    const later = (ms: number) => new Date(NOW.getTime() + ms);
+    const slot = (h: string) => new Date(`2026-03-02T${h}:00Z`);
+    // 00:00 starts and is then cancelled (it ran: it keeps its slot); 01:00, queued behind it, is
+    // cancelled before it started, and so is a schedule run of 02:00.
+    const first = await backfillJob(db, jobId, { from: slot('00:00').toISOString(), to: slot('01:00').toISOString() }, OPS, NOW);
+    const [started] = await claim(db, NOW, node);
+    expect(started!.runId).toBe(first.runIds[0]);
+    await cancelRun(db, first.runIds[0]!, OPS.name, later(1000));
+    await cancelRun(db, first.runIds[1]!, OPS.name, later(2000));
+    const sched = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: slot('02:00') }, NOW);
+    await cancelRun(db, sched.run.id, OPS.name, later(3000));
+    expect((await Promise.all([first.runIds[0]!, first.runIds[1]!, sched.run.id].map(runOf))).map((r) => [r.status, r.startedAt !== null]))
+      .toEqual([['cancelled', true], ['cancelled', false], ['cancelled', false]]);
+
+    const fourSlots = { from: slot('00:00').toISOString(), to: slot('03:00').toISOString() };
+    const preview = await previewBackfill(db, jobId, fourSlots, OPS, NOW);
+    expect(preview.slots.map((s) => [s.scheduledFor.slice(11, 16), s.action])).toEqual([['00:00', 'skip'], ['01:00', 'create'], ['02:00', 'create'], ['03:00', 'create']]);
+    expect(preview.slots[0]).toMatchObject({ runId: first.runIds[0], runStatus: 'cancelled', trigger: 'backfill' });
+    const again = await backfillJob(db, jobId, { from: slot('01:00').toISOString(), to: slot('02:00').toISOString() }, OPS, NOW);
+    expect(again.runIds).toHaveLength(2);
+    const [new1, new2] = again.runIds;
+
+    // The cancelled runs do not come back: their slots have runs of their own now.
+    const before = await db.run.count({ where: { jobId } });
+    const cancelledTask = await db.task.findFirstOrThrow({ where: { runId: first.runIds[1]! } });
+    await expect(retryTaskAs(db, cancelledTask.id, OPS, later(4000))).rejects.toMatchObject({
+      code: 'conflict', message: expect.stringContaining(`cancelled before it started, and its slot has a run of its own since (${new1})`),
+    });
+    await expect(retryRun(db, first.runIds[1]!, OPS.name, later(4000))).rejects.toMatchObject({
+      code: 'conflict', message: expect.stringContaining(`its slot has run ${new1} (pending) of its own`),
+    });
+    await expect(retryRun(db, sched.run.id, OPS.name, later(4000))).rejects.toMatchObject({
+      code: 'conflict', message: expect.stringContaining(`its slot has run ${new2} (pending) of its own`),
+    });
+    expect(await db.run.count({ where: { jobId } })).toBe(before);
+    expect((await runOf(first.runIds[1]!)).status).toBe('cancelled');
+    // runs_backfill_slot_uniq refuses a second backfill run of a slot whatever the caller checked
+    // (the error names the index of the partition).
+    await expect(db.$executeRawUnsafe(
+      `UPDATE runs SET status = 'pending', finished_at = NULL WHERE id = $1::uuid`, first.runIds[1]!,
+    )).rejects.toThrow(/23505.*duplicate key value violates unique constraint/);
   });
 
   it('refuses bad ranges naming the field, more than 1000 slots, manual jobs and viewers, writing nothing', async () => {

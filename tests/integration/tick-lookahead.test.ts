@@ -328,12 +328,12 @@ describe('a run created ahead is not active before its slot: a run that comes fi
     expect([withdrawnRun!.status, slotRun!.status]).toEqual(['cancelled', 'skipped']);
     const [withdrawnTask] = (await t.pool.query<{ id: string }>(`SELECT id FROM tasks WHERE run_id = $1`, [withdrawnRun!.id])).rows;
     await expect(retryTask(t.db, withdrawnTask!.id, 'alice@example.com', ms(B, 5100))).rejects.toMatchObject({
-      code: 'conflict', message: expect.stringMatching(/cancelled before its slot, and that slot has a run of its own since/),
+      code: 'conflict', message: expect.stringMatching(new RegExp(`cancelled before it started, and its slot has a run of its own since \\(${slotRun!.id}\\)`)),
     });
     expect((await runsOf(job)).map((x) => x.status)).toEqual(['cancelled', 'pending', 'skipped']);
     // Nor retried as a new run: that slot's work would be done twice.
     await expect(retryRun(t.db, withdrawnRun!.id, 'alice@example.com', ms(B, 5100))).rejects.toMatchObject({
-      code: 'conflict', message: expect.stringMatching(new RegExp(`that slot has run ${slotRun!.id} \\(skipped\\) of its own`)),
+      code: 'conflict', message: expect.stringMatching(new RegExp(`its slot has run ${slotRun!.id} \\(skipped\\) of its own`)),
     });
     expect((await runsOf(job)).length).toBe(3);
   });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { cancelRun, claimTasks, completeTask } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
+import { backfillRuns } from '../../lib/engine/backfill-runs.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob } from './worker-fixtures.ts';
 
@@ -246,6 +247,49 @@ describe('exactly-once firing', () => {
     const job = await jobOf(id);
     expect(job.status).toBe('active');
     expect(job.nextRunAt).toEqual(T('2026-11-30T01:01:00Z'));
+  });
+});
+
+describe('slots an operator backfilled while the tick was behind (docs/recovery.md)', () => {
+  async function backfillAndRun(jobId: string, handler: string, slots: string[], now: Date) {
+    const { runIds } = await backfillRuns(t.db, { jobId, slots: slots.map(T), actor: 'ops@example.com', from: T(slots[0]!), to: T(slots.at(-1)!) }, now);
+    let at = now.getTime();
+    for (const _ of runIds) {
+      const [task] = await claimTasks(t.db, { nodeId: 'bf', handlers: [handler], group: 'default', labels: {}, limit: 1, leaseSeconds: 60 }, new Date((at += 10)));
+      await completeTask(t.db, { taskId: task!.id, attempt: 1, nodeId: 'bf', outcome: 'success' }, new Date((at += 10)));
+    }
+    return runIds;
+  }
+  const bySlot = async (id: string) => (await runsOf(id)).map((r) => [r.scheduledFor.toISOString().slice(11, 16), r.trigger, r.status === 'skipped' ? r.reason : 'ran']);
+
+  it('a misfire catch-up neither fires nor records them again (fire_all, skip)', async () => {
+    const fireAll = await insertJob(t.db, { key: 'bf-fire-all', cron: '* * * * *', misfirePolicy: 'fire_all', misfireMaxCatchup: 10, nextRunAt: T('2026-11-30T12:00:00Z'), steps: [{ handler: 'test.bf.all' }] });
+    const skip = await insertJob(t.db, { key: 'bf-skip', cron: '* * * * *', misfirePolicy: 'skip', nextRunAt: T('2026-11-30T12:00:00Z'), steps: [{ handler: 'test.bf.skip' }] });
+    await isolate(fireAll, skip);
+    // The workers were down from 12:00; the console was not: an operator backfilled 12:02 and 12:03.
+    await backfillAndRun(fireAll, 'test.bf.all', ['2026-11-30T12:02:00Z', '2026-11-30T12:03:00Z'], T('2026-11-30T12:05:00Z'));
+    await backfillAndRun(skip, 'test.bf.skip', ['2026-11-30T12:02:00Z'], T('2026-11-30T12:05:00Z'));
+    await runTick(t.db, { limit: 10 }, T('2026-11-30T12:05:30Z'));
+    expect(await bySlot(fireAll)).toEqual([
+      ['12:00', 'schedule', 'ran'], ['12:01', 'schedule', 'ran'], ['12:02', 'backfill', 'ran'], ['12:03', 'backfill', 'ran'],
+      ['12:04', 'schedule', 'ran'], ['12:05', 'schedule', 'ran'],
+    ]);
+    expect(await bySlot(skip)).toEqual([
+      ['12:00', 'schedule', 'misfire'], ['12:01', 'schedule', 'misfire'], ['12:02', 'backfill', 'ran'], ['12:03', 'schedule', 'misfire'],
+      ['12:04', 'schedule', 'misfire'], ['12:05', 'schedule', 'misfire'],
+    ]);
+    for (const id of [fireAll, skip]) expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-30T12:06:00Z'));
+  });
+
+  it('a slot due within the grace is not fired again when the tick passes many jobs at once', async () => {
+    const a = await insertJob(t.db, { key: 'bf-batch-a', cron: '* * * * *', nextRunAt: T('2026-11-30T13:00:00Z'), steps: [{ handler: 'test.bf.batch' }] });
+    const b = await insertJob(t.db, { key: 'bf-batch-b', cron: '* * * * *', nextRunAt: T('2026-11-30T13:00:00Z'), steps: [{ handler: 'test.bf.other' }] });
+    await isolate(a, b);
+    await backfillAndRun(a, 'test.bf.batch', ['2026-11-30T13:00:00Z'], T('2026-11-30T13:00:10Z'));
+    await runTick(t.db, { limit: 10 }, T('2026-11-30T13:00:30Z'));
+    expect(await bySlot(a)).toEqual([['13:00', 'backfill', 'ran']]);
+    expect(await bySlot(b)).toEqual([['13:00', 'schedule', 'ran']]);
+    for (const id of [a, b]) expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-30T13:01:00Z'));
   });
 });
 

@@ -4,6 +4,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
 import { readyAtOnReleaseSql } from './stats-outcome.ts';
 import { runReopenCtesSql } from './run-outcome.ts';
 import { pgErrorCode } from '../pg.ts';
+import { slotTakenSince } from './covered-slots.ts';
 
 export interface ReopenRow {
   id: string;
@@ -26,16 +27,19 @@ export interface ReopenRow {
  *
  * Lock: the run row (held by the caller) and the listed task rows. Index:
  * tasks primary key (unnest join), runs primary key.
- * @throws DomainError('conflict') when the run is a schedule run cancelled before its slot
- *   (docs/on-time.md) whose slot has another run since: re-opening it would fire the slot
- *   twice (runs_schedule_fire_uniq refuses it, 23505; a status change can violate no other
- *   unique index).
+ * @throws DomainError('conflict') when the run is a schedule or backfill run cancelled before it
+ *   started (docs/on-time.md, docs/recovery.md) whose slot has another run since (a later fire of
+ *   the slot, or a backfill: covered-slots.ts slotTakenSince, decided with the job row held by the
+ *   caller): re-opening it would run the slot twice. runs_schedule_fire_uniq and
+ *   runs_backfill_slot_uniq refuse it too (23505; a status change can violate no other unique index).
  */
 export async function reopenTasks(
   tx: SqlClient,
   p: { runId: string; rows: ReopenRow[]; actor: string },
   now: Date,
 ): Promise<number> {
+  const taken = await slotTakenSince(tx, p.runId);
+  if (taken) throw slotConflict(p.runId, taken.id);
   let res: { reopened: number }[];
   try {
     res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
@@ -77,7 +81,11 @@ export async function reopenTasks(
     );
   } catch (err) {
     if (pgErrorCode(err) !== '23505') throw err;
-    throw new DomainError('conflict', `run ${p.runId} was cancelled before its slot, and that slot has a run of its own since: retry or re-run that run instead`);
+    throw slotConflict(p.runId, null);
   }
   return res[0].reopened;
+}
+
+function slotConflict(runId: string, other: string | null): DomainError {
+  return new DomainError('conflict', `run ${runId} was cancelled before it started, and its slot has a run of its own since${other ? ` (${other})` : ''}: retry or re-run that run instead`);
 }

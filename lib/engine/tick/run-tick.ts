@@ -34,6 +34,7 @@ import { recordSkippedRun, triggerRun } from '../index.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { finishRunIfDone } from '../settle.ts';
 import { insertRuns } from '../sql/insert-runs.ts';
+import { backfilledSlots, slotKey } from '../sql/covered-slots.ts';
 import { triggerRunAhead } from '../trigger-run.ts';
 import { withdrawMissedAheadRun } from '../cancel-ahead-runs.ts';
 import { advanceJobs, jobsWithActiveRuns } from './sql/ahead-batch.ts';
@@ -252,7 +253,8 @@ function isBatchable(plan: TickPlan): boolean {
 }
 
 /**
- * applyPlan for many one-slot jobs at once: one statement finds the jobs with an active run,
+ * applyPlan for many one-slot jobs at once: one statement finds the due slots a backfill run
+ * holds (left to applyPlan, which passes them), one the jobs with an active run,
  * one creates the run (with its tasks, insert-runs.ts) of every other job — its due slot, or
  * its next slot ahead of time — and one moves every job's next_run_at. A job with an active
  * run is left to the caller when its slot is due (its block strategy decides), or waits for
@@ -266,8 +268,12 @@ async function applyAheadBatch(
   triggeredBy: string,
   now: Date,
 ): Promise<{ handled: Set<string>; ahead: number; fired: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
-  const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
   const due = (i: { plan: TickPlan }) => i.plan.fire.length === 1;
+  // A due slot an operator backfilled while the tick was behind is left to applyPlan, which
+  // passes it (a slot to come cannot have been backfilled: a backfill ends at its own now).
+  const backfilled = await backfilledSlots(tx, items.filter(due).map((i) => ({ jobId: i.jobId, slot: i.plan.fire[0]! })));
+  items = items.filter((i) => !due(i) || !backfilled.has(slotKey(i.jobId, i.plan.fire[0]!)));
+  const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
   const go = items.filter((i) => !busy.has(i.jobId));
   const waitingItems = items.filter((i) => busy.has(i.jobId) && !due(i));
   const runs = await insertRuns(tx, go.map(({ jobId, plan }) => ({
@@ -312,6 +318,13 @@ async function applyPlan(
   now: Date,
 ): Promise<{ fired: number; skipped: number; ahead: number; waitingUntil: Date | null }> {
   let skipped = 0;
+  // A due slot an operator has backfilled since it was missed has its run: neither fired again
+  // (a misfire catch-up would run it twice) nor recorded as skipped (docs/recovery.md).
+  const backfilled = await backfilledSlots(tx, [...plan.skip, ...plan.fire].map((slot) => ({ jobId, slot })));
+  if (backfilled.size > 0) {
+    const free = (slot: Date) => !backfilled.has(slotKey(jobId, slot));
+    plan = { ...plan, fire: plan.fire.filter(free), skip: plan.skip.filter(free) };
+  }
   // Oldest first, so runs.created_at order matches slot order.
   if (plan.summary) {
     await recordSkippedRun(tx, { jobId, scheduledFor: plan.summary.scheduledFor, reason: summaryReason(plan.summary), triggeredBy }, now);
