@@ -49,6 +49,7 @@ import { Runner } from './runner.ts';
 import { Ticker } from './ticker.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
 import { UUID_RE } from '../lib/engine/pg.ts';
+import { withdrawMissedAheadRuns } from '../lib/engine/cancel-ahead-runs.ts';
 import type { WorkerMetrics } from '../lib/metrics/metrics.ts';
 import { DEFAULT_TASK_LOG_CONFIG, TaskLogWriter } from './task-log-writer.ts';
 import pg from 'pg';
@@ -263,14 +264,25 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     intervalMs: config.tickMs, lookaheadMs: config.lookaheadMs, limit: config.tickBatch, misfireGraceMs: config.misfireGraceMs, triggeredBy: 'scheduler',
   };
   const ticker = new Ticker(tickerConfig, { db, clock, logger: base.child({ component: 'ticker' }), health, onPass: metrics && ((r) => metrics.tick(r)) });
-  if (roles.has('tick') && roles.has('claim')) {
-    // After a database outage, the catch-up of start() below before this worker claims again: a run
-    // created ahead of a slot missed during the outage is withdrawn and the misfire policy decides its
-    // slot, instead of this claim starting it late (docs/on-time.md "Look-ahead firing", row "misfire").
-    health.onUp(() => {
-      if (state === 'running') claimer.holdUntil(ticker.catchUp());
-    });
-  }
+  // What runs before this worker's first claim, at start() and when the database answers again after
+  // an outage: a run created ahead of a slot missed meanwhile is withdrawn and the misfire policy
+  // decides its slot, instead of this claim starting it late (docs/on-time.md "Look-ahead firing",
+  // row "misfire"). A worker that ticks runs its ticker's catch-up; one that only claims withdraws
+  // those runs and leaves their slots to the tickers (withdrawMissedAheadRuns).
+  const beforeClaims = async (): Promise<void> => {
+    if (roles.has('tick')) return ticker.catchUp();
+    try {
+      const withdrawn = await withdrawMissedAheadRuns(db, { graceMs: config.misfireGraceMs, actor: 'scheduler' }, clock());
+      if (withdrawn.length) logger.info({ runs: withdrawn.length }, 'runs created ahead of a missed slot withdrawn before claiming');
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'withdrawing runs created ahead of a missed slot failed; claiming anyway');
+    }
+  };
+  health.onUp(() => {
+    if (state !== 'running' || drainedByOperator) return;
+    if (roles.has('claim')) claimer.holdUntil(beforeClaims());
+    else if (roles.has('tick')) void ticker.catchUp();
+  });
   const reaper = new Reaper(
     { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds, leaseSeconds: config.leaseSeconds },
     { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health, onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimed)) },
@@ -381,9 +393,10 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       state = 'running';
       heartbeat.start();
       if (roles.has('claim') || roles.has('tick')) await listener.start();
-      // Tick before claiming: a run created ahead whose slot was missed while the stack was down
-      // is withdrawn before this worker's first claim could start it late (docs/on-time.md).
-      if (roles.has('tick')) await ticker.catchUp();
+      // Tick (or withdraw) before claiming: a run created ahead whose slot was missed while the stack
+      // was down is withdrawn before this worker's first claim could start it late (docs/on-time.md).
+      if (roles.has('claim')) await beforeClaims();
+      else if (roles.has('tick')) await ticker.catchUp();
       if (roles.has('claim')) claimer.start();
       if (roles.has('tick')) ticker.start();
       if (roles.has('reap')) {

@@ -2,7 +2,7 @@ import type { Db, SqlClient } from '../db.ts';
 import { withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
-import { recheckAheadRuns, selectAheadRuns, selectMissedAheadRun, selectNewestAheadRun, selectQueuedRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { recheckAheadRuns, selectAheadRuns, selectJobsWithMissedAheadRuns, selectMissedAheadRun, selectNewestAheadRun, selectQueuedRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
@@ -112,6 +112,35 @@ export async function withdrawMissedAheadRun(
   await cancelRunTasks(tx, { runIds: [run.id], message: reason, actor: input.actor }, now);
   await finishRunIfDone(tx, run.id, now);
   return run;
+}
+
+/**
+ * What a worker that claims but does not tick does before its first claim, at its start and when
+ * the database answers again after an outage (worker/create-worker.ts): every run created ahead of
+ * a slot missed by more than the grace while no worker was alive is withdrawn as the tick would
+ * withdraw it (withdrawMissedAheadRun), and its job made due at that slot (rewindNextRunAt; not for
+ * an older run behind which later slots have their runs), so that the misfire policy decides the
+ * slot when a ticker passes, instead of this worker's claim starting the run late (docs/on-time.md
+ * row "misfire"). Nothing is fired here. One transaction per job, its row locked SKIP LOCKED: a job
+ * a ticker holds is the ticker's to decide.
+ * @param p.graceMs the misfire grace (TICKFLOW_MISFIRE_GRACE_MS); p.actor named in the task logs
+ * @param now the worker's clock (UTC)
+ * @returns the withdrawn runs' ids
+ */
+export async function withdrawMissedAheadRuns(db: Db, p: { graceMs: number; actor: string }, now: Date = new Date()): Promise<string[]> {
+  const jobs = await selectJobsWithMissedAheadRuns(db, { graceMs: p.graceMs }, now);
+  const withdrawn: string[] = [];
+  for (const job of jobs) {
+    const id = await withEngineTransaction(db, async (tx) => {
+      const held = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM jobs WHERE id = $1::uuid FOR UPDATE SKIP LOCKED`, job.id);
+      if (held.length === 0) return null;
+      const run = await withdrawMissedAheadRun(tx, { jobId: job.id, actor: p.actor, graceMs: p.graceMs, policy: job.policy }, now);
+      if (run?.newest) await rewindNextRunAt(tx, { jobId: job.id, to: run.scheduleAt, reviveEnded: true });
+      return run?.id ?? null;
+    });
+    if (id) withdrawn.push(id);
+  }
+  return withdrawn;
 }
 
 /**

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { BEFORE_SLOT_ERROR, claimTasks } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { rewindMissedAheadJobs } from '../../lib/engine/sql/ahead-runs.ts';
+import { withdrawMissedAheadRuns } from '../../lib/engine/cancel-ahead-runs.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { createWorker } from '../../worker/create-worker.ts';
 import { insertJob, testWorkerConfig, useWorkers, waitFor } from './worker-fixtures.ts';
@@ -298,6 +299,73 @@ describe('a run created ahead whose job is not due when the stack comes back (a 
     await tick(ms(H, 3_600_000 - 2000));
     expect(await claimOf(started, ms(H, 3_600_010))).toHaveLength(1);
     expect((await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, ms(BACK, 3_600_000))).includes(started)).toBe(false);
+  });
+});
+
+describe('a worker that claims but does not tick (TICKFLOW_ROLES=claim), before its first claim', () => {
+  const H = new Date('2026-12-05T16:00:00.000Z');
+  const BACK = new Date('2026-12-05T16:30:00.000Z');
+
+  it('withdraws the runs created ahead of a missed slot and makes their jobs due at it; fires nothing; a tick then applies the policy', async () => {
+    const hourly = await insertJob(t.db, { key: 'claim-only-hourly', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: H });
+    const fireOnce = await insertJob(t.db, { key: 'claim-only-fire-once', cron: '0 * * * *', misfirePolicy: 'fire_once', nextRunAt: H });
+    const paused = await insertJob(t.db, { key: 'claim-only-op-paused', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: H });
+    await tick(ms(H, -2000));
+    await t.pool.query(`UPDATE jobs SET status = 'paused', updated_by = 'alice' WHERE id = $1`, [paused]);
+    const ahead = new Map((await t.db.run.findMany({ where: { jobId: { in: [hourly, fireOnce, paused] } } })).map((r) => [r.jobId.toLowerCase(), r.id]));
+    expect(ahead.size).toBe(3);
+    // Late by less than the grace: nothing to withdraw.
+    expect(await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(H, 30_000))).toEqual([]);
+
+    const withdrawn = await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, BACK);
+    expect(withdrawn.sort()).toEqual([ahead.get(hourly.toLowerCase())!, ahead.get(fireOnce.toLowerCase())!].sort());
+    for (const id of [hourly, fireOnce]) {
+      const [run] = await runsOf(id);
+      expect(run).toMatchObject({ status: 'cancelled', startedAt: null });
+      expect(run!.error).toMatch(new RegExp(`^${BEFORE_SLOT_ERROR.missed}created ahead of its slot due 2026-12-05T16:00:00.000Z, not started 1800 s later`));
+      expect((await t.db.job.findUniqueOrThrow({ where: { id } })).nextRunAt).toEqual(H);
+      expect(await claimOf(id, ms(BACK, 10))).toEqual([]);
+    }
+    // A job an operator paused is left alone (its run, whose slot has come, starts as before).
+    expect((await runsOf(paused)).map((r) => r.status)).toEqual(['pending']);
+    // The tick decides the slots: skip records 16:00, fire_once runs one catch-up.
+    await tick(ms(BACK, 100));
+    expect((await runsOf(hourly)).map((r) => [r.scheduledFor.toISOString().slice(11, 16), r.status])).toEqual([['16:00', 'cancelled'], ['16:00', 'skipped']]);
+    expect((await runsOf(fireOnce)).map((r) => [r.scheduledFor.toISOString().slice(11, 16), r.status])).toEqual([['16:00', 'cancelled'], ['16:00', 'pending']]);
+  });
+
+  it('leaves a job another transaction holds (a ticker deciding it) to that transaction', async () => {
+    const id = await insertJob(t.db, { key: 'claim-only-held', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: ms(H, 7_200_000) });
+    await tick(ms(H, 7_200_000 - 2000));
+    const holder = await t.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM jobs WHERE id = $1 FOR UPDATE`, [id]);
+      expect(await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000))).toEqual([]);
+      await holder.query('ROLLBACK');
+    } finally {
+      holder.release();
+    }
+    expect((await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000)))).toHaveLength(1);
+  });
+
+  it('a claim-only worker started after the outage never starts the stale run', async () => {
+    const at = ms(H, 14_400_000);
+    const id = await insertJob(t.db, { key: 'claim-only-worker', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: at });
+    await tick(ms(at, -2000));
+    const [ahead] = await runsOf(id);
+    const t0 = Date.now();
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { roles: ['claim'], lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, pollMs: 50 }),
+      clock: () => new Date(ms(at, 1_800_000).getTime() + (Date.now() - t0)),
+    });
+    workers.push(w);
+    await w.start();
+    // start() resolves after the withdrawal, before the first claim
+    const r = await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } });
+    const [task] = await t.db.task.findMany({ where: { runId: ahead!.id } });
+    expect([r.status, task!.startedAt]).toEqual(['cancelled', null]);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id } })).nextRunAt).toEqual(at);
   });
 });
 

@@ -163,17 +163,10 @@ async function lockOpenRun(tx: SqlClient, run: { id: string; scheduledFor: Date 
 export async function rewindMissedAheadJobs(tx: SqlClient, p: { graceMs: number }, now: Date): Promise<string[]> {
   const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
     preparedSql('rewind-missed-ahead-jobs', `WITH missed AS (
-       SELECT r.job_id, min(x.first) AS slot
-         FROM runs r
-         CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(${NEVER_STARTED_SQL('t', '$1::timestamptz')}) AS untouched
-                               FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
-        WHERE r.status IN ('pending', 'running') AND r.trigger = 'schedule' AND x.untouched AND x.first > r.created_at
-          AND x.first < $1::timestamptz - $2::double precision * interval '1 millisecond'
-        GROUP BY r.job_id
+       ${missedAheadJobsSql('$1::timestamptz', '$2::double precision')}
      ), locked AS (
        SELECT j.id, m.slot FROM jobs j JOIN missed m ON j.id = m.job_id::uuid
-        WHERE j.deleted_at IS NULL AND (j.next_run_at IS NULL OR j.next_run_at > m.slot)
-          AND (j.status = 'active' OR (j.status = 'paused' AND j.updated_by = 'system' AND j.next_run_at IS NULL))
+        WHERE (j.next_run_at IS NULL OR j.next_run_at > m.slot) AND ${tickDecidesJobSql('j')}
         ORDER BY j.id FOR UPDATE OF j SKIP LOCKED
      )
      UPDATE jobs SET next_run_at = locked.slot, status = 'active'::job_status
@@ -182,6 +175,50 @@ export async function rewindMissedAheadJobs(tx: SqlClient, p: { graceMs: number 
     now, p.graceMs,
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * SQL of a SELECT giving `job_id` and `slot` (the earliest due instant) of every job with an open
+ * schedule run created ahead of a slot (its first task's schedule_at after the run's created_at)
+ * whose tasks never started (NEVER_STARTED_SQL at `now`) while that slot is due before
+ * `now - graceMs`: a slot missed while no worker was alive. A scan of the open runs
+ * (runs_active_idx): for a first pass after a start or an outage, not every pass.
+ * @param now SQL of the clock (timestamptz); @param graceMs SQL of the grace in ms
+ */
+function missedAheadJobsSql(now: string, graceMs: string): string {
+  return `SELECT r.job_id, min(x.first) AS slot
+         FROM runs r
+         CROSS JOIN LATERAL (SELECT min(t.schedule_at) AS first, bool_and(${NEVER_STARTED_SQL('t', now)}) AS untouched
+                               FROM tasks t WHERE t.run_id = r.id AND t.scheduled_for = r.scheduled_for) x
+        WHERE r.status IN ('pending', 'running') AND r.trigger = 'schedule' AND x.untouched AND x.first > r.created_at
+          AND x.first < ${now} - ${graceMs} * interval '1 millisecond'
+        GROUP BY r.job_id`;
+}
+
+/**
+ * SQL true for a job `j` whose missed slot the tick decides once it is due: live and active, or
+ * paused by the system because its schedule ended with a slot fired ahead (made active again by
+ * rewindNextRunAt `reviveEnded`). A job an operator paused is left alone.
+ */
+function tickDecidesJobSql(j: string): string {
+  return `(${j}.deleted_at IS NULL
+          AND (${j}.status = 'active' OR (${j}.status = 'paused' AND ${j}.updated_by = 'system' AND ${j}.next_run_at IS NULL)))`;
+}
+
+/**
+ * The jobs with a run created ahead of a missed slot (missedAheadJobsSql) whose slot the tick
+ * decides (tickDecidesJobSql), with their misfire policy, in ascending id: what a worker that claims but does not tick withdraws before its first
+ * claim (cancel-ahead-runs.ts withdrawMissedAheadRuns). Read-only.
+ */
+export async function selectJobsWithMissedAheadRuns(tx: SqlClient, p: { graceMs: number }, now: Date): Promise<{ id: string; policy: string }[]> {
+  return tx.$queryRawUnsafe<{ id: string; policy: string }[]>(
+    preparedSql('jobs-with-missed-ahead-runs', `WITH missed AS (
+       ${missedAheadJobsSql('$1::timestamptz', '$2::double precision')}
+     )
+     SELECT j.id::text AS id, j.misfire_policy::text AS policy FROM jobs j JOIN missed m ON j.id = m.job_id::uuid
+      WHERE ${tickDecidesJobSql('j')} ORDER BY j.id`),
+    now, p.graceMs,
+  );
 }
 
 /**
