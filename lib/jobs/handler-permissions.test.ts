@@ -69,6 +69,8 @@ describe('executor permissions', () => {
     expect(['System: stats sanity check', 'system:x', ' SYSTEM - x', 'System.x', 'Ｓｙｓｔｅｍ： x', 'Sys\u200btem: x', 'System \u2013 x'].every(isSystemName)).toBe(true);
     // letters of other scripts that look like Latin ones, and colon look-alikes
     expect(['S\u0443stem: x', '\u0405YSTEM: x', 'Sys\u0442em: x', 'SYST\u0395M: x', 'System\u2236 x'].every(isSystemName)).toBe(true);
+    // accents and the rarer look-alikes the confusables table knows (a small latin s, a Cyrillic word)
+    expect(['Syst\u00e9m: x', '\ua731ystem: x', '\u0405\u0443\u0455\u0442\u0435\u043c - x'].every(isSystemName)).toBe(true);
     expect(['Systems: x', 'System backup', 'Nightly system: x', 'Systemd timers'].some(isSystemName)).toBe(false);
     expect(nameRefusal(op, 'System: stats sanity check', noop)?.field).toBe('name');
     expect(nameRefusal(admin, 'System: stats sanity check', sys)?.field).toBe('name');

@@ -33,6 +33,7 @@ import { DomainError } from '../errors.ts';
 import { jsonEqual } from '../api/json-guard.ts';
 import type { Actor, Role } from '../auth/actor.ts';
 import { objectOrEmpty } from '../json-object.ts';
+import { remove as removeConfusables } from 'confusables';
 
 /** What using a handler needs: the admin role, or being the system itself. */
 export type HandlerPrivilege = { level: 'admin' | 'system'; handler: string; reason: string };
@@ -239,26 +240,15 @@ export function isSystemKey(key: string): boolean {
 
 /**
  * True for a job name that reads as a system job's (`System: run-log retention`): `system` as a word
- * followed by a colon, dot, dash or underscore, any case, after NFKC folding and with invisible
- * characters left out (`Ｓｙｓｔｅｍ：`, `System\u200b:`). Only system jobs carry such a name.
+ * followed by a colon, dot, dash or underscore, any case, after NFKC folding, with invisible
+ * characters left out (`Ｓｙｓｔｅｍ：`, `System\u200b:`) and letters that look like Latin ones read as
+ * those (`Sуstem:` with a Cyrillic у, `Systém:`: the `confusables` package's table). Only system
+ * jobs carry such a name.
  */
 export function isSystemName(name: string): boolean {
-  const folded = name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').replace(LOOKALIKE, (c) => LOOKALIKES[c] ?? c).trim();
+  const folded = removeConfusables(name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '')).trim();
   return /^system\s*[:.\-\u2010-\u2015_\u2236\u02d0\ua789]/iu.test(folded);
 }
-
-/**
- * Cyrillic and Greek letters that look like the Latin letters of "system" (`Sуstem` with a Cyrillic у)
- * and that NFKC leaves alone, mapped to those letters for isSystemName.
- */
-const LOOKALIKES: Record<string, string> = {
-  'ѕ': 's', 'Ѕ': 'S', 'ꜱ': 's',
-  'у': 'y', 'У': 'Y', 'ү': 'y', 'Ү': 'Y', 'ʏ': 'y', 'Υ': 'Y',
-  'т': 't', 'Т': 'T', 'Τ': 'T', 'τ': 't',
-  'е': 'e', 'Е': 'E', 'Ε': 'E', 'ҽ': 'e',
-  'м': 'm', 'М': 'M', 'Μ': 'M',
-};
-const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
 
 /**
  * The `system.*` handler a job runs, or null: a job running one is a system job, since only the system may put
