@@ -120,19 +120,19 @@ export async function completeDagTasksSql(
      ), log AS (
        ${successLogSql('$3::timestamptz', '$4')}
        RETURNING 1
+     ), deps AS MATERIALIZED (
+       -- the successes' hard/soft edges, each marked when it leads into a join (release-joins.ts),
+       -- read once for the hand-off's child count, the release below and the count of joins left
+       -- to the caller
+       SELECT d.parent_task_id, d.task_id, d.scheduled_for, ${intoJoinSql('d')} AS into_join
+         FROM t
+         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
      ), handing AS MATERIALIZED (
        -- successes whose worker takes a step (i.handoff) and whose task has one hard/soft child
        -- (MATERIALIZED: counted once per success, not once per dependency row that joins it)
        SELECT t.id FROM t JOIN i ON i.id = t.id
         WHERE i.handoff AND ${nodeNotDrainingSql('$2::text')}
-          AND (SELECT count(*) FROM task_dependencies o
-                WHERE o.parent_task_id = t.id AND o.scheduled_for = t.scheduled_for AND o.dep_type IN ('hard', 'soft')) = 1
-     ), deps AS MATERIALIZED (
-       -- the successes' hard/soft edges, each marked when it leads into a join (release-joins.ts),
-       -- read once for the release below and the count of joins left to the caller
-       SELECT d.parent_task_id, d.task_id, d.scheduled_for, ${intoJoinSql('d')} AS into_join
-         FROM t
-         JOIN task_dependencies d ON d.parent_task_id = t.id AND d.scheduled_for = t.scheduled_for AND d.dep_type IN ('hard', 'soft')
+          AND (SELECT count(*) FROM deps o WHERE o.parent_task_id = t.id) = 1
      ), edges AS (
        SELECT d.task_id, d.scheduled_for, count(*)::int AS n,
               -- the child may be handed off: a handing parent, and this node may run it now
