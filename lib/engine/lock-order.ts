@@ -30,6 +30,7 @@
  * | pause, edit, delete of a job (cancel-ahead-runs.ts cancelAheadRuns) | job -> its runs created ahead -> their open tasks (ascending id) |
  * | bulk pause or delete (lib/jobs/bulk-jobs.ts) | jobs (ascending id) -> their runs created ahead (ascending id) -> those runs' open tasks (ascending id), each set in one pass before any job is worked on (sql/ahead-runs.ts lockAheadRunsOfJobs) |
  * | claim | tasks (SKIP LOCKED) -> runs (SKIP LOCKED): never waits, so never part of a cycle |
+ * | hand-back of claimed, unstarted tasks (release-tasks.ts: a stopping worker, the reaper, stray tasks) | runs (ascending id, FOR SHARE) -> the tasks |
  * | lease renewal (heartbeat) | the node's own running tasks, ascending id |
  * | held-start marker (mark-held-tasks-started.ts) | the node's own running held tasks, ascending id |
  *

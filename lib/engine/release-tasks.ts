@@ -1,5 +1,7 @@
-import { preparedSql, type EngineDb, type Prisma } from '../db.ts';
+import { preparedSql, type EngineDb, type Prisma, type SqlClient } from '../db.ts';
 import { TASKS_CHANNEL } from './notify.ts';
+import { withEngineTransaction } from './pg.ts';
+import { shareRunsOfTasks } from './sql/lock-job-row.ts';
 import { unsatisfiedParentsSql } from './sql/release-joins.ts';
 
 /**
@@ -27,7 +29,10 @@ export const MAX_UNSTARTED_HAND_BACKS = 2;
  * detail.presumedDead; task_logs_task_idx); the log row says the worker is presumed dead.
  *
  * Compare-and-set on (id, week, attempt, running, locked_by = nodeId): a task cancelled or
- * reclaimed meanwhile is left alone. One autocommit statement; lock: the task rows (the
+ * reclaimed meanwhile is left alone. Each task's pending_parents is recounted from its parents'
+ * statuses (an operator may have re-opened one since it was released): one transaction that first
+ * holds the tasks' runs FOR SHARE (shareRunsOfTasks), so that the recount, a later statement, sees
+ * a re-open that held a run when the hand-back began. Lock: runs, then the task rows (the
  * running_resources row of a resource-keyed task is released by its trigger).
  * @param input.tasks the claimed tasks: id, attempt, and scheduled_for (the partition key)
  * @param now the clock (UTC): updated_at and the log row's instant
@@ -39,7 +44,19 @@ export async function releaseTasks(
   now: Date = new Date(),
 ): Promise<number> {
   if (input.tasks.length === 0) return 0;
-  const rows = await (db as Prisma.TransactionClient).$queryRawUnsafe<{ n: number }[]>(
+  return withEngineTransaction(db, async (tx) => {
+    await shareRunsOfTasks(tx, input.tasks.map((t) => t.id), input.tasks.map((t) => t.scheduledFor));
+    return handBack(tx, input, now);
+  });
+}
+
+/** releaseTasks' statement, in its transaction. */
+async function handBack(
+  db: SqlClient,
+  input: { nodeId: string; tasks: { id: string; attempt: number; scheduledFor: Date }[]; reason: string; reaped?: boolean },
+  now: Date,
+): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ n: number }[]>(
     preparedSql('release-tasks', `WITH x AS (
        SELECT * FROM unnest($2::uuid[], $3::int[], $4::timestamptz[]) AS x(id, attempt, scheduled_for)
      ), rc AS (

@@ -255,6 +255,39 @@ describe('a held child handed back after its re-opened parent ended (release-tas
   });
 });
 
+describe('a hand-back racing an operator\'s re-open of the held task\'s parent (release-tasks.ts shareRunsOfTasks)', () => {
+  it('waits for the re-open to commit and counts the re-opened parent: the child is not claimable before it', async () => {
+    const run = await fire(await insertJob(t.db, {
+      steps: [{ key: 'p', maxRetries: 0 }, { key: 'c' }], edges: [{ from: 'p', to: 'c', type: 'soft' as const }],
+    }));
+    const { p } = byStep(await claimed(run.id, at(10)));
+    await completeTask(t.db, { taskId: p!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
+    const [c] = (await claimTasks(t.db, { ...NODE, limit: 10, startNow: 0 }, at(30))).filter((x) => x.runId === run.id);
+    expect(c).toMatchObject({ stepKey: 'c', held: true });
+    // The operator's retry of p has written (p pending again, c's counter raised) but not committed.
+    let commit!: () => void;
+    const gate = new Promise<void>((resolve) => (commit = resolve));
+    let reopened!: () => void;
+    const written = new Promise<void>((resolve) => (reopened = resolve));
+    const retry = t.db.$transaction(async (tx) => {
+      await retryTask(tx as unknown as typeof t.db, p!.id, 'operator', at(40));
+      reopened();
+      await gate;
+    }, { timeout: 20_000 });
+    await written;
+    const handBack = releaseTasks(t.db, { nodeId: NODE.nodeId, tasks: [c!], reason: 'worker stopping' }, at(45));
+    // the hand-back waits for the retry's locks
+    await expect.poll(async () => (await t.pool.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    )).rows[0].n, { timeout: 10_000 }).toBeGreaterThan(0);
+    commit();
+    await retry;
+    expect(await handBack).toBe(1);
+    expect((await tasksOf(t.db, run.id)).c).toMatchObject({ status: 'pending', pendingParents: 1 });
+    expect((await claimed(run.id, at(50))).map((x) => x.stepKey)).toEqual(['p']);
+  });
+});
+
 describe('workers are told of the steps a worker\'s batch made ready, after its commits (notify.ts notifyTasksReadyNow)', () => {
   it('a join released after the commit, and a child of one parent released by the batch, each send tickflow_tasks; a batch that readies nothing sends none', async () => {
     const listener = new pg.Client({ connectionString: t.url });

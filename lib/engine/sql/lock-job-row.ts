@@ -96,6 +96,24 @@ export async function shareRuns(tx: SqlClient, runIds: string[], weeks: Date[]):
 }
 
 /**
+ * Holds FOR SHARE, in ascending id, the runs of the given tasks (each task by its key: id, week):
+ * what a hand-back of claimed, unstarted tasks holds (release-tasks.ts) so that its recount of
+ * their parents, a later statement, sees any re-open of the run committed before (re-opens lock the
+ * run FOR UPDATE: lock-order.ts). Index: tasks and runs primary keys.
+ * @param weeks each task's scheduled_for (the partition key), in the order of `taskIds`
+ */
+export async function shareRunsOfTasks(tx: SqlClient, taskIds: string[], weeks: Date[]): Promise<void> {
+  if (taskIds.length === 0) return;
+  await tx.$queryRawUnsafe(
+    preparedSql('share-runs-of-tasks', `SELECT r.id FROM runs r
+      WHERE (r.id, r.scheduled_for) IN (SELECT t.run_id, t.scheduled_for FROM tasks t
+                                          JOIN unnest($1::uuid[], $2::timestamptz[]) AS x(id, week) ON t.id = x.id AND t.scheduled_for = x.week)
+      ORDER BY r.id FOR SHARE OF r`),
+    taskIds, weeks,
+  );
+}
+
+/**
  * Locks, without waiting, those of the run rows that nobody holds (`FOR UPDATE SKIP LOCKED`,
  * ascending id): for work that may be left to a later holder of the run (complete-task.ts
  * settleDagBatch). Index: runs primary key.
