@@ -146,7 +146,7 @@ test('backfill: pick a past range, read the slot preview, confirm, and see the b
   await dialog.getByRole('button', { name: 'Preview slots' }).click();
   await expect(dialog.getByTestId('backfill-slot')).toHaveCount(3);
   await expect(dialog.getByTestId('backfill-slot').first()).toContainText(`${utcMinute(from).replace('T', ' ')} UTC`);
-  await expect(dialog.getByTestId('backfill-summary')).toHaveText('3 runs will be created; 0 slots already have a run and are skipped.');
+  await expect(dialog.getByTestId('backfill-summary')).toHaveText('3 runs will be created; 0 slots are skipped (already run, or still to be fired by the schedule).');
   await dialog.getByLabel('Reason (optional)').fill('worker outage');
   await dialog.screenshot({ path: `${SHOT_DIR}/backfill-preview.png` });
   await dialog.getByRole('button', { name: 'Backfill 3 runs' }).click();

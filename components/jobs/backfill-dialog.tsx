@@ -129,14 +129,14 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
             <p className="text-[13px] text-zinc-700" data-testid="backfill-summary">
               {preview.slots.length === 0
                 ? 'The schedule has no slot in this range.'
-                : `${preview.create} run${preview.create === 1 ? '' : 's'} will be created; ${preview.skip} slot${preview.skip === 1 ? '' : 's'} already ha${preview.skip === 1 ? 's' : 've'} a run and ${preview.skip === 1 ? 'is' : 'are'} skipped.`}
+                : `${preview.create} run${preview.create === 1 ? '' : 's'} will be created; ${preview.skip} slot${preview.skip === 1 ? ' is' : 's are'} skipped (already run, or still to be fired by the schedule).`}
             </p>
             <ul className="mt-2 max-h-64 overflow-auto rounded border border-zinc-200 text-xs" aria-label="Slots">
               {preview.slots.map((s) => (
                 <li key={s.scheduledFor} data-testid="backfill-slot" className="flex justify-between gap-3 border-b border-zinc-100 px-3 py-1.5 last:border-0">
                   <span className="font-mono">{formatDateTime(s.scheduledFor, zone, { seconds: false })}</span>
                   <span className={s.action === 'create' ? 'text-indigo-700' : 'text-zinc-500'}>
-                    {s.action === 'create' ? 'will run' : `skipped: has a ${s.trigger} run (${s.runStatus})`}
+                    {s.action === 'create' ? 'will run' : s.scheduled ? 'skipped: the schedule fires it' : `skipped: has a ${s.trigger} run (${s.runStatus})`}
                   </span>
                 </li>
               ))}

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
+import { staggerOffsetMs } from '../schedule/index.ts';
 import { withdrawAheadRunOf } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
 import { triggerCause } from './trigger-run.ts';
@@ -11,10 +12,25 @@ import { insertRuns } from './sql/insert-runs.ts';
 import { lockJob } from './sql/lock-job.ts';
 
 /**
+ * The earliest nominal slot a job's schedule still fires on time (docs/recovery.md "Exactly once
+ * per slot"): every slot whose due instant (its nominal instant plus the job's stagger offset,
+ * lib/schedule/stagger.ts) is after `now`, or null when the schedule fires nothing (a job that is
+ * not active). A staggered slot whose nominal instant has passed may still be due: a backfill
+ * leaves it to the tick. A slot already due and not fired (the workers are down) is the
+ * backfill's to take; the tick then passes it (run-tick.ts backfilledSlots).
+ * @param now UTC instant
+ */
+export function firstSlotOfTick(job: { id: string; status: string; staggerSeconds: number }, now: Date): Date | null {
+  if (job.status !== 'active') return null;
+  return new Date(now.getTime() + 1 - staggerOffsetMs(job.id.toLowerCase(), job.staggerSeconds));
+}
+
+/**
  * Creates the runs of a backfill (docs/recovery.md), in ONE transaction: locks
  * the job row (lock-job.ts, the order every trigger takes), drops the slots
  * that already have a schedule or backfill run holding them (coveredSlots: not a `skipped`
- * record, not a run cancelled before it started), then creates one
+ * record, not a run cancelled before it started and never retried) and those the schedule still
+ * fires on time (firstSlotOfTick: a staggered slot not due yet), then creates one
  * run per remaining slot, oldest first, with trigger `backfill`,
  * scheduled_for = the slot and triggered_by = `actor`, plus a job_audit row
  * (action backfill).
@@ -32,20 +48,26 @@ import { lockJob } from './sql/lock-job.ts';
  *
  * @param p.slots nominal slots (UTC instants), already computed by lib/schedule and capped by the caller
  * @param now UTC instant (injectable clock): created_at, schedule_at
+ * @returns the runs created, oldest slot first; the slots skipped for their runs (`covered`); the
+ *   first slot the schedule still fires (`tickFrom`, null when none)
  * @throws DomainError('not_found') for a missing or deleted job.
  */
 export async function backfillRuns(
   db: Db,
   p: { jobId: string; slots: Date[]; actor: string; reason?: string | null; from: Date; to: Date },
   now: Date = new Date(),
-): Promise<{ runIds: string[]; covered: CoveredSlot[] }> {
+): Promise<{ runIds: string[]; covered: CoveredSlot[]; tickFrom: Date | null }> {
   if (!UUID_RE.test(p.jobId)) throw new DomainError('not_found', `job ${p.jobId} not found`);
   return withEngineTransaction(db, async (tx) => {
     const found = await lockJob(tx, p.jobId);
     if (!found) throw new DomainError('not_found', `job ${p.jobId} not found`);
     const covered = await coveredSlots(tx, { jobId: found.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
-    const slots = [...new Set(p.slots.map((s) => s.getTime()))].filter((t) => !taken.has(t)).sort((a, b) => a - b);
+    const [schedule] = await tx.$queryRawUnsafe<{ id: string; status: string; staggerSeconds: number }[]>(
+      `SELECT id::text, status::text, stagger_seconds AS "staggerSeconds" FROM jobs WHERE id = $1::uuid`, found.id);
+    const tickFrom = firstSlotOfTick(schedule!, now);
+    const slots = [...new Set(p.slots.map((s) => s.getTime()))]
+      .filter((t) => !taken.has(t) && (tickFrom === null || t < tickFrom.getTime())).sort((a, b) => a - b);
     const ids = slots.map(() => randomUUID());
     const job = slots.length ? await withdrawAheadRunOf(tx, found, { actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }, ids[0]!) }, now) : found;
     // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
@@ -81,6 +103,6 @@ export async function backfillRuns(
         lastSlot: slots.length ? new Date(slots[slots.length - 1]).toISOString() : null,
       },
     }, now);
-    return { runIds, covered };
+    return { runIds, covered, tickFrom };
   });
 }

@@ -2,7 +2,7 @@ import type { Db, SqlClient } from '../db.ts';
 import { withEngineTransaction } from './pg.ts';
 import { finishRunIfDone } from './settle.ts';
 import { cancelRunTasks } from './sql/cancel-run-tasks.ts';
-import { recheckAheadRuns, selectAheadRuns, selectJobsWithMissedAheadRuns, selectMissedAheadRun, selectNewestAheadRun, selectQueuedRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
+import { recheckAheadRuns, selectAheadRuns, selectJobsWithMissedAheadRuns, tickDecidesJobSql, selectMissedAheadRun, selectNewestAheadRun, selectQueuedRuns, rewindNextRunAt } from './sql/ahead-runs.ts';
 import { setRunError } from './sql/set-run-error.ts';
 import { lockJob, type LockedJob } from './sql/lock-job.ts';
 
@@ -132,7 +132,9 @@ export async function withdrawMissedAheadRuns(db: Db, p: { graceMs: number; acto
   const withdrawn: string[] = [];
   for (const job of jobs) {
     const id = await withEngineTransaction(db, async (tx) => {
-      const held = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM jobs WHERE id = $1::uuid FOR UPDATE SKIP LOCKED`, job.id);
+      // decided again on the locked row: an operator's pause committed since the select leaves it alone
+      const held = await tx.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM jobs j WHERE id = $1::uuid AND ${tickDecidesJobSql('j')} FOR UPDATE SKIP LOCKED`, job.id);
       if (held.length === 0) return null;
       const run = await withdrawMissedAheadRun(tx, { jobId: job.id, actor: p.actor, graceMs: p.graceMs, policy: job.policy }, now);
       if (run?.newest) await rewindNextRunAt(tx, { jobId: job.id, to: run.scheduleAt, reviveEnded: true });

@@ -2,7 +2,7 @@ import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { lockJobRow } from './sql/lock-job-row.ts';
-import { slotTakenSince } from './sql/covered-slots.ts';
+import { retryOfRun, slotTakenSince } from './sql/covered-slots.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { triggerRun } from './trigger-run.ts';
 import type { Run } from './types.ts';
@@ -46,10 +46,7 @@ export async function retryRun(
     // the work twice. The run row is locked above, so this read (a new statement,
     // a fresh snapshot) sees a retry another transaction just committed. A retry
     // that was skipped by the block strategy does not count.
-    const earlier = await tx.$queryRawUnsafe<{ id: string; status: string }[]>(
-      `SELECT id, status::text AS status FROM runs WHERE parent_run_id = $1::uuid AND status <> 'skipped' ORDER BY created_at LIMIT 1`,
-      run.id,
-    );
+    const earlier = await retryOfRun(tx, run.id);
     // A schedule or backfill run cancelled before it started (withdrawn, a pause or edit:
     // docs/on-time.md; cancelled in its queue) never ran, and its slot has a run of its own since
     // (fired again, or backfilled): a retry would do that slot's work a second time.
@@ -59,9 +56,9 @@ export async function retryRun(
         slotRunId: slotRun.id,
       });
     }
-    if (earlier[0]) {
-      throw new DomainError('conflict', `run ${runId} was already retried as run ${earlier[0].id} (${earlier[0].status}); retry that run instead`, undefined, {
-        retryRunId: earlier[0].id,
+    if (earlier) {
+      throw new DomainError('conflict', `run ${runId} was already retried as run ${earlier.id} (${earlier.status}); retry that run instead`, undefined, {
+        retryRunId: earlier.id,
       });
     }
     await opts.authorize?.(tx, { jobId: run.jobId, params: run.params });

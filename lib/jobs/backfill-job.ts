@@ -8,7 +8,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BACKFILL_MAX_SLOTS, BackfillInput } from '../api/recovery-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { backfillRuns, coveredSlots } from '../engine/index.ts';
+import { backfillRuns, coveredSlots, firstSlotOfTick } from '../engine/index.ts';
 import { fireTimesBetween } from '../schedule/index.ts';
 import { jobScheduleOf } from './job-view.ts';
 import { findJob } from './store.ts';
@@ -16,11 +16,15 @@ import { findJob } from './store.ts';
 export type BackfillSlot = {
   /** nominal slot, ISO UTC */
   scheduledFor: string;
-  /** 'create': a backfill run will be created; 'skip': the slot already has a run (runId, runStatus, trigger) */
+  /**
+   * 'create': a backfill run will be created; 'skip': the slot already has a run (runId, runStatus,
+   * trigger), or the schedule still fires it on time (`scheduled`: a staggered slot not due yet)
+   */
   action: 'create' | 'skip';
   runId?: string;
   runStatus?: string;
   trigger?: string;
+  scheduled?: true;
 };
 export type BackfillPreview = { from: string; to: string; slots: BackfillSlot[]; create: number; skip: number; maxSlots: number };
 export type BackfillResult = BackfillPreview & { runIds: string[] };
@@ -41,13 +45,13 @@ async function plan(db: Db, jobId: string, raw: unknown, actor: Actor, now: Date
   return { input, job, times };
 }
 
-function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor: Date; runId: string; status: string; trigger: string }[]): BackfillPreview {
+function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor: Date; runId: string; status: string; trigger: string }[], tickFrom: Date | null): BackfillPreview {
   const byTime = new Map(covered.map((c) => [new Date(c.scheduledFor).getTime(), c]));
   const slots: BackfillSlot[] = times.map((t) => {
     const c = byTime.get(t.getTime());
-    return c
-      ? { scheduledFor: t.toISOString(), action: 'skip', runId: c.runId, runStatus: c.status, trigger: c.trigger }
-      : { scheduledFor: t.toISOString(), action: 'create' };
+    if (c) return { scheduledFor: t.toISOString(), action: 'skip', runId: c.runId, runStatus: c.status, trigger: c.trigger };
+    if (tickFrom && t.getTime() >= tickFrom.getTime()) return { scheduledFor: t.toISOString(), action: 'skip', scheduled: true };
+    return { scheduledFor: t.toISOString(), action: 'create' };
   });
   const create = slots.filter((s) => s.action === 'create').length;
   return { from: from.toISOString(), to: to.toISOString(), slots, create, skip: slots.length - create, maxSlots: BACKFILL_MAX_SLOTS };
@@ -56,12 +60,12 @@ function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor:
 /**
  * Lists the slots a backfill of `{ from, to, reason? }` (ISO instants,
  * inclusive, not in the future) would create, and those it skips because they
- * already have a run. Writes nothing. Operator role.
+ * already have a run or the schedule still fires them (firstSlotOfTick). Writes nothing. Operator role.
  * @throws DomainError validation (field named: from, to, reason), not_found, forbidden.
  */
 export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillPreview> {
   const { input, job, times } = await plan(db, jobId, raw, actor, now);
-  return toPreview(input.from, input.to, times, await coveredSlots(db, { jobId: job.id, slots: times }));
+  return toPreview(input.from, input.to, times, await coveredSlots(db, { jobId: job.id, slots: times }), firstSlotOfTick(job, now));
 }
 
 /**
@@ -73,5 +77,5 @@ export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor
 export async function backfillJob(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillResult> {
   const { input, job, times } = await plan(db, jobId, raw, actor, now);
   const r = await backfillRuns(db, { jobId: job.id, slots: times, actor: actor.name, reason: input.reason, from: input.from, to: input.to }, now);
-  return { ...toPreview(input.from, input.to, times, r.covered), runIds: r.runIds };
+  return { ...toPreview(input.from, input.to, times, r.covered, r.tickFrom), runIds: r.runIds };
 }

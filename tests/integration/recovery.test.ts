@@ -12,6 +12,8 @@ import { cancelRun, completeTask, retryRun, triggerRun } from '../../lib/engine/
 import { markTaskSuccessAs, clearTaskAs } from '../../lib/runs/task-recovery.ts';
 import { retryTaskAs } from '../../lib/runs/run-actions.ts';
 import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
+import { runTick } from '../../lib/engine/tick/run-tick.ts';
+import { staggerOffsetMs } from '../../lib/schedule/index.ts';
 import { listJobAudit } from '../../lib/jobs/list-job-audit.ts';
 import { getRun } from '../../lib/runs/get-run.ts';
 import type { RunView } from '../../lib/runs/run-view.ts';
@@ -390,6 +392,66 @@ describe('backfill', () => {
     await expect(db.$executeRawUnsafe(
       `UPDATE runs SET status = 'pending', finished_at = NULL WHERE id = $1::uuid`, first.runIds[1]!,
     )).rejects.toThrow(/23505.*duplicate key value violates unique constraint/);
+  });
+
+  it('a slot the schedule still fires is left to it: a staggered slot whose nominal instant has passed runs once', async () => {
+    const handler = 'bf.stagger';
+    const jobId = await cronJob({}, '0 * * * *', handler);
+    const slot = new Date('2026-03-02T06:00:00Z');
+    const due = new Date(slot.getTime() + staggerOffsetMs(jobId, 1800));
+    await db.job.update({ where: { id: jobId }, data: { staggerSeconds: 1800, nextRunAt: due } });
+    const now = new Date(slot.getTime() + 1000);
+    const range = { from: '2026-03-02T05:00:00Z', to: '2026-03-02T06:00:00Z' };
+    const preview = await previewBackfill(db, jobId, range, OPS, now);
+    expect(preview.slots.map((x) => [x.scheduledFor.slice(11, 16), x.action, x.scheduled ?? false])).toEqual([['05:00', 'create', false], ['06:00', 'skip', true]]);
+    const r = await backfillJob(db, jobId, range, OPS, now);
+    expect([r.create, r.skip, r.runIds.length]).toEqual([1, 1, 1]);
+    const [five] = await claim(db, new Date(now.getTime() + 10), { ...NODE, handlers: [handler] });
+    await completeTask(db, { taskId: five!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, new Date(now.getTime() + 20));
+    // the tick creates 06:00 ahead of its due instant, as it would have without the backfill
+    await runTick(db, { limit: 10, lookaheadMs: 3000, misfireGraceMs: 60_000 }, new Date(Math.max(now.getTime(), due.getTime() - 2000)));
+    const six = await db.run.findMany({ where: { jobId, scheduledFor: slot } });
+    expect(six.map((x) => [x.trigger, x.status])).toEqual([['schedule', 'pending']]);
+  });
+
+  it('a run cancelled before it started and then retried keeps its slot; it cannot be re-opened; retry and backfill racing run the slot once', async () => {
+    const handler = 'bf.retried';
+    const jobId = await cronJob({}, '0 * * * *', handler);
+    const node = { ...NODE, handlers: [handler] };
+    const later = (ms: number) => new Date(NOW.getTime() + ms);
+    const two = { from: '2026-03-02T02:00:00Z', to: '2026-03-02T02:00:00Z' };
+    const sched = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date(two.from) }, NOW);
+    await cancelRun(db, sched.run.id, OPS.name, later(1000));
+    const retried = await retryRun(db, sched.run.id, OPS.name, later(2000));
+    const [c] = await claim(db, later(3000), node);
+    expect(c!.runId).toBe(retried.id);
+    await completeTask(db, { taskId: c!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, later(4000));
+    const preview = await previewBackfill(db, jobId, two, OPS, later(5000));
+    expect(preview.slots).toEqual([expect.objectContaining({ action: 'skip', runId: sched.run.id, runStatus: 'cancelled' })]);
+    expect((await backfillJob(db, jobId, two, OPS, later(5000))).runIds).toEqual([]);
+    const task = await db.task.findFirstOrThrow({ where: { runId: sched.run.id } });
+    await expect(retryTaskAs(db, task.id, OPS, later(6000))).rejects.toMatchObject({
+      code: 'conflict', message: expect.stringContaining(`was retried as run ${retried.id} (success)`),
+    });
+
+    // The same, with the retry and a backfill confirmed at once: one of them runs the slot.
+    const three = { from: '2026-03-02T03:00:00Z', to: '2026-03-02T03:00:00Z' };
+    const other = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date(three.from) }, later(7000));
+    await cancelRun(db, other.run.id, OPS.name, later(8000));
+    const [retry, backfill] = await Promise.allSettled([retryRun(db, other.run.id, OPS.name, later(9000)), backfillJob(db, jobId, three, OPS, later(9000))]);
+    const ran = (retry.status === 'fulfilled' ? 1 : 0) + (backfill.status === 'fulfilled' ? backfill.value.runIds.length : 0);
+    expect(ran).toBe(1);
+    if (retry.status === 'rejected') expect(retry.reason).toMatchObject({ code: 'conflict' });
+  });
+
+  it('a backfill overrides a skipped record: its run, cancelled before it started, may be retried', async () => {
+    const jobId = await cronJob({}, '0 * * * *', 'bf.override');
+    const four = { from: '2026-03-02T04:00:00Z', to: '2026-03-02T04:00:00Z' };
+    await db.run.create({ data: { jobId, jobKey: 'k', jobVersion: 1, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date(four.from), status: 'skipped', reason: 'misfire', traceId: 'x', finishedAt: NOW } });
+    const [bf] = (await backfillJob(db, jobId, four, OPS, NOW)).runIds;
+    await cancelRun(db, bf!, OPS.name, new Date(NOW.getTime() + 1000));
+    const retried = await retryRun(db, bf!, OPS.name, new Date(NOW.getTime() + 2000));
+    expect(retried).toMatchObject({ trigger: 'retry', status: 'pending' });
   });
 
   it('refuses bad ranges naming the field, more than 1000 slots, manual jobs and viewers, writing nothing', async () => {

@@ -349,6 +349,31 @@ describe('a worker that claims but does not tick (TICKFLOW_ROLES=claim), before 
     expect((await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000)))).toHaveLength(1);
   });
 
+  it('a job an operator pauses between the search and the lock is left alone', async () => {
+    const at = ms(H, 10_800_000);
+    const id = await insertJob(t.db, { key: 'claim-only-paused-meanwhile', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: at });
+    await tick(ms(at, -2000));
+    let paused = false;
+    // the operator's pause commits right after the search answered
+    const db = new Proxy(t.db, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop !== '$queryRawUnsafe') return typeof value === 'function' ? value.bind(target) : value;
+        return async (sql: string, ...args: unknown[]) => {
+          const rows = await target.$queryRawUnsafe(sql, ...args);
+          if (!paused && sql.includes('jobs-with-missed-ahead-runs')) {
+            paused = true;
+            await t.pool.query(`UPDATE jobs SET status = 'paused', updated_by = 'alice' WHERE id = $1`, [id]);
+          }
+          return rows;
+        };
+      },
+    });
+    expect(await withdrawMissedAheadRuns(db, { graceMs: GRACE, actor: 'scheduler' }, ms(at, 1_800_000))).toEqual([]);
+    expect(paused).toBe(true);
+    expect((await runsOf(id)).map((r) => r.status)).toEqual(['pending']);
+  });
+
   it('a claim-only worker started after the outage never starts the stale run', async () => {
     const at = ms(H, 14_400_000);
     const id = await insertJob(t.db, { key: 'claim-only-worker', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: at });

@@ -281,6 +281,26 @@ describe('slots an operator backfilled while the tick was behind (docs/recovery.
     for (const id of [fireAll, skip]) expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-30T12:06:00Z'));
   });
 
+  it('a slot backfilled by a clock ahead of the tick\'s is not created ahead again; the job moves past it', async () => {
+    const id = await insertJob(t.db, { key: 'bf-ahead', cron: '0 * * * *', nextRunAt: T('2026-11-30T15:00:00Z'), steps: [{ handler: 'test.bf.ahead' }] });
+    await isolate(id);
+    // the console's clock reads 15:00:01 while the worker's reads 14:59:58
+    await backfillAndRun(id, 'test.bf.ahead', ['2026-11-30T15:00:00Z'], T('2026-11-30T15:00:01Z'));
+    await runTick(t.db, { limit: 10, lookaheadMs: 3000 }, T('2026-11-30T14:59:58Z'));
+    expect(await bySlot(id)).toEqual([['15:00', 'backfill', 'ran']]);
+    expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-30T16:00:00Z'));
+  });
+
+  it('a misfire summary does not count the slots a backfill ran', async () => {
+    const id = await insertJob(t.db, { key: 'bf-summary', cron: '* * * * *', misfirePolicy: 'skip', nextRunAt: T('2026-11-30T12:00:00Z'), steps: [{ handler: 'test.bf.summary' }] });
+    await isolate(id);
+    await backfillAndRun(id, 'test.bf.summary', ['2026-11-30T12:00:00Z'], T('2026-11-30T13:00:00Z'));
+    await runTick(t.db, { limit: 10 }, T('2026-11-30T13:00:30Z'));
+    const skipped = (await runsOf(id)).filter((r) => r.status === 'skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.reason).toBe('misfire: 60 missed slots skipped from 2026-11-30T12:00:00.000Z to 2026-11-30T13:00:00.000Z; 1 backfilled slot in that range kept its run');
+  });
+
   it('a slot due within the grace is not fired again when the tick passes many jobs at once', async () => {
     const a = await insertJob(t.db, { key: 'bf-batch-a', cron: '* * * * *', nextRunAt: T('2026-11-30T13:00:00Z'), steps: [{ handler: 'test.bf.batch' }] });
     const b = await insertJob(t.db, { key: 'bf-batch-b', cron: '* * * * *', nextRunAt: T('2026-11-30T13:00:00Z'), steps: [{ handler: 'test.bf.other' }] });

@@ -200,7 +200,7 @@ function missedAheadJobsSql(now: string, graceMs: string): string {
  * paused by the system because its schedule ended with a slot fired ahead (made active again by
  * rewindNextRunAt `reviveEnded`). A job an operator paused is left alone.
  */
-function tickDecidesJobSql(j: string): string {
+export function tickDecidesJobSql(j: string): string {
   return `(${j}.deleted_at IS NULL
           AND (${j}.status = 'active' OR (${j}.status = 'paused' AND ${j}.updated_by = 'system' AND ${j}.next_run_at IS NULL)))`;
 }

@@ -9,14 +9,27 @@ export interface CoveredSlot {
 
 /**
  * SQL true when run `r` holds its slot for a backfill (docs/recovery.md "Exactly once per slot"):
- * a run of the schedule or of a backfill that ran or may still run. A `skipped` record (a misfired
- * or discarded slot) never ran, and neither did a run cancelled before it started (`started_at`
- * NULL: withdrawn or cancelled before its slot, cancelled in a queue by an edit or a cover): a
- * backfill may run such a slot. The predicate of runs_backfill_slot_uniq is the backfill half of
- * this rule (migration 20261210000000_backfill_slot_never_started).
+ * a run of the schedule or of a backfill whose work went on (workWentOnSql). A `skipped` record
+ * (a misfired or discarded slot) never ran, and neither did a run cancelled before it started and
+ * never retried: a backfill may run such a slot. runs_backfill_slot_uniq holds the backfill half
+ * of this rule but for the retries, which a unique index cannot see (migration
+ * 20261210000000_backfill_slot_never_started); the callers decide under the job row lock.
  */
 export function holdsSlotSql(r: string): string {
-  return `(${r}.trigger IN ('schedule', 'backfill') AND ${r}.status <> 'skipped' AND NOT ${cancelledBeforeStartSql(r)})`;
+  return `(${r}.trigger IN ('schedule', 'backfill') AND ${r}.status <> 'skipped' AND ${workWentOnSql(r)})`;
+}
+
+/**
+ * SQL true when the work of run `r` went on: it was not cancelled before it started (its
+ * started_at, set by its first task's start, is empty: withdrawn or cancelled before its slot,
+ * cancelled in a queue by an edit, a cover or an operator), or it was, and was retried as a run
+ * that was not discarded (retry-run.ts: the retry does the slot's work). A run whose task a worker
+ * had claimed and held when it was cancelled has a start (the handler may have begun): it counts
+ * as started. Index: runs_parent_idx for the retries.
+ */
+function workWentOnSql(r: string): string {
+  return `(NOT (${r}.status = 'cancelled' AND ${r}.started_at IS NULL)
+           OR EXISTS (SELECT 1 FROM runs rr WHERE rr.parent_run_id = ${r}.id AND rr.status <> 'skipped'))`;
 }
 
 /**
@@ -36,28 +49,51 @@ export async function coveredSlots(db: SqlClient, p: { jobId: string; slots: Dat
 }
 
 /**
- * Another run of run `runId`'s job that decided its slot, when `runId` is a schedule or backfill
- * run cancelled before it started (so it holds no slot itself): re-opening or retrying it would
- * do the slot's work a second time (reopen-tasks.ts, retry-run.ts). A run decides its slot when it
- * is of the schedule or a backfill and was not cancelled before it started: unlike for a backfill
- * (holdsSlotSql), a `skipped` record counts here, since the block strategy or the misfire policy
- * decided that slot. Null otherwise, and for every other run.
+ * Another run of run `runId`'s job that took its slot, when `runId` is a schedule or backfill run
+ * whose work did not go on (cancelled before it started, never retried: it holds no slot itself):
+ * re-opening or retrying it would do the slot's work a second time (reopen-tasks.ts, retry-run.ts).
+ * The other run took the slot when it is of the schedule or a backfill and its work went on
+ * (workWentOnSql), or when it is a `skipped` record and `runId` is a schedule run: the block
+ * strategy or the misfire policy decided the slot (a backfill overrides such a record, so it does
+ * not count against a backfill run). Null otherwise, and for every other run.
  */
 export async function slotTakenSince(db: SqlClient, runId: string): Promise<{ id: string; status: string } | null> {
   const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
     `SELECT o.id, o.status::text AS status FROM runs r
        JOIN runs o ON o.job_id = r.job_id AND o.scheduled_for = r.scheduled_for AND o.id <> r.id
-      WHERE r.id = $1::uuid AND r.trigger IN ('schedule', 'backfill') AND ${cancelledBeforeStartSql('r')}
-        AND o.trigger IN ('schedule', 'backfill') AND NOT ${cancelledBeforeStartSql('o')}
+      WHERE r.id = $1::uuid AND r.trigger IN ('schedule', 'backfill') AND NOT ${workWentOnSql('r')}
+        AND o.trigger IN ('schedule', 'backfill') AND ${workWentOnSql('o')}
+        AND (o.status <> 'skipped' OR r.trigger = 'schedule')
       ORDER BY o.created_at LIMIT 1`,
     runId,
   );
   return rows[0] ?? null;
 }
 
-/** SQL true when run `r` was cancelled before it started (its started_at is set by its first task's start). */
-function cancelledBeforeStartSql(r: string): string {
-  return `(${r}.status = 'cancelled' AND ${r}.started_at IS NULL)`;
+/**
+ * The run that run `runId` was retried as (retry-run.ts; a retry the block strategy discarded does
+ * not count), or null: one retry per run, and a run retried as a new run is not re-opened either
+ * (its work would be done twice). Index: runs_parent_idx.
+ */
+export async function retryOfRun(db: SqlClient, runId: string): Promise<{ id: string; status: string } | null> {
+  const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
+    `SELECT id, status::text AS status FROM runs WHERE parent_run_id = $1::uuid AND status <> 'skipped' ORDER BY created_at LIMIT 1`,
+    runId,
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * The number of the job's slots in [from, to] a backfill run holds (holdsSlotSql): a misfire
+ * summary of that range does not count them (run-tick.ts). Index: runs_backfill_slot_uniq.
+ */
+export async function backfilledBetween(db: SqlClient, p: { jobId: string; from: Date; to: Date }): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(DISTINCT r.scheduled_for)::int AS n FROM runs r
+      WHERE r.job_id = $1 AND r.trigger = 'backfill' AND r.scheduled_for BETWEEN $2::timestamptz AND $3::timestamptz AND ${holdsSlotSql('r')}`,
+    p.jobId.toLowerCase(), p.from, p.to,
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /**

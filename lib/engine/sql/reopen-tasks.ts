@@ -4,7 +4,7 @@ import { TASKS_CHANNEL } from '../notify.ts';
 import { readyAtOnReleaseSql } from './stats-outcome.ts';
 import { runReopenCtesSql } from './run-outcome.ts';
 import { pgErrorCode } from '../pg.ts';
-import { slotTakenSince } from './covered-slots.ts';
+import { retryOfRun, slotTakenSince } from './covered-slots.ts';
 
 export interface ReopenRow {
   id: string;
@@ -27,7 +27,8 @@ export interface ReopenRow {
  *
  * Lock: the run row (held by the caller) and the listed task rows. Index:
  * tasks primary key (unnest join), runs primary key.
- * @throws DomainError('conflict') when the run is a schedule or backfill run cancelled before it
+ * @throws DomainError('conflict') when the run was retried as a new run (retry-run.ts: its work
+ *   goes on there, covered-slots.ts retryOfRun); when the run is a schedule or backfill run cancelled before it
  *   started (docs/on-time.md, docs/recovery.md) whose slot has another run since (a later fire of
  *   the slot, or a backfill: covered-slots.ts slotTakenSince, decided with the job row held by the
  *   caller): re-opening it would run the slot twice. runs_schedule_fire_uniq and
@@ -38,6 +39,10 @@ export async function reopenTasks(
   p: { runId: string; rows: ReopenRow[]; actor: string },
   now: Date,
 ): Promise<number> {
+  const retried = await retryOfRun(tx, p.runId);
+  if (retried) {
+    throw new DomainError('conflict', `run ${p.runId} was retried as run ${retried.id} (${retried.status}): retry or re-run that run instead`, undefined, { retryRunId: retried.id });
+  }
   const taken = await slotTakenSince(tx, p.runId);
   if (taken) throw slotConflict(p.runId, taken.id);
   let res: { reopened: number }[];

@@ -34,7 +34,7 @@ import { recordSkippedRun, triggerRun } from '../index.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { finishRunIfDone } from '../settle.ts';
 import { insertRuns } from '../sql/insert-runs.ts';
-import { backfilledSlots, slotKey } from '../sql/covered-slots.ts';
+import { backfilledBetween, backfilledSlots, slotKey } from '../sql/covered-slots.ts';
 import { triggerRunAhead } from '../trigger-run.ts';
 import { withdrawMissedAheadRun } from '../cancel-ahead-runs.ts';
 import { advanceJobs, jobsWithActiveRuns } from './sql/ahead-batch.ts';
@@ -253,8 +253,8 @@ function isBatchable(plan: TickPlan): boolean {
 }
 
 /**
- * applyPlan for many one-slot jobs at once: one statement finds the due slots a backfill run
- * holds (left to applyPlan, which passes them), one the jobs with an active run,
+ * applyPlan for many one-slot jobs at once: one statement finds the slots (due, or to create
+ * ahead) a backfill run holds (left to applyPlan, which passes them), one the jobs with an active run,
  * one creates the run (with its tasks, insert-runs.ts) of every other job — its due slot, or
  * its next slot ahead of time — and one moves every job's next_run_at. A job with an active
  * run is left to the caller when its slot is due (its block strategy decides), or waits for
@@ -269,10 +269,11 @@ async function applyAheadBatch(
   now: Date,
 ): Promise<{ handled: Set<string>; ahead: number; fired: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
   const due = (i: { plan: TickPlan }) => i.plan.fire.length === 1;
-  // A due slot an operator backfilled while the tick was behind is left to applyPlan, which
-  // passes it (a slot to come cannot have been backfilled: a backfill ends at its own now).
-  const backfilled = await backfilledSlots(tx, items.filter(due).map((i) => ({ jobId: i.jobId, slot: i.plan.fire[0]! })));
-  items = items.filter((i) => !due(i) || !backfilled.has(slotKey(i.jobId, i.plan.fire[0]!)));
+  const slotOf = (i: { plan: TickPlan }) => (due(i) ? i.plan.fire[0]! : i.plan.ahead);
+  // A slot an operator backfilled (while the tick was behind, or with a clock ahead of this one)
+  // is left to applyPlan, which passes it.
+  const backfilled = await backfilledSlots(tx, items.flatMap((i) => (slotOf(i) ? [{ jobId: i.jobId, slot: slotOf(i)! }] : [])));
+  items = items.filter((i) => !slotOf(i) || !backfilled.has(slotKey(i.jobId, slotOf(i)!)));
   const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
   const go = items.filter((i) => !busy.has(i.jobId));
   const waitingItems = items.filter((i) => busy.has(i.jobId) && !due(i));
@@ -318,17 +319,26 @@ async function applyPlan(
   now: Date,
 ): Promise<{ fired: number; skipped: number; ahead: number; waitingUntil: Date | null }> {
   let skipped = 0;
-  // A due slot an operator has backfilled since it was missed has its run: neither fired again
-  // (a misfire catch-up would run it twice) nor recorded as skipped (docs/recovery.md).
-  const backfilled = await backfilledSlots(tx, [...plan.skip, ...plan.fire].map((slot) => ({ jobId, slot })));
+  // A slot an operator has backfilled (missed, or created ahead by a clock ahead of this one) has
+  // its run: neither fired again (a misfire catch-up would run it twice), nor recorded as skipped,
+  // nor created ahead (docs/recovery.md).
+  const backfilled = await backfilledSlots(tx, [...plan.skip, ...plan.fire, ...(plan.ahead ? [plan.ahead] : [])].map((slot) => ({ jobId, slot })));
+  let aheadBackfilled = false;
   if (backfilled.size > 0) {
     const free = (slot: Date) => !backfilled.has(slotKey(jobId, slot));
+    aheadBackfilled = plan.ahead !== null && !free(plan.ahead);
     plan = { ...plan, fire: plan.fire.filter(free), skip: plan.skip.filter(free) };
   }
   // Oldest first, so runs.created_at order matches slot order.
   if (plan.summary) {
-    await recordSkippedRun(tx, { jobId, scheduledFor: plan.summary.scheduledFor, reason: summaryReason(plan.summary), triggeredBy }, now);
-    skipped++;
+    // the backfilled slots of the summarised range have their runs: not counted as skipped
+    const kept = await backfilledBetween(tx, { jobId, from: plan.summary.from, to: plan.summary.to });
+    const summary = { ...plan.summary, count: Math.max(0, plan.summary.count - kept) };
+    if (summary.count > 0) {
+      const reason = summaryReason(summary) + (kept > 0 ? `; ${kept} backfilled slot${kept === 1 ? '' : 's'} in that range kept ${kept === 1 ? 'its run' : 'their runs'}` : '');
+      await recordSkippedRun(tx, { jobId, scheduledFor: summary.scheduledFor, reason, triggeredBy }, now);
+      skipped++;
+    }
   }
   for (const slot of plan.skip) {
     await recordSkippedRun(tx, { jobId, scheduledFor: slot, reason: 'misfire', triggeredBy }, now);
@@ -341,6 +351,11 @@ async function applyPlan(
   for (const slot of plan.fire) {
     const { run, outcome } = await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot, ...(previous ? { followsRun: previous } : {}) }, now);
     previous = outcome === 'skipped' ? undefined : run.id;
+  }
+  if (plan.ahead && plan.nextRunAt && aheadBackfilled) {
+    // that slot has its backfill run: the job moves past it as if it had been created ahead
+    await advanceJob(tx, { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause, lastError: null }, now);
+    return { fired: plan.fire.length, skipped, ahead: 0, waitingUntil: null };
   }
   if (plan.ahead && plan.nextRunAt) {
     // The next slot is due within the look-ahead window: create its run now, claimable at its due
