@@ -72,13 +72,18 @@ export async function slotTakenSince(db: SqlClient, runId: string): Promise<{ id
 
 /**
  * The run that run `runId` was retried as (retry-run.ts; a retry the block strategy discarded does
- * not count), or null: one retry per run, and a run retried as a new run is not re-opened either
- * (its work would be done twice). Index: runs_parent_idx.
+ * not count), or null: one retry per run. With `slotRunsOnly`, only for a run of the schedule or a
+ * backfill: such a run, retried as a new run, is not re-opened either (the slot's work would be
+ * done twice: reopen-tasks.ts); an operator may still re-open a manual or API run after retrying it.
+ * Index: runs_parent_idx.
  */
-export async function retryOfRun(db: SqlClient, runId: string): Promise<{ id: string; status: string } | null> {
+export async function retryOfRun(db: SqlClient, runId: string, opts: { slotRunsOnly?: boolean } = {}): Promise<{ id: string; status: string } | null> {
   const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
-    `SELECT id, status::text AS status FROM runs WHERE parent_run_id = $1::uuid AND status <> 'skipped' ORDER BY created_at LIMIT 1`,
-    runId,
+    `SELECT c.id, c.status::text AS status FROM runs c
+      WHERE c.parent_run_id = $1::uuid AND c.status <> 'skipped'
+        AND (NOT $2::boolean OR EXISTS (SELECT 1 FROM runs r WHERE r.id = $1::uuid AND r.trigger IN ('schedule', 'backfill')))
+      ORDER BY c.created_at LIMIT 1`,
+    runId, opts.slotRunsOnly ?? false,
   );
   return rows[0] ?? null;
 }

@@ -27,8 +27,8 @@ export interface ReopenRow {
  *
  * Lock: the run row (held by the caller) and the listed task rows. Index:
  * tasks primary key (unnest join), runs primary key.
- * @throws DomainError('conflict') when the run was retried as a new run (retry-run.ts: its work
- *   goes on there, covered-slots.ts retryOfRun); when the run is a schedule or backfill run cancelled before it
+ * @throws DomainError('conflict') when the run is a schedule or backfill run retried as a new run
+ *   (retry-run.ts: the slot's work goes on there, covered-slots.ts retryOfRun); when the run is a schedule or backfill run cancelled before it
  *   started (docs/on-time.md, docs/recovery.md) whose slot has another run since (a later fire of
  *   the slot, or a backfill: covered-slots.ts slotTakenSince, decided with the job row held by the
  *   caller): re-opening it would run the slot twice. runs_schedule_fire_uniq and
@@ -39,7 +39,7 @@ export async function reopenTasks(
   p: { runId: string; rows: ReopenRow[]; actor: string },
   now: Date,
 ): Promise<number> {
-  const retried = await retryOfRun(tx, p.runId);
+  const retried = await retryOfRun(tx, p.runId, { slotRunsOnly: true });
   if (retried) {
     throw new DomainError('conflict', `run ${p.runId} was retried as run ${retried.id} (${retried.status}): retry or re-run that run instead`, undefined, { retryRunId: retried.id });
   }
