@@ -236,20 +236,28 @@ describe('a re-opened parent that ends while its child\'s attempt runs (retry-or
   }
 });
 
+/**
+ * p (no retries) -> c over a soft edge; p failed for good, so c was released, and c is claimed but
+ * held (a prefetched task waiting for a slot: ClaimInput.startNow 0).
+ */
+async function heldChildOfDeadParent() {
+  const run = await fire(await insertJob(t.db, {
+    steps: [{ key: 'p', maxRetries: 0 }, { key: 'c' }], edges: [{ from: 'p', to: 'c', type: 'soft' as const }],
+  }));
+  const { p } = byStep(await claimed(run.id, at(10)));
+  await completeTask(t.db, { taskId: p!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
+  const [c] = (await claimTasks(t.db, { ...NODE, limit: 10, startNow: 0 }, at(30))).filter((x) => x.runId === run.id);
+  expect(c).toMatchObject({ stepKey: 'c', held: true });
+  return { run, p: p!, c: c! };
+}
+
 describe('a held child handed back after its re-opened parent ended (release-tasks.ts recount)', () => {
   it('goes back to pending claimable, not held for the parent\'s old count', async () => {
-    const run = await fire(await insertJob(t.db, {
-      steps: [{ key: 'p', maxRetries: 0 }, { key: 'c' }], edges: [{ from: 'p', to: 'c', type: 'soft' as const }],
-    }));
-    const { p } = byStep(await claimed(run.id, at(10)));
-    await completeTask(t.db, { taskId: p!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
-    // c claimed but held (a prefetched task waiting for a slot: ClaimInput.startNow 0)
-    const [c] = (await claimTasks(t.db, { ...NODE, limit: 10, startNow: 0 }, at(30))).filter((x) => x.runId === run.id);
-    expect(c).toMatchObject({ stepKey: 'c', held: true });
-    await retryTask(t.db, p!.id, 'operator', at(40));
+    const { run, p, c } = await heldChildOfDeadParent();
+    await retryTask(t.db, p.id, 'operator', at(40));
     const [p2] = await claimed(run.id, at(50));
     await completeTasks(t.db, [success(p2!)], at(60));
-    expect(await releaseTasks(t.db, { nodeId: NODE.nodeId, tasks: [c!], reason: 'worker stopping' }, at(70))).toBe(1);
+    expect(await releaseTasks(t.db, { nodeId: NODE.nodeId, tasks: [c], reason: 'worker stopping' }, at(70))).toBe(1);
     expect((await tasksOf(t.db, run.id)).c).toMatchObject({ status: 'pending', pendingParents: 0 });
     expect((await claimed(run.id, at(80))).map((x) => x.stepKey)).toEqual(['c']);
   });
@@ -257,25 +265,19 @@ describe('a held child handed back after its re-opened parent ended (release-tas
 
 describe('a hand-back racing an operator\'s re-open of the held task\'s parent (release-tasks.ts shareRunsOfTasks)', () => {
   it('waits for the re-open to commit and counts the re-opened parent: the child is not claimable before it', async () => {
-    const run = await fire(await insertJob(t.db, {
-      steps: [{ key: 'p', maxRetries: 0 }, { key: 'c' }], edges: [{ from: 'p', to: 'c', type: 'soft' as const }],
-    }));
-    const { p } = byStep(await claimed(run.id, at(10)));
-    await completeTask(t.db, { taskId: p!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(20));
-    const [c] = (await claimTasks(t.db, { ...NODE, limit: 10, startNow: 0 }, at(30))).filter((x) => x.runId === run.id);
-    expect(c).toMatchObject({ stepKey: 'c', held: true });
+    const { run, p, c } = await heldChildOfDeadParent();
     // The operator's retry of p has written (p pending again, c's counter raised) but not committed.
     let commit!: () => void;
     const gate = new Promise<void>((resolve) => (commit = resolve));
     let reopened!: () => void;
     const written = new Promise<void>((resolve) => (reopened = resolve));
     const retry = t.db.$transaction(async (tx) => {
-      await retryTask(tx as unknown as typeof t.db, p!.id, 'operator', at(40));
+      await retryTask(tx as unknown as typeof t.db, p.id, 'operator', at(40));
       reopened();
       await gate;
     }, { timeout: 20_000 });
     await written;
-    const handBack = releaseTasks(t.db, { nodeId: NODE.nodeId, tasks: [c!], reason: 'worker stopping' }, at(45));
+    const handBack = releaseTasks(t.db, { nodeId: NODE.nodeId, tasks: [c], reason: 'worker stopping' }, at(45));
     // the hand-back waits for the retry's locks
     await expect.poll(async () => (await t.pool.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
