@@ -3,7 +3,7 @@ import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { UUID_RE, withEngineTransaction } from './pg.ts';
 import { staggerOffsetMs } from '../schedule/index.ts';
-import { withdrawAheadRunOf } from './cancel-ahead-runs.ts';
+import { withdrawAheadRunOf, withdrawMissedAheadRun } from './cancel-ahead-runs.ts';
 import { finishRunIfDone } from './settle.ts';
 import { triggerCause } from './trigger-run.ts';
 import { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
@@ -59,8 +59,14 @@ export async function backfillRuns(
 ): Promise<{ runIds: string[]; covered: CoveredSlot[]; tickFrom: Date | null }> {
   if (!UUID_RE.test(p.jobId)) throw new DomainError('not_found', `job ${p.jobId} not found`);
   return withEngineTransaction(db, async (tx) => {
-    const found = await lockJob(tx, p.jobId);
+    let found = await lockJob(tx, p.jobId);
     if (!found) throw new DomainError('not_found', `job ${p.jobId} not found`);
+    // A run created ahead of one of these slots that never started although its slot is due (the
+    // workers are away) gives the slot to the backfill, which the operator asked for: otherwise the
+    // tick would withdraw it later and its misfire policy might skip the slot.
+    if (await withdrawMissedAheadRun(tx, { jobId: found.id, actor: p.actor, backfill: p.slots }, now)) {
+      found = (await lockJob(tx, p.jobId))!; // the active runs changed
+    }
     const covered = await coveredSlots(tx, { jobId: found.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
     const [schedule] = await tx.$queryRawUnsafe<{ id: string; status: string; staggerSeconds: number }[]>(

@@ -95,21 +95,30 @@ export async function withdrawAheadRun(
  * the tick (it advances the job in the same transaction).
  * @param input.graceMs the tick's misfire grace (TICKFLOW_MISFIRE_GRACE_MS)
  * @param input.policy the job's misfire policy, named in the error
+ * @param input.backfill instead of the two above: a backfill of these slots (UTC instants) is
+ *   taking the slot (backfill-runs.ts): such a run is withdrawn as soon as its slot is due (no
+ *   grace), only when its slot is among them, its error naming the backfill's actor
  * @param now the tick's clock (UTC)
  * @returns the withdrawn run (id, nominal slot, due instant), or null when the job has none
  */
 export async function withdrawMissedAheadRun(
   tx: SqlClient,
-  input: { jobId: string; actor: string; graceMs: number; policy: string },
+  input: { jobId: string; actor: string; graceMs: number; policy: string } | { jobId: string; actor: string; backfill: Date[] },
   now: Date,
 ): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean } | null> {
-  const [run] = await selectMissedAheadRun(tx, { jobId: input.jobId, graceMs: input.graceMs }, now);
+  const graceMs = 'backfill' in input ? 0 : input.graceMs;
+  const [run] = await selectMissedAheadRun(tx, { jobId: input.jobId, graceMs }, now);
   if (!run) return null;
+  if ('backfill' in input && !input.backfill.some((slot) => slot.getTime() === run.scheduledFor.getTime())) return null;
   const late = Math.round((now.getTime() - run.scheduleAt.getTime()) / 1000);
-  const reason = `${BEFORE_SLOT_ERROR.missed}created ahead of its slot due ${run.scheduleAt.toISOString()}, not started ${late} s later `
-    + `(misfire grace ${Math.round(input.graceMs / 1000)} s); the slot is decided by the misfire policy (${input.policy})`;
+  const reason = `${BEFORE_SLOT_ERROR.missed}created ahead of its slot due ${run.scheduleAt.toISOString()}, not started ${late} s later`
+    + ('backfill' in input
+      ? `; the slot is backfilled by ${input.actor}`
+      : ` (misfire grace ${Math.round(input.graceMs / 1000)} s); the slot is decided by the misfire policy (${input.policy})`);
   await setRunError(tx, { runId: run.id, error: reason }, now);
-  await cancelRunTasks(tx, { runIds: [run.id], message: reason, actor: input.actor }, now);
+  // never started (decided on the locked rows): a held task's start, even one already passed, was
+  // only planned, so neither the task nor the run keeps it (the slot is free: docs/recovery.md)
+  await cancelRunTasks(tx, { runIds: [run.id], message: reason, actor: input.actor, heldNotStarted: true }, now);
   await finishRunIfDone(tx, run.id, now);
   return run;
 }

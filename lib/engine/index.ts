@@ -41,6 +41,7 @@ export { clearTask } from './clear-task.ts';
 export { backfillRuns } from './backfill-runs.ts';
 export { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
 export { firstSlotOfTick } from './backfill-runs.ts';
+export { findMissedAheadRun } from './sql/ahead-runs.ts';
 
 export {
   TASK_STATUSES,

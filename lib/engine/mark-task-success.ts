@@ -10,7 +10,7 @@ import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { markTaskSuccessSql } from './sql/mark-task-success.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
-import { reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
+import { assertRunMayReopen, reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
 
 /** Task statuses an operator may mark success (docs/recovery.md); failed/timeout are transient but accepted. */
 export const MARKABLE_STATUSES = ['dead', 'failed', 'timeout'] as const;
@@ -50,6 +50,8 @@ export async function markTaskSuccess(
     if (!(MARKABLE_STATUSES as readonly string[]).includes(task.status)) {
       throw new DomainError('conflict', `task ${task.stepKey} is ${task.status}: only a dead (failed or timed out) task can be marked success`, undefined, { status: task.status });
     }
+    // a run whose slot's work goes on elsewhere is not re-opened, even with nothing downstream
+    await assertRunMayReopen(tx, run.id);
     const from = task.status;
     await markTaskSuccessSql(tx, { taskId: p.taskId, runId: run.id, from, attempt: task.attempt, actor: p.actor, reason: p.reason }, now);
     // on_failure children that have not started yet: their branch is no longer taken.

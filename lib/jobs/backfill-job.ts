@@ -8,7 +8,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BACKFILL_MAX_SLOTS, BackfillInput } from '../api/recovery-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { backfillRuns, coveredSlots, firstSlotOfTick } from '../engine/index.ts';
+import { backfillRuns, coveredSlots, findMissedAheadRun, firstSlotOfTick } from '../engine/index.ts';
 import { fireTimesBetween } from '../schedule/index.ts';
 import { jobScheduleOf } from './job-view.ts';
 import { findJob } from './store.ts';
@@ -65,7 +65,11 @@ function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor:
  */
 export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillPreview> {
   const { input, job, times } = await plan(db, jobId, raw, actor, now);
-  return toPreview(input.from, input.to, times, await coveredSlots(db, { jobId: job.id, slots: times }), firstSlotOfTick(job, now));
+  // a run created ahead of one of these slots that never started though its slot is due gives the
+  // slot to the backfill (backfill-runs.ts): not a skip
+  const stale = await findMissedAheadRun(db, { jobId: job.id, graceMs: 0 }, now);
+  const covered = (await coveredSlots(db, { jobId: job.id, slots: times })).filter((c) => c.runId !== stale?.id);
+  return toPreview(input.from, input.to, times, covered, firstSlotOfTick(job, now));
 }
 
 /**

@@ -444,6 +444,37 @@ describe('backfill', () => {
     if (retry.status === 'rejected') expect(retry.reason).toMatchObject({ code: 'conflict' });
   });
 
+  it('a slot\'s retry chain: a run retried as a new run is not re-opened, by a task retry or a mark success; a chain that never ran leaves the slot free', async () => {
+    const handler = 'bf.chain';
+    const node = { ...NODE, handlers: [handler] };
+    const jobId = await cronJob({ maxRetries: 0 }, '0 * * * *', handler);
+    const later = (ms: number) => new Date(NOW.getTime() + ms);
+    const fail = async (at: number) => {
+      const [c] = await claim(db, later(at), node);
+      await completeTask(db, { taskId: c!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'no' }, later(at + 1));
+      return c!;
+    };
+    // S fails, is retried as R1, which fails and is retried as R2: R1 is not re-opened beside R2
+    const s1 = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date('2026-03-02T01:00:00Z') }, NOW);
+    const sTask = await fail(10);
+    const r1 = await retryRun(db, s1.run.id, OPS.name, later(100));
+    const r1Task = await fail(110);
+    const r2 = await retryRun(db, r1.id, OPS.name, later(200));
+    await expect(retryTaskAs(db, r1Task.id, OPS, later(300))).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining(`retried as run ${r2.id}`) });
+    // nor S by a mark success of its one task (nothing downstream to re-open)
+    await expect(markTaskSuccessAs(db, sTask.id, { reason: 'done by hand' }, OPS, later(300))).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining(`retried as run ${r1.id}`) });
+    expect((await runOf(s1.run.id)).status).toBe('failed');
+
+    // S cancelled before it started, retried as R1, R1 cancelled before it started: nothing ran, the slot is free
+    const three = { from: '2026-03-02T03:00:00Z', to: '2026-03-02T03:00:00Z' };
+    await cancelRun(db, r2.id, OPS.name, later(400)); // leave the job idle
+    const s3 = await triggerRun(db, { jobId, trigger: 'schedule', triggeredBy: 'scheduler', scheduledFor: new Date(three.from) }, later(401));
+    await cancelRun(db, s3.run.id, OPS.name, later(402));
+    const r3 = await retryRun(db, s3.run.id, OPS.name, later(403));
+    await cancelRun(db, r3.id, OPS.name, later(404));
+    expect((await backfillJob(db, jobId, three, OPS, later(500))).runIds).toHaveLength(1);
+  });
+
   it('a backfill overrides a skipped record: its run, cancelled before it started, may be retried', async () => {
     const jobId = await cronJob({}, '0 * * * *', 'bf.override');
     const four = { from: '2026-03-02T04:00:00Z', to: '2026-03-02T04:00:00Z' };

@@ -6,7 +6,12 @@
  * clock: the outage is the clock moving on between two ticks.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BEFORE_SLOT_ERROR, claimTasks } from '../../lib/engine/index.ts';
+import { BEFORE_SLOT_ERROR, claimTasks, retryRun } from '../../lib/engine/index.ts';
+import { backfillRuns } from '../../lib/engine/backfill-runs.ts';
+import { backfillJob, previewBackfill } from '../../lib/jobs/backfill-job.ts';
+import type { Actor } from '../../lib/auth/actor.ts';
+
+const OPS: Actor = { kind: 'user', id: 'u-ops', name: 'ops@example.com', role: 'operator' };
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { rewindMissedAheadJobs } from '../../lib/engine/sql/ahead-runs.ts';
 import { withdrawMissedAheadRuns } from '../../lib/engine/cancel-ahead-runs.ts';
@@ -214,6 +219,40 @@ describe('a run created ahead whose task a worker claimed ahead and held, then d
     expect(upToNow.filter(live).map((x) => x.scheduledFor)).toEqual([ms(S, 80_000)]);
     expect(upToNow.filter((x) => x.reason?.startsWith('blocked'))).toEqual([]);
     expect((await claimOf(id, ms(RESTART, 100))).map((x) => x.scheduledFor)).toEqual([ms(S, 80_000)]);
+  });
+
+  it('the withdrawn run keeps no start: its slot is free (a backfill runs it) and it cannot be retried beside the catch-up', async () => {
+    const { ahead: skipped } = await aheadRunHeldBy('ahead-held-start-skip', 'skip', 'node-killed-2', 10);
+    const { ahead: caught } = await aheadRunHeldBy('ahead-held-start-all', 'fire_all', 'node-killed-3', 10);
+    await tick(RESTART);
+    for (const run of [skipped, caught]) {
+      expect(await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ status: 'cancelled', startedAt: null });
+      expect((await t.db.task.findMany({ where: { runId: run.id } })).map((x) => x.startedAt)).toEqual([null]);
+    }
+    // skip recorded S as missed: an operator may still run it by a backfill
+    const { runIds } = await backfillRuns(t.db, { jobId: skipped.jobId, slots: [S], actor: 'ops@example.com', from: S, to: S }, ms(RESTART, 1000));
+    expect(runIds).toHaveLength(1);
+    // fire_all ran S again as a catch-up: the withdrawn run is not retried beside it
+    await expect(retryRun(t.db, caught.id, 'ops@example.com', ms(RESTART, 1000))).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('a backfill of its slot while the workers are away takes the slot: the stale run is withdrawn, the tick skips nothing of it later', async () => {
+    const H = new Date('2026-12-05T20:00:00.000Z');
+    const id = await insertJob(t.db, { key: 'ahead-backfilled-outage', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: H });
+    await tick(ms(H, -2000));
+    const [ahead] = await runsOf(id);
+    const range = { from: H.toISOString(), to: H.toISOString() };
+    const preview = await previewBackfill(t.db, id, range, OPS, ms(H, 600_000));
+    expect(preview.slots).toEqual([{ scheduledFor: H.toISOString(), action: 'create' }]);
+    const r = await backfillJob(t.db, id, range, OPS, ms(H, 600_000));
+    expect(r.runIds).toHaveLength(1);
+    expect(await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } })).toMatchObject({ status: 'cancelled', startedAt: null });
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: ahead!.id } })).error).toMatch(/not started 600 s later; the slot is backfilled by ops@example.com$/);
+    // the workers come back at H + 30 min: the tick decides the later slots, never H again
+    await rewindMissedAheadJobs(t.db, { graceMs: GRACE }, ms(H, 1_800_000));
+    await tick(ms(H, 1_800_000));
+    expect((await runsOf(id)).filter((x) => x.scheduledFor.getTime() === H.getTime()).map((x) => [x.trigger, x.status]))
+      .toEqual([['schedule', 'cancelled'], ['backfill', 'pending']]);
   });
 
   it('fire_all: its catch-ups run in order behind nothing stale', async () => {

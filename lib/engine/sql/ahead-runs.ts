@@ -359,6 +359,27 @@ export async function selectMissedAheadRun(
   p: { jobId: string; graceMs: number },
   now: Date,
 ): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean }[]> {
+  const run = await findMissedAheadRun(tx, p, now);
+  if (!run) return [];
+  if (!(await lockOpenRun(tx, run))) return [];
+  const tasks = await tx.$queryRawUnsafe<{ untouched: boolean }[]>(
+    preparedSql('lock-missed-ahead-tasks', `SELECT bool_and(${NEVER_STARTED_SQL('l', '$3::timestamptz')}) AS untouched
+       FROM (SELECT attempt, status, held, lease_until FROM tasks WHERE run_id = $1::uuid AND scheduled_for = $2::timestamptz
+              ORDER BY id FOR UPDATE) l`),
+    run.id, run.scheduledFor, now,
+  );
+  return tasks[0]?.untouched ? [run] : [];
+}
+
+/**
+ * selectMissedAheadRun's search, without locks: the job's run created ahead of a slot missed by
+ * more than `graceMs`, or null. Read-only (a backfill's preview reads it: lib/jobs/backfill-job.ts).
+ */
+export async function findMissedAheadRun(
+  tx: SqlClient,
+  p: { jobId: string; graceMs: number },
+  now: Date,
+): Promise<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean } | null> {
   const found = await tx.$queryRawUnsafe<{ id: string; scheduledFor: Date; scheduleAt: Date; newest: boolean }[]>(
     preparedSql('select-missed-ahead-run', `SELECT n.id, n.scheduled_for AS "scheduledFor", x.first AS "scheduleAt", n.newest
        FROM ((SELECT r.id, r.scheduled_for, r.trigger, r.created_at, true AS newest FROM runs r
@@ -377,14 +398,5 @@ export async function selectMissedAheadRun(
       ORDER BY n.newest DESC LIMIT 1`),
     p.jobId, now, p.graceMs,
   );
-  const run = found[0];
-  if (!run) return [];
-  if (!(await lockOpenRun(tx, run))) return [];
-  const tasks = await tx.$queryRawUnsafe<{ untouched: boolean }[]>(
-    preparedSql('lock-missed-ahead-tasks', `SELECT bool_and(${NEVER_STARTED_SQL('l', '$3::timestamptz')}) AS untouched
-       FROM (SELECT attempt, status, held, lease_until FROM tasks WHERE run_id = $1::uuid AND scheduled_for = $2::timestamptz
-              ORDER BY id FOR UPDATE) l`),
-    run.id, run.scheduledFor, now,
-  );
-  return tasks[0]?.untouched ? [run] : [];
+  return found[0] ?? null;
 }

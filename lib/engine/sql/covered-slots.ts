@@ -22,14 +22,24 @@ export function holdsSlotSql(r: string): string {
 /**
  * SQL true when the work of run `r` went on: it was not cancelled before it started (its
  * started_at, set by its first task's start, is empty: withdrawn or cancelled before its slot,
- * cancelled in a queue by an edit, a cover or an operator), or it was, and was retried as a run
- * that was not discarded (retry-run.ts: the retry does the slot's work). A run whose task a worker
- * had claimed and held when it was cancelled has a start (the handler may have begun): it counts
- * as started. Index: runs_parent_idx for the retries.
+ * cancelled in a queue by an edit, a cover or an operator), or it was, and a run of its retry
+ * chain (retry-run.ts: parent_run_id, any depth) was not discarded and not itself cancelled before
+ * it started: the retry does the slot's work. A run whose task a worker had claimed and held when
+ * an operator or an edit cancelled it has a start (the handler may have begun): it counts as
+ * started. Index: runs_parent_idx for the retries.
  */
 function workWentOnSql(r: string): string {
-  return `(NOT (${r}.status = 'cancelled' AND ${r}.started_at IS NULL)
-           OR EXISTS (SELECT 1 FROM runs rr WHERE rr.parent_run_id = ${r}.id AND rr.status <> 'skipped'))`;
+  return `(NOT ${cancelledBeforeStartSql(r)}
+           OR EXISTS (WITH RECURSIVE chain AS (
+                        SELECT rr.id, rr.status, rr.started_at FROM runs rr WHERE rr.parent_run_id = ${r}.id
+                        UNION ALL
+                        SELECT c.id, c.status, c.started_at FROM runs c JOIN chain ON c.parent_run_id = chain.id)
+                      SELECT 1 FROM chain WHERE chain.status <> 'skipped' AND NOT ${cancelledBeforeStartSql('chain')}))`;
+}
+
+/** SQL true when run `r` was cancelled before it started. */
+function cancelledBeforeStartSql(r: string): string {
+  return `(${r}.status = 'cancelled' AND ${r}.started_at IS NULL)`;
 }
 
 /**
@@ -72,16 +82,22 @@ export async function slotTakenSince(db: SqlClient, runId: string): Promise<{ id
 
 /**
  * The run that run `runId` was retried as (retry-run.ts; a retry the block strategy discarded does
- * not count), or null: one retry per run. With `slotRunsOnly`, only for a run of the schedule or a
- * backfill: such a run, retried as a new run, is not re-opened either (the slot's work would be
- * done twice: reopen-tasks.ts); an operator may still re-open a manual or API run after retrying it.
- * Index: runs_parent_idx.
+ * not count), or null: one retry per run. With `slotRunsOnly`, only for a run of a slot's retry
+ * chain (the run, or the first run it was retried from, is of the schedule or a backfill): such a
+ * run, retried as a new run, is not re-opened either (the slot's work would be done twice:
+ * reopen-tasks.ts); an operator may still re-open a manual or API run after retrying it.
+ * Index: runs_parent_idx; runs primary key (id) up the chain.
  */
 export async function retryOfRun(db: SqlClient, runId: string, opts: { slotRunsOnly?: boolean } = {}): Promise<{ id: string; status: string } | null> {
   const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
     `SELECT c.id, c.status::text AS status FROM runs c
       WHERE c.parent_run_id = $1::uuid AND c.status <> 'skipped'
-        AND (NOT $2::boolean OR EXISTS (SELECT 1 FROM runs r WHERE r.id = $1::uuid AND r.trigger IN ('schedule', 'backfill')))
+        AND (NOT $2::boolean OR EXISTS (
+              WITH RECURSIVE up AS (
+                SELECT r.id, r.parent_run_id, r.trigger FROM runs r WHERE r.id = $1::uuid
+                UNION ALL
+                SELECT p.id, p.parent_run_id, p.trigger FROM runs p JOIN up ON p.id = up.parent_run_id)
+              SELECT 1 FROM up WHERE up.parent_run_id IS NULL AND up.trigger IN ('schedule', 'backfill')))
       ORDER BY c.created_at LIMIT 1`,
     runId, opts.slotRunsOnly ?? false,
   );

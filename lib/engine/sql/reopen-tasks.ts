@@ -39,12 +39,7 @@ export async function reopenTasks(
   p: { runId: string; rows: ReopenRow[]; actor: string },
   now: Date,
 ): Promise<number> {
-  const retried = await retryOfRun(tx, p.runId, { slotRunsOnly: true });
-  if (retried) {
-    throw new DomainError('conflict', `run ${p.runId} was retried as run ${retried.id} (${retried.status}): retry or re-run that run instead`, undefined, { retryRunId: retried.id });
-  }
-  const taken = await slotTakenSince(tx, p.runId);
-  if (taken) throw slotConflict(p.runId, taken.id);
+  await assertRunMayReopen(tx, p.runId);
   let res: { reopened: number }[];
   try {
     res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
@@ -89,6 +84,23 @@ export async function reopenTasks(
     throw slotConflict(p.runId, null);
   }
   return res[0].reopened;
+}
+
+/**
+ * Refuses to re-open a run whose slot's work goes on elsewhere (docs/recovery.md "Exactly once per
+ * slot"): a run of a schedule or backfill retry chain that was retried as a new run
+ * (covered-slots.ts retryOfRun), or a schedule or backfill run cancelled before it started whose
+ * slot has a run of its own since (slotTakenSince). Every operator re-open checks it first: task
+ * retry, clear and mark success (mark-task-success.ts, which may re-open nothing but the marked task).
+ * Call with the job and run rows held. @throws DomainError('conflict') naming the other run.
+ */
+export async function assertRunMayReopen(tx: SqlClient, runId: string): Promise<void> {
+  const retried = await retryOfRun(tx, runId, { slotRunsOnly: true });
+  if (retried) {
+    throw new DomainError('conflict', `run ${runId} was retried as run ${retried.id} (${retried.status}): retry or re-run that run instead`, undefined, { retryRunId: retried.id });
+  }
+  const taken = await slotTakenSince(tx, runId);
+  if (taken) throw slotConflict(runId, taken.id);
 }
 
 function slotConflict(runId: string, other: string | null): DomainError {
