@@ -106,7 +106,7 @@ export async function retryOfRun(db: SqlClient, runId: string, opts: { slotRunsO
 
 /**
  * The number of the job's slots in [from, to] a backfill run holds (holdsSlotSql): a misfire
- * summary of that range does not count them (run-tick.ts). Index: runs_backfill_slot_uniq.
+ * summary of that range does not count them (run-tick.ts). Index: runs_job_idx (job_id, scheduled_for).
  */
 export async function backfilledBetween(db: SqlClient, p: { jobId: string; from: Date; to: Date }): Promise<number> {
   const rows = await db.$queryRawUnsafe<{ n: number }[]>(
@@ -121,7 +121,7 @@ export async function backfilledBetween(db: SqlClient, p: { jobId: string; from:
  * Which of the given (job, slot) pairs a backfill run holds (holdsSlotSql): the tick neither fires
  * nor records such a slot (an operator backfilled it while the tick was behind, during downtime
  * for instance: run-tick.ts), so a misfire catch-up never runs a slot a second time. One statement.
- * Index: runs_backfill_slot_uniq (job_id, scheduled_for).
+ * Index: runs_job_idx (job_id, scheduled_for).
  * @returns keys `${jobId}|${slot ms}` (job ids lower-case)
  */
 export async function backfilledSlots(db: SqlClient, items: { jobId: string; slot: Date }[]): Promise<Set<string>> {
