@@ -20,7 +20,7 @@ import { lockJob } from './sql/lock-job.ts';
  * backfill's to take; the tick then passes it (run-tick.ts backfilledSlots).
  * @param now UTC instant
  */
-export function firstSlotOfTick(job: { id: string; status: string; staggerSeconds: number }, now: Date): Date | null {
+export function firstSlotNotYetDue(job: { id: string; status: string; staggerSeconds: number }, now: Date): Date | null {
   if (job.status !== 'active') return null;
   return new Date(now.getTime() + 1 - staggerOffsetMs(job.id.toLowerCase(), job.staggerSeconds));
 }
@@ -30,7 +30,7 @@ export function firstSlotOfTick(job: { id: string; status: string; staggerSecond
  * the job row (lock-job.ts, the order every trigger takes), drops the slots
  * that already have a schedule or backfill run holding them (coveredSlots: not a `skipped`
  * record, not a run cancelled before it started and never retried) and those the schedule still
- * fires on time (firstSlotOfTick: a staggered slot not due yet), then creates one
+ * fires on time (firstSlotNotYetDue: a staggered slot not due yet), then creates one
  * run per remaining slot, oldest first, with trigger `backfill`,
  * scheduled_for = the slot and triggered_by = `actor`, plus a job_audit row
  * (action backfill).
@@ -49,14 +49,14 @@ export function firstSlotOfTick(job: { id: string; status: string; staggerSecond
  * @param p.slots nominal slots (UTC instants), already computed by lib/schedule and capped by the caller
  * @param now UTC instant (injectable clock): created_at, schedule_at
  * @returns the runs created, oldest slot first; the slots skipped for their runs (`covered`); the
- *   first slot the schedule still fires (`tickFrom`, null when none)
+ *   first slot not due yet, left to the schedule (`notDueFrom`, null when none)
  * @throws DomainError('not_found') for a missing or deleted job.
  */
 export async function backfillRuns(
   db: Db,
   p: { jobId: string; slots: Date[]; actor: string; reason?: string | null; from: Date; to: Date },
   now: Date = new Date(),
-): Promise<{ runIds: string[]; covered: CoveredSlot[]; tickFrom: Date | null }> {
+): Promise<{ runIds: string[]; covered: CoveredSlot[]; notDueFrom: Date | null }> {
   if (!UUID_RE.test(p.jobId)) throw new DomainError('not_found', `job ${p.jobId} not found`);
   return withEngineTransaction(db, async (tx) => {
     let found = await lockJob(tx, p.jobId);
@@ -69,11 +69,9 @@ export async function backfillRuns(
     }
     const covered = await coveredSlots(tx, { jobId: found.id, slots: p.slots });
     const taken = new Set(covered.map((c) => new Date(c.scheduledFor).getTime()));
-    const [schedule] = await tx.$queryRawUnsafe<{ id: string; status: string; staggerSeconds: number }[]>(
-      `SELECT id::text, status::text, stagger_seconds AS "staggerSeconds" FROM jobs WHERE id = $1::uuid`, found.id);
-    const tickFrom = firstSlotOfTick(schedule!, now);
+    const notDueFrom = firstSlotNotYetDue(found, now);
     const slots = [...new Set(p.slots.map((s) => s.getTime()))]
-      .filter((t) => !taken.has(t) && (tickFrom === null || t < tickFrom.getTime())).sort((a, b) => a - b);
+      .filter((t) => !taken.has(t) && (notDueFrom === null || t < notDueFrom.getTime())).sort((a, b) => a - b);
     const ids = slots.map(() => randomUUID());
     const job = slots.length ? await withdrawAheadRunOf(tx, found, { actor: p.actor, cause: triggerCause({ trigger: 'backfill', triggeredBy: p.actor }, ids[0]!) }, now) : found;
     // One statement for all the runs and their tasks (insert-runs.ts); every run but the first
@@ -109,6 +107,6 @@ export async function backfillRuns(
         lastSlot: slots.length ? new Date(slots[slots.length - 1]).toISOString() : null,
       },
     }, now);
-    return { runIds, covered, tickFrom };
+    return { runIds, covered, notDueFrom };
   });
 }

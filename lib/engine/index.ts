@@ -40,7 +40,7 @@ export { markTaskSuccess } from './mark-task-success.ts';
 export { clearTask } from './clear-task.ts';
 export { backfillRuns } from './backfill-runs.ts';
 export { coveredSlots, type CoveredSlot } from './sql/covered-slots.ts';
-export { firstSlotOfTick } from './backfill-runs.ts';
+export { firstSlotNotYetDue } from './backfill-runs.ts';
 export { findMissedAheadRun } from './sql/ahead-runs.ts';
 
 export {

@@ -8,7 +8,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { BACKFILL_MAX_SLOTS, BackfillInput } from '../api/recovery-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { backfillRuns, coveredSlots, findMissedAheadRun, firstSlotOfTick } from '../engine/index.ts';
+import { backfillRuns, coveredSlots, findMissedAheadRun, firstSlotNotYetDue } from '../engine/index.ts';
 import { fireTimesBetween } from '../schedule/index.ts';
 import { jobScheduleOf } from './job-view.ts';
 import { findJob } from './store.ts';
@@ -45,12 +45,12 @@ async function plan(db: Db, jobId: string, raw: unknown, actor: Actor, now: Date
   return { input, job, times };
 }
 
-function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor: Date; runId: string; status: string; trigger: string }[], tickFrom: Date | null): BackfillPreview {
+function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor: Date; runId: string; status: string; trigger: string }[], notDueFrom: Date | null): BackfillPreview {
   const byTime = new Map(covered.map((c) => [new Date(c.scheduledFor).getTime(), c]));
   const slots: BackfillSlot[] = times.map((t) => {
     const c = byTime.get(t.getTime());
     if (c) return { scheduledFor: t.toISOString(), action: 'skip', runId: c.runId, runStatus: c.status, trigger: c.trigger };
-    if (tickFrom && t.getTime() >= tickFrom.getTime()) return { scheduledFor: t.toISOString(), action: 'skip', scheduled: true };
+    if (notDueFrom && t.getTime() >= notDueFrom.getTime()) return { scheduledFor: t.toISOString(), action: 'skip', scheduled: true };
     return { scheduledFor: t.toISOString(), action: 'create' };
   });
   const create = slots.filter((s) => s.action === 'create').length;
@@ -60,7 +60,7 @@ function toPreview(from: Date, to: Date, times: Date[], covered: { scheduledFor:
 /**
  * Lists the slots a backfill of `{ from, to, reason? }` (ISO instants,
  * inclusive, not in the future) would create, and those it skips because they
- * already have a run or the schedule still fires them (firstSlotOfTick). Writes nothing. Operator role.
+ * already have a run or the schedule still fires them (firstSlotNotYetDue). Writes nothing. Operator role.
  * @throws DomainError validation (field named: from, to, reason), not_found, forbidden.
  */
 export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillPreview> {
@@ -69,7 +69,7 @@ export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor
   // slot to the backfill (backfill-runs.ts): not a skip
   const stale = await findMissedAheadRun(db, { jobId: job.id, graceMs: 0 }, now);
   const covered = (await coveredSlots(db, { jobId: job.id, slots: times })).filter((c) => c.runId !== stale?.id);
-  return toPreview(input.from, input.to, times, covered, firstSlotOfTick(job, now));
+  return toPreview(input.from, input.to, times, covered, firstSlotNotYetDue(job, now));
 }
 
 /**
@@ -81,5 +81,5 @@ export async function previewBackfill(db: Db, jobId: string, raw: unknown, actor
 export async function backfillJob(db: Db, jobId: string, raw: unknown, actor: Actor, now = new Date()): Promise<BackfillResult> {
   const { input, job, times } = await plan(db, jobId, raw, actor, now);
   const r = await backfillRuns(db, { jobId: job.id, slots: times, actor: actor.name, reason: input.reason, from: input.from, to: input.to }, now);
-  return { ...toPreview(input.from, input.to, times, r.covered, r.tickFrom), runIds: r.runIds };
+  return { ...toPreview(input.from, input.to, times, r.covered, r.notDueFrom), runIds: r.runIds };
 }

@@ -6,6 +6,8 @@ export interface LockedJob {
   version: number;
   status: 'active' | 'paused' | 'dead_letter';
   blockStrategy: 'discard_later' | 'serial_execution' | 'cover_early';
+  /** its stagger window in seconds (lib/schedule/stagger.ts): a backfill reads it (backfill-runs.ts) */
+  staggerSeconds: number;
   /** the oldest and newest active (pending/running) run, in (created_at, scheduled_for, id) order; null when none */
   oldestActive: string | null;
   newestActive: string | null;
@@ -34,7 +36,8 @@ export interface LockedJob {
  */
 export async function lockJob(tx: SqlClient, jobId: string, opts: { followsRun?: string } = {}): Promise<LockedJob | null> {
   const jobs = await tx.$queryRawUnsafe<Omit<LockedJob, 'oldestActive' | 'newestActive' | 'activeIds' | 'followsActive'>[]>(
-    preparedSql('lock-job', `SELECT j.id, j.key, j.version, j.status::text AS status, j.block_strategy::text AS "blockStrategy"
+    preparedSql('lock-job', `SELECT j.id, j.key, j.version, j.status::text AS status, j.block_strategy::text AS "blockStrategy",
+            j.stagger_seconds AS "staggerSeconds"
        FROM jobs j
       WHERE j.id = $1::uuid AND j.deleted_at IS NULL
       FOR UPDATE OF j`),
