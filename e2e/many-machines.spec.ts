@@ -67,7 +67,9 @@ test('a live run page on console B follows a run triggered through console A and
     name: 'routed to the batch group',
     schedule: { kind: 'manual' },
     handler: 'builtin.sleep',
-    payload: { ms: 3000 },
+    // long enough that the page, opened after the trigger on a console that serves its first
+    // page, still finds the run running on a loaded machine
+    payload: { ms: 8000 },
     routing: { nodeGroup: 'batch', labels: { zone: 'b' } },
   });
   const run = await api('POST', `/jobs/${job.id}/trigger`, {});
