@@ -18,6 +18,22 @@ export const DURATION_BUCKET_BOUNDS_MS = [10, 50, 100, 250, 500, 1000, 2500, 500
 export const DURATION_BUCKET_COUNT = DURATION_BUCKET_BOUNDS_MS.length + 1;
 
 /**
+ * The trigger of the runs that have no lateness: a backfill run's slot lies in the past on purpose
+ * (docs/recovery.md "Backfill"), so its start says nothing about the scheduler being late. The
+ * exception of the stats' lateness (sql/stats-outcome.ts latenessFromSql) and of a run's own
+ * (runHasLateness).
+ */
+export const NO_LATENESS_TRIGGER = 'backfill';
+
+/**
+ * Whether a run of `trigger` has a lateness (its start − its slot: lib/runs/run-view.ts): every run
+ * but a backfill run (NO_LATENESS_TRIGGER).
+ */
+export function runHasLateness(trigger: string): boolean {
+  return trigger !== NO_LATENESS_TRIGGER;
+}
+
+/**
  * How many rows one (day, handler) is spread over. A completion adds its delta to
  * slot `pg_backend_pid() % STATS_SLOTS` (STATS_SLOT_SQL), so concurrent completions on
  * different connections rarely share a row lock — one shared row held to COMMIT made

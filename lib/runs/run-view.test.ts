@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attemptLabel, operatorAttemptCount, runDurationMs, type TaskLogView } from './run-view';
+import type { Run } from '../generated/prisma/client.ts';
+import { attemptLabel, operatorAttemptCount, runDurationMs, toRunSummary, type TaskLogView } from './run-view';
 
 type Log = Pick<TaskLogView, 'attempt' | 'toStatus' | 'detail'>;
 const log = (attempt: number, toStatus: Log['toStatus'], actor?: string): Log => ({ attempt, toStatus, detail: actor ? { actor } : {} });
@@ -75,5 +76,24 @@ describe('runDurationMs', () => {
     expect(runDurationMs({ startedAt: STARTED, durationMs: null }, start + 2_500)).toBe(2_500);
     expect(runDurationMs({ startedAt: STARTED, durationMs: null }, null)).toBeNull();
     expect(runDurationMs({ startedAt: null, durationMs: null }, start)).toBeNull();
+  });
+});
+
+describe('toRunSummary latenessMs', () => {
+  const slot = new Date('2026-12-05T02:00:00.000Z');
+  const run = (trigger: Run['trigger'], startedAt: Date | null): Run => ({
+    id: '00000000-0000-4000-8000-000000000001', jobId: '00000000-0000-4000-8000-000000000002', jobKey: 'k', jobVersion: 1,
+    trigger, triggeredBy: 'ops@example.com', scheduledFor: slot, status: startedAt ? 'success' : 'pending', reason: null,
+    startedAt, finishedAt: null, durationMs: null, error: null, params: {}, traceId: 'trace-1', parentRunId: null,
+    createdAt: slot, updatedAt: slot,
+  }) as Run;
+
+  it('is the start minus the slot for a run of the schedule, and null until it starts', () => {
+    expect(toRunSummary(run('schedule', new Date(slot.getTime() + 1_500))).latenessMs).toBe(1_500);
+    expect(toRunSummary(run('schedule', null)).latenessMs).toBeNull();
+  });
+
+  it('is null for a backfill run, whose slot is in the past on purpose (the stats count none either)', () => {
+    expect(toRunSummary(run('backfill', new Date(slot.getTime() + 88_363_133))).latenessMs).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 /** Presenters for runs, tasks and task logs (REST shape of docs/design.md §5). */
 import type { Run, Task, TaskLog } from '../generated/prisma/client.ts';
 import type { DepType } from '../dag/types.ts';
+import { runHasLateness } from '../engine/stats.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -16,7 +17,7 @@ export type RunSummary = {
   startedAt: string | null;
   finishedAt: string | null;
   durationMs: number | null;
-  /** started_at - scheduled_for in ms (null until started) */
+  /** started_at - scheduled_for in ms (null until started, and for a backfill run: runHasLateness) */
   latenessMs: number | null;
   reason: string | null;
   error: string | null;
@@ -165,7 +166,7 @@ export function toRunSummary(r: Run): RunSummary {
     startedAt: iso(r.startedAt),
     finishedAt: iso(r.finishedAt),
     durationMs: r.durationMs,
-    latenessMs: r.startedAt ? r.startedAt.getTime() - r.scheduledFor.getTime() : null,
+    latenessMs: r.startedAt && runHasLateness(r.trigger) ? r.startedAt.getTime() - r.scheduledFor.getTime() : null,
     reason: r.reason,
     error: r.error,
     params: (r.params ?? {}) as Record<string, unknown>,

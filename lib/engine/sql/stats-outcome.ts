@@ -23,7 +23,7 @@
  *   the scheduler being late), except in backfill runs, which have none (their slot is in
  *   the past on purpose).
  */
-import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
+import { DURATION_BUCKET_BOUNDS_MS, DURATION_BUCKET_COUNT, NO_LATENESS_TRIGGER, STATS_SLOT_SQL, STATS_TZ_SQL } from '../stats.ts';
 
 /**
  * SQL of an attempt's duration in ms (bigint): `end - start`, rounded. The same expression
@@ -57,7 +57,7 @@ export function attemptDurationMsSql(end: string, start: string): string {
 export function latenessFromSql(task: string, run?: string, opts: { pruned?: boolean } = {}): string {
   const key = opts.pruned ? ` AND lr.scheduled_for = ${task}.scheduled_for` : '';
   const trigger = run ? `${run}.trigger` : `(SELECT lr.trigger FROM runs lr WHERE lr.id = ${task}.run_id${key})`;
-  return `(CASE WHEN ${trigger} = 'backfill' THEN NULL ELSE GREATEST(${task}.scheduled_for, ${task}.ready_at) END)`;
+  return `(CASE WHEN ${trigger} = '${NO_LATENESS_TRIGGER}' THEN NULL ELSE GREATEST(${task}.scheduled_for, ${task}.ready_at) END)`;
 }
 
 /**
