@@ -24,7 +24,7 @@ import * as backfillPreviewRoute from '../../app/api/v1/jobs/[id]/backfill/previ
 import * as auditRoute from '../../app/api/v1/jobs/[id]/audit/route.ts';
 import * as markRoute from '../../app/api/v1/tasks/[id]/mark-success/route.ts';
 import * as clearRoute from '../../app/api/v1/tasks/[id]/clear/route.ts';
-import { T0, at, claim, drive, insertJob, logsOf, NODE, statusesOf, tasksOf, type JobSpec } from './engine-fixtures.ts';
+import { T0, at, claim, claimStep, drive, insertJob, logsOf, NODE, statusesOf, tasksOf, type JobSpec } from './engine-fixtures.ts';
 
 let db: PrismaClient;
 let tokens: { operator: string; viewer: string };
@@ -153,6 +153,30 @@ describe('clear', () => {
     expect(await statusesOf(db, runId)).toEqual({ a: 'pending', b: 'pending' });
     expect(await drive(db, at(3000))).toEqual(['a', 'b']);
     expect((await runOf(runId)).status).toBe('success');
+  });
+
+  it('a re-opened task that ends without running again shows no start and no duration of an earlier attempt; an automatic retry waits with none either', async () => {
+    const { runId } = await startRun({ steps: [{ key: 'a' }, { key: 'b' }, { key: 'c' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }] });
+    await drive(db, at(1000), { a: 'failed' });
+    await markTaskSuccessAs(db, (await tasksOf(db, runId)).a.id, { reason: 'loaded by hand' }, OPS, at(2000));
+    expect(await drive(db, at(3000))).toEqual(['b', 'c']);
+    // clear a: a, b and c re-open (attempt 2); a fails again, so b and c are skipped without running
+    await clearTaskAs(db, (await tasksOf(db, runId)).a.id, {}, OPS, at(4000));
+    const reopened = await db.task.findMany({ where: { runId }, orderBy: { stepKey: 'asc' } });
+    expect(reopened.map((t) => [t.stepKey, t.status, t.attempt, t.startedAt, t.completedAt])).toEqual([
+      ['a', 'pending', 2, null, null], ['b', 'pending', 2, null, null], ['c', 'pending', 2, null, null],
+    ]);
+    await drive(db, at(5000), { a: 'failed' });
+    const view = await getRun(db, runId, OPS);
+    const shown = Object.fromEntries(view!.tasks.map((t) => [t.stepKey, [t.status, t.attempt, t.startedAt, t.completedAt !== null]]));
+    expect(shown).toEqual({ a: ['dead', 2, at(5000).toISOString(), true], b: ['skipped', 2, null, true], c: ['skipped', 2, null, true] });
+
+    // the engine's own retry: the task waits for attempt 2 without attempt 1's start
+    const retried = await startRun({ steps: [{ key: 'x', maxRetries: 1 }] });
+    const claimed = await claimStep(db, retried.runId, 'x', at(6000));
+    await completeTask(db, { taskId: claimed.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'x failed' }, at(6500));
+    const x = await db.task.findFirstOrThrow({ where: { runId: retried.runId } });
+    expect([x.status, x.attempt, x.startedAt, x.completedAt]).toEqual(['pending', 2, null, null]);
   });
 
   it('a leaf has no downstream (the run view says so) and its clear is a plain clear of that task alone; viewers are refused', async () => {

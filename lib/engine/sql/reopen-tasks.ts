@@ -19,7 +19,7 @@ export interface ReopenRow {
 
 /**
  * Operator retry, set-based: re-opens tasks (dead | skipped | cancelled ->
- * pending, schedule_at = now, lease/result cleared), sets recomputed
+ * pending, schedule_at = now, lease, start, end and result cleared), sets recomputed
  * pending_parents counters (also on pending children waiting for them), writes
  * one task_logs row per re-opened task, moves a finished run back to running
  * (pending if it never started) and off its job's ended counters (run-outcome.ts
@@ -58,6 +58,9 @@ export async function reopenTasks(
                 schedule_at = CASE WHEN v.reopen THEN $7::timestamptz ELSE t.schedule_at END,
                 locked_by = CASE WHEN v.reopen THEN NULL ELSE t.locked_by END,
                 lease_until = CASE WHEN v.reopen THEN NULL ELSE t.lease_until END,
+                -- the attempt to come has not started: an earlier attempt's start would give a task
+                -- that ends without running again (skipped, cancelled) that attempt's duration
+                started_at = CASE WHEN v.reopen THEN NULL ELSE t.started_at END,
                 completed_at = CASE WHEN v.reopen THEN NULL ELSE t.completed_at END,
                 error = CASE WHEN v.reopen THEN NULL ELSE t.error END,
                 output = CASE WHEN v.reopen THEN NULL ELSE t.output END,

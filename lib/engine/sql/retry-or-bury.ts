@@ -32,6 +32,8 @@ export async function retryOrBury(
               pending_parents = CASE WHEN $4 = 'pending' THEN coalesce((SELECT n FROM rc), 0) ELSE pending_parents END,
               schedule_at = CASE WHEN $4 = 'pending' THEN $5::timestamptz ELSE schedule_at END,
               locked_by = CASE WHEN $4 = 'pending' THEN NULL ELSE locked_by END,
+              -- the next attempt has not started (reopen-tasks.ts clears it the same way)
+              started_at = CASE WHEN $4 = 'pending' THEN NULL ELSE started_at END,
               completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE completed_at END,
               version = version + 1, updated_at = $7::timestamptz
         WHERE id = $1::uuid AND status = $2::task_status AND attempt = $3::int
