@@ -182,15 +182,19 @@ function SearchBox({ label, placeholder, initial, onChange, refusal }: { label: 
 }
 
 /**
- * A datetime-local filter read in the display zone (the zone is in its label). Applies on Enter or blur; a value on
+ * A datetime-local filter read in the display zone (the zone is in its label, with the offset in force at the value
+ * applied, else now). Applies on Enter or blur; a value on
  * the wrong side of the other end of its range (`notBefore` / `notAfter`) is refused (onError gets the message).
  */
 function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def: Extract<FilterDef, { kind: 'datetime' }>; zone: string; params: URLSearchParams; onApply(name: string, value: string): void; onError(message: string | null): void; refusal?: Refusal }) {
   const noteId = React.useId();
   const current = params.get(def.name);
   const local = current ? utcToZonedLocal(current, zone) : '';
+  // the end of a range (it has a start, notBefore) reads a wall time a fall-back repeats as its second
+  // occurrence, so that a range ending in the repeated hour holds both of its occurrences
+  const repeated = def.notBefore ? 'last' : 'first';
   const commit = (text: string) => {
-    const iso = text ? (zonedLocalToUtc(text, zone)?.toISOString() ?? '') : '';
+    const iso = text ? (zonedLocalToUtc(text, zone, { repeated })?.toISOString() ?? '') : '';
     if (iso === (current ?? '')) return;
     const start = def.notBefore ? params.get(def.notBefore) : null;
     const end = def.notAfter ? params.get(def.notAfter) : null;
@@ -207,7 +211,7 @@ function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def:
   };
   return (
     <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
-      <FilterLabel label={`${def.label} (${zoneLabel(new Date(), zone)})`} refusal={refusal} id={noteId} shown={!!local} />
+      <FilterLabel label={`${def.label} (${zoneLabel(current && Number.isFinite(Date.parse(current)) ? new Date(current) : new Date(), zone)})`} refusal={refusal} id={noteId} shown={!!local} />
       <Input
         aria-label={def.label}
         type="datetime-local"

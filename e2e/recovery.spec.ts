@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { login } from './helpers/auth.ts';
+import { gotoHydrated, login } from './helpers/auth.ts';
 import { E2E_VIEWER } from './helpers/env.ts';
 import { api } from './helpers/api.ts';
 
@@ -118,6 +118,33 @@ test('clear downstream: a finished task and its downstream run again in the same
   await expect(page.getByTestId('task-attempt-b')).toHaveText('attempt 3 (1 automatic + 2 by operator)', { timeout: 30_000 });
   await expect(page.getByTestId('run-status')).toHaveText('success');
   await expect(page.getByTestId('task-attempt-a')).toHaveText(second);
+});
+
+test.describe('in a display zone with DST', () => {
+  test.use({ timezoneId: 'America/New_York' });
+
+  test('backfill across a fall-back: a range ending in the repeated hour holds both of its slots, each end labelled with its own offset', async ({ page }) => {
+    const job = await api<Job>('POST', '/jobs', {
+      key: `e2e.backfill.dst.${uniq()}`,
+      name: 'E2E backfill DST',
+      schedule: { kind: 'cron', cron: '0 * * * *', timezone: 'America/New_York' },
+      handler: 'builtin.noop',
+    });
+    await gotoHydrated(page, `/jobs/${job.id}`);
+    await page.getByRole('button', { name: 'Backfill' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Backfill past slots' });
+    // 2026-11-01: New York's clocks go back from 02:00 EDT to 01:00 EST, so 01:00-01:59 happens twice
+    await dialog.getByLabel(/^From \(/).fill('2026-11-01T00:00');
+    await dialog.getByLabel(/^To \(/).fill('2026-11-01T01:59');
+    await expect(dialog.getByLabel('From (UTC\u22124)')).toHaveValue('2026-11-01T00:00');
+    await expect(dialog.getByLabel('To (UTC\u22125)')).toHaveValue('2026-11-01T01:59');
+    await dialog.getByRole('button', { name: 'Preview slots' }).click();
+    const slots = dialog.getByTestId('backfill-slot');
+    await expect(slots).toHaveCount(3);
+    await expect(slots.nth(0)).toContainText('2026-11-01 00:00 UTC\u22124');
+    await expect(slots.nth(1)).toContainText('2026-11-01 01:00 UTC\u22124');
+    await expect(slots.nth(2)).toContainText('2026-11-01 01:00 UTC\u22125');
+  });
 });
 
 test('backfill: pick a past range, read the slot preview, confirm, and see the backfill runs', async ({ page }) => {

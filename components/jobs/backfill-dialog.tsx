@@ -15,9 +15,18 @@ import type { BackfillPreview } from '@/lib/jobs/backfill-job';
 import { formatDateTime, utcToZonedLocal, zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
 
-/** `YYYY-MM-DDTHH:mm` (a datetime-local value, a wall time in `zone`) -> ISO instant, or the text unchanged so the server names the field. */
-function toIso(local: string, zone: string): string {
-  return zonedLocalToUtc(local, zone)?.toISOString() ?? local;
+/**
+ * `YYYY-MM-DDTHH:mm` (a datetime-local value, a wall time in `zone`) -> ISO instant, or the text unchanged so the
+ * server names the field. The range's end reads a wall time a fall-back repeats as its second occurrence, so that a
+ * range typed across the repeated hour holds both of its slots.
+ */
+function toIso(local: string, zone: string, end: 'from' | 'to'): string {
+  return zonedLocalToUtc(local, zone, { repeated: end === 'to' ? 'last' : 'first' })?.toISOString() ?? local;
+}
+
+/** A range end's zone label: the offset in force at the instant typed (it differs across a DST change), else now. */
+function offsetLabel(local: string, zone: string, end: 'from' | 'to'): string {
+  return zoneLabel(zonedLocalToUtc(local, zone, { repeated: end === 'to' ? 'last' : 'first' }) ?? new Date(), zone);
 }
 
 /**
@@ -38,7 +47,6 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
   const [preview, setPreview] = React.useState<BackfillPreview | null>(null);
   const [busy, setBusy] = React.useState(false);
   const zone = useDisplayZone();
-  const zoneText = zoneLabel(new Date(), zone);
 
   const openDialog = () => {
     // Default range: the 24 hours up to the last whole hour of the display zone, computed on click so server and
@@ -59,7 +67,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
 
   const runPreview = async () => {
     setBusy(true);
-    const r = await previewBackfillAction(jobId, { from: toIso(from, zone), to: toIso(to, zone) });
+    const r = await previewBackfillAction(jobId, { from: toIso(from, zone, 'from'), to: toIso(to, zone, 'to') });
     setBusy(false);
     if (!r.ok) {
       setFields(r.fields ?? {});
@@ -72,7 +80,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
   };
   const confirm = async () => {
     setBusy(true);
-    const r = await backfillJobAction(jobId, { from: toIso(from, zone), to: toIso(to, zone), reason: reason.trim() || undefined });
+    const r = await backfillJobAction(jobId, { from: toIso(from, zone, 'from'), to: toIso(to, zone, 'to'), reason: reason.trim() || undefined });
     setBusy(false);
     if (!r.ok) {
       setFields(r.fields ?? {});
@@ -114,10 +122,10 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
         }
       >
         <div className="grid grid-cols-2 gap-3">
-          <Field id="backfill-from" label={`From (${zoneText})`} error={fields.from}>
+          <Field id="backfill-from" label={`From (${offsetLabel(from, zone, 'from')})`} error={fields.from}>
             <Input type="datetime-local" {...controlProps('backfill-from', fields.from)} value={from} onChange={edit(setFrom)} />
           </Field>
-          <Field id="backfill-to" label={`To (${zoneText})`} error={fields.to}>
+          <Field id="backfill-to" label={`To (${offsetLabel(to, zone, 'to')})`} error={fields.to}>
             <Input type="datetime-local" {...controlProps('backfill-to', fields.to)} value={to} onChange={edit(setTo)} />
           </Field>
         </div>

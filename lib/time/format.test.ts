@@ -95,6 +95,13 @@ describe('fall-back', () => {
     // a 30-minute change (Lord Howe: +11 -> +10:30 at 02:00 local)
     expect(zonedLocalToUtc('2026-04-05T01:45', 'Australia/Lord_Howe')?.toISOString()).toBe('2026-04-04T14:45:00.000Z');
   });
+  it('the end of a range reads a repeated wall time as its second occurrence; other times are the same either way', () => {
+    expect(zonedLocalToUtc('2026-11-01T01:30', 'America/New_York', { repeated: 'last' })?.toISOString()).toBe('2026-11-01T06:30:00.000Z');
+    expect(zonedLocalToUtc('2026-10-25T02:30', 'Europe/Berlin', { repeated: 'last' })?.toISOString()).toBe('2026-10-25T01:30:00.000Z');
+    expect(zonedLocalToUtc('2026-04-05T01:45', 'Australia/Lord_Howe', { repeated: 'last' })?.toISOString()).toBe('2026-04-04T15:15:00.000Z');
+    expect(zonedLocalToUtc('2026-11-01T00:59', 'America/New_York', { repeated: 'last' })?.toISOString()).toBe('2026-11-01T04:59:00.000Z');
+    expect(zonedLocalToUtc('2026-03-08T02:30', 'America/New_York', { repeated: 'last' })?.toISOString()).toBe('2026-03-08T07:30:00.000Z');
+  });
   it('a wall time in a spring-forward gap moves forward by the gap; other times are exact', () => {
     expect(zonedLocalToUtc('2026-03-08T02:30', 'America/New_York')?.toISOString()).toBe('2026-03-08T07:30:00.000Z'); // 03:30 EDT
     expect(zonedLocalToUtc('2026-03-29T02:30', 'Europe/Berlin')?.toISOString()).toBe('2026-03-29T01:30:00.000Z'); // 03:30 CEST

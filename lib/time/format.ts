@@ -214,10 +214,12 @@ export function shortDate(date: string): string {
 /**
  * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss]` (a datetime-local value).
  * Candidates from the zone's offsets on both sides of a DST change; a time repeated by a fall-back is its
- * first occurrence, a time inside a spring-forward gap comes out shifted forward by the gap (as cron does, README "Time zones and DST"). Null for a malformed value
+ * first occurrence, or with `opts.repeated` 'last' its second (the end of a typed range: a range that ends
+ * at a repeated wall time covers both of its occurrences); a time inside a spring-forward gap comes out
+ * shifted forward by the gap (as cron does, README "Time zones and DST"). Null for a malformed value
  * or an unknown zone.
  */
-export function zonedLocalToUtc(local: string, zone: string): Date | null {
+export function zonedLocalToUtc(local: string, zone: string, opts: { repeated?: 'first' | 'last' } = {}): Date | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
   if (!m || !isKnownZone(zone)) return null;
   const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
@@ -226,9 +228,9 @@ export function zonedLocalToUtc(local: string, zone: string): Date | null {
   // at the instant itself: around a change, one candidate per side of it.
   const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((dt) => asUtc - zoneOffsetMinutes(new Date(asUtc + dt), zone) * 60_000))].sort((x, y2) => x - y2);
   const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16) && (local.length <= 16 || new Date(t).getUTCSeconds() === Number(local.slice(17)));
-  // a repeated wall time: its first occurrence, the earliest candidate that has it
-  const first = candidates.find(wallIs);
-  if (first !== undefined) return new Date(first);
+  // a repeated wall time: its first occurrence, the earliest candidate that has it (or the latest)
+  const found = opts.repeated === 'last' ? candidates.findLast(wallIs) : candidates.find(wallIs);
+  if (found !== undefined) return new Date(found);
   // In a gap no instant has this wall time: the later candidate is the wall time shifted forward by the gap.
   return new Date(candidates[candidates.length - 1]!);
 }
