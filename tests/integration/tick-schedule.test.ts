@@ -291,7 +291,7 @@ describe('slots an operator backfilled while the tick was behind (docs/recovery.
     expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-30T16:00:00Z'));
   });
 
-  it('a misfire summary does not count the slots a backfill ran', async () => {
+  it('a misfire summary does not count the slots a backfill ran, and is filed under the oldest skipped slot without a run', async () => {
     const id = await insertJob(t.db, { key: 'bf-summary', cron: '* * * * *', misfirePolicy: 'skip', nextRunAt: T('2026-11-30T12:00:00Z'), steps: [{ handler: 'test.bf.summary' }] });
     await isolate(id);
     await backfillAndRun(id, 'test.bf.summary', ['2026-11-30T12:00:00Z'], T('2026-11-30T13:00:00Z'));
@@ -299,6 +299,9 @@ describe('slots an operator backfilled while the tick was behind (docs/recovery.
     const skipped = (await runsOf(id)).filter((r) => r.status === 'skipped');
     expect(skipped).toHaveLength(1);
     expect(skipped[0]!.reason).toBe('misfire: 60 missed slots skipped from 2026-11-30T12:00:00.000Z to 2026-11-30T13:00:00.000Z; 1 backfilled slot in that range kept its run');
+    // not beside the backfill run of 12:00: that slot has one record, its run
+    expect(skipped[0]!.scheduledFor).toEqual(T('2026-11-30T12:01:00Z'));
+    expect((await runsOf(id)).filter((r) => r.scheduledFor.getTime() === T('2026-11-30T12:00:00Z').getTime()).map((r) => r.trigger)).toEqual(['backfill']);
   });
 
   it('a slot due within the grace is not fired again when the tick passes many jobs at once', async () => {

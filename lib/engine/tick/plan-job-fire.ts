@@ -58,6 +58,12 @@ export interface TickPlanOptions {
 export interface SkipSummary {
   /** nominal slot the summary record is filed under (the oldest missed slot) */
   scheduledFor: Date;
+  /**
+   * skipped slots to file the record under, ascending: scheduledFor and the next ones of the
+   * schedule (SUMMARY_FILING_SLOTS at most), then those the plan walked at the gap's end. Where the
+   * record goes instead when a backfill holds the oldest (run-tick.ts applyPlan).
+   */
+  slots: Date[];
   count: number;
   /** false when count is an estimate (gigantic gaps are not walked slot by slot) */
   exact: boolean;
@@ -172,6 +178,7 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
     [],
     {
       scheduledFor: oldest,
+      slots: filingSlots(schedule, oldest, to, plan.skip),
       count: skipCount,
       exact: missed.truncatedExact,
       from: oldest,
@@ -179,6 +186,22 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
     },
     true,
   );
+}
+
+/** How many slots from the oldest skipped one a summary may be filed under (SkipSummary.slots). */
+const SUMMARY_FILING_SLOTS = 32;
+
+/**
+ * SkipSummary.slots: `oldest` and the schedule's next slots up to `to` (SUMMARY_FILING_SLOTS in all
+ * at most), then the skipped slots the plan walked (`walked`, ascending), without repeats.
+ */
+function filingSlots(schedule: JobSchedule, oldest: Date, to: Date, walked: Date[]): Date[] {
+  const head = [oldest];
+  for (let slot = nextFireTime(schedule, oldest); slot && slot.getTime() <= to.getTime() && head.length < SUMMARY_FILING_SLOTS; slot = nextFireTime(schedule, slot)) {
+    head.push(slot);
+  }
+  const last = head[head.length - 1]!.getTime();
+  return [...head, ...walked.filter((slot) => slot.getTime() > last)];
 }
 
 /** The reason text of a summarising skipped record. */

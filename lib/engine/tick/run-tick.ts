@@ -322,18 +322,20 @@ async function applyPlan(
   // A slot an operator has backfilled (missed, or created ahead by a clock ahead of this one) has
   // its run: neither fired again (a misfire catch-up would run it twice), nor recorded as skipped,
   // nor created ahead (docs/recovery.md).
-  const backfilled = await backfilledSlots(tx, [...plan.skip, ...plan.fire, ...(plan.ahead ? [plan.ahead] : [])].map((slot) => ({ jobId, slot })));
+  const backfilled = await backfilledSlots(tx, [...plan.skip, ...plan.fire, ...(plan.ahead ? [plan.ahead] : []), ...(plan.summary?.slots ?? [])].map((slot) => ({ jobId, slot })));
+  const free = (slot: Date) => !backfilled.has(slotKey(jobId, slot));
   let aheadBackfilled = false;
   if (backfilled.size > 0) {
-    const free = (slot: Date) => !backfilled.has(slotKey(jobId, slot));
     aheadBackfilled = plan.ahead !== null && !free(plan.ahead);
     plan = { ...plan, fire: plan.fire.filter(free), skip: plan.skip.filter(free) };
   }
   // Oldest first, so runs.created_at order matches slot order.
   if (plan.summary) {
-    // the backfilled slots of the summarised range have their runs: not counted as skipped
+    // the backfilled slots of the summarised range have their runs: not counted as skipped, and the
+    // record is filed under the oldest skipped slot that has no run (not beside a backfill run)
     const kept = await backfilledBetween(tx, { jobId, from: plan.summary.from, to: plan.summary.to });
-    const summary = { ...plan.summary, count: Math.max(0, plan.summary.count - kept) };
+    const filedUnder = plan.summary.slots.find(free) ?? plan.summary.scheduledFor;
+    const summary = { ...plan.summary, scheduledFor: filedUnder, count: Math.max(0, plan.summary.count - kept) };
     if (summary.count > 0) {
       const reason = summaryReason(summary) + (kept > 0 ? `; ${kept} backfilled slot${kept === 1 ? '' : 's'} in that range kept ${kept === 1 ? 'its run' : 'their runs'}` : '');
       await recordSkippedRun(tx, { jobId, scheduledFor: summary.scheduledFor, reason, triggeredBy }, now);
