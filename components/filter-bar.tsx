@@ -6,7 +6,7 @@ import { Search, X } from 'lucide-react';
 import { Input, NativeSelect } from './ui/input';
 import { Button } from './ui/button';
 import { useDisplayZone } from './display-zone';
-import { utcToZonedLocal, zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { utcToZonedLocal, zoneLabel, zonedRangeEndToUtc } from '@/lib/time/format';
 import { PAGING_PARAMS, filtersSet, withoutFilters } from './filter-params';
 
 export type FilterDef =
@@ -190,11 +190,10 @@ function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def:
   const noteId = React.useId();
   const current = params.get(def.name);
   const local = current ? utcToZonedLocal(current, zone) : '';
-  // the end of a range (it has a start, notBefore) reads a wall time a fall-back repeats as its second
-  // occurrence, so that a range ending in the repeated hour holds both of its occurrences
-  const repeated = def.notBefore ? 'last' : 'first';
+  // a filter with a start (notBefore) is the end of a range (zonedRangeEndToUtc)
+  const rangeEnd = def.notBefore ? 'to' : 'from';
   const commit = (text: string) => {
-    const iso = text ? (zonedLocalToUtc(text, zone, { repeated })?.toISOString() ?? '') : '';
+    const iso = text ? (zonedRangeEndToUtc(text, zone, rangeEnd)?.toISOString() ?? '') : '';
     if (iso === (current ?? '')) return;
     const start = def.notBefore ? params.get(def.notBefore) : null;
     const end = def.notAfter ? params.get(def.notAfter) : null;

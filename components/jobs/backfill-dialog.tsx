@@ -12,21 +12,21 @@ import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { backfillJobAction, previewBackfillAction } from '@/app/(console)/jobs/[id]/backfill-actions';
 import type { BackfillPreview } from '@/lib/jobs/backfill-job';
-import { formatDateTime, utcToZonedLocal, zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { formatDateTime, utcToZonedLocal, zoneLabel, zonedLocalToUtc, zonedRangeEndToUtc } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
 
 /**
- * `YYYY-MM-DDTHH:mm` (a datetime-local value, a wall time in `zone`) -> ISO instant, or the text unchanged so the
- * server names the field. The range's end reads a wall time a fall-back repeats as its second occurrence, so that a
- * range typed across the repeated hour holds both of its slots.
+ * `YYYY-MM-DDTHH:mm` (a datetime-local value, a wall time in `zone`) at one end of the range -> ISO instant
+ * (zonedRangeEndToUtc: a range typed across a repeated hour holds both of its slots), or the text unchanged so
+ * the server names the field.
  */
 function toIso(local: string, zone: string, end: 'from' | 'to'): string {
-  return zonedLocalToUtc(local, zone, { repeated: end === 'to' ? 'last' : 'first' })?.toISOString() ?? local;
+  return zonedRangeEndToUtc(local, zone, end)?.toISOString() ?? local;
 }
 
 /** A range end's zone label: the offset in force at the instant typed (it differs across a DST change), else now. */
 function offsetLabel(local: string, zone: string, end: 'from' | 'to'): string {
-  return zoneLabel(zonedLocalToUtc(local, zone, { repeated: end === 'to' ? 'last' : 'first' }) ?? new Date(), zone);
+  return zoneLabel(zonedRangeEndToUtc(local, zone, end) ?? new Date(), zone);
 }
 
 /**

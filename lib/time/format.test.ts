@@ -15,6 +15,7 @@ import {
   utcToZonedLocal,
   wallHourMarks,
   zonedLocalToUtc,
+  zonedRangeEndToUtc,
   zoneLabel,
   zoneOffsetMinutes,
 } from './format';
@@ -101,6 +102,9 @@ describe('fall-back', () => {
     expect(zonedLocalToUtc('2026-04-05T01:45', 'Australia/Lord_Howe', { repeated: 'last' })?.toISOString()).toBe('2026-04-04T15:15:00.000Z');
     expect(zonedLocalToUtc('2026-11-01T00:59', 'America/New_York', { repeated: 'last' })?.toISOString()).toBe('2026-11-01T04:59:00.000Z');
     expect(zonedLocalToUtc('2026-03-08T02:30', 'America/New_York', { repeated: 'last' })?.toISOString()).toBe('2026-03-08T07:30:00.000Z');
+    // a typed range: its start is the first occurrence, its end the second
+    expect(zonedRangeEndToUtc('2026-11-01T01:30', 'America/New_York', 'from')?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+    expect(zonedRangeEndToUtc('2026-11-01T01:30', 'America/New_York', 'to')?.toISOString()).toBe('2026-11-01T06:30:00.000Z');
   });
   it('a wall time in a spring-forward gap moves forward by the gap; other times are exact', () => {
     expect(zonedLocalToUtc('2026-03-08T02:30', 'America/New_York')?.toISOString()).toBe('2026-03-08T07:30:00.000Z'); // 03:30 EDT

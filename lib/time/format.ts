@@ -235,6 +235,15 @@ export function zonedLocalToUtc(local: string, zone: string, opts: { repeated?: 
   return new Date(candidates[candidates.length - 1]!);
 }
 
+/**
+ * UTC instant of one end of a range typed as wall times in `zone` (zonedLocalToUtc): the start reads a
+ * wall time a fall-back repeats as its first occurrence, the end as its second, so that a range typed
+ * across the repeated hour holds both of its occurrences. Null as zonedLocalToUtc.
+ */
+export function zonedRangeEndToUtc(local: string, zone: string, end: 'from' | 'to'): Date | null {
+  return zonedLocalToUtc(local, zone, { repeated: end === 'to' ? 'last' : 'first' });
+}
+
 /** datetime-local value (`YYYY-MM-DDTHH:mm`) of an instant in a zone; '' for no instant. */
 export function utcToZonedLocal(value: Instant | null | undefined, zone: string): string {
   const d = toDate(value);
