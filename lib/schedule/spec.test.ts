@@ -25,6 +25,7 @@ describe('nextFireTime', () => {
     ['cron next slot beyond endAt -> null', job(hourly, { endAt: d('2026-02-01T05:30:00Z') }), '2026-02-01T05:00:00Z', null],
     ['interval anchored at createdAt', job({ kind: 'interval', intervalSeconds: 300 }), '2026-01-01T00:07:00Z', '2026-01-01T00:10:00.000Z'],
     ['interval anchored at startAt', job({ kind: 'interval', intervalSeconds: 300 }, { startAt: d('2026-01-01T00:01:00Z') }), '2026-01-01T00:07:00Z', '2026-01-01T00:11:00.000Z'],
+    ['interval before its creation -> one interval after it (the creation instant is no slot)', job({ kind: 'interval', intervalSeconds: 300 }), '2025-12-01T00:00:00Z', '2026-01-01T00:05:00.000Z'],
     ['interval before startAt -> startAt', job({ kind: 'interval', intervalSeconds: 300 }, { startAt: d('2026-01-01T00:01:00Z') }), '2025-12-01T00:00:00Z', '2026-01-01T00:01:00.000Z'],
     ['once before runAt', job({ kind: 'once', runAt: d('2026-03-01T12:00:00Z') }), '2026-03-01T11:59:59Z', '2026-03-01T12:00:00.000Z'],
     ['once at/after runAt -> null', job({ kind: 'once', runAt: d('2026-03-01T12:00:00Z') }), '2026-03-01T12:00:00Z', null],

@@ -74,8 +74,11 @@ export function* fireTimesAfter(schedule: JobSchedule, after: Date): Generator<D
       return;
     }
     case 'interval': {
+      // Anchored at startAt, which is a slot; without one at the job's creation, which is not: the job is created
+      // with its next fire strictly after that instant (create-job.ts), so its first slot is one interval later.
       const anchor = startAt ?? schedule.createdAt;
-      let t = nextIntervalFireTime(anchor, spec.intervalSeconds, from);
+      const walkFrom = startAt || from.getTime() >= anchor.getTime() ? from : anchor;
+      let t = nextIntervalFireTime(anchor, spec.intervalSeconds, walkFrom);
       while (t.getTime() <= end) {
         yield t;
         t = new Date(t.getTime() + spec.intervalSeconds * 1000);

@@ -509,6 +509,15 @@ describe('backfill', () => {
     expect(retried).toMatchObject({ trigger: 'retry', status: 'pending' });
   });
 
+  it("an interval job's slots start one interval after its creation (never fired, the creation instant is no slot), or at its window's start", async () => {
+    const jobId = await insertJob(db, { steps: [{ key: 'main', handler: 'bf.work' }] });
+    await db.job.update({ where: { id: jobId }, data: { scheduleKind: 'interval', intervalSeconds: 3600, timezone: 'UTC', createdAt: new Date('2026-03-02T01:00:00Z') } });
+    const slots = async () => (await previewBackfill(db, jobId, range, OPS, NOW)).slots.map((x) => x.scheduledFor.slice(11, 16));
+    expect(await slots()).toEqual(['02:00', '03:00', '04:00', '05:00']);
+    await db.job.update({ where: { id: jobId }, data: { startAt: new Date('2026-03-02T01:30:00Z') } });
+    expect(await slots()).toEqual(['01:30', '02:30', '03:30', '04:30']);
+  });
+
   it('refuses bad ranges naming the field, more than 1000 slots, manual jobs and viewers, writing nothing', async () => {
     const jobId = await cronJob({}, '* * * * *');
     const before = await db.run.count();
