@@ -193,6 +193,9 @@ function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def:
   // a filter with a start (notBefore) is the end of a range (zonedRangeEndToUtc)
   const rangeEnd = def.notBefore ? 'to' : 'from';
   const commit = (text: string) => {
+    // a field left as shown keeps the applied instant, which the wall time may not hold exactly (its seconds, or
+    // the other occurrence of a repeated hour than this end's reading)
+    if (text === local) return;
     const iso = text ? (zonedRangeEndToUtc(text, zone, rangeEnd)?.toISOString() ?? '') : '';
     if (iso === (current ?? '')) return;
     const start = def.notBefore ? params.get(def.notBefore) : null;

@@ -265,3 +265,41 @@ test("a task's log lines and the job's run history strip are written in the disp
   await page.goto(`/jobs/${job.id}`);
   await expect(page.getByTestId('run-history-strip').locator(`a[href="/runs/${run.id}"]`)).toHaveAttribute('aria-label', /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\+8/);
 });
+
+test("the edit form keeps a window end in a repeated hour's second occurrence and its seconds, and offers the choice", async ({ page }) => {
+  // 01:30 on the first Sunday of November next year comes twice in New York: 05:30 UTC (EDT), then 06:30 UTC (EST)
+  const year = new Date().getUTCFullYear() + 1;
+  const day = [1, 2, 3, 4, 5, 6, 7].find((d) => new Date(Date.UTC(year, 10, d)).getUTCDay() === 0)!;
+  const date = `${year}-11-0${day}`;
+  const startAt = `${year}-06-01T12:00:30.000Z`;
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key: `e2e.tz.repeated.${uniq()}`, name: 'Repeated hour', schedule: { kind: 'cron', cron: '0 12 * * *', timezone: 'America/New_York' },
+    handler: 'builtin.noop', startAt, endAt: `${date}T06:30:00.000Z`,
+  });
+  await login(page);
+  await gotoHydrated(page, `/jobs/${job.id}/edit`);
+  const choice = page.getByTestId('endAt-repeated');
+  await expect(choice).toContainText(`01:30 comes twice on ${date} in America/New_York`);
+  await expect(choice.getByRole('radio', { name: /^Second, UTC\u22125/ })).toBeChecked();
+  await expect(page.getByTestId('startAt-repeated')).toHaveCount(0);
+  await page.getByLabel('Name').fill('Repeated hour, renamed');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}(\\?|$)`));
+  let saved = await api<{ name: string; startAt: string; endAt: string }>('GET', `/jobs/${job.id}`);
+  expect(saved).toMatchObject({ name: 'Repeated hour, renamed', startAt, endAt: `${date}T06:30:00.000Z` });
+
+  // the first occurrence, chosen: an hour earlier in UTC
+  await gotoHydrated(page, `/jobs/${job.id}/edit`);
+  await page.getByTestId('endAt-repeated').getByRole('radio', { name: /^First, UTC\u22124/ }).check();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}(\\?|$)`));
+  saved = await api<{ name: string; startAt: string; endAt: string }>('GET', `/jobs/${job.id}`);
+  expect(saved).toMatchObject({ startAt, endAt: `${date}T05:30:00.000Z` });
+
+  // 02:30 on the second Sunday of March does not exist there: the form says which instant it is read as
+  const sundays = [...Array(14).keys()].map((n) => n + 1).filter((d) => new Date(Date.UTC(year, 2, d)).getUTCDay() === 0);
+  const spring = `${year}-03-${String(sundays[1]).padStart(2, '0')}`;
+  await gotoHydrated(page, `/jobs/${job.id}/edit`);
+  await page.getByLabel(/^Start at/).fill(`${spring}T02:30`);
+  await expect(page.getByTestId('startAt-skipped')).toContainText(`02:30 does not exist on ${spring} in America/New_York (clocks go forward): it is read as 03:30 UTC\u22124 = ${spring} 07:30:00 UTC`);
+});

@@ -9,7 +9,8 @@ import { Dialog } from '../ui/dialog';
 import { Field, controlProps } from '../ui/field';
 import { Input, Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
-import { zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { zoneLabel, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
+import { WallTimeChoice } from '../ui/wall-time-choice';
 import { useDisplayZone } from '../display-zone';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
@@ -80,7 +81,9 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
   const [scope, setScope] = React.useState<'rule' | 'job' | 'type'>('rule');
   const [duration, setDuration] = React.useState<string>('60');
   const [until, setUntil] = React.useState('');
+  const [untilRepeated, setUntilRepeated] = React.useState<RepeatedOccurrence>('first');
   const zone = useDisplayZone();
+  const untilAt = until ? zonedLocalToUtc(until, zone, { repeated: untilRepeated }) : null;
   const [note, setNote] = React.useState('');
   const [fields, setFields] = React.useState<Record<string, string>>({});
   const [busy, setBusy] = React.useState(false);
@@ -89,6 +92,7 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
     setScope(alarm?.jobId ? 'rule' : 'type');
     setDuration('60');
     setUntil('');
+    setUntilRepeated('first');
     setNote('');
     setFields({});
   }, [alarm?.id, alarm?.jobId]);
@@ -102,7 +106,7 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
       const input = {
         ...(scope !== 'type' && alarm.jobId ? { jobId: alarm.jobId } : {}),
         ...(scope !== 'job' ? { type: alarm.type } : {}),
-        ...(duration === 'until' ? { until: until ? (zonedLocalToUtc(until, zone)?.toISOString() ?? until) : '' } : { durationMinutes: Number(duration) }),
+        ...(duration === 'until' ? { until: until ? (untilAt?.toISOString() ?? until) : '' } : { durationMinutes: Number(duration) }),
         ...(note.trim() ? { note: note.trim() } : {}),
       };
       const r = await action(input);
@@ -158,9 +162,12 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
           ))}
         </fieldset>
         {duration === 'until' ? (
-          <Field id="silence-until" label={`Until (${zoneLabel(new Date(), zone)})`} error={fields.until}>
-            <Input {...controlProps('silence-until', fields.until)} type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
-          </Field>
+          <div>
+            <Field id="silence-until" label={`Until (${zoneLabel(untilAt ?? new Date(), zone)})`} error={fields.until}>
+              <Input {...controlProps('silence-until', fields.until)} type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+            </Field>
+            <WallTimeChoice id="silence-until" local={until} zone={zone} value={untilRepeated} onChange={setUntilRepeated} />
+          </div>
         ) : null}
         {fields.durationMinutes ? <p className="text-xs text-red-700">{fields.durationMinutes}</p> : null}
         <Field id="silence-note" label="Note (optional)" error={fields.note}>

@@ -135,3 +135,32 @@ describe('the edit form sends the routing back as saved while its fields are unt
     expect(out.input.routing).toMatchObject({ labels: { zone: 'eu' } });
   });
 });
+
+describe('the edit form saves the instants it loaded when their fields are untouched', () => {
+  const job = (over: Record<string, unknown>) => ({
+    key: 'k', name: 'n', description: '', schedule: { kind: 'cron' as const, cron: '0 * * * *', timezone: 'America/New_York' }, timezone: 'America/New_York', startAt: null, endAt: null, staggerSeconds: 0,
+    steps: [{ key: 'main', handler: 'builtin.noop', payload: {} }],
+    policy: { timeoutSeconds: 60, maxRetries: 0, backoff: { baseSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0 }, blockStrategy: 'discard_later' as const, misfirePolicy: 'skip' as const, misfireMaxCatchup: 1, deadLetterAfter: 0, priority: 0 },
+    routing: { nodeGroup: null, labels: {}, strategy: 'any' as const, nodes: [], key: null },
+    alarms: { onFailure: false, onTimeout: false, onDeadLetter: false, onSuccess: false, channels: [] },
+    ...over,
+  });
+
+  it('a window end in the second occurrence of a repeated hour stays there (it was moved an hour back, to the first)', () => {
+    const v = jobToFormValues(job({ startAt: '2026-11-01T06:30:00.000Z', endAt: '2026-11-01T05:45:00.000Z' }) as never);
+    expect([v.startAtLocal, v.startAtRepeated, v.endAtLocal, v.endAtRepeated]).toEqual(['2026-11-01T01:30', 'last', '2026-11-01T01:45', 'first']);
+    const out = toJobInput({ ...v, name: 'renamed' });
+    expect(out.errors).toEqual({});
+    expect([out.input.startAt, out.input.endAt]).toEqual(['2026-11-01T06:30:00.000Z', '2026-11-01T05:45:00.000Z']);
+    // choosing the other occurrence moves it by the hour the zone repeats
+    expect(toJobInput({ ...v, startAtRepeated: 'first' }).input.startAt).toBe('2026-11-01T05:30:00.000Z');
+  });
+
+  it('seconds and milliseconds of a run-at or window set through the API are kept (they were cut to the minute)', () => {
+    const v = jobToFormValues(job({ schedule: { kind: 'once', runAt: '2027-02-01T09:00:30.125Z' }, timezone: 'UTC', endAt: '2027-03-01T00:00:15.000Z' }) as never);
+    expect(v.runAtLocal).toBe('2027-02-01T09:00:30.125');
+    const out = toJobInput({ ...v, name: 'renamed' });
+    expect(out.input.schedule).toEqual({ kind: 'once', runAt: '2027-02-01T09:00:30.125Z' });
+    expect(out.input.endAt).toBe('2027-03-01T00:00:15.000Z');
+  });
+});

@@ -4,7 +4,7 @@
  * used by the form and unit-testable.
  */
 
-import { utcToZonedLocal, zonedLocalToUtc } from '@/lib/time/format';
+import { instantToWallTime, utcToZonedLocal, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
 import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf, withFieldErrors } from '@/lib/api/validation';
 import { neverFiresFields } from '@/lib/api/never-fires-fields';
@@ -21,11 +21,18 @@ export type JobFormValues = {
   cron: string;
   timezone: string;
   intervalSeconds: string;
-  /** `YYYY-MM-DDTHH:mm` (datetime-local), wall time in `timezone`. */
+  /** `YYYY-MM-DDTHH:mm[:ss[.SSS]]` (datetime-local), wall time in `timezone`. */
   runAtLocal: string;
+  /**
+   * Which occurrence of `runAtLocal` is meant when a fall-back repeats it in `timezone` (lib/time/format.ts
+   * repeatedWallTime; components/ui/wall-time-choice.tsx); ignored for a wall time that comes once.
+   */
+  runAtRepeated: RepeatedOccurrence;
   /** Optional effective window, datetime-local in `timezone`; '' = open. */
   startAtLocal: string;
+  startAtRepeated: RepeatedOccurrence;
   endAtLocal: string;
+  endAtRepeated: RepeatedOccurrence;
   /** seconds; a stable per-job offset in [0, staggerSeconds) */
   staggerSeconds: string;
   /** false for a multi-step job: handler/payload are edited in the Graph tab. */
@@ -77,8 +84,11 @@ export const EMPTY_JOB_FORM: JobFormValues = {
   timezone: 'UTC',
   intervalSeconds: '60',
   runAtLocal: '',
+  runAtRepeated: 'first',
   startAtLocal: '',
+  startAtRepeated: 'first',
   endAtLocal: '',
+  endAtRepeated: 'first',
   staggerSeconds: '0',
   singleStep: true,
   handler: '',
@@ -108,6 +118,11 @@ export const EMPTY_JOB_FORM: JobFormValues = {
 
 // Wall time <-> instant conversions live in the one time module (lib/time/format.ts).
 export { utcToZonedLocal, zonedLocalToUtc };
+
+/** The instant of a wall-time field of the form (`local` in `zone`, the occurrence chosen when it is repeated); null when unreadable. */
+export function formInstant(local: string, zone: string, repeated: RepeatedOccurrence): Date | null {
+  return zonedLocalToUtc(local, zone || 'UTC', { repeated });
+}
 
 /** `k=v, k2=v2` -> record; returns an error message for a malformed pair. */
 export function parseLabels(text: string): { ok: true; value: Record<string, string> } | { ok: false; error: string } {
@@ -202,7 +217,7 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
       schedule = { kind: 'interval', intervalSeconds: num(v.intervalSeconds) ?? NaN };
       break;
     case 'once': {
-      const at = v.runAtLocal ? zonedLocalToUtc(v.runAtLocal, v.timezone || 'UTC') : null;
+      const at = v.runAtLocal ? formInstant(v.runAtLocal, v.timezone, v.runAtRepeated) : null;
       if (!at) errors['schedule.runAt'] = 'Pick the date and time to run at';
       schedule = { kind: 'once', runAt: at?.toISOString() ?? '' };
       break;
@@ -210,9 +225,9 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
     default:
       schedule = { kind: 'manual' };
   }
-  const windowAt = (local: string, path: string) => {
+  const windowAt = (local: string, repeated: RepeatedOccurrence, path: string) => {
     if (!local) return null;
-    const d = zonedLocalToUtc(local, v.timezone || 'UTC');
+    const d = formInstant(local, v.timezone, repeated);
     if (!d) errors[path] = 'Invalid date and time';
     return d?.toISOString() ?? null;
   };
@@ -224,8 +239,8 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
     name: v.name,
     description: v.description,
     schedule,
-    startAt: windowAt(v.startAtLocal, 'startAt'),
-    endAt: windowAt(v.endAtLocal, 'endAt'),
+    startAt: windowAt(v.startAtLocal, v.startAtRepeated, 'startAt'),
+    endAt: windowAt(v.endAtLocal, v.endAtRepeated, 'endAt'),
     staggerSeconds: v.staggerSeconds.trim() === '' ? 0 : num(v.staggerSeconds),
     policy: {
       timeoutSeconds: num(v.timeoutSeconds),
@@ -292,6 +307,12 @@ function routingShown(v: Pick<JobFormValues, 'routingGroup' | 'routingLabels' | 
   return JSON.stringify([v.routingGroup, v.routingLabels, v.routingStrategy, v.routingNodes, v.routingKey]);
 }
 
+/** The form values `<name>Local` and `<name>Repeated` of an instant shown as a wall time in `zone` (lib/time/format.ts instantToWallTime). */
+function wallTimeFields<N extends 'runAt' | 'startAt' | 'endAt'>(name: N, instant: string | null, zone: string): Record<`${N}Local`, string> & Record<`${N}Repeated`, RepeatedOccurrence> {
+  const w = instantToWallTime(instant, zone);
+  return { [`${name}Local`]: w?.local ?? '', [`${name}Repeated`]: w?.repeated ?? 'first' } as Record<`${N}Local`, string> & Record<`${N}Repeated`, RepeatedOccurrence>;
+}
+
 /** Edit-form values of an existing job (times shown as wall times in the job's zone). */
 export function jobToFormValues(job: JobLike): JobFormValues {
   const tz = job.schedule.kind === 'cron' ? job.schedule.timezone : job.timezone || 'UTC';
@@ -311,9 +332,10 @@ export function jobToFormValues(job: JobLike): JobFormValues {
     cron: job.schedule.kind === 'cron' ? job.schedule.cron : '',
     timezone: tz,
     intervalSeconds: job.schedule.kind === 'interval' ? String(job.schedule.intervalSeconds) : '60',
-    runAtLocal: job.schedule.kind === 'once' ? utcToZonedLocal(job.schedule.runAt, tz) : '',
-    startAtLocal: utcToZonedLocal(job.startAt, tz),
-    endAtLocal: utcToZonedLocal(job.endAt, tz),
+    // exact wall times (seconds when set, the occurrence of a repeated hour): a save that leaves them alone keeps the instants
+    ...wallTimeFields('runAt', job.schedule.kind === 'once' ? job.schedule.runAt : null, tz),
+    ...wallTimeFields('startAt', job.startAt, tz),
+    ...wallTimeFields('endAt', job.endAt, tz),
     staggerSeconds: String(job.staggerSeconds ?? 0),
     singleStep: !!single,
     handler: single?.handler ?? '',

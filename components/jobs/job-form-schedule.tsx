@@ -6,8 +6,9 @@ import { TimezonePicker } from './timezone-picker';
 import { zoneInput, zoneInputHint } from './timezone-choices';
 import { isValidTimeZone } from '@/lib/schedule/timezone';
 import { FireTimesPreview, type PreviewWindow } from './schedule-preview';
-import type { JobFormValues, ScheduleKind } from './form-values';
-import { formatUtc, zonedLocalToUtc } from '@/lib/time/format';
+import { formInstant, type JobFormValues, type ScheduleKind } from './form-values';
+import { formatUtc, type RepeatedOccurrence } from '@/lib/time/format';
+import { WallTimeChoice, wallTimeStep } from '../ui/wall-time-choice';
 import { FormSection, NumberField, ValueField } from './job-form-fields';
 import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
@@ -52,7 +53,10 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
             <NumberField f={f} path="schedule.intervalSeconds" k="intervalSeconds" min={1} />
           ) : null}
           {v.scheduleKind === 'once' ? (
-            <ValueField f={f} path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" />
+            <div>
+              <ValueField f={f} path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" step={wallTimeStep(v.runAtLocal)} />
+              <WallTimeChoice id="runAt" local={v.runAtLocal} zone={v.timezone || 'UTC'} value={v.runAtRepeated} onChange={(x) => set('runAtRepeated', x)} />
+            </div>
           ) : null}
           {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
             <Field {...FORM_FIELDS['schedule.timezone']} error={err('schedule.timezone')} hint={zoneHint}>
@@ -69,8 +73,14 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
         <details className="group" open={!!(v.startAtLocal || v.endAtLocal || err('startAt') || err('endAt'))}>
           <summary className="cursor-pointer text-xs font-medium text-zinc-600">Effective window (optional)</summary>
           <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
-            <ValueField f={f} label={`${FORM_FIELDS.startAt.label} (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" />
-            <ValueField f={f} label={`${FORM_FIELDS.endAt.label} (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" />
+            <div>
+              <ValueField f={f} label={`${FORM_FIELDS.startAt.label} (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" step={wallTimeStep(v.startAtLocal)} />
+              <WallTimeChoice id="startAt" local={v.startAtLocal} zone={v.timezone || 'UTC'} value={v.startAtRepeated} onChange={(x) => set('startAtRepeated', x)} />
+            </div>
+            <div>
+              <ValueField f={f} label={`${FORM_FIELDS.endAt.label} (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" step={wallTimeStep(v.endAtLocal)} />
+              <WallTimeChoice id="endAt" local={v.endAtLocal} zone={v.timezone || 'UTC'} value={v.endAtRepeated} onChange={(x) => set('endAtRepeated', x)} />
+            </div>
           </div>
         </details>
       ) : null}
@@ -89,14 +99,14 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
 /** The form's effective window as UTC instants for the fire preview (a half-typed or invalid value is left out). */
 function previewWindow(v: JobFormValues): PreviewWindow {
   const tz = v.timezone || 'UTC';
-  const at = (local: string) => (local ? (zonedLocalToUtc(local, tz)?.toISOString() ?? null) : null);
-  return { startAt: at(v.startAtLocal), endAt: at(v.endAtLocal) };
+  const at = (local: string, repeated: RepeatedOccurrence) => (local ? (formInstant(local, tz, repeated)?.toISOString() ?? null) : null);
+  return { startAt: at(v.startAtLocal, v.startAtRepeated), endAt: at(v.endAtLocal, v.endAtRepeated) };
 }
 
 function onceHint(v: JobFormValues): string {
   if (!v.runAtLocal) return `Wall time in ${v.timezone || 'UTC'}`;
   // While the zone is half-typed the instant is unknown, not invalid.
   if (!isValidTimeZone(v.timezone.trim() || 'UTC')) return 'Wall time in the time zone below, once it is a complete zone name';
-  const at = zonedLocalToUtc(v.runAtLocal, v.timezone || 'UTC');
+  const at = formInstant(v.runAtLocal, v.timezone, v.runAtRepeated);
   return at ? `= ${formatUtc(at)}` : 'Invalid date';
 }

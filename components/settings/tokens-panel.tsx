@@ -15,7 +15,8 @@ import { Input, NativeSelect } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime } from '../time';
-import { zoneLabel, zonedLocalToUtc } from '@/lib/time/format';
+import { zoneLabel, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
+import { WallTimeChoice } from '../ui/wall-time-choice';
 import { useDisplayZone } from '../display-zone';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
@@ -28,7 +29,9 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
   const [name, setName] = React.useState('');
   const [scope, setScope] = React.useState<Scope>('operate');
   const [expiresAt, setExpiresAt] = React.useState('');
+  const [expiresRepeated, setExpiresRepeated] = React.useState<RepeatedOccurrence>('first');
   const zone = useDisplayZone();
+  const expiresInstant = expiresAt ? zonedLocalToUtc(expiresAt, zone, { repeated: expiresRepeated }) : null;
   const [fields, setFields] = React.useState<Record<string, string>>({});
   const [created, setCreated] = React.useState<{ token: string; name: string } | null>(null);
   const [copied, setCopied] = React.useState(false);
@@ -37,7 +40,7 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     startTransition(async () => {
-      const r = await create({ name, scope, ...(expiresAt ? { expiresAt: zonedLocalToUtc(expiresAt, zone)?.toISOString() ?? expiresAt } : {}) });
+      const r = await create({ name, scope, ...(expiresAt ? { expiresAt: expiresInstant?.toISOString() ?? expiresAt } : {}) });
       if (r.ok) {
         setCreated({ token: r.data.token, name: r.data.view.name });
         setCopied(false);
@@ -149,9 +152,12 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
                 <option value="admin">admin</option>
               </NativeSelect>
             </Field>
-            <Field id="token-expires" label={`Expires (optional, ${zoneLabel(new Date(), zone)})`} error={fields.expiresAt}>
-              <Input {...controlProps('token-expires', fields.expiresAt)} type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
-            </Field>
+            <div>
+              <Field id="token-expires" label={`Expires (optional, ${zoneLabel(expiresInstant ?? new Date(), zone)})`} error={fields.expiresAt}>
+                <Input {...controlProps('token-expires', fields.expiresAt)} type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
+              </Field>
+              <WallTimeChoice id="token-expires" local={expiresAt} zone={zone} value={expiresRepeated} onChange={setExpiresRepeated} />
+            </div>
             <Button type="submit" variant="primary" disabled={pending}>
               <KeyRound /> Create token
             </Button>

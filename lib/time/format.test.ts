@@ -9,9 +9,12 @@ import {
   formatDateTime,
   formatDuration,
   formatUtc,
+  instantToWallTime,
   isKnownZone,
   relativeFrom,
+  repeatedWallTime,
   shortDate,
+  skippedWallTime,
   utcToZonedLocal,
   wallHourMarks,
   zonedLocalToUtc,
@@ -111,6 +114,45 @@ describe('fall-back', () => {
     expect(zonedLocalToUtc('2026-03-29T02:30', 'Europe/Berlin')?.toISOString()).toBe('2026-03-29T01:30:00.000Z'); // 03:30 CEST
     expect(zonedLocalToUtc('2026-07-01T12:00', 'Asia/Kolkata')?.toISOString()).toBe('2026-07-01T06:30:00.000Z');
     expect(zonedLocalToUtc('2026-01-15T09:00:30', 'Europe/Berlin')?.toISOString()).toBe('2026-01-15T08:00:30.000Z');
+  });
+});
+
+describe('a wall time that stands for one instant (the console inputs that load and save one)', () => {
+  it('repeatedWallTime gives both instants of a wall time a fall-back repeats, and nothing for any other', () => {
+    expect(repeatedWallTime('2026-11-01T01:30', 'America/New_York')?.map((d) => d.toISOString())).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-01T06:30:00.000Z']);
+    expect(repeatedWallTime('2026-04-05T01:45', 'Australia/Lord_Howe')?.map((d) => d.toISOString())).toEqual(['2026-04-04T14:45:00.000Z', '2026-04-04T15:15:00.000Z']);
+    expect(repeatedWallTime('2026-11-01T00:59', 'America/New_York')).toBeNull();
+    expect(repeatedWallTime('2026-11-01T02:00', 'America/New_York')).toBeNull();
+    expect(repeatedWallTime('2026-03-08T02:30', 'America/New_York')).toBeNull(); // a gap: no instant has it
+    expect(repeatedWallTime('2026-11-01T01:30', 'UTC')).toBeNull();
+    expect(repeatedWallTime('nonsense', 'America/New_York')).toBeNull();
+  });
+  it('skippedWallTime gives the instant a wall time a spring-forward skips is read as, and nothing for one that exists', () => {
+    expect(skippedWallTime('2026-03-08T02:30', 'America/New_York')?.toISOString()).toBe('2026-03-08T07:30:00.000Z'); // 03:30 EDT
+    expect(skippedWallTime('2026-10-04T02:15', 'Australia/Lord_Howe')?.toISOString()).toBe('2026-10-03T15:45:00.000Z'); // 02:45 +11
+    expect(skippedWallTime('2026-03-08T03:00', 'America/New_York')).toBeNull();
+    expect(skippedWallTime('2026-11-01T01:30', 'America/New_York')).toBeNull(); // repeated, not skipped
+    expect(skippedWallTime('2026-03-08T02:30:15', 'UTC')).toBeNull();
+  });
+  it('instantToWallTime is the exact inverse of zonedLocalToUtc: seconds, milliseconds and the occurrence of a repeated hour', () => {
+    const cases: [string, string][] = [
+      ['2026-11-01T06:30:00.000Z', 'America/New_York'], // 01:30 EST, the second 01:30
+      ['2026-11-01T05:30:00.000Z', 'America/New_York'], // 01:30 EDT, the first
+      ['2026-10-25T01:30:00.000Z', 'Europe/Berlin'],
+      ['2026-04-04T15:15:00.000Z', 'Australia/Lord_Howe'],
+      ['2026-12-10T10:00:30.000Z', 'Asia/Shanghai'],
+      ['2026-12-10T10:00:30.250Z', 'UTC'],
+      ['2026-12-10T10:00:00.007Z', 'Asia/Kolkata'],
+      ['2026-03-08T07:30:00.000Z', 'America/New_York'],
+    ];
+    for (const [iso, zone] of cases) {
+      const w = instantToWallTime(iso, zone)!;
+      expect(zonedLocalToUtc(w.local, zone, { repeated: w.repeated })?.toISOString(), `${iso} in ${zone}`).toBe(iso);
+    }
+    expect(instantToWallTime('2026-11-01T06:30:00.000Z', 'America/New_York')).toEqual({ local: '2026-11-01T01:30', repeated: 'last' });
+    expect(instantToWallTime('2026-11-01T05:30:00.000Z', 'America/New_York')).toEqual({ local: '2026-11-01T01:30', repeated: 'first' });
+    expect(instantToWallTime('2026-12-10T10:00:30.250Z', 'UTC')).toEqual({ local: '2026-12-10T10:00:30.250', repeated: 'first' });
+    expect(instantToWallTime(null, 'UTC')).toBeNull();
   });
 });
 

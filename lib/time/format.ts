@@ -211,23 +211,28 @@ export function shortDate(date: string): string {
   return `${MONTHS[(m ?? 1) - 1] ?? '?'} ${d}${time ? ` ${time.slice(0, 5)}` : ''}`;
 }
 
+/** Which of the two instants of a wall time repeated by a fall-back (the first, in the earlier offset, or the last). */
+export type RepeatedOccurrence = 'first' | 'last';
+
 /**
- * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss]` (a datetime-local value).
+ * UTC instant of a wall time in an IANA zone. `local` is `YYYY-MM-DDTHH:mm[:ss[.SSS]]` (a datetime-local value).
  * Candidates from the zone's offsets on both sides of a DST change; a time repeated by a fall-back is its
  * first occurrence, or with `opts.repeated` 'last' its second (the end of a typed range: a range that ends
  * at a repeated wall time covers both of its occurrences); a time inside a spring-forward gap comes out
  * shifted forward by the gap (as cron does, README "Time zones and DST"). Null for a malformed value
  * or an unknown zone.
  */
-export function zonedLocalToUtc(local: string, zone: string, opts: { repeated?: 'first' | 'last' } = {}): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+export function zonedLocalToUtc(local: string, zone: string, opts: { repeated?: RepeatedOccurrence } = {}): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/.exec(local);
   if (!m || !isKnownZone(zone)) return null;
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
-  const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((x) => Number(x ?? 0)) as number[];
+  const ms = Number((m[7] ?? '').padEnd(3, '0'));
+  const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0, ms);
   // The zone's offsets a day before and a day after (no zone changes twice within two days), and
   // at the instant itself: around a change, one candidate per side of it.
   const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((dt) => asUtc - zoneOffsetMinutes(new Date(asUtc + dt), zone) * 60_000))].sort((x, y2) => x - y2);
-  const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16) && (local.length <= 16 || new Date(t).getUTCSeconds() === Number(local.slice(17)));
+  // the zone's offsets are whole minutes: seconds and milliseconds are the same on the wall and in UTC
+  const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16);
   // a repeated wall time: its first occurrence, the earliest candidate that has it (or the latest)
   const found = opts.repeated === 'last' ? candidates.findLast(wallIs) : candidates.find(wallIs);
   if (found !== undefined) return new Date(found);
@@ -242,6 +247,42 @@ export function zonedLocalToUtc(local: string, zone: string, opts: { repeated?: 
  */
 export function zonedRangeEndToUtc(local: string, zone: string, end: 'from' | 'to'): Date | null {
   return zonedLocalToUtc(local, zone, { repeated: end === 'to' ? 'last' : 'first' });
+}
+
+/**
+ * Both UTC instants of a wall time that a fall-back repeats in `zone` (`local` as zonedLocalToUtc reads
+ * it), earlier first; null for a wall time that comes once (or never: a spring-forward gap), a malformed
+ * value or an unknown zone. What a console input offers a choice for (components/ui/wall-time-choice.tsx).
+ */
+export function repeatedWallTime(local: string, zone: string): [Date, Date] | null {
+  const first = zonedLocalToUtc(local, zone, { repeated: 'first' });
+  const last = zonedLocalToUtc(local, zone, { repeated: 'last' });
+  return first && last && first.getTime() !== last.getTime() ? [first, last] : null;
+}
+
+/**
+ * The instant a wall time that a spring-forward skips in `zone` is read as (zonedLocalToUtc: shifted forward by
+ * the gap, 02:30 -> 03:30); null for a wall time that exists, a malformed value or an unknown zone.
+ */
+export function skippedWallTime(local: string, zone: string): Date | null {
+  const at = zonedLocalToUtc(local, zone);
+  return at && utcToZonedLocal(at, zone) !== local.slice(0, 16) ? at : null;
+}
+
+/**
+ * An instant as the value of an input that edits it as a wall time in `zone` (the inverse of
+ * zonedLocalToUtc, exact): `local` is `YYYY-MM-DDTHH:mm`, with `:ss` or `:ss.SSS` when the instant has
+ * them (an edit that leaves the field alone saves the instant it loaded), and `repeated` says which
+ * occurrence of a wall time a fall-back repeats the instant is ('first' for any other). Null for no instant.
+ */
+export function instantToWallTime(value: Instant | null | undefined, zone: string): { local: string; repeated: RepeatedOccurrence } | null {
+  const d = toDate(value);
+  if (!d) return null;
+  const ms = d.getUTCMilliseconds();
+  const s = d.getUTCSeconds();
+  const local = `${utcToZonedLocal(d, zone)}${s || ms ? `:${p2(s)}${ms ? `.${String(ms).padStart(3, '0')}` : ''}` : ''}`;
+  const both = repeatedWallTime(local, zone);
+  return { local, repeated: both && both[1].getTime() === d.getTime() ? 'last' : 'first' };
 }
 
 /** datetime-local value (`YYYY-MM-DDTHH:mm`) of an instant in a zone; '' for no instant. */
