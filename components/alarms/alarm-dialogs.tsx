@@ -11,6 +11,7 @@ import { Input, Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { zoneLabel, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
 import { WallTimeChoice } from '../ui/wall-time-choice';
+import { unreadableFields } from '../ui/unreadable-input';
 import { useDisplayZone } from '../display-zone';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
@@ -100,6 +101,11 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
   const jobLabel = alarm.jobKey ?? alarm.jobId?.slice(0, 8) ?? '';
   const type = alarm.type.replace('_', ' ');
   const submit = async () => {
+    const unreadable = duration === 'until' ? unreadableFields({ until: 'silence-until' }) : {};
+    if (Object.keys(unreadable).length) {
+      setFields(unreadable);
+      return;
+    }
     setBusy(true);
     setFields({});
     try {

@@ -9,6 +9,7 @@ import { Dialog } from '../ui/dialog';
 import { Field, controlProps } from '../ui/field';
 import { Input, Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
+import { unreadableFields } from '../ui/unreadable-input';
 import { RoleGate } from '../role';
 import { backfillJobAction, previewBackfillAction } from '@/app/(console)/jobs/[id]/backfill-actions';
 import type { BackfillPreview } from '@/lib/jobs/backfill-job';
@@ -65,7 +66,17 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
     setPreview(null); // a preview is only valid for the range it was made for
   };
 
+  /** The range's fields the browser cannot read (a part left empty), shown at their field instead of sent as empty. */
+  const unreadable = () => {
+    const bad = unreadableFields({ from: 'backfill-from', to: 'backfill-to' });
+    if (Object.keys(bad).length) {
+      setFields(bad);
+      setPreview(null);
+    }
+    return Object.keys(bad).length > 0;
+  };
   const runPreview = async () => {
+    if (unreadable()) return;
     setBusy(true);
     const r = await previewBackfillAction(jobId, { from: toIso(from, zone, 'from'), to: toIso(to, zone, 'to') });
     setBusy(false);
@@ -79,6 +90,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
     setPreview(r.data);
   };
   const confirm = async () => {
+    if (unreadable()) return;
     setBusy(true);
     const r = await backfillJobAction(jobId, { from: toIso(from, zone, 'from'), to: toIso(to, zone, 'to'), reason: reason.trim() || undefined });
     setBusy(false);
@@ -92,6 +104,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
     router.push(`/runs?jobId=${encodeURIComponent(jobId)}&trigger=backfill`);
   };
 
+  const slotPrecision = preview?.slots.some((s) => Date.parse(s.scheduledFor) % 60_000 !== 0) ? { ms: true } : { seconds: false };
   return (
     <>
       <RoleGate>
@@ -113,7 +126,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
             <Button onClick={runPreview} disabled={busy}>
               Preview slots
             </Button>
-            <DisabledReason reason={busy ? 'Working…' : !preview ? 'Preview the slots first' : preview.create === 0 && 'No slot to run: every slot in the range already has a run'}>
+            <DisabledReason reason={busy ? 'Working…' : !preview ? 'Preview the slots first' : preview.create === 0 && (preview.slots.length === 0 ? 'No slot to run: the schedule has no slot in this range' : 'No slot to run: every slot in the range already has a run')}>
               <Button variant="primary" onClick={confirm} data-testid="backfill-confirm">
                 {preview ? `Backfill ${preview.create} run${preview.create === 1 ? '' : 's'}` : 'Backfill'}
               </Button>
@@ -134,6 +147,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
         </Field>
         {preview ? (
           <div className="mt-3">
+            {/* minutes, unless a slot has seconds (an interval anchored at an instant that has them): then every slot to the ms */}
             <p className="text-[13px] text-zinc-700" data-testid="backfill-summary">
               {preview.slots.length === 0
                 ? 'The schedule has no slot in this range.'
@@ -142,7 +156,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
             <ul className="mt-2 max-h-64 overflow-auto rounded border border-zinc-200 text-xs" aria-label="Slots">
               {preview.slots.map((s) => (
                 <li key={s.scheduledFor} data-testid="backfill-slot" className="flex justify-between gap-3 border-b border-zinc-100 px-3 py-1.5 last:border-0">
-                  <span className="font-mono">{formatDateTime(s.scheduledFor, zone, { seconds: false })}</span>
+                  <span className="font-mono">{formatDateTime(s.scheduledFor, zone, slotPrecision)}</span>
                   <span className={s.action === 'create' ? 'text-indigo-700' : 'text-zinc-500'}>
                     {s.action === 'create' ? 'will run' : s.scheduled ? 'skipped: the schedule fires it' : `skipped: has a ${s.trigger} run (${s.runStatus})`}
                   </span>

@@ -156,11 +156,29 @@ describe('the edit form saves the instants it loaded when their fields are untou
     expect(toJobInput({ ...v, startAtRepeated: 'first' }).input.startAt).toBe('2026-11-01T05:30:00.000Z');
   });
 
+  it("a once job's run-at is shown in the zone it was written in, and saved with it", () => {
+    const v = jobToFormValues(job({ schedule: { kind: 'once', runAt: '2027-02-01T00:00:00.000Z', timezone: 'Asia/Tokyo' }, timezone: 'Asia/Tokyo' }) as never);
+    expect([v.timezone, v.runAtLocal]).toEqual(['Asia/Tokyo', '2027-02-01T09:00']);
+    expect(toJobInput({ ...v, name: 'renamed' }).input.schedule).toEqual({ kind: 'once', runAt: '2027-02-01T00:00:00.000Z', timezone: 'Asia/Tokyo' });
+  });
+
   it('seconds and milliseconds of a run-at or window set through the API are kept (they were cut to the minute)', () => {
     const v = jobToFormValues(job({ schedule: { kind: 'once', runAt: '2027-02-01T09:00:30.125Z' }, timezone: 'UTC', endAt: '2027-03-01T00:00:15.000Z' }) as never);
     expect(v.runAtLocal).toBe('2027-02-01T09:00:30.125');
     const out = toJobInput({ ...v, name: 'renamed' });
-    expect(out.input.schedule).toEqual({ kind: 'once', runAt: '2027-02-01T09:00:30.125Z' });
+    expect(out.input.schedule).toEqual({ kind: 'once', runAt: '2027-02-01T09:00:30.125Z', timezone: 'UTC' });
     expect(out.input.endAt).toBe('2027-03-01T00:00:15.000Z');
+  });
+});
+
+describe('a half-typed time zone is named as the mistake, not the wall times read in it', () => {
+  it('a once job and a window name schedule.timezone, and send no instant', () => {
+    const once = toJobInput({ ...EMPTY_JOB_FORM, key: 'k', handler: 'builtin.noop', scheduleKind: 'once', timezone: 'America/New_Yo', runAtLocal: '2027-11-07T01:30' });
+    expect(once.errors).toEqual({ 'schedule.timezone': 'Unknown time zone: America/New_Yo' });
+    const windowed = toJobInput({ ...EMPTY_JOB_FORM, key: 'k', handler: 'builtin.noop', scheduleKind: 'interval', timezone: 'Europe/Ber', startAtLocal: '2027-01-01T00:00' });
+    expect(windowed.errors).toEqual({ 'schedule.timezone': 'Unknown time zone: Europe/Ber' });
+    expect(windowed.input.startAt).toBeNull();
+    // an empty run-at is still the run-at's mistake
+    expect(toJobInput({ ...EMPTY_JOB_FORM, key: 'k', scheduleKind: 'once', timezone: 'America/New_Yo' }).errors).toEqual({ 'schedule.runAt': 'Pick the date and time to run at' });
   });
 });

@@ -4,7 +4,7 @@
  * used by the form and unit-testable.
  */
 
-import { instantToWallTime, utcToZonedLocal, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
+import { instantToWallTime, isKnownZone, utcToZonedLocal, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
 import { CreateJobInput, UpdateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf, withFieldErrors } from '@/lib/api/validation';
 import { neverFiresFields } from '@/lib/api/never-fires-fields';
@@ -121,7 +121,7 @@ export { utcToZonedLocal, zonedLocalToUtc };
 
 /** The instant of a wall-time field of the form (`local` in `zone`, the occurrence chosen when it is repeated); null when unreadable. */
 export function formInstant(local: string, zone: string, repeated: RepeatedOccurrence): Date | null {
-  return zonedLocalToUtc(local, zone || 'UTC', { repeated });
+  return zonedLocalToUtc(local, zone.trim() || 'UTC', { repeated });
 }
 
 /** `k=v, k2=v2` -> record; returns an error message for a malformed pair. */
@@ -208,18 +208,24 @@ const num = (s: string): number | undefined => (s.trim() === '' ? undefined : /^
  */
 export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
+  // the zone the wall-time fields are read in (a half-typed one included: the server's wording for it)
+  const zone = v.timezone.trim() || 'UTC';
+  const zoneKnown = isKnownZone(zone);
+  const unknownZone = `Unknown time zone: ${zone}`;
   let schedule: Record<string, unknown>;
   switch (v.scheduleKind) {
     case 'cron':
       schedule = { kind: 'cron', cron: v.cron, timezone: v.timezone || 'UTC' };
       break;
     case 'interval':
-      schedule = { kind: 'interval', intervalSeconds: num(v.intervalSeconds) ?? NaN };
+      schedule = { kind: 'interval', intervalSeconds: num(v.intervalSeconds) ?? NaN, timezone: v.timezone || 'UTC' };
       break;
     case 'once': {
-      const at = v.runAtLocal ? formInstant(v.runAtLocal, v.timezone, v.runAtRepeated) : null;
-      if (!at) errors['schedule.runAt'] = 'Pick the date and time to run at';
-      schedule = { kind: 'once', runAt: at?.toISOString() ?? '' };
+      const at = v.runAtLocal && zoneKnown ? formInstant(v.runAtLocal, v.timezone, v.runAtRepeated) : null;
+      if (!v.runAtLocal) errors['schedule.runAt'] = 'Pick the date and time to run at';
+      else if (!zoneKnown) errors['schedule.timezone'] = unknownZone;
+      else if (!at) errors['schedule.runAt'] = 'Invalid date and time';
+      schedule = { kind: 'once', runAt: at?.toISOString() ?? '', timezone: v.timezone || 'UTC' };
       break;
     }
     default:
@@ -227,6 +233,11 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
   }
   const windowAt = (local: string, repeated: RepeatedOccurrence, path: string) => {
     if (!local) return null;
+    // a wall time is read in the zone: an unknown one is the zone's mistake, not the field's
+    if (!zoneKnown) {
+      errors['schedule.timezone'] = unknownZone;
+      return null;
+    }
     const d = formInstant(local, v.timezone, repeated);
     if (!d) errors[path] = 'Invalid date and time';
     return d?.toISOString() ?? null;
@@ -291,7 +302,7 @@ export type JobLike = {
   key: string;
   name: string;
   description: string;
-  schedule: { kind: 'cron'; cron: string; timezone: string } | { kind: 'interval'; intervalSeconds: number } | { kind: 'once'; runAt: string } | { kind: 'manual' };
+  schedule: { kind: 'cron'; cron: string; timezone: string } | { kind: 'interval'; intervalSeconds: number; timezone?: string } | { kind: 'once'; runAt: string; timezone?: string } | { kind: 'manual' };
   timezone: string;
   startAt: string | null;
   endAt: string | null;

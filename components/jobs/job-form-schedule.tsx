@@ -7,11 +7,14 @@ import { zoneInput, zoneInputHint } from './timezone-choices';
 import { isValidTimeZone } from '@/lib/schedule/timezone';
 import { FireTimesPreview, type PreviewWindow } from './schedule-preview';
 import { formInstant, type JobFormValues, type ScheduleKind } from './form-values';
-import { formatUtc, type RepeatedOccurrence } from '@/lib/time/format';
+import { formatUtcExact, type RepeatedOccurrence } from '@/lib/time/format';
 import { WallTimeChoice, wallTimeStep } from '../ui/wall-time-choice';
 import { FormSection, NumberField, ValueField } from './job-form-fields';
 import { FORM_FIELDS } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
+
+/** The zone field's note for a once or interval job, whose fire times are instants. */
+const ZONE_OF_INSTANTS_HINT = 'Where its times are typed and shown; it fires at the same instants in any zone';
 
 const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
   { value: 'cron', label: 'Cron', hint: 'Calendar times, in a time zone' },
@@ -25,6 +28,7 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
   const { v, set, err } = f;
   // A half-typed zone is not an error yet: a calm note under the field, and the preview waits for a full one.
   const zoneHint = zoneInputHint(v.timezone, zoneInput(v.timezone, timeZones, isValidTimeZone));
+  const zoneNote = zoneHint ?? (v.scheduleKind === 'cron' ? undefined : ZONE_OF_INSTANTS_HINT);
   return (
   <FormSection title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." className="space-y-4">
       <div id={FORM_FIELDS.schedule.id} tabIndex={-1} role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
@@ -58,9 +62,9 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
               <WallTimeChoice id="runAt" local={v.runAtLocal} zone={v.timezone || 'UTC'} value={v.runAtRepeated} onChange={(x) => set('runAtRepeated', x)} />
             </div>
           ) : null}
-          {v.scheduleKind !== 'interval' && v.scheduleKind !== 'manual' ? (
-            <Field {...FORM_FIELDS['schedule.timezone']} error={err('schedule.timezone')} hint={zoneHint}>
-              <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : zoneHint ? hintId('timezone') : undefined} />
+          {v.scheduleKind !== 'manual' ? (
+            <Field {...FORM_FIELDS['schedule.timezone']} error={err('schedule.timezone')} hint={zoneNote}>
+              <TimezonePicker id="timezone" value={v.timezone} onChange={(tz) => set('timezone', tz)} zones={timeZones} invalid={!!err('schedule.timezone')} describedBy={err('schedule.timezone') ? errorId('timezone') : zoneNote ? hintId('timezone') : undefined} />
             </Field>
           ) : null}
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
@@ -108,5 +112,5 @@ function onceHint(v: JobFormValues): string {
   // While the zone is half-typed the instant is unknown, not invalid.
   if (!isValidTimeZone(v.timezone.trim() || 'UTC')) return 'Wall time in the time zone below, once it is a complete zone name';
   const at = formInstant(v.runAtLocal, v.timezone, v.runAtRepeated);
-  return at ? `= ${formatUtc(at)}` : 'Invalid date';
+  return at ? `= ${formatUtcExact(at)}` : 'Invalid date';
 }

@@ -13,6 +13,7 @@ import { FORM_FIELDS, fieldLabel, formField, inFormOrder } from './job-form-path
 import { withFieldErrors } from '@/lib/api/validation';
 import type { JobFormProps, JobFormResult } from './job-form';
 import { objectOrEmpty } from '@/lib/json-object';
+import { unreadableInputMessage } from '../ui/unreadable-input';
 
 function jsonObject(text: string): Record<string, unknown> {
   try {
@@ -23,19 +24,16 @@ function jsonObject(text: string): Record<string, unknown> {
   }
 }
 
-/** Field message for a number input holding text the browser cannot read as a number (`1e400`, `-`, `1e`). */
-export const UNREADABLE_NUMBER_MESSAGE = 'Must be a number';
-
 /**
- * The form's number inputs holding text the browser cannot read as a number (`1e400` is beyond a double, `-` or
- * `1e` are unfinished), by API path: such an input's value is '' as if it were empty, so the form would send the
- * field's default; only `validity.badInput` tells the two apart (HTML, the input element's value sanitization).
+ * The form's inputs holding text the browser cannot read, by API path (components/ui/unreadable-input.ts): a number
+ * (`1e400` is beyond a double, `-` or `1e` are unfinished) or a date and time with a part left empty. Such an input's
+ * value is '' as if it were empty, so the form would send the field's default, or no window end at all.
  */
-function unreadableNumbers(form: HTMLFormElement): Record<string, string> {
+function unreadableInputs(form: HTMLFormElement): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [path, { id }] of Object.entries(FORM_FIELDS)) {
-    const el = form.querySelector(`#${CSS.escape(id)}`);
-    if (el instanceof HTMLInputElement && el.type === 'number' && el.validity.badInput) out[path] = UNREADABLE_NUMBER_MESSAGE;
+    const message = unreadableInputMessage(form.querySelector(`#${CSS.escape(id)}`));
+    if (message) out[path] = message;
   }
   return out;
 }
@@ -127,8 +125,8 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
         delete input.payload;
       }
     }
-    // an unreadable number would read as an empty field and send the default: its own error wins
-    const errors = withFieldErrors(unreadableNumbers(e.currentTarget as HTMLFormElement), submitErrors(mode, input, formErrors, new Date(), initial));
+    // an unreadable number or date would read as an empty field and send the default: its own error wins
+    const errors = withFieldErrors(unreadableInputs(e.currentTarget as HTMLFormElement), submitErrors(mode, input, formErrors, new Date(), initial));
     setClientErrors(errors);
     if (Object.keys(errors).length) {
       focusFirstError(errors);

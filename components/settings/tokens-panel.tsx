@@ -17,6 +17,7 @@ import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime } from '../time';
 import { zoneLabel, zonedLocalToUtc, type RepeatedOccurrence } from '@/lib/time/format';
 import { WallTimeChoice } from '../ui/wall-time-choice';
+import { unreadableFields } from '../ui/unreadable-input';
 import { useDisplayZone } from '../display-zone';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
@@ -39,12 +40,20 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
+    // an expiry with a part left empty reads as none: a token that never expires
+    const unreadable = unreadableFields({ expiresAt: 'token-expires' });
+    if (Object.keys(unreadable).length) {
+      setFields(unreadable);
+      return;
+    }
     startTransition(async () => {
       const r = await create({ name, scope, ...(expiresAt ? { expiresAt: expiresInstant?.toISOString() ?? expiresAt } : {}) });
       if (r.ok) {
         setCreated({ token: r.data.token, name: r.data.view.name });
         setCopied(false);
         setName('');
+        setExpiresAt('');
+        setExpiresRepeated('first');
         setFields({});
         router.refresh();
       } else {

@@ -3,7 +3,7 @@
 // the two instants of a wall time that a fall-back repeats (2026-11-01 01:30 in America/New_York is 05:30 UTC and
 // again 06:30 UTC), or a note that a spring-forward skips it and which instant it is read as. Without the choice
 // such a field could only mean the first instant, and an edit form showing the second would move it when saved.
-import { formatUtc, repeatedWallTime, skippedWallTime, utcToZonedLocal, zoneLabel, type RepeatedOccurrence } from '@/lib/time/format';
+import { formatUtcExact, repeatedWallTime, skippedWallTime, utcToZonedLocal, zoneLabel, type RepeatedOccurrence } from '@/lib/time/format';
 
 /**
  * For `local` (a datetime-local value) in `zone`: radios for its occurrence when a fall-back repeats it
@@ -26,7 +26,7 @@ export function WallTimeChoice({ id, local, zone, value, onChange }: {
     if (!shifted) return null;
     return (
       <p className="mt-1.5 rounded-md border border-amber-200 bg-amber-50 px-2.5 py-1.5 text-xs text-amber-900" data-testid={`${id}-skipped`}>
-        {wall} does not exist on {day} in {zone} (clocks go forward): it is read as {utcToZonedLocal(shifted, zone).slice(11, 16)} {zoneLabel(shifted, zone)} = {formatUtc(shifted)}.
+        {wall} does not exist on {day} in {zone} (clocks go forward): it is read as {utcToZonedLocal(shifted, zone).slice(11, 16)} {zoneLabel(shifted, zone)} = {formatUtcExact(shifted)}.
       </p>
     );
   }
@@ -39,7 +39,7 @@ export function WallTimeChoice({ id, local, zone, value, onChange }: {
         <label key={which} className="flex items-center gap-2">
           <input type="radio" name={`${id}-repeated`} value={which} checked={value === which} onChange={() => onChange(which)} />
           <span>
-            {n === 0 ? 'First' : 'Second'}, {zoneLabel(both[n]!, zone)} <span className="text-zinc-500">= {formatUtc(both[n]!)}</span>
+            {n === 0 ? 'First' : 'Second'}, {zoneLabel(both[n]!, zone)} <span className="text-zinc-500">= {formatUtcExact(both[n]!)}</span>
           </span>
         </label>
       ))}

@@ -184,6 +184,11 @@ const timeZoneField = () =>
 
 // ---------------------------------------------------------------- schedule
 
+/** Refuses an unknown zone at `timezone` (the display zone of a once or interval schedule, when given). */
+function knownZone(tz: string | undefined, ctx: z.RefinementCtx): void {
+  if (tz !== undefined && !isValidTimeZone(tz)) ctx.addIssue({ code: 'custom', path: ['timezone'], message: `Unknown time zone: ${tz}` });
+}
+
 export const CronScheduleInput = z
   .strictObject({
     kind: z.literal('cron'),
@@ -206,11 +211,21 @@ export const CronScheduleInput = z
   });
 /** Longest interval a job may have: 10 years, in seconds. */
 export const MAX_INTERVAL_SECONDS = 10 * 365 * 86400;
-export const IntervalScheduleInput = z.strictObject({
-  kind: z.literal('interval'),
-  intervalSeconds: intIn(1, MAX_INTERVAL_SECONDS),
-});
-export const OnceScheduleInput = z.strictObject({ kind: z.literal('once'), runAt: Instant });
+/** Every `intervalSeconds`; `timezone`, as for a once job, is only the zone its window is shown and edited in. */
+export const IntervalScheduleInput = z
+  .strictObject({
+    kind: z.literal('interval'),
+    intervalSeconds: intIn(1, MAX_INTERVAL_SECONDS),
+    timezone: timeZoneField().optional(),
+  })
+  .superRefine((s, ctx) => knownZone(s.timezone, ctx));
+/**
+ * A single instant. `timezone` is the zone it was written in, kept for showing it (the console's edit form reads
+ * the run-at as a wall time there); it does not change the instant.
+ */
+export const OnceScheduleInput = z
+  .strictObject({ kind: z.literal('once'), runAt: Instant, timezone: timeZoneField().optional() })
+  .superRefine((s, ctx) => knownZone(s.timezone, ctx));
 export const ManualScheduleInput = z.strictObject({ kind: z.literal('manual') });
 
 export const ScheduleInput = z.discriminatedUnion(

@@ -32,9 +32,9 @@ export function scheduleColumns(s: ScheduleInput): ScheduleColumns {
     case 'cron':
       return { scheduleKind: 'cron', cronExpression: s.cron, timezone: s.timezone ?? 'UTC', intervalSeconds: null, runAt: null };
     case 'interval':
-      return { scheduleKind: 'interval', cronExpression: null, timezone: 'UTC', intervalSeconds: s.intervalSeconds, runAt: null };
+      return { scheduleKind: 'interval', cronExpression: null, timezone: s.timezone ?? 'UTC', intervalSeconds: s.intervalSeconds, runAt: null };
     case 'once':
-      return { scheduleKind: 'once', cronExpression: null, timezone: 'UTC', intervalSeconds: null, runAt: s.runAt };
+      return { scheduleKind: 'once', cronExpression: null, timezone: s.timezone ?? 'UTC', intervalSeconds: null, runAt: s.runAt };
     case 'manual':
       return { scheduleKind: 'manual', cronExpression: null, timezone: 'UTC', intervalSeconds: null, runAt: null };
   }

@@ -11,8 +11,8 @@ import { objectOrEmpty } from '../json-object.ts';
 
 export type ScheduleView =
   | { kind: 'cron'; cron: string; timezone: string }
-  | { kind: 'interval'; intervalSeconds: number }
-  | { kind: 'once'; runAt: string }
+  | { kind: 'interval'; intervalSeconds: number; timezone: string }
+  | { kind: 'once'; runAt: string; timezone: string }
   | { kind: 'manual' };
 
 /** A step's own fields, the same in the API view (StepView) and the stored row (job-input.ts StepRow). */
@@ -127,9 +127,9 @@ export function scheduleView(job: Pick<Job, 'scheduleKind' | 'cronExpression' | 
     case 'cron':
       return { kind: 'cron', cron: job.cronExpression ?? '', timezone: job.timezone };
     case 'interval':
-      return { kind: 'interval', intervalSeconds: job.intervalSeconds ?? 0 };
+      return { kind: 'interval', intervalSeconds: job.intervalSeconds ?? 0, timezone: job.timezone };
     case 'once':
-      return { kind: 'once', runAt: iso(job.runAt) ?? '' };
+      return { kind: 'once', runAt: iso(job.runAt) ?? '', timezone: job.timezone };
     default:
       return { kind: 'manual' };
   }

@@ -144,6 +144,8 @@ describe('a wall time that stands for one instant (the console inputs that load 
       ['2026-12-10T10:00:30.250Z', 'UTC'],
       ['2026-12-10T10:00:00.007Z', 'Asia/Kolkata'],
       ['2026-03-08T07:30:00.000Z', 'America/New_York'],
+      ['1971-06-01T00:00:00.000Z', 'Africa/Monrovia'], // −0:44:30 until 1972: the wall reads 23:15:30
+      ['1900-01-01T12:00:00.000Z', 'Europe/Amsterdam'], // +0:19:32 local mean time
     ];
     for (const [iso, zone] of cases) {
       const w = instantToWallTime(iso, zone)!;
@@ -153,6 +155,7 @@ describe('a wall time that stands for one instant (the console inputs that load 
     expect(instantToWallTime('2026-11-01T05:30:00.000Z', 'America/New_York')).toEqual({ local: '2026-11-01T01:30', repeated: 'first' });
     expect(instantToWallTime('2026-12-10T10:00:30.250Z', 'UTC')).toEqual({ local: '2026-12-10T10:00:30.250', repeated: 'first' });
     expect(instantToWallTime(null, 'UTC')).toBeNull();
+    expect(instantToWallTime('1971-06-01T00:00:00.000Z', 'Africa/Monrovia')).toEqual({ local: '1971-05-31T23:15:30', repeated: 'first' });
   });
 });
 

@@ -62,9 +62,13 @@ export function wallParts(date: Date, zone: string): WallParts {
 
 /** UTC offset of `zone` at `date` in minutes, positive east of Greenwich (Asia/Shanghai: 480; New York in winter: -300). */
 export function zoneOffsetMinutes(date: Date, zone: string): number {
+  return Math.round(zoneOffsetMs(date, zone) / 60_000);
+}
+
+/** The zone's exact offset from UTC at `date`, in ms: whole seconds, not always whole minutes (Africa/Monrovia until 1972: −0:44:30). */
+function zoneOffsetMs(date: Date, zone: string): number {
   const w = wallParts(date, zone);
-  const wall = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  return Math.round((wall - (date.getTime() - date.getUTCMilliseconds())) / 60_000);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - (date.getTime() - date.getUTCMilliseconds());
 }
 
 /**
@@ -136,6 +140,12 @@ export function formatDateTime(v: Instant | null | undefined, zone: string, opts
 /** ISO-like UTC form used in tooltips: `2026-11-29 09:21:05 UTC`. */
 export function formatUtc(v: Instant | null | undefined): string {
   return formatDateTime(v, 'UTC');
+}
+
+/** formatUtc with the milliseconds when the instant has any (`2026-11-29 09:21:05.250 UTC`): an instant typed or loaded exactly. */
+export function formatUtcExact(v: Instant | null | undefined): string {
+  const d = toDate(v);
+  return formatDateTime(d, 'UTC', { ms: !!d && d.getUTCMilliseconds() !== 0 });
 }
 
 /**
@@ -230,9 +240,8 @@ export function zonedLocalToUtc(local: string, zone: string, opts: { repeated?: 
   const asUtc = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0, ms);
   // The zone's offsets a day before and a day after (no zone changes twice within two days), and
   // at the instant itself: around a change, one candidate per side of it.
-  const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((dt) => asUtc - zoneOffsetMinutes(new Date(asUtc + dt), zone) * 60_000))].sort((x, y2) => x - y2);
-  // the zone's offsets are whole minutes: seconds and milliseconds are the same on the wall and in UTC
-  const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16);
+  const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((dt) => asUtc - zoneOffsetMs(new Date(asUtc + dt), zone)))].sort((x, y2) => x - y2);
+  const wallIs = (t: number) => utcToZonedLocal(t, zone) === local.slice(0, 16) && wallParts(new Date(t), zone).second === (s ?? 0);
   // a repeated wall time: its first occurrence, the earliest candidate that has it (or the latest)
   const found = opts.repeated === 'last' ? candidates.findLast(wallIs) : candidates.find(wallIs);
   if (found !== undefined) return new Date(found);
@@ -279,7 +288,7 @@ export function instantToWallTime(value: Instant | null | undefined, zone: strin
   const d = toDate(value);
   if (!d) return null;
   const ms = d.getUTCMilliseconds();
-  const s = d.getUTCSeconds();
+  const s = wallParts(d, zone).second; // the wall's: an offset is not always whole minutes
   const local = `${utcToZonedLocal(d, zone)}${s || ms ? `:${p2(s)}${ms ? `.${String(ms).padStart(3, '0')}` : ''}` : ''}`;
   const both = repeatedWallTime(local, zone);
   return { local, repeated: both && both[1].getTime() === d.getTime() ? 'last' : 'first' };

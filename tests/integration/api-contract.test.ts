@@ -112,6 +112,7 @@ const BAD_FIELDS: { label: string; patch: Record<string, unknown>; field: string
   { label: 'schedule.intervalSeconds string', patch: { schedule: { kind: 'interval', intervalSeconds: '60' } }, field: 'schedule.intervalSeconds' },
   { label: 'schedule.runAt not a date', patch: { schedule: { kind: 'once', runAt: 'tomorrow' } }, field: 'schedule.runAt' },
   { label: 'schedule.runAt without offset', patch: { schedule: { kind: 'once', runAt: '2030-01-01T00:00:00' } }, field: 'schedule.runAt' },
+  { label: 'schedule.timezone of a once job unknown', patch: { schedule: { kind: 'once', runAt: '2099-01-01T00:00:00Z', timezone: 'Nowhere/City' } }, field: 'schedule.timezone' },
   { label: 'startAt not a date', patch: { startAt: 'soon' }, field: 'startAt' },
   { label: 'endAt not a date', patch: { endAt: 12 }, field: 'endAt' },
   { label: 'endAt before startAt', patch: { startAt: '2030-01-02T00:00:00Z', endAt: '2030-01-01T00:00:00Z' }, field: 'endAt' },
@@ -947,6 +948,11 @@ describe('REST contract /api/v1', () => {
       // manual jobs never "fire" and are fine; a future once is fine
       expect((await post({ ...cronJob(uniq('manual')), schedule: { kind: 'manual' } })).status).toBe(201);
       expect((await post({ ...cronJob(uniq('future')), schedule: { kind: 'once', runAt: '2099-01-01T00:00:00Z' } })).status).toBe(201);
+      // a once job keeps the zone its run-at was written in (for showing it), in its canonical spelling; the instant is as given
+      const zoned = await post({ ...cronJob(uniq('future.zoned')), schedule: { kind: 'once', runAt: '2099-01-01T00:00:00+09:00', timezone: 'asia/tokyo' } });
+      expect(zoned.status).toBe(201);
+      expect(zoned.json.schedule).toEqual({ kind: 'once', runAt: '2098-12-31T15:00:00.000Z', timezone: 'Asia/Tokyo' });
+      expect(zoned.json.timezone).toBe('Asia/Tokyo');
       // the preview still answers (an empty list) for the exhausted year
       const pv = await call(preview.GET, 'GET', `/api/v1/schedule/preview?cron=${encodeURIComponent('0 0 0 1 1 * 2001')}`, { token: viewer });
       expect(pv.status).toBe(200);

@@ -4,17 +4,20 @@
  * cancelled at random. Proves: no deadlock at all (pg_stat_database.deadlocks
  * of this file's database stays 0 — not merely replayed), every task ends in
  * its real outcome (never "lease expired"), every run's status follows from
- * its tasks, and a cancel answers within 1 s while the workers are busy.
+ * its tasks, and a cancel's statements wait less than 1 s for locks while the workers are busy.
  * Then: a worker whose main pool is exhausted still beats and renews its leases
  * (its own liveness pool, worker/create-worker.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { cancelRun, triggerRun } from '../../lib/engine/index.ts';
+import { createPrismaClient } from '../../lib/db.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, useWorkers, waitFor, type StepFixture } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
+/** application_name of the cancels' client, by which their statements are found in pg_stat_activity. */
+const CANCEL_APP = 'contention-cancel';
 const workers = useWorkers();
 
 function worker(over: Parameters<typeof testWorkerConfig>[1] = {}): Worker {
@@ -49,7 +52,7 @@ async function deadlocks(): Promise<number> {
 }
 
 describe('contention: 4 workers, 20 runs x 100 parallel steps, random outcomes and cancels', () => {
-  it('no deadlock, every task its real outcome, cancel within 1 s', async () => {
+  it('no deadlock, every task its real outcome, a cancel waits under 1 s for locks', async () => {
     const seed = Number(process.env.TICKFLOW_STRESS_SEED ?? 20261201);
     const random = seeded(seed);
     const pick = (): Kind => {
@@ -74,24 +77,45 @@ describe('contention: 4 workers, 20 runs x 100 parallel steps, random outcomes a
       p.runId = run.id;
     }));
 
-    // Cancel five runs at random moments while the workers are busy; each cancel answers within 1 s.
-    const cancelTimes = await Promise.all(plans.filter((p) => p.cancel).map(async (p) => {
-      await new Promise((r) => setTimeout(r, 200 + Math.floor(random() * 1500)));
-      const started = performance.now();
-      const run = await cancelRun(t.db, p.runId, 'stress');
-      const ms = performance.now() - started;
-      expect(run.status).toBe('cancelled');
-      return ms;
-    }));
+    // Cancel five runs at random moments while the workers are busy. What docs/engine.md promises is that a
+    // cancel waits for no handler work, only for short engine transactions: so what is measured is how long
+    // its statements wait for locks (pg_stat_activity, sampled every 20 ms, on a client of their own), not its
+    // wall time, which a machine busy with other work stretches whatever the locks do.
+    const cancelDb = createPrismaClient(`${t.url}${t.url.includes('?') ? '&' : '?'}application_name=${CANCEL_APP}`, 5);
+    const lockWaits = { maxMs: 0, samplesWithCancel: 0 };
+    let cancelling = true;
+    const sampler = (async () => {
+      while (cancelling) {
+        const { rows } = await t.pool.query<{ n: number; ms: number }>(
+          `SELECT count(*)::int AS n,
+                  coalesce(max(extract(epoch FROM clock_timestamp() - query_start) * 1000) FILTER (WHERE wait_event_type = 'Lock'), 0)::float8 AS ms
+             FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'`, [CANCEL_APP]);
+        if (rows[0]!.n > 0) lockWaits.samplesWithCancel++;
+        lockWaits.maxMs = Math.max(lockWaits.maxMs, rows[0]!.ms);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    try {
+      await Promise.all(plans.filter((p) => p.cancel).map(async (p) => {
+        await new Promise((r) => setTimeout(r, 200 + Math.floor(random() * 1500)));
+        const run = await cancelRun(cancelDb, p.runId, 'stress');
+        expect(run.status).toBe('cancelled');
+      }));
+    } finally {
+      cancelling = false;
+      await sampler;
+      await cancelDb.$disconnect();
+    }
 
     const runIds = plans.map((p) => p.runId);
     await waitFor(async () => {
       const open = await t.db.run.count({ where: { id: { in: runIds }, status: { in: ['pending', 'running'] } } });
       return open === 0;
     }, 90_000, 'every run to end', 250);
-    // Checked once every run ended, so that a slow cancel fails this test alone and leaves no
-    // open work behind for the next test of the file.
-    for (const ms of cancelTimes) expect(ms).toBeLessThan(1000);
+    // Checked once every run ended, so that a cancel held by locks fails this test alone and leaves no
+    // open work behind for the next test of the file. The sampler must have seen the cancels at work.
+    expect(lockWaits.samplesWithCancel).toBeGreaterThan(0);
+    expect(lockWaits.maxMs).toBeLessThan(1000);
 
     const tasks = await t.db.task.findMany({ where: { runId: { in: runIds } } });
     const logs = await t.db.taskLog.findMany({ where: { runId: { in: runIds } }, orderBy: { id: 'asc' } });

@@ -205,9 +205,9 @@ function Overview({ job }: { job: JobDetail }) {
             items={[
               ['Kind', <Tag key="k">{job.schedule.kind}</Tag>],
               ['Schedule', <span key="s" className="font-mono text-xs" data-testid="schedule-summary">{scheduleSummary(job.schedule)}</span>],
-              ...(job.schedule.kind === 'once' ? ([['Run at (UTC)', <ZonedTime key="o" value={job.schedule.runAt} timeZone="UTC" />]] as [string, React.ReactNode][]) : []),
-              // only cron jobs keep a zone; a once job's run-at is an instant (the zone it was typed in is not stored)
-              ['Time zone', job.schedule.kind === 'cron' ? job.timezone : 'UTC (only cron schedules keep a time zone)'],
+              ...(job.schedule.kind === 'once' ? ([['Run at', <ZonedTime key="o" value={job.schedule.runAt} timeZone={job.timezone} />]] as [string, React.ReactNode][]) : []),
+              // a cron job fires in its zone; a once job's run-at and any job's window are instants, shown in it
+              ['Time zone', job.schedule.kind === 'manual' ? 'UTC (a manual job has no schedule)' : job.schedule.kind === 'cron' ? job.timezone : `${job.timezone} (where its times are shown; it fires at the same instants in any zone)`],
               // nextFireAt, not nextRunAt: a run created ahead of its slot is the next fire (docs/on-time.md "Next fire"),
               // even for a `once` job the system paused when it fired that slot ahead.
               ['Next fire', job.nextFireAt ? <ZonedTime key="n" value={job.nextFireAt} timeZone={job.timezone} /> : idle ? `— (${idle.replace('_', ' ')})` : '—'],
