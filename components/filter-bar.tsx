@@ -7,6 +7,7 @@ import { Input, NativeSelect } from './ui/input';
 import { Button } from './ui/button';
 import { useDisplayZone } from './display-zone';
 import { utcToZonedLocal, zoneLabel, zonedRangeEndToUtc } from '@/lib/time/format';
+import { unreadableInputMessage } from './ui/unreadable-input';
 import { PAGING_PARAMS, filtersSet, withoutFilters } from './filter-params';
 
 export type FilterDef =
@@ -192,7 +193,13 @@ function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def:
   const local = current ? utcToZonedLocal(current, zone) : '';
   // a filter with a start (notBefore) is the end of a range (zonedRangeEndToUtc)
   const rangeEnd = def.notBefore ? 'to' : 'from';
-  const commit = (text: string) => {
+  const commit = (text: string, input: HTMLInputElement) => {
+    // a part left empty reads as '' like a cleared field: say so instead of dropping the filter
+    const unreadable = unreadableInputMessage(input);
+    if (unreadable) {
+      onError(`${def.label}: ${unreadable}`);
+      return;
+    }
     // a field left as shown keeps the applied instant, which the wall time may not hold exactly (its seconds, or
     // the other occurrence of a repeated hour than this end's reading)
     if (text === local) return;
@@ -220,11 +227,11 @@ function DateTimeFilter({ def, zone, params, onApply, onError, refusal }: { def:
         className="h-7 w-48 text-xs"
         defaultValue={local}
         {...refusedProps(refusal, noteId)}
-        onBlur={(e) => commit(e.target.value)}
+        onBlur={(e) => commit(e.target.value, e.target)}
         onKeyDown={(e) => {
           if (e.key === 'Enter') {
             e.preventDefault();
-            commit(e.currentTarget.value);
+            commit(e.currentTarget.value, e.currentTarget);
           }
         }}
       />

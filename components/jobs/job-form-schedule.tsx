@@ -58,7 +58,7 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
           ) : null}
           {v.scheduleKind === 'once' ? (
             <div>
-              <ValueField f={f} path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" step={wallTimeStep(v.runAtLocal)} />
+              <ValueField f={f} path="schedule.runAt" k="runAtLocal" hint={onceHint(v)} type="datetime-local" step={wallTimeStep(f.initial.runAtLocal)} />
               <WallTimeChoice id="runAt" local={v.runAtLocal} zone={v.timezone || 'UTC'} value={v.runAtRepeated} onChange={(x) => set('runAtRepeated', x)} />
             </div>
           ) : null}
@@ -78,11 +78,11 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
           <summary className="cursor-pointer text-xs font-medium text-zinc-600">Effective window (optional)</summary>
           <div className="mt-3 grid grid-cols-1 gap-4 md:grid-cols-2">
             <div>
-              <ValueField f={f} label={`${FORM_FIELDS.startAt.label} (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" step={wallTimeStep(v.startAtLocal)} />
+              <ValueField f={f} label={`${FORM_FIELDS.startAt.label} (${v.timezone || 'UTC'})`} path="startAt" k="startAtLocal" type="datetime-local" step={wallTimeStep(f.initial.startAtLocal)} />
               <WallTimeChoice id="startAt" local={v.startAtLocal} zone={v.timezone || 'UTC'} value={v.startAtRepeated} onChange={(x) => set('startAtRepeated', x)} />
             </div>
             <div>
-              <ValueField f={f} label={`${FORM_FIELDS.endAt.label} (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" step={wallTimeStep(v.endAtLocal)} />
+              <ValueField f={f} label={`${FORM_FIELDS.endAt.label} (${v.timezone || 'UTC'})`} path="endAt" k="endAtLocal" type="datetime-local" step={wallTimeStep(f.initial.endAtLocal)} />
               <WallTimeChoice id="endAt" local={v.endAtLocal} zone={v.timezone || 'UTC'} value={v.endAtRepeated} onChange={(x) => set('endAtRepeated', x)} />
             </div>
           </div>

@@ -48,10 +48,12 @@ export function WallTimeChoice({ id, local, zone, value, onChange }: {
 }
 
 /**
- * The `step` of a datetime-local input holding `local`: any, when the value carries seconds (a loaded instant
+ * The `step` of a datetime-local input loaded with `loaded`: any, when the value carries seconds (a loaded instant
  * with them, lib/time/format.ts instantToWallTime), so that the browser shows them and does not refuse the value
- * for a step mismatch; the browser's default (whole minutes) otherwise.
+ * for a step mismatch; the browser's default (whole minutes) otherwise. Judged on the loaded value, never on the
+ * value as typed: a step that changed while typing would rebuild the browser's date fields from the value, and a
+ * date with a part just cleared (value '', validity.badInput) would read as a field left empty.
  */
-export function wallTimeStep(local: string): 'any' | undefined {
-  return local.length > 16 ? 'any' : undefined;
+export function wallTimeStep(loaded: string): 'any' | undefined {
+  return loaded.length > 16 ? 'any' : undefined;
 }
