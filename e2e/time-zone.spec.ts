@@ -282,6 +282,8 @@ test("the edit form keeps a window end in a repeated hour's second occurrence an
   await expect(choice).toContainText(`01:30 comes twice on ${date} in America/New_York`);
   await expect(choice.getByRole('radio', { name: /^Second, UTC\u22125/ })).toBeChecked();
   await expect(page.getByTestId('startAt-repeated')).toHaveCount(0);
+  await choice.evaluate((e) => e.scrollIntoView({ block: 'center' })); // clear of the sticky Save bar
+  await choice.locator('xpath=../..').screenshot({ path: 'e2e/__screenshots__/repeated-hour-choice.png' });
   await page.getByLabel('Name').fill('Repeated hour, renamed');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}(\\?|$)`));
