@@ -104,6 +104,7 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
     router.push(`/runs?jobId=${encodeURIComponent(jobId)}&trigger=backfill`);
   };
 
+  // slots to the minute, unless one has seconds (an interval anchored at an instant that has them): then all to the ms
   const slotPrecision = preview?.slots.some((s) => Date.parse(s.scheduledFor) % 60_000 !== 0) ? { ms: true } : { seconds: false };
   return (
     <>
@@ -147,7 +148,6 @@ export function BackfillDialog({ jobId, scheduled }: { jobId: string; scheduled:
         </Field>
         {preview ? (
           <div className="mt-3">
-            {/* minutes, unless a slot has seconds (an interval anchored at an instant that has them): then every slot to the ms */}
             <p className="text-[13px] text-zinc-700" data-testid="backfill-summary">
               {preview.slots.length === 0
                 ? 'The schedule has no slot in this range.'

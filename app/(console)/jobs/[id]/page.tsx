@@ -207,7 +207,7 @@ function Overview({ job }: { job: JobDetail }) {
               ['Schedule', <span key="s" className="font-mono text-xs" data-testid="schedule-summary">{scheduleSummary(job.schedule)}</span>],
               ...(job.schedule.kind === 'once' ? ([['Run at', <ZonedTime key="o" value={job.schedule.runAt} timeZone={job.timezone} />]] as [string, React.ReactNode][]) : []),
               // a cron job fires in its zone; a once job's run-at and any job's window are instants, shown in it
-              ['Time zone', job.schedule.kind === 'manual' ? 'UTC (a manual job has no schedule)' : job.schedule.kind === 'cron' ? job.timezone : `${job.timezone} (where its times are shown; it fires at the same instants in any zone)`],
+              ['Time zone', job.schedule.kind === 'manual' ? 'UTC (a manual job has no schedule)' : job.schedule.kind === 'cron' ? job.timezone : `${job.timezone} (display only)`],
               // nextFireAt, not nextRunAt: a run created ahead of its slot is the next fire (docs/on-time.md "Next fire"),
               // even for a `once` job the system paused when it fired that slot ahead.
               ['Next fire', job.nextFireAt ? <ZonedTime key="n" value={job.nextFireAt} timeZone={job.timezone} /> : idle ? `— (${idle.replace('_', ' ')})` : '—'],
