@@ -52,8 +52,11 @@ export function processMemoryMb(pid: number | undefined): { peak: number; rss: n
   }
 }
 
-/** Runs `fn(url)` on a fresh migrated database named `tickflow_bench_<tag>_<pid>`, then drops it. */
-export async function withBenchDatabase<T>(tag: string, fn: (url: string) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn(url)` on a fresh migrated database named `tickflow_bench_<tag>_<pid>`, then drops it
+ * (`options.keep`: leaves it, and prints its URL on stderr).
+ */
+export async function withBenchDatabase<T>(tag: string, fn: (url: string) => Promise<T>, options: { keep?: boolean } = {}): Promise<T> {
   const server = await startTestServer();
   const name = `tickflow_bench_${tag}_${process.pid}`;
   try {
@@ -62,10 +65,14 @@ export async function withBenchDatabase<T>(tag: string, fn: (url: string) => Pro
     await migrate(url);
     return await fn(url);
   } finally {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    if (options.keep) {
+      console.error(`[bench] database kept: ${withDatabase(server.adminUrl, name)}`);
+    } else {
+      const admin = new pg.Client({ connectionString: server.adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    }
     await server.stop();
   }
 }

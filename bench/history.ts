@@ -13,8 +13,14 @@
  * - the overview (lib/stats getOverview)
  *
  * and the engine's hot paths, claimTasks and completeTask (one task per call), on the full
- * database and on an empty copy of it taken before seeding (same jobs), alternating call by
- * call so the machine's load weighs on both alike, with the ratio. Optionally (HISTORY_RETENTION=1)
+ * database, on an empty copy of it taken before seeding (same jobs and partitions) and on a
+ * third copy seeded with the current week's days only (the week every claim and completion
+ * writes into, without the older weeks of history), taking turns call by call so the machine's
+ * load weighs on all alike, with the ratios: full ÷ empty is what history and this week's rows
+ * cost together, full ÷ this week what the older weeks cost. When the server loads
+ * pg_stat_statements, the two statements' server execution time and buffers per call on each
+ * database are printed too: the client's timings also hold the round trip and the commit's WAL
+ * flush, which do not depend on the data and jitter from call to call. Optionally (HISTORY_RETENTION=1)
  * one call of the retention system job (lib/system-jobs purgeOldRuns, 30 days): the weeks it
  * drops whole, what it deletes row by row, its time and the dead tuples it leaves. The seeded
  * days get their weekly partitions first (lib/system-jobs/history-partitions.ts), as the
@@ -31,7 +37,7 @@
  * HISTORY_LINES_EVERY (10), HISTORY_LINES (5), HISTORY_REPEAT (5 timed calls per page),
  * HISTORY_HOT (200 claim + complete rounds on each database),
  * HISTORY_RETENTION (0/1), HISTORY_REUSE (the URL of a database a killed run seeded: measure it
- * again without seeding). Database: DATABASE_URL when set (a throwaway database is created
+ * again without seeding), HISTORY_KEEP (1: leave the databases, for HISTORY_REUSE). Database: DATABASE_URL when set (a throwaway database is created
  * on its server), else an embedded PostgreSQL (tests/helpers/test-server.ts).
  */
 import os from 'node:os';
@@ -47,7 +53,7 @@ import { getDailyStats, handlerTotals, lastDaysRange } from '../lib/stats/get-da
 import { getOverview } from '../lib/stats/get-overview.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
-import { ensureHistoryPartitions, listHistoryWeeks } from '../lib/system-jobs/history-partitions.ts';
+import { ensureHistoryPartitions, listHistoryWeeks, weekStart } from '../lib/system-jobs/history-partitions.ts';
 import { purgeOldRuns } from '../lib/system-jobs/retention.ts';
 import { getUpcomingFires } from '../lib/stats/upcoming-fires.ts';
 import { withDatabase } from '../lib/infra/migrate.ts';
@@ -66,9 +72,12 @@ const REPEAT = envInt('HISTORY_REPEAT', 5);
 const RETENTION = process.env.HISTORY_RETENTION === '1';
 /**
  * HISTORY_REUSE: the URL of a database a killed run of this script seeded and left behind (with
- * its `<name>_empty` copy beside it): measure it again without seeding, and leave both.
+ * its `<name>_empty` and `<name>_week` copies beside it): measure it again without seeding, and
+ * leave all three.
  */
 const REUSE = process.env.HISTORY_REUSE;
+/** HISTORY_KEEP=1: leave the seeded database and its two copies, for HISTORY_REUSE. */
+const KEEP = process.env.HISTORY_KEEP === '1';
 const TARGET_MS = 300;
 const HANDLERS = ['builtin.noop', 'builtin.echo', 'builtin.sleep'];
 
@@ -173,10 +182,13 @@ async function time(label: string, fn: () => Promise<string>): Promise<Timing> {
  * completed (completeTask). The two databases take turns call by call (the order swapped each
  * round). Returns the median milliseconds of a claim and of a completion on each.
  */
-async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, hot: { empty: SqlPool; full: SqlPool }, jobId: string, n: number) {
-  const ms = { empty: { claim: [] as number[], complete: [] as number[] }, full: { claim: [] as number[], complete: [] as number[] } };
+type HotDatabase = 'empty' | 'week' | 'full';
+async function hotPaths(dbs: Record<HotDatabase, PrismaClient>, hot: Record<HotDatabase, SqlPool>, jobId: string, n: number) {
+  const names: HotDatabase[] = ['empty', 'week', 'full'];
+  const ms = Object.fromEntries(names.map((k) => [k, { claim: [] as number[], complete: [] as number[] }])) as Record<HotDatabase, { claim: number[]; complete: number[] }>;
   for (let i = 0; i < n; i++) {
-    for (const which of (i % 2 ? ['empty', 'full'] : ['full', 'empty']) as ('empty' | 'full')[]) {
+    // each database goes first, second and last equally often
+    for (const which of names.map((_, k) => names[(k + i) % names.length]!)) {
       await triggerRun(dbs[which], { jobId, trigger: 'api', triggeredBy: 'bench', scheduledFor: new Date() });
       const db = hot[which];
       let t = performance.now();
@@ -192,10 +204,50 @@ async function hotPaths(dbs: { empty: PrismaClient; full: PrismaClient }, hot: {
     }
   }
   const med = (a: number[]) => quantile(a.sort((x, y) => x - y), 0.5);
-  return {
-    empty: { claimMs: med(ms.empty.claim), completeMs: med(ms.empty.complete) },
-    full: { claimMs: med(ms.full.claim), completeMs: med(ms.full.complete) },
-  };
+  return Object.fromEntries(names.map((k) => [k, { claimMs: med(ms[k].claim), completeMs: med(ms[k].complete) }])) as Record<HotDatabase, { claimMs: number; completeMs: number }>;
+}
+
+/** Server-side figures of one statement on one database: mean execution ms and shared buffers touched per call. */
+interface ServerFigures { calls: number; execMs: number; buffers: number }
+
+/**
+ * The hot paths' own statements as the server counted them (pg_stat_statements, the claim's and
+ * the one-step completion's prepared statements, lib/engine/sql/claim-tasks.ts and
+ * complete-only-tasks.ts) since `resetServerFigures`, per database: their execution time without
+ * the round trip and the commit's WAL flush, which the client's timings include and which do not
+ * depend on the data. Null when the server does not load pg_stat_statements
+ * (shared_preload_libraries; PostgreSQL docs, "pg_stat_statements").
+ */
+async function serverFigures(pool: pg.Pool, names: Record<HotDatabase, string>): Promise<Record<HotDatabase, { claim?: ServerFigures; complete?: ServerFigures }> | null> {
+  try {
+    const { rows } = await pool.query<{ db: string; label: string; calls: number; exec_ms: number; buffers: number }>(
+      `SELECT d.datname AS db, substring(s.query FROM '^/\\* tickflow:([a-z-]+) \\*/') AS label, sum(s.calls)::int AS calls,
+              sum(s.total_exec_time) / sum(s.calls) AS exec_ms, sum(s.shared_blks_hit + s.shared_blks_read)::float8 / sum(s.calls) AS buffers
+         FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE d.datname = ANY($1::text[])
+          AND (s.query LIKE '/* tickflow:claim-tasks */%' OR s.query LIKE '/* tickflow:complete-only-tasks */%')
+        GROUP BY 1, 2`, [Object.values(names)]);
+    const out = Object.fromEntries(Object.keys(names).map((k) => [k, {}])) as Record<HotDatabase, { claim?: ServerFigures; complete?: ServerFigures }>;
+    for (const r of rows) {
+      const which = (Object.keys(names) as HotDatabase[]).find((k) => names[k] === r.db);
+      if (!which) continue;
+      out[which][r.label === 'claim-tasks' ? 'claim' : 'complete'] = { calls: r.calls, execMs: r.exec_ms, buffers: r.buffers };
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts pg_stat_statements' counts afresh (false when the server does not load it). */
+async function resetServerFigures(pool: pg.Pool): Promise<boolean> {
+  try {
+    await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await pool.query('SELECT pg_stat_statements_reset()');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The seeding and stats-rebuild statements take minutes at 10 M runs: no query timeout on that client (lib/db-timeouts.ts). */
@@ -205,7 +257,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 async function main() {
   console.log(`history bench: ${fmt(RUNS)} runs over ${DAYS} days, ${JOBS} jobs, log lines for 1 task in ${LINES_EVERY} (${LINES} each)`);
-  const onDatabase = REUSE ? (fn: (url: string) => Promise<void>) => fn(REUSE) : (fn: (url: string) => Promise<void>) => withBenchDatabase('history', fn);
+  const onDatabase = REUSE ? (fn: (url: string) => Promise<void>) => fn(REUSE) : (fn: (url: string) => Promise<void>) => withBenchDatabase('history', fn, { keep: KEEP });
   await onDatabase(async (url) => {
     let db = createPrismaClient(url, 4, SEEDING);
     const now = new Date();
@@ -235,12 +287,20 @@ async function main() {
     await db.$disconnect();
     const name = new URL(url).pathname.slice(1);
     const emptyName = `${name}_empty`;
+    const weekName = `${name}_week`;
     const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
     await admin.connect();
-    if (!REUSE) await admin.query(`CREATE DATABASE "${emptyName}" TEMPLATE "${name}"`);
+    if (!REUSE) {
+      await admin.query(`CREATE DATABASE "${emptyName}" TEMPLATE "${name}"`);
+      await admin.query(`CREATE DATABASE "${weekName}" TEMPLATE "${name}"`);
+    }
     const emptyDb = createPrismaClient(withDatabase(url, emptyName), 2);
+    const weekDb = createPrismaClient(withDatabase(url, weekName), 2);
     db = createPrismaClient(url, 4, SEEDING);
     const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c work_mem=64MB' });
+    const weekPool = new pg.Pool({ connectionString: withDatabase(url, weekName), max: 1, options: '-c work_mem=64MB' });
+    // the days of the week the hot paths write into (lib/system-jobs/history-partitions.ts weekStart)
+    const thisWeek = weekStart(now).getTime();
     try {
 
       // Seed day by day, ending before `now` (the last day is today, up to now).
@@ -257,10 +317,13 @@ async function main() {
         const count = Math.min(perDay, RUNS - d * perDay);
         if (count <= 0) break;
         const span = Math.min(86_400_000, now.getTime() - 60_000 - dayStart.getTime()); // today: up to a minute ago
-        const { rows: [r] } = await pool.query(SEED_DAY_SQL, [
+        const dayParams = [
           dayStart.toISOString(), count, span / 1000 / count, jobs.map((j) => j.id), jobs.map((j) => j.key),
           jobs.map((j) => j.handler), LINES_EVERY, LINES, d * perDay,
-        ]);
+        ];
+        const { rows: [r] } = await pool.query(SEED_DAY_SQL, dayParams);
+        // the same rows (the seed is deterministic) in the copy that holds this week only
+        if (dayStart.getTime() >= thisWeek) await weekPool.query(SEED_DAY_SQL, dayParams);
         seeded = { runs: seeded.runs + r.runs, tasks: seeded.tasks + r.tasks, logs: seeded.logs + r.logs, lines: seeded.lines + r.lines };
         const s = (performance.now() - t0) / 1000;
         process.stdout.write(`\rday ${d + 1}/${DAYS}: ${fmt(seeded.runs)} runs, ${fmt(seeded.tasks)} tasks, ${fmt(seeded.logs)} task_logs, ${fmt(seeded.lines)} log lines; ${s.toFixed(0)} s (${fmt(Math.round(seeded.runs / s))} runs/s)   `);
@@ -277,6 +340,7 @@ async function main() {
                          WHERE j.id::text = c.job_id AND l.job_id = c.job_id`);
       const v0 = performance.now();
       await pool.query('VACUUM ANALYZE');
+      if (!REUSE) await weekPool.query('VACUUM ANALYZE');
       const vacuumS = (performance.now() - v0) / 1000;
       const r0 = performance.now();
       const range = lastDaysRange(DAYS, 'UTC', now);
@@ -323,10 +387,18 @@ async function main() {
       // Both databases analysed, as autovacuum keeps a live one (the full one was, after seeding):
       // on a server with autovacuum off the empty copy would otherwise be planned with no statistics.
       await emptyDb.$executeRawUnsafe('ANALYZE');
-      const hotPools = { empty: createSqlPool(withDatabase(url, emptyName), 1, { settings: HOT_PATH_SETTINGS }), full: createSqlPool(url, 1, { settings: HOT_PATH_SETTINGS }) };
-      const { empty, full } = await hotPaths({ empty: emptyDb, full: db }, hotPools, hot.id, hotRuns);
-      await Promise.all([hotPools.empty.$disconnect(), hotPools.full.$disconnect()]);
+      const { rows: [weekRuns] } = await weekPool.query(`SELECT count(*)::int AS n FROM runs`);
+      const hotPools: Record<HotDatabase, SqlPool> = {
+        empty: createSqlPool(withDatabase(url, emptyName), 1, { settings: HOT_PATH_SETTINGS }),
+        week: createSqlPool(withDatabase(url, weekName), 1, { settings: HOT_PATH_SETTINGS }),
+        full: createSqlPool(url, 1, { settings: HOT_PATH_SETTINGS }),
+      };
+      const counted = await resetServerFigures(pool);
+      const { empty, week, full } = await hotPaths({ empty: emptyDb, week: weekDb, full: db }, hotPools, hot.id, hotRuns);
+      const server = counted ? await serverFigures(pool, { empty: emptyName, week: weekName, full: name }) : null;
+      await Promise.all(Object.values(hotPools).map((p) => p.$disconnect()));
       const ratio = { claim: full.claimMs / empty.claimMs, complete: full.completeMs / empty.completeMs };
+      const olderWeeks = { claim: full.claimMs / week.claimMs, complete: full.completeMs / week.completeMs };
 
       let retention = '';
       if (RETENTION) {
@@ -353,14 +425,35 @@ async function main() {
       console.log(`\n| page / route | median ms | first ms | max ms | ≤ ${TARGET_MS} ms | result |`);
       console.log('|---|---:|---:|---:|:---:|---|');
       for (const r of results) console.log(`| ${r.label} | ${r.medianMs.toFixed(1)} | ${r.firstMs.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.maxMs <= TARGET_MS ? 'yes' : 'NO'} | ${r.note} |`);
-      console.log(`| claimTasks (1 task), median of ${hotRuns} | ${full.claimMs.toFixed(2)} | | | | empty database ${empty.claimMs.toFixed(2)} ms, ratio full ÷ empty ${ratio.claim.toFixed(2)} |`);
-      console.log(`| completeTask, median of ${hotRuns} | ${full.completeMs.toFixed(2)} | | | | empty database ${empty.completeMs.toFixed(2)} ms, ratio full ÷ empty ${ratio.complete.toFixed(2)} |`);
+      const weekNote = `this week only (${fmt(weekRuns.n)} runs)`;
+      console.log(`| claimTasks (1 task), median of ${hotRuns} | ${full.claimMs.toFixed(2)} | | | | empty database ${empty.claimMs.toFixed(2)} ms, ratio full ÷ empty ${ratio.claim.toFixed(2)}; ${weekNote} ${week.claimMs.toFixed(2)} ms, ratio full ÷ this week ${olderWeeks.claim.toFixed(2)} |`);
+      console.log(`| completeTask, median of ${hotRuns} | ${full.completeMs.toFixed(2)} | | | | empty database ${empty.completeMs.toFixed(2)} ms, ratio full ÷ empty ${ratio.complete.toFixed(2)}; ${weekNote} ${week.completeMs.toFixed(2)} ms, ratio full ÷ this week ${olderWeeks.complete.toFixed(2)} |`);
+      if (server) {
+        const line = (label: string, part: 'claim' | 'complete') => {
+          const f = (which: HotDatabase) => {
+            const x = server[which][part];
+            return x ? `${x.execMs.toFixed(3)} ms, ${x.buffers.toFixed(1)} buffers (${x.calls} calls)` : 'not counted';
+          };
+          const ratioOf = (a?: ServerFigures, b?: ServerFigures) => (a && b ? (a.execMs / b.execMs).toFixed(2) : '–');
+          return `${label}: full ${f('full')}; empty ${f('empty')}; this week only ${f('week')}; ratio full ÷ empty ${ratioOf(server.full[part], server.empty[part])}, full ÷ this week ${ratioOf(server.full[part], server.week[part])}`;
+        };
+        console.log(`\nserver execution time per call (pg_stat_statements; without the round trip and the commit's WAL flush):`);
+        console.log(`  ${line('claim statement', 'claim')}`);
+        console.log(`  ${line('completion statement', 'complete')}`);
+      } else {
+        console.log(`\nserver execution time per call: not measured (the server does not load pg_stat_statements)`);
+      }
       if (retention) console.log(`\n${retention}`);
     } finally {
       await pool.end();
+      await weekPool.end();
       await db.$disconnect();
       await emptyDb.$disconnect();
-      if (!REUSE) await admin.query(`DROP DATABASE IF EXISTS "${emptyName}" WITH (FORCE)`).catch(() => undefined);
+      await weekDb.$disconnect();
+      if (!REUSE && !KEEP) {
+        await admin.query(`DROP DATABASE IF EXISTS "${emptyName}" WITH (FORCE)`).catch(() => undefined);
+        await admin.query(`DROP DATABASE IF EXISTS "${weekName}" WITH (FORCE)`).catch(() => undefined);
+      }
       await admin.end();
     }
   });
