@@ -95,6 +95,11 @@ interface WorkerUse {
   fileMb: number;
   /** worker CPU (user + system) per task from the first completion to the last, µs */
   cpuUsPerTask: number;
+  /**
+   * CPU of the PostgreSQL backends serving the workers per task over the same span, µs (NaN when
+   * the server's processes are not on this machine)
+   */
+  pgUsPerTask: number;
 }
 
 /** Real worker processes over N queued one-step runs: tasks/s first claim → last finish, bookkeeping checked, memory and CPU of the workers. */
@@ -114,26 +119,34 @@ async function throughput(url: string, n: number, procs: number): Promise<{ perS
   const done = async () => (await check.query(`SELECT coalesce(sum(success), 0)::int AS n FROM handler_stats_daily WHERE handler = 'builtin.noop'`)).rows[0].n as number;
   const children = await startWorkers(url, procs);
   const cpuMs = () => children.reduce((sum, ch) => sum + processCpuMs(ch.pid), 0);
+  // the workers' backends: every connection to the bench database but this checking one
+  const backendCpu = async () => new Map((await check.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r) => [r.pid, processCpuMs(r.pid)]));
   try {
     const deadline = Date.now() + 15 * 60_000;
     let finished = await done();
     // CPU from the first poll that sees tasks done: start-up (loading, connecting) is not per-task work.
-    let cpuFrom: { ms: number; tasks: number } | null = null;
+    let cpuFrom: { ms: number; tasks: number; backends: Map<number, number> } | null = null;
     while (finished < n) {
       if (children.some((ch) => ch.exitCode !== null)) throw new Error('a worker process exited early');
       if (Date.now() > deadline) throw new Error(`throughput: ${finished} of ${n} tasks done after 15 minutes`);
       await new Promise((r) => setTimeout(r, 100));
       finished = await done();
-      if (!cpuFrom && finished > 0) cpuFrom = { ms: cpuMs(), tasks: finished };
+      if (!cpuFrom && finished > 0) cpuFrom = { ms: cpuMs(), tasks: finished, backends: await backendCpu() };
     }
-    const cpuUsPerTask = cpuFrom && finished > cpuFrom.tasks ? ((cpuMs() - cpuFrom.ms) * 1000) / (finished - cpuFrom.tasks) : NaN;
+    const counted = cpuFrom && finished > cpuFrom.tasks ? finished - cpuFrom.tasks : 0;
+    const cpuUsPerTask = cpuFrom && counted ? ((cpuMs() - cpuFrom.ms) * 1000) / counted : NaN;
+    // a backend that connected meanwhile counts from zero
+    const backendsNow = await backendCpu();
+    const pgUsPerTask = cpuFrom && counted
+      ? ([...backendsNow].reduce((sum, [pid, ms]) => sum + ms - (cpuFrom!.backends.get(pid) ?? 0), 0) * 1000) / counted : NaN;
     const c = await counts();
     const memory = children.map((ch) => processMemoryMb(ch.pid)).sort((a, b) => b.peak - a.peak)[0]!;
     await stopWorkers(children);
     const ok = c.ok === n && c.runs === n && c.stats === n && c.job_success === n && c.logs === 3 * n;
     return {
       perSecond: c.ok / (c.ms / 1000), ok,
-      peakMb: memory.peak, endMb: memory.rss, anonymousMb: memory.anonymous, fileMb: memory.file, cpuUsPerTask,
+      peakMb: memory.peak, endMb: memory.rss, anonymousMb: memory.anonymous, fileMb: memory.file, cpuUsPerTask, pgUsPerTask,
       detail: `${c.ok} tasks, ${c.runs} runs success, stats ${c.stats}, job counters ${c.job_success}, task_logs ${c.logs}`,
     };
   } finally {
@@ -347,7 +360,7 @@ async function main() {
 
   const tp: Record<number, Awaited<ReturnType<typeof throughput>>> = {};
   for (const procs of [1, 2]) if (runs('throughput') || runs('peer')) tp[procs] = await withBenchDatabase(`all_tp${procs}`, (url) => throughput(url, N, procs));
-  if (tp[2]) say(`4. throughput, one-step no-op tasks with full bookkeeping, TICKFLOW_CONCURRENCY=${WORKER_CONCURRENCY}, N=${fmt(N)}: 1 process ${fmt(tp[1]!.perSecond)} tasks/s, 2 processes ${fmt(tp[2]!.perSecond)} tasks/s — target ≥ 10,000 with 2: ${target(tp[2]!.perSecond >= 10_000)} (check: ${tp[2]!.ok ? 'all bookkeeping complete' : `INCOMPLETE ${tp[2]!.detail}`}; worker CPU ${fmt(tp[1]!.cpuUsPerTask, 1)} / ${fmt(tp[2]!.cpuUsPerTask, 1)} µs/task)`);
+  if (tp[2]) say(`4. throughput, one-step no-op tasks with full bookkeeping, TICKFLOW_CONCURRENCY=${WORKER_CONCURRENCY}, N=${fmt(N)}: 1 process ${fmt(tp[1]!.perSecond)} tasks/s, 2 processes ${fmt(tp[2]!.perSecond)} tasks/s — target ≥ 10,000 with 2: ${target(tp[2]!.perSecond >= 10_000)} (check: ${tp[2]!.ok ? 'all bookkeeping complete' : `INCOMPLETE ${tp[2]!.detail}`}; worker CPU ${fmt(tp[1]!.cpuUsPerTask, 1)} / ${fmt(tp[2]!.cpuUsPerTask, 1)} µs/task, PostgreSQL backends' CPU ${fmt(tp[1]!.pgUsPerTask, 1)} / ${fmt(tp[2]!.pgUsPerTask, 1)} µs/task)`);
 
   if (runs('chain')) {
   const reps = Number(process.env.BENCH_CHAIN_REPS ?? (quick ? 3 : 5));
