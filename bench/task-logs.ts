@@ -104,7 +104,7 @@ async function main() {
   const concurrency = Number(process.argv[4] ?? 16);
   await withBenchDatabase('tasklogs', async (url) => {
     if (process.env.BENCH_DROP_INDEX) {
-      // diagnostics: how much of the cost is one index (e.g. task_log_lines_text_trgm_idx)
+      // diagnostics: how much of the cost is one index (e.g. task_log_lines_plain_trgm_idx)
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       await c.query(`DROP INDEX ${process.env.BENCH_DROP_INDEX.replace(/[^a-z_]/g, '')}`);

@@ -106,12 +106,12 @@ function countPlaywright(file: string) {
  * The integration test files the second server repeats: those whose subject is SQL whose result
  * or plan can differ between PostgreSQL versions — the engine's statements (claims, completions,
  * DAG releases, triggers and their races, the tick), the history partitions and retention,
- * migrations and the schema, stats, the lists' queries and alarms. The other files' subject is
+ * migrations and the schema, stats, the lists' queries, the log search's text function and alarms. The other files' subject is
  * something else (processes and signals, an embedded server of their own, the REST layer's shape
  * and input checks, handlers, the console's auth) and they run once, on the first server, since
  * CI must stay under 30 minutes. A new file whose name starts with one of these prefixes joins.
  */
-const SECOND_SERVER_FILES = /^(engine-|tick-|history-|stats-|alarms-|task-log-lines|migrations|schema-sync|trigger-race|worker-scale|recovery|runs-search|job-last-run|jobs-lifecycle|system-jobs)/;
+const SECOND_SERVER_FILES = /^(engine-|tick-|history-|stats-|alarms-|task-log-lines|task-log-search|migrations|schema-sync|trigger-race|worker-scale|recovery|runs-search|job-last-run|jobs-lifecycle|system-jobs)/;
 
 /** The files under tests/integration that SECOND_SERVER_FILES names, as paths for vitest. */
 function secondServerFiles(): string[] {

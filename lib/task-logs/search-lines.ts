@@ -51,12 +51,14 @@ function readSearchCursor(cursor: string): SearchKey {
 }
 
 /**
- * Text search over stored task log lines (docs/task-logs.md): lines whose text contains
+ * Text search over stored task log lines (docs/task-logs.md): lines whose text as the console
+ * shows it — without ANSI terminal escapes, SQL function task_log_line_plain (migration
+ * 20261211000000_task_log_search_plain_text) — contains
  * `q` (case-insensitive substring, at least 3 characters), of one job (`jobId`) or all
  * jobs, with `from <= time <= to` (either may be left open), newest first (ties: task id,
  * attempt and seq, descending), at most `limit` (default 100, at most 200) per page.
- * Answered from the trigram index task_log_lines_text_trgm_idx (pg_trgm: "F.35 pg_trgm"
- * in the PostgreSQL docs), with the task, run and job of each line. `more` says the limit
+ * Answered from the trigram index task_log_lines_plain_trgm_idx over that expression (pg_trgm:
+ * "F.35 pg_trgm" in the PostgreSQL docs; the WHERE clause must name the same expression), with the task, run and job of each line. `more` says the limit
  * cut the answer; `nextCursor` (null on the last page) is the `cursor` of the next, older
  * page: a keyset on the search order, so lines written meanwhile neither repeat nor shift
  * a page. The statement is stopped after SEARCH_TIMEOUT_MS.
@@ -76,7 +78,7 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
         `WITH hit AS (
            SELECT task_id, attempt, seq, time, level::text AS level, stream::text AS stream, text, fields, run_id, job_id, scheduled_for
              FROM task_log_lines
-            WHERE text ILIKE $1
+            WHERE task_log_line_plain(text) ILIKE $1
               AND ($2::timestamptz IS NULL OR time >= $2::timestamptz)
               AND ($3::timestamptz IS NULL OR time <= $3::timestamptz)
               AND ($4::text IS NULL OR job_id = $4::text)
