@@ -1,6 +1,6 @@
 /**
  * The log search reads a line as the console shows it: without ANSI terminal escapes
- * (docs/task-logs.md "Log search"; SQL function task_log_line_plain, migration
+ * (docs/task-logs.md, "GET /api/v1/logs/search"; SQL function task_log_line_plain, migration
  * prisma/migrations/20261211000000_task_log_search_plain_text). The console strips them with
  * lineText (components/runs/task-log-lines-model.ts, strip-ansi); the SQL function must remove
  * the same characters, or a hit's marked text and the search would disagree.

@@ -1,5 +1,5 @@
 -- The log search reads a line as the console shows it: without the ANSI terminal escapes
--- (colours, cursor moves) a program wrote for a terminal (docs/task-logs.md "Log search").
+-- (colours, cursor moves) a program wrote for a terminal (docs/task-logs.md, "GET /api/v1/logs/search").
 -- Searching the stored text missed a line whose visible words a colour code split
 -- ("\e[31mERROR\e[0m: disk full" for "ERROR: disk") and found lines by the escapes' own
 -- characters ("[31m"), which the console never shows.
