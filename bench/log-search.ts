@@ -16,8 +16,8 @@ import { withBenchDatabase } from './bench-db.ts';
 import pg from 'pg';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { createPrismaClient } from '../lib/db.ts';
-import { searchTaskLogLines } from '../lib/task-logs/index.ts';
-import { containsPattern } from '../lib/api/like.ts';
+import { searchLinesStatement, searchTaskLogLines, SearchTaskLogLinesQuery } from '../lib/task-logs/index.ts';
+import { parseOrThrow } from '../lib/api/validation.ts';
 import { ensureHistoryPartitions } from '../lib/system-jobs/history-partitions.ts';
 
 const SEED_SQL = `
@@ -101,12 +101,19 @@ async function main() {
         times.push(performance.now() - s);
         hits = r.lines.length;
       }
-      const plan = await pool.query(
-        `EXPLAIN SELECT * FROM task_log_lines WHERE task_log_line_plain(text) ILIKE $1 AND ($2::timestamptz IS NULL OR time >= $2) AND ($3::timestamptz IS NULL OR time <= $3)
-           AND ($4::text IS NULL OR job_id = $4) ORDER BY time DESC LIMIT 101`,
-        [containsPattern(c.query.q!), c.query.from ?? null, c.query.to ?? null, c.query.jobId ?? null],
-      );
-      const nodes = (plan.rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/\s+\(cost.*$/, '').replace(/^->\s*/, ''));
+      // the very statement the search runs (its first page), explained with the same parameters
+      const statement = searchLinesStatement({ ...parseOrThrow(SearchTaskLogLinesQuery, c.query), limit: 101, after: null });
+      const plan = await pool.query(`EXPLAIN ${statement.sql}`, statement.params);
+      // the line table's scans, one entry per kind with the number of weekly partitions it
+      // covers (the joins to tasks and runs fetch at most 101 rows by key and are left out)
+      const scans = new Map<string, number>();
+      for (const r of plan.rows as { 'QUERY PLAN': string }[]) {
+        const l = r['QUERY PLAN'];
+        if (!/Scan/.test(l) || !/task_log_lines/.test(l)) continue;
+        const kind = l.trim().replace(/\s+\(cost.*$/, '').replace(/^->\s*/, '').replace(/task_log_lines_(w\d+|default)(_\w+)?/g, 'task_log_lines_*$2').replace(/ task_log_lines_\d+$/, '');
+        scans.set(kind, (scans.get(kind) ?? 0) + 1);
+      }
+      const nodes = [...scans].map(([kind, n]) => `${kind} ×${n}`);
       worst = Math.max(worst, Math.min(...times));
       console.log(`${c.label.padEnd(42)} ${String(hits).padStart(3)} hits  first ${times[0]!.toFixed(1).padStart(7)} ms  best ${Math.min(...times).toFixed(1).padStart(7)} ms  [${nodes.join(' / ')}]`);
     }

@@ -51,6 +51,40 @@ function readSearchCursor(cursor: string): SearchKey {
 }
 
 /**
+ * The search's one statement and its parameters (docs/task-logs.md "GET /api/v1/logs/search"): the
+ * hit lines newest first, at most `limit` rows, after the keyset `after` when given, each with
+ * its task's step key and its run's job key. The WHERE clause names task_log_line_plain(text), the
+ * expression of the trigram index task_log_lines_plain_trgm_idx, so PostgreSQL can answer it
+ * from that index. Exported so that bench/log-search.ts explains the very statement that runs.
+ * @param p.q the searched text, already validated (at least 3 characters); `from`/`to` UTC
+ *   instants or undefined (open); `jobId` a job's uuid or undefined (all jobs)
+ */
+export function searchLinesStatement(p: { q: string; from?: Date; to?: Date; jobId?: string; limit: number; after: SearchKey | null }): { sql: string; params: unknown[] } {
+  return {
+    sql: `WITH hit AS (
+       SELECT task_id, attempt, seq, time, level::text AS level, stream::text AS stream, text, fields, run_id, job_id, scheduled_for
+         FROM task_log_lines
+        WHERE task_log_line_plain(text) ILIKE $1
+          AND ($2::timestamptz IS NULL OR time >= $2::timestamptz)
+          AND ($3::timestamptz IS NULL OR time <= $3::timestamptz)
+          AND ($4::text IS NULL OR job_id = $4::text)
+          -- the keyset of the next page; time <= $6 alone lets the time index start there
+          AND ($6::timestamptz IS NULL OR (time <= $6::timestamptz AND (time, task_id, attempt, seq) < ($6::timestamptz, $7::uuid, $8::int, $9::int)))
+        ORDER BY time DESC, task_id DESC, attempt DESC, seq DESC
+        LIMIT $5::int
+     )
+     SELECT hit.*, t.step_key, r.job_key
+       FROM hit LEFT JOIN tasks t ON t.id = hit.task_id AND t.scheduled_for = hit.scheduled_for
+              LEFT JOIN runs r ON r.id = hit.run_id AND r.scheduled_for = hit.scheduled_for
+      ORDER BY hit.time DESC, hit.task_id DESC, hit.attempt DESC, hit.seq DESC`,
+    params: [
+      containsPattern(p.q), p.from ?? null, p.to ?? null, p.jobId ?? null, p.limit,
+      p.after?.time ?? null, p.after?.taskId ?? null, p.after?.attempt ?? null, p.after?.seq ?? null,
+    ],
+  };
+}
+
+/**
  * Text search over stored task log lines (docs/task-logs.md): lines whose text as the console
  * shows it — without ANSI terminal escapes, SQL function task_log_line_plain (migration
  * 20261211000000_task_log_search_plain_text) — contains
@@ -74,26 +108,8 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
   try {
     rows = await inTransaction(db, async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${SEARCH_TIMEOUT_MS}`);
-      return tx.$queryRawUnsafe<HitRow[]>(
-        `WITH hit AS (
-           SELECT task_id, attempt, seq, time, level::text AS level, stream::text AS stream, text, fields, run_id, job_id, scheduled_for
-             FROM task_log_lines
-            WHERE task_log_line_plain(text) ILIKE $1
-              AND ($2::timestamptz IS NULL OR time >= $2::timestamptz)
-              AND ($3::timestamptz IS NULL OR time <= $3::timestamptz)
-              AND ($4::text IS NULL OR job_id = $4::text)
-              -- the keyset of the next page; time <= $6 alone lets the time index start there
-              AND ($6::timestamptz IS NULL OR (time <= $6::timestamptz AND (time, task_id, attempt, seq) < ($6::timestamptz, $7::uuid, $8::int, $9::int)))
-            ORDER BY time DESC, task_id DESC, attempt DESC, seq DESC
-            LIMIT $5::int
-         )
-         SELECT hit.*, t.step_key, r.job_key
-           FROM hit LEFT JOIN tasks t ON t.id = hit.task_id AND t.scheduled_for = hit.scheduled_for
-                  LEFT JOIN runs r ON r.id = hit.run_id AND r.scheduled_for = hit.scheduled_for
-          ORDER BY hit.time DESC, hit.task_id DESC, hit.attempt DESC, hit.seq DESC`,
-        containsPattern(q.q), q.from ?? null, q.to ?? null, q.jobId ?? null, limit + 1,
-        after?.time ?? null, after?.taskId ?? null, after?.attempt ?? null, after?.seq ?? null,
-      );
+      const statement = searchLinesStatement({ ...q, limit: limit + 1, after });
+      return tx.$queryRawUnsafe<HitRow[]>(statement.sql, ...statement.params);
     });
   } catch (err) {
     if (pgErrorCode(err) === '57014') {
