@@ -1,4 +1,5 @@
 import { redactUrlsIn } from '../net/redact-urls.ts';
+import { withoutTargetSecrets } from './without-target-secrets.ts';
 import { createHmac } from 'node:crypto';
 import { outboundFetch, OutboundRefusedError } from '../net/outbound.ts';
 import { readCapped } from '../net/read-capped.ts';
@@ -115,7 +116,7 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
         const err = e as Error;
         if (err instanceof OutboundRefusedError) throw new Error(`webhook ${err.message}`);
         // the text may quote the webhook URL, whose path is often its token (redact-target.ts)
-        throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${redactUrlsIn(err?.message ?? String(e), { keepPath: false })}`);
+        throw new Error(err?.name === 'TimeoutError' ? `webhook timed out after ${timeoutMs} ms` : `webhook request failed: ${withoutTargetSecrets(redactUrlsIn(err?.message ?? String(e), { keepPath: false }), a.target)}`);
       });
       // The receiver's answer only explains a refusal: a few KB of it are read, the rest cancelled, so a
       // receiver that streams gigabytes costs the worker no memory (only the timeout bounds the time).
@@ -145,24 +146,5 @@ export async function deliverAlarm(a: DeliverableAlarm, opts: DeliverOptions = {
       return;
     }
   }
-}
-
-/**
- * `text` without the path, query and fragment of the webhook `target` where it quotes them (each
- * replaced by `…`): the alarms list shows a webhook only as its origin (redact-target.ts), and a
- * delivery error must not give back what that hides.
- */
-function withoutTargetSecrets(text: string, target: string): string {
-  let u: URL;
-  try {
-    u = new URL(target);
-  } catch {
-    return text;
-  }
-  let out = text;
-  for (const part of [`${u.pathname}${u.search}`, u.search.slice(1), u.pathname, u.hash.slice(1)]) {
-    if (part.length > 1) out = out.split(part).join('…');
-  }
-  return out;
 }
 

@@ -671,19 +671,24 @@ describe('attacks on least privilege', () => {
       }
     });
 
-    it('a receiver\'s refusal that quotes the webhook path or query (its token) does not give them back in the delivery error', async () => {
+    it('a receiver\'s refusal that quotes the webhook path or query (its token), as sent, normalised, decoded or only the token, does not give them back in the delivery error', async () => {
       const echo = createServer((req, res) => {
         res.writeHead(404, { 'content-type': 'text/plain' });
-        res.end(`No route POST ${req.url} (full: http://${req.headers.host}${req.url})`);
+        // as routers and token checks answer: the path as sent, then normalised, then only its last
+        // segment and the query's token value, decoded
+        const u = new URL(req.url!, 'http://x');
+        res.end(`No route POST ${req.url} (full: http://${req.headers.host}${req.url}); normalised ${u.pathname.replace(/\/{2,}/g, '/')}; `
+          + `unknown token ${decodeURIComponent(u.pathname.split('/').pop()!)}; token value ${u.searchParams.get('token')}`);
       });
       await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
       const port = (echo.address() as { port: number }).port;
       process.env.TICKFLOW_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
       try {
         const alarm = { id: 'c', jobId: null, runId: null, type: 'test', level: 'info', channel: 'webhook', content: {}, count: 1, attempts: 1, createdAt: new Date() } as const;
-        const refused = await deliverAlarm({ ...alarm, target: `http://127.0.0.1:${port}/hooks/SECRETPATH?token=SECRETQ` } as never, { timeoutMs: 5_000 }).then(() => null, (e: Error) => e);
+        const refused = await deliverAlarm({ ...alarm, target: `http://127.0.0.1:${port}/hooks//SECRET%2DPATH?token=SECRETQ` } as never, { timeoutMs: 5_000 }).then(() => null, (e: Error) => e);
         expect(refused?.message).toMatch(/^webhook answered HTTP 404: No route POST …/);
-        expect(refused?.message).not.toMatch(/SECRETPATH|SECRETQ/);
+        expect(refused?.message).toMatch(/; unknown token …; token value …$/);
+        expect(refused?.message).not.toMatch(/SECRET/i);
       } finally {
         delete process.env.TICKFLOW_OUTBOUND_ALLOW;
         await new Promise((r) => echo.close(r));
