@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { allowedMethods } from './lib/api/allowed-methods.ts';
-import { actionBodyRefusal } from './lib/auth/action-body.ts';
-import { crossOriginActionRefusal } from './lib/auth/action-origin.ts';
+import { actionBodyRefusal, formPostBodyRefusal, type ActionBodyRefusal } from './lib/auth/action-body.ts';
+import { crossOriginActionRefusal, mayBeServerAction } from './lib/auth/action-origin.ts';
 import { databaseReachable } from './lib/infra/database-probe.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/infra/database-unavailable.ts';
 
@@ -17,9 +17,11 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/inf
  *   action's own answer, which says the database is unavailable (app/_actions/define-action.ts),
  *   and an HTML page in its place would be a generic failure there.
  * - server actions from another origin: 403 (lib/auth/action-origin.ts, Next's own CSRF rule), where
- *   Next itself would answer 500.
+ *   Next itself would answer 500; also a form posted without the `next-action` header (before
+ *   hydration), which Next may run as an action too (mayBeServerAction).
  * - server actions whose body Next cannot decode (not JSON, empty, broken multipart, another content
- *   type): 400 naming the content type or the body (lib/auth/action-body.ts), where Next would answer 500.
+ *   type): 400 naming the content type or the body (lib/auth/action-body.ts), where Next would answer 500;
+ *   a form posted without the header, when its body is not the FormData its Content-Type names.
  */
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (req.nextUrl.pathname.startsWith('/api/')) {
@@ -32,23 +34,33 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
     }
     return NextResponse.next();
   }
-  if (req.method === 'POST' && req.headers.has('next-action')) {
+  if (mayBeServerAction(req.method, req.headers)) {
     const refused = crossOriginActionRefusal(req.headers);
     if (refused) return NextResponse.json({ error: { code: 'forbidden', message: refused } }, { status: 403, headers: { 'cache-control': 'no-store' } });
+  }
+  if (req.method === 'POST' && req.headers.has('next-action')) {
     // req's body is the proxy's own copy (Next buffers the original for the action handler), so reading it here
     // reads the body once more, not twice more.
     const badBody = await actionBodyRefusal(req);
-    if (badBody) {
-      return NextResponse.json(
-        { error: { code: 'validation', message: badBody.message, fields: { [badBody.field]: badBody.message } } },
-        { status: 400, headers: { 'cache-control': 'no-store' } },
-      );
-    }
+    if (badBody) return bodyRefused(badBody);
     return NextResponse.next();
+  }
+  if (mayBeServerAction(req.method, req.headers)) {
+    // a form posted before hydration: Next parses it as FormData before it looks for an action in it
+    const badForm = await formPostBodyRefusal(req);
+    if (badForm) return bodyRefused(badForm);
   }
   const url = process.env.DATABASE_URL;
   if (url && !(await databaseReachable(url))) return unavailablePage();
   return NextResponse.next();
+}
+
+/** The 400 of a body Next could not decode, naming the field (`content-type` or `_body`). */
+function bodyRefused(refusal: ActionBodyRefusal): NextResponse {
+  return NextResponse.json(
+    { error: { code: 'validation', message: refusal.message, fields: { [refusal.field]: refusal.message } } },
+    { status: 400, headers: { 'cache-control': 'no-store' } },
+  );
 }
 
 function unavailablePage(): NextResponse {

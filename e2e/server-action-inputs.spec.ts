@@ -78,3 +78,35 @@ test('a server action whose body cannot be decoded is a 400 naming the body, not
   await page.getByRole('button', { name: 'Resume' }).click();
   await expect(page.getByTestId('job-status')).not.toHaveText('paused');
 });
+
+test('a form posted before hydration (no next-action header): from a foreign Origin a 403, with a broken body a 400, not a 500; from the console itself it works', async ({ page }) => {
+  await login(page);
+  await gotoHydrated(page, '/');
+  // the sign-out form's action id, as a browser without JavaScript posts it (a form field)
+  const field = await page.locator('form input[name^="$ACTION_ID_"]').first().getAttribute('name');
+  expect(field).toBeTruthy();
+  const post = (origin: string, name: string) =>
+    page.request.post('/', { multipart: { [name]: '' }, headers: { origin }, failOnStatusCode: false, maxRedirects: 0 });
+
+  const foreign = await post('http://127.0.0.1:9', field!);
+  expect(foreign.status()).toBe(403);
+  expect(await foreign.json()).toMatchObject({ error: { code: 'forbidden', message: expect.stringMatching(/same-origin only/) } });
+  // the sign-out did not run: the session still opens the console
+  await page.goto('/');
+  await expect(page).not.toHaveURL(/\/login/);
+
+  const origin = `http://${new URL(E2E_BASE_URL).host}`;
+  // an action id the console does not have: Next's own 400
+  const unknown = await post(origin, '$ACTION_ID_00112233445566778899aabbccddeeff00112233');
+  expect(unknown.status()).toBe(400);
+  const garbled = await page.request.post('/', {
+    headers: { origin, 'content-type': 'multipart/form-data; boundary=AaB03x' }, data: '--AaB03x\r\nbroken', failOnStatusCode: false, maxRedirects: 0,
+  });
+  // a body that is not the form its Content-Type names: 400 naming the body (Next's parser answers 500)
+  expect(garbled.status()).toBe(400);
+  expect(await garbled.json()).toMatchObject({ error: { code: 'validation', fields: { _body: expect.stringMatching(/not multipart/) } } });
+  // the real form: signed out, sent to the sign-in page
+  const same = await post(origin, field!);
+  expect(same.status()).toBe(303);
+  expect(same.headers()['location']).toMatch(/\/login/);
+});

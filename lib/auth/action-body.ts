@@ -116,14 +116,38 @@ export async function actionBodyRefusal(req: Request, limit: number = ACTION_BOD
     const refused = jsonArrayRefusal(text, 'The body', false);
     return refused ? { field: '_body', message: refused } : null;
   }
-  let form: FormData;
-  try {
-    form = await new Response(bytes as BodyInit, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    return { field: '_body', message: 'The body is not multipart/form-data with the boundary its Content-Type names' };
-  }
+  const form = await parsedForm(bytes, contentType);
+  if (!form) return NOT_MULTIPART;
   const root = form.get('0');
   if (typeof root !== 'string') return { field: '_body', message: "The form has no text field 0: a server action's arguments are a JSON array in field 0" };
   const refused = jsonArrayRefusal(root, 'Field 0 of the form', true);
   return refused ? { field: '_body', message: refused } : null;
+}
+
+const NOT_MULTIPART: ActionBodyRefusal = { field: '_body', message: 'The body is not multipart/form-data with the boundary its Content-Type names' };
+
+/** `bytes` parsed as the FormData its `contentType` names, or null when they are not one. */
+async function parsedForm(bytes: Uint8Array, contentType: string): Promise<FormData | null> {
+  try {
+    return await new Response(bytes as BodyInit, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a form posted without the `Next-Action` header (a `multipart/form-data` POST to a console
+ * page: a form sent before hydration, whose action id is a form field; lib/auth/action-origin.ts
+ * mayBeServerAction) cannot be decoded, or null when it parses as FormData (or is too large to check
+ * here). Next hands such a body to its form parser first, whose "Failed to parse body as FormData"
+ * is a 500; which action it names, and whether that action exists, is left to Next (a 400 for an
+ * unknown one). Reads `req`'s body, as actionBodyRefusal does.
+ * @param req the POST; @param limit the most bytes read (Next's serverActions.bodySizeLimit)
+ */
+export async function formPostBodyRefusal(req: Request, limit: number = ACTION_BODY_LIMIT_BYTES): Promise<ActionBodyRefusal | null> {
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) return null;
+  const bytes = await readAtMost(req.body, limit);
+  if (bytes === null) return null;
+  return (await parsedForm(bytes, req.headers.get('content-type') ?? '')) ? null : NOT_MULTIPART;
 }
