@@ -30,7 +30,7 @@ import { claimTasks, nextTaskDue, releaseStrayTasks } from '../lib/engine/index.
 import { outcomeMayBeUnknown } from '../lib/pg-error-code.ts';
 import type { DbHealth } from './db-health.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
-import { ServiceLoop } from './loop.ts';
+import { ServiceLoop, SkippedPass } from './loop.ts';
 import { WakeTimes } from './wake-times.ts';
 import type { Runner, RunnableTask } from './runner.ts';
 
@@ -117,12 +117,12 @@ export class Claimer {
   }
 
   /** One loop pass: claim; then, unless work is waiting, the delay (ms) until the next pass. */
-  private async pass(): Promise<boolean | number> {
+  private async pass(): Promise<boolean | number | SkippedPass> {
     // While the database is known to be away, no claim: the first statement to succeed after the
     // outage must not be a claim, which could start a run created ahead of a slot missed meanwhile
     // before the catch-up the worker runs when it sees the database again (holdUntil; DbHealth
-    // probes and wakes this loop then).
-    if (this.deps.health?.isDown) return this.config.pollMs;
+    // probes and wakes this loop then). A skipped pass, not a success: it asked the database nothing.
+    if (this.deps.health?.isDown) return new SkippedPass(this.config.pollMs);
     if (this.hold) await this.hold;
     if (!this.paused && this.reconcileWanted()) await this.reconcile();
     const now = this.deps.clock();

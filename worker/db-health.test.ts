@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { replayDelayMs } from '../lib/engine/lock-order.ts';
 import { DbHealth } from './db-health.ts';
-import { ServiceLoop } from './loop.ts';
+import { ServiceLoop, SkippedPass } from './loop.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -80,6 +80,46 @@ describe('DbHealth', () => {
     expect(passes).toBe(2);
     expect(health.isDown).toBe(false);
     const stopped = loop.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    await stopped;
+    health.stop();
+  });
+
+  it('a pass that asked the database nothing (SkippedPass) does not mark it up: no false recovery while it is away', async () => {
+    let fail = true;
+    const unreachable = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const health = new DbHealth(async () => {
+      if (fail) throw unreachable();
+    }, logger, { probeMs: 250, random: () => 0.5 });
+    let ups = 0;
+    health.onUp(() => ups++);
+    let statements = 0;
+    // a loop that asks the database (and fails while it is away), and one that skips its passes
+    // while the database is known to be away, as the claimer does
+    const asking = new ServiceLoop('asking', 1_000, async () => {
+      statements++;
+      if (fail) throw unreachable();
+    }, logger, { health, random: () => 0.5 });
+    let skipped = 0;
+    const skipping = new ServiceLoop('skipping', 10, async () => {
+      if (!health.isDown) return undefined;
+      skipped++;
+      return new SkippedPass(10);
+    }, logger, { health });
+    asking.start();
+    await vi.advanceTimersByTimeAsync(5);
+    expect(health.isDown).toBe(true);
+    skipping.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(skipped).toBeGreaterThan(100);
+    expect(health.isDown).toBe(true);
+    expect(ups).toBe(0);
+    expect(statements).toBeLessThan(10); // the asking loop keeps its back-off: no pass is woken by a false recovery
+    fail = false;
+    await vi.advanceTimersByTimeAsync(500); // the probe answers
+    expect(health.isDown).toBe(false);
+    expect(ups).toBe(1);
+    const stopped = Promise.all([asking.stop(), skipping.stop()]);
     await vi.advanceTimersByTimeAsync(0);
     await stopped;
     health.stop();

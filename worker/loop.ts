@@ -10,11 +10,23 @@
  * (uniform between half and the whole delay) so the workers of a cluster do
  * not retry in lock step. With a DbHealth, passes are reported to it, and when
  * the database answers again after an outage the back-off is dropped and a
- * pass runs at once (docs/engine.md "Outages").
+ * pass runs at once (docs/engine.md "Outages"). A pass that did not ask the database anything
+ * (SkippedPass: its step knew the database to be away) reports nothing: only an answer from the
+ * database may say it is back.
  */
 import type { Logger } from 'pino';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import type { DbHealth } from './db-health.ts';
+
+/**
+ * What a step returns for a pass that did not reach the database (it knows it to be away,
+ * DbHealth.isDown): the loop passes again in `retryInMs` (ms) and reports nothing to DbHealth. A
+ * plain return would count as a success and mark the database up, waking every loop at once into
+ * statements that fail and mark it down again, round after round for as long as the outage lasts.
+ */
+export class SkippedPass {
+  constructor(readonly retryInMs: number) {}
+}
 
 export interface ServiceLoopOptions {
   health?: DbHealth;
@@ -38,7 +50,7 @@ export class ServiceLoop {
   constructor(
     readonly name: string,
     private readonly intervalMs: number,
-    private readonly step: () => Promise<boolean | number | void>,
+    private readonly step: () => Promise<boolean | number | void | SkippedPass>,
     private readonly logger: Logger,
     private readonly options: ServiceLoopOptions = {},
   ) {
@@ -123,7 +135,8 @@ export class ServiceLoop {
       again = r === true;
       if (typeof r === 'number' && Number.isFinite(r)) nextMs = Math.max(0, r);
       this.failures = 0;
-      this.options.health?.reportSuccess();
+      if (r instanceof SkippedPass) nextMs = Math.max(0, r.retryInMs);
+      else this.options.health?.reportSuccess();
     } catch (err) {
       this.failures++;
       this.options.health?.reportFailure(err);

@@ -159,6 +159,44 @@ describe('a run created ahead whose slot was missed by more than the grace (outa
   });
 });
 
+describe('a run created ahead that no worker takes while the ticker goes on (discard_later records the later slots as blocked)', () => {
+  // The workers are up and tick, but none runs the job (say its routing matches no worker): the run
+  // created ahead of S stays pending, and each later slot is recorded as blocked behind it. Once S is
+  // missed by the grace the tick withdraws that run and plans again from S: the slots decided
+  // meanwhile keep their records. They used to meet the unique index there (23505), which rolled the
+  // withdrawal back and moved the job past its due slot with no record, at every tick from then on.
+  it.each(['skip', 'fire_once', 'fire_all'] as const)('%s: withdrawn once, and every slot keeps exactly one record, none lost on the ticks after', async (policy) => {
+    const id = await insertJob(t.db, {
+      key: `ahead-blocked-${policy}-${Math.random().toString(36).slice(2, 8)}`,
+      cron: '*/5 * * * * *', misfirePolicy: policy, misfireMaxCatchup: 20, blockStrategy: 'discard_later', nextRunAt: S,
+    });
+    const end = ms(S, 90_000);
+    const failed: number[] = [];
+    for (let now = ms(S, -1500); now <= end; now = ms(now, 1000)) {
+      const r = await tick(now);
+      failed.push(r.failed);
+    }
+    expect(failed.every((n) => n === 0)).toBe(true);
+    const runs = await runsOf(id);
+    const stale = runs.find((x) => x.scheduledFor.getTime() === S.getTime() && x.status === 'cancelled');
+    expect(stale?.error).toMatch(new RegExp(`^${BEFORE_SLOT_ERROR.missed}created ahead of its slot due 2026-12-05T14:08:45.000Z`));
+    // every slot due by the last tick (S+89.5 s): S … S+85 s
+    for (let k = 0; k <= 17; k++) {
+      const slot = ms(S, k * 5000).getTime();
+      expect(runs.filter((x) => x.scheduledFor.getTime() === slot && x.status !== 'cancelled'), `slot S+${k * 5}s`).toHaveLength(1);
+    }
+    // the slots decided while the stale run was active kept their "blocked" records
+    const blocked = runs.filter((x) => x.status === 'skipped' && /still active/.test(x.reason ?? ''));
+    expect(blocked.length).toBeGreaterThanOrEqual(11);
+    // S itself is decided by the misfire policy: recorded (skip, fire_once: only the newest missed slot
+    // runs) or fired once more (fire_all, within misfireMaxCatchup)
+    const atS = runs.find((x) => x.scheduledFor.getTime() === S.getTime() && x.status !== 'cancelled')!;
+    expect(atS.status).toBe(policy === 'fire_all' ? 'pending' : 'skipped');
+    // only one run created ahead was ever withdrawn: no tick went back over the slots again
+    expect(runs.filter((x) => x.status === 'cancelled')).toHaveLength(1);
+  });
+});
+
 describe('a run created ahead whose slot is late by less than the grace', () => {
   it('still runs (as today); the slots after it fire normally, queued behind it', async () => {
     const restart = ms(S, 30_000);

@@ -105,38 +105,56 @@ export async function retryOfRun(db: SqlClient, runId: string, opts: { slotRunsO
 }
 
 /**
- * The number of the job's slots in [from, to] a backfill run holds (holdsSlotSql): a misfire
- * summary of that range does not count them (run-tick.ts). Index: runs_job_idx (job_id, scheduled_for).
+ * SQL true when run `r` takes its slot from the tick (run-tick.ts): a backfill run holding it
+ * (holdsSlotSql), or the schedule's own record of it — a run or a `skipped` record of trigger
+ * `schedule` that is not cancelled, the rows of runs_schedule_fire_uniq.
  */
-export async function backfilledBetween(db: SqlClient, p: { jobId: string; from: Date; to: Date }): Promise<number> {
-  const rows = await db.$queryRawUnsafe<{ n: number }[]>(
-    `SELECT count(DISTINCT r.scheduled_for)::int AS n FROM runs r
-      WHERE r.job_id = $1 AND r.trigger = 'backfill' AND r.scheduled_for BETWEEN $2::timestamptz AND $3::timestamptz AND ${holdsSlotSql('r')}`,
-    p.jobId.toLowerCase(), p.from, p.to,
-  );
-  return rows[0]?.n ?? 0;
+function takesSlotFromTickSql(r: string): string {
+  return `((${r}.trigger = 'backfill' AND ${holdsSlotSql(r)}) OR (${r}.trigger = 'schedule' AND ${r}.status <> 'cancelled'))`;
 }
 
 /**
- * Which of the given (job, slot) pairs a backfill run holds (holdsSlotSql): the tick neither fires
- * nor records such a slot (an operator backfilled it while the tick was behind, during downtime
- * for instance: run-tick.ts), so a misfire catch-up never runs a slot a second time. One statement.
+ * How many of the job's slots in [from, to] are taken already (takesSlotFromTickSql), split by
+ * what took them: `backfilled` (a backfill run holds the slot) and `recorded` (only the schedule's
+ * own record). A misfire summary of that range counts neither (run-tick.ts).
  * Index: runs_job_idx (job_id, scheduled_for).
+ */
+export async function takenBetween(db: SqlClient, p: { jobId: string; from: Date; to: Date }): Promise<{ backfilled: number; recorded: number }> {
+  const rows = await db.$queryRawUnsafe<{ backfilled: number; recorded: number }[]>(
+    `SELECT count(*) FILTER (WHERE s.backfilled)::int AS backfilled, count(*) FILTER (WHERE NOT s.backfilled)::int AS recorded
+       FROM (SELECT r.scheduled_for, bool_or(r.trigger = 'backfill') AS backfilled FROM runs r
+              WHERE r.job_id = $1 AND r.scheduled_for BETWEEN $2::timestamptz AND $3::timestamptz AND ${takesSlotFromTickSql('r')}
+              GROUP BY r.scheduled_for) s`,
+    p.jobId.toLowerCase(), p.from, p.to,
+  );
+  return rows[0] ?? { backfilled: 0, recorded: 0 };
+}
+
+/**
+ * Which of the given (job, slot) pairs are taken already (takesSlotFromTickSql): the tick neither
+ * fires, nor records, nor creates ahead such a slot, so that every slot keeps exactly one record
+ * (docs/recovery.md "Exactly once per slot"). A slot is taken
+ * - by a backfill run, when an operator backfilled it while the tick was behind (during downtime
+ *   for instance), so a misfire catch-up never runs a slot a second time;
+ * - by the schedule's own record, when the tick plans a job again from the slot of a run created
+ *   ahead that it withdrew (its slot missed: run-tick.ts) and the slots after it were decided
+ *   meanwhile (recorded as blocked behind that run, under discard_later): those keep their records.
+ * One statement. Index: runs_job_idx (job_id, scheduled_for).
  * @returns keys `${jobId}|${slot ms}` (job ids lower-case)
  */
-export async function backfilledSlots(db: SqlClient, items: { jobId: string; slot: Date }[]): Promise<Set<string>> {
+export async function takenSlots(db: SqlClient, items: { jobId: string; slot: Date }[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const rows = await db.$queryRawUnsafe<{ job_id: string; slot: Date }[]>(
     `SELECT DISTINCT r.job_id, r.scheduled_for AS slot
        FROM unnest($1::text[], $2::timestamptz[]) AS s(job_id, slot)
        JOIN runs r ON r.job_id = s.job_id AND r.scheduled_for = s.slot
-      WHERE r.trigger = 'backfill' AND ${holdsSlotSql('r')}`,
+      WHERE ${takesSlotFromTickSql('r')}`,
     items.map((i) => i.jobId.toLowerCase()), items.map((i) => i.slot),
   );
   return new Set(rows.map((r) => slotKey(r.job_id, r.slot)));
 }
 
-/** The key of a (job, slot) pair in backfilledSlots' answer. */
+/** The key of a (job, slot) pair in takenSlots' answer. */
 export function slotKey(jobId: string, slot: Date): string {
   return `${jobId.toLowerCase()}|${new Date(slot).getTime()}`;
 }

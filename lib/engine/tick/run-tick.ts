@@ -34,7 +34,7 @@ import { recordSkippedRun, triggerRun } from '../index.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { finishRunIfDone } from '../settle.ts';
 import { insertRuns } from '../sql/insert-runs.ts';
-import { backfilledBetween, backfilledSlots, slotKey } from '../sql/covered-slots.ts';
+import { slotKey, takenBetween, takenSlots } from '../sql/covered-slots.ts';
 import { triggerRunAhead } from '../trigger-run.ts';
 import { withdrawMissedAheadRun } from '../cancel-ahead-runs.ts';
 import { advanceJobs, jobsWithActiveRuns } from './sql/ahead-batch.ts';
@@ -270,10 +270,10 @@ async function applyAheadBatch(
 ): Promise<{ handled: Set<string>; ahead: number; fired: number; finished: number; waiting: string[]; waitingUntil: Date | null }> {
   const due = (i: { plan: TickPlan }) => i.plan.fire.length === 1;
   const slotOf = (i: { plan: TickPlan }) => (due(i) ? i.plan.fire[0]! : i.plan.ahead);
-  // A slot an operator backfilled (while the tick was behind, or with a clock ahead of this one)
-  // is left to applyPlan, which passes it.
-  const backfilled = await backfilledSlots(tx, items.flatMap((i) => (slotOf(i) ? [{ jobId: i.jobId, slot: slotOf(i)! }] : [])));
-  items = items.filter((i) => !slotOf(i) || !backfilled.has(slotKey(i.jobId, slotOf(i)!)));
+  // A slot already taken (an operator backfilled it while the tick was behind, or with a clock
+  // ahead of this one) is left to applyPlan, which passes it.
+  const taken = await takenSlots(tx, items.flatMap((i) => (slotOf(i) ? [{ jobId: i.jobId, slot: slotOf(i)! }] : [])));
+  items = items.filter((i) => !slotOf(i) || !taken.has(slotKey(i.jobId, slotOf(i)!)));
   const busy = await jobsWithActiveRuns(tx, items.map((i) => i.jobId));
   const go = items.filter((i) => !busy.has(i.jobId));
   const waitingItems = items.filter((i) => busy.has(i.jobId) && !due(i));
@@ -319,25 +319,31 @@ async function applyPlan(
   now: Date,
 ): Promise<{ fired: number; skipped: number; ahead: number; waitingUntil: Date | null }> {
   let skipped = 0;
-  // A slot an operator has backfilled (missed, or created ahead by a clock ahead of this one) has
-  // its run: neither fired again (a misfire catch-up would run it twice), nor recorded as skipped,
-  // nor created ahead (docs/recovery.md).
-  const backfilled = await backfilledSlots(tx, [...plan.skip, ...plan.fire, ...(plan.ahead ? [plan.ahead] : []), ...(plan.summary?.slots ?? [])].map((slot) => ({ jobId, slot })));
-  const free = (slot: Date) => !backfilled.has(slotKey(jobId, slot));
-  let aheadBackfilled = false;
-  if (backfilled.size > 0) {
-    aheadBackfilled = plan.ahead !== null && !free(plan.ahead);
+  // A slot already taken has its run or record (covered-slots.ts takenSlots): one an operator has
+  // backfilled (missed, or created ahead by a clock ahead of this one), or, when the plan starts again
+  // from the slot of a withdrawn run created ahead, one the schedule decided meanwhile. It is
+  // neither fired again (a misfire catch-up would run it twice), nor recorded as skipped, nor
+  // created ahead (docs/recovery.md "Exactly once per slot").
+  const taken = await takenSlots(tx, [...plan.skip, ...plan.fire, ...(plan.ahead ? [plan.ahead] : []), ...(plan.summary?.slots ?? [])].map((slot) => ({ jobId, slot })));
+  const free = (slot: Date) => !taken.has(slotKey(jobId, slot));
+  let aheadTaken = false;
+  if (taken.size > 0) {
+    aheadTaken = plan.ahead !== null && !free(plan.ahead);
     plan = { ...plan, fire: plan.fire.filter(free), skip: plan.skip.filter(free) };
   }
   // Oldest first, so runs.created_at order matches slot order.
   if (plan.summary) {
-    // the backfilled slots of the summarised range have their runs: not counted as skipped, and the
-    // record is filed under the oldest skipped slot that has no run (not beside a backfill run)
-    const kept = await backfilledBetween(tx, { jobId, from: plan.summary.from, to: plan.summary.to });
+    // the taken slots of the summarised range have their runs or records: not counted as skipped,
+    // and the record is filed under the oldest skipped slot that has none (not beside a backfill run)
+    const kept = await takenBetween(tx, { jobId, from: plan.summary.from, to: plan.summary.to });
     const filedUnder = plan.summary.slots.find(free) ?? plan.summary.scheduledFor;
-    const summary = { ...plan.summary, scheduledFor: filedUnder, count: Math.max(0, plan.summary.count - kept) };
+    const summary = { ...plan.summary, scheduledFor: filedUnder, count: Math.max(0, plan.summary.count - kept.backfilled - kept.recorded) };
     if (summary.count > 0) {
-      const reason = summaryReason(summary) + (kept > 0 ? `; ${kept} backfilled slot${kept === 1 ? '' : 's'} in that range kept ${kept === 1 ? 'its run' : 'their runs'}` : '');
+      const n = kept.backfilled;
+      const m = kept.recorded;
+      const reason = summaryReason(summary)
+        + (n > 0 ? `; ${n} backfilled slot${n === 1 ? '' : 's'} in that range kept ${n === 1 ? 'its run' : 'their runs'}` : '')
+        + (m > 0 ? `; ${m} slot${m === 1 ? '' : 's'} in that range already had ${m === 1 ? 'its record' : 'their records'}` : '');
       await recordSkippedRun(tx, { jobId, scheduledFor: summary.scheduledFor, reason, triggeredBy }, now);
       skipped++;
     }
@@ -354,8 +360,8 @@ async function applyPlan(
     const { run, outcome } = await triggerRun(tx, { jobId, trigger: 'schedule', triggeredBy, scheduledFor: slot, ...(previous ? { followsRun: previous } : {}) }, now);
     previous = outcome === 'skipped' ? undefined : run.id;
   }
-  if (plan.ahead && plan.nextRunAt && aheadBackfilled) {
-    // that slot has its backfill run: the job moves past it as if it had been created ahead
+  if (plan.ahead && plan.nextRunAt && aheadTaken) {
+    // that slot has its run already: the job moves past it as if it had been created ahead
     await advanceJob(tx, { jobId, nextRunAt: plan.aheadNextRunAt, pause: plan.aheadPause, lastError: null }, now);
     return { fired: plan.fire.length, skipped, ahead: 0, waitingUntil: null };
   }
