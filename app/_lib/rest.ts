@@ -36,6 +36,7 @@ import { databaseReachable, markDatabaseUnreachable } from '@/lib/infra/database
 import { transactionTimeoutMessage } from '@/lib/infra/transaction-timeout';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
 import { readAtMost } from '@/lib/net/read-capped';
+import { missingResource, type ResourceKind } from '@/lib/api/missing-resource';
 
 const logger = log('rest');
 
@@ -100,6 +101,11 @@ export type RestOptions<P, Q, B> = {
    * load balancers).
    */
   whileDatabaseDown?: Record<string, unknown>;
+  /**
+   * What the route's `id` parameter names: a request refused for its input (a 400) on a resource
+   * that does not exist answers the 404 instead (lib/api/missing-resource.ts).
+   */
+  resource?: ResourceKind;
 };
 
 /** A route handler made by rest(): Next calls it; `operation` names its decision in lib/auth/permissions.ts. */
@@ -244,6 +250,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
   const handler = async (req: Request, routeCtx?: RouteCtx) => {
     const now = new Date();
     const url = new URL(req.url);
+    let resourceId: string | null = null;
     try {
       // A database that does not answer is a 503 within the probe's timeout (lib/infra/database-probe.ts), as pages
       // are (proxy.ts): one that froze or dropped off the network leaves connections hanging instead of failing, and
@@ -257,6 +264,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
 
       const rawParams = (await routeCtx?.params) ?? {};
       const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
+      if (opts.resource) resourceId = String((params as { id?: unknown }).id ?? '');
       const shape = queryShape(opts.query ?? opts.queryParsedBy);
       const rawQuery = queryObject(url.search, shape);
       refuseUnknownQueryParameters(rawQuery, Object.keys(shape));
@@ -310,7 +318,13 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       const res = await exec(db);
       return jsonResponse(res.status, res.body, res.headers);
     } catch (e) {
-      if (isDomainError(e)) return errorResponse(e);
+      if (isDomainError(e)) {
+        if (e.code === 'validation' && opts.resource && resourceId !== null) {
+          const missing = await missingResource(getDb(), opts.resource, resourceId).catch(() => null);
+          if (missing) return errorResponse(missing);
+        }
+        return errorResponse(e);
+      }
       if (e instanceof BodyTooLarge) {
         return jsonResponse(413, {
           error: { code: 'payload_too_large', message: `Request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`, fields: { _body: `At most ${MAX_BODY_BYTES} bytes` } },

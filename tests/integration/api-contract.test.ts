@@ -395,7 +395,7 @@ describe('REST contract /api/v1', () => {
     });
   });
 
-  it('unknown and malformed ids answer 404 (never 500) on every :id route, writing nothing', async () => {
+  it('unknown and malformed ids answer 404 (never 500) on every :id route, with a good body or a bad one, writing nothing', async () => {
     const before = await counts();
     const routes: [string, RouteHandler, string, (id: string) => Record<string, string>, unknown][] = [
       ['GET /jobs/:id', job.GET, 'GET', (id) => ({ id }), undefined],
@@ -435,6 +435,13 @@ describe('REST contract /api/v1', () => {
         const r = await call(h, method, url, { token: admin, params: params(id), body, headers: method === 'GET' ? {} : { 'idempotency-key': uniq('404') } });
         expect(r.status, `${label} ${id}: ${JSON.stringify(r.json)}`).toBe(404);
         expect(r.json.error.code).toBe('not_found');
+      }
+      // a body that would be refused does not hide that the resource is not there: still a 404
+      if (body !== undefined) {
+        for (const id of [UNKNOWN, 'not-a-uuid']) {
+          const r = await call(h, method, '/api/v1/x', { token: admin, params: params(id), body: { unknownField: true }, headers: { 'idempotency-key': uniq('404b') } });
+          expect(r.status, `${label} ${id} with a bad body: ${JSON.stringify(r.json)}`).toBe(404);
+        }
       }
     }
     expect(await counts()).toEqual(before);

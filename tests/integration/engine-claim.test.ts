@@ -222,6 +222,22 @@ describe('claiming ahead (ClaimInput.aheadMs; docs/on-time.md "Claiming ahead")'
     expect(claimedLog!.createdAt).toEqual(at(9_600)); // claimed now, starting at its slot
   });
 
+  it('a child claimed with a clock reading taken before its parent\'s completion starts no earlier than its release', async () => {
+    // A claimer reads its clock, then its statement runs after a parent's completion committed with a
+    // later reading (a claim waiting for a connection, or a worker whose clock is a little behind):
+    // the child's start is its release instant, never before the parent's end.
+    const { runId } = await startRun({ steps: [{ key: 'a', handler: 'order.work' }, { key: 'b', handler: 'order.work' }], edges: [{ from: 'a', to: 'b' }] }, at(0));
+    const orderNode = { ...NODE, handlers: ['order.work'] };
+    const [a] = await claimTasks(t.db, orderNode, at(100));
+    expect((await completeTask(t.db, { taskId: a!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(1_000))).applied).toBe(true);
+    const [b] = await claimTasks(t.db, orderNode, at(965));
+    expect(b).toMatchObject({ runId, stepKey: 'b', startedAt: at(1_000), leaseUntil: at(1_000 + 30_000) });
+    const parent = await t.db.task.findUniqueOrThrow({ where: { id: a!.id } });
+    const child = await t.db.task.findUniqueOrThrow({ where: { id: b!.id } });
+    expect(child.startedAt!.getTime()).toBeGreaterThanOrEqual(parent.completedAt!.getTime());
+    expect(child.readyAt).toEqual(at(1_000));
+  });
+
   it('a completion carrying the real start records it: start, duration and lateness are counted from it', async () => {
     const slot = at(20_000);
     const { runId } = await aheadRun(slot, at(17_000));

@@ -114,8 +114,11 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
      ), upd AS (
        UPDATE tasks t
           -- a task claimed ahead starts at its schedule_at: that is its (planned) start, corrected by
-          -- its completion if the worker started it later (complete-task.ts, CompleteTaskInput.startedAt)
-          SET ${claimSetColumns('t', { nodeId: '$1', start: 'GREATEST($5::timestamptz, t.schedule_at)', leaseSeconds: '$6::double precision', held: 'pick.held' })
+          -- its completion if the worker started it later (complete-task.ts, CompleteTaskInput.startedAt).
+          -- Never before its release (ready_at, its last parent's end): this claim's clock reading
+          -- may predate a completion that committed before the statement ran, or come from a
+          -- worker whose clock is a little behind, and a child must not start before its parent ended
+          SET ${claimSetColumns('t', { nodeId: '$1', start: 'GREATEST($5::timestamptz, t.schedule_at, t.ready_at)', leaseSeconds: '$6::double precision', held: 'pick.held' })
                 .map(([column, value]) => `${column} = ${value}`).join(', ')},
               updated_at = $5::timestamptz
          FROM pick WHERE t.id = pick.id AND t.scheduled_for = pick.scheduled_for

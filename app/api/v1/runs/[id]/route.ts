@@ -5,4 +5,4 @@ import { getRun } from '@/lib/runs/get-run';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/runs/:id -> run with tasks[].logs and retryChain */
-export const GET = rest({ operation: 'runs.get', params: IdParams }, ({ db, params, actor }) => getRun(db, params.id, actor));
+export const GET = rest({ operation: 'runs.get', params: IdParams, resource: 'run' }, ({ db, params, actor }) => getRun(db, params.id, actor));

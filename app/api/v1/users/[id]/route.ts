@@ -12,12 +12,12 @@ const check = (id: string) => {
 };
 
 /** PATCH /api/v1/users/:id (admin) { name?, role?, disabled?, password? } -> user */
-export const PATCH = rest({ operation: 'users.update', params: IdParams, body: UpdateUserInput }, ({ db, params, body, actor }) =>
+export const PATCH = rest({ operation: 'users.update', params: IdParams, resource: 'user', body: UpdateUserInput }, ({ db, params, body, actor }) =>
   updateUser(db, check(params.id), body, actor),
 );
 
 /** DELETE /api/v1/users/:id (admin) -> { deleted: true } */
-export const DELETE = rest({ operation: 'users.delete', params: IdParams }, async ({ db, params, actor }) => {
+export const DELETE = rest({ operation: 'users.delete', params: IdParams, resource: 'user' }, async ({ db, params, actor }) => {
   await deleteUser(db, check(params.id), actor);
   return { deleted: true, id: params.id };
 });

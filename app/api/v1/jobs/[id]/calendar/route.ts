@@ -10,4 +10,4 @@ export const dynamic = 'force-dynamic';
  * failed, active }] }: runs per calendar day in `tz` (default UTC) over the 366 days ending `to` (default today
  * in `tz`); days without runs are left out. 400 names the field (`tz`, `to`).
  */
-export const GET = rest({ operation: 'jobs.calendar', params: IdParams, query: JobCalendarQuery }, async ({ db, params, query, actor }) => getJobCalendar(db, params.id, query, actor));
+export const GET = rest({ operation: 'jobs.calendar', params: IdParams, resource: 'job', query: JobCalendarQuery }, async ({ db, params, query, actor }) => getJobCalendar(db, params.id, query, actor));

@@ -5,6 +5,6 @@ import { diffVersions } from '@/lib/jobs/diff-versions';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/jobs/:id/diff?from=&to= -> { jobId, from, to, diff: { fields, steps, edges, changedFields } } */
-export const GET = rest({ operation: 'jobs.diff', params: IdParams, query: DiffQuery }, ({ db, params, query, actor }) =>
+export const GET = rest({ operation: 'jobs.diff', params: IdParams, resource: 'job', query: DiffQuery }, ({ db, params, query, actor }) =>
   diffVersions(db, params.id, query.from, query.to, actor),
 );

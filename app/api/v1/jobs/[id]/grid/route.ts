@@ -10,4 +10,4 @@ export const dynamic = 'force-dynamic';
  * cells: { runId: { stepKey: { taskId, status, attempt, startedAt, finishedAt, durationMs } } }, nextCursor }.
  * `limit` 1-100 (default 25); `cursor` pages to older runs. 400 names the field.
  */
-export const GET = rest({ operation: 'jobs.grid', params: IdParams, query: JobGridQuery }, async ({ db, params, query, actor }) => getJobGrid(db, params.id, query, actor));
+export const GET = rest({ operation: 'jobs.grid', params: IdParams, resource: 'job', query: JobGridQuery }, async ({ db, params, query, actor }) => getJobGrid(db, params.id, query, actor));

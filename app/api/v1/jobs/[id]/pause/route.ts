@@ -6,6 +6,6 @@ import { pauseJob } from '@/lib/jobs/pause-job';
 export const dynamic = 'force-dynamic';
 
 /** POST /api/v1/jobs/:id/pause (optional { reason }) -> job */
-export const POST = rest({ operation: 'jobs.pause', params: IdParams }, ({ db, params, body, actor, now }) =>
+export const POST = rest({ operation: 'jobs.pause', params: IdParams, resource: 'job' }, ({ db, params, body, actor, now }) =>
   pauseJob(db, params.id, actor, parseOrThrow(ReasonInput, body), now),
 );

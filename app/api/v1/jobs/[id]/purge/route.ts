@@ -4,7 +4,7 @@ import { purgeJob } from '@/lib/jobs/purge-job';
 
 export const dynamic = 'force-dynamic';
 
-const handler = rest({ operation: 'jobs.purge', params: IdParams }, async ({ db, params, actor }) => ({
+const handler = rest({ operation: 'jobs.purge', params: IdParams, resource: 'job' }, async ({ db, params, actor }) => ({
   purged: true,
   ...(await purgeJob(db, params.id, actor)),
 }));

@@ -5,6 +5,6 @@ import { cancelRunAs } from '@/lib/runs/run-actions';
 export const dynamic = 'force-dynamic';
 
 /** POST /api/v1/runs/:id/cancel -> run */
-export const POST = rest({ operation: 'runs.cancel', params: IdParams, body: EmptyInput }, ({ db, params, actor, now }) =>
+export const POST = rest({ operation: 'runs.cancel', params: IdParams, resource: 'run', body: EmptyInput }, ({ db, params, actor, now }) =>
   cancelRunAs(db, params.id, actor, now),
 );

@@ -10,4 +10,4 @@ export const dynamic = 'force-dynamic';
  * `{ lines: [{ seq, time, level, stream, text, fields? }], nextAfterSeq, more, final, leaseReclaimed, progress, … }`
  * (keyset on seq; docs/task-logs.md).
  */
-export const GET = rest({ operation: 'tasks.logs', params: IdParams, queryParsedBy: TaskLogLinesQuery }, ({ db, params, query, actor }) => listTaskLogLines(db, params.id, query, actor));
+export const GET = rest({ operation: 'tasks.logs', params: IdParams, resource: 'task', queryParsedBy: TaskLogLinesQuery }, ({ db, params, query, actor }) => listTaskLogLines(db, params.id, query, actor));

@@ -14,7 +14,7 @@ export const dynamic = 'force-dynamic';
  * answer (`{ user }`, no secret) is stored and replayed like any other.
  */
 export const POST = rest({
-  operation: 'users.resetPassword', params: IdParams, body: ResetPasswordInput,
+  operation: 'users.resetPassword', params: IdParams, resource: 'user', body: ResetPasswordInput,
   idempotency: { secretIn: (answer) => typeof (answer as { password?: unknown } | null)?.password === 'string' },
 }, ({ db, params, body, actor }) => {
   if (!isUuid(params.id)) throw new DomainError('not_found', `User ${params.id} not found`);
