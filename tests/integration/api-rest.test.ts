@@ -257,7 +257,11 @@ describe('REST /api/v1', () => {
     expect(two.json.error.fields).toEqual({ stat: 'Unknown query parameter', sortBy: 'Unknown query parameter' });
     // routes that parse the query themselves, routes parsed here, and routes that take none
     expect((await call(bin.GET, 'GET', '/api/v1/recycle-bin?page=2', { token: viewer })).json.error.fields).toEqual({ page: 'Unknown query parameter' });
-    expect((await call(versions.GET, 'GET', `/api/v1/jobs/00000000-0000-4000-8000-000000000001/versions?offset=3`, { token: viewer, params: { id: '00000000-0000-4000-8000-000000000001' } })).status).toBe(400);
+    const versioned = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob('qp.versions') });
+    const stray = await call(versions.GET, 'GET', `/api/v1/jobs/${versioned.json.id}/versions?offset=3`, { token: viewer, params: { id: versioned.json.id } });
+    expect([stray.status, stray.json.error.fields]).toEqual([400, { offset: 'Unknown query parameter' }]);
+    // a job that does not exist is a 404 whatever the query holds (lib/api/missing-resource.ts)
+    expect((await call(versions.GET, 'GET', `/api/v1/jobs/00000000-0000-4000-8000-000000000001/versions?offset=3`, { token: viewer, params: { id: '00000000-0000-4000-8000-000000000001' } })).status).toBe(404);
     expect((await call(workers.GET, 'GET', '/api/v1/workers?status=online', { token: viewer })).json.error.fields).toEqual({ status: 'Unknown query parameter' });
     expect((await call(health.GET, 'GET', '/api/v1/health?verbose=1')).status).toBe(400);
     // the same requests without the stray parameter are answered
