@@ -11,9 +11,8 @@ const TABLES: Record<ResourceKind, string> = { job: 'jobs', run: 'runs', task: '
 /**
  * The 404 a request on resource `id` deserves when there is no such resource, or null when it
  * exists. app/_lib/rest.ts asks it when a route refused the request for its input (a 400): a body
- * that would be refused must not hide that the resource is not there (a 404 comes before a 400,
- * whatever the body holds). A job in the
- * recycle bin exists (its routes answer for it: restore, purge, its history).
+ * or query that would be refused must not hide that the resource is not there (a 404 comes before a
+ * 400). A job in the recycle bin exists (its routes answer for it: restore, purge, its history).
  * Read-only; one primary-key probe.
  * @param id the route's id parameter (any text: a malformed id is missing)
  * @throws what the probe throws (the database being away)
