@@ -37,16 +37,14 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   if (mayBeServerAction(req.method, req.headers)) {
     const refused = crossOriginActionRefusal(req.headers);
     if (refused) return NextResponse.json({ error: { code: 'forbidden', message: refused } }, { status: 403, headers: { 'cache-control': 'no-store' } });
-  }
-  if (req.method === 'POST' && req.headers.has('next-action')) {
     // req's body is the proxy's own copy (Next buffers the original for the action handler), so reading it here
     // reads the body once more, not twice more.
-    const badBody = await actionBodyRefusal(req);
-    if (badBody) return bodyRefused(badBody);
-    return NextResponse.next();
-  }
-  if (mayBeServerAction(req.method, req.headers)) {
-    // a form posted before hydration: Next parses it as FormData before it looks for an action in it
+    if (req.headers.has('next-action')) {
+      const badBody = await actionBodyRefusal(req);
+      return badBody ? bodyRefused(badBody) : NextResponse.next();
+    }
+    // a form posted before hydration: Next parses it as FormData before it looks for an action in it;
+    // like a page, it then gets the 503 page while the database is away
     const badForm = await formPostBodyRefusal(req);
     if (badForm) return bodyRefused(badForm);
   }
