@@ -3,6 +3,7 @@
  * DATABASE_URL's server, or on an embedded PostgreSQL (tests/helpers/test-server.ts), dropped
  * afterwards; the compiled worker the benches spawn; what /proc says about a worker process.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -18,6 +19,30 @@ import { startTestServer } from '../tests/helpers/test-server.ts';
 export async function benchWorkerArgs(extra: readonly string[] = []): Promise<string[]> {
   const root = fileURLToPath(new URL('..', import.meta.url));
   return workerNodeArgs(await ensureWorkerBuild(root, (line) => console.error(`[bench] ${line}`)), extra);
+}
+
+/**
+ * Starts `procs` compiled worker processes (benchWorkerArgs) on the database at `url`, named
+ * bench-0, bench-1, …, each with TICKFLOW_CONCURRENCY `concurrency`, logging warnings only.
+ * @param env more environment for every process (overrides)
+ */
+export async function startBenchWorkers(url: string, procs: number, concurrency: string, env: Record<string, string> = {}): Promise<ChildProcess[]> {
+  const args = await benchWorkerArgs();
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  return Array.from({ length: procs }, (_, p) => spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: concurrency, TICKFLOW_NODE_NAME: `bench-${p}`, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  }));
+}
+
+/** Stops bench worker processes with SIGTERM (they drain) and waits for every one to exit. */
+export async function stopBenchWorkers(children: ChildProcess[]): Promise<void> {
+  await Promise.all(children.map((ch) => new Promise<void>((resolve) => {
+    if (ch.exitCode !== null) return resolve();
+    ch.on('exit', () => resolve());
+    ch.kill('SIGTERM');
+  })));
 }
 
 /**
