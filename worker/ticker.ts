@@ -77,14 +77,15 @@ export class Ticker {
   }
 
   /**
-   * Tick passes at once until the batch is no longer full (at most `maxPasses`), before a worker
+   * Tick passes at once until one asks for no other (its batch not full, nothing left over for the
+   * fire budget: run-tick.ts TickOptions.fireBudget; at most `maxPasses`), before a worker
    * that also claims starts claiming (create-worker.ts start): after downtime, a run created ahead
    * whose slot was missed is withdrawn and its slot decided by the misfire policy before a claim
    * could start it late (docs/on-time.md "Look-ahead firing", row "misfire"); a job with such a run
    * that is not due is made due first (lib/engine/sql/ahead-runs.ts rewindMissedAheadJobs). An
    * error is logged and left to the loop.
    */
-  async catchUp(maxPasses = 10): Promise<void> {
+  async catchUp(maxPasses = 100): Promise<void> {
     try {
       // a job whose slot was missed while it was not due at the restart is made due first, so that
       // these passes decide the slot (rewindMissedAheadJobs)

@@ -195,6 +195,41 @@ describe('docs/engine-cases.md case 2 — misfire after downtime never stalls an
     });
   }
 
+  it('a catch-up of many jobs is split into passes by the fire budget: every slot recorded once, the jobs left over untouched', async () => {
+    // Five fire_all jobs, each with 16 due slots (10 catch-up runs + 6 skipped records: 16 writes).
+    const ids: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      ids.push(await insertJob(t.db, {
+        key: `c2-budget-${n}`, cron: '* * * * *', misfirePolicy: 'fire_all', misfireMaxCatchup: 10,
+        blockStrategy: 'discard_later', nextRunAt: T('2026-11-29T14:00:00Z'),
+      }));
+    }
+    await isolate(...ids);
+    const now = T('2026-11-29T14:15:00.500Z'); // slots 14:00..14:15 are due, all but the last missed
+    const first = await runTick(t.db, { limit: 10, fireBudget: 40 }, now);
+    // 16 + 16 + 16 >= 40 after the third job: the other two are left, still due, with no record
+    expect(first).toMatchObject({ jobs: 5, leftOver: 2, more: true });
+    const handled: string[] = [];
+    const left: string[] = [];
+    for (const id of ids) ((await runsOf(id)).length > 0 ? handled : left).push(id);
+    expect(handled).toHaveLength(3);
+    for (const id of left) expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-29T14:00:00Z'));
+
+    const second = await runTick(t.db, { limit: 10, fireBudget: 40 }, now);
+    expect(second).toMatchObject({ jobs: 2, leftOver: 0, more: false });
+    for (const id of ids) {
+      const runs = await runsOf(id);
+      const slots = runs.map((r) => r.scheduledFor.toISOString());
+      expect(new Set(slots).size).toBe(slots.length); // each slot once
+      expect(runs.filter((r) => r.status !== 'skipped').map((r) => r.scheduledFor.toISOString())).toEqual(
+        Array.from({ length: 10 }, (_, i) => `2026-11-29T14:${String(6 + i).padStart(2, '0')}:00.000Z`),
+      );
+      expect(runs.filter((r) => r.status === 'skipped')).toHaveLength(6); // 14:00..14:05, one record each
+      expect((await jobOf(id)).nextRunAt).toEqual(T('2026-11-29T14:16:00Z'));
+    }
+    expect((await runTick(t.db, { limit: 10, fireBudget: 40 }, now)).jobs).toBe(0);
+  });
+
   it('a short gap is recorded slot by slot (reason misfire)', async () => {
     const id = await insertJob(t.db, { key: 'c2-short', cron: '* * * * *', misfirePolicy: 'fire_once', nextRunAt: T('2026-11-29T12:00:00Z') });
     await isolate(id);

@@ -58,10 +58,18 @@ export interface TickOptions {
    * now, its tasks claimable at the slot's due instant (triggerRunAhead; docs/on-time.md)
    */
   lookaheadMs?: number;
+  /**
+   * runs and skipped records a pass writes for the jobs it handles one by one before it leaves
+   * the rest of its batch to the next pass (default DEFAULT_FIRE_BUDGET; at least one job is
+   * always handled whole). A catch-up after downtime (fire_all, many jobs) is then several short
+   * transactions, each holding its job rows briefly, instead of one long one that completions of
+   * those jobs' runs (which lock the job row to book them) wait behind.
+   */
+  fireBudget?: number;
 }
 
 export interface TickResult {
-  /** jobs locked and processed in this pass */
+  /** jobs locked in this pass (`leftOver` of them left to the next) */
   jobs: number;
   /** runs created by triggerRun (whatever the block strategy made of them) */
   fired: number;
@@ -75,8 +83,10 @@ export interface TickResult {
   failed: number;
   /** jobs left for the next tick after a transient error */
   deferred: number;
-  /** true when the batch was full: call again at once */
+  /** true when the batch was full, or jobs of it were left over: call again at once */
   more: boolean;
+  /** jobs locked by this pass but left, untouched and still due, to the next one (the fire budget was spent) */
+  leftOver: number;
   /** runs created ahead of their slot (also counted in `fired`) */
   ahead: number;
   /**
@@ -90,6 +100,8 @@ export interface TickResult {
 
 export const DEFAULT_MISFIRE_GRACE_MS = 60_000;
 export const DEFAULT_SKIPPED_ROW_LIMIT = 20;
+/** TickOptions.fireBudget's default: runs and skipped records written one job at a time per pass */
+export const DEFAULT_FIRE_BUDGET = 50;
 
 const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '57014']);
 
@@ -135,9 +147,10 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   const triggeredBy = options.triggeredBy ?? 'scheduler';
   const lookaheadMs = Math.max(0, options.lookaheadMs ?? 0);
   const result: TickResult = {
-    jobs: 0, fired: 0, misfires: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, ahead: 0, deferredUntil: null, waitingJobIds: [],
+    jobs: 0, fired: 0, misfires: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, leftOver: 0, ahead: 0, deferredUntil: null, waitingJobIds: [],
   };
   let waiting = 0;
+  const fireBudget = Math.max(1, options.fireBudget ?? DEFAULT_FIRE_BUDGET);
 
   await db.$transaction(
     async (tx) => {
@@ -179,8 +192,15 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           logger.warn({ err: (err as Error).message, jobs: batch.length }, 'tick: look-ahead batch refused, one job at a time');
         }
       }
+      // runs and skipped records written one job at a time so far (TickOptions.fireBudget)
+      let spent = 0;
       for (const { row, job, plan: planned0 } of planned) {
         if (done.has(job.id)) continue;
+        if (spent >= fireBudget) {
+          // Left as it was: its row lock ends with this commit and the next pass takes it.
+          result.leftOver++;
+          continue;
+        }
 
         await tx.$executeRawUnsafe('SAVEPOINT tick_job');
         let plan = planned0;
@@ -199,6 +219,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
           }
           const counts = await applyPlan(tx, job.id, plan, triggeredBy, now);
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT tick_job');
+          spent += counts.fired + counts.skipped;
           result.fired += counts.fired;
           if (plan.misfire) result.misfires++;
           result.skippedRecords += counts.skipped;
@@ -237,7 +258,7 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
   );
   // A full batch asks for another pass, unless all it held were jobs waiting for their slot
   // (the next pass would lock the same rows again).
-  result.more = result.jobs >= options.limit && waiting < result.jobs;
+  result.more = (result.jobs >= options.limit && waiting < result.jobs) || result.leftOver > 0;
   return result;
 }
 
