@@ -782,9 +782,7 @@ export class Runner {
           // Refused although it offered a hand-off: an earlier try of this completion may have
           // committed, with a step claimed for us, and its answer lost (or a batch failed as a
           // whole and its completions were made one by one).
-          // Or applied, and the join release after it (which offered the hand-off's unused slots)
-          // failed in a way that may have committed (CompleteTaskResult.handoffUncertain).
-          if (offer && (!res.applied || res.handoffUncertain)) this.deps.onHandoffUncertain?.();
+          if (offer && !res.applied) this.deps.onHandoffUncertain?.();
           // The completion made tasks ready (a DAG's next steps): claim now rather than wait for
           // the NOTIFY to come back through the listener.
           if (res.applied && res.ready) this.deps.onReady?.();

@@ -8,8 +8,7 @@ import { lockRun } from './sql/lock-run.ts';
 import { finishRunIfDone, settleFinalTask, type StatsCarry } from './settle.ts';
 import { completeDagTasksSql, probeRunsAfterCompletion, recordSuccessStats, type DagTaskCompleted } from './sql/complete-dag-tasks.ts';
 import { lockFreeRuns, lockJobsOfRuns, lockRuns, shareRuns } from './sql/lock-job-row.ts';
-import { outcomeMayBeUnknown } from '../pg-error-code.ts';
-import { releasedCount, releaseJoinTasks, releaseJoinTasksHandingOff, type JoinHandoff } from './sql/release-joins.ts';
+import { releasedCount, releaseJoinTasks } from './sql/release-joins.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
 import { completeOnlyTasksSql, type OnlyTaskCompleted } from './sql/complete-only-tasks.ts';
 import type { CompletionItem } from './sql/completion-items.ts';
@@ -131,8 +130,6 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
   const handoff = inputs.find((i) => i.handoff)?.handoff;
   const callerTx = isTransactionClient(db);
   let done: DagTaskCompleted[];
-  /** the join release after the commit offered a hand-off and its outcome is unknown (releaseJoinsAfterBatch) */
-  let handoffUncertain = false;
   const runEnd = new Map<string, string | null>();
   const items = await completionItems(db, inputs);
   if (callerTx) {
@@ -141,11 +138,7 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
     await settleAfterDagBatch(db, done, runEnd, now);
   } else {
     done = await withDeadlockRetry(() => completeDagTasksSql(db, { nodeId, message: 'succeeded', jobFirst: false, bookStats: true, items, handoff }, now));
-    // The offers the statement's hand-offs left unused go to the join steps it made releasable.
-    const joinHandoff: JoinHandoff | undefined = handoff
-      ? { nodeId, ...handoff, limit: inputs.filter((i) => i.handoff).length - handedCount(done) }
-      : undefined;
-    handoffUncertain = !(await releaseJoinsAfterBatch(db, done, items, now, { inTransaction: false, handoff: joinHandoff }));
+    await releaseJoinsAfterBatch(db, done, items, now, { inTransaction: false });
     // The steps both commits made ready, announced after them (notify.ts notifyTasksReadyNow).
     if (done.some((d) => d.runReadyOpen > 0)) {
       await notifyTasksReadyNow(db).catch((err: unknown) => log('engine').warn({ err: (err as Error)?.message }, 'NOTIFY after a batched DAG completion failed; other workers find the steps at their safety poll'));
@@ -173,7 +166,6 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
       ...(runStatus ? { runStatus } : {}),
       ...(d.runReadyOpen > 0 ? { ready: d.runReadyOpen } : {}),
       ...(handedOff.length > 0 ? { handedOff } : {}),
-      ...(handoffUncertain && input.handoff ? { handoffUncertain: true } : {}),
     });
   });
   return out;
@@ -186,61 +178,40 @@ async function completeDagBatch(db: EngineDb, inputs: readonly CompleteTaskInput
  * committed) in a transaction of its own that first holds the runs FOR SHARE, like the batches,
  * so that no re-open, cancel or failure commits between the release's snapshot and its writes;
  * of two batches ending a join's last parents side by side, the one that commits later sees
- * both here. With `handoff` (the worker's path, offers left) it also hands up to
- * `handoff.limit` released steps to the completing node (release-joins.ts
- * releaseJoinTasksHandingOff): they join the run's `handedOff` in `done`. Inside a caller's
- * transaction, which holds the runs FOR UPDATE, as its next statement. The released tasks not
- * handed off are added to their run's `runReady` / `runReadyOpen` in `done` (left to the claim;
- * on the worker's path the caller notifies after the commit). A failure on the worker's path is
- * logged, not thrown: a join left waiting is released when its run stalls (settle.ts
- * finishRunIfDone, reached by the stranded-run sweep), as when the worker dies between the two.
- * @returns false when that failure came with a hand-off offered and may have committed
- *   (outcomeMayBeUnknown): steps may be this node's that it never heard of (docs/engine.md
- *   "Lost answers"); true otherwise
+ * both here. Inside a caller's transaction, which holds the runs FOR UPDATE, as its next
+ * statement. The released tasks are added to their run's `runReady` / `runReadyOpen` in `done`
+ * (they are left to the claim; on the worker's path the caller notifies after the commit). A failure on the worker's path is logged, not thrown: a
+ * join left waiting is released when its run stalls (settle.ts finishRunIfDone, reached by the
+ * stranded-run sweep), as when the worker dies between the two.
  */
 async function releaseJoinsAfterBatch(
-  db: EngineDb, done: DagTaskCompleted[], items: CompletionItem[], now: Date, opts: { inTransaction: boolean; handoff?: JoinHandoff },
-): Promise<boolean> {
+  db: EngineDb, done: DagTaskCompleted[], items: CompletionItem[], now: Date, opts: { inTransaction: boolean },
+): Promise<void> {
   const parents = done.filter((d) => d.joinChildren > 0);
-  if (parents.length === 0) return true;
+  if (parents.length === 0) return;
   const weekOf = new Map(items.map((i) => [i.taskId, i.scheduledFor]));
   const input = { parentIds: parents.map((d) => d.id), weeks: parents.map((d) => weekOf.get(d.id)!) };
-  const handoff = opts.handoff && opts.handoff.limit > 0 ? opts.handoff : undefined;
-  let released: Map<string, { released: number; handedOff: Record<string, unknown>[] }>;
-  const plain = (m: Map<string, number>) => new Map([...m].map(([runId, n]) => [runId, { released: n, handedOff: [] }]));
+  let released: Map<string, number>;
   if (opts.inTransaction) {
-    released = plain(await releaseJoinTasks(db, input, now));
+    released = await releaseJoinTasks(db, input, now);
   } else {
     const runs = [...new Map(parents.map((d) => [d.runId, weekOf.get(d.id)!])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     try {
       released = await withEngineTransaction(db, async (tx) => {
         await shareRuns(tx, runs.map(([id]) => id), runs.map(([, week]) => week));
-        // the caller notifies after the commit
-        return handoff ? releaseJoinTasksHandingOff(tx, input, now, handoff) : plain(await releaseJoinTasks(tx, input, now, { notify: false }));
+        return releaseJoinTasks(tx, input, now, { notify: false }); // the caller notifies after the commit
       });
     } catch (err) {
       log('engine').warn({ err: (err as Error)?.message, runs: runs.map(([id]) => id) },
         'releasing join tasks after a batched DAG completion failed; left to the stranded-run sweep');
-      return !(handoff && outcomeMayBeUnknown(err));
+      return;
     }
   }
   for (const d of done) {
-    const r = released.get(d.runId);
-    if (!r) continue;
-    d.runReady += r.released;
-    d.runReadyOpen += r.released - r.handedOff.length;
-    if (r.handedOff.length > 0) d.handedOff = [...(d.handedOff ?? []), ...r.handedOff];
+    const n = released.get(d.runId) ?? 0;
+    d.runReady += n;
+    d.runReadyOpen += n;
   }
-  return true;
-}
-
-/** How many steps a DAG batch statement handed off: each run's list once (every row of a run carries it). */
-function handedCount(done: DagTaskCompleted[]): number {
-  const runs = new Map<string, number>();
-  for (const d of done) runs.set(d.runId, d.handedOff?.length ?? 0);
-  let n = 0;
-  for (const v of runs.values()) n += v;
-  return n;
 }
 
 /**

@@ -175,12 +175,6 @@ export interface CompleteTaskResult {
   ready?: number;
   /** steps claimed for the completing node by this completion (CompleteTaskInput.handoff): it must start them */
   handedOff?: ClaimedTask[];
-  /**
-   * true when this completion was applied but the release of join steps after it, which offered a
-   * hand-off, failed in a way that may have committed: steps may be the node's that it was never
-   * told of, so it reconciles (docs/engine.md "Lost answers")
-   */
-  handoffUncertain?: boolean;
 }
 
 export interface ExtendLeasesInput {

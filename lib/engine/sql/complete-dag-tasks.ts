@@ -59,8 +59,7 @@ export interface DagTaskCompleted {
  *
  * Hand-off: a success whose item asks for it (`handoff`: its worker has a free slot) and whose
  * task has exactly one hard/soft child hands that child (never a join step: those are released
- * after the commit, which hands them within the offers left: complete-task.ts
- * releaseJoinsAfterBatch), when this statement makes it ready and
+ * after the commit), when this statement makes it ready and
  * the node may run it (its handler, claim-routing.ts routingAllowsSql without consistent_hash,
  * no resource key, due now, the node not draining), straight to the completing node: the
  * child's release and its claim (running, locked_by, lease, its 'claimed' task_logs row) are

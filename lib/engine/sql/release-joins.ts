@@ -1,7 +1,5 @@
 import { preparedSql, type SqlClient } from '../../db.ts';
 import { TASKS_CHANNEL } from '../notify.ts';
-import { claimLogSql, claimSetColumns, nodeNotDrainingSql, routingAllowsSql, type ClaimingNodeSql } from './claim-routing.ts';
-import { claimedTaskColumns } from './columns.ts';
 import { readyAtOnReleaseSql } from './stats-outcome.ts';
 
 /**
@@ -80,54 +78,9 @@ export async function releaseJoinTasks(
   now: Date,
   opts: { notify?: boolean } = {},
 ): Promise<Map<string, number>> {
-  const rows = await releaseJoinTasksSql(tx, p, now, opts.notify ?? true, null);
-  return new Map(rows.map((r) => [r.runId, r.n]));
-}
-
-/** The node a join release hands released steps to (JoinHandoff), with how many it may take. */
-export interface JoinHandoff {
-  nodeId: string;
-  handlers: string[];
-  group: string;
-  labels: Record<string, string>;
-  /** lease of a handed-off step: its start + leaseSeconds (s) */
-  leaseSeconds: number;
-  /** at most this many steps are handed off (the completing successes' hand-off offers left) */
-  limit: number;
-}
-
-/**
- * releaseJoinTasks over the children of `parentIds`, without a NOTIFY (the caller notifies after
- * its commit), that also hands up to `handoff.limit` of the released steps to the completing node
- * — as a DAG batch hands a single-parent child (complete-dag-tasks.ts "Hand-off"): the release and
- * the claim (running, locked_by, lease, start = `now`, its 'claimed' task_logs row) are the same
- * write of the row, for a step whose handler the node runs, with no resource key, due now, that
- * its routing lets the node take (claim-routing.ts routingAllowsSql without consistent_hash),
- * the node not draining; in ascending id. The worker starts them on the result instead of
- * claiming them: a fan-in step starts one round trip sooner. Same locks and conditions as
- * releaseJoinTasks; the runs' rows are read by their key for the claim's columns.
- * @returns per run: released (handed off included), and the handed-off steps in ClaimedTask's JSON shape
- */
-export async function releaseJoinTasksHandingOff(
-  tx: SqlClient,
-  p: { parentIds: string[]; weeks: Date[] },
-  now: Date,
-  handoff: JoinHandoff,
-): Promise<Map<string, { released: number; handedOff: Record<string, unknown>[] }>> {
-  const rows = await releaseJoinTasksSql(tx, p, now, false, handoff);
-  return new Map(rows.map((r) => [r.runId, { released: r.n, handedOff: r.handedOff ?? [] }]));
-}
-
-/** The release statement of releaseJoinTasks / releaseJoinTasksHandingOff (`handoff` null: none). */
-async function releaseJoinTasksSql(
-  tx: SqlClient,
-  p: { parentIds: string[]; weeks: Date[] } | { runId: string; week: Date },
-  now: Date,
-  notify: boolean,
-  handoff: JoinHandoff | null,
-): Promise<{ runId: string; n: number; handedOff: Record<string, unknown>[] | null }[]> {
+  const notify = opts.notify ?? true;
   const byParents = 'parentIds' in p;
-  if (byParents && p.parentIds.length === 0) return [];
+  if (byParents && p.parentIds.length === 0) return new Map();
   const candidates = byParents
     ? `SELECT DISTINCT d.task_id AS id, d.scheduled_for
          FROM unnest($1::uuid[], $2::timestamptz[]) AS s(id, scheduled_for)
@@ -135,26 +88,8 @@ async function releaseJoinTasksSql(
     : `SELECT t.id, t.scheduled_for FROM tasks t
         WHERE t.run_id = $1::uuid AND t.scheduled_for = $2::timestamptz AND t.status = 'pending' AND t.pending_parents > 0
           AND EXISTS (SELECT 1 FROM task_dependencies d WHERE d.task_id = t.id AND d.scheduled_for = t.scheduled_for)`;
-  // With a hand-off: $4 node id, $5 handlers, $6 group, $7 labels, $8 lease seconds, $9 how many.
-  const node: ClaimingNodeSql = { nodeId: '$4::text', group: '$6', labels: '$7::jsonb', now: '$3::timestamptz', staleSeconds: '0' };
-  const name = handoff ? 'release-join-tasks-handoff'
-    : byParents ? (notify ? 'release-join-tasks' : 'release-join-tasks-quiet') : (notify ? 'release-join-tasks-of-run' : 'release-join-tasks-of-run-quiet');
-  const pick = handoff
-    ? `SELECT k.id FROM lc
-        CROSS JOIN LATERAL (SELECT id, handler, job_id, routing, resource_key, schedule_at FROM tasks
-                             WHERE id = lc.id AND scheduled_for = lc.scheduled_for OFFSET 0) k
-        WHERE k.handler = ANY($5::text[]) AND k.resource_key IS NULL AND k.schedule_at <= $3::timestamptz
-          AND ${routingAllowsSql('k', node, 'never')} AND ${nodeNotDrainingSql('$4::text')}
-        ORDER BY k.id LIMIT $9::int`
-    : 'SELECT NULL::uuid AS id WHERE false';
-  const claimed = 'h.id IS NOT NULL';
-  const claim = handoff
-    ? ',\n              ' + claimSetColumns('c', { nodeId: '$4', start: '$3::timestamptz', leaseSeconds: '$8::double precision', held: 'false' })
-      .map(([column, value]) => `${column} = CASE WHEN ${claimed} THEN ${value} ELSE c.${column} END`)
-      .join(',\n              ')
-    : '';
-  const rows = await tx.$queryRawUnsafe<{ runId: string; n: number; handedOff: Record<string, unknown>[] | null }[]>(
-    preparedSql(name, `WITH cand AS (
+  const rows = await tx.$queryRawUnsafe<{ runId: string; n: number }[]>(
+    preparedSql(byParents ? (notify ? 'release-join-tasks' : 'release-join-tasks-quiet') : (notify ? 'release-join-tasks-of-run' : 'release-join-tasks-of-run-quiet'), `WITH cand AS (
        ${candidates}
      ), ok AS (
        -- each candidate by its key (OFFSET 0: after its dependency row, never by a walk of its week)
@@ -173,32 +108,21 @@ async function releaseJoinTasksSql(
         CROSS JOIN LATERAL (SELECT id, scheduled_for FROM tasks
                              WHERE id = o.id AND scheduled_for = o.scheduled_for AND status::text = 'pending' AND pending_parents > 0
                              FOR UPDATE SKIP LOCKED) k
-     ), pick AS (
-       -- the released steps handed to the completing node (releaseJoinTasksHandingOff)
-       ${pick}
      ), rel AS (
        UPDATE tasks c
-          SET pending_parents = 0, updated_at = $3::timestamptz, ready_at = ${readyAtOnReleaseSql('c', '0', '$3::timestamptz')}${claim}
-         FROM lc LEFT JOIN pick h ON h.id = lc.id
+          SET pending_parents = 0, updated_at = $3::timestamptz, ready_at = ${readyAtOnReleaseSql('c', '0', '$3::timestamptz')}
+         FROM lc
         WHERE c.id = lc.id AND c.scheduled_for = lc.scheduled_for AND c.status::text = 'pending' AND c.pending_parents > 0
-       RETURNING ${handoff ? `c.*, c.status = 'running' AS claimed` : 'c.run_id, false AS claimed'}
-     ), hlog AS (
-       ${handoff ? `${claimLogSql('rel', '$4', '$3::timestamptz', 'claimed')} RETURNING 1` : 'SELECT 1 WHERE false'}
-     ), handed AS (
-       ${handoff ? `SELECT x."runId" AS run_id, jsonb_agg(to_jsonb(x)) AS tasks
-         FROM (SELECT ${claimedTaskColumns('c', 'r', 'false')} FROM rel c
-                 JOIN runs r ON r.id = c.run_id AND r.scheduled_for = c.scheduled_for WHERE c.claimed) x
-        GROUP BY x."runId"` : 'SELECT NULL::uuid AS run_id, NULL::jsonb AS tasks WHERE false'}
+       RETURNING c.run_id
      ), counts AS (
        SELECT run_id, count(*)::int AS n FROM rel GROUP BY run_id
      )
-     SELECT counts.run_id AS "runId", counts.n, handed.tasks AS "handedOff", (SELECT count(*) FROM hlog)::int AS _handed,
+     SELECT run_id AS "runId", n,
             ${notify ? `(SELECT count(*) FROM (SELECT pg_notify('${TASKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM rel)) x)::int` : '0'} AS _notified
-       FROM counts LEFT JOIN handed ON handed.run_id = counts.run_id`),
+       FROM counts`),
     ...(byParents ? [p.parentIds, p.weeks] : [p.runId, p.week]), now,
-    ...(handoff ? [handoff.nodeId, handoff.handlers, handoff.group, JSON.stringify(handoff.labels), handoff.leaseSeconds, Math.max(0, handoff.limit)] : []),
   );
-  return rows;
+  return new Map(rows.map((r) => [r.runId, r.n]));
 }
 
 /** The sum of releaseJoinTasks' counts. */
