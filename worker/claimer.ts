@@ -307,7 +307,8 @@ export class Claimer {
   }
 
   /**
-   * A slot freed up: claim again if work was waiting. Completions are batched
+   * A slot freed up (an attempt ended, or a slot offered to a completion for a hand-off came
+   * back unused: Runner onSlotFree): claim again if work was waiting. Completions are batched
    * into one claim: at once when half the slots are free, else after a few ms,
    * so a busy worker claims several tasks per round trip instead of one.
    */

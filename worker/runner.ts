@@ -114,7 +114,7 @@ export interface RunnerDeps {
   handlers: HandlerRegistry;
   clock: () => Date;
   logger: Logger;
-  /** called whenever an attempt leaves the runner (its slot is free) */
+  /** called whenever a slot frees: an attempt leaves the runner, or a slot offered to a completion for a hand-off comes back unused */
   onSlotFree?: () => void;
   /** called when a recorded completion made tasks ready (CompleteTaskResult.ready) */
   onReady?: () => void;
@@ -777,7 +777,13 @@ export class Runner {
             if (offer && outcomeMayBeUnknown(err)) this.deps.onHandoffUncertain?.();
             throw err;
           } finally {
-            if (offer) this.handoffsOffered--;
+            if (offer) {
+              this.handoffsOffered--;
+              // The slot the offer held is free again unless a step handed off took it (started
+              // above): the claim must hear of it, as of any slot that frees, or a worker whose
+              // slots were all offered sleeps until its safety poll with ready work waiting.
+              this.deps.onSlotFree?.();
+            }
           }
           // Refused although it offered a hand-off: an earlier try of this completion may have
           // committed, with a step claimed for us, and its answer lost (or a batch failed as a

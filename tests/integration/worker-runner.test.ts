@@ -118,6 +118,22 @@ describe('concurrency is a ceiling, hand-offs included (worker/claimer.ts freeSl
     }
     expect(most).toBe(2);
   });
+
+  it('a fan-out wider than the slots never waits for the safety poll: a slot offered to a completion comes back to the claim', async () => {
+    // root -> 60 no-op children -> join, on 4 slots with prefetch 4 and a 60 s safety poll. Each
+    // child's success offers its slot to a hand-off that does not come (its child is the join);
+    // when the answer is in, that slot must wake the claim, or the worker idles until the poll.
+    const children = Array.from({ length: 60 }, (_, i) => ({ key: `c${i}`, handler: 'builtin.noop' }));
+    const jobId = await insertDagJob(t.db, {
+      steps: [{ key: 'root', handler: 'builtin.noop' }, ...children, { key: 'join', handler: 'builtin.noop' }],
+      edges: [...children.map((c) => ({ from: 'root', to: c.key })), ...children.map((c) => ({ from: c.key, to: 'join' }))],
+    });
+    const w = worker({ concurrency: 4, prefetchMultiplier: 4, pollMs: 60_000 });
+    await w.start();
+    const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+    // far below the 60 s poll: each claim round is a few statements
+    await waitFor(async () => (await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === 'success', 20_000, 'the run to succeed before the safety poll');
+  }, 40_000);
 });
 
 describe('prefetch: tasks claimed ahead beyond the free slots wait for one (docs/on-time.md "Prefetch")', () => {
