@@ -5,7 +5,8 @@
  * time; runs end, job counters, task logs and handler stats are those of completing one by one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeTasks, triggerRun } from '../../lib/engine/index.ts';
+import { cancelRun, completeTask, completeTasks, triggerRun } from '../../lib/engine/index.ts';
+import { DomainError } from '../../lib/errors.ts';
 import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { ensureHistoryPartitions } from '../../lib/system-jobs/history-partitions.ts';
@@ -285,6 +286,35 @@ async function holdBatchOpen(pool: SqlPool, c: ClaimedTask, nodeId: string, now:
   await held;
   return { done, commit, committed: () => committed, finished };
 }
+
+describe('a cancel between a batch\'s commit and the run\'s end (complete-task.ts settleDagBatch, cancel-run.ts)', () => {
+  it('nothing left to cancel: the run ends with its real outcome and error, and the cancel is a conflict naming it', async () => {
+    // b failed for good; a's success is committed by a worker's batch statement, which leaves the
+    // run's end to the settling after it: the cancel comes in between.
+    const jobId = await insertJob(t.db, { steps: ['a', 'b'].map((key) => ({ key, handler: 'dag.race' })) });
+    const run = await fire(jobId);
+    const both = await claimRun(run.id, at(10), NODE.nodeId, ['dag.race']);
+    const a = both.find((c) => c.stepKey === 'a')!;
+    const b = both.find((c) => c.stepKey === 'b')!;
+    await completeTask(t.db, { taskId: b.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom', retryable: false }, at(20));
+    await batchOf(t.db, a, NODE.nodeId, at(30));
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('running');
+
+    const refused = await cancelRun(t.db, run.id, 'alice', at(40)).then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'conflict', detail: { status: 'failed' } });
+    const ended = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(ended.status).toBe('failed');
+    expect(ended.error).toMatch(/boom/);
+    expect(ended.error).not.toMatch(/cancelled/);
+    // and a cancel of a run with an open task still cancels it, naming who did
+    const other = await fire(jobId);
+    const claimed = await claimRun(other.id, at(50), NODE.nodeId, ['dag.race']);
+    await batchOf(t.db, claimed[0]!, NODE.nodeId, at(60));
+    const cancelled = await cancelRun(t.db, other.id, 'alice', at(70));
+    expect(cancelled).toMatchObject({ status: 'cancelled', error: 'cancelled by alice' });
+  });
+});
 
 describe('batches completing steps of one run side by side (complete-dag-tasks.ts FOR SHARE, complete-task.ts settleDagBatch)', () => {
   it('a batch does not wait for another batch of the same run; of the two racing for its last tasks, the one that commits last ends the run', async () => {
