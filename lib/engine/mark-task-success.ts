@@ -10,7 +10,7 @@ import { lockJobRowForReopen } from './sql/lock-job-row.ts';
 import { lockRun } from './sql/lock-run.ts';
 import { markTaskSuccessSql } from './sql/mark-task-success.ts';
 import { propagateFinal } from './sql/propagate-final.ts';
-import { assertRunMayReopen, reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
+import { assertJobHasNoOtherActiveRun, assertRunMayReopen, reopenTasks, type ReopenRow } from './sql/reopen-tasks.ts';
 
 /** Task statuses an operator may mark success (docs/recovery.md); failed/timeout are transient but accepted. */
 export const MARKABLE_STATUSES = ['dead', 'failed', 'timeout'] as const;
@@ -52,6 +52,7 @@ export async function markTaskSuccess(
     }
     // a run whose slot's work goes on elsewhere is not re-opened, even with nothing downstream
     await assertRunMayReopen(tx, run.id);
+    const runEnded = run.status !== 'pending' && run.status !== 'running';
     const from = task.status;
     await markTaskSuccessSql(tx, { taskId: p.taskId, runId: run.id, from, attempt: task.attempt, actor: p.actor, reason: p.reason }, now);
     // on_failure children that have not started yet: their branch is no longer taken.
@@ -72,6 +73,12 @@ export async function markTaskSuccess(
     }));
     // Open tasks outside the set that had counted a re-opened parent as done.
     for (const r of recountOutside(g, withRoot, statusOf)) rows.push({ ...r, reopen: false, bump: false, message: '' });
+    if (rows.length > 0 && runEnded) {
+      // The run opens again: a run created ahead of its slot is not active yet and gives way
+      // (cancel-ahead-runs.ts); any other active run of the job refuses it (one run at a time).
+      await withdrawAheadRun(tx, { jobId: run.jobId, actor: p.actor, cause: `run ${run.id} re-opened by ${p.actor}`, exceptRunId: run.id }, now);
+      await assertJobHasNoOtherActiveRun(tx, run.id, { ended: true });
+    }
     const reopened = rows.length ? await reopenTasks(tx, { runId: run.id, rows, actor: p.actor }, now) : 0;
     const final = await finishRunIfDone(tx, run.id, now);
     if (final === null) {

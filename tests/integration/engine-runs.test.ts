@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  DURATION_BUCKET_COUNT, cancelRun, claimTasks, completeTask, recordSkippedRun, retryRun, retryTask, triggerRun,
+  DURATION_BUCKET_COUNT, cancelRun, claimTasks, clearTask, completeTask, markTaskSuccess, recordSkippedRun, retryRun, retryTask, triggerRun,
 } from '../../lib/engine/index.ts';
 import pg from 'pg';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
@@ -145,6 +145,43 @@ describe('cancel and retry', () => {
     await drive(t.db, at(200), {}, [handler]);
     expect(await statusesOf(t.db, r.id)).toEqual({ a: 'success', b: 'success', c: 'success', comp: 'success' });
     expect((await run(r.id)).status).toBe('success');
+  });
+
+  it('a run that ended is not re-opened while another run of its job is active: one run at a time, whatever the re-open', async () => {
+    // serial_execution: run1 failed (a dead, b skipped); run2 is running. A retry, clear or mark
+    // success of run1's `a` would run run1 beside run2 (the block strategy decides only when a run
+    // is created), so each is a conflict naming run2; once run2 ends, the retry goes through.
+    const handler = 'rt.serial';
+    const jobId = await insertJob(t.db, { blockStrategy: 'serial_execution', steps: [{ key: 'a', handler }, { key: 'b', handler }], edges: [{ from: 'a', to: 'b' }] });
+    const { run: run1 } = await fire(jobId, T0);
+    await drive(t.db, T0, { a: 'failed' }, [handler]);
+    expect((await run(run1.id)).status).toBe('failed');
+    const { run: run2 } = await fire(jobId, at(100));
+    const [a2] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(110));
+    expect(a2!.runId).toBe(run2.id);
+    const a1 = (await tasksOf(t.db, run1.id)).a;
+    const refusal = { code: 'conflict', detail: { activeRunId: run2.id, status: 'running' } };
+    await expect(retryTask(t.db, a1.id, 'op', at(120))).rejects.toMatchObject(refusal);
+    await expect(clearTask(t.db, { taskId: a1.id, actor: 'op' }, at(120))).rejects.toMatchObject(refusal);
+    await expect(markTaskSuccess(t.db, { taskId: a1.id, actor: 'op', reason: 'fixed by hand' }, at(120))).rejects.toMatchObject(refusal);
+    expect(await statusesOf(t.db, run1.id)).toEqual({ a: 'dead', b: 'skipped' });
+    expect((await run(run1.id)).status).toBe('failed');
+
+    // a mark success that re-opens nothing (no skipped task below it) does not run the run again
+    const single = await insertJob(t.db, { blockStrategy: 'serial_execution', steps: [{ key: 'm', handler: 'rt.single' }] });
+    const { run: s1 } = await fire(single, T0);
+    await drive(t.db, T0, { m: 'failed' }, ['rt.single']);
+    const { run: s2 } = await fire(single, at(100));
+    await claimTasks(t.db, { ...NODE, handlers: ['rt.single'] }, at(110));
+    expect(['pending', 'running']).toContain((await run(s2.id)).status); // active (a one-step run is marked running once its attempt lasts)
+    expect((await markTaskSuccess(t.db, { taskId: (await tasksOf(t.db, s1.id)).m.id, actor: 'op', reason: 'done by hand' }, at(120))).runStatus).toBe('success');
+
+    await completeTask(t.db, { taskId: a2!.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'success' }, at(130));
+    await drive(t.db, at(140), {}, [handler]);
+    expect((await run(run2.id)).status).toBe('success');
+    expect((await retryTask(t.db, a1.id, 'op', at(150))).reopened).toBe(2);
+    await drive(t.db, at(160), {}, [handler]);
+    expect((await run(run1.id)).status).toBe('success');
   });
 
   it('retryTask on a cancelled run re-opens it', async () => {

@@ -32,7 +32,8 @@ export interface ReopenRow {
  *   started (docs/on-time.md, docs/recovery.md) whose slot has another run since (a later fire of
  *   the slot, or a backfill: covered-slots.ts slotTakenSince, decided with the job row held by the
  *   caller): re-opening it would run the slot twice. runs_schedule_fire_uniq and
- *   runs_backfill_slot_uniq refuse it too (23505; a status change can violate no other unique index).
+ *   runs_backfill_slot_uniq refuse it too (23505; a status change can violate no other unique index);
+ *   when the run has ended and another run of its job is active (assertJobHasNoOtherActiveRun)
  */
 export async function reopenTasks(
   tx: SqlClient,
@@ -40,6 +41,7 @@ export async function reopenTasks(
   now: Date,
 ): Promise<number> {
   await assertRunMayReopen(tx, p.runId);
+  await assertJobHasNoOtherActiveRun(tx, p.runId);
   let res: { reopened: number }[];
   try {
     res = await tx.$queryRawUnsafe<{ reopened: number }[]>(
@@ -104,6 +106,35 @@ export async function assertRunMayReopen(tx: SqlClient, runId: string): Promise<
   }
   const taken = await slotTakenSince(tx, runId);
   if (taken) throw slotConflict(runId, taken.id);
+}
+
+/**
+ * Refuses to re-open a run that has ended while another run of its job is active (pending or
+ * running): every block strategy keeps one run of a job going at a time (docs/design.md §4:
+ * discard_later skips a new run, serial_execution queues it, cover_early cancels the older one),
+ * and a re-open would run two side by side, outside the strategy, which decides only when a run
+ * is created. A run created ahead of its slot is not active yet: the caller withdraws it first
+ * (cancel-ahead-runs.ts withdrawAheadRun). A run still open re-opens nothing of the job's and is
+ * let through. Call with the job and run rows held (lock-job-row.ts lockJobRowForReopen), so no
+ * trigger of the job commits between the check and the re-open.
+ * Index: runs primary key, runs_active_idx (job_id, created_at) WHERE status IN (pending, running).
+ * @param opts.ended the caller saw the run ended when it locked it, and its action already moved
+ *   the run's row (mark-task-success.ts): checked whatever the row says now
+ * @throws DomainError('conflict') naming the active run (detail.activeRunId)
+ */
+export async function assertJobHasNoOtherActiveRun(tx: SqlClient, runId: string, opts: { ended?: boolean } = {}): Promise<void> {
+  const [active] = await tx.$queryRawUnsafe<{ id: string; status: string }[]>(
+    preparedSql('other-active-run', `WITH me AS (SELECT id, job_id, status FROM runs WHERE id = $1::uuid)
+      SELECT o.id, o.status::text AS status FROM me
+        JOIN runs o ON o.job_id = me.job_id AND o.status IN ('pending', 'running') AND o.id <> me.id
+       WHERE $2::boolean OR me.status NOT IN ('pending', 'running')
+       ORDER BY o.created_at LIMIT 1`),
+    runId, opts.ended ?? false,
+  );
+  if (active) {
+    throw new DomainError('conflict', `run ${runId} has ended and run ${active.id} of its job is ${active.status}: a job runs one run at a time, so re-open this run once that one has ended`,
+      undefined, { activeRunId: active.id, status: active.status });
+  }
 }
 
 function slotConflict(runId: string, other: string | null): DomainError {
