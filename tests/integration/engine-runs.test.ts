@@ -184,6 +184,26 @@ describe('cancel and retry', () => {
     expect((await run(run1.id)).status).toBe('success');
   });
 
+  it('a run ends timeout only while a dead task\'s last attempt timed out: marked success or retried into a failure, it is failed', async () => {
+    const handler = 'rt.timeout';
+    const jobId = await insertJob(t.db, { steps: [{ key: 'x', handler }, { key: 'y', handler }] });
+    const { run: r } = await fire(jobId, T0);
+    await drive(t.db, T0, { x: 'timeout', y: 'failed' }, [handler]);
+    expect((await run(r.id)).status).toBe('timeout');
+    const { x } = await tasksOf(t.db, r.id);
+    // x's timeout is accepted by hand: y's plain failure is what is left
+    expect((await markTaskSuccess(t.db, { taskId: x.id, actor: 'op', reason: 'accepted' }, at(100))).runStatus).toBe('failed');
+    expect((await run(r.id)).status).toBe('failed');
+
+    const { run: r2 } = await fire(jobId, at(200));
+    await drive(t.db, at(200), { x: 'timeout', y: 'success' }, [handler]);
+    expect((await run(r2.id)).status).toBe('timeout');
+    // retried, x fails this time: its earlier timeout no longer decides
+    await retryTask(t.db, (await tasksOf(t.db, r2.id)).x.id, 'op', at(300));
+    await drive(t.db, at(300), { x: 'failed' }, [handler]);
+    expect((await run(r2.id)).status).toBe('failed');
+  });
+
   it('retryTask on a cancelled run re-opens it', async () => {
     const handler = 'rt.cancel';
     const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler }] });

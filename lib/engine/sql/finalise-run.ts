@@ -21,7 +21,7 @@ export interface FinaliseResult {
  * on its job (the shared rule: run-outcome.ts):
  * - run status: `cancelled` if any task was cancelled; else `success` if every
  *   task succeeded or was skipped by design (error NULL); else `timeout` if a
- *   task's last attempt timed out (task_logs timeout -> dead); else `failed`.
+ *   dead task's last attempt timed out (task_logs timeout -> dead of its current attempt); else `failed`.
  *   finished_at = now, duration_ms = now - started_at, error = first failure: the first
  *   dead or cancelled task (by completed_at, then step key), else the first skipped with an error.
  * - job: success_runs / failed_runs (failed and timeout);
@@ -54,11 +54,14 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
      ), agg AS (
        SELECT bool_or(status = 'cancelled') AS any_cancelled, min(started_at) AS first_start,
               bool_and(status = 'success' OR (status = 'skipped' AND error IS NULL)) AS all_ok,
-              -- each task's logs by their full key (task, week): one partition per task; OFFSET 0
-              -- keeps it a per-task probe, never a walk of the week's logs (docs/engine.md "The hot path")
-              EXISTS (SELECT 1 FROM tasks k WHERE k.run_id = $1::uuid
+              -- a task dead now whose current attempt timed out (an operator's mark success or
+              -- retry of a timed-out task leaves its old timeout in the logs, under an older
+              -- attempt or a task no longer dead); each task's logs by their full key (task,
+              -- week): one partition per task; OFFSET 0 keeps it a per-task probe, never a walk of
+              -- the week's logs (docs/engine.md "The hot path")
+              EXISTS (SELECT 1 FROM tasks k WHERE k.run_id = $1::uuid AND k.status = 'dead'
                          AND EXISTS (SELECT 1 FROM task_logs l WHERE l.task_id = k.id AND l.scheduled_for = k.scheduled_for
-                                        AND l.from_status = 'timeout' AND l.to_status = 'dead' OFFSET 0)) AS timed_out,
+                                        AND l.attempt = k.attempt AND l.from_status = 'timeout' AND l.to_status = 'dead' OFFSET 0)) AS timed_out,
               (SELECT step_key || ': ' || coalesce(error, status::text) FROM tasks
                 WHERE run_id = $1::uuid AND (status IN ('dead', 'cancelled') OR (status = 'skipped' AND error IS NOT NULL))
                 -- a dead or cancelled task before the tasks skipped because of it, which its own
