@@ -640,7 +640,12 @@ describe('REST contract /api/v1', () => {
       const rr = await call(retryRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: runId } });
       expect(rr.status).toBe(201);
       expect(rr.json).toMatchObject({ trigger: 'retry', parentRunId: runId });
-      // a task of the cancelled run can be retried (it re-opens)
+      // a task of the cancelled run is not re-opened while its retry run is active (one run of a
+      // job at a time: docs/recovery.md); once that run has ended, it can be (it re-opens)
+      const busy = await call(retryTask.POST, 'POST', '/api/v1/x', { token: operator, params: { id: ta.id } });
+      expect(busy.status).toBe(409);
+      expect(busy.json.error).toMatchObject({ code: 'conflict', detail: { activeRunId: rr.json.id } });
+      expect((await call(cancelRun.POST, 'POST', '/api/v1/x', { token: operator, params: { id: rr.json.id } })).json.status).toBe('cancelled');
       const rt = await call(retryTask.POST, 'POST', '/api/v1/x', { token: operator, params: { id: ta.id } });
       expect(rt.status).toBe(200);
       expect(rt.json.tasks.find((x: { stepKey: string }) => x.stepKey === 'a')).toMatchObject({ status: 'pending' });

@@ -441,8 +441,13 @@ describe('REST /api/v1', () => {
     expect(rr.json).toMatchObject({ trigger: 'retry', parentRunId: tr.json.id });
     expect(rr.json.retryChain.map((r: { id: string }) => r.id)).toEqual([tr.json.id, rr.json.id]);
     const taskId = g.json.tasks[0].id;
+    // Not while the retry run is active (one run of a job at a time: docs/recovery.md) ...
+    const busy = await call(retryTask.POST, 'POST', `/api/v1/tasks/${taskId}/retry`, { token: operator, params: { id: taskId } });
+    expect(busy.status).toBe(409);
+    expect(busy.json.error.detail).toMatchObject({ activeRunId: rr.json.id });
+    expect((await call(cancelRun.POST, 'POST', `/api/v1/runs/${rr.json.id}/cancel`, { token: operator, params: { id: rr.json.id } })).status).toBe(200);
     const rt = await call(retryTask.POST, 'POST', `/api/v1/tasks/${taskId}/retry`, { token: operator, params: { id: taskId } });
-    // The cancelled run's task re-opens: the answer is its run, with the task pending again.
+    // ... then the cancelled run's task re-opens: the answer is its run, with the task pending again.
     expect(rt.status).toBe(200);
     expect(rt.json.id).toBe(tr.json.id);
     expect(rt.json.tasks.find((x: { id: string }) => x.id === taskId)).toMatchObject({ status: 'pending' });
