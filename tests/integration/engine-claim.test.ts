@@ -236,6 +236,20 @@ describe('claiming ahead (ClaimInput.aheadMs; docs/on-time.md "Claiming ahead")'
     const child = await t.db.task.findUniqueOrThrow({ where: { id: b!.id } });
     expect(child.startedAt!.getTime()).toBeGreaterThanOrEqual(parent.completedAt!.getTime());
     expect(child.readyAt).toEqual(at(1_000));
+    // and the task log reads in that order: b claimed no earlier than a succeeded
+    const succeeded = (await logsOf(t.db, a!.id)).find((l) => l.toStatus === 'success')!;
+    const claimed = (await logsOf(t.db, b!.id)).find((l) => l.toStatus === 'running')!;
+    expect(claimed.createdAt.getTime()).toBeGreaterThanOrEqual(succeeded.createdAt.getTime());
+  });
+
+  it('a cancel whose clock reading predates a claim that committed first logs the cancel after the claim', async () => {
+    const { runId } = await startRun({ steps: [{ key: 'a', handler: 'order.cancel' }] }, at(0));
+    const [a] = await claimTasks(t.db, { ...NODE, handlers: ['order.cancel'] }, at(500));
+    await cancelRun(t.db, runId, 'op', at(400));
+    const logs = await logsOf(t.db, a!.id);
+    const claimed = logs.find((l) => l.toStatus === 'running')!;
+    const cancelled = logs.find((l) => l.toStatus === 'cancelled')!;
+    expect(cancelled.createdAt.getTime()).toBeGreaterThanOrEqual(claimed.createdAt.getTime());
   });
 
   it('a completion carrying the real start records it: start, duration and lateness are counted from it', async () => {

@@ -23,7 +23,7 @@ export async function cancelRunTasks(
 ): Promise<{ cancelled: number; runningIds: string[] }> {
   const rows = await tx.$queryRawUnsafe<{ cancelled: number; runningIds: string[] }[]>(
     preparedSql('cancel-run-tasks', `WITH old AS (
-       SELECT id, status FROM tasks
+       SELECT id, status, updated_at FROM tasks
         WHERE run_id = ANY($1::uuid[]) AND status IN ('pending', 'running')
         ORDER BY id
         FOR UPDATE
@@ -33,11 +33,13 @@ export async function cancelRunTasks(
               started_at = CASE WHEN t.held AND ($5::boolean OR t.started_at > $4::timestamptz) THEN NULL ELSE t.started_at END,
               error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
          FROM old WHERE t.id = old.id
-       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status
+       RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status, old.updated_at AS before_at
      ), logs AS (
+       -- no earlier than the task's previous change: the cancel's clock is read before it waits
+       -- for its locks, and a claim may have committed meanwhile with a later reading
        INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, detail, node_id, created_at)
        SELECT id, run_id, scheduled_for, attempt, from_status, 'cancelled', $2, jsonb_build_object('actor', $3::text),
-              CASE WHEN from_status = 'running' THEN locked_by END, $4::timestamptz
+              CASE WHEN from_status = 'running' THEN locked_by END, GREATEST($4::timestamptz, before_at)
          FROM upd
        RETURNING 1
      ), unstarted AS (

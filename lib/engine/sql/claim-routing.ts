@@ -88,7 +88,8 @@ export function claimSetColumns(t: string, p: { nodeId: string; start: string; l
 /**
  * The claim's task_logs row of each claimed task in `from` (a CTE of task rows): pending ->
  * running, "claimed by <node>", at `now`.
- * @param nodeId SQL of the node id (text); now SQL of the instant (timestamptz); where an optional filter over `from`
+ * @param nodeId SQL of the node id (text); now SQL of the instant (timestamptz; it may read `from`'s
+ *   columns); where an optional filter over `from`
  */
 export function claimLogSql(from: string, nodeId: string, now: string, where = 'true'): string {
   return `INSERT INTO task_logs (task_id, run_id, scheduled_for, attempt, from_status, to_status, message, node_id, created_at)

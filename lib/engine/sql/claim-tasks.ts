@@ -124,7 +124,9 @@ export async function claimTasksSql(tx: SqlClient, p: ClaimParams, now: Date): P
          FROM pick WHERE t.id = pick.id AND t.scheduled_for = pick.scheduled_for
        RETURNING t.*
      ), logs AS (
-       ${claimLogSql('upd', '$1', '$5::timestamptz')}
+       -- the 'claimed' row no earlier than the release either, so a run's task log never shows a
+       -- child taken before its parent's end
+       ${claimLogSql('upd', '$1', 'GREATEST($5::timestamptz, ready_at)')}
        RETURNING 1
      ), only_task AS (
        -- A run's task set is fixed when the run is created, so the statement's snapshot answers
