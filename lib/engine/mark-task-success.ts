@@ -73,18 +73,15 @@ export async function markTaskSuccess(
     }));
     // Open tasks outside the set that had counted a re-opened parent as done.
     for (const r of recountOutside(g, withRoot, statusOf)) rows.push({ ...r, reopen: false, bump: false, message: '' });
-    if (rows.length > 0 && runEnded) {
-      // The run opens again: a run created ahead of its slot is not active yet and gives way
-      // (cancel-ahead-runs.ts); any other active run of the job refuses it (one run at a time).
+    if (rows.length > 0) {
+      // The run goes on: a run created ahead of its slot is not active yet and gives way
+      // (cancel-ahead-runs.ts; none exists while this run is still open); any other active run
+      // of the job refuses the re-open of a run that had ended (one run at a time).
       await withdrawAheadRun(tx, { jobId: run.jobId, actor: p.actor, cause: `run ${run.id} re-opened by ${p.actor}`, exceptRunId: run.id }, now);
-      await assertJobHasNoOtherActiveRun(tx, run.id, { ended: true });
+      if (runEnded) await assertJobHasNoOtherActiveRun(tx, run.id, { ended: true });
     }
     const reopened = rows.length ? await reopenTasks(tx, { runId: run.id, rows, actor: p.actor }, now) : 0;
     const final = await finishRunIfDone(tx, run.id, now);
-    if (final === null) {
-      // The run is open again: a run created ahead of its slot is not active yet and gives way (cancel-ahead-runs.ts).
-      await withdrawAheadRun(tx, { jobId: run.jobId, actor: p.actor, cause: `run ${run.id} re-opened by ${p.actor}`, exceptRunId: run.id }, now);
-    }
     await insertJobAudit(tx, {
       jobId: run.jobId, action: 'mark_success', runId: run.id, taskId: p.taskId, actor: p.actor, reason: p.reason,
       detail: { stepKey: task.stepKey, fromStatus: from, attempt: task.attempt, reopened, runStatus: final ?? 'running' },
