@@ -67,7 +67,6 @@ async function seedOneStepRuns(url: string, n: number): Promise<void> {
   await db.$disconnect();
 }
 
-/** Worker processes as production runs them: the compiled worker with its node flags (lib/infra/worker-build.ts). */
 /** What /proc said about the busiest worker process of a throughput run. */
 interface WorkerUse {
   /** peak resident set (VmHWM), MB */

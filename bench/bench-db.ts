@@ -23,15 +23,15 @@ export async function benchWorkerArgs(extra: readonly string[] = []): Promise<st
 
 /**
  * Starts `procs` compiled worker processes (benchWorkerArgs) on the database at `url`, named
- * bench-0, bench-1, …, each with TICKFLOW_CONCURRENCY `concurrency`, logging warnings only.
- * @param env more environment for every process (overrides)
+ * bench-0, bench-1, …, each with TICKFLOW_CONCURRENCY `concurrency`, logging warnings only: worker
+ * processes as production runs them (lib/infra/worker-build.ts).
  */
-export async function startBenchWorkers(url: string, procs: number, concurrency: string, env: Record<string, string> = {}): Promise<ChildProcess[]> {
+export async function startBenchWorkers(url: string, procs: number, concurrency: string): Promise<ChildProcess[]> {
   const args = await benchWorkerArgs();
   const root = fileURLToPath(new URL('..', import.meta.url));
   return Array.from({ length: procs }, (_, p) => spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: concurrency, TICKFLOW_NODE_NAME: `bench-${p}`, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: concurrency, TICKFLOW_NODE_NAME: `bench-${p}`, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   }));
 }
