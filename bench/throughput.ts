@@ -17,7 +17,7 @@
  * Database: DATABASE_URL when set (a throwaway database is created on its
  * server), else an embedded PostgreSQL started by tests/helpers/test-server.ts.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -25,7 +25,7 @@ import { createPrismaClient } from '../lib/db.ts';
 import { claimTasks, completeTask, triggerRun } from '../lib/engine/index.ts';
 import { ensureDatabase, migrate, withDatabase } from '../lib/infra/migrate.ts';
 import { startTestServer } from '../tests/helpers/test-server.ts';
-import { benchWorkerArgs } from './bench-db.ts';
+import { startBenchWorkers, stopBenchWorkers } from './bench-db.ts';
 
 const self = fileURLToPath(import.meta.url);
 /** TICKFLOW_CONCURRENCY of the real worker processes */
@@ -149,14 +149,7 @@ async function counts(url: string): Promise<{ ok: number; runs: number; stats: n
  * success (or 10 min), stops them with SIGTERM. Time = first claim -> last run finished (DB clock).
  */
 async function realWorkers(url: string, procs: number, n: number): Promise<{ ok: number; runs: number; stats: number; ms: number }> {
-  const children: ChildProcess[] = [];
-  const args = await benchWorkerArgs();
-  for (let p = 0; p < procs; p++) {
-    children.push(spawn(process.execPath, args, {
-      env: { ...process.env, DATABASE_URL: url, TICKFLOW_CONCURRENCY: workerConcurrency, TICKFLOW_NODE_NAME: `bench-worker-${p}`, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }));
-  }
+  const children = await startBenchWorkers(url, procs, workerConcurrency);
   const deadline = Date.now() + 10 * 60_000;
   let c = await counts(url);
   try {
@@ -166,11 +159,7 @@ async function realWorkers(url: string, procs: number, n: number): Promise<{ ok:
       c = await counts(url);
     }
   } finally {
-    await Promise.all(children.map((ch) => new Promise<void>((resolve) => {
-      if (ch.exitCode !== null) return resolve();
-      ch.on('exit', () => resolve());
-      ch.kill('SIGTERM');
-    })));
+    await stopBenchWorkers(children);
   }
   return c;
 }
