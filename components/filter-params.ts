@@ -1,4 +1,5 @@
 // The rules of a list's filters in its URL, shared by the filter bar (client) and the list pages (server).
+import { ownValue } from '@/lib/own-keys';
 
 /** URL parameters that page a list (keyset cursors): dropped whenever its filters change. */
 export const PAGING_PARAMS: readonly string[] = ['cursor', 'trail', 'before'];
@@ -37,8 +38,8 @@ export function refusedFilters(fields: Readonly<Record<string, string>> | undefi
   const out: Record<string, string> = {};
   for (const [path, message] of Object.entries(fields ?? {})) {
     const head = path.split('.')[0]!;
-    const name = aliases[head] ?? head;
-    if (names.includes(name) && !(name in out)) out[name] = message;
+    const name = ownValue(aliases, head) ?? head;
+    if (names.includes(name) && !Object.hasOwn(out, name)) out[name] = message;
   }
   return out;
 }

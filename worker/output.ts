@@ -15,6 +15,7 @@
  */
 import stripAnsi from 'strip-ansi';
 import { capText } from './handlers/types.ts';
+import { dictionary } from '../lib/own-keys.ts';
 
 export const TASK_OUTPUT_CAP_BYTES = 1024 * 1024;
 export const TASK_OUTPUT_PREVIEW_BYTES = 64 * 1024;
@@ -51,7 +52,8 @@ export function sanitizeJson(value: unknown): { value: unknown; changed: boolean
     if (typeof v === 'string') return fix(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
+      // a handler's key may be `__proto__`: kept as a key like any other (lib/own-keys.ts)
+      const out = dictionary<unknown>();
       for (const [k, x] of Object.entries(v)) out[fix(k)] = walk(x);
       return out;
     }

@@ -37,6 +37,7 @@ import { transactionTimeoutMessage } from '@/lib/infra/transaction-timeout';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
 import { readAtMost } from '@/lib/net/read-capped';
 import { missingResource, type ResourceKind } from '@/lib/api/missing-resource';
+import { dictionary } from '@/lib/own-keys';
 
 const logger = log('rest');
 
@@ -139,7 +140,7 @@ export function errorResponse(e: DomainError): Response {
 }
 
 function parseCookies(header: string | null): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = dictionary<string>(); // cookie names come from the client (lib/own-keys.ts)
   if (!header) return out;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
@@ -283,6 +284,9 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           // a key written twice would silently mean its last value: refused with the body's other bad fields
           const duplicates = duplicateKeyFieldErrors(rawText);
           if (Object.keys(duplicates).length) throw validationError(withFieldErrors(duplicates, opts.body ? fieldErrorsOf(opts.body, rawBody) : {}));
+          // every body this API takes is an object; `null` is not an empty one (a route reading its
+          // body as `body ?? {}` would take it for one)
+          if (rawBody === null) throw new DomainError('validation', 'Request body must be a JSON object', { _root: 'Must be an object' });
         }
       }
       const body = (opts.body ? parseOrThrow(opts.body, rawBody) : rawBody) as B;

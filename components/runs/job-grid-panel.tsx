@@ -16,6 +16,7 @@ import { ErrorPanel } from '../error-panel';
 import { TableSkeleton } from '../ui/skeleton';
 import { ACTIVE_RUN_STATUSES } from './runs-table';
 import { ScrollX } from '../ui/scroll-x';
+import { ownValue } from '@/lib/own-keys';
 
 /**
  * Cell fill per task/run status, in the families of components/status-badge.tsx and the run history strip: dead
@@ -155,7 +156,7 @@ export function JobGridPanel({ jobId }: { jobId: string }) {
                   {step}
                 </th>
                 {grid.runs.map((r) => {
-                  const cell = grid.cells[r.id]?.[step];
+                  const cell = ownValue(grid.cells[r.id], step); // a step may be named `constructor`
                   return (
                     <td key={r.id} className="p-0">
                       {cell ? (

@@ -24,6 +24,14 @@ describe('queryObject: a parameter given more than once (lib/api/validation.ts)'
     expect(q('handler=a&handler=b', StatsSeriesQuery.shape)).toEqual({ handler: 'a,b' });
   });
 
+  it('keeps a parameter named like Object.prototype\'s properties as its own key, for the unknown-parameter check (lib/own-keys.ts)', () => {
+    const got = q('__proto__=x&constructor=y&limit=1', ListRunsQuery.shape);
+    expect(Object.keys(got).sort()).toEqual(['__proto__', 'constructor', 'limit']);
+    expect(Object.hasOwn(got, '__proto__')).toBe(true);
+    expect(got.__proto__).toBe('x');
+    expect(q('toString=1&toString=2', ListRunsQuery.shape)).toEqual({ toString: '1,2' });
+  });
+
   it('leaves an unknown repeated parameter to the unknown-parameter check', () => {
     expect(q('nope=1&nope=2', ListRunsQuery.shape)).toEqual({ nope: '1,2' });
   });

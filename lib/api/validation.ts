@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { $ZodRawIssue } from 'zod/v4/core';
 import { DomainError } from '../errors.ts';
 import { duplicateKeys, scanJson } from './json-guard.ts';
+import { dictionary } from '../own-keys.ts';
 
 /**
  * A field -> message map without a prototype: a client's field named `__proto__`
@@ -177,10 +178,12 @@ export function isListParameter(schema: unknown): boolean {
  * @throws DomainError('validation') naming each such parameter: "Given more than once …"
  */
 export function queryObject(search: string, shape: Record<string, unknown> = {}): Record<string, string> {
-  const out: Record<string, string> = {};
+  // a parameter may be named `__proto__` or `constructor`: own keys only (lib/own-keys.ts), so the
+  // route's schema sees it and refuses it as unknown
+  const out = dictionary<string>();
   const fields = fieldMap();
   for (const [k, v] of new URLSearchParams(search)) {
-    if (!(k in out)) out[k] = v;
+    if (!Object.hasOwn(out, k)) out[k] = v;
     else if (Object.hasOwn(shape, k) && !isListParameter(shape[k])) fields[issuePath([k])] = 'Given more than once: give it once (it is not a list parameter)';
     else out[k] = `${out[k]},${v}`;
   }

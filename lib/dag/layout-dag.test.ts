@@ -47,6 +47,27 @@ describe('layoutDag', () => {
 
   it('empty graph', () => expect(layoutDag([], [], { direction: 'LR' })).toEqual({}));
 
+  it('steps named like Object.prototype\'s properties: laid out like any other, and nothing written onto Object (lib/own-keys.ts)', () => {
+    const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'];
+    const before = Object.getOwnPropertyNames(Object).sort();
+    for (const [ids, big] of [[names, false], [[...names, ...Array.from({ length: DAGRE_MAX_STEPS }, (_, i) => `s${i}`)], true]] as const) {
+      const nodes = ids.map((id) => ({ id }));
+      const edges = ids.slice(1).map((id, i) => ({ source: ids[i]!, target: id }));
+      const plain = ids.map((_, i) => ({ id: `p${i}` }));
+      const plainEdges = ids.slice(1).map((_, i) => ({ source: `p${i}`, target: `p${i + 1}` }));
+      expect(usesDagre(ids.length, layoutWork(nodes, edges))).toBe(!big);
+      const got = layoutDag(nodes, edges, { direction: 'LR' });
+      const same = layoutDag(plain, plainEdges, { direction: 'LR' });
+      // the same graph under plain ids gets the same positions, each an own key of the result
+      for (const [i, id] of ids.entries()) {
+        expect(Object.hasOwn(got, id)).toBe(true);
+        expect(got[id]).toEqual(same[`p${i}`]);
+      }
+    }
+    expect(Object.getOwnPropertyNames(Object).sort()).toEqual(before);
+    expect(layoutDag([{ id: 'constructor' }], [])).toEqual({ constructor: { x: 20, y: 20 } });
+  });
+
   it('one node (a one-step job): where dagre puts it, without running dagre', () => {
     for (const direction of ['LR', 'TB'] as const) {
       for (const node of [{ id: 'main' }, { id: 'n', width: 333, height: 71 }]) {

@@ -9,6 +9,7 @@
 // beyond {@link DAGRE_WORK_LIMIT} or {@link DAGRE_MAX_STEPS} a linear layered layout is used instead: longest-path
 // ranks, a few barycenter sweeps to order each rank, boxes stacked per rank. See docs/console.md "Graph views".
 import dagre from '@dagrejs/dagre';
+import { dictionary } from '../own-keys';
 
 /** Default node box used when a node has no measured size yet; matches the editor's step card (px). */
 export const DEFAULT_NODE_WIDTH = 200;
@@ -163,7 +164,8 @@ export function layoutWork(
  *
  * `nodes`: ids with optional measured size in px (default {@link DEFAULT_NODE_WIDTH} x {@link DEFAULT_NODE_HEIGHT});
  * `edges`: `source -> target` ids (edges to unknown ids and self edges are ignored; cycles are tolerated).
- * Returns each node's TOP-LEFT position in px (React Flow's `node.position`; dagre itself reports centres).
+ * Returns each node's TOP-LEFT position in px (React Flow's `node.position`; dagre itself reports centres), in a
+ * record without a prototype (lib/own-keys.ts dictionary: a step key may be `constructor`).
  * Deterministic for the same input; does not mutate its arguments.
  */
 export function layoutDag(
@@ -174,7 +176,9 @@ export function layoutDag(
   if (nodes.length === 0) return {};
   if (nodes.length === 1) {
     // One node (a one-step job): dagre puts it at its margins; the same answer without building a graph.
-    return { [nodes[0]!.id]: { x: LAYOUT_MARGIN, y: LAYOUT_MARGIN } };
+    const out = dictionary<{ x: number; y: number }>();
+    out[nodes[0]!.id] = { x: LAYOUT_MARGIN, y: LAYOUT_MARGIN };
+    return out;
   }
   const g = prepare(nodes, edges);
   const rank = rankNodes(g);
@@ -191,14 +195,17 @@ function dagreLayout(g: Prepared, options: LayoutOptions): Record<string, { x: n
     marginy: LAYOUT_MARGIN,
   });
   dg.setDefaultEdgeLabel(() => ({}));
-  g.ids.forEach((id, i) => dg.setNode(id, { width: g.w[i]!, height: g.h[i]! }));
+  // dagre's graphlib keeps nodes and edges in plain objects keyed by node id: a step key such as
+  // `constructor` would read and write Object's own properties there (lib/own-keys.ts). It gets
+  // each node's index instead.
+  g.ids.forEach((_, i) => dg.setNode(String(i), { width: g.w[i]!, height: g.h[i]! }));
   g.out.forEach((targets, a) => {
-    for (const b of targets) dg.setEdge(g.ids[a]!, g.ids[b]!);
+    for (const b of targets) dg.setEdge(String(a), String(b));
   });
   dagre.layout(dg);
-  const out: Record<string, { x: number; y: number }> = {};
+  const out = dictionary<{ x: number; y: number }>();
   g.ids.forEach((id, i) => {
-    const p = dg.node(id) as { x: number; y: number };
+    const p = dg.node(String(i)) as { x: number; y: number };
     out[id] = { x: Math.round(p.x - g.w[i]! / 2), y: Math.round(p.y - g.h[i]! / 2) };
   });
   return out;
@@ -271,7 +278,7 @@ function layeredLayout(g: Prepared, rank: Int32Array, options: LayoutOptions): R
     minOffset = Math.min(minOffset, -length / 2);
     at += depth + rankGap;
   }
-  const out: Record<string, { x: number; y: number }> = {};
+  const out = dictionary<{ x: number; y: number }>();
   for (let v = 0; v < n; v++) {
     const a = Math.round(centre[v]! - along[v]! / 2);
     const b = Math.round(offset[v]! - minOffset + LAYOUT_MARGIN);

@@ -67,3 +67,10 @@ describe('shipped executors\' inputs (lib/handlers/builtin-schemas.ts)', () => {
     expect(builtinInputSchema('grpc')).toMatchObject({ required: expect.arrayContaining(['address', 'proto']) });
   });
 });
+
+describe('a handler named like Object.prototype\'s properties (lib/own-keys.ts)', () => {
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('%s is no shipped handler: no input schema, no issues, payloads not judged', (name) => {
+    expect(checkBuiltinInput(name, { url: 1 }, true)).toEqual([]);
+    expect(builtinInputSchema(name)).toBeNull();
+  });
+});

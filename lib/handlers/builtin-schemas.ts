@@ -20,7 +20,8 @@
  * Pure: no database, no Node APIs.
  */
 import { z } from 'zod';
-import { HANDLER_NUMBER_SETTINGS } from './number-settings.ts';
+import { numberSettingRules } from './number-settings.ts';
+import { ownValue } from '../own-keys.ts';
 import type { JsonSchema } from './payload-schema.ts';
 
 /** An HTTP token (RFC 9110 §5.6.2): a method or a header name. */
@@ -127,6 +128,11 @@ export const BUILTIN_INPUTS: Readonly<Record<string, BuiltinInput>> = {
   grpc: { schema: GrpcConfig, appliesTo: 'config', required: [] },
 };
 
+/** The input of the shipped handler named `handler` (BUILTIN_INPUTS), undefined for any other name (lib/own-keys.ts). */
+export function builtinInput(handler: string): BuiltinInput | undefined {
+  return ownValue(BUILTIN_INPUTS, handler);
+}
+
 /** A problem with one field, its path relative to the checked object (`headers.a b`). */
 export type SettingsIssue = { path: string[]; message: string };
 
@@ -149,7 +155,7 @@ export function settingsIssues(issues: readonly z.core.$ZodIssue[]): SettingsIss
  * @returns the problems, empty when it fits
  */
 export function checkBuiltinInput(handler: string, value: Record<string, unknown>, complete: boolean): SettingsIssue[] {
-  const input = BUILTIN_INPUTS[handler];
+  const input = builtinInput(handler);
   if (!input) return [];
   // a missing required field is reported once, by the `required` list below (with its own message)
   const schema = input.appliesTo === 'config' ? input.schema : input.schema.partial();
@@ -190,8 +196,8 @@ export class BuiltinInputError extends Error {
  * number-settings.ts. Null for a built-in without inputs (`builtin.noop`).
  */
 export function builtinInputSchema(handler: string): JsonSchema | null {
-  const input = BUILTIN_INPUTS[handler];
-  const numbers = HANDLER_NUMBER_SETTINGS[handler] ?? [];
+  const input = builtinInput(handler);
+  const numbers = numberSettingRules(handler);
   if (!input && numbers.length === 0) return null;
   const schema: JsonSchema = input ? (z.toJSONSchema(input.schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema) : { type: 'object', properties: {} };
   const properties = { ...((schema.properties as Record<string, unknown>) ?? {}) };

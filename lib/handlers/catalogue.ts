@@ -16,6 +16,7 @@ import { BUILTIN_HANDLER_NAMES } from '../jobs/known-handlers.ts';
 import { heartbeatFreshSince } from '../workers/node-status.ts';
 import type { JsonSchema } from './payload-schema.ts';
 import { builtinInputSchema } from './builtin-schemas.ts';
+import { ownValue } from '../own-keys.ts';
 
 export interface HandlerCatalogueEntry {
   name: string;
@@ -73,7 +74,7 @@ export async function loadHandlerCatalogue(db: Db, now: Date = new Date(), opts:
   const byName = new Map<string, HandlerCatalogueEntry>();
   const builtins = BUILTIN_HANDLER_NAMES.filter((n) => opts.includeSystem || !n.startsWith('system.'));
   for (const name of builtins) {
-    byName.set(name, { name, builtin: true, description: BUILTIN_DESCRIPTIONS[name] ?? '', inputSchema: builtinInputSchema(name), timeoutSeconds: null, maxRetries: null, available: false, lastOfferedAt: null });
+    byName.set(name, { name, builtin: true, description: ownValue(BUILTIN_DESCRIPTIONS, name) ?? '', inputSchema: builtinInputSchema(name), timeoutSeconds: null, maxRetries: null, available: false, lastOfferedAt: null });
   }
   for (const row of rows) {
     for (const name of row.handlers) {
@@ -86,7 +87,7 @@ export async function loadHandlerCatalogue(db: Db, now: Date = new Date(), opts:
       e.available ||= row.live;
       // Rows come newest heartbeat first: the first one seen is the latest.
       e.lastOfferedAt ??= row.last_heartbeat_at.toISOString();
-      const spec = row.handler_specs?.[name];
+      const spec = ownValue(row.handler_specs, name);
       if (spec && !e.builtin && e.inputSchema === null) {
         e.description = typeof spec.description === 'string' ? spec.description : '';
         e.inputSchema = spec.inputSchema && typeof spec.inputSchema === 'object' ? (spec.inputSchema as JsonSchema) : null;

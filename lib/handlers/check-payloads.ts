@@ -10,8 +10,8 @@ import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
 import { loadInputSchemas } from './catalogue.ts';
 import { checkPayload, type JsonSchema } from './payload-schema.ts';
-import { checkNumberSetting, HANDLER_NUMBER_SETTINGS } from './number-settings.ts';
-import { BUILTIN_INPUTS, checkBuiltinInput } from './builtin-schemas.ts';
+import { checkNumberSetting, numberSettingRules } from './number-settings.ts';
+import { builtinInput, checkBuiltinInput } from './builtin-schemas.ts';
 import { grpcProtoProblem, loadProtobuf } from './grpc-proto.ts';
 import { objectOrEmpty } from '../json-object.ts';
 
@@ -62,13 +62,13 @@ function stepInputFields(
   const savedNote = (key: string) => (run && !Object.hasOwn(obj(run.payload), key) ? ' (the value saved on the job)' : '');
   steps.forEach((s, i) => {
     const layers = settingLayers(s, i, jobPayload, fieldOf, run);
-    for (const rule of HANDLER_NUMBER_SETTINGS[s.handler] ?? []) {
+    for (const rule of numberSettingRules(s.handler)) {
       const from = layers.find(([o]) => Object.hasOwn(o, rule.name));
       if (!from) continue;
       const checked = checkNumberSetting(from[0][rule.name], rule);
       if ('problem' in checked) fields[`${from[1]}.${rule.name}`] ??= `${label(s)}: ${rule.name} ${checked.problem}${savedNote(rule.name)}`;
     }
-    const input = BUILTIN_INPUTS[s.handler];
+    const input = builtinInput(s.handler);
     if (input?.appliesTo === 'config') {
       // the step config alone, all of it known on save: a trigger's payload cannot change it
       if (run) return;

@@ -6,6 +6,7 @@
  * so a bad value is refused at the field when it is written instead of failing a run later
  * (docs/handlers.md "Validation").
  */
+import { ownValue } from '../own-keys.ts';
 
 /** Longest `builtin.sleep` / `builtin.ignore-abort` delay: 7 days (a task timeout bounds it further). */
 export const MAX_SLEEP_MS = 7 * 24 * 3600 * 1000;
@@ -26,6 +27,11 @@ export const HANDLER_NUMBER_SETTINGS: Readonly<Record<string, readonly NumberSet
   'builtin.flaky': [{ name: 'failTimes', min: 0, max: MAX_FAIL_TIMES, integer: true }],
   shell: [{ name: 'killGraceMs', min: 0, max: MAX_KILL_GRACE_MS, unit: 'ms' }],
 };
+
+/** The numeric settings of the handler named `handler` (HANDLER_NUMBER_SETTINGS); none for any other name (lib/own-keys.ts). */
+export function numberSettingRules(handler: string): readonly NumberSettingRule[] {
+  return ownValue(HANDLER_NUMBER_SETTINGS, handler) ?? [];
+}
 
 /**
  * Checks one numeric setting's raw value (a number, or a numeric string). Absent (undefined / null)

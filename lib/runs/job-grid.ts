@@ -5,6 +5,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { cursorInstant, decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { findJob, loadGraph } from '../jobs/store.ts';
 import { dagListOrder } from '../dag/index.ts';
+import { dictionary } from '../own-keys.ts';
 
 /** One column of the grid: a run. Instants are ISO UTC strings. */
 export interface GridRun {
@@ -75,9 +76,10 @@ export async function getJobGrid(db: Db, jobId: string, rawQuery: unknown, actor
   const order = dagListOrder(graph.steps.map((s) => s.key), graph.edges.map((e) => ({ from: e.fromStep, to: e.toStep, type: e.depType })));
   const known = new Set(order);
   const extra = [...new Set(tasks.map((t) => t.stepKey).filter((k) => !known.has(k)))].sort();
-  const cells: JobGrid['cells'] = {};
+  // keyed by run id, then step key: a step may be named `constructor` (lib/own-keys.ts)
+  const cells: JobGrid['cells'] = dictionary();
   for (const t of tasks) {
-    (cells[t.runId] ??= {})[t.stepKey] = {
+    (cells[t.runId] ??= dictionary())[t.stepKey] = {
       taskId: t.id,
       status: t.status,
       attempt: t.attempt,

@@ -25,6 +25,7 @@ import * as version from '../../app/api/v1/jobs/[id]/versions/[version]/route.ts
 import * as diff from '../../app/api/v1/jobs/[id]/diff/route.ts';
 import * as rollback from '../../app/api/v1/jobs/[id]/rollback/route.ts';
 import * as dag from '../../app/api/v1/jobs/[id]/dag/route.ts';
+import * as grid from '../../app/api/v1/jobs/[id]/grid/route.ts';
 import * as runs from '../../app/api/v1/runs/route.ts';
 import * as run from '../../app/api/v1/runs/[id]/route.ts';
 import * as cancelRun from '../../app/api/v1/runs/[id]/cancel/route.ts';
@@ -269,6 +270,45 @@ describe('REST /api/v1', () => {
     expect((await call(workers.GET, 'GET', '/api/v1/workers', { token: viewer })).status).toBe(200);
     // credentials are checked first: an anonymous caller learns nothing about the route's parameters
     expect((await call(runs.GET, 'GET', '/api/v1/runs?stauts=failed')).status).toBe(401);
+  });
+
+  it('names of Object.prototype\'s properties are names like any other: step keys, a handler, query parameters (lib/own-keys.ts)', async () => {
+    const keys = ['constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+    const before = Object.getOwnPropertyNames(Object).sort();
+    // no positions: the job's DAG is laid out on save (lib/dag/layout-dag.ts)
+    const created = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: {
+      key: 'proto.steps', name: 'proto steps', schedule: { kind: 'manual' },
+      steps: keys.map((key) => ({ key, handler: 'builtin.noop' })),
+      edges: [{ from: 'constructor', to: 'toString' }, { from: 'toString', to: 'hasOwnProperty' }, { from: 'constructor', to: 'valueOf' }],
+    } });
+    expect(created.status).toBe(201);
+    expect(Object.getOwnPropertyNames(Object).sort()).toEqual(before);
+    const id = created.json.id as string;
+    const read = await call(job.GET, 'GET', `/api/v1/jobs/${id}`, { token: viewer, params: { id } });
+    expect(read.json.steps.map((s: { key: string }) => s.key).sort()).toEqual([...keys].sort());
+    const laidOut = read.json.steps.map((s: { position: { x: number; y: number } }) => s.position);
+    expect(new Set(laidOut.map((p: { x: number; y: number }) => `${p.x},${p.y}`)).size).toBe(keys.length);
+    const ran = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, body: {} });
+    expect(ran.status).toBe(201);
+    const cells = (await call(grid.GET, 'GET', `/api/v1/jobs/${id}/grid`, { token: viewer, params: { id } })).json;
+    expect([...cells.steps].sort()).toEqual([...keys].sort());
+    expect(Object.keys(cells.cells[ran.json.id]).sort()).toEqual([...keys].sort());
+    // a handler so named is refused as unknown until a worker offers it, then saved like any
+    // custom handler: not taken for a shipped one with an input schema
+    const handlerJob = { ...cronJob('proto.handler'), handler: 'constructor', payload: { url: 1 } };
+    const unknown = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: handlerJob });
+    expect([unknown.status, unknown.json.error.fields.handler]).toEqual([400, expect.stringMatching(/^Unknown handler "constructor"/)]);
+    await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid, handlers) VALUES ('proto-node', 'proto', 'h', 1, ARRAY['constructor', 'toString'])`);
+    expect((await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: handlerJob })).status).toBe(201);
+    // a query parameter so named is an unknown parameter
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const q = await call(runs.GET, 'GET', `/api/v1/runs?${name}=x&limit=1`, { token: viewer });
+      expect([q.status, q.json.error.fields]).toEqual([400, { [name]: 'Unknown query parameter' }]);
+    }
+    // a JSON null body is no empty object
+    const nullBody = await call(trigger.POST, 'POST', `/api/v1/jobs/${id}/trigger`, { token: operator, params: { id }, rawBody: 'null', headers: { 'content-type': 'application/json' } });
+    expect([nullBody.status, nullBody.json.error.fields]).toEqual([400, { _root: 'Must be an object' }]);
+    expect(await t.db.run.count({ where: { jobId: id } })).toBe(1);
   });
 
   it('search text is matched literally: % and _ are no wildcards (jobs by key or name, runs by error text)', async () => {

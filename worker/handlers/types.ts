@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
 import type { z } from 'zod';
-import { checkNumberSetting, HANDLER_NUMBER_SETTINGS } from '../../lib/handlers/number-settings.ts';
+import { checkNumberSetting, numberSettingRules } from '../../lib/handlers/number-settings.ts';
 import { BuiltinInputError, parseBuiltinSettings } from '../../lib/handlers/builtin-schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -168,7 +168,7 @@ export { MAX_SLEEP_MS } from '../../lib/handlers/number-settings.ts';
  * @throws Error when the table has no such rule (a programming error, not the task's)
  */
 export function numberSetting(s: JsonObject, handler: string, name: string, fallback: number): number {
-  const rule = HANDLER_NUMBER_SETTINGS[handler]?.find((r) => r.name === name);
+  const rule = numberSettingRules(handler).find((r) => r.name === name);
   if (!rule) throw new Error(`no numeric setting ${name} of ${handler} in lib/handlers/number-settings.ts`);
   const checked = checkNumberSetting(s[name], rule);
   if ('problem' in checked) throw new HandlerError(`${handler}: payload.${name} ${checked.problem}`, { code: 'config' });
