@@ -60,8 +60,11 @@ export class Ticker {
     return Math.max(0, wake - now);
   }
 
-  /** One tick pass at `now`. */
-  async runOnce(now: Date): Promise<TickResult> {
+  /**
+   * One tick pass at `now`. `opts.waitForLockedJobs`: the catch-up's passes, which wait for due
+   * jobs another tick holds (run-tick.ts TickOptions.waitForLockedJobs); the loop's skip them.
+   */
+  async runOnce(now: Date, opts: { waitForLockedJobs?: boolean } = {}): Promise<TickResult> {
     const result = await runTick(
       this.deps.db,
       {
@@ -69,6 +72,7 @@ export class Ticker {
         misfireGraceMs: this.config.misfireGraceMs,
         triggeredBy: this.config.triggeredBy,
         lookaheadMs: this.config.lookaheadMs,
+        waitForLockedJobs: opts.waitForLockedJobs,
       },
       now,
     );
@@ -91,7 +95,9 @@ export class Ticker {
       // these passes decide the slot (rewindMissedAheadJobs)
       const rewound = await rewindMissedAheadJobs(this.deps.db, { graceMs: this.config.misfireGraceMs }, this.deps.clock());
       if (rewound.length) this.deps.logger.info({ jobs: rewound.length }, 'ticker: jobs with a run created ahead of a missed slot made due');
-      for (let i = 0; i < maxPasses; i++) if (!(await this.runOnce(this.deps.clock())).more) return;
+      // waiting for due jobs another tick holds (this worker's own loop, another worker's): when
+      // the claims begin, every job due now has been decided by a committed tick
+      for (let i = 0; i < maxPasses; i++) if (!(await this.runOnce(this.deps.clock(), { waitForLockedJobs: true })).more) return;
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'ticker: first pass before claiming failed; the loop retries');
     }

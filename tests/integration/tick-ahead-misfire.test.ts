@@ -516,3 +516,87 @@ describe('a worker that ticks and claims, started after the outage', () => {
     expect((await runsOf(id)).filter((x) => x.scheduledFor.getTime() === H.getTime() && x.status === 'skipped')).toHaveLength(1);
   });
 });
+
+describe('a catch-up that meets a job another tick holds (another worker\'s tick, or this worker\'s own loop, in flight)', () => {
+  /** Holds `jobId`'s row in a transaction of its own, as a tick in flight does; `release` commits it. */
+  async function holdJob(jobId: string) {
+    const holder = await t.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+    let done = false;
+    return {
+      client: holder,
+      release: async () => {
+        if (done) return;
+        done = true;
+        await holder.query('COMMIT');
+        holder.release();
+      },
+    };
+  }
+  const waitingForLocks = async () => (await t.pool.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  )).rows[0].n as number;
+
+  it('waits for the job instead of passing it by, so that the claims after the catch-up never start the run created ahead of the missed slot', async () => {
+    const id = await insertJob(t.db, { key: 'ahead-catchup-held', cron: '*/5 * * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: S });
+    await tick(ms(S, -1500));
+    const [ahead] = await runsOf(id);
+    const held = await holdJob(id);
+    try {
+      // the loop's pass skips the held job at once: a catch-up like it would let the claims begin
+      expect((await tick(RESTART)).jobs).toBe(0);
+      let finished = false;
+      const catchUp = runTick(t.db, { limit: 100, lookaheadMs: LOOKAHEAD, misfireGraceMs: GRACE, waitForLockedJobs: true }, RESTART)
+        .finally(() => { finished = true; });
+      await expect.poll(waitingForLocks, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(finished).toBe(false);
+      await held.release();
+      const r = await catchUp;
+      expect([r.jobs, r.misfires]).toEqual([1, 1]);
+    } finally {
+      await held.release();
+    }
+    const runs = await runsOf(id);
+    expect(runs.find((x) => x.id === ahead.id)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(new RegExp(`^${BEFORE_SLOT_ERROR.missed}`)) });
+    expect(runs.filter((x) => live(x) && x.scheduledFor <= RESTART)).toEqual([]);
+    expect(await claimOf(id, ms(RESTART, 100))).toHaveLength(0);
+  });
+
+  it('a job the tick it waited for advanced is not returned, and the pass asks for another (its batch was picked full)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertJob(t.db, { key: `ahead-catchup-batch-${i}`, cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: ms(RESTART, -10_000 + i) }));
+    const held = await holdJob(ids[0]!);
+    let catchUp: ReturnType<typeof runTick> | undefined;
+    try {
+      catchUp = runTick(t.db, { limit: 3, misfireGraceMs: GRACE, waitForLockedJobs: true }, RESTART);
+      await expect.poll(waitingForLocks, { timeout: 10_000 }).toBeGreaterThan(0);
+      // the holder was a tick: it advanced its job before it committed
+      await held.client.query('UPDATE jobs SET next_run_at = $2 WHERE id = $1', [ids[0], ms(RESTART, 3_600_000)]);
+    } finally {
+      await held.release();
+    }
+    const r = await catchUp!;
+    expect([r.jobs, r.more]).toEqual([2, true]);
+    const next = await t.db.job.findMany({ where: { id: { in: ids } }, select: { id: true, nextRunAt: true } });
+    expect(next.every((j) => j.nextRunAt! > RESTART)).toBe(true);
+  });
+
+  it('the rewind of jobs not due waits for one another transaction holds, then moves it back', async () => {
+    const H = new Date('2026-12-05T14:00:00.000Z');
+    const BACK = new Date('2026-12-05T14:30:00.000Z');
+    const id = await insertJob(t.db, { key: 'ahead-rewind-held', cron: '0 * * * *', misfirePolicy: 'skip', blockStrategy: 'serial_execution', nextRunAt: H });
+    await tick(ms(H, -2000));
+    const held = await holdJob(id);
+    let finished = false;
+    let rewind: Promise<string[]> | undefined;
+    try {
+      rewind = rewindMissedAheadJobs(t.db, { graceMs: GRACE }, BACK).finally(() => { finished = true; });
+      await expect.poll(waitingForLocks, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(finished).toBe(false);
+    } finally {
+      await held.release();
+    }
+    expect(await rewind!).toEqual([id]);
+  });
+});

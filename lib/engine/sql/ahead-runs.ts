@@ -155,9 +155,11 @@ async function lockOpenRun(tx: SqlClient, run: { id: string; scheduledFor: Date 
  * to 14:30), or whose schedule ended with that slot (a `once` job, an `endAt`: paused by the system
  * when the tick fired it ahead, made active again as rewindNextRunAt `reviveEnded` does). The tick
  * then finds the job due and withdraws the run and applies the misfire policy to its slot
- * (cancel-ahead-runs.ts withdrawMissedAheadRun), as for a due job. Jobs another transaction holds
- * are skipped (SKIP LOCKED), in ascending id. One statement; the jobs_notify_update trigger wakes
- * the tickers. A scan of the open runs (runs_active_idx): for a ticker's first pass, not every pass.
+ * (cancel-ahead-runs.ts withdrawMissedAheadRun), as for a due job. The jobs are locked in
+ * ascending id, and one another transaction holds is waited for and checked again as it is then
+ * (another worker's catch-up may have moved it back already): skipping it would let this worker's
+ * claims, which wait only for its own catch-up, start the run late. One statement; the
+ * jobs_notify_update trigger wakes the tickers. A scan of the open runs (runs_active_idx): for a ticker's first pass, not every pass.
  * @returns the jobs moved back
  */
 export async function rewindMissedAheadJobs(tx: SqlClient, p: { graceMs: number }, now: Date): Promise<string[]> {
@@ -167,7 +169,7 @@ export async function rewindMissedAheadJobs(tx: SqlClient, p: { graceMs: number 
      ), locked AS (
        SELECT j.id, m.slot FROM jobs j JOIN missed m ON j.id = m.job_id::uuid
         WHERE (j.next_run_at IS NULL OR j.next_run_at > m.slot) AND ${tickDecidesJobSql('j')}
-        ORDER BY j.id FOR UPDATE OF j SKIP LOCKED
+        ORDER BY j.id FOR UPDATE OF j
      )
      UPDATE jobs SET next_run_at = locked.slot, status = 'active'::job_status
        FROM locked WHERE jobs.id = locked.id

@@ -66,6 +66,12 @@ export interface TickOptions {
    * those jobs' runs (which lock the job row to book them) wait behind.
    */
   fireBudget?: number;
+  /**
+   * wait for due jobs another transaction holds instead of skipping them (lock-due-jobs.ts
+   * `wait`): the catch-up before a worker's first claim after a start or an outage, so that no
+   * job due then is left undecided by a tick still in flight when the claims begin
+   */
+  waitForLockedJobs?: boolean;
 }
 
 export interface TickResult {
@@ -150,12 +156,14 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
     jobs: 0, fired: 0, misfires: 0, skippedRecords: 0, finished: 0, failed: 0, deferred: 0, more: false, leftOver: 0, ahead: 0, deferredUntil: null, waitingJobIds: [],
   };
   let waiting = 0;
+  let picked = 0;
   const fireBudget = Math.max(1, options.fireBudget ?? DEFAULT_FIRE_BUDGET);
 
   await db.$transaction(
     async (tx) => {
-      const rows = await lockDueJobs(tx, { limit: options.limit, horizon: new Date(now.getTime() + lookaheadMs) }, now);
+      const rows = await lockDueJobs(tx, { limit: options.limit, horizon: new Date(now.getTime() + lookaheadMs), wait: options.waitForLockedJobs }, now);
       result.jobs = rows.length;
+      picked = rows.picked ?? rows.length;
       const planned: { row: DueJobRow; job: TickJob; plan: TickPlan }[] = [];
       for (const row of rows) {
         const job = toTickJob(row);
@@ -257,8 +265,9 @@ export async function runTick(db: PrismaClient, options: TickOptions, now: Date 
     { timeout: 60_000, maxWait: 10_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
   );
   // A full batch asks for another pass, unless all it held were jobs waiting for their slot
-  // (the next pass would lock the same rows again).
-  result.more = (result.jobs >= options.limit && waiting < result.jobs) || result.leftOver > 0;
+  // (the next pass would lock the same rows again). A waiting pass may hold fewer rows than it
+  // picked (the tick it waited for advanced them): the jobs after those may still be due.
+  result.more = (picked >= options.limit && (result.jobs < picked || waiting < result.jobs)) || result.leftOver > 0;
   return result;
 }
 
