@@ -130,8 +130,9 @@ export async function withdrawMissedAheadRun(
  * withdraw it (withdrawMissedAheadRun), and its job made due at that slot (rewindNextRunAt; not for
  * an older run behind which later slots have their runs), so that the misfire policy decides the
  * slot when a ticker passes, instead of this worker's claim starting the run late (docs/on-time.md
- * row "misfire"). Nothing is fired here. One transaction per job, its row locked SKIP LOCKED: a job
- * a ticker holds is the ticker's to decide.
+ * row "misfire"). Nothing is fired here. One transaction per job, its row locked waiting for a
+ * ticker that holds it (which may be withdrawing the run itself): skipping it would let this
+ * worker's claims begin before that tick committed; the run is then found withdrawn already.
  * @param p.graceMs the misfire grace (TICKFLOW_MISFIRE_GRACE_MS); p.actor named in the task logs
  * @param now the worker's clock (UTC)
  * @returns the withdrawn runs' ids
@@ -143,7 +144,7 @@ export async function withdrawMissedAheadRuns(db: Db, p: { graceMs: number; acto
     const id = await withEngineTransaction(db, async (tx) => {
       // decided again on the locked row: an operator's pause committed since the select leaves it alone
       const held = await tx.$queryRawUnsafe<{ id: string }[]>(
-        `SELECT id FROM jobs j WHERE id = $1::uuid AND ${tickDecidesJobSql('j')} FOR UPDATE SKIP LOCKED`, job.id);
+        `SELECT id FROM jobs j WHERE id = $1::uuid AND ${tickDecidesJobSql('j')} FOR UPDATE`, job.id);
       if (held.length === 0) return null;
       const run = await withdrawMissedAheadRun(tx, { jobId: job.id, actor: p.actor, graceMs: p.graceMs, policy: job.policy }, now);
       if (run?.newest) await rewindNextRunAt(tx, { jobId: job.id, to: run.scheduleAt, reviveEnded: true });

@@ -411,19 +411,28 @@ describe('a worker that claims but does not tick (TICKFLOW_ROLES=claim), before 
     expect((await runsOf(fireOnce)).map((r) => [r.scheduledFor.toISOString().slice(11, 16), r.status])).toEqual([['16:00', 'cancelled'], ['16:00', 'pending']]);
   });
 
-  it('leaves a job another transaction holds (a ticker deciding it) to that transaction', async () => {
+  it('waits for a job another transaction holds (a ticker deciding it), then decides it as it finds it', async () => {
     const id = await insertJob(t.db, { key: 'claim-only-held', cron: '0 * * * *', misfirePolicy: 'skip', nextRunAt: ms(H, 7_200_000) });
     await tick(ms(H, 7_200_000 - 2000));
+    const waiting = async () => (await t.pool.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    )).rows[0].n as number;
     const holder = await t.pool.connect();
+    let withdrawing: Promise<string[]> | undefined;
+    let finished = false;
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT id FROM jobs WHERE id = $1 FOR UPDATE`, [id]);
-      expect(await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000))).toEqual([]);
-      await holder.query('ROLLBACK');
+      withdrawing = withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000)).finally(() => { finished = true; });
+      // skipping the job would let this worker's claims begin before the holder's tick committed
+      await expect.poll(waiting, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(finished).toBe(false);
     } finally {
+      await holder.query('ROLLBACK');
       holder.release();
     }
-    expect((await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000)))).toHaveLength(1);
+    expect(await withdrawing!).toHaveLength(1);
+    expect(await withdrawMissedAheadRuns(t.db, { graceMs: GRACE, actor: 'scheduler' }, ms(BACK, 7_200_000))).toEqual([]);
   });
 
   it('a job an operator pauses between the search and the lock is left alone', async () => {
