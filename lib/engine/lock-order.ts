@@ -5,7 +5,8 @@
  * their tasks takes row locks in this order, and never waits for a lock that
  * comes earlier in the order than one it already holds:
  *
- *   1. jobs            (one row; the tick locks several due jobs, SKIP LOCKED)
+ *   1. jobs            (one row; the tick locks several due jobs, SKIP LOCKED; its catch-up before a
+ *                       worker's first claim waits for them instead, in ascending id)
  *   2. runs            (a run; a second run of the same job only while holding the job row)
  *   3. tasks           (of those runs; several rows in ascending id)
  *   4. handler_stats_daily (last: a shared hot row, held the shortest time; several in handler order)
