@@ -218,7 +218,9 @@ function strictFormDecode(text: string): string | null {
 /**
  * Field errors for the query parameters whose name or value does not percent-decode to UTF-8
  * (`%ED%A0%80`, `%FF`): URLSearchParams would silently turn those bytes into U+FFFD, and a search
- * would then match something not asked for. Empty when the query string is well formed.
+ * would then match something not asked for; and for a parameter named `__proto__`, which no route
+ * takes and which Next.js drops before a route sees it (lib/own-keys.ts). Empty when the query
+ * string is well formed.
  * @param search a raw query string, with or without the leading `?` (WHATWG URL application/x-www-form-urlencoded rules)
  */
 export function queryEncodingErrors(search: string): Record<string, string> {
@@ -232,6 +234,10 @@ export function queryEncodingErrors(search: string): Record<string, string> {
       fields[issuePath([rawName.slice(0, 200)])] = 'This parameter name is not valid UTF-8 once percent-decoded: encode its text as UTF-8 bytes (%C3%A9 for é)';
     } else if (eq >= 0 && strictFormDecode(pair.slice(eq + 1)) === null) {
       fields[issuePath([name])] = 'Not valid UTF-8 once percent-decoded: encode the text as UTF-8 bytes (%C3%A9 for é)';
+    } else if (name === '__proto__') {
+      // Next.js drops this name from the query before a route or page sees it (its query object is
+      // a plain object), so the unknown-parameter check never could: refused here instead
+      fields[issuePath([name])] = 'Unknown query parameter';
     }
   }
   return fields;

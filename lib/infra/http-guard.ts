@@ -10,7 +10,8 @@
  * - a query string whose names or values are not UTF-8 once percent-decoded
  *   (`?q=%ED%A0%80`): Next turns those bytes into U+FFFD before a route or page
  *   sees them, so a search would match something not asked for. Answered 400
- *   naming each parameter (lib/api/validation.ts queryEncodingErrors).
+ *   naming each parameter (lib/api/validation.ts queryEncodingErrors); so is a parameter named
+ *   `__proto__`, which Next drops from the query before a route or page could refuse it.
  * /api/v1 paths get the API's JSON error shape, other paths plain text.
  * Installed by instrumentation.ts in the console process.
  */
@@ -70,7 +71,10 @@ export function guardRequest(method: string, target: string): GuardAnswer | null
   const queryErrors = query ? queryEncodingErrors(query) : {};
   const names = Object.keys(queryErrors);
   if (names.length) {
-    return answer(400, 'validation', `Query parameter ${names.join(', ')}: not valid UTF-8 once percent-decoded (each %XX sequence must form UTF-8)`, {}, { ...queryErrors });
+    const message = names.every((n) => queryErrors[n] === 'Unknown query parameter')
+      ? `Unknown query parameter ${names.join(', ')}`
+      : `Query parameter ${names.join(', ')}: not valid UTF-8 once percent-decoded (each %XX sequence must form UTF-8)`;
+    return answer(400, 'validation', message, {}, { ...queryErrors });
   }
   return null;
 }
