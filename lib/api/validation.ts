@@ -133,6 +133,9 @@ function orList(values: string[]): string {
   return values.length === 1 ? values[0]! : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
 }
 
+/** The field message of a query parameter no route takes (refuseUnknownQueryParameters, queryEncodingErrors). */
+export const UNKNOWN_QUERY_PARAMETER = 'Unknown query parameter';
+
 /**
  * Throws DomainError('validation') naming each query parameter of `query` that `accepted` does not
  * list ("Unknown query parameter"): a misspelt filter (`?stauts=failed`) would otherwise be
@@ -141,7 +144,7 @@ function orList(values: string[]): string {
  */
 export function refuseUnknownQueryParameters(query: Record<string, string>, accepted: readonly string[]): void {
   const fields = fieldMap();
-  for (const k of Object.keys(query)) if (!accepted.includes(k)) fields[issuePath([k])] = 'Unknown query parameter';
+  for (const k of Object.keys(query)) if (!accepted.includes(k)) fields[issuePath([k])] = UNKNOWN_QUERY_PARAMETER;
   if (Object.keys(fields).length) throw new DomainError('validation', summary(fields), plain(fields));
 }
 
@@ -237,7 +240,7 @@ export function queryEncodingErrors(search: string): Record<string, string> {
     } else if (name === '__proto__') {
       // Next.js drops this name from the query before a route or page sees it (its query object is
       // a plain object), so the unknown-parameter check never could: refused here instead
-      fields[issuePath([name])] = 'Unknown query parameter';
+      fields[issuePath([name])] = UNKNOWN_QUERY_PARAMETER;
     }
   }
   return fields;

@@ -16,7 +16,7 @@
  * Installed by instrumentation.ts in the console process.
  */
 import { allowedMethods } from '../api/allowed-methods.ts';
-import { queryEncodingErrors } from '../api/validation.ts';
+import { queryEncodingErrors, UNKNOWN_QUERY_PARAMETER } from '../api/validation.ts';
 import { addRequestHook } from './request-hooks.ts';
 
 export const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
@@ -71,7 +71,7 @@ export function guardRequest(method: string, target: string): GuardAnswer | null
   const queryErrors = query ? queryEncodingErrors(query) : {};
   const names = Object.keys(queryErrors);
   if (names.length) {
-    const message = names.every((n) => queryErrors[n] === 'Unknown query parameter')
+    const message = names.every((n) => queryErrors[n] === UNKNOWN_QUERY_PARAMETER)
       ? `Unknown query parameter ${names.join(', ')}`
       : `Query parameter ${names.join(', ')}: not valid UTF-8 once percent-decoded (each %XX sequence must form UTF-8)`;
     return answer(400, 'validation', message, {}, { ...queryErrors });
