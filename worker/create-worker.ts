@@ -46,6 +46,8 @@ import { Heartbeat } from './heartbeat.ts';
 import { Listener } from './listener.ts';
 import { Reaper } from './reaper.ts';
 import { Runner } from './runner.ts';
+import { createShellGuardian } from './handlers/shell-guardian.ts';
+import { shellDeadlineMs } from './shell-deadline.ts';
 import { Ticker } from './ticker.ts';
 import type { ClaimedTask } from '../lib/engine/types.ts';
 import { UUID_RE } from '../lib/engine/pg.ts';
@@ -154,8 +156,12 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const mainQueryTimeoutMs = queryTimeoutMs === 0 ? 0 : Math.max(queryTimeoutMs, MAIN_POOL_MIN_QUERY_TIMEOUT_MS);
   const db = options.db ?? createPrismaClient(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: mainQueryTimeoutMs, connectTimeoutMs: MAIN_POOL_WAIT_MS });
   const base = options.logger ?? serviceLogger('worker');
+  // This worker's own guardian, so that its deadline follows this worker's leases (several
+  // workers may share a process in tests and embeddings).
+  const guardian = config.allowShell ? createShellGuardian() : undefined;
   const registry = createHandlerRegistry({
     allowShell: config.allowShell,
+    shellGuardian: guardian,
     shellKillGraceMs: config.shellKillGraceMs,
     taskLogMaxLineBytes: config.taskLog?.maxLineBytes,
     databaseUrl: config.databaseUrl,
@@ -245,6 +251,9 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
     taskLogs,
   });
+  guardian?.watch(() =>
+    shellDeadlineMs({ nowMs: clock().getTime(), earliestLeaseEndMs: runner.earliestLeaseEnd(), databaseDown: health.isDown, leaseSeconds: config.leaseSeconds }),
+  );
   health.onUp(() => runner.retryRecordingNow());
   metrics?.setSlots(() => ({ running: runner.running, slots: config.concurrency }));
   const claimerConfig = {
@@ -433,6 +442,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await taskLogs.stop().catch(() => undefined);
       await taskLogPool.end().catch(() => undefined);
       await registry.close();
+      guardian?.close();
       await livenessDb.$disconnect().catch(() => undefined);
       await hotDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect();
@@ -454,6 +464,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       await taskLogs.stop().catch(() => undefined);
       await taskLogPool.end().catch(() => undefined);
       await registry.close();
+      guardian?.close();
       await livenessDb.$disconnect().catch(() => undefined);
       await hotDb.$disconnect().catch(() => undefined);
       if (ownsDb) await db.$disconnect().catch(() => undefined);

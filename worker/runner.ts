@@ -272,6 +272,20 @@ export class Runner {
     this.leasesKnownUntil = Math.max(this.leasesKnownUntil, untilMs);
   }
 
+  /**
+   * The earliest instant (epoch ms, this worker's clock) at which the lease of an attempt this
+   * runner still holds runs out, by its claim or the last renewal, whichever is later;
+   * undefined when it holds none. A reaper cannot hand any of them to another worker before it.
+   */
+  earliestLeaseEnd(): number | undefined {
+    let earliest: number | undefined;
+    for (const entry of this.active.values()) {
+      const end = Math.max(entry.task.leaseUntil?.getTime() ?? 0, this.leasesKnownUntil);
+      if (earliest === undefined || end < earliest) earliest = end;
+    }
+    return earliest;
+  }
+
   /** True when neither the claim's lease nor the last renewal covers the task now (RunnerConfig.leaseSeconds). */
   private leaseMayHaveLapsed(task: RunnableTask): boolean {
     if (this.config.leaseSeconds === undefined) return false;

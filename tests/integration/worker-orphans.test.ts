@@ -124,6 +124,59 @@ describe('shell: the attempt\'s process group dies with its worker', () => {
   }, 60_000);
 });
 
+describe('shell: the attempt\'s process group dies before a stalled worker\'s lease can be reclaimed', () => {
+  it('SIGSTOP of the worker: the guardian kills the group before the lease ends, attempt 2 starts on another worker only after it, and the woken worker records nothing', async () => {
+    const lease = { TICKFLOW_LEASE_SECONDS: '6', TICKFLOW_ALLOW_SHELL: '1' };
+    const a = start({ ...lease, TICKFLOW_NODE_NAME: 'stalls' });
+    await a.ready;
+    const id = await triggerOneTask(t.db, {
+      timeoutSeconds: 300,
+      maxRetries: 1,
+      backoffBaseSeconds: 0,
+      steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo "pgid=$$"; sleep 97; echo done'] } }],
+    });
+    const pgidOf = async (attempt: number) => {
+      const line = await waitFor(async () => {
+        const r = await t.pool.query<{ text: string }>(`SELECT text FROM task_log_lines WHERE task_id = $1 AND attempt = $2 AND text LIKE 'pgid=%'`, [id, attempt]);
+        return r.rows[0]?.text;
+      }, 30_000, `attempt ${attempt}'s first line`);
+      const pgid = Number(/^pgid=(\d+)$/.exec(line)![1]);
+      groups.push(pgid);
+      return pgid;
+    };
+    const first = await pgidOf(1);
+    await waitFor(() => liveInGroup(first).length === 2, 5000, 'sh and sleep running');
+    // The worker that takes over once the lease is reclaimed (it reaps too).
+    const b = start({ ...lease, TICKFLOW_NODE_NAME: 'takes-over' });
+    await b.ready;
+
+    a.child.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    try {
+      await waitFor(() => liveInGroup(first).length === 0, 15_000, `attempt 1's group ${first} killed while its worker is stopped`, 20);
+      const killedAt = Date.now();
+      const leaseUntil = (await t.db.task.findUniqueOrThrow({ where: { id } })).leaseUntil;
+      await pgidOf(2);
+      const secondStarted = (await t.db.taskLog.findFirstOrThrow({ where: { taskId: id, attempt: 2, toStatus: 'running' } })).createdAt.getTime();
+      console.log(`stalled worker's group killed ${killedAt - stoppedAt} ms after SIGSTOP; attempt 2 started ${secondStarted - killedAt} ms later`);
+      // Attempt 1 was on the stopped worker until its lease ran out (nobody else took it before).
+      expect(leaseUntil).not.toBeNull();
+      expect(killedAt).toBeLessThan(secondStarted);
+      expect(secondStarted).toBeGreaterThanOrEqual(leaseUntil!.getTime());
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+    // Woken, the stalled worker's attempt ends on its side (its late failure refused: the lease is
+    // gone), and attempt 2 keeps running where it is.
+    await new Promise((r) => setTimeout(r, 3000));
+    const task = await t.db.task.findUniqueOrThrow({ where: { id } });
+    expect(task).toMatchObject({ status: 'running', attempt: 2 });
+    const attempt1 = await t.db.taskLog.findMany({ where: { taskId: id, attempt: 1 }, orderBy: { createdAt: 'asc' } });
+    expect(attempt1.map((l) => l.toStatus)).toEqual(['pending', 'running', 'failed']);
+    expect(attempt1[2]!.message).toMatch(/lease expired/);
+  }, 90_000);
+});
+
 describe('sql: the attempt\'s backend ends with its worker', () => {
   it('SIGKILL of the worker: the backend running pg_sleep (holding an advisory lock) is gone from pg_stat_activity within a few seconds', async () => {
     const w = start();
@@ -156,4 +209,46 @@ describe('sql: the attempt\'s backend ends with its worker', () => {
     console.log(`sql backend gone ${goneMs} ms after the worker's SIGKILL`);
     expect(await t.db.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'running', attempt: 1 });
   }, 60_000);
+
+  it('SIGSTOP of the worker: its statement runs on, so attempt 2 on another worker ends that backend before its own SQL runs; never two at once', async () => {
+    const lease = { TICKFLOW_LEASE_SECONDS: '6' };
+    const a = start({ ...lease, TICKFLOW_NODE_NAME: 'stalls' });
+    await a.ready;
+    const id = await triggerOneTask(t.db, {
+      timeoutSeconds: 300,
+      maxRetries: 1,
+      backoffBaseSeconds: 0,
+      steps: [{ handler: 'sql', config: { sql: 'select pg_sleep(40) /* fence */' } }],
+    });
+    const running = async () =>
+      (await t.pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(40) /* fence */%' AND pid <> pg_backend_pid() ORDER BY backend_start`,
+      )).rows.map((r) => r.pid);
+    const [first] = await waitFor(async () => ((await running()).length === 1 ? running() : undefined), 30_000, 'attempt 1\'s statement running');
+    const b = start({ ...lease, TICKFLOW_NODE_NAME: 'takes-over' });
+    await b.ready;
+
+    a.child.kill('SIGSTOP');
+    let most = 0;
+    try {
+      // Until attempt 2's statement runs: the user's SQL is never active in two backends.
+      const second = await waitFor(async () => {
+        const now = await running();
+        most = Math.max(most, now.length);
+        return now.find((pid) => pid !== first);
+      }, 30_000, 'attempt 2\'s statement running', 50);
+      expect(second).not.toBe(first);
+      expect(most).toBe(1);
+      expect(await running()).toEqual([second]);
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+    expect(await t.db.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'running', attempt: 2 });
+    // the attempt's log says what it did (its lines are flushed in batches)
+    const said = await waitFor(async () => {
+      const r = await t.pool.query<{ text: string }>(`SELECT text FROM task_log_lines WHERE task_id = $1 AND attempt = 2 AND text LIKE 'an earlier attempt%'`, [id]);
+      return r.rows[0]?.text;
+    }, 10_000, 'attempt 2\'s line about the earlier statement');
+    expect(said).toMatch(new RegExp(`^an earlier attempt's statement was still running on connection default .*: ended backend ${first}$`));
+  }, 90_000);
 });

@@ -11,6 +11,7 @@ import * as builtin from './builtin.ts';
 import { grpcHandler } from './grpc.ts';
 import { http } from './http.ts';
 import { createShellHandler } from './shell.ts';
+import type { ShellGuardian } from './shell-guardian.ts';
 import { createSqlHandler, sqlLiveness } from './sql.ts';
 import type { Handler } from './types.ts';
 import type { Logger } from 'pino';
@@ -24,6 +25,8 @@ export interface HandlerRegistryOptions {
   shellKillGraceMs?: number;
   /** the task log's line size (bytes): a shell program's longer lines are split at it */
   taskLogMaxLineBytes?: number;
+  /** the shell guardian of this worker (default: the process's, shell-guardian.ts shellGuardian) */
+  shellGuardian?: ShellGuardian;
   /** Tickflow's own database url (the sql executor's `default` connection) */
   databaseUrl?: string;
   sqlConnections?: Record<string, string>;
@@ -65,7 +68,7 @@ export function createHandlerRegistry(options: HandlerRegistryOptions = {}): Han
     ['http', http],
     // Registered even when disabled, so that with no worker able to run it such a task
     // fails with a clear error instead of waiting forever (disabled() below).
-    ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs, maxLineBytes: options.taskLogMaxLineBytes })],
+    ['shell', createShellHandler({ allowShell: options.allowShell ?? false, killGraceMs: options.shellKillGraceMs, maxLineBytes: options.taskLogMaxLineBytes, guardian: options.shellGuardian })],
     ['sql', sql.handler],
     ['grpc', grpcHandler],
   ]);

@@ -15,7 +15,9 @@
  * anything else fails the attempt naming `payload.killGraceMs`), so a program that traps TERM still dies.
  * If the worker dies (even by SIGKILL) the shell guardian (shell-guardian.ts) SIGKILLs the
  * attempt's process group and removes its temp directory at once, well before the lease can be
- * reclaimed, so the next attempt never overlaps this one.
+ * reclaimed, so the next attempt never overlaps this one; if the worker stalls (SIGSTOP, a blocked
+ * event loop) past the guardian's deadline, the guardian SIGKILLs the group before the lease can
+ * run out, and the attempt fails with code `worker_stalled` when the worker wakes.
  * Refused unless the worker runs with TICKFLOW_ALLOW_SHELL=1: running arbitrary
  * programs is an explicit operator decision per worker.
  */
@@ -171,6 +173,7 @@ async function runChild(
     // detached) is known to the guardian before anything else can run in this process.
     const pgid = child.pid;
     if (pgid !== undefined) o.guardian.addGroup(pgid);
+    const spawnedAt = performance.now();
     ctx.taskLog.info(`$ ${[file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`, { cwd: o.cwd });
     const started = Date.now();
     const outLines = streamLines(ctx.taskLog, 'stdout', o.maxLineBytes);
@@ -237,6 +240,13 @@ async function runChild(
     };
     if (abortedAt !== undefined) {
       throw new HandlerError(`shell: ${file} stopped after abort (${signal ?? `exit ${code}`})`, { exitCode, output, code: 'aborted' });
+    }
+    const silentMs = signal === 'SIGKILL' ? o.guardian.silentPastDeadlineSince(spawnedAt) : 0;
+    if (silentMs > 0) {
+      throw new HandlerError(
+        `shell: ${file} killed by the shell guardian: this worker was stalled for ${(silentMs / 1000).toFixed(1)} s, long enough for its lease to be reclaimed`,
+        { exitCode, output, code: 'worker_stalled' },
+      );
     }
     if (exitCode !== 0) {
       throw new HandlerError(`shell: ${file} exited with ${signal ? `signal ${signal}` : `code ${exitCode}`}`, { exitCode, output });

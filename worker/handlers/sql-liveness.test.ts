@@ -1,10 +1,11 @@
 /**
  * sqlLiveness (worker/handlers/sql.ts): a dead worker's statement must end within half the time
- * its lease guarantees before a reclaim (lease − heartbeat), so attempt 2 never runs beside it.
+ * its lease guarantees before a reclaim (lease − heartbeat), so attempt 2 never runs beside it;
+ * the attempt fence's keys (sqlAttemptFenceKeys), which keep two attempts of a task apart.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attemptSettingsStatement, livenessStatement, RESTRICTED_BEGIN, sqlLiveness, sqlRunnerVerifier } from './sql';
+import { attemptSettingsStatement, fenceStatement, livenessStatement, RESTRICTED_BEGIN, sqlAttemptFenceKeys, sqlLiveness, sqlRunnerVerifier } from './sql';
 
 describe('sqlLiveness', () => {
   it('the defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s + 3 × 2 s; tcp_user_timeout 9 s', () => {
@@ -55,5 +56,18 @@ describe('sqlRunnerVerifier', () => {
     expect(v).toMatch(/^SCRAM-SHA-256\$4096:[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}:[A-Za-z0-9+/=]{44}$/);
     expect(sqlRunnerVerifier('abc_DEF-123456789')).toBe(v);
     expect(sqlRunnerVerifier('abc_DEF-123456780')).not.toBe(v);
+  });
+});
+
+describe('sqlAttemptFenceKeys', () => {
+  it('gives every attempt of a task the same two non-negative int4 keys, and other tasks others', () => {
+    const id = '0b7e6c1a-3f7d-4c55-9a3e-2f1d8e9c4b21';
+    const keys = sqlAttemptFenceKeys(id);
+    expect(keys).toEqual(sqlAttemptFenceKeys(id));
+    for (const k of keys) expect(Number.isInteger(k) && k >= 0 && k <= 0x7fffffff).toBe(true);
+    const seen = new Set<string>([keys.join(',')]);
+    for (let i = 0; i < 1000; i++) seen.add(sqlAttemptFenceKeys(`task-${i}`).join(','));
+    expect(seen.size).toBe(1001);
+    expect(fenceStatement([12, 34])).toBe('SELECT pg_try_advisory_xact_lock(12, 34) AS fenced');
   });
 });

@@ -32,6 +32,15 @@
  * `tcp_user_timeout` make the socket fail when the worker's machine vanished without closing
  * it. All are user-settable, so the restricted role sets them itself. Values: sqlLiveness().
  *
+ * A stalled worker's statement does not stop: a worker stopped (SIGSTOP) or cut off from the
+ * database past its lease keeps its socket open, so its statement runs on while the reaper hands
+ * the task to another worker. Each attempt's transaction therefore takes the task's attempt fence
+ * (sqlAttemptFenceKeys: a transaction-level advisory lock, tried in the same round trip as the
+ * settings); an attempt that finds it held ends the holding backend (END_FENCE_HOLDERS_SQL, through
+ * the admin pool or the named connection's own) and waits for the lock before its SQL runs, so two
+ * attempts of a task never run their SQL on a server at once. Text that ends the transaction
+ * itself (`COMMIT` in a multi-statement text) lets the fence go there.
+ *
  * The `default` connection is a real privilege boundary (H2). It does NOT use
  * the worker's own (privileged) DATABASE_URL user — `SET search_path` or
  * `SET ROLE` would not be a boundary, the SQL text can undo either. It logs in
@@ -246,6 +255,33 @@ export function attemptSettingsStatement(timeoutMs: number, restricted: boolean)
   }
   return `SELECT ${parts.join(', ')}`;
 }
+
+/**
+ * The attempt fence's advisory lock keys for a task (two non-negative int4: 62 bits of the
+ * SHA-256 of its id): every attempt of the task takes `pg_advisory_xact_lock(k1, k2)` in its
+ * transaction, so two attempts of one task never run their SQL on a server at once. The two-key
+ * form lives apart from the single-bigint advisory locks in pg_locks (objsubid 2).
+ * @param taskId the task's id
+ */
+export function sqlAttemptFenceKeys(taskId: string): [number, number] {
+  const digest = createHash('sha256').update(taskId).digest();
+  return [digest.readUInt32BE(0) & 0x7fffffff, digest.readUInt32BE(4) & 0x7fffffff];
+}
+
+/** The attempt fence, tried with the settings: `fenced` is false while another attempt's transaction holds it. */
+export function fenceStatement([k1, k2]: [number, number]): string {
+  return `SELECT pg_try_advisory_xact_lock(${k1}, ${k2}) AS fenced`;
+}
+
+/**
+ * Ends the backends (other than the caller's) holding a task's attempt fence: an earlier attempt
+ * whose worker stalled or was cut off past its lease, whose statement PostgreSQL runs on (its
+ * socket is still open, so client_connection_check_interval does not end it). Its lease was
+ * reclaimed, so its outcome would be refused anyway. Returns the pids it ended.
+ */
+export const END_FENCE_HOLDERS_SQL = `SELECT pid, pg_terminate_backend(pid) AS ended FROM pg_locks
+  WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 2 AND granted AND pid <> $3`;
 
 /** How the restricted connection's transactions begin (see attemptSettingsStatement). */
 export const RESTRICTED_BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE';
@@ -740,12 +776,18 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       // One round trip (a simple-query message of three statements): the transaction never sits
       // idle before its settings apply, whatever idle_in_transaction_session_timeout the session has.
+      const fence = sqlAttemptFenceKeys(ctx.taskId);
       const setup = (check: boolean) =>
-        `${isDefault ? RESTRICTED_BEGIN : 'BEGIN'}; ${attemptSettingsStatement(ctx.timeoutMs, isDefault)}; ${livenessStatement(liveness, check)}`;
+        `${isDefault ? RESTRICTED_BEGIN : 'BEGIN'}; ${attemptSettingsStatement(ctx.timeoutMs, isDefault)}; ${livenessStatement(liveness, check)}; ${fenceStatement(fence)}`;
+      let fenced = false;
+      const fencedBy = (r: unknown) => {
+        const results = Array.isArray(r) ? (r as pg.QueryResult[]) : [r as pg.QueryResult];
+        return results[results.length - 1]?.rows?.[0]?.fenced === true;
+      };
       for (let tries = 1; ; tries++) {
         try {
           try {
-            await client.query(setup(checkInterval));
+            fenced = fencedBy(await client.query(setup(checkInterval)));
           } catch (err) {
             // 22023: "client_connection_check_interval must be set to 0 on this platform". The
             // keepalives still bound a vanished machine; a killed process's statement runs to its end.
@@ -753,7 +795,7 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
             checkInterval = false;
             ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: the server cannot check for a vanished client; a killed worker\'s statement runs until it ends');
             await client.query('ROLLBACK');
-            await client.query(setup(false));
+            fenced = fencedBy(await client.query(setup(false)));
           }
           break;
         } catch (err) {
@@ -766,6 +808,19 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
           client = conn.client;
           pid = processId(client);
         }
+      }
+      if (!fenced) {
+        // An earlier attempt of this task still holds the fence: its worker stalled or was cut off
+        // past its lease, and its statement runs on. It is ended, and this attempt waits for its
+        // transaction to go (the wait is bounded by this attempt's timeout and cancel).
+        const ended = await canceller
+          .query<{ pid: number; ended: boolean }>(END_FENCE_HOLDERS_SQL, [fence[0], fence[1], pid ?? 0])
+          .then((r) => r.rows, (err: unknown) => {
+            ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: could not end the earlier attempt\'s backend; waiting for it');
+            return [];
+          });
+        ctx.taskLog.warn(`an earlier attempt's statement was still running on connection ${name} (its worker stalled or lost the database past its lease): ${ended.length ? `ended backend ${ended.map((e) => e.pid).join(', ')}` : 'waiting for it to end'}`, { pids: ended.map((e) => e.pid) });
+        await client.query('SELECT pg_advisory_xact_lock($1, $2)', fence);
       }
       if (!isDefault && s.searchPath) await client.query(`SET LOCAL search_path = ${s.searchPath}`);
       // Parameter values are not logged (they may be secrets); only how many there are.
