@@ -54,5 +54,8 @@ describe('worker config', () => {
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_DB_QUERY_TIMEOUT_MS: '30s' })).toThrow(ConfigError);
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_DB_QUERY_TIMEOUT_MS: '30s' })).toThrow(/TICKFLOW_DB_QUERY_TIMEOUT_MS .*"30s"/);
     expect(() => parseLabels('a=1,b')).toThrow(/TICKFLOW_NODE_LABELS/);
+    // what would be lost without a word: a key's first value, and a key a plain object drops
+    expect(() => parseLabels('zone=eu,zone=us')).toThrow(/TICKFLOW_NODE_LABELS: label zone is given twice/);
+    expect(() => parseLabels('__proto__=x')).toThrow(/TICKFLOW_NODE_LABELS: the label key __proto__ is not allowed/);
   });
 });

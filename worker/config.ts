@@ -87,7 +87,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses `k=v,k2=v2` (whitespace trimmed; empty -> {}). Throws ConfigError on an entry without `=`. */
+/**
+ * Parses `k=v,k2=v2` (whitespace trimmed; empty -> {}). Throws ConfigError on an entry without
+ * `=`, a key given twice (one value would be lost) and the key `__proto__` (a plain object drops it;
+ * the console and the API refuse it too, lib/api/json-guard.ts).
+ */
 export function parseLabels(raw: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!raw || !raw.trim()) return out;
@@ -96,7 +100,10 @@ export function parseLabels(raw: string | undefined): Record<string, string> {
     if (!entry) continue;
     const eq = entry.indexOf('=');
     if (eq <= 0) throw new ConfigError(`TICKFLOW_NODE_LABELS: "${entry}" is not k=v (expected e.g. "region=eu,gpu=true")`);
-    out[entry.slice(0, eq).trim()] = entry.slice(eq + 1).trim();
+    const key = entry.slice(0, eq).trim();
+    if (key === '__proto__') throw new ConfigError('TICKFLOW_NODE_LABELS: the label key __proto__ is not allowed');
+    if (Object.hasOwn(out, key)) throw new ConfigError(`TICKFLOW_NODE_LABELS: label ${key} is given twice`);
+    out[key] = entry.slice(eq + 1).trim();
   }
   return out;
 }
