@@ -274,14 +274,15 @@ export function fenceStatement([k1, k2]: [number, number]): string {
 }
 
 /**
- * Ends the backends (other than the caller's) holding a task's attempt fence: an earlier attempt
- * whose worker stalled or was cut off past its lease, whose statement PostgreSQL runs on (its
- * socket is still open, so client_connection_check_interval does not end it). Its lease was
- * reclaimed, so its outcome would be refused anyway. Returns the pids it ended.
+ * Ends the backend holding a task's attempt fence (the caller tried it in vain and holds
+ * nothing): an earlier attempt whose worker stalled or was cut off past its lease, whose
+ * statement PostgreSQL runs on (its socket is still open, so client_connection_check_interval
+ * does not end it). Its lease was reclaimed, so its outcome would be refused anyway. Params:
+ * the two fence keys (sqlAttemptFenceKeys). Rows: each holder's pid and whether it was ended.
  */
 export const END_FENCE_HOLDERS_SQL = `SELECT pid, pg_terminate_backend(pid) AS ended FROM pg_locks
   WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 2 AND granted AND pid <> $3`;
+    AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 2 AND granted`;
 
 /** How the restricted connection's transactions begin (see attemptSettingsStatement). */
 export const RESTRICTED_BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE';
@@ -774,8 +775,9 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       // aborted while waiting for a connection: nothing was sent
       if (ctx.signal.aborted) throw ctx.signal.reason;
       ctx.signal.addEventListener('abort', onAbort, { once: true });
-      // One round trip (a simple-query message of three statements): the transaction never sits
-      // idle before its settings apply, whatever idle_in_transaction_session_timeout the session has.
+      // One round trip (a simple-query message of four statements: BEGIN, the settings, the
+      // liveness settings, the fence): the transaction never sits idle before its settings apply,
+      // whatever idle_in_transaction_session_timeout the session has.
       const fence = sqlAttemptFenceKeys(ctx.taskId);
       const setup = (check: boolean) =>
         `${isDefault ? RESTRICTED_BEGIN : 'BEGIN'}; ${attemptSettingsStatement(ctx.timeoutMs, isDefault)}; ${livenessStatement(liveness, check)}; ${fenceStatement(fence)}`;
@@ -814,8 +816,8 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         // past its lease, and its statement runs on. It is ended, and this attempt waits for its
         // transaction to go (the wait is bounded by this attempt's timeout and cancel).
         const ended = await canceller
-          .query<{ pid: number; ended: boolean }>(END_FENCE_HOLDERS_SQL, [fence[0], fence[1], pid ?? 0])
-          .then((r) => r.rows, (err: unknown) => {
+          .query<{ pid: number; ended: boolean }>(END_FENCE_HOLDERS_SQL, [fence[0], fence[1]])
+          .then((r) => r.rows.filter((row) => row.ended), (err: unknown) => {
             ctx.log.warn({ connection: name, err: (err as Error).message }, 'sql: could not end the earlier attempt\'s backend; waiting for it');
             return [];
           });
