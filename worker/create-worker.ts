@@ -193,7 +193,10 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     if (!c || c.base !== logger) components.set(component, (c = { base: logger, child: logger.child({ component }) }));
     return c.child;
   };
-  const health = new DbHealth(() => livenessDb.$queryRawUnsafe('SELECT 1'), base.child({ component: 'db-health' }));
+  // A stall shorter than half of lease − heartbeat cannot let a live owner's lease lapse
+  // (it renews every heartbeat): only a longer one restarts the reaper's evidence.
+  const stallMs = Math.max(1000, (config.leaseSeconds * 1000 - config.heartbeatMs) / 2);
+  const health = new DbHealth(() => livenessDb.$queryRawUnsafe('SELECT 1'), base.child({ component: 'db-health' }), { stallMs });
 
   // Task log lines go over a connection of their own, so a chatty handler's flushes never
   // take a connection from the claims and completions (worker/task-log-writer.ts).

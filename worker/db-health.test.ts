@@ -24,6 +24,26 @@ describe('DbHealth', () => {
     vi.useRealTimers();
   });
 
+  it('a stall (the process did not run for longer than stallMs) restarts the reachable stretch; shorter gaps do not', async () => {
+    let clock = 0;
+    const health = new DbHealth(async () => undefined, logger, { now: () => clock, stallMs: 10_000 });
+    clock = 9_000;
+    expect(health.reachableForMs()).toBe(9_000);
+    clock = 18_000; // 9 s without running: under stallMs
+    expect(health.reachableForMs()).toBe(18_000);
+    clock = 40_000; // 22 s without running (SIGSTOP): the leases this process saw may have lapsed unwatched
+    expect(health.reachableForMs()).toBe(0);
+    clock = 46_000;
+    expect(health.reachableForMs()).toBe(6_000);
+    health.stop();
+    // without stallMs a gap is not a stall
+    clock = 0;
+    const unwatched = new DbHealth(async () => undefined, logger, { now: () => clock });
+    clock = 60_000;
+    expect(unwatched.reachableForMs()).toBe(60_000);
+    unwatched.stop();
+  });
+
   it('an outage starts probing; the first answer calls every listener in order and restarts the reachability clock', async () => {
     let clock = 1_000;
     let up = false;

@@ -16,6 +16,13 @@
  * seen by this process — the evidence the reaper needs before it may call a
  * silent worker dead (worker/reaper.ts). Times are monotonic (performance.now),
  * not the injectable clock: they measure real waiting, not business time.
+ *
+ * A process that was stalled (SIGSTOP, a suspended machine, a blocked event loop) watched
+ * nothing meanwhile: its own heartbeat could not renew its leases either, and every worker of a
+ * suspended machine wakes with leases that lapsed while nobody could renew them. So with
+ * `stallMs` set, a gap longer than that between two moments this process ran (a timer every
+ * STALL_WATCH_MS keeps them close) restarts the stretch: the reaper then waits a full lease
+ * again, and the owners renew first.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -27,7 +34,15 @@ export interface DbHealthOptions {
   random?: () => number;
   /** monotonic clock in ms (default performance.now; tests pass their own) */
   now?: () => number;
+  /**
+   * a gap this long (ms) in which this process did not run restarts the reachable stretch
+   * (create-worker.ts: half of lease − heartbeat, at least 1 s); unset: gaps are not watched
+   */
+  stallMs?: number;
 }
+
+/** How often (ms) a watched process notes that it runs (DbHealthOptions.stallMs). */
+export const STALL_WATCH_MS = 500;
 
 export class DbHealth {
   private down = false;
@@ -39,6 +54,10 @@ export class DbHealth {
   private readonly probeMs: number;
   private readonly random: () => number;
   private readonly now: () => number;
+  private readonly stallMs: number | undefined;
+  /** the last moment this process was seen running (monotonic ms) */
+  private lastRan: number;
+  private watchTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly probe: () => Promise<unknown>,
@@ -49,6 +68,22 @@ export class DbHealth {
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
     this.upSince = this.now();
+    this.lastRan = this.upSince;
+    this.stallMs = options.stallMs;
+    if (this.stallMs !== undefined) {
+      this.watchTimer = setInterval(() => this.ran(), STALL_WATCH_MS);
+      this.watchTimer.unref();
+    }
+  }
+
+  /** Notes that this process runs now; after a gap over stallMs the reachable stretch starts again. */
+  private ran(): void {
+    const now = this.now();
+    if (this.stallMs !== undefined && now - this.lastRan > this.stallMs) {
+      this.upSince = Math.max(this.upSince, now);
+      this.logger.warn({ stalledMs: Math.round(now - this.lastRan) }, 'this process did not run for a while (stopped, suspended or blocked): leases are judged afresh from now');
+    }
+    this.lastRan = now;
   }
 
   /** whether the last report said the database cannot be reached */
@@ -56,8 +91,9 @@ export class DbHealth {
     return this.down;
   }
 
-  /** ms since the database last failed to answer this process (0 while down) */
+  /** ms since the database last failed to answer this process, or since it last woke from a stall (0 while down) */
   reachableForMs(): number {
+    this.ran();
     return this.down ? 0 : this.now() - this.upSince;
   }
 
@@ -85,6 +121,8 @@ export class DbHealth {
     this.stopped = true;
     if (this.probeTimer) clearTimeout(this.probeTimer);
     this.probeTimer = null;
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchTimer = null;
   }
 
   private markUp(): void {

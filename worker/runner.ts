@@ -286,11 +286,18 @@ export class Runner {
     return earliest;
   }
 
+  /**
+   * ms until the lease of `task` runs out by this worker's clock, by its claim or the last renewal,
+   * whichever is later (negative once it has); Infinity without RunnerConfig.leaseSeconds.
+   */
+  private leaseRemainingMs(task: RunnableTask): number {
+    if (this.config.leaseSeconds === undefined) return Infinity;
+    return Math.max(task.leaseUntil?.getTime() ?? 0, this.leasesKnownUntil) - this.deps.clock().getTime();
+  }
+
   /** True when neither the claim's lease nor the last renewal covers the task now (RunnerConfig.leaseSeconds). */
   private leaseMayHaveLapsed(task: RunnableTask): boolean {
-    if (this.config.leaseSeconds === undefined) return false;
-    const known = Math.max(task.leaseUntil?.getTime() ?? 0, this.leasesKnownUntil);
-    return this.deps.clock().getTime() >= known;
+    return this.leaseRemainingMs(task) <= 0;
   }
 
   /** Of activeTaskIds, those whose handler has been called (the heartbeat marks held ones started). */
@@ -464,6 +471,7 @@ export class Runner {
         taskLog: lines?.taskLog ?? loggerTaskLog(log),
         progress: lines?.progress ?? ((done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress')),
         timeoutMs,
+        leaseRemainingMs: () => this.leaseRemainingMs(task),
       });
     };
 

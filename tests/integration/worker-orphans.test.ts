@@ -177,6 +177,27 @@ describe('shell: the attempt\'s process group dies before a stalled worker\'s le
   }, 90_000);
 });
 
+describe('a stalled worker wakes as the owner of its tasks', () => {
+  it('SIGSTOP of a lone worker past its lease: woken, its own reaper does not call it dead before its heartbeat renews; the attempt ends success', async () => {
+    // The reaper's timer (every 250 ms) comes due before the heartbeat's (every 5 s): on waking,
+    // the reaper's pass runs first, as it did when a tester saw it call its own worker dead.
+    const a = start({ TICKFLOW_LEASE_SECONDS: '6', TICKFLOW_HEARTBEAT_MS: '5000', TICKFLOW_NODE_NAME: 'alone' });
+    await a.ready;
+    const id = await triggerOneTask(t.db, { timeoutSeconds: 300, maxRetries: 0, steps: [{ handler: 'builtin.sleep', payload: { ms: 14_000 } }] });
+    await waitFor(async () => (await t.db.task.findUniqueOrThrow({ where: { id } })).status === 'running', 30_000, 'the task running');
+    a.child.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 9000)); // past the lease (6 s), with nobody else to reap
+    a.child.kill('SIGCONT');
+    const task = await waitFor(async () => {
+      const x = await t.db.task.findUniqueOrThrow({ where: { id } });
+      return ['success', 'dead'].includes(x.status) ? x : null;
+    }, 30_000, 'the task final');
+    const logs = await t.db.taskLog.findMany({ where: { taskId: id }, orderBy: { createdAt: 'asc' } });
+    expect(logs.map((l) => l.message).join('\n')).not.toMatch(/presumed dead/);
+    expect(task).toMatchObject({ status: 'success', attempt: 1 });
+  }, 90_000);
+});
+
 describe('sql: the attempt\'s backend ends with its worker', () => {
   it('SIGKILL of the worker: the backend running pg_sleep (holding an advisory lock) is gone from pg_stat_activity within a few seconds', async () => {
     const w = start();
@@ -250,5 +271,36 @@ describe('sql: the attempt\'s backend ends with its worker', () => {
       return r.rows[0]?.text;
     }, 10_000, 'attempt 2\'s line about the earlier statement');
     expect(said).toMatch(new RegExp(`^an earlier attempt's statement was still running on connection default .*: ended backend ${first}$`));
+  }, 90_000);
+
+  it('SIGSTOP of the worker past its lease while its statement ends: woken, it rolls the attempt back instead of committing the work of a task it lost', async () => {
+    await t.pool.query('CREATE TABLE stall_marks (label text)');
+    const env = { TICKFLOW_LEASE_SECONDS: '6', TICKFLOW_SQL_CONNECTIONS: JSON.stringify({ own: t.url }) };
+    const a = start({ ...env, TICKFLOW_NODE_NAME: 'stalls' });
+    await a.ready;
+    const id = await triggerOneTask(t.db, {
+      timeoutSeconds: 300,
+      maxRetries: 0,
+      steps: [{ handler: 'sql', config: { connection: 'own', sql: "INSERT INTO stall_marks VALUES ('attempt 1'); SELECT pg_sleep(4) /* stall-commit */" } }],
+    });
+    await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%stall-commit%' AND pid <> pg_backend_pid()`)).rowCount, 30_000, 'the statement running');
+    // Only reaps: the task ends dead when the stopped worker's lease runs out.
+    const b = start({ ...env, TICKFLOW_NODE_NAME: 'reaps', TICKFLOW_ROLES: 'reap' });
+    await b.ready;
+    a.child.kill('SIGSTOP');
+    try {
+      const dead = await waitFor(async () => {
+        const x = await t.db.task.findUniqueOrThrow({ where: { id } });
+        return x.status === 'dead' ? x : null;
+      }, 30_000, 'the lease reclaimed', 20);
+      expect(dead.error).toMatch(/lease expired/);
+    } finally {
+      // Woken right after the reclaim, before the server's idle-in-transaction timeout (5 s after the
+      // statement's end) could end the transaction itself: the worker must not send its COMMIT.
+      a.child.kill('SIGCONT');
+    }
+    await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE query LIKE '%stall-commit%' AND pid <> pg_backend_pid()`)).rowCount === 0, 15_000, 'the attempt\'s transaction over');
+    expect((await t.pool.query('SELECT label FROM stall_marks')).rows).toEqual([]);
+    expect(await t.db.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'dead', attempt: 1 });
   }, 90_000);
 });

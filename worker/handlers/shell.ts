@@ -244,7 +244,7 @@ async function runChild(
     const silentMs = signal === 'SIGKILL' ? o.guardian.silentPastDeadlineSince(spawnedAt) : 0;
     if (silentMs > 0) {
       throw new HandlerError(
-        `shell: ${file} killed by the shell guardian: this worker was stalled for ${(silentMs / 1000).toFixed(1)} s, long enough for its lease to be reclaimed`,
+        `shell: ${file} killed by the shell guardian: this worker was stalled for ${(silentMs / 1000).toFixed(1)} s, past the deadline that keeps its programs from outliving its lease (once the lease runs out, another worker may run the task)`,
         { exitCode, output, code: 'worker_stalled' },
       );
     }

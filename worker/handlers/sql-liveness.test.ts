@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { attemptSettingsStatement, fenceStatement, livenessStatement, RESTRICTED_BEGIN, sqlAttemptFenceKeys, sqlLiveness, sqlRunnerVerifier } from './sql';
 
 describe('sqlLiveness', () => {
-  it('the defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s + 3 × 2 s; tcp_user_timeout 9 s', () => {
-    expect(sqlLiveness(30, 10_000)).toEqual({ checkIntervalMs: 1000, keepalivesIdleS: 3, keepalivesIntervalS: 2, keepalivesCount: 3, userTimeoutMs: 9000 });
+  it('the defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s + 3 × 2 s; tcp_user_timeout 9 s; idle in transaction 10 s', () => {
+    expect(sqlLiveness(30, 10_000)).toEqual({ checkIntervalMs: 1000, keepalivesIdleS: 3, keepalivesIntervalS: 2, keepalivesCount: 3, userTimeoutMs: 9000, idleInTransactionMs: 10_000 });
+    // a short lease: never under 5 s, which a loaded worker's gap between its own statements stays within
+    expect(sqlLiveness(6, 2000).idleInTransactionMs).toBe(5000);
   });
 
   it('a killed worker is noticed within a tenth of the budget, a vanished machine within the budget once it is at least 4 s', () => {
@@ -34,7 +36,8 @@ describe('livenessStatement', () => {
     const l = sqlLiveness(30, 10_000);
     expect(livenessStatement(l)).toBe(
       "SELECT set_config('client_connection_check_interval', '1000', true), set_config('tcp_keepalives_idle', '3', true), " +
-        "set_config('tcp_keepalives_interval', '2', true), set_config('tcp_keepalives_count', '3', true), set_config('tcp_user_timeout', '9000', true)",
+        "set_config('tcp_keepalives_interval', '2', true), set_config('tcp_keepalives_count', '3', true), set_config('tcp_user_timeout', '9000', true), " +
+        "set_config('idle_in_transaction_session_timeout', '10000', true)",
     );
     expect(livenessStatement(l, false)).not.toMatch(/client_connection_check_interval/);
   });
@@ -45,7 +48,9 @@ describe('attemptSettingsStatement', () => {
     expect(attemptSettingsStatement(3000, false)).toBe("SELECT set_config('statement_timeout', '3000', true)");
     const restricted = attemptSettingsStatement(2 ** 40, true);
     expect(restricted).toMatch(/^SELECT set_config\('statement_timeout', '2147483647', true\), set_config\('search_path', 'tickflow_scratch', true\)/);
-    for (const k of ['lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout']) expect(restricted).toContain(`set_config('${k}', '0', true)`);
+    for (const k of ['lock_timeout', 'transaction_timeout']) expect(restricted).toContain(`set_config('${k}', '0', true)`);
+    // set by livenessStatement, which follows in the same round trip, on every connection
+    expect(restricted).not.toContain('idle_in_transaction_session_timeout');
     expect(RESTRICTED_BEGIN).toBe('BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE');
   });
 });

@@ -106,6 +106,13 @@ export const SQL_ROW_CAP = 1000;
 export const SCRATCH_SCHEMA = 'tickflow_scratch';
 /** settings row holding the restricted role's password (readable by the Tickflow user only). */
 export const SQL_RUNNER_PASSWORD_SETTING = 'sql_runner_password';
+/**
+ * An attempt whose lease has less than this left (ms, by the worker's clock) when its SQL ends is
+ * rolled back instead of committed: its COMMIT must reach the server before any reaper could
+ * hand the task to another worker (a round trip, and the machines' clocks apart).
+ */
+export const SQL_COMMIT_LEASE_MARGIN_MS = 1000;
+
 /** pg_advisory_xact_lock key serialising provisioning across workers: hashtext('tickflow.sql_runner') */
 const PROVISION_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('tickflow.sql_runner'))`;
 
@@ -173,6 +180,12 @@ export interface SqlLiveness {
   keepalivesCount: number;
   /** tcp_user_timeout, ms: how long data sent to the worker may stay unacknowledged (while rows stream out, no probes are sent) */
   userTimeoutMs: number;
+  /**
+   * idle_in_transaction_session_timeout, ms: a stalled worker's transaction whose SQL has ended
+   * (waiting for a COMMIT that would be refused, sql.ts SQL_COMMIT_LEASE_MARGIN_MS) is ended with
+   * its locks after this long, instead of when the worker wakes
+   */
+  idleInTransactionMs: number;
 }
 
 /**
@@ -189,8 +202,10 @@ export interface SqlLiveness {
  *   3 probes `interval` s apart, then the socket fails and the next check ends the query:
  *   idle + 3·interval + check ≤ budget, with interval = budget/5 and idle ≥ 1 s. Whole seconds,
  *   so never below 4 s: with leases under about 10 s only a vanished machine may outlast the budget.
+ * A stalled worker (SIGSTOP, cut off) keeps its socket: its transaction, idle once its SQL has
+ * ended, is ended after `idleInTransactionMs` = the budget, at least 5 s.
  * Defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s idle, 2 s interval,
- * 3 probes (9 s); tcp_user_timeout 9 s. A live worker's statement loses its connection only when
+ * 3 probes (9 s); tcp_user_timeout 9 s; idle in transaction 10 s. A live worker's statement loses its connection only when
  * the network is silent for that long, which its lease (30 s) would survive: the attempt fails
  * and is retried.
  * @param leaseSeconds TICKFLOW_LEASE_SECONDS (s)
@@ -210,8 +225,15 @@ export function sqlLiveness(leaseSeconds: number, heartbeatMs: number): SqlLiven
     keepalivesIntervalS,
     keepalivesCount,
     userTimeoutMs: (keepalivesIdleS + keepalivesCount * keepalivesIntervalS) * 1000,
+    idleInTransactionMs: Math.max(SQL_MIN_IDLE_IN_TRANSACTION_MS, Math.floor(budgetMs)),
   };
 }
+
+/**
+ * The shortest idle_in_transaction_session_timeout an attempt sets (ms): a live worker leaves its
+ * transaction idle only between its own statements, but a loaded event loop can delay the next one.
+ */
+export const SQL_MIN_IDLE_IN_TRANSACTION_MS = 5000;
 
 /**
  * `SELECT set_config(…, true), …`: the liveness settings as SET LOCAL, in one round trip.
@@ -225,6 +247,7 @@ export function livenessStatement(l: SqlLiveness, checkInterval = true): string 
     ['tcp_keepalives_interval', l.keepalivesIntervalS],
     ['tcp_keepalives_count', l.keepalivesCount],
     ['tcp_user_timeout', l.userTimeoutMs],
+    ['idle_in_transaction_session_timeout', l.idleInTransactionMs],
   ];
   return `SELECT ${settings.map(([k, v]) => `set_config('${k}', '${Math.floor(v)}', true)`).join(', ')}`;
 }
@@ -235,8 +258,9 @@ export function livenessStatement(l: SqlLiveness, checkInterval = true): string 
  * `statement_timeout` (the task's timeout) always; on the restricted default connection also
  * what the boundary and the other users' attempts rely on, whatever the role stored as its own
  * defaults before the role guard reset them (ALTER ROLE CURRENT_USER SET … needs no privilege):
- * `search_path`, no `lock_timeout`, `idle_in_transaction_session_timeout` or (PostgreSQL 17+)
- * `transaction_timeout` to end the attempt between the worker's statements. The transaction's
+ * `search_path`, no `lock_timeout` or (PostgreSQL 17+) `transaction_timeout` to end the attempt
+ * between the worker's statements (`idle_in_transaction_session_timeout` is set on every connection
+ * by livenessStatement, sent after this in the same round trip). The transaction's
  * mode comes from `BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE` (a SET LOCAL of
  * `default_transaction_read_only` would apply only to the next transaction).
  * @param timeoutMs the attempt's statement_timeout, ms (1 .. 2^31-1)
@@ -249,7 +273,6 @@ export function attemptSettingsStatement(timeoutMs: number, restricted: boolean)
     parts.push(
       set('search_path', SCRATCH_SCHEMA),
       set('lock_timeout', 0),
-      set('idle_in_transaction_session_timeout', 0),
       `CASE WHEN current_setting('server_version_num')::int >= 170000 THEN ${set('transaction_timeout', 0)} END`,
     );
   }
@@ -829,6 +852,16 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       ctx.taskLog.info(sql.length > LOGGED_SQL_CHARS ? `${sql.slice(0, LOGGED_SQL_CHARS)}…` : sql, { connection: name, params: params.length });
       const started = Date.now();
       const res = await client.query({ text: sql, values: params });
+      // A worker stalled or cut off past its lease (the statement's answer waited in its socket)
+      // may have lost the task to another worker: what it did is rolled back, never committed.
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      const leaseLeftMs = ctx.leaseRemainingMs?.() ?? Infinity;
+      if (leaseLeftMs < SQL_COMMIT_LEASE_MARGIN_MS) {
+        throw new HandlerError(
+          `sql: rolled back, not committed: this worker's lease on the task ${leaseLeftMs <= 0 ? `ran out ${((-leaseLeftMs) / 1000).toFixed(1)} s ago` : 'was about to run out'} (the worker was stalled or could not reach the database), so another worker may run the task`,
+          { code: 'lease_lapsed' },
+        );
+      }
       await client.query('COMMIT');
       // multi-statement text yields an array of results: report the last one
       const last = (Array.isArray(res) ? res[res.length - 1] : res) as pg.QueryResult | undefined;
@@ -848,6 +881,7 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         });
       }
       if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
+      if (err instanceof HandlerError) throw err;
       if (broken && (conn.lost || isConnectionLost(err))) {
         throw new HandlerError(connectionTerminatedMessage(conn.lost && !isConnectionLost(err) ? conn.lost : err), { code: (err as { code?: string }).code ?? 'connection_terminated' });
       }

@@ -79,6 +79,13 @@ export interface HandlerContext {
   progress(done: number, total?: number, message?: string): void;
   /** the task's timeout in ms (executors derive their own limits from it) */
   timeoutMs: number;
+  /**
+   * ms until this attempt's lease runs out by this worker's clock (from its claim or the last
+   * renewal; negative once it has): a worker that was stalled or cut off from the database past
+   * its lease may have lost the task to another worker, so a handler about to make its work
+   * permanent (the sql executor's COMMIT) checks it first. Absent outside a worker's runner.
+   */
+  leaseRemainingMs?(): number;
 }
 
 /** A task log that writes to a process logger only (handlers called outside a worker's runner, tests). */
