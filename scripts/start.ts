@@ -312,7 +312,9 @@ for (const signal of SIGNALS) {
 }
 await unlessStopping();
 // TICKFLOW_SUPERVISOR_PID tells scripts/exit-with-parent.mjs which process is its parent.
-const env = { ...process.env, DATABASE_URL: database.url, TICKFLOW_SUPERVISOR_PID: String(process.pid) };
+// Next.js reports usage to Vercel unless told not to: a self-hosted scheduler sends nothing out
+// by itself (an operator may still set NEXT_TELEMETRY_DISABLED=0).
+const env = { NEXT_TELEMETRY_DISABLED: '1', ...process.env, DATABASE_URL: database.url, TICKFLOW_SUPERVISOR_PID: String(process.pid) };
 
 /** A start-up step failed before the console ran: says why, stops the embedded database, exits 1 (unless a stop is under way). */
 async function startupFailed(error: unknown, db: ResolvedDatabase): Promise<never> {

@@ -7,6 +7,10 @@
  * `--apply` replaces the range's rows with the recomputation. Exit code 0 = no drift (or
  * applied), 2 = drift found without --apply, 1 = error.
  *
+ * Without DATABASE_URL it needs the data directory of an `npm start` (TICKFLOW_DATA_DIR, default
+ * `.tickflow`), and with any database, Tickflow's schema up to date; otherwise it says what to do
+ * and exits 1.
+ *
  * Default range: the retention window (TICKFLOW_RETENTION_DAYS - 1 days back, default 29) up to
  * today in the database's stats zone setting — older days have lost their detail rows to retention, so
  * "drift" there only means "history deleted", never a bug.
@@ -15,7 +19,8 @@ import { createPrismaClient } from '../lib/db.ts';
 import { addDays, isIsoDate, statDateOf } from '../lib/stats/dates.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { getStatsTimeZone } from '../lib/stats/current-zone.ts';
-import { resolveDatabase } from '../lib/infra/database-url.ts';
+import { embeddedDataExists, noDatabaseMessage, resolveDatabase } from '../lib/infra/database-url.ts';
+import { pendingMigrations } from '../lib/infra/migrate.ts';
 
 /**
  * DATABASE_URL; else the embedded server of this checkout already running (a running `npm start`'s, on the
@@ -34,7 +39,20 @@ function arg(name: string): string | undefined {
 }
 
 async function main(): Promise<number> {
+  // Nothing to check in a data directory no `npm start` ever used (or another one than it uses):
+  // starting an empty database there would report "no drift" about nothing.
+  if (!process.env.DATABASE_URL && !embeddedDataExists()) throw new Error(`stats:rebuild: ${noDatabaseMessage('npm run stats:rebuild')}`);
   const resolved = await openDatabase();
+  const pending = await pendingMigrations(resolved.url).catch(async (e: unknown) => {
+    await resolved.stop();
+    throw e;
+  });
+  if (pending.length) {
+    await resolved.stop();
+    throw new Error(
+      `stats:rebuild: this database lacks ${pending.length} of Tickflow's migrations (the first: ${pending[0]}); run \`npm run migrate\` (or \`npm start\`) on it first`,
+    );
+  }
   // No query timeout (TICKFLOW_DB_QUERY_TIMEOUT_MS): a rebuild over the whole retention window of a
   // large installation is one long aggregate, run by an operator who can stop it with Ctrl-C.
   const db = createPrismaClient(resolved.url, 2, { queryTimeoutMs: 0 });

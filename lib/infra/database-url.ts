@@ -51,6 +51,14 @@ export async function resolveDatabase(log: (line: string) => void, opts: { reuse
   return { url, embedded: true, stop: server.stop, server };
 }
 
+/**
+ * Whether this checkout's embedded PostgreSQL has a data directory (TICKFLOW_DATA_DIR, default
+ * `.tickflow`): false before the first `npm start`, or when the data directory named is another.
+ */
+export function embeddedDataExists(): boolean {
+  return existsSync(path.join(dataRoot(), 'pgdata', 'PG_VERSION'));
+}
+
 function dataRoot(): string {
   return path.resolve(process.env.TICKFLOW_DATA_DIR ?? path.join(process.cwd(), '.tickflow'));
 }

@@ -129,6 +129,35 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
 }
 
 /**
+ * The migrations of `migrationsDir` not recorded as finished in the database (all of them on a
+ * database without Tickflow's schema), in name order. Reads only; a one-shot command that needs
+ * the schema (`npm run stats:rebuild`) refuses to run against a database that lacks some.
+ * @throws DatabaseConnectError when the database cannot be connected to (as migrate)
+ */
+export async function pendingMigrations(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw explainConnectError(error, databaseUrl);
+  }
+  try {
+    const names = (await readdir(migrationsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    const { rows } = await client.query<{ table: string | null }>(`SELECT to_regclass('"_prisma_migrations"')::text AS table`);
+    if (!rows[0]?.table) return names;
+    const done = await client.query<{ migration_name: string }>(
+      'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const applied = new Set(done.rows.map((r) => r.migration_name));
+    return names.filter((n) => !applied.has(n));
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * The one line `npm start` and `npm run migrate` print after migrating: the names applied on an
  * upgrade; on a new database, only how many (every migration, a long line that says nothing more).
  */

@@ -2,14 +2,16 @@
  * One-shot commands beside a running `npm start` (lib/infra/database-url.ts resolveDatabase
  * `reuseRunning`, scripts/migrate.ts, scripts/stats-rebuild.ts): they use the embedded database
  * that start runs, on the port it listens on, and never stop it nor point `.tickflow/database-url`
- * elsewhere. A real server on a data directory of its own, started as `npm start` starts it.
+ * elsewhere; stats:rebuild refuses to start an empty database of its own or to read one without
+ * Tickflow's schema. A real server on a data directory of its own, started as `npm start` starts it.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveDatabase, type ResolvedDatabase } from '../../lib/infra/database-url.ts';
 import { databaseAnswers } from '../../lib/infra/database-probe.ts';
+import { ensureDatabase, pendingMigrations, withDatabase } from '../../lib/infra/migrate.ts';
 import { freePort } from '../helpers/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -67,5 +69,28 @@ describe('a one-shot command beside a running npm start', { timeout: 120_000 }, 
       expect(await databaseAnswers(stack.url)).toBe(true);
       expect(readFileSync(urlFile, 'utf8')).toBe(fileBefore);
     }
+  });
+
+  it('stats:rebuild refuses a data directory no npm start used and a database without the schema, saying what to do, and creates nothing', async () => {
+    const env = { ...process.env } as NodeJS.ProcessEnv;
+    delete env.TICKFLOW_PG_PORT;
+    delete env.DATABASE_URL;
+    const fresh = path.join(ROOT, '.tickflow', `embedded-reuse-none-${process.pid}`);
+    try {
+      const none = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/stats-rebuild.ts'], { cwd: ROOT, env: { ...env, TICKFLOW_DATA_DIR: fresh }, encoding: 'utf8', timeout: 90_000 });
+      expect(none.status).toBe(1);
+      expect(none.stderr).toContain(`stats:rebuild: no database to use`);
+      expect(none.stderr).toContain(`TICKFLOW_DATA_DIR=${fresh}`);
+      expect(existsSync(path.join(fresh, 'pgdata'))).toBe(false);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+    // a database of the running server that was never migrated
+    await ensureDatabase(stack!.server!.adminUrl, 'never_migrated');
+    const url = withDatabase(stack!.server!.adminUrl, 'never_migrated');
+    const bare = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/stats-rebuild.ts'], { cwd: ROOT, env: { ...env, DATABASE_URL: url }, encoding: 'utf8', timeout: 90_000 });
+    expect(bare.status).toBe(1);
+    expect(bare.stderr).toMatch(/stats:rebuild: this database lacks \d+ of Tickflow's migrations \(the first: \d+_init\); run `npm run migrate` \(or `npm start`\) on it first/);
+    expect(await pendingMigrations(url)).toContain('20261129000000_init');
   });
 });
