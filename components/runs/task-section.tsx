@@ -24,7 +24,25 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
         <span className="text-xs text-zinc-500">
           <span title={attempt.title}>{attempt.long}</span> · {task.logs.length} log {task.logs.length === 1 ? 'entry' : 'entries'}
         </span>
+        {task.noLiveWorker ? (
+          <span className="text-xs text-amber-700" data-testid="task-no-live-worker">
+            waiting: no live worker offers <span className="font-mono">{task.handler}</span>
+          </span>
+        ) : null}
       </button>
+      {open && task.noLiveWorker ? (
+        <p className="mx-4 mb-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900" data-testid="task-no-live-worker-detail">
+          No worker online offers the handler <span className="font-mono">{task.handler}</span>, so none claims this task: it starts as soon as a
+          worker that has the handler comes online (a handler module is loaded with <span className="font-mono">TICKFLOW_HANDLERS</span>).{' '}
+          {task.noLiveWorker.lastOfferedAt ? (
+            <>
+              A worker last offered it at <ZonedTime value={task.noLiveWorker.lastOfferedAt} />.
+            </>
+          ) : (
+            'No registered worker has offered it.'
+          )}
+        </p>
+      ) : null}
       {open ? (
         <div className="grid grid-cols-1 gap-4 border-t border-zinc-100 px-4 py-3 lg:grid-cols-2">
           <div>

@@ -101,6 +101,27 @@ export async function loadHandlerCatalogue(db: Db, now: Date = new Date(), opts:
 }
 
 /**
+ * Whether a live worker offers each of `names` now (`available`, the catalogue's rule), and the
+ * newest heartbeat of a worker that offered it (`lastOfferedAt`, ISO; null when none registered).
+ * One query over worker_nodes; none for an empty list.
+ * @param now the clock of "live" (heartbeat age)
+ */
+export async function handlerAvailability(db: Db, names: readonly string[], now: Date = new Date()): Promise<Map<string, { available: boolean; lastOfferedAt: string | null }>> {
+  const out = new Map<string, { available: boolean; lastOfferedAt: string | null }>();
+  if (names.length === 0) return out;
+  for (const name of names) out.set(name, { available: false, lastOfferedAt: null });
+  for (const row of await nodeRows(db, now)) {
+    for (const name of row.handlers) {
+      const e = out.get(name);
+      if (!e) continue;
+      e.available ||= row.live;
+      e.lastOfferedAt ??= row.last_heartbeat_at.toISOString();
+    }
+  }
+  return out;
+}
+
+/**
  * The newest advertised input schema of each of `names` (handlers without one are absent).
  * One query over worker_nodes (a small table: one row per worker process).
  */

@@ -3,12 +3,14 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import type { Run } from '../generated/prisma/client.ts';
-import { toRunSummary, toTaskView, type RunView, type TaskParent } from './run-view.ts';
+import { isReadyPending, toRunSummary, toTaskView, type RunView, type TaskParent } from './run-view.ts';
+import { handlerAvailability } from '../handlers/catalogue.ts';
 
 /**
  * A run with its tasks (ordered by creation then step key), each task's logs
  * (ordered by id = append order), parents and children (step key and edge type), and the retry chain
- * (ancestors via parent_run_id, this run, then retries of it), oldest first.
+ * (ancestors via parent_run_id, this run, then retries of it), oldest first; a ready task whose handler
+ * no live worker offers is marked (TaskView.noLiveWorker).
  * @throws DomainError('not_found') for an unknown or malformed id.
  */
 export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView> {
@@ -54,9 +56,12 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
     frontier = kids.map((k) => k.id);
   }
 
+  // A ready task whose handler no live worker offers would wait without a word (no worker claims it).
+  const offered = await handlerAvailability(db, [...new Set(tasks.filter(isReadyPending).map((t) => t.handler))]);
+
   return {
     ...toRunSummary(run),
-    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [])),
+    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [], offered)),
     retryChain: [...ancestors, run, ...descendants].map(toRunSummary),
   };
 }

@@ -67,6 +67,13 @@ export type TaskView = {
   children: TaskParent[];
   /** attempts an operator started (Retry task, Clear) beyond the automatic ones (the first attempt and the engine's retries); see {@link operatorAttemptCount} */
   operatorAttempts: number;
+  /**
+   * Set while the task waits, ready (pending, its parents done), for a handler no live worker
+   * offers (lib/handlers/catalogue.ts handlerAvailability): it starts when a worker that has it
+   * comes online; `lastOfferedAt` is the newest heartbeat of a worker that offered it (null: none
+   * registered). Null otherwise.
+   */
+  noLiveWorker: { lastOfferedAt: string | null } | null;
   logs: TaskLogView[];
 };
 
@@ -206,8 +213,20 @@ export function toTaskLogView(l: TaskLog): TaskLogView {
   };
 }
 
-export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[], children: TaskParent[]): TaskView {
+/**
+ * A task as the run page and the REST run show it. `offered`: handler availability
+ * (handlerAvailability) of the handlers of the run's ready tasks; a ready task whose handler is
+ * not available gets `noLiveWorker`.
+ */
+export function toTaskView(
+  t: Task,
+  logs: TaskLog[],
+  parents: TaskParent[],
+  children: TaskParent[],
+  offered: ReadonlyMap<string, { available: boolean; lastOfferedAt: string | null }> = new Map(),
+): TaskView {
   const logViews = logs.map(toTaskLogView);
+  const offer = isReadyPending(t) ? offered.get(t.handler) : undefined;
   return {
     id: t.id,
     stepKey: t.stepKey,
@@ -232,6 +251,12 @@ export function toTaskView(t: Task, logs: TaskLog[], parents: TaskParent[], chil
     parents,
     children,
     operatorAttempts: operatorAttemptCount(logViews),
+    noLiveWorker: offer && !offer.available ? { lastOfferedAt: offer.lastOfferedAt } : null,
     logs: logViews,
   };
+}
+
+/** A task a worker may claim as soon as one offers its handler: pending, with every parent done. */
+export function isReadyPending(t: Pick<Task, 'status' | 'pendingParents'>): boolean {
+  return t.status === 'pending' && t.pendingParents === 0;
 }
