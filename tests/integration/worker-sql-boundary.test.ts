@@ -284,7 +284,7 @@ describe('sql default connection: the role cannot keep a password or session def
     }
   });
 
-  it('each attempt sets what the boundary relies on: a connection that started with stored defaults still runs read-write, read committed, in tickflow_scratch, without lock or idle timeouts', async () => {
+  it('each attempt sets what the boundary relies on: a connection that started with stored defaults still runs read-write, read committed, in tickflow_scratch, without a lock timeout, with the worker\'s own idle-in-transaction timeout (sqlLiveness), not the stored one', async () => {
     const sql = createSqlHandler({ defaultUrl: t.url });
     const ctx = (payload: Record<string, unknown>) => ({ payload, config: {}, attempt: 1, taskId: 't', runId: 'r', signal: new AbortController().signal, log: pino({ level: 'silent' }), taskLog: loggerTaskLog(pino({ level: 'silent' })), progress: () => undefined, timeoutMs: 5000 });
     try {
@@ -313,7 +313,7 @@ describe('sql default connection: the role cannot keep a password or session def
         ),
       ).output as { rows: unknown[] };
       // the session did start with the stored defaults; the attempt's transaction overrode them
-      expect(out.rows).toEqual([{ session_default: 'on', read_only: 'off', isolation: 'read committed', schema: 'tickflow_scratch', lock_timeout: '0', idle: '0' }]);
+      expect(out.rows).toEqual([{ session_default: 'on', read_only: 'off', isolation: 'read committed', schema: 'tickflow_scratch', lock_timeout: '0', idle: '10s' }]);
     } finally {
       await sql.close();
       await t.pool.query(`ALTER ROLE "${role}" RESET ALL`);
