@@ -46,6 +46,12 @@ describe('function executor', () => {
     await expect(h(ctx({}))).resolves.toEqual({ n: 1, attempt: 2, jobKey: 'k' });
   });
 
+  it("hands run the worker's lease reading (Infinity outside a worker)", async () => {
+    const h = toHandler(defineHandler({ ...base, run: async (c) => ({ left: c.leaseRemainingMs() }) }));
+    await expect(h({ ...ctx({}), leaseRemainingMs: () => -250 })).resolves.toEqual({ left: -250 });
+    await expect(h(ctx({}))).resolves.toEqual({ left: Infinity });
+  });
+
   it('a payload that does not fit fails, naming every bad field, not retryable', async () => {
     const h = toHandler(defineHandler({ ...base, input: z.strictObject({ n: z.number(), s: z.string() }) }));
     const err = await h(ctx({ n: 'x', extra: 1 })).catch((e: unknown) => e);

@@ -64,6 +64,12 @@ export interface HandlerRunContext<Input> {
   progress(done: number, total?: number, message?: string): void;
   /** the attempt's time budget in ms (the task timeout) */
   timeoutMs: number;
+  /**
+   * ms left on this attempt's lease by the worker's clock (negative once it ran out; Infinity
+   * outside a worker): a worker stalled or cut off from the database past its lease may have lost
+   * the task to another worker, so check it before a step that cannot be undone
+   */
+  leaseRemainingMs(): number;
 }
 
 /**

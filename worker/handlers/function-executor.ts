@@ -86,6 +86,7 @@ export function toHandler(def: HandlerDefinition): Handler {
       log: ctx.taskLog,
       progress: (done, total, message) => ctx.progress(done, total, message),
       timeoutMs: ctx.timeoutMs,
+      leaseRemainingMs: () => ctx.leaseRemainingMs?.() ?? Infinity,
     });
     if (!def.output) return out;
     const checked = await def.output.safeParseAsync(out);
