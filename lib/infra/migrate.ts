@@ -39,18 +39,7 @@ export function defaultMigrationsDir(): string {
  *   when a previous attempt failed half-way, or when a migration's SQL fails.
  */
 export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<MigrationResult> {
-  // A host that drops packets would otherwise hold the start for the kernel's connect timeout (about 2 min).
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  // A connection lost mid-migration (terminated, server restart) rejects the statement in flight;
-  // without a listener its 'error' event would also be an uncaught exception.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (error) {
-    // a refused authentication can leave the socket open, which would keep `npm run migrate` alive
-    await client.end().catch(() => undefined);
-    throw explainConnectError(error, databaseUrl);
-  }
+  const client = await connectClient(databaseUrl);
   // Every step holds the lock as a transaction-level advisory lock (pg_advisory_xact_lock), never a
   // session-level one: behind a transaction-mode pooler (PgBouncer) a session lock would stay with
   // whichever server connection ran it, and the unlock could land on another, leaving the lock held
@@ -129,20 +118,33 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
 }
 
 /**
+ * One connection for migrating or reading the migration history.
+ * @throws DatabaseConnectError (explainConnectError) when it cannot connect
+ */
+async function connectClient(databaseUrl: string): Promise<pg.Client> {
+  // A host that drops packets would otherwise hold the start for the kernel's connect timeout (about 2 min).
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A connection lost mid-migration (terminated, server restart) rejects the statement in flight;
+  // without a listener its 'error' event would also be an uncaught exception.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    // a refused authentication can leave the socket open, which would keep `npm run migrate` alive
+    await client.end().catch(() => undefined);
+    throw explainConnectError(error, databaseUrl);
+  }
+  return client;
+}
+
+/**
  * The migrations of `migrationsDir` not recorded as finished in the database (all of them on a
  * database without Tickflow's schema), in name order. Reads only; a one-shot command that needs
  * the schema (`npm run stats:rebuild`) refuses to run against a database that lacks some.
  * @throws DatabaseConnectError when the database cannot be connected to (as migrate)
  */
 export async function pendingMigrations(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<string[]> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (error) {
-    await client.end().catch(() => undefined);
-    throw explainConnectError(error, databaseUrl);
-  }
+  const client = await connectClient(databaseUrl);
   try {
     const names = (await readdir(migrationsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
     const { rows } = await client.query<{ table: string | null }>(`SELECT to_regclass('"_prisma_migrations"')::text AS table`);

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.ts';
-import { triggerOneTask, useSpawnedWorkers, waitFor, type WorkerProcess } from './worker-fixtures.ts';
+import { triggerOneTask, useSpawnedWorkers, waitFor, type StepFixture, type WorkerProcess } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
 const workers = useSpawnedWorkers(t, { TICKFLOW_DB_POOL: '4', TICKFLOW_LEASE_SECONDS: '30' });
@@ -60,6 +60,17 @@ function guardianOf(workerPid: number): number | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * A worker named `stalls` (the one a test will SIGSTOP) with `env`, and a one-step task of `step`
+ * triggered for it: one retry at once, so that attempt 2 can start elsewhere when the lease is reclaimed.
+ */
+async function stallingWorkerRunning(env: Record<string, string>, step: StepFixture): Promise<{ a: WorkerProcess; id: string }> {
+  const a = start({ ...env, TICKFLOW_NODE_NAME: 'stalls' });
+  await a.ready;
+  const id = await triggerOneTask(t.db, { timeoutSeconds: 300, maxRetries: 1, backoffBaseSeconds: 0, steps: [step] });
+  return { a, id };
 }
 
 const alive = (pid: number) => {
@@ -127,14 +138,7 @@ describe('shell: the attempt\'s process group dies with its worker', () => {
 describe('shell: the attempt\'s process group dies before a stalled worker\'s lease can be reclaimed', () => {
   it('SIGSTOP of the worker: the guardian kills the group before the lease ends, attempt 2 starts on another worker only after it, and the woken worker records nothing', async () => {
     const lease = { TICKFLOW_LEASE_SECONDS: '6', TICKFLOW_ALLOW_SHELL: '1' };
-    const a = start({ ...lease, TICKFLOW_NODE_NAME: 'stalls' });
-    await a.ready;
-    const id = await triggerOneTask(t.db, {
-      timeoutSeconds: 300,
-      maxRetries: 1,
-      backoffBaseSeconds: 0,
-      steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo "pgid=$$"; sleep 97; echo done'] } }],
-    });
+    const { a, id } = await stallingWorkerRunning(lease, { handler: 'shell', config: { command: ['/bin/sh', '-c', 'echo "pgid=$$"; sleep 97; echo done'] } });
     const pgidOf = async (attempt: number) => {
       const line = await waitFor(async () => {
         const r = await t.pool.query<{ text: string }>(`SELECT text FROM task_log_lines WHERE task_id = $1 AND attempt = $2 AND text LIKE 'pgid=%'`, [id, attempt]);
@@ -233,14 +237,7 @@ describe('sql: the attempt\'s backend ends with its worker', () => {
 
   it('SIGSTOP of the worker: its statement runs on, so attempt 2 on another worker ends that backend before its own SQL runs; never two at once', async () => {
     const lease = { TICKFLOW_LEASE_SECONDS: '6' };
-    const a = start({ ...lease, TICKFLOW_NODE_NAME: 'stalls' });
-    await a.ready;
-    const id = await triggerOneTask(t.db, {
-      timeoutSeconds: 300,
-      maxRetries: 1,
-      backoffBaseSeconds: 0,
-      steps: [{ handler: 'sql', config: { sql: 'select pg_sleep(40) /* fence */' } }],
-    });
+    const { a, id } = await stallingWorkerRunning(lease, { handler: 'sql', config: { sql: 'select pg_sleep(40) /* fence */' } });
     const running = async () =>
       (await t.pool.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(40) /* fence */%' AND pid <> pg_backend_pid() ORDER BY backend_start`,
