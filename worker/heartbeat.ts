@@ -11,7 +11,7 @@
 import { loadavg } from 'node:os';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
-import { extendLeases } from '../lib/engine/index.ts';
+import { extendLeases, renewHeldResourceKeys } from '../lib/engine/index.ts';
 import { heartbeatNode, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
@@ -87,6 +87,12 @@ export class Heartbeat {
         if (runner.abort(id, 'lease_lost')) this.deps.logger.warn({ taskId: id }, 'heartbeat: lease lost (reclaimed or cancelled); aborting the attempt');
         else this.deps.logger.debug({ taskId: id }, 'heartbeat: lease gone while the outcome is being recorded (recorded meanwhile, or reclaimed)');
       }
+    }
+    // A cancelled attempt whose handler still runs keeps its resource key (held-resource-keys.ts)
+    // for as long as this heartbeat says so.
+    const holdingKeys = runner.keyHoldingTaskIds();
+    if (holdingKeys.length > 0) {
+      await renewHeldResourceKeys(this.deps.db, { nodeId: this.config.nodeId, taskIds: holdingKeys, leaseSeconds: this.config.leaseSeconds }, now);
     }
     const status = await heartbeatNode(
       this.deps.db,

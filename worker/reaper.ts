@@ -2,7 +2,8 @@
  * Reaper service: returns tasks whose lease expired (their worker died or hung)
  * to the engine's retry/dead decision (reclaimExpiredLeases), settles open runs
  * in which nothing can move any more (settleStrandedRuns: a worker died between
- * a batched DAG completion and the transaction that settles its runs), and marks
+ * a batched DAG completion and the transaction that settles its runs), frees the
+ * resource keys cancelled attempts held past their hold's end (expireHeldResourceKeys), and marks
  * nodes whose heartbeat is too old `offline` with a node_offline alarm. Safe to
  * run on every worker at once (SKIP LOCKED / compare-and-set / row locks).
  *
@@ -23,7 +24,7 @@
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
-import { reclaimExpiredLeases, settleStrandedRuns } from '../lib/engine/index.ts';
+import { expireHeldResourceKeys, reclaimExpiredLeases, settleStrandedRuns } from '../lib/engine/index.ts';
 import { markOfflineNodes } from '../lib/engine/nodes/index.ts';
 import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
@@ -83,6 +84,11 @@ export class Reaper {
           { reclaimed, tasks: res.map((r) => r.taskId), ...(handedBack.length ? { handedBackUnstarted: handedBack } : {}) },
           'reaper: reclaimed tasks with expired leases',
         );
+      }
+      // keys cancelled attempts held past their hold's lease end: their worker died or stalls
+      const expiredKeys = await expireHeldResourceKeys(this.deps.db, now);
+      if (expiredKeys.length > 0) {
+        this.deps.logger.warn({ resourceKeys: expiredKeys }, 'reaper: freed resource keys whose cancelled attempt\'s worker stopped renewing them');
       }
       if (now.getTime() - this.lastStrandedSweep >= STRANDED_SWEEP_MS || now.getTime() < this.lastStrandedSweep) {
         this.lastStrandedSweep = now.getTime();

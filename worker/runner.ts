@@ -34,7 +34,7 @@
  */
 import type { Logger } from 'pino';
 import type { EngineDb, PrismaClient } from '../lib/db.ts';
-import { completeTask, markAttemptOverdue, releaseTasks } from '../lib/engine/index.ts';
+import { completeTask, markAttemptOverdue, releaseHeldResourceKeys, releaseTasks } from '../lib/engine/index.ts';
 import type { ClaimedTask, CompleteTaskInput, CompleteTaskResult } from '../lib/engine/types.ts';
 import { setLongTimeout, type LongTimeout } from '../lib/schedule/long-timeout.ts';
 import { pgErrorCode } from '../lib/engine/pg.ts';
@@ -82,6 +82,8 @@ export interface RunnableTask {
   latenessFrom?: Date | null;
   /** claimed to be held (ClaimedTask.held): its start is recorded once its attempt lasts (recordStart) */
   held?: boolean;
+  /** the step's resource key (ClaimedTask.resourceKey): a cancelled attempt holds it until its handler returned (freeHeldKey) */
+  resourceKey?: string | null;
 }
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
@@ -300,6 +302,28 @@ export class Runner {
     return this.leaseRemainingMs(task) <= 0;
   }
 
+  /**
+   * Tasks whose attempt was aborted (cancelled, lease lost) while its handler still runs, and which
+   * have a resource key: a cancel leaves the key held by this worker until the handler returns
+   * (lib/engine/held-resource-keys.ts), and the heartbeat renews that hold with the leases.
+   */
+  keyHoldingTaskIds(): string[] {
+    return [...this.active.values()].filter((a) => a.settled && a.begun && !a.released && a.task.resourceKey).map((a) => a.task.id);
+  }
+
+  /**
+   * The aborted attempt of `task` no longer runs here: free the resource key a cancel left it
+   * holding (a no-op for a key not held by this node: reclaimed, expired, or not cancelled). On
+   * failure the reaper frees it once its hold's lease end has passed.
+   */
+  private freeHeldKey(task: RunnableTask): void {
+    if (!task.resourceKey) return;
+    releaseHeldResourceKeys(this.deps.hotDb ?? this.deps.db, { nodeId: this.config.nodeId, taskIds: [task.id] }).then(
+      (keys) => { if (keys.length) this.deps.logger.info({ taskId: task.id, resourceKeys: keys }, 'cancelled attempt stopped: resource key freed'); },
+      (err: unknown) => this.deps.logger.warn({ taskId: task.id, err: (err as Error)?.message }, 'could not free the resource key of a cancelled attempt; the reaper frees it when its hold lapses'),
+    );
+  }
+
   /** Of activeTaskIds, those whose handler has been called (the heartbeat marks held ones started). */
   startedTaskIds(): string[] {
     const ids = [...this.active.values()].filter((a) => a.begun && !a.settled).map((a) => a.task.id);
@@ -491,6 +515,7 @@ export class Runner {
       if (entry.overdueTimer) clearTimeout(entry.overdueTimer);
       if (entry.runStartTimer) clearTimeout(entry.runStartTimer);
       this.release(entry);
+      if (late) this.freeHeldKey(task);
       // claimed again on the same attempt after the reaper handed it back (supersede): this run's
       // result is not the new claim's, and the same keys would let it be recorded as that one
       if (entry.superseded) return;
@@ -600,6 +625,7 @@ export class Runner {
       }
       this.unhold(entry);
       this.release(entry);
+      this.freeHeldKey(entry.task);
       this.deps.logger.info({ taskId, reason }, 'attempt aborted before its planned start');
       return true;
     }

@@ -27,6 +27,8 @@ export { markHeldTasksStarted } from './mark-held-tasks-started.ts';
 export { extendLeases } from './extend-leases.ts';
 /** settleStrandedRuns(db, {quietSeconds (s), limit}, now) => [{runId, status}]: open runs in which nothing can move, repaired. */
 export { settleStrandedRuns, type SettledRun } from './settle-stranded-runs.ts';
+/** releaseHeldResourceKeys(db, {nodeId, taskIds}), renewHeldResourceKeys(db, {nodeId, taskIds, leaseSeconds (s)}, now), expireHeldResourceKeys(db, now): keys a cancelled attempt holds until its work stopped. */
+export { expireHeldResourceKeys, releaseHeldResourceKeys, renewHeldResourceKeys } from './held-resource-keys.ts';
 /** reclaimExpiredLeases(db, {limit}, now) => ReclaimedTask[]. */
 export { reclaimExpiredLeases, type ReclaimedTask } from './reclaim-expired-leases.ts';
 /** cancelRun(db, runId, actor, now) => Run (cancelled). */

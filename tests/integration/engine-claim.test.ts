@@ -4,7 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
-import { CANCEL_CHANNEL, cancelAheadRuns, cancelRun, claimTasks, completeTask, extendLeases, reclaimExpiredLeases, triggerRun, triggerRunAhead } from '../../lib/engine/index.ts';
+import {
+  CANCEL_CHANNEL, TASKS_CHANNEL, cancelAheadRuns, cancelRun, claimTasks, completeTask, expireHeldResourceKeys, extendLeases, reclaimExpiredLeases,
+  releaseHeldResourceKeys, renewHeldResourceKeys, triggerRun, triggerRunAhead,
+} from '../../lib/engine/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
 
@@ -82,6 +85,85 @@ describe('resource keys', () => {
     expect(got.map((g) => g.resourceKey).sort()).toEqual(['db-1', null].sort());
     const s = await tasksOf(t.db, runId);
     expect([s.a.status, s.b.status].sort()).toEqual(['pending', 'running']);
+  });
+
+  it('the end of a keyed attempt wakes the workers when a ready task waits on its key, and only then', async () => {
+    // prisma/migrations/20261212000000_resource_key_freed_notify: without it a worker other than
+    // the holder's found the waiting task only at its next safety poll.
+    const handler = 'rk.wake';
+    const listener = await t.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => { if (n.channel === TASKS_CHANNEL) heard.push(n.payload ?? ''); });
+    await listener.query(`LISTEN ${TASKS_CHANNEL}`);
+    // A round trip on the listening session after a commit delivers what that commit notified
+    // (PostgreSQL sends pending notifications before the session's next ReadyForQuery).
+    const heardAfter = async (act: () => Promise<unknown>) => {
+      await listener.query('SELECT 1');
+      heard.length = 0;
+      await act();
+      await listener.query('SELECT 1');
+      return [...heard];
+    };
+    try {
+      const first = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'wake-1' }] });
+      const [held] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
+      const second = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'wake-1' }] }, at(5_000));
+      expect(await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(5_000))).toEqual([]);
+      // the holder ends: one notification naming the waiter's due instant
+      expect(await heardAfter(() => completeTask(t.db, { taskId: held!.id, attempt: held!.attempt, nodeId: NODE.nodeId, outcome: 'success' }, at(6_000))))
+        .toEqual([String(at(5_000).getTime())]);
+      const [next] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(6_000));
+      expect(next!.runId).toBe(second.runId);
+      expect(first.runId).not.toBe(second.runId);
+      // nobody waits on the key now: its end notifies nothing
+      expect(await heardAfter(() => completeTask(t.db, { taskId: next!.id, attempt: next!.attempt, nodeId: NODE.nodeId, outcome: 'success' }, at(7_000))))
+        .toEqual([]);
+    } finally {
+      listener.release();
+    }
+  });
+
+  it('a cancelled attempt holds its key until its worker frees it, its heartbeat renewing the hold; the reaper frees a hold past its end', async () => {
+    const handler = 'rk.cancel';
+    const heldRows = async () => (await t.pool.query(
+      `SELECT task_id::text AS "taskId", held_by AS "heldBy", held_until AS "heldUntil" FROM running_resources WHERE resource_key = 'cancel-1'`)).rows;
+    const first = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'cancel-1' }] });
+    const [held] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
+    await startRun({ steps: [{ key: 'a', handler, resourceKey: 'cancel-1' }] }, at(1_000));
+    await cancelRun(t.db, first.runId, 'alice', at(2_000));
+    // cancelled, and the key still held by its worker until the lease end the claim gave
+    expect((await t.db.task.findUniqueOrThrow({ where: { id: held!.id } })).status).toBe('cancelled');
+    expect(await heldRows()).toEqual([{ taskId: held!.id, heldBy: NODE.nodeId, heldUntil: held!.leaseUntil }]);
+    expect(await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(3_000))).toEqual([]);
+    // another node can neither free nor renew it; its own heartbeat renews it
+    expect(await releaseHeldResourceKeys(t.db, { nodeId: 'someone-else', taskIds: [held!.id] })).toEqual([]);
+    expect(await renewHeldResourceKeys(t.db, { nodeId: 'someone-else', taskIds: [held!.id], leaseSeconds: 30 }, at(4_000))).toBe(0);
+    expect(await renewHeldResourceKeys(t.db, { nodeId: NODE.nodeId, taskIds: [held!.id], leaseSeconds: 30 }, at(4_000))).toBe(1);
+    // the reaper frees only a hold whose end has passed
+    expect(await expireHeldResourceKeys(t.db, at(33_000))).toEqual([]);
+    expect(await expireHeldResourceKeys(t.db, at(34_001))).toEqual([{ resourceKey: 'cancel-1', taskId: held!.id, heldBy: NODE.nodeId }]);
+    const [next] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(35_000));
+    expect(next!.resourceKey).toBe('cancel-1');
+    // and a cancel of this one is freed by its worker: the handler returned
+    await cancelRun(t.db, next!.runId, 'alice', at(36_000));
+    expect((await heldRows()).map((r) => r.taskId)).toEqual([next!.id]);
+    expect(await releaseHeldResourceKeys(t.db, { nodeId: NODE.nodeId, taskIds: [next!.id] })).toEqual(['cancel-1']);
+    expect(await heldRows()).toEqual([]);
+  });
+
+  it('a keyed attempt that ends any other way frees its key at once: failure, retry, reclaim', async () => {
+    const handler = 'rk.ends';
+    const keyRows = async () => (await t.pool.query(`SELECT count(*)::int AS n FROM running_resources WHERE resource_key = 'ends-1'`)).rows[0].n;
+    await startRun({ maxRetries: 1, steps: [{ key: 'a', handler, resourceKey: 'ends-1' }] });
+    const [a1] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
+    expect(await keyRows()).toBe(1);
+    await completeTask(t.db, { taskId: a1!.id, attempt: a1!.attempt, nodeId: NODE.nodeId, outcome: 'failed', error: 'boom' }, at(1_000));
+    expect(await keyRows()).toBe(0); // retry scheduled
+    const [a2] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(120_000));
+    expect(a2!.attempt).toBe(2);
+    expect(await keyRows()).toBe(1);
+    await reclaimExpiredLeases(t.db, { limit: 10 }, at(10 * 60_000));
+    expect(await keyRows()).toBe(0);
   });
 });
 

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cancelRun, claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
+import { cancelRun, claimTasks, completeTask, releaseHeldResourceKeys, triggerRun } from '../../lib/engine/index.ts';
 import { defaultMigrationsDir, migrate } from '../../lib/infra/migrate.ts';
 import { ensureHistoryPartitions, listHistoryWeeks, weekStart } from '../../lib/system-jobs/history-partitions.ts';
 import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
@@ -108,8 +108,11 @@ describe('resource keys across partitions', () => {
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM running_resources`)).rows[0].n).toBe(0);
     const second = await claimTasks(t.db, { ...node, nodeId: 'node-b' }, new Date(NOW.getTime() + 2000));
     expect(second).toHaveLength(1);
-    // a cancel of the running attempt frees the key too
+    // a cancel of the running attempt leaves the key to its worker until the handler returned
+    // (lib/engine/held-resource-keys.ts), whichever week the run is in
     await cancelRun(t.db, second[0]!.runId, 'test', new Date(NOW.getTime() + 3000));
+    expect((await t.pool.query(`SELECT held_by FROM running_resources`)).rows).toEqual([{ held_by: 'node-b' }]);
+    expect(await releaseHeldResourceKeys(t.db, { nodeId: 'node-b', taskIds: [second[0]!.id] })).toEqual(['db-migrate']);
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM running_resources`)).rows[0].n).toBe(0);
   });
 

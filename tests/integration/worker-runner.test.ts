@@ -575,4 +575,27 @@ describe('a handler that ignores its timeout keeps what it holds until it return
     expect(early[1] - early[0]).toBeGreaterThanOrEqual(2400);
     expect(late[0]).toBeGreaterThanOrEqual(early[1]); // never two running attempts of the key
   }, 60_000);
+
+  it('resource key: after a cancel, a task of another job with the same key waits for the cancelled handler to return (lib/engine/held-resource-keys.ts)', async () => {
+    // no reaper: the worker itself must free the key once the handler returned
+    const w = worker({ concurrency: 4, roles: ['claim'] });
+    await w.start();
+    const runs: { runId: string; id: string }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const jobId = await insertJob(t.db, { scheduleKind: 'manual', maxRetries: 0, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 2500 } }] });
+      await t.pool.query(`UPDATE job_steps SET resource_key = 'cancel-key' WHERE job_id = $1::uuid`, [jobId]);
+      const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+      runs.push({ runId: run.id, id: (await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).id });
+    }
+    await waitFor(async () => w.runner.running === 1, 10_000, 'one attempt of the key running');
+    const [held, waiting] = (await task(runs[0]!.id)).status === 'running' ? [runs[0]!, runs[1]!] : [runs[1]!, runs[0]!];
+    await cancelRun(t.db, held.runId, 'alice@example.com');
+    expect((await task(held.id)).status).toBe('cancelled');
+    const heldClaim = (await logsOf(held.id)).find((l) => l.fromStatus === 'pending' && l.toStatus === 'running')!;
+    expect((await finalTask(waiting.id, 30_000)).status).toBe('success');
+    const waitingClaim = (await logsOf(waiting.id)).find((l) => l.fromStatus === 'pending' && l.toStatus === 'running')!;
+    // the cancelled handler ran its 2.5 s (it ignores its abort); the other task started after it
+    expect(waitingClaim.createdAt.getTime() - heldClaim.createdAt.getTime()).toBeGreaterThanOrEqual(2400);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM running_resources WHERE resource_key = 'cancel-key'`)).rows[0].n).toBe(0);
+  }, 60_000);
 });
