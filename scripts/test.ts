@@ -2,8 +2,9 @@
  * `npm test`: every test Tickflow has, in order, on a fresh machine.
  *
  * 1. type check (tsc --noEmit)
- * 2. unit tests (vitest project `unit`) under TZ=UTC, and those of the folders that
- *    handle wall-clock time (ZONE_SENSITIVE_UNIT_DIRS) again under America/New_York and
+ * 2. unit tests (vitest projects `unit`, `unit-new-york`, `unit-sydney` in one run): every unit
+ *    test under TZ=UTC, and those of the folders that handle wall-clock time
+ *    (vitest.config.ts ZONE_SENSITIVE_UNIT_DIRS) again under America/New_York and
  *    Australia/Sydney: schedule results must not depend on the host zone
  * 3. next build (when the e2e stage runs), before the integration tests so that those
  *    running `npm start` serve the build rather than `next dev`
@@ -20,6 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { ZONE_SENSITIVE_UNIT_DIRS } from '../vitest.config.ts';
 
 const onlyIndex = process.argv.indexOf('--only');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? (onlyIndex >= 0 ? process.argv[onlyIndex + 1] : undefined);
@@ -128,25 +130,16 @@ if (want('typecheck')) {
   if (ok) passed++; else failed++;
 }
 
-/**
- * The unit tests that run again under the other two host zones: the folders whose code turns
- * instants into wall-clock dates and times and back (schedules, crontabs, stats days, the jobs'
- * next fires, the engine's tick, runs, alarms, the API's instants, the console's formatting).
- * The rest (infra, network policy, auth, DAG shapes, handlers, the worker) reads no zone, and
- * runs once, under UTC: CI must stay under 30 minutes.
- */
-const ZONE_SENSITIVE_UNIT_DIRS = ['lib/schedule', 'lib/time', 'lib/stats', 'lib/crontab', 'lib/jobs', 'lib/engine', 'lib/runs', 'lib/alarms', 'lib/api', 'components', 'app'];
 for (const dir of ZONE_SENSITIVE_UNIT_DIRS) {
-  if (!existsSync(dir)) throw new Error(`scripts/test.ts: ZONE_SENSITIVE_UNIT_DIRS names a missing folder: ${dir}`);
+  if (!existsSync(dir)) throw new Error(`vitest.config.ts: ZONE_SENSITIVE_UNIT_DIRS names a missing folder: ${dir}`);
 }
 
+// One vitest run for the three unit projects (vitest.config.ts): every unit test under UTC, and
+// those of ZONE_SENSITIVE_UNIT_DIRS again under America/New_York and Australia/Sydney.
 if (want('unit')) {
-  for (const tz of ['UTC', 'America/New_York', 'Australia/Sydney']) {
-    const out = `${results}/unit-${tz.replace('/', '_')}.json`;
-    const only = tz === 'UTC' ? [] : ZONE_SENSITIVE_UNIT_DIRS;
-    run(`unit tests (TZ=${tz})`, node, [vitest, 'run', '--project', 'unit', ...only, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], { TZ: tz });
-    countVitest(out, `unit TZ=${tz}`);
-  }
+  const out = `${results}/unit.json`;
+  run('unit tests (UTC; zone-sensitive folders also under America/New_York and Australia/Sydney)', node, [vitest, 'run', '--project', 'unit', '--project', 'unit-new-york', '--project', 'unit-sydney', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], { TZ: 'UTC' });
+  countVitest(out, 'unit');
 }
 
 // The console is built before the integration tests when the e2e stage will need it anyway: the
