@@ -113,9 +113,12 @@ test("the form's fire preview shows an interval's fire times, from the window's 
   await gotoHydrated(page, '/jobs/new');
   await page.getByRole('radio', { name: 'Interval' }).click();
   await page.getByLabel(/^Interval/).fill('5400');
+  const rows = page.getByTestId('fire-times').locator('tbody tr');
+  // The preview appears after a pause and moves what is below it: the window's toggle is clicked
+  // once it has (a click during the move toggled nothing, on two busy cores).
+  await expect(rows).toHaveCount(5);
   await page.getByText('Effective window (optional)').click();
   await page.getByLabel(/^Start at/).fill(`${WINDOW_DAY}T00:00`);
-  const rows = page.getByTestId('fire-times').locator('tbody tr');
   await expect(rows).toHaveCount(5);
   // every 90 minutes from the start of the window
   await expect(rows.nth(0)).toContainText(`${WINDOW_DAY} 00:00:00`);
