@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { StandaloneFrame } from '@/components/shell/standalone-frame';
 import { Button } from '@/components/ui/button';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Button, type ButtonProps } from './ui/button';
 import { RoleGate, type Role } from './role';
 

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { ChevronLeft, ChevronRight } from 'lucide-react';
 import { buttonVariants } from './ui/button';
 import { cn } from './ui/cn';

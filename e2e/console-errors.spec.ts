@@ -3,9 +3,11 @@ import { api } from './helpers/api.ts';
 import { login } from './helpers/auth.ts';
 import { E2E_ADMIN, E2E_BASE_URL } from './helpers/env.ts';
 import { expectFitsScreen } from './helpers/layout.ts';
+import { trackRequests } from './helpers/settle.ts';
 
 // Every page of the console, visited as an admin from a browser in another zone than the server's: no console
 // error, no hydration warning, no uncaught exception. A page that logs one fails this test with the message.
+// No page prefetches the routes it links to (components/ui/link.tsx): a job's calendar tab alone made 277 requests.
 // Every page in the light theme; in the dark theme, the pages whose components draw by the theme (below).
 // In the light theme, on a 1280 px screen, each page is also no wider or taller than the screen (only the content
 // scrolls: e2e/helpers/layout.ts; e2e/narrow-screen.spec.ts checks the same at 390 px).
@@ -43,6 +45,7 @@ test(`no console error or hydration warning on any page (${theme} theme)`, async
     if (m.type() === 'error' || /hydrat|did not match/i.test(m.text())) problems.push(`${where}: console.${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`${where}: uncaught ${e.message}`));
+  const requests = trackRequests(page);
 
   await page.setViewportSize({ width: 1280, height: 800 });
   await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
@@ -85,13 +88,15 @@ test(`no console error or hydration warning on any page (${theme} theme)`, async
     where = path;
     const res = await page.goto(path);
     expect(res?.status(), path).toBeLessThan(400);
-    await page.waitForLoadState('networkidle');
-    // Let effects after hydration run (the display zone switches to the browser's, relative times start ticking).
+    // Hydrated and its first queries answered; then the effects after hydration run (the display zone switches to
+    // the browser's, relative times start ticking).
+    await requests.settled();
     await page.waitForTimeout(300);
     if (theme === 'light') await expectFitsScreen(page, path);
   }
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   expect(problems).toEqual([]);
+  expect(requests.prefetches).toEqual([]);
 });
 
 test('a query key given more than once reads as its first value on every page, and NUL in a filter is refused on the page: never a 500', async ({ page }) => {

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Activity, Briefcase, Server, TriangleAlert } from 'lucide-react';
 import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';

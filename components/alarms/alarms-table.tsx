@@ -1,7 +1,7 @@
 'use client';
 
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Bell, BellOff, Check } from 'lucide-react';
 import type { AlarmView } from '@/lib/alarms/list-alarms';

@@ -2,7 +2,7 @@
 
 import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { FileUp, Eye, Upload } from 'lucide-react';
 import type { ImportCrontabResult } from '@/lib/jobs/import-crontab';
 import { Button } from '../ui/button';

@@ -2,7 +2,7 @@
 
 import * as React from 'react';
 import { DisabledReason } from '../ui/disabled-reason';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
 import { Pause, Pencil, Play, Trash2, Zap } from 'lucide-react';
 import { Button } from '../ui/button';

@@ -2,7 +2,7 @@
 // The General and Alarms sections and the footer of the job form (components/jobs/job-form.tsx composes them with
 // job-form-banner, job-form-schedule, job-form-what-to-run and job-form-policy). Each section reads and writes the
 // state of useJobForm; none keeps state of its own, so a failed save never loses input.
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Plus, Trash2 } from 'lucide-react';
 import { Button } from '../ui/button';
 import { Field, controlProps, errorId, hintId } from '../ui/field';

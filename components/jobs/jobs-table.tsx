@@ -1,7 +1,7 @@
 'use client';
 
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
 import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2, Zap } from 'lucide-react';
 import { Button } from '../ui/button';

@@ -1,7 +1,7 @@
 // A job's last run, as the jobs list and the job page show it: one run's own status and when it was created
 // (lib/jobs/job-view.ts JobView lastRunId / lastRunStatus / lastRunAt; docs/console.md "Last run"), linked to
 // that run. A run gone from history (retention) keeps only its time.
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { StatusBadge } from '../status-badge';
 import { RelativeTime } from '../time';
 

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import type { JobAuditView } from '@/lib/jobs/list-job-audit';
 import { CardHeader } from '../ui/card';
 import { DataTable } from '../ui/data-table';

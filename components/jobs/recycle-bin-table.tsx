@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Recycle } from 'lucide-react';
 import { DataTable } from '../ui/data-table';
 import { EmptyState } from '../ui/empty-state';

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import type { RunSummary } from '@/lib/runs/run-view';
 import { formatDateTime, formatDuration } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';

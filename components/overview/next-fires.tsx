@@ -1,7 +1,7 @@
 'use client';
 // The overview's "Next 24 hours": one row per active job, a dot at each fire on a 24-hour time axis (a spread
 // sample when a job fires more often than the row can draw), and how many times each job fires.
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import type { Overview } from '@/lib/stats/get-overview';
 import { formatDateTime, toDate } from '@/lib/time/format';
 import { hourTicks } from './next-fires-axis';

@@ -1,6 +1,6 @@
 'use client';
 // The overview's "Running now": every running task with its job, step, worker and elapsed time, polled live.
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useQuery } from '@tanstack/react-query';
 import type { Overview } from '@/lib/stats/get-overview';
 import { getJson } from '../api';

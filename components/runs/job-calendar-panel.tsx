@@ -1,7 +1,7 @@
 'use client';
 
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useQuery } from '@tanstack/react-query';
 import { Tooltip as T } from 'radix-ui';
 import type { CalendarDay, JobCalendar } from '@/lib/runs/job-calendar';

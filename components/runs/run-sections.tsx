@@ -3,7 +3,7 @@
 // params, the run graph, the tasks table. Each reads the state of useRunDetail.
 import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Ban, RotateCcw } from 'lucide-react';
 import { Button } from '../ui/button';
 import { Card, CardBody, CardHeader, DescriptionList } from '../ui/card';

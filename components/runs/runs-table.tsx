@@ -1,7 +1,7 @@
 'use client';
 
 import type * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../ui/empty-state';
 import { StatusBadge, Tag } from '../status-badge';

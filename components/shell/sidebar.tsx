@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { usePathname } from 'next/navigation';
 import { Activity, BarChart3, BellRing, Briefcase, CalendarClock, KeyRound, LayoutDashboard, Recycle, ScrollText, Server, Users } from 'lucide-react';
 import { cn } from '../ui/cn';

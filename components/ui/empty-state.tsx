@@ -1,5 +1,5 @@
 import * as React from 'react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { X } from 'lucide-react';
 import { Button } from './button';
 import { cn } from './cn';

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { listTimeZones } from '@/lib/schedule';
 import { getActor } from '@/app/_lib/session';
 import { PageHeader } from '@/components/shell/page-header';
