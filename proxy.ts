@@ -4,6 +4,7 @@ import { actionBodyRefusal, formPostBodyRefusal, type ActionBodyRefusal } from '
 import { crossOriginActionRefusal, mayBeServerAction } from './lib/auth/action-origin.ts';
 import { databaseReachable } from './lib/infra/database-probe.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/infra/database-unavailable.ts';
+import { REQUESTED_PATH_HEADER, requestedPath } from './lib/auth/next-path.ts';
 
 /**
  * Runs before /api/v1 routes and console pages (Next 16 proxy, Node runtime).
@@ -19,6 +20,8 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailablePage } from './lib/inf
  * - server actions from another origin: 403 (lib/auth/action-origin.ts, Next's own CSRF rule), where
  *   Next itself would answer 500; also a form posted without the `next-action` header (before
  *   hydration), which Next may run as an action too (mayBeServerAction).
+ * - pages: the path asked for, in REQUESTED_PATH_HEADER (lib/auth/next-path.ts), always this proxy's
+ *   own value: a page without a session sends the browser to sign in and back to it.
  * - server actions whose body Next cannot decode (not JSON, empty, broken multipart, another content
  *   type): 400 naming the content type or the body (lib/auth/action-body.ts), where Next would answer 500;
  *   a form posted without the header, when its body is not the FormData its Content-Type names.
@@ -50,7 +53,9 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   }
   const url = process.env.DATABASE_URL;
   if (url && !(await databaseReachable(url))) return unavailablePage();
-  return NextResponse.next();
+  const headers = new Headers(req.headers);
+  headers.set(REQUESTED_PATH_HEADER, requestedPath(req.nextUrl));
+  return NextResponse.next({ request: { headers } });
 }
 
 /** The 400 of a body Next could not decode, naming the field (`content-type` or `_body`). */

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { login, gotoHydrated } from './helpers/auth.ts';
 import { api } from './helpers/api.ts';
-import { E2E_BASE_URL } from './helpers/env.ts';
+import { E2E_BASE_URL, E2E_OPERATOR } from './helpers/env.ts';
 
 // docs/security.md: an operator sees privileged handler fields disabled with the
 // reason (and the server refuses anyway); every response carries the security headers.
@@ -74,6 +74,22 @@ test('after sign-in, next= never leaves the console', async ({ page }) => {
     await page.goto(`/login?next=${next}`);
     await expect(page.locator('input[name="next"]')).toHaveValue('/');
   }
+});
+
+test('a link opened without a session signs in and lands on the page it pointed at, query included', async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.sec.next.${uniq()}`, name: 'Back after sign-in', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+  await page.context().clearCookies();
+  await page.goto(`/jobs/${job.id}?tab=calendar`);
+  await expect(page).toHaveURL(`${E2E_BASE_URL}/login?next=${encodeURIComponent(`/jobs/${job.id}?tab=calendar`)}`);
+  await page.getByLabel('Email').fill(E2E_OPERATOR.email);
+  await page.getByLabel('Password').fill(E2E_OPERATOR.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(`${E2E_BASE_URL}/jobs/${job.id}?tab=calendar`);
+  await expect(page.getByTestId('calendar-day').first()).toBeVisible();
+  // the overview needs no next=
+  await page.context().clearCookies();
+  await page.goto('/');
+  await expect(page).toHaveURL(`${E2E_BASE_URL}/login`);
 });
 
 test('draining the last online worker asks for confirmation naming the consequence', async ({ page }) => {

@@ -34,6 +34,9 @@ test('a viewer finds every mutating control disabled and mutating requests refus
   await page.goto(`/jobs/${job.id}`);
   for (const name of ['Run now', 'Pause', 'Edit', 'Delete']) await expect(page.getByRole('button', { name, exact: true })).toBeDisabled();
   await expect(page.locator('[title="Viewer role: read only"]').first()).toBeVisible();
+  // a disabled control's own title (what it does) would show on hover in place of the reason: none keeps one
+  await expect(page.getByRole('button', { name: 'Run with payload…' })).toBeDisabled();
+  await expect(page.locator('main button[disabled][title]')).toHaveCount(0);
 
   // Create form is not offered.
   await gotoHydrated(page, '/jobs/new');

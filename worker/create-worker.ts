@@ -437,6 +437,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
         logger.warn({ aborted: running, handedBack: aborted - running }, 'shutdown grace over: aborting running attempts, handing back the tasks not started');
         drained = await runner.idle(Math.min(5000, Math.max(1000, config.shellKillGraceMs + 1000)));
       }
+      // the keys of cancelled attempts whose handlers returned during the drain, freed before the pools close
+      await runner.heldKeysFreed();
       runner.stopRecording();
       health.stop();
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);

@@ -193,6 +193,8 @@ function asObject(v: unknown): JsonObject {
 
 export class Runner {
   private readonly active = new Map<string, Active>();
+  /** releaseHeldResourceKeys calls in flight (freeHeldKey), awaited by heldKeysFreed */
+  private readonly keyFrees = new Set<Promise<void>>();
   /** handler promises still running after their attempt was settled (ignored abort) */
   private readonly zombies = new Set<Promise<void>>();
   /** recent completions (the last 1,000 at least), for tests and diagnostics (bounded) */
@@ -318,10 +320,20 @@ export class Runner {
    */
   private freeHeldKey(task: RunnableTask): void {
     if (!task.resourceKey) return;
-    releaseHeldResourceKeys(this.deps.hotDb ?? this.deps.db, { nodeId: this.config.nodeId, taskIds: [task.id] }).then(
+    const freeing: Promise<void> = releaseHeldResourceKeys(this.deps.hotDb ?? this.deps.db, { nodeId: this.config.nodeId, taskIds: [task.id] }).then(
       (keys) => { if (keys.length) this.deps.logger.info({ taskId: task.id, resourceKeys: keys }, 'cancelled attempt stopped: resource key freed'); },
       (err: unknown) => this.deps.logger.warn({ taskId: task.id, err: (err as Error)?.message }, 'could not free the resource key of a cancelled attempt; the reaper frees it when its hold lapses'),
-    );
+    ).finally(() => this.keyFrees.delete(freeing));
+    this.keyFrees.add(freeing);
+  }
+
+  /**
+   * Resolves when every freeHeldKey in flight has ended: a worker that stops waits for them before
+   * it closes its pools, or a key freed just before the stop would be left held until the reaper
+   * expires the hold (its lease end, up to a lease later).
+   */
+  async heldKeysFreed(): Promise<void> {
+    while (this.keyFrees.size > 0) await Promise.allSettled([...this.keyFrees]);
   }
 
   /** Of activeTaskIds, those whose handler has been called (the heartbeat marks held ones started). */
@@ -848,6 +860,9 @@ export class Runner {
           }
           if (!res.applied) {
             log.warn({ outcome: result.outcome, late }, late ? 'late result refused: the attempt was already settled' : 'completion refused: lease or attempt no longer ours');
+            // A cancel that committed after the handler returned and before this completion left
+            // the key held by this worker (the late case freed it when the handler returned).
+            if (!late) this.freeHeldKey(task);
           } else {
             if (this.deps.logger.isLevelEnabled('debug')) log.debug({ outcome: result.outcome }, 'attempt completed');
           }

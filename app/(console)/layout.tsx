@@ -1,6 +1,5 @@
 import { cookies } from 'next/headers';
-import { redirect } from 'next/navigation';
-import { getActor } from '@/app/_lib/session';
+import { getActor, redirectToLogin } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { getDisplayTimeZone } from '@/lib/auth/display-time-zone';
 import { isValidTimeZone } from '@/lib/schedule/timezone';
@@ -21,7 +20,7 @@ export const dynamic = 'force-dynamic';
  */
 export default consolePage(async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const actor = await getActor();
-  if (!actor) redirect('/login');
+  if (!actor) return redirectToLogin();
   // Times are written in the user's display zone: their choice, else the zone their browser reported earlier.
   const preference = actor.kind === 'user' ? await getDisplayTimeZone(getDb(), actor.id) : null;
   const cookieZone = (await cookies()).get(BROWSER_ZONE_COOKIE)?.value ?? null;

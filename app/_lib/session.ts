@@ -3,8 +3,8 @@
  * and headers() are async).
  *
  * - `getActor()`: the signed-in Actor or null (cached per request).
- * - `requireActor(minRole)`: for pages/layouts — redirects to /login when signed
- *   out; throws DomainError('forbidden') for a weaker role.
+ * - `requireActor(minRole)`: for pages/layouts — redirects to /login?next=<the page> when
+ *   signed out (`redirectToLogin`); throws DomainError('forbidden') for a weaker role.
  * Server actions do not check roles here: app/_actions/define-action.ts does, from
  * the operation table (lib/auth/permissions.ts).
  * - `signIn(email, password)` / `signOut()`: set / clear the session cookie.
@@ -18,6 +18,7 @@ import { requireRole, type Actor, type Role } from '@/lib/auth/actor';
 import { getSessionActor, SESSION_COOKIE } from '@/lib/auth/sessions';
 import { login, logout } from '@/lib/auth/login';
 import { clientAddressOf, fromTrustedProxy } from '@/lib/auth/client-address';
+import { loginPathFor, REQUESTED_PATH_HEADER } from '@/lib/auth/next-path';
 
 /** X-Forwarded-Proto: https, believed only from a trusted proxy (a client could claim it to get a Secure cookie over http, harmless, but keep one rule). */
 async function forwardedHttps(): Promise<boolean> {
@@ -36,10 +37,18 @@ export const getActor = cache(async (): Promise<Actor | null> => {
   }
 });
 
-/** Pages/layouts: the actor, or redirect('/login?next=...'); forbidden role -> DomainError 403. */
+/**
+ * Sends a visitor without a session to sign in, and back to the page they asked for afterwards
+ * (the path proxy.ts put in REQUESTED_PATH_HEADER; lib/auth/next-path.ts loginPathFor). Never returns.
+ */
+export async function redirectToLogin(): Promise<never> {
+  redirect(loginPathFor((await headers()).get(REQUESTED_PATH_HEADER)));
+}
+
+/** Pages/layouts: the actor, or redirectToLogin(); forbidden role -> DomainError 403. */
 export async function requireActor(minRole: Role = 'viewer'): Promise<Actor> {
   const actor = await getActor();
-  if (!actor) redirect('/login');
+  if (!actor) return redirectToLogin();
   return requireRole(actor, minRole);
 }
 

@@ -115,7 +115,7 @@ export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remo
         open={runOpen}
         onOpenChange={setRunOpen}
         title={`Run ${jobKey} now`}
-        description="Optionally override the payload: this JSON object is merged over each step's payload for this run only. A JSON array of objects creates one run per element (up to 1000, one transaction)."
+        description="Optionally override the payload: this JSON object is merged over each step's payload for this run only. A JSON array of objects creates one run per element (up to 1000, one transaction); the job's block strategy applies to each, so with discard later (the default) only the first runs while it is active, and serial execution queues them in order."
         footer={
           <>
             <Button onClick={() => setRunOpen(false)}>Cancel</Button>

@@ -58,3 +58,32 @@ describe('names people read, and routing labels (lib/api/schemas.ts displayName,
     expect(fieldErrorsOf(RoutingInput, { labels: { zone: 'eu-1', tier: 'gold' } })).toEqual({});
   });
 });
+
+describe('resource keys (lib/api/schemas.ts resourceKey)', () => {
+  const keyed = (resourceKey: unknown) => ({ key: 'k1', name: 'ok', schedule: { kind: 'manual' }, steps: [{ key: 's1', handler: 'builtin.noop', resourceKey }] });
+  const parsedKey = (resourceKey: unknown) => {
+    const r = CreateJobInput.safeParse(keyed(resourceKey));
+    return r.success ? r.data.steps?.[0]?.resourceKey : undefined;
+  };
+
+  it('refuses a key with a character that shows nothing or a control character, naming the step field', () => {
+    for (const bad of ['\u200b', 'db\u200b', '\u3164', '\u202edb', 'd\u2066b', '\u2800']) {
+      expect(fieldErrorsOf(CreateJobInput, keyed(bad)), JSON.stringify(bad)).toEqual({ 'steps.0.resourceKey': expect.stringMatching(/invisible characters/) });
+    }
+    for (const bad of ['d\nb', '\u0007', 'a\tb', 'x\u0085y']) {
+      expect(fieldErrorsOf(CreateJobInput, keyed(bad)), JSON.stringify(bad)).toEqual({ 'steps.0.resourceKey': expect.stringMatching(/control characters/) });
+    }
+    expect(fieldErrorsOf(CreateJobInput, keyed('  '))).toEqual({ 'steps.0.resourceKey': 'Must not be empty' });
+    expect(fieldErrorsOf(CreateJobInput, keyed('x'.repeat(201)))).toEqual({ 'steps.0.resourceKey': 'At most 200 characters' });
+    expect(fieldErrorsOf(SaveDagInput, { expectedVersion: 1, steps: [{ key: 's1', handler: 'builtin.noop', resourceKey: 'db\u200b' }], edges: [] }))
+      .toEqual({ 'steps.0.resourceKey': expect.stringMatching(/invisible characters/) });
+  });
+
+  it('stores keys that read alike as one key: trimmed, in normalization form C', () => {
+    expect(parsedKey('e\u0301')).toBe('\u00e9');
+    expect(parsedKey(' \u00e9 ')).toBe('\u00e9');
+    expect(parsedKey('db-primary')).toBe('db-primary');
+    expect(parsedKey('数据库 / 主')).toBe('数据库 / 主');
+    expect(parsedKey(null)).toBeNull();
+  });
+});

@@ -87,6 +87,25 @@ const RoutingLabels = z.record(str().max(200), str().max(200)).superRefine((labe
 });
 
 /**
+ * A step's resource key: tasks whose keys are equal never run at once (docs/engine.md "Resource
+ * keys"), compared as stored, character for character. So two keys that read alike must be one
+ * key: it is trimmed and put in Unicode normalization form C (`e` + U+0301 and `é` are one key),
+ * and a key holding a character that shows nothing (HAS_INVISIBLE: zero-width spaces, direction
+ * marks and overrides, fillers) or a control character (a line break, U+0007) is refused, since
+ * `db` and `db` + U+200B would look the same and never exclude each other. 1–200 characters.
+ */
+const resourceKey = () =>
+  str()
+    .trim()
+    .min(1, 'Must not be empty')
+    .max(200, 'At most 200 characters')
+    .superRefine((v, ctx) => {
+      if (HAS_INVISIBLE.test(v)) ctx.addIssue({ code: 'custom', message: 'Must not contain invisible characters (zero-width spaces, joiners, direction marks and overrides, fillers, blank patterns)', abort: true });
+      else if (/\p{Cc}/u.test(v)) ctx.addIssue({ code: 'custom', message: 'Must not contain control characters (line breaks, tabs, U+0000–001F, U+007F–009F)', abort: true });
+    })
+    .transform((v) => v.normalize('NFC'));
+
+/**
  * An object's id where an input names one (`jobId` in a query or a silence, `ids` of a bulk action, a token's `ownerId`): a UUID
  * as the list routes return it (README "REST"). A job key or a typo in its place would match
  * nothing and read as "none", so it is refused with `Must be a job id (uuid)` at the field.
@@ -245,7 +264,7 @@ export const StepInput = z.strictObject({
   config: JsonObject.optional(),
   timeoutSeconds: intIn(1, 7 * 86400).nullish(),
   maxRetries: intIn(0, 100).nullish(),
-  resourceKey: str().trim().min(1).max(200).nullish(),
+  resourceKey: resourceKey().nullish(),
   position: z.strictObject({ x: z.number().finite(), y: z.number().finite() }).optional(),
 });
 export type StepInput = z.output<typeof StepInput>;

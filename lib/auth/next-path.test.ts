@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeNextPath } from './next-path.ts';
+import { loginPathFor, requestedPath, safeNextPath } from './next-path.ts';
 
 describe('safeNextPath (open redirects after login)', () => {
   it.each([
@@ -28,5 +28,27 @@ describe('safeNextPath (open redirects after login)', () => {
     expect(safeNextPath('/jobs?status=paused#top')).toBe('/jobs?status=paused#top');
     expect(safeNextPath('/runs/3f1c')).toBe('/runs/3f1c');
     expect(safeNextPath('/a/../settings/tokens')).toBe('/settings/tokens');
+  });
+});
+
+describe('loginPathFor (a page asked for without a session)', () => {
+  it('returns to the page asked for, with its query', () => {
+    expect(loginPathFor('/jobs/3f1c?tab=calendar')).toBe('/login?next=%2Fjobs%2F3f1c%3Ftab%3Dcalendar');
+    expect(safeNextPath(new URLSearchParams(loginPathFor('/runs?status=failed&q=a%20b').split('?')[1]).get('next'))).toBe('/runs?status=failed&q=a%20b');
+  });
+
+  it('plain /login for the overview, no header, or a path that would leave the console', () => {
+    expect(loginPathFor('/')).toBe('/login');
+    expect(loginPathFor(null)).toBe('/login');
+    expect(loginPathFor('//evil.example/x')).toBe('/login');
+    expect(loginPathFor('https://evil.example/')).toBe('/login');
+  });
+});
+
+describe('requestedPath', () => {
+  it("leaves out Next's _rsc parameter and keeps the rest", () => {
+    expect(requestedPath(new URL('http://h/jobs/1?tab=grid&_rsc=abc'))).toBe('/jobs/1?tab=grid');
+    expect(requestedPath(new URL('http://h/runs?_rsc=x'))).toBe('/runs');
+    expect(requestedPath(new URL('http://h/'))).toBe('/');
   });
 });

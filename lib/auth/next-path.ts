@@ -25,3 +25,32 @@ export function safeNextPath(next: unknown): string {
   const path = url.pathname + url.search + url.hash;
   return path.startsWith('//') ? '/' : path;
 }
+
+/**
+ * The request header through which proxy.ts hands a console page the path the browser asked for
+ * (a layout cannot read its own URL): set on every page request, replacing any value the client sent.
+ */
+export const REQUESTED_PATH_HEADER = 'x-tickflow-requested-path';
+
+/**
+ * The path and query of a page request as the sign-in page should return to it: Next's own `_rsc`
+ * cache-busting parameter (a client-side navigation's) left out.
+ * @param url the request's URL (proxy.ts: `req.nextUrl`)
+ */
+export function requestedPath(url: URL): string {
+  const search = new URLSearchParams(url.search);
+  search.delete('_rsc');
+  const query = search.toString();
+  return url.pathname + (query ? `?${query}` : '');
+}
+
+/**
+ * The sign-in page for a visitor without a session who asked for `requested` (the value of
+ * REQUESTED_PATH_HEADER, null when absent): `/login?next=<that path>`, so that signing in lands on
+ * the page the link pointed at (an alarm's link, a bookmark, a session that expired); plain
+ * `/login` for the overview or anything safeNextPath refuses.
+ */
+export function loginPathFor(requested: string | null): string {
+  const next = safeNextPath(requested);
+  return next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`;
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import {
   CANCEL_CHANNEL, TASKS_CHANNEL, cancelAheadRuns, cancelRun, claimTasks, completeTask, expireHeldResourceKeys, extendLeases, reclaimExpiredLeases,
-  releaseHeldResourceKeys, renewHeldResourceKeys, triggerRun, triggerRunAhead,
+  releaseHeldResourceKeys, renewHeldResourceKeys, retryTask, triggerRun, triggerRunAhead,
 } from '../../lib/engine/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { NODE, T0, at, insertJob, logsOf, tasksOf } from './engine-fixtures.ts';
@@ -118,6 +118,35 @@ describe('resource keys', () => {
       // nobody waits on the key now: its end notifies nothing
       expect(await heardAfter(() => completeTask(t.db, { taskId: next!.id, attempt: next!.attempt, nodeId: NODE.nodeId, outcome: 'success' }, at(7_000))))
         .toEqual([]);
+    } finally {
+      listener.release();
+    }
+  });
+
+  it('a cancelled task retried while its attempt still holds the key is woken when the hold is freed', async () => {
+    // prisma/migrations/20261213000000_resource_key_freed_notify_retried: the retry's own NOTIFY came
+    // while the key was held, and the release's left the task that had held it out.
+    const handler = 'rk.retried';
+    const listener = await t.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => { if (n.channel === TASKS_CHANNEL) heard.push(n.payload ?? ''); });
+    await listener.query(`LISTEN ${TASKS_CHANNEL}`);
+    try {
+      const { runId } = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'retried-1' }] });
+      const [held] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
+      await cancelRun(t.db, runId, 'alice', at(1_000));
+      await retryTask(t.db, held!.id, 'alice', at(2_000));
+      expect((await t.db.task.findUniqueOrThrow({ where: { id: held!.id } })).status).toBe('pending');
+      // the key is still held by the cancelled attempt: not claimable yet
+      expect(await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(3_000))).toEqual([]);
+      await listener.query('SELECT 1');
+      heard.length = 0;
+      expect(await releaseHeldResourceKeys(t.db, { nodeId: NODE.nodeId, taskIds: [held!.id] })).toEqual(['retried-1']);
+      await listener.query('SELECT 1');
+      const retried = await t.db.task.findUniqueOrThrow({ where: { id: held!.id } });
+      expect(heard).toEqual([String(retried.scheduleAt.getTime())]);
+      const [again] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(4_000));
+      expect(again!.id).toBe(held!.id);
     } finally {
       listener.release();
     }

@@ -598,4 +598,25 @@ describe('a handler that ignores its timeout keeps what it holds until it return
     expect(waitingClaim.createdAt.getTime() - heldClaim.createdAt.getTime()).toBeGreaterThanOrEqual(2400);
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM running_resources WHERE resource_key = 'cancel-key'`)).rows[0].n).toBe(0);
   }, 60_000);
+
+  it('resource key: a cancel that commits after the handler returned, before its completion, frees the key at once (not at the hold\'s end)', async () => {
+    // The handler cancels its own run and returns at once: its completion is then refused, and the
+    // worker must free the key the cancel left it holding (worker/runner.ts), not leave it to the
+    // reaper (there is none here) at the hold's end, a 30 s lease later.
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { roles: ['claim'], concurrency: 4 }),
+      handlers: { 'test.cancel-self': async (ctx) => { await cancelRun(t.db, ctx.runId, 'alice@example.com'); return null; } },
+    });
+    workers.push(w);
+    await w.start();
+    for (let i = 0; i < 3; i++) {
+      const jobId = await insertJob(t.db, { scheduleKind: 'manual', maxRetries: 0, steps: [{ handler: 'test.cancel-self' }] });
+      await t.pool.query(`UPDATE job_steps SET resource_key = 'race-key' WHERE job_id = $1::uuid`, [jobId]);
+      const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+      const id = (await t.db.task.findFirstOrThrow({ where: { runId: run.id } })).id;
+      expect((await finalTask(id)).status).toBe('cancelled');
+      await waitFor(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM running_resources WHERE resource_key = 'race-key'`)).rows[0].n === 0,
+        5_000, 'the key freed by the worker');
+    }
+  }, 60_000);
 });

@@ -62,7 +62,7 @@ export default consolePage(async function RunsPage({ searchParams }: { searchPar
           page ? (
             <span data-testid="runs-total">
               {page.total.toLocaleString('en-US')}
-              {page.totalCapped ? '+' : ''} run{page.total === 1 ? '' : 's'} match · newest first
+              {page.totalCapped ? '+' : ''} {page.total === 1 && !page.totalCapped ? 'run matches' : 'runs match'} · newest first
             </span>
           ) : (
             'Every trigger of every job, newest first.'
