@@ -438,7 +438,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
         drained = await runner.idle(Math.min(5000, Math.max(1000, config.shellKillGraceMs + 1000)));
       }
       // the keys of cancelled attempts whose handlers returned during the drain, freed before the pools close
-      await runner.heldKeysFreed();
+      await runner.heldKeysFreed(5_000);
       runner.stopRecording();
       health.stop();
       await Promise.all([heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);

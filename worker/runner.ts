@@ -328,12 +328,17 @@ export class Runner {
   }
 
   /**
-   * Resolves when every freeHeldKey in flight has ended: a worker that stops waits for them before
-   * it closes its pools, or a key freed just before the stop would be left held until the reaper
-   * expires the hold (its lease end, up to a lease later).
+   * Resolves when every freeHeldKey in flight has ended, or after `timeoutMs` (a database that does
+   * not answer must not hold up a stop): a worker that stops waits for them before it closes its
+   * pools, or a key freed just before the stop would be left held until the reaper expires the hold
+   * (its lease end, up to a lease later).
    */
-  async heldKeysFreed(): Promise<void> {
-    while (this.keyFrees.size > 0) await Promise.allSettled([...this.keyFrees]);
+  async heldKeysFreed(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+    const settled = (async () => { while (this.keyFrees.size > 0) await Promise.allSettled([...this.keyFrees]); })();
+    await Promise.race([settled, gaveUp]);
+    clearTimeout(timer);
   }
 
   /** Of activeTaskIds, those whose handler has been called (the heartbeat marks held ones started). */
