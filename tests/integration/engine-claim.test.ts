@@ -20,6 +20,28 @@ afterAll(async () => {
   await other.$disconnect();
 });
 
+/**
+ * A session listening on tickflow_tasks. `heardAfter(act)` returns what `act`'s commits notified: a
+ * round trip on the listening session after a commit delivers what that commit notified
+ * (PostgreSQL sends pending notifications before the session's next ReadyForQuery).
+ */
+async function listenForTasks(): Promise<{ heardAfter: (act: () => Promise<unknown>) => Promise<string[]>; release: () => void }> {
+  const listener = await t.pool.connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => { if (n.channel === TASKS_CHANNEL) heard.push(n.payload ?? ''); });
+  await listener.query(`LISTEN ${TASKS_CHANNEL}`);
+  return {
+    async heardAfter(act) {
+      await listener.query('SELECT 1');
+      heard.length = 0;
+      await act();
+      await listener.query('SELECT 1');
+      return [...heard];
+    },
+    release: () => listener.release(),
+  };
+}
+
 async function startRun(spec: Parameters<typeof insertJob>[1] = {}, now = T0) {
   const jobId = await insertJob(t.db, spec);
   const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: now }, now);
@@ -91,19 +113,7 @@ describe('resource keys', () => {
     // prisma/migrations/20261212000000_resource_key_freed_notify: without it a worker other than
     // the holder's found the waiting task only at its next safety poll.
     const handler = 'rk.wake';
-    const listener = await t.pool.connect();
-    const heard: string[] = [];
-    listener.on('notification', (n) => { if (n.channel === TASKS_CHANNEL) heard.push(n.payload ?? ''); });
-    await listener.query(`LISTEN ${TASKS_CHANNEL}`);
-    // A round trip on the listening session after a commit delivers what that commit notified
-    // (PostgreSQL sends pending notifications before the session's next ReadyForQuery).
-    const heardAfter = async (act: () => Promise<unknown>) => {
-      await listener.query('SELECT 1');
-      heard.length = 0;
-      await act();
-      await listener.query('SELECT 1');
-      return [...heard];
-    };
+    const { heardAfter, release } = await listenForTasks();
     try {
       const first = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'wake-1' }] });
       const [held] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
@@ -119,7 +129,7 @@ describe('resource keys', () => {
       expect(await heardAfter(() => completeTask(t.db, { taskId: next!.id, attempt: next!.attempt, nodeId: NODE.nodeId, outcome: 'success' }, at(7_000))))
         .toEqual([]);
     } finally {
-      listener.release();
+      release();
     }
   });
 
@@ -127,10 +137,7 @@ describe('resource keys', () => {
     // prisma/migrations/20261213000000_resource_key_freed_notify_retried: the retry's own NOTIFY came
     // while the key was held, and the release's left the task that had held it out.
     const handler = 'rk.retried';
-    const listener = await t.pool.connect();
-    const heard: string[] = [];
-    listener.on('notification', (n) => { if (n.channel === TASKS_CHANNEL) heard.push(n.payload ?? ''); });
-    await listener.query(`LISTEN ${TASKS_CHANNEL}`);
+    const { heardAfter, release } = await listenForTasks();
     try {
       const { runId } = await startRun({ steps: [{ key: 'a', handler, resourceKey: 'retried-1' }] });
       const [held] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, T0);
@@ -139,16 +146,15 @@ describe('resource keys', () => {
       expect((await t.db.task.findUniqueOrThrow({ where: { id: held!.id } })).status).toBe('pending');
       // the key is still held by the cancelled attempt: not claimable yet
       expect(await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(3_000))).toEqual([]);
-      await listener.query('SELECT 1');
-      heard.length = 0;
-      expect(await releaseHeldResourceKeys(t.db, { nodeId: NODE.nodeId, taskIds: [held!.id] })).toEqual(['retried-1']);
-      await listener.query('SELECT 1');
+      let freed: string[] = [];
+      const heard = await heardAfter(async () => { freed = await releaseHeldResourceKeys(t.db, { nodeId: NODE.nodeId, taskIds: [held!.id] }); });
+      expect(freed).toEqual(['retried-1']);
       const retried = await t.db.task.findUniqueOrThrow({ where: { id: held!.id } });
       expect(heard).toEqual([String(retried.scheduleAt.getTime())]);
       const [again] = await claimTasks(t.db, { ...NODE, handlers: [handler], limit: 10 }, at(4_000));
       expect(again!.id).toBe(held!.id);
     } finally {
-      listener.release();
+      release();
     }
   });
 
