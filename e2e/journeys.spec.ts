@@ -199,6 +199,9 @@ test('recycle bin purge: gone from the bin and the job, its runs still listed', 
   await expect(page.locator(`[data-run-id="${run.id}"]`)).toContainText(job.key);
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('run-status')).toHaveText('success');
+  // the run page names the purged job as text: a link would open "not found"
+  await expect(page.getByTestId('run-job-purged')).toHaveText(`${job.key} (purged)`);
+  await expect(page.locator(`main a[href^="/jobs/${job.id}"]`)).toHaveCount(0);
 });
 
 test('Run now with a payload override: the run shows it as params and in the output', async ({ page }) => {

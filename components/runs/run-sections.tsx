@@ -24,14 +24,18 @@ import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-deta
 import { runTextSegments } from './run-links';
 
 /** Title, status, breadcrumbs and the Cancel run / Retry run buttons. */
-export function RunHeader({ rd }: { rd: RunDetailState }) {
+export function RunHeader({ rd, jobPurged = false }: { rd: RunDetailState; jobPurged?: boolean }) {
   const { run, active, busy, onCancel, onRetry } = rd;
   return (
     <PageHeader
       crumb={
         <>
           <Link href="/runs" className="hover:underline">Runs</Link> /{' '}
-          <Link href={`/jobs/${run.jobId}`} className="font-mono hover:underline">{run.jobKey}</Link>
+          {jobPurged ? (
+            <span className="font-mono" title="This job was purged; its runs are kept" data-testid="run-job-purged">{run.jobKey} (purged)</span>
+          ) : (
+            <Link href={`/jobs/${run.jobId}`} className="font-mono hover:underline">{run.jobKey}</Link>
+          )}
         </>
       }
       title={
@@ -107,7 +111,7 @@ function RunDuration({ run }: { run: RunDetailState['run'] }) {
 }
 
 /** Timing (with lateness), error, params and the retry chain. */
-export function RunSummary({ rd }: { rd: RunDetailState }) {
+export function RunSummary({ rd, jobPurged = false }: { rd: RunDetailState; jobPurged?: boolean }) {
   const { run } = rd;
   const lateness = run.latenessMs;
   return (
@@ -124,7 +128,7 @@ export function RunSummary({ rd }: { rd: RunDetailState }) {
               // Says what it counts: the Timeline's total also counts the wait before the first task started.
               ['Duration', <RunDuration key="d" run={run} />],
               ['Lateness', lateness == null ? '—' : <span key="l" title="started − scheduled for" className={lateness > 5000 ? 'text-amber-700' : undefined}>{formatDuration(Math.max(0, lateness))}</span>],
-              ['Job version', <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
+              ['Job version', jobPurged ? <span key="v">v{run.jobVersion}</span> : <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
               ['Trace id', <span key="tr" className="font-mono text-xs">{run.traceId}</span>],
               ...(run.reason ? ([['Reason', <RunText key="r" text={run.reason} />]] as [string, React.ReactNode][]) : []),
             ]}
