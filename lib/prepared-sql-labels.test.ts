@@ -4,19 +4,10 @@
  * (a label chosen by a condition) would fail there alone: the batched DAG completion inside a
  * caller's transaction once fell back to completing one by one for a 33-character label.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, isSourceFile } from '../tests/helpers/files-under.ts';
 import { preparedSql } from './sql-pool.ts';
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (name === 'generated' || name === 'node_modules') return [];
-    if (statSync(path).isDirectory()) return sources(path);
-    return /\.tsx?$/.test(name) && !name.endsWith('.test.ts') ? [path] : [];
-  });
-}
 
 /** The string literals in the first argument of each preparedSql( call of `text`. */
 function labelsIn(text: string): string[] {
@@ -28,7 +19,7 @@ function labelsIn(text: string): string[] {
 }
 
 describe('preparedSql labels in the code', () => {
-  const found = ['lib', 'worker'].flatMap((dir) => sources(dir)).flatMap((file) => labelsIn(readFileSync(file, 'utf8')).map((label) => ({ file, label })));
+  const found = ['lib', 'worker'].flatMap((dir) => filesUnder(dir, isSourceFile)).flatMap((file) => labelsIn(readFileSync(file, 'utf8')).map((label) => ({ file, label })));
 
   it('are found (the scan reads the calls)', () => {
     expect(found.length).toBeGreaterThan(50);

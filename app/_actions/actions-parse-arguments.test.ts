@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import type { DefinedAction } from './define-action';
+import { filesUnder, isSourceFile } from '../../tests/helpers/files-under.ts';
 
 // Every action runs as an admin here: what is checked is the arguments, before any domain function (no database).
 const session = vi.hoisted(() => ({ signOut: vi.fn(async () => undefined) }));
@@ -17,12 +18,8 @@ delete process.env.DATABASE_URL; // no database probe
 const APP = path.resolve(import.meta.dirname, '..');
 
 /** Every 'use server' module under app/. */
-function actionFiles(dir = APP): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return actionFiles(full);
-    return /\.tsx?$/.test(e.name) && !e.name.endsWith('.test.ts') && /^'use server';/m.test(readFileSync(full, 'utf8')) ? [full] : [];
-  });
+function actionFiles(): string[] {
+  return filesUnder(APP, (name, full) => isSourceFile(name) && /^'use server';/m.test(readFileSync(full, 'utf8')));
 }
 
 type Action = ((...a: unknown[]) => Promise<unknown>) & Partial<DefinedAction>;

@@ -1,17 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../../tests/helpers/files-under.ts';
 import { consolePage, firstSearchValues } from './page-error.ts';
 
 const APP = path.resolve(import.meta.dirname, '..');
 
 /** Every page.tsx / layout.tsx under app/, as a path relative to it. */
-function routeModules(dir = APP): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return routeModules(full);
-    return e.name === 'page.tsx' || e.name === 'layout.tsx' ? [path.relative(APP, full)] : [];
-  });
+function routeModules(): string[] {
+  return filesUnder(APP, (name) => name === 'page.tsx' || name === 'layout.tsx').map((full) => path.relative(APP, full));
 }
 
 describe('console pages meet a database outage with the 503 page (app/_lib/page-error.ts)', () => {

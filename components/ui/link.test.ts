@@ -3,20 +3,13 @@
  * importing next/link directly would bring back a server render of the console layout per link in
  * view (docs/console.md "Links do not prefetch").
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
-  });
-}
+import { filesUnder, isSourceFile } from '../../tests/helpers/files-under.ts';
 
 describe('links of the console', () => {
-  const files = ['app', 'components'].flatMap((dir) => sources(dir)).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  const files = ['app', 'components'].flatMap((dir) => filesUnder(dir, isSourceFile)).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
   it('are found (the scan reads the console’s sources)', () => {
     expect(files.filter(({ text }) => text.includes("from '@/components/ui/link'")).length).toBeGreaterThan(20);

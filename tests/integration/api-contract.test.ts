@@ -6,11 +6,11 @@
  * Idempotency-Key on PATCH and DELETE; keys expire after 24 h.
  * Route handlers are called directly with `new Request(...)` (as api-rest.test.ts).
  */
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture, type CallResult, type RouteHandler, byToken } from '../helpers/rest.ts';
+import { filesUnder } from '../helpers/files-under.ts';
 import { SYSTEM_ACTOR } from '../../lib/auth/actor.ts';
 import { PEER_ADDRESS_HEADER } from '../../lib/auth/client-address.ts';
 import * as health from '../../app/api/v1/health/route.ts';
@@ -191,15 +191,7 @@ describe('REST contract /api/v1', () => {
 
   it('covers every route file under app/api/v1 (this list must grow with the API)', () => {
     const root = path.resolve(__dirname, '../../app/api/v1');
-    const found: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = path.join(dir, name);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (name === 'route.ts') found.push(path.relative(root, dir) || '.');
-      }
-    };
-    walk(root);
+    const found = filesUnder(root, (name) => name === 'route.ts').map((file) => path.relative(root, path.dirname(file)) || '.');
     expect(found.sort()).toEqual(
       [
         '[[...path]]', 'alarms', 'alarms/[id]/acknowledge', 'alarms/silences', 'alarms/silences/[id]', 'alarms/test', 'handlers', 'health', 'jobs', 'jobs/[id]', 'jobs/[id]/dag', 'jobs/[id]/diff', 'jobs/[id]/pause', 'jobs/[id]/purge',
@@ -216,20 +208,13 @@ describe('REST contract /api/v1', () => {
     const root = path.resolve(__dirname, '../../app/api/v1');
     const doc = buildOpenApiDocument().paths as Record<string, Record<string, unknown>>;
     const fromFiles: Record<string, string[]> = {};
-    const walk = async (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = path.join(dir, name);
-        if (statSync(p).isDirectory()) await walk(p);
-        else if (name === 'route.ts') {
-          const rel = path.relative(root, dir);
-          if (rel === '[[...path]]' || rel === 'openapi.json') continue; // the JSON 404 catch-all; the document itself
-          const mod = (await import(p)) as Record<string, unknown>;
-          const template = `/${rel.replace(/\[([^\]]+)\]/g, '{$1}')}`;
-          fromFiles[template] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => typeof mod[m] === 'function').map((m) => m.toLowerCase());
-        }
-      }
-    };
-    await walk(root);
+    for (const file of filesUnder(root, (name) => name === 'route.ts')) {
+      const rel = path.relative(root, path.dirname(file));
+      if (rel === '[[...path]]' || rel === 'openapi.json') continue; // the JSON 404 catch-all; the document itself
+      const mod = (await import(file)) as Record<string, unknown>;
+      const template = `/${rel.replace(/\[([^\]]+)\]/g, '{$1}')}`;
+      fromFiles[template] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => typeof mod[m] === 'function').map((m) => m.toLowerCase());
+    }
     const fromDoc = Object.fromEntries(Object.entries(doc).map(([k, ops]) => [k, Object.keys(ops).sort()]));
     for (const k of Object.keys(fromFiles)) fromFiles[k]!.sort();
     expect(fromDoc).toEqual(fromFiles);

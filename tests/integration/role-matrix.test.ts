@@ -8,11 +8,11 @@
  * lib/auth/permissions.ts and this table states who may call it.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SYSTEM_ACTOR, type Role } from '../../lib/auth/actor.ts';
+import { filesUnder } from '../helpers/files-under.ts';
 import { OPERATIONS, operationMinRole, type Operation } from '../../lib/auth/permissions.ts';
 import { ROLE_OF_SCOPE, TOKEN_SCOPES } from '../../lib/auth/scopes.ts';
 import { createSession, SESSION_COOKIE } from '../../lib/auth/sessions.ts';
@@ -110,14 +110,8 @@ function routeFile(template: string): string {
 }
 
 /** Every `actions.ts` under app/ (server action modules). */
-function actionFiles(dir = path.join(ROOT, 'app')): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...actionFiles(p));
-    else if (name === 'actions.ts') out.push(p);
-  }
-  return out;
+function actionFiles(): string[] {
+  return filesUnder(path.join(ROOT, 'app'), (name) => name === 'actions.ts');
 }
 
 /** Row counts of every table a refused call could touch. */
