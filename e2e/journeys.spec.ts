@@ -194,13 +194,16 @@ test('recycle bin purge: gone from the bin and the job, its runs still listed', 
   await page.reload();
   await expect(row).toHaveCount(0);
 
+  expect(await api('GET', `/runs/${run.id}`)).toMatchObject({ jobId: job.id, jobPurged: true });
+  // the runs list and the run page name the purged job as text: a link would open "not found"
   await page.goto(`/runs?jobId=${job.id}`);
-  await expect(page.locator(`[data-run-id="${run.id}"]`)).toBeVisible();
-  await expect(page.locator(`[data-run-id="${run.id}"]`)).toContainText(job.key);
+  const listed = page.locator(`[data-run-id="${run.id}"]`);
+  await expect(listed).toBeVisible();
+  await expect(listed.getByTestId('job-purged')).toHaveText(`${job.key} (purged)`);
+  await expect(page.locator(`main a[href^="/jobs/${job.id}"]`)).toHaveCount(0);
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('run-status')).toHaveText('success');
-  // the run page names the purged job as text: a link would open "not found"
-  await expect(page.getByTestId('run-job-purged')).toHaveText(`${job.key} (purged)`);
+  await expect(page.getByTestId('job-purged')).toHaveText(`${job.key} (purged)`);
   await expect(page.locator(`main a[href^="/jobs/${job.id}"]`)).toHaveCount(0);
 });
 

@@ -15,6 +15,7 @@ import { AutoRefresh } from '@/components/auto-refresh';
 import { NextFires } from '@/components/overview/next-fires';
 import { RunningNow } from '@/components/overview/running-now';
 import { consolePage } from '@/app/_lib/page-error';
+import { JobNameLink } from '@/components/jobs/job-name-link';
 
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';
@@ -92,7 +93,7 @@ export default consolePage(async function OverviewPage() {
                   cell: (f) => (
                     <>
                       <Truncate text={f.jobName} className="md:max-w-[15rem]">
-                        <Link href={`/jobs/${f.jobId}`} className="hover:underline">{f.jobName}</Link>
+                        <JobNameLink jobId={f.jobId} jobKey={f.jobKey} purged={f.jobPurged} className="hover:underline">{f.jobName}</JobNameLink>
                       </Truncate>
                       <Truncate text={f.jobKey} className="font-mono text-[11px] text-zinc-500 md:max-w-[15rem]" />
                     </>

@@ -78,6 +78,11 @@ const DURATIONS = [
  * or this type everywhere for global alarms) and a duration (1 h, 4 h, 24 h, or until a time
  * in the display zone). While silenced no notification is sent; alarms are still recorded.
  */
+/** A silence may name the alarm's job while the job exists: a purged one has nothing left to alarm about. */
+function silencesJob(alarm: AlarmView | null): alarm is AlarmView & { jobId: string } {
+  return alarm?.jobId != null && !alarm.jobPurged;
+}
+
 export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: AlarmView | null; onClose: () => void; action: SilenceAction; onDone: () => void }) {
   const [scope, setScope] = React.useState<'rule' | 'job' | 'type'>('rule');
   const [duration, setDuration] = React.useState<string>('60');
@@ -90,13 +95,13 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
   const [busy, setBusy] = React.useState(false);
   const { toast } = useToast();
   React.useEffect(() => {
-    setScope(alarm?.jobId ? 'rule' : 'type');
+    setScope(silencesJob(alarm) ? 'rule' : 'type');
     setDuration('60');
     setUntil('');
     setUntilRepeated('first');
     setNote('');
     setFields({});
-  }, [alarm?.id, alarm?.jobId]);
+  }, [alarm?.id, alarm?.jobId, alarm?.jobPurged]);
   if (!alarm) return null;
   const jobLabel = alarm.jobKey ?? alarm.jobId?.slice(0, 8) ?? '';
   const type = alarm.type.replace('_', ' ');
@@ -110,7 +115,7 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
     setFields({});
     try {
       const input = {
-        ...(scope !== 'type' && alarm.jobId ? { jobId: alarm.jobId } : {}),
+        ...(scope !== 'type' && silencesJob(alarm) ? { jobId: alarm.jobId } : {}),
         ...(scope !== 'job' ? { type: alarm.type } : {}),
         ...(duration === 'until' ? { until: until ? (untilAt?.toISOString() ?? until) : '' } : { durationMinutes: Number(duration) }),
         ...(note.trim() ? { note: note.trim() } : {}),
@@ -144,7 +149,7 @@ export function SilenceDialog({ alarm, onClose, action, onDone }: { alarm: Alarm
       <div className="flex flex-col gap-3">
         <fieldset className="flex flex-col gap-1 text-[13px]">
           <legend className="mb-1 text-xs font-medium text-zinc-600">What</legend>
-          {alarm.jobId ? (
+          {silencesJob(alarm) ? (
             <>
               <label className="flex items-center gap-2">
                 <input type="radio" name="silence-scope" checked={scope === 'rule'} onChange={() => setScope('rule')} /> {type} alarms of job <span className="font-mono">{jobLabel}</span>

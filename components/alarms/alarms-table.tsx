@@ -2,6 +2,7 @@
 
 import * as React from 'react';
 import { Link } from '@/components/ui/link';
+import { JobNameLink } from '../jobs/job-name-link';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Bell, BellOff, Check } from 'lucide-react';
 import type { AlarmView } from '@/lib/alarms/list-alarms';
@@ -82,9 +83,7 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
             cell: (a) => (
               <>
                 {a.jobId ? (
-                  <Link className="font-mono text-indigo-700 hover:underline" href={`/jobs/${a.jobId}`}>
-                    {a.jobKey ?? a.jobId.slice(0, 8)}
-                  </Link>
+                  <JobNameLink jobId={a.jobId} jobKey={a.jobKey ?? a.jobId.slice(0, 8)} purged={a.jobPurged} className="font-mono text-indigo-700 hover:underline" />
                 ) : (
                   <span className="text-zinc-500">global</span>
                 )}

@@ -24,8 +24,6 @@ export type RunDetailProps = RunActions & {
   graph: { steps: StepDraft[]; edges: EdgeDraft[] };
   /** Step key of the task to open the page on (`/runs/:id?task=`, e.g. from the job's Grid tab): selected in the graph, its section open and scrolled to. */
   focusTask?: string | null;
-  /** The run's job was purged (its runs are kept): the job is named as text, not linked to a page that no longer exists. */
-  jobPurged?: boolean;
 };
 
 /**
@@ -34,7 +32,7 @@ export type RunDetailProps = RunActions & {
  * timings with lateness, params, error, retry chain, the tasks table
  * (`task-status-<stepKey>`), each task's log timeline (`task-log-row`) and output.
  */
-export function RunDetail({ initial, graph, cancel, retry, retryTask, focusTask = null, jobPurged = false }: RunDetailProps) {
+export function RunDetail({ initial, graph, cancel, retry, retryTask, focusTask = null }: RunDetailProps) {
   const live = useRunDetail(initial, { cancel, retry, retryTask });
   const focus = focusTask && initial.tasks.some((t) => t.stepKey === focusTask) ? focusTask : null;
   const [selected, setSelected] = React.useState<string | null>(focus);
@@ -47,8 +45,8 @@ export function RunDetail({ initial, graph, cancel, retry, retryTask, focusTask 
   const { run } = rd;
   return (
     <>
-      <RunHeader rd={rd} jobPurged={jobPurged} />
-      <RunSummary rd={rd} jobPurged={jobPurged} />
+      <RunHeader rd={rd} />
+      <RunSummary rd={rd} />
       <RunGraphCard
         rd={rd}
         graph={graph}

@@ -22,20 +22,17 @@ import { attemptLabel, runDurationMs } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
 import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
 import { runTextSegments } from './run-links';
+import { JobNameLink } from '../jobs/job-name-link';
 
 /** Title, status, breadcrumbs and the Cancel run / Retry run buttons. */
-export function RunHeader({ rd, jobPurged = false }: { rd: RunDetailState; jobPurged?: boolean }) {
+export function RunHeader({ rd }: { rd: RunDetailState }) {
   const { run, active, busy, onCancel, onRetry } = rd;
   return (
     <PageHeader
       crumb={
         <>
           <Link href="/runs" className="hover:underline">Runs</Link> /{' '}
-          {jobPurged ? (
-            <span className="font-mono" title="This job was purged; its runs are kept" data-testid="run-job-purged">{run.jobKey} (purged)</span>
-          ) : (
-            <Link href={`/jobs/${run.jobId}`} className="font-mono hover:underline">{run.jobKey}</Link>
-          )}
+          <JobNameLink jobId={run.jobId} jobKey={run.jobKey} purged={run.jobPurged} className="font-mono hover:underline" />
         </>
       }
       title={
@@ -111,7 +108,7 @@ function RunDuration({ run }: { run: RunDetailState['run'] }) {
 }
 
 /** Timing (with lateness), error, params and the retry chain. */
-export function RunSummary({ rd, jobPurged = false }: { rd: RunDetailState; jobPurged?: boolean }) {
+export function RunSummary({ rd }: { rd: RunDetailState }) {
   const { run } = rd;
   const lateness = run.latenessMs;
   return (
@@ -128,7 +125,7 @@ export function RunSummary({ rd, jobPurged = false }: { rd: RunDetailState; jobP
               // Says what it counts: the Timeline's total also counts the wait before the first task started.
               ['Duration', <RunDuration key="d" run={run} />],
               ['Lateness', lateness == null ? '—' : <span key="l" title="started − scheduled for" className={lateness > 5000 ? 'text-amber-700' : undefined}>{formatDuration(Math.max(0, lateness))}</span>],
-              ['Job version', jobPurged ? <span key="v">v{run.jobVersion}</span> : <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
+              ['Job version', run.jobPurged ? <span key="v">v{run.jobVersion}</span> : <Link key="v" href={`/jobs/${run.jobId}?tab=versions`} className="text-indigo-700 hover:underline">v{run.jobVersion}</Link>],
               ['Trace id', <span key="tr" className="font-mono text-xs">{run.traceId}</span>],
               ...(run.reason ? ([['Reason', <RunText key="r" text={run.reason} />]] as [string, React.ReactNode][]) : []),
             ]}

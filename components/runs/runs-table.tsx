@@ -10,12 +10,15 @@ import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { Truncate } from '../ui/truncate';
 import { cn } from '../ui/cn';
 import { runProblem } from '@/lib/runs/run-view';
+import { JobNameLink } from '../jobs/job-name-link';
 
 /** Columns the runs table shows (lib/runs RunSummary satisfies it). */
 export type RunRow = {
   id: string;
   jobId: string;
   jobKey: string;
+  /** the job was purged: named as text (JobNameLink) */
+  jobPurged: boolean;
   status: string;
   trigger: string;
   triggeredBy: string;
@@ -70,9 +73,7 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
           header: 'Job',
           className: 'font-mono text-xs max-md:-order-2 max-md:min-w-0 max-md:flex-1',
           cell: (r) => (
-            <Link href={`/jobs/${r.jobId}`} className="block max-w-[16rem] truncate hover:underline" title={r.jobKey}>
-              {r.jobKey}
-            </Link>
+            <JobNameLink jobId={r.jobId} jobKey={r.jobKey} purged={r.jobPurged} className="block max-w-[16rem] truncate hover:underline" />
           ),
         },
         {

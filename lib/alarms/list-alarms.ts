@@ -5,6 +5,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { afterCreatedAt, createdAtPage, type Page } from '../api/cursor.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
 import { redactAlarmTarget } from './redact-target.ts';
+import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 
 /** One alarm row as the console and REST show it (instants ISO-8601 UTC). */
 export interface AlarmView {
@@ -12,6 +13,8 @@ export interface AlarmView {
   jobId: string | null;
   /** content.jobKey when known (jobs may since have been purged) */
   jobKey: string | null;
+  /** the job was purged (alarms are kept): the console names it as text (lib/jobs/purged-job-ids.ts) */
+  jobPurged: boolean;
   runId: string | null;
   type: AlarmType;
   level: string;
@@ -41,13 +44,14 @@ function findAlarms(db: Db, args: { where: Record<string, unknown>; take: number
   return db.alarm.findMany({ ...args, include: { silence: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
-function toAlarmView(r: AlarmRow): AlarmView {
+function toAlarmView(r: AlarmRow, purged: Set<string>): AlarmView {
   const content = (r.content && typeof r.content === 'object' && !Array.isArray(r.content) ? r.content : {}) as Record<string, unknown>;
   const message = typeof content.message === 'string' ? content.message : `${r.type} alarm`;
   return {
     id: r.id,
     jobId: r.jobId,
     jobKey: typeof content.jobKey === 'string' ? content.jobKey : null,
+    jobPurged: r.jobId !== null && purged.has(r.jobId),
     runId: r.runId,
     type: r.type as AlarmType,
     level: r.level,
@@ -74,7 +78,8 @@ function toAlarmView(r: AlarmRow): AlarmView {
 export async function getAlarm(db: Db, id: string): Promise<AlarmView | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   const rows = await findAlarms(db, { where: { id }, take: 1 });
-  return rows[0] ? toAlarmView(rows[0]) : null;
+  if (!rows[0]) return null;
+  return toAlarmView(rows[0], await purgedJobIds(db, rows[0].jobId ? [rows[0].jobId] : []));
 }
 
 /**
@@ -121,5 +126,6 @@ export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promis
     take: limit + 1,
   });
   const page = createdAtPage(rows, limit, ALARMS_CURSOR);
-  return { items: page.items.map(toAlarmView), nextCursor: page.nextCursor };
+  const purged = await purgedJobIds(db, page.items.flatMap((a) => (a.jobId ? [a.jobId] : [])));
+  return { items: page.items.map((a) => toAlarmView(a, purged)), nextCursor: page.nextCursor };
 }

@@ -83,7 +83,8 @@ export async function triggerJob(
         now,
         { authorize },
       );
-      return { runs: made.map((m) => ({ ...toRunSummary(m.run), outcome: m.outcome })) };
+      // runs just created by their job: it exists (jobPurged false)
+      return { runs: made.map((m) => ({ ...toRunSummary(m.run, false), outcome: m.outcome })) };
     }
     const { run, outcome } = await triggerRun(
       db,
@@ -91,7 +92,7 @@ export async function triggerJob(
       now,
       { authorize },
     );
-    return { run: toRunSummary(run), outcome };
+    return { run: toRunSummary(run, false), outcome };
   } catch (e) {
     // The engine finds the job in its own statement (a trigger costs no read before it); when it finds none,
     // findJob says why in the words every job route uses (unknown, or in the recycle bin).

@@ -5,6 +5,7 @@ import { isUuid } from '../api/ids.ts';
 import type { Run } from '../generated/prisma/client.ts';
 import { isReadyPending, toRunSummary, toTaskView, type RunView, type TaskParent } from './run-view.ts';
 import { handlerAvailability } from '../handlers/catalogue.ts';
+import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 
 /**
  * A run with its tasks (ordered by creation then step key), each task's logs
@@ -57,11 +58,16 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
   }
 
   // A ready task whose handler no live worker offers would wait without a word (no worker claims it).
-  const offered = await handlerAvailability(db, [...new Set(tasks.filter(isReadyPending).map((t) => t.handler))]);
+  const [offered, purged] = await Promise.all([
+    handlerAvailability(db, [...new Set(tasks.filter(isReadyPending).map((t) => t.handler))]),
+    purgedJobIds(db, [run.jobId]),
+  ]);
+  // a retry chain never leaves its job (lib/engine/retry-run.ts gives the retry its run's job_id)
+  const jobPurged = purged.has(run.jobId);
 
   return {
-    ...toRunSummary(run),
+    ...toRunSummary(run, jobPurged),
     tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [], offered)),
-    retryChain: [...ancestors, run, ...descendants].map(toRunSummary),
+    retryChain: [...ancestors, run, ...descendants].map((r) => toRunSummary(r, jobPurged)),
   };
 }

@@ -5,6 +5,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
 import { toRunSummary, type RunSummary } from './run-view.ts';
 import { escapeLike } from '../api/like.ts';
+import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 
 /**
  * Runs across jobs, newest first: keyset on (scheduled_for desc, id desc)
@@ -58,11 +59,14 @@ export async function listRuns(db: Db, rawQuery: unknown, actor: Actor): Promise
   });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const counted = await db.run.findMany({ where: filters, select: { id: true }, take: RUN_TOTAL_CAP + 1 });
+  const [counted, purged] = await Promise.all([
+    db.run.findMany({ where: filters, select: { id: true }, take: RUN_TOTAL_CAP + 1 }),
+    purgedJobIds(db, items.map((r) => r.jobId)),
+  ]);
   return {
     total: Math.min(counted.length, RUN_TOTAL_CAP),
     totalCapped: counted.length > RUN_TOTAL_CAP,
-    items: items.map(toRunSummary),
+    items: items.map((r) => toRunSummary(r, purged.has(r.jobId))),
     nextCursor: rows.length > limit && last ? encodeCursor({ s: 'runs', v: last.scheduledFor.toISOString(), id: last.id }) : null,
   };
 }

@@ -89,11 +89,11 @@ describe('toRunSummary latenessMs', () => {
   }) as Run;
 
   it('is the start minus the slot for a run of the schedule, and null until it starts', () => {
-    expect(toRunSummary(run('schedule', new Date(slot.getTime() + 1_500))).latenessMs).toBe(1_500);
-    expect(toRunSummary(run('schedule', null)).latenessMs).toBeNull();
+    expect(toRunSummary(run('schedule', new Date(slot.getTime() + 1_500)), false).latenessMs).toBe(1_500);
+    expect(toRunSummary(run('schedule', null), false).latenessMs).toBeNull();
   });
 
   it('is null for a backfill run, whose slot is in the past on purpose (the stats count none either)', () => {
-    expect(toRunSummary(run('backfill', new Date(slot.getTime() + 88_363_133))).latenessMs).toBeNull();
+    expect(toRunSummary(run('backfill', new Date(slot.getTime() + 88_363_133)), false).latenessMs).toBeNull();
   });
 });

@@ -9,6 +9,8 @@ export type RunSummary = {
   id: string;
   jobId: string;
   jobKey: string;
+  /** the job was purged (runs are kept): its page is gone, so the console names it as text (lib/jobs/purged-job-ids.ts) */
+  jobPurged: boolean;
   jobVersion: number;
   status: Run['status'];
   trigger: Run['trigger'];
@@ -160,11 +162,16 @@ export function runProblem(r: { status: string; error: string | null; reason: st
   return null;
 }
 
-export function toRunSummary(r: Run): RunSummary {
+/**
+ * A run row as the REST API and the console show it.
+ * @param jobPurged whether its job was purged (lib/jobs/purged-job-ids.ts): the caller knows, a run row does not
+ */
+export function toRunSummary(r: Run, jobPurged: boolean): RunSummary {
   return {
     id: r.id,
     jobId: r.jobId,
     jobKey: r.jobKey,
+    jobPurged,
     jobVersion: r.jobVersion,
     status: r.status,
     trigger: r.trigger,

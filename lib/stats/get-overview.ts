@@ -3,6 +3,7 @@ import { BEFORE_SLOT_ERROR } from '../engine/cancel-ahead-runs.ts';
 import { countNodesByStatus } from '../workers/node-status.ts';
 import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
+import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 
 /** What the overview page shows at a glance (instants ISO-8601 UTC). */
 export interface Overview {
@@ -23,7 +24,7 @@ export interface Overview {
   /** jobs the system paused after consecutive failures (newest first, at most 20) */
   deadLetterJobs: { id: string; key: string; name: string; consecutiveFailures: number; lastError: string | null; href: string }[];
   /** the latest failed / timed-out runs of the last 7 days (at most 10), linking to the run page */
-  latestFailures: { id: string; jobId: string; jobKey: string; jobName: string; status: string; error: string | null; scheduledFor: string; finishedAt: string | null; href: string }[];
+  latestFailures: { id: string; jobId: string; jobKey: string; jobName: string; jobPurged: boolean; status: string; error: string | null; scheduledFor: string; finishedAt: string | null; href: string }[];
   /** tasks running now, longest first (lib/stats getRunningNow) */
   runningNow: RunningTask[];
   /** jobs firing in the next 24 h with their due instants, the first their next fire (docs/on-time.md "Next fire"; lib/stats getUpcomingFires) */
@@ -78,7 +79,11 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
   ]);
   // Failures are listed by job name (runs keep the key; a renamed or purged job falls back to it).
   const jobIds = [...new Set(failures.map((f) => f.jobId))];
-  const names = new Map((jobIds.length ? await db.job.findMany({ where: { id: { in: jobIds } }, select: { id: true, name: true } }) : []).map((x) => [x.id, x.name]));
+  const [named, purged] = await Promise.all([
+    jobIds.length ? db.job.findMany({ where: { id: { in: jobIds } }, select: { id: true, name: true } }) : [],
+    purgedJobIds(db, jobIds),
+  ]);
+  const names = new Map(named.map((x) => [x.id, x.name]));
   const j = Object.fromEntries(jobGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const r = Object.fromEntries(runGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   // Runs cancelled before their slot are look-ahead's bookkeeping, not an outcome an operator acts on:
@@ -115,6 +120,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
       jobId: f.jobId,
       jobKey: f.jobKey,
       jobName: names.get(f.jobId) || f.jobKey,
+      jobPurged: purged.has(f.jobId),
       status: f.status,
       error: f.error,
       scheduledFor: f.scheduledFor.toISOString(),

@@ -8,6 +8,7 @@ import { cursorInstant, decodeCursor, encodeCursor, invalidCursor } from '../api
 import { SearchTaskLogLinesQuery } from './queries.ts';
 import { toLineView } from './list-lines.ts';
 import type { TaskLogSearchHit } from './view.ts';
+import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 
 /** Longest a search may take before it is stopped (ms): a search must never tie up the database. */
 export const SEARCH_TIMEOUT_MS = 5000;
@@ -120,6 +121,7 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const more = rows.length > limit;
+  const purged = await purgedJobIds(db, page.map((r) => r.job_id));
   return {
     lines: page.map((r) => ({
       ...toLineView(r),
@@ -129,6 +131,7 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
       runId: r.run_id,
       jobId: r.job_id,
       jobKey: r.job_key,
+      jobPurged: purged.has(r.job_id),
     })),
     more,
     nextCursor: more && last ? searchCursor({ time: last.time, taskId: last.task_id, attempt: last.attempt, seq: last.seq }) : null,

@@ -48,4 +48,6 @@ export type TaskLogSearchHit = TaskLogLineView & {
   runId: string;
   jobId: string;
   jobKey: string | null;
+  /** the job was purged (its runs and logs are kept): named as text (lib/jobs/purged-job-ids.ts) */
+  jobPurged: boolean;
 };

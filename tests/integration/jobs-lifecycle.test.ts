@@ -24,6 +24,9 @@ import {
   updateJob,
 } from '../../lib/jobs/index.ts';
 import { DomainError } from '../../lib/errors.ts';
+import { listRuns } from '../../lib/runs/list-runs.ts';
+import { getRun } from '../../lib/runs/get-run.ts';
+import { listAlarms } from '../../lib/alarms/list-alarms.ts';
 
 const alice: Actor = { kind: 'user', id: '00000000-0000-4000-8000-000000000001', name: 'alice@example.com', role: 'operator' };
 const bob: Actor = { kind: 'user', id: '00000000-0000-4000-8000-000000000002', name: 'bob@example.com', role: 'operator' };
@@ -329,8 +332,25 @@ describe('jobs lifecycle', () => {
       `INSERT INTO runs (job_id, job_key, job_version, trigger, triggered_by, scheduled_for, status, trace_id, finished_at) VALUES ($1, 'bin.me', 1, 'manual', 'x', now(), 'success', 't', now())`,
       [job.id],
     );
+    await t.pool.query(
+      `INSERT INTO alarms (job_id, type, channel, target, status, content, created_at, updated_at, next_attempt_at)
+       VALUES ($1, 'failure', 'log', '', 'sent', '{"jobKey":"bin.me"}', now(), now(), now())`,
+      [job.id],
+    );
+    const purgedNames = async () => {
+      const runs = (await listRuns(t.db, { jobId: job.id }, viewer)).items;
+      return {
+        list: runs.map((r) => r.jobPurged),
+        run: (await getRun(t.db, runs[0]!.id, viewer)).jobPurged,
+        alarms: (await listAlarms(t.db, { jobId: job.id })).items.map((a) => a.jobPurged),
+      };
+    };
     await deleteJob(t.db, job.id, alice, {}, NOW);
+    // in the recycle bin the job keeps its page: its runs and alarms still link to it
+    expect(await purgedNames()).toEqual({ list: [false], run: false, alarms: [false] });
     await purgeJob(t.db, job.id, alice);
+    // purged: the lists name it as text (lib/jobs/purged-job-ids.ts)
+    expect(await purgedNames()).toEqual({ list: [true], run: true, alarms: [true] });
     expect(await t.db.job.count({ where: { id: job.id } })).toBe(0);
     expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(0);
     expect(await t.db.jobStep.count({ where: { jobId: job.id } })).toBe(0);

@@ -386,7 +386,10 @@ describe('search', () => {
 
     const all = await searchTaskLogLines(t.db, { q: 'ORDER 100_%' }, VIEWER);
     expect(all.lines.map((l) => l.text)).toEqual(['order 100_% failed: card declined', 'Order 100_% Shipped']);
-    expect(all.lines[0]).toMatchObject({ taskId: tb.id, attempt: 1, seq: 1, runId: tb.runId, jobId: tb.jobId, jobKey: 'search.b', stepKey: 'main', level: 'error' });
+    expect(all.lines[0]).toMatchObject({ taskId: tb.id, attempt: 1, seq: 1, runId: tb.runId, jobId: tb.jobId, jobKey: 'search.b', jobPurged: false, stepKey: 'main', level: 'error' });
+    // a purged job's lines are kept, and the hit says the job is gone (no page to link to)
+    await t.pool.query('DELETE FROM jobs WHERE id = $1', [tb.jobId]);
+    expect((await searchTaskLogLines(t.db, { q: 'ORDER 100_%' }, VIEWER)).lines.map((l) => [l.jobKey, l.jobPurged])).toEqual([['search.b', true], ['search.a', false]]);
     // % and _ are literal: "100x" does not match "100_"
     expect((await searchTaskLogLines(t.db, { q: 'order 100x' }, VIEWER)).lines).toEqual([]);
     const one = await searchTaskLogLines(t.db, { q: 'order 100', jobId: ta.jobId }, VIEWER);

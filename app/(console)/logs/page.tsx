@@ -22,6 +22,7 @@ import { ZonedTime } from '@/components/time';
 import { highlightParts } from '@/components/logs/highlight';
 import { lineText, linesAnchor } from '@/components/runs/task-log-lines-model';
 import { cn } from '@/components/ui/cn';
+import { JobNameLink } from '@/components/jobs/job-name-link';
 
 export const metadata: Metadata = { title: 'Logs' };
 export const dynamic = 'force-dynamic';
@@ -131,9 +132,7 @@ function SearchHits({ hits, needle }: { hits: TaskLogSearchHit[]; needle: string
           className: 'max-w-48 truncate',
           title: (h) => h.jobKey ?? h.jobId,
           cell: (h) => (
-            <Link href={`/jobs/${h.jobId}`} className="font-mono text-xs text-indigo-700 hover:underline">
-              {h.jobKey ?? h.jobId}
-            </Link>
+            <JobNameLink jobId={h.jobId} jobKey={h.jobKey ?? h.jobId} purged={h.jobPurged} className="font-mono text-xs text-indigo-700 hover:underline" />
           ),
         },
         {

@@ -31,17 +31,11 @@ export default consolePage(async function RunPage({ params, searchParams }: Prop
     throw e;
   }
   // The graph is the job version the run was created from; if that job was purged, rebuild it from the tasks.
-  // A purged job (runs are kept) is named as text: a link would open "not found".
-  let jobPurged = false;
   const graph = await getJobVersion(getDb(), run.jobId, run.jobVersion, actor)
     .then((v) => ({ steps: v.snapshot.steps, edges: v.snapshot.edges }))
-    .catch((e: unknown) => {
-      // the job's own not_found names no field; a missing version names `version`
-      jobPurged = isDomainError(e) && e.code === 'not_found' && !e.fields?.version;
-      return {
-        steps: run.tasks.map((t) => ({ key: t.stepKey, handler: t.handler })),
-        edges: run.tasks.flatMap((t) => t.parents.map((p) => ({ from: p.step, to: t.stepKey, type: p.type }))),
-      };
-    });
-  return <RunDetail initial={run} graph={graph} jobPurged={jobPurged} focusTask={typeof task === 'string' ? task : null} cancel={cancelRunAction} retry={retryRunAction} retryTask={retryTaskAction} />;
+    .catch(() => ({
+      steps: run.tasks.map((t) => ({ key: t.stepKey, handler: t.handler })),
+      edges: run.tasks.flatMap((t) => t.parents.map((p) => ({ from: p.step, to: t.stepKey, type: p.type }))),
+    }));
+  return <RunDetail initial={run} graph={graph} focusTask={typeof task === 'string' ? task : null} cancel={cancelRunAction} retry={retryRunAction} retryTask={retryTaskAction} />;
 });
