@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { SEED_STATS_TZ_SQL } from '../stats/seed-zone-sql.ts';
-import { isValidTimeZone } from '../schedule/timezone.ts';
+import { isValidTimeZone, postgresTimeZone } from '../schedule/timezone.ts';
 import { explainConnectError } from './database-connect-error.ts';
 
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;
@@ -110,7 +110,7 @@ export async function migrate(databaseUrl: string, migrationsDir = defaultMigrat
     }
     // TICKFLOW_STATS_TZ only seeds the stats zone setting; once stored, the database's value wins.
     const statsZone = process.env.TICKFLOW_STATS_TZ?.trim();
-    if (statsZone && isValidTimeZone(statsZone)) await client.query(SEED_STATS_TZ_SQL, [statsZone]);
+    if (statsZone && isValidTimeZone(statsZone)) await client.query(SEED_STATS_TZ_SQL, [postgresTimeZone(statsZone)]);
     return { applied, alreadyApplied };
   } finally {
     await client.end();

@@ -4,6 +4,7 @@ import { JobCalendarQuery } from '../api/view-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { findJob } from '../jobs/store.ts';
 import { addDays, statDateOf, type IsoDate } from '../stats/dates.ts';
+import { postgresTimeZone } from '../schedule/timezone.ts';
 
 /** Days one calendar covers: a year, leap day included. */
 export const CALENDAR_DAYS = 366;
@@ -30,7 +31,8 @@ export interface JobCalendar {
 
 /**
  * A job's runs per calendar day over the 366 days ending `to` (docs/console.md "Calendar"),
- * counted in SQL: the day of a run is `date_trunc('day', scheduled_for AT TIME ZONE tz)`, so a
+ * counted in SQL: the day of a run is `date_trunc('day', scheduled_for AT TIME ZONE tz)` (tz as
+ * lib/schedule/timezone.ts postgresTimeZone names it, so that PostgreSQL cuts the days Intl does), so a
  * run scheduled 23:30 UTC belongs to the next day in Asia/Tokyo. One range scan of runs_job_idx
  * (job_id, scheduled_for) bounded by the first and last day's edges in `tz`; at most 366 rows.
  * Raw query input is accepted and parsed here.
@@ -55,7 +57,7 @@ export async function getJobCalendar(db: Db, jobId: string, rawQuery: unknown, a
         AND scheduled_for < (($4::date + 1)::timestamp AT TIME ZONE $2::text)
       GROUP BY 1
       ORDER BY 1`,
-    job.id, timeZone, from, to,
+    job.id, postgresTimeZone(timeZone), from, to,
   );
   return { jobId: job.id, timeZone, from, to, days: rows.map((r) => ({ date: r.d, runs: r.runs, succeeded: r.succeeded, failed: r.failed, active: r.active })) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatInZone, isValidTimeZone, listTimeZones, wallClock } from './timezone';
+import { formatInZone, isValidTimeZone, listTimeZones, postgresTimeZone, wallClock } from './timezone';
 
 describe('timezone', () => {
   it.each([
@@ -10,6 +10,19 @@ describe('timezone', () => {
     ['', false],
     ['+05:00', false],
   ])('isValidTimeZone(%j) = %s', (tz, ok) => expect(isValidTimeZone(tz)).toBe(ok));
+
+  it('names every zone Intl accepts to PostgreSQL by a name that cannot be an abbreviation', () => {
+    // the Java-era three-letter ids ICU still accepts, and tzdata's abbreviation-named zones
+    const legacy = ['CET', 'MET', 'EET', 'WET', 'EST', 'MST', 'HST', 'IST', 'BST', 'CST', 'PST', 'AET', 'AGT', 'CTT', 'EST5EDT', 'GMT', 'US/Pacific-New'];
+    for (const tz of [...listTimeZones(), ...legacy]) {
+      const name = postgresTimeZone(tz);
+      expect(name === 'UTC' || name.includes('/'), `${tz} -> ${name}`).toBe(true);
+      // the same instants, the same wall clock
+      expect(formatInZone(new Date('2026-07-01T22:30:00Z'), name)).toBe(formatInZone(new Date('2026-07-01T22:30:00Z'), tz));
+    }
+    expect(postgresTimeZone('Asia/Tokyo')).toBe('Asia/Tokyo');
+    expect(() => postgresTimeZone('Mars/Olympus_Mons')).toThrow(RangeError);
+  });
 
   it('lists zones including UTC', () => {
     const zones = listTimeZones();

@@ -29,6 +29,21 @@ export function isValidTimeZone(tz: string): boolean {
 }
 const knownZones = new Set<string>();
 
+/**
+ * The name to hand PostgreSQL for zone `tz` wherever it reads one (AT TIME ZONE, the stats zone
+ * setting): the zone's canonical name as Intl resolves it ('CET' → 'Europe/Brussels', 'IST' →
+ * 'Asia/Calcutta', 'AET' → 'Australia/Sydney'; 'UTC' stays). PostgreSQL reads a name that is also
+ * a time zone abbreviation as the abbreviation's fixed offset (PostgreSQL docs 8.5.3 "Time Zones":
+ * AT TIME ZONE 'CET' is +01:00 all year, 'IST' is Israel's), while Intl reads it as a zone with its
+ * summer time, or as another country's; and some names Intl accepts PostgreSQL does not know at
+ * all ('AET', 'US/Pacific-New'). A canonical name holds a '/' (or is 'UTC'), so it is never an
+ * abbreviation, and both read it alike.
+ * @throws RangeError for a zone Intl does not know (validate first: isValidTimeZone)
+ */
+export function postgresTimeZone(tz: string): string {
+  return wallFormatter(tz).resolvedOptions().timeZone;
+}
+
 /** Sorted IANA zone names for pickers: Intl.supportedValuesOf('timeZone') plus 'UTC' (ICU omits it). */
 export function listTimeZones(): string[] {
   const zones = new Set(Intl.supportedValuesOf('timeZone'));

@@ -2,8 +2,8 @@
 export const STATS_TIMEZONE_KEY = 'stats.timezone';
 
 /**
- * Stores $1 (a zone name) as the stats zone unless one is stored already, and
- * only when PostgreSQL knows the zone. The one seeding rule, used by the
+ * Stores $1 (a zone's canonical name: lib/schedule/timezone.ts postgresTimeZone) as the stats
+ * zone unless one is stored already, and only when PostgreSQL knows the zone. The one seeding rule, used by the
  * migration runner at start-up (TICKFLOW_STATS_TZ) and by lib/stats/stats-zone.ts.
  */
 export const SEED_STATS_TZ_SQL = `INSERT INTO settings (key, value, updated_at)

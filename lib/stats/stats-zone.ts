@@ -13,7 +13,7 @@ import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError } from '../errors.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { isValidTimeZone } from '../schedule/timezone.ts';
+import { isValidTimeZone, postgresTimeZone } from '../schedule/timezone.ts';
 import { addDays, statDateOf } from './dates.ts';
 import { rebuildStats, REBUILD_TIMEOUT_MS, type RebuildResult } from './rebuild-stats.ts';
 import { getStatsTimeZone } from './current-zone.ts';
@@ -24,22 +24,28 @@ export { STATS_TIMEZONE_KEY };
 
 export { getStatsTimeZone };
 
-/** True when both Intl and this PostgreSQL server know zone `tz` (AT TIME ZONE needs the latter). */
-async function serverKnowsZone(db: Db, tz: string): Promise<boolean> {
-  if (!isValidTimeZone(tz)) return false;
-  const rows = await db.$queryRawUnsafe<{ ok: boolean }[]>('SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS ok', tz);
-  return rows[0]?.ok === true;
+/**
+ * The name the stats zone `tz` is stored under (postgresTimeZone: the one PostgreSQL and Intl read
+ * alike, since workers cut days in SQL and the dashboards in Node), or null when Intl or this
+ * PostgreSQL server does not know the zone (AT TIME ZONE needs the latter).
+ */
+async function storedZoneName(db: Db, tz: string): Promise<string | null> {
+  if (!isValidTimeZone(tz)) return null;
+  const name = postgresTimeZone(tz);
+  const rows = await db.$queryRawUnsafe<{ ok: boolean }[]>('SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS ok', name);
+  return rows[0]?.ok === true ? name : null;
 }
 
 /**
- * Stores `envZone` (TICKFLOW_STATS_TZ) as the stats zone when none is stored
- * yet; an existing setting always wins, so the variable can never make two
+ * Stores `envZone` (TICKFLOW_STATS_TZ) as the stats zone, under its canonical name
+ * (postgresTimeZone), when none is stored yet; an existing setting always wins, so the variable can never make two
  * processes disagree. Returns what was stored, or null (nothing to seed, an
  * unknown zone, or a setting already present).
  */
 export async function seedStatsTimeZone(db: Db, envZone: string | undefined = process.env.TICKFLOW_STATS_TZ): Promise<string | null> {
-  const tz = envZone?.trim();
-  if (!tz || !isValidTimeZone(tz)) return null;
+  const given = envZone?.trim();
+  if (!given || !isValidTimeZone(given)) return null;
+  const tz = postgresTimeZone(given);
   const n = await db.$executeRawUnsafe(SEED_STATS_TZ_SQL, tz);
   return n > 0 ? tz : null;
 }
@@ -55,14 +61,16 @@ export type SetStatsTimeZoneResult = { timezone: string; previous: string; rebui
  * were booked with): the table is locked against concurrent bookings first
  * (SHARE ROW EXCLUSIVE), so a completion either finished before (and is
  * rebuilt) or books after the commit, in the new zone. Unchanged zone: nothing
- * is written. Throws DomainError validation (`timezone`: unknown to Intl or to
- * PostgreSQL), forbidden.
+ * is written. The zone is stored, and answered, under its canonical name ('CET' becomes
+ * 'Europe/Brussels': storedZoneName). Throws DomainError validation (`timezone`: unknown to Intl
+ * or to PostgreSQL), forbidden.
  */
 export async function setStatsTimeZone(db: Db, rawInput: unknown, actor: Actor, now: Date = new Date()): Promise<SetStatsTimeZoneResult> {
   requireCan(actor, 'settings.manage');
-  const { timezone } = parseOrThrow(SetStatsTimeZoneInput, rawInput);
-  if (!(await serverKnowsZone(db, timezone))) {
-    throw new DomainError('validation', `Unknown time zone: ${timezone}`, { timezone: 'Unknown time zone' });
+  const given = parseOrThrow(SetStatsTimeZoneInput, rawInput).timezone;
+  const timezone = await storedZoneName(db, given);
+  if (!timezone) {
+    throw new DomainError('validation', `Unknown time zone: ${given}`, { timezone: 'Unknown time zone' });
   }
   return inTransaction(db, async (tx: Prisma.TransactionClient) => {
     await tx.$executeRawUnsafe('LOCK TABLE handler_stats_daily IN SHARE ROW EXCLUSIVE MODE');

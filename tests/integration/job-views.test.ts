@@ -72,6 +72,21 @@ describe('job calendar', () => {
     expect(today.to).toBe('2026-03-02');
   });
 
+  it('cuts days as Intl does for a zone name PostgreSQL reads as an abbreviation or does not know (CET, IST, AET)', async () => {
+    const job = await createJob(t.db, { key: 'views.cal.abbrev', name: 'cal', schedule: { kind: 'manual' }, handler: 'views.one' }, SYSTEM_ACTOR);
+    // 22:30Z on 07-01 is 00:30 on 07-02 in Central European summer time, but 23:30 on 07-01 at a fixed +01:00
+    await runJob(job.id, ['views.one'], '2026-07-01T22:30:00Z');
+    // 20:00Z is 01:30 the next day in India (Intl's IST) and 22:00 or 23:00 the same day in Israel (PostgreSQL's IST)
+    await runJob(job.id, ['views.one'], '2026-03-01T20:00:00Z');
+    const daysIn = async (tz: string) => (await getJobCalendar(t.db, job.id, { tz, to: '2026-07-31' }, SYSTEM_ACTOR)).days.map((d) => d.date);
+    expect(await daysIn('CET')).toEqual(['2026-03-01', '2026-07-02']);
+    expect(await daysIn('IST')).toEqual(['2026-03-02', '2026-07-02']);
+    // names of Intl alone (PostgreSQL: 'time zone "AET" not recognized', a 500 before)
+    expect(await daysIn('AET')).toEqual(['2026-03-02', '2026-07-02']);
+    expect(await daysIn('US/Pacific-New')).toEqual(['2026-03-01', '2026-07-01']);
+    expect((await getJobCalendar(t.db, job.id, { tz: 'CET', to: '2026-07-31' }, SYSTEM_ACTOR)).timeZone).toBe('CET');
+  });
+
   it('refuses a bad zone or date by field, and an unknown job', async () => {
     const job = await createJob(t.db, { key: 'views.cal.bad', name: 'cal', schedule: { kind: 'manual' }, handler: 'views.one' }, SYSTEM_ACTOR);
     expect(await fieldsOf(getJobCalendar(t.db, job.id, { tz: 'Mars/Base' }, SYSTEM_ACTOR))).toHaveProperty('tz');

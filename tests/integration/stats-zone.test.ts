@@ -14,6 +14,9 @@ import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 import { getStatsTimeZone, seedStatsTimeZone, setStatsTimeZone } from '../../lib/stats/stats-zone.ts';
 import { migrate } from '../../lib/infra/migrate.ts';
+import { postgresTimeZone } from '../../lib/schedule/timezone.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { PrismaClient } from '../../lib/generated/prisma/client.ts';
 
 const t = useTestDatabase();
@@ -78,6 +81,15 @@ describe('stats zone setting', () => {
 
     await runOnce(t.db, 'zone.b', '2026-03-02T17:00:00Z'); // 01:00 on 03-03 in Shanghai
     expect(await datesOf('zone.b')).toEqual(['2026-03-03:1']);
+
+    // CET is stored as the zone Intl reads it as (PostgreSQL's AT TIME ZONE 'CET' is a fixed +01:00):
+    // a success at 22:30Z on 07-01 is booked on 07-02, summer time, the day the dashboards cut
+    const cet = await setStatsTimeZone(t.db, { timezone: 'CET' }, admin, new Date('2026-07-03T00:00:00Z'));
+    expect(cet).toMatchObject({ timezone: 'Europe/Brussels', previous: 'Asia/Shanghai' });
+    expect(await getStatsTimeZone(t.db)).toBe('Europe/Brussels');
+    await runOnce(t.db, 'zone.c', '2026-07-01T22:30:00Z');
+    expect(await datesOf('zone.c')).toEqual(['2026-07-02:1']);
+    await setStatsTimeZone(t.db, { timezone: 'Asia/Shanghai' }, admin, new Date('2026-07-03T00:00:00Z'));
     const check = await rebuildStats(t.db, { from: '2026-03-01', to: '2026-03-03' });
     expect(check.drift).toEqual([]);
 
@@ -100,5 +112,25 @@ describe('stats zone setting', () => {
       await fresh.close();
     }
     expect(await seedStatsTimeZone(t.db, 'Not/AZone')).toBeNull();
+  });
+
+  it('a stats zone stored under an abbreviation PostgreSQL reads as a fixed offset is seeded, and upgraded, under its canonical name', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      await offerHandlers(fresh, []);
+      expect(await seedStatsTimeZone(fresh.db, 'EET')).toBe('Europe/Athens');
+      expect(await getStatsTimeZone(fresh.db)).toBe('Europe/Athens');
+      // a setting stored before (migration 20261214000000_stats_zone_canonical_name)
+      const upgrade = readFileSync(path.resolve(import.meta.dirname, '../../prisma/migrations/20261214000000_stats_zone_canonical_name/migration.sql'), 'utf8');
+      for (const [stored, canonical] of [['CET', 'Europe/Brussels'], ['MET', 'Europe/Brussels'], ['EET', 'Europe/Athens'], ['WET', 'Europe/Lisbon'], ['Asia/Tokyo', 'Asia/Tokyo']] as const) {
+        await fresh.pool.query(`UPDATE settings SET value = to_jsonb($1::text) WHERE key = 'stats.timezone'`, [stored]);
+        await fresh.pool.query(upgrade);
+        expect(await getStatsTimeZone(fresh.db)).toBe(canonical);
+        // the migration's names are the ones the application stores
+        expect(postgresTimeZone(stored)).toBe(canonical);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 });
