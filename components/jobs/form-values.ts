@@ -267,8 +267,9 @@ export function toJobInput(v: JobFormValues): { input: Record<string, unknown>; 
       nodeGroup: v.routingGroup.trim() || null,
       labels: labels.ok ? labels.value : {},
       strategy: v.routingStrategy,
-      nodes: v.routingNodes.split(',').map((s) => s.trim()).filter(Boolean),
-      key: v.routingKey.trim() || null,
+      // the list and the key belong to one strategy each (lib/jobs/job-input.ts routingColumns); the form hides the other's
+      nodes: v.routingStrategy === 'nodes' ? v.routingNodes.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      key: v.routingStrategy === 'consistent_hash' ? v.routingKey.trim() || null : null,
     },
     alarms: { onFailure: v.onFailure, onTimeout: v.onTimeout, onDeadLetter: v.onDeadLetter, onSuccess: v.onSuccess, channels: v.channels },
   };

@@ -79,7 +79,7 @@ export function requestHash(method: string, path: string, body: string): string[
  * With `replay: false` the answer is not stored and a repeat is refused instead (see above); a function decides
  * per answer (true: replay it), for an operation whose answer carries a secret only sometimes (a password reset
  * answers a generated password, never a given one).
- * @throws DomainError('validation') for a key that is empty or too long;
+ * @throws DomainError('validation') for a key that is empty, too long, or holds a comma (a header given twice);
  *   ('idempotency_mismatch') when the principal used the key for a different request;
  *   ('idempotency_not_replayable') on a repeat of a request whose answer is not stored
  */
@@ -96,6 +96,13 @@ export async function withIdempotency(
   if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new DomainError('validation', `Idempotency-Key must be 1..${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, {
       'Idempotency-Key': 'Invalid',
+    });
+  }
+  // A header sent twice reaches the route as its values joined by ", " (the Fetch standard's Headers): refused
+  // rather than taken for one key that neither value is.
+  if (key.includes(',')) {
+    throw new DomainError('validation', 'Idempotency-Key must be given once, and hold no comma', {
+      'Idempotency-Key': 'Given more than once, or holds a comma',
     });
   }
   // the operation runs inside this transaction (it joins it): the longest an operation may need

@@ -299,7 +299,11 @@ export const RoutingInput = z.strictObject({
   nodeGroup: str().trim().max(100).nullish(),
   labels: RoutingLabels.optional(),
   strategy: z.enum(['any', 'consistent_hash', 'nodes']).optional(),
-  nodes: z.array(str().min(1).max(200)).max(100).optional(),
+  nodes: z.array(str().min(1).max(200)).max(100).superRefine((nodes, ctx) => {
+    nodes.forEach((node, i) => {
+      if (nodes.indexOf(node) < i) ctx.addIssue({ code: 'custom', path: [i], message: `Listed twice: ${node}` });
+    });
+  }).optional(),
   key: str().max(200).nullish(),
 });
 export type RoutingInput = z.output<typeof RoutingInput>;

@@ -76,25 +76,34 @@ export function policyColumns(p: PolicyInput | undefined, base: PolicyView = JOB
 export type RoutingColumns = Pick<Job, 'routingNodeGroup' | 'routingLabels' | 'routingStrategy' | 'routingNodes' | 'routingKey'>;
 
 /**
- * The routing columns of `r` merged over `base` (a PATCH keeps what it leaves out).
+ * The routing columns of `r` merged over `base` (a PATCH keeps what it leaves out). The node list
+ * belongs to strategy `nodes` and the key to `consistent_hash` (lib/engine/sql/claim-routing.ts):
+ * under another strategy they would be stored and never read, so one kept from `base` when the
+ * strategy changes is dropped, and one given with another strategy is refused.
  * @throws DomainError('validation', …, { 'routing.nodes' }) when the result is strategy `nodes` with no
  *   node listed: no worker could ever claim such a job's tasks, which would wait forever in silence (as
- *   an unknown handler would, which is refused for the same reason). A node group or labels no worker
- *   carries now are accepted: a worker may start with them later.
+ *   an unknown handler would, which is refused for the same reason); ({ 'routing.nodes' } or
+ *   { 'routing.key' }) for a list or key given with a strategy that does not use it. A node group,
+ *   labels or node ids no worker carries now are accepted: a worker may start with them later.
  */
 export function routingColumns(r: RoutingInput | undefined, base: RoutingView = JOB_DEFAULTS.routing): RoutingColumns {
-  const cols: RoutingColumns = {
+  const strategy = r?.strategy ?? base.strategy;
+  const fields: Record<string, string> = {};
+  if (r?.nodes?.length && strategy !== 'nodes') fields['routing.nodes'] = `Only strategy nodes reads a node list (this job's is ${strategy})`;
+  if (r?.key && strategy !== 'consistent_hash') fields['routing.key'] = `Only strategy consistent_hash reads a key (this job's is ${strategy})`;
+  const nodes = strategy === 'nodes' ? (r?.nodes ?? base.nodes) : [];
+  if (strategy === 'nodes' && nodes.length === 0) {
+    fields['routing.nodes'] = 'Strategy nodes needs at least one node id: with none, no worker may ever run this job\'s tasks';
+  }
+  const problems = Object.entries(fields);
+  if (problems.length) throw new DomainError('validation', problems.map(([k, m]) => `${k}: ${m}`).join('; '), fields);
+  return {
     routingNodeGroup: r?.nodeGroup !== undefined ? r.nodeGroup || null : base.nodeGroup,
     routingLabels: r?.labels ?? base.labels,
-    routingStrategy: r?.strategy ?? base.strategy,
-    routingNodes: r?.nodes ?? base.nodes,
-    routingKey: r?.key !== undefined ? r.key || null : base.key,
+    routingStrategy: strategy,
+    routingNodes: nodes,
+    routingKey: strategy === 'consistent_hash' ? (r?.key !== undefined ? r.key || null : base.key) : null,
   };
-  if (cols.routingStrategy === 'nodes' && cols.routingNodes.length === 0) {
-    const message = 'Strategy nodes needs at least one node id: with none, no worker may ever run this job\'s tasks';
-    throw new DomainError('validation', message, { 'routing.nodes': message });
-  }
-  return cols;
 }
 
 export function alarmConfig(a: AlarmsInput | undefined, base: AlarmsView = JOB_DEFAULTS.alarms): AlarmsView {

@@ -164,6 +164,11 @@ const BAD_FIELDS: { label: string; patch: Record<string, unknown>; field: string
   { label: 'routing strategy nodes with no nodes', patch: { routing: { strategy: 'nodes', nodes: [] } }, field: 'routing.nodes' },
   { label: 'routing strategy nodes, nodes left out', patch: { routing: { strategy: 'nodes' } }, field: 'routing.nodes' },
   { label: 'routing.key too long', patch: { routing: { key: 'k'.repeat(201) } }, field: 'routing.key' },
+  { label: 'routing.nodes listing a node twice', patch: { routing: { strategy: 'nodes', nodes: ['n1', 'n1'] } }, field: 'routing.nodes.1' },
+  // a list or key the job's strategy never reads (lib/engine/sql/claim-routing.ts) would be stored for nothing
+  { label: 'routing.nodes with strategy any', patch: { routing: { nodes: ['n1'] } }, field: 'routing.nodes' },
+  { label: 'routing.key with strategy any', patch: { routing: { strategy: 'any', key: 'tenant-1' } }, field: 'routing.key' },
+  { label: 'routing.key with strategy nodes', patch: { routing: { strategy: 'nodes', nodes: ['n1'], key: 'tenant-1' } }, field: 'routing.key' },
   { label: 'alarms.onFailure not a boolean', patch: { alarms: { onFailure: 'yes' } }, field: 'alarms.onFailure' },
   { label: 'alarms.channels[].type unknown', patch: { alarms: { channels: [{ type: 'sms', target: '+1' }] } }, field: 'alarms.channels.0.type' },
   { label: 'alarms.channels[].target webhook not a URL', patch: { alarms: { channels: [{ type: 'webhook', target: 'not a url' }] } }, field: 'alarms.channels.0.target' },
@@ -1086,6 +1091,13 @@ describe('REST contract /api/v1', () => {
       expect(await t.db.jobVersion.count({ where: { jobId: j.id } })).toBe(2);
       // a too-long key is a 400 naming the header
       expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 2, name: 'x' }, headers: { 'idempotency-key': 'k'.repeat(256) } }), 'Idempotency-Key');
+      // a header sent twice arrives joined by ", ": refused, not taken for a third key (and nothing is written)
+      const twice = new Headers();
+      twice.append('idempotency-key', 'k1');
+      twice.append('idempotency-key', 'k2');
+      expect(twice.get('idempotency-key')).toBe('k1, k2');
+      expectField(await call(job.PATCH, 'PATCH', '/api/v1/x', { token: operator, params: { id: j.id }, body: { expectedVersion: 2, name: 'x' }, headers: { 'idempotency-key': twice.get('idempotency-key')! } }), 'Idempotency-Key');
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).name).toBe('Once');
     });
 
     it('DELETE: a replay answers the first 200 (not a 404 for the already-deleted job); the key on another job is 422', async () => {

@@ -308,6 +308,19 @@ describe('jobs lifecycle', () => {
     expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(2);
   });
 
+  it('routing: a strategy change drops the node list or key the new strategy does not read', async () => {
+    const job = await createJob(t.db, { key: 'route.switch', name: 'r', schedule: { kind: 'manual' }, handler: 'h', routing: { strategy: 'nodes', nodes: ['n1', 'n2'] } }, alice, NOW);
+    expect(job.routing).toMatchObject({ strategy: 'nodes', nodes: ['n1', 'n2'], key: null });
+    const hashed = await updateJob(t.db, job.id, { expectedVersion: 1, routing: { strategy: 'consistent_hash', key: 'tenant-7' } }, alice, NOW);
+    expect(hashed.routing).toMatchObject({ strategy: 'consistent_hash', nodes: [], key: 'tenant-7' });
+    const plain = await updateJob(t.db, job.id, { expectedVersion: 2, routing: { strategy: 'any' } }, alice, NOW);
+    expect(plain.routing).toMatchObject({ strategy: 'any', nodes: [], key: null });
+    // given with a strategy that does not read them: refused by field, nothing written
+    const e = await rejects(updateJob(t.db, job.id, { expectedVersion: 3, routing: { nodes: ['n1'], key: 'k' } }, alice, NOW));
+    expect(Object.keys(e.fields ?? {}).sort()).toEqual(['routing.key', 'routing.nodes']);
+    expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(3);
+  });
+
   it('soft-deletes, restores (409 naming the job holding the key), purges keeping runs', async () => {
     const job = await createJob(t.db, { key: 'bin.me', name: 'Bin me', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
     const deleted = await deleteJob(t.db, job.id, alice, { reason: 'old' }, NOW);
