@@ -264,8 +264,10 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       requireOperation(actor, opts.operation);
 
       const rawParams = (await routeCtx?.params) ?? {};
+      // taken before the params are parsed: a path refused for another parameter (`/jobs/<missing>/versions/0`)
+      // still answers the missing job's 404
+      if (opts.resource) resourceId = String(rawParams.id ?? '');
       const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
-      if (opts.resource) resourceId = String((params as { id?: unknown }).id ?? '');
       const shape = queryShape(opts.query ?? opts.queryParsedBy);
       const rawQuery = queryObject(url.search, shape);
       refuseUnknownQueryParameters(rawQuery, Object.keys(shape));

@@ -38,7 +38,7 @@ export const str = (params?: Parameters<typeof z.string>[0]) =>
   });
 
 /** Characters that reorder the text around them (embeddings, overrides, isolates: Unicode UAX #9). */
-const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 /**
  * Characters that show nothing: invisible format characters (Unicode category Cf: zero-width space,
  * joiners, BOM), every Default_Ignorable_Code_Point (combining grapheme joiner U+034F, variation
@@ -189,9 +189,10 @@ const intIn = (min: number, max: number) => {
 const positiveInt = (requiredMessage = 'Must be a positive integer') =>
   z
     .number({ error: (i) => (i.input === undefined ? requiredMessage : 'Must be a positive integer') })
+    // the bound first: a number past 2^53 is no safe integer either, and "too large" is what it is
+    .max(INT4_MAX, `Must be at most ${INT4_MAX}`)
     .int('Must be a positive integer')
-    .min(1, 'Must be a positive integer')
-    .max(INT4_MAX, `Must be at most ${INT4_MAX}`);
+    .min(1, 'Must be a positive integer');
 
 /** A time zone field: trimmed, canonical IANA spelling. */
 const timeZoneField = () =>

@@ -72,6 +72,12 @@ describe('parseCrontab', () => {
     expect(errors[0]!.text).toBe('@reboot /usr/bin/start-thing');
   });
 
+  it('reports a command holding a bidirectional control character: it would show in another order than it runs', () => {
+    const { jobs, errors } = parseCrontab('* * * * * echo \u202Eevil\n0 1 * * * echo fine\n');
+    expect(jobs.map((j) => j.line)).toEqual([2]);
+    expect(errors).toEqual([{ line: 1, text: '* * * * * echo \u202Eevil', reason: expect.stringContaining('bidirectional control character (U+202E)') }]);
+  });
+
   it('reads the user column of system crontabs (/etc/cron.d)', () => {
     const { jobs, errors } = parseCrontab('SHELL=/bin/bash\n17 * * * * root cd / && run-parts --report /etc/cron.hourly\n0 3 * * * www-data\n', {
       system: true,

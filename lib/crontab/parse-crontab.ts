@@ -21,6 +21,7 @@
  */
 import { parseCron } from '../schedule/cron.ts';
 import { isValidTimeZone } from '../schedule/timezone.ts';
+import { BIDI_CONTROL } from '../api/schemas.ts';
 
 /**
  * Accounts that own system crontab entries on Debian, Red Hat and Alpine hosts: no command is named so, so a user
@@ -211,6 +212,9 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
     }
     const { command, input } = splitPercent(rest);
     if (!command.trim() && problems.length === 0) problems.push('missing command');
+    // "Trojan Source": such a command shows in one order in the console and runs in another
+    const bidi = BIDI_CONTROL.exec(command);
+    if (bidi) problems.push(`the command holds a bidirectional control character (U+${bidi[0].codePointAt(0)!.toString(16).toUpperCase()}): it would read in another order than the shell runs it`);
     try {
       // with an unknown CRON_TZ the fields are checked in UTC (they do not depend on the zone)
       parseCron(cron, timezone ?? 'UTC', { refuseOversizedSteps: true });

@@ -869,6 +869,15 @@ describe('REST contract /api/v1', () => {
         expect(r.json.error.fields.version, v).toMatch(/positive integer|at most 2147483647/);
       }
       expect((await call(version.GET, 'GET', '/api/v1/x', { token: viewer, params: { id: j.id, version: '2147483647' } })).status).toBe(404);
+      // too large is what a number past int4 (or past 2^53, no safe integer either) is
+      for (const v of ['2147483648', '9007199254740993', '99999999999999999999']) {
+        const r = await call(version.GET, 'GET', '/api/v1/x', { token: viewer, params: { id: j.id, version: v } });
+        expect(r.json.error.fields?.version, v).toBe('Must be at most 2147483647');
+      }
+      // a job that does not exist is a 404 whatever the version says (lib/api/missing-resource.ts)
+      for (const id of ['abc', '7c1e0d7e-1111-4222-8333-444455556666']) {
+        expect((await call(version.GET, 'GET', '/api/v1/x', { token: viewer, params: { id, version: '0' } })).status, id).toBe(404);
+      }
       expectField(await call(diff.GET, 'GET', `/api/v1/jobs/${j.id}/diff?from=1&to=2147483648`, { token: viewer, params: { id: j.id } }), 'to');
       expectField(await call(diff.GET, 'GET', `/api/v1/jobs/${j.id}/diff?from=x&to=1`, { token: viewer, params: { id: j.id } }), 'from');
       expectField(await call(rollback.POST, 'POST', '/api/v1/x', { token: operator, params: { id: j.id }, body: { version: 2147483648 } }), 'version');
