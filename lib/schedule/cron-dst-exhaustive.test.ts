@@ -196,6 +196,39 @@ describe('every clock change of every zone, 2000-2040', () => {
     expect(checked).toBeGreaterThan(150_000);
   }, 60_000);
 
+  it('an expression that fires only on change days (the nth weekday of the month, at a changed wall time) fires there', () => {
+    // "02:30 on the 2nd Sunday of March" in New York: every wall time of it lies in a gap, so no wall time outside a
+    // change ever comes to release the ones held next to a change (a walk that waited for one never ended). The
+    // changes of 2024-2029 (cron-parser's search for an nth weekday a year on is the slow part).
+    let checked = 0;
+    const failures: string[] = [];
+    for (const tz of zones) {
+      const list = changes.get(tz)!;
+      list.forEach((c, i) => {
+        if (c.at < Date.UTC(2024, 0, 1) || c.at >= Date.UTC(2030, 0, 1)) return;
+        const lowWall = c.at + Math.min(c.before, c.after);
+        const highWall = c.at + Math.max(c.before, c.after);
+        // a whole minute inside the changed wall times (none for a change under two minutes long)
+        const wall = floorMinute(lowWall + (highWall - lowWall) / 2);
+        if (wall < lowWall || wall >= highWall) return;
+        const d = new Date(wall);
+        const { h, m } = hhmm(wall);
+        const expr = `${m} ${h} * ${d.getUTCMonth() + 1} ${d.getUTCDay()}#${Math.ceil(d.getUTCDate() / 7)}`;
+        const expected = oracleInstants(segmentsAround(list, i), wall, false)[0]!;
+        const from = c.at - 2 * DAY;
+        checked++;
+        try {
+          const [got] = tickflowFires(expr, tz, from, 1);
+          if (got !== expected) failures.push(`${tz} "${expr}" from ${new Date(from).toISOString()}: expected ${new Date(expected).toISOString()}, got ${got === undefined ? 'none' : new Date(got).toISOString()}`);
+        } catch (e) {
+          failures.push(`${tz} "${expr}" from ${new Date(from).toISOString()}: ${(e as Error).message}`);
+        }
+      });
+    }
+    expect(failures.slice(0, 10)).toEqual([]);
+    expect(checked).toBeGreaterThan(1_000);
+  }, 60_000);
+
   it('agrees with nextCronFireTimes for the handed Lord Howe case', () => {
     expect(nextCronFireTimes('*/5 * * * *', 'Australia/Lord_Howe', new Date('2026-10-03T15:20:00Z'), 2).map((d) => d.toISOString())).toEqual([
       '2026-10-03T15:25:00.000Z',

@@ -104,6 +104,19 @@ describe('clock changes that are not one hour long', () => {
   });
 });
 
+describe('expressions whose every wall time falls on a clock change', () => {
+  // No wall time outside a change comes to release the fire times held next to one: given out all the same.
+  it.each([
+    ['30 2 * 3 0L', 'Europe/Berlin', '2026-01-01T00:00:00Z', ['2026-03-29T01:30:00Z', '2027-03-28T01:30:00Z', '2028-03-26T01:30:00Z']], // gap: 03:30 CEST
+    ['30 2 * 3 0#2', 'America/New_York', '2027-03-15T00:00:00Z', ['2028-03-12T07:30:00Z', '2029-03-11T07:30:00Z', '2030-03-10T07:30:00Z']], // gap: 03:30 EDT
+    ['30 1 * 11 0#1', 'America/New_York', '2026-01-01T00:00:00Z', ['2026-11-01T05:30:00Z', '2027-11-07T05:30:00Z', '2028-11-05T05:30:00Z']], // repeat: first, EDT
+    ['15 2 ? 10 SUN#1', 'Australia/Lord_Howe', '2026-01-01T00:00:00Z', ['2026-10-03T15:45:00Z', '2027-10-02T15:45:00Z', '2028-09-30T15:45:00Z']], // 30-minute gap
+    ['30 2 ? 3 SUN#2', 'America/New_York', '2027-01-01T00:00:00Z', ['2027-03-14T07:30:00Z', '2028-03-12T07:30:00Z', '2029-03-11T07:30:00Z']],
+  ])('%s in %s from %s', (expr, tz, from, expected) => {
+    expect(iso(nextCronFireTimes(expr, tz, new Date(from), 3))).toEqual(expected);
+  });
+});
+
 describe('errors', () => {
   it('bad zone is a timezone field error, never-fires is a cron field error', () => {
     expect(errorField(() => parseCron('0 * * * *', 'Mars/Olympus_Mons'))).toBe('timezone');

@@ -112,12 +112,21 @@ export function nextCronFireTimes(expr: string, tz: string, from: Date, count: n
 }
 
 /**
+ * More than any zone's offset from UTC has ever been (tzdata's extremes are local mean times of about
+ * ±16 h): the instant of a wall time `w` is never before `w` minus this.
+ */
+const WALL_OFFSET_BOUND_MS = 48 * 3_600_000;
+/** Longer than any fire time may wait in cronFireTimes' queue (WALL_OFFSET_BOUND_MS): past it, the walk stops with an error. */
+const HELD_TOO_LONG_MS = 7 * 24 * 3_600_000;
+
+/**
  * Lazily walks fire times strictly after `from`, ascending, forward only.
  * Candidate wall times come from cron-parser evaluated in UTC, where no clock
  * ever changes (so its own DST handling, which assumes one-hour changes, is
  * never used); each is then placed on the zone's real timeline by
  * wallToInstant rules (docs/scheduling.md "Clock changes"). Ends when a year
- * field runs out. Throws ScheduleError('cron') if cron-parser hits its loop limit.
+ * field runs out. Throws ScheduleError('cron') if cron-parser hits its loop limit, or (a fault of this
+ * walk, never expected) when a fire time waits longer than HELD_TOO_LONG_MS to be given out.
  */
 export function* cronFireTimes(cron: ParsedCron, from: Date): Generator<Date, void, undefined> {
   const tz = cron.timezone;
@@ -134,6 +143,8 @@ export function* cronFireTimes(cron: ParsedCron, from: Date): Generator<Date, vo
   // here (ascending, distinct) until a later wall time proves none can precede them.
   const pending: number[] = [];
   let last = after;
+  // the wall time read last (HELD_TOO_LONG_MS)
+  let lastWall = -Infinity;
   function* emitUpTo(limit: number): Generator<Date, void, undefined> {
     while (pending.length > 0 && pending[0]! <= limit) {
       const t = pending.shift()!;
@@ -150,6 +161,12 @@ export function* cronFireTimes(cron: ParsedCron, from: Date): Generator<Date, vo
     if (pending[i - 1] !== t) pending.splice(i, 0, t);
   };
   for (const wall of cronWalls(cron, startWall)) {
+    if (pending.length > 0 && lastWall - pending[0]! > HELD_TOO_LONG_MS) {
+      // A held instant is given out once the walk is WALL_OFFSET_BOUND_MS past it, so this is a fault of this walk,
+      // never a schedule: an error the caller names rather than a loop that holds the process.
+      throw new ScheduleError('cron', `Cron expression "${cron.expression}" in ${tz}: a fire time was held back past ${new Date(lastWall).toISOString().slice(0, 10)}`);
+    }
+    lastWall = wall;
     const z = zoneAround(tz, wall);
     let inOrder: number;
     if ('offset' in z) {
@@ -168,6 +185,10 @@ export function* cronFireTimes(cron: ParsedCron, from: Date): Generator<Date, vo
           hold(wall - before);
           if (cron.repeatsInFallBack) hold(wall - offAfter);
         }
+        // An expression whose every wall time falls next to a change ("02:30 on the last Sunday of
+        // March") brings no in-order wall time to release these: a later wall time maps to an instant
+        // after wall - WALL_OFFSET_BOUND_MS, so whatever is held before that is final.
+        yield* emitUpTo(wall - WALL_OFFSET_BOUND_MS);
         continue;
       }
     }

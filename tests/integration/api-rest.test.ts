@@ -70,6 +70,13 @@ describe('REST /api/v1', () => {
     expect(windowed.json.fireTimes).toEqual(['2026-03-07T00:20:00.000Z', '2026-03-07T01:20:00.000Z', '2026-03-07T02:20:00.000Z']);
   });
 
+  it('GET /schedule/preview of a cron that only ever lands on a clock change answers its fire times (it held the console before)', async () => {
+    // 02:30 on the last Sunday of March in Berlin is in the spring-forward gap every year: fired at 03:30 CEST
+    const r = await call(preview.GET, 'GET', '/api/v1/schedule/preview?cron=30%202%20*%203%200L&tz=Europe/Berlin&from=2026-01-01T00:00:00Z&count=3', { token: viewer });
+    expect(r.status).toBe(200);
+    expect(r.json.fireTimes).toEqual(['2026-03-29T01:30:00.000Z', '2027-03-28T01:30:00.000Z', '2028-03-26T01:30:00.000Z']);
+  });
+
   it('GET /schedule/preview needs a signed-in caller of any role: 401 without credentials', async () => {
     const q = '/api/v1/schedule/preview?cron=0%200%200%20%3F%202%201%235&count=50';
     expect((await call(preview.GET, 'GET', q)).status).toBe(401);
