@@ -128,6 +128,20 @@ test("the form's fire preview shows an interval's fire times, from the window's 
   await expect(page.getByTestId('cron-preview-error')).toContainText('Interval (seconds)');
 });
 
+test("the edit form's fire preview of a saved interval job lists the fires its page lists (anchored at its creation, not at now)", async ({ page }) => {
+  const job = await api<{ id: string }>('POST', '/jobs', { key: `e2e.interval.anchor.${uniq()}`, name: 'Interval anchor', schedule: { kind: 'interval', intervalSeconds: 5400 }, handler: 'builtin.noop' });
+  await login(page);
+  await gotoHydrated(page, `/jobs/${job.id}`);
+  const listed = await page.getByTestId('fire-times').locator('tbody tr').allTextContents();
+  expect(listed).toHaveLength(5);
+  // a few seconds on: a preview anchored at now would list every time that much later
+  await page.waitForTimeout(1_100);
+  await gotoHydrated(page, `/jobs/${job.id}/edit`);
+  const rows = page.getByTestId('cron-preview').getByTestId('fire-times').locator('tbody tr');
+  await expect(rows).toHaveCount(5);
+  expect(await rows.allTextContents()).toEqual(listed);
+});
+
 test("the form's fire preview waits calmly for a half-typed zone or cron; an error shows after a pause, naming its field", async ({ page }) => {
   const refused: string[] = [];
   // A refused expression is an answer, not a failed request: the browser logs none (the preview's server action).

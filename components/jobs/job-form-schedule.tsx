@@ -23,8 +23,8 @@ const KINDS: { value: ScheduleKind; label: string; hint: string }[] = [
   { value: 'manual', label: 'Manual', hint: 'Only Run now / API' },
 ];
 
-/** Schedule kind, its fields, time zone, the fire preview (of a saved job `jobId`: its due instants), effective window and stagger. */
-export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; timeZones: string[]; jobId?: string }) {
+/** Schedule kind, its fields, time zone, the fire preview (of a saved job `jobId`: its due instants, an interval anchored at `jobCreatedAt`), effective window and stagger. */
+export function ScheduleSection({ f, timeZones, jobId, jobCreatedAt }: { f: JobFormState; timeZones: string[]; jobId?: string; jobCreatedAt?: string }) {
   const { v, set, err } = f;
   // A half-typed zone is not an error yet: a calm note under the field, and the preview waits for a full one.
   const zoneHint = zoneInputHint(v.timezone, zoneInput(v.timezone, timeZones, isValidTimeZone));
@@ -70,7 +70,7 @@ export function ScheduleSection({ f, timeZones, jobId }: { f: JobFormState; time
           {v.scheduleKind === 'manual' ? <p className="text-[13px] text-zinc-500">A manual job never fires by itself: start it with Run now or POST /api/v1/jobs/:id/trigger.</p> : null}
         </div>
         {v.scheduleKind === 'cron' ? <FireTimesPreview schedule={{ cron: v.cron }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} jobId={jobId} /> : null}
-        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} jobId={jobId} /> : null}
+        {v.scheduleKind === 'interval' ? <FireTimesPreview schedule={{ intervalSeconds: v.intervalSeconds }} timezone={v.timezone} window={previewWindow(v)} staggerSeconds={v.staggerSeconds} jobId={jobId} jobCreatedAt={jobCreatedAt} /> : null}
       </div>
 
       {v.scheduleKind !== 'manual' ? (

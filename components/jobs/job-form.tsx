@@ -32,6 +32,8 @@ export type JobFormProps = {
   expectedVersion?: number;
   /** Edit mode: the job's id, from which its stagger offset is hashed (the fire preview lists its due instants). */
   jobId?: string;
+  /** Edit mode: when the job was created (ISO), where an interval without a window start is anchored (the fire preview). */
+  jobCreatedAt?: string;
   cancelHref: string;
   /** Handlers this deployment marks privileged (TICKFLOW_PRIVILEGED_HANDLERS, read on the server). */
   privilegedHandlers?: string[];
@@ -50,13 +52,13 @@ export type JobFormProps = {
  * mode shows a banner with the newer version and a reload option; nothing is
  * overwritten silently. State: useJobForm; sections: job-form-banner, -sections, -schedule, -what-to-run, -policy.tsx.
  */
-export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, jobId, cancelHref, privilegedHandlers = [], commandLock = null }: JobFormProps) {
+export function JobForm({ mode, initial = EMPTY_JOB_FORM, timeZones, handlers, submit, expectedVersion, jobId, jobCreatedAt, cancelHref, privilegedHandlers = [], commandLock = null }: JobFormProps) {
   const f = useJobForm({ mode, initial, handlers, submit, expectedVersion, privilegedHandlers, commandLock });
   return (
     <form onSubmit={f.onSubmit} noValidate className="max-w-5xl space-y-4" aria-label={mode === 'create' ? 'New job' : 'Edit job'}>
       <FormBanner f={f} />
       <GeneralSection f={f} />
-      <ScheduleSection f={f} timeZones={timeZones} jobId={jobId} />
+      <ScheduleSection f={f} timeZones={timeZones} jobId={jobId} jobCreatedAt={jobCreatedAt} />
       <WhatToRunSection f={f} />
       <PolicySection f={f} />
       <RoutingSection f={f} />

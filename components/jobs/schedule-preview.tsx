@@ -28,8 +28,10 @@ export type PreviewSchedule = { cron: string } | { intervalSeconds: string };
 
 // Asked through a server action (the domain function of GET /api/v1/schedule/preview): a refused input comes back
 // as data, so an expression being typed never makes the browser log a failed request.
-async function fetchPreview(schedule: PreviewSchedule, tz: string, window: PreviewWindow, stagger: { jobId: string; staggerSeconds: string } | null): Promise<PreviewResponse> {
+async function fetchPreview(schedule: PreviewSchedule, tz: string, window: PreviewWindow, stagger: { jobId: string; staggerSeconds: string } | null, jobCreatedAt: string | null): Promise<PreviewResponse> {
   const query: Record<string, string> = { ...schedule, tz, count: '5', ...(stagger ?? {}) };
+  // a saved interval job without a window start is anchored at its creation (the tick's anchor), not at now
+  if (jobCreatedAt && 'intervalSeconds' in schedule) query.createdAt = jobCreatedAt;
   if (window.startAt) query.startAt = window.startAt;
   if (window.endAt) query.endAt = window.endAt;
   const r = await previewScheduleAction(query);
@@ -39,7 +41,7 @@ async function fetchPreview(schedule: PreviewSchedule, tz: string, window: Previ
 
 /**
  * Live "next 5 fire times" for a cron expression in a zone, or for an interval (anchored at the window's start,
- * else at now: as if the job were saved now), inside the job's effective window (`startAt..endAt`, the same
+ * else at a saved job's creation, `jobCreatedAt`, as the tick anchors it, else at now: as if the job were saved now), inside the job's effective window (`startAt..endAt`, the same
  * rule the tick applies), from previewScheduleAction (GET /api/v1/schedule/preview's domain function), asked for PREVIEW_DEBOUNCE_MS after the
  * user stops typing and only for a zone the server accepts (a half-typed zone waits, calmly: the Time zone
  * field says why). A failed preview shows as an error, naming its field, only once the inputs have stayed
@@ -48,7 +50,7 @@ async function fetchPreview(schedule: PreviewSchedule, tz: string, window: Previ
  * they are its due instants, slot + the offset hashed from its id, as the job page lists them; for a new job, which has
  * no id yet, the slots, and the heading says each fires later by the job's offset (README "Window and stagger").
  */
-export function FireTimesPreview({ schedule, timezone, window = {}, staggerSeconds, jobId }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow; staggerSeconds?: string; jobId?: string }) {
+export function FireTimesPreview({ schedule, timezone, window = {}, staggerSeconds, jobId, jobCreatedAt }: { schedule: PreviewSchedule; timezone: string; window?: PreviewWindow; staggerSeconds?: string; jobId?: string; jobCreatedAt?: string }) {
   const liveTz = timezone.trim() || 'UTC';
   const isCron = 'cron' in schedule;
   const liveValue = (isCron ? schedule.cron : schedule.intervalSeconds).trim();
@@ -61,8 +63,8 @@ export function FireTimesPreview({ schedule, timezone, window = {}, staggerSecon
   const zoneReady = isValidTimeZone(liveTz);
   const asSchedule = (v: string): PreviewSchedule => (isCron ? { cron: v } : { intervalSeconds: v });
   const q = useQuery({
-    queryKey: ['schedule-preview', isCron ? 'cron' : 'interval', value, tz, w.startAt ?? null, w.endAt ?? null, jobId ?? null, stagger],
-    queryFn: () => fetchPreview(asSchedule(value), tz, w, jobId && stagger ? { jobId, staggerSeconds: stagger } : null),
+    queryKey: ['schedule-preview', isCron ? 'cron' : 'interval', value, tz, w.startAt ?? null, w.endAt ?? null, jobId ?? null, stagger, jobCreatedAt ?? null],
+    queryFn: () => fetchPreview(asSchedule(value), tz, w, jobId && stagger ? { jobId, staggerSeconds: stagger } : null, jobCreatedAt ?? null),
     enabled: value.length > 0 && isValidTimeZone(tz),
     retry: false,
     staleTime: 30_000,

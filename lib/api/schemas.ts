@@ -508,6 +508,8 @@ export const SchedulePreviewQuery = z
     /** A saved job's id and its stagger (0..86400 s): the fire times are then its due instants, slot + its fixed offset. */
     jobId: objectId('job').optional(),
     staggerSeconds: queryInt(0, 86400).optional(),
+    /** A saved job's creation: an interval without startAt is anchored there, as the tick anchors it, not at `from`. */
+    createdAt: Instant.optional(),
   })
   .superRefine((q, ctx) => {
     if (q.startAt && q.endAt && q.endAt <= q.startAt) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'endAt must be after startAt' });

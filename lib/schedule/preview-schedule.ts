@@ -13,11 +13,12 @@ export type SchedulePreview = ({ cron: string } | { intervalSeconds: number }) &
 /**
  * The schedule preview of GET /api/v1/schedule/preview and of the job form (its server action): the next `count`
  * (1..50, default 5) fire times strictly after `from` (default `now`) of a cron expression in zone `tz` (default
- * UTC), or of an interval anchored at `startAt`, else at `from`, inside the window `startAt..endAt`
+ * UTC), or of an interval anchored at `startAt`, else at `createdAt` (a saved job's creation, which the tick
+ * anchors it at), else at `from` (a job not saved yet), inside the window `startAt..endAt`
  * (lib/schedule/preview.ts previewFireTimes). With `jobId` and `staggerSeconds` (a saved job's, as its edit form
  * sends them) they are due instants, slot + the job's fixed offset, the tick's rule (stagger.ts dueTimesAfter:
  * the slots due strictly after `from`); without, the slots. `rawQuery` is the query as received (strings).
- * @throws DomainError('validation') naming the field (cron, intervalSeconds, tz, from, count, startAt, endAt, jobId, staggerSeconds)
+ * @throws DomainError('validation') naming the field (cron, intervalSeconds, tz, from, count, startAt, endAt, jobId, staggerSeconds, createdAt)
  */
 export function previewSchedule(rawQuery: unknown, now: Date): SchedulePreview {
   const query = parseOrThrow(SchedulePreviewQuery, rawQuery);
@@ -30,7 +31,8 @@ export function previewSchedule(rawQuery: unknown, now: Date): SchedulePreview {
     const offset = query.jobId ? staggerOffsetMs(query.jobId, query.staggerSeconds ?? 0) : 0;
     // due = slot + offset > from  <=>  slot > from - offset (as dueTimesAfter walks it)
     const from = new Date((query.from ?? now).getTime() - offset);
-    times = previewFireTimes(spec, from, query.count ?? 5, { startAt: query.startAt ?? null, endAt: query.endAt ?? null }).map((t) => new Date(t.getTime() + offset));
+    const window = { startAt: query.startAt ?? null, endAt: query.endAt ?? null, createdAt: query.createdAt ?? null };
+    times = previewFireTimes(spec, from, query.count ?? 5, window).map((t) => new Date(t.getTime() + offset));
   } catch (e) {
     // the schema has checked the inputs; a walk that still refuses one names it like the schema would
     if (e instanceof ScheduleError) throw new DomainError('validation', `Invalid ${e.field === 'timezone' ? 'tz' : e.field}: ${e.message}`, { [e.field === 'timezone' ? 'tz' : e.field]: e.message });

@@ -12,6 +12,8 @@ import { checkApiToken, createApiToken } from '../../lib/auth/tokens.ts';
 import * as health from '../../app/api/v1/health/route.ts';
 import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import { previewSchedule } from '../../lib/schedule/preview-schedule.ts';
+import { createJob } from '../../lib/jobs/create-job.ts';
+import { getJob } from '../../lib/jobs/get-job.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
 import * as job from '../../app/api/v1/jobs/[id]/route.ts';
@@ -68,6 +70,19 @@ describe('REST /api/v1', () => {
     // anchored at the window's start, and nothing after its end
     const windowed = await call(preview.GET, 'GET', '/api/v1/schedule/preview?intervalSeconds=3600&from=2026-03-07T00:00:00Z&startAt=2026-03-07T00:20:00Z&endAt=2026-03-07T02:30:00Z&count=5', { token: viewer });
     expect(windowed.json.fireTimes).toEqual(['2026-03-07T00:20:00.000Z', '2026-03-07T01:20:00.000Z', '2026-03-07T02:20:00.000Z']);
+  });
+
+  it('the edit form\'s preview of a saved interval job lists the fires the job page lists: anchored at its creation, not at now', async () => {
+    const created = new Date('2026-03-01T10:17:00Z');
+    // before the first fire, so the job page lists from its stored next fire (a tick would move it on)
+    const now = new Date('2026-03-01T10:47:00Z');
+    for (const staggerSeconds of [0, 300]) {
+      const saved = await createJob(t.db, { key: `preview.anchor.${staggerSeconds}`, name: 'p', schedule: { kind: 'interval', intervalSeconds: 3600 }, staggerSeconds, handler: 'builtin.noop' }, SYSTEM_ACTOR, created);
+      const page = await getJob(t.db, saved.id, SYSTEM_ACTOR, now);
+      const form = previewSchedule({ intervalSeconds: '3600', jobId: saved.id, staggerSeconds: String(staggerSeconds), createdAt: saved.createdAt, from: now.toISOString(), count: '5' }, now);
+      expect(form.fireTimes, `stagger ${staggerSeconds}`).toEqual(page.nextFireTimes);
+      if (staggerSeconds === 0) expect(form.fireTimes[0]).toBe('2026-03-01T11:17:00.000Z');
+    }
   });
 
   it('GET /schedule/preview of a cron that only ever lands on a clock change answers its fire times (it held the console before)', async () => {
@@ -127,6 +142,7 @@ describe('REST /api/v1', () => {
   });
 
   it('refuses missing or bad credentials with 401', async () => {
+    const jobsBefore = await t.db.job.count();
     for (const [h, m] of [
       [jobs.GET, 'GET'],
       [jobs.POST, 'POST'],
@@ -140,7 +156,7 @@ describe('REST /api/v1', () => {
     expect((await call(jobs.GET, 'GET', '/api/v1/jobs', { token: 'tf_nope' })).status).toBe(401);
     // a bad token is refused even on a public route
     expect((await call(health.GET, 'GET', '/api/v1/health', { token: 'garbage' })).status).toBe(401);
-    expect(await t.db.job.count()).toBe(0);
+    expect(await t.db.job.count()).toBe(jobsBefore);
   });
 
   it('TICKFLOW_API_TOKEN grants admin', async () => {

@@ -51,7 +51,7 @@ export default consolePage(async function EditJobPage({ params }: { params: Prom
     <>
       <PageHeader title={`Edit ${job.key}`} crumb={crumb} />
       <HandlerCatalogueProvider entries={catalogue}>
-        <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} jobId={job.id} timeZones={listTimeZones()} handlers={names} submit={submit} cancelHref={`/jobs/${job.id}`} privilegedHandlers={configuredPrivilegedHandlers()} commandLock={commandLockOf(actor, { steps: job.steps, jobPayload: job.payload })} />
+        <JobForm mode="edit" initial={jobToFormValues(job)} expectedVersion={job.version} jobId={job.id} jobCreatedAt={job.createdAt} timeZones={listTimeZones()} handlers={names} submit={submit} cancelHref={`/jobs/${job.id}`} privilegedHandlers={configuredPrivilegedHandlers()} commandLock={commandLockOf(actor, { steps: job.steps, jobPayload: job.payload })} />
       </HandlerCatalogueProvider>
     </>
   );
