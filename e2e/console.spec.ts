@@ -43,6 +43,8 @@ test('create a cron job in the form, Run now, the run reaches success with pendi
   await page.getByRole('button', { name: 'Create job' }).click();
 
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+  // the form says it succeeded, on the page it opens
+  await expect(page.getByTestId('toast').filter({ hasText: 'Job created' })).toBeVisible();
   const jobUrl = page.url();
   await expect(page.getByRole('heading', { name: key })).toBeVisible();
   await expect(page.getByTestId('job-status')).toHaveText('active');

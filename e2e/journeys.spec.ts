@@ -43,6 +43,9 @@ test('version history: two edits, side-by-side diff of two versions, rollback as
     await page.getByLabel('Description').fill(description);
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}$`));
+    await expect(page.getByTestId('toast').filter({ hasText: 'Job saved' }).first()).toBeVisible();
+    // the description reads under the name, at the head of the page
+    await expect(page.getByTestId('job-description')).toHaveText(description);
     await expect(page.getByText(name).first()).toBeVisible();
   }
 

@@ -1,5 +1,4 @@
 import { revalidatePath } from 'next/cache';
-import { redirect } from 'next/navigation';
 import { getActor } from '@/app/_lib/session';
 import { getDb, type Db } from '@/lib/db';
 import type { Actor } from '@/lib/auth/actor';
@@ -85,8 +84,6 @@ export type ActionContext = { actor: Actor; db: Db };
 export type ActionOptions<A extends unknown[], R> = {
   /** paths to revalidate after a success (`args`: the action's arguments); `[path, 'layout']` revalidates every page under a layout */
   revalidate?: (data: R, args: A) => readonly (string | readonly [string, 'layout' | 'page'])[];
-  /** where to go after a success (the action then never returns) */
-  redirect?: (data: R, args: A) => string;
 };
 
 /**
@@ -102,7 +99,8 @@ export type ActionOptions<A extends unknown[], R> = {
  * 3. a DomainError becomes `{ ok: false, error, fields, code, detail }`, a database outage met
  *    meanwhile the same answer as in 0, anything else is logged and shown as a generic message
  *    (app/_actions/result.ts);
- * 4. on success: revalidate, then redirect or `{ ok: true, data }`.
+ * 4. on success: revalidate, then `{ ok: true, data }` (a form that opens another page on success does it in the
+ *    browser, after saying it succeeded: a redirect here would end the action before its caller could).
  * `what` names the action in messages ("Pause", "Create job").
  *
  * Usage, in a 'use server' file:
@@ -133,7 +131,6 @@ export function defineAction<A extends unknown[], R>(
       if (typeof path === 'string') revalidatePath(path);
       else revalidatePath(path[0], path[1]);
     }
-    if (opts.redirect) redirect(opts.redirect(data, parsed));
     return { ok: true, data };
   };
   return Object.assign(action, { operation, args: args as ActionArgs<unknown[]> });

@@ -3,6 +3,7 @@
 // the submit that validates, trims the edit to what changed and calls the server action.
 import * as React from 'react';
 import { useActionState, startTransition } from 'react';
+import { useRouter } from 'next/navigation';
 import { useToast } from '../ui/toast';
 import { useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useUser } from '../role';
@@ -89,10 +90,14 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   // Why the edit was made: stored on the new version (the Versions tab's Reason column).
   const [reason, setReason] = React.useState('');
   const { toast } = useToast();
+  const router = useRouter();
   const [state, dispatch, pending] = useActionState<JobFormResult | null, Record<string, unknown>>(async (_prev, input) => {
     const r = await submit(input);
     if (!r.ok && r.code !== 'validation') toast({ kind: 'error', title: mode === 'create' ? 'Job not created' : 'Job not saved', description: r.error });
-    if (r.ok) toast({ kind: 'success', title: mode === 'create' ? 'Job created' : 'Job saved' });
+    if (r.ok) {
+      toast({ kind: 'success', title: mode === 'create' ? 'Job created' : 'Job saved' });
+      router.push(`/jobs/${r.data.id}`);
+    }
     return r;
   }, null);
 

@@ -210,7 +210,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
         <span className="ml-auto text-[11px] text-zinc-500" data-testid="lines-count">
           {shown.length === lines.length ? `${count(lines.length)} ${lines.length === 1 ? 'line' : 'lines'}` : `${count(shown.length)} of ${count(lines.length)} lines`}
         </span>
-        <DisabledReason reason={lines.length === 0 && 'No log lines to download yet'}>
+        <DisabledReason reason={lines.length === 0 && (complete ? 'This attempt wrote no log lines' : 'No log lines to download yet')}>
           <Button size="sm" variant="ghost" onClick={download} data-testid="lines-download">
             <Download /> Download
           </Button>

@@ -40,6 +40,7 @@ export function UsersPanel({
   resetPassword: (id: string, input: unknown) => Promise<R<{ user: UserView; password?: string }>>;
 }) {
   const activeAdmins = users.filter((u) => u.role === 'admin' && !u.disabled).length;
+  const isLastAdmin = (u: { role: Role; disabled: boolean }) => u.role === 'admin' && !u.disabled && activeAdmins <= 1;
   const [resetFor, setResetFor] = React.useState<UserView | null>(null);
   const [deleteFor, setDeleteFor] = React.useState<UserView | null>(null);
   const router = useRouter();
@@ -96,12 +97,15 @@ export function UsersPanel({
             {
               key: 'role',
               header: 'Role',
+              // the server refuses to demote the last active admin (lib/auth/users.ts): said before the choice, not after
               cell: (u) => (
-                <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-32 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
-                  <option value="admin">admin</option>
-                  <option value="operator">operator</option>
-                  <option value="viewer">viewer</option>
-                </NativeSelect>
+                <DisabledReason reason={isLastAdmin(u) && 'The last active admin keeps the admin role: make another user admin first'}>
+                  <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-32 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
+                    <option value="admin">admin</option>
+                    <option value="operator">operator</option>
+                    <option value="viewer">viewer</option>
+                  </NativeSelect>
+                </DisabledReason>
               ),
             },
             { key: 'status', header: 'Status', cell: (u) => <StatusBadge status={u.disabled ? 'disabled' : 'active'} /> },
@@ -111,8 +115,7 @@ export function UsersPanel({
               header: <span className="sr-only">Actions</span>,
               className: 'whitespace-nowrap text-right',
               cell: (u) => {
-                const lastAdmin = u.role === 'admin' && !u.disabled && activeAdmins <= 1;
-                const cannotRemove = u.id === selfId ? 'You cannot disable or delete yourself' : lastAdmin ? 'The last active admin cannot be disabled or deleted' : null;
+                const cannotRemove = u.id === selfId ? 'You cannot disable or delete yourself' : isLastAdmin(u) ? 'The last active admin cannot be disabled or deleted' : null;
                 return (
                   <span className="inline-flex gap-1.5">
                     <Button size="sm" onClick={() => setResetFor(u)} aria-label={`Reset password of ${u.email}`}>

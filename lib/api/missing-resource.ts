@@ -18,8 +18,9 @@ const TABLES: Record<ResourceKind, string> = { job: 'jobs', run: 'runs', task: '
  * @throws what the probe throws (the database being away)
  */
 export async function missingResource(db: Db, kind: ResourceKind, id: string): Promise<DomainError | null> {
+  // a malformed id is not echoed: it may hold anything a path can (a lone surrogate, markup), and says nothing useful
+  if (!isUuid(id)) return new DomainError('not_found', `${NAMES[kind]} not found: ${kind} ids are UUIDs, as the list routes return them`);
   const missing = new DomainError('not_found', `${NAMES[kind]} ${id} not found`);
-  if (!isUuid(id)) return missing;
   // tasks and runs are partitioned by week: the probe reads each week's primary key once
   const rows = await db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${TABLES[kind]} WHERE id = $1::uuid LIMIT 1`, id);
   return rows.length ? null : missing;

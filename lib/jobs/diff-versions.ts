@@ -10,7 +10,8 @@ export type FieldChange = { path: string; from: unknown; to: unknown };
 export type SnapshotDiff = {
   /** job-level fields (dot paths such as `schedule.cron`, `policy.backoff.factor`, `payload.x`) */
   fields: FieldChange[];
-  steps: { added: StepView[]; removed: StepView[]; changed: { key: string; fields: FieldChange[] }[] };
+  /** steps added and removed as configured, without their box's position (layout-rule.ts) */
+  steps: { added: Omit<StepView, 'position'>[]; removed: Omit<StepView, 'position'>[]; changed: { key: string; fields: FieldChange[] }[] };
   edges: { added: EdgeView[]; removed: EdgeView[]; changed: { from: string; to: string; fields: FieldChange[] }[] };
   /** flat summary: field paths, `steps.<key>`, `edges.<from>-><to>` */
   changedFields: string[];
@@ -38,10 +39,10 @@ export function diffSnapshots(a: JobSnapshot, b: JobSnapshot): SnapshotDiff {
   const stepMapA = new Map(sa.map((s) => [s.key, s]));
   const stepMapB = new Map(sb.map((s) => [s.key, s]));
   const steps: SnapshotDiff['steps'] = { added: [], removed: [], changed: [] };
-  for (const s of sb) if (!stepMapA.has(s.key)) steps.added.push(s);
+  for (const s of sb) if (!stepMapA.has(s.key)) steps.added.push(stepWithoutLayout(s));
   for (const s of sa) {
     const other = stepMapB.get(s.key);
-    if (!other) steps.removed.push(s);
+    if (!other) steps.removed.push(stepWithoutLayout(s));
     else {
       // where its box sits is layout, not configuration (layout-rule.ts): never a change here
       const f = diffValues(stepWithoutLayout(s), stepWithoutLayout(other));

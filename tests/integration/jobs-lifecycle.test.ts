@@ -400,6 +400,8 @@ describe('jobs lifecycle', () => {
     );
     expect(d.diff.steps.added.map((s) => s.key)).toEqual(['c']);
     expect(d.diff.steps.removed.map((s) => s.key)).toEqual(['b']);
+    // a step added or removed is shown as configured: where its box sat is layout, not configuration
+    expect([...d.diff.steps.added, ...d.diff.steps.removed].some((s) => 'position' in s)).toBe(false);
     expect(d.diff.steps.changed).toEqual([{ key: 'a', fields: [{ path: 'payload.n', from: 1, to: 2 }] }]);
     expect(d.diff.edges.added).toEqual([{ from: 'a', to: 'c', type: 'on_failure' }]);
     expect(d.diff.edges.removed).toEqual([{ from: 'a', to: 'b', type: 'hard' }]);

@@ -99,7 +99,16 @@ export default consolePage(async function JobPage({ params, searchParams }: Prop
             <StatusBadge status={job.deletedAt ? 'deleted' : job.status} data-testid="job-status" />
           </span>
         }
-        description={job.name}
+        description={
+          job.description ? (
+            <>
+              {job.name}
+              <span className="mt-0.5 block whitespace-pre-line text-zinc-600" data-testid="job-description">{job.description}</span>
+            </>
+          ) : (
+            job.name
+          )
+        }
         actions={
           job.deletedAt ? (
             <DeletedJobActions jobId={job.id} jobKey={job.key} restore={restoreJobAction} purge={purgeJobAction} />
@@ -287,7 +296,7 @@ function Overview({ job }: { job: JobDetail }) {
         </CardBody>
       </Card>
       <Card className="xl:col-span-3">
-        <CardHeader title={`Steps (${job.steps.length})`} description={job.description || undefined} />
+        <CardHeader title={`Steps (${job.steps.length})`} />
         <StepsTable steps={job.steps} edges={job.edges} />
       </Card>
     </div>

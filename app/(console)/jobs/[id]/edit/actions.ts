@@ -15,5 +15,5 @@ export const updateJobAction = defineAction(
   'Save job',
   actionArgs(['id', IdArg], ['input', z.unknown()]), // updateJob parses it with UpdateJobInput, as PATCH /jobs/:id does
   async ({ db, actor }, id: string, input: unknown) => ({ id: (await updateJob(db, IdParams.parse({ id }).id, input, actor)).id }),
-  { revalidate: (r) => [`/jobs/${r.id}`, '/jobs'], redirect: (r) => `/jobs/${r.id}` },
+  { revalidate: (r) => [`/jobs/${r.id}`, '/jobs'] },
 );
