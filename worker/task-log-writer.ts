@@ -104,7 +104,7 @@ interface AttemptState {
   droppedBytes: number;
   /** lines dropped because the writer's buffer was full (database slow/down) */
   droppedBacklog: number;
-  /** an unflushed progress row that the next progress report replaces */
+  /** an unflushed progress row that the next progress report replaces while no line followed it */
   pendingProgress?: Row;
   closed: boolean;
 }
@@ -225,8 +225,10 @@ export class TaskLogWriter {
     const text = typeof message === 'string' && message ? message : t !== null ? `${d ?? '?'} / ${t}` : `${d ?? '?'}`;
     const fields: JsonObject = { done: d, ...(t !== null ? { total: t } : {}) };
     const prev = st.pendingProgress;
-    if (prev) {
-      // Replace the unsent report in place: same seq, newer time and values.
+    // Replace the unsent report in place (same seq, newer time and values) while it is still the attempt's last
+    // line: after a line written since, it would carry a later time than that line under an earlier seq, and
+    // seq is write order (docs/task-logs.md). Then the report is a line of its own.
+    if (prev && prev.seq === st.seq) {
       const next = this.row(st, 'info', 'progress', text, fields, prev.seq);
       st.bytes += next.bytes - prev.bytes;
       Object.assign(prev, next);

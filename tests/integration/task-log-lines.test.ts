@@ -166,6 +166,27 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('keeps write order when a line comes between two progress reports: the later report is a line of its own', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.progress(1, 3);
+    l.progress(2, 3);
+    l.taskLog.info('item 2 done');
+    l.progress(3, 3);
+    await w.flush();
+    const got = await lines(a.taskId);
+    expect(got.map((x) => [x.seq, x.stream, x.text])).toEqual([
+      [1, 'progress', '2 / 3'],
+      [2, 'log', 'item 2 done'],
+      [3, 'progress', '3 / 3'],
+    ]);
+    // seq is write order, and so is time
+    const times = got.map((x) => x.time.getTime());
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+    await w.stop();
+  });
+
   it('keeps a batch the database could not take and sends it on the next flush', async () => {
     let fail = true;
     const flaky: Queryable = {
