@@ -31,13 +31,18 @@ export function storableString(s: string): string {
 
 /** JSON round trip (bigint -> string); never throws: an unserialisable value becomes a descriptive string. */
 export function jsonSafe(value: unknown): unknown {
-  if (value === undefined) return null;
   try {
-    const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
-    return text === undefined ? null : JSON.parse(text);
+    return jsonRoundTrip(value);
   } catch (err) {
     return `[unserialisable output: ${describeError(err)}]`;
   }
+}
+
+/** JSON round trip (bigint -> string, undefined -> null); throws what JSON.stringify throws (a cycle, a throwing toJSON). */
+function jsonRoundTrip(value: unknown): unknown {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  return text === undefined ? null : JSON.parse(text);
 }
 
 /** Deep copy of a JSON value with every string (and key) made storable; `changed` tells whether anything was replaced. */
@@ -65,17 +70,25 @@ export function sanitizeJson(value: unknown): { value: unknown; changed: boolean
 
 /**
  * The output as it will be stored: JSON-safe, sanitised, size-capped.
- * `notes` lists what was changed (for the worker log).
+ * `notes` lists what was changed (for the worker log); `unserialisable` says why a value could not be made
+ * JSON at all (a cycle, a throwing toJSON), when `output` is only a marker string in its place.
  */
-export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { output: unknown; notes: string[] } {
+export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { output: unknown; notes: string[]; unserialisable?: string } {
   const notes: string[] = [];
-  const { value: clean, changed } = sanitizeJson(jsonSafe(value));
+  let plain: unknown;
+  try {
+    plain = jsonRoundTrip(value);
+  } catch (err) {
+    const why = describeError(err);
+    return { output: `[unserialisable output: ${why}]`, notes: ['unserialisable'], unserialisable: why };
+  }
+  const { value: clean, changed } = sanitizeJson(plain);
   if (changed) notes.push('replaced U+0000 / lone surrogates with U+FFFD (PostgreSQL cannot store them)');
   let text: string;
   try {
     text = JSON.stringify(clean) ?? 'null';
   } catch (err) {
-    return { output: `[unserialisable output: ${describeError(err)}]`, notes: [...notes, 'unserialisable'] };
+    return { output: `[unserialisable output: ${describeError(err)}]`, notes: [...notes, 'unserialisable'], unserialisable: describeError(err) };
   }
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= cap) return { output: clean, notes };
@@ -86,8 +99,38 @@ export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { o
   };
 }
 
-/** A readable, storable message for anything thrown (Error, string, null, objects with throwing getters…). */
+/** Causes (Error `cause`) read into a task error at most. */
+const MAX_CAUSES = 3;
+
+/**
+ * A readable, storable message for anything thrown (Error, string, null, objects with throwing getters…),
+ * followed by its causes (`new Error(msg, { cause })`, up to MAX_CAUSES: "outer: caused by: inner"), at most
+ * TASK_ERROR_CAP_BYTES, a longer one cut with a note saying so.
+ */
 export function describeError(e: unknown): string {
+  let text = messageOf(e);
+  let cause = causeOf(e);
+  for (let i = 0; i < MAX_CAUSES && cause !== undefined; i++) {
+    text += `: caused by: ${messageOf(cause)}`;
+    cause = causeOf(cause);
+  }
+  // terminal colour codes (a program's stderr in a shell error, a library's coloured message) are for a
+  // terminal: an error is read in the console, alarms and emails, where they would show as `[31m`
+  const plain = stripAnsi(text);
+  const note = ' … [cut: the whole message is longer than 8 KiB]';
+  const capped = capText(plain, TASK_ERROR_CAP_BYTES);
+  return storableString(capped.truncated ? capText(plain, TASK_ERROR_CAP_BYTES - Buffer.byteLength(note)).text + note : capped.text);
+}
+
+function causeOf(e: unknown): unknown {
+  try {
+    return e instanceof Error && e.cause !== undefined && e.cause !== e ? e.cause : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function messageOf(e: unknown): string {
   let msg: string;
   try {
     const m = (e as { message?: unknown } | null | undefined)?.message;
@@ -104,9 +147,7 @@ export function describeError(e: unknown): string {
   } catch {
     msg = 'handler threw a value that cannot be described';
   }
-  // terminal colour codes (a program's stderr in a shell error, a library's coloured message) are for a
-  // terminal: an error is read in the console, alarms and emails, where they would show as `[31m`
-  return storableString(capText(stripAnsi(msg), TASK_ERROR_CAP_BYTES).text);
+  return msg;
 }
 
 /** An exit code fit for an int4 column, else undefined. */

@@ -547,6 +547,11 @@ export class Runner {
       if (r.ok) {
         const { output, exitCode } = unwrapResult(r.value);
         const stored = storableOutput(output);
+        if (stored.unserialisable !== undefined) {
+          // stored as a marker string it would read as a success with an output nobody returned
+          await this.complete(task, { outcome: 'failed', error: `the handler's result is not JSON: ${stored.unserialisable}` }, late, log, entry.heldStart);
+          return;
+        }
         if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
         await this.complete(task, { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) }, late, log, entry.heldStart);
       } else {
@@ -554,6 +559,8 @@ export class Runner {
         const signal = entry.controller?.signal;
         const abortReason = signal?.aborted ? (signal.reason as AttemptAbortError | undefined) : undefined;
         const described = describeError(e);
+        // the task keeps the message (and its causes); where it was thrown is for whoever reads the worker's log
+        if (!signal?.aborted && e instanceof Error) log.warn({ err: e }, 'attempt failed: the handler threw');
         const message =
           abortReason instanceof AttemptAbortError && abortReason.reason === 'shutdown'
             ? `aborted: worker shutting down (${described})`

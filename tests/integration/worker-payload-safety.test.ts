@@ -29,6 +29,14 @@ const extraHandlers: Record<string, Handler> = {
   'test.throw-object': async () => {
     throw { reason: 'nope' }; // eslint-disable-line no-throw-literal
   },
+  'test.circular-output': async () => {
+    const o: Record<string, unknown> = { ok: true };
+    o.self = o;
+    return o;
+  },
+  'test.throw-with-cause': async () => {
+    throw new Error('could not load orders', { cause: new Error('connect ECONNREFUSED 10.0.0.5:5432') });
+  },
 };
 
 async function startWorker(): Promise<Worker> {
@@ -97,5 +105,15 @@ describe('outputs PostgreSQL cannot store', () => {
     const b = await runTask({ steps: [{ handler: 'test.throw-object' }] });
     expect(await finalTask(a)).toMatchObject({ status: 'dead', error: 'handler threw null' });
     expect(await finalTask(b)).toMatchObject({ status: 'dead', error: 'handler threw a non-Error: {"reason":"nope"}' });
+  });
+
+  it('a result that is not JSON fails the attempt (a success it was not); a thrown error keeps its cause', async () => {
+    await startWorker();
+    const circular = await runTask({ steps: [{ handler: 'test.circular-output' }] });
+    const caused = await runTask({ steps: [{ handler: 'test.throw-with-cause' }] });
+    const c = await finalTask(circular);
+    expect(c).toMatchObject({ status: 'dead', output: null });
+    expect(c.error).toMatch(/^the handler's result is not JSON: .*circular/i);
+    expect(await finalTask(caused)).toMatchObject({ status: 'dead', error: 'could not load orders: caused by: connect ECONNREFUSED 10.0.0.5:5432' });
   });
 });
