@@ -83,6 +83,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => request('SIGTERM'));
   process.on('SIGINT', () => request('SIGINT'));
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+  // A handler runs in this process: an exception thrown where no await catches it (a timer callback) or its own
+  // process.exit() ends every attempt here. Which attempt did it cannot be told without tracking every promise's
+  // context, so the last lines name the attempts that were running (docs/handlers.md).
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err, running: worker.runner.runningAttempts() }, 'uncaught exception (a handler of a running attempt, most likely, threw outside its promise): the worker stops');
+    process.exit(1);
+  });
+  process.on('exit', (code) => {
+    const running = worker.runner.runningAttempts();
+    // synchronous: nothing asynchronous runs after 'exit'
+    if (code !== 0 && running.length) console.error(`tickflow worker: exit ${code} with attempts running (reclaimed when their leases expire): ${running.map((a) => `${a.handler} task ${a.taskId} attempt ${a.attempt}`).join(', ')}`);
+  });
 
   // Started while the database is away (a restart, a failover, a container starting before its
   // database): wait for it, as a running worker rides out an outage, instead of exiting. A missing

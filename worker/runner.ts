@@ -231,6 +231,14 @@ export class Runner {
     return this.begun;
   }
 
+  /**
+   * The attempts whose handler has been called and not returned (task id, run id, attempt, handler): what a
+   * crash of the worker process ends, named in its last log line (worker/index.ts).
+   */
+  runningAttempts(): { taskId: string; runId: string; attempt: number; handler: string }[] {
+    return [...this.active.values()].filter((a) => a.begun && !a.released).map((a) => ({ taskId: a.task.id, runId: a.task.runId, attempt: a.task.attempt, handler: a.task.handler }));
+  }
+
   private begun = 0;
   /** tasks whose start came while every slot was running, oldest first */
   private readonly waiting: Active[] = [];

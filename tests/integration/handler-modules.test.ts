@@ -161,6 +161,20 @@ describe('a worker with handler modules', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('a handler throwing outside its promise ends the worker process, whose last line names the attempts it was running', async () => {
+    const w = spawnWorker(t.url, { TICKFLOW_HANDLERS: path.join(FIXTURES, 'crash'), TICKFLOW_ROLES: 'claim' });
+    await w.ready;
+    const job = await createJob(t.db, { key: 'crash.once', name: 'crash', schedule: { kind: 'manual' }, handler: 'fixture.crash', payload: {} }, SYSTEM_ACTOR);
+    const { run } = await triggerRun(t.db, { jobId: job.id, trigger: 'manual', triggeredBy: 'test', scheduledFor: new Date() });
+    const task = await t.db.task.findFirstOrThrow({ where: { runId: run!.id } });
+    const exit = await w.exited;
+    expect(exit.code).toBe(1);
+    expect(w.output()).toContain('thrown in a timer');
+    expect(w.output()).toMatch(/uncaught exception \(a handler of a running attempt, most likely, threw outside its promise\)/);
+    expect(w.output()).toContain(task.id);
+    expect(w.output()).toContain(`fixture.crash task ${task.id} attempt 1`);
+  });
+
   it('a worker process loads TypeScript modules (ESM and CommonJS folders) and advertises their schemas', async () => {
     const w = spawnWorker(t.url, { TICKFLOW_HANDLERS: `./examples/handlers,${path.join(FIXTURES, 'cjs/shout.ts')}`, TICKFLOW_ROLES: 'claim' });
     try {
