@@ -73,7 +73,7 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
           header: 'Job',
           className: 'font-mono text-xs max-md:-order-2 max-md:min-w-0 max-md:flex-1',
           cell: (r) => (
-            <JobNameLink jobId={r.jobId} jobKey={r.jobKey} purged={r.jobPurged} className="block max-w-[16rem] truncate hover:underline" />
+            <JobNameLink jobId={r.jobId} jobKey={r.jobKey} purged={r.jobPurged} className="block max-w-[16rem] truncate hover:underline" title={r.jobKey} />
           ),
         },
         {
