@@ -88,6 +88,27 @@ export interface RunnableTask {
 
 export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
 
+/**
+ * The system line that ends an attempt's log lines (docs/task-logs.md "Lines Tickflow writes"), in the words of
+ * the task's own error where the attempt did not simply succeed: its timeout (whether or not the handler
+ * honoured the abort, and how late it returned), a cancel, a lost lease or a shutdown (also when the handler
+ * returned a value after it), or the handler's failure. Null for a plain success.
+ * @param overMs ms from the attempt's deadline to the handler's return (negative: before it)
+ */
+function attemptEndingLine(
+  entry: { timedOut: boolean; controller: AbortController | null },
+  r: { ok: true } | { ok: false; error: unknown },
+  overMs: number,
+  timeoutSeconds: number,
+): { level: 'warn' | 'error'; text: string } | null {
+  if (entry.timedOut) {
+    return { level: 'error', text: `attempt timed out after ${timeoutSeconds}s${overMs >= OVERDUE_GRACE_MS ? ` (the handler ignored its abort and returned ${overMs} ms later)` : ''}` };
+  }
+  const signal = entry.controller?.signal;
+  if (signal?.aborted && signal.reason instanceof AttemptAbortError) return { level: 'warn', text: signal.reason.message };
+  return r.ok ? null : { level: 'error', text: `attempt failed: ${describeError(r.error)}` };
+}
+
 export class AttemptAbortError extends Error {
   constructor(readonly reason: AbortReason, message: string) {
     super(message);
@@ -531,7 +552,8 @@ export class Runner {
 
     entry.done = handled.then(async (r) => {
       if (lines) {
-        if (!r.ok) lines.taskLog.write?.({ level: 'error', stream: 'system', text: `attempt failed: ${describeError(r.error)}` });
+        const ending = attemptEndingLine(entry, r, Date.now() - entry.startedAt - timeoutMs, task.timeoutSeconds);
+        if (ending) lines.taskLog.write?.({ level: ending.level, stream: 'system', text: ending.text });
         lines.close();
       }
       const late = entry.settled; // cancelled or lease lost meanwhile: the result will be refused

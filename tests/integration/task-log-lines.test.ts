@@ -309,6 +309,16 @@ describe('executors write lines through a real worker', () => {
     expect(bad.got[2]!.text).toMatch(/^attempt failed: http: GET .* answered 404/);
   });
 
+  it('an attempt that times out ends its lines in the words of its error, whether or not the handler honoured the abort', async () => {
+    await startWorker();
+    const honoured = await run({ timeoutSeconds: 1, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
+    expect(honoured.got.filter((l) => l.stream === 'system').map((l) => [l.level, l.text])).toEqual([['error', 'attempt timed out after 1s']]);
+    const ignored = await run({ timeoutSeconds: 1, steps: [{ handler: 'builtin.ignore-abort', payload: { ms: 1800 } }] });
+    const last = ignored.got.filter((l) => l.stream === 'system');
+    expect(last).toHaveLength(1);
+    expect(last[0]!.text).toMatch(/^attempt timed out after 1s \(the handler ignored its abort and returned \d+ ms later\)$/);
+  });
+
   it('sql: the statement and its row count', async () => {
     await startWorker();
     const { got } = await run({ steps: [{ handler: 'sql', config: { sql: 'SELECT generate_series(1, 3) AS n' } }] });
