@@ -10,7 +10,11 @@ import type { Db } from '../db.ts';
 export async function purgedJobIds(db: Db, jobIds: Iterable<string>): Promise<Set<string>> {
   const ids = [...new Set(jobIds)];
   if (ids.length === 0) return new Set();
-  const present = await db.job.findMany({ where: { id: { in: ids } }, select: { id: true } });
-  const kept = new Set(present.map((j) => j.id));
-  return new Set(ids.filter((id) => !kept.has(id)));
+  return purgedAmong(ids, await db.job.findMany({ where: { id: { in: ids } }, select: { id: true } }));
+}
+
+/** The rule of purgedJobIds for a caller that has read the job rows of `jobIds` itself (`present`: those found). */
+export function purgedAmong(jobIds: Iterable<string>, present: Iterable<{ id: string }>): Set<string> {
+  const kept = new Set([...present].map((j) => j.id));
+  return new Set([...jobIds].filter((id) => !kept.has(id)));
 }

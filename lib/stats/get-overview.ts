@@ -3,7 +3,7 @@ import { BEFORE_SLOT_ERROR } from '../engine/cancel-ahead-runs.ts';
 import { countNodesByStatus } from '../workers/node-status.ts';
 import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
-import { purgedJobIds } from '../jobs/purged-job-ids.ts';
+import { purgedAmong } from '../jobs/purged-job-ids.ts';
 
 /** What the overview page shows at a glance (instants ISO-8601 UTC). */
 export interface Overview {
@@ -79,11 +79,9 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
   ]);
   // Failures are listed by job name (runs keep the key; a renamed or purged job falls back to it).
   const jobIds = [...new Set(failures.map((f) => f.jobId))];
-  const [named, purged] = await Promise.all([
-    jobIds.length ? db.job.findMany({ where: { id: { in: jobIds } }, select: { id: true, name: true } }) : [],
-    purgedJobIds(db, jobIds),
-  ]);
+  const named = jobIds.length ? await db.job.findMany({ where: { id: { in: jobIds } }, select: { id: true, name: true } }) : [];
   const names = new Map(named.map((x) => [x.id, x.name]));
+  const purged = purgedAmong(jobIds, named);
   const j = Object.fromEntries(jobGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   const r = Object.fromEntries(runGroups.map((g) => [g.status, g._count._all])) as Record<string, number>;
   // Runs cancelled before their slot are look-ahead's bookkeeping, not an outcome an operator acts on:

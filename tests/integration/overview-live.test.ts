@@ -68,7 +68,10 @@ describe('overview: running now and the next 24 h', () => {
     const { run } = await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: T0 }, T0);
     await t.db.run.update({ where: { id: run!.id }, data: { status: 'failed', error: 'boom', finishedAt: at(5000) } });
     const o = await getOverview(t.db, at(60_000));
-    expect(o.latestFailures.find((f) => f.id === run!.id)).toMatchObject({ jobKey: 'named.failure', jobName: 'Nightly export' });
+    expect(o.latestFailures.find((f) => f.id === run!.id)).toMatchObject({ jobKey: 'named.failure', jobName: 'Nightly export', jobPurged: false });
+    // purged (runs are kept): named by its key, as text (lib/jobs/purged-job-ids.ts)
+    await t.pool.query('DELETE FROM jobs WHERE id = $1', [jobId]);
+    expect((await getOverview(t.db, at(60_000))).latestFailures.find((f) => f.id === run!.id)).toMatchObject({ jobName: 'named.failure', jobPurged: true });
     expect(Array.isArray(o.runningNow) && Array.isArray(o.nextFires)).toBe(true);
   });
 });
