@@ -4,6 +4,7 @@
  * succeed. Called by scripts/start.ts after migrations; safe to call on every
  * start (it only acts on an empty database / missing admin).
  */
+import { CONSOLE_HEALTH_PATH } from '../lib/infra/console-listen.ts';
 import { writePrivateFile } from '../lib/infra/private-files.ts';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -28,7 +29,7 @@ export function demoJobs(consoleUrl: string): Record<string, unknown>[] {
       description: 'Calls the console\'s own /api/v1/health every minute with the http executor.',
       schedule: { kind: 'cron', cron: '* * * * *', timezone: 'UTC' },
       handler: 'http',
-      payload: { method: 'GET', url: `${consoleUrl}/api/v1/health` },
+      payload: { method: 'GET', url: `${consoleUrl}${CONSOLE_HEALTH_PATH}` },
       policy: { timeoutSeconds: 10, maxRetries: 2, misfirePolicy: 'fire_once', blockStrategy: 'discard_later' },
     },
     {

@@ -35,7 +35,7 @@ import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
 import { ctrlCStops, stopBeginsLine, type RunningParts } from '../lib/infra/stack-lines.ts';
-import { consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
+import { consoleHealthAllowEntries, consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
 import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { adminSettings } from '../lib/auth/bootstrap.ts';
 
@@ -430,8 +430,10 @@ startConsole();
  * the console stays up meanwhile.
  */
 const workerRestarts = createRestartSchedule(SUPERVISED_RESTARTS);
-// the demo `http` health check calls this console on loopback: allow exactly that port
-const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, new URL(consoleOrigin).host, `localhost:${port}`].filter(Boolean).join(',');
+// The demo `http` health check calls this console on loopback: allow exactly its route. Not the
+// whole port: a step posting wrong passwords to the sign-in from 127.0.0.1 would lock out every
+// user who reaches the console on loopback (the login rate limit counts by client address).
+const outboundAllowForWorker = [process.env.TICKFLOW_OUTBOUND_ALLOW, ...consoleHealthAllowEntries(consoleOrigin, port)].filter(Boolean).join(',');
 async function startWorker() {
   if (workerProc) {
     // A restart runs the sources on disk, as a new `npm run worker` would; sources that do

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleListenFromEnv, consoleLocalOrigin, nextListenArgs } from './console-listen.ts';
+import { CONSOLE_HEALTH_PATH, consoleHealthAllowEntries, consoleListenFromEnv, consoleLocalOrigin, nextListenArgs } from './console-listen.ts';
 
 describe('consoleListenFromEnv', () => {
   it('port 3000 on every interface by default', () => {
@@ -25,5 +25,19 @@ describe('consoleLocalOrigin', () => {
     expect(consoleLocalOrigin({ port: 3000, host: '::' })).toBe('http://127.0.0.1:3000');
     expect(consoleLocalOrigin({ port: 3300, host: '10.1.2.3' })).toBe('http://10.1.2.3:3300');
     expect(consoleLocalOrigin({ port: 3300, host: '::1' })).toBe('http://[::1]:3300');
+  });
+});
+
+describe('consoleHealthAllowEntries', () => {
+  it('admits the demo health check and nothing else of the console', async () => {
+    const { outboundAllowList } = await import('../net/outbound.ts');
+    const entries = consoleHealthAllowEntries('http://127.0.0.1:3300', 3300);
+    expect(entries).toEqual(['127.0.0.1:3300/api/v1/health', 'localhost:3300/api/v1/health']);
+    const allow = outboundAllowList({ TICKFLOW_OUTBOUND_ALLOW: entries.join(',') } as unknown as NodeJS.ProcessEnv);
+    // the port itself is not listed: sign-in, pages and server actions stay refused (lib/net/outbound.test.ts)
+    expect(allow.hostPorts.size).toBe(0);
+    expect(allow.hostPortPaths.get('127.0.0.1:3300')).toEqual([CONSOLE_HEALTH_PATH]);
+    expect(consoleHealthAllowEntries('http://[::1]:3300', 3300)[0]).toBe('[::1]:3300/api/v1/health');
+    expect(outboundAllowList({ TICKFLOW_OUTBOUND_ALLOW: '[::1]:3300/api/v1/health' } as unknown as NodeJS.ProcessEnv).hostPortPaths.get('::1:3300')).toEqual([CONSOLE_HEALTH_PATH]);
   });
 });

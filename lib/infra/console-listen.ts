@@ -39,3 +39,15 @@ export function consoleLocalOrigin(listen: ConsoleListen): string {
   const addr = !h || h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h;
   return `http://${net.isIPv6(addr) ? `[${addr}]` : addr}:${listen.port}`;
 }
+
+/** The console's health route, which the demo `http` job calls (prisma/seed.ts). */
+export const CONSOLE_HEALTH_PATH = '/api/v1/health';
+
+/**
+ * The TICKFLOW_OUTBOUND_ALLOW entries `npm start` gives its worker so that the demo health check
+ * reaches its own console (`origin`, consoleLocalOrigin's answer, and `localhost` on `port`): the
+ * health route only (lib/net/outbound.ts `host:port/path`), not the console's sign-in or pages.
+ */
+export function consoleHealthAllowEntries(origin: string, port: number): string[] {
+  return [`${new URL(origin).host}${CONSOLE_HEALTH_PATH}`, `localhost:${port}${CONSOLE_HEALTH_PATH}`];
+}

@@ -88,6 +88,43 @@ describe('outbound guard', () => {
     expect((await resolveOutboundAddress('::1', 9090, env)).address).toBe('::1');
   });
 
+  it('a host:port/path entry admits requests to that one path, nothing else of the port', async () => {
+    const console_ = await server((_req, res) => res.end('ok'));
+    try {
+      const env = { TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${console_.port}/api/v1/health/` } as unknown as NodeJS.ProcessEnv;
+      expect(outboundAllowList(env).hostPorts.size).toBe(0);
+      expect(outboundAllowList(env).hostPortPaths.get(`127.0.0.1:${console_.port}`)).toEqual(['/api/v1/health']);
+      for (const path of ['/api/v1/health', '/api/v1/health/', '/api/v1/health?probe=1', '/api/v1/x/../health']) {
+        const res = await outboundFetch(`http://127.0.0.1:${console_.port}${path}`, {}, env);
+        expect(await res.text()).toBe('ok');
+      }
+      const admitted = console_.hits.length;
+      // a sibling prefix, a route below it, another route, dot segments and their escapes (which the URL parser resolves) stay refused
+      for (const path of ['/api/v1/healthz', '/api/v1/health/deep', '/login', '/', '/api/v1/health/../../../login', '/api/v1/health/%2e%2e/%2E%2E/jobs', '/API/v1/health']) {
+        await expect(outboundFetch(`http://127.0.0.1:${console_.port}${path}`, {}, env)).rejects.toThrow(/outbound call refused/);
+      }
+      // a connection an executor dials itself has no path: such an entry never admits it
+      await expect(resolveOutboundAddress('127.0.0.1', console_.port, env)).rejects.toThrow(OutboundRefusedError);
+      expect(console_.hits.length).toBe(admitted);
+    } finally {
+      await console_.close();
+    }
+  });
+
+  it('a redirect from an admitted path to another path of the same port is refused', async () => {
+    const hop = await server((req, res) => {
+      if (req.url === '/ok') res.writeHead(302, { location: '/login' }).end();
+      else res.end('reached');
+    });
+    try {
+      const env = { TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${hop.port}/ok` } as unknown as NodeJS.ProcessEnv;
+      await expect(outboundFetch(`http://127.0.0.1:${hop.port}/ok`, {}, env)).rejects.toThrow(/outbound call refused/);
+      expect(hop.hits).toEqual(['/ok']);
+    } finally {
+      await hop.close();
+    }
+  });
+
   it('outboundFetch never connects to a refused address, however the URL spells it', async () => {
     for (const url of [`http://127.0.0.1:${target.port}/a`, `http://2130706433:${target.port}/b`, `http://0x7f.1:${target.port}/c`, `http://localhost:${target.port}/d`, `http://[::127.0.0.1]:${target.port}/e`, `http://[::ffff:127.0.0.1]:${target.port}/f`]) {
       await expect(outboundFetch(url, {}, NONE)).rejects.toThrow(/outbound call refused/);

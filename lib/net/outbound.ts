@@ -17,7 +17,9 @@
  * TICKFLOW_OUTBOUND_ALLOW (comma-separated) opens exceptions: CIDRs or addresses
  * (`10.0.0.0/8`, `::1`) allow those addresses; host names (`intranet.example`)
  * allow that name whatever it resolves to; `host:port` allows one port of a host
- * (`127.0.0.1:3000`, `localhost:3000`, `[::1]:8080`).
+ * (`127.0.0.1:3000`, `localhost:3000`, `[::1]:8080`); `host:port/path` allows only http(s)
+ * requests to that one URL path of the port, with any query (`127.0.0.1:3000/api/v1/health`),
+ * never a connection an executor dials itself (which has no path).
  */
 import dns from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
@@ -36,7 +38,13 @@ export class OutboundRefusedError extends Error {
   }
 }
 
-export type OutboundAllowList = { cidrs: Cidr[]; hosts: Set<string>; hostPorts: Set<string> };
+export type OutboundAllowList = {
+  cidrs: Cidr[];
+  hosts: Set<string>;
+  hostPorts: Set<string>;
+  /** `host:port` → the URL paths (each without a trailing slash) allowed there, each alone */
+  hostPortPaths: Map<string, string[]>;
+};
 
 function normHost(h: string): string {
   return h.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
@@ -44,7 +52,7 @@ function normHost(h: string): string {
 
 /** TICKFLOW_OUTBOUND_ALLOW parsed (read on every call, so a test may set it for its own servers). */
 export function outboundAllowList(env: NodeJS.ProcessEnv = process.env): OutboundAllowList {
-  const out: OutboundAllowList = { cidrs: [], hosts: new Set(), hostPorts: new Set() };
+  const out: OutboundAllowList = { cidrs: [], hosts: new Set(), hostPorts: new Set(), hostPortPaths: new Map() };
   for (const raw of (env.TICKFLOW_OUTBOUND_ALLOW ?? '').split(',')) {
     const entry = raw.trim();
     if (!entry) continue;
@@ -53,9 +61,15 @@ export function outboundAllowList(env: NodeJS.ProcessEnv = process.env): Outboun
       out.cidrs.push(cidr);
       continue;
     }
-    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
-    if (m) out.hostPorts.add(`${normHost(m[1]!)}:${Number(m[2])}`);
-    else out.hosts.add(normHost(entry));
+    const m = /^(\[[^\]]+\]|[^:/]+):(\d{1,5})(\/.*)?$/.exec(entry);
+    if (!m) {
+      out.hosts.add(normHost(entry));
+      continue;
+    }
+    const hostPort = `${normHost(m[1]!)}:${Number(m[2])}`;
+    const path = m[3] === undefined ? undefined : normalisedPath(m[3]);
+    if (path === undefined || path === '') out.hostPorts.add(hostPort);
+    else out.hostPortPaths.set(hostPort, [...(out.hostPortPaths.get(hostPort) ?? []), path]);
   }
   return out;
 }
@@ -98,9 +112,24 @@ export function addressRange(addr: Address): string {
   return range;
 }
 
-function allowedByList(host: string, port: number, allow: OutboundAllowList): boolean {
+/** A path as the URL parser leaves it (dot segments resolved, escapes kept), without a trailing slash. */
+function normalisedPath(path: string): string {
+  return new URL(path, 'http://x').pathname.replace(/\/+$/, '');
+}
+
+/**
+ * Whether the allow list lets `host:port` through: a host name or `host:port` entry, or, for an
+ * http(s) request to URL path `path`, a `host:port/path` entry naming that path (a trailing slash
+ * aside). One path, not a prefix: what lies below a route is another route, perhaps a page that
+ * answers server actions.
+ */
+function allowedByList(host: string, port: number, allow: OutboundAllowList, path?: string): boolean {
   const h = normHost(host);
-  return allow.hosts.has(h) || allow.hostPorts.has(`${h}:${port}`);
+  const hostPort = `${h}:${port}`;
+  if (allow.hosts.has(h) || allow.hostPorts.has(hostPort)) return true;
+  if (path === undefined) return false;
+  const requested = normalisedPath(path);
+  return (allow.hostPortPaths.get(hostPort) ?? []).includes(requested);
 }
 
 /**
@@ -109,12 +138,19 @@ function allowedByList(host: string, port: number, allow: OutboundAllowList): bo
  * address (keep `host` for TLS server name checks), never resolve `host` again.
  * @param host a host name or IP literal (IPv6 with or without brackets)
  * @param port the TCP port (1..65535), used for `host:port` allow-list entries
+ * @param path the URL path of an http(s) request (outboundFetch), for `host:port/path` entries;
+ *   absent for a connection an executor dials itself, which such entries never admit
  * @throws OutboundRefusedError when the host does not resolve, or resolves to a refused range
  */
-export async function resolveOutboundAddress(host: string, port: number, env: NodeJS.ProcessEnv = process.env): Promise<{ address: string; family: 4 | 6 }> {
+export async function resolveOutboundAddress(
+  host: string,
+  port: number,
+  env: NodeJS.ProcessEnv = process.env,
+  path?: string,
+): Promise<{ address: string; family: 4 | 6 }> {
   if (!host || !Number.isInteger(port) || port < 1 || port > 65535) throw new OutboundRefusedError(`outbound call refused: invalid host or port ${JSON.stringify(host)}:${port}`);
   const allow = outboundAllowList(env);
-  const listed = allowedByList(host, port, allow);
+  const listed = allowedByList(host, port, allow, path);
   const literal = parseAddress(host);
   let addresses: LookupAddress[];
   if (literal) addresses = [{ address: literal.toString(), family: literal.kind() === 'ipv4' ? 4 : 6 }];
@@ -216,7 +252,7 @@ export async function outboundFetch(url: string | URL, init: OutboundInit = {}, 
   for (let hop = 0; ; hop++) {
     if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new OutboundRefusedError(`outbound call refused: only http and https, got ${current.protocol}`);
     const port = Number(current.port || (current.protocol === 'https:' ? 443 : 80));
-    const pinned = await resolveOutboundAddress(current.hostname, port, env);
+    const pinned = await resolveOutboundAddress(current.hostname, port, env, current.pathname);
     const agent = pinnedAgent(AgentClass, pinned);
     let res: UndiciResponse;
     try {
