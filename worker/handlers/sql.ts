@@ -15,7 +15,10 @@
  * (pg_terminate_backend through the admin pool, or the named connection's own pool), and its
  * socket closed SQL_SOCKET_CLOSE_GRACE_MS after that if it still runs: the attempt ends, its slot
  * is freed, and the connection is destroyed, never returned to the pool.
- * Output `{ rowCount, rows (first SQL_ROW_CAP), truncated? }`.
+ * Output `{ rowCount, rows, truncated? }`: the last statement's rows, at most SQL_ROW_CAP of them
+ * and at most SQL_ROWS_BYTE_CAP bytes of their JSON (runCapped: the rows past either cap are
+ * read from the socket and dropped, never held, so a statement returning gigabytes costs the
+ * worker no memory, only the time its timeout allows).
  *
  * A connection that ends under an attempt (pg_terminate_backend by another step of the same
  * role, a DBA, a server restart) fails that attempt ("sql: connection terminated …") and nothing
@@ -98,11 +101,14 @@ import type { Logger } from 'pino';
 import { SqlSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { checkOut, isConnectionLost, type CheckedOut } from '../../lib/pg-checkout.ts';
 import { builtinSettings, HandlerError, settings, type Handler } from './types.ts';
+import { TASK_OUTPUT_CAP_BYTES } from '../output.ts';
 
 /** Longest statement text repeated in a task log line (characters). */
 const LOGGED_SQL_CHARS = 2000;
 
 export const SQL_ROW_CAP = 1000;
+/** Most bytes of JSON the rows an attempt keeps may take (the task output's own cap, worker/output.ts). */
+export const SQL_ROWS_BYTE_CAP = TASK_OUTPUT_CAP_BYTES;
 export const SCRATCH_SCHEMA = 'tickflow_scratch';
 /** settings row holding the restricted role's password (readable by the Tickflow user only). */
 export const SQL_RUNNER_PASSWORD_SETTING = 'sql_runner_password';
@@ -599,6 +605,66 @@ function asUser(url: string, user: string, password: string): pg.PoolConfig {
   return { ...cfg, user, password };
 }
 
+/** What runCapped keeps of a text's last statement. */
+export type CappedResult = {
+  command: string | null;
+  /** the statement's own count (CommandComplete): rows returned or changed, kept or not */
+  rowCount: number;
+  rows: unknown[];
+  /** set when rows were dropped: how many the statement returned */
+  truncated?: { received: number };
+};
+
+/**
+ * Runs `text` (one statement with `values`, or several without) on `client` and keeps the last
+ * statement's rows up to `maxRows` and `maxBytes` of their JSON. node-postgres accumulates every
+ * row of a result before it answers; a query with a `row` listener and no callback does not
+ * (pg/lib/query.js `_accumulateRows`), so rows past the caps are parsed and dropped one by one.
+ * @throws the statement's error, as client.query does
+ */
+export function runCapped(client: pg.ClientBase, text: string, values: unknown[], maxRows = SQL_ROW_CAP, maxBytes = SQL_ROWS_BYTE_CAP): Promise<CappedResult> {
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query({ text, values });
+    let current: unknown = null;
+    let kept: unknown[] = [];
+    let keptBytes = 0;
+    let received = 0;
+    let full = false;
+    query.on('row', (row: unknown, result: unknown) => {
+      if (result !== current) {
+        // the next statement of a multi-statement text: only the last one's rows are reported
+        current = result;
+        kept = [];
+        keptBytes = 0;
+        received = 0;
+        full = false;
+      }
+      received++;
+      if (full) return;
+      const bytes = Buffer.byteLength(JSON.stringify(row) ?? 'null') + 1;
+      if (kept.length >= maxRows || keptBytes + bytes > maxBytes) {
+        full = true;
+        return;
+      }
+      kept.push(row);
+      keptBytes += bytes;
+    });
+    query.on('error', reject);
+    query.on('end', (results: pg.QueryResult | pg.QueryResult[]) => {
+      const last = (Array.isArray(results) ? results[results.length - 1] : results) as pg.QueryResult | undefined;
+      const own = last !== undefined && last === current;
+      const rows = own ? kept : [];
+      resolve({
+        command: last?.command ?? null,
+        rowCount: last?.rowCount ?? (own ? received : 0),
+        rows,
+        ...(own && received > rows.length ? { truncated: { received } } : {}),
+      });
+    });
+    void client.query(query);
+  });
+}
+
 /** The message of an attempt whose connection ended under it (isConnectionLost). */
 function connectionTerminatedMessage(err: unknown): string {
   const e = err as { message?: string; code?: string };
@@ -851,7 +917,7 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
       // Parameter values are not logged (they may be secrets); only how many there are.
       ctx.taskLog.info(sql.length > LOGGED_SQL_CHARS ? `${sql.slice(0, LOGGED_SQL_CHARS)}…` : sql, { connection: name, params: params.length });
       const started = Date.now();
-      const res = await client.query({ text: sql, values: params });
+      const res = await runCapped(client, sql, params);
       // A worker stalled or cut off past its lease (the statement's answer waited in its socket)
       // may have lost the task to another worker: what it did is rolled back, never committed.
       if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -863,16 +929,10 @@ export function createSqlHandler(options: SqlOptions): SqlHandler {
         );
       }
       await client.query('COMMIT');
-      // multi-statement text yields an array of results: report the last one
-      const last = (Array.isArray(res) ? res[res.length - 1] : res) as pg.QueryResult | undefined;
-      const rows = Array.isArray(last?.rows) ? last.rows : [];
-      const rowCount = last?.rowCount ?? rows.length;
-      ctx.taskLog.info(`${last?.command ?? 'statement'}: ${rowCount} row(s) in ${Date.now() - started} ms`, { rowCount, command: last?.command ?? null });
-      return {
-        rowCount,
-        rows: rows.slice(0, SQL_ROW_CAP),
-        ...(rows.length > SQL_ROW_CAP ? { truncated: true } : {}),
-      };
+      const { command, rowCount, rows, truncated } = res;
+      ctx.taskLog.info(`${command ?? 'statement'}: ${rowCount} row(s) in ${Date.now() - started} ms`, { rowCount, command });
+      if (truncated) ctx.taskLog.info(`output keeps the first ${rows.length} of ${truncated.received} row(s): at most ${SQL_ROW_CAP} rows and ${SQL_ROWS_BYTE_CAP} bytes of their JSON`);
+      return { rowCount, rows, ...(truncated ? { truncated: true } : {}) };
     } catch (err) {
       if (conn.lost || isConnectionLost(err)) broken = true;
       else {
