@@ -31,8 +31,8 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
-import { createSqlPool, HOT_PATH_SETTINGS, preparedStatementsEnabled, utcSession, type SqlPool } from '../lib/sql-pool.ts';
-import { boundedPoolOptions, dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
+import { createSqlPool, HOT_PATH_SETTINGS, type SqlPool } from '../lib/sql-pool.ts';
+import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { markNodeStopped, registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
 import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
@@ -54,7 +54,6 @@ import { UUID_RE } from '../lib/engine/pg.ts';
 import { withdrawMissedAheadRuns } from '../lib/engine/cancel-ahead-runs.ts';
 import type { WorkerMetrics } from '../lib/metrics/metrics.ts';
 import { DEFAULT_TASK_LOG_CONFIG, TaskLogWriter } from './task-log-writer.ts';
-import pg from 'pg';
 
 export const WORKER_VERSION = '0.1.0';
 
@@ -86,6 +85,9 @@ export const MAIN_POOL_WAIT_MS = 60_000;
  * within the setting, by the liveness pool; this bound only ends a statement that never returns.
  */
 export const MAIN_POOL_MIN_QUERY_TIMEOUT_MS = 600_000;
+
+/** The task log connection's session settings (its pool is created with createSqlPool). */
+export const TASK_LOG_SESSION_SETTINGS: Readonly<Record<string, string>> = { work_mem: '64MB' };
 
 export interface CreateWorkerOptions {
   config: WorkerConfig;
@@ -202,14 +204,10 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   // take a connection from the claims and completions (worker/task-log-writer.ts).
   // work_mem: the trigram index's pending-list merge, done by the inserting session, runs in it
   // (prisma/migrations/20261201600000_task_log_lines); 64 MB makes it several times cheaper per line.
-  const taskLogPool = new pg.Pool({
-    connectionString: config.databaseUrl,
-    max: 1,
-    options: '-c work_mem=64MB',
-    onConnect: utcSession,
-    ...boundedPoolOptions(queryTimeoutMs, { serverSide: preparedStatementsEnabled() }),
-  });
-  taskLogPool.on('error', (err) => logger.warn({ err }, 'task log connection error'));
+  // createSqlPool sets it as a startup option, or per transaction behind a transaction-mode pooler,
+  // which refuses startup options (and then every flush failed, keeping the lines unstored).
+  const taskLogSql = createSqlPool(config.databaseUrl, 1, { settings: TASK_LOG_SESSION_SETTINGS, queryTimeoutMs });
+  const taskLogPool = { query: (text: string, values: unknown[] = []) => taskLogSql.$executeRawUnsafe(text, ...values) };
   const taskLogs = new TaskLogWriter({ ...DEFAULT_TASK_LOG_CONFIG, ...config.taskLog }, {
     pool: taskLogPool,
     clock,
@@ -445,7 +443,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       if (nodeId) await markNodeStopped(db, { nodeId, signal: opts.signal ?? null, runningTasks: runner.running }, clock()).catch(() => false);
       state = 'stopped';
       await taskLogs.stop().catch(() => undefined);
-      await taskLogPool.end().catch(() => undefined);
+      await taskLogSql.$disconnect().catch(() => undefined);
       await registry.close();
       guardian?.close();
       await livenessDb.$disconnect().catch(() => undefined);
@@ -467,7 +465,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       health.stop();
       await Promise.all([claimer.stop(), ticker.stop(), heartbeat.stop(), reaper.stop(), alarms.stop(), listener.stop()]);
       await taskLogs.stop().catch(() => undefined);
-      await taskLogPool.end().catch(() => undefined);
+      await taskLogSql.$disconnect().catch(() => undefined);
       await registry.close();
       guardian?.close();
       await livenessDb.$disconnect().catch(() => undefined);

@@ -48,7 +48,9 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
       'pool_mode = transaction',
       'max_client_conn = 500',
       'default_pool_size = 20',
-      'ignore_startup_parameters = extra_float_digits,options',
+      // PgBouncer's default stance on startup options: refused. Dropping them here
+      // (ignore_startup_parameters = options) once hid a pool that still sent one.
+      'ignore_startup_parameters = extra_float_digits',
       'server_reset_query =',
       `logfile = ${path.join(dir, 'pgbouncer.log')}`,
       `pidfile = ${path.join(dir, 'pgbouncer.pid')}`,

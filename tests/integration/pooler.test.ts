@@ -74,6 +74,16 @@ async function expectEachRanOnce(runIds: string[]) {
   );
   expect(rows).toHaveLength(runIds.length);
   for (const r of rows) expect(r).toEqual({ status: 'success', attempt: 1, claims: 1, successes: 1 });
+  // each handler's log line reached the database through the pooler (the task log connection
+  // once sent a startup option, which PgBouncer refuses: every flush failed and kept its lines)
+  await waitFor(async () => {
+    const { rows: logged } = await t.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT l.task_id)::int AS n FROM task_log_lines l JOIN tasks t ON t.id = l.task_id
+       WHERE t.run_id = ANY($1::uuid[]) AND l.text LIKE 'sleeping %'`,
+      [runIds],
+    );
+    return logged[0]!.n === runIds.length;
+  }, 15_000, "every task's log line to be stored");
   // and through the REST route, read via the pooler
   const res = await call(run.GET, 'GET', `/api/v1/runs/${runIds[0]}`, { token, params: { id: runIds[0]! } });
   expect(res.status).toBe(200);
