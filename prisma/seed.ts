@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { ensureAdminUser, INITIAL_ADMIN_FILE, initialAdminFileText } from '../lib/auth/bootstrap.ts';
-import { createPrismaClient, type Db } from '../lib/db.ts';
+import { createPrismaClient, inTransaction, type Db } from '../lib/db.ts';
 import { createJob } from '../lib/jobs/create-job.ts';
 import { ensureSystemJobs } from '../lib/system-jobs/definitions.ts';
 
@@ -141,8 +141,12 @@ async function seedDemoJobs(db: Db, consoleUrl: string): Promise<string[]> {
   return seeded;
 }
 
+/** How long the bootstrap's one transaction may take (ms): an admin's password hash and a few job creations. */
+const BOOTSTRAP_TRANSACTION_MS = 60_000;
+
 /**
- * Ensures an admin and seeds demo data on a database that never had a job.
+ * Ensures an admin and seeds demo data on a database that never had a job, in one transaction
+ * serialised across concurrent starters (a transaction-level advisory lock).
  * @param databaseUrl the migrated database
  * @param opts.consoleUrl base URL the demo http job calls
  * @param opts.seed false to skip demo jobs (TICKFLOW_SEED=0 does the same)
@@ -152,9 +156,31 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
   const messages: string[] = [];
   let seeded: string[] = [];
   try {
-    const admin = await ensureAdminUser(db);
     const dir = path.resolve(process.env.TICKFLOW_DATA_DIR ?? '.tickflow');
     const file = path.join(dir, INITIAL_ADMIN_FILE);
+    const wantSeed = (opts.seed ?? true) && process.env.TICKFLOW_SEED !== '0';
+    // Consoles started side by side on a new database each check, then create: under one
+    // transaction-level lock (what a transaction-mode pooler passes on) the second waits for the
+    // first and finds what it made, instead of failing on a job key or an admin email it also made.
+    const { admin, system } = await inTransaction(
+      db,
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('tickflow:bootstrap', 0))`;
+        const admin = await ensureAdminUser(tx);
+        // Seed once per database: a marker row keeps purged demo jobs from coming back.
+        const marker = await tx.setting.findUnique({ where: { key: 'demo_seeded_at' } });
+        if (wantSeed && !marker && (await tx.job.count()) === 0) {
+          seeded = await seedDemoJobs(tx, opts.consoleUrl);
+          await tx.setting.create({ data: { key: 'demo_seeded_at', value: new Date().toISOString() } });
+        }
+        // System jobs (retention, idempotency cleanup, recycle-bin purge, stats check) are
+        // part of the product, not demo data: ensured on every start, seeded once
+        // (ensureSystemJobs remembers what it seeded); no user may delete one
+        // (lib/jobs/handler-permissions.ts deleteRefusal), only pause it.
+        return { admin, system: await ensureSystemJobs(tx) };
+      },
+      { timeoutMs: BOOTSTRAP_TRANSACTION_MS },
+    );
     if (admin?.password) {
       await mkdir(dir, { recursive: true });
       writePrivateFile(file, initialAdminFileText({ email: admin.email, password: admin.password }));
@@ -165,21 +191,7 @@ export async function bootstrap(databaseUrl: string, opts: { consoleUrl: string;
       // a password in clear on disk outlives its use unless someone is told, on every start
       messages.push(`${file} still holds the first admin password: once you have changed it under Settings → Users, delete that file`);
     }
-    const wantSeed = (opts.seed ?? true) && process.env.TICKFLOW_SEED !== '0';
-    // Seed once per database: a marker row keeps purged demo jobs from coming back.
-    const marker = await db.setting.findUnique({ where: { key: 'demo_seeded_at' } });
-    if (wantSeed && !marker && (await db.job.count()) === 0) {
-      await db.$transaction(async (tx) => {
-        seeded = await seedDemoJobs(tx, opts.consoleUrl);
-        await tx.setting.create({ data: { key: 'demo_seeded_at', value: new Date().toISOString() } });
-      });
-      messages.push(`seeded demo jobs: ${seeded.join(', ')}`);
-    }
-    // System jobs (retention, idempotency cleanup, recycle-bin purge, stats check) are
-    // part of the product, not demo data: ensured on every start, seeded once
-    // (ensureSystemJobs remembers what it seeded); no user may delete one
-    // (lib/jobs/handler-permissions.ts deleteRefusal), only pause it.
-    const system = await ensureSystemJobs(db);
+    if (seeded.length) messages.push(`seeded demo jobs: ${seeded.join(', ')}`);
     if (system.length) messages.push(`created system jobs: ${system.join(', ')}`);
     return { messages, seeded };
   } finally {

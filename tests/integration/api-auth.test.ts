@@ -85,6 +85,32 @@ describe('auth', () => {
     }
   });
 
+  it('starters side by side on a new database (two consoles): both succeed, one admin, demo and system jobs created once', async () => {
+    const t2 = await createTestDatabase();
+    const dir = mkdtempSync(path.join(tmpdir(), 'tickflow-admin-'));
+    const saved = { dir: process.env.TICKFLOW_DATA_DIR, email: process.env.TICKFLOW_ADMIN_EMAIL, password: process.env.TICKFLOW_ADMIN_PASSWORD };
+    try {
+      process.env.TICKFLOW_DATA_DIR = dir;
+      process.env.TICKFLOW_ADMIN_EMAIL = 'ops@example.com';
+      process.env.TICKFLOW_ADMIN_PASSWORD = 'side-by-side-password-1';
+      const boots = await Promise.all([0, 1, 2].map(() => bootstrap(t2.url, { consoleUrl: 'http://127.0.0.1:3000' })));
+      expect(boots.filter((b) => b.seeded.length > 0)).toHaveLength(1);
+      expect(boots.filter((b) => b.messages.some((m) => m.startsWith('created admin')))).toHaveLength(1);
+      expect(boots.filter((b) => b.messages.some((m) => m.startsWith('created system jobs')))).toHaveLength(1);
+      const keys = (await t2.db.job.findMany({ select: { key: true } })).map((j) => j.key);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys).toContain('demo.health-check');
+      expect(await t2.db.user.count()).toBe(1);
+    } finally {
+      for (const [k, v] of [['TICKFLOW_DATA_DIR', saved.dir], ['TICKFLOW_ADMIN_EMAIL', saved.email], ['TICKFLOW_ADMIN_PASSWORD', saved.password]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      await t2.close();
+    }
+  });
+
   it('ensureAdminUser refuses a TICKFLOW_ADMIN_EMAIL that is no email address, or a password the console would refuse, naming the variable and creating nobody', async () => {
     const t2 = await createTestDatabase();
     try {
