@@ -295,7 +295,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   });
   const reaper = new Reaper(
     { intervalMs: config.reapMs, limit: 500, nodeOfflineSeconds: config.nodeOfflineSeconds, leaseSeconds: config.leaseSeconds },
-    { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health, onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimed)) },
+    { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health, onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimedTasks)) },
   );
   // Alarm delivery runs beside the reaper.
   const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), {

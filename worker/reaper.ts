@@ -25,6 +25,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../lib/db.ts';
 import { expireHeldResourceKeys, reclaimExpiredLeases, settleStrandedRuns } from '../lib/engine/index.ts';
+import type { ReclaimedTask } from '../lib/engine/index.ts';
 import { markOfflineNodes } from '../lib/engine/nodes/index.ts';
 import type { DbHealth } from './db-health.ts';
 import { ServiceLoop } from './loop.ts';
@@ -46,6 +47,8 @@ const STRANDED_SWEEP_MS = 30_000;
 
 export interface ReapResult {
   reclaimed: number;
+  /** what became of each reclaimed task: a failed attempt retried (pending) or dead, or an unstarted one handed back */
+  reclaimedTasks: Pick<ReclaimedTask, 'handler' | 'status' | 'handedBack'>[];
   /** stranded runs settled (ended, or left open behind a serial gate) */
   settled: number;
   offlineNodes: string[];
@@ -71,12 +74,14 @@ export class Reaper {
     const reachableMs = Math.min(serverUpMs, this.deps.health?.reachableForMs() ?? Number.POSITIVE_INFINITY);
     const leaseMs = (this.config.leaseSeconds ?? 30) * 1000;
     let reclaimed = 0;
+    let reclaimedTasks: ReapResult['reclaimedTasks'] = [];
     let settled = 0;
     let more = false;
     let waiting: ReapResult['waitingForReachability'];
     if (reachableMs >= leaseMs) {
       const res = await reclaimExpiredLeases(this.deps.db, { limit: this.config.limit }, now);
       reclaimed = res.length;
+      reclaimedTasks = res.map((r) => ({ handler: r.handler, status: r.status, ...(r.handedBack ? { handedBack: true } : {}) }));
       more = reclaimed >= this.config.limit;
       if (reclaimed > 0) {
         const handedBack = res.filter((r) => r.handedBack).map((r) => r.taskId);
@@ -107,7 +112,7 @@ export class Reaper {
         this.deps.logger.warn({ nodeId: n.nodeId, name: n.name, lastHeartbeatAt: n.lastHeartbeatAt }, 'reaper: node marked offline');
       }
     }
-    const result = { reclaimed, settled, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
+    const result = { reclaimed, reclaimedTasks, settled, offlineNodes: offline.map((n) => n.nodeId), more, ...(waiting ? { waitingForReachability: waiting } : {}) };
     this.deps.onPass?.(result);
     return result;
   }

@@ -8,6 +8,7 @@ export interface ReclaimedTask {
   taskId: string;
   nodeId: string;
   attempt: number;
+  handler: string;
   /** pending: retry scheduled; dead: retries used up */
   status: 'pending' | 'dead' | 'success';
   /** the task was held, its start not recorded: handed back on the same attempt, no attempt failed */
@@ -41,7 +42,7 @@ export async function reclaimExpiredLeases(db: Db, input: { limit: number }, now
         nodeId: e.lockedBy, tasks: [{ id: e.id, attempt: e.attempt, scheduledFor: e.scheduledFor }], reason: 'lease expired', reaped: true,
       }, now);
       if (n > 0) {
-        out.push({ taskId: e.id, nodeId: e.lockedBy, attempt: e.attempt, status: 'pending', handedBack: true });
+        out.push({ taskId: e.id, nodeId: e.lockedBy, attempt: e.attempt, handler: e.handler, status: 'pending', handedBack: true });
         continue;
       }
       // its start was recorded meanwhile: an attempt that ran, reclaimed below like any other
@@ -54,7 +55,7 @@ export async function reclaimExpiredLeases(db: Db, input: { limit: number }, now
       }, now),
     );
     if (r.applied && r.task) {
-      out.push({ taskId: e.id, nodeId: e.lockedBy, attempt: e.attempt, status: r.task.status, ...(r.runStatus ? { runStatus: r.runStatus } : {}) });
+      out.push({ taskId: e.id, nodeId: e.lockedBy, attempt: e.attempt, handler: e.handler, status: r.task.status, ...(r.runStatus ? { runStatus: r.runStatus } : {}) });
     }
   }
   return out;

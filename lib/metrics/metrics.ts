@@ -45,7 +45,12 @@ export interface WorkerMetrics {
   started(task: { latenessMs?: number }): void;
   /** an attempt's outcome was recorded; `taskStatus` is what the task became (pending = a retry was scheduled) */
   completed(e: { handler: string; outcome: AttemptOutcome; durationMs: number; taskStatus?: 'success' | 'pending' | 'dead' }): void;
-  leaseReclaims(n: number): void;
+  /**
+   * a reaper pass reclaimed these tasks: each counts as a lease reclaim, and a failed attempt's
+   * outcome as `completed` books it (a retry scheduled, or dead); an unstarted task handed back
+   * failed no attempt
+   */
+  leaseReclaims(tasks: readonly { handler: string; status: 'pending' | 'dead' | 'success'; handedBack?: boolean }[]): void;
   tick(e: { fired: number; misfires: number }): void;
   alarms(e: { sent: number; retried: number; failed: number }): void;
   /** live gauges: attempts running and slots of this worker */
@@ -105,8 +110,13 @@ export function createWorkerMetrics(registry = createRegistry()): WorkerMetrics 
       if (outcome !== 'success' && taskStatus === 'pending') retries.inc({ handler });
       if (taskStatus === 'dead') dead.inc({ handler });
     },
-    leaseReclaims(n) {
-      if (n > 0) reclaims.inc(n);
+    leaseReclaims(tasks) {
+      if (tasks.length > 0) reclaims.inc(tasks.length);
+      for (const t of tasks) {
+        if (t.handedBack) continue;
+        if (t.status === 'pending') retries.inc({ handler: t.handler });
+        else if (t.status === 'dead') dead.inc({ handler: t.handler });
+      }
     },
     tick(e) {
       if (e.fired > 0) fired.inc(e.fired);

@@ -79,11 +79,13 @@ describe('worker metrics', () => {
     expect(await sample(r, 'tickflow_start_lateness_seconds_bucket', { le: '+Inf' })).toBe(2);
     expect(await sample(r, 'tickflow_worker_slots')).toBe(4);
 
-    // lease reclaim: a running task of a vanished worker whose lease expired
+    // lease reclaims: running tasks of a vanished worker whose leases expired, one with no retry
+    // left (dead) and one whose failed attempt is retried, booked like the outcomes a worker records
     const orphan = await trigger(ok);
+    const retriedOrphan = await trigger(failing);
     await t.pool.query(
-      `UPDATE tasks SET status = 'running', locked_by = 'gone-node', lease_until = now() - interval '1 minute', started_at = now() - interval '2 minutes' WHERE id = $1`,
-      [orphan],
+      `UPDATE tasks SET status = 'running', locked_by = 'gone-node', lease_until = now() - interval '1 minute', started_at = now() - interval '2 minutes' WHERE id = ANY($1::uuid[])`,
+      [[orphan, retriedOrphan]],
     );
     // the reaper reclaims only once the database has answered for a full lease (worker/reaper.ts,
     // docs/engine.md "Liveness"): wait for that condition, then one pass reclaims the orphan
@@ -92,8 +94,11 @@ describe('worker metrics', () => {
       await new Promise((res) => setTimeout(res, 50));
       pass = await worker.reaper.runOnce(new Date());
     }
-    expect(pass).toMatchObject({ reclaimed: 1 });
-    expect(await sample(r, 'tickflow_lease_reclaims_total')).toBe(1);
+    expect(pass).toMatchObject({ reclaimed: 2 });
+    expect(await sample(r, 'tickflow_lease_reclaims_total')).toBe(2);
+    expect(await sample(r, 'tickflow_dead_tasks_total', { handler: 'builtin.sleep' })).toBe(1);
+    expect(await sample(r, 'tickflow_retries_total', { handler: 'builtin.fail' })).toBe(2);
+    expect(await sample(r, 'tickflow_dead_tasks_total', { handler: 'builtin.fail' })).toBe(1);
 
     // misfire: an interval job whose due slot is an hour old (grace 60 s)
     await insertJob(t.db, { scheduleKind: 'interval', intervalSeconds: 600, misfirePolicy: 'fire_once', nextRunAt: new Date(Date.now() - 3600_000) });

@@ -9,6 +9,8 @@ export interface ExpiredLease {
   scheduledFor: Date;
   /** its worker held it and never recorded its start (ClaimedTask.held) */
   held: boolean;
+  /** the step's handler (the metrics' label) */
+  handler: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ExpiredLease {
  */
 export async function selectExpiredLeases(db: SqlClient, p: { limit: number }, now: Date): Promise<ExpiredLease[]> {
   return db.$queryRawUnsafe<ExpiredLease[]>(
-    `SELECT id, attempt, locked_by AS "lockedBy", lease_until AS "leaseUntil", scheduled_for AS "scheduledFor", held
+    `SELECT id, attempt, locked_by AS "lockedBy", lease_until AS "leaseUntil", scheduled_for AS "scheduledFor", held, handler
        FROM tasks WHERE status = 'running' AND lease_until < $1::timestamptz
       ORDER BY lease_until LIMIT $2::int`,
     now, p.limit,
