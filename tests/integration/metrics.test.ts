@@ -4,10 +4,12 @@
  * installation-wide gauges read from the database; the worker's metrics server
  * and the console's GET /metrics with their token rules; no id ever a label.
  */
+import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type client from 'prom-client';
 import { triggerRun } from '../../lib/engine/index.ts';
+import { REACHABLE_TTL_MS } from '../../lib/infra/database-probe.ts';
 import { createRegistry, createWorkerMetrics, registerClusterMetrics } from '../../lib/metrics/metrics.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { startMetricsServer } from '../../worker/metrics-server.ts';
@@ -198,6 +200,32 @@ describe('GET /metrics access', () => {
       else process.env.TICKFLOW_METRICS_TOKEN = saved;
       const { getDb } = await import('../../lib/db.ts');
       await getDb().$disconnect();
+    }
+  });
+
+  it('console route: a database that does not answer is a 503 with Retry-After, before a scraper gives up', async () => {
+    // a server that accepts connections and never answers: a frozen database, or one gone from the network
+    const held: net.Socket[] = [];
+    const blackHole = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((r) => blackHole.listen(0, '127.0.0.1', r));
+    const saved = { url: process.env.DATABASE_URL, token: process.env.TICKFLOW_METRICS_TOKEN };
+    try {
+      process.env.DATABASE_URL = `postgresql://postgres@127.0.0.1:${(blackHole.address() as net.AddressInfo).port}/tickflow`;
+      process.env.TICKFLOW_METRICS_TOKEN = 'console-scrape-secret';
+      const { GET } = await import('../../app/metrics/route.ts');
+      // the earlier test's "reachable" answer is reused for REACHABLE_TTL_MS: let it lapse
+      await new Promise((r) => setTimeout(r, REACHABLE_TTL_MS + 50));
+      const res = await GET(new Request('http://localhost/metrics', { headers: { authorization: 'Bearer console-scrape-secret' } }));
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.text()).toMatch(/^metrics unavailable: the database is not reachable right now/);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      process.env.DATABASE_URL = saved.url;
+      if (saved.token === undefined) delete process.env.TICKFLOW_METRICS_TOKEN;
+      else process.env.TICKFLOW_METRICS_TOKEN = saved.token;
+      for (const socket of held) socket.destroy();
+      await new Promise((r) => blackHole.close(r));
     }
   });
 });
