@@ -96,6 +96,19 @@ async function main(): Promise<void> {
     if (code !== 0 && running.length) console.error(`tickflow worker: exit ${code} with attempts running (reclaimed when their leases expire): ${running.map((a) => `${a.handler} task ${a.taskId} attempt ${a.attempt}`).join(', ')}`);
   });
 
+  // The metrics port before anything else: a port that cannot be had stops the worker before it
+  // registers a node (which would otherwise stay behind, go offline and raise an alarm).
+  if (metrics && config.metricsPort !== undefined) {
+    const host = config.metricsHost ?? '127.0.0.1';
+    try {
+      const server = await startMetricsServer(metrics.registry, { host, port: config.metricsPort, token: metricsToken() });
+      log.info({ host, port: server.port, token: metricsToken() !== undefined }, 'metrics: GET /metrics');
+    } catch (error) {
+      console.error(`tickflow worker: cannot serve metrics on ${host}:${config.metricsPort} (TICKFLOW_METRICS_HOST, TICKFLOW_METRICS_PORT): ${(error as Error).message}`);
+      process.exit(1);
+    }
+  }
+
   // Started while the database is away (a restart, a failover, a container starting before its
   // database): wait for it, as a running worker rides out an outage, instead of exiting. A missing
   // database or a refused user will not fix itself: say so, as `npm start` would, and exit 1.
@@ -111,11 +124,6 @@ async function main(): Promise<void> {
   }
   started = true;
   await worker.start();
-  if (metrics && config.metricsPort !== undefined) {
-    const host = config.metricsHost ?? '127.0.0.1';
-    const server = await startMetricsServer(metrics.registry, { host, port: config.metricsPort, token: metricsToken() });
-    log.info({ host, port: server.port, token: metricsToken() !== undefined }, 'metrics: GET /metrics');
-  }
   // Machine-readable line for supervisors and tests.
   log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
 }

@@ -3,6 +3,7 @@
  * database: a SIGKILLed worker restarted at once (docs/engine-cases.md case 4), and
  * graceful shutdown on SIGTERM.
  */
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { triggerRun } from '../../lib/engine/index.ts';
 import { DUPLICATE_SIGNAL_MS } from '../../lib/infra/stop-requests.ts';
@@ -149,6 +150,22 @@ describe('graceful shutdown', () => {
     // not a clean stop: its attempt is left to its lease, and the node to the reaper (offline once its heartbeat is lost)
     expect(await t.db.workerNode.findUniqueOrThrow({ where: { nodeId } })).toMatchObject({ status: 'draining', stoppedAt: null, stopSignal: null });
   }, 30_000);
+
+  it('a metrics port it cannot have stops it before it registers a node', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const before = await t.db.workerNode.count();
+      const p = track(spawnWorker(t.url, { TICKFLOW_METRICS_PORT: String(port) }));
+      const exit = await p.exited;
+      expect(exit.code).toBe(1);
+      expect(p.output()).toMatch(new RegExp(`cannot serve metrics on 127\\.0\\.0\\.1:${port} \\(TICKFLOW_METRICS_HOST, TICKFLOW_METRICS_PORT\\): .*EADDRINUSE`));
+      expect(await t.db.workerNode.count()).toBe(before);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  });
 
   it('refuses to start without DATABASE_URL', async () => {
     const p = track(spawnWorker('', {}));
