@@ -61,8 +61,8 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
 /** The 400 of a body Next could not decode, naming the field (`content-type` or `_body`). */
 function bodyRefused(refusal: ActionBodyRefusal): NextResponse {
   return NextResponse.json(
-    { error: { code: 'validation', message: refusal.message, fields: { [refusal.field]: refusal.message } } },
-    { status: 400, headers: { 'cache-control': 'no-store' } },
+    { error: { code: refusal.tooLarge ? 'payload_too_large' : 'validation', message: refusal.message, fields: { [refusal.field]: refusal.message } } },
+    { status: refusal.tooLarge ? 413 : 400, headers: { 'cache-control': 'no-store' } },
   );
 }
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import nextConfig from '../../next.config.ts';
-import { ACTION_BODY_LIMIT_BYTES, actionBodyRefusal } from './action-body.ts';
+import { ACTION_BODY_LIMIT_BYTES, actionBodyRefusal, formPostBodyRefusal } from './action-body.ts';
 
 // The browser's encoder: Next's client sends React's encodeReply of the argument list.
 const { encodeReply } = createRequire(import.meta.url)('next/dist/compiled/react-server-dom-webpack/client.node.js') as {
@@ -73,7 +73,7 @@ describe('actionBodyRefusal (lib/auth/action-body.ts)', () => {
     }
   });
 
-  it('leaves a body over the limit to Next (its 413), reading no more than the limit', async () => {
+  it('refuses a body over the limit as too large (a 413: Next\'s own refusal is a 500), reading no more than the limit', async () => {
     let pulled = 0;
     const endless = new ReadableStream<Uint8Array>({
       pull(c) {
@@ -81,11 +81,17 @@ describe('actionBodyRefusal (lib/auth/action-body.ts)', () => {
         c.enqueue(new Uint8Array(1024).fill(0x20));
       },
     });
+    const tooLarge = { field: '_body', message: expect.stringMatching(/larger than/), tooLarge: true };
     const req = new Request('http://console.test/', { method: 'POST', body: endless, duplex: 'half', headers: { 'next-action': 'abc', 'content-type': 'text/plain' } } as RequestInit);
-    expect(await actionBodyRefusal(req, 10_000)).toBeNull();
+    expect(await actionBodyRefusal(req, 10_000)).toEqual(tooLarge);
     expect(pulled).toBeLessThan(20_000);
     const declared = post('x'.repeat(20), { 'content-type': 'text/plain', 'content-length': String(ACTION_BODY_LIMIT_BYTES + 1) });
-    expect(await actionBodyRefusal(declared)).toBeNull();
+    expect(await actionBodyRefusal(declared)).toEqual(tooLarge);
+    // a form posted without Next-Action (before hydration), the same
+    const form = post('x'.repeat(20), { 'content-type': 'multipart/form-data; boundary=XYZ', 'content-length': String(ACTION_BODY_LIMIT_BYTES + 1) });
+    expect(await formPostBodyRefusal(form)).toEqual(tooLarge);
+    const fits = post('--XYZ\r\nContent-Disposition: form-data; name="0"\r\n\r\n["x"]\r\n--XYZ--\r\n', { 'content-type': 'multipart/form-data; boundary=XYZ' });
+    expect(await formPostBodyRefusal(fits)).toBeNull();
   });
 
   it("the limit is Next's serverActions.bodySizeLimit (next.config.ts sets no other)", () => {

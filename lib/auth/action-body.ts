@@ -15,7 +15,8 @@
  * - `multipart/form-data`: a body that parses as FormData, with a text field `0` holding such a JSON
  *   array, which may also name FormData arguments (`$K<n>`);
  * - no other content type.
- * A body larger than ACTION_BODY_LIMIT_BYTES is not read: Next answers it with its own 413.
+ * A body larger than ACTION_BODY_LIMIT_BYTES is refused with a 413 (`tooLarge`), read no further than
+ * the limit: Next's own refusal of such a body ("Body exceeded 1 MB limit") is a 500.
  */
 
 import { readAtMost } from '../net/read-capped.ts';
@@ -26,8 +27,16 @@ import { readAtMost } from '../net/read-capped.ts';
  */
 export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Why a server action request's body is refused: the field (`content-type` or `_body`) and a message. */
-export type ActionBodyRefusal = { field: 'content-type' | '_body'; message: string };
+/**
+ * Why a server action request's body is refused: the field (`content-type` or `_body`) and a
+ * message; `tooLarge` for a body over the limit (a 413, not a 400).
+ */
+export type ActionBodyRefusal = { field: 'content-type' | '_body'; message: string; tooLarge?: true };
+
+/** The refusal of a body over `limit` bytes (declared by Content-Length, or found while reading). */
+function tooLargeRefusal(limit: number): ActionBodyRefusal {
+  return { field: '_body', message: `The body is larger than ${limit} bytes, the most a console form or server action takes`, tooLarge: true };
+}
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -85,9 +94,9 @@ function jsonArrayRefusal(text: string, where: string, multipart: boolean): stri
 }
 
 /**
- * Why a server action request's body cannot be decoded, or null when it can (or is too large to
- * check here, which Next refuses by itself). Reads `req`'s body: give it a request whose body
- * nothing else reads (the proxy's copy, or a clone).
+ * Why a server action request's body cannot be decoded or is over `limit`, or null when it can.
+ * Reads `req`'s body, at most `limit` bytes of it: give it a request whose body nothing else reads
+ * (the proxy's copy, or a clone).
  * @param req the POST with the `Next-Action` header
  * @param limit the most bytes read (Next's serverActions.bodySizeLimit)
  */
@@ -102,9 +111,9 @@ export async function actionBodyRefusal(req: Request, limit: number = ACTION_BOD
     };
   }
   const declared = Number(req.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) return null;
+  if (Number.isFinite(declared) && declared > limit) return tooLargeRefusal(limit);
   const bytes = await readAtMost(req.body, limit);
-  if (bytes === null) return null;
+  if (bytes === null) return tooLargeRefusal(limit);
   if (bytes.byteLength === 0) return { field: '_body', message: "The body is empty: a server action's arguments are a JSON array" };
   if (!multipart) {
     let text: string;
@@ -138,16 +147,15 @@ async function parsedForm(bytes: Uint8Array, contentType: string): Promise<FormD
 /**
  * Why a form posted without the `Next-Action` header (a `multipart/form-data` POST to a console
  * page: a form sent before hydration, whose action id is a form field; lib/auth/action-origin.ts
- * mayBeServerAction) cannot be decoded, or null when it parses as FormData (or is too large to check
- * here). Next hands such a body to its form parser first, whose "Failed to parse body as FormData"
+ * mayBeServerAction) cannot be decoded or is over `limit`, or null when it parses as FormData. Next hands such a body to its form parser first, whose "Failed to parse body as FormData"
  * is a 500; which action it names, and whether that action exists, is left to Next (a 400 for an
  * unknown one). Reads `req`'s body, as actionBodyRefusal does.
  * @param req the POST; @param limit the most bytes read (Next's serverActions.bodySizeLimit)
  */
 export async function formPostBodyRefusal(req: Request, limit: number = ACTION_BODY_LIMIT_BYTES): Promise<ActionBodyRefusal | null> {
   const declared = Number(req.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) return null;
+  if (Number.isFinite(declared) && declared > limit) return tooLargeRefusal(limit);
   const bytes = await readAtMost(req.body, limit);
-  if (bytes === null) return null;
+  if (bytes === null) return tooLargeRefusal(limit);
   return (await parsedForm(bytes, req.headers.get('content-type') ?? '')) ? null : NOT_MULTIPART;
 }
