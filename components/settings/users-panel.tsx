@@ -122,7 +122,7 @@ export function UsersPanel({
                       <KeyRound /> Reset password
                     </Button>
                     <DisabledReason reason={u.disabled ? null : cannotRemove}>
-                      <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled`)}>
+                      <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled: sessions ended, API tokens revoked`)}>
                         {u.disabled ? 'Enable' : 'Disable'}
                       </Button>
                     </DisabledReason>

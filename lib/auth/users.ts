@@ -64,7 +64,8 @@ export type UpdateUserData = { name?: string; role?: Role; disabled?: boolean; p
 
 /**
  * Updates a user's name, role, disabled flag or password. Admin only. Disabling
- * a user or changing the password ends their sessions, in the same transaction. An admin
+ * a user ends their sessions and revokes their API tokens, changing the password ends their
+ * sessions, in the same transaction (docs/security.md "Tokens"). An admin
  * cannot demote or disable the last enabled admin: checked under a lock of the admin rows
  * (lockActiveAdmins), so two admins disabling or demoting each other at once cannot both pass.
  * @throws DomainError('not_found'), ('validation', field password), ('conflict', fields role
@@ -97,6 +98,9 @@ export async function updateUser(db: Db, id: string, data: UpdateUserData, actor
       data: { name: data.name, role: data.role, disabled: data.disabled, passwordHash },
     });
     if (data.disabled || passwordHash) await tx.session.deleteMany({ where: { userId: id } });
+    // A user is disabled when their access must end (they left, their credentials leaked): their
+    // tokens are revoked with the sessions, so enabling them again brings neither back.
+    if (data.disabled && !user.disabled) await tx.apiToken.updateMany({ where: { userId: id, revokedAt: null }, data: { revokedAt: new Date() } });
     return toUserView(row);
   });
 }

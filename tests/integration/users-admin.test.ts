@@ -31,6 +31,26 @@ afterAll(async () => {
   await t.close();
 });
 
+describe('disable user', () => {
+  it('ends the sessions and revokes the tokens: enabling the user again brings neither back', async () => {
+    const admin = await mk('admin');
+    const op = await mk('operator');
+    const session = await createSession(t.db, op.id);
+    const token = (await createApiToken(t.db, { name: 'ops-token', scope: 'operate', ownerId: op.id }, SYSTEM_ACTOR)).token;
+    expect(await authenticateToken(t.db, token)).toMatchObject({ ownerId: op.id });
+    await updateUser(t.db, op.id, { disabled: true }, asActor(admin));
+    expect(await getSessionActor(t.db, session.id)).toBeNull();
+    expect(await authenticateToken(t.db, token)).toBeNull();
+    await updateUser(t.db, op.id, { disabled: false }, asActor(admin));
+    expect(await getSessionActor(t.db, session.id)).toBeNull();
+    expect(await authenticateToken(t.db, token)).toBeNull();
+    expect(await t.db.apiToken.findFirstOrThrow({ where: { userId: op.id } })).toMatchObject({ revokedAt: expect.any(Date) });
+    // a token made after the user is enabled again works
+    const fresh = (await createApiToken(t.db, { name: 'ops-token-2', scope: 'operate', ownerId: op.id }, SYSTEM_ACTOR)).token;
+    expect(await authenticateToken(t.db, fresh)).toMatchObject({ ownerId: op.id });
+  });
+});
+
 describe('delete user', () => {
   it('ends the sessions and tokens at once; the history keeps the name', async () => {
     const admin = await mk('admin');
