@@ -46,6 +46,13 @@ test('mark success: a failed task is marked success with a reason, its downstrea
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId('task-status-a')).toHaveText(/dead/i);
   await expect(page.getByTestId('task-status-b')).toHaveText(/skipped/i);
+  // b is skipped because a is dead: retrying or clearing b alone would be refused, so neither is
+  // offered, and each says what to do instead
+  await expect(page.getByTestId('retry-task-b')).toBeDisabled();
+  await expect(page.getByTestId('clear-b')).toBeDisabled();
+  await expect(page.locator('[data-disabled-reason]').filter({ hasText: 'Parent a ended dead (hard edge): retry a instead' })).toHaveCount(1);
+  await expect(page.locator('[data-disabled-reason]').filter({ hasText: 'Parent a ended dead (hard edge): clear a instead' })).toHaveCount(1);
+  await expect(page.getByTestId('retry-task-a')).toBeEnabled();
 
   await page.getByTestId('mark-success-a').click();
   const dialog = page.getByRole('dialog', { name: 'Mark a as success' });

@@ -16,7 +16,7 @@ function task(over: Partial<TaskView>): TaskView {
   return {
     id: 't', stepKey: 'load', handler: 'builtin.flaky', status: 'success', attempt: 1, maxRetries: 2, timeoutSeconds: 300, payload: {}, output: null, error: null,
     exitCode: null, resourceKey: null, lockedBy: null, leaseUntil: null, timedOutAt: null, scheduleAt: at(0), startedAt: null, completedAt: null,
-    pendingParents: 0, readyAt: null, parents: [], children: [], operatorAttempts: 0, noLiveWorker: null, logs: [], ...over,
+    pendingParents: 0, readyAt: null, parents: [], children: [], blockedBy: null, operatorAttempts: 0, noLiveWorker: null, logs: [], ...over,
   };
 }
 

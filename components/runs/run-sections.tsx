@@ -20,7 +20,7 @@ import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { EDGE_STYLES, type EdgeDraft, type StepDraft } from '../dag/model';
 import { attemptLabel, runDurationMs } from '@/lib/runs/run-view';
 import { JsonBlock } from './task-section';
-import { RETRYABLE_RUN, canRetryTask, type RunDetailState } from './use-run-detail';
+import { RETRYABLE_RUN, blockedReason, canRetryTask, type RunDetailState } from './use-run-detail';
 import { runTextSegments } from './run-links';
 import { JobNameLink } from '../jobs/job-name-link';
 
@@ -298,8 +298,8 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
               <>
                 {canRetryTask(t) && !active ? (
                   <RoleGate>
-                    <DisabledReason reason={busy ? 'Working…' : null}>
-                      <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)} title="Retry task">
+                    <DisabledReason reason={busy ? 'Working…' : blockedReason(t, 'retry')}>
+                      <Button size="sm" variant="ghost" onClick={() => onRetryTask(t)} title="Retry task" data-testid={`retry-task-${t.stepKey}`}>
                         <RotateCcw /> <span className={ROW_ACTION_LABEL}>Retry task</span>
                       </Button>
                     </DisabledReason>

@@ -8,6 +8,8 @@ import { Field, controlProps } from '../ui/field';
 import { Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
+import { DisabledReason } from '../ui/disabled-reason';
+import { blockedReason } from './use-run-detail';
 import { clearTaskAction, markTaskSuccessAction } from '@/app/(console)/runs/[id]/recovery-actions';
 import type { TaskView } from '@/lib/runs/run-view';
 
@@ -55,7 +57,7 @@ const TEXT: Record<Kind, { button: string; title: (step: string) => string; desc
  * reason and a confirmation. Viewers see them disabled (RoleGate); the server refuses them too. `onDone` refreshes
  * the run.
  */
-export function TaskRecoveryActions({ task, onDone }: { task: Pick<TaskView, 'id' | 'stepKey' | 'status' | 'children'>; onDone: () => void }) {
+export function TaskRecoveryActions({ task, onDone }: { task: Pick<TaskView, 'id' | 'stepKey' | 'status' | 'children' | 'blockedBy'>; onDone: () => void }) {
   const { toast } = useToast();
   const [open, setOpen] = React.useState<Kind | null>(null);
   const [reason, setReason] = React.useState('');
@@ -96,9 +98,11 @@ export function TaskRecoveryActions({ task, onDone }: { task: Pick<TaskView, 'id
       ) : null}
       {FINAL.has(task.status) ? (
         <RoleGate>
-          <Button size="sm" variant="ghost" onClick={() => show(clear)} data-testid={`clear-${task.stepKey}`} title={TEXT[clear].button}>
-            <Eraser /> <span className={ROW_ACTION_LABEL}>{TEXT[clear].button}</span>
-          </Button>
+          <DisabledReason reason={blockedReason(task, 'clear')}>
+            <Button size="sm" variant="ghost" onClick={() => show(clear)} data-testid={`clear-${task.stepKey}`} title={TEXT[clear].button}>
+              <Eraser /> <span className={ROW_ACTION_LABEL}>{TEXT[clear].button}</span>
+            </Button>
+          </DisabledReason>
         </RoleGate>
       ) : null}
       {open ? (

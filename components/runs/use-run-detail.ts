@@ -16,6 +16,15 @@ const RETRYABLE_TASK = new Set(['dead', 'cancelled', 'skipped', 'failed', 'timeo
 export const RETRYABLE_RUN = new Set(['failed', 'timeout', 'cancelled']);
 export const canRetryTask = (t: { status: string; error: string | null }) => RETRYABLE_TASK.has(t.status) && (t.status !== 'skipped' || t.error !== null);
 
+/**
+ * Why Retry task or Clear would be refused for `t`: a parent whose end would skip it again
+ * (TaskView.blockedBy, the server's rule); the operator acts on that parent instead. Null when none.
+ */
+export function blockedReason(t: Pick<TaskView, 'blockedBy'>, action: 'retry' | 'clear'): string | null {
+  const p = t.blockedBy;
+  return p ? `Parent ${p.step} ended ${p.status} (${p.type} edge): ${action} ${p.step} instead` : null;
+}
+
 /** The server actions the run page calls. */
 export type RunActions = {
   cancel: (runId: string) => Promise<ActionResultOf<{ status: string }>>;

@@ -64,10 +64,11 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
   ]);
   // a retry chain never leaves its job (lib/engine/retry-run.ts gives the retry its run's job_id)
   const jobPurged = purged.has(run.jobId);
+  const statusByStep = new Map<string, string>(tasks.map((t) => [t.stepKey, t.status]));
 
   return {
     ...toRunSummary(run, jobPurged),
-    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [], offered)),
+    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [], offered, (step) => statusByStep.get(step))),
     retryChain: [...ancestors, run, ...descendants].map((r) => toRunSummary(r, jobPurged)),
   };
 }

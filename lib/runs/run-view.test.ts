@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../generated/prisma/client.ts';
-import { attemptLabel, operatorAttemptCount, runDurationMs, toRunSummary, type TaskLogView } from './run-view';
+import { attemptLabel, operatorAttemptCount, reopenBlockedBy, runDurationMs, toRunSummary, type TaskLogView } from './run-view';
 
 type Log = Pick<TaskLogView, 'attempt' | 'toStatus' | 'detail'>;
 const log = (attempt: number, toStatus: Log['toStatus'], actor?: string): Log => ({ attempt, toStatus, detail: actor ? { actor } : {} });
@@ -95,5 +95,21 @@ describe('toRunSummary latenessMs', () => {
 
   it('is null for a backfill run, whose slot is in the past on purpose (the stats count none either)', () => {
     expect(toRunSummary(run('backfill', new Date(slot.getTime() + 88_363_133)), false).latenessMs).toBeNull();
+  });
+});
+
+describe('reopenBlockedBy', () => {
+  const statuses: Record<string, string> = { ok: 'success', dead: 'dead', cancelled: 'cancelled', running: 'running', skipped: 'skipped' };
+  const of = (step: string) => statuses[step];
+  it('names the first final parent whose edge the child does not satisfy', () => {
+    expect(reopenBlockedBy([{ step: 'ok', type: 'hard' }, { step: 'dead', type: 'hard' }], of)).toEqual({ step: 'dead', type: 'hard', status: 'dead' });
+    // on_failure runs only after a dead parent: a success or a cancel skips it again
+    expect(reopenBlockedBy([{ step: 'ok', type: 'on_failure' }], of)).toEqual({ step: 'ok', type: 'on_failure', status: 'success' });
+    expect(reopenBlockedBy([{ step: 'cancelled', type: 'on_failure' }], of)).toEqual({ step: 'cancelled', type: 'on_failure', status: 'cancelled' });
+  });
+  it('is null for satisfied edges, soft edges, parents not final and unknown steps', () => {
+    expect(reopenBlockedBy([{ step: 'ok', type: 'hard' }, { step: 'dead', type: 'on_failure' }, { step: 'dead', type: 'soft' }], of)).toBeNull();
+    expect(reopenBlockedBy([{ step: 'running', type: 'hard' }, { step: 'missing', type: 'hard' }], of)).toBeNull();
+    expect(reopenBlockedBy([], of)).toBeNull();
   });
 });

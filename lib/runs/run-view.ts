@@ -2,6 +2,7 @@
 import type { Run, Task, TaskLog } from '../generated/prisma/client.ts';
 import type { DepType } from '../dag/types.ts';
 import { runHasLateness } from '../engine/stats.ts';
+import { forcesSkip, isFinal } from '../engine/run-graph.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -67,6 +68,12 @@ export type TaskView = {
   parents: TaskParent[];
   /** the steps that depend on this task, each with its dependency type: none for a leaf, which has nothing downstream (a clear re-runs it alone) */
   children: TaskParent[];
+  /**
+   * The parent whose end forces this task to be skipped again (a final parent over an edge it does
+   * not satisfy: lib/engine/run-graph.ts forcesSkip, the rule retry and clear refuse it by,
+   * docs/recovery.md); null when nothing does. The run page offers Retry task and Clear only without it.
+   */
+  blockedBy: (TaskParent & { status: string }) | null;
   /** attempts an operator started (Retry task, Clear) beyond the automatic ones (the first attempt and the engine's retries); see {@link operatorAttemptCount} */
   operatorAttempts: number;
   /**
@@ -231,6 +238,7 @@ export function toTaskView(
   parents: TaskParent[],
   children: TaskParent[],
   offered: ReadonlyMap<string, { available: boolean; lastOfferedAt: string | null }> = new Map(),
+  statusOfStep: (step: string) => string | undefined = () => undefined,
 ): TaskView {
   const logViews = logs.map(toTaskLogView);
   const offer = isReadyPending(t) ? offered.get(t.handler) : undefined;
@@ -257,10 +265,24 @@ export function toTaskView(
     readyAt: iso(t.readyAt),
     parents,
     children,
+    blockedBy: reopenBlockedBy(parents, statusOfStep),
     operatorAttempts: operatorAttemptCount(logViews),
     noLiveWorker: offer && !offer.available ? { lastOfferedAt: offer.lastOfferedAt } : null,
     logs: logViews,
   };
+}
+
+/**
+ * The first of `parents` whose final status forces its child to be skipped over their edge (hard: not
+ * success; on_failure: not dead), with that status; null when none does.
+ * @param statusOfStep a parent's status by its step key (undefined: not known, never blocking)
+ */
+export function reopenBlockedBy(parents: readonly TaskParent[], statusOfStep: (step: string) => string | undefined): (TaskParent & { status: string }) | null {
+  for (const p of parents) {
+    const status = statusOfStep(p.step);
+    if (status !== undefined && isFinal(status) && forcesSkip(status, p.type)) return { ...p, status };
+  }
+  return null;
 }
 
 /** A task a worker may claim as soon as one offers its handler: pending, with every parent done. */
