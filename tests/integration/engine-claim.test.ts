@@ -250,7 +250,7 @@ describe('leases and compare-and-set (docs/engine-cases.md case 3)', () => {
     const { runId } = await startRun({ steps: [{ key: 'slow', handler }], maxRetries: 1 });
     const [first] = await claimTasks(t.db, { ...NODE, nodeId: 'old-node', handlers: [handler], leaseSeconds: 2 }, T0);
     const reclaimed = await reclaimExpiredLeases(t.db, { limit: 10 }, at(2001));
-    expect(reclaimed).toEqual([{ taskId: first.id, nodeId: 'old-node', attempt: 1, status: 'pending' }]);
+    expect(reclaimed).toEqual([{ taskId: first.id, nodeId: 'old-node', attempt: 1, handler, status: 'pending' }]);
     const [second] = await claimTasks(t.db, { ...NODE, nodeId: 'new-node', handlers: [handler], leaseSeconds: 30 }, at(5000));
     expect(second.id).toBe(first.id);
     expect(second.attempt).toBe(2);

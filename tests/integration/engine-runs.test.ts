@@ -204,6 +204,20 @@ describe('cancel and retry', () => {
     expect((await run(r2.id)).status).toBe('failed');
   });
 
+  it('a run that ends timeout names the step that timed out, not an earlier plain failure', async () => {
+    const handler = 'rt.timeout-error';
+    const jobId = await insertJob(t.db, { steps: [{ key: 'a', handler }, { key: 'b', handler }] });
+    const { run: r } = await fire(jobId, T0);
+    // a fails first (and sorts first by key); b's last attempt times out
+    await drive(t.db, T0, { a: 'failed', b: 'timeout' }, [handler]);
+    const ended = await run(r.id);
+    expect(ended.status).toBe('timeout');
+    expect(ended.error).toMatch(/^b: /);
+    // with no timeout left deciding, the first failure is named again
+    await markTaskSuccess(t.db, { taskId: (await tasksOf(t.db, r.id)).b.id, actor: 'op', reason: 'accepted' }, at(100));
+    expect(await run(r.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^a: /) });
+  });
+
   it('retryTask on a cancelled run re-opens it', async () => {
     const handler = 'rt.cancel';
     const jobId = await insertJob(t.db, { steps: [{ key: 'm', handler }] });

@@ -22,8 +22,9 @@ export interface FinaliseResult {
  * - run status: `cancelled` if any task was cancelled; else `success` if every
  *   task succeeded or was skipped by design (error NULL); else `timeout` if a
  *   dead task's last attempt timed out (task_logs timeout -> dead of its current attempt); else `failed`.
- *   finished_at = now, duration_ms = now - started_at, error = first failure: the first
- *   dead or cancelled task (by completed_at, then step key), else the first skipped with an error.
+ *   finished_at = now, duration_ms = now - started_at, error = the failure that decided the status:
+ *   for `timeout` the first dead task whose last attempt timed out, else the first dead or
+ *   cancelled task (by completed_at, then step key), else the first skipped with an error.
  * - job: success_runs / failed_runs (failed and timeout);
  *   consecutive_failures reset by success, +1 by failed/timeout, unchanged by
  *   cancelled; reaching dead_letter_after (> 0) moves an `active` job to
@@ -59,9 +60,11 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
               -- attempt or a task no longer dead); each task's logs by their full key (task,
               -- week): one partition per task; OFFSET 0 keeps it a per-task probe, never a walk of
               -- the week's logs (docs/engine.md "The hot path")
-              EXISTS (SELECT 1 FROM tasks k WHERE k.run_id = $1::uuid AND k.status = 'dead'
+              -- the first such task's error: a run that ends timeout names the step that timed out
+              (SELECT k.step_key || ': ' || coalesce(k.error, 'timed out') FROM tasks k WHERE k.run_id = $1::uuid AND k.status = 'dead'
                          AND EXISTS (SELECT 1 FROM task_logs l WHERE l.task_id = k.id AND l.scheduled_for = k.scheduled_for
-                                        AND l.attempt = k.attempt AND l.from_status = 'timeout' AND l.to_status = 'dead' OFFSET 0)) AS timed_out,
+                                        AND l.attempt = k.attempt AND l.from_status = 'timeout' AND l.to_status = 'dead' OFFSET 0)
+                ORDER BY k.completed_at NULLS LAST, k.step_key LIMIT 1) AS timed_out_error,
               (SELECT step_key || ': ' || coalesce(error, status::text) FROM tasks
                 WHERE run_id = $1::uuid AND (status IN ('dead', 'cancelled') OR (status = 'skipped' AND error IS NOT NULL))
                 -- a dead or cancelled task before the tasks skipped because of it, which its own
@@ -72,9 +75,10 @@ export async function finaliseRun(tx: SqlClient, p: { runId: string; stats?: Sta
        UPDATE runs r
           SET ${runEndSetSql({
             status: `CASE WHEN agg.any_cancelled THEN 'cancelled' WHEN coalesce(agg.all_ok, true) THEN 'success'
-                          WHEN agg.timed_out THEN 'timeout' ELSE 'failed' END`,
+                          WHEN agg.timed_out_error IS NOT NULL THEN 'timeout' ELSE 'failed' END`,
             now: '$2::timestamptz',
-            error: 'CASE WHEN coalesce(agg.all_ok, true) THEN NULL ELSE coalesce(r.error, agg.first_error) END',
+            error: `CASE WHEN coalesce(agg.all_ok, true) THEN NULL
+                         ELSE coalesce(r.error, CASE WHEN agg.any_cancelled THEN agg.first_error ELSE coalesce(agg.timed_out_error, agg.first_error) END) END`,
             startedAt: 'agg.first_start',
           })}
          FROM agg
