@@ -79,6 +79,10 @@ export function isSourceRow(a: Pick<DeliverableAlarm, 'type' | 'channel' | 'cont
  * Fan-out of an engine source row to the channels configured for it (the log line itself
  * is the source row's own delivery, so `log` channels are left out): dead_letter -> the
  * job's channels when onDeadLetter is on; node_offline -> TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK/_EMAIL.
+ * Never collapsed into an earlier row: each source row is a change of state, not a repeat — a
+ * node goes offline once (a restarted worker is a new node) and a job moves to dead letter
+ * once per resume — and node alarms have no job, so collapsing would make a second node's
+ * loss, or a dead letter after a resume, a count on a message already sent.
  */
 async function fanOut(tx: Db, a: DeliverableAlarm, now: Date): Promise<number> {
   let channels: AlarmChannel[] = [];
@@ -92,7 +96,7 @@ async function fanOut(tx: Db, a: DeliverableAlarm, now: Date): Promise<number> {
   if (!channels.length) return 0;
   const raised = await raiseAlarm(
     tx,
-    { jobId: a.jobId, runId: a.runId, type: a.type, level: a.level === 'error' ? 'error' : a.level === 'info' ? 'info' : 'warning', content: { ...a.content, sourceAlarmId: a.id }, channels },
+    { jobId: a.jobId, runId: a.runId, type: a.type, level: a.level === 'error' ? 'error' : a.level === 'info' ? 'info' : 'warning', content: { ...a.content, sourceAlarmId: a.id }, channels, collapse: false },
     now,
   );
   return raised.length;

@@ -25,7 +25,7 @@ export interface RaiseAlarmInput {
    * alarm_config (nothing when it is off), or the env-configured channels for node_offline.
    */
   channels?: AlarmChannel[];
-  /** false: always insert (test alarms). Default true: collapse within the window. */
+  /** false: always insert (test alarms, the fan-out of an engine's state change). Default true: collapse within the window. */
   collapse?: boolean;
 }
 

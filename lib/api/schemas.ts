@@ -8,6 +8,7 @@
  * Defaults are NOT applied here (so that UpdateJobInput can be a true partial);
  * lib/jobs/job-input.ts fills them when a job is created (JOB_DEFAULTS).
  */
+import { hasUrlCredentials } from '../net/url-credentials.ts';
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { INSTANT_RANGE_MESSAGE, isAcceptedInstant } from './instant.ts';
@@ -316,9 +317,12 @@ export const AlarmChannelInput = z
     // refused here is one that could never be delivered
     if (c.type === 'webhook' && (!/^https?:\/\/\S+$/i.test(c.target) || !URL.canParse(c.target))) {
       ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must be an http(s) URL' });
+    } else if (c.type === 'webhook' && hasUrlCredentials(c.target)) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must not carry a user name or password (user:password@host): the request could never be sent; put a token in its path or query' });
     }
-    if (c.type === 'email' && !/^[^\s@]+@[^\s@]+$/.test(c.target)) {
-      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Email target must be an email address' });
+    // one address, as the mailer reads it: `a@b.com,c` passed a looser pattern and mailed a@b.com only
+    if (c.type === 'email' && !z.email().safeParse(c.target).success) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Email target must be one email address' });
     }
   });
 export const AlarmsInput = z.strictObject({

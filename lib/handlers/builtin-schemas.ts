@@ -19,6 +19,7 @@
  *   payload is the request message, checked against the .proto by the worker.
  * Pure: no database, no Node APIs.
  */
+import { hasUrlCredentials } from '../net/url-credentials.ts';
 import { z } from 'zod';
 import { numberSettingRules } from './number-settings.ts';
 import { ownValue } from '../own-keys.ts';
@@ -48,16 +49,7 @@ export const HttpSettings = z.looseObject({
         return false;
       }
     }, { error: 'must be an absolute http:// or https:// URL' })
-    // fetch refuses such a URL, and a job's payload is readable by every role (docs/security.md)
-    // read as the URL parser reads it: `http:/u:p@h`, `http:\\u:p@h` and `http:u:p@h` carry them too
-    .refine((u) => {
-      try {
-        const p = new URL(u);
-        return p.username === '' && p.password === '';
-      } catch {
-        return true; // named by the check above
-      }
-    }, { error: 'must not carry a user name or password (user:password@host); send credentials in a header, e.g. Authorization' }),
+    .refine((u) => !hasUrlCredentials(u), { error: 'must not carry a user name or password (user:password@host); send credentials in a header, e.g. Authorization' }),
   headers: z
     .record(
       z.string().regex(TOKEN, { error: 'is not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only, no spaces)' }),

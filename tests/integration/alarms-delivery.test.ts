@@ -404,6 +404,43 @@ describe('engine source rows, node offline, test alarms', () => {
     expect(direct.map((d) => d.channel).sort()).toEqual(['email', 'webhook']);
   });
 
+  it('state changes are never collapsed: a second node offline, and a dead letter after a resume, each send their own message', async () => {
+    process.env.TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK = hook.url;
+    const nodeRow = (nodeId: string, when: Date) =>
+      t.pool.query(
+        `INSERT INTO alarms (type, level, channel, target, content, status, created_at, updated_at, next_attempt_at)
+         VALUES ('node_offline', 'warning', 'log', $1, $2, 'pending', $3, $3, $3)`,
+        [nodeId, { nodeId, name: `worker-${nodeId}`, message: `worker node worker-${nodeId} (${nodeId}) missed heartbeats` }, when],
+      );
+    await nodeRow('node-b', T0);
+    await dispatchAlarms(t.db, {}, T0);
+    await dispatchAlarms(t.db, {}, at(1));
+    // another node, 12 s later: inside the collapse window
+    await nodeRow('node-c', at(12_000));
+    await dispatchAlarms(t.db, {}, at(12_000));
+    await dispatchAlarms(t.db, {}, at(12_001));
+    expect(hook.received.map((r) => r.json.content.nodeId)).toEqual(['node-b', 'node-c']);
+
+    const job = await jobWithAlarms({ onDeadLetter: true, channels: [{ type: 'webhook', target: hook.url }] });
+    const deadLetterRow = (runId: string, when: Date) =>
+      t.pool.query(
+        `INSERT INTO alarms (job_id, run_id, type, level, channel, target, content, created_at, updated_at, next_attempt_at)
+         VALUES ($1, $2, 'dead_letter', 'error', 'log', '', $3, $4, $4, $4)`,
+        [job.id, runId, { jobKey: job.key, consecutiveFailures: 1, message: `job ${job.key} moved to dead letter` }, when],
+      );
+    // moved, resumed by an operator, moved again a minute later
+    await deadLetterRow('00000000-0000-4000-8000-000000000801', at(20_000));
+    await dispatchAlarms(t.db, {}, at(20_000));
+    await dispatchAlarms(t.db, {}, at(20_001));
+    await deadLetterRow('00000000-0000-4000-8000-000000000802', at(80_000));
+    await dispatchAlarms(t.db, {}, at(80_000));
+    await dispatchAlarms(t.db, {}, at(80_001));
+    expect(hook.received.filter((r) => r.json.type === 'dead_letter').map((r) => r.json.runId)).toEqual([
+      '00000000-0000-4000-8000-000000000801',
+      '00000000-0000-4000-8000-000000000802',
+    ]);
+  });
+
   it('send test alarm: operator only, never collapsed, delivered on the next pass', async () => {
     const viewer: Actor = { kind: 'user', id: 'v', name: 'viewer@tickflow.test', role: 'viewer' };
     const operator: Actor = { kind: 'user', id: 'o', name: 'operator@tickflow.test', role: 'operator' };
@@ -411,6 +448,15 @@ describe('engine source rows, node offline, test alarms', () => {
     await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'not a url' } }, operator, T0)).rejects.toMatchObject({ code: 'validation' });
     // matches the http(s) pattern but is no URL the delivery could parse
     await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'http://[zz' } }, operator, T0)).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': 'Webhook target must be an http(s) URL' } });
+    // a target the delivery could never send: fetch refuses a URL with credentials, and one email address only
+    for (const target of ['http://alice:secret@127.0.0.1/hook', 'https://alice@example.com/hook', 'https://:secret@example.com/hook']) {
+      await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target } }, operator, T0)).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': expect.stringMatching(/must not carry a user name or password/) } });
+    }
+    for (const target of ['a@b.com,c', 'a@b.com, c@d.com', 'a@b', 'a@@b.com']) {
+      await expect(sendTestAlarm(t.db, { channel: { type: 'email', target } }, operator, T0), target).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': 'Email target must be one email address' } });
+    }
+    await expect(createJob(t.db, { key: `alarm.creds.${++seq}`, name: 'creds', schedule: { kind: 'manual' }, handler: 'builtin.noop', alarms: { onFailure: true, channels: [{ type: 'webhook', target: 'http://u:p@127.0.0.1/x' }] } }, SYSTEM_ACTOR, T0))
+      .rejects.toMatchObject({ code: 'validation', fields: { 'alarms.channels.0.target': expect.stringMatching(/user name or password/) } });
     const a = await sendTestAlarm(t.db, { channel: { type: 'webhook', target: hook.url } }, operator, T0);
     const b = await sendTestAlarm(t.db, { channel: { type: 'webhook', target: hook.url } }, operator, at(1));
     expect(a.id).not.toBe(b.id);
