@@ -74,6 +74,16 @@ export async function confirmLeave(): Promise<boolean> {
 }
 
 /**
+ * Runs `go` (a reload, a navigation the guard cannot see) once {@link confirmLeave} agreed, without the browser's
+ * own reload prompt asking a second time.
+ */
+export async function leaveThen(go: () => void): Promise<void> {
+  if (!(await confirmLeave())) return;
+  leaving = true;
+  go();
+}
+
+/**
  * Guards the page while `dirty`: reload/close ask with the browser's prompt; clicks on in-app links, Back, and
  * {@link confirmLeave} callers ask `message` in the console's dialog (Leave drops the work and goes on; Keep editing
  * stays with the work intact).

@@ -14,6 +14,7 @@ import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { TimezonePicker } from './timezone-picker';
 import { decodeUtf8 } from '@/lib/api/json-guard';
+import { useUnsavedChangesGuard } from '../unsaved-changes';
 
 type Result<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string>; code?: string };
 type Submit = (input: unknown) => Promise<Result<ImportCrontabResult>>;
@@ -36,6 +37,8 @@ export function CrontabImport({ timeZones, submit }: { timeZones: string[]; subm
   const [error, setError] = React.useState<{ message: string; fields: Record<string, string> } | null>(null);
   const fields = error?.fields ?? {};
   const previewCurrent = !!preview && sameDraft(preview.draft, draft);
+  // A pasted crontab not imported yet is work, as the job form's input is: links, Back and reload ask first.
+  useUnsavedChangesGuard(draft.text.trim() !== '' && !imported, 'The crontab has not been imported. Leave and discard it?');
 
   const change = (patch: Partial<Draft>) => {
     setDraft((d) => ({ ...d, ...patch }));

@@ -5,6 +5,7 @@ import { Button } from '../ui/button';
 import { FieldDiffTable, type FieldChange } from './field-diff-table';
 import { errorSummary } from './job-form-paths';
 import type { JobFormState } from './use-job-form';
+import { leaveThen } from '../unsaved-changes';
 
 /**
  * The 409 conflict banner (with what changed and a reload), or the summary of a refused save: the
@@ -27,7 +28,7 @@ export function FormBanner({ f }: { f: JobFormState }) {
           <ConflictDetail detail={conflict.detail} expectedVersion={expectedVersion} />
           <p className="mt-1 text-xs">Your edits are still in the form below and were not saved. Reload to start from the latest version (your edits will be discarded), or copy what you need first.</p>
         </div>
-        <Button size="sm" onClick={() => window.location.reload()}>
+        <Button size="sm" onClick={() => void leaveThen(() => window.location.reload())}>
           <RefreshCw />
           Reload latest
         </Button>

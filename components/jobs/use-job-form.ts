@@ -15,6 +15,9 @@ import { withFieldErrors } from '@/lib/api/validation';
 import type { JobFormProps, JobFormResult } from './job-form';
 import { objectOrEmpty } from '@/lib/json-object';
 import { unreadableInputMessage } from '../ui/unreadable-input';
+import { useUnsavedChangesGuard } from '../unsaved-changes';
+
+const LEAVE_MESSAGE = 'The job form has unsaved changes. Leave and discard them?';
 
 function jsonObject(text: string): Record<string, unknown> {
   try {
@@ -67,8 +70,12 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   const displayZone = useDisplayZone();
   const followsDisplayZone = React.useRef(mode === 'create' && initial === EMPTY_JOB_FORM);
   const [v, setV] = React.useState<JobFormValues>(() => (followsDisplayZone.current ? { ...initial, timezone: displayZone } : initial));
+  // What the form showed before the operator typed: the zone it follows is the console's choice, not an edit.
+  const untouched = React.useRef(v);
   React.useEffect(() => {
-    if (followsDisplayZone.current) setV((p) => (p.timezone === displayZone ? p : { ...p, timezone: displayZone }));
+    if (!followsDisplayZone.current) return;
+    untouched.current = { ...untouched.current, timezone: displayZone };
+    setV((p) => (p.timezone === displayZone ? p : { ...p, timezone: displayZone }));
   }, [displayZone]);
   // Executor permissions (lib/jobs/handler-permissions.ts, the rule the server applies):
   // handlers the user may not put on a job are disabled, and on a job that already runs
@@ -91,10 +98,16 @@ export function useJobForm({ mode, initial, handlers, submit, expectedVersion, p
   const [reason, setReason] = React.useState('');
   const { toast } = useToast();
   const router = useRouter();
+  // Set once the save went through: the job page it opens must not ask about the input it just stored.
+  const [saved, setSaved] = React.useState(false);
+  const dirty = !saved && (reason.trim() !== '' || JSON.stringify(v) !== JSON.stringify(untouched.current));
+  // The DAG editor's guard (components/unsaved-changes.ts): links, Back and reload ask before the input is dropped.
+  useUnsavedChangesGuard(dirty, LEAVE_MESSAGE);
   const [state, dispatch, pending] = useActionState<JobFormResult | null, Record<string, unknown>>(async (_prev, input) => {
     const r = await submit(input);
     if (!r.ok && r.code !== 'validation') toast({ kind: 'error', title: mode === 'create' ? 'Job not created' : 'Job not saved', description: r.error });
     if (r.ok) {
+      setSaved(true);
       toast({ kind: 'success', title: mode === 'create' ? 'Job created' : 'Job saved' });
       router.push(`/jobs/${r.data.id}`);
     }
