@@ -40,7 +40,7 @@ export function ErrorBoundaryView({ error, reset }: { error: Error & { digest?: 
         <TriangleAlert className="mx-auto size-6 text-amber-500" />
         <h1 className="mt-2 text-[15px] font-semibold">Database unavailable</h1>
         <p className="mt-1 text-[13px] text-zinc-600">{DATABASE_UNAVAILABLE_MESSAGE}</p>
-        <p className="mt-1 text-[12px] text-zinc-400">This page reloads by itself every {DATABASE_RETRY_AFTER_SECONDS} seconds.</p>
+        <p className="mt-1 text-[12px] text-zinc-500">This page reloads by itself every {DATABASE_RETRY_AFTER_SECONDS} seconds.</p>
       </div>
     );
   }
@@ -52,7 +52,7 @@ export function ErrorBoundaryView({ error, reset }: { error: Error & { digest?: 
       <TriangleAlert className="mx-auto size-6 text-red-500" />
       <h1 className="mt-2 text-[15px] font-semibold">This page could not be loaded</h1>
       <p className="mt-1 text-[13px] text-zinc-600">{error.digest || !error.message ? 'An unexpected error occurred.' : error.message}</p>
-      {error.digest ? <p className="mt-1 font-mono text-[11px] text-zinc-400">ref {error.digest}</p> : null}
+      {error.digest ? <p className="mt-1 font-mono text-[11px] text-zinc-500">ref {error.digest}</p> : null}
       <Button className="mt-4" onClick={reset}>
         Try again
       </Button>

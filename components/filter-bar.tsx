@@ -102,7 +102,7 @@ export function FilterBar({ filters, refused = {} }: { filters: FilterDef[]; ref
           <X /> Clear
         </Button>
       ) : null}
-      {pending ? <span className="pb-1.5 text-xs text-zinc-400">Loading…</span> : null}
+      {pending ? <span className="pb-1.5 text-xs text-zinc-500">Loading…</span> : null}
     </div>
   );
 }
@@ -175,7 +175,7 @@ function SearchBox({ label, placeholder, initial, onChange, refusal }: { label: 
     <label className="flex flex-col gap-0.5 text-[11px] font-medium text-zinc-500">
       <FilterLabel label={label} refusal={refusal} id={noteId} />
       <span className="relative">
-        <Search className="pointer-events-none absolute left-2 top-1/2 size-3.5 -translate-y-1/2 text-zinc-400" />
+        <Search className="pointer-events-none absolute left-2 top-1/2 size-3.5 -translate-y-1/2 text-zinc-500" />
         <Input aria-label={label} type="search" className="h-7 w-64 pl-7 text-xs" placeholder={placeholder} value={value} onChange={(e) => setValue(e.target.value)} {...refusedProps(refusal, noteId)} />
       </span>
     </label>

@@ -166,7 +166,7 @@ function Breakdown({ items }: { items: [string, number, string][] }) {
             <span className="tabular-nums text-zinc-700">{n}</span>
           </Link>
         ))}
-      {items.every(([, n]) => n === 0) ? <span className="text-xs text-zinc-400">none</span> : null}
+      {items.every(([, n]) => n === 0) ? <span className="text-xs text-zinc-500">none</span> : null}
     </div>
   );
 }

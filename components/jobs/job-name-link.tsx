@@ -10,7 +10,7 @@ export function JobNameLink({ jobId, jobKey, purged, className, title, children 
   if (purged) {
     return (
       <span className={cn('text-zinc-600', className)} title={`${jobKey}: this job was purged; its runs and alarms are kept`} data-testid="job-purged">
-        {children ?? jobKey} <span className="font-sans text-zinc-400">(purged)</span>
+        {children ?? jobKey} <span className="font-sans text-zinc-500">(purged)</span>
       </span>
     );
   }

@@ -221,7 +221,7 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
                   <RelativeTime value={j.nextFireAt} className="text-[11px] text-zinc-500" />
                 </span>
               ) : (
-                <span className="text-zinc-400">—</span>
+                <span className="text-zinc-500">—</span>
               ),
           },
           {

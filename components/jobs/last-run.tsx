@@ -7,7 +7,7 @@ import { RelativeTime } from '../time';
 
 /** The Last run cell of a job: status badge and relative time of the same run, or "never". */
 export function LastRun({ job, timeClassName = 'text-zinc-500' }: { job: { lastRunId: string | null; lastRunAt: string | null; lastRunStatus: string | null }; timeClassName?: string }) {
-  if (!job.lastRunAt) return <span className="text-zinc-400">never</span>;
+  if (!job.lastRunAt) return <span className="text-zinc-500">never</span>;
   const body = (
     <>
       {job.lastRunStatus ? <StatusBadge status={job.lastRunStatus} /> : null}

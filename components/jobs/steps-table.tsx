@@ -32,7 +32,7 @@ export function StepsTable({ steps, edges }: { steps: Step[]; edges: Edge[] }) {
           className: 'text-xs max-md:basis-full',
           cell: (s) =>
             parents(s.key).length === 0 ? (
-              <span className="text-zinc-400">—</span>
+              <span className="text-zinc-500">—</span>
             ) : (
               <Truncate
                 text={parents(s.key).map((e) => (e.type !== 'hard' ? `${e.from} (${e.type})` : e.from)).join(', ')}

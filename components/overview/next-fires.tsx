@@ -30,7 +30,7 @@ export function NextFires({ initial }: { initial: Overview }) {
         <EmptyState title="Nothing fires in the next 24 hours" />
       ) : (
         <div className="px-4 pb-3" data-testid="next-fires">
-          <div className="relative ml-48 h-5 max-md:ml-28 border-b border-zinc-200 text-[10px] text-zinc-400">
+          <div className="relative ml-48 h-5 max-md:ml-28 border-b border-zinc-200 text-[10px] text-zinc-500">
             {ticks.map((t) => (
               <span key={t.at} data-testid="next-fires-tick" className={`absolute -translate-x-1/2 whitespace-nowrap ${t.minor ? 'max-md:hidden' : ''}`} style={{ left: `${t.at * 100}%` }}>
                 {t.label}

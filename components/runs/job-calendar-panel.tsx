@@ -87,7 +87,7 @@ function CalendarGrid({ cal, jobId }: { cal: JobCalendar; jobId: string }) {
       </p>
       <ScrollX>
         <div className="inline-flex gap-[3px]">
-          <div className="mr-1 flex flex-col gap-[3px] pt-4 text-[10px] leading-3 text-zinc-400">
+          <div className="mr-1 flex flex-col gap-[3px] pt-4 text-[10px] leading-3 text-zinc-500">
             {WEEKDAYS.map((w, i) => (
               <span key={i} className="h-3">
                 {w}
@@ -100,7 +100,7 @@ function CalendarGrid({ cal, jobId }: { cal: JobCalendar; jobId: string }) {
             const month = firstOfMonth ? MONTHS[Number(firstOfMonth.slice(5, 7)) - 1] : '';
             return (
               <div key={i} className="flex flex-col gap-[3px]">
-                <span className="h-3 text-[10px] leading-3 text-zinc-400">{month}</span>
+                <span className="h-3 text-[10px] leading-3 text-zinc-500">{month}</span>
                 {wk.map((d, j) =>
                   d ? <DayCell key={d} date={d} day={byDate.get(d)} href={runsOfDayHref(jobId, d, cal.timeZone)} /> : <span key={`pad-${j}`} className="size-3" />,
                 )}

@@ -79,7 +79,7 @@ function CellTip({ step, cell, run, zone }: { step: string; cell: GridCell; run:
       <div>Duration: {formatDuration(cell.durationMs)}</div>
       <div>Started: {cell.startedAt ? formatDateTime(cell.startedAt, zone, { seconds: true, zone: true }) : '—'}</div>
       <div>Finished: {cell.finishedAt ? formatDateTime(cell.finishedAt, zone, { seconds: true, zone: true }) : '—'}</div>
-      <div className="text-zinc-400">Run scheduled {formatDateTime(run.scheduledFor, zone, { zone: true })}</div>
+      <div className="text-zinc-500">Run scheduled {formatDateTime(run.scheduledFor, zone, { zone: true })}</div>
     </div>
   );
 }

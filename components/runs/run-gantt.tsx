@@ -67,7 +67,7 @@ export function RunGantt({ run }: { run: RunView }) {
     <Card className="mt-4 overflow-hidden">
       <CardHeader title="Timeline" description={<span data-testid="gantt-caption">{timelineCaption(summary, formatDateTime(t0, zone, { ms: true }))}</span>} />
       <div className="px-4 pb-3" data-testid="run-gantt">
-        <div className="relative ml-40 h-5 max-md:ml-24 border-b border-zinc-200 text-[10px] text-zinc-400">
+        <div className="relative ml-40 h-5 max-md:ml-24 border-b border-zinc-200 text-[10px] text-zinc-500">
           {ticks.map((tick, i) => (
             <span
               key={tick}
@@ -107,7 +107,7 @@ export function RunGantt({ run }: { run: RunView }) {
                   );
                 })
               ) : (
-                <span className="absolute left-1 top-0 text-[10px] text-zinc-400">{t.status}</span>
+                <span className="absolute left-1 top-0 text-[10px] text-zinc-500">{t.status}</span>
               )}
             </div>
           </div>

@@ -41,7 +41,7 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
             Run <span className="font-mono">{run.id.slice(0, 8)}</span>
           </span>
           <StatusBadge status={run.status} data-testid="run-status" />
-          {active ? <span className="text-xs font-normal text-zinc-400">live</span> : null}
+          {active ? <span className="text-xs font-normal text-zinc-500">live</span> : null}
         </span>
       }
       actions={
@@ -149,7 +149,7 @@ export function RunSummary({ rd }: { rd: RunDetailState }) {
               <ol className="space-y-1 text-[13px]" data-testid="retry-chain">
                 {run.retryChain.map((r, i) => (
                   <li key={r.id} className="flex items-center gap-2">
-                    <span className="w-4 text-right text-xs text-zinc-400">{i + 1}</span>
+                    <span className="w-4 text-right text-xs text-zinc-500">{i + 1}</span>
                     {r.id === run.id ? <span className="font-mono text-xs font-semibold">{r.id.slice(0, 8)}</span> : <Link href={`/runs/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.id.slice(0, 8)}</Link>}
                     <StatusBadge status={r.status} />
                     <RelativeTime value={r.scheduledFor} className="text-xs text-zinc-500" />

@@ -64,7 +64,7 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
               <Link href={`/runs/${r.id}`} className="text-indigo-700 hover:underline">
                 {r.id.slice(0, 8)}
               </Link>
-              {r.parentRunId ? <span className="ml-1 text-[11px] text-zinc-400" title="Retry of an earlier run">↻</span> : null}
+              {r.parentRunId ? <span className="ml-1 text-[11px] text-zinc-500" title="Retry of an earlier run">↻</span> : null}
             </>
           ),
         },

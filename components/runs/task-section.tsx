@@ -18,7 +18,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
   return (
     <Card id={`task-${task.stepKey}`} data-testid={`task-section-${task.stepKey}`} data-focused={focused || undefined} className={cn('scroll-mt-4', focused && 'ring-2 ring-indigo-400')}>
       <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open} className="flex w-full items-center gap-2 px-4 py-2.5 text-left">
-        <ChevronRight className={cn('size-4 text-zinc-400 transition-transform', open && 'rotate-90')} />
+        <ChevronRight className={cn('size-4 text-zinc-500 transition-transform', open && 'rotate-90')} />
         <span className="font-mono text-[13px] font-semibold">{task.stepKey}</span>
         <StatusBadge status={task.status} />
         <span className="text-xs text-zinc-500">
@@ -53,7 +53,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
                   <span className={cn('absolute -left-[21px] top-1.5 size-2 rounded-full ring-2 ring-white', dotColor(l.toStatus))} aria-hidden />
                   <div className="flex flex-wrap items-center gap-1.5 text-xs">
                     <span className="text-zinc-500">{l.fromStatus ?? 'created'}</span>
-                    <span className="text-zinc-400">→</span>
+                    <span className="text-zinc-500">→</span>
                     <StatusBadge status={l.toStatus} />
                     {/* the glossary's word, as the tasks table and the graph write it ("attempt 2"), not a bare "#2" */}
                     {noAttempt ? null : <span className="text-zinc-500" data-testid="task-log-attempt">attempt {l.attempt}</span>}
@@ -94,7 +94,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
 /** "on <node>" under a state change, unless its message already names that worker (taskLogNodeNote). */
 function NodeNote({ log }: { log: TaskLogView }) {
   const node = taskLogNodeNote(log);
-  return node ? <p className="text-[11px] text-zinc-400" data-testid="task-log-node">on {node}</p> : null;
+  return node ? <p className="text-[11px] text-zinc-500" data-testid="task-log-node">on {node}</p> : null;
 }
 
 function dotColor(status: string): string {
@@ -114,7 +114,7 @@ function dotColor(status: string): string {
 
 /** Captured output: shell stdout/stderr as plain text blocks, anything else as pretty JSON. */
 function OutputView({ output }: { output: unknown }) {
-  if (output == null) return <p className="text-xs text-zinc-400">No output captured.</p>;
+  if (output == null) return <p className="text-xs text-zinc-500">No output captured.</p>;
   const o = output as Record<string, unknown>;
   if (typeof o === 'object' && ('stdout' in o || 'stderr' in o)) {
     const { stdout, stderr, ...rest } = o;
@@ -141,6 +141,6 @@ function Pre({ label, text, tone }: { label: string; text: string; tone?: 'err' 
 /** Pretty-printed JSON in a scrollable monospace block. */
 export function JsonBlock({ value, empty }: { value: unknown; empty?: string }) {
   const isEmpty = value == null || (typeof value === 'object' && Object.keys(value as object).length === 0);
-  if (isEmpty && empty) return <p className="text-xs text-zinc-400">{empty}</p>;
+  if (isEmpty && empty) return <p className="text-xs text-zinc-500">{empty}</p>;
   return <pre className="max-h-80 overflow-auto rounded-md border border-zinc-200 bg-zinc-50 p-2 font-mono text-xs whitespace-pre-wrap text-zinc-800" data-testid="json-block">{JSON.stringify(value, null, 2)}</pre>;
 }

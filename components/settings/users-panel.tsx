@@ -89,7 +89,7 @@ export function UsersPanel({
               cell: (u) => (
                 <span className="flex items-baseline gap-1.5">
                   <Truncate text={u.email} className="max-w-[18rem]" />
-                  {u.id === selfId ? <span className="text-[11px] text-zinc-400">you</span> : null}
+                  {u.id === selfId ? <span className="text-[11px] text-zinc-500">you</span> : null}
                 </span>
               ),
             },

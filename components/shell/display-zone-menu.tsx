@@ -44,7 +44,7 @@ export function DisplayZoneMenu() {
         <button type="button" data-testid="display-zone" title="Time zone the console writes times in" className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-xs text-zinc-600 hover:bg-zinc-100">
           <Globe className="size-3.5" />
           <span className="max-w-[9rem] truncate sm:max-w-none">
-            {zone} <span className="hidden text-zinc-400 sm:inline">({zoneLabel(new Date(), zone)})</span>
+            {zone} <span className="hidden text-zinc-500 sm:inline">({zoneLabel(new Date(), zone)})</span>
           </span>
         </button>
       }

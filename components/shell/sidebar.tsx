@@ -46,7 +46,7 @@ export function NavLinks({ onNavigate }: { onNavigate?: () => void }) {
         aria-current={active ? 'page' : undefined}
         className={cn('flex items-center gap-2 rounded-md px-2 py-1.5 text-[13px] font-medium', active ? 'bg-white text-zinc-900 shadow-xs ring-1 ring-zinc-200' : 'text-zinc-600 hover:bg-zinc-200/60 hover:text-zinc-900')}
       >
-        <x.icon className={cn('size-4', active ? 'text-indigo-600' : 'text-zinc-400')} />
+        <x.icon className={cn('size-4', active ? 'text-indigo-600' : 'text-zinc-500')} />
         {x.label}
       </Link>
     );
@@ -56,7 +56,7 @@ export function NavLinks({ onNavigate }: { onNavigate?: () => void }) {
       <div className="flex flex-col gap-0.5">{MAIN.map(item)}</div>
       {isAdmin ? (
         <>
-          <p className="mb-1 mt-5 px-2 text-[11px] font-medium uppercase tracking-wide text-zinc-400">Settings</p>
+          <p className="mb-1 mt-5 px-2 text-[11px] font-medium uppercase tracking-wide text-zinc-600">Settings</p>
           <div className="flex flex-col gap-0.5">{ADMIN.map(item)}</div>
         </>
       ) : null}

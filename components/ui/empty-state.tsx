@@ -8,7 +8,7 @@ import { cn } from './cn';
 export function EmptyState({ icon, title, description, action, className, ...rest }: { icon?: React.ReactNode; title: string; description?: React.ReactNode; action?: React.ReactNode; className?: string } & Omit<React.HTMLAttributes<HTMLDivElement>, 'title'>) {
   return (
     <div className={cn('flex flex-col items-center justify-center gap-2 px-6 py-12 text-center', className)} {...rest}>
-      {icon ? <div className="text-zinc-400 [&_svg]:size-6">{icon}</div> : null}
+      {icon ? <div className="text-zinc-500 [&_svg]:size-6">{icon}</div> : null}
       <p className="text-[13px] font-medium text-zinc-800">{title}</p>
       {description ? <p className="max-w-md text-xs text-zinc-500">{description}</p> : null}
       {action ? <div className="mt-2">{action}</div> : null}

@@ -49,7 +49,7 @@ export function Toaster({ children }: { children: React.ReactNode }) {
               <p className="font-medium text-zinc-900">{t.title}</p>
               {t.description ? <p className="mt-0.5 break-words text-xs text-zinc-600">{t.description}</p> : null}
             </div>
-            <button aria-label="Dismiss" onClick={() => dismiss(t.id)} className="text-zinc-400 hover:text-zinc-700">
+            <button aria-label="Dismiss" onClick={() => dismiss(t.id)} className="text-zinc-500 hover:text-zinc-700">
               <X className="size-3.5" />
             </button>
           </div>

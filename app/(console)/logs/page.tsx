@@ -121,7 +121,7 @@ function SearchHits({ hits, needle }: { hits: TaskLogSearchHit[]; needle: string
           cell: (h) => (
             <>
               <span className={cn('text-[11px] font-semibold uppercase', LEVEL_CLASS[h.level])}>{h.level}</span>
-              {h.stream !== 'log' ? <span className="ml-1.5 text-[11px] text-zinc-400">{h.stream}</span> : null}
+              {h.stream !== 'log' ? <span className="ml-1.5 text-[11px] text-zinc-500">{h.stream}</span> : null}
             </>
           ),
         },
