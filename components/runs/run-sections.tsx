@@ -131,7 +131,7 @@ export function RunSummary({ rd }: { rd: RunDetailState }) {
             ]}
           />
           {run.error ? (
-            <div className="mt-3 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-800" data-testid="run-error">
+            <div className="mt-3 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-[13px] text-red-800 [overflow-wrap:anywhere]" data-testid="run-error">
               <RunText text={run.error} />
             </div>
           ) : null}

@@ -8,8 +8,10 @@ import { Button } from './button';
 
 // black, not zinc-950: the dark theme mirrors the zinc palette, which made the veil behind a dialog white
 const overlay = 'fixed inset-0 z-40 bg-black/30 backdrop-blur-[1px]';
+// A dialog quotes operators' and handlers' text (a job key in its title, an alarm's message): a word longer than the
+// panel breaks inside it instead of running off the screen.
 const content =
-  'fixed left-1/2 top-[12vh] z-50 w-[calc(100vw-2rem)] -translate-x-1/2 rounded-lg border border-zinc-200 bg-white p-5 shadow-xl focus:outline-none';
+  'fixed left-1/2 top-[12vh] z-50 w-[calc(100vw-2rem)] -translate-x-1/2 rounded-lg border border-zinc-200 bg-white p-5 shadow-xl focus:outline-none [overflow-wrap:anywhere]';
 
 /** Modal dialog. Controlled (`open`/`onOpenChange`) or uncontrolled with `trigger`. */
 export function Dialog({
