@@ -5,10 +5,11 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Toaster } from './ui/toast';
 import { TooltipProvider } from './ui/tooltip';
 import { UnsavedChangesDialog } from './unsaved-changes-dialog';
+import { useFocusKeeper } from './ui/focus-return';
 
 /**
  * Client-side providers for the whole app: TanStack Query (live data), toasts,
- * tooltips and the unsaved-changes dialog. The QueryClient is created once per browser tab (useState), never shared
+ * tooltips, the unsaved-changes dialog and the focus keeper (components/ui/focus-return.ts). The QueryClient is created once per browser tab (useState), never shared
  * between requests on the server.
  */
 export function Providers({ children }: { children: React.ReactNode }) {
@@ -30,6 +31,7 @@ export function Providers({ children }: { children: React.ReactNode }) {
   React.useEffect(() => {
     document.documentElement.dataset.hydrated = 'true';
   }, []);
+  useFocusKeeper();
   return (
     <QueryClientProvider client={client}>
       <TooltipProvider delayDuration={250}>

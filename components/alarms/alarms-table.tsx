@@ -1,5 +1,6 @@
 'use client';
 
+import { focusSlot } from '../ui/focus-return';
 import * as React from 'react';
 import { Link } from '@/components/ui/link';
 import { JobNameLink } from '../jobs/job-name-link';
@@ -160,7 +161,7 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
                 </div>
               ) : (
                 <RoleGate>
-                  <Button size="sm" onClick={() => setAckFor(a)}>
+                  <Button size="sm" onClick={() => setAckFor(a)} {...focusSlot(`alarm-${a.id}`)}>
                     Acknowledge
                   </Button>
                 </RoleGate>
@@ -172,7 +173,7 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
             className: 'align-top',
             cell: (a) => (
               <RoleGate>
-                <Button size="sm" variant="ghost" onClick={() => setSilenceFor(a)} aria-label={`Silence alarms like ${a.id}`}>
+                <Button size="sm" variant="ghost" onClick={() => setSilenceFor(a)} aria-label={`Silence alarms like ${a.id}`} {...focusSlot(`alarm-${a.id}`)}>
                   <BellOff /> Silence…
                 </Button>
               </RoleGate>

@@ -1,5 +1,6 @@
 'use client';
 
+import { focusSlot } from '../ui/focus-return';
 import * as React from 'react';
 import { DisabledReason } from '../ui/disabled-reason';
 import { Link } from '@/components/ui/link';
@@ -132,13 +133,13 @@ export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remo
       <div className={`${JOB_ACTION_CELL} max-sm:order-first`}>
         {paused ? (
           <RoleGate>
-            <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')}>
+            <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')} {...focusSlot('job-pause-resume')}>
               <Play /> Resume
             </Button>
           </RoleGate>
         ) : (
           <RoleGate>
-            <Button disabled={!!busy} onClick={() => act('Pause', () => pause(jobId), 'Job paused')}>
+            <Button disabled={!!busy} onClick={() => act('Pause', () => pause(jobId), 'Job paused')} {...focusSlot('job-pause-resume')}>
               <Pause /> Pause
             </Button>
           </RoleGate>

@@ -1,5 +1,6 @@
 'use client';
 
+import { focusSlot } from '../ui/focus-return';
 import * as React from 'react';
 import { Link } from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
@@ -252,13 +253,13 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
                 </RoleGate>
                 {j.status === 'active' ? (
                   <RoleGate>
-                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Pause ${j.key}`} title="Pause" onClick={() => void rowAction(j, 'pause')}>
+                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Pause ${j.key}`} title="Pause" {...focusSlot(`job-pause-resume-${j.id}`)} onClick={() => void rowAction(j, 'pause')}>
                       <Pause />
                     </Button>
                   </RoleGate>
                 ) : (
                   <RoleGate>
-                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" onClick={() => void rowAction(j, 'resume')}>
+                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" {...focusSlot(`job-pause-resume-${j.id}`)} onClick={() => void rowAction(j, 'resume')}>
                       <Play />
                     </Button>
                   </RoleGate>

@@ -1,6 +1,7 @@
 'use client';
 // Sections of the run page (components/runs/run-detail.tsx composes them): header with actions, timing and
 // params, the run graph, the tasks table. Each reads the state of useRunDetail.
+import { focusSlot } from '../ui/focus-return';
 import { DisabledReason } from '../ui/disabled-reason';
 import * as React from 'react';
 import { Link } from '@/components/ui/link';
@@ -52,7 +53,7 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
               <DisabledReason reason={busy ? 'Working…' : null}>
                 <ConfirmDialog
                   trigger={
-                    <Button variant="danger-outline">
+                    <Button variant="danger-outline" {...focusSlot('run-cancel-retry')}>
                       <Ban /> Cancel run
                     </Button>
                   }
@@ -67,7 +68,8 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
           ) : null}
           <RoleGate>
             <DisabledReason reason={active ? 'The run is still active: cancel it or wait for it to finish' : !RETRYABLE_RUN.has(run.status) ? 'Only failed, timed-out or cancelled runs can be retried' : busy ? 'Working…' : null}>
-            <Button onClick={onRetry}>
+            {/* takes the focus from Cancel run once the run is cancelled (focus-return.ts) */}
+            <Button onClick={onRetry} {...focusSlot('run-cancel-retry')}>
               <RotateCcw /> Retry run
             </Button>
             </DisabledReason>

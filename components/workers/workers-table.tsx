@@ -1,5 +1,6 @@
 'use client';
 
+import { focusSlot } from '../ui/focus-return';
 import * as React from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Server, CircleStop, Play } from 'lucide-react';
@@ -212,7 +213,7 @@ export function WorkersTable({
                 <RoleGate>
                   <ConfirmDialog
                     trigger={
-                      <Button size="sm">
+                      <Button size="sm" {...focusSlot(`worker-drain-resume-${w.nodeId}`)}>
                         <CircleStop /> Drain
                       </Button>
                     }
@@ -239,6 +240,7 @@ export function WorkersTable({
                   <Button
                     size="sm"
                     data-testid="resume-worker"
+                    {...focusSlot(`worker-drain-resume-${w.nodeId}`)}
                     onClick={async () => {
                       const r = await resume(w.nodeId);
                       if (r.ok) toast({ kind: 'success', title: 'Worker resumed' });
