@@ -2,6 +2,7 @@
 
 import * as React from 'react';
 import { Monitor, Moon, Sun } from 'lucide-react';
+import { RadioGroup } from 'radix-ui';
 import { cn } from './ui/cn';
 
 import { THEME_COOKIE, type Theme } from './theme';
@@ -30,21 +31,19 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
     }
   };
   return (
-    <div role="radiogroup" aria-label="Theme" className="inline-flex items-center rounded-md border border-zinc-200 bg-white p-0.5">
+    // Radix's radio group: one Tab stop (the checked theme), the arrow keys move and choose (WAI-ARIA radio group)
+    <RadioGroup.Root value={theme} onValueChange={(t) => choose(t as Theme)} aria-label="Theme" className="inline-flex items-center rounded-md border border-zinc-200 bg-white p-0.5">
       {OPTIONS.map((o) => (
-        <button
+        <RadioGroup.Item
           key={o.value}
-          type="button"
-          role="radio"
-          aria-checked={theme === o.value}
+          value={o.value}
           aria-label={`${o.label} theme`}
           title={`${o.label} theme`}
-          onClick={() => choose(o.value)}
           className={cn('inline-flex h-6 w-6 items-center justify-center rounded text-zinc-500 [&_svg]:size-3.5', theme === o.value ? 'bg-zinc-100 text-zinc-900' : 'hover:text-zinc-800')}
         >
           {o.icon}
-        </button>
+        </RadioGroup.Item>
       ))}
-    </div>
+    </RadioGroup.Root>
   );
 }

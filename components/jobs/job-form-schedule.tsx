@@ -2,6 +2,7 @@
 // The job form's Schedule section (components/jobs/job-form.tsx): kind, its fields, zone, fire preview, window, stagger.
 import { Field, errorId, hintId } from '../ui/field';
 import { cn } from '../ui/cn';
+import { RadioGroup } from 'radix-ui';
 import { TimezonePicker } from './timezone-picker';
 import { zoneInput, zoneInputHint } from './timezone-choices';
 import { isValidTimeZone } from '@/lib/schedule/timezone';
@@ -31,21 +32,19 @@ export function ScheduleSection({ f, timeZones, jobId, jobCreatedAt }: { f: JobF
   const zoneNote = zoneHint ?? (v.scheduleKind === 'cron' ? undefined : ZONE_OF_INSTANTS_HINT);
   return (
   <FormSection title="Schedule" description="When the job fires. Times are evaluated in the job's time zone." className="space-y-4">
-      <div id={FORM_FIELDS.schedule.id} tabIndex={-1} role="radiogroup" aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
+      {/* Radix's radio group: one Tab stop (the checked kind), the arrow keys move and choose (WAI-ARIA radio group) */}
+      <RadioGroup.Root id={FORM_FIELDS.schedule.id} value={v.scheduleKind} onValueChange={(k) => set('scheduleKind', k as ScheduleKind)} aria-label="Schedule kind" className="inline-flex rounded-md border border-zinc-200 bg-zinc-50 p-0.5">
         {KINDS.map((k) => (
-          <button
+          <RadioGroup.Item
             key={k.value}
-            type="button"
-            role="radio"
-            aria-checked={v.scheduleKind === k.value}
+            value={k.value}
             title={k.hint}
-            onClick={() => set('scheduleKind', k.value)}
             className={cn('rounded px-3 py-1 text-[13px] font-medium', v.scheduleKind === k.value ? 'bg-white text-zinc-900 shadow-xs ring-1 ring-zinc-200' : 'text-zinc-500 hover:text-zinc-800')}
           >
             {k.label}
-          </button>
+          </RadioGroup.Item>
         ))}
-      </div>
+      </RadioGroup.Root>
       {err('schedule') ? <p className="text-xs text-red-600" role="alert">{err('schedule')}</p> : null}
 
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
