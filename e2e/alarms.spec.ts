@@ -113,3 +113,33 @@ test('a filter the list does not know is refused by name, not dropped into an un
   await expect(page.getByTestId('filter-refused')).toHaveCount(0);
   await expect(page.getByLabel('Status', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
 });
+
+test('a long alarm message is clamped to two lines with the whole text on hover; Silence is named by the alarm\'s type and job', async ({ page }) => {
+  test.setTimeout(120_000);
+  const key = `e2e.alarms.long.${uniq()}`;
+  const message = `the ledger service answered 503 ${'and kept answering 503 '.repeat(20)}until we gave up`;
+  const job = await api<{ id: string }>('POST', '/jobs', {
+    key,
+    name: 'Long alarm message',
+    schedule: { kind: 'manual' },
+    handler: 'builtin.fail',
+    payload: { message },
+    policy: { maxRetries: 0 },
+    alarms: { onFailure: true, channels: [{ type: 'log', target: '' }] },
+  });
+  await api('POST', `/jobs/${job.id}/trigger`, {});
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await login(page);
+  await page.goto(`/alarms?jobId=${job.id}`);
+  const row = page.getByTestId('alarm-row').first();
+  await expect(row).toBeVisible({ timeout: 45_000 });
+  const alarmId = await row.getAttribute('data-alarm-id');
+  const cell = row.getByTestId('alarm-message');
+  // clamped on screen, whole in the tooltip
+  expect(await cell.evaluate((e) => e.scrollHeight > e.clientHeight + 1)).toBe(true);
+  expect(await cell.getAttribute('title')).toContain(message);
+  // the Silence button is named by what the row shows, never by the alarm's id
+  const silence = row.getByRole('button', { name: `Silence… failure alarms of job ${key}`, exact: true });
+  await expect(silence).toBeVisible();
+  expect(await silence.getAttribute('aria-label')).not.toContain(alarmId!);
+});

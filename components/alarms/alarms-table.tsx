@@ -26,6 +26,15 @@ const STATUS_TONE: Record<string, string> = {
 export type AlarmsPage = { items: AlarmView[]; nextCursor: string | null };
 
 /**
+ * The Silence button's accessible name: what the row shows the operator (the alarm's type and its job), with the
+ * button's own text first, never the alarm's id, which no screen shows.
+ */
+export function silenceLabel(a: Pick<AlarmView, 'type' | 'jobId' | 'jobKey'>): string {
+  const type = a.type.replace('_', ' ');
+  return a.jobId ? `Silence… ${type} alarms of job ${a.jobKey ?? a.jobId.slice(0, 8)}` : `Silence… ${type} alarms (global)`;
+}
+
+/**
  * The alarms table, live from GET /api/v1/alarms (same filters as the page's URL) every 5 s:
  * type, job / run, message, channel, status (a silenced alarm names its silence), who
  * acknowledged it, and per row Acknowledge and Silence (operator+; viewers see them disabled
@@ -104,8 +113,15 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
             className: 'max-w-md align-top text-zinc-800',
             cell: (a) => (
               <>
-                <div className="line-clamp-2 break-words">{a.message}</div>
-                {a.error ? <div className="mt-0.5 line-clamp-2 break-words text-xs text-red-700">{a.error}</div> : null}
+                {/* two lines keep the rows even; the whole text is the tooltip (a screen reader reads it all anyway) */}
+                <div className="line-clamp-2 [overflow-wrap:anywhere]" title={a.message} data-testid="alarm-message">
+                  {a.message}
+                </div>
+                {a.error ? (
+                  <div className="mt-0.5 line-clamp-2 text-xs text-red-700 [overflow-wrap:anywhere]" title={a.error}>
+                    {a.error}
+                  </div>
+                ) : null}
               </>
             ),
           },
@@ -173,7 +189,7 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
             className: 'align-top',
             cell: (a) => (
               <RoleGate>
-                <Button size="sm" variant="ghost" onClick={() => setSilenceFor(a)} aria-label={`Silence alarms like ${a.id}`} {...focusSlot(`alarm-${a.id}`)}>
+                <Button size="sm" variant="ghost" onClick={() => setSilenceFor(a)} aria-label={silenceLabel(a)} {...focusSlot(`alarm-${a.id}`)}>
                   <BellOff /> Silence…
                 </Button>
               </RoleGate>
