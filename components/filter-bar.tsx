@@ -113,7 +113,8 @@ type Refusal = { message: string; value: string };
 /**
  * A filter's label, with a red "refused" after it when the page refused the filter's value; `shown` false: the
  * control cannot show that value (a date field given text that is no date), so the note quotes it. The note's `id`
- * is the control's description.
+ * is the control's description. The reason is the page's error panel, which names the filter by this label
+ * (refusalMessage in components/filter-params.ts): written here too, it showed twice.
  */
 function FilterLabel({ label, refusal, id, shown = true }: { label: string; refusal?: Refusal; id: string; shown?: boolean }) {
   return (
@@ -122,7 +123,6 @@ function FilterLabel({ label, refusal, id, shown = true }: { label: string; refu
       {refusal ? (
         <span id={id} className="ml-1.5 font-normal text-red-600" data-testid="filter-refused" title={refusal.message}>
           refused{shown ? '' : `: “${refusal.value}”`}
-          <span className="sr-only"> ({refusal.message})</span>
         </span>
       ) : null}
     </span>

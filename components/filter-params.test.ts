@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clearFiltersHref, filtersSet, refusedFilters, withoutFilters } from './filter-params';
+import { clearFiltersHref, filtersSet, refusalMessage, refusedFilters, withoutFilters } from './filter-params';
 
 const names = ['q', 'status', 'jobId'];
 
@@ -40,5 +40,21 @@ describe('refusedFilters', () => {
     expect(refusedFilters({ 'scheduleKind.0': 'Invalid option' }, ['q', 'kind'], { scheduleKind: 'kind' })).toEqual({ kind: 'Invalid option' });
     expect(refusedFilters({ before: 'Not a time', cursor: 'Bad cursor' }, names)).toEqual({});
     expect(refusedFilters(undefined, names)).toEqual({});
+  });
+});
+
+describe('refusalMessage', () => {
+  const filters = [
+    { name: 'q', label: 'Text' },
+    { name: 'kind', label: 'Schedule' },
+  ];
+  it('names a refused filter by its label, not by its URL parameter', () => {
+    expect(refusalMessage({ q: 'Search text must be at least 3 characters' }, filters, 'Invalid q: Search text must be at least 3 characters')).toBe('Text: Search text must be at least 3 characters');
+  });
+  it('follows the aliases the query uses, and keeps the name of a field that is no filter', () => {
+    expect(refusalMessage({ scheduleKind: 'bad kind', cursor: 'bad cursor' }, filters, 'x', { scheduleKind: 'kind' })).toBe('Schedule: bad kind; cursor: bad cursor');
+  });
+  it('is the error\'s own message when it names no field', () => {
+    expect(refusalMessage(undefined, filters, 'Could not load')).toBe('Could not load');
   });
 });

@@ -43,3 +43,23 @@ export function refusedFilters(fields: Readonly<Record<string, string>> | undefi
   }
   return out;
 }
+
+/**
+ * A list page's one message for a refused query (its error panel): each field named by its filter's label, as the
+ * filter bar writes it ("Text: Search text must be at least 3 characters"), where the domain error names the URL
+ * parameter ("Invalid q: …"); a field that is no filter (a cursor, `before`) keeps its name. The filter bar marks the
+ * refused control "refused" and does not repeat the message, so it shows once. `fallback` when the error has no field.
+ */
+export function refusalMessage(
+  fields: Readonly<Record<string, string>> | undefined,
+  filters: readonly { name: string; label: string }[],
+  fallback: string,
+  aliases: Readonly<Record<string, string>> = {},
+): string {
+  const parts = Object.entries(fields ?? {}).map(([path, message]) => {
+    const head = path.split('.')[0]!;
+    const name = ownValue(aliases, head) ?? head;
+    return `${filters.find((f) => f.name === name)?.label ?? path}: ${message}`;
+  });
+  return parts.length ? parts.join('; ') : fallback;
+}

@@ -29,9 +29,12 @@ test('a viewer searches log lines across jobs, pages on, narrows to a job and op
   await expect(page.getByRole('heading', { name: 'Logs', level: 1 })).toBeVisible();
   await expect(page.getByTestId('logs-prompt')).toBeVisible();
 
-  // too short: refused beside the field, not searched
+  // too short: marked refused beside the field, not searched; the reason is written once, naming the field by its label
   await page.getByRole('searchbox', { name: 'Text' }).fill('ma');
-  await expect(page.getByText('Search text must be at least 3 characters').first()).toBeVisible();
+  await expect(page.locator('main').getByRole('alert')).toHaveText('Text: Search text must be at least 3 characters');
+  await expect(page.getByTestId('filter-refused')).toHaveText('refused');
+  await expect(page.locator('main')).not.toContainText('Invalid q');
+  expect(await page.locator('main').evaluate((m) => m.textContent!.split('Search text must be at least 3 characters').length - 1)).toBe(1);
 
   await page.getByRole('searchbox', { name: 'Text' }).fill(`MARKER-${id}`);
   const hits = page.getByTestId('log-hit');

@@ -9,7 +9,7 @@ import { searchJobOptionsAction } from '../actions';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filter-params';
+import { clearFiltersHref, filtersSet, refusalMessage, refusedFilters } from '@/components/filter-params';
 import { isDomainError } from '@/lib/errors';
 import { ErrorPanel } from '@/components/error-panel';
 import { AlarmsTable } from '@/components/alarms/alarms-table';
@@ -44,6 +44,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   let silences: Page<SilenceView> | null = null;
   let error: string | null = null;
   let refused: Record<string, string> = {};
+  let refusedFields: Record<string, string> | undefined;
   // `cursor` pages (the table's Older link); `before` (an instant) only bounds the list (lib/alarms/list-alarms.ts)
   const cursor = sp.cursor || undefined;
   const before = sp.before || undefined;
@@ -55,7 +56,10 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   } catch (e) {
     error = pageErrorMessage(e, 'Could not load alarms');
     // the refused filters show their value marked beside the error, never "All" (FilterBar `refused`)
-    if (isDomainError(e)) refused = refusedFilters(e.fields, FILTER_NAMES);
+    if (isDomainError(e)) {
+      refused = refusedFilters(e.fields, FILTER_NAMES);
+      refusedFields = e.fields;
+    }
   }
   // Job filter options: the first live jobs by key and the job the URL filters by; typing searches every job.
   const jobOptions = await listJobOptions(getDb(), actor, { selected: jobId }).catch(() => []);
@@ -73,7 +77,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
       <Card className="overflow-hidden">
         <FilterBar filters={filters} refused={refused} />
         {error || !result ? (
-          <ErrorPanel message={error ?? 'Could not load alarms'} />
+          <ErrorPanel message={error ? refusalMessage(refusedFields, filters, error) : 'Could not load alarms'} />
         ) : (
           <AlarmsTable key={query} initial={result} query={query} acknowledge={acknowledgeAlarmAction} silence={silenceAlarmsAction} filtered={filtersSet(sp, FILTER_NAMES)} clearHref={clearFiltersHref('/alarms', sp, FILTER_NAMES)} />
         )}

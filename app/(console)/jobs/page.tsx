@@ -8,7 +8,7 @@ import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { GatedLinkButton } from '@/components/gated-link';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filter-params';
+import { clearFiltersHref, filtersSet, refusalMessage, refusedFilters } from '@/components/filter-params';
 import { isDomainError } from '@/lib/errors';
 import { Pager, parseTrail } from '@/components/pager';
 import { JobsTable } from '@/components/jobs/jobs-table';
@@ -51,7 +51,10 @@ export default consolePage(async function JobsPage({ searchParams }: { searchPar
     error = pageErrorMessage(e, 'Could not load jobs');
     // the refused filters show their value marked beside the error, never "All" (FilterBar `refused`); the query
     // calls the URL's `kind` scheduleKind
-    if (isDomainError(e)) refused = refusedFilters(e.fields, FILTER_NAMES, { scheduleKind: 'kind' });
+    if (isDomainError(e)) {
+      refused = refusedFilters(e.fields, FILTER_NAMES, { scheduleKind: 'kind' });
+      error = refusalMessage(e.fields, FILTERS, e.message, { scheduleKind: 'kind' });
+    }
   }
   const keep = { q: sp.q, status: sp.status, kind: sp.kind, handler: sp.handler };
   const sortHref = Object.fromEntries(

@@ -15,7 +15,7 @@ import { Card } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState, ListEmptyState } from '@/components/ui/empty-state';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, refusedFilters } from '@/components/filter-params';
+import { clearFiltersHref, refusalMessage, refusedFilters } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { ErrorPanel } from '@/components/error-panel';
 import { ZonedTime } from '@/components/time';
@@ -52,12 +52,16 @@ export default consolePage(async function LogsPage({ searchParams }: { searchPar
   let result: Awaited<ReturnType<typeof searchTaskLogLines>> | null = null;
   let error: string | null = null;
   let refused: Record<string, string> = {};
+  let refusedFields: Record<string, string> | undefined;
   if (q) {
     try {
       result = await searchTaskLogLines(getDb(), query, actor);
     } catch (e) {
       error = pageErrorMessage(e, 'Could not search the log lines');
-      if (isDomainError(e)) refused = refusedFilters(e.fields, FILTER_NAMES);
+      if (isDomainError(e)) {
+        refused = refusedFilters(e.fields, FILTER_NAMES);
+        refusedFields = e.fields;
+      }
     }
   }
   // Job filter options: the first live jobs by key and the job the URL filters by; typing searches every job.
@@ -78,7 +82,7 @@ export default consolePage(async function LogsPage({ searchParams }: { searchPar
       <Card className="overflow-hidden">
         <FilterBar filters={filters} refused={refused} />
         {error ? (
-          <ErrorPanel message={error} />
+          <ErrorPanel message={refusalMessage(refusedFields, filters, error)} />
         ) : !result ? (
           <EmptyState
             icon={<ScrollText />}

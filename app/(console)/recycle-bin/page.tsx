@@ -5,8 +5,8 @@ import { isDomainError } from '@/lib/errors';
 import { listRecycleBin } from '@/lib/jobs/list-jobs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
-import { FilterBar } from '@/components/filter-bar';
-import { refusedFilters } from '@/components/filter-params';
+import { FilterBar, type FilterDef } from '@/components/filter-bar';
+import { refusalMessage, refusedFilters } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { RecycleBinTable } from '@/components/jobs/recycle-bin-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -17,6 +17,8 @@ export const metadata: Metadata = { title: 'Recycle bin' };
 export const dynamic = 'force-dynamic';
 
 /** /recycle-bin: deleted jobs with who/when; Restore or Purge. */
+const RECYCLE_BIN_FILTERS: FilterDef[] = [{ kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' }];
+
 export default consolePage(async function RecycleBinPage({ searchParams }: { searchParams: Promise<{ q?: string; cursor?: string; trail?: string }> }) {
   const sp = await searchParams;
   const actor = await requireActor('viewer');
@@ -27,14 +29,14 @@ export default consolePage(async function RecycleBinPage({ searchParams }: { sea
     page = await listRecycleBin(getDb(), { q: sp.q || undefined, limit: 50, cursor: sp.cursor || undefined }, actor);
   } catch (e) {
     if (!isDomainError(e)) throw e;
-    error = e.message;
     refused = refusedFilters(e.fields, ['q']);
+    error = refusalMessage(e.fields, RECYCLE_BIN_FILTERS, e.message);
   }
   return (
     <>
       <PageHeader title="Recycle bin" description="Deleted jobs stop firing and free their key. Restore brings a job back as it was; purge removes it for good (its runs and logs stay). Old entries are purged automatically." />
       <Card className="overflow-hidden">
-        <FilterBar filters={[{ kind: 'search', name: 'q', label: 'Search', placeholder: 'Key or name' }]} refused={refused} />
+        <FilterBar filters={RECYCLE_BIN_FILTERS} refused={refused} />
         {error ? (
           <ErrorPanel message={error} />
         ) : page ? (

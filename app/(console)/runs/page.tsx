@@ -8,7 +8,7 @@ import { searchJobOptionsAction } from '../actions';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { FilterBar, type FilterDef } from '@/components/filter-bar';
-import { clearFiltersHref, filtersSet, refusedFilters } from '@/components/filter-params';
+import { clearFiltersHref, filtersSet, refusalMessage, refusedFilters } from '@/components/filter-params';
 import { Pager, parseTrail } from '@/components/pager';
 import { LiveRunsTable } from '@/components/runs/live-runs-table';
 import { ErrorPanel } from '@/components/error-panel';
@@ -72,7 +72,7 @@ export default consolePage(async function RunsPage({ searchParams }: { searchPar
       <Card className="overflow-hidden">
         <FilterBar filters={filters} refused={refused} />
         {error ? (
-          <ErrorPanel message={error} />
+          <ErrorPanel message={refusalMessage(refusedFields, filters, error)} />
         ) : page ? (
           <>
             <LiveRunsTable initial={page.items} apiQuery={qs} live={!sp.cursor} filtered={filtersSet(sp, filterNames)} clearHref={clearFiltersHref('/runs', sp, filterNames)} />
