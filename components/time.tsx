@@ -34,8 +34,12 @@ export function useNow(): number | null {
   return now;
 }
 
-/** Tooltip text of an instant: the display zone, the `extraZone` if another, and UTC. */
-function titleOf(date: Date, zone: string, extraZone?: string): string {
+/**
+ * Tooltip text of an instant: the display zone `zone`, the `extraZone` if another, and UTC; every tooltip that names
+ * an instant uses it, so none shows a raw ISO string.
+ */
+export function instantTitle(value: Instant, zone: string, extraZone?: string): string {
+  const date = toDate(value)!;
   const lines = [formatDateTime(date, zone, { zone: true })];
   if (extraZone && extraZone !== zone) lines.push(`${formatDateTime(date, extraZone)} (${extraZone})`);
   if (zone !== 'UTC') lines.push(formatUtc(date));
@@ -52,7 +56,7 @@ export function RelativeTime({ value, timeZone, className }: { value: Instant | 
   const date = toDate(value);
   if (!date) return <span className={className}>—</span>;
   return (
-    <time dateTime={date.toISOString()} title={titleOf(date, zone, timeZone)} className={className}>
+    <time dateTime={date.toISOString()} title={instantTitle(date, zone, timeZone)} className={className}>
       {now == null ? formatDateTime(date, zone) : relativeFrom(date.getTime() - now)}
     </time>
   );
@@ -69,7 +73,7 @@ export function ZonedTime({ value, timeZone, className, ms, seconds }: { value: 
   if (!date) return <span className={className}>—</span>;
   const zone = timeZone ?? display;
   return (
-    <time dateTime={date.toISOString()} title={titleOf(date, display, zone)} className={className} data-zone={zone}>
+    <time dateTime={date.toISOString()} title={instantTitle(date, display, zone)} className={className} data-zone={zone}>
       {formatDateTime(date, zone, { ms, seconds })}
     </time>
   );

@@ -90,3 +90,13 @@ test('workers page: a worker stopped cleanly and one whose heartbeat was lost ar
     await withDb((c) => c.query(`DELETE FROM worker_nodes WHERE node_id = ANY($1)`, [[stopped, lost]]));
   }
 });
+
+test('workers page: the heartbeat tooltip writes its time as every tooltip does (lib/time/format.ts), never raw ISO', async ({ page }) => {
+  await page.goto('/workers');
+  const row = page.getByTestId('worker-row').filter({ hasText: 'online' }).first();
+  await expect(row).toBeVisible();
+  const titles = await row.locator('[title]').evaluateAll((els) => els.map((e) => e.getAttribute('title')!));
+  expect(titles.filter((t) => /\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t))).toEqual([]);
+  const heartbeat = row.locator('td', { hasText: / ago$/ }).first();
+  await expect(heartbeat).toHaveAttribute('title', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+});

@@ -14,6 +14,8 @@ import { Truncate } from '../ui/truncate';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, ZonedTime, formatDuration, useNow } from '../time';
+import { useDisplayZone } from '../display-zone';
+import { formatDateTime } from '@/lib/time/format';
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
 import { EdgeLegend } from '../dag/Legend';
@@ -197,6 +199,7 @@ export function RunGraphCard({ rd, graph, selected, onSelect }: { rd: RunDetailS
  */
 export function TasksTable({ rd }: { rd: RunDetailState }) {
   const { run, active, busy, onRetryTask, refresh } = rd;
+  const displayZone = useDisplayZone();
   return (
     <Card className="mt-4 overflow-hidden">
       <CardHeader title={`Tasks (${run.tasks.length})`} />
@@ -236,7 +239,7 @@ export function TasksTable({ rd }: { rd: RunDetailState }) {
               <>
                 <StatusBadge status={t.status} data-testid={`task-status-${t.stepKey}`} />
                 {t.timedOutAt ? (
-                  <span className="ml-1 text-xs text-amber-700" data-testid={`task-overdue-${t.stepKey}`} title={`past its timeout since ${t.timedOutAt}; its slot, resource key and the job's serial turn stay held until the handler returns`}>
+                  <span className="ml-1 text-xs text-amber-700" data-testid={`task-overdue-${t.stepKey}`} title={`past its timeout since ${formatDateTime(t.timedOutAt, displayZone, { zone: true })}; its slot, resource key and the job's serial turn stay held until the handler returns`}>
                     timed out, still running
                   </span>
                 ) : null}

@@ -13,7 +13,8 @@ import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
-import { RelativeTime, ZonedTime, formatDuration } from '../time';
+import { RelativeTime, ZonedTime, formatDuration, instantTitle } from '../time';
+import { useDisplayZone } from '../display-zone';
 import { getJson } from '../api';
 import { cn } from '../ui/cn';
 
@@ -92,6 +93,7 @@ export function WorkersTable({
 }) {
   const qc = useQueryClient();
   const { toast } = useToast();
+  const displayZone = useDisplayZone();
   const q = useQuery({
     queryKey: ['workers'],
     queryFn: ({ signal }) => getJson<{ items: WorkerView[] }>('/api/v1/workers', signal).then((r) => r.items),
@@ -140,7 +142,7 @@ export function WorkersTable({
           header: 'Heartbeat',
           label: 'heartbeat',
           className: 'whitespace-nowrap text-xs',
-          title: (w) => w.lastHeartbeatAt,
+          title: (w) => instantTitle(w.lastHeartbeatAt, displayZone),
           cell: (w) => (
             // a stopped or offline node's last heartbeat is history, not a warning
             <span className={isGone(w.status) ? 'text-zinc-500' : w.heartbeatAgeSeconds > 30 ? 'text-amber-700' : 'text-zinc-700'}>{w.heartbeatAgeSeconds < 120 ? `${w.heartbeatAgeSeconds}s` : formatDuration(w.heartbeatAgeSeconds * 1000)} ago</span>
