@@ -12,6 +12,8 @@ import { DataTable } from '../ui/data-table';
 import { ListEmptyState } from '../ui/empty-state';
 import { RoleGate } from '../role';
 import { RelativeTime, ZonedTime } from '../time';
+import { useDisplayZone } from '../display-zone';
+import { zonedInstantsInText } from '@/lib/time/format';
 import { cn } from '../ui/cn';
 import { getJson } from '../api';
 import { AcknowledgeDialog, SilenceDialog, type AckAction, type SilenceAction } from './alarm-dialogs';
@@ -42,6 +44,7 @@ export function silenceLabel(a: Pick<AlarmView, 'type' | 'jobId' | 'jobKey'>): s
  * from no alarms at all.
  */
 export function AlarmsTable({ initial, query, acknowledge, silence, filtered, clearHref }: { initial: AlarmsPage; query: string; acknowledge: AckAction; silence: SilenceAction; filtered: boolean; clearHref: string }) {
+  const zone = useDisplayZone();
   const qc = useQueryClient();
   const q = useQuery({
     queryKey: ['alarms', query],
@@ -114,8 +117,8 @@ export function AlarmsTable({ initial, query, acknowledge, silence, filtered, cl
             cell: (a) => (
               <>
                 {/* two lines keep the rows even; the whole text is the tooltip (a screen reader reads it all anyway) */}
-                <div className="line-clamp-2 [overflow-wrap:anywhere]" title={a.message} data-testid="alarm-message">
-                  {a.message}
+                <div className="line-clamp-2 [overflow-wrap:anywhere]" title={zonedInstantsInText(a.message, zone)} data-testid="alarm-message">
+                  {zonedInstantsInText(a.message, zone)}
                 </div>
                 {a.error ? (
                   <div className="mt-0.5 line-clamp-2 text-xs text-red-700 [overflow-wrap:anywhere]" title={a.error}>

@@ -15,7 +15,7 @@ import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { Elapsed, RelativeTime, ZonedTime, formatDuration, useNow } from '../time';
 import { useDisplayZone } from '../display-zone';
-import { formatDateTime } from '@/lib/time/format';
+import { formatDateTime, zonedInstantsInText } from '@/lib/time/format';
 import { PageHeader } from '../shell/page-header';
 import { RunGraph } from '../dag/RunGraph';
 import { EdgeLegend } from '../dag/Legend';
@@ -84,6 +84,7 @@ export function RunHeader({ rd }: { rd: RunDetailState }) {
 
 /** An engine-written reason or error with each run it names linked to that run's page. */
 function RunText({ text }: { text: string }) {
+  const zone = useDisplayZone();
   return (
     <>
       {runTextSegments(text).map((p, i) =>
@@ -92,7 +93,7 @@ function RunText({ text }: { text: string }) {
             {p.text}
           </Link>
         ) : (
-          <React.Fragment key={i}>{p.text}</React.Fragment>
+          <React.Fragment key={i}>{zonedInstantsInText(p.text, zone)}</React.Fragment>
         ),
       )}
     </>

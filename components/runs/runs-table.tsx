@@ -10,6 +10,8 @@ import { DataTable, STACK_FIRST_LINE } from '../ui/data-table';
 import { Truncate } from '../ui/truncate';
 import { cn } from '../ui/cn';
 import { runProblem } from '@/lib/runs/run-view';
+import { zonedInstantsInText } from '@/lib/time/format';
+import { useDisplayZone } from '../display-zone';
 import { JobNameLink } from '../jobs/job-name-link';
 
 /** Columns the runs table shows (lib/runs RunSummary satisfies it). */
@@ -45,6 +47,7 @@ export const NO_RUNS_YET = { title: 'No runs yet', description: 'Runs appear her
  * on a line of its own, so no column is cut off at a phone's width.
  */
 export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; showJob?: boolean; empty?: React.ReactNode }) {
+  const zone = useDisplayZone();
   if (rows.length === 0) return empty ?? <EmptyState icon={<Activity />} {...NO_RUNS_YET} />;
   return (
     <DataTable
@@ -103,7 +106,7 @@ export function RunsTable({ rows, showJob = true, empty }: { rows: RunRow[]; sho
           className: 'text-xs max-md:basis-full max-md:empty:hidden',
           cell: (r) => {
             const p = runProblem(r);
-            return p ? <Truncate text={p.text} className={cn('max-w-[20rem]', p.kind === 'error' ? 'text-red-700' : 'text-zinc-600')} data-testid={`run-${p.kind}`} /> : null;
+            return p ? <Truncate text={zonedInstantsInText(p.text, zone)} className={cn('max-w-[20rem]', p.kind === 'error' ? 'text-red-700' : 'text-zinc-600')} data-testid={`run-${p.kind}`} /> : null;
           },
         },
       ]}

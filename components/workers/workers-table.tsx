@@ -15,6 +15,7 @@ import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime, ZonedTime, formatDuration, instantTitle } from '../time';
 import { useDisplayZone } from '../display-zone';
+import { zonedInstantsInText } from '@/lib/time/format';
 import { getJson } from '../api';
 import { cn } from '../ui/cn';
 
@@ -230,7 +231,7 @@ export function WorkersTable({
                     onConfirm={async () => {
                       const r = await drain(w.nodeId, { confirmLastWorker: last });
                       if (r.ok) toast({ kind: 'success', title: 'Worker draining' });
-                      else toast({ kind: 'error', title: 'Drain failed', description: r.error });
+                      else toast({ kind: 'error', title: 'Drain failed', description: zonedInstantsInText(r.error, displayZone) });
                       await qc.invalidateQueries({ queryKey: ['workers'] });
                     }}
                   />
@@ -246,7 +247,7 @@ export function WorkersTable({
                     onClick={async () => {
                       const r = await resume(w.nodeId);
                       if (r.ok) toast({ kind: 'success', title: 'Worker resumed' });
-                      else toast({ kind: 'error', title: 'Resume failed', description: r.error });
+                      else toast({ kind: 'error', title: 'Resume failed', description: zonedInstantsInText(r.error, displayZone) });
                       await qc.invalidateQueries({ queryKey: ['workers'] });
                     }}
                   >

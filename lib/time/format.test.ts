@@ -21,6 +21,7 @@ import {
   zonedRangeEndToUtc,
   zoneLabel,
   zoneOffsetMinutes,
+  zonedInstantsInText,
 } from './format';
 
 describe('formatDateTime', () => {
@@ -265,5 +266,18 @@ describe('relativeFrom', () => {
     expect(relativeFrom(364 * 86_400_000)).toBe('in 364d');
     expect(relativeFrom(-400 * 86_400_000)).toBe('1y ago');
     expect(relativeFrom(Date.UTC(9999, 11, 31) - Date.UTC(2026, 11, 5))).toBe('in 7978y');
+  });
+});
+
+describe('zonedInstantsInText', () => {
+  it('writes the ISO UTC instants a stored reason quotes as every other time, in the zone', () => {
+    expect(zonedInstantsInText('misfire: 121 missed slots skipped from 2026-12-05T14:08:45.000Z to 2026-12-05T14:18:45Z', 'Asia/Shanghai')).toBe(
+      'misfire: 121 missed slots skipped from 2026-12-05 22:08:45 UTC+8 to 2026-12-05 22:18:45 UTC+8',
+    );
+    expect(zonedInstantsInText('it is offline: no heartbeat since 2026-12-07T06:11:39.104Z (it crashed)', 'UTC')).toBe('it is offline: no heartbeat since 2026-12-07 06:11:39 UTC (it crashed)');
+  });
+  it('leaves text without an instant, and a date without a time, as they are', () => {
+    expect(zonedInstantsInText('blocked: previous run 0a1b2c3d still active', 'UTC')).toBe('blocked: previous run 0a1b2c3d still active');
+    expect(zonedInstantsInText('day 2026-12-05 failed', 'UTC')).toBe('day 2026-12-05 failed');
   });
 });

@@ -137,6 +137,15 @@ export function formatDateTime(v: Instant | null | undefined, zone: string, opts
   return text;
 }
 
+/**
+ * `text` with every ISO UTC instant it quotes (`2026-12-05T14:08:45.000Z`) written by {@link formatDateTime} in
+ * `zone`. Reasons and errors are stored once for every reader (a run's misfire reason, a run cancelled before its
+ * slot, a refused drain), so they quote instants in ISO UTC; the console writes them as it writes every other time.
+ */
+export function zonedInstantsInText(text: string, zone: string): string {
+  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z\b/g, (iso) => (Number.isNaN(Date.parse(iso)) ? iso : formatDateTime(iso, zone)));
+}
+
 /** ISO-like UTC form used in tooltips: `2026-11-29 09:21:05 UTC`. */
 export function formatUtc(v: Instant | null | undefined): string {
   return formatDateTime(v, 'UTC');
