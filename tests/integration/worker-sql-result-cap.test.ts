@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import { runCapped, SQL_ROW_CAP, SQL_ROWS_BYTE_CAP, sqlRunnerRoleName } from '../../worker/handlers/sql.ts';
 import { createWorker } from '../../worker/create-worker.ts';
+import { TASK_OUTPUT_CAP_BYTES } from '../../worker/output.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { testWorkerConfig, triggerOneTask, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 
@@ -72,6 +73,19 @@ describe('runCapped', () => {
 });
 
 describe('a sql step returning more than the output holds', () => {
+  it('rows that fill the task output cap leave room for the output\'s other fields: stored as rows, not a preview', async () => {
+    const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'] }) });
+    workers.push(w);
+    await w.start();
+    // two rows of JSON `{"pad":"x…"}` + separator that together take the whole task output cap (worker/output.ts)
+    const width = Math.floor(TASK_OUTPUT_CAP_BYTES / 2) - '{"pad":""}'.length - 1;
+    const id = await triggerOneTask(t.db, { steps: [{ handler: 'sql', payload: { sql: `SELECT repeat('x', ${width}) AS pad FROM generate_series(1, 3)` } }] });
+    const task = await waitForFinalTask(t.db, id, 30_000);
+    expect(task.status).toBe('success');
+    expect(task.output).toMatchObject({ rowCount: 3, truncated: true });
+    expect((task.output as { rows: unknown[] }).rows).toHaveLength(1);
+  });
+
   it('succeeds with the first rows that fit, the statement\'s row count and a log line saying what was kept', async () => {
     const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'] }) });
     workers.push(w);
@@ -80,6 +94,7 @@ describe('a sql step returning more than the output holds', () => {
     const task = await waitForFinalTask(t.db, id, 30_000);
     expect(task.status).toBe('success');
     const output = task.output as { rowCount: number; rows: unknown[]; truncated?: boolean };
+    expect(output).not.toHaveProperty('outputTruncated');
     expect(output.rowCount).toBe(40);
     expect(output.rows).toHaveLength(3);
     expect(output.truncated).toBe(true);

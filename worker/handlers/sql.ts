@@ -107,8 +107,12 @@ import { TASK_OUTPUT_CAP_BYTES } from '../output.ts';
 const LOGGED_SQL_CHARS = 2000;
 
 export const SQL_ROW_CAP = 1000;
-/** Most bytes of JSON the rows an attempt keeps may take (the task output's own cap, worker/output.ts). */
-export const SQL_ROWS_BYTE_CAP = TASK_OUTPUT_CAP_BYTES;
+/**
+ * Most bytes of JSON the rows an attempt keeps may take: the task output's own cap
+ * (worker/output.ts), less room for the output's other fields (`rowCount`, `truncated`), so rows
+ * that fit are stored as rows, not replaced by the cap's preview.
+ */
+export const SQL_ROWS_BYTE_CAP = TASK_OUTPUT_CAP_BYTES - 1024;
 export const SCRATCH_SCHEMA = 'tickflow_scratch';
 /** settings row holding the restricted role's password (readable by the Tickflow user only). */
 export const SQL_RUNNER_PASSWORD_SETTING = 'sql_runner_password';
