@@ -195,6 +195,12 @@ describe('stats series', () => {
       ['2026-06-10T23:00', 1],
       ['2026-06-11T00:00', 0],
     ]);
+    // every job (the tasks probed by key, lib/stats/detail-stats-sql.ts): the same hour, filtered by handler
+    const all = await getStatsSeries(t.db, { granularity: 'hour', hours: '2', handler: 'views.b' }, SYSTEM_ACTOR, now);
+    expect(all.daily.map((d) => [d.date, d.success])).toEqual([
+      ['2026-06-10T23:00', 1],
+      ['2026-06-11T00:00', 0],
+    ]);
   });
 
   it('lastHours merges a repeated fall-back hour and starts at the first hour\'s wall-clock start', () => {
