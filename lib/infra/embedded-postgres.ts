@@ -11,6 +11,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writePrivateFile } from './private-files.ts';
+import { killOrphanedServerProcesses } from './orphaned-server-processes.ts';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -183,6 +184,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
   await mkdir(opts.dataDir, { recursive: true });
   stopLeftoverServer(opts.dataDir, await pgCtlPath(), log);
+  // a server SIGKILLed with its parent may have left backends in a long query, holding its shared memory
+  if (!runningEmbeddedServer(opts.dataDir)) {
+    const orphans = await killOrphanedServerProcesses(opts.dataDir);
+    if (orphans.length) log(`ended ${orphans.length} process(es) an earlier server left running on ${opts.dataDir} (pid ${orphans.join(', ')})`);
+  }
   if (await portInUse(opts.port)) {
     throw new Error(`Port ${opts.port} is already in use by another program; set TICKFLOW_PG_PORT to a free port or set DATABASE_URL.`);
   }
@@ -252,6 +258,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       }
       if (await portInUse(opts.port)) throw new EmbeddedRestartError(`another program took its port ${opts.port}`, false);
       if (stopping) return;
+      // the dead server's backends still in a long query hold its shared memory: no new server starts until they end
+      const orphans = await killOrphanedServerProcesses(opts.dataDir);
+      if (orphans.length) log(`ended ${orphans.length} process(es) the stopped server left running on ${opts.dataDir} (pid ${orphans.join(', ')})`);
       lastFatal = '';
       restarting = inOwnProcessGroup(() => server.start());
       try {

@@ -44,6 +44,14 @@ async function killPostmaster(srv: EmbeddedServer, exits: string[], pid = postma
   expect(srv.running()).toBe(false);
 }
 
+function runningOrZombie(pid: number): string {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'latin1')) ? 'zombie or gone' : 'running';
+  } catch {
+    return 'zombie or gone';
+  }
+}
+
 /** The error restart() rejects with. */
 async function restartError(srv: EmbeddedServer): Promise<EmbeddedRestartError> {
   const error = await srv.restart().then(() => null, (e: unknown) => e);
@@ -73,6 +81,31 @@ describe('the embedded PostgreSQL under a supervisor', { timeout: 60_000 }, () =
 
     expect(await srv.stop()).toBe('fast shutdown, exit 0');
     expect(exits).toEqual(['killed by SIGKILL']);
+  });
+
+  it('a backend the killed server left in a long query is ended, so the restart does not fail on the shared memory it holds', async () => {
+    const { server: srv, exits } = await started();
+    const client = new pg.Client({ connectionString: srv.adminUrl });
+    client.on('error', () => undefined);
+    await client.connect();
+    const backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    // a CPU-bound statement: the backend notices its postmaster's death only when it ends
+    const long = client.query('SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b').catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    await killPostmaster(srv, exits);
+    expect(() => process.kill(backendPid, 0)).not.toThrow(); // still running, with no postmaster
+    await srv.restart();
+    expect(srv.running()).toBe(true);
+    expect(runningOrZombie(backendPid)).toBe('zombie or gone'); // ended (a zombie until whoever inherited it reaps it)
+    const again = new pg.Client({ connectionString: srv.adminUrl });
+    await again.connect();
+    try {
+      expect((await again.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await again.end();
+    }
+    await long;
+    await client.end().catch(() => undefined);
   });
 
   it('a server that exits while starting: a retry may help, and PostgreSQL’s own FATAL line says why', async () => {
