@@ -75,7 +75,10 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
     if (j.status === 'active') {
       try {
         const schedule = toJobSchedule({ ...j, nextRunAt: next, misfirePolicy: 'skip', misfireMaxCatchup: 0 });
-        for (const t of dueTimesAfter(schedule, next)) {
+        // An overdue next fire (the tick was down) is listed once, as due now; the slots between it and now are
+        // the misfire policy's to fire or skip, not upcoming fires, and walking them after a long outage cost
+        // the overview seconds of CPU for counts like "2,168 fires in 24 h" of an hourly job.
+        for (const t of dueTimesAfter(schedule, new Date(Math.max(next.getTime(), now.getTime())))) {
           const due = t.getTime();
           if (due > horizon) break;
           if (budget <= 0) {

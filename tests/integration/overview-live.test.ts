@@ -48,6 +48,17 @@ describe('overview: running now and the next 24 h', () => {
     expect([...busyFires].sort((a, b) => a - b)).toEqual(busyFires);
   });
 
+  it('an overdue next fire (the tick was down for days) is listed once as due now: the slots missed meanwhile are not upcoming fires', async () => {
+    const now = new Date('2026-06-07T12:30:00Z');
+    await t.db.job.create({ data: { key: 'stale.hourly', name: 'stale', scheduleKind: 'cron', cronExpression: '0 * * * *', timezone: 'UTC', status: 'active', nextRunAt: new Date('2026-03-09T00:00:00Z') } as never });
+    const stale = (await getUpcomingFires(t.db, now, { perJob: 5 })).find((j) => j.jobKey === 'stale.hourly')!;
+    // the overdue slot, then 13:00 today to 12:00 tomorrow: 1 + 24, not the 2,000-odd hours since March
+    expect(stale).toMatchObject({ count: 25, countIsLowerBound: false, more: true });
+    expect(stale.fires[0]).toBe('2026-03-09T00:00:00.000Z');
+    expect(stale.fires[1]).toBe('2026-06-07T13:00:00.000Z');
+    await t.db.job.deleteMany({ where: { key: 'stale.hourly' } });
+  });
+
   it('counting stops at the budget: the count is then a lower bound, and later jobs are not walked at all', async () => {
     const now = new Date('2026-03-07T12:00:00Z');
     // Every second: 86,400 fires a day each, far over COUNT_BUDGET together.
