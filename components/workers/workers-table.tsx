@@ -4,7 +4,7 @@ import { focusSlot } from '../ui/focus-return';
 import * as React from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Server, CircleStop, Play } from 'lucide-react';
-import type { WorkerView } from '@/lib/workers/list-workers';
+import type { WorkerList, WorkerView } from '@/lib/workers/list-workers';
 import { isGone } from '@/lib/workers/node-status';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/dialog';
@@ -88,7 +88,7 @@ export function WorkersTable({
   drain,
   resume,
 }: {
-  initial: WorkerView[];
+  initial: WorkerList;
   drain: (nodeId: string, input?: { confirmLastWorker?: boolean }) => Promise<R<{ status: string }>>;
   resume: (nodeId: string) => Promise<R<{ status: string }>>;
 }) {
@@ -97,14 +97,16 @@ export function WorkersTable({
   const displayZone = useDisplayZone();
   const q = useQuery({
     queryKey: ['workers'],
-    queryFn: ({ signal }) => getJson<{ items: WorkerView[] }>('/api/v1/workers', signal).then((r) => r.items),
+    queryFn: ({ signal }) => getJson<WorkerList>('/api/v1/workers', signal),
     initialData: initial,
     refetchInterval: 5_000,
   });
-  const rows = q.data ?? [];
+  const rows = q.data?.items ?? [];
+  const endedNotListed = q.data?.endedNotListed ?? 0;
   const onlineCount = rows.filter((w) => w.effectiveStatus === 'online').length;
   if (rows.length === 0) return <EmptyState icon={<Server />} title="No workers have registered" description="Start one with `npm run worker` (npm start runs one next to the console)." />;
   return (
+    <>
     <DataTable
       testId="workers-table"
       stack
@@ -260,5 +262,11 @@ export function WorkersTable({
         },
       ]}
     />
+    {endedNotListed > 0 ? (
+      <p className="border-t border-zinc-200 px-4 py-2 text-xs text-zinc-500 dark:border-zinc-800" data-testid="workers-ended-not-listed">
+        {endedNotListed.toLocaleString('en-US')} older stopped or offline {endedNotListed === 1 ? 'worker is' : 'workers are'} not listed: they are kept for the node retention (TICKFLOW_NODE_RETENTION_DAYS) as history.
+      </p>
+    ) : null}
+    </>
   );
 }

@@ -57,16 +57,34 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
   };
 }
 
+/** Most stopped or offline nodes listed, newest heartbeat first: they are history, kept TICKFLOW_NODE_RETENTION_DAYS. */
+export const ENDED_WORKERS_LISTED = 100;
+
+/** The workers list: every online or draining node, the newest ended ones, and how many ended ones were left out. */
+export type WorkerList = { items: WorkerView[]; endedNotListed: number };
+
 /**
  * Worker nodes: online first, then draining, then offline (heartbeat lost), then stopped
- * (clean stop; the node_status enum's order); newest heartbeat first within each.
+ * (clean stop; the node_status enum's order); newest heartbeat first within each. Every live node
+ * is listed; of the ended ones (offline, stopped) only the newest ENDED_WORKERS_LISTED: an
+ * autoscaled fleet leaves thousands of them within the retention, and the console refreshes the
+ * list every 5 s.
  * @throws DomainError forbidden
  */
-export async function listWorkers(db: Db, actor: Actor, now = new Date()): Promise<WorkerView[]> {
+export async function listWorkers(db: Db, actor: Actor, now = new Date()): Promise<WorkerList> {
   requireCan(actor, 'read');
-  const rows = await db.workerNode.findMany({ orderBy: [{ status: 'asc' }, { lastHeartbeatAt: 'desc' }] });
-  return rows.map((w) => toWorkerView(w, now));
+  const ended = { status: { in: ['offline', 'stopped'] as NodeStatus[] } };
+  const [live, endedRows, endedCount] = await Promise.all([
+    db.workerNode.findMany({ where: { status: { notIn: ['offline', 'stopped'] } }, orderBy: [{ status: 'asc' }, { lastHeartbeatAt: 'desc' }] }),
+    db.workerNode.findMany({ where: ended, orderBy: [{ lastHeartbeatAt: 'desc' }], take: ENDED_WORKERS_LISTED }),
+    db.workerNode.count({ where: ended }),
+  ]);
+  const byStatus = (a: WorkerNode, b: WorkerNode) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || b.lastHeartbeatAt.getTime() - a.lastHeartbeatAt.getTime();
+  return { items: [...live, ...endedRows.sort(byStatus)].map((w) => toWorkerView(w, now)), endedNotListed: Math.max(0, endedCount - endedRows.length) };
 }
+
+/** The node_status enum's order (prisma/schema.prisma), which the list follows. */
+const STATUS_ORDER: NodeStatus[] = ['online', 'draining', 'offline', 'stopped'];
 
 /** Online nodes with a fresh heartbeat (for /health). */
 export async function countOnlineWorkers(db: Db, now = new Date()): Promise<number> {

@@ -6,6 +6,7 @@
  * Idempotency-Key on PATCH and DELETE; keys expire after 24 h.
  * Route handlers are called directly with `new Request(...)` (as api-rest.test.ts).
  */
+import { ENDED_WORKERS_LISTED } from '../../lib/workers/list-workers.ts';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
@@ -651,6 +652,29 @@ describe('REST contract /api/v1', () => {
       expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' }, body: { confirmLastWorker: 'yes' } }), 'confirmLastWorker');
       expect((await call(resumeWorker.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' } })).json.status).toBe('online');
       expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'n'.repeat(201) } }), 'id');
+    });
+
+    it('GET /workers lists every live node but only the newest ended ones, saying how many it left out', async () => {
+      await t.pool.query(
+        `INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at)
+         SELECT 'gone-' || g, 'w', 'h', g, CASE WHEN g % 2 = 0 THEN 'stopped' ELSE 'offline' END::node_status, now() - g * interval '1 minute'
+           FROM generate_series(1, $1::int + 30) g`,
+        [ENDED_WORKERS_LISTED],
+      );
+      await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid, last_heartbeat_at) VALUES ('live-late', 'w', 'h', 1, now() - interval '1 day')`);
+      const ended = Number((await t.pool.query(`SELECT count(*) FROM worker_nodes WHERE status IN ('offline', 'stopped')`)).rows[0].count);
+      const w = await call(workers.GET, 'GET', '/api/v1/workers', { token: viewer });
+      const items = w.json.items as { nodeId: string; status: string }[];
+      expect(items.filter((x) => x.status === 'offline' || x.status === 'stopped')).toHaveLength(ENDED_WORKERS_LISTED);
+      expect(w.json.endedNotListed).toBe(ended - ENDED_WORKERS_LISTED);
+      expect(items.map((x) => x.nodeId)).toContain('live-late');
+      expect(items.map((x) => x.nodeId)).toContain('gone-1');
+      expect(items.map((x) => x.nodeId)).not.toContain(`gone-${ENDED_WORKERS_LISTED + 30}`);
+      // online and draining first, then offline, then stopped
+      const order = ['online', 'draining', 'offline', 'stopped'];
+      const ranks = items.map((x) => order.indexOf(x.status));
+      expect([...ranks].sort((a, b) => a - b)).toEqual(ranks);
+      await t.pool.query(`DELETE FROM worker_nodes WHERE node_id LIKE 'gone-%' OR node_id = 'live-late'`);
     });
 
     it('GET /handlers lists built-ins and advertised handlers with their input schema; needs credentials', async () => {

@@ -510,13 +510,16 @@ describe('attacks on least privilege', () => {
     expect(await works(second.json.token)).toBe(200);
 
     const bossActor = { kind: 'user' as const, id: adminId, name: 'boss@attack.test', role: 'admin' as const };
-    await updateUser(t.db, bossId, { disabled: true }, bossActor);
-    for (const tk of [first, second.json.token, operate.json.token]) expect(await works(tk)).toBe(401);
-    await updateUser(t.db, bossId, { disabled: false, role: 'operator' }, bossActor);
+    await updateUser(t.db, bossId, { role: 'operator' }, bossActor);
     // demoted below the admin scope: those tokens are dead; the operate one acts as operator
     for (const tk of [first, second.json.token]) expect(await works(tk)).toBe(401);
     expect(await works(operate.json.token)).toBe(200);
     expect(await adminOnly(operate.json.token)).toBe(403);
+    // disabled: every token dies, and enabling the owner again does not bring them back (revoked)
+    await updateUser(t.db, bossId, { disabled: true }, bossActor);
+    for (const tk of [first, second.json.token, operate.json.token]) expect(await works(tk)).toBe(401);
+    await updateUser(t.db, bossId, { disabled: false, role: 'admin' }, bossActor);
+    for (const tk of [first, second.json.token, operate.json.token]) expect(await works(tk)).toBe(401);
     await deleteUser(t.db, bossId, bossActor);
     expect(await works(operate.json.token)).toBe(401);
     expect(await t.db.apiToken.count({ where: { userId: bossId } })).toBe(0);

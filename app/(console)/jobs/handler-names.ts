@@ -13,7 +13,7 @@ import { log } from '@/lib/log';
  */
 export async function loadHandlerNames(actor: Actor): Promise<string[]> {
   try {
-    const workers = await listWorkers(getDb(), actor);
+    const workers = (await listWorkers(getDb(), actor)).items;
     return mergeHandlers(workers.filter((w) => w.effectiveStatus === 'online' || w.effectiveStatus === 'draining').flatMap((w) => w.handlers));
   } catch (e) {
     log('console').warn({ err: e }, 'could not list worker handlers');

@@ -4,4 +4,4 @@ import { listWorkers } from '@/lib/workers/list-workers';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/v1/workers -> { items: WorkerView[] } */
-export const GET = rest({ operation: 'workers.list' }, async ({ db, actor, now }) => ({ items: await listWorkers(db, actor, now) }));
+export const GET = rest({ operation: 'workers.list' }, async ({ db, actor, now }) => listWorkers(db, actor, now));
