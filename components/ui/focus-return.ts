@@ -12,8 +12,10 @@ const FOCUSABLE = 'button, a[href], input, select, textarea, [tabindex]';
 // second or two on a loaded console, and a later arrival would pull the focus from wherever the user went.
 const KEEP_MS = 10_000;
 
-// The slot of the control that had the focus last (null once the user went elsewhere), and when the focus was lost.
+// The slot of the control that had the focus last (null once the user went elsewhere), that control itself, and
+// when the focus was lost.
 let lastSlot: string | null = null;
+let lastControl: Element | null = null;
 let lostAt = 0;
 
 /** The attribute that names a control's place for the focus: give a control and its replacement the same `name`. */
@@ -26,9 +28,18 @@ const inDialog = (el: EventTarget | null) => el instanceof Element && !!el.close
 const focusable = (el: Element | null | undefined): el is HTMLElement => el instanceof HTMLElement && el.isConnected && !el.matches(':disabled');
 const focusLost = () => !document.activeElement || document.activeElement === document.body;
 
-/** Focuses the first enabled control of the remembered slot; true when it took the focus. */
+/**
+ * Focuses the control that had the focus, when it is still there and enabled, else the first enabled control of the
+ * remembered slot (a slot may hold several: an alarm row's Acknowledge and Silence); true when it took the focus.
+ * The control itself first: a closing dialog leaves the focus on <body> for a moment before it gives it back, and
+ * the slot's first control must not take it from the opener meanwhile.
+ */
 function focusSlotControl(): boolean {
   if (!lastSlot) return false;
+  if (focusable(lastControl) && slotOf(lastControl) === lastSlot) {
+    lastControl.focus();
+    if (document.activeElement === lastControl) return true;
+  }
   for (const el of document.querySelectorAll(`[${SLOT_ATTR}="${CSS.escape(lastSlot)}"]`)) {
     const target = el.matches(FOCUSABLE) ? el : el.querySelector(FOCUSABLE);
     if (focusable(target)) {
@@ -49,6 +60,7 @@ export function returnFocus(opener: Element | null): void {
     return;
   }
   lastSlot = slotOf(opener) ?? lastSlot;
+  lastControl = null;
   lostAt = Date.now();
   focusSlotControl();
 }
@@ -62,11 +74,17 @@ export function useFocusKeeper(): void {
     const onFocusIn = (e: FocusEvent) => {
       lostAt = 0;
       // inside a dialog the opener's slot is kept: the focus comes back to it when the dialog closes
-      if (!inDialog(e.target)) lastSlot = slotOf(e.target);
+      if (!inDialog(e.target)) {
+        lastSlot = slotOf(e.target);
+        lastControl = e.target instanceof Element ? e.target : null;
+      }
     };
     // a click elsewhere is the user choosing another place: never pull the focus back to the old one
     const onPointerDown = (e: PointerEvent) => {
-      if (!inDialog(e.target)) lastSlot = slotOf(e.target);
+      if (!inDialog(e.target)) {
+        lastSlot = slotOf(e.target);
+        lastControl = null;
+      }
     };
     const observer = new MutationObserver(() => {
       if (!lastSlot || !focusLost()) return;
