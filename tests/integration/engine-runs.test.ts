@@ -120,6 +120,32 @@ describe('cancel and retry', () => {
     expect(logs.at(-1)).toMatchObject({ fromStatus: 'running', toStatus: 'cancelled', message: 'cancelled by alice' });
   });
 
+  it('a task cancelled while waiting to retry, or in a later attempt, ends with the cancel as its error; the failure stays in its attempt\'s log row', async () => {
+    const handler = 'cx.retrying';
+    const jobId = await insertJob(t.db, { steps: [{ key: 'a', handler, maxRetries: 3 }, { key: 'b', handler, maxRetries: 3 }] });
+    const { run: r } = await fire(jobId, T0);
+    const first = await claimTasks(t.db, { ...NODE, handlers: [handler] }, T0);
+    expect(first).toHaveLength(2);
+    for (const x of first) {
+      await completeTask(t.db, { taskId: x.id, attempt: 1, nodeId: NODE.nodeId, outcome: 'failed', error: `boom ${x.stepKey}` }, at(100));
+    }
+    // b is claimed again (attempt 2) while a waits for its backoff
+    const before = await tasksOf(t.db, r.id);
+    expect(before.a).toMatchObject({ status: 'pending', attempt: 2, error: 'boom a' });
+    await t.db.$executeRaw`UPDATE tasks SET schedule_at = ${at(100)} WHERE id = ${before.b.id}::uuid`;
+    const [b2] = await claimTasks(t.db, { ...NODE, handlers: [handler] }, at(200));
+    expect(b2).toMatchObject({ stepKey: 'b', attempt: 2 });
+    await cancelRun(t.db, r.id, 'alice', at(300));
+    const after = await tasksOf(t.db, r.id);
+    expect(after.a).toMatchObject({ status: 'cancelled', error: 'cancelled by alice' });
+    expect(after.b).toMatchObject({ status: 'cancelled', error: 'cancelled by alice' });
+    const logs = await logsOf(t.db, before.a.id);
+    expect(logs.map((l) => [l.attempt, l.toStatus, l.message])).toEqual([
+      [1, 'pending', 'created'], [1, 'running', 'claimed by node-a'], [1, 'failed', 'failed: boom a'],
+      [2, 'pending', expect.stringMatching(/^retry 2\//)], [2, 'cancelled', 'cancelled by alice'],
+    ]);
+  });
+
   it('retryTask re-opens a dead task and the tasks skipped because of it; the run runs again to success', async () => {
     const handler = 'rt.work';
     const jobId = await insertJob(t.db, {

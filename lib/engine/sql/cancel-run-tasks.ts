@@ -4,7 +4,8 @@ import { CANCEL_CHANNEL } from '../notify.ts';
 /**
  * Cancels every open task of the given runs: pending -> cancelled and
  * running -> cancelled (its worker's late completion then fails the
- * compare-and-set), one task_logs row each, and NOTIFYs `tickflow_cancel` with
+ * compare-and-set), each with the cancel's message as its error (a failure of an earlier attempt,
+ * kept on a task waiting to retry, stays in that attempt's task_logs row), one task_logs row each, and NOTIFYs `tickflow_cancel` with
  * the ids of the running ones so their workers abort them. A task claimed ahead and
  * cancelled before its slot (held, started_at after `now`) loses the planned start the claim
  * wrote, and so does its run when the claim gave it that start: it never started, so neither
@@ -31,7 +32,7 @@ export async function cancelRunTasks(
        UPDATE tasks t SET status = 'cancelled', completed_at = $4::timestamptz, lease_until = NULL, held = false,
               -- a held task's start still to come is its planned start (claimed ahead), not a start
               started_at = CASE WHEN t.held AND ($5::boolean OR t.started_at > $4::timestamptz) THEN NULL ELSE t.started_at END,
-              error = coalesce(t.error, $2), version = t.version + 1, updated_at = $4::timestamptz
+              error = $2, version = t.version + 1, updated_at = $4::timestamptz
          FROM old WHERE t.id = old.id
        RETURNING t.id, t.run_id, t.scheduled_for, t.attempt, t.locked_by, old.status AS from_status, old.updated_at AS before_at
      ), logs AS (
