@@ -79,12 +79,18 @@ export class Heartbeat {
         const now = runner.holding(id);
         return now !== undefined && now === asked.get(id);
       });
+      const cancelled = new Set(res.cancelled);
       for (const id of lost) {
+        // A cancel's NOTIFY may come after this heartbeat: the attempt ends as cancelled either way.
+        if (cancelled.has(id)) {
+          if (runner.abort(id, 'cancelled')) this.deps.logger.info({ taskId: id }, 'heartbeat: task cancelled; aborting the attempt');
+          continue;
+        }
         // abort() is true only for an attempt still to start or running. Otherwise the handler is
         // done and its outcome is being recorded: the task is no longer ours because that record
         // committed meanwhile (a DAG batch settles its run after its commit) or it was reclaimed,
         // and either way there is nothing to abort: not a warning.
-        if (runner.abort(id, 'lease_lost')) this.deps.logger.warn({ taskId: id }, 'heartbeat: lease lost (reclaimed or cancelled); aborting the attempt');
+        if (runner.abort(id, 'lease_lost')) this.deps.logger.warn({ taskId: id }, 'heartbeat: lease lost (reclaimed); aborting the attempt');
         else this.deps.logger.debug({ taskId: id }, 'heartbeat: lease gone while the outcome is being recorded (recorded meanwhile, or reclaimed)');
       }
     }

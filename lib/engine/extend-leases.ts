@@ -1,5 +1,5 @@
 import type { Db, Prisma } from '../db.ts';
-import { extendLeasesSql } from './sql/extend-leases.ts';
+import { extendLeasesSql, selectCancelledTasks } from './sql/extend-leases.ts';
 import type { ExtendLeasesInput, ExtendLeasesResult } from './types.ts';
 
 /**
@@ -7,11 +7,16 @@ import type { ExtendLeasesInput, ExtendLeasesResult } from './types.ts';
  * task within its timeout keeps its lease and is never reclaimed):
  * lease_until = now + leaseSeconds for the given tasks still running under
  * `nodeId`. Tasks no longer held (completed, reclaimed, cancelled) come back in
- * `lost`: the worker should abort them, their results would be refused anyway.
+ * `lost`: the worker should abort them, their results would be refused anyway; those of them
+ * that were cancelled also come back in `cancelled`, so that the attempt ends as cancelled
+ * whether the heartbeat or the cancel's NOTIFY reaches the worker first.
  */
 export async function extendLeases(db: Db, input: ExtendLeasesInput, now: Date = new Date()): Promise<ExtendLeasesResult> {
-  if (input.taskIds.length === 0) return { extended: [], lost: [] };
+  if (input.taskIds.length === 0) return { extended: [], lost: [], cancelled: [] };
   const extended = await extendLeasesSql(db as Prisma.TransactionClient, input, now);
   const held = new Set(extended);
-  return { extended, lost: input.taskIds.filter((id) => !held.has(id)) };
+  const lost = input.taskIds.filter((id) => !held.has(id));
+  // Only when some are lost: the heartbeat of a worker whose tasks all run on stays one statement.
+  const cancelled = lost.length > 0 ? await selectCancelledTasks(db as Prisma.TransactionClient, lost) : [];
+  return { extended, lost, cancelled };
 }

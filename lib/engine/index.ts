@@ -23,7 +23,7 @@ export { markAttemptOverdue } from './mark-attempt-overdue.ts';
 /** releaseTasks(db, {nodeId, tasks, reason}, now) => count: claimed tasks a stopping worker never started, handed back (running -> pending, same attempt). */
 export { releaseStrayTasks, releaseTasks } from './release-tasks.ts';
 export { markHeldTasksStarted } from './mark-held-tasks-started.ts';
-/** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost}. */
+/** extendLeases(db, {nodeId, taskIds, leaseSeconds (s)}, now) => {extended, lost, cancelled}. */
 export { extendLeases } from './extend-leases.ts';
 /** settleStrandedRuns(db, {quietSeconds (s), limit}, now) => [{runId, status}]: open runs in which nothing can move, repaired. */
 export { settleStrandedRuns, type SettledRun } from './settle-stranded-runs.ts';

@@ -193,4 +193,6 @@ export interface ExtendLeasesResult {
   extended: string[];
   /** no longer running under this node (completed elsewhere, reclaimed, cancelled): abort them */
   lost: string[];
+  /** those of `lost` that an operator or a block strategy cancelled (status `cancelled`): abort them as cancelled, not as a lost lease */
+  cancelled: string[];
 }

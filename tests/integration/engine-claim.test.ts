@@ -280,15 +280,15 @@ describe('leases and compare-and-set (docs/engine-cases.md case 3)', () => {
     const [task] = await claimTasks(t.db, { ...NODE, nodeId: 'hb-node', handlers: [handler], leaseSeconds: 10 }, T0);
     for (let s = 5; s <= 60; s += 5) {
       const r = await extendLeases(t.db, { nodeId: 'hb-node', taskIds: [task.id], leaseSeconds: 10 }, at(s * 1000));
-      expect(r).toEqual({ extended: [task.id], lost: [] });
+      expect(r).toEqual({ extended: [task.id], lost: [], cancelled: [] });
       // (other tests' abandoned tasks in this database may be reclaimed; ours never is)
       const reclaimed = await reclaimExpiredLeases(t.db, { limit: 5000 }, at(s * 1000 + 9000));
       expect(reclaimed.map((x) => x.taskId)).not.toContain(task.id);
     }
     // Another node cannot extend it; the owner reports it lost once it is gone.
-    expect(await extendLeases(t.db, { nodeId: 'intruder', taskIds: [task.id], leaseSeconds: 10 }, at(61_000))).toEqual({ extended: [], lost: [task.id] });
+    expect(await extendLeases(t.db, { nodeId: 'intruder', taskIds: [task.id], leaseSeconds: 10 }, at(61_000))).toEqual({ extended: [], lost: [task.id], cancelled: [] });
     expect((await completeTask(t.db, { taskId: task.id, attempt: 1, nodeId: 'hb-node', outcome: 'success' }, at(62_000))).applied).toBe(true);
-    expect(await extendLeases(t.db, { nodeId: 'hb-node', taskIds: [task.id], leaseSeconds: 10 }, at(63_000))).toEqual({ extended: [], lost: [task.id] });
+    expect(await extendLeases(t.db, { nodeId: 'hb-node', taskIds: [task.id], leaseSeconds: 10 }, at(63_000))).toEqual({ extended: [], lost: [task.id], cancelled: [] });
   });
 
   it('reclaim with retries used up: dead, children skipped, run failed', async () => {

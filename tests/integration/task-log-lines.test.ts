@@ -319,6 +319,18 @@ describe('executors write lines through a real worker', () => {
     expect(last[0]!.text).toMatch(/^attempt timed out after 1s \(the handler ignored its abort and returned \d+ ms later\)$/);
   });
 
+  it('an attempt cancelled while its heartbeat comes before the cancel\'s notification ends its lines as cancelled, not as a lost lease', async () => {
+    const w = await startWorker();
+    const id = await triggerOneTask(t.db, { steps: [{ handler: 'builtin.sleep', payload: { ms: 60_000 } }] });
+    await waitFor(async () => (await t.db.task.findUniqueOrThrow({ where: { id } })).status === 'running', 15_000, 'running');
+    // the cancel's change without its NOTIFY (lib/engine/sql/cancel-run-tasks.ts): the heartbeat finds it first
+    await t.pool.query(`UPDATE tasks SET status = 'cancelled', lease_until = NULL, completed_at = now(), error = 'cancelled by test' WHERE id = $1`, [id]);
+    // this renewal, or the worker's own one if it came first
+    await w.heartbeat.runOnce(new Date());
+    await waitFor(async () => (await lines(id)).some((l) => l.stream === 'system'), 10_000, 'the attempt\'s last line');
+    expect((await lines(id)).filter((l) => l.stream === 'system').map((l) => l.text)).toEqual(['attempt aborted: cancelled']);
+  });
+
   it('sql: the statement and its row count', async () => {
     await startWorker();
     const { got } = await run({ steps: [{ handler: 'sql', config: { sql: 'SELECT generate_series(1, 3) AS n' } }] });

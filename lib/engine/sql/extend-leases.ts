@@ -28,3 +28,15 @@ export async function extendLeasesSql(
   );
   return rows.map((r) => r.id);
 }
+
+/**
+ * Of the given task ids, those whose status is `cancelled` (cancel-run-tasks.ts). Read after a
+ * heartbeat found them no longer running under its node. Index: tasks primary key (id = ANY).
+ */
+export async function selectCancelledTasks(db: SqlClient, taskIds: string[]): Promise<string[]> {
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    preparedSql('select-cancelled-tasks', `SELECT id::text AS id FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'cancelled'`),
+    taskIds,
+  );
+  return rows.map((r) => r.id);
+}
