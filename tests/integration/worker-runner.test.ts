@@ -172,11 +172,12 @@ describe('prefetch: tasks claimed ahead beyond the free slots wait for one (docs
 
 describe('the start of a task claimed held is recorded as it starts (worker/start-marker.ts)', () => {
   it('held until its slot, then taken by another node meanwhile: the start marker finds it gone, the attempt is aborted and its result refused', async () => {
-    const due = new Date(Date.now() + 1500);
+    // 4 s ahead: a loaded machine may take seconds to start the worker, whose claim must come before the slot
+    const due = new Date(Date.now() + 4000);
     const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms: 20_000 } }] });
     const runId = (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: due, scheduleAt: due })).run.id;
     // no heartbeat before the start: the start marker, not a lease renewal, finds the task gone
-    const w = worker({ concurrency: 2, claimAheadMs: 1000, heartbeatMs: 60_000 });
+    const w = worker({ concurrency: 2, claimAheadMs: 4000, heartbeatMs: 60_000 });
     await w.start();
     const row = await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: true } })), 10_000, 'the task claimed ahead, held');
     // as if the reaper had handed it back and another node claimed it before the start came
