@@ -36,6 +36,12 @@ describe('parseCrontab', () => {
     expect(withDot!.key).toMatch(/^cron\.l1\./);
   });
 
+  it('imports lists whose items overlap, as cron runs them (0 and 7 are both Sunday)', () => {
+    const { jobs, errors } = parseCrontab('*/15,30 * * * * a\n0 4 * * 0,7 b\n0 6 * * 1-5,3 c\n');
+    expect(errors).toEqual([]);
+    expect(jobs.map((j) => j.cron)).toEqual(['*/15,30 * * * *', '0 4 * * 0,7', '0 6 * * 1-5,3']);
+  });
+
   it('env lines apply only to entries after them', () => {
     const { jobs } = parseCrontab('0 * * * * a\nFOO=1\n0 * * * * b\n');
     expect(jobs[0]!.env).toEqual({});

@@ -164,7 +164,10 @@ describe('errors', () => {
     expect(problems('0 0 1-a * *')).toBe('day of month "1-a": only digits and * , - / ? L W may appear here');
     expect(problems('0 0 * * 5#6')).toBe('day of week "5#6": # needs the week of the month after it, 1-5, such as 5#2 (the second Friday)');
     expect(problems('0 0 * * 1,,2')).toBe('day of week "1,,2": a list has an empty item: write values between commas, such as 1,15');
-    for (const expr of ['a b c d e', '0 0 * * 1#', '0 0 * * ,1', '0 0 * * 1/x', '60-70 * * * *', '0 0 * * 7-1']) {
+    expect(problems('0 0 * * 1#2,3#1')).toBe('day of week "1#2,3#1": # (the nth weekday) cannot be combined with ",": write one day and week, such as 5#2');
+    expect(problems('0 0 * * L')).toBe('day of week "L": L alone is not a day of week: write the day before it, such as 5L (the last Friday)');
+    expect(problems('0 0 * * 5L,5L')).toBe('day of week "5L,5L": 5L is listed twice');
+    for (const expr of ['a b c d e', '0 0 * * 1#', '0 0 * * ,1', '0 0 * * 1/x', '60-70 * * * *', '0 0 * * 7-1', '0 0 * * 1#1-2', '0 0 L,L * *']) {
       expect(problems(expr)).not.toMatch(/Constraint error|Validation error|Invalid (characters|range|list)|NaN|got value/);
     }
   });
@@ -265,6 +268,37 @@ describe('cron syntax', () => {
 
   it('does not depend on the host TZ (suite is run under TZ=UTC, America/New_York, Australia/Sydney)', () => {
     expect(iso(nextCronFireTimes('0 2 * * *', 'America/New_York', new Date('2026-03-07T00:00:00Z'), 1))).toEqual(['2026-03-07T07:00:00Z']);
+  });
+});
+
+describe('lists whose items overlap', () => {
+  // Vixie cron, cronie (a bit set per field) and Quartz take them; cron-parser refused "duplicate values found"
+  it.each([
+    ['*/15,30 * * * *', '*/15 * * * *'],
+    ['0 1-5,3 * * *', '0 1-5 * * *'],
+    ['0,30,0 * * * *', '0,30 * * * *'],
+    ['0 0 1-10,5-15 * *', '0 0 1-15 * *'],
+    ['0 0 * jan,JAN,1 *', '0 0 * 1 *'],
+    ['0 0 * * 0,7', '0 0 * * 0'], // 0 and 7 are both Sunday
+    ['0 0 * * SUN,6,7', '0 0 * * 0,6'],
+    ['0 0 * * 1-5,3', '0 0 * * 1-5'],
+    ['0 0 1,15 * 1,MON', '0 0 1,15 * 1'], // still either day (the day rule of two restricted fields)
+    ['0,0 0 0 * * *', '0 0 0 * * *'],
+  ])('%s fires as %s', (expr, same) => {
+    const from = new Date('2026-01-01T00:00:00Z');
+    expect(iso(nextCronFireTimes(expr, 'Europe/Berlin', from, 12))).toEqual(iso(nextCronFireTimes(same, 'Europe/Berlin', from, 12)));
+  });
+
+  it('keeps the fall-back rule of the fields as written: a step in the list fires at both occurrences, fixed values at the first', () => {
+    // New York falls back at 02:00 EDT to 01:00 EST on 2026-11-01: 01:00-01:59 happen twice
+    const from = new Date('2026-11-01T04:00:00Z');
+    expect(iso(nextCronFireTimes('*/30,30 1 * * *', 'America/New_York', from, 4))).toEqual(['2026-11-01T05:00:00Z', '2026-11-01T05:30:00Z', '2026-11-01T06:00:00Z', '2026-11-01T06:30:00Z']);
+    expect(iso(nextCronFireTimes('0,30,0 1 * * *', 'America/New_York', from, 3))).toEqual(['2026-11-01T05:00:00Z', '2026-11-01T05:30:00Z', '2026-11-02T06:00:00Z']);
+  });
+
+  it('saves with the oversized-step rule too, and a bad item is still named', () => {
+    expect(() => parseCron('*/15,30 * * * *', 'UTC', { refuseOversizedSteps: true })).not.toThrow();
+    expect(() => parseCron('61,1,1 * * * *', 'UTC')).toThrow('minute "61,1,1": 61 is outside 0-59');
   });
 });
 

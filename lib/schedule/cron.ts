@@ -64,6 +64,11 @@ function parseCronUncached(expr: string, tz: string, refuseOversizedSteps: boole
   const split = splitCron(expr, { refuseOversizedSteps });
   const { syntax } = split;
   const trimmed = expr.trim();
+  // read from the fields as written: a list made distinct below no longer shows its `*` or `/`
+  const repeatsInFallBack = syntax.fields.slice(0, 3).some((f) => f.includes('*') || f.includes('/'));
+  syntax.fields.forEach((field, i) => {
+    syntax.fields[i] = distinctList(i, field);
+  });
   const problems = cronProblems(split);
   if (problems.length) {
     throw new ScheduleError('cron', `Invalid cron expression "${trimmed}": ${problems.join('; ')}${fieldOrderHint(trimmed)}`);
@@ -74,7 +79,7 @@ function parseCronUncached(expr: string, tz: string, refuseOversizedSteps: boole
     hasSeconds: !trimmed.startsWith('@') && trimmed.split(/\s+/).length >= 6,
     syntax,
     months: [],
-    repeatsInFallBack: syntax.fields.slice(0, 3).some((f) => f.includes('*') || f.includes('/')),
+    repeatsInFallBack,
     plain: null,
   };
   const base = build(parsed, syntax.fields[3], new Date(0));
@@ -235,6 +240,35 @@ function build(cron: ParsedCron, dom: string, from: Date | number): CronExpressi
   }
 }
 
+/** cron-parser's names of the fields by index in FIELD_NAMES (seconds first). */
+const PARSER_FIELDS = ['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
+
+/**
+ * Field `i` (an index in FIELD_NAMES below the year) of a list whose items overlap (`*\/15,30`, `1-5,3`, `0,7` in
+ * the day of week, where 0 and 7 are both Sunday) as the list of its distinct values (`0,15,30,45`); any other field
+ * as given. Vixie cron and cronie (a bit set per field) and Quartz (a sorted set) take such a list, and a crontab
+ * line with one must import; cron-parser refuses a value listed twice ("duplicate values found"). A list with an
+ * item cron-parser does not read alone is left for cronProblems to report, and so is one with `L`, `#`, `W`, `?`
+ * or `H`, whose items are no plain values.
+ */
+function distinctList(i: number, field: string): string {
+  if (!field.includes(',') || /[LW#?H]/i.test(field)) return field;
+  const values: number[] = [];
+  for (const item of field.split(',')) {
+    if (item === '') return field; // an empty item (`1,,2`): reported by cronProblems, not read as `*`
+    const probe = ['0', '*', '*', '*', '*', '*'];
+    probe[i] = item;
+    try {
+      const parsed = CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' }).fields[PARSER_FIELDS[i]!].values;
+      for (const v of parsed) values.push(i === 5 ? Number(v) % 7 : Number(v));
+    } catch {
+      return field;
+    }
+  }
+  const distinct = [...new Set(values)].sort((a, b) => a - b);
+  return distinct.length === values.length ? field : distinct.join(',');
+}
+
 /**
  * Everything wrong with a split expression, so that a form names every bad field at once:
  * first each field's own problem in field order (second … year; cron-parser's checks parse one
@@ -252,7 +286,8 @@ function cronProblems({ syntax, texts, own, clash }: CronSplit): string[] {
     // W (cron-syntax.ts) and the year field are Tickflow's own syntax, which cron-parser cannot read
     if (problem === undefined && i < 6 && !(i === 3 && syntax.weekday)) {
       const probe = ['0', '*', '*', '*', '*', '*'];
-      probe[i] = value;
+      // the field as cron-parser reads it (distinctList), named below as the user wrote it
+      probe[i] = syntax.fields[i]!;
       try {
         CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
       } catch (e) {
@@ -296,6 +331,11 @@ function plainCronMessage(message: string, field?: number, text?: string): strin
   const alias = /^Validation error, cannot resolve alias "([^"]*)"/.exec(message);
   if (alias) return `"${alias[1]!.toUpperCase()}" is not a ${field === 4 ? 'month name (JAN-DEC)' : 'day name (SUN-SAT)'}`;
   if (/^Constraint error, invalid dayOfWeek occurrence number/.test(message)) return '# needs the week of the month after it, 1-5, such as 5#2 (the second Friday)';
+  const hashWith = /^Constraint error, invalid dayOfWeek `#` and `(.)` special characters are incompatible/.exec(message);
+  if (hashWith) return `# (the nth weekday) cannot be combined with "${hashWith[1]}": write one day and week, such as 5#2`;
+  if (/Validation error, unexpected standalone L$/.test(message)) return 'L alone is not a day of week: write the day before it, such as 5L (the last Friday)';
+  const twice = /Validation error, duplicate values found: (\S+)$/.exec(message);
+  if (twice) return `${twice[1]} is listed twice`;
   if (/^Invalid list value format/.test(message)) return 'a list has an empty item: write values between commas, such as 1,15';
   if (/^Invalid characters/.test(message)) {
     return `only digits${field === 4 || field === 5 ? ', names' : ''} and * , - /${field === 3 || field === 5 ? ' ? L' : ''}${field === 5 ? ' #' : ''}${field === 3 ? ' W' : ''} may appear here`;
