@@ -3,7 +3,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import { JobCalendarQuery } from '../api/view-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { findJob } from '../jobs/store.ts';
-import { addDays, statDateOf, type IsoDate } from '../stats/dates.ts';
+import { addDays, dayStartSql, statDateOf, type IsoDate } from '../stats/dates.ts';
 import { postgresTimeZone } from '../schedule/timezone.ts';
 
 /** Days one calendar covers: a year, leap day included. */
@@ -53,8 +53,8 @@ export async function getJobCalendar(db: Db, jobId: string, rawQuery: unknown, a
             count(*) FILTER (WHERE status IN ('pending', 'running'))::int AS active
        FROM runs
       WHERE job_id = $1
-        AND scheduled_for >= ($3::date::timestamp AT TIME ZONE $2::text)
-        AND scheduled_for < (($4::date + 1)::timestamp AT TIME ZONE $2::text)
+        AND scheduled_for >= ${dayStartSql('$3::date', '$2::text')}
+        AND scheduled_for < ${dayStartSql('$4::date + 1', '$2::text')}
       GROUP BY 1
       ORDER BY 1`,
     job.id, postgresTimeZone(timeZone), from, to,

@@ -46,3 +46,23 @@ export function dateRange(from: IsoDate, to: IsoDate): IsoDate[] {
 export function dateColumn(d: Date): IsoDate {
   return d.toISOString().slice(0, 10);
 }
+
+/**
+ * SQL for the first instant (timestamptz) of calendar day `day` (an SQL date expression) in zone `zone` (an SQL
+ * text expression naming it, postgresTimeZone): the start of the day whose instants `(t AT TIME ZONE zone)::date`
+ * puts on `day`, as the engine books stats (lib/engine/sql/stats-outcome.ts) and the job calendar counts runs.
+ * `day::timestamp AT TIME ZONE zone` alone is that instant except where a fall-back repeats midnight
+ * (America/Havana goes back from 01:00 to 00:00): PostgreSQL reads a repeated wall time as its later occurrence
+ * (PostgreSQL docs B.4 "Handling of Invalid or Ambiguous Timestamps"), an hour into the day, so a range
+ * starting that day missed its first hour and a range ending the day before took it in. The earlier
+ * occurrence is midnight read with the offset in force a day before; it is the start when it falls on `day`.
+ * A midnight that a spring-forward skips (America/Santiago) is read with the offset before the gap, which is
+ * the day's first instant already.
+ */
+export function dayStartSql(day: string, zone: string): string {
+  const at = `((${day})::timestamp AT TIME ZONE ${zone})`;
+  const dayBefore = `(${at} - interval '1 day')`;
+  const offsetBefore = `((${dayBefore} AT TIME ZONE ${zone}) - (${dayBefore} AT TIME ZONE 'UTC'))`;
+  const first = `(((${day})::timestamp - ${offsetBefore}) AT TIME ZONE 'UTC')`;
+  return `(CASE WHEN ${first} < ${at} AND (${first} AT TIME ZONE ${zone})::date = (${day})::date THEN ${first} ELSE ${at} END)`;
+}

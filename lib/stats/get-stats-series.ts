@@ -5,6 +5,7 @@ import { findJob } from '../jobs/store.ts';
 import { DEFAULT_SERIES_HOURS, StatsSeriesQuery } from '../api/view-schemas.ts';
 import { wallParts, zonedLocalToUtc } from '../time/format.ts';
 import { getStatsTimeZone } from './current-zone.ts';
+import { dayStartSql } from './dates.ts';
 import { buildChartData, getStatsChartData, type StatsChartData } from './chart-data.ts';
 import { statsDayOf, type DailyStatsDay } from './get-daily-stats.ts';
 import { queryDetailStats, type DetailStatsRow } from './detail-stats-sql.ts';
@@ -50,7 +51,7 @@ export async function getStatsSeries(db: Db, rawQuery: unknown, actor: Actor, no
   const timeZone = await getStatsTimeZone(db);
   if (granularity === 'day') {
     const [bounds] = await db.$queryRawUnsafe<{ start: Date; end: Date }[]>(
-      `SELECT ($1::date::timestamp AT TIME ZONE $3::text) AS start, (($2::date + 1)::timestamp AT TIME ZONE $3::text) AS "end"`,
+      `SELECT ${dayStartSql('$1::date', '$3::text')} AS start, ${dayStartSql('$2::date + 1', '$3::text')} AS "end"`,
       q.from, q.to, timeZone,
     );
     const rows = await queryDetailStats(db, { start: bounds!.start, end: bounds!.end, timeZone, granularity, jobId: jobId ?? undefined, handlers });

@@ -3,7 +3,7 @@ import type { StatsCounters } from './get-daily-stats.ts';
 import { mergeStatsSlots } from './merge-slots.ts';
 import { queryDetailStats } from './detail-stats-sql.ts';
 import { getStatsTimeZone } from './current-zone.ts';
-import { addDays, dateColumn, statDateOf, type IsoDate } from './dates.ts';
+import { addDays, dateColumn, dayStartSql, statDateOf, type IsoDate } from './dates.ts';
 import { normaliseBuckets } from './percentiles.ts';
 
 /** One handler_stats_daily row in comparable form (durations/lateness in ms). */
@@ -60,7 +60,7 @@ export async function computeStatsFromDetail(db: Db, p: { from: IsoDate; to: Iso
   const tz = p.timeZone ?? (await getStatsTimeZone(db));
   // [start of `from`, start of the day after `to`) in the stats zone, computed by the database like the engine's booking
   const [bounds] = await db.$queryRawUnsafe<{ start: Date; end: Date }[]>(
-    `SELECT ($1::date::timestamp AT TIME ZONE $3::text) AS start, (($2::date + 1)::timestamp AT TIME ZONE $3::text) AS "end"`,
+    `SELECT ${dayStartSql('$1::date', '$3::text')} AS start, ${dayStartSql('$2::date + 1', '$3::text')} AS "end"`,
     p.from, p.to, tz,
   );
   const rows = await queryDetailStats(db, { start: bounds!.start, end: bounds!.end, timeZone: tz, granularity: 'day' });

@@ -10,12 +10,12 @@ import { createJob } from '../../lib/jobs/create-job.ts';
 import { claimTasks, completeTask, triggerRun } from '../../lib/engine/index.ts';
 import { rebuildStats } from '../../lib/stats/rebuild-stats.ts';
 import { getDailyStats } from '../../lib/stats/get-daily-stats.ts';
-import { statDateOf } from '../../lib/stats/dates.ts';
+import { addDays, dayStartSql, statDateOf } from '../../lib/stats/dates.ts';
 import { mergeStatsSlots } from '../../lib/stats/merge-slots.ts';
 
 const t = useTestDatabase();
 beforeAll(async () => {
-  await offerHandlers(t, ['tz.rebuild', 'tz.shanghai', 'tz.utc']);
+  await offerHandlers(t, ['tz.rebuild', 'tz.shanghai', 'tz.utc', 'tz.havana']);
 });
 afterEach(async () => {
   await statsZone(null);
@@ -85,5 +85,60 @@ describe('stats day boundaries', () => {
     ]);
     // 120 ms is in bucket [100, 250): the single sample's p50 interpolates to the middle, clamped to max
     expect(daily.days[0].p50Ms).toBe(120);
+  });
+});
+
+describe('where a day starts in a zone whose clock changes at midnight', () => {
+  /** The first instant whose date in `tz` is `day` or later, by Intl (statDateOf), bisected to the second. */
+  function dayStartByIntl(day: string, tz: string): number {
+    let lo = Date.parse(`${day}T00:00:00Z`) - 2 * 86_400_000;
+    let hi = lo + 4 * 86_400_000;
+    while (hi - lo > 1000) {
+      const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+      if (statDateOf(new Date(mid), tz) >= day) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  it('dayStartSql is the first instant the engine books on that day, where midnight repeats or is skipped too', async () => {
+    const cases: [string, string][] = [
+      ['America/Havana', '2024-11-03'], // 01:00 -> 00:00: midnight happens twice
+      ['America/Havana', '2024-11-04'],
+      ['America/Havana', '2025-03-09'], // 00:00 -> 01:00: midnight is skipped
+      ['America/Santiago', '2026-09-06'], // 00:00 -> 01:00
+      ['America/Santiago', '2026-04-05'], // 24:00 -> 23:00 the day before
+      ['America/Asuncion', '2024-10-06'],
+      ['America/New_York', '2026-11-01'],
+      ['America/New_York', '2026-11-02'],
+      ['America/New_York', '2026-03-08'],
+      ['Australia/Lord_Howe', '2026-04-05'],
+      ['Australia/Lord_Howe', '2026-10-04'],
+      ['Pacific/Chatham', '2026-04-05'],
+      ['Asia/Kolkata', '2026-06-01'],
+      ['Pacific/Apia', '2011-12-30'], // skipped whole: it starts where the 31st does
+    ];
+    for (const [tz, day] of cases) {
+      const { rows } = await t.pool.query<{ start: Date; next: Date }>(
+        `SELECT ${dayStartSql('$1::date', '$2::text')} AS start, ${dayStartSql('$1::date + 1', '$2::text')} AS next`,
+        [day, tz],
+      );
+      expect([tz, day, rows[0]!.start.toISOString()]).toEqual([tz, day, new Date(dayStartByIntl(day, tz)).toISOString()]);
+      expect([tz, day, rows[0]!.next.toISOString()]).toEqual([tz, day, new Date(dayStartByIntl(addDays(day, 1), tz)).toISOString()]);
+    }
+  });
+
+  it('the rebuild and its check keep the first hour of a Havana day whose midnight repeats', async () => {
+    await statsZone('America/Havana');
+    // 2024-11-03 04:30Z is 00:30 in the first pass of Havana's repeated midnight hour: booked on 11-03
+    await runOnce('tz.havana', '2024-11-03T04:29:00Z', '2024-11-03T04:29:00Z', '2024-11-03T04:30:00Z');
+    const stored = await t.db.handlerStatsDaily.findMany({ where: { handler: 'tz.havana' } });
+    expect(stored.map((r) => r.statDate.toISOString().slice(0, 10))).toEqual(['2024-11-03']);
+    // a check of that day, or of the day before, finds what the engine booked (no false drift), and a rebuild keeps it
+    expect((await rebuildStats(t.db, { from: '2024-11-03', to: '2024-11-03' })).drift).toEqual([]);
+    expect((await rebuildStats(t.db, { from: '2024-11-02', to: '2024-11-02' })).drift).toEqual([]);
+    await rebuildStats(t.db, { from: '2024-11-03', to: '2024-11-04', apply: true });
+    const after = mergeStatsSlots(await t.db.handlerStatsDaily.findMany({ where: { handler: 'tz.havana' } }));
+    expect(after.map((r) => [r.statDate.toISOString().slice(0, 10), r.success])).toEqual([['2024-11-03', 1]]);
   });
 });
