@@ -42,6 +42,26 @@ describe('parseCrontab', () => {
     expect(jobs.map((j) => j.cron)).toEqual(['*/15,30 * * * *', '0 4 * * 0,7', '0 6 * * 1-5,3']);
   });
 
+  it("reads the day fields by cron's rule: both must match when either starts with *, either one when neither does", () => {
+    const { jobs, errors } = parseCrontab(
+      ['0 0 1 * */1 a', '0 0 */1 * 1 b', '0 0 1,15 * 1 c', '0 0 */2 * * d', '0 0 * * 1-5 e', '0 0 1-7 * 1 f', '0 0 */2 * 1 g', '0 0 1 * */2 h'].join('\n'),
+    );
+    // the 1st of the month, Mondays: a field that allows every day leaves the other alone
+    expect(jobs.map((j) => [j.line, j.cron])).toEqual([
+      [1, '0 0 1 * *'],
+      [2, '0 0 * * 1'],
+      [3, '0 0 1,15 * 1'], // either (cron too: neither starts with *)
+      [4, '0 0 */2 * *'],
+      [5, '0 0 * * 1-5'],
+      [6, '0 0 1-7 * 1'], // either, in cron as here (every day of 1-7 and every Monday)
+    ]);
+    // Mondays that are odd days: no expression Tickflow reads means that
+    expect(errors.map((e) => [e.line, e.reason])).toEqual([
+      [7, expect.stringMatching(/^cron runs "0 0 \*\/2 \* 1" on days that are both day of month "\*\/2" and day of week "1" .*either of two day fields/)],
+      [8, expect.stringMatching(/^cron runs "0 0 1 \* \*\/2" on days that are both/)],
+    ]);
+  });
+
   it('env lines apply only to entries after them', () => {
     const { jobs } = parseCrontab('0 * * * * a\nFOO=1\n0 * * * * b\n');
     expect(jobs[0]!.env).toEqual({});

@@ -12,6 +12,8 @@
  *   Tickflow meaning and are dropped;
  * - 5-field entries `m h dom mon dow command`, and with `system: true` the
  *   /etc/crontab and /etc/cron.d layout with a user column before the command;
+ * - the day rule: day of month AND day of week when either field starts with `*`, else
+ *   either (cronDays);
  * - macros @yearly @annually @monthly @weekly @daily @midnight @hourly
  *   (`@reboot` has no equivalent in a scheduler and is reported);
  * - `%` in the command: the first unescaped `%` ends the command and the rest is
@@ -19,7 +21,7 @@
  * A command becomes argv `[SHELL, '-c', command]`: cron itself runs commands
  * through a shell, and Tickflow's shell executor never parses strings.
  */
-import { parseCron } from '../schedule/cron.ts';
+import { cronFieldValues, parseCron } from '../schedule/cron.ts';
 import { isValidTimeZone } from '../schedule/timezone.ts';
 import { BIDI_CONTROL } from '../api/schemas.ts';
 
@@ -34,7 +36,7 @@ export interface CrontabJob {
   key: string;
   /** the command, shortened to fit a job name */
   name: string;
-  /** the 5-field expression (macros expanded) */
+  /** the 5-field expression (macros expanded; a day field that cron reads as `*` written `*`: cronDays) */
   cron: string;
   /** IANA zone of the schedule from a CRON_TZ line before the entry; absent: the import's (daemon's) zone */
   timezone?: string;
@@ -126,6 +128,29 @@ function jobName(command: string): string {
   return oneLine.length <= 200 ? oneLine : `${oneLine.slice(0, 197)}...`;
 }
 
+/**
+ * A 5-field crontab schedule with its days read as cron reads them, in the expression Tickflow reads the same way,
+ * or why there is none. Vixie cron and cronie run an entry on days that match the day of month AND the day of
+ * week when either field starts with `*` (their DOM_STAR / DOW_STAR flags: `*\/2` counts as `*`), and on days that
+ * match either only when neither does; Tickflow (cron-parser) takes either whenever neither field is exactly `*`
+ * or `?`. So `0 0 1 * *\/1` (the 1st of each month in cron) is written `0 0 1 * *`, and `0 0 *\/2 * 1` (Mondays
+ * that are odd days in cron), which no expression Tickflow reads means, is refused with the reason.
+ */
+function cronDays(cron: string): { cron: string } | { problem: string } {
+  const f = cron.split(' ');
+  const [dom, dow] = [f[2]!, f[4]!];
+  if (dom === '*' || dow === '*' || !(dom.startsWith('*') || dow.startsWith('*'))) return { cron };
+  // Both must match: a field that allows every day leaves the other alone, as `*` does.
+  if (dom.startsWith('*') && cronFieldValues(3, dom)?.length === 31) f[2] = '*';
+  else if (dow.startsWith('*') && cronFieldValues(5, dow)?.length === 7) f[4] = '*';
+  else {
+    return {
+      problem: `cron runs "${cron}" on days that are both day of month "${dom}" and day of week "${dow}" (a day field starting with * makes it need both), while Tickflow's cron takes either of two day fields: write one day field (a day of week such as 1#1, the first Monday, or 5L, the last Friday, may help) or test the day in the command`,
+    };
+  }
+  return { cron: f.join(' ') };
+}
+
 /** Parses crontab text; never throws for bad lines, it reports them in `errors`. */
 export function parseCrontab(text: string, options: ParseCrontabOptions = {}): { jobs: CrontabJob[]; errors: CrontabError[] } {
   const jobs: CrontabJob[] = [];
@@ -199,6 +224,9 @@ export function parseCrontab(text: string, options: ParseCrontabOptions = {}): {
 
     // Every problem of the line is reported at once: one never hides another.
     const problems: string[] = [];
+    const days = cronDays(cron);
+    if ('problem' in days) problems.push(days.problem);
+    else cron = days.cron;
     let user: string | undefined;
     if (options.system) {
       const m = /^(\S+)\s+(.*)$/.exec(rest.trim());

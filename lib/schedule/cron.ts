@@ -252,21 +252,39 @@ const PARSER_FIELDS = ['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOf
  * or `H`, whose items are no plain values.
  */
 function distinctList(i: number, field: string): string {
-  if (!field.includes(',') || /[LW#?H]/i.test(field)) return field;
+  if (!field.includes(',')) return field;
+  const values = listValues(i, field);
+  if (!values) return field;
+  const distinct = [...new Set(values)].sort((a, b) => a - b);
+  return distinct.length === values.length ? field : distinct.join(',');
+}
+
+/** The values of each item of field `i`'s list in turn (repeats kept; a day of week 7 as 0), or null for a field of no plain values. */
+function listValues(i: number, field: string): number[] | null {
+  if (/[LW#?H]/i.test(field)) return null;
   const values: number[] = [];
   for (const item of field.split(',')) {
-    if (item === '') return field; // an empty item (`1,,2`): reported by cronProblems, not read as `*`
+    if (item === '') return null; // an empty item (`1,,2`): reported by cronProblems, not read as `*`
     const probe = ['0', '*', '*', '*', '*', '*'];
     probe[i] = item;
     try {
       const parsed = CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' }).fields[PARSER_FIELDS[i]!].values;
       for (const v of parsed) values.push(i === 5 ? Number(v) % 7 : Number(v));
     } catch {
-      return field;
+      return null;
     }
   }
-  const distinct = [...new Set(values)].sort((a, b) => a - b);
-  return distinct.length === values.length ? field : distinct.join(',');
+  return values;
+}
+
+/**
+ * The distinct values (ascending) a plain field allows: field index `i` in FIELD_NAMES below the year (3: day of
+ * month 1-31, 5: day of week 0-6, Sunday 0 whether written 0 or 7), `text` as written (`*\/2`, `1-5,3`, `MON`).
+ * Null when the field holds `L`, `W`, `#`, `?` or `H`, or does not parse (parseCron names the problem).
+ */
+export function cronFieldValues(i: number, text: string): number[] | null {
+  const values = listValues(i, text);
+  return values && [...new Set(values)].sort((a, b) => a - b);
 }
 
 /**
