@@ -45,7 +45,7 @@ export interface CancelAheadResult {
  */
 export async function cancelAheadRuns(
   db: Db,
-  input: { jobId: string; actor: string; reason: string },
+  input: { jobId: string; actor: string; reason: string; rescheduled?: boolean },
   now: Date = new Date(),
 ): Promise<CancelAheadResult> {
   const reason = `${BEFORE_SLOT_ERROR.cancelled}${input.reason}`;
@@ -202,7 +202,7 @@ export async function withdrawAheadRunOf(
 async function cancelAhead(
   tx: SqlClient,
   locked: { id: string; scheduleAt: Date }[],
-  input: { jobId: string; actor: string; reason: string },
+  input: { jobId: string; actor: string; reason: string; rescheduled?: boolean },
   requestedAt: Date,
   reviveEnded = false,
 ): Promise<CancelAheadResult> {
@@ -219,6 +219,11 @@ async function cancelAhead(
   for (const id of ids) await setRunError(tx, { runId: id, error: input.reason }, now);
   await cancelRunTasks(tx, { runIds: ids, message: input.reason, actor: input.actor }, now);
   for (const id of ids) await finishRunIfDone(tx, id, now);
+  // An edit of the schedule has stored the new schedule's first due instant after now, which is never later than a
+  // cancelled slot the new schedule still fires; a cancelled slot it does not fire (another zone, expression or
+  // stagger) must not come back as the next fire: the tick would pass it without firing, and until then the job
+  // would show a fire time it does not have.
+  if (input.rescheduled) return { cancelledRunIds: ids, nextRunAt: null };
   const earliest = runs.reduce((m, r) => (r.scheduleAt < m ? r.scheduleAt : m), runs[0]!.scheduleAt);
   const nextRunAt = await rewindNextRunAt(tx, { jobId: input.jobId, to: earliest, reviveEnded });
   return { cancelledRunIds: ids, nextRunAt };

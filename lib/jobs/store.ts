@@ -81,7 +81,8 @@ export async function insertGraph(tx: Db, jobId: string, rows: { steps: StepRow[
 /**
  * Writes the job_versions row for the job's current version (after the change) and returns the fresh view; its
  * created_at is `now`, or the previous version's when that is later (versions never go back in time). A pause, edit,
- * rollback or delete first cancels the job's runs created ahead of a future slot, and a delete, or a change of what
+ * rollback or delete first cancels the job's runs created ahead of a future slot (fired again after an edit, unless
+ * `opts.rescheduled`: the schedule changed and the caller stored its next fire), and a delete, or a change of what
  * the job runs or where (`opts.commandChanged`), its runs that have not started (lib/engine/cancel-ahead-runs.ts).
  */
 export async function recordVersion(
@@ -91,7 +92,7 @@ export async function recordVersion(
   actor: Actor,
   reason: string | undefined | null,
   now: Date,
-  opts: { commandChanged?: boolean } = {},
+  opts: { commandChanged?: boolean; rescheduled?: boolean } = {},
 ): Promise<JobView> {
   if (changeType !== 'create' && changeType !== 'resume' && changeType !== 'restore') {
     // Runs created ahead of a future slot carry the old configuration: cancel them; an
@@ -100,6 +101,8 @@ export async function recordVersion(
       jobId: job.id,
       actor: actor.name,
       reason: `job ${changeType === 'pause' ? 'paused' : changeType === 'delete' ? 'deleted' : 'edited'} by ${actor.name}`,
+      // the caller stored the new schedule's next fire (update-job.ts): the cancelled slots are not moved back to
+      rescheduled: opts.rescheduled,
     }, now);
     if (ahead.nextRunAt) job = { ...job, nextRunAt: ahead.nextRunAt };
     // A job in the recycle bin starts nothing more: its queued runs go too (runs going finish). A run

@@ -153,7 +153,7 @@ export async function applyJobChanges(
     updated = await tx.job.update({ where: { id: job.id }, data: { nextRunAt: computeNextRunAt(updated, now) } });
   }
   if (nextRows) await replaceGraph(tx, job.id, nextRows);
-  return recordVersion(tx, updated, changeType, actor, reason, now, { commandChanged: !same(commandBefore, commandAfter) });
+  return recordVersion(tx, updated, changeType, actor, reason, now, { commandChanged: !same(commandBefore, commandAfter), rescheduled });
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Actor } from '../../lib/auth/actor.ts';
 import { createPrismaClient, type PrismaClient } from '../../lib/db.ts';
 import { backfillRuns, claimTasks, completeTask, retryRun, retryTask, triggerRun, triggerRunAhead, triggerRuns } from '../../lib/engine/index.ts';
 import { runTick } from '../../lib/engine/tick/run-tick.ts';
-import { deleteJob, pauseJob, updateJob } from '../../lib/jobs/index.ts';
+import { deleteJob, getJob, pauseJob, updateJob } from '../../lib/jobs/index.ts';
 import pino from 'pino';
 import type { ClaimedTask } from '../../lib/engine/types.ts';
 import { Claimer } from '../../worker/claimer.ts';
@@ -135,6 +135,22 @@ describe('pause, edit and delete cancel runs whose slot is still ahead', () => {
     await tick(t.db, ms(S, 5500));
     expect((await runsOf(paused)).length).toBe(1);
     expect((await runsOf(deleted)).length).toBe(1);
+  });
+
+  it("an edit of the schedule cancels the run created ahead and moves to the new schedule's next fire, not back to the old slot", async () => {
+    // 02:00 UTC daily, its 02:00Z run created ahead; then the zone becomes New York, where 02:00 is 07:00Z in December
+    const slot = new Date('2026-12-05T02:00:00.000Z');
+    const job = await insertJob(t.db, { key: 'la-rezone', cron: '0 0 2 * * *', nextRunAt: slot });
+    expect((await tick(t.db, ms(slot, -2500))).ahead).toBe(1);
+    const view = await updateJob(t.db, job, { expectedVersion: 1, schedule: { kind: 'cron', cron: '0 0 2 * * *', timezone: 'America/New_York' } }, alice, ms(slot, -2000));
+    const runs = await t.pool.query<{ status: string }>(`SELECT status::text FROM runs WHERE job_id = $1`, [job]);
+    expect(runs.rows.map((r) => r.status)).toEqual(['cancelled']);
+    // 02:00Z is no fire time of the new schedule: neither stored nor shown as the next fire
+    expect(view.nextRunAt).toBe('2026-12-05T07:00:00.000Z');
+    expect((await getJob(t.db, job, alice, ms(slot, -2000))).nextFireTimes.slice(0, 2)).toEqual(['2026-12-05T07:00:00.000Z', '2026-12-06T07:00:00.000Z']);
+    // and nothing fires at the old slot
+    await tick(t.db, ms(slot, 500));
+    expect((await t.pool.query(`SELECT 1 FROM runs WHERE job_id = $1`, [job])).rowCount).toBe(1);
   });
 
   it('a run claimed ahead and cancelled before its slot never started: no start, no duration, on the run or its tasks', async () => {
