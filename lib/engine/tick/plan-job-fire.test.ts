@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dueAt, staggerOffsetMs } from '../../schedule/index.ts';
-import { planJobFire, summaryReason, type TickJob } from './plan-job-fire';
+import { dueAt, fireTimesBetween, nextFireTime, staggerOffsetMs } from '../../schedule/index.ts';
+import { planJobFire, summaryReason, toJobSchedule, type TickJob } from './plan-job-fire';
 
 const T = (s: string) => new Date(s);
 const iso = (ds: Date[]) => ds.map((d) => d.toISOString());
@@ -180,4 +181,50 @@ describe('planJobFire — look-ahead', () => {
     expect(p.ahead?.toISOString()).toBe('2026-11-29T10:21:05.000Z');
     expect(p.nextRunAt?.getTime()).toBe(due.getTime());
   });
+});
+
+describe('planJobFire — properties (fast-check): a downtime across clock changes loses no slot and fires none twice', () => {
+  // Each missed slot is fired, recorded as skipped, or counted in the one summary (README "Misfire policy"), and
+  // the job then waits for the first slot due after now, whatever the zone, its clock changes and the stagger.
+  const exprs = ['*/15 * * * *', '0 * * * *', '30 2 * * *', '45 1 * * *', '0 0 * * *', '*/30 1-3 * * *', '0 0 L * *', '15 */6 * * 1-5'];
+  const zones = ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'America/Santiago', 'America/Havana', 'Pacific/Chatham', 'Asia/Kolkata'];
+  // around the changes of 2026 in those zones (March-April, September-November)
+  const changeSeason = fc.oneof(
+    fc.integer({ min: Date.parse('2026-03-05T00:00:00Z'), max: Date.parse('2026-04-08T00:00:00Z') }),
+    fc.integer({ min: Date.parse('2026-09-03T00:00:00Z'), max: Date.parse('2026-11-05T00:00:00Z') }),
+  );
+  it('fired + recorded + summarised = every slot missed; the next fire is the first due after now', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...exprs), fc.constantFrom(...zones), changeSeason, fc.integer({ min: 0, max: 3 * 86_400_000 }),
+        fc.constantFrom('skip', 'fire_once', 'fire_all') as fc.Arbitrary<TickJob['misfirePolicy']>, fc.integer({ min: 0, max: 30 }), fc.constantFrom(0, 90, 3600),
+        (cron, tz, downFrom, downFor, policy, maxCatchup, staggerSeconds) => {
+          const base = cronJob({ cronExpression: cron, timezone: tz, misfirePolicy: policy, misfireMaxCatchup: maxCatchup, staggerSeconds });
+          const offset = staggerOffsetMs(base.id, staggerSeconds);
+          const schedule = toJobSchedule(base);
+          // the job was due at its first slot after the tick went down
+          const first = nextFireTime(schedule, new Date(downFrom))!;
+          const job = { ...base, nextRunAt: dueAt(schedule, first) };
+          const now = new Date(job.nextRunAt.getTime() + downFor);
+          const missed = fireTimesBetween(schedule, new Date(first.getTime() - 1), new Date(now.getTime() - offset), 100_000).times;
+          const p = planJobFire(job, now, opts);
+          const handled = [...p.fire, ...p.skip].map((d) => d.getTime());
+          expect(new Set(handled).size).toBe(handled.length);
+          for (const t of handled) expect(missed.some((m) => m.getTime() === t)).toBe(true);
+          const counted = handled.length + (p.summary?.count ?? 0);
+          // a gap too long to walk slot by slot is summarised with an estimate ("about N", summaryReason)
+          if (!p.summary || p.summary.exact) expect(counted).toBe(missed.length);
+          else expect(Math.abs(counted - missed.length)).toBeLessThanOrEqual(Math.max(2, missed.length * 0.05));
+          if (p.misfire) expect(p.fire.length).toBeLessThanOrEqual(policy === 'skip' ? 0 : policy === 'fire_once' ? 1 : maxCatchup);
+          else expect(p.fire.length).toBe(missed.length);
+          // fired: the most recent missed slots, ascending
+          expect(iso(p.fire)).toEqual(iso(missed.slice(missed.length - p.fire.length)));
+          const next = nextFireTime(schedule, new Date(now.getTime() - offset));
+          expect(p.nextRunAt?.toISOString()).toBe(next ? dueAt(schedule, next).toISOString() : undefined);
+          expect(p.nextRunAt!.getTime()).toBeGreaterThan(now.getTime());
+        },
+      ),
+      { numRuns: 150 },
+    );
+  }, 30_000);
 });
