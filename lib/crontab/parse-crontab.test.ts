@@ -44,7 +44,7 @@ describe('parseCrontab', () => {
 
   it("reads the day fields by cron's rule: both must match when either starts with *, either one when neither does", () => {
     const { jobs, errors } = parseCrontab(
-      ['0 0 1 * */1 a', '0 0 */1 * 1 b', '0 0 1,15 * 1 c', '0 0 */2 * * d', '0 0 * * 1-5 e', '0 0 1-7 * 1 f', '0 0 */2 * 1 g', '0 0 1 * */2 h'].join('\n'),
+      ['0 0 1 * */1 a', '0 0 */1 * 1 b', '0 0 1,15 * 1 c', '0 0 */2 * * d', '0 0 * * 1-5 e', '0 0 1-7 * 1 f', '0 0 */2 * 1 g', '0 0 1 * */2 h', '0 0 */2 * ? i'].join('\n'),
     );
     // the 1st of the month, Mondays: a field that allows every day leaves the other alone
     expect(jobs.map((j) => [j.line, j.cron])).toEqual([
@@ -54,6 +54,7 @@ describe('parseCrontab', () => {
       [4, '0 0 */2 * *'],
       [5, '0 0 * * 1-5'],
       [6, '0 0 1-7 * 1'], // either, in cron as here (every day of 1-7 and every Monday)
+      [9, '0 0 */2 * ?'], // ? is any day
     ]);
     // Mondays that are odd days: no expression Tickflow reads means that
     expect(errors.map((e) => [e.line, e.reason])).toEqual([

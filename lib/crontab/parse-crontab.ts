@@ -139,7 +139,9 @@ function jobName(command: string): string {
 function cronDays(cron: string): { cron: string } | { problem: string } {
   const f = cron.split(' ');
   const [dom, dow] = [f[2]!, f[4]!];
-  if (dom === '*' || dow === '*' || !(dom.startsWith('*') || dow.startsWith('*'))) return { cron };
+  // `*` or `?` (any day) in one field: the other alone decides, in cron as in Tickflow
+  const any = (field: string) => field === '*' || field === '?';
+  if (any(dom) || any(dow) || !(dom.startsWith('*') || dow.startsWith('*'))) return { cron };
   // Both must match: a field that allows every day leaves the other alone, as `*` does.
   if (dom.startsWith('*') && cronFieldValues(3, dom)?.length === 31) f[2] = '*';
   else if (dow.startsWith('*') && cronFieldValues(5, dow)?.length === 7) f[4] = '*';
