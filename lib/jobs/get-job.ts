@@ -30,7 +30,7 @@ export async function getJob(db: Db, id: string, actor: Actor, now = new Date())
   const next = nextFireOf(job, aheadSlot);
   // a job that fires nothing now lists what it would fire once resumed or restored, from its run created ahead if any
   const first = next ?? (job.status === 'active' && !job.deletedAt ? null : computeNextRunAt(job, now));
-  const nextFireTimes = nextFireTimesOf(job, first, 5, !!next && (job.status !== 'active' || !!job.deletedAt));
+  const nextFireTimes = nextFireTimesOf(job, first, 5, !!next && (job.status !== 'active' || !!job.deletedAt), now);
   return { ...toJobView(g.job, g.steps, g.edges, { aheadSlot, lastRun }), nextFireTimes };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../generated/prisma/client.ts';
-import { deadLetterNote, nextFireOf, notFiringReason, toJobListItem, toJobView } from './job-view.ts';
+import { deadLetterNote, nextFireOf, nextFireTimesOf, notFiringReason, toJobListItem, toJobView } from './job-view.ts';
 
 const NONE = { aheadSlot: null, lastRun: null };
 
@@ -93,5 +93,16 @@ describe('deadLetterNote: why the system paused a job', () => {
     expect(deadLetterNote({ lastError: 'dead letter after 2 failed runs in a row; last error: load: timeout' }))
       .toBe('Dead letter: the system paused this job (dead letter after 2 failed runs in a row; last error: load: timeout). Resume clears it.');
     expect(deadLetterNote({ lastError: null })).toBe('Dead letter: the system paused this job when its failed runs in a row reached its limit. Resume clears it.');
+  });
+});
+
+describe('nextFireTimesOf', () => {
+  const hourly = jobRow({ cronExpression: '0 * * * *', nextRunAt: new Date('2026-12-01T03:00:00Z'), staggerSeconds: 0, startAt: null, endAt: null, intervalSeconds: null, runAt: null });
+  it('from the next fire, the slots after it', () => {
+    expect(nextFireTimesOf(hourly, hourly.nextRunAt, 3, false, new Date('2026-12-01T02:10:00Z'))).toEqual(['2026-12-01T03:00:00.000Z', '2026-12-01T04:00:00.000Z', '2026-12-01T05:00:00.000Z']);
+  });
+  it('an overdue next fire (the tick was down) is listed once, as due now, then the slots after now: not the missed ones', () => {
+    // at 10:20 a next fire of 03:00 is overdue; 04:00 … 10:00 are the misfire policy's, the next fire after now is 11:00
+    expect(nextFireTimesOf(hourly, hourly.nextRunAt, 3, false, new Date('2026-12-01T10:20:00Z'))).toEqual(['2026-12-01T03:00:00.000Z', '2026-12-01T11:00:00.000Z', '2026-12-01T12:00:00.000Z']);
   });
 });

@@ -170,14 +170,16 @@ export function jobScheduleOf(job: JobScheduleColumns): JobSchedule {
  * (nextFireOf, docs/on-time.md "Next fire"), or for a job that does not fire (paused, dead letter, deleted) the
  * next_run_at a resume or restore would store (lib/jobs/job-input.ts computeNextRunAt); null: none (manual,
  * exhausted). A job that is not active fires only the slot it has a run created ahead for, so only that one is
- * listed when `onlyFirst`.
+ * listed when `onlyFirst`. An overdue `first` (the tick was down) is listed once, as due now, then the slots due
+ * after `now`: the slots between are the misfire policy's to fire or skip, not coming fires (the overview's
+ * rule, lib/stats/upcoming-fires.ts).
  */
-export function nextFireTimesOf(job: Job, first: Date | null, count = 5, onlyFirst = false): string[] {
+export function nextFireTimesOf(job: Job, first: Date | null, count = 5, onlyFirst = false, now?: Date): string[] {
   if (!first) return [];
   const out = [first.toISOString()];
   if (onlyFirst) return out;
   try {
-    for (const t of dueTimesAfter(jobScheduleOf(job), first)) {
+    for (const t of dueTimesAfter(jobScheduleOf(job), now && now > first ? now : first)) {
       if (out.length >= count) break;
       out.push(t.toISOString());
     }
