@@ -186,7 +186,8 @@ describe('planJobFire — look-ahead', () => {
 describe('planJobFire — properties (fast-check): a downtime across clock changes loses no slot and fires none twice', () => {
   // Each missed slot is fired, recorded as skipped, or counted in the one summary (README "Misfire policy"), and
   // the job then waits for the first slot due after now, whatever the zone, its clock changes and the stagger.
-  const exprs = ['*/15 * * * *', '0 * * * *', '30 2 * * *', '45 1 * * *', '0 0 * * *', '*/30 1-3 * * *', '0 0 L * *', '15 */6 * * 1-5'];
+  // cron expressions, and intervals (`every N s`, anchored at the job's creation: fixed-rate whatever the zone)
+  const exprs = ['*/15 * * * *', '0 * * * *', '30 2 * * *', '45 1 * * *', '0 0 * * *', '*/30 1-3 * * *', '0 0 L * *', '15 */6 * * 1-5', 'every 900', 'every 3600', 'every 5400'];
   const zones = ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'America/Santiago', 'America/Havana', 'Pacific/Chatham', 'Asia/Kolkata'];
   // around the changes of 2026 in those zones (March-April, September-November)
   const changeSeason = fc.oneof(
@@ -199,7 +200,13 @@ describe('planJobFire — properties (fast-check): a downtime across clock chang
         fc.constantFrom(...exprs), fc.constantFrom(...zones), changeSeason, fc.integer({ min: 0, max: 3 * 86_400_000 }),
         fc.constantFrom('skip', 'fire_once', 'fire_all') as fc.Arbitrary<TickJob['misfirePolicy']>, fc.integer({ min: 0, max: 30 }), fc.constantFrom(0, 90, 3600),
         (cron, tz, downFrom, downFor, policy, maxCatchup, staggerSeconds) => {
-          const base = cronJob({ cronExpression: cron, timezone: tz, misfirePolicy: policy, misfireMaxCatchup: maxCatchup, staggerSeconds });
+          const every = /^every (\d+)$/.exec(cron);
+          const base = cronJob({
+            ...(every
+              ? { scheduleKind: 'interval', cronExpression: null, intervalSeconds: Number(every[1]), createdAt: new Date(downFrom - 86_400_000 + 12_345) }
+              : { cronExpression: cron }),
+            timezone: tz, misfirePolicy: policy, misfireMaxCatchup: maxCatchup, staggerSeconds,
+          });
           const offset = staggerOffsetMs(base.id, staggerSeconds);
           const schedule = toJobSchedule(base);
           // the job was due at its first slot after the tick went down
