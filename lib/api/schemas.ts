@@ -440,7 +440,10 @@ export const TriggerJobInput = z
   .refine((v) => v.payload === undefined || v.runs === undefined, { path: ['runs'], message: 'Give either payload (one run) or runs, not both' });
 export type TriggerJobInput = z.output<typeof TriggerJobInput>;
 
-/** Body of actions that take no fields (run cancel/retry, task retry): `{}` or none; any field is a 400. */
+/**
+ * Body of actions that take no fields (run cancel/retry, task retry, worker resume, job purge, user delete, token
+ * revoke, unsilence): `{}` or none; any field is a 400, so nothing sent along (a `reason`) is silently dropped.
+ */
 export const EmptyInput = z.strictObject({});
 /** POST /workers/:id/drain: `confirmLastWorker` is needed to drain the last online worker (lib/workers drainWorker). */
 export const DrainWorkerInput = z.strictObject({ confirmLastWorker: z.boolean().optional() });

@@ -58,6 +58,8 @@ import * as calendar from '../../app/api/v1/jobs/[id]/calendar/route.ts';
 import * as overview from '../../app/api/v1/stats/overview/route.ts';
 import * as alarms from '../../app/api/v1/alarms/route.ts';
 import * as testAlarm from '../../app/api/v1/alarms/test/route.ts';
+import * as silencesRoute from '../../app/api/v1/alarms/silences/route.ts';
+import * as silence from '../../app/api/v1/alarms/silences/[id]/route.ts';
 
 type Res = CallResult;
 
@@ -651,7 +653,10 @@ describe('REST contract /api/v1', () => {
       expect(d.json.status).toBe('draining');
       expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' }, body: { confirmLastWorker: 'yes' } }), 'confirmLastWorker');
       expect((await call(resumeWorker.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'contract-node' } })).json.status).toBe('online');
-      expectField(await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'n'.repeat(201) } }), 'id');
+      // a node id no worker can have (over 200 characters) names no worker: a 404, as a malformed job id is
+      const long = await call(drain.POST, 'POST', '/api/v1/x', { token: operator, params: { id: 'n'.repeat(201) } });
+      expect(long.status).toBe(404);
+      expect(long.json.error.message).toBe('Worker not found');
     });
 
     it('GET /workers lists every live node but only the newest ended ones, saying how many it left out', async () => {
@@ -933,6 +938,60 @@ describe('REST contract /api/v1', () => {
       const up = await call(user.PATCH, 'PATCH', '/api/v1/x', { token: admin, params: { id: u.json.id }, body: { email: 'bad' } });
       expectField(up, 'email');
       expectField(await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'x', scope: 'all' } }), 'scope');
+    });
+
+    it('M4 the routes that take no body refuse any field (purge, user delete, token revoke, unsilence) and change nothing', async () => {
+      // a `reason` or a typo sent to them was silently dropped while the action went through
+      const j = await create(cronJob(uniq('nobody.purge')));
+      expect((await call(job.DELETE, 'DELETE', '/api/v1/x', { token: operator, params: { id: j.id } })).status).toBe(200);
+      const u = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: `${uniq('nobody')}@example.com`, password: 'longenough', role: 'viewer' } });
+      const tk = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'nobody', scope: 'read', ownerId: u.json.id } });
+      const si = await call(silencesRoute.POST, 'POST', '/api/v1/alarms/silences', { token: operator, body: { type: 'failure', durationMinutes: 60 } });
+      expect([u.status, tk.status, si.status]).toEqual([201, 201, 201]);
+      const cases: [string, RouteHandler, string, string][] = [
+        ['DELETE /jobs/:id/purge', purge.DELETE, 'DELETE', j.id],
+        ['POST /jobs/:id/purge', purge.POST, 'POST', j.id],
+        ['DELETE /tokens/:id', token.DELETE, 'DELETE', tk.json.id],
+        ['DELETE /alarms/silences/:id', silence.DELETE, 'DELETE', si.json.id],
+        // last: deleting the user deletes its tokens
+        ['DELETE /users/:id', user.DELETE, 'DELETE', u.json.id],
+      ];
+      for (const [label, handler, method, id] of cases) {
+        const r = await call(handler, method, '/api/v1/x', { token: admin, params: { id }, body: { reason: 'cleanup' } });
+        expectField(r, 'reason', label);
+        expect(r.json.error.fields.reason, label).toBe('Unknown field');
+      }
+      expect((await t.db.job.findUnique({ where: { id: j.id } }))?.deletedAt).toBeTruthy();
+      expect(await t.db.user.findUnique({ where: { id: u.json.id } })).not.toBeNull();
+      expect((await t.db.apiToken.findUniqueOrThrow({ where: { id: tk.json.id } })).revokedAt).toBeNull();
+      expect((await t.db.alarmSilence.findUniqueOrThrow({ where: { id: si.json.id } })).endedAt).toBeNull();
+      // without a body, or with `{}`, each still does its work
+      for (const [label, handler, method, id] of cases.filter(([l]) => l !== 'POST /jobs/:id/purge')) {
+        const r = await call(handler, method, '/api/v1/x', { token: admin, params: { id }, ...(label.includes('tokens') ? { body: {} } : {}) });
+        expect(r.status, `${label}: ${JSON.stringify(r.json)}`).toBe(200);
+      }
+    });
+
+    it('M4 a token, silence or worker that does not exist is a 404 whatever the body holds, as a job, run or user is', async () => {
+      const missing = '5b4c3f6e-0000-4000-8000-000000000000';
+      for (const [label, handler, method, id] of [
+        ['DELETE /tokens/:id', token.DELETE, 'DELETE', missing],
+        ['DELETE /alarms/silences/:id', silence.DELETE, 'DELETE', missing],
+        ['POST /workers/:id/drain', drain.POST, 'POST', 'no-such-node'],
+        ['POST /workers/:id/resume', resumeWorker.POST, 'POST', 'no-such-node'],
+      ] as [string, RouteHandler, string, string][]) {
+        const r = await call(handler, method, '/api/v1/x', { token: admin, params: { id }, body: { bogus: 1 } });
+        expect(r.status, `${label}: ${JSON.stringify(r.json)}`).toBe(404);
+        expect(r.json.error.code, label).toBe('not_found');
+      }
+      // a node id no worker can have is not echoed (a lone surrogate would make the answer invalid Unicode)
+      for (const id of ['\uD800', 'n'.repeat(201)]) {
+        const r = await call(drain.POST, 'POST', '/api/v1/x', { token: admin, params: { id }, body: { bogus: 1 } });
+        expect([r.status, r.json.error.message]).toEqual([404, 'Worker not found']);
+      }
+      // an existing worker with the same body: the field is named
+      await t.pool.query(`INSERT INTO worker_nodes (node_id, name, host, pid) VALUES ('body-node', 'w', 'h', 1) ON CONFLICT DO NOTHING`);
+      expectField(await call(resumeWorker.POST, 'POST', '/api/v1/x', { token: admin, params: { id: 'body-node' }, body: { bogus: 1 } }), 'bogus');
     });
 
     it('M4 an update that changes nothing creates no version: 200 with the unchanged job', async () => {

@@ -1,5 +1,5 @@
 import { rest } from '@/app/_lib/rest';
-import { IdParams, UpdateUserInput } from '@/lib/api/schemas';
+import { EmptyInput, IdParams, UpdateUserInput } from '@/lib/api/schemas';
 import { deleteUser, updateUser } from '@/lib/auth/users';
 import { isUuid } from '@/lib/api/ids';
 import { DomainError } from '@/lib/errors';
@@ -16,8 +16,8 @@ export const PATCH = rest({ operation: 'users.update', params: IdParams, resourc
   updateUser(db, check(params.id), body, actor),
 );
 
-/** DELETE /api/v1/users/:id (admin) -> { deleted: true } */
-export const DELETE = rest({ operation: 'users.delete', params: IdParams, resource: 'user' }, async ({ db, params, actor }) => {
+/** DELETE /api/v1/users/:id (admin; no body, or `{}`: any field is a 400) -> { deleted: true } */
+export const DELETE = rest({ operation: 'users.delete', params: IdParams, resource: 'user', body: EmptyInput }, async ({ db, params, actor }) => {
   await deleteUser(db, check(params.id), actor);
   return { deleted: true, id: params.id };
 });

@@ -5,4 +5,4 @@ import { resumeWorker } from '@/lib/workers/drain-worker';
 export const dynamic = 'force-dynamic';
 
 /** POST /api/v1/workers/:id/resume -> worker (status online): undoes a drain */
-export const POST = rest({ operation: 'workers.resume', params: WorkerIdParams, body: EmptyInput }, ({ db, params, actor, now }) => resumeWorker(db, params.id, actor, now));
+export const POST = rest({ operation: 'workers.resume', params: WorkerIdParams, resource: 'worker', body: EmptyInput }, ({ db, params, actor, now }) => resumeWorker(db, params.id, actor, now));
