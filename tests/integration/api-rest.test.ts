@@ -402,6 +402,9 @@ describe('REST /api/v1', () => {
     const reset2 = await call(resetPassword.POST, 'POST', `/api/v1/users/${target.json.id}/password`, { token: admin, params: { id: target.json.id }, body: {}, headers: { 'idempotency-key': 'reset-k1' } });
     expect([reset2.status, reset2.json.error?.code, reset2.headers.get('idempotent-replayed')]).toEqual([409, 'idempotency_not_replayable', null]);
     expect(reset2.json.error.message).toMatch(/^This Idempotency-Key already did this request at \d{4}-.*send a new key$/);
+    // naming what it did: the user whose password it reset, as a token's repeat names the token
+    expect(reset2.json.error.detail).toMatchObject({ resourceId: target.json.id, doneAt: expect.any(String) });
+    expect(reset2.json.error.message).toContain(target.json.id);
     expect(JSON.stringify(reset2.json)).not.toContain(reset1.json.password);
     expect((await t.db.user.findUniqueOrThrow({ where: { id: target.json.id } })).passwordHash).toBe(hashAfterReset);
     // a GIVEN password is no secret of the answer ({ user } only): stored and replayed like any answer, and the

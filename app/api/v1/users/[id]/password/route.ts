@@ -1,4 +1,4 @@
-import { rest } from '@/app/_lib/rest';
+import { rest, RestResponse } from '@/app/_lib/rest';
 import { IdParams, ResetPasswordInput } from '@/lib/api/schemas';
 import { resetUserPassword } from '@/lib/auth/users';
 import { isUuid } from '@/lib/api/ids';
@@ -16,7 +16,9 @@ export const dynamic = 'force-dynamic';
 export const POST = rest({
   operation: 'users.resetPassword', params: IdParams, resource: 'user', body: ResetPasswordInput,
   idempotency: { secretIn: (answer) => typeof (answer as { password?: unknown } | null)?.password === 'string' },
-}, ({ db, params, body, actor }) => {
+}, async ({ db, params, body, actor }) => {
   if (!isUuid(params.id)) throw new DomainError('not_found', `User ${params.id} not found`);
-  return resetUserPassword(db, params.id, body, actor);
+  // the answer holds the user as `user`, with no top-level `id` for rest() to keep with the key: named here, so
+  // that the 409 to a repeat of a generated password's key names the user whose password was reset
+  return new RestResponse(200, await resetUserPassword(db, params.id, body, actor), {}, params.id);
 });
