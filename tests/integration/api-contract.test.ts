@@ -491,6 +491,9 @@ describe('REST contract /api/v1', () => {
       expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'explode', ids: [a.id] } }), 'action');
       expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'resume', ids: [] } }), 'ids');
       expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'resume', ids: [a.id, 'nope'] } }), 'ids.1');
+      // a bad or missing action comes in one 400 with the body's other bad fields, not alone
+      const all = await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { ids: [a.id, 'nope'], reasn: 'typo' } });
+      expect(Object.keys(all.json.error.fields).sort()).toEqual(['action', 'ids.1', 'reasn']);
       expect(await counts()).toEqual(before);
       // an unknown id fails the whole batch (one transaction): nothing resumed
       const miss = await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'resume', ids: [a.id, UNKNOWN] } });
