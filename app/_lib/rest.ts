@@ -291,10 +291,12 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           if (rawBody === null) throw new DomainError('validation', 'Request body must be a JSON object', { _root: 'Must be an object' });
         }
       }
-      const body = (opts.body ? parseOrThrow(opts.body, rawBody) : rawBody) as B;
       const status = opts.status ?? 200;
 
       const exec = async (dbc: Db) => {
+        // parsed here, after withIdempotency looked the key up: a key reused with another body is its 422
+        // `idempotency_mismatch` whether or not that body is valid, as on the routes whose domain function parses it
+        const body = (opts.body ? parseOrThrow(opts.body, rawBody) : rawBody) as B;
         const out = await fn({ req, actor: actor as Actor, params, query, body, db: dbc, now });
         if (out instanceof RestResponse) return out;
         const id = out && typeof out === 'object' && 'id' in out ? String((out as { id: unknown }).id) : null;

@@ -433,6 +433,18 @@ describe('REST /api/v1', () => {
     // a different request under that key is still a mismatch
     const otherToken = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { ...tokenBody, name: 'idem-token-2' }, headers: { 'idempotency-key': 'token-k1' } });
     expect([otherToken.status, otherToken.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    // and so is one whose body is not valid, on the routes whose body rest() parses (the token's, a user's) as on
+    // those whose domain function parses it (a job's): the key was used for another request, whatever this one holds
+    const invalid = await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { ...tokenBody, scope: 'everything' }, headers: { 'idempotency-key': 'token-k1' } });
+    expect([invalid.status, invalid.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    const userBody = { email: 'idem-user@example.com', password: 'longenough', role: 'viewer' };
+    expect((await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: userBody, headers: { 'idempotency-key': 'user-k1' } })).status).toBe(201);
+    const invalidUser = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { ...userBody, password: 'short' }, headers: { 'idempotency-key': 'user-k1' } });
+    expect([invalidUser.status, invalidUser.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    const invalidJob = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('idem.race'), name: '' }, headers: { 'idempotency-key': 'race' } });
+    expect([invalidJob.status, invalidJob.json.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    // a new key with that body: the field is named
+    expect((await call(tokens.POST, 'POST', '/api/v1/tokens', { token: admin, body: { ...tokenBody, scope: 'everything' }, headers: { 'idempotency-key': 'token-k9' } })).json.error.fields).toHaveProperty('scope');
     // a failed request stores nothing: the same key may be retried
     const bad = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...cronJob('idem.2'), name: '' }, headers: { 'idempotency-key': 'k2' } });
     expect(bad.status).toBe(400);
