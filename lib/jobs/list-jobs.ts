@@ -94,7 +94,10 @@ export type ListJobsResult = Page<JobListItem>;
  * jobs first, then paused, then dead letter, each by next fire)
  * (default created_at desc), keyset pagination on (sort value, id) with an opaque
  * cursor: rows inserted or changed between page fetches never make a page repeat
- * or skip a row that existed before. Raw query input is accepted (parsed here).
+ * or skip another row that existed before; a row whose own sort value changed meanwhile (a rename under
+ * sort=name, a fire moving its next fire under sort=next_run_at, a pause or resume moving it to another status
+ * group) is read where it now sorts, so it may be met twice or not at all (created_at never changes). Raw query
+ * input is accepted (parsed here).
  * Each row's `nextFireAt` follows docs/on-time.md "Next fire" at `now` (one statement for the page's runs
  * created ahead, selectAheadSlots); its last run's status and time are that run's own (one statement for the page,
  * lib/engine/sql/last-runs.ts selectLastRuns). Sorted by next fire, the order is that of `nextFireAt` within each status: the
