@@ -233,6 +233,9 @@ describe('REST contract /api/v1', () => {
     expect(allowedMethods('/api/v1/jobs/5b4c3f6e-0000-4000-8000-000000000000/pause')).toEqual(['OPTIONS', 'POST']);
     expect(allowedMethods('/api/v1/jobs/x/versions/3')).toEqual(['GET', 'HEAD', 'OPTIONS']);
     expect(allowedMethods('/api/v1/nope')).toBeNull();
+    // the document itself is no path of its own, yet its route answers GET only: a POST is the JSON 405 with Allow
+    expect(allowedMethods('/api/v1/openapi.json')).toEqual(['GET', 'HEAD', 'OPTIONS']);
+    expect(allowedMethods('/api/v1/openapiXjson')).toBeNull();
   });
 
   it('every query parameter naming an object by id refuses a job key and garbage with a 400 naming it (README "REST")', async () => {
