@@ -21,4 +21,19 @@ describe('a task error as stored (worker/output.ts describeError)', () => {
     expect(long).toMatch(/… \[cut: the whole message is longer than 8 KiB\]$/);
     expect(describeError(new Error('short'))).toBe('short');
   });
+
+  it('names an Error thrown without a message by its class, and reads the errors of an AggregateError', () => {
+    expect(describeError(new Error())).toBe('Error (no message)');
+    expect(describeError(new TypeError())).toBe('TypeError (no message)');
+    expect(describeError(new Error('', { cause: new RangeError('bad index') }))).toBe('Error (no message): caused by: bad index');
+    // what Promise.any rejects with: the message alone says nothing of why each promise failed
+    expect(describeError(new AggregateError([new Error('primary down'), 'replica timed out'], 'All promises were rejected'))).toBe(
+      'All promises were rejected (2 errors: primary down; replica timed out)',
+    );
+    expect(describeError(new AggregateError([]))).toBe('AggregateError (no message)');
+    const many = describeError(new AggregateError(Array.from({ length: 8 }, (_, i) => new Error(`e${i}`))));
+    expect(many).toBe('AggregateError (no message) (8 errors: e0; e1; e2; e3; e4; … 3 more)');
+    // other thrown values are still described as values
+    expect(describeError({ code: 42 })).toBe('handler threw a non-Error: {"code":42}');
+  });
 });

@@ -136,6 +136,9 @@ function messageOf(e: unknown): string {
     const m = (e as { message?: unknown } | null | undefined)?.message;
     if (typeof m === 'string' && m) msg = m;
     else if (typeof e === 'string') msg = e;
+    // an Error without a message (`throw new TypeError()`, `new AggregateError(errors)`) is still an
+    // Error: named by its class, not JSON-dumped as `{}` as if it were some other value
+    else if (e instanceof Error) msg = `${typeof e.name === 'string' && e.name ? e.name : 'Error'} (no message)`;
     else if (e === undefined || e === null) msg = `handler threw ${String(e)}`;
     else {
       try {
@@ -147,7 +150,30 @@ function messageOf(e: unknown): string {
   } catch {
     msg = 'handler threw a value that cannot be described';
   }
-  return msg;
+  return msg + aggregatedOf(e);
+}
+
+/** Errors of an AggregateError (`Promise.any`, `new AggregateError`) read into a task error at most. */
+const MAX_AGGREGATED = 5;
+
+/**
+ * The inner errors of an AggregateError, as ` (N errors: a; b; …)`, else ''. `Promise.any` rejects with
+ * "All promises were rejected" alone: what each promise failed with is only in `errors`.
+ */
+function aggregatedOf(e: unknown): string {
+  try {
+    if (!(e instanceof AggregateError) || !Array.isArray(e.errors) || e.errors.length === 0) return '';
+    const shown = e.errors.slice(0, MAX_AGGREGATED).map((x: unknown) => (x instanceof AggregateError ? messageOfOne(x) : messageOf(x)));
+    const more = e.errors.length > MAX_AGGREGATED ? `; … ${e.errors.length - MAX_AGGREGATED} more` : '';
+    return ` (${e.errors.length} error${e.errors.length === 1 ? '' : 's'}: ${shown.join('; ')}${more})`;
+  } catch {
+    return '';
+  }
+}
+
+/** messageOf without the inner errors of a nested AggregateError (bounded output). */
+function messageOfOne(e: Error): string {
+  return e.message || `${e.name || 'Error'} (no message)`;
 }
 
 /** An exit code fit for an int4 column, else undefined. */
