@@ -322,8 +322,14 @@ export class Runner {
   /**
    * ms until the lease of `task` runs out by this worker's clock, by its claim or the last renewal,
    * whichever is later (negative once it has); Infinity without RunnerConfig.leaseSeconds.
+   * -Infinity once `entry`'s attempt was aborted because the task is no longer this worker's (its
+   * run cancelled, a heartbeat or the start marker found the lease taken over, a newer claim of it
+   * here): the renewal time says nothing of a lease that is gone, and a handler that checks this
+   * before a step it cannot undo (docs/handlers.md, the sql executor's COMMIT) must not go ahead.
    */
-  private leaseRemainingMs(task: RunnableTask): number {
+  private leaseRemainingMs(task: RunnableTask, entry?: Active): number {
+    const reason = entry?.controller?.signal.aborted ? (entry.controller.signal.reason as unknown) : undefined;
+    if (reason instanceof AttemptAbortError && (reason.reason === 'cancelled' || reason.reason === 'lease_lost')) return -Infinity;
     if (this.config.leaseSeconds === undefined) return Infinity;
     return Math.max(task.leaseUntil?.getTime() ?? 0, this.leasesKnownUntil) - this.deps.clock().getTime();
   }
@@ -541,7 +547,7 @@ export class Runner {
         taskLog: lines?.taskLog ?? loggerTaskLog(log),
         progress: lines?.progress ?? ((done, total, message) => log.info({ progress: { done, total } }, message ?? 'progress')),
         timeoutMs,
-        leaseRemainingMs: () => this.leaseRemainingMs(task),
+        leaseRemainingMs: () => this.leaseRemainingMs(task, entry),
       });
     };
 

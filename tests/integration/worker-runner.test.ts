@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { cancelRun, releaseTasks, retryTask, triggerRun } from '../../lib/engine/index.ts';
 import { markOfflineNodes } from '../../lib/engine/nodes/index.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
+import type { Handler } from '../../worker/handlers/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob as insertDagJob } from './engine-fixtures.ts';
 import { insertJob, testWorkerConfig, waitFor, type JobFixture, waitForFinalTask, useWorkers } from './worker-fixtures.ts';
@@ -409,6 +410,37 @@ describe('docs/engine-cases.md case 3 — an expired lease never leads to two li
     await waitFor(async () => w.runner.completions.find((c) => c.taskId === id), 15_000, 'refused completion');
     expect(w.runner.completions.find((c) => c.taskId === id)).toMatchObject({ applied: false, late: true });
     expect(await task(id)).toMatchObject({ status: 'pending', attempt: 2 });
+  });
+
+  it('leaseRemainingMs() is -Infinity once the attempt was aborted because the task is no longer ours (cancelled, lease taken over)', async () => {
+    // A handler about to do something it cannot undo checks leaseRemainingMs() (docs/handlers.md): after a
+    // cancel or a lost lease the last renewal's time must not read as a lease still held.
+    const seen: Record<string, { before: number; after: number }> = {};
+    const probe: Handler = async (ctx) => {
+      const before = ctx.leaseRemainingMs!();
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      seen[ctx.taskId] = { before, after: ctx.leaseRemainingMs!() };
+      return { ok: true };
+    };
+    const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim'], leaseSeconds: 30, heartbeatMs: 60_000 }), handlers: { 'lease.probe': probe } });
+    workers.push(w);
+    await w.start();
+    const cancelled = await runOf({ timeoutSeconds: 60, steps: [{ handler: 'lease.probe' }] });
+    const lost = await runOf({ timeoutSeconds: 60, maxRetries: 1, backoffBaseSeconds: 60, steps: [{ handler: 'lease.probe' }] });
+    await waitFor(async () => w.runner.runningAttempts().length === 2, 15_000, 'both attempts running');
+
+    await cancelRun(t.db, cancelled.runId, 'test');
+    const id = lost.tasks.main!;
+    await t.db.task.update({ where: { id }, data: { leaseUntil: new Date(Date.now() - 1000) } });
+    const { reclaimExpiredLeases } = await import('../../lib/engine/index.ts');
+    expect(await reclaimExpiredLeases(t.db, { limit: 10 })).toHaveLength(1);
+    expect((await w.heartbeat.runOnce(new Date())).lost).toEqual([id]);
+
+    await waitFor(async () => Object.keys(seen).length === 2, 15_000, 'both handlers aborted');
+    for (const taskId of [cancelled.tasks.main!, id]) {
+      expect(seen[taskId]!.before).toBeGreaterThan(20_000);
+      expect(seen[taskId]!.after).toBe(-Infinity);
+    }
   });
 });
 

@@ -65,7 +65,8 @@ export interface HandlerRunContext<Input> {
   /** the attempt's time budget in ms (the task timeout) */
   timeoutMs: number;
   /**
-   * ms left on this attempt's lease by the worker's clock (negative once it ran out; Infinity
+   * ms left on this attempt's lease by the worker's clock (negative once it ran out; -Infinity once
+   * the worker knows the task is no longer its own: cancelled, or the lease taken over; Infinity
    * outside a worker): a worker stalled or cut off from the database past its lease may have lost
    * the task to another worker, so check it before a step that cannot be undone
    */

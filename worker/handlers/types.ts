@@ -81,7 +81,8 @@ export interface HandlerContext {
   timeoutMs: number;
   /**
    * ms until this attempt's lease runs out by this worker's clock (from its claim or the last
-   * renewal; negative once it has): a worker that was stalled or cut off from the database past
+   * renewal; negative once it has; -Infinity once the attempt was aborted as cancelled or its lease
+   * lost): a worker that was stalled or cut off from the database past
    * its lease may have lost the task to another worker, so a handler about to make its work
    * permanent (the sql executor's COMMIT) checks it first. Absent outside a worker's runner.
    */
