@@ -14,6 +14,7 @@ import { createStopRequests } from '../lib/infra/stop-requests.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { ConfigError, loadWorkerConfig } from './config.ts';
 import { createWorker } from './create-worker.ts';
+import { describeError } from './output.ts';
 import { HandlerModuleError, loadHandlerModules, type LoadedHandlers } from './handlers/module-loader.ts';
 import { BUILTIN_HANDLER_NAMES } from '../lib/jobs/known-handlers.ts';
 import { metricsToken } from '../lib/metrics/access.ts';
@@ -21,6 +22,9 @@ import { createWorkerMetrics } from '../lib/metrics/metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import pg from 'pg';
 import { DatabaseConnectError, explainConnectError } from '../lib/infra/database-connect-error.ts';
+
+/** Longest wait (ms) for the task log lines of a worker that is ending on an uncaught exception (docs/task-logs.md). */
+const CRASH_FLUSH_MS = 2000;
 
 async function main(): Promise<void> {
   let config;
@@ -86,9 +90,17 @@ async function main(): Promise<void> {
   // A handler runs in this process: an exception thrown where no await catches it (a timer callback) or its own
   // process.exit() ends every attempt here. Which attempt did it cannot be told without tracking every promise's
   // context, so the last lines name the attempts that were running (docs/handlers.md).
+  // The lines the handlers wrote just before it (the ones that may tell which attempt threw) are still in the task log
+  // writer's buffer for up to a flush interval: they are sent, with a last line on each running attempt saying why it
+  // ended, before the process exits (at most CRASH_FLUSH_MS; no new claim meanwhile). A kill -9 cannot do that.
+  let crashing = false;
   process.on('uncaughtException', (err) => {
     log.fatal({ err, running: worker.runner.runningAttempts() }, 'uncaught exception (a handler of a running attempt, most likely, threw outside its promise): the worker stops');
-    process.exit(1);
+    if (crashing) return; // a second one while the lines are sent: the exit below is on its way
+    crashing = true;
+    void worker.claimer.stop().catch(() => undefined);
+    const text = `the worker process stopped: uncaught exception (thrown outside a handler's promise, by this attempt or another running on the worker): ${describeError(err)}`;
+    void worker.taskLogs.endAll(text, CRASH_FLUSH_MS).catch(() => undefined).finally(() => process.exit(1));
   });
   process.on('exit', (code) => {
     const running = worker.runner.runningAttempts();

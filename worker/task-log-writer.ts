@@ -203,6 +203,23 @@ export class TaskLogWriter {
     }
   }
 
+  /**
+   * The worker process is ending under every attempt still open (an uncaught exception: worker/index.ts):
+   * writes `text` as the last line of each (stream `system`, level error), ends them (their dropped-lines
+   * markers too) and flushes. Resolves when the database has the lines or after `timeoutMs`, whichever
+   * is first: the process exits right after, and must not wait on a database that does not answer.
+   */
+  async endAll(text: string, timeoutMs: number): Promise<void> {
+    for (const [id, st] of this.attempts) {
+      if (st.closed) continue;
+      this.add(st, 'error', 'system', text);
+      this.close(id, st);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.flush(), new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+    clearTimeout(timer);
+  }
+
   /** Stops the timer after a last flush (worker shutdown). */
   async stop(): Promise<void> {
     for (const [id, st] of this.attempts) if (!st.closed) this.close(id, st);

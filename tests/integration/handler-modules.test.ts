@@ -173,6 +173,11 @@ describe('a worker with handler modules', () => {
     expect(w.output()).toMatch(/uncaught exception \(a handler of a running attempt, most likely, threw outside its promise\)/);
     expect(w.output()).toContain(task.id);
     expect(w.output()).toContain(`fixture.crash task ${task.id} attempt 1`);
+    // the lines written just before the throw were sent before the process ended, then one saying why it ended
+    const { rows } = await t.pool.query(`SELECT seq, level, stream, text FROM task_log_lines WHERE task_id = $1::uuid ORDER BY seq`, [task.id]);
+    expect(rows.map((r) => r.text)).toEqual(['started', 'about to throw in a timer', expect.stringMatching(/^the worker process stopped: uncaught exception .*: thrown in a timer$/)]);
+    expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(rows[2]).toMatchObject({ level: 'error', stream: 'system' });
   });
 
   it('a worker process loads TypeScript modules (ESM and CommonJS folders) and advertises their schemas', async () => {
