@@ -10,10 +10,11 @@
  *   `flushMs` after the first buffered line (≤ 1000 ms), or at once when `batchLines`
  *   lines are waiting; one flush is in flight at a time. Lines therefore survive the
  *   process being killed, except those of the last flush interval.
- * - Limits per attempt (`maxLines`, `maxBytes`, counting text plus fields JSON): past
- *   them lines are dropped and counted, and when the attempt ends ONE marker line
- *   (stream `system`, level warn) says how many lines and bytes were dropped. A line's
- *   text is cut at `maxLineBytes`.
+ * - Limits per attempt (`maxLines`, `maxBytes`, counting text plus fields JSON): from the
+ *   first line that does not fit, lines are dropped and counted (the stored lines are the
+ *   attempt's first ones, without holes), and when the attempt ends its latest progress
+ *   report made past the limits and ONE marker line (stream `system`, level warn) saying
+ *   how many lines and bytes were dropped are written. A line's text is cut at `maxLineBytes`.
  * - Progress (`ctx.progress`) is a line on stream `progress` with fields `{ done, total }`;
  *   progress reported again before the next flush replaces the unsent one (at most one
  *   progress line per attempt per flush interval).
@@ -106,6 +107,10 @@ interface AttemptState {
   droppedBacklog: number;
   /** an unflushed progress row that the next progress report replaces while no line followed it */
   pendingProgress?: Row;
+  /** a line did not fit the attempt's limits: every later one is dropped too (the lines kept are a prefix, without holes) */
+  full: boolean;
+  /** the latest progress report made past the limits: written when the attempt ends, before the marker */
+  lateProgress?: Row;
   closed: boolean;
 }
 
@@ -176,7 +181,7 @@ export class TaskLogWriter {
     const id = `${key.taskId}:${key.attempt}`;
     let st = this.attempts.get(id);
     if (!st) {
-      st = { key, seq: 0, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, closed: false };
+      st = { key, seq: 0, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
       this.attempts.set(id, st);
     }
     const state = st;
@@ -252,6 +257,13 @@ export class TaskLogWriter {
       return;
     }
     const row = this.row(st, 'info', 'progress', text, fields);
+    if (st.full || this.overLimits(st, row)) {
+      // Past the limits a report is not a line but the attempt's state: the latest one is kept and written when
+      // the attempt ends, so the run page's bar and the API's `progress` end where the handler did.
+      st.full = true;
+      st.lateProgress = row;
+      return;
+    }
     if (!this.admit(st, row)) return;
     st.pendingProgress = row;
     this.push(row);
@@ -307,9 +319,19 @@ export class TaskLogWriter {
     return this.lastIso;
   }
 
-  /** Applies the per-attempt limits and the buffer cap; numbers the row when admitted. */
+  /** True when `row` would take the attempt past its line or byte limit. */
+  private overLimits(st: AttemptState, row: Row): boolean {
+    return st.lines + 1 > this.config.maxLines || st.bytes + row.bytes > this.config.maxBytes;
+  }
+
+  /**
+   * Applies the per-attempt limits and the buffer cap; numbers the row when admitted. Once a line did not
+   * fit the limits, no later one is admitted either: a shorter line after a dropped long one would read
+   * as if it had followed the last stored line.
+   */
   private admit(st: AttemptState, row: Row): boolean {
-    if (st.lines + 1 > this.config.maxLines || st.bytes + row.bytes > this.config.maxBytes) {
+    if (st.full || this.overLimits(st, row)) {
+      st.full = true;
       st.droppedLines++;
       st.droppedBytes += row.bytes;
       return false;
@@ -346,6 +368,12 @@ export class TaskLogWriter {
     if (st.closed) return;
     st.closed = true;
     this.attempts.delete(id);
+    if (st.lateProgress) {
+      // past the limits, like the marker below: the attempt's last progress, never dropped
+      st.lateProgress.seq = ++st.seq;
+      this.buffer.push(st.lateProgress);
+      st.lateProgress = undefined;
+    }
     const dropped = st.droppedLines + st.droppedBacklog;
     if (dropped > 0) {
       const parts: string[] = [];

@@ -114,6 +114,33 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('past a limit stores no later line, even one that would fit, and ends with the latest progress report and the marker', async () => {
+    const w = writer(t.pool, { maxLines: 5, maxBytes: 150, maxLineBytes: 120 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    l.taskLog.info('first');
+    l.progress(1, 4);
+    await w.flush(); // sent: a later report cannot replace it in place
+    l.taskLog.info('x'.repeat(190)); // over the byte limit: dropped
+    l.taskLog.info('short'); // would fit, but stored after the dropped line it would read as its successor
+    l.progress(3, 4);
+    for (let i = 0; i < 10; i++) l.taskLog.info(`more ${i}`);
+    l.progress(4, 4, 'all 4 done');
+    l.close();
+    await w.flush();
+    const got = await lines(a.taskId);
+    expect(got.map((x) => [x.seq, x.stream, x.text])).toEqual([
+      [1, 'log', 'first'],
+      [2, 'progress', '1 / 4'],
+      [3, 'progress', 'all 4 done'],
+      [4, 'system', expect.stringMatching(/^12 line\(s\) .* dropped: over the limit of 5 lines \/ 150 B/)],
+    ]);
+    expect(got[2]!.fields).toEqual({ done: 4, total: 4 });
+    const times = got.map((x) => x.time.getTime());
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+    await w.stop();
+  });
+
   it('keeps at most maxBytes per attempt (text plus fields), cuts a long line, and stores NUL as U+FFFD', async () => {
     const w = writer(t.pool, { maxBytes: 1000, maxLineBytes: 100 });
     const a = taskIds();
