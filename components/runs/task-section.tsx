@@ -26,15 +26,33 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
         </span>
         {task.noLiveWorker ? (
           <span className="text-xs text-amber-700" data-testid="task-no-live-worker">
-            waiting: no live worker offers <span className="font-mono">{task.handler}</span>
+            {task.noLiveWorker.outsideRouting ? (
+              <>
+                waiting: no live worker its routing allows offers <span className="font-mono">{task.handler}</span>
+              </>
+            ) : (
+              <>
+                waiting: no live worker offers <span className="font-mono">{task.handler}</span>
+              </>
+            )}
           </span>
         ) : null}
       </button>
       {open && task.noLiveWorker ? (
         <p className="mx-4 mb-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900" data-testid="task-no-live-worker-detail">
-          No worker online offers the handler <span className="font-mono">{task.handler}</span>, so none claims this task: it starts as soon as a
-          worker that has the handler comes online (a handler module is loaded with <span className="font-mono">TICKFLOW_HANDLERS</span>).{' '}
-          {task.noLiveWorker.lastOfferedAt ? (
+          {task.noLiveWorker.outsideRouting ? (
+            <>
+              Workers online offer the handler <span className="font-mono">{task.handler}</span>, but the job&apos;s routing (node group, labels or
+              nodes) allows none of them, so none claims this task: it starts as soon as a worker that the routing allows and that has the handler
+              comes online.{' '}
+            </>
+          ) : (
+            <>
+              No worker online offers the handler <span className="font-mono">{task.handler}</span>, so none claims this task: it starts as soon as a
+              worker that has the handler comes online (a handler module is loaded with <span className="font-mono">TICKFLOW_HANDLERS</span>).{' '}
+            </>
+          )}
+          {task.noLiveWorker.outsideRouting ? null : task.noLiveWorker.lastOfferedAt ? (
             <>
               A worker last offered it at <ZonedTime value={task.noLiveWorker.lastOfferedAt} />.
             </>

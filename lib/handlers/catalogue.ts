@@ -13,7 +13,8 @@
  */
 import type { Db } from '../db.ts';
 import { BUILTIN_HANDLER_NAMES } from '../jobs/known-handlers.ts';
-import { heartbeatFreshSince } from '../workers/node-status.ts';
+import { HEARTBEAT_STALE_SECONDS, heartbeatFreshSince } from '../workers/node-status.ts';
+import { routingAllowsSql } from '../engine/sql/claim-routing.ts';
 import type { JsonSchema } from './payload-schema.ts';
 import { builtinInputSchema } from './builtin-schemas.ts';
 import { ownValue } from '../own-keys.ts';
@@ -119,6 +120,36 @@ export async function handlerAvailability(db: Db, names: readonly string[], now:
     }
   }
   return out;
+}
+
+/**
+ * Of the tasks `taskIds` of one run (its id and scheduled_for: the partition), those that no live worker
+ * may claim although one offers their handler: none of the live workers offering it is one their routing
+ * lets take them (node group, labels, strategy `nodes` / `consistent_hash`; the claim's own rule,
+ * lib/engine/sql/claim-routing.ts routingAllowsSql). "Live" is the catalogue's rule (online or draining,
+ * heartbeat fresher than HEARTBEAT_STALE_SECONDS). One query; none for an empty list.
+ * @param now the clock of "live" (heartbeat age)
+ */
+export async function tasksOutsideLiveRouting(db: Db, run: { id: string; scheduledFor: Date }, taskIds: readonly string[], now: Date = new Date()): Promise<Set<string>> {
+  if (taskIds.length === 0) return new Set();
+  const node = { nodeId: 'w.node_id', group: 'w."group"', labels: 'w.labels', now: '$4::timestamptz', staleSeconds: '$5::double precision' };
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT t.id::text AS id
+       FROM tasks t
+      WHERE t.run_id = $1::uuid AND t.scheduled_for = $2::timestamptz AND t.id = ANY($3::uuid[])
+        AND NOT EXISTS (
+              SELECT 1 FROM worker_nodes w
+               WHERE w.status IN ('online', 'draining') AND w.last_heartbeat_at >= $6::timestamptz
+                 AND (cardinality(w.handlers) = 0 OR t.handler = ANY(w.handlers))
+                 AND ${routingAllowsSql('t', node, 'owner')})`,
+    run.id,
+    run.scheduledFor,
+    [...taskIds],
+    now,
+    HEARTBEAT_STALE_SECONDS,
+    heartbeatFreshSince(now),
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /**

@@ -4,7 +4,7 @@ import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import type { Run } from '../generated/prisma/client.ts';
 import { isReadyPending, toRunSummary, toTaskView, type RunView, type TaskParent } from './run-view.ts';
-import { handlerAvailability } from '../handlers/catalogue.ts';
+import { handlerAvailability, tasksOutsideLiveRouting } from '../handlers/catalogue.ts';
 import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 
 /**
@@ -57,18 +57,30 @@ export async function getRun(db: Db, id: string, actor: Actor): Promise<RunView>
     frontier = kids.map((k) => k.id);
   }
 
-  // A ready task whose handler no live worker offers would wait without a word (no worker claims it).
+  // A ready task whose handler no live worker offers would wait without a word (no worker claims it);
+  // so would one whose routing lets none of the live workers that offer it take it.
+  const ready = tasks.filter(isReadyPending);
   const [offered, purged] = await Promise.all([
-    handlerAvailability(db, [...new Set(tasks.filter(isReadyPending).map((t) => t.handler))]),
+    handlerAvailability(db, [...new Set(ready.map((t) => t.handler))]),
     purgedJobIds(db, [run.jobId]),
   ]);
+  const routed = ready.filter((t) => offered.get(t.handler)?.available && isRouted(t.routing));
+  const outsideRouting = await tasksOutsideLiveRouting(db, run, routed.map((t) => t.id));
   // a retry chain never leaves its job (lib/engine/retry-run.ts gives the retry its run's job_id)
   const jobPurged = purged.has(run.jobId);
   const statusByStep = new Map<string, string>(tasks.map((t) => [t.stepKey, t.status]));
 
   return {
     ...toRunSummary(run, jobPurged),
-    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [], offered, (step) => statusByStep.get(step))),
+    tasks: tasks.map((t) => toTaskView(t, logs.filter((l) => l.taskId === t.id), parents.get(t.id) ?? [], children.get(t.id) ?? [], offered, (step) => statusByStep.get(step), outsideRouting)),
     retryChain: [...ancestors, run, ...descendants].map((r) => toRunSummary(r, jobPurged)),
   };
+}
+
+/** True when a task's routing (tasks.routing, copied from its job: insert-runs.ts) restricts which workers may claim it. */
+function isRouted(routing: unknown): boolean {
+  if (!routing || typeof routing !== 'object') return false;
+  const r = routing as { nodeGroup?: unknown; labels?: unknown; strategy?: unknown };
+  const labels = r.labels && typeof r.labels === 'object' ? Object.keys(r.labels).length : 0;
+  return r.nodeGroup != null || labels > 0 || (r.strategy != null && r.strategy !== 'any');
 }

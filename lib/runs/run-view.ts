@@ -78,11 +78,12 @@ export type TaskView = {
   operatorAttempts: number;
   /**
    * Set while the task waits, ready (pending, its parents done), for a handler no live worker
-   * offers (lib/handlers/catalogue.ts handlerAvailability): it starts when a worker that has it
-   * comes online; `lastOfferedAt` is the newest heartbeat of a worker that offered it (null: none
-   * registered). Null otherwise.
+   * offers (lib/handlers/catalogue.ts handlerAvailability), or that live workers offer but none its
+   * routing lets take it (`outsideRouting: true`: node group, labels or strategy; tasksOutsideLiveRouting):
+   * it starts when a worker that has it (and that its routing allows) comes online; `lastOfferedAt` is
+   * the newest heartbeat of a worker that offered it (null: none registered). Null otherwise.
    */
-  noLiveWorker: { lastOfferedAt: string | null } | null;
+  noLiveWorker: { lastOfferedAt: string | null; outsideRouting: boolean } | null;
   logs: TaskLogView[];
 };
 
@@ -230,7 +231,7 @@ export function toTaskLogView(l: TaskLog): TaskLogView {
 /**
  * A task as the run page and the REST run show it. `offered`: handler availability
  * (handlerAvailability) of the handlers of the run's ready tasks; a ready task whose handler is
- * not available gets `noLiveWorker`.
+ * not available, or whose id is in `outsideRouting` (tasksOutsideLiveRouting), gets `noLiveWorker`.
  */
 export function toTaskView(
   t: Task,
@@ -239,9 +240,11 @@ export function toTaskView(
   children: TaskParent[],
   offered: ReadonlyMap<string, { available: boolean; lastOfferedAt: string | null }> = new Map(),
   statusOfStep: (step: string) => string | undefined = () => undefined,
+  outsideRouting: ReadonlySet<string> = new Set(),
 ): TaskView {
   const logViews = logs.map(toTaskLogView);
   const offer = isReadyPending(t) ? offered.get(t.handler) : undefined;
+  const routedOut = offer?.available === true && outsideRouting.has(t.id);
   return {
     id: t.id,
     stepKey: t.stepKey,
@@ -267,7 +270,7 @@ export function toTaskView(
     children,
     blockedBy: reopenBlockedBy(parents, statusOfStep),
     operatorAttempts: operatorAttemptCount(logViews),
-    noLiveWorker: offer && !offer.available ? { lastOfferedAt: offer.lastOfferedAt } : null,
+    noLiveWorker: offer && (!offer.available || routedOut) ? { lastOfferedAt: offer.lastOfferedAt, outsideRouting: routedOut } : null,
     logs: logViews,
   };
 }
