@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineHandler, HandlerDefinitionError, isHandlerDefinition, z } from './define.ts';
-import { handlerSpec, toHandler } from './function-executor.ts';
+import { handlerSpec, mayAcceptObject, toHandler } from './function-executor.ts';
 import { HandlerError, type HandlerContext } from './types.ts';
 
 const base = { name: 'unit.test', description: 'a test handler', input: z.object({ n: z.number().int().default(1) }), run: async () => null };
@@ -73,5 +73,23 @@ describe('function executor', () => {
     const spec = handlerSpec(defineHandler({ ...base, timeoutSeconds: 5, retry: { maxRetries: 0 } }));
     expect(spec).toMatchObject({ description: 'a test handler', timeoutSeconds: 5, maxRetries: 0, inputSchema: { type: 'object', properties: { n: { type: 'integer', default: 1 } } } });
     expect(spec.inputSchema.required).toBeUndefined();
+  });
+
+  it('refuses an input that accepts no object (a payload is always one), naming the handler and the type', () => {
+    const spec = (input: z.ZodType) => () => handlerSpec(defineHandler({ ...base, input }));
+    expect(spec(z.string())).toThrow(HandlerDefinitionError);
+    expect(spec(z.string())).toThrow(/handler "unit\.test": input must accept an object .*not a schema of type "string"/);
+    expect(spec(z.array(z.number()))).toThrow(/not a schema of type "array"/);
+    expect(spec(z.union([z.string(), z.number()]))).toThrow(/input must accept an object/);
+    expect(spec(z.never())).toThrow(/input must accept an object/);
+    // objects in any form, and schemas that accept anything, are fine
+    for (const ok of [z.object({ a: z.string() }), z.record(z.string(), z.number()), z.union([z.object({ a: z.number() }), z.string()]),
+      z.discriminatedUnion('k', [z.object({ k: z.literal('a') }), z.object({ k: z.literal('b') })]), z.intersection(z.object({ a: z.string() }), z.object({ b: z.string() })),
+      z.object({}).nullable(), z.looseObject({}), z.any(), z.unknown(), z.lazy(() => z.object({}))]) {
+      expect(spec(ok)).not.toThrow();
+    }
+    expect(mayAcceptObject({ type: ['string', 'object'] })).toBe(true);
+    expect(mayAcceptObject({ enum: ['a', 1] })).toBe(false);
+    expect(mayAcceptObject({ allOf: [{ type: 'object' }, { type: 'string' }] })).toBe(false);
   });
 });

@@ -47,7 +47,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: stri
 /**
  * The spec a worker advertises for `def`.
  * @throws HandlerDefinitionError when the input (or output) schema has no JSON Schema form
- *   (e.g. a transform's output type) — named by handler and field
+ *   (e.g. a transform's output type), or the input accepts no object (mayAcceptObject) — named by handler and field
  */
 export function handlerSpec(def: HandlerDefinition): HandlerSpec {
   const toJson = (schema: z.ZodType, field: 'input' | 'output'): JsonObject => {
@@ -57,13 +57,45 @@ export function handlerSpec(def: HandlerDefinition): HandlerSpec {
       throw new HandlerDefinitionError(`handler "${def.name}": ${field} has no JSON Schema form (${(err as Error).message}); use plain zod types there`);
     }
   };
+  const inputSchema = toJson(def.input, 'input');
+  if (!mayAcceptObject(inputSchema)) {
+    // the runner hands `input` the task's payload, which is always a JSON object (job < step < trigger
+    // payload, merged): such a handler could never run, and every save naming it would be refused
+    throw new HandlerDefinitionError(`handler "${def.name}": input must accept an object (a task's payload is always a JSON object); use z.object({ … }), not ${describeType(inputSchema)}`);
+  }
   return {
     description: def.description.trim(),
-    inputSchema: toJson(def.input, 'input'),
+    inputSchema,
     ...(def.output ? { outputSchema: toJson(def.output, 'output') } : {}),
     ...(def.timeoutSeconds !== undefined ? { timeoutSeconds: def.timeoutSeconds } : {}),
     ...(def.retry !== undefined ? { maxRetries: def.retry.maxRetries } : {}),
   };
+}
+
+/**
+ * False when the JSON Schema `js` accepts no JSON object at all (a `type` without "object", a union none of whose
+ * members does, an intersection one of whose members does not, a `const` / `enum` of non-objects, `not: {}`);
+ * true when it may (what it cannot judge, such as a `$ref`, counts as may).
+ */
+export function mayAcceptObject(js: unknown): boolean {
+  if (js === false) return false;
+  if (!js || typeof js !== 'object') return true;
+  const s = js as Record<string, unknown>;
+  const isObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (typeof s.type === 'string' && s.type !== 'object') return false;
+  if (Array.isArray(s.type) && !s.type.includes('object')) return false;
+  if ('const' in s && !isObject(s.const)) return false;
+  if (Array.isArray(s.enum) && !s.enum.some(isObject)) return false;
+  if (isObject(s.not) && Object.keys(s.not as object).length === 0) return false;
+  for (const key of ['anyOf', 'oneOf'] as const) if (Array.isArray(s[key]) && !(s[key] as unknown[]).some(mayAcceptObject)) return false;
+  if (Array.isArray(s.allOf) && !(s.allOf as unknown[]).every(mayAcceptObject)) return false;
+  return true;
+}
+
+/** What a JSON Schema describes, for an error message: its `type`, else `a schema that accepts no object`. */
+function describeType(js: JsonObject): string {
+  const t = js.type;
+  return typeof t === 'string' ? `a schema of type "${t}"` : Array.isArray(t) ? `a schema of type ${t.map((x) => `"${x}"`).join(' | ')}` : 'a schema that accepts no object';
 }
 
 /** The worker Handler that runs `def` (validation, context mapping, output check). */
