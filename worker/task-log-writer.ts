@@ -28,7 +28,7 @@
 import type { Logger } from 'pino';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handlers/types.ts';
-import { jsonSafe, sanitizeJson, storableString } from './output.ts';
+import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
 export interface TaskLogWriterConfig {
@@ -146,6 +146,36 @@ function cutLine(text: string, max: number): string {
   let cut = Buffer.from(text, 'utf8').subarray(0, max).toString('utf8');
   if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
   return `${cut}… [${bytes - Buffer.byteLength(cut, 'utf8')} bytes cut]`;
+}
+
+/**
+ * An Error as fields: JSON.stringify writes an Error as `{}` (its name and message are not enumerable), or as its
+ * enumerable extras alone (`{ "code": "ENOENT", … }`), so `ctx.log.error('failed', { err })` would keep nothing of
+ * what failed. Its `name`, its `message` as a task error reads it (causes included, worker/output.ts
+ * describeError) and its own enumerable properties are kept; not its stack (one line's fields are at most
+ * maxLineBytes).
+ */
+function errorFields(e: Error): JsonObject {
+  try {
+    return { ...e, name: e.name, message: describeError(e) };
+  } catch {
+    return { message: describeError(e) }; // a throwing getter: a log call never throws
+  }
+}
+
+/**
+ * `fields` with an Error given as the fields, or as one of their top-level values, made readable (errorFields).
+ * Deeper Errors are left as JSON.stringify writes them: looking for them would cost every line a walk.
+ */
+function withErrorsReadable(fields: JsonObject): JsonObject {
+  if (fields instanceof Error) return errorFields(fields);
+  if (typeof fields !== 'object') return fields;
+  let out: JsonObject | undefined;
+  for (const k in fields) {
+    const v = fields[k];
+    if (v instanceof Error) (out ??= { ...fields })[k] = errorFields(v);
+  }
+  return out ?? fields;
 }
 
 function fmtBytes(n: number): string {
@@ -296,6 +326,7 @@ export class TaskLogWriter {
    * one appears (or stringify throws) is the value walked and sanitised (worker/output.ts).
    */
   private fieldsJson(fields: JsonObject): string {
+    fields = withErrorsReadable(fields);
     let json: string | undefined;
     try {
       json = JSON.stringify(fields); // throws on a bigint or a cycle: the slow path handles both

@@ -174,6 +174,19 @@ describe('writer', () => {
     expect(got[1]).toMatchObject({ text: 'plain "quotes" \\ and \n newline', fields: { nested: { list: [1, 'two', null] } } });
   });
 
+  it('keeps the name and message of an Error given as fields or as one of them (JSON.stringify writes it as {})', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    const enoent = Object.assign(new Error('open /x: no such file', { cause: new Error('disk gone') }), { code: 'ENOENT' });
+    l.taskLog.error('read failed', { err: enoent, file: '/x' });
+    l.taskLog.error('as the fields', new TypeError('not a function') as unknown as Record<string, unknown>);
+    await w.stop();
+    const got = await lines(a.taskId);
+    expect(got[0]!.fields).toEqual({ err: { name: 'Error', message: 'open /x: no such file: caused by: disk gone', code: 'ENOENT' }, file: '/x' });
+    expect(got[1]!.fields).toEqual({ name: 'TypeError', message: 'not a function' });
+  });
+
   it('coalesces progress reports made between two flushes into one line with the latest values', async () => {
     const w = writer(t.pool);
     const a = taskIds();
