@@ -240,14 +240,17 @@ export class TaskLogWriter {
 
   /**
    * The worker process is ending under every attempt still open (an uncaught exception: worker/index.ts):
-   * writes `text` as the last line of each (stream `system`, level error), ends them (their dropped-lines
-   * markers too) and flushes. Resolves when the database has the lines or after `timeoutMs`, whichever
+   * writes `text` as the last line of each (stream `system`, level error; past the limits too, like the
+   * dropped-lines marker), ends them (their markers too) and flushes. Resolves when the database has the lines or after `timeoutMs`, whichever
    * is first: the process exits right after, and must not wait on a database that does not answer.
    */
   async endAll(text: string, timeoutMs: number): Promise<void> {
     for (const [id, st] of this.attempts) {
       if (st.closed) continue;
-      this.add(st, 'error', 'system', text);
+      // like the dropped-lines marker, never dropped itself: it says why the attempt's lines end
+      const row = this.row(st, 'error', 'system', text, undefined);
+      row.seq = ++st.seq;
+      this.buffer.push(row);
       this.close(id, st);
     }
     let timer: NodeJS.Timeout | undefined;

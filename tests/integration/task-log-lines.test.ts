@@ -187,6 +187,26 @@ describe('writer', () => {
     expect(got[1]!.fields).toEqual({ name: 'TypeError', message: 'not a function' });
   });
 
+  it('endAll (a worker ending on an uncaught exception) writes why on every open attempt, past its limits too, and sends it', async () => {
+    const w = writer(t.pool, { maxLines: 2 });
+    const a = taskIds();
+    const b = taskIds();
+    const la = w.open({ ...a, attempt: 1 });
+    const lb = w.open({ ...b, attempt: 2 });
+    for (let i = 1; i <= 4; i++) la.taskLog.info(`a ${i}`);
+    lb.taskLog.info('b 1');
+    await w.endAll('the worker process stopped: uncaught exception (…): boom', 10_000);
+    expect(w.buffered).toBe(0);
+    expect((await lines(a.taskId)).map((x) => [x.seq, x.stream, x.level, x.text])).toEqual([
+      [1, 'log', 'info', 'a 1'],
+      [2, 'log', 'info', 'a 2'],
+      [3, 'system', 'error', 'the worker process stopped: uncaught exception (…): boom'],
+      [4, 'system', 'warn', expect.stringMatching(/^2 line\(s\) .* dropped/)],
+    ]);
+    expect((await lines(b.taskId, 2)).map((x) => x.text)).toEqual(['b 1', 'the worker process stopped: uncaught exception (…): boom']);
+    await w.stop();
+  });
+
   it('coalesces progress reports made between two flushes into one line with the latest values', async () => {
     const w = writer(t.pool);
     const a = taskIds();
