@@ -558,9 +558,8 @@ export class Runner {
 
     entry.done = handled.then(async (r) => {
       if (lines) {
-        const ending = attemptEndingLine(entry, r, Date.now() - entry.startedAt - timeoutMs, task.timeoutSeconds);
-        if (ending) lines.taskLog.write?.({ level: ending.level, stream: 'system', text: ending.text });
-        lines.close();
+        // written past the attempt's line limits, like the dropped-lines marker (task-log-writer.ts close)
+        lines.close(attemptEndingLine(entry, r, Date.now() - entry.startedAt - timeoutMs, task.timeoutSeconds) ?? undefined);
       }
       const late = entry.settled; // cancelled or lease lost meanwhile: the result will be refused
       entry.settled = true;

@@ -76,8 +76,12 @@ export interface AttemptLog {
   taskLog: TaskLog;
   /** handed to the handler as ctx.progress */
   progress(done: number, total?: number, message?: string): void;
-  /** the attempt ended (handler settled): writes the dropped-lines marker if needed and flushes soon */
-  close(): void;
+  /**
+   * the attempt ended (handler settled): writes `ending` (the line saying how it ended, stream `system`),
+   * its latest progress made past the limits and the dropped-lines marker if needed, all three past the
+   * limits, and flushes soon
+   */
+  close(ending?: { level: TaskLogLevel; text: string }): void;
 }
 
 interface Row {
@@ -225,7 +229,7 @@ export class TaskLogWriter {
         write: (line) => this.add(state, line.level, line.stream, line.text, line.fields),
       },
       progress: (done, total, message) => this.progress(state, done, total, message),
-      close: () => this.close(id, state),
+      close: (ending) => this.close(id, state, ending),
     };
   }
 
@@ -398,7 +402,7 @@ export class TaskLogWriter {
     }
   }
 
-  private close(id: string, st: AttemptState): void {
+  private close(id: string, st: AttemptState, ending?: { level: TaskLogLevel; text: string }): void {
     if (st.closed) return;
     st.closed = true;
     this.attempts.delete(id);
@@ -407,6 +411,12 @@ export class TaskLogWriter {
       st.lateProgress.seq = ++st.seq;
       this.buffer.push(st.lateProgress);
       st.lateProgress = undefined;
+    }
+    if (ending) {
+      // how the attempt ended (its error, timeout or abort): the line an operator looks for first, never dropped
+      const row = this.row(st, ending.level, 'system', ending.text, undefined);
+      row.seq = ++st.seq;
+      this.buffer.push(row);
     }
     const dropped = st.droppedLines + st.droppedBacklog;
     if (dropped > 0) {

@@ -141,6 +141,23 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('writes the line saying how the attempt ended past the limits, before the marker', async () => {
+    const w = writer(t.pool, { maxLines: 3 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    for (let i = 1; i <= 5; i++) l.taskLog.info(`line ${i}`);
+    l.close({ level: 'error', text: 'attempt failed: boom' });
+    await w.flush();
+    expect((await lines(a.taskId)).map((x) => [x.seq, x.stream, x.level, x.text])).toEqual([
+      [1, 'log', 'info', 'line 1'],
+      [2, 'log', 'info', 'line 2'],
+      [3, 'log', 'info', 'line 3'],
+      [4, 'system', 'error', 'attempt failed: boom'],
+      [5, 'system', 'warn', expect.stringMatching(/^2 line\(s\) .* dropped: over the limit of 3 lines/)],
+    ]);
+    await w.stop();
+  });
+
   it('keeps at most maxBytes per attempt (text plus fields), cuts a long line, and stores NUL as U+FFFD', async () => {
     const w = writer(t.pool, { maxBytes: 1000, maxLineBytes: 100 });
     const a = taskIds();
@@ -389,6 +406,15 @@ describe('executors write lines through a real worker', () => {
     await w.heartbeat.runOnce(new Date());
     await waitFor(async () => (await lines(id)).some((l) => l.stream === 'system'), 10_000, 'the attempt\'s last line');
     expect((await lines(id)).filter((l) => l.stream === 'system').map((l) => l.text)).toEqual(['attempt aborted: cancelled']);
+  });
+
+  it('the line saying how an attempt ended is written even when the attempt is past its line limit', async () => {
+    await startWorker({ taskLog: { flushMs: 100, maxLines: 0 } });
+    const { got } = await run({ timeoutSeconds: 1, steps: [{ handler: 'builtin.sleep', payload: { ms: 3000 } }] });
+    expect(got.map((l) => [l.stream, l.level, l.text])).toEqual([
+      ['system', 'error', 'attempt timed out after 1s'],
+      ['system', 'warn', expect.stringMatching(/^1 line\(s\) .* dropped: over the limit of 0 lines/)],
+    ]);
   });
 
   it('sql: the statement and its row count', async () => {
