@@ -92,4 +92,9 @@ describe('function executor', () => {
     expect(mayAcceptObject({ enum: ['a', 1] })).toBe(false);
     expect(mayAcceptObject({ allOf: [{ type: 'object' }, { type: 'string' }] })).toBe(false);
   });
+
+  it('refuses a name in the system handlers\' namespace, which no job may use', () => {
+    expect(() => defineHandler({ ...base, name: 'system.cleanup' })).toThrow(/handler "system\.cleanup": name must not start with "system\."/);
+    expect(() => defineHandler({ ...base, name: 'systemic.cleanup' })).not.toThrow();
+  });
 });

@@ -112,8 +112,8 @@ function isZodSchema(v: unknown): v is z.ZodType {
 
 /**
  * Checks a handler definition and returns it frozen and marked for the loader.
- * @throws HandlerDefinitionError naming the handler and the bad field (name pattern,
- *   empty description, `input` not a zod schema, `run` not a function, timeoutSeconds
+ * @throws HandlerDefinitionError naming the handler and the bad field (name pattern or the
+ *   reserved `system.` prefix, empty description, `input` not a zod schema, `run` not a function, timeoutSeconds
  *   outside 1..604800, retry.maxRetries outside 0..100)
  */
 export function defineHandler<S extends z.ZodType, O>(def: HandlerDefinitionInput<S, O>): HandlerDefinition<S, O> {
@@ -125,6 +125,9 @@ export function defineHandler<S extends z.ZodType, O>(def: HandlerDefinitionInpu
   if (typeof def.name !== 'string' || !HANDLER_NAME_PATTERN.test(def.name)) {
     bad('name', 'must start with a letter and use letters, digits, . _ : - (at most 100 characters)');
   }
+  // lib/jobs/handler-permissions.ts gives `system.*` to Tickflow's system jobs alone and the catalogue hides
+  // them: such a handler would load and never be offered nor allowed on any job
+  if (def.name.startsWith('system.')) bad('name', 'must not start with "system." (reserved for the handlers of Tickflow\'s system jobs)');
   if (typeof def.description !== 'string' || def.description.trim() === '') bad('description', 'must be a non-empty string');
   if (!isZodSchema(def.input)) bad('input', 'must be a zod schema (import { z } from "tickflow/handlers")');
   if (def.output !== undefined && !isZodSchema(def.output)) bad('output', 'must be a zod schema when given');
