@@ -193,10 +193,11 @@ describe('the start of a task claimed held is recorded as it starts (worker/star
   });
 
   it('a held task that starts has its start recorded while it runs (so the reaper would fail, not hand back, the attempt: engine-held-tasks.test.ts)', async () => {
-    const due = new Date(Date.now() + 1200);
+    // 4 s ahead: a loaded machine may take seconds to start the worker, whose claim must come before the slot
+    const due = new Date(Date.now() + 4000);
     const jobId = await insertDagJob(t.db, { steps: [{ key: 'main', handler: 'builtin.sleep', payload: { ms: 1000 } }] });
     const runId = (await triggerRun(t.db, { jobId, trigger: 'manual', triggeredBy: 'test', scheduledFor: due, scheduleAt: due })).run.id;
-    const w = worker({ concurrency: 2, claimAheadMs: 1000 });
+    const w = worker({ concurrency: 2, claimAheadMs: 4000 });
     await w.start();
     await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: true } })), 10_000, 'the task claimed ahead, held');
     const row = await waitFor(async () => (await t.db.task.findFirst({ where: { runId, status: 'running', held: false } })), 10_000, 'its start recorded while it runs');
