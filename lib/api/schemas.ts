@@ -456,7 +456,12 @@ export const RollbackInput = z.strictObject({ version: positiveInt('version is r
 export type RollbackInput = z.output<typeof RollbackInput>;
 
 export const BulkJobsInput = z.strictObject({
-  ids: z.array(objectId('job')).min(1, 'Select at least one job').max(500),
+  // one job once: a job named twice would be acted on once and answered once, hiding the caller's mistake
+  ids: z.array(objectId('job')).min(1, 'Select at least one job').max(500).superRefine((ids, ctx) => {
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) < i) ctx.addIssue({ code: 'custom', path: [i], message: `Listed twice: ${id}` });
+    });
+  }),
   reason: str().max(1000).optional(),
 });
 export type BulkJobsInput = z.output<typeof BulkJobsInput>;

@@ -494,6 +494,10 @@ describe('REST contract /api/v1', () => {
       expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'explode', ids: [a.id] } }), 'action');
       expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'resume', ids: [] } }), 'ids');
       expectField(await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'resume', ids: [a.id, 'nope'] } }), 'ids.1');
+      // a job named twice (in any case: ids are read in lower case) is refused at its second place, not merged
+      const twice = await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { action: 'resume', ids: [a.id, b.id, a.id.toUpperCase()] } });
+      expectField(twice, 'ids.2');
+      expect(twice.json.error.fields['ids.2']).toContain('Listed twice');
       // a bad or missing action comes in one 400 with the body's other bad fields, not alone
       const all = await call(bulk.POST, 'POST', '/api/v1/jobs/bulk', { token: operator, body: { ids: [a.id, 'nope'], reasn: 'typo' } });
       expect(Object.keys(all.json.error.fields).sort()).toEqual(['action', 'ids.1', 'reasn']);
