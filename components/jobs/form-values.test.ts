@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRunNowToast, EMPTY_JOB_FORM, jobToFormValues, parseLabels, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
+import { bulkRunNowToast, runNowToast, EMPTY_JOB_FORM, jobToFormValues, parseLabels, parsePayload, parseRunNowInput, submitErrors, toJobInput, type JobFormValues } from './form-values';
 import { CreateJobInput } from '@/lib/api/schemas';
 import { fieldErrorsOf } from '@/lib/api/validation';
 
@@ -41,6 +41,19 @@ describe('bulkRunNowToast (Run now with a pasted array)', () => {
   });
   it('no skipped run: only the count', () => {
     expect(bulkRunNowToast({ runs: 3, skipped: 0, skipReasons: [] })).toEqual({ kind: 'success', title: '3 runs created' });
+  });
+});
+
+describe('runNowToast (Run now of one run, the job page and the jobs list)', () => {
+  it('says what the block strategy did: a skipped or queued run is not announced as started', () => {
+    expect(runNowToast('started')).toEqual({ kind: 'success', title: 'Run started' });
+    expect(runNowToast('skipped')).toEqual({ kind: 'info', title: 'Run skipped: a run is still active (discard_later)' });
+    expect(runNowToast('queued')).toEqual({ kind: 'info', title: 'Run queued behind the active run (serial_execution)' });
+    expect(runNowToast('covered')).toEqual({ kind: 'success', title: 'Run started; the active run was cancelled (cover_early)' });
+  });
+  it('names the job where the page does not (the jobs list)', () => {
+    expect(runNowToast('skipped', 'nightly.report')).toEqual({ kind: 'info', title: 'nightly.report: run skipped: a run is still active (discard_later)' });
+    expect(runNowToast('started', 'nightly.report')).toEqual({ kind: 'success', title: 'nightly.report: run started' });
   });
 });
 

@@ -158,6 +158,24 @@ export function parsePayload(text: string): { ok: true; value: Record<string, un
 }
 
 /**
+ * The toast after Run now of one run, by the trigger's outcome (lib/engine/trigger-run.ts, the job's block strategy):
+ * `started`; `queued` behind the active run (serial_execution); `skipped` because a run is still active
+ * (discard_later: a skipped run is recorded and nothing runs); `covered`, started after cancelling the active run
+ * (cover_early). `jobKey` prefixes the title where the page does not name the job (the jobs list). Every door to
+ * Run now uses it, so a skipped run is never announced as started.
+ */
+export function runNowToast(outcome: string, jobKey?: string): { kind: 'success' | 'info'; title: string } {
+  const text: Record<string, { kind: 'success' | 'info'; title: string }> = {
+    started: { kind: 'success', title: 'Run started' },
+    queued: { kind: 'info', title: 'Run queued behind the active run (serial_execution)' },
+    skipped: { kind: 'info', title: 'Run skipped: a run is still active (discard_later)' },
+    covered: { kind: 'success', title: 'Run started; the active run was cancelled (cover_early)' },
+  };
+  const t = text[outcome] ?? { kind: 'success' as const, title: `Run ${outcome}` };
+  return jobKey ? { kind: t.kind, title: `${jobKey}: ${t.title.charAt(0).toLowerCase()}${t.title.slice(1)}` } : t;
+}
+
+/**
  * The toast after Run now with a pasted array: how many runs were created to run (started or queued) and how many
  * the block strategy skipped at once, with the skip reasons (run ids shortened to the 8 characters the console shows).
  */

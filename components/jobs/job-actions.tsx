@@ -12,7 +12,7 @@ import { Field, controlProps } from '../ui/field';
 import { Textarea } from '../ui/input';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
-import { bulkRunNowToast, parseRunNowInput } from './form-values';
+import { bulkRunNowToast, parseRunNowInput, runNowToast } from './form-values';
 
 type R<T> = { ok: true; data: T } | { ok: false; error: string; fields?: Record<string, string> };
 
@@ -90,8 +90,7 @@ export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remo
       router.push(`/runs?jobId=${jobId}`);
       return;
     }
-    const o = r.data.outcome;
-    toast({ kind: o === 'skipped' ? 'info' : 'success', title: o === 'started' ? 'Run started' : o === 'queued' ? 'Run queued behind the active run' : o === 'skipped' ? 'Run skipped: a run is still active (discard_later)' : `Run ${o}` });
+    toast(runNowToast(r.data.outcome));
     router.push(`/runs/${r.data.runId}`);
   };
 

@@ -14,6 +14,7 @@ import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime, ZonedTime } from '../time';
 import { Truncate } from '../ui/truncate';
+import { runNowToast } from './form-values';
 import { handlerSummary } from './handler-summary';
 import { LastRun } from './last-run';
 import { scheduleSummary } from './schedule-summary';
@@ -81,7 +82,7 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
       const r = await runNow(j.id, {});
       setBusy(false);
       if (r.ok) {
-        toast({ kind: 'success', title: `${j.key}: run started` });
+        toast(runNowToast(r.data.outcome, j.key));
         router.push(`/runs/${r.data.runId}`);
       } else toast({ kind: 'error', title: 'Run now failed', description: r.error });
       return;
