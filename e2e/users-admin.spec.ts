@@ -50,6 +50,28 @@ test('an admin resets a password (generated once) and deletes a user; their sess
   await other.close();
 });
 
+test('Disable asks first, since it revokes the user\'s API tokens for good; Keep active changes nothing', async ({ page }) => {
+  const email = `e2e-disable-${uniq()}@tickflow.test`;
+  const user = await api<{ id: string }>('POST', '/users', { email, password: 'first-password-1', role: 'operator' });
+  const isDisabled = async () => (await api<{ items: { id: string; disabled: boolean }[] }>('GET', '/users')).items.find((u) => u.id === user.id)!.disabled;
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  await page.goto('/settings/users');
+  const row = page.getByTestId('users-table').getByRole('row').filter({ hasText: email });
+
+  await row.getByRole('button', { name: `Disable ${email}` }).click();
+  await expect(page.getByRole('alertdialog')).toContainText('their API tokens are revoked');
+  await page.getByRole('button', { name: 'Keep active' }).click();
+  await expect(page.getByRole('alertdialog')).toBeHidden();
+  await expect(row).toContainText('active');
+  expect(await isDisabled()).toBe(false);
+
+  await row.getByRole('button', { name: `Disable ${email}` }).click();
+  await page.getByRole('button', { name: 'Disable user' }).click();
+  await expect(page.getByText(`${email} disabled: sessions ended, API tokens revoked`)).toBeVisible();
+  await expect(row.getByRole('button', { name: 'Enable' })).toBeVisible();
+  expect(await isDisabled()).toBe(true);
+});
+
 test('at 1400 px the users table fits its card: every row\'s Delete button is fully on screen', async ({ page }) => {
   await page.setViewportSize({ width: 1400, height: 900 });
   const email = `e2e-wide-${uniq()}-with-a-rather-long-address@tickflow.test`;

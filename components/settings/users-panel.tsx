@@ -21,7 +21,7 @@ type Role = 'admin' | 'operator' | 'viewer';
 
 /**
  * Users table (role select, Disable/Enable, Reset password, Delete) plus the create-user form with
- * per-field errors. Your own row cannot be disabled or deleted, and neither can the last active
+ * per-field errors. Disable and Delete ask first (Disable revokes the user's API tokens for good). Your own row cannot be disabled or deleted, and neither can the last active
  * admin (the buttons say why; the server refuses too).
  */
 export function UsersPanel({
@@ -121,11 +121,28 @@ export function UsersPanel({
                     <Button size="sm" onClick={() => setResetFor(u)} aria-label={`Reset password of ${u.email}`}>
                       <KeyRound /> Reset password
                     </Button>
-                    <DisabledReason reason={u.disabled ? null : cannotRemove}>
-                      <Button size="sm" variant={u.disabled ? 'secondary' : 'danger-outline'} onClick={() => change(u, { disabled: !u.disabled }, u.disabled ? `${u.email} enabled` : `${u.email} disabled: sessions ended, API tokens revoked`)}>
-                        {u.disabled ? 'Enable' : 'Disable'}
+                    {u.disabled ? (
+                      <Button size="sm" variant="secondary" onClick={() => change(u, { disabled: false }, `${u.email} enabled`)}>
+                        Enable
                       </Button>
-                    </DisabledReason>
+                    ) : (
+                      // Disabling revokes the user's API tokens (lib/auth/users.ts updateUser), which Enable does not
+                      // bring back: asked first, as Delete is.
+                      <DisabledReason reason={cannotRemove}>
+                        <ConfirmDialog
+                          trigger={
+                            <Button size="sm" variant="danger-outline" aria-label={`Disable ${u.email}`}>
+                              Disable
+                            </Button>
+                          }
+                          title={`Disable ${u.email}?`}
+                          description="They are signed out at once and cannot sign in, and their API tokens are revoked. Enable lets them sign in again, but revoked tokens stay revoked: new ones must be created."
+                          confirmLabel="Disable user"
+                          cancelLabel="Keep active"
+                          onConfirm={() => change(u, { disabled: true }, `${u.email} disabled: sessions ended, API tokens revoked`)}
+                        />
+                      </DisabledReason>
+                    )}
                     <DisabledReason reason={cannotRemove}>
                       <Button size="sm" variant="danger-outline" onClick={() => setDeleteFor(u)} aria-label={`Delete ${u.email}`}>
                         <Trash2 /> Delete
