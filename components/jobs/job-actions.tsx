@@ -29,6 +29,8 @@ export type JobActionsProps = {
   remove: (id: string) => Promise<R<unknown>>;
   /** why this job may not be deleted (lib/jobs/handler-permissions.ts deleteRefusal), or null */
   deleteLock?: string | null;
+  /** why Resume would be refused (lib/jobs/resume-job.ts resumeRefusal: a `once` job that has fired, an ended window), or null */
+  resumeLock?: string | null;
 };
 
 /**
@@ -48,7 +50,7 @@ export const JOB_ACTION_CELL = 'contents max-sm:flex max-sm:*:flex-1 max-sm:[&_a
  * Resume, Edit, Delete (confirm). Viewers see every control disabled with a tooltip.
  * Run now opens the new run's page so the operator can watch it.
  */
-export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remove, deleteLock = null }: JobActionsProps) {
+export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remove, deleteLock = null, resumeLock = null }: JobActionsProps) {
   const router = useRouter();
   const { toast } = useToast();
   const [busy, setBusy] = React.useState<string | null>(null);
@@ -132,9 +134,11 @@ export function JobActions({ jobId, jobKey, status, trigger, pause, resume, remo
       <div className={`${JOB_ACTION_CELL} max-sm:order-first`}>
         {paused ? (
           <RoleGate>
-            <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')} {...focusSlot('job-pause-resume')}>
-              <Play /> Resume
-            </Button>
+            <DisabledReason reason={resumeLock}>
+              <Button disabled={!!busy} onClick={() => act('Resume', () => resume(jobId), status === 'dead_letter' ? 'Job resumed (dead letter cleared)' : 'Job resumed')} {...focusSlot('job-pause-resume')}>
+                <Play /> Resume
+              </Button>
+            </DisabledReason>
           </RoleGate>
         ) : (
           <RoleGate>

@@ -5,7 +5,7 @@ export { createJob } from './create-job.ts';
 export { updateJob, applyJobChanges, assertExpectedVersion, versionConflict, type JobChanges } from './update-job.ts';
 export { saveDag } from './save-dag.ts';
 export { pauseJob } from './pause-job.ts';
-export { resumeJob } from './resume-job.ts';
+export { resumeJob, resumeRefusal } from './resume-job.ts';
 export { deleteJob } from './delete-job.ts';
 export { restoreJob } from './restore-job.ts';
 export { purgeJob, purgeExpiredJobs } from './purge-job.ts';

@@ -1,8 +1,8 @@
 import { inTransaction, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { DomainError } from '../errors.ts';
-import { assertCanFire, computeNextRunAt } from './job-input.ts';
-import type { JobView } from './job-view.ts';
+import { canFireProblem, computeNextRunAt } from './job-input.ts';
+import type { JobScheduleColumns, JobView } from './job-view.ts';
 import { jobAnswer, loadGraph, lockJob, recordVersion } from './store.ts';
 
 /**
@@ -23,14 +23,8 @@ export async function resumeJob(db: Db, id: string, actor: Actor, opts: { reason
       const g = await loadGraph(tx, job);
       return jobAnswer(tx, g);
     }
-    try {
-      assertCanFire(job, now);
-    } catch (e) {
-      if (e instanceof DomainError && e.code === 'validation') {
-        throw new DomainError('validation', `Job ${job.key} cannot be resumed: ${e.message.replace(/^Invalid /, '')}; change its schedule first`, e.fields);
-      }
-      throw e;
-    }
+    const problem = canFireProblem(job, now);
+    if (problem) throw new DomainError('validation', resumeRefusalMessage(job.key, problem), { [problem.field]: problem.message });
     const updated = await tx.job.update({
       where: { id: job.id },
       data: {
@@ -45,4 +39,33 @@ export async function resumeJob(db: Db, id: string, actor: Actor, opts: { reason
     });
     return recordVersion(tx, updated, 'resume', actor, opts.reason, now);
   });
+}
+
+function resumeRefusalMessage(key: string, problem: { field: string; message: string }): string {
+  return `Job ${key} cannot be resumed: ${problem.field}: ${problem.message}; change its schedule first`;
+}
+
+/**
+ * Why resumeJob would refuse this job at `now`, in the words of its 400, or null when Resume would go through (an
+ * active job, a manual one, a schedule with a fire to come). The job page disables Resume with it, so a `once` job
+ * that has fired (the tick paused it) or a job whose window has ended is not offered an action that always fails.
+ * The rule is canFireProblem (lib/jobs/job-input.ts), over the job as getJob answers it.
+ */
+export function resumeRefusal(job: Pick<JobView, 'id' | 'key' | 'status' | 'schedule' | 'timezone' | 'startAt' | 'endAt' | 'staggerSeconds' | 'createdAt'>, now: Date): string | null {
+  if (job.status === 'active') return null;
+  const s = job.schedule;
+  const columns: JobScheduleColumns = {
+    id: job.id,
+    scheduleKind: s.kind,
+    cronExpression: s.kind === 'cron' ? s.cron : null,
+    timezone: job.timezone,
+    intervalSeconds: s.kind === 'interval' ? s.intervalSeconds : null,
+    runAt: s.kind === 'once' ? new Date(s.runAt) : null,
+    startAt: job.startAt ? new Date(job.startAt) : null,
+    endAt: job.endAt ? new Date(job.endAt) : null,
+    staggerSeconds: job.staggerSeconds,
+    createdAt: new Date(job.createdAt),
+  };
+  const problem = canFireProblem(columns, now);
+  return problem ? resumeRefusalMessage(job.key, problem) : null;
 }

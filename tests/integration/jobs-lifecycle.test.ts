@@ -19,6 +19,7 @@ import {
   purgeJob,
   restoreJob,
   resumeJob,
+  resumeRefusal,
   rollbackJob,
   saveDag,
   updateJob,
@@ -105,8 +106,22 @@ describe('jobs lifecycle', () => {
     expect(e.message).toMatch(/^Job once\.fired cannot be resumed: schedule\.runAt: Is in the past/);
     const after = await getJob(t.db, job.id, alice);
     expect([after.status, after.version]).toEqual(['paused', 2]);
+    // the job page disables Resume with the same words, from the job as getJob answers it
+    expect(resumeRefusal(after, later)).toBe(e.message);
+    expect(resumeRefusal(after, NOW)).toBeNull();
     // still resumable before its run-at
     expect((await resumeJob(t.db, job.id, alice, {}, NOW)).status).toBe('active');
+  });
+
+  it('resumeRefusal: null for an active or a manual job and for a window still open; an ended window is named', async () => {
+    const cron = await createJob(t.db, { key: 'refusal.window', name: 'w', schedule: { kind: 'cron', cron: '0 2 * * *', timezone: 'Europe/Berlin' }, endAt: new Date(NOW.getTime() + 86_400_000 * 3), handler: 'builtin.noop' }, alice, NOW);
+    expect(resumeRefusal(cron, NOW)).toBeNull(); // active
+    const paused = await pauseJob(t.db, cron.id, alice, {}, NOW);
+    expect(resumeRefusal(paused, NOW)).toBeNull();
+    const afterEnd = new Date(NOW.getTime() + 86_400_000 * 4);
+    expect(resumeRefusal(paused, afterEnd)).toBe((await rejects(resumeJob(t.db, cron.id, alice, {}, afterEnd))).message);
+    const manual = await pauseJob(t.db, (await createJob(t.db, { key: 'refusal.manual', name: 'm', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, alice, NOW)).id, alice, {}, NOW);
+    expect(resumeRefusal(manual, afterEnd)).toBeNull();
   });
 
   it('a schedule that would never fire is named in the same 400 as the other bad fields, on create and on a change of it, at the given clock', async () => {

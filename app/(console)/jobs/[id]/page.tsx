@@ -6,6 +6,7 @@ import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { isDomainError } from '@/lib/errors';
 import { getJob, type JobDetail } from '@/lib/jobs/get-job';
+import { resumeRefusal } from '@/lib/jobs/resume-job';
 import { deadLetterNote, notFiringReason } from '@/lib/jobs/job-view';
 import { listVersions } from '@/lib/jobs/list-versions';
 import { listRuns } from '@/lib/runs';
@@ -117,7 +118,7 @@ export default consolePage(async function JobPage({ params, searchParams }: Prop
               <div className={JOB_ACTION_CELL}>
                 <BackfillDialog jobId={job.id} scheduled={job.schedule.kind !== 'manual'} />
               </div>
-              <JobActions jobId={job.id} jobKey={job.key} status={job.status} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} deleteLock={deleteRefusal(actor, { steps: job.steps, jobPayload: job.payload })?.message ?? null} />
+              <JobActions jobId={job.id} jobKey={job.key} status={job.status} trigger={triggerJobAction} pause={pauseJobAction} resume={resumeJobAction} remove={deleteJobAction} deleteLock={deleteRefusal(actor, { steps: job.steps, jobPayload: job.payload })?.message ?? null} resumeLock={resumeRefusal(job, new Date())} />
             </div>
           )
         }
