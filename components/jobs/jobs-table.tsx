@@ -8,6 +8,7 @@ import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2, 
 import { Button } from '../ui/button';
 import { DataTable, type Column } from '../ui/data-table';
 import { ConfirmDialog } from '../ui/dialog';
+import { DisabledReason } from '../ui/disabled-reason';
 import { ListEmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
@@ -37,6 +38,8 @@ export type JobRow = {
   lastRunStatus: string | null;
   handlers: string[];
   stepCount: number;
+  /** why Resume would be refused (lib/jobs/resume-job.ts resumeRefusal: a `once` job that has fired, an ended window), or null */
+  resumeRefusal?: string | null;
 };
 
 export type BulkResult = { ok: true; data: unknown } | { ok: false; error: string };
@@ -283,9 +286,11 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
                   </RoleGate>
                 ) : (
                   <RoleGate>
-                    <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" {...focusSlot(`job-pause-resume-${j.id}`)} onClick={() => void rowAction(j, 'resume')}>
-                      <Play />
-                    </Button>
+                    <DisabledReason reason={j.resumeRefusal ?? null}>
+                      <Button size="icon" variant="ghost" disabled={busy} aria-label={`Resume ${j.key}`} title="Resume" {...focusSlot(`job-pause-resume-${j.id}`)} onClick={() => void rowAction(j, 'resume')}>
+                        <Play />
+                      </Button>
+                    </DisabledReason>
                   </RoleGate>
                 )}
               </>

@@ -4,6 +4,7 @@ import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { consolePage, pageErrorMessage } from '@/app/_lib/page-error';
 import { listJobs } from '@/lib/jobs/list-jobs';
+import { resumeRefusal } from '@/lib/jobs/resume-job';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
 import { GatedLinkButton } from '@/components/gated-link';
@@ -87,7 +88,7 @@ export default consolePage(async function JobsPage({ searchParams }: { searchPar
           <ErrorPanel message={error} />
         ) : result ? (
           <>
-            <JobsTable rows={result.items} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} runNow={triggerJobAction} filtered={filtersSet(sp, FILTER_NAMES)} clearHref={clearFiltersHref('/jobs', sp, FILTER_NAMES)} />
+            <JobsTable rows={withResumeRefusal(result.items)} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} runNow={triggerJobAction} filtered={filtersSet(sp, FILTER_NAMES)} clearHref={clearFiltersHref('/jobs', sp, FILTER_NAMES)} />
             {result.items.length > 0 || sp.cursor ? <Pager basePath="/jobs" params={{ ...keep, sort: sp.sort, dir: sp.dir }} cursor={sp.cursor} trail={trail} nextCursor={result.nextCursor} count={result.items.length} /> : null}
           </>
         ) : null}
@@ -95,3 +96,8 @@ export default consolePage(async function JobsPage({ searchParams }: { searchPar
     </>
   );
 });
+
+/** Each row with why its Resume would be refused (lib/jobs/resume-job.ts resumeRefusal), so the row disables it and says why. */
+function withResumeRefusal<T extends Parameters<typeof resumeRefusal>[0]>(items: T[], now = new Date()): (T & { resumeRefusal: string | null })[] {
+  return items.map((j) => ({ ...j, resumeRefusal: resumeRefusal(j, now) }));
+}
