@@ -16,7 +16,8 @@ import { StatusBadge, Tag } from '../status-badge';
 import { RelativeTime, ZonedTime } from '../time';
 import { Truncate } from '../ui/truncate';
 import { runNowToast } from './form-values';
-import { jobsRefreshDelay, keepShownSelection } from './jobs-refresh';
+import { keepShownSelection } from './jobs-refresh';
+import { RefreshAfterFires } from '../auto-refresh';
 import { handlerSummary } from './handler-summary';
 import { LastRun } from './last-run';
 import { scheduleSummary } from './schedule-summary';
@@ -49,8 +50,7 @@ export type RunNowResult = { ok: true; data: { runId: string; outcome: string } 
 /**
  * Jobs table with row checkboxes and a bulk bar (Pause / Resume / Delete), and per row Run now and Pause /
  * Resume. Column headers link to the sorted URL (`sortHref`). Actions call the server actions (`bulk`, `runNow`)
- * and refresh the page; the list also re-reads itself after the soonest shown next fire, at least every 30 s
- * (jobs-refresh.ts), keeping the selection. Sized to fit a 1440 px screen beside the sidebar; long text is cut with an ellipsis and
+ * and refresh the page; a refresh (the page's RefreshAfterFires too) keeps the ticked rows still shown. Sized to fit a 1440 px screen beside the sidebar; long text is cut with an ellipsis and
  * shown whole on hover. Empty, it tells filters that match nothing (`filtered`, Clear filters to `clearHref`) from
  * no jobs at all.
  */
@@ -59,28 +59,9 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
   const [busy, setBusy] = React.useState(false);
   const router = useRouter();
   const { toast } = useToast();
-  // A refresh (below) or a filter gives new rows: the selection keeps the rows still shown, so the periodic re-read
+  // A refresh (the page's RefreshAfterFires, components/auto-refresh.tsx) or a filter gives new rows: the selection keeps the rows still shown, so the periodic re-read
   // never drops what the operator ticked for a bulk action.
   React.useEffect(() => setSelected((s) => keepShownSelection(s, rows.map((r) => r.id)) as Set<string>), [rows]);
-  // Next fire and Last run are a server render: re-read after the soonest shown fire, at least every 30 s
-  // (components/jobs/jobs-refresh.ts); a hidden tab re-reads when it is shown again. `rearm` restarts the timer
-  // even when a refresh brought no new rows (a refused request).
-  const [rearm, setRearm] = React.useState(0);
-  React.useEffect(() => {
-    const refresh = () => {
-      router.refresh();
-      setRearm((n) => n + 1);
-    };
-    const onVisible = () => document.visibilityState === 'visible' && refresh();
-    const timer = setTimeout(() => {
-      if (document.visibilityState === 'visible') refresh();
-      else document.addEventListener('visibilitychange', onVisible);
-    }, jobsRefreshDelay(rows.map((r) => r.nextFireAt), Date.now()));
-    return () => {
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisible);
-    };
-  }, [rows, router, rearm]);
 
   const all = rows.length > 0 && rows.every((r) => selected.has(r.id));
   const toggle = (id: string) =>

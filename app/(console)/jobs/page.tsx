@@ -4,6 +4,7 @@ import { requireActor } from '@/app/_lib/session';
 import { getDb } from '@/lib/db';
 import { consolePage, pageErrorMessage } from '@/app/_lib/page-error';
 import { listJobs } from '@/lib/jobs/list-jobs';
+import { RefreshAfterFires } from '@/components/auto-refresh';
 import { resumeRefusal } from '@/lib/jobs/resume-job';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card } from '@/components/ui/card';
@@ -88,6 +89,8 @@ export default consolePage(async function JobsPage({ searchParams }: { searchPar
           <ErrorPanel message={error} />
         ) : result ? (
           <>
+            {/* Next fire and Last run are this render: re-read after the soonest shown fire (components/jobs/jobs-refresh.ts) */}
+            <RefreshAfterFires fires={result.items.map((j) => j.nextFireAt)} />
             <JobsTable rows={withResumeRefusal(result.items)} sort={sort} dir={dir} sortHref={sortHref} bulk={bulkJobsAction} runNow={triggerJobAction} filtered={filtersSet(sp, FILTER_NAMES)} clearHref={clearFiltersHref('/jobs', sp, FILTER_NAMES)} />
             {result.items.length > 0 || sp.cursor ? <Pager basePath="/jobs" params={{ ...keep, sort: sp.sort, dir: sp.dir }} cursor={sp.cursor} trail={trail} nextCursor={result.nextCursor} count={result.items.length} /> : null}
           </>

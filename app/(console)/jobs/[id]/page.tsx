@@ -7,6 +7,7 @@ import { getDb } from '@/lib/db';
 import { isDomainError } from '@/lib/errors';
 import { getJob, type JobDetail } from '@/lib/jobs/get-job';
 import { resumeRefusal } from '@/lib/jobs/resume-job';
+import { RefreshAfterFires } from '@/components/auto-refresh';
 import { deadLetterNote, notFiringReason } from '@/lib/jobs/job-view';
 import { listVersions } from '@/lib/jobs/list-versions';
 import { listRuns } from '@/lib/runs';
@@ -123,6 +124,8 @@ export default consolePage(async function JobPage({ params, searchParams }: Prop
           )
         }
       />
+      {/* the header, Overview and Status are this render: re-read after the job's next fire, at least every 30 s */}
+      {job.deletedAt ? null : <RefreshAfterFires fires={[job.nextFireAt]} />}
       {job.deletedAt ? (
         <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[13px] text-amber-900" data-testid="deleted-job-notice">
           This job is in the <Link href="/recycle-bin" className="underline">recycle bin</Link> (deleted by {job.deletedBy ?? 'unknown'} <RelativeTime value={job.deletedAt} />): read only. Its definition, versions and runs are shown as they were; Restore brings it back, Purge deletes it for good.
