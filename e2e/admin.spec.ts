@@ -38,6 +38,27 @@ test('users page: create a viewer user, who can sign in read-only', async ({ pag
   }
 });
 
+test('users page: what is typed while Create user runs stays in the form for the next user', async ({ page }) => {
+  const first = `first.${uniq()}@tickflow.test`;
+  const next = `next.${uniq()}@tickflow.test`;
+  await page.goto('/settings/users');
+  // hold the create's server action (a POST to this page) so that the next email is typed while it runs
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  await page.route('**/settings/users', async (route) => {
+    if (route.request().method() === 'POST') await held;
+    await route.continue();
+  });
+  await page.getByLabel('Email').fill(first);
+  await page.getByLabel('Initial password').fill('first-pass-123');
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await expect(page.getByRole('button', { name: 'Create user' })).toBeDisabled();
+  await page.getByLabel('Email').fill(next);
+  release();
+  await expect(page.getByTestId('users-table').locator('tbody tr', { hasText: first })).toBeVisible();
+  await expect(page.getByLabel('Email')).toHaveValue(next);
+});
+
 test('tokens page: a new token is shown once, works, and stops working when revoked', async ({ page }) => {
   const name = `e2e-token-${uniq()}`;
   await page.goto('/settings/tokens');

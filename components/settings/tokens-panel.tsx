@@ -46,13 +46,16 @@ export function TokensPanel({ tokens, create, revoke }: { tokens: ApiTokenView[]
       setFields(unreadable);
       return;
     }
+    const sentName = name;
+    const sentExpiresAt = expiresAt;
     startTransition(async () => {
       const r = await create({ name, scope, ...(expiresAt ? { expiresAt: expiresInstant?.toISOString() ?? expiresAt } : {}) });
       if (r.ok) {
         setCreated({ token: r.data.token, name: r.data.view.name });
         setCopied(false);
-        setName('');
-        setExpiresAt('');
+        // emptied only if untouched since it was sent: what was typed while the request ran is kept
+        setName((now) => (now === sentName ? '' : now));
+        setExpiresAt((now) => (now === sentExpiresAt ? '' : now));
         setExpiresRepeated('first');
         setFields({});
         router.refresh();

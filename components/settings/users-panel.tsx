@@ -51,11 +51,13 @@ export function UsersPanel({
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
+    const sent = form;
     startTransition(async () => {
       const r = await create({ ...form, name: form.name || undefined });
       if (r.ok) {
         toast({ kind: 'success', title: `User ${r.data.email} created` });
-        setForm({ email: '', name: '', password: '', role: 'operator' });
+        // emptied only if untouched since it was sent: what was typed while the request ran is the next user
+        setForm((now) => (now === sent ? { email: '', name: '', password: '', role: 'operator' } : now));
         setFields({});
         router.refresh();
       } else {
