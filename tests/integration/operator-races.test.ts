@@ -24,6 +24,7 @@ import {
   completeTask,
   completeTasks,
   expireHeldResourceKeys,
+  markHeldTasksStarted,
   reclaimExpiredLeases,
   releaseHeldResourceKeys,
   settleStrandedRuns,
@@ -99,6 +100,11 @@ class World {
   jobIds: string[] = [];
   manualJob = '';
   idemRuns: { key: string; runIds: Set<string> }[] = [];
+  /** a keyed task claimed while a holding of the key was not known dead: a violation unless the step's reaper reclaimed it */
+  keyConflicts: { claimed: string; holder: Holding }[] = [];
+  /** attempts claimed again: a violation unless the reaper handed them back unstarted (as many times) */
+  doubleClaims: string[] = [];
+  handedBack = new Map<string, number>();
   constructor(start: number) {
     this.now = start;
   }
@@ -126,18 +132,17 @@ async function engine(w: World, what: string, fn: () => Promise<unknown>): Promi
   }
 }
 
-async function claim(w: World, i: number, limit: number): Promise<void> {
+async function claim(w: World, i: number, limit: number, startNow = limit): Promise<void> {
   const node = NODES[i]!;
-  const tasks = await claimTasks(clients[i]!, { nodeId: node, handlers: HANDLERS, group: 'default', labels: {}, limit, leaseSeconds: LEASE_S }, w.at(i));
+  const tasks = await claimTasks(clients[i]!, { nodeId: node, handlers: HANDLERS, group: 'default', labels: {}, limit, startNow, leaseSeconds: LEASE_S }, w.at(i));
   for (const task of tasks) {
     const k = `${task.id}:${task.attempt}`;
-    if (w.claimedAttempts.has(k)) w.violations.push(`attempt ${k} (${task.stepKey}) claimed twice`);
+    if (w.claimedAttempts.has(k)) w.doubleClaims.push(`${k} (${task.stepKey})`);
     w.claimedAttempts.add(k);
     if (task.resourceKey) {
+      // judged after the step: a reaper's pass in the same step may have reclaimed the holder
       for (const h of w.holdings.values()) {
-        if (!h.dead && h.task.resourceKey === task.resourceKey) {
-          w.violations.push(`resource key ${task.resourceKey} claimed for ${k} (${task.stepKey}) while ${h.task.id}:${h.task.attempt} (${h.task.stepKey}) still holds it: ${await history(h.task.id)}`);
-        }
+        if (!h.dead && h.task.resourceKey === task.resourceKey) w.keyConflicts.push({ claimed: `${k} (${task.stepKey})`, holder: h });
       }
     }
     w.holdings.set(k, { task, node, dead: false });
@@ -185,11 +190,33 @@ async function complete(w: World, i: number, pick: number, outcome: Outcome): Pr
   }
 }
 
+/**
+ * Node i starts the tasks it claimed held (prefetched beyond its free slots) and records their start
+ * (worker/runner.ts recordStart); a task whose start is not recorded was handed back or cancelled
+ * meanwhile: the worker drops it and frees the key it may hold (runner.ts freeHeldKey).
+ */
+async function start(w: World, i: number): Promise<void> {
+  const node = NODES[i]!;
+  const held = [...w.holdings.entries()].filter(([, h]) => h.node === node && !h.dead && h.task.held);
+  if (held.length === 0) return;
+  const started = new Set(await markHeldTasksStarted(clients[i]!, {
+    nodeId: node, tasks: held.map(([, h]) => ({ id: h.task.id, attempt: h.task.attempt, scheduledFor: h.task.scheduledFor, startedAt: w.at(i) })),
+  }, w.at(i)));
+  const dropped: string[] = [];
+  for (const [k, h] of held) {
+    if (started.has(h.task.id)) h.task = { ...h.task, held: false };
+    else { w.holdings.delete(k); dropped.push(h.task.id); }
+  }
+  if (dropped.length) await releaseHeldResourceKeys(clients[i]!, { nodeId: node, taskIds: dropped });
+}
+
 /** The reaper's pass (worker/reaper.ts): expired leases, lapsed key holds, stranded runs. */
 async function reap(w: World, i: number): Promise<void> {
   const reclaimed = await reclaimExpiredLeases(clients[i]!, { limit: 100 }, w.at(i));
   for (const r of reclaimed) {
     for (const h of w.holdings.values()) if (h.task.id === r.taskId) h.dead = true; // the dead worker's work dies with it
+    // a held task handed back unstarted is claimed again on the same attempt (docs/on-time.md "Prefetch")
+    if (r.handedBack) w.handedBack.set(`${r.taskId}:${r.attempt}`, (w.handedBack.get(`${r.taskId}:${r.attempt}`) ?? 0) + 1);
   }
   const expired = await expireHeldResourceKeys(clients[i]!, w.at(i));
   for (const e of expired) for (const h of w.holdings.values()) if (h.task.id === e.taskId) h.dead = true;
@@ -203,7 +230,8 @@ async function randomRow(db: PrismaClient, sql: string, params: unknown[], pick:
 
 type Action =
   | { kind: 'tick'; client: number }
-  | { kind: 'claim'; client: number; limit: number }
+  | { kind: 'claim'; client: number; limit: number; startNow: number }
+  | { kind: 'start'; client: number }
   | { kind: 'complete'; client: number; pick: number; outcome: Outcome }
   | { kind: 'reap'; client: number }
   | { kind: 'pause' | 'resume' | 'delete' | 'restore' | 'editPayload'; job: number }
@@ -214,7 +242,8 @@ type Action =
 
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('tick' as const), client: fc.nat(2) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('claim' as const), client: fc.nat(2), limit: fc.integer({ min: 1, max: 6 }) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('claim' as const), client: fc.nat(2), limit: fc.integer({ min: 1, max: 6 }), startNow: fc.integer({ min: 0, max: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('start' as const), client: fc.nat(2) }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('complete' as const), client: fc.nat(2), pick: fc.nat(20), outcome: fc.constantFrom<Outcome>('success', 'success', 'success', 'failed', 'timeout') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reap' as const), client: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('pause' as const, 'resume' as const, 'delete' as const, 'restore' as const, 'editPayload' as const), job: fc.nat(1) }) },
@@ -235,7 +264,8 @@ async function act(w: World, a: Action, slot: number): Promise<void> {
   const jobOf = (n: number) => (n < 2 ? w.jobIds[n]! : w.manualJob);
   switch (a.kind) {
     case 'tick': return engine(w, 'tick', () => runTick(clients[a.client]!, { limit: 50, lookaheadMs: 3000 }, w.at(a.client)));
-    case 'claim': return engine(w, 'claim', () => claim(w, a.client, a.limit));
+    case 'claim': return engine(w, 'claim', () => claim(w, a.client, a.limit, a.startNow));
+    case 'start': return engine(w, 'start', () => start(w, a.client));
     case 'complete': return engine(w, 'complete', () => complete(w, a.client, a.pick, a.outcome));
     case 'reap': return engine(w, 'reap', () => reap(w, a.client));
     case 'pause': return operator(w, 'pause', () => pauseJob(db, jobOf(a.job), alice, {}, w.at()));
@@ -348,6 +378,23 @@ async function checkInvariants(w: World): Promise<void> {
   for (const d of stats.drift) w.violations.push(`stats drift ${d.date} ${d.handler}: ${d.fields.join(', ')}`);
 }
 
+/** Resource-key conflicts of the last step whose holder the reaper did not reclaim (nor its key hold expire). */
+async function judgeKeyConflicts(w: World): Promise<void> {
+  for (const c of w.keyConflicts) {
+    if (!c.holder.dead) {
+      w.violations.push(`resource key ${c.holder.task.resourceKey} claimed for ${c.claimed} while ${c.holder.task.id}:${c.holder.task.attempt} (${c.holder.task.stepKey}) still holds it: ${await history(c.holder.task.id)}`);
+    }
+  }
+  w.keyConflicts = [];
+  for (const d of w.doubleClaims) {
+    const k = d.split(' ')[0]!;
+    const n = w.handedBack.get(k) ?? 0;
+    if (n > 0) w.handedBack.set(k, n - 1);
+    else w.violations.push(`attempt ${d} claimed twice`);
+  }
+  w.doubleClaims = [];
+}
+
 /** A task's rows and log, for a violation's message. */
 async function history(taskId: string): Promise<string> {
   const task = await t.pool.query(`SELECT step_key, status::text, attempt, locked_by, lease_until, held, pending_parents, error FROM tasks WHERE id = $1`, [taskId]);
@@ -401,10 +448,12 @@ describe('operator actions racing the engine', () => {
           const w = await newWorld(strategies);
           for (const step of steps) {
             await Promise.all(step.actions.map((a, slot) => act(w, a, slot)));
+            await judgeKeyConflicts(w);
             w.now += step.advanceMs;
           }
           const t0 = Date.now();
           await settle(w);
+          await judgeKeyConflicts(w);
           const t1 = Date.now();
           await checkInvariants(w);
           if (process.env.RACE_DEBUG) console.log(`case ${caseNo}: ${steps.length} steps ${t0 - started} ms, settle ${t1 - t0} ms, check ${Date.now() - t1} ms`);
