@@ -2,8 +2,9 @@
  * Operators acting while the engine works (property-based, fast-check): random interleavings of
  * ticks with look-ahead, claims, completions (batched successes, failures, timeouts), lease
  * reclaims and the stranded-run sweep on several clients, against pause / resume, edits (payload,
- * block strategy), delete / restore, run cancels, task retries and clears, manual triggers and
- * triggers sharing one Idempotency-Key. Each step runs its actions concurrently on different
+ * block strategy), delete / restore, run cancels and retries, task retries, clears and marks of
+ * success, manual triggers and triggers sharing one Idempotency-Key; claims start tasks at once or
+ * hold them (prefetch). Each step runs its actions concurrently on different
  * clients at one injected instant. After each case the engine is settled (no operator, no tick:
  * attempts finished, the reaper run) and the invariants are checked against the rows
  * (`checkInvariants`): every run ended in the status the rule of lib/engine/sql/finalise-run.ts
@@ -11,8 +12,8 @@
  * twice, a resource key never held by two attempts at once, one run of a manual job at a time
  * (docs/recovery.md), the job counters and the handler stats equal to a recount (checkStats: the
  * stats drift check), and no deadlock. The seed is fixed and printed on a failure with the case
- * (fast-check's report). To explore further: RACE_SEED, RACE_RUNS, RACE_TIMEOUT_MS (ms), and
- * RACE_DEBUG=1 for each case's timings.
+ * (fast-check's report). To explore further: RACE_SEED, RACE_RUNS, RACE_STEPS (the most steps
+ * of a case), RACE_TIMEOUT_MS (ms), and RACE_DEBUG=1 for each case's timings.
  */
 import fc from 'fast-check';
 import type pg from 'pg';
@@ -34,8 +35,8 @@ import { runTick } from '../../lib/engine/tick/run-tick.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { withIdempotency } from '../../lib/api/idempotency.ts';
 import { createJob, deleteJob, pauseJob, restoreJob, resumeJob, triggerJob, updateJob } from '../../lib/jobs/index.ts';
-import { cancelRunAs, retryTaskAs } from '../../lib/runs/run-actions.ts';
-import { clearTaskAs } from '../../lib/runs/task-recovery.ts';
+import { cancelRunAs, retryRunAs, retryTaskAs } from '../../lib/runs/run-actions.ts';
+import { clearTaskAs, markTaskSuccessAs } from '../../lib/runs/task-recovery.ts';
 import { checkStats } from '../../lib/system-jobs/stats-check.ts';
 import { offerHandlers, useTestDatabase } from '../helpers/db.ts';
 
@@ -236,7 +237,7 @@ type Action =
   | { kind: 'reap'; client: number }
   | { kind: 'pause' | 'resume' | 'delete' | 'restore' | 'editPayload'; job: number }
   | { kind: 'strategy'; job: number; strategy: Strategy }
-  | { kind: 'cancelRun' | 'retryTask' | 'clearTask'; pick: number }
+  | { kind: 'cancelRun' | 'retryTask' | 'clearTask' | 'retryRun' | 'markSuccess'; pick: number }
   | { kind: 'trigger'; job: number }
   | { kind: 'idemTrigger'; key: number };
 
@@ -248,7 +249,7 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reap' as const), client: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('pause' as const, 'resume' as const, 'delete' as const, 'restore' as const, 'editPayload' as const), job: fc.nat(1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('strategy' as const), job: fc.nat(2), strategy: fc.constantFrom(...STRATEGIES) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('cancelRun' as const, 'retryTask' as const, 'clearTask' as const), pick: fc.nat(50) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('cancelRun' as const, 'retryTask' as const, 'clearTask' as const, 'retryRun' as const, 'markSuccess' as const), pick: fc.nat(50) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('trigger' as const), job: fc.nat(2) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('idemTrigger' as const), key: fc.nat(2) }) },
 );
@@ -286,6 +287,14 @@ async function act(w: World, a: Action, slot: number): Promise<void> {
     case 'clearTask': {
       const id = await randomRow(db, `SELECT id::text FROM tasks WHERE job_id = ANY($1::text[]) AND status IN ('success', 'dead', 'cancelled', 'skipped') ORDER BY id`, [[...w.jobIds, w.manualJob]], a.pick);
       return id ? operator(w, 'clear', () => clearTaskAs(db, id, { reason: 'race' }, alice, w.at())) : undefined;
+    }
+    case 'retryRun': {
+      const id = await randomRow(db, `SELECT id::text FROM runs WHERE job_id = ANY($1::text[]) AND status IN ('failed', 'timeout', 'cancelled') ORDER BY id`, [[...w.jobIds, w.manualJob]], a.pick);
+      return id ? operator(w, 'retryRun', () => retryRunAs(db, id, alice, w.at())) : undefined;
+    }
+    case 'markSuccess': {
+      const id = await randomRow(db, `SELECT id::text FROM tasks WHERE job_id = ANY($1::text[]) AND status = 'dead' ORDER BY id`, [[...w.jobIds, w.manualJob]], a.pick);
+      return id ? operator(w, 'markSuccess', () => markTaskSuccessAs(db, id, { reason: 'race' }, alice, w.at())) : undefined;
     }
     case 'idemTrigger': {
       // three clients send the same request with one key at once: one run, two replays
@@ -442,7 +451,7 @@ describe('operator actions racing the engine', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.constantFrom(...STRATEGIES), { minLength: 3, maxLength: 3 }),
-        fc.array(stepArb, { minLength: 8, maxLength: 24 }),
+        fc.array(stepArb, { minLength: 8, maxLength: Number(process.env.RACE_STEPS ?? 24) }),
         async (strategies, steps) => {
           const started = Date.now();
           const w = await newWorld(strategies);
