@@ -418,7 +418,7 @@ async function deadlocks(): Promise<number> {
 
 let caseNo = 0;
 
-/** The jobs of one case: two scheduled DAG / one-step jobs sharing a resource key, and a manual job. */
+/** The jobs of one case: a scheduled DAG, a scheduled one-step job and a manual chain, sharing two resource keys across jobs. */
 async function newWorld(strategies: Strategy[]): Promise<World> {
   caseNo++;
   const start = Date.parse('2026-12-01T00:00:00.000Z') + caseNo * 3_600_000;
@@ -427,7 +427,7 @@ async function newWorld(strategies: Strategy[]): Promise<World> {
   const dag = await createJob(t.db, {
     key: `race.dag.${caseNo}`, name: 'dag', schedule: { kind: 'cron', cron: '*/4 * * * * *', timezone: 'UTC' }, policy: policy(strategies[0]!),
     steps: [
-      { key: 'a', handler: 'race.a' }, { key: 'b', handler: 'race.b', resourceKey: 'rk' }, { key: 'c', handler: 'race.c' },
+      { key: 'a', handler: 'race.a' }, { key: 'b', handler: 'race.b', resourceKey: 'rk' }, { key: 'c', handler: 'race.c', resourceKey: 'rk2' },
       { key: 'd', handler: 'race.d' }, { key: 'f', handler: 'race.f' },
     ],
     edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c', type: 'soft' }, { from: 'b', to: 'd' }, { from: 'c', to: 'd' }, { from: 'd', to: 'f', type: 'on_failure' }],
@@ -438,7 +438,7 @@ async function newWorld(strategies: Strategy[]): Promise<World> {
   }, alice, w.at());
   const manual = await createJob(t.db, {
     key: `race.manual.${caseNo}`, name: 'manual', schedule: { kind: 'manual' }, policy: policy(strategies[2]!),
-    steps: [{ key: 'm1', handler: 'race.manual' }, { key: 'm2', handler: 'race.manual' }], edges: [{ from: 'm1', to: 'm2' }],
+    steps: [{ key: 'm1', handler: 'race.manual', resourceKey: 'rk2' }, { key: 'm2', handler: 'race.manual', resourceKey: 'rk' }], edges: [{ from: 'm1', to: 'm2' }],
   }, alice, w.at());
   w.jobIds = [dag.id, one.id];
   w.manualJob = manual.id;
