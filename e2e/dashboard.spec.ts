@@ -149,3 +149,12 @@ test('alarms page lists alarms and queues a test alarm', async ({ page }) => {
     .toContain('sent');
   await page.screenshot({ path: `${SHOT_DIR}/alarms.png`, fullPage: true });
 });
+
+test('stats: a From without a To reads up to today; a To alone is refused by name', async ({ page }) => {
+  await login(page);
+  await page.goto(`/stats?from=${isoDay(-10)}`);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await expect(page.locator('body')).not.toContainText('Invalid range');
+  await page.goto(`/stats?to=${isoDay(0)}`);
+  await expect(page.locator('body')).toContainText('Invalid range (from: Must be a date');
+});

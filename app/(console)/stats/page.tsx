@@ -39,7 +39,8 @@ export default consolePage(async function StatsPage({ searchParams }: { searchPa
   const now = new Date();
   const fallback = lastDaysRange(Number(range === 'custom' ? 30 : range), tz, now);
   // the domain's own check (parseFields: the schema, and text PostgreSQL would refuse, such as NUL)
-  const parsed = parseFields(DailyStatsQuery, { from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to ?? '' : fallback.to, handler: sp.handler || undefined });
+  // a From without a To reads up to today (an open-ended range, as the runs list reads one); a To alone stays refused
+  const parsed = parseFields(DailyStatsQuery, { from: custom ? sp.from ?? '' : fallback.from, to: custom ? sp.to || (sp.from ? fallback.to : '') : fallback.to, handler: sp.handler || undefined });
   const errors: string[] = [];
   if (!parsed.ok && !hourly) errors.push(`Invalid range (${Object.entries(parsed.fields).map(([k, m]) => `${k}: ${m}`).join('; ')}); showing the last 30 days.`);
   // a refused handler is not passed on: every handler is shown, and the error says why
