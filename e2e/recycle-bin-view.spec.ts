@@ -76,4 +76,8 @@ test('a once job whose run-at passed in the recycle bin is restored paused, and 
   await expect(page.getByTestId('deleted-job-notice')).toHaveCount(0);
   await expect(page.getByTestId('job-status')).toHaveText('paused');
   expect(await api<{ status: string; nextRunAt: string | null; lastError: string }>('GET', `/jobs/${job.id}`)).toMatchObject({ status: 'paused', nextRunAt: null, lastError: notice });
+  // paused by its ended schedule, not by an operator: said beside the status, here and in the jobs list
+  await expect(page.getByTestId('schedule-ended')).toHaveText('schedule ended');
+  await page.goto(`/jobs?q=${encodeURIComponent(key)}`);
+  await expect(page.getByTestId('jobs-table').locator('tbody tr', { hasText: key }).getByTestId('schedule-ended')).toBeVisible();
 });

@@ -13,6 +13,7 @@ import { ListEmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { StatusBadge, Tag } from '../status-badge';
+import { ScheduleEnded } from './schedule-ended';
 import { RelativeTime, ZonedTime } from '../time';
 import { Truncate } from '../ui/truncate';
 import { runNowToast } from './form-values';
@@ -198,7 +199,7 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
               </>
             ),
           },
-          { key: 'status', header: 'Status', cell: (j) => <StatusBadge status={j.status} /> },
+          { key: 'status', header: 'Status', cell: (j) => <span className="inline-flex flex-wrap items-center gap-x-1.5"><StatusBadge status={j.status} /><ScheduleEnded status={j.status} refusal={j.resumeRefusal} /></span> },
           {
             key: 'schedule',
             header: 'Schedule',

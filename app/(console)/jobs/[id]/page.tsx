@@ -14,6 +14,7 @@ import { listRuns } from '@/lib/runs';
 import { PageHeader } from '@/components/shell/page-header';
 import { Card, CardBody, CardHeader, DescriptionList } from '@/components/ui/card';
 import { StatusBadge, Tag } from '@/components/status-badge';
+import { ScheduleEnded } from '@/components/jobs/schedule-ended';
 import { RelativeTime, ZonedTime } from '@/components/time';
 import { FireTimesTable } from '@/components/jobs/schedule-preview';
 import { JOB_ACTIONS_GRID, JOB_ACTION_CELL, JobActions } from '@/components/jobs/job-actions';
@@ -99,6 +100,7 @@ export default consolePage(async function JobPage({ params, searchParams }: Prop
             <span className="min-w-0 font-mono" data-testid="job-title-key">{job.key}</span>
             {/* a deleted job keeps its status for a restore, but deleted is its state */}
             <StatusBadge status={job.deletedAt ? 'deleted' : job.status} data-testid="job-status" />
+            {job.deletedAt ? null : <ScheduleEnded status={job.status} refusal={resumeRefusal(job, new Date())} />}
           </span>
         }
         description={
