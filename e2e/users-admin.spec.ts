@@ -72,6 +72,38 @@ test('Disable asks first, since it revokes the user\'s API tokens for good; Keep
   expect(await isDisabled()).toBe(true);
 });
 
+test('a role change that gives or takes the admin role asks first; operator to viewer applies at once', async ({ page }) => {
+  const email = `e2e-role-${uniq()}@tickflow.test`;
+  const user = await api<{ id: string }>('POST', '/users', { email, password: 'first-password-1', role: 'operator' });
+  const roleOf = async () => (await api<{ items: { id: string; role: string }[] }>('GET', '/users')).items.find((u) => u.id === user.id)!.role;
+  await login(page, E2E_ADMIN.email, E2E_ADMIN.password);
+  await page.goto('/settings/users');
+  const select = page.getByRole('combobox', { name: `Role of ${email}` });
+
+  await select.selectOption('admin');
+  await expect(page.getByRole('alertdialog')).toContainText(`Make ${email} admin?`);
+  await page.getByRole('button', { name: 'Keep operator' }).click();
+  await expect(page.getByRole('alertdialog')).toBeHidden();
+  await expect(select).toHaveValue('operator');
+  expect(await roleOf()).toBe('operator');
+
+  await select.selectOption('admin');
+  await page.getByRole('button', { name: 'Make admin' }).click();
+  await expect(select).toHaveValue('admin');
+  expect(await roleOf()).toBe('admin');
+
+  await select.selectOption('viewer');
+  await expect(page.getByRole('alertdialog')).toContainText('They lose the admin role at once');
+  await page.getByRole('button', { name: 'Make viewer' }).click();
+  await expect(select).toHaveValue('viewer');
+  expect(await roleOf()).toBe('viewer');
+
+  await select.selectOption('operator');
+  await expect(select).toHaveValue('operator');
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  await expect.poll(roleOf).toBe('operator');
+});
+
 test('at 1400 px the users table fits its card: every row\'s Delete button is fully on screen', async ({ page }) => {
   await page.setViewportSize({ width: 1400, height: 900 });
   const email = `e2e-wide-${uniq()}-with-a-rather-long-address@tickflow.test`;

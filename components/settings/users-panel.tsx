@@ -66,6 +66,13 @@ export function UsersPanel({
       }
     });
   };
+  // a role change that gives or takes the admin role is asked first; operator <-> viewer applies at once
+  const [roleChange, setRoleChange] = React.useState<{ user: UserView; role: Role } | null>(null);
+  const pickRole = (u: UserView, role: Role) => {
+    if (role === u.role) return;
+    if (role === 'admin' || u.role === 'admin') setRoleChange({ user: u, role });
+    else void change(u, { role }, `${u.email} is now ${role}`);
+  };
   const change = async (u: UserView, input: { role?: Role; disabled?: boolean }, done: string) => {
     const r = await update(u.id, input);
     if (r.ok) {
@@ -102,7 +109,7 @@ export function UsersPanel({
               // the server refuses to demote the last active admin (lib/auth/users.ts): said before the choice, not after
               cell: (u) => (
                 <DisabledReason reason={isLastAdmin(u) && 'The last active admin keeps the admin role: make another user admin first'}>
-                  <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-32 text-xs" value={u.role} onChange={(e) => change(u, { role: e.target.value as Role }, `${u.email} is now ${e.target.value}`)}>
+                  <NativeSelect aria-label={`Role of ${u.email}`} className="h-7 w-32 text-xs" value={u.role} onChange={(e) => pickRole(u, e.target.value as Role)}>
                     <option value="admin">admin</option>
                     <option value="operator">operator</option>
                     <option value="viewer">viewer</option>
@@ -158,6 +165,21 @@ export function UsersPanel({
         />
       </Card>
       <ResetPasswordDialog user={resetFor} selfId={selfId} onClose={() => setResetFor(null)} action={resetPassword} />
+      <ConfirmDialog
+        open={roleChange !== null}
+        onOpenChange={(open) => {
+          if (!open) setRoleChange(null);
+        }}
+        title={roleChange ? `Make ${roleChange.user.email} ${roleChange.role}?` : ''}
+        description={
+          roleChange?.role === 'admin'
+            ? 'Admins manage users and API tokens, change settings, and may run shell steps and SQL on named connections.'
+            : `They lose the admin role at once: users, API tokens, settings, shell steps and SQL on named connections${roleChange?.user.id === selfId ? ', for you too, on your next request' : ''}.`
+        }
+        confirmLabel={roleChange ? `Make ${roleChange.role}` : 'Change role'}
+        cancelLabel={roleChange ? `Keep ${roleChange.user.role}` : 'Cancel'}
+        onConfirm={() => (roleChange ? change(roleChange.user, { role: roleChange.role }, `${roleChange.user.email} is now ${roleChange.role}`) : undefined)}
+      />
       <ConfirmDialog
         open={!!deleteFor}
         onOpenChange={(o) => (!o ? setDeleteFor(null) : undefined)}
