@@ -13,7 +13,7 @@
  *    TICKFLOW_TEST_SECOND_DATABASE_URL's server when set (CI: PostgreSQL 15), the files
  *    whose subject is version-dependent SQL (SECOND_SERVER_FILES)
  * 5. Playwright e2e against the built console, a real worker
- *    and a fresh database (Debian Chromium at /usr/bin/chromium)
+ *    and a fresh database (Debian's Chromium: playwright.config.ts)
  *
  * Prints one closing line `tests: N passed, N failed` and exits non-zero on any
  * failure. `npm test -- --only unit,integration` runs a subset.
