@@ -33,11 +33,48 @@ async function waitForHealth(url: string, children: ChildProcess[], timeoutMs = 
   throw new Error(`console did not answer ${url} within ${timeoutMs} ms`);
 }
 
+/** Stops a child: SIGTERM, then SIGKILL after 10 s. */
+function stopChild(c: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    const t = setTimeout(() => { c.kill('SIGKILL'); resolve(); }, 10_000);
+    c.once('exit', () => { clearTimeout(t); resolve(); });
+    c.kill('SIGTERM');
+  });
+}
+
+/**
+ * Returns the teardown Playwright runs after the last test. When a step throws, what the steps before
+ * it started (the database server, the database, the console, the worker) is stopped before the error
+ * is passed on, so a failed start leaves no process behind holding the ports of the next attempt.
+ */
 export default async function globalSetup() {
+  // undone last started, first stopped
+  const undo: (() => Promise<void>)[] = [];
+  const teardown = async () => {
+    for (const step of undo.splice(0).reverse()) await step().catch((e) => console.error('e2e teardown:', e));
+  };
+  try {
+    await start(undo);
+  } catch (e) {
+    await teardown();
+    throw e;
+  }
+  return teardown;
+}
+
+async function start(undo: (() => Promise<void>)[]): Promise<void> {
   process.env.TICKFLOW_TEST_PG_PORT ??= '54333';
   const server = await startTestServer();
+  undo.push(async () => { await server.stop(); });
   const dbName = `tfe2e_${Date.now().toString(36)}`;
   await ensureDatabase(server.adminUrl, dbName);
+  undo.push(async () => {
+    const admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  });
   const url = withDatabase(server.adminUrl, dbName);
   await migrate(url);
   const baseUrl = `http://127.0.0.1:${E2E_PORT}`;
@@ -82,32 +119,16 @@ export default async function globalSetup() {
   // as scripts/start.ts: the console learns client addresses from the peer-address hook
   const peerAddress = pathToFileURL(path.resolve('scripts/peer-address.mjs')).href;
   const consoleProc = spawn(process.execPath, ['--import', peerAddress, nextBin, 'start', '-p', String(E2E_PORT), '-H', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  undo.push(() => stopChild(consoleProc));
   // The worker also loads the example handler modules (docs/handlers.md; e2e/handlers.spec.ts uses them).
   const workerEnv = { ...env, TICKFLOW_HANDLERS: path.resolve('examples/handlers'), TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${E2E_PORT}` };
   // the compiled worker, as `npm start` runs it (lib/infra/worker-build.ts)
   const workerBundle = await ensureWorkerBuild(path.resolve('.'));
   const workerProc = spawn(process.execPath, workerNodeArgs(workerBundle), { env: workerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  undo.push(() => stopChild(workerProc));
   log('console', consoleProc);
   log('worker', workerProc);
   await waitForHealth(`${baseUrl}/api/v1/health`, [consoleProc, workerProc]);
   process.env.E2E_BASE_URL = baseUrl;
   process.env.E2E_DATABASE_URL = url;
-
-  return async () => {
-    for (const child of [workerProc, consoleProc]) child.kill('SIGTERM');
-    await Promise.all(
-      [workerProc, consoleProc].map(
-        (c) => new Promise<void>((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          const t = setTimeout(() => { c.kill('SIGKILL'); resolve(); }, 10_000);
-          c.once('exit', () => { clearTimeout(t); resolve(); });
-        }),
-      ),
-    );
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await server.stop();
-  };
 }
