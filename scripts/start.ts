@@ -31,6 +31,7 @@ import { CONSOLE_RESTARTS, createRestartSchedule, EMBEDDED_DATABASE_RESTARTS, SU
 import { migrate, migrationSummary } from '../lib/infra/migrate.ts';
 import { lockDownDataDir } from '../lib/infra/private-files.ts';
 import { otherLiveSupervisor, recordSupervisor } from '../lib/infra/supervisor-file.ts';
+import { hasExited, signalProcessGroup } from '../lib/infra/process-group.ts';
 import { consoleEnv, workerEnv } from '../lib/infra/service-env.ts';
 import { createStopRequests, type StopMode } from '../lib/infra/stop-requests.ts';
 import { ensureWorkerBuild, workerNodeArgs } from '../lib/infra/worker-build.ts';
@@ -129,13 +130,14 @@ for (const [signal, listener] of ownListeners) process.on(signal, listener);
 process.on('message', (message) => { if (isStopMessage(message)) request(String(message.reason).slice(0, 80), message.mode); });
 process.on('disconnect', () => request('the launcher exited'));
 
-/** The process group of `child` (each child leads its own) gets `signal`; leftovers such as `next dev`'s server or a shell task included. */
+/**
+ * The process group of `child` (each child leads its own) gets `signal`; leftovers such as `next dev`'s server or a
+ * shell task included, and never the group of a process that took the number of a child reaped long ago
+ * (lib/infra/process-group.ts).
+ */
 function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals): void {
-  if (!child?.pid) return;
-  try { process.kill(-child.pid, signal); } catch { /* the group is gone */ }
+  if (child) signalProcessGroup(child, signal);
 }
-
-const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /** What runs right now: every start-up and stop line names these and nothing else (lib/infra/stack-lines.ts). */
 function running(): RunningParts {

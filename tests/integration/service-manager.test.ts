@@ -40,6 +40,8 @@ import { ensureDatabase, migrate, withDatabase } from '../../lib/infra/migrate.t
 import { createTestDatabase } from '../helpers/db.ts';
 import { insertJob, waitFor } from './worker-fixtures.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { recordProcess, signalGroupIfOurs, signalIfSame, type ProcessRecord } from '../helpers/process-identity.ts';
+import { signalProcessGroup } from '../../lib/infra/process-group.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SCRIPT = consoleBuildIsStale(ROOT) ? 'dev' : 'start';
@@ -83,6 +85,8 @@ interface Stack {
   console: number;
   worker: number;
   postmaster: number;
+  /** each pid above as recorded while it ran, so a clean-up never signals a later process with its number */
+  known: Map<number, ProcessRecord>;
   output(): string;
   /** npm's exit, as seen by the test (its parent) */
   npmExited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -140,7 +144,8 @@ async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack>
   const worker = supervisor && childOf(supervisor, COMPILED_WORKER);
   const postmaster = external ? 0 : Number(readFileSync(path.join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
   if (!launcher || !supervisor || !consolePid || !worker) throw new Error(`process tree not found: ${JSON.stringify({ launcher, supervisor, consolePid, worker })}`);
-  return Object.assign(partial, { launcher, supervisor, console: consolePid, worker, postmaster });
+  const known = new Map([npm.pid!, launcher, supervisor, consolePid, worker, postmaster].filter((pid) => pid > 0).map((pid) => [pid, recordProcess(pid)]));
+  return Object.assign(partial, { launcher, supervisor, console: consolePid, worker, postmaster, known });
 }
 
 /** A manual job whose one task sleeps `ms` (ignoring cancellation when `ignoreAbort`), triggered and running; returns the run id. */
@@ -229,10 +234,14 @@ beforeAll(async () => {
 afterEach(async () => {
   // A failed test must not leave its stack running for the next one.
   for (const stack of stacks.splice(0)) {
+    // (a stack that startStack did not finish has no `known`: npm, our own child, is all there is to stop)
+    if (!stack.known) { signalProcessGroup(stack.npm, 'SIGKILL'); continue; }
     for (const pid of [stack.worker, stack.console, stack.supervisor, stack.launcher, stack.npm.pid!]) {
-      if (pid && alive(pid)) { try { process.kill(-pid, 'SIGKILL'); } catch { /* not a group leader */ } try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+      const p = stack.known.get(pid);
+      if (p && alive(pid)) { signalGroupIfOurs(p, 'SIGKILL'); signalIfSame(p, 'SIGKILL'); }
     }
-    if (stack.postmaster && alive(stack.postmaster)) process.kill(stack.postmaster, 'SIGQUIT');
+    const postmaster = stack.known.get(stack.postmaster);
+    if (postmaster) signalIfSame(postmaster, 'SIGQUIT');
   }
 });
 
@@ -450,6 +459,7 @@ describe('the console dies under a running stack', () => {
     expect(restarted).toBeDefined();
     expect(restarted).not.toBe(killed);
     stack.console = restarted!;
+    stack.known.set(stack.console, recordProcess(stack.console));
     expect(stack.output()).not.toMatch(/stopping \(the console exited\)/);
 
     const since = Date.now();
@@ -493,6 +503,7 @@ describe('the embedded PostgreSQL dies under a running stack (docs/operations.md
     expect(stack.output()).toMatch(/\[tickflow\] embedded database restarted \(down for \d+\.\d s\)\n/);
     // the same data directory and port, a new postmaster
     stack.postmaster = postmasterPid();
+    stack.known.set(stack.postmaster, recordProcess(stack.postmaster));
     expect(stack.postmaster).not.toBe(killed);
     expect(serversOnDataDir()).toEqual([stack.postmaster]);
 

@@ -9,20 +9,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.ts';
+import { recordProcess, signalGroupIfOurs, type ProcessRecord } from '../helpers/process-identity.ts';
 import { triggerOneTask, useSpawnedWorkers, waitFor, type StepFixture, type WorkerProcess } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
 const workers = useSpawnedWorkers(t, { TICKFLOW_DB_POOL: '4', TICKFLOW_LEASE_SECONDS: '30' });
-const groups: number[] = [];
+const groups: ProcessRecord[] = [];
 afterEach(async () => {
-  // a failing run must not leave its sleeps behind either
-  for (const g of groups.splice(0)) {
-    try {
-      process.kill(-g, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
+  // a failing run must not leave its sleeps behind either; a group that ended is left alone, whoever has its number now
+  for (const g of groups.splice(0)) signalGroupIfOurs(g, 'SIGKILL');
 });
 
 /** The default lease and heartbeat: the bound that matters is the one operators get. */
@@ -98,7 +93,7 @@ describe('shell: the attempt\'s process group dies with its worker', () => {
     const m = /^pgid=(\d+) home=(\S+)$/.exec(line)!;
     const pgid = Number(m[1]);
     const dir = m[2]!;
-    groups.push(pgid);
+    groups.push(recordProcess(pgid));
     expect(dir).toMatch(/\/tickflow-shell-/);
     // sh and the sleep it forked
     await waitFor(() => liveInGroup(pgid).length === 2, 5000, 'sh and sleep running');
@@ -145,7 +140,7 @@ describe('shell: the attempt\'s process group dies before a stalled worker\'s le
         return r.rows[0]?.text;
       }, 30_000, `attempt ${attempt}'s first line`);
       const pgid = Number(/^pgid=(\d+)$/.exec(line)![1]);
-      groups.push(pgid);
+      groups.push(recordProcess(pgid));
       return pgid;
     };
     const first = await pgidOf(1);

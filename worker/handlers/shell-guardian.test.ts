@@ -4,6 +4,7 @@
  * registered and removes the registered directories, and nothing else; silence past the dead
  * man's deadline (a worker that lives but cannot act) kills the registered groups.
  */
+import { signalProcessGroup } from '../../lib/infra/process-group.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -52,13 +53,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const c of started.splice(0)) {
-    try {
-      process.kill(-c.pid!, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
+  for (const c of started.splice(0)) signalProcessGroup(c, 'SIGKILL');
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 

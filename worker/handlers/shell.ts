@@ -26,6 +26,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { ShellSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { builtinSettings, HandlerError, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
 import { shellEnv, shellIdentity, shellWorkdir } from './shell-sandbox.ts';
+import { signalProcessGroup } from '../../lib/infra/process-group.ts';
 import { shellGuardian, type ShellGuardian } from './shell-guardian.ts';
 import { DEFAULT_TASK_LOG_CONFIG } from '../task-log-writer.ts';
 import { utf8Prefix } from '../../lib/net/read-capped.ts';
@@ -191,17 +192,14 @@ async function runChild(
     else child.stdin.end();
 
     // Signal the whole process group (detached => the child leads its own group),
-    // so `sh -c 'sleep 30'` does not leave the sleep behind.
+    // so `sh -c 'sleep 30'` does not leave the sleep behind; never a group that took the
+    // number after the child was reaped (lib/infra/process-group.ts).
     const killGroup = (sig: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
+      if (signalProcessGroup(child, sig)) return;
       try {
-        process.kill(-child.pid, sig);
+        child.kill(sig);
       } catch {
-        try {
-          child.kill(sig);
-        } catch {
-          /* gone */
-        }
+        /* gone */
       }
     };
     let killTimer: NodeJS.Timeout | undefined;
