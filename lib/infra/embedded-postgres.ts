@@ -9,9 +9,9 @@
 import childProcess, { execFileSync, type ChildProcess } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { writePrivateFile } from './private-files.ts';
-import { killOrphanedServerProcesses } from './orphaned-server-processes.ts';
+import { isPostmasterOf, killOrphanedServerProcesses } from './orphaned-server-processes.ts';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -25,6 +25,8 @@ export interface EmbeddedOptions {
   /** trade durability for speed (tests only): fsync and synchronous_commit off */
   fast?: boolean;
   log?: (line: string) => void;
+  /** every line PostgreSQL itself logs (not shown otherwise); tests use it to report a crash of the server */
+  serverLog?: (line: string) => void;
 }
 
 export interface EmbeddedServer {
@@ -128,8 +130,8 @@ async function pgCtlPath(): Promise<string> {
 }
 
 /**
- * The embedded server already running on `dataDir`, or null: its `postmaster.pid` names a live process
- * (first line, the postmaster's pid) and the port it listens on (fourth line; PostgreSQL docs, "Creating a
+ * The embedded server already running on `dataDir`, or null: its `postmaster.pid` names the live postmaster of
+ * `dataDir` (first line, the postmaster's pid; isPostmasterOf: not merely a live pid, which may have been reused) and the port it listens on (fourth line; PostgreSQL docs, "Creating a
  * Database Cluster" / `postmaster.pid`), with the admin URL to reach it (the cluster's password file).
  * Such a server belongs to a running `npm start` (or to one that died): a one-shot command uses it as it is
  * and never stops it (database-url.ts resolveDatabase `reuseRunning`).
@@ -140,17 +142,34 @@ export function runningEmbeddedServer(dataDir: string): { pid: number; port: num
   const lines = readFileSync(pidFile, 'utf8').split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid) || !Number.isInteger(port) || port <= 0) return null;
+  if (!Number.isInteger(pid) || pid <= 0 || !isPostmasterOf(pid, dataDir) || !Number.isInteger(port) || port <= 0) return null;
   const password = clusterPassword(dataDir, false);
   return { pid, port, adminUrl: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` };
 }
 
-/** Stops a server left running by a previous parent that died without stopping it. */
-function stopLeftoverServer(dataDir: string, pgCtl: string, log: (l: string) => void): void {
+/**
+ * The pid of the postmaster `dataDir`'s `postmaster.pid` names, if it still runs; null when there is no
+ * file or its pid is dead (PostgreSQL replaces such a file itself). A file whose pid is alive but is not
+ * this data directory's postmaster (isPostmasterOf: the number was given to another process after the
+ * server died, as after a reboot) is a stale lock file: it is removed, and that process is never
+ * signalled. PostgreSQL would refuse to start over it ("lock file already exists"), since all it checks
+ * is that the pid is alive.
+ */
+function leftoverPostmaster(dataDir: string, log: (l: string) => void): number | null {
   const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return null;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return; // PostgreSQL itself replaces a stale file
+  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return null;
+  if (isPostmasterOf(pid, dataDir)) return pid;
+  log(`${pidFile} names pid ${pid}, which is another program now (the server that wrote it is gone); removing the stale file`);
+  rmSync(pidFile, { force: true });
+  return null;
+}
+
+/** Stops a server left running by a previous parent that died without stopping it (leftoverPostmaster). */
+function stopLeftoverServer(dataDir: string, pgCtl: string, log: (l: string) => void): void {
+  const pid = leftoverPostmaster(dataDir, log);
+  if (pid === null) return;
   log(`a PostgreSQL server (pid ${pid}) from an earlier start is still running on ${dataDir}; stopping it first`);
   try {
     const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
@@ -213,6 +232,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       // Its log is not shown, but the postmaster's own last FATAL or PANIC line (the default
       // log_line_prefix carries the pid) says why it exited; a client's FATAL is not about that.
       for (const line of message.split('\n')) {
+        if (line) opts.serverLog?.(line);
         const m = /\[(\d+)\] (FATAL|PANIC):\s*(.*)$/.exec(line);
         if (m && Number(m[1]) === childOf()?.pid) lastFatal = `${m[2]}: ${m[3]}`;
       }
@@ -258,6 +278,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       }
       if (await portInUse(opts.port)) throw new EmbeddedRestartError(`another program took its port ${opts.port}`, false);
       if (stopping) return;
+      // its postmaster.pid names the dead postmaster, whose number may be another process's by now
+      leftoverPostmaster(opts.dataDir, log);
       // the dead server's backends still in a long query hold its shared memory: no new server starts until they end
       const orphans = await killOrphanedServerProcesses(opts.dataDir);
       if (orphans.length) log(`ended ${orphans.length} process(es) the stopped server left running on ${opts.dataDir} (pid ${orphans.join(', ')})`);

@@ -8,7 +8,34 @@
  * directory as their working directory, and a `postgres` process title. Linux only (/proc),
  * where the embedded binaries run.
  */
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Whether `pid` is the postmaster of `dataDir`: a process whose working directory is the data
+ * directory (the postmaster changes into it) and whose program is `postgres`. A `postmaster.pid`
+ * left by a server that died (a kill -9, a power cut, a reboot) names a pid the kernel may have
+ * given to any process since, so a live pid alone proves nothing. A process this one may not
+ * inspect is not the postmaster: ours runs as this user, or as `postgres` under root, who can read
+ * every process. Where there is no /proc (not Linux), a live pid is all there is to go on.
+ */
+export function isPostmasterOf(pid: number, dataDir: string): boolean {
+  if (!existsSync('/proc/self')) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  try {
+    if (readlinkSync(`/proc/${pid}/cwd`) !== realpathSync(dataDir)) return false;
+    const program = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0] ?? '';
+    return path.basename(program) === 'postgres';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The pids of processes whose working directory is `dataDir` and whose command line starts with

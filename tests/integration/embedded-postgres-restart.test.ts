@@ -5,12 +5,13 @@
  * later try may help. A real server on a data directory of its own; the whole stack's side is in
  * tests/integration/service-manager.test.ts.
  */
-import { appendFileSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EmbeddedRestartError, startEmbeddedPostgres, type EmbeddedServer } from '../../lib/infra/embedded-postgres.ts';
+import { EmbeddedRestartError, runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedServer } from '../../lib/infra/embedded-postgres.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { waitFor } from './worker-fixtures.ts';
 
@@ -140,5 +141,54 @@ describe('the embedded PostgreSQL under a supervisor', { timeout: 60_000 }, () =
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
     }
+  });
+
+  // A postmaster.pid outlives a server that died (kill -9, a power cut); after a reboot or a trip round
+  // the pid space (32,768 numbers by default), its pid is some other program's.
+  describe('a postmaster.pid left by a dead server whose pid another program has now', () => {
+    async function staleLockFile() {
+      const { server: srv, port, exits } = await started();
+      const lockFile = readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8');
+      await killPostmaster(srv, exits);
+      // run as the server's own user (as root: postgres), the one case PostgreSQL itself cannot tell from its postmaster
+      const asServerUser = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) } : {};
+      const other = spawn('sleep', ['30'], { detached: true, stdio: 'ignore', ...asServerUser });
+      await waitFor(() => runningOrZombie(other.pid!) === 'running', 5_000, 'the other program running', 20);
+      writeFileSync(path.join(dataDir, 'postmaster.pid'), lockFile.replace(/^\d+/, String(other.pid)));
+      const stillRunning = async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        return other.exitCode === null && other.signalCode === null;
+      };
+      return { srv, port, other, stillRunning };
+    }
+
+    it('a new start leaves that program alone and starts the server; nothing takes that program for a running server', async () => {
+      const { port, other, stillRunning } = await staleLockFile();
+      try {
+        expect(runningEmbeddedServer(dataDir)).toBeNull();
+        const lines: string[] = [];
+        server = await startEmbeddedPostgres({ dataDir, port, log: (l) => lines.push(l) });
+        expect(lines.join('\n')).toMatch(new RegExp(`postmaster\\.pid names pid ${other.pid}, which is another program now .*removing the stale file`));
+        expect(await stillRunning()).toBe(true);
+        const client = new pg.Client({ connectionString: server.adminUrl });
+        await client.connect();
+        await client.end();
+        expect(runningEmbeddedServer(dataDir)?.pid).toBe(postmasterPid());
+      } finally {
+        other.kill('SIGKILL');
+      }
+    });
+
+    it('restart() in place does the same', async () => {
+      const { srv, other, stillRunning } = await staleLockFile();
+      try {
+        await srv.restart();
+        expect(srv.running()).toBe(true);
+        expect(await stillRunning()).toBe(true);
+        expect(postmasterPid()).not.toBe(other.pid);
+      } finally {
+        other.kill('SIGKILL');
+      }
+    });
   });
 });
