@@ -12,6 +12,9 @@ export interface TestServer {
   stop(): Promise<unknown>;
 }
 
+/** PostgreSQL's log lines about a server process that died and the restart of all sessions it causes. */
+const SERVER_CRASH_LINE = /was terminated by signal|terminating any other active server processes|all server processes terminated|PANIC:/;
+
 export async function startTestServer(): Promise<TestServer> {
   if (process.env.DATABASE_URL) {
     return { adminUrl: withDatabase(process.env.DATABASE_URL, 'postgres'), stop: async () => undefined };
@@ -22,6 +25,11 @@ export async function startTestServer(): Promise<TestServer> {
     port,
     fast: true,
     log: (l) => console.log(`[test-pg] ${l}`),
+    // A backend that dies (a signal, a crash) makes PostgreSQL end every session of every test
+    // running at the time: say so where the failures show, with the pid and signal that started it.
+    serverLog: (l) => {
+      if (SERVER_CRASH_LINE.test(l)) console.log(`[test-pg] ${l}`);
+    },
   });
   return server;
 }
