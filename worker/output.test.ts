@@ -33,6 +33,9 @@ describe('a task error as stored (worker/output.ts describeError)', () => {
     expect(describeError(new AggregateError([]))).toBe('AggregateError (no message)');
     const many = describeError(new AggregateError(Array.from({ length: 8 }, (_, i) => new Error(`e${i}`))));
     expect(many).toBe('AggregateError (no message) (8 errors: e0; e1; e2; e3; e4; … 3 more)');
+    // a nested AggregateError is named by its own message (or class) only: the text stays bounded
+    const nested = new AggregateError([new AggregateError([new Error('deep')], 'replicas down'), new AggregateError([new Error('deeper')])], 'all down');
+    expect(describeError(nested)).toBe('all down (2 errors: replicas down; AggregateError (no message))');
     // other thrown values are still described as values
     expect(describeError({ code: 42 })).toBe('handler threw a non-Error: {"code":42}');
   });

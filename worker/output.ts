@@ -130,7 +130,13 @@ function causeOf(e: unknown): unknown {
   }
 }
 
+/** What was thrown, in words, followed by the inner errors of an AggregateError (aggregatedOf). */
 function messageOf(e: unknown): string {
+  return ownMessageOf(e) + aggregatedOf(e);
+}
+
+/** What was thrown, in words, without the inner errors of an AggregateError. */
+function ownMessageOf(e: unknown): string {
   let msg: string;
   try {
     const m = (e as { message?: unknown } | null | undefined)?.message;
@@ -150,7 +156,7 @@ function messageOf(e: unknown): string {
   } catch {
     msg = 'handler threw a value that cannot be described';
   }
-  return msg + aggregatedOf(e);
+  return msg;
 }
 
 /** Errors of an AggregateError (`Promise.any`, `new AggregateError`) read into a task error at most. */
@@ -163,17 +169,13 @@ const MAX_AGGREGATED = 5;
 function aggregatedOf(e: unknown): string {
   try {
     if (!(e instanceof AggregateError) || !Array.isArray(e.errors) || e.errors.length === 0) return '';
-    const shown = e.errors.slice(0, MAX_AGGREGATED).map((x: unknown) => (x instanceof AggregateError ? messageOfOne(x) : messageOf(x)));
+    // a nested AggregateError by its own message only, so that the text stays bounded
+    const shown = e.errors.slice(0, MAX_AGGREGATED).map((x: unknown) => (x instanceof AggregateError ? ownMessageOf(x) : messageOf(x)));
     const more = e.errors.length > MAX_AGGREGATED ? `; … ${e.errors.length - MAX_AGGREGATED} more` : '';
     return ` (${e.errors.length} error${e.errors.length === 1 ? '' : 's'}: ${shown.join('; ')}${more})`;
   } catch {
     return '';
   }
-}
-
-/** messageOf without the inner errors of a nested AggregateError (bounded output). */
-function messageOfOne(e: Error): string {
-  return e.message || `${e.name || 'Error'} (no message)`;
 }
 
 /** An exit code fit for an int4 column, else undefined. */
