@@ -21,6 +21,21 @@ function schema(s: z.ZodType): Record<string, unknown> {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const ERR = { description: 'Error', content: { 'application/json': { schema: ref('Error') } } };
+const retryAfter = { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer' } } };
+/** What every operation may answer while the database cannot serve it (app/_lib/rest.ts). */
+const UNAVAILABLE = {
+  description: 'database_unavailable (unreachable or restarting), busy (another request held the same rows) or transaction_timeout: nothing was changed; try again after Retry-After when given',
+  headers: retryAfter,
+  content: { 'application/json': { schema: ref('Error') } },
+};
+/** GET /health's body, 200 and 503 alike (app/api/v1/health/route.ts). */
+const HEALTH = {
+  type: 'object',
+  required: ['status', 'database', 'workers'],
+  properties: { status: { enum: ['ok', 'error'] }, database: { enum: ['ok', 'error'] }, workers: { type: 'integer', minimum: 0, description: 'online workers' } },
+};
+/** What every operation with a request body may answer (app/_lib/rest.ts MAX_BODY_BYTES). */
+const TOO_LARGE = { description: 'payload_too_large: the body is over 1 MB; nothing was read', content: { 'application/json': { schema: ref('Error') } } };
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
 /** A keyset-paged list's answer (lib/api/cursor.ts Page): `nextCursor` is the next page's `cursor`, null at the end. */
@@ -40,7 +55,21 @@ function queryParams(s: z.ZodObject): unknown[] {
  * operationId and decides the role in its description; the route file passes the
  * same name to rest() (tests/integration/role-matrix.test.ts checks both).
  */
-function op(summary: string, opts: { operation: Operation; body?: string; params?: unknown[]; ok?: unknown; status?: number; write?: boolean }) {
+function op(
+  summary: string,
+  opts: {
+    operation: Operation;
+    body?: string;
+    params?: unknown[];
+    ok?: unknown;
+    status?: number;
+    /** other success statuses and when they are answered (a 201 operation that created nothing answers 200) */
+    also?: Record<number, string>;
+    /** the 503 body when it is not an Error (GET /health answers its own shape) */
+    unavailable?: unknown;
+    write?: boolean;
+  },
+) {
   const role = operationMinRole(opts.operation);
   const o: Record<string, unknown> = {
     summary,
@@ -49,12 +78,15 @@ function op(summary: string, opts: { operation: Operation; body?: string; params
     parameters: [...(opts.params ?? []), ...(opts.write ? [idemHeader] : [])],
     responses: {
       [String(opts.status ?? 200)]: json(opts.ok ?? anyObj),
+      ...Object.fromEntries(Object.entries(opts.also ?? {}).map(([status, when]) => [status, json(opts.ok ?? anyObj, when)])),
       400: ERR,
       401: ERR,
       403: ERR,
       404: ERR,
       409: ERR,
+      ...(opts.body ? { 413: TOO_LARGE } : {}),
       422: ERR,
+      503: opts.unavailable ? { ...UNAVAILABLE, content: { 'application/json': { schema: opts.unavailable } } } : UNAVAILABLE,
     },
   };
   if (opts.body) o.requestBody = { required: !OPTIONAL_BODIES.has(opts.body), content: { 'application/json': { schema: ref(opts.body) } } };
@@ -228,7 +260,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   };
   const W = { write: true };
   const paths: Record<string, Record<string, unknown>> = {
-    '/health': { get: op('Health: database and online workers', { operation: 'health' }) },
+    '/health': {
+      get: op('Health: database and online workers', {
+        operation: 'health',
+        ok: HEALTH,
+        unavailable: HEALTH,
+      }),
+    },
     '/schedule/preview': { get: op('Next fire times of a cron expression', { operation: 'schedule.preview', params: queryParams(S.SchedulePreviewQuery as unknown as z.ZodObject) }) },
     '/jobs': {
       get: op('List jobs (keyset pagination; sort=next_run_at orders by nextFireAt within each status)', {
@@ -239,7 +277,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       post: op('Create a job', { operation: 'jobs.create', body: 'CreateJobInput', status: 201, ...W }),
     },
     '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { operation: 'jobs.bulk', body: 'BulkJobsInput', ...W }) },
-    '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, ...W }) },
+    '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, also: { 200: 'a dry run, or nothing to import: no job was created' }, ...W }) },
     '/jobs/{id}': {
       get: op('Get a job', { operation: 'jobs.get', params: [idParam], ok: ref('Job') }),
       patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict, also for a version greater than the current one, which does not exist). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
@@ -261,7 +299,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       }),
     },
     '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { operation: 'jobs.backfillPreview', params: [idParam], body: 'BackfillInput' }) },
-    '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { operation: 'jobs.backfill', params: [idParam], body: 'BackfillInput', status: 201, ...W }) },
+    '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { operation: 'jobs.backfill', params: [idParam], body: 'BackfillInput', status: 201, also: { 200: 'every slot of the range already had its run: none was created (runIds empty)' }, ...W }) },
     '/jobs/{id}/grid': { get: op('Run grid: the latest runs (oldest first) by step (DAG order), one cell per task; `cursor` pages to older runs', { operation: 'jobs.grid', params: [idParam, ...queryParams(JobGridQuery)] }) },
     '/jobs/{id}/calendar': { get: op('Runs per calendar day in `tz` over the 366 days ending `to`, by outcome (days without runs left out)', { operation: 'jobs.calendar', params: [idParam, ...queryParams(JobCalendarQuery)] }) },
     '/jobs/{id}/audit': {
