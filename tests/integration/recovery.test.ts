@@ -420,7 +420,10 @@ describe('backfill', () => {
 
   it('a slot the schedule still fires is left to it: a staggered slot whose nominal instant has passed runs once', async () => {
     const handler = 'bf.stagger';
-    const jobId = await cronJob({}, '0 * * * *', handler);
+    // The case needs the 06:00 slot's due instant after `now` (a second past the slot): a job whose
+    // stagger offset (hashed from its random id, 0–1800 s) is under 2 s has none; 1 job in 900 is drawn again.
+    let jobId = await cronJob({}, '0 * * * *', handler);
+    while (staggerOffsetMs(jobId, 1800) < 2000) jobId = await cronJob({}, '0 * * * *', handler);
     const slot = new Date('2026-03-02T06:00:00Z');
     const due = new Date(slot.getTime() + staggerOffsetMs(jobId, 1800));
     await db.job.update({ where: { id: jobId }, data: { staggerSeconds: 1800, nextRunAt: due } });
@@ -571,5 +574,8 @@ describe('REST', () => {
     const audit = await call(auditRoute.GET, 'GET', '/api/v1/x', { token: tokens.viewer, params: { id: jobId } });
     expect(audit.status).toBe(200);
     expect(audit.json.items.map((a: { action: string; actor: string }) => [a.action, a.actor])).toEqual([['backfill', byToken('ops')]]);
+    // the same range again: every slot has its run, none is created, and a 201 would say otherwise
+    const again = await call(backfillRoute.POST, 'POST', '/api/v1/x', { token: tokens.operator, params: { id: jobId }, body, headers: key() });
+    expect([again.status, again.json.runIds, again.json.skip]).toEqual([200, [], 3]);
   });
 });
