@@ -130,9 +130,10 @@ async function pgCtlPath(): Promise<string> {
 }
 
 /**
- * The embedded server already running on `dataDir`, or null: its `postmaster.pid` names the live postmaster of
- * `dataDir` (first line, the postmaster's pid; isPostmasterOf: not merely a live pid, which may have been reused) and the port it listens on (fourth line; PostgreSQL docs, "Creating a
- * Database Cluster" / `postmaster.pid`), with the admin URL to reach it (the cluster's password file).
+ * The embedded server already running on `dataDir`, or null: its `postmaster.pid` names the live postmaster
+ * of `dataDir` (first line, the postmaster's pid; isPostmasterOf, since a live pid alone may have been
+ * reused) and the port it listens on (fourth line; PostgreSQL docs, "Creating a Database Cluster" /
+ * `postmaster.pid`), with the admin URL to reach it (the cluster's password file).
  * Such a server belongs to a running `npm start` (or to one that died): a one-shot command uses it as it is
  * and never stops it (database-url.ts resolveDatabase `reuseRunning`).
  */
