@@ -28,6 +28,7 @@
 import type { Logger } from 'pino';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handlers/types.ts';
+import { taskLogArguments } from './task-log-arguments.ts';
 import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
@@ -219,7 +220,10 @@ export class TaskLogWriter {
       this.attempts.set(id, st);
     }
     const state = st;
-    const at = (level: TaskLogLevel) => (text: string, fields?: JsonObject) => this.add(state, level, 'log', text, fields);
+    const at = (level: TaskLogLevel) => (first: unknown, second?: unknown) => {
+      const { text, fields } = taskLogArguments(first, second);
+      this.add(state, level, 'log', text, fields);
+    };
     return {
       taskLog: {
         debug: at('debug'),

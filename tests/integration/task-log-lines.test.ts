@@ -204,6 +204,25 @@ describe('writer', () => {
     expect(got[1]!.fields).toEqual({ name: 'TypeError', message: 'not a function' });
   });
 
+  it('a handler in plain JavaScript that logs in pino\'s order, (fields, text) or (error, text), stores the same line', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    const pinoOrder = l.taskLog as unknown as Record<'info' | 'error' | 'warn', (...args: unknown[]) => void>;
+    pinoOrder.info({ orderId: 42 }, 'charged');
+    pinoOrder.error(Object.assign(new Error('card declined'), { code: 'E_CARD' }), 'charge failed');
+    pinoOrder.error(new RangeError('amount out of range'));
+    pinoOrder.warn({ skipped: 2 });
+    await w.stop();
+    const got = await lines(a.taskId);
+    expect(got.map((x) => [x.level, x.text, x.fields])).toEqual([
+      ['info', 'charged', { orderId: 42 }],
+      ['error', 'charge failed', { err: { name: 'Error', message: 'card declined', code: 'E_CARD' } }],
+      ['error', 'amount out of range', { err: { name: 'RangeError', message: 'amount out of range' } }],
+      ['warn', '', { skipped: 2 }],
+    ]);
+  });
+
   it('endAll (a worker ending on an uncaught exception) writes why on every open attempt, past its limits too, and sends it', async () => {
     const w = writer(t.pool, { maxLines: 2 });
     const a = taskIds();

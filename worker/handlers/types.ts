@@ -15,6 +15,7 @@ import { setLongTimeout } from '../../lib/schedule/long-timeout.ts';
 import type { z } from 'zod';
 import { checkNumberSetting, numberSettingRules } from '../../lib/handlers/number-settings.ts';
 import { BuiltinInputError, parseBuiltinSettings } from '../../lib/handlers/builtin-schemas.ts';
+import { taskLogArguments } from '../task-log-arguments.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -40,6 +41,10 @@ export interface TaskLogLineInput {
  * The log a handler writes for operators: lines belong to one attempt of one
  * task and are shown on the run page. `fields` is optional structured context.
  * Calls never wait for the database (the worker stores lines in batches).
+ */
+/**
+ * An attempt's log lines. Each method takes the text and an optional JSON object of fields; plain JavaScript
+ * written in pino's order, `(fields, text?)` or `(error, text?)`, stores the same line (worker/task-log-arguments.ts).
  */
 export interface TaskLog {
   debug(text: string, fields?: JsonObject): void;
@@ -91,7 +96,10 @@ export interface HandlerContext {
 
 /** A task log that writes to a process logger only (handlers called outside a worker's runner, tests). */
 export function loggerTaskLog(log: Logger): TaskLog {
-  const at = (level: TaskLogLevel) => (text: string, fields?: JsonObject) => log[level]({ ...fields, taskLog: true }, text);
+  const at = (level: TaskLogLevel) => (first: unknown, second?: unknown) => {
+    const { text, fields } = taskLogArguments(first, second);
+    log[level]({ ...fields, taskLog: true }, text);
+  };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
