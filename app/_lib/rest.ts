@@ -3,7 +3,8 @@
  * token or the console session cookie), role check, zod parsing of params /
  * query / body, DomainError -> `{ "error": { "code", "message", "fields"?, "detail"? } }`
  * with its status, a body that is not UTF-8, invalid JSON or a key written twice in one object -> 400 (the
- * duplicated key named at its path, lib/api/json-guard.ts duplicateKeys), a body over 1 MB -> 413, a database that
+ * duplicated key named at its path, lib/api/json-guard.ts duplicateKeys), a compressed body (Content-Encoding) -> 415,
+ * a body over 1 MB -> 413, a database that
  * cannot be reached -> 503 `database_unavailable` with Retry-After, a transaction that ran out of
  * time -> 503 `transaction_timeout` (nothing was changed: lib/infra/transaction-timeout.ts), anything else
  * logged with pino -> 500 generic, and `Idempotency-Key` on POST/PUT/PATCH/DELETE
@@ -193,10 +194,24 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 class BodyTooLarge extends Error {}
 
 /**
- * Reads the body as UTF-8 text, refusing more than `limit` bytes (Content-Length first, then while streaming)
- * and bytes that are not UTF-8 (400 at `_body`: a lenient decode would store U+FFFD in their place).
+ * A request body sent with a content coding (Content-Encoding: gzip, …), answered 415
+ * `unsupported_content_encoding` with `Accept-Encoding: identity` (RFC 9110 §8.4 and §15.5.16): read as it
+ * is, compressed bytes were refused as "not valid UTF-8", which named the wrong cause.
+ */
+class EncodedBody extends Error {
+  constructor(readonly coding: string) {
+    super(`Content-Encoding ${coding} is not accepted`);
+  }
+}
+
+/**
+ * Reads the body as UTF-8 text, refusing a body with a content coding (EncodedBody), more than `limit` bytes
+ * (Content-Length first, then while streaming) and bytes that are not UTF-8 (400 at `_body`: a lenient decode
+ * would store U+FFFD in their place).
  */
 export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  const coding = (req.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') throw new EncodedBody(coding.slice(0, 40));
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
   const bytes = await readAtMost(req.body, limit);
@@ -332,6 +347,13 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           if (missing) return errorResponse(missing);
         }
         return errorResponse(e);
+      }
+      if (e instanceof EncodedBody) {
+        return jsonResponse(
+          415,
+          { error: { code: 'unsupported_content_encoding', message: `${e.message}: send the body uncompressed`, fields: { _body: 'Content-Encoding must be identity (none)' } } },
+          { 'accept-encoding': 'identity' },
+        );
       }
       if (e instanceof BodyTooLarge) {
         return jsonResponse(413, {

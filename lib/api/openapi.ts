@@ -36,6 +36,12 @@ const HEALTH = {
 };
 /** What every operation with a request body may answer (app/_lib/rest.ts MAX_BODY_BYTES). */
 const TOO_LARGE = { description: 'payload_too_large: the body is over 1 MB; nothing was read', content: { 'application/json': { schema: ref('Error') } } };
+/** What every operation with a request body answers for a compressed one (app/_lib/rest.ts EncodedBody). */
+const ENCODED = {
+  description: 'unsupported_content_encoding: the body was sent with a Content-Encoding (gzip, …); send it uncompressed',
+  headers: { 'Accept-Encoding': { description: 'identity', schema: { type: 'string' } } },
+  content: { 'application/json': { schema: ref('Error') } },
+};
 const json = (s: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema: s } } });
 const anyObj = { type: 'object' };
 /** A keyset-paged list's answer (lib/api/cursor.ts Page): `nextCursor` is the next page's `cursor`, null at the end. */
@@ -84,7 +90,7 @@ function op(
       403: ERR,
       404: ERR,
       409: ERR,
-      ...(opts.body ? { 413: TOO_LARGE } : {}),
+      ...(opts.body ? { 413: TOO_LARGE, 415: ENCODED } : {}),
       422: ERR,
       503: opts.unavailable ? { ...UNAVAILABLE, content: { 'application/json': { schema: opts.unavailable } } } : UNAVAILABLE,
     },
@@ -249,7 +255,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'object',
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'idempotency_not_replayable', 'unprocessable', 'rate_limited', 'payload_too_large', 'database_unavailable', 'busy', 'transaction_timeout', 'method_not_allowed', 'internal'] },
+            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'idempotency_not_replayable', 'unprocessable', 'rate_limited', 'payload_too_large', 'unsupported_content_encoding', 'database_unavailable', 'busy', 'transaction_timeout', 'method_not_allowed', 'internal'] },
             message: { type: 'string' },
             fields: { type: 'object', additionalProperties: { type: 'string' }, description: 'dot path -> message' },
             detail: { type: 'object' },

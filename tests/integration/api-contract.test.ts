@@ -8,6 +8,7 @@
  */
 import { ENDED_WORKERS_LISTED } from '../../lib/workers/list-workers.ts';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture, type CallResult, type RouteHandler, byToken } from '../helpers/rest.ts';
@@ -301,6 +302,19 @@ describe('REST contract /api/v1', () => {
       expectField(r, '_body');
       expect(r.json.error.message).toBe('Request body is not valid UTF-8');
       expect(await counts()).toEqual(before);
+    });
+
+    it('a compressed body (Content-Encoding: gzip) is a 415 saying so, not a 400 calling its bytes bad UTF-8; nothing written', async () => {
+      const before = await counts();
+      const gz = new Uint8Array(gzipSync(JSON.stringify(cronJob(uniq('gzip')))));
+      const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: gz, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      expect([r.status, r.json.error.code, r.json.error.fields]).toEqual([415, 'unsupported_content_encoding', { _body: 'Content-Encoding must be identity (none)' }]);
+      expect(r.json.error.message).toBe('Content-Encoding gzip is not accepted: send the body uncompressed');
+      expect(r.headers.get('accept-encoding')).toBe('identity');
+      // identity is no coding at all
+      const plain = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: cronJob(uniq('identity')), headers: { 'content-encoding': 'identity' } });
+      expect(plain.status).toBe(201);
+      expect((await counts()).jobs).toBe(before.jobs + 1);
     });
 
     it('a key written twice in one object is a 400 naming its path (not silently the last value), nothing written', async () => {
