@@ -12,12 +12,12 @@ function ephemeralRange(): [number, number] {
   return [49152, 65535];
 }
 
-/** Resolves true when `port` on 127.0.0.1 could be bound a moment ago. */
-function bindable(port: number): Promise<boolean> {
+/** Resolves true when `port` could be bound a moment ago: on `host`, or on every interface when none is given. */
+export function portFree(port: number, host?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
 
@@ -36,7 +36,7 @@ export async function freePort(): Promise<number> {
   if (to <= from) throw new Error(`freePort: no room below the ephemeral range (it starts at ${low})`);
   for (let i = 0; i < 200; i++) {
     const port = from + Math.floor(Math.random() * (to - from + 1));
-    if (await bindable(port)) return port;
+    if (await portFree(port, '127.0.0.1')) return port;
   }
   throw new Error(`freePort: no free port among 200 tried in ${from}–${to}`);
 }

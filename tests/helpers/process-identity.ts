@@ -27,9 +27,12 @@ export interface ProcessRecord {
 /** Records `pid` as it is now (see ProcessRecord). */
 export const recordProcess = (pid: number): ProcessRecord => ({ pid, startTime: startTimeOf(pid) });
 
+/** Whether the recorded process still exists (a zombie included), and not a later one with its number. */
+export const stillExists = (p: ProcessRecord): boolean => p.startTime !== null && startTimeOf(p.pid) === p.startTime;
+
 /** Sends `signal` to the recorded process if it still runs and is the same process (not a later one with its number). */
 export function signalIfSame(p: ProcessRecord, signal: NodeJS.Signals): void {
-  if (p.startTime === null || startTimeOf(p.pid) !== p.startTime) return;
+  if (!stillExists(p)) return;
   try {
     process.kill(p.pid, signal);
   } catch {

@@ -39,8 +39,8 @@ import { startEmbeddedPostgres } from '../../lib/infra/embedded-postgres.ts';
 import { ensureDatabase, migrate, withDatabase } from '../../lib/infra/migrate.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { insertJob, waitFor } from './worker-fixtures.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { recordProcess, signalGroupIfOurs, signalIfSame, type ProcessRecord } from '../helpers/process-identity.ts';
+import { freePort, portFree } from '../helpers/free-port.ts';
+import { recordProcess, signalGroupIfOurs, signalIfSame, stillExists, type ProcessRecord } from '../helpers/process-identity.ts';
 import { signalProcessGroup } from '../../lib/infra/process-group.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -52,14 +52,6 @@ const TOKEN = `tf-test-${randomBytes(12).toString('hex')}`;
 const dataDir = path.join(ROOT, '.tickflow', `service-test-${process.pid}`);
 let port = 0;
 let pgPort = 0;
-
-function freePortIs(p: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(p, () => server.close(() => resolve(true)));
-  });
-}
 
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
@@ -173,10 +165,12 @@ async function runningTask(ms: number, ignoreAbort = false): Promise<string> {
 /** Every process of the stack has exited; returns how long that took. */
 async function allGone(stack: Stack, since: number, timeoutMs: number): Promise<number> {
   const pids = [stack.npm.pid!, stack.launcher, stack.supervisor, stack.console, stack.worker, stack.postmaster].filter((pid) => pid > 0);
-  await waitFor(() => pids.every((pid) => !alive(pid)), timeoutMs, `all of ${JSON.stringify(pids)} to exit\n${stack.output()}`, 200);
+  // each as recorded while it ran: a later process given one of these numbers is not the stack's
+  const records = pids.map((pid) => stack.known.get(pid) ?? recordProcess(pid));
+  await waitFor(() => !records.some(stillExists), timeoutMs, `all of ${JSON.stringify(pids)} to exit\n${stack.output()}`, 200);
   const tookMs = Date.now() - since;
   // and nothing else of the console (next dev's server process) still holds the port
-  expect(await freePortIs(port)).toBe(true);
+  expect(await portFree(port)).toBe(true);
   return tookMs;
 }
 
@@ -648,7 +642,7 @@ describe('npm start with TICKFLOW_START_WORKER=0 (the console container of docs/
         const ownLines = out.split('\n').filter((l) => l.startsWith('[tickflow]'));
         expect(ownLines.filter((l) => /worker/i.test(l))).toEqual(['[tickflow] no worker here (TICKFLOW_START_WORKER=0): jobs run on the workers started with `npm run worker`']);
         expect(ownLines).toContain('[tickflow] stopping (launcher: SIGTERM): the console…');
-        expect(await freePortIs(port)).toBe(true);
+        expect(await portFree(port)).toBe(true);
       } finally {
         if (npm.exitCode === null) { try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* gone */ } }
       }
