@@ -4,13 +4,13 @@
  * registered and removes the registered directories, and nothing else; silence past the dead
  * man's deadline (a worker that lives but cannot act) kills the registered groups.
  */
-import { signalProcessGroup } from '../../lib/infra/process-group.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALIVE_EVERY_MS, GUARDIAN_SCRIPT, SHELL_WORKDIR_PREFIX, createShellGuardian, guardianLine } from './shell-guardian';
+import { signalProcessGroup } from '../../lib/infra/process-group.ts';
 
 describe('guardianLine', () => {
   it('registers and unregisters groups and temp directories, one line each', () => {
