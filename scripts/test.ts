@@ -42,6 +42,16 @@ let passed = 0;
 let failed = 0;
 const failures: string[] = [];
 
+/**
+ * PostgreSQL's lines about a server process that died during the run, which the test servers append here
+ * (tests/helpers/test-server.ts): such a death ends every session on the server, failing whichever tests were
+ * running at the time, so the closing summary repeats them beside the failed tests.
+ */
+const serverEvents = path.resolve('.tickflow', 'test-server-events.log');
+mkdirSync(path.dirname(serverEvents), { recursive: true });
+rmSync(serverEvents, { force: true });
+process.env.TICKFLOW_TEST_SERVER_EVENTS = serverEvents;
+
 const startedAt = Date.now();
 /** Seconds each stage took, printed at the end: CI must stay under 30 minutes in all. */
 const stageSeconds: string[] = [];
@@ -182,6 +192,10 @@ console.log('');
 console.log(`stage times:\n${stageSeconds.map((t) => `  ${t}`).join('\n')}\n  all: ${Math.round((Date.now() - startedAt) / 1000)} s`);
 if (passed + failed === 0) failures.push('no test ran');
 if (failedTests.length) console.log(`failed tests:\n${failedTests.map((t) => `  ${t}`).join('\n')}`);
+if (existsSync(serverEvents)) {
+  const events = readFileSync(serverEvents, 'utf8').split('\n').filter(Boolean);
+  if (events.length) console.log(`PostgreSQL server processes that died during the tests (every session on that server ended with them):\n${events.slice(0, 20).map((l) => `  ${l}`).join('\n')}`);
+}
 if (failures.length) console.log(`failed stages: ${failures.join('; ')}`);
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || failures.length > 0 ? 1 : 0);

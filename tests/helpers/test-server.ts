@@ -3,6 +3,7 @@
  * `DATABASE_URL`'s server when set (it must allow CREATE DATABASE), else an
  * embedded server under .tickflow/test-pg with fsync off (tests only).
  */
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../lib/infra/embedded-postgres.ts';
 import { withDatabase } from '../../lib/infra/migrate.ts';
@@ -28,7 +29,11 @@ export async function startTestServer(): Promise<TestServer> {
     // A backend that dies (a signal, a crash) makes PostgreSQL end every session of every test
     // running at the time: say so where the failures show, with the pid and signal that started it.
     serverLog: (l) => {
-      if (SERVER_CRASH_LINE.test(l)) console.log(`[test-pg] ${l}`);
+      if (!SERVER_CRASH_LINE.test(l)) return;
+      console.log(`[test-pg] ${l}`);
+      // npm test repeats them in its closing summary (scripts/test.ts)
+      const events = process.env.TICKFLOW_TEST_SERVER_EVENTS;
+      if (events) appendFileSync(events, `${port}: ${l}\n`);
     },
   });
   return server;
