@@ -34,9 +34,12 @@ const HEALTH = {
   required: ['status', 'database', 'workers'],
   properties: { status: { enum: ['ok', 'error'] }, database: { enum: ['ok', 'error'] }, workers: { type: 'integer', minimum: 0, description: 'online workers' } },
 };
-/** What every operation with a request body may answer (app/_lib/rest.ts MAX_BODY_BYTES). */
+/**
+ * What every operation but a GET may answer (app/_lib/rest.ts MAX_BODY_BYTES): rest() reads the body of every
+ * other method before the route sees it, whether or not the operation takes fields.
+ */
 const TOO_LARGE = { description: 'payload_too_large: the body is over 1 MB; nothing was read', content: { 'application/json': { schema: ref('Error') } } };
-/** What every operation with a request body answers for a compressed one (app/_lib/rest.ts EncodedBody). */
+/** What every operation but a GET answers for a compressed body (app/_lib/rest.ts EncodedBody), as TOO_LARGE. */
 const ENCODED = {
   description: 'unsupported_content_encoding: the body was sent with a Content-Encoding (gzip, …); send it uncompressed',
   headers: { 'Accept-Encoding': { description: 'identity', schema: { type: 'string' } } },
@@ -73,6 +76,7 @@ function op(
     also?: Record<number, string>;
     /** the 503 body when it is not an Error (GET /health answers its own shape) */
     unavailable?: unknown;
+    /** a POST, PUT, PATCH or DELETE: takes Idempotency-Key and reads a body (app/_lib/rest.ts), fields or none */
     write?: boolean;
   },
 ) {
@@ -90,7 +94,7 @@ function op(
       403: ERR,
       404: ERR,
       409: ERR,
-      ...(opts.body ? { 413: TOO_LARGE, 415: ENCODED } : {}),
+      ...(opts.body || opts.write ? { 413: TOO_LARGE, 415: ENCODED } : {}),
       422: ERR,
       503: opts.unavailable ? { ...UNAVAILABLE, content: { 'application/json': { schema: opts.unavailable } } } : UNAVAILABLE,
     },
@@ -304,7 +308,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         ok: page(anyObj),
       }),
     },
-    '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { operation: 'jobs.backfillPreview', params: [idParam], body: 'BackfillInput' }) },
+    '/jobs/{id}/backfill/preview': { post: op('Slots a backfill of a past range would create or skip (writes nothing; at most 1000 slots; docs/recovery.md)', { operation: 'jobs.backfillPreview', params: [idParam], body: 'BackfillInput', ...W }) },
     '/jobs/{id}/backfill': { post: op('Backfill a past range: one run (trigger backfill) per free slot, queued one after the other (docs/recovery.md)', { operation: 'jobs.backfill', params: [idParam], body: 'BackfillInput', status: 201, also: { 200: 'every slot of the range already had its run: none was created (runIds empty)' }, ...W }) },
     '/jobs/{id}/grid': { get: op('Run grid: the latest runs (oldest first) by step (DAG order), one cell per task; `cursor` pages to older runs', { operation: 'jobs.grid', params: [idParam, ...queryParams(JobGridQuery)] }) },
     '/jobs/{id}/calendar': { get: op('Runs per calendar day in `tz` over the 366 days ending `to`, by outcome (days without runs left out)', { operation: 'jobs.calendar', params: [idParam, ...queryParams(JobCalendarQuery)] }) },
@@ -367,7 +371,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     '/tokens': {
       get: op('API tokens', { operation: 'tokens.list' }),
-      post: op('Create an API token (shown once)', { operation: 'tokens.create', body: 'CreateTokenInput', status: 201 }),
+      post: op('Create an API token (shown once)', { operation: 'tokens.create', body: 'CreateTokenInput', status: 201, ...W }),
     },
     '/tokens/{id}': { delete: op('Revoke an API token', { operation: 'tokens.revoke', params: [idParam], ...W }) },
     '/stats/daily': { get: op('Per-handler daily statistics (from..to inclusive, at most 366 days)', { operation: 'stats.daily', params: queryParams(DailyStatsQuery as unknown as z.ZodObject) }) },

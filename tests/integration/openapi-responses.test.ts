@@ -1,0 +1,52 @@
+/**
+ * The OpenAPI document (lib/api/openapi.ts) lists what each operation really answers: every
+ * operation but a GET reads a body and takes Idempotency-Key (app/_lib/rest.ts), so each lists
+ * 413, 415 and the header, and each route answers them; an operation that takes fields
+ * documents its body.
+ */
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../lib/api/openapi.ts';
+import { MAX_BODY_BYTES } from '../../app/_lib/rest.ts';
+import { call, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
+
+type Op = { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; requestBody?: unknown };
+const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, Op>> };
+const root = path.resolve(__dirname, '../../app/api/v1');
+const writes = Object.entries(doc.paths).flatMap(([template, ops]) =>
+  Object.entries(ops)
+    .filter(([method]) => method !== 'get')
+    .map(([method, op]) => ({ template, method: method.toUpperCase(), op })),
+);
+
+describe('OpenAPI responses of the operations that take a body', () => {
+  let admin: string;
+  useRestFixture([], (f) => ({ admin } = f));
+
+  const handlerOf = async (template: string, method: string) =>
+    ((await import(path.join(root, template.replace(/\{([^}]+)\}/g, '[$1]'), 'route.ts'))) as Record<string, RouteHandler>)[method]!;
+  const params = { id: '5b4c3f6e-0000-4000-8000-000000000000', version: '1' };
+
+  it('every POST, PUT, PATCH and DELETE lists 413, 415 and Idempotency-Key', () => {
+    expect(writes.length).toBeGreaterThan(30);
+    for (const { template, method, op } of writes) {
+      expect(Object.keys(op.responses), `${method} ${template}`).toEqual(expect.arrayContaining(['413', '415']));
+      expect(op.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'), `${method} ${template}`).toBe(true);
+    }
+  });
+
+  it('and each answers them: 415 for a compressed body, 413 for one over 1 MB', async () => {
+    for (const { template, method } of writes) {
+      const h = await handlerOf(template, method);
+      const gz = await call(h, method, `/api/v1${template}`, {
+        token: admin, params, rawBody: new Uint8Array(gzipSync('{}')), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect([gz.status, gz.json.error.code], `${method} ${template}`).toEqual([415, 'unsupported_content_encoding']);
+      const big = await call(h, method, `/api/v1${template}`, {
+        token: admin, params, rawBody: JSON.stringify({ s: 'x'.repeat(MAX_BODY_BYTES) }), headers: { 'content-type': 'application/json' },
+      });
+      expect([big.status, big.json.error.code], `${method} ${template}`).toEqual([413, 'payload_too_large']);
+    }
+  });
+});
