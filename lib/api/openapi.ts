@@ -291,9 +291,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/jobs/{id}': {
       get: op('Get a job', { operation: 'jobs.get', params: [idParam], ok: ref('Job') }),
       patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict, also for a version greater than the current one, which does not exist). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
-      delete: op('Soft-delete a job (recycle bin)', { operation: 'jobs.delete', params: [idParam], ...W }),
+      delete: op('Soft-delete a job (recycle bin); an optional `reason` is recorded with the version', { operation: 'jobs.delete', params: [idParam], body: 'ReasonInput', ...W }),
     },
-    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken)', { operation: 'jobs.restore', params: [idParam], ...W }) },
+    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken); an optional `reason` is recorded with the version', { operation: 'jobs.restore', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/purge': {
       delete: op('Purge a deleted job for good (runs stay)', { operation: 'jobs.purge', params: [idParam], ...W }),
       post: op('Purge (POST alias)', { operation: 'jobs.purge', params: [idParam], ...W }),

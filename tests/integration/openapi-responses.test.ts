@@ -2,7 +2,7 @@
  * The OpenAPI document (lib/api/openapi.ts) lists what each operation really answers: every
  * operation but a GET reads a body and takes Idempotency-Key (app/_lib/rest.ts), so each lists
  * 413, 415 and the header, and each route answers them; an operation that takes fields
- * documents its body.
+ * documents its body, and only the actions without fields document none.
  */
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -10,6 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../lib/api/openapi.ts';
 import { MAX_BODY_BYTES } from '../../app/_lib/rest.ts';
 import { call, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import * as jobs from '../../app/api/v1/jobs/route.ts';
+import * as job from '../../app/api/v1/jobs/[id]/route.ts';
+import * as restore from '../../app/api/v1/jobs/[id]/restore/route.ts';
 
 type Op = { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; requestBody?: unknown };
 const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, Op>> };
@@ -20,9 +24,11 @@ const writes = Object.entries(doc.paths).flatMap(([template, ops]) =>
     .map(([method, op]) => ({ template, method: method.toUpperCase(), op })),
 );
 
-describe('OpenAPI responses of the operations that take a body', () => {
+describe('OpenAPI responses and request bodies of the writes', () => {
+  let t: TestDatabase;
   let admin: string;
-  useRestFixture([], (f) => ({ admin } = f));
+  let operator: string;
+  useRestFixture([], (f) => ({ t, admin, operator } = f));
 
   const handlerOf = async (template: string, method: string) =>
     ((await import(path.join(root, template.replace(/\{([^}]+)\}/g, '[$1]'), 'route.ts'))) as Record<string, RouteHandler>)[method]!;
@@ -48,5 +54,30 @@ describe('OpenAPI responses of the operations that take a body', () => {
       });
       expect([big.status, big.json.error.code], `${method} ${template}`).toEqual([413, 'payload_too_large']);
     }
+  });
+
+  it('the writes documented without a body are exactly the actions without fields (README "Input rules")', () => {
+    const bodyless = writes.filter(({ op }) => !op.requestBody).map(({ template, method }) => `${method} ${template}`);
+    expect(bodyless.sort()).toEqual(
+      [
+        'DELETE /alarms/silences/{id}', 'DELETE /jobs/{id}/purge', 'DELETE /tokens/{id}', 'DELETE /users/{id}', 'POST /jobs/{id}/purge',
+        'POST /runs/{id}/cancel', 'POST /runs/{id}/retry', 'POST /tasks/{id}/retry', 'POST /workers/{id}/resume',
+      ].sort(),
+    );
+  });
+
+  it('DELETE /jobs/{id} and POST /jobs/{id}/restore take the optional { reason } the document names, and record it', async () => {
+    for (const [p, m] of [['/jobs/{id}', 'delete'], ['/jobs/{id}/restore', 'post']] as const) {
+      expect(doc.paths[p]![m]!.requestBody, `${m} ${p}`).toEqual({ required: false, content: { 'application/json': { schema: { $ref: '#/components/schemas/ReasonInput' } } } });
+    }
+    const c = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'reason.doc', name: 'r', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
+    const id = c.json.id as string;
+    expect((await call(job.DELETE, 'DELETE', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { reason: 'retired' } })).status).toBe(200);
+    expect((await call(restore.POST, 'POST', `/api/v1/jobs/${id}/restore`, { token: operator, params: { id }, body: { reason: 'needed after all' } })).status).toBe(200);
+    const reasons = await t.db.jobVersion.findMany({ where: { jobId: id, changeType: { in: ['delete', 'restore'] } }, orderBy: { version: 'asc' }, select: { changeType: true, reason: true } });
+    expect(reasons).toEqual([{ changeType: 'delete', reason: 'retired' }, { changeType: 'restore', reason: 'needed after all' }]);
+    // a field the schema does not have is refused by name, as on every write
+    const bad = await call(job.DELETE, 'DELETE', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { reson: 'x' } });
+    expect([bad.status, Object.keys(bad.json.error.fields)]).toEqual([400, ['reson']]);
   });
 });
