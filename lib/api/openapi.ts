@@ -50,7 +50,7 @@ const anyObj = { type: 'object' };
 /** A keyset-paged list's answer (lib/api/cursor.ts Page): `nextCursor` is the next page's `cursor`, null at the end. */
 const page = (item: unknown) => ({ type: 'object', required: ['items', 'nextCursor'], properties: { items: { type: 'array', items: item }, nextCursor: { type: ['string', 'null'] } } });
 /** Bodies whose every field is optional: the body itself may be left out. */
-const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput', 'ClearTaskInput', 'AcknowledgeAlarmInput', 'ResetPasswordInput']);
+const OPTIONAL_BODIES = new Set(['ReasonInput', 'TriggerJobInput', 'DrainWorkerInput', 'ClearTaskInput', 'AcknowledgeAlarmInput', 'ResetPasswordInput', 'UpdateUserInput']);
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const idemHeader = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 

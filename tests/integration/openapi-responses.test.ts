@@ -2,7 +2,8 @@
  * The OpenAPI document (lib/api/openapi.ts) lists what each operation really answers: every
  * operation but a GET reads a body and takes Idempotency-Key (app/_lib/rest.ts), so each lists
  * 413, 415 and the header, and each route answers them; an operation that takes fields
- * documents its body, and only the actions without fields document none.
+ * documents its body (optional when leaving it out is no error), and only the actions without fields
+ * document none.
  */
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -14,6 +15,8 @@ import type { TestDatabase } from '../helpers/db.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as job from '../../app/api/v1/jobs/[id]/route.ts';
 import * as restore from '../../app/api/v1/jobs/[id]/restore/route.ts';
+import * as users from '../../app/api/v1/users/route.ts';
+import * as user from '../../app/api/v1/users/[id]/route.ts';
 
 type Op = { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; requestBody?: unknown };
 const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, Op>> };
@@ -79,5 +82,13 @@ describe('OpenAPI responses and request bodies of the writes', () => {
     // a field the schema does not have is refused by name, as on every write
     const bad = await call(job.DELETE, 'DELETE', `/api/v1/jobs/${id}`, { token: operator, params: { id }, body: { reson: 'x' } });
     expect([bad.status, Object.keys(bad.json.error.fields)]).toEqual([400, ['reson']]);
+  });
+
+  it('PATCH /users/{id} documents its body as optional: every field is, and no body changes nothing (200)', async () => {
+    expect((doc.paths['/users/{id}']!.patch!.requestBody as { required: boolean }).required).toBe(false);
+    const c = await call(users.POST, 'POST', '/api/v1/users', { token: admin, body: { email: 'optional-body@test.local', password: 'test-password-1', role: 'viewer' } });
+    const id = c.json.id as string;
+    const r = await call(user.PATCH, 'PATCH', `/api/v1/users/${id}`, { token: admin, params: { id } });
+    expect([r.status, r.json.role, r.json.disabled]).toEqual([200, 'viewer', false]);
   });
 });
