@@ -20,6 +20,17 @@ async function expectFocused(page: Page, target: Locator): Promise<void> {
   await expect(target).toBeFocused();
 }
 
+/**
+ * Waits until a closed dialog is gone and has given the focus back. Radix gives it back from a zero-delay timer
+ * queued when the dialog unmounts (after the focus keeper, components/ui/focus-return.ts, may already have put
+ * it there): a test that moves the focus elsewhere before that timer ran has it taken back. A zero-delay timer
+ * queued now runs after it; nothing is waited for by the clock.
+ */
+async function dialogGone(page: Page): Promise<void> {
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+}
+
 test.beforeEach(async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await login(page);
@@ -94,22 +105,25 @@ test('alarms: Acknowledge and Silence give the focus back to their row on Close 
   await page.keyboard.press('Enter');
   await expect(dialog.getByLabel('Note (optional)')).toBeFocused();
   await page.keyboard.press('Escape');
-  await expect(dialog).toBeHidden();
+  await dialogGone(page);
   await expectFocused(page, ack);
   await page.keyboard.press('Enter');
   await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  await dialogGone(page);
   await expectFocused(page, ack);
 
   const silence = row.getByRole('button', { name: /^Silence/ });
   await silence.focus();
+  await expectFocused(page, silence);
   await page.keyboard.press('Enter');
   await expect(dialog).toBeVisible();
   await page.keyboard.press('Escape');
-  await expect(dialog).toBeHidden();
+  await dialogGone(page);
   await expectFocused(page, silence);
 
   // Acknowledging removes the button: the focus goes to the row's other action, not to the page.
   await ack.focus();
+  await expectFocused(page, ack);
   await page.keyboard.press('Enter');
   await dialog.getByRole('button', { name: 'Acknowledge' }).click();
   await expect(row.getByTestId('alarm-ack')).toBeVisible();
