@@ -25,5 +25,7 @@ describe('taskLogArguments (worker/task-log-arguments.ts)', () => {
     const hostile = Object.assign(() => 1, { toString: () => { throw new Error('no'); } });
     expect(taskLogArguments(hostile)).toEqual({ text: '(a value that cannot be written as text)' });
     expect(taskLogArguments([1, 2] as unknown)).toEqual({ text: '1,2' });
+    const trap = Object.defineProperty(new Error('x'), 'message', { get: () => { throw new Error('no'); } });
+    expect(taskLogArguments(trap)).toEqual({ text: '(a value that cannot be written as text)' });
   });
 });

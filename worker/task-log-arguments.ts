@@ -16,13 +16,20 @@ const isPlainObject = (v: unknown): v is JsonObject => !!v && typeof v === 'obje
  * Never throws.
  */
 export function taskLogArguments(first: unknown, second?: unknown): { text: string; fields?: JsonObject } {
-  if (typeof first === 'string') return { text: first, ...fieldsOf(second) };
-  if (first instanceof Error) {
-    return typeof second === 'string' ? { text: second, fields: { err: first } } : { text: safeString(first.message || first.name), fields: { err: first } };
+  try {
+    if (typeof first === 'string') return { text: first, ...fieldsOf(second) };
+    if (first instanceof Error) {
+      return typeof second === 'string' ? { text: second, fields: { err: first } } : { text: safeString(first.message || first.name), fields: { err: first } };
+    }
+    if (isPlainObject(first)) return { text: typeof second === 'string' ? second : '', fields: first };
+    return { text: safeString(first), ...fieldsOf(second) };
+  } catch {
+    // an Error whose message getter throws, a Proxy: a log call never throws
+    return { text: UNWRITABLE };
   }
-  if (isPlainObject(first)) return { text: typeof second === 'string' ? second : '', fields: first };
-  return { text: safeString(first), ...fieldsOf(second) };
 }
+
+const UNWRITABLE = '(a value that cannot be written as text)';
 
 function fieldsOf(v: unknown): { fields?: JsonObject } {
   if (v === undefined || v === null) return {};
@@ -34,6 +41,6 @@ function safeString(v: unknown): string {
   try {
     return String(v);
   } catch {
-    return '(a value that cannot be written as text)';
+    return UNWRITABLE;
   }
 }

@@ -39,12 +39,10 @@ export interface TaskLogLineInput {
 
 /**
  * The log a handler writes for operators: lines belong to one attempt of one
- * task and are shown on the run page. `fields` is optional structured context.
+ * task and are shown on the run page. `fields` is optional structured context;
+ * plain JavaScript written in pino's order, `(fields, text?)` or `(error, text?)`,
+ * stores the same line (worker/task-log-arguments.ts).
  * Calls never wait for the database (the worker stores lines in batches).
- */
-/**
- * An attempt's log lines. Each method takes the text and an optional JSON object of fields; plain JavaScript
- * written in pino's order, `(fields, text?)` or `(error, text?)`, stores the same line (worker/task-log-arguments.ts).
  */
 export interface TaskLog {
   debug(text: string, fields?: JsonObject): void;
