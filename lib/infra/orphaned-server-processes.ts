@@ -10,6 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { pidTaken } from './process-group.ts';
 
 /**
  * Whether `pid` is the postmaster of `dataDir`: a process whose working directory is the data
@@ -20,14 +21,7 @@ import path from 'node:path';
  * every process. Where there is no /proc (not Linux), a live pid is all there is to go on.
  */
 export function isPostmasterOf(pid: number, dataDir: string): boolean {
-  if (!existsSync('/proc/self')) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  }
+  if (!existsSync('/proc/self')) return pidTaken(pid);
   try {
     if (readlinkSync(`/proc/${pid}/cwd`) !== realpathSync(dataDir)) return false;
     const program = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0] ?? '';

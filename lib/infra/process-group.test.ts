@@ -3,19 +3,25 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signalProcessGroup } from './process-group.ts';
+import { recordProcess, signalIfSame, type ProcessRecord } from '../../tests/helpers/process-identity.ts';
 
 const spawned: ChildProcess[] = [];
-const strays: number[] = [];
+const strays: ProcessRecord[] = [];
 afterEach(() => {
   for (const c of spawned.splice(0)) c.kill('SIGKILL');
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
+  // as recorded: a sleeper already gone may have passed its number on
+  for (const p of strays.splice(0)) signalIfSame(p, 'SIGKILL');
 });
+
+/** `sh -c script` in a group of its own, and the pid of the `sleep` it started in the background (the script echoes `$!`). */
+async function groupWithSleeper(script: string): Promise<{ child: ChildProcess; sleeper: number }> {
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  spawned.push(child);
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  const sleeper = Number(chunk.toString().trim());
+  strays.push(recordProcess(sleeper));
+  return { child, sleeper };
+}
 
 /** Alive and not a zombie (a killed process reparented to a PID 1 that does not reap stays one). */
 function running(pid: number): boolean {
@@ -37,11 +43,7 @@ async function until(check: () => boolean, ms = 5_000): Promise<boolean> {
 
 describe('signalProcessGroup (lib/infra/process-group.ts)', () => {
   it('reaches a running child and everything in its group', async () => {
-    const child = spawn('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!; wait'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
-    spawned.push(child);
-    const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-    const sleeper = Number(chunk.toString().trim());
-    strays.push(sleeper);
+    const { child, sleeper } = await groupWithSleeper('sleep 30 >/dev/null 2>&1 & echo $!; wait');
     expect(signalProcessGroup(child, 'SIGKILL')).toBe(true);
     const [, signal] = await once(child, 'exit');
     expect(signal).toBe('SIGKILL');
@@ -49,11 +51,7 @@ describe('signalProcessGroup (lib/infra/process-group.ts)', () => {
   });
 
   it('after the child exited, reaches what it left in its group', async () => {
-    const child = spawn('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
-    spawned.push(child);
-    const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-    const leftover = Number(chunk.toString().trim());
-    strays.push(leftover);
+    const { child, sleeper: leftover } = await groupWithSleeper('sleep 30 >/dev/null 2>&1 & echo $!');
     if (child.exitCode === null) await once(child, 'exit');
     expect(running(leftover)).toBe(true);
     expect(signalProcessGroup(child, 'SIGKILL')).toBe(true);

@@ -28,7 +28,7 @@ export const hasExited = (child: ChildProcess): boolean => child.exitCode !== nu
  * Whether a process with pid `pid` exists (a zombie included); EPERM (someone else's) counts as
  * existing.
  */
-function pidTaken(pid: number): boolean {
+export function pidTaken(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
