@@ -14,7 +14,7 @@ import { demoJobs } from '../../prisma/seed.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
 import { cancelRun } from '../../lib/engine/index.ts';
 import { createSqlHandler, HandlerError, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName, loggerTaskLog, unwrapResult } from '../../worker/handlers/index.ts';
-import { guardSqlRunnerRole, SQL_ROLE_GUARD_INTERVAL_MS, sqlRunnerVerifier } from '../../worker/handlers/sql.ts';
+import { guardSqlRunnerRole, SQL_ROLE_GUARD_INTERVAL_MS, sqlRunnerVerifier } from '../../worker/handlers/sql-restricted-role.ts';
 import { useTestDatabase } from '../helpers/db.ts';
 import { insertJob, testWorkerConfig, type JobFixture, triggerOneTask, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 

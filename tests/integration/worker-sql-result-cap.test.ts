@@ -1,11 +1,12 @@
 /**
- * The `sql` executor keeps a bounded part of what a statement returns (worker/handlers/sql.ts
+ * The `sql` executor keeps a bounded part of what a statement returns (worker/handlers/sql-rows.ts
  * runCapped): at most SQL_ROW_CAP rows and SQL_ROWS_BYTE_CAP bytes of their JSON, the rest read
  * and dropped row by row, so a step returning gigabytes costs the worker no memory.
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
-import { runCapped, SQL_ROW_CAP, SQL_ROWS_BYTE_CAP, sqlRunnerRoleName } from '../../worker/handlers/sql.ts';
+import { sqlRunnerRoleName } from '../../worker/handlers/sql-restricted-role.ts';
+import { runCapped, SQL_ROW_CAP, SQL_ROWS_BYTE_CAP } from '../../worker/handlers/sql-rows.ts';
 import { createWorker } from '../../worker/create-worker.ts';
 import { TASK_OUTPUT_CAP_BYTES } from '../../worker/output.ts';
 import { useTestDatabase } from '../helpers/db.ts';

@@ -12,12 +12,14 @@ import { grpcHandler } from './grpc.ts';
 import { http } from './http.ts';
 import { createShellHandler } from './shell.ts';
 import type { ShellGuardian } from './shell-guardian.ts';
-import { createSqlHandler, sqlLiveness } from './sql.ts';
+import { createSqlHandler } from './sql.ts';
+import { sqlLiveness } from './sql-attempt-settings.ts';
 import type { Handler } from './types.ts';
 import type { Logger } from 'pino';
 
 export * from './types.ts';
-export { createSqlHandler, parseSqlConnections, SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from './sql.ts';
+export { createSqlHandler, parseSqlConnections } from './sql.ts';
+export { SQL_RUNNER_PASSWORD_SETTING, sqlRunnerRoleName } from './sql-restricted-role.ts';
 
 export interface HandlerRegistryOptions {
   allowShell?: boolean;
@@ -30,7 +32,7 @@ export interface HandlerRegistryOptions {
   /** Tickflow's own database url (the sql executor's `default` connection) */
   databaseUrl?: string;
   sqlConnections?: Record<string, string>;
-  /** this worker's lease (s) and heartbeat (ms): how fast a dead worker's sql statement must end (sql.ts sqlLiveness) */
+  /** this worker's lease (s) and heartbeat (ms): how fast a dead worker's sql statement must end (sql-attempt-settings.ts sqlLiveness) */
   lease?: { leaseSeconds: number; heartbeatMs: number };
   /** extra or overriding handlers (embedding applications, tests) */
   extra?: Record<string, Handler>;

@@ -1,11 +1,12 @@
 /**
- * sqlLiveness (worker/handlers/sql.ts): a dead worker's statement must end within half the time
+ * sqlLiveness (worker/handlers/sql-attempt-settings.ts): a dead worker's statement must end within half the time
  * its lease guarantees before a reclaim (lease − heartbeat), so attempt 2 never runs beside it;
  * the attempt fence's keys (sqlAttemptFenceKeys), which keep two attempts of a task apart.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attemptSettingsStatement, fenceStatement, livenessStatement, RESTRICTED_BEGIN, sqlAttemptFenceKeys, sqlLiveness, sqlRunnerVerifier } from './sql';
+import { attemptSettingsStatement, fenceStatement, livenessStatement, RESTRICTED_BEGIN, sqlAttemptFenceKeys, sqlLiveness } from './sql-attempt-settings.ts';
+import { sqlRunnerVerifier } from './sql-restricted-role.ts';
 
 describe('sqlLiveness', () => {
   it('the defaults (lease 30 s, heartbeat 10 s): check every 1 s; keepalives 3 s + 3 × 2 s; tcp_user_timeout 9 s; idle in transaction 10 s', () => {
