@@ -222,10 +222,15 @@ export function assertCanFire(job: JobScheduleColumns, now: Date): void {
  * Why a job's schedule can never fire again after `now` (the field to blame and why: `schedule.runAt`,
  * `schedule.cron`, `endAt`…), or null when it can fire, or is manual: the rule assertCanFire applies on
  * save, for the paths that make a job active without a save (resume refuses, restore pauses the job).
+ * A schedule whose remaining slots all become due, with the job's stagger offset, after
+ * 9999-12-31T23:59:59Z (the last instant Tickflow stores, lib/schedule/stagger.ts dueInstant) never
+ * fires either: named at `staggerSeconds`, the setting that moved them there.
  */
 export function canFireProblem(job: JobScheduleColumns, now: Date): { field: string; message: string } | null {
   if (job.scheduleKind === 'manual') return null;
-  return neverFiresProblem(jobScheduleOf(job), now);
+  const problem = neverFiresProblem(jobScheduleOf(job), now);
+  if (problem || computeNextRunAt(job, now)) return problem;
+  return { field: 'staggerSeconds', message: 'Moves every remaining fire time past 9999-12-31T23:59:59Z, the last instant Tickflow stores: this job would never fire' };
 }
 
 /** True when a change touches what next_run_at depends on. */

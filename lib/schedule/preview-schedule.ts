@@ -3,7 +3,7 @@ import { parseOrThrow } from '../api/validation.ts';
 import { DomainError } from '../errors.ts';
 import { ScheduleError } from './errors.ts';
 import { previewFireTimes } from './preview.ts';
-import { staggerOffsetMs } from './stagger.ts';
+import { dueInstant, staggerOffsetMs } from './stagger.ts';
 
 // Not exported from lib/schedule/index.ts: lib/api/schemas.ts imports this folder's modules, and the browser runs it.
 
@@ -32,7 +32,13 @@ export function previewSchedule(rawQuery: unknown, now: Date): SchedulePreview {
     // due = slot + offset > from  <=>  slot > from - offset (as dueTimesAfter walks it)
     const from = new Date((query.from ?? now).getTime() - offset);
     const window = { startAt: query.startAt ?? null, endAt: query.endAt ?? null, createdAt: query.createdAt ?? null };
-    times = previewFireTimes(spec, from, query.count ?? 5, window).map((t) => new Date(t.getTime() + offset));
+    // a slot due after the last instant Tickflow stores never fires (stagger.ts dueInstant): not listed
+    times = [];
+    for (const t of previewFireTimes(spec, from, query.count ?? 5, window)) {
+      const due = dueInstant(t, offset);
+      if (!due) break;
+      times.push(due);
+    }
   } catch (e) {
     // the schema has checked the inputs; a walk that still refuses one names it like the schema would
     if (e instanceof ScheduleError) throw new DomainError('validation', `Invalid ${e.field === 'timezone' ? 'tz' : e.field}: ${e.message}`, { [e.field === 'timezone' ? 'tz' : e.field]: e.message });

@@ -63,8 +63,8 @@ describe('dueAt and validation', () => {
   it('adds the fixed stagger to the nominal time', () => {
     const s = job({ kind: 'interval', intervalSeconds: 60 }, { staggerSeconds: 30, jobId: 'abc' });
     const nominal = d('2026-01-01T00:01:00Z');
-    expect(dueAt(s, nominal).getTime() - nominal.getTime()).toBe(staggerOffsetMs('abc', 30));
-    expect(dueAt({ ...s, staggerSeconds: 0 }, nominal).getTime()).toBe(nominal.getTime());
+    expect(dueAt(s, nominal)!.getTime() - nominal.getTime()).toBe(staggerOffsetMs('abc', 30));
+    expect(dueAt({ ...s, staggerSeconds: 0 }, nominal)!.getTime()).toBe(nominal.getTime());
   });
   it.each([
     [{ spec: { kind: 'interval', intervalSeconds: 0 } as ScheduleSpec, startAt: null, endAt: null }, 'intervalSeconds'],

@@ -1,6 +1,7 @@
 import { cronFireTimes, parseCron } from './cron';
 import { ScheduleError } from './errors';
 import { nextIntervalFireTime } from './interval';
+import { MAX_INSTANT_MS } from '../api/instant';
 
 /** What a job fires on (docs/design.md §3 `schedule_kind`). Seconds for intervals. */
 export type ScheduleSpec =
@@ -54,13 +55,16 @@ export function assertValidSchedule(schedule: Pick<JobSchedule, 'spec' | 'startA
 /**
  * Lazily yields nominal fire times strictly after `after`, ascending, inside
  * the window (a slot before startAt is never produced; the walk ends past
- * endAt). Forward only: never cron-parser prev() (upstream #378).
+ * endAt, and past 9999-12-31T23:59:59.999Z, the last instant Tickflow stores or
+ * accepts: lib/api/instant.ts). Forward only: never cron-parser prev() (upstream #378).
  * Throws ScheduleError for an invalid schedule.
  */
 export function* fireTimesAfter(schedule: JobSchedule, after: Date): Generator<Date, void, undefined> {
   checkDate(after, 'from');
   const { spec, startAt, endAt } = schedule;
-  const end = endAt ? endAt.getTime() : Infinity;
+  // a slot after the last accepted instant could be neither stored (PostgreSQL refuses the
+  // `+010000-…` ISO form) nor shown as the API writes instants: it is no slot
+  const end = Math.min(endAt ? endAt.getTime() : Infinity, MAX_INSTANT_MS);
   // "first slot >= startAt" == "first slot > startAt - 1 ms" at ms precision.
   const from = startAt && after.getTime() < startAt.getTime() ? new Date(startAt.getTime() - 1) : after;
   if (from.getTime() >= end) return;

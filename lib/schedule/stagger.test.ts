@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { dueTimesAfter, staggerOffsetMs } from './stagger';
+import { MAX_INSTANT_MS } from '../api/instant';
+import { dueAt, dueInstant, dueTimesAfter, staggerOffsetMs } from './stagger';
 import type { JobSchedule } from './spec';
 
 describe('staggerOffsetMs', () => {
@@ -42,5 +43,25 @@ describe('dueTimesAfter', () => {
   });
   it('without stagger is the nominal slots', () => {
     expect(take(dueTimesAfter({ ...hourly, staggerSeconds: 0 }, new Date('2027-02-01T04:30:00Z')), 2)).toEqual(['2027-02-01T05:30:00.000Z', '2027-02-01T06:30:00.000Z']);
+  });
+});
+
+describe('the last instant Tickflow stores (9999-12-31T23:59:59.999Z, lib/api/instant.ts)', () => {
+  const id = '6f1c7c2e-2b1e-4a55-9d0e-0d7f5b1f4b11';
+  const offset = staggerOffsetMs(id, 86_400);
+  const everyMinute: JobSchedule = { spec: { kind: 'cron', cron: '* * * * *', timezone: 'UTC' }, startAt: null, endAt: null, staggerSeconds: 86_400, jobId: id, createdAt: new Date('2026-01-01T00:00:00Z') };
+  it('dueInstant is null past it, the instant itself otherwise', () => {
+    const last = new Date(MAX_INSTANT_MS);
+    expect(dueInstant(last, 0)?.getTime()).toBe(MAX_INSTANT_MS);
+    expect(dueInstant(last, 1)).toBeNull();
+    expect(dueAt(everyMinute, new Date('9999-12-31T23:59:00Z'))).toBeNull();
+  });
+  it('dueTimesAfter ends at the last slot due by then, with a stagger as without', () => {
+    const all = Array.from(dueTimesAfter(everyMinute, new Date(Date.parse('9999-12-31T23:50:00Z') - offset)));
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.every((t) => t.getTime() <= MAX_INSTANT_MS)).toBe(true);
+    expect(all.at(-1)!.getTime() + 60_000).toBeGreaterThan(MAX_INSTANT_MS);
+    const interval: JobSchedule = { ...everyMinute, spec: { kind: 'interval', intervalSeconds: 1 }, staggerSeconds: 0, startAt: new Date('9999-12-31T23:59:58Z') };
+    expect(Array.from(dueTimesAfter(interval, new Date('9999-12-31T23:59:00Z'))).map((t) => t.toISOString())).toEqual(['9999-12-31T23:59:58.000Z', '9999-12-31T23:59:59.000Z']);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_INSTANT_MS } from '../api/instant';
 import { fireTimesAfter, type JobSchedule } from './spec';
 
 /**
@@ -18,21 +19,37 @@ export function staggerOffsetMs(jobId: string, staggerSeconds: number): number {
 }
 
 /**
- * Instant a nominal slot becomes due: nominal + the job's fixed stagger (ms).
- * Store the result as `jobs.next_run_at`, the nominal as `runs.scheduled_for`.
- * The due instant may fall after endAt; the slot still counts (it is nominal-in-window).
+ * The due instant of a nominal slot given its job's offset in ms (staggerOffsetMs): nominal + offset, or
+ * null when that falls after 9999-12-31T23:59:59.999Z, the last instant Tickflow stores
+ * (lib/api/instant.ts): such a slot never becomes due, so it never fires and is never listed. The one
+ * rule for dueAt, dueTimesAfter and the schedule preview (preview-schedule.ts).
  */
-export function dueAt(schedule: Pick<JobSchedule, 'jobId' | 'staggerSeconds'>, nominal: Date): Date {
-  return new Date(nominal.getTime() + staggerOffsetMs(schedule.jobId, schedule.staggerSeconds));
+export function dueInstant(nominal: Date, offsetMs: number): Date | null {
+  const due = nominal.getTime() + offsetMs;
+  return due > MAX_INSTANT_MS ? null : new Date(due);
+}
+
+/**
+ * Instant a nominal slot becomes due: nominal + the job's fixed stagger (ms), or null past the last
+ * instant Tickflow stores (dueInstant). Store the result as `jobs.next_run_at`, the nominal as
+ * `runs.scheduled_for`. The due instant may fall after endAt; the slot still counts (it is nominal-in-window).
+ */
+export function dueAt(schedule: Pick<JobSchedule, 'jobId' | 'staggerSeconds'>, nominal: Date): Date | null {
+  return dueInstant(nominal, staggerOffsetMs(schedule.jobId, schedule.staggerSeconds));
 }
 
 /**
  * Due instants (nominal + the job's fixed stagger) of the schedule's slots due strictly after `after`,
  * ascending: the tick's rule (lib/engine/tick/plan-job-fire.ts compares `nominal + offset` with now), so a
  * slot whose nominal instant has passed is still listed while its due instant is to come. Every view that
- * lists coming fires walks this (README "Window and stagger"). Throws the spec's ScheduleErrors.
+ * lists coming fires walks this (README "Window and stagger"). Ends at the last slot due by
+ * 9999-12-31T23:59:59.999Z (dueInstant). Throws the spec's ScheduleErrors.
  */
 export function* dueTimesAfter(schedule: JobSchedule, after: Date): Generator<Date, void, undefined> {
   const offset = staggerOffsetMs(schedule.jobId, schedule.staggerSeconds);
-  for (const nominal of fireTimesAfter(schedule, new Date(after.getTime() - offset))) yield new Date(nominal.getTime() + offset);
+  for (const nominal of fireTimesAfter(schedule, new Date(after.getTime() - offset))) {
+    const due = dueInstant(nominal, offset);
+    if (!due) return;
+    yield due;
+  }
 }

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as bulk from '../../app/api/v1/jobs/bulk/route.ts';
+import * as job from '../../app/api/v1/jobs/[id]/route.ts';
+import * as preview from '../../app/api/v1/schedule/preview/route.ts';
 import * as trigger from '../../app/api/v1/jobs/[id]/trigger/route.ts';
 import * as user from '../../app/api/v1/users/[id]/route.ts';
 import * as users from '../../app/api/v1/users/route.ts';
@@ -123,6 +125,24 @@ describe('input checks on trigger, on save and in batches', () => {
       expect([tok.status, fieldsOf(tok)]).toEqual([400, ['name']]);
     }
     expect({ jobs: await t.db.job.count(), users: await t.db.user.count(), tokens: await t.db.apiToken.count() }).toEqual(before);
+  });
+
+  it('no fire time past 9999-12-31T23:59:59Z: a stagger that moves the last one there is a 400 at staggerSeconds, and no view lists one', async () => {
+    const before = await t.db.job.count();
+    // the offset hashed from the new job's id is in [0, 86400 s): past the range unless it is under 1 s
+    const once = await create(operator, 'end.once', { schedule: { kind: 'once', runAt: '9999-12-31T23:59:59Z' }, staggerSeconds: 86_400, handler: 'builtin.noop' });
+    expect([once.status, fieldsOf(once)], JSON.stringify(once.json)).toEqual([400, ['staggerSeconds']]);
+    const cron = await create(operator, 'end.cron', { schedule: { kind: 'cron', cron: '59 23 31 12 *' }, startAt: '9999-12-30T00:00:00Z', staggerSeconds: 86_400, handler: 'builtin.noop' });
+    expect([cron.status, fieldsOf(cron)], JSON.stringify(cron.json)).toEqual([400, ['staggerSeconds']]);
+    expect(await t.db.job.count()).toBe(before);
+
+    // a ten-year interval from 9995: its first slot is the only one in range
+    const id = await created(operator, 'end.interval', { schedule: { kind: 'interval', intervalSeconds: 315_360_000 }, startAt: '9995-01-01T00:00:00Z', handler: 'builtin.noop' });
+    const got = await call(job.GET, 'GET', `/api/v1/jobs/${id}`, { token: operator, params: { id } });
+    expect(got.json.nextFireTimes).toEqual(['9995-01-01T00:00:00.000Z']);
+    const p = await call(preview.GET, 'GET', `/api/v1/schedule/preview?cron=${encodeURIComponent('* * * * *')}&from=9999-12-31T23:58:00Z&jobId=${id}&staggerSeconds=86400&count=5`, { token: operator });
+    expect(p.status).toBe(200);
+    for (const t of p.json.fireTimes as string[]) expect(t <= '9999-12-31T23:59:59.999Z', t).toBe(true);
   });
 
   it('the last admin: a disable is named at disabled, a demotion at role', async () => {

@@ -125,7 +125,7 @@ describe('planJobFire — on time, once, windows, stagger', () => {
     const job = cronJob({ staggerSeconds: 30 });
     const off = staggerOffsetMs(job.id, 30);
     const nominal = T('2026-11-29T10:21:00Z');
-    const due = dueAt({ jobId: job.id, staggerSeconds: 30 }, nominal);
+    const due = dueAt({ jobId: job.id, staggerSeconds: 30 }, nominal)!;
     expect(due.getTime() - nominal.getTime()).toBe(off);
     const before = planJobFire({ ...job, nextRunAt: due }, new Date(due.getTime() - 1), opts);
     expect(before.fire).toEqual([]);
@@ -211,7 +211,7 @@ describe('planJobFire — properties (fast-check): a downtime across clock chang
           const schedule = toJobSchedule(base);
           // the job was due at its first slot after the tick went down
           const first = nextFireTime(schedule, new Date(downFrom))!;
-          const job = { ...base, nextRunAt: dueAt(schedule, first) };
+          const job = { ...base, nextRunAt: dueAt(schedule, first)! };
           const now = new Date(job.nextRunAt.getTime() + downFor);
           const missed = fireTimesBetween(schedule, new Date(first.getTime() - 1), new Date(now.getTime() - offset), 100_000).times;
           const p = planJobFire(job, now, opts);
@@ -227,7 +227,7 @@ describe('planJobFire — properties (fast-check): a downtime across clock chang
           // fired: the most recent missed slots, ascending
           expect(iso(p.fire)).toEqual(iso(missed.slice(missed.length - p.fire.length)));
           const next = nextFireTime(schedule, new Date(now.getTime() - offset));
-          expect(p.nextRunAt?.toISOString()).toBe(next ? dueAt(schedule, next).toISOString() : undefined);
+          expect(p.nextRunAt?.toISOString()).toBe(next ? dueAt(schedule, next)!.toISOString() : undefined);
           expect(p.nextRunAt!.getTime()).toBeGreaterThan(now.getTime());
         },
       ),

@@ -164,7 +164,8 @@ export function planJobFire(job: TickJob, now: Date, options: TickPlanOptions): 
   if (missed.slots.length === 0) return finish([], [], null, false);
 
   const oldest = missed.firstMissed ?? missed.slots[0]!;
-  const lateness = now.getTime() - dueAt(schedule, oldest).getTime();
+  // a missed slot was due by now, so its due instant is nominal + offset (never past the accepted range)
+  const lateness = now.getTime() - (oldest.getTime() + offset);
   const misfire = lateness > options.misfireGraceMs || missed.truncatedCount > 0;
   if (!misfire) return finish(missed.slots, [], null, false);
 
