@@ -2,7 +2,7 @@ import { Prisma, type Db } from '../db.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { ListJobsQuery, ListRecycleBinQuery } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { cursorInstant, decodeCursor, encodeCursor, type Page } from '../api/cursor.ts';
+import { cursorInstant, decodeCursor, encodeCursor, invalidCursor, type Page } from '../api/cursor.ts';
 import { DomainError } from '../errors.ts';
 import type { Job } from '../generated/prisma/client.ts';
 import { toJobListItem, type JobListItem } from './job-view.ts';
@@ -72,7 +72,9 @@ export function keysetAfter(sort: SortKey, dir: 'asc' | 'desc', v: string | numb
   const col = COLUMN[sort];
   const op = dir === 'asc' ? 'gt' : 'lt';
   const isDate = sort === 'created_at';
-  if (v === null) return { [col]: null, id: { [op]: id } };
+  // key, name and created_at are never null, so no page of this list ends on a null value: a
+  // cursor saying so was not made here (Prisma refuses `key: null` on a required column, a 500)
+  if (v === null) return invalidCursor();
   const value = isDate ? cursorInstant({ s: sort, v, id }) : String(v);
   return { OR: [{ [col]: { [op]: value } }, { [col]: value, id: { [op]: id } }] };
 }

@@ -268,6 +268,14 @@ describe('REST /api/v1', () => {
     const nul = Buffer.from(JSON.stringify({ s: 'jobs:key:asc', v: '\u0000', id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
     const forged = await call(jobs.GET, 'GET', `/api/v1/jobs?sort=key&dir=asc&cursor=${nul}`, { token: viewer });
     expect([forged.status, Object.keys(forged.json.error.fields)]).toEqual([400, ['cursor']]);
+    // a forged cursor whose value is null where the sorted column never is (key, name, created_at) was a 500
+    for (const sort of ['key', 'name', 'created_at', 'next_run_at']) {
+      for (const dir of ['asc', 'desc']) {
+        const nullValue = Buffer.from(JSON.stringify({ s: `jobs:${sort}:${dir}`, v: null, id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+        const r = await call(jobs.GET, 'GET', `/api/v1/jobs?sort=${sort}&dir=${dir}&cursor=${nullValue}`, { token: viewer });
+        expect([sort, dir, r.status, Object.keys(r.json.error?.fields ?? {})]).toEqual([sort, dir, 400, ['cursor']]);
+      }
+    }
     expect(await t.db.job.count()).toBe(before);
   });
 
