@@ -3,7 +3,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { canFireProblem, computeNextRunAt } from './job-input.ts';
 import type { JobView } from './job-view.ts';
-import { loadGraph, lockJob, mapDbError, recordVersion } from './store.ts';
+import { liveKeyHolder, loadGraph, lockJob, mapDbError, recordVersion } from './store.ts';
 import { assertMayRestoreJob } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
 
@@ -32,7 +32,7 @@ export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reaso
       const job = await lockJob(tx, id, 'only');
       const graph = await loadGraph(tx, job);
       assertMayRestoreJob(actor, { steps: graph.steps.map(stepView), jobPayload: job.payload }, job.key);
-      const other = await tx.job.findFirst({ where: { key: job.key, deletedAt: null } });
+      const other = await liveKeyHolder(tx, job.key, job.id);
       if (other) {
         throw new DomainError(
           'conflict',

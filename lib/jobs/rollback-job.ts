@@ -3,7 +3,7 @@ import { DomainError, isDomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput } from '../api/schemas.ts';
 import type { JobView } from './job-view.ts';
-import { lockJob, mapDbError } from './store.ts';
+import { liveKeyHolder, lockJob, mapDbError } from './store.ts';
 import { applyJobChanges, assertExpectedVersion } from './update-job.ts';
 import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
 
@@ -18,9 +18,9 @@ import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
  * version itself) restores nothing: refused with a 422 naming `version` (rollback-rule.ts), never a 200
  * that changed nothing.
  * A version whose configuration the save's checks refuse now (a `once` run-at or an `endAt` that has
- * passed, a cron with no fire time left: the rule of save, resume and restore; a handler no worker offers)
- * is a 422 naming `version`, with the version's own field in the message and `detail.fields`: nothing is
- * written, and the job is not left active with nothing to fire.
+ * passed, a cron with no fire time left: the rule of save, resume and restore; a handler no worker offers;
+ * a key another live job uses now) is a 422 naming `version`, with the version's own field in the message
+ * and `detail.fields`: nothing is written, and the job is not left active with nothing to fire.
  */
 export async function rollbackJob(
   db: Db,
@@ -49,6 +49,12 @@ export async function rollbackJob(
         throw new DomainError('unprocessable', `Version ${input.version} can no longer be applied: ${parsed.error.issues[0]?.message}`);
       }
       const { expectedVersion: _v, reason: _r, ...changes } = parsed.data;
+      // a key another live job took since: refused at `version` like the version's other refused fields
+      // (the request names no key, and a unique violation at `key` would name a field it does not have)
+      const holder = changes.key && changes.key !== job.key ? await liveKeyHolder(tx, changes.key, job.id) : null;
+      if (holder) {
+        throw versionRefusal(new DomainError('validation', 'key in use', { key: `Used by job ${holder.name} (${holder.id}): rename or delete that job first` }), input.version);
+      }
       // Layout is not configuration (layout-rule.ts): a step the job has now stays where it sits; a step the
       // rollback brings back takes the place it had in that version.
       if (changes.steps) {

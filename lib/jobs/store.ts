@@ -135,6 +135,15 @@ export async function recordVersion(
   return jobAnswer(tx, g);
 }
 
+/**
+ * The live job (not in the recycle bin) other than `exceptId` that holds `key`, or null: a key is unique
+ * among live jobs (jobs_key_live_uniq). Restore and rollback ask before they would take a key back, so that
+ * their refusal can name the job holding it.
+ */
+export async function liveKeyHolder(tx: Db, key: string, exceptId: string): Promise<{ id: string; name: string } | null> {
+  return tx.job.findFirst({ where: { key, deletedAt: null, id: { not: exceptId } }, select: { id: true, name: true } });
+}
+
 /** The 409 of a job key that a live job already uses (jobs_key_live_uniq), at `key`. */
 export function keyInUseError(key?: string): DomainError {
   return new DomainError('conflict', `A live job with key ${key ?? ''} already exists`.replace('  ', ' '), { key: 'Already used by another job' });

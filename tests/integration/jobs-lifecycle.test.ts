@@ -323,6 +323,18 @@ describe('jobs lifecycle', () => {
     expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(2);
   });
 
+  it('a rollback to a version whose key another live job took since is a 422 at version naming that job, writing nothing', async () => {
+    const job = await createJob(t.db, { key: 'rollback.key', name: 'Renamed', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    await updateJob(t.db, job.id, { expectedVersion: 1, key: 'rollback.key2' }, alice, NOW);
+    const other = await createJob(t.db, { key: 'rollback.key', name: 'Newcomer', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    const e = await rejects(rollbackJob(t.db, job.id, { version: 1 }, alice, NOW));
+    expect(e.status).toBe(422);
+    expect(e.fields).toEqual({ version: `Its configuration is refused now: key: Used by job Newcomer (${other.id}): rename or delete that job first` });
+    expect(Object.keys(e.detail?.fields ?? {})).toEqual(['key']);
+    expect(await getJob(t.db, job.id, viewer, NOW)).toMatchObject({ version: 2, key: 'rollback.key2' });
+    expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(2);
+  });
+
   it('routing: a strategy change drops the node list or key the new strategy does not read', async () => {
     const job = await createJob(t.db, { key: 'route.switch', name: 'r', schedule: { kind: 'manual' }, handler: 'h', routing: { strategy: 'nodes', nodes: ['n1', 'n2'] } }, alice, NOW);
     expect(job.routing).toMatchObject({ strategy: 'nodes', nodes: ['n1', 'n2'], key: null });
