@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
-import { Instant, objectId, queryInt, str } from '../api/schemas.ts';
+import { Instant, multi, objectId, queryInt, str } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { afterCreatedAt, createdAtPage, type Page } from '../api/cursor.ts';
 import { ALARM_STATUSES, ALARM_TYPES, type AlarmStatus, type AlarmType } from './config.ts';
@@ -83,14 +83,16 @@ export async function getAlarm(db: Db, id: string): Promise<AlarmView | null> {
 }
 
 /**
- * Query of GET /api/v1/alarms and the alarms page: `type`, `status`, `jobId` (a job id, never its
+ * Query of GET /api/v1/alarms and the alarms page: `type` and `status` (each one value or several,
+ * `?status=sent,failed`), `jobId` (a job id, never its
  * key), `limit` (1..200, default 50), `cursor` (the `nextCursor` of the previous page) and `before`
  * (an instant: only alarms created strictly before it; a bound, never a cursor, since the rows of
  * one alarm share their instant; a `/alarms?before=<instant>` link opens at that instant).
  */
 export const ListAlarmsQuery = z.object({
-  type: z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]], { message: `type must be one of ${ALARM_TYPES.join(', ')}` }).optional(),
-  status: z.enum(ALARM_STATUSES as [AlarmStatus, ...AlarmStatus[]], { message: `status must be one of ${ALARM_STATUSES.join(', ')}` }).optional(),
+  // list parameters, as the runs' and jobs' status filters (schemas.ts multi): `?status=sent,failed`
+  type: multi(z.enum(ALARM_TYPES as [AlarmType, ...AlarmType[]])).optional(),
+  status: multi(z.enum(ALARM_STATUSES as [AlarmStatus, ...AlarmStatus[]])).optional(),
   jobId: objectId('job').optional(),
   limit: queryInt(1, 200).optional(),
   cursor: str().max(1000).optional(),
@@ -118,8 +120,8 @@ export async function listAlarms(db: Db, rawQuery: ListAlarmsQuery = {}): Promis
   if (q.cursor) and.push(afterCreatedAt(q.cursor, ALARMS_CURSOR));
   const rows = await findAlarms(db, {
     where: {
-      ...(q.type ? { type: q.type } : {}),
-      ...(q.status ? { status: q.status } : {}),
+      ...(q.type?.length ? { type: { in: q.type } } : {}),
+      ...(q.status?.length ? { status: { in: q.status } } : {}),
       ...(q.jobId ? { jobId: q.jobId } : {}),
       AND: and,
     },

@@ -550,8 +550,12 @@ export const SchedulePreviewQuery = z
 export type SchedulePreviewQuery = z.output<typeof SchedulePreviewQuery>;
 
 export const SortDir = z.enum(['asc', 'desc']);
-/** A list query parameter (`?status=a,b` or `?status=a&status=b`, lib/api/validation.ts queryObject). */
-const multi = <T extends z.ZodType>(item: T) =>
+/**
+ * A list query parameter (`?status=a,b` or `?status=a&status=b`, lib/api/validation.ts queryObject): every filter
+ * by one of a set of values (runs' and jobs' status, alarms' type and status…) is one, so that the same value
+ * gets the same answer on every list (an empty one filters nothing, a bad one is named at `status.0`).
+ */
+export const multi = <T extends z.ZodType>(item: T) =>
   listParameter(z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20)));
 
 /** GET /jobs (and the jobs list page). `cursor` is the opaque `nextCursor` of the previous page. */

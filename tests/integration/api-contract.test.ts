@@ -770,8 +770,8 @@ describe('REST contract /api/v1', () => {
       const a = await call(alarms.GET, 'GET', '/api/v1/alarms?limit=5', { token: viewer });
       expect(a.json.items.length).toBeGreaterThanOrEqual(1);
       for (const [qs, field] of [
-        ['type=bogus', 'type'],
-        ['status=bogus', 'status'],
+        ['type=bogus', 'type.0'],
+        ['status=bogus', 'status.0'],
         ['limit=0', 'limit'],
         ['before=yesterday', 'before'],
       ]) {
