@@ -3,7 +3,7 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { canFireProblem, computeNextRunAt } from './job-input.ts';
 import type { JobView } from './job-view.ts';
-import { liveKeyHolder, loadGraph, lockJob, mapDbError, recordVersion } from './store.ts';
+import { isUniqueViolation, liveKeyHolder, loadGraph, lockJob, mapDbError, recordVersion } from './store.ts';
 import { assertMayRestoreJob } from './handler-permissions.ts';
 import { stepView } from './job-view.ts';
 
@@ -27,20 +27,15 @@ const RESTORED_PAUSED = 'Restored paused: ';
  */
 export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reason?: string } = {}, now = new Date()): Promise<JobView> {
   requireCan(actor, 'jobs.write');
+  let key: string | undefined;
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, id, 'only');
+      key = job.key;
       const graph = await loadGraph(tx, job);
       assertMayRestoreJob(actor, { steps: graph.steps.map(stepView), jobPayload: job.payload }, job.key);
       const other = await liveKeyHolder(tx, job.key, job.id);
-      if (other) {
-        throw new DomainError(
-          'conflict',
-          `Cannot restore: key "${job.key}" is now used by job "${other.name}" (${other.id}). Rename or delete that job first.`,
-          { key: `Used by job ${other.name} (${other.id})` },
-          { otherJobId: other.id, otherJobName: other.name },
-        );
-      }
+      if (other) throw keyHeldError(job.key, other);
       const problem = job.status === 'active' ? canFireProblem(job, now) : null;
       const notice = problem ? `${RESTORED_PAUSED}${problem.field}: ${problem.message}; change its schedule, then resume it` : null;
       const updated = await tx.job.update({
@@ -59,8 +54,22 @@ export async function restoreJob(db: Db, id: string, actor: Actor, opts: { reaso
       return recordVersion(tx, updated, 'restore', actor, reason, now);
     });
   } catch (e) {
+    // a job that took the key after the check above (its insert not yet committed then): the same answer,
+    // read after the refused transaction ended
+    const other = key !== undefined && isUniqueViolation(e) ? await liveKeyHolder(db, key, id) : null;
+    if (other) throw keyHeldError(key!, other);
     mapDbError(e);
   }
+}
+
+/** The 409 of a restore whose key a live job holds (`key`, detail.otherJobId and otherJobName). */
+function keyHeldError(key: string, other: { id: string; name: string }): DomainError {
+  return new DomainError(
+    'conflict',
+    `Cannot restore: key "${key}" is now used by job "${other.name}" (${other.id}). Rename or delete that job first.`,
+    { key: `Used by job ${other.name} (${other.id})` },
+    { otherJobId: other.id, otherJobName: other.name },
+  );
 }
 
 /**

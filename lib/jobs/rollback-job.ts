@@ -3,7 +3,7 @@ import { DomainError, isDomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { UpdateJobInput } from '../api/schemas.ts';
 import type { JobView } from './job-view.ts';
-import { liveKeyHolder, lockJob, mapDbError } from './store.ts';
+import { isUniqueViolation, liveKeyHolder, lockJob, mapDbError } from './store.ts';
 import { applyJobChanges, assertExpectedVersion } from './update-job.ts';
 import { nothingToRollBack, sameConfiguration } from './rollback-rule.ts';
 
@@ -30,6 +30,8 @@ export async function rollbackJob(
   now = new Date(),
 ): Promise<JobView> {
   requireCan(actor, 'jobs.write');
+  // the key the rollback takes back, when it changes it
+  let key: string | undefined;
   try {
     return await inTransaction(db, async (tx) => {
       const job = await lockJob(tx, jobId);
@@ -51,10 +53,9 @@ export async function rollbackJob(
       const { expectedVersion: _v, reason: _r, ...changes } = parsed.data;
       // a key another live job took since: refused at `version` like the version's other refused fields
       // (the request names no key, and a unique violation at `key` would name a field it does not have)
-      const holder = changes.key && changes.key !== job.key ? await liveKeyHolder(tx, changes.key, job.id) : null;
-      if (holder) {
-        throw versionRefusal(new DomainError('validation', 'key in use', { key: `Used by job ${holder.name} (${holder.id}): rename or delete that job first` }), input.version);
-      }
+      key = changes.key && changes.key !== job.key ? changes.key : undefined;
+      const holder = key ? await liveKeyHolder(tx, key, job.id) : null;
+      if (holder) throw keyHeldRefusal(holder, input.version);
       // Layout is not configuration (layout-rule.ts): a step the job has now stays where it sits; a step the
       // rollback brings back takes the place it had in that version.
       if (changes.steps) {
@@ -71,8 +72,17 @@ export async function rollbackJob(
       return rolled;
     }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS }); // replaces a graph of up to 500 steps
   } catch (e) {
+    // a job that took the key after the check above (its insert not yet committed then): the same answer,
+    // read after the refused transaction ended
+    const holder = key !== undefined && isUniqueViolation(e) ? await liveKeyHolder(db, key, jobId) : null;
+    if (holder) throw keyHeldRefusal(holder, input.version);
     mapDbError(e);
   }
+}
+
+/** The refusal of a rollback whose version's key a live job holds now: 422 at `version`, naming that job (versionRefusal). */
+function keyHeldRefusal(holder: { id: string; name: string }, version: number): unknown {
+  return versionRefusal(new DomainError('validation', 'key in use', { key: `Used by job ${holder.name} (${holder.id}): rename or delete that job first` }), version);
 }
 
 /**

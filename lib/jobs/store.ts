@@ -150,6 +150,17 @@ export function keyInUseError(key?: string): DomainError {
 }
 
 /**
+ * True for a unique-index refusal of a job write: the live-key index (jobs_key_live_uniq: another live job
+ * took the key between a check and the write) or a step or edge listed twice (mapDbError tells them apart).
+ */
+export function isUniqueViolation(e: unknown): boolean {
+  if (isDomainError(e)) return false;
+  const msg = e instanceof Error ? e.message : String(e);
+  const meta = JSON.stringify((e as { meta?: unknown })?.meta ?? {});
+  return (e as { code?: string })?.code === 'P2002' || /jobs_key_live_uniq|unique constraint/i.test(msg + meta);
+}
+
+/**
  * Maps expected database refusals to DomainErrors (bad input must never be a
  * 500): the live-key unique index -> 409 at `key`; CHECK constraints -> 400 at
  * the field they guard. Anything else is rethrown.
@@ -157,9 +168,8 @@ export function keyInUseError(key?: string): DomainError {
 export function mapDbError(e: unknown, key?: string): never {
   if (isDomainError(e)) throw e;
   const msg = e instanceof Error ? e.message : String(e);
-  const code = (e as { code?: string })?.code;
   const meta = JSON.stringify((e as { meta?: unknown })?.meta ?? {});
-  if (code === 'P2002' || /jobs_key_live_uniq|unique constraint/i.test(msg + meta)) {
+  if (isUniqueViolation(e)) {
     if (/job_steps|job_edges/.test(msg + meta)) throw new DomainError('validation', 'Duplicate step or edge', { steps: 'Duplicate step key or edge' });
     throw keyInUseError(key);
   }

@@ -348,6 +348,47 @@ describe('jobs lifecycle', () => {
     expect(await t.db.jobVersion.count({ where: { jobId: job.id } })).toBe(3);
   });
 
+  it('a restore or rollback that loses the race for its key to a job created meanwhile gets the answer it gets when that job was first', async () => {
+    const job = await createJob(t.db, { key: 'bin.race', name: 'Raced', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    await deleteJob(t.db, job.id, alice, {}, NOW);
+    let other = '';
+    let restoring: Promise<DomainError> | undefined;
+    // the new job's insert is not committed when the restore looks for a holder of the key: the restore's
+    // own write then waits on the live-key unique index, and fails once the insert commits
+    await t.db.$transaction(async (tx) => {
+      other = (await tx.job.create({ data: { key: 'bin.race', name: 'Newcomer', scheduleKind: 'manual' } })).id;
+      restoring = rejects(restoreJob(t.db, job.id, alice, {}, NOW));
+      await untilAJobWriteWaits();
+    });
+    const e = await restoring!;
+    expect(e.status).toBe(409);
+    expect(e.fields).toEqual({ key: `Used by job Newcomer (${other})` });
+    expect(e.detail?.otherJobId).toBe(other);
+    expect((await t.db.job.findUniqueOrThrow({ where: { id: job.id } })).deletedAt).not.toBeNull();
+
+    // a rollback to the old key, the same way: its 422 at version, as when the holder was there first
+    const renamed = await createJob(t.db, { key: 'rollback.race', name: 'Renamed', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    await updateJob(t.db, renamed.id, { expectedVersion: 1, key: 'rollback.race2' }, alice, NOW);
+    let rolling: Promise<DomainError> | undefined;
+    await t.db.$transaction(async (tx) => {
+      other = (await tx.job.create({ data: { key: 'rollback.race', name: 'Newcomer', scheduleKind: 'manual' } })).id;
+      rolling = rejects(rollbackJob(t.db, renamed.id, { version: 1 }, alice, NOW));
+      await untilAJobWriteWaits();
+    });
+    const r = await rolling!;
+    expect([r.status, r.fields]).toEqual([422, { version: `Its configuration is refused now: key: Used by job Newcomer (${other}): rename or delete that job first` }]);
+    expect(await t.db.jobVersion.count({ where: { jobId: renamed.id } })).toBe(2);
+  });
+
+  /** Resolves once a statement updating jobs waits for a lock (another transaction's uncommitted row). */
+  async function untilAJobWriteWaits(): Promise<void> {
+    for (;;) {
+      const { rows } = await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query ILIKE '%update%jobs%'`);
+      if (rows.length) return;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
   it('soft-deletes, restores (409 naming the job holding the key), purges keeping runs', async () => {
     const job = await createJob(t.db, { key: 'bin.me', name: 'Bin me', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
     const deleted = await deleteJob(t.db, job.id, alice, { reason: 'old' }, NOW);
