@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../generated/prisma/client.ts';
 import { staggerOffsetMs } from '../schedule/stagger.ts';
-import { computeNextRunAt } from './job-input.ts';
+import { computeNextRunAt, JOB_DEFAULTS, policyColumns } from './job-input.ts';
 
 const ID = '00000000-0000-4000-8000-000000000001';
 
@@ -47,5 +47,27 @@ describe('computeNextRunAt (jobs.next_run_at on create, edit, resume, restore)',
     const now = new Date(slot.getTime() + 60_000);
     const job = hourlyJob({ startAt: new Date(slot.getTime() + 30_000) });
     expect(computeNextRunAt(job, now)).toEqual(new Date(slot.getTime() + 3_600_000 + offset));
+  });
+});
+
+describe('policyColumns: a backoff whose maxSeconds ends below its baseSeconds is refused', () => {
+  const fieldsOf = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return (e as { fields?: Record<string, string> }).fields;
+    }
+    return null;
+  };
+  it('names maxSeconds when the request sets it below the base, baseSeconds when only the base passes the stored cap', () => {
+    expect(Object.keys(fieldsOf(() => policyColumns({ backoff: { baseSeconds: 60, maxSeconds: 30 } })) ?? {})).toEqual(['policy.backoff.maxSeconds']);
+    // the default cap is 300 s
+    expect(Object.keys(fieldsOf(() => policyColumns({ backoff: { baseSeconds: 600 } })) ?? {})).toEqual(['policy.backoff.baseSeconds']);
+    expect(Object.keys(fieldsOf(() => policyColumns({ backoff: { maxSeconds: 0.5 } })) ?? {})).toEqual(['policy.backoff.maxSeconds']);
+  });
+  it('accepts equal values, and leaves a stored backoff alone when the change does not touch it', () => {
+    expect(policyColumns({ backoff: { baseSeconds: 300, maxSeconds: 300 } }).backoffMaxSeconds).toBe(300);
+    const stored = { ...JOB_DEFAULTS.policy, backoff: { baseSeconds: 600, factor: 2, maxSeconds: 300, jitter: 0 } };
+    expect(policyColumns({ timeoutSeconds: 60 }, stored).backoffBaseSeconds).toBe(600);
   });
 });

@@ -55,9 +55,22 @@ export type PolicyColumns = Pick<
   | 'priority'
 >;
 
-/** `p` merged key by key over `base`. */
+/**
+ * `p` merged key by key over `base`.
+ * @throws DomainError('validation') when `p` sets a backoff whose maxSeconds ends below its baseSeconds
+ *   (merged): every retry's delay is min(maxSeconds, baseSeconds·factor^(attempt−1)) (README "Scheduling
+ *   semantics", lib/schedule/backoff.ts retryDelayMs), so the base would never be waited and the factor never
+ *   counted. Named at the field the request set (maxSeconds when it set both); a backoff stored before
+ *   this rule stays as it is while a change leaves the backoff alone.
+ */
 export function policyColumns(p: PolicyInput | undefined, base: PolicyView = JOB_DEFAULTS.policy): PolicyColumns {
   const b = { ...base.backoff, ...stripUndefined(p?.backoff ?? {}) };
+  if (p?.backoff && b.maxSeconds < b.baseSeconds) {
+    const [field, message] = p.backoff.maxSeconds !== undefined
+      ? ['policy.backoff.maxSeconds', `Must be at least baseSeconds (${b.baseSeconds}): maxSeconds caps every retry's delay`]
+      : ['policy.backoff.baseSeconds', `Must be at most maxSeconds (${b.maxSeconds}), which caps every retry's delay: raise maxSeconds too`];
+    throw new DomainError('validation', `${field}: ${message}`, { [field]: message });
+  }
   return {
     timeoutSeconds: p?.timeoutSeconds ?? base.timeoutSeconds,
     maxRetries: p?.maxRetries ?? base.maxRetries,
