@@ -78,6 +78,8 @@ function op(
     unavailable?: unknown;
     /** a POST, PUT, PATCH or DELETE: takes Idempotency-Key and reads a body (app/_lib/rest.ts), fields or none */
     write?: boolean;
+    /** when the operation answers 429 `rate_limited` (with Retry-After) */
+    tooMany?: string;
   },
 ) {
   const role = operationMinRole(opts.operation);
@@ -96,6 +98,7 @@ function op(
       409: ERR,
       ...(opts.body || opts.write ? { 413: TOO_LARGE, 415: ENCODED } : {}),
       422: ERR,
+      ...(opts.tooMany ? { 429: { description: opts.tooMany, headers: retryAfter, content: { 'application/json': { schema: ref('Error') } } } } : {}),
       503: opts.unavailable ? { ...UNAVAILABLE, content: { 'application/json': { schema: opts.unavailable } } } : UNAVAILABLE,
     },
   };
@@ -341,10 +344,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       }),
     },
     '/logs/search': {
-      get: op('Search log lines (case-insensitive substring, at least 3 characters) of one job or all jobs in a time range, newest first; `cursor` pages on (keyset)', {
+      get: op('Search log lines (case-insensitive substring, at least 3 characters with a word the index can look up) of one job or all jobs in a time range, newest first; `cursor` pages on (keyset)', {
         operation: 'logs.search',
         params: queryParams(SearchTaskLogLinesQuery as unknown as z.ZodObject),
         ok: ref('TaskLogSearchResult'),
+        tooMany: 'rate_limited: the console runs as many searches at once as it allows (4, 2 per user or token); try again after Retry-After',
       }),
     },
     '/workers': {

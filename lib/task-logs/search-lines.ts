@@ -13,6 +13,47 @@ import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 /** Longest a search may take before it is stopped (ms): a search must never tie up the database. */
 export const SEARCH_TIMEOUT_MS = 5000;
 
+/**
+ * Searches one console process runs at once, and of those one principal (a user, an API token):
+ * each holds a database connection for up to SEARCH_TIMEOUT_MS, and the console's pool has 10
+ * (TICKFLOW_DB_POOL), so a burst of searches from any role must not take the connections every
+ * page and route needs. A search past either limit is a 429 at once.
+ */
+export const MAX_CONCURRENT_SEARCHES = 4;
+export const MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL = 2;
+
+let searchesRunning = 0;
+const searchesByPrincipal = new Map<string, number>();
+
+/**
+ * Runs `search` in one of the process's search slots (MAX_CONCURRENT_SEARCHES, at most
+ * MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL of them for `principal`).
+ * @throws DomainError('rate_limited') when no slot is free
+ */
+async function inSearchSlot<T>(principal: string, search: () => Promise<T>): Promise<T> {
+  const own = searchesByPrincipal.get(principal) ?? 0;
+  if (searchesRunning >= MAX_CONCURRENT_SEARCHES || own >= MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL) {
+    throw new DomainError(
+      'rate_limited',
+      own >= MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL
+        ? `You already have ${own} log searches running; try again when one has finished`
+        : 'Too many log searches are running; try again in a few seconds',
+      undefined,
+      { retryAfterSeconds: Math.ceil(SEARCH_TIMEOUT_MS / 1000) },
+    );
+  }
+  searchesRunning++;
+  searchesByPrincipal.set(principal, own + 1);
+  try {
+    return await search();
+  } finally {
+    searchesRunning--;
+    const left = (searchesByPrincipal.get(principal) ?? 1) - 1;
+    if (left > 0) searchesByPrincipal.set(principal, left);
+    else searchesByPrincipal.delete(principal);
+  }
+}
+
 
 type HitRow = {
   task_id: string;
@@ -96,9 +137,11 @@ export function searchLinesStatement(p: { q: string; from?: Date; to?: Date; job
  * "F.35 pg_trgm" in the PostgreSQL docs; the WHERE clause must name the same expression), with the task, run and job of each line. `more` says the limit
  * cut the answer; `nextCursor` (null on the last page) is the `cursor` of the next, older
  * page: a keyset on the search order, so lines written meanwhile neither repeat nor shift
- * a page. The statement is stopped after SEARCH_TIMEOUT_MS.
+ * a page. The statement is stopped after SEARCH_TIMEOUT_MS, and at most MAX_CONCURRENT_SEARCHES
+ * run at once in this process (MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL per user or token).
  * @throws DomainError('validation') naming the bad field (`cursor` for one not made by this
- *   search); ('unprocessable') when the search took too long
+ *   search; `q` for a text without a trigram, searchTextHasTrigram); ('unprocessable') when the
+ *   search took too long; ('rate_limited', detail.retryAfterSeconds) when no search slot is free
  */
 export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor): Promise<{ lines: TaskLogSearchHit[]; more: boolean; nextCursor: string | null }> {
   requireCan(actor, 'read');
@@ -107,11 +150,13 @@ export async function searchTaskLogLines(db: Db, rawQuery: unknown, actor: Actor
   const after = q.cursor ? readSearchCursor(q.cursor) : null;
   let rows: HitRow[];
   try {
-    rows = await inTransaction(db, async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${SEARCH_TIMEOUT_MS}`);
-      const statement = searchLinesStatement({ ...q, limit: limit + 1, after });
-      return tx.$queryRawUnsafe<HitRow[]>(statement.sql, ...statement.params);
-    });
+    rows = await inSearchSlot(`${actor.kind}:${actor.id}`, () =>
+      inTransaction(db, async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${SEARCH_TIMEOUT_MS}`);
+        const statement = searchLinesStatement({ ...q, limit: limit + 1, after });
+        return tx.$queryRawUnsafe<HitRow[]>(statement.sql, ...statement.params);
+      }),
+    );
   } catch (err) {
     if (pgErrorCode(err) === '57014') {
       throw new DomainError('unprocessable', `The search took longer than ${SEARCH_TIMEOUT_MS / 1000} s: narrow it with jobId, from/to or a longer text`);
