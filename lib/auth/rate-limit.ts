@@ -14,16 +14,34 @@
  * then the limits are checked against the others), and the row is removed again by a success
  * (`reset`) or a refusal. Counting after bcrypt let guesses sent all at once each read
  * the count before any had recorded its failure, so a burst got as many guesses as it had
- * requests. When the client address is unknown (a console
+ * requests. An IPv6 client counts as its /64 (limitedClient): one subscriber, one host even, has
+ * every address of its /64, so counted one by one each guess could come from a fresh address.
+ * When the client address is unknown (a console
  * started without scripts/peer-address.mjs) the per-client limit is skipped: it
  * would let one stranger lock every account out at once.
  */
 import { UNKNOWN_CLIENT } from './client-address.ts';
+import { parseAddress } from '../net/cidr.ts';
 import type { Db } from '../db.ts';
 
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_MAX_CLIENT_FAILURES = 20;
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+
+/**
+ * The client a limit counts: an IPv6 address as its /64 network (`2001:db8:1:2::/64`), an IPv4
+ * address or UNKNOWN_CLIENT as given. A /64 is the smallest network an IPv6 subscriber is given
+ * (RFC 6177) and a host may use any address in it (SLAAC privacy addresses), so counting
+ * addresses would give one attacker 2^64 fresh allowances.
+ */
+export function limitedClient(client: string): string {
+  const a = parseAddress(client);
+  if (!a || a.kind() !== 'ipv6') return client;
+  const bytes = a.toByteArray().slice(0, 8);
+  const groups: string[] = [];
+  for (let i = 0; i < 8; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  return `${groups.join(':')}::/64`;
+}
 
 export class LoginRateLimiter {
   constructor(
@@ -33,7 +51,8 @@ export class LoginRateLimiter {
   ) {}
 
   /** Seconds until `email` may try again from `client`, or 0 when allowed now (`exclude`: an attempt's own row, not counted). */
-  async retryAfterSeconds(db: Db, email: string, client: string, now = new Date(), exclude: bigint = -1n): Promise<number> {
+  async retryAfterSeconds(db: Db, email: string, rawClient: string, now = new Date(), exclude: bigint = -1n): Promise<number> {
+    const client = limitedClient(rawClient);
     const since = new Date(now.getTime() - this.windowMs);
     const rows = await db.$queryRaw<{ account: number; account_oldest: Date | null; total: number; oldest: Date | null }[]>`
       SELECT count(*) FILTER (WHERE email = ${email})::int AS account,
@@ -59,7 +78,8 @@ export class LoginRateLimiter {
    * refuse one too many, never let one too many in). No lock is taken: an advisory lock could
    * be held by anyone who can log in to the database, the `sql` executor's restricted role too.
    */
-  async attempt(db: Db, email: string, client: string, now = new Date()): Promise<number> {
+  async attempt(db: Db, email: string, rawClient: string, now = new Date()): Promise<number> {
+    const client = limitedClient(rawClient);
     const [row] = await db.$queryRaw<{ id: bigint }[]>`
       INSERT INTO login_failures (email, client, failed_at) VALUES (${email}, ${client}, ${now}) RETURNING id`;
     const wait = await this.retryAfterSeconds(db, email, client, now, row!.id);
@@ -71,8 +91,8 @@ export class LoginRateLimiter {
     return 0;
   }
 
-  async reset(db: Db, email: string, client: string): Promise<void> {
-    await db.$executeRaw`DELETE FROM login_failures WHERE email = ${email} AND client = ${client}`;
+  async reset(db: Db, email: string, rawClient: string): Promise<void> {
+    await db.$executeRaw`DELETE FROM login_failures WHERE email = ${email} AND client = ${limitedClient(rawClient)}`;
   }
 }
 

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { login, logout } from '../../lib/auth/login.ts';
-import { LoginRateLimiter } from '../../lib/auth/rate-limit.ts';
+import { LoginRateLimiter, limitedClient } from '../../lib/auth/rate-limit.ts';
 import { getSessionActor, SESSION_TTL_MS } from '../../lib/auth/sessions.ts';
 import { createUser, updateUser } from '../../lib/auth/users.ts';
 import { DomainError } from '../../lib/errors.ts';
@@ -198,6 +198,26 @@ describe('auth', () => {
     // unknown emails count too (no enumeration), and say the same thing
     const unknown = await rejects(login(t.db, { email: 'ghost@x.io', password: 'x', client: '9.9.9.9' }, later, limiter));
     expect(unknown.message).toBe('Invalid email or password');
+  });
+
+  it('counts an IPv6 client as its /64: a fresh address of the same network per guess gets no fresh allowance', async () => {
+    await createUser(t.db, { email: 'rl6@x.io', password: 'right-password', role: 'viewer' }, SYSTEM_ACTOR);
+    const limiter = new LoginRateLimiter();
+    // one host may use any address of its /64 (SLAAC privacy addresses): one guess from each
+    for (let i = 0; i < 5; i++) {
+      const e = await rejects(login(t.db, { email: 'rl6@x.io', password: `wrong${i}`, client: `2001:db8:1:2::${(i + 1).toString(16)}` }, new Date(NOW.getTime() + i * 1000), limiter));
+      expect(e.code).toBe('unauthorized');
+    }
+    const blocked = await rejects(login(t.db, { email: 'rl6@x.io', password: 'right-password', client: '2001:db8:1:2:ffff:1:2:3' }, new Date(NOW.getTime() + 10_000), limiter));
+    expect(blocked.status).toBe(429);
+    // the per-client limit over all accounts counts the network too
+    for (let i = 0; i < 15; i++) await rejects(login(t.db, { email: `spray${i}@x.io`, password: 'x', client: `2001:db8:1:2:0:0:1:${i.toString(16)}` }, new Date(NOW.getTime() + 20_000 + i), limiter));
+    expect((await rejects(login(t.db, { email: 'other@x.io', password: 'x', client: '2001:db8:1:2::beef' }, new Date(NOW.getTime() + 30_000), limiter))).status).toBe(429);
+    // another /64 is another client, and an IPv4 client (mapped or not) is its address
+    await login(t.db, { email: 'rl6@x.io', password: 'right-password', client: '2001:db8:1:3::1' }, new Date(NOW.getTime() + 30_000), limiter);
+    expect(limitedClient('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(limitedClient('9.9.9.9')).toBe('9.9.9.9');
+    expect(limitedClient('unknown')).toBe('unknown');
   });
 
   it('roles: viewer < operator < admin', () => {
