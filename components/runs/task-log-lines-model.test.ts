@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskLogLineView } from '@/lib/task-logs/view';
-import { anchoredLineIndex, filterLines, lineIndexAt, lineText, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+import { anchoredLineIndex, fileLineText, filterLines, lineIndexAt, lineText, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
 const line = (seq: number, level: TaskLogLineView['level'], text: string, extra: Partial<TaskLogLineView> = {}): TaskLogLineView => ({
   seq,
@@ -31,6 +31,26 @@ describe('linesAsText', () => {
     expect(linesAsText(LINES.slice(2, 4))).toBe(
       '2026-01-01T00:00:03.000Z WARN  log      slow query {"table":"Orders"}\n2026-01-01T00:00:04.000Z ERROR log      boom\n',
     );
+  });
+});
+
+describe('a downloaded line stays one line and cannot drive a terminal', () => {
+  const line = (text: string, fields?: unknown) => ({ seq: 1, time: '2026-01-01T00:00:01.000Z', level: 'info' as const, stream: 'log' as const, text, ...(fields !== undefined ? { fields } : {}) });
+  it('writes a newline, a carriage return and every other control as an escape', () => {
+    // an operator's sql step logs its statement as written: a second line of it read as a line of its own
+    const forged = 'SELECT 1 -- ok\n2026-01-01T00:00:02.000Z ERROR system   attempt ended: timeout\r';
+    const file = linesAsText([line(forged)]);
+    expect(file.split('\n')).toHaveLength(2);
+    expect(file).toBe('2026-01-01T00:00:01.000Z INFO  log      SELECT 1 -- ok\\n2026-01-01T00:00:02.000Z ERROR system   attempt ended: timeout\\r\n');
+    // cursor up, erase line, OSC 52 (clipboard write), window title, 8-bit CSI, bidi override, line separator
+    const hostile = '\u001b[1A\u001b[2K\u001b]52;c;ZWNobw==\u0007\u001b]0;t\u0007\u009b2J\u202egnp.exe\u2028x\u0000';
+    expect(fileLineText(hostile)).toBe('\\x1b[1A\\x1b[2K\\x1b]52;c;ZWNobw==\\x07\\x1b]0;t\\x07\\x9b2J\\u202egnp.exe\\u2028x\\x00');
+    expect(linesAsText([line('a', { note: 'b\u202ec' })])).toBe('2026-01-01T00:00:01.000Z INFO  log      a {"note":"b\\u202ec"}\n');
+  });
+  it('keeps colours, reset at the end of the line, and plain text as it is', () => {
+    expect(fileLineText('\u001b[1;31mERROR\u001b[0m: disk\tfull')).toBe('\u001b[1;31mERROR\u001b[0m: disk\tfull\u001b[0m');
+    expect(fileLineText('\u001b[8mhidden')).toBe('\u001b[8mhidden\u001b[0m');
+    expect(fileLineText('C:\\temp\\n is a path, café ✓')).toBe('C:\\temp\\n is a path, café ✓');
   });
 });
 

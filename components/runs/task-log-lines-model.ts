@@ -30,9 +30,53 @@ export function filterLines(lines: readonly TaskLogLineView[], minLevel: TaskLog
   });
 }
 
-/** One line as plain text: `time level stream text {fields}` (time ISO UTC). */
+/** An SGR escape (colours, bold): the only terminal escape a downloaded line keeps. */
+const SGR = /\u001b\[[0-9;:]*m/y;
+/**
+ * Characters a downloaded line shows escaped: C0 and C1 controls and DEL but tab, the line and
+ * paragraph separators, and the bidirectional controls (docs/security.md "Names").
+ */
+const UNSAFE_IN_FILE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * `text` as one line of a downloaded file: colour escapes (SGR) kept for a pager that renders
+ * them, and reset at the line's end so that none carries over to the lines after it (a
+ * concealed or black-on-black rest of the file); every other control character written as an
+ * escape (`\n`, `\r`, `\x1b`, `\u202e`).
+ * A line's text comes from the handler, and through it from whoever wrote the step (an `sql`
+ * statement is logged as written) or answered it: a newline in it forged whole lines of the
+ * file (`… ERROR system   attempt ended: …`), and a cursor move, an erase or an OSC sequence
+ * (window title, OSC 52 clipboard write) acted on the terminal of whoever ran `cat` on it.
+ */
+export function fileLineText(text: string): string {
+  if (!UNSAFE_IN_FILE.test(text)) return text;
+  let out = '';
+  let coloured = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '\u001b') {
+      SGR.lastIndex = i;
+      const sgr = SGR.exec(text);
+      if (sgr) {
+        out += sgr[0];
+        coloured = true;
+        i += sgr[0].length - 1;
+        continue;
+      }
+    }
+    if (!UNSAFE_IN_FILE.test(ch)) {
+      out += ch;
+      continue;
+    }
+    const code = ch.charCodeAt(0);
+    out += ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  }
+  return coloured ? `${out}\u001b[0m` : out;
+}
+
+/** One line as plain text: `time level stream text {fields}` (time ISO UTC), on one line of the file (fileLineText). */
 export function lineAsText(l: TaskLogLineView): string {
-  return `${l.time} ${l.level.toUpperCase().padEnd(5)} ${l.stream.padEnd(8)} ${l.text}${l.fields !== undefined ? ` ${JSON.stringify(l.fields)}` : ''}`;
+  return `${l.time} ${l.level.toUpperCase().padEnd(5)} ${l.stream.padEnd(8)} ${fileLineText(l.text)}${l.fields !== undefined ? ` ${fileLineText(JSON.stringify(l.fields))}` : ''}`;
 }
 
 /** The download file's text: one line each, newline-terminated. */
