@@ -100,7 +100,8 @@ describe('outbound guard', () => {
       }
       const admitted = console_.hits.length;
       // a sibling prefix, a route below it, another route, dot segments and their escapes (which the URL parser resolves) stay refused
-      for (const path of ['/api/v1/healthz', '/api/v1/health/deep', '/login', '/', '/api/v1/health/../../../login', '/api/v1/health/%2e%2e/%2E%2E/jobs', '/API/v1/health']) {
+      // and so do paths that end in it behind a repeated slash, which a server merging slashes routes as /x/api/v1/health
+      for (const path of ['/api/v1/healthz', '/api/v1/health/deep', '/login', '/', '/api/v1/health/../../../login', '/api/v1/health/%2e%2e/%2E%2E/jobs', '/API/v1/health', '//x/api/v1/health', '/\\x/api/v1/health', `//127.0.0.1:${console_.port}/api/v1/health`, '//api/v1/health', '/api//v1/health']) {
         await expect(outboundFetch(`http://127.0.0.1:${console_.port}${path}`, {}, env)).rejects.toThrow(/outbound call refused/);
       }
       // a connection an executor dials itself has no path: such an entry never admits it

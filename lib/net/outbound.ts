@@ -112,9 +112,15 @@ export function addressRange(addr: Address): string {
   return range;
 }
 
-/** A path as the URL parser leaves it (dot segments resolved, escapes kept), without a trailing slash. */
+/**
+ * A path as the URL parser leaves it (dot segments resolved, escapes kept), without a trailing slash.
+ * Parsed as the path of a URL, never as a reference against one: `//x/api/v1/health` resolved as a
+ * reference is the network path of host `x` (path `/api/v1/health`), and so passed for the allowed
+ * path while the request went to `//x/api/v1/health`, which a server that merges slashes (nginx,
+ * Apache) routes as `/x/api/v1/health`.
+ */
 function normalisedPath(path: string): string {
-  return new URL(path, 'http://x').pathname.replace(/\/+$/, '');
+  return new URL(`http://x${path.startsWith('/') ? '' : '/'}${path}`).pathname.replace(/\/+$/, '');
 }
 
 /**
