@@ -240,14 +240,17 @@ export function isSystemKey(key: string): boolean {
 
 /**
  * True for a job name that reads as a system job's (`System: run-log retention`): `system` as a word
- * followed by a colon, dot, dash or underscore, any case, after NFKC folding, with invisible
- * characters left out (`Ｓｙｓｔｅｍ：`, `System\u200b:`) and letters that look like Latin ones read as
- * those (`Sуstem:` with a Cyrillic у, `Systém:`: the `confusables` package's table). Only system
- * jobs carry such a name.
+ * followed by a separator, any case, after NFKC folding, with invisible characters left out
+ * (`Ｓｙｓｔｅｍ：`, `System\u200b:`) and letters that look like Latin ones read as those (`Sуstem:`
+ * with a Cyrillic у, `Systém:`: the `confusables` package's table). A separator is any punctuation
+ * but brackets and quotes (Unicode Po, Pd, Pc), a mathematical or modifier symbol (Sm, Sk) or a
+ * modifier letter colon (`ː`): a list of look-alikes of `:`, `.`, `-` and `_` missed some (the
+ * Armenian `։`, the Hebrew `׃`, the minus sign `−`, the runic `᛬`), so every such character counts.
+ * Only system jobs carry such a name.
  */
 export function isSystemName(name: string): boolean {
   const folded = removeConfusables(name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '')).trim();
-  return /^system\s*[:.\-\u2010-\u2015_\u2236\u02d0\ua789]/iu.test(folded);
+  return /^system\s*[\p{Po}\p{Pd}\p{Pc}\p{Sm}\p{Sk}\u02d0\u02d1]/iu.test(folded);
 }
 
 /**

@@ -457,6 +457,17 @@ describe('attacks on least privilege', () => {
     const lookalike = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'systemx.stats-check', name: 'System: stats sanity check', schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
     expect([lookalike.status, lookalike.json.error.fields]).toEqual([403, { name: 'Names starting with "System:" are reserved for Tickflow\'s system jobs; choose another name' }]);
     expect((await patch(operator, { expectedVersion: 1, name: 'System - ops' }, own.json.id)).status).toBe(403);
+    // nor with a separator that only looks like one of ":", ".", "-", "_" (the Armenian full stop, the Hebrew sof
+    // pasuq, the minus sign, a runic colon), by create, PATCH or crontab import
+    for (const [i, name] of ['System\u0589 stats sanity check', 'System\u05c3 stats sanity check', 'System\u2212stats-check', 'System\u16ec stats', 'System\u205a x', 'System / stats'].entries()) {
+      const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: `look.alike${i}`, name, schedule: { kind: 'manual' }, handler: 'builtin.noop' } });
+      expect([name, r.status, Object.keys(r.json.error?.fields ?? {})]).toEqual([name, 403, ['name']]);
+      expect((await patch(operator, { expectedVersion: 1, name }, own.json.id)).status).toBe(403);
+    }
+    const imported = await importCrontab(t.db, { text: '0 2 * * * System\u0589 stats sanity check', timezone: 'UTC', dryRun: true }, SYSTEM_ACTOR);
+    expect(imported.skipped.map((x) => x.reason)).toEqual([expect.stringMatching(/reserved for Tickflow's system jobs/)]);
+    // a name that only begins with the word stays anyone's
+    expect((await patch(operator, { expectedVersion: 1, name: 'System backup (legacy)' }, own.json.id)).status).toBe(200);
     // its schedule and its routing stay an operator's to change, and an unchanged key and name pass
     const s = await patch(operator, { expectedVersion: stats.version, key: stats.key, name: stats.name, schedule: { kind: 'cron', cron: '46 0 * * *', timezone: 'UTC' } });
     expect(s.status).toBe(200);
