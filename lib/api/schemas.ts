@@ -8,6 +8,7 @@
  * Defaults are NOT applied here (so that UpdateJobInput can be a true partial);
  * lib/jobs/job-input.ts fills them when a job is created (JOB_DEFAULTS).
  */
+import { NO_TRIGRAM_MESSAGE, searchTextHasTrigram } from './like.ts';
 import { hasUrlCredentials } from '../net/url-credentials.ts';
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
@@ -587,8 +588,8 @@ export const ListRunsQuery = z
     trigger: multi(z.enum(['schedule', 'manual', 'api', 'retry', 'backfill'])).optional(),
     from: Instant.optional(),
     to: Instant.optional(),
-    /** A run id (full, or its first 8+ hex characters) or words of its error text. */
-    q: str().trim().max(200).optional(),
+    /** A run id (full, or its first 8+ hex characters) or words of its error text, which the error's trigram index must be able to look up (searchTextHasTrigram). */
+    q: str().trim().max(200).refine((q) => q === '' || searchTextHasTrigram(q), NO_TRIGRAM_MESSAGE).optional(),
     limit: queryInt(1, 200).optional(),
     cursor: str().max(1000).optional(),
   })

@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 import { Instant, objectId, queryInt, str } from '../api/schemas.ts';
+import { NO_TRIGRAM_MESSAGE, searchTextHasTrigram } from '../api/like.ts';
+
+export { searchTextHasTrigram };
 
 /** Most lines one page of GET /tasks/:id/logs returns. */
 export const MAX_LOG_PAGE = 1000;
@@ -20,24 +23,6 @@ export const TaskLogLinesQuery = z.object({
 });
 export type TaskLogLinesQuery = z.output<typeof TaskLogLinesQuery>;
 
-/**
- * Whether `q` gives the trigram index something to look up, by pg_trgm's rule for a LIKE pattern
- * (the search's `%q%`): a word is a run of letters or digits; one inside the text is padded with
- * two spaces before it and one after, one touching the pattern's leading `%` gets no space before,
- * one touching the trailing `%` none after, and a trigram needs three characters. Without one
- * (`~~~`, `a..`, `...`) PostgreSQL reads every stored line: a search any viewer may send would scan
- * the whole log table, many at once exhausting the console's database connections.
- */
-export function searchTextHasTrigram(q: string): boolean {
-  for (const m of q.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    const chars = [...m[0]].length + (start > 0 ? 2 : 0) + (end < q.length ? 1 : 0);
-    if (chars >= 3) return true;
-  }
-  return false;
-}
-
 /** GET /api/v1/logs/search?q=&jobId=&from=&to=&limit=&cursor= (`cursor`: the previous page's nextCursor) */
 export const SearchTaskLogLinesQuery = z
   .object({
@@ -45,7 +30,7 @@ export const SearchTaskLogLinesQuery = z
       .trim()
       .min(MIN_SEARCH_CHARS, `Search text must be at least ${MIN_SEARCH_CHARS} characters`)
       .max(200, 'Search text must be at most 200 characters')
-      .refine((q) => q.length < MIN_SEARCH_CHARS || searchTextHasTrigram(q), 'Search text must hold a word the index can look up: 3 letters or digits in a row, or a shorter word after other characters (punctuation alone would read every line)'),
+      .refine((q) => q.length < MIN_SEARCH_CHARS || searchTextHasTrigram(q), NO_TRIGRAM_MESSAGE),
     jobId: objectId('job').optional(),
     from: Instant.optional(),
     to: Instant.optional(),

@@ -356,10 +356,16 @@ describe('REST /api/v1', () => {
     expect(await keys('lit_')).toEqual(['lit_under']);
     expect(await keys('\\')).toEqual([]);
     expect(a.status).toBe(201);
-    // runs by error text: %%% matches no error without a %
+    // runs by error text: disk% matches no error without a %
     const run = await call(trigger.POST, 'POST', `/api/v1/jobs/${a.json.id}/trigger`, { token: operator, params: { id: a.json.id }, body: {} });
     await t.pool.query(`UPDATE runs SET status = 'failed', error = 'disk full', finished_at = now() WHERE id = $1`, [run.json.id]);
-    expect((await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent('%%%')}`, { token: viewer })).json.items).toEqual([]);
+    expect((await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent('disk%')}`, { token: viewer })).json.items).toEqual([]);
+    // a text the error's trigram index cannot look up would read every failed run's error: refused at q
+    for (const q of ['%%%', '~', 'd.']) {
+      const refused = await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent(q)}`, { token: viewer });
+      expect([q, refused.status, refused.json.error?.fields?.q]).toEqual([q, 400, expect.stringMatching(/index can look up/)]);
+    }
+    expect((await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent(run.json.id.slice(0, 8))}`, { token: viewer })).json.items).toHaveLength(1);
     expect((await call(runs.GET, 'GET', `/api/v1/runs?q=${encodeURIComponent('disk full')}`, { token: viewer })).json.items).toHaveLength(1);
   });
 
