@@ -22,8 +22,14 @@ export const SEARCH_TIMEOUT_MS = 5000;
 export const MAX_CONCURRENT_SEARCHES = 4;
 export const MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL = 2;
 
-let searchesRunning = 0;
-const searchesByPrincipal = new Map<string, number>();
+/**
+ * The running searches of this process, on globalThis: Next may bundle this module into the REST
+ * route's code and the Logs page's separately, and both must count against one limit.
+ */
+const slots = ((globalThis as unknown as { tickflowLogSearchSlots?: { running: number; byPrincipal: Map<string, number> } }).tickflowLogSearchSlots ??= {
+  running: 0,
+  byPrincipal: new Map<string, number>(),
+});
 
 /**
  * Runs `search` in one of the process's search slots (MAX_CONCURRENT_SEARCHES, at most
@@ -31,8 +37,8 @@ const searchesByPrincipal = new Map<string, number>();
  * @throws DomainError('rate_limited') when no slot is free
  */
 async function inSearchSlot<T>(principal: string, search: () => Promise<T>): Promise<T> {
-  const own = searchesByPrincipal.get(principal) ?? 0;
-  if (searchesRunning >= MAX_CONCURRENT_SEARCHES || own >= MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL) {
+  const own = slots.byPrincipal.get(principal) ?? 0;
+  if (slots.running >= MAX_CONCURRENT_SEARCHES || own >= MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL) {
     throw new DomainError(
       'rate_limited',
       own >= MAX_CONCURRENT_SEARCHES_PER_PRINCIPAL
@@ -42,15 +48,15 @@ async function inSearchSlot<T>(principal: string, search: () => Promise<T>): Pro
       { retryAfterSeconds: Math.ceil(SEARCH_TIMEOUT_MS / 1000) },
     );
   }
-  searchesRunning++;
-  searchesByPrincipal.set(principal, own + 1);
+  slots.running++;
+  slots.byPrincipal.set(principal, own + 1);
   try {
     return await search();
   } finally {
-    searchesRunning--;
-    const left = (searchesByPrincipal.get(principal) ?? 1) - 1;
-    if (left > 0) searchesByPrincipal.set(principal, left);
-    else searchesByPrincipal.delete(principal);
+    slots.running--;
+    const left = (slots.byPrincipal.get(principal) ?? 1) - 1;
+    if (left > 0) slots.byPrincipal.set(principal, left);
+    else slots.byPrincipal.delete(principal);
   }
 }
 
