@@ -3,12 +3,14 @@ import { DomainError } from '../errors.ts';
 import { requireCan, type Actor } from '../auth/actor.ts';
 import { isUuid } from '../api/ids.ts';
 import { parseOrThrow } from '../api/validation.ts';
-import { TaskLogLinesQuery } from './queries.ts';
+import { MAX_LOG_PAGE_BYTES, TaskLogLinesQuery } from './queries.ts';
 import type { TaskLogLinesPage, TaskLogLineView, TaskProgressView } from './view.ts';
 
 const FINAL_TASK = new Set(['success', 'dead', 'cancelled', 'skipped']);
 
 type LineRow = { seq: number; time: Date; level: TaskLogLineView['level']; stream: TaskLogLineView['stream']; text: string; fields: unknown };
+/** A page's row, with how many rows the statement read before cutting the page at its byte budget. */
+type PageRow = LineRow & { fetched: number };
 
 export function toLineView(r: LineRow): TaskLogLineView {
   return { seq: r.seq, time: r.time.toISOString(), level: r.level, stream: r.stream, text: r.text, ...(r.fields != null ? { fields: r.fields } : {}) };
@@ -17,7 +19,8 @@ export function toLineView(r: LineRow): TaskLogLineView {
 /**
  * One page of the lines of one attempt of a task, in write order: keyset on `seq`
  * (`afterSeq` exclusive, `limit` lines, primary key task_log_lines_pkey), so a client tails
- * a running attempt by asking again with `nextAfterSeq`. Also says whether the attempt is
+ * a running attempt by asking again with `nextAfterSeq`. A page ends early, with `more`, once its
+ * lines' text and fields reach MAX_LOG_PAGE_BYTES (./queries.ts); its first line is always sent. Also says whether the attempt is
  * over, whether its lease was reclaimed (the reaper's task_logs entry, lib/engine/
  * reclaim-expired-leases.ts: its message starts with `lease expired`), and its latest
  * progress report. Any role may read (docs/task-logs.md).
@@ -38,11 +41,16 @@ export async function listTaskLogLines(db: Db, taskId: string, rawQuery: unknown
   const afterSeq = q.afterSeq ?? 0;
   const limit = q.limit ?? 500;
   const [rows, progress, reclaimed] = await Promise.all([
-    db.$queryRawUnsafe<LineRow[]>(
-      `SELECT seq, time, level::text AS level, stream::text AS stream, text, fields
-         FROM task_log_lines WHERE task_id = $1::uuid AND attempt = $2::int AND seq > $3::int
-        ORDER BY seq LIMIT $4::int`,
-      task.id, attempt, afterSeq, limit + 1,
+    // the byte budget is applied in the statement, so a page past it is never sent to the console
+    db.$queryRawUnsafe<PageRow[]>(
+      `WITH page AS (
+         SELECT seq, time, level, stream, text, fields, octet_length(text) + coalesce(octet_length(fields::text), 0) AS bytes
+           FROM task_log_lines WHERE task_id = $1::uuid AND attempt = $2::int AND seq > $3::int
+          ORDER BY seq LIMIT $4::int),
+       counted AS (SELECT *, sum(bytes) OVER (ORDER BY seq) - bytes AS before, count(*) OVER () AS fetched FROM page)
+       SELECT seq, time, level::text AS level, stream::text AS stream, text, fields, fetched::int AS fetched
+         FROM counted WHERE before < $5::bigint ORDER BY seq`,
+      task.id, attempt, afterSeq, limit + 1, MAX_LOG_PAGE_BYTES,
     ),
     db.$queryRawUnsafe<LineRow[]>(
       `SELECT seq, time, level::text AS level, stream::text AS stream, text, fields
@@ -79,6 +87,7 @@ export async function listTaskLogLines(db: Db, taskId: string, rawQuery: unknown
     progress: progressView,
     lines: page.map(toLineView),
     nextAfterSeq: page.length ? page[page.length - 1]!.seq : afterSeq,
-    more: rows.length > limit,
+    // more lines than the page holds, or lines the byte budget left for the next page
+    more: rows.length > limit || (rows[0]?.fetched ?? 0) > rows.length,
   };
 }

@@ -10,6 +10,12 @@ export { searchTextHasTrigram };
 
 /** Most lines one page of GET /tasks/:id/logs returns. */
 export const MAX_LOG_PAGE = 1000;
+/**
+ * Most bytes of stored text and fields one page of GET /tasks/:id/logs carries (at least one line
+ * is always sent): a line may hold 8 KB of text and its fields, so 1,000 of them made a response of
+ * megabytes that any viewer could ask for again and again; the reader goes on with `nextAfterSeq`.
+ */
+export const MAX_LOG_PAGE_BYTES = 1024 * 1024;
 /** Most lines one search returns. */
 export const MAX_SEARCH_LINES = 200;
 /** Shortest search text: the trigram index needs three characters to narrow anything down. */

@@ -12,6 +12,7 @@ import { SYSTEM_ACTOR, type Actor } from '../../lib/auth/actor.ts';
 import { reclaimExpiredLeases } from '../../lib/engine/index.ts';
 import { purgeOldRuns } from '../../lib/system-jobs/retention.ts';
 import { listTaskLogLines, searchTaskLogLines } from '../../lib/task-logs/index.ts';
+import { MAX_LOG_PAGE_BYTES } from '../../lib/task-logs/queries.ts';
 import { log } from '../../lib/log.ts';
 import { encodeCursor } from '../../lib/api/cursor.ts';
 import { createWorker, type Worker } from '../../worker/create-worker.ts';
@@ -476,6 +477,38 @@ describe('executors write lines through a real worker', () => {
     await expect(listTaskLogLines(t.db, id, { limit: '0' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { limit: expect.any(String) } });
     await expect(listTaskLogLines(t.db, id, { attempt: '2' }, VIEWER)).rejects.toMatchObject({ code: 'validation', fields: { attempt: expect.any(String) } });
     await expect(listTaskLogLines(t.db, 'nope', {}, VIEWER)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('a page ends at MAX_LOG_PAGE_BYTES of text with more, and the next pages carry on without a gap', async () => {
+    const w = createWorker({
+      config: testWorkerConfig(t.url, { roles: ['claim'], taskLog: { flushMs: 100, maxBytes: 8 * 1024 * 1024 } }),
+      handlers: {
+        'test.wide': async (ctx) => {
+          for (let i = 1; i <= 300; i++) ctx.taskLog.info(`${String(i).padStart(4, '0')} ${'x'.repeat(7995)}`);
+          return null;
+        },
+      },
+    });
+    workers.push(w);
+    await w.start();
+    const { id } = await run({ steps: [{ handler: 'test.wide' }] });
+    const stored = (await lines(id)).length;
+    expect(stored).toBeGreaterThanOrEqual(300);
+    const seen: number[] = [];
+    let afterSeq = 0;
+    const pages: { lines: number; bytes: number; more: boolean }[] = [];
+    for (let i = 0; i < 10; i++) {
+      const page = await listTaskLogLines(t.db, id, { afterSeq: String(afterSeq), limit: '1000' }, VIEWER);
+      seen.push(...page.lines.map((l) => l.seq));
+      pages.push({ lines: page.lines.length, bytes: page.lines.reduce((n, l) => n + Buffer.byteLength(l.text), 0), more: page.more });
+      afterSeq = page.nextAfterSeq;
+      if (!page.more) break;
+    }
+    // 300 lines of 8,000 bytes are 2.4 MB: three pages, each within the budget plus its last line
+    expect(pages.length).toBe(3);
+    for (const p of pages) expect(p.bytes - 8000).toBeLessThan(MAX_LOG_PAGE_BYTES);
+    expect(pages[0]).toMatchObject({ lines: 132, more: true });
+    expect(seen).toEqual(Array.from({ length: stored }, (_, i) => i + 1));
   });
 });
 
