@@ -35,7 +35,8 @@ export default consolePage(async function OverviewPage() {
       <PageHeader title="Overview" description={<>As of <RelativeTime value={o.generatedAt} /></>} />
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-4">
         <Stat icon={<Briefcase />} label="Jobs" value={o.jobs.total} href="/jobs">
-          <Breakdown items={[['active', o.jobs.active, '/jobs?status=active'], ['paused', o.jobs.paused, '/jobs?status=paused'], ['dead_letter', o.jobs.deadLetter, '/jobs?status=dead_letter']]} />
+          {/* a job whose schedule ended is paused too (the tick paused it), but nobody is to resume it: its own word, the jobs list's */}
+          <Breakdown items={[['active', o.jobs.active, '/jobs?status=active'], ['paused', o.jobs.paused, '/jobs?status=paused'], ['schedule ended', o.jobs.scheduleEnded, '/jobs?status=paused'], ['dead_letter', o.jobs.deadLetter, '/jobs?status=dead_letter']]} />
           <p className="mt-1 text-xs text-zinc-500">
             <Link href="/recycle-bin" className="hover:underline">{o.jobs.deleted} in the recycle bin</Link>
           </p>

@@ -4,12 +4,17 @@ import { countNodesByStatus } from '../workers/node-status.ts';
 import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
 import { purgedAmong } from '../jobs/purged-job-ids.ts';
+import { canFireProblem } from '../jobs/job-input.ts';
 
 /** What the overview page shows at a glance (instants ISO-8601 UTC). */
 export interface Overview {
   generatedAt: string;
-  /** not-deleted jobs by status, plus how many sit in the recycle bin */
-  jobs: { active: number; paused: number; deadLetter: number; total: number; deleted: number };
+  /**
+   * not-deleted jobs by status, plus how many sit in the recycle bin. A paused job whose schedule has no fire
+   * left (a `once` job that fired, a window that has ended: lib/jobs/resume-job.ts resumeRefusal) is counted in
+   * `scheduleEnded`, not in `paused`, as the jobs list marks it "schedule ended": nobody paused it.
+   */
+  jobs: { active: number; paused: number; scheduleEnded: number; deadLetter: number; total: number; deleted: number };
   /**
    * runs whose scheduled_for is within the last 24 h, by status, without the schedule runs cancelled before
    * their slot (a look-ahead run withdrawn or cancelled by a pause or edit: without look-ahead they would never
@@ -33,9 +38,24 @@ export interface Overview {
   alarms: { pending: number; failed24h: number };
 }
 
+/** The columns canFireProblem reads (lib/jobs/job-view.ts JobScheduleColumns). */
+const SCHEDULE_COLUMNS = {
+  id: true,
+  scheduleKind: true,
+  cronExpression: true,
+  timezone: true,
+  intervalSeconds: true,
+  runAt: true,
+  startAt: true,
+  endAt: true,
+  staggerSeconds: true,
+  createdAt: true,
+} as const;
+
 /**
  * Overview numbers. Reads detail tables, but every query is bounded and indexed:
- * - jobs by status: GROUP BY over jobs (one row per job definition — small);
+ * - jobs by status: GROUP BY over jobs (one row per job definition — small); the paused ones' schedule columns, to
+ *   tell those whose schedule ended from those an operator paused;
  * - runs 24 h: runs_time_idx (scheduled_for DESC, INCLUDE status) range of one day, index-only; the runs
  *   cancelled before their slot: the same range, reading only the cancelled schedule runs' rows;
  * - latest failures: the same index backwards over 7 days, LIMIT 10;
@@ -47,8 +67,9 @@ export interface Overview {
 export async function getOverview(db: Db, now: Date = new Date()): Promise<Overview> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
-  const [jobGroups, deleted, runGroups, beforeSlotRuns, nodes, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
+  const [jobGroups, pausedJobs, deleted, runGroups, beforeSlotRuns, nodes, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
     db.job.groupBy({ by: ['status'], where: { deletedAt: null }, _count: { _all: true } }),
+    db.job.findMany({ where: { deletedAt: null, status: 'paused', scheduleKind: { not: 'manual' } }, select: SCHEDULE_COLUMNS }),
     db.job.count({ where: { deletedAt: { not: null } } }),
     db.run.groupBy({ by: ['status'], where: { scheduledFor: { gte: dayAgo, lte: now } }, _count: { _all: true } }),
     db.run.count({
@@ -99,12 +120,16 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
     total: Object.values(r).reduce((a, b) => a + b, 0) - beforeSlot,
     cancelledBeforeSlot: beforeSlot,
   };
+  // the rule of the jobs list's "schedule ended" mark and of Resume's refusal (lib/jobs/resume-job.ts)
+  const scheduleEnded = pausedJobs.filter((x) => canFireProblem(x, now) !== null).length;
   const finished = runs24h.success + runs24h.failed + runs24h.timeout;
   return {
     generatedAt: now.toISOString(),
     jobs: {
       active: j.active ?? 0,
-      paused: j.paused ?? 0,
+      // not one snapshot with the GROUP BY: a job resumed in between must not make a count negative
+      paused: Math.max(0, (j.paused ?? 0) - scheduleEnded),
+      scheduleEnded,
       deadLetter: j.dead_letter ?? 0,
       total: Object.values(j).reduce((a, b) => a + b, 0),
       deleted,
