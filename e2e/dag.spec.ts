@@ -251,3 +251,41 @@ test('palette clicks put each new step on screen, never on another, without movi
       expect(a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height, `${all[i]!.k} covers ${all[j]!.k}`).toBe(false);
     }
 });
+
+/** Whether every card under `canvas` lies inside its React Flow pane. */
+async function allCardsInside(canvas: Locator, cards: string): Promise<boolean> {
+  const pane = (await canvas.locator('.react-flow').boundingBox())!;
+  const boxes = await canvas.locator(cards).evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })));
+  return boxes.length > 0 && boxes.every((b) => b.x >= pane.x - 1 && b.y >= pane.y - 1 && b.x + b.w <= pane.x + pane.width + 1 && b.y + b.h <= pane.y + pane.height + 1);
+}
+
+test('Fit shows the whole of a 10-step chain at 1440 x 900, in the editor and in the run graph', async ({ page }) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const keys = Array.from({ length: 10 }, (_, i) => `s${i + 1}`);
+  const job = await api<JobView>('POST', '/jobs', {
+    key: `e2e.dag.fit.${uniq()}`,
+    name: 'Ten steps',
+    schedule: { kind: 'manual' },
+    steps: keys.map((key) => ({ key, handler: 'builtin.noop' })),
+    edges: keys.slice(1).map((to, i) => ({ from: keys[i]!, to, type: 'hard' })),
+  });
+  await page.goto(`/jobs/${job.id}?tab=graph`);
+  const editor = page.getByTestId('dag-editor');
+  await expect(page.getByTestId('dag-node-s1')).toBeVisible();
+  // at Fit's old floor (zoom 0.5) the chain, some 3,200 px, left its last steps off the canvas
+  await page.getByTestId('dag-fit').click();
+  await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(true);
+  // the canvas's own Fit button (Controls) does the same
+  await editor.locator('.react-flow__controls-zoomin').click();
+  await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(false);
+  await editor.locator('.react-flow__controls-fitview').click();
+  await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(true);
+
+  const run = await api<{ id: string }>('POST', `/jobs/${job.id}/trigger`, {});
+  await page.goto(`/runs/${run.id}`);
+  const graph = page.getByTestId('run-graph');
+  await expect(graph.getByTestId('run-node-s1')).toBeVisible();
+  await graph.locator('.react-flow__controls-fitview').click();
+  await expect.poll(() => allCardsInside(graph, '.react-flow__node')).toBe(true);
+});

@@ -11,7 +11,7 @@ import { EdgeLegend } from './Legend';
 import type { DepEdge, StepNode, StepNodeData } from './model';
 import { StepNodeView } from './StepNodeView';
 import type { CanvasEdits } from './use-canvas-edits';
-import { useInitialView } from './use-initial-view';
+import { useInitialView, useZoomFloor } from './use-initial-view';
 
 // Declared once at module level: a new object per render would make React Flow remount every node and edge.
 const nodeTypes: NodeTypes = { step: StepNodeView };
@@ -34,6 +34,8 @@ export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBann
   const width = useStore((s) => s.width);
   // A phone's canvas has no MiniMap; its legend, shorter, sits bottom-right, clear of the Controls (canvas.ts).
   const narrow = isNarrowCanvas(width);
+  // Fit and zooming out reach the whole graph, however big (canvas.ts minZoomFor)
+  const minZoom = useZoomFloor(nodes, EDITOR_PADDING, EDITOR_NARROW_BOTTOM);
   return (
     <div className="relative min-w-0 flex-1 max-md:h-[360px] max-md:flex-none" ref={canvasRef} onDragOver={edits.onDragOver} onDrop={edits.onDrop}>
       {/* Over the canvas, never above it: showing or clearing a message must not move the graph under the pointer. */}
@@ -49,13 +51,13 @@ export function DagCanvas({ nodes, edges, readOnly, edits, banner, onDismissBann
         edgesReconnectable={false}
         // Delete and Backspace both delete; React Flow ignores them while focus is in an input/textarea/select.
         deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
-        minZoom={0.1}
+        minZoom={minZoom}
         maxZoom={2}
         connectionRadius={28}
         attributionPosition="top-right"
       >
         <Background gap={20} size={1} color="var(--color-slate-300, #cbd5e1)" />
-        <Controls showInteractive={false} fitViewOptions={fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM)} />
+        <Controls showInteractive={false} fitViewOptions={fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM, minZoom)} />
         {narrow ? null : <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeStrokeWidth={3} nodeColor={(n) => ((n.data as StepNodeData).errors ? '#fca5a5' : '#c7d2fe')} />}
         <Panel position={narrow ? 'bottom-right' : 'bottom-center'}>{readOnly ? <EdgeLegend compact={narrow} /> : <LegendOrConnectionHint compact={narrow} />}</Panel>
       </ReactFlow>

@@ -8,7 +8,7 @@ import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, Tr
 import { MINIMAP_SIZE, RUN_NARROW_BOTTOM, RUN_PADDING, fitViewOptionsFor, isNarrowCanvas, runCanvasHeight } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
-import { useInitialView } from './use-initial-view';
+import { useInitialView, useZoomFloor } from './use-initial-view';
 import { attemptLabel, type AttemptFacts } from '@/lib/runs/run-view';
 import { formatDuration } from '@/lib/time/format';
 
@@ -162,6 +162,8 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
   const width = useStore((s) => s.width);
   // On a phone's canvas the MiniMap is left out and Fit shows the whole graph (canvas.ts isNarrowCanvas).
   const narrow = isNarrowCanvas(width);
+  // Fit and zooming out reach the whole graph, however big (canvas.ts minZoomFor)
+  const minZoom = useZoomFloor(nodes, RUN_PADDING, RUN_NARROW_BOTTOM);
   // From the layout, not from measured cards: the box has its height at the first render, on the server too.
   const height = useMemo(() => {
     if (base.nodes.length === 0) return runCanvasHeight(0);
@@ -195,11 +197,11 @@ function RunGraphInner({ steps, edges, tasks, untaskedStatus = 'pending', onSele
         preventScrolling={false}
         zoomActivationKeyCode="Control"
         zoomOnPinch
-        minZoom={0.1}
+        minZoom={minZoom}
         attributionPosition="top-right"
       >
         <Background gap={20} size={1} color="var(--color-slate-200, #e2e8f0)" />
-        <Controls showInteractive={false} fitViewOptions={fitViewOptionsFor(width, RUN_PADDING, RUN_NARROW_BOTTOM)} />
+        <Controls showInteractive={false} fitViewOptions={fitViewOptionsFor(width, RUN_PADDING, RUN_NARROW_BOTTOM, minZoom)} />
         {narrow ? null : <MiniMap pannable zoomable style={MINIMAP_SIZE} nodeColor={(n) => styleOf((n.data as RunNodeData).status).minimap} />}
         <Panel position="top-left">
           <div className="flex flex-wrap gap-1.5 text-[11px]" data-testid="run-graph-summary">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, fitViewOptionsFor, initialViewport, isNarrowCanvas, panToShow, runCanvasHeight } from './canvas';
+import { CANVAS_MIN_ZOOM, EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, fitPadding, fitViewOptionsFor, initialViewport, isNarrowCanvas, minZoomFor, panToShow, runCanvasHeight, type Rect } from './canvas';
 
 const pad = { top: 20, right: 20, bottom: 20, left: 20 };
 const canvas = { width: 1040, height: 440 }; // 1000 x 400 inside the padding
@@ -62,20 +62,41 @@ describe('runCanvasHeight (the run graph grows with its rows)', () => {
   });
 });
 
-describe('fitViewOptionsFor (the Fit buttons)', () => {
-  it('keeps the wide rules (MiniMap band, zoom down to 0.5) on a wide canvas and before the canvas is measured', () => {
-    for (const width of [0, NARROW_CANVAS_WIDTH, 1000]) {
-      const o = fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM);
-      expect(o.minZoom).toBe(FIT_VIEW_OPTIONS.minZoom);
-      expect(o.padding).toEqual(FIT_VIEW_OPTIONS.padding);
+describe('fitViewOptionsFor and minZoomFor (the Fit buttons)', () => {
+  const canvas1440 = { width: 880, height: 560 }; // the editor's canvas at 1440 x 900, between the palette and the panel
+  // a chain of n steps laid out left to right (lib/dag layoutDag: 200 px cards, 120 px between ranks)
+  const chain = (n: number): Rect => ({ x: 0, y: 0, width: n * 200 + (n - 1) * 120, height: 72 });
+  const fits = (bounds: Rect, size: { width: number; height: number }, zoom: number) =>
+    bounds.width * zoom <= size.width - EDITOR_PADDING.left - EDITOR_PADDING.right && bounds.height * zoom <= size.height - EDITOR_PADDING.top - EDITOR_PADDING.bottom;
+
+  it('a 10-step DAG fits the editor at 1440 x 900 (a floor of 0.5 left half of it off the canvas)', () => {
+    const minZoom = minZoomFor(chain(10), canvas1440, EDITOR_PADDING);
+    const o = fitViewOptionsFor(canvas1440.width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM, minZoom);
+    expect(fits(chain(10), canvas1440, o.minZoom!)).toBe(true);
+  });
+  it('any size the API allows fits: 500 steps in a chain, or a step dragged far away', () => {
+    for (const bounds of [chain(500), { x: -1e6, y: -1e6, width: 2e6, height: 2e6 }]) {
+      const minZoom = minZoomFor(bounds, canvas1440, EDITOR_PADDING);
+      expect(minZoom).toBeGreaterThan(0);
+      expect(fits(bounds, canvas1440, fitViewOptionsFor(canvas1440.width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM, minZoom).minZoom!)).toBe(true);
     }
   });
-  it('on a phone-wide canvas zooms out as far as needed and keeps only the legend band at the bottom', () => {
+  it('a graph that fits above CANVAS_MIN_ZOOM keeps that floor; so does an unmeasured or empty canvas', () => {
+    expect(minZoomFor(chain(3), canvas1440, EDITOR_PADDING)).toBe(CANVAS_MIN_ZOOM);
+    expect(minZoomFor(chain(500), { width: 0, height: 0 }, EDITOR_PADDING)).toBe(CANVAS_MIN_ZOOM);
+    expect(minZoomFor(null, canvas1440, EDITOR_PADDING)).toBe(CANVAS_MIN_ZOOM);
+    expect(FIT_VIEW_OPTIONS.maxZoom).toBe(MAX_FIT_ZOOM);
+  });
+  it('keeps the MiniMap band on a wide canvas and before the canvas is measured', () => {
+    for (const width of [0, NARROW_CANVAS_WIDTH, 1000]) {
+      expect(fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM).padding).toEqual(FIT_VIEW_OPTIONS.padding);
+    }
+  });
+  it('on a phone-wide canvas keeps only the legend band at the bottom', () => {
     const o = fitViewOptionsFor(340, EDITOR_PADDING, EDITOR_NARROW_BOTTOM);
     expect(o.minZoom).toBeLessThanOrEqual(0.1);
     expect(o.padding).toMatchObject({ bottom: `${EDITOR_NARROW_BOTTOM}px`, left: `${EDITOR_PADDING.left}px`, right: `${EDITOR_PADDING.right}px` });
-    // a three-rank DAG, 740 px wide, fits the 340 px canvas at a zoom above that floor
-    expect((340 - EDITOR_PADDING.left - EDITOR_PADDING.right) / 740).toBeGreaterThan(o.minZoom!);
+    expect(fitPadding(340, EDITOR_PADDING, EDITOR_NARROW_BOTTOM).bottom).toBe(EDITOR_NARROW_BOTTOM);
   });
   it('isNarrowCanvas: measured and below NARROW_CANVAS_WIDTH', () => {
     expect([0, 340, NARROW_CANVAS_WIDTH - 1, NARROW_CANVAS_WIDTH].map(isNarrowCanvas)).toEqual([false, true, true, false]);

@@ -34,16 +34,18 @@ const px = (n: number) => `${n}px` as const;
 const pxPadding = (p: CanvasPadding) => ({ top: px(p.top), right: px(p.right), bottom: px(p.bottom), left: px(p.left) });
 
 /**
- * What the Fit buttons do: show the whole graph, however small. `minZoom` still keeps handles at least ~8px (they
- * are 16px), so drag-to-connect works on a fitted big graph.
+ * The smallest zoom of a canvas whose whole graph fits above it. Below it a card is a speck; a graph that fits only
+ * lower (the API takes 500 steps, at any position) lowers it: see minZoomFor.
  */
-export const FIT_VIEW_OPTIONS = { padding: pxPadding(EDITOR_PADDING), minZoom: 0.5, maxZoom: MAX_FIT_ZOOM } satisfies FitViewOptions;
+export const CANVAS_MIN_ZOOM = 0.1;
+
+/** What the Fit buttons do: show the whole graph, however big (the zoom floor comes from fitViewOptionsFor's caller). */
+export const FIT_VIEW_OPTIONS = { padding: pxPadding(EDITOR_PADDING), minZoom: CANVAS_MIN_ZOOM, maxZoom: MAX_FIT_ZOOM } satisfies FitViewOptions;
 
 /**
  * Canvases narrower than this (px) are a phone's: a 160 px MiniMap and a centred legend cannot both fit in the
- * bottom band (the legend covered the MiniMap at 390 px), so the MiniMap is left out, and Fit zooms out as far as
- * the whole graph needs: at zoom 0.5 a three-rank DAG is still wider than a phone's canvas, and Fit left its last
- * step cut off at the right edge.
+ * bottom band (the legend covered the MiniMap at 390 px), so the MiniMap is left out and Fit keeps only the
+ * legend's band at the bottom.
  */
 export const NARROW_CANVAS_WIDTH = 560;
 
@@ -52,17 +54,33 @@ export function isNarrowCanvas(width: number): boolean {
   return width > 0 && width < NARROW_CANVAS_WIDTH;
 }
 
-/** The smallest zoom Fit goes to on a narrow canvas (the canvases' own minZoom). */
-const NARROW_FIT_MIN_ZOOM = 0.1;
+/** The bands Fit keeps free of cards on a canvas `width` px wide: `padding`, with only `narrowBottom` px at a phone's bottom. */
+export function fitPadding(width: number, padding: CanvasPadding, narrowBottom: number): CanvasPadding {
+  return isNarrowCanvas(width) ? { ...padding, bottom: narrowBottom } : padding;
+}
 
 /**
- * What Fit does on a canvas `width` px wide with the overlays of `padding`: FIT_VIEW_OPTIONS' rules on a wide canvas;
- * on a narrow one (no MiniMap) the bottom band keeps only `narrowBottom` px (the legend's, or none) and the zoom
- * goes as low as the whole graph needs.
+ * The zoom floor of a canvas of `size` (screen px) showing cards that span `bounds` (flow px), Fit's bands
+ * `padding`: CANVAS_MIN_ZOOM, or the zoom at which the whole graph fits when that is lower, so that Fit and
+ * zooming out always reach every step. A fixed floor did not: at 0.5 a 10-step chain (some 3,200 px) overflowed
+ * the editor at 1440 x 900, and no fixed floor covers 500 steps placed anywhere. Before the canvas is measured,
+ * or with no cards, CANVAS_MIN_ZOOM.
  */
-export function fitViewOptionsFor(width: number, padding: CanvasPadding, narrowBottom: number): FitViewOptions {
-  if (!isNarrowCanvas(width)) return { ...FIT_VIEW_OPTIONS, padding: pxPadding(padding) };
-  return { ...FIT_VIEW_OPTIONS, padding: pxPadding({ ...padding, bottom: narrowBottom }), minZoom: NARROW_FIT_MIN_ZOOM };
+export function minZoomFor(bounds: Rect | null, size: { width: number; height: number }, padding: CanvasPadding): number {
+  if (!bounds || !size.width || !size.height || bounds.width <= 0 || bounds.height <= 0) return CANVAS_MIN_ZOOM;
+  const availW = Math.max(1, size.width - padding.left - padding.right);
+  const availH = Math.max(1, size.height - padding.top - padding.bottom);
+  const fit = Math.min(availW / bounds.width, availH / bounds.height);
+  return Math.min(CANVAS_MIN_ZOOM, fit);
+}
+
+/**
+ * What Fit does on a canvas `width` px wide with the overlays of `padding`, for a canvas whose zoom floor is
+ * `minZoom` (minZoomFor): the whole graph, as far down as it needs, never above MAX_FIT_ZOOM; on a narrow canvas
+ * (no MiniMap) the bottom band keeps only `narrowBottom` px (the legend's, or none).
+ */
+export function fitViewOptionsFor(width: number, padding: CanvasPadding, narrowBottom: number, minZoom: number = CANVAS_MIN_ZOOM): FitViewOptions {
+  return { ...FIT_VIEW_OPTIONS, padding: pxPadding(fitPadding(width, padding, narrowBottom)), minZoom };
 }
 
 /** The editor's bottom band on a narrow canvas: its legend (one row, 28 px) and React Flow's panel margin. */

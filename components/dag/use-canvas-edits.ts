@@ -14,7 +14,7 @@ import {
   type OnNodesChange,
 } from '@xyflow/react';
 import { layoutDag, type DepType } from '@/lib/dag';
-import { EDITOR_NARROW_BOTTOM, EDITOR_PADDING, fitViewOptionsFor, panToShow } from './canvas';
+import { EDITOR_NARROW_BOTTOM, EDITOR_PADDING, fitPadding, fitViewOptionsFor, minZoomFor, panToShow } from './canvas';
 import type { Banner } from './EditorBanner';
 import {
   checkConnection,
@@ -52,7 +52,7 @@ export function useCanvasEdits(p: {
   canvasRef: RefObject<HTMLDivElement | null>;
 }) {
   const { readOnly, edgeType, live, dispatch, refuse, setBanner, canvasRef } = p;
-  const { fitView, screenToFlowPosition, getViewport, setViewport } = useReactFlow<StepNode, DepEdge>();
+  const { fitView, getNodes, getNodesBounds, screenToFlowPosition, getViewport, setViewport } = useReactFlow<StepNode, DepEdge>();
   const catalogue = useHandlerCatalogue();
 
   const onNodesChange = useCallback<OnNodesChange<StepNode>>((changes) => dispatch({ type: 'nodeChanges', changes }), [dispatch]);
@@ -100,7 +100,13 @@ export function useCanvasEdits(p: {
   }, [setBanner]);
 
   const width = useStore((s) => s.width);
-  const fit = useCallback(() => void fitView({ ...fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM), duration: 250 }), [fitView, width]);
+  const height = useStore((s) => s.height);
+  const fit = useCallback(() => {
+    // as far down as the whole graph needs, the floor DagCanvas gives React Flow (canvas.ts minZoomFor)
+    const nodes = getNodes();
+    const minZoom = minZoomFor(nodes.length ? getNodesBounds(nodes) : null, { width, height }, fitPadding(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM));
+    void fitView({ ...fitViewOptionsFor(width, EDITOR_PADDING, EDITOR_NARROW_BOTTOM, minZoom), duration: 250 });
+  }, [fitView, getNodes, getNodesBounds, width, height]);
 
   // The step added last in this session: a click with nothing selected puts the next one beside it.
   const lastAdded = useRef<string | null>(null);
