@@ -67,3 +67,33 @@ for (const [width, height] of [[1280, 900], [390, 844]] as const) {
     }
   });
 }
+
+test('1920 px: the day labels of every Stats chart are evenly spaced, the latest day labelled', async ({ page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await login(page);
+  const today = new Date();
+  const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  // "Nov 8" -> days since the epoch (UTC), the label's year being the latest one not after today
+  const dayOf = (label: string) => {
+    const [m, d] = label.split(' ');
+    const month = MONTHS.indexOf(m!);
+    const year = month > today.getUTCMonth() ? today.getUTCFullYear() - 1 : today.getUTCFullYear();
+    return Date.UTC(year, month, Number(d)) / 86_400_000;
+  };
+  for (const range of [30, 90]) {
+    await page.goto(`/stats?range=${range}`);
+    const charts = page.getByTestId('stats-panel').locator('[data-chart]');
+    await expect.poll(() => charts.count()).toBeGreaterThanOrEqual(4);
+    for (const chart of await charts.all()) {
+      const ticks = chart.locator('text.recharts-cartesian-axis-tick-value[orientation="bottom"]');
+      // the chart draws its axis once it has measured its box
+      await expect.poll(() => ticks.count()).toBeGreaterThan(2);
+      const days = (await ticks.allTextContents()).map((t) => dayOf(t.trim()));
+      const steps = days.slice(1).map((d, i) => d - days[i]!);
+      // recharts' default interval (preserveEnd) labelled Nov 8, Nov 9, Nov 10, Nov 12, … Nov 28, Nov 30, Dec 1, Dec 2
+      expect(new Set(steps).size, `${range} days, ${await chart.getAttribute('data-chart')}: days between labels ${steps.join(', ')}`).toBe(1);
+      // the latest day (today in the stats zone, UTC here) keeps its label
+      await expect(ticks.last()).toHaveText(`${MONTHS[today.getUTCMonth()]} ${today.getUTCDate()}`);
+    }
+  }
+});

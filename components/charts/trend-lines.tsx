@@ -3,7 +3,7 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ChartDay } from '@/lib/stats/chart-data';
 import { axisIn, durationAxisUnit, niceDurationTicks, type DurationAxisUnit } from '@/lib/time/format';
-import { fullMs, LINE_COLORS, shortDate } from './chart-theme';
+import { fullMs, LINE_COLORS, shortDate, TIME_AXIS_INTERVAL } from './chart-theme';
 import { ChartFigure } from './chart-figure';
 
 type Series = { key: keyof ChartDay; name: string; color: string; dashed?: boolean };
@@ -25,7 +25,7 @@ function TrendChart({ data, series, height, label, kind, title, description, fra
         <LineChart data={data} margin={{ top: 6, right: 8, bottom: 0, left: -8 }}>
           <CartesianGrid vertical={false} stroke="var(--color-zinc-100, #f4f4f5)" />
           {/* padding: the first and last points (and their date labels) sit inside the plot, not half cut at its edges */}
-          <XAxis dataKey="date" tickFormatter={shortDate} tick={{ fontSize: 11, fill: 'var(--color-zinc-500, #71717a)' }} tickLine={false} axisLine={{ stroke: 'var(--color-zinc-200, #e4e4e7)' }} minTickGap={16} padding={{ left: 12, right: 16 }} />
+          <XAxis dataKey="date" tickFormatter={shortDate} tick={{ fontSize: 11, fill: 'var(--color-zinc-500, #71717a)' }} tickLine={false} axisLine={{ stroke: 'var(--color-zinc-200, #e4e4e7)' }} minTickGap={16} interval={TIME_AXIS_INTERVAL} padding={{ left: 12, right: 16 }} />
           <YAxis ticks={ticks} domain={[0, ticks[ticks.length - 1]!]} tickFormatter={(v) => axisIn(Number(v), unit)} tick={{ fontSize: 11, fill: 'var(--color-zinc-500, #71717a)' }} tickLine={false} axisLine={false} width={52} />
           <Tooltip labelFormatter={(d) => shortDate(String(d))} formatter={(v) => fullMs(v == null ? null : Number(v))} contentStyle={{ fontSize: 12, borderRadius: 6, background: 'var(--color-zinc-50, #fafafa)', borderColor: 'var(--color-zinc-200, #e4e4e7)', color: 'var(--color-zinc-900, #18181b)' }} />
           <Legend iconType="plainline" iconSize={14} wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
