@@ -625,19 +625,26 @@ export type ListJobAuditQuery = z.input<typeof ListJobAuditQuery>;
 
 export const RoleInput = z.enum(['admin', 'operator', 'viewer']);
 /** bcrypt reads 72 bytes (lib/auth/password.ts): a longer password is refused, never silently cut. */
+const BCRYPT_LIMIT = 'At most 72 bytes in UTF-8 (bcrypt ignores anything after that)';
 const bcryptPassword = (min: number, minMessage: string) =>
   str()
     .min(min, minMessage)
-    .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, 'At most 72 bytes in UTF-8 (bcrypt ignores anything after that)');
+    .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, BCRYPT_LIMIT);
 
 export const LoginInput = z.strictObject({
   email: str().trim().min(1, 'Email is required').max(320),
   password: bcryptPassword(1, 'Password is required'),
 });
+/**
+ * A new user. An empty email or password says the field is required, as an empty Key or Name does in the job form;
+ * only a value typed wrong quotes the rule ("Must be an email address", "At least 8 characters").
+ */
 export const CreateUserInput = z.strictObject({
-  email: z.email({ message: 'Must be an email address' }).max(320),
+  email: z.email({ error: (issue) => (issue.input === '' ? 'Email is required' : 'Must be an email address') }).max(320),
   name: displayName(200, false).optional(),
-  password: bcryptPassword(8, 'At least 8 characters'),
+  password: str()
+    .min(8, { error: (issue) => (issue.input === '' ? 'Password is required' : 'At least 8 characters') })
+    .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, BCRYPT_LIMIT),
   role: RoleInput,
 });
 export const UpdateUserInput = z.strictObject({
