@@ -6,6 +6,7 @@ import { isValidTimeZone } from '@/lib/schedule/timezone';
 import { BROWSER_ZONE_COOKIE, DisplayZoneProvider } from '@/components/display-zone';
 import { Sidebar } from '@/components/shell/sidebar';
 import { Topbar } from '@/components/shell/topbar';
+import { ScrollToTop } from '@/components/shell/scroll-to-top';
 import { parseTheme, THEME_COOKIE } from '@/components/theme';
 import { UserProvider } from '@/components/role';
 import { setDisplayTimeZoneAction, signOutAction } from './actions';
@@ -43,7 +44,10 @@ export default consolePage(async function ConsoleLayout({ children }: { children
           <Topbar signOut={signOutAction} theme={parseTheme((await cookies()).get(THEME_COOKIE)?.value)} />
           {/* relative: the scroll area is the containing block of absolutely placed text (screen-reader-only
               reasons), which would otherwise lengthen and widen the page itself beyond the screen */}
-          <main id="main" className="relative min-h-0 flex-1 overflow-y-auto px-3 py-4 md:px-6 md:py-5">{children}</main>
+          <main id="main" className="relative min-h-0 flex-1 overflow-y-auto px-3 py-4 md:px-6 md:py-5">
+            <ScrollToTop container="main" />
+            {children}
+          </main>
         </div>
       </div>
       </DisplayZoneProvider>
