@@ -1,6 +1,11 @@
+import { formatDateTime } from '@/lib/time/format';
+
 type ScheduleLike = { kind: string; cron?: string; timezone?: string; intervalSeconds?: number; runAt?: string };
 
-/** Human schedule summary: "cron 0 2 * * * (Asia/Shanghai)", "every 60s", "once", "manual". */
+/**
+ * Human schedule summary: "0 2 * * * · Asia/Shanghai", "every 60s", "once 2026-12-07 19:06 UTC+1" (its run-at in the
+ * job's zone: a list row of a `once` job otherwise never said when, and after it fired its next fire is "—"), "manual".
+ */
 export function scheduleSummary(s: ScheduleLike): string {
   switch (s.kind) {
     case 'cron':
@@ -8,7 +13,7 @@ export function scheduleSummary(s: ScheduleLike): string {
     case 'interval':
       return `every ${formatSeconds(s.intervalSeconds ?? 0)}`;
     case 'once':
-      return 'once';
+      return s.runAt ? `once ${formatDateTime(s.runAt, s.timezone || 'UTC', { seconds: false })}` : 'once';
     default:
       return 'manual';
   }
