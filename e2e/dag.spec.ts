@@ -138,6 +138,8 @@ test('add a step from the palette, connect it and delete it with the keyboard', 
   await expect(page.getByTestId('dag-step-panel')).toContainText('Invalid JSON');
   await page.getByTestId('dag-save').click();
   await expect(page.getByTestId('dag-alert')).toContainText('Fix the highlighted fields');
+  // each problem names its field by the panel's label, not the input's property name ("(payload)")
+  await expect(page.getByTestId('dag-alert')).toContainText('Step "noop", Payload (JSON object): Invalid JSON');
   await payload.fill('{"n": 1}');
 
   // Connect it: load -> noop, dragged like the others.

@@ -4,7 +4,7 @@
 import { useId, type ReactNode } from 'react';
 import { Trash2 } from 'lucide-react';
 import { DEP_TYPES, type DepType } from '@/lib/dag';
-import { EDGE_STYLES, type StepField, type StepNodeData } from './model';
+import { EDGE_STYLES, STEP_FIELD_LABELS, type StepField, type StepNodeData } from './model';
 import { PayloadEditor } from '../handlers/schema-form';
 import { unavailableNote, useHandlerCatalogue } from '../handlers/use-handler-catalogue';
 import { useDisplayZone } from '../display-zone';
@@ -64,13 +64,13 @@ export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete
           </button>
         ) : null}
       </div>
-      <Field label="Key" htmlFor={id('key')} error={errors.key} hint="Unique in this job; letters, digits, . _ -">
+      <Field label={STEP_FIELD_LABELS.key} htmlFor={id('key')} error={errors.key} hint="Unique in this job; letters, digits, . _ -">
         <input {...ctl('key')} value={data.key} onChange={(e) => onChange({ key: e.target.value })} spellCheck={false} autoComplete="off" className={`${ctl('key').className} font-mono`} />
       </Field>
-      <Field label="Name" htmlFor={id('name')} error={errors.name}>
+      <Field label={STEP_FIELD_LABELS.name} htmlFor={id('name')} error={errors.name}>
         <input {...ctl('name')} value={data.name} onChange={(e) => onChange({ name: e.target.value })} placeholder="optional" />
       </Field>
-      <Field label="Handler" htmlFor={id('handler')} error={errors.handler} hint={[catalogue.get(data.handler)?.description, unavailableNote(catalogue.get(data.handler), zone)].filter(Boolean).join(' · ') || undefined}>
+      <Field label={STEP_FIELD_LABELS.handler} htmlFor={id('handler')} error={errors.handler} hint={[catalogue.get(data.handler)?.description, unavailableNote(catalogue.get(data.handler), zone)].filter(Boolean).join(' · ') || undefined}>
         <select {...ctl('handler')} value={data.handler} onChange={(e) => onChange({ handler: e.target.value })} className={`${ctl('handler').className} font-mono`}>
           {data.handler === '' ? <option value="">Choose a handler…</option> : null}
           {options.map((h) => (
@@ -81,23 +81,23 @@ export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete
           ))}
         </select>
       </Field>
-      <Field label="Payload (JSON object)" htmlFor={id('payload')} error={errors.payload} hint="Merged with the run's payload">
+      <Field label={STEP_FIELD_LABELS.payload} htmlFor={id('payload')} error={errors.payload} hint="Merged with the run's payload">
         <PayloadEditor handler={data.handler} text={data.payloadText} onText={(payloadText) => onChange({ payloadText })} readOnly={readOnly}>
           <textarea {...ctl('payload')} rows={5} value={data.payloadText} onChange={(e) => onChange({ payloadText: e.target.value })} spellCheck={false} className={`${ctl('payload').className} font-mono text-xs`} />
         </PayloadEditor>
       </Field>
-      <Field label="Config (JSON object)" htmlFor={id('config')} error={errors.config} hint="Handler settings, e.g. the sql executor's connection">
+      <Field label={STEP_FIELD_LABELS.config} htmlFor={id('config')} error={errors.config} hint="Handler settings, e.g. the sql executor's connection">
         <textarea {...ctl('config')} rows={4} value={data.configText} onChange={(e) => onChange({ configText: e.target.value })} spellCheck={false} className={`${ctl('config').className} font-mono text-xs`} />
       </Field>
       <div className="grid grid-cols-2 gap-2">
-        <Field label="Timeout (s)" htmlFor={id('timeoutSeconds')} error={errors.timeoutSeconds} hint="Blank: job policy">
+        <Field label={STEP_FIELD_LABELS.timeoutSeconds} htmlFor={id('timeoutSeconds')} error={errors.timeoutSeconds} hint="Blank: job policy">
           <input {...ctl('timeoutSeconds')} inputMode="numeric" value={data.timeoutText} onChange={(e) => onChange({ timeoutText: e.target.value })} placeholder="inherit" />
         </Field>
-        <Field label="Max retries" htmlFor={id('maxRetries')} error={errors.maxRetries} hint="Blank: job policy">
+        <Field label={STEP_FIELD_LABELS.maxRetries} htmlFor={id('maxRetries')} error={errors.maxRetries} hint="Blank: job policy">
           <input {...ctl('maxRetries')} inputMode="numeric" value={data.retriesText} onChange={(e) => onChange({ retriesText: e.target.value })} placeholder="inherit" />
         </Field>
       </div>
-      <Field label="Resource key" htmlFor={id('resourceKey')} error={errors.resourceKey} hint="Tasks sharing it never run at the same time, across all runs">
+      <Field label={STEP_FIELD_LABELS.resourceKey} htmlFor={id('resourceKey')} error={errors.resourceKey} hint="Tasks sharing it never run at the same time, across all runs">
         <input {...ctl('resourceKey')} value={data.resourceKey} onChange={(e) => onChange({ resourceKey: e.target.value })} placeholder="none" spellCheck={false} className={`${ctl('resourceKey').className} font-mono`} />
       </Field>
     </div>

@@ -124,7 +124,11 @@ describe('flow <-> draft', () => {
     const { dag } = toDraft(toFlow(steps, edges).nodes, toFlow(steps, edges).edges);
     expect(parseErrorPath('steps.1.payload')).toEqual({ stepIndex: 1, field: 'payload' });
     expect(parseErrorPath('edges.0.to')).toEqual({ edgeIndex: 0 });
-    expect(describeErrorPath('steps.1.key', dag)).toBe('Step "b" (key)');
+    // by the side panel's labels, never the input's property names
+    expect(describeErrorPath('steps.1.key', dag)).toBe('Step "b", Key');
+    expect(describeErrorPath('steps.0.timeoutSeconds', dag)).toBe('Step "a", Timeout (s)');
+    expect(describeErrorPath('steps.0.payload', dag)).toBe('Step "a", Payload (JSON object)');
+    expect(describeErrorPath('steps.0', dag)).toBe('Step "a"');
     expect(describeErrorPath('edges.0', dag)).toBe('Edge a -> b');
     expect(describeErrorPath('edges', dag)).toBe('Edges');
   });

@@ -65,6 +65,23 @@ export type StepNodeData = {
 /** Fields of the side panel that can carry an error. */
 export type StepField = 'key' | 'name' | 'handler' | 'payload' | 'config' | 'timeoutSeconds' | 'maxRetries' | 'resourceKey';
 
+/** Each step field's label in the side panel (SidePanel), which the banner's messages name it by too. */
+export const STEP_FIELD_LABELS: Record<StepField, string> = {
+  key: 'Key',
+  name: 'Name',
+  handler: 'Handler',
+  payload: 'Payload (JSON object)',
+  config: 'Config (JSON object)',
+  timeoutSeconds: 'Timeout (s)',
+  maxRetries: 'Max retries',
+  resourceKey: 'Resource key',
+};
+
+/** A step field as an error message names it: `Step "load", Timeout (s)` (the panel's label, never `timeoutSeconds`). */
+export function describeStepField(stepKey: string, field?: StepField): string {
+  return `Step "${stepKey}"${field ? `, ${STEP_FIELD_LABELS[field]}` : ''}`;
+}
+
 /** The editor's node union (one kind today; a union keeps room for groups/notes later, as xyflow's AppNode does). */
 export type StepNode = Node<StepNodeData, 'step'>;
 /** Any node the editor renders. */
@@ -395,12 +412,12 @@ export function parseErrorPath(path: string): { stepIndex?: number; field?: Step
   return {};
 }
 
-/** A readable label for an error path against a draft: `steps.2.key` -> `Step "load" (key)`, `edges.1` -> `Edge a -> b`. */
+/** A readable label for an error path against a draft: `steps.2.key` -> `Step "load", Key`, `edges.1` -> `Edge a -> b`. */
 export function describeErrorPath(path: string, dag: DagDraft): string {
   const p = parseErrorPath(path);
   if (p.stepIndex !== undefined) {
     const s = dag.steps[p.stepIndex];
-    return `Step "${s?.key ?? `#${p.stepIndex + 1}`}"${p.field ? ` (${p.field})` : ''}`;
+    return describeStepField(s?.key ?? `#${p.stepIndex + 1}`, p.field);
   }
   if (p.edgeIndex !== undefined) {
     const e = dag.edges[p.edgeIndex];

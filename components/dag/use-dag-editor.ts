@@ -7,6 +7,7 @@ import { validateDag } from '@/lib/dag';
 import type { Banner } from './EditorBanner';
 import {
   describeErrorPath,
+  describeStepField,
   editorReducer,
   initEditor,
   isDirty,
@@ -126,7 +127,7 @@ export function useDagEditor(p: {
     const { nodes: ns, edges: es } = live.current;
     const { dag, problems } = toDraft(ns, es);
     if (problems.size > 0) {
-      const details = [...problems].flatMap(([id, errs]) => Object.entries(errs).map(([f, m]) => `Step "${ns.find((n) => n.id === id)?.data.key}" (${f}): ${m}`));
+      const details = [...problems].flatMap(([id, errs]) => Object.entries(errs).map(([f, m]) => `${describeStepField(ns.find((n) => n.id === id)?.data.key ?? '', f as StepField)}: ${m}`));
       setBanner({ kind: 'error', message: 'Fix the highlighted fields before saving', details });
       const first = [...problems.keys()][0];
       if (first) dispatch({ type: 'select', id: first });
