@@ -13,6 +13,8 @@ import { clearFiltersHref, filtersSet, refusalMessage, refusedFilters } from '@/
 import { isDomainError } from '@/lib/errors';
 import { ErrorPanel } from '@/components/error-panel';
 import { AlarmsTable } from '@/components/alarms/alarms-table';
+import { runAlarmDelayNote } from '@/components/alarms/run-alarm-delay';
+import { runScanLagSeconds } from '@/lib/alarms/scan-finished-runs';
 import { SilencesPanel } from '@/components/alarms/silences-panel';
 import { listSilences } from '@/lib/alarms/list-silences';
 import type { SilenceView } from '@/lib/alarms/silences';
@@ -72,7 +74,7 @@ export default consolePage(async function AlarmsPage({ searchParams }: { searchP
   const query = new URLSearchParams(Object.entries({ type, status, jobId, cursor, before, limit: '50' }).filter((e): e is [string, string] => !!e[1])).toString();
   return (
     <>
-      <PageHeader title="Alarms" description="Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel. Acknowledge one to show you are on it; silence a job or an alarm rule to stop notifications for a while." actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
+      <PageHeader title="Alarms" description={`Failure, timeout, dead-letter, success and node-offline alarms, one row per delivery channel. Acknowledge one to show you are on it; silence a job or an alarm rule to stop notifications for a while. ${runAlarmDelayNote(runScanLagSeconds())}`.trim()} actions={<SendTestAlarmButton action={sendTestAlarmAction} />} />
       {silences ? <SilencesPanel initial={silences} unsilence={unsilenceAction} /> : null}
       <Card className="overflow-hidden">
         <FilterBar filters={filters} refused={refused} />
