@@ -278,6 +278,8 @@ test('Fit shows the whole of a 10-step chain at 1440 x 900, in the editor and in
   // at Fit's old floor (zoom 0.5) the chain, some 3,200 px, left its last steps off the canvas
   await page.getByTestId('dag-fit').click();
   await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(true);
+  // at that zoom the cards' text no longer reads: hovering a card names its step whole
+  await expect(page.getByTestId('dag-node-s10').locator('[title]').first()).toHaveAttribute('title', 's10 · builtin.noop');
   // the canvas's own Fit button (Controls) does the same
   await editor.locator('.react-flow__controls-zoomin').click();
   await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(false);
@@ -290,4 +292,5 @@ test('Fit shows the whole of a 10-step chain at 1440 x 900, in the editor and in
   await expect(graph.getByTestId('run-node-s1')).toBeVisible();
   await graph.locator('.react-flow__controls-fitview').click();
   await expect.poll(() => allCardsInside(graph, '.react-flow__node')).toBe(true);
+  await expect(graph.getByTestId('run-node-s10').locator('[title]').first()).toHaveAttribute('title', /^s10 · /);
 });

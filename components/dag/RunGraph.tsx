@@ -5,7 +5,7 @@
 import { memo, useCallback, useEffect, useMemo } from 'react';
 import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState, useStore } from '@xyflow/react';
 import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
-import { MINIMAP_SIZE, RUN_NARROW_BOTTOM, RUN_PADDING, fitViewOptionsFor, isNarrowCanvas, runCanvasHeight } from './canvas';
+import { MINIMAP_SIZE, RUN_NARROW_BOTTOM, cardTitle, RUN_PADDING, fitViewOptionsFor, isNarrowCanvas, runCanvasHeight } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 import { useInitialView, useZoomFloor } from './use-initial-view';
@@ -73,6 +73,7 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
   return (
     <div
       className={`relative w-[200px] cursor-pointer rounded-lg border-2 px-3 py-2 text-left ${look.box} ${data.selected ? 'ring-2 ring-indigo-500 ring-offset-2' : ''}`}
+      title={cardTitle(data.key, data.name, look.label)}
       // Skipped = "light striped": a diagonal hatch, which also reads in greyscale.
       style={data.status === 'skipped' ? { backgroundImage: 'repeating-linear-gradient(135deg, var(--color-slate-50, #f8fafc) 0 6px, var(--color-slate-200, #e2e8f0) 6px 8px)' } : undefined}
     >

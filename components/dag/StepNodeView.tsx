@@ -4,6 +4,7 @@
 import { memo } from 'react';
 import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { CircleAlert, Lock, RotateCcw, Timer } from 'lucide-react';
+import { cardTitle } from './canvas';
 import type { StepNode } from './model';
 
 const HANDLE_CLS = "!h-4 !w-4 !border-2 !border-white before:absolute before:-inset-2 before:rounded-full before:content-['']";
@@ -18,7 +19,7 @@ export const StepNodeView = memo(function StepNodeView({ data, selected, isConne
         hasErrors ? 'border-red-500' : 'border-slate-300',
         selected ? 'ring-2 ring-indigo-500 ring-offset-1' : 'hover:shadow-md',
       ].join(' ')}
-      title={hasErrors ? Object.values(data.errors!).join('\n') : undefined}
+      title={hasErrors ? Object.values(data.errors!).join('\n') : cardTitle(data.key, data.name, data.handler)}
     >
       {/* Big handles: they are the drag targets of drag-to-connect, so make them easy to hit. The ::before ring
           widens the hit area to 32px (React Flow finds the handle under the pointer with elementFromPoint, which

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANVAS_MIN_ZOOM, EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, fitPadding, fitViewOptionsFor, initialViewport, isNarrowCanvas, minZoomFor, panToShow, runCanvasHeight, type Rect } from './canvas';
+import { CANVAS_MIN_ZOOM, EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, cardTitle, fitPadding, fitViewOptionsFor, initialViewport, isNarrowCanvas, minZoomFor, panToShow, runCanvasHeight, type Rect } from './canvas';
 
 const pad = { top: 20, right: 20, bottom: 20, left: 20 };
 const canvas = { width: 1040, height: 440 }; // 1000 x 400 inside the padding
@@ -100,5 +100,13 @@ describe('fitViewOptionsFor and minZoomFor (the Fit buttons)', () => {
   });
   it('isNarrowCanvas: measured and below NARROW_CANVAS_WIDTH', () => {
     expect([0, 340, NARROW_CANVAS_WIDTH - 1, NARROW_CANVAS_WIDTH].map(isNarrowCanvas)).toEqual([false, true, true, false]);
+  });
+});
+
+describe('cardTitle (a step card\'s tooltip)', () => {
+  it('names the step whole: key, name, then the handler or status', () => {
+    expect(cardTitle('validate-shard-0', 'Validate shard 0', 'sql')).toBe('validate-shard-0 — Validate shard 0 · sql');
+    expect(cardTitle('load', undefined, 'success')).toBe('load · success');
+    expect(cardTitle('load', '', '')).toBe('load');
   });
 });

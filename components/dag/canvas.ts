@@ -136,3 +136,12 @@ export function panToShow(viewport: Viewport, rect: Rect, size: { width: number;
   const dy = shift(rect.y, rect.height, viewport.y, padding.top, size.height - padding.top - padding.bottom);
   return dx === 0 && dy === 0 ? null : { x: viewport.x + dx, y: viewport.y + dy, zoom };
 }
+
+/**
+ * A step card's tooltip: its key, name and `detail` (the editor's handler, the run graph's status), whole. Fit shows a
+ * big graph at a zoom where the cards' text no longer reads (a 10-step chain at 1440 px: about 0.25), and a key or
+ * name too long for its card is cut at any zoom; hovering a card reads it.
+ */
+export function cardTitle(key: string, name: string | undefined, detail: string | undefined): string {
+  return [[key, name].filter(Boolean).join(' — '), detail].filter(Boolean).join(' · ');
+}
