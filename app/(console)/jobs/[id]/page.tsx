@@ -27,6 +27,7 @@ import { VersionsPanel } from '@/components/jobs/versions-panel';
 import { RecoveryHistory } from '@/components/jobs/recovery-history';
 import { listJobAudit } from '@/lib/jobs/list-job-audit';
 import { StepsTable } from '@/components/jobs/steps-table';
+import { alarmTriggersText } from '@/components/jobs/alarm-summary';
 import { JobRunsPanel } from '@/components/runs/job-runs-panel';
 import { JobGridPanel } from '@/components/runs/job-grid-panel';
 import { JobCalendarPanel } from '@/components/runs/job-calendar-panel';
@@ -209,7 +210,6 @@ function Overview({ job }: { job: JobDetail }) {
   const p = job.policy;
   const r = job.routing;
   const a = job.alarms;
-  const alarmOn = [a.onFailure && 'failure', a.onTimeout && 'timeout', a.onDeadLetter && 'dead letter', a.onSuccess && 'success'].filter(Boolean) as string[];
   const idle = notFiringReason(job);
   return (
     <div className="grid grid-cols-1 gap-4 xl:grid-cols-3">
@@ -295,7 +295,7 @@ function Overview({ job }: { job: JobDetail }) {
         <CardBody>
           <DescriptionList
             items={[
-              ['On', alarmOn.length ? alarmOn.join(', ') : 'off'],
+              ['Raised on', alarmTriggersText(a)],
               ['Channels', a.channels.length ? <span key="c" className="flex flex-col gap-0.5">{a.channels.map((c, i) => <span key={i} className="text-xs"><Tag>{c.type}</Tag> {c.target}</span>)}</span> : 'none'],
             ]}
           />
