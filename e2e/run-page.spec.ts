@@ -275,8 +275,8 @@ test('a task that never started reads "no attempt" in its section, as in the tas
   const run = await failedUpstreamRun('e2e.noattempt', 'Upstream fails');
   await login(page);
   await page.goto(`/runs/${run.id}`);
-  await expect(page.getByTestId('task-section-report')).toContainText(/no attempt · \d+ log entr/);
-  await expect(page.getByTestId('task-section-load')).toContainText(/attempt 1 of 1 · \d+ log entr/);
+  await expect(page.getByTestId('task-section-report')).toContainText(/no attempt · \d+ state change/);
+  await expect(page.getByTestId('task-section-load')).toContainText(/attempt 1 of 1 · \d+ state change/);
 });
 
 test('the run graph opens legible: card text at least 11px on screen, first steps in view, labels off the arrowheads', async ({ page }) => {

@@ -22,7 +22,7 @@ export function TaskSection({ task, defaultOpen, focused = false }: { task: Task
         <span className="font-mono text-[13px] font-semibold">{task.stepKey}</span>
         <StatusBadge status={task.status} />
         <span className="text-xs text-zinc-500">
-          <span title={attempt.title}>{attempt.long}</span> · {task.logs.length} log {task.logs.length === 1 ? 'entry' : 'entries'}
+          <span title={attempt.title}>{attempt.long}</span> · {task.logs.length} state {task.logs.length === 1 ? 'change' : 'changes'}
         </span>
         {task.noLiveWorker ? (
           <span className="text-xs text-amber-700" data-testid="task-no-live-worker">
