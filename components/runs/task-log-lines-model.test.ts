@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskLogLineView } from '@/lib/task-logs/view';
-import { anchoredLineIndex, fileLineText, filterLines, lineIndexAt, lineText, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+import { anchoredLineIndex, fileLineText, filterLines, lineIndexAt, lineText, linesAnchor, linesAsText, parseLinesAnchor, shownLineText } from './task-log-lines-model';
 
 const line = (seq: number, level: TaskLogLineView['level'], text: string, extra: Partial<TaskLogLineView> = {}): TaskLogLineView => ({
   seq,
@@ -90,5 +90,19 @@ describe('lineText', () => {
     expect(lineText(red)).toBe('FAILED: 3 tests oklink');
     expect(lineText('plain [31m text')).toBe('plain [31m text');
     expect(filterLines([line(1, 'info', red)], 'debug', 'failed: 3')).toHaveLength(1);
+  });
+});
+
+describe('shownLineText (the console\'s line views)', () => {
+  it('escapes a bidirectional override, an isolate, a carriage return and other controls, as the download does', () => {
+    expect(shownLineText('paid \u202eDSU 001\u202c to x')).toBe('paid \\u202eDSU 001\\u202c to x');
+    expect(shownLineText('a\u2067b\u2069')).toBe('a\\u2067b\\u2069');
+    expect(shownLineText('50%\r100%')).toBe('50%\\r100%');
+    expect(shownLineText('bell\u0007 nul\u0000 del\u007f sep\u2028')).toBe('bell\\x07 nul\\x00 del\\x7f sep\\u2028');
+  });
+  it('keeps a newline (a stack trace logged as one line reads as one) and a tab, and strips colours as lineText does', () => {
+    expect(shownLineText('Error: boom\n    at f (x.js:1:1)\tz')).toBe('Error: boom\n    at f (x.js:1:1)\tz');
+    expect(shownLineText('\u001b[31mred\u001b[0m')).toBe('red');
+    expect(shownLineText('plain')).toBe('plain');
   });
 });

@@ -64,14 +64,30 @@ export function fileLineText(text: string): string {
         continue;
       }
     }
-    if (!UNSAFE_IN_FILE.test(ch)) {
-      out += ch;
-      continue;
-    }
-    const code = ch.charCodeAt(0);
-    out += ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+    out += UNSAFE_IN_FILE.test(ch) ? escapedControl(ch) : ch;
   }
   return coloured ? `${out}\u001b[0m` : out;
+}
+
+/** One control character as the escape a line shows in its place (`\n`, `\r`, `\x1b`, `\u202e`). */
+function escapedControl(ch: string): string {
+  const code = ch.charCodeAt(0);
+  return ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+}
+
+/** What a page shows escaped: what a file does (UNSAFE_IN_FILE) but the newline. */
+const UNSAFE_ON_PAGE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A stored line as the console's line views show it (the run page's Log lines, the Logs search):
+ * lineText's text, with control characters escaped as fileLineText writes them, so that a
+ * right-to-left override (U+202E) or an isolate cannot turn the rest of the row around and a
+ * carriage return or form feed shows as what it is. A newline stays a line break: a handler
+ * that logs a stack trace as one line is read as one, and its rows sit under the line's text
+ * column, without a time or a level of their own.
+ */
+export function shownLineText(text: string): string {
+  return lineText(text).replace(UNSAFE_ON_PAGE, escapedControl);
 }
 
 /** One line as plain text: `time level stream text {fields}` (time ISO UTC), on one line of the file (fileLineText). */

@@ -11,7 +11,7 @@ import { cn } from '../ui/cn';
 import { getJson } from '../api';
 import { formatClock, formatDateTime, formatUtc } from '@/lib/time/format';
 import { useDisplayZone } from '../display-zone';
-import { LEVELS, anchoredLineIndex, filterLines, lineText, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
+import { LEVELS, anchoredLineIndex, filterLines, shownLineText, linesAnchor, linesAsText, parseLinesAnchor } from './task-log-lines-model';
 
 /** How often a running attempt's lines are asked for (ms): with the worker's flush (200 ms by default) new lines show within 1 s. */
 const TAIL_MS = 250;
@@ -282,7 +282,7 @@ export function TaskLogLines({ task }: { task: TaskLike }) {
                   <span className={cn('w-10 shrink-0 uppercase', LEVEL_COLOR[l.level])}>{l.level}</span>
                   {l.stream !== 'log' ? <span className="shrink-0 text-zinc-500">{l.stream}</span> : null}
                   <span className="min-w-0">
-                    {lineText(l.text)}
+                    {shownLineText(l.text)}
                     {l.fields !== undefined ? <span className="text-zinc-500"> {JSON.stringify(l.fields)}</span> : null}
                   </span>
                 </div>

@@ -20,7 +20,7 @@ import { Pager, parseTrail } from '@/components/pager';
 import { ErrorPanel } from '@/components/error-panel';
 import { ZonedTime } from '@/components/time';
 import { highlightParts } from '@/components/logs/highlight';
-import { lineText, linesAnchor } from '@/components/runs/task-log-lines-model';
+import { linesAnchor, shownLineText } from '@/components/runs/task-log-lines-model';
 import { cn } from '@/components/ui/cn';
 import { JobNameLink } from '@/components/jobs/job-name-link';
 
@@ -156,7 +156,7 @@ function SearchHits({ hits, needle }: { hits: TaskLogSearchHit[]; needle: string
           className: 'font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] md:min-w-80 max-md:basis-full',
           cell: (h) => (
             <span data-testid="log-hit-text">
-              {highlightParts(lineText(h.text), needle).map((p, i) =>
+              {highlightParts(shownLineText(h.text), needle).map((p, i) =>
                 p.match ? (
                   <mark key={i} className="rounded-sm bg-amber-200 px-0.5 text-zinc-900">
                     {p.text}
