@@ -24,6 +24,14 @@
  *   class 22/23/54) is sent line by line so that one bad line cannot hold the others back.
  * - Text and JSON are made storable first (U+0000 and lone surrogates -> U+FFFD,
  *   worker/output.ts), since PostgreSQL refuses them.
+ * - An attempt can run again on the same attempt number after its worker died within a
+ *   moment of starting it (a held task handed back, docs/on-time.md "Prefetch"), elsewhere,
+ *   with lines of the first run stored. So the first flush of an attempt opened here asks
+ *   the database for the highest seq of the attempt's lines written before its first line
+ *   (`time` < that line's: its own lines come after) and numbers its lines on from
+ *   there (`Numbering`); readers page by seq (lib/task-logs/list-lines.ts), and a numbering
+ *   from 1 again interleaved the two runs and hid the second's first lines from a reader
+ *   already past them.
  */
 import type { Logger } from 'pino';
 import { pgErrorCode } from '../lib/engine/pg.ts';
@@ -85,10 +93,23 @@ export interface AttemptLog {
   close(ending?: { level: TaskLogLevel; text: string }): void;
 }
 
+/**
+ * Where the seq of one opening of an attempt starts in the database: `base` (the highest seq of
+ * the attempt's lines stored before `openedAt`, the time of the opening's first line, ISO) is
+ * learnt from the first statement that stores a line of it, and added to every row's own `seq`
+ * when it is sent.
+ */
+interface Numbering {
+  openedAt?: string;
+  base?: number;
+}
+
 interface Row {
   taskId: string;
   attempt: number;
+  /** write order within this opening of the attempt, from 1; stored as seq + numbering.base */
   seq: number;
+  numbering: Numbering;
   time: string;
   runId: string;
   jobId: string;
@@ -104,6 +125,7 @@ interface Row {
 interface AttemptState {
   key: AttemptKey;
   seq: number;
+  numbering: Numbering;
   lines: number;
   bytes: number;
   droppedLines: number;
@@ -123,11 +145,23 @@ interface AttemptState {
 // JSON, already made storable, goes in as is), far cheaper in the worker than ten array literals.
 // ON CONFLICT DO NOTHING: a batch is resent when its statement's answer was lost, and the lost
 // statement may have committed; a line is its (task, attempt, seq, time), so the resent copies of
-// stored lines are skipped instead of failing the batch into line-by-line refusals.
-const INSERT_SQL = `INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, scheduled_for, job_id, level, stream, text, fields)
-SELECT x.t, x.a, x.s, x.ts, x.r, x.sf, x.j, x.l, x.st, x.x, x.f
-  FROM json_to_recordset($1::json) AS x(t uuid, a int, s int, ts timestamptz, r uuid, sf timestamptz, j text, l task_log_level, st task_log_stream, x text, f jsonb)
-    ON CONFLICT DO NOTHING`;
+// stored lines are skipped instead of failing the batch into line-by-line refusals (a resent first
+// batch finds the same base: its own lines are not before its opening instant).
+// `o` is set on the rows of an opening whose base is not known yet (Numbering): one probe of the
+// primary key per such opening, in the one partition of its scheduled_for, answered as (t, a, o, base).
+const INSERT_SQL = `WITH x AS (
+  SELECT * FROM json_to_recordset($1::json)
+    AS x(t uuid, a int, s int, ts timestamptz, r uuid, sf timestamptz, j text, l task_log_level, st task_log_stream, x text, f jsonb, o timestamptz)),
+b AS (
+  SELECT d.t, d.a, d.o, coalesce((SELECT max(l.seq) FROM task_log_lines l
+                                   WHERE l.task_id = d.t AND l.attempt = d.a AND l.scheduled_for = d.sf AND l.time < d.o), 0) AS base
+    FROM (SELECT DISTINCT t, a, sf, o FROM x WHERE o IS NOT NULL) d),
+ins AS (
+  INSERT INTO task_log_lines (task_id, attempt, seq, time, run_id, scheduled_for, job_id, level, stream, text, fields)
+  SELECT x.t, x.a, x.s + coalesce(b.base, 0), x.ts, x.r, x.sf, x.j, x.l, x.st, x.x, x.f
+    FROM x LEFT JOIN b ON b.t = x.t AND b.a = x.a AND b.o = x.o
+      ON CONFLICT DO NOTHING)
+SELECT t::text AS t, a, o, base FROM b`;
 
 const VALUE_ERROR_CLASSES = ['22', '23', '54'];
 const LEVELS = new Set<string>(['debug', 'info', 'warn', 'error']);
@@ -216,7 +250,7 @@ export class TaskLogWriter {
     const id = `${key.taskId}:${key.attempt}`;
     let st = this.attempts.get(id);
     if (!st) {
-      st = { key, seq: 0, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
+      st = { key, seq: 0, numbering: {}, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
       this.attempts.set(id, st);
     }
     const state = st;
@@ -314,11 +348,15 @@ export class TaskLogWriter {
     const clean = cutLine(storableString(typeof text === 'string' ? text : String(text)), this.config.maxLineBytes);
     let json: string | null = null;
     if (fields !== undefined && fields !== null) json = this.fieldsJson(fields);
+    const time = this.now();
+    // the opening's first line marks where its own lines start (earlier runs' lines come before it)
+    st.numbering.openedAt ??= time;
     return {
       taskId: st.key.taskId,
       attempt: st.key.attempt,
       seq: seq ?? 0,
-      time: this.now(),
+      numbering: st.numbering,
+      time,
       runId: st.key.runId,
       jobId: st.key.jobId,
       scheduledFor: st.key.scheduledFor.toISOString(),
@@ -510,13 +548,22 @@ export class TaskLogWriter {
 
   private async insert(rows: Row[]): Promise<void> {
     const parts: string[] = [];
+    const learning = new Map<string, Numbering>();
     for (const r of rows) {
+      const { base, openedAt = r.time } = r.numbering;
+      // an opening whose base is unknown sends its rows' own seq and its instant; the statement adds the base
+      const numbering = base === undefined ? `"s":${r.seq},"o":"${openedAt}"` : `"s":${r.seq + base}`;
+      if (base === undefined) learning.set(`${r.taskId}:${r.attempt}:${openedAt}`, r.numbering);
       parts.push(
-        `{"t":"${r.taskId}","a":${r.attempt},"s":${r.seq},"ts":"${r.time}","r":"${r.runId}","sf":"${r.scheduledFor}","j":${JSON.stringify(r.jobId)},` +
+        `{"t":"${r.taskId}","a":${r.attempt},${numbering},"ts":"${r.time}","r":"${r.runId}","sf":"${r.scheduledFor}","j":${JSON.stringify(r.jobId)},` +
           `"l":"${r.level}","st":"${r.stream}","x":${JSON.stringify(r.text)},"f":${r.fields ?? 'null'}}`,
       );
     }
-    await this.deps.pool.query(INSERT_SQL, [`[${parts.join(',')}]`]);
+    const result = (await this.deps.pool.query(INSERT_SQL, [`[${parts.join(',')}]`])) as { rows?: { t: string; a: number; o: Date; base: number }[] } | undefined;
+    for (const b of result?.rows ?? []) {
+      const numbering = learning.get(`${b.t}:${b.a}:${new Date(b.o).toISOString()}`);
+      if (numbering) numbering.base = Number(b.base);
+    }
   }
 }
 

@@ -331,6 +331,36 @@ describe('writer', () => {
     expect(warnings.filter((m) => /refused by the database/.test(m))).toEqual([]);
   });
 
+  it('an attempt run again on the same attempt number by another worker numbers its lines on after the first run\'s', async () => {
+    // a held task whose worker died a moment after starting it goes back on the same attempt
+    // (docs/on-time.md "Prefetch"): the second run's writer must not start at seq 1 again
+    const t0 = Date.now() - 60_000;
+    const a = taskIds();
+    const first = writer(t.pool, {}, () => new Date(t0));
+    const l1 = first.open({ ...a, attempt: 1 });
+    for (const x of ['a1', 'a2', 'a3']) l1.taskLog.info(x);
+    await first.flush();
+    await first.stop();
+    let now = t0 + 30_000;
+    const second = writer(t.pool, {}, () => new Date(now++));
+    const l2 = second.open({ ...a, attempt: 1 });
+    l2.taskLog.info('b1');
+    l2.taskLog.info('b2');
+    await second.flush();
+    // a later flush of the same opening goes on from the base it learnt
+    l2.taskLog.info('b3');
+    l2.close({ level: 'info', text: 'b ended' });
+    await second.flush();
+    await second.stop();
+    const stored = await lines(a.taskId);
+    expect(stored.map((x) => [x.seq, x.text])).toEqual([[1, 'a1'], [2, 'a2'], [3, 'a3'], [4, 'b1'], [5, 'b2'], [6, 'b3'], [7, 'b ended']]);
+    // another attempt of the same task numbers from 1
+    const third = writer(t.pool, {}, () => new Date(now++));
+    third.open({ ...a, attempt: 2 }).taskLog.info('c1');
+    await third.stop();
+    expect((await lines(a.taskId, 2)).map((x) => [x.seq, x.text])).toEqual([[1, 'c1']]);
+  });
+
   it('holds at most maxBufferedLines unsent lines; the rest is dropped and counted in the marker', async () => {
     const w = writer(t.pool, { maxBufferedLines: 100 });
     const a = taskIds();
