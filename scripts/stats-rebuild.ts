@@ -16,11 +16,12 @@
  * "drift" there only means "history deleted", never a bug.
  */
 import { createPrismaClient } from '../lib/db.ts';
-import { addDays, isIsoDate, statDateOf } from '../lib/stats/dates.ts';
+import { addDays, statDateOf } from '../lib/stats/dates.ts';
 import { rebuildStats } from '../lib/stats/rebuild-stats.ts';
 import { getStatsTimeZone } from '../lib/stats/current-zone.ts';
 import { embeddedDataExists, noDatabaseMessage, resolveDatabase } from '../lib/infra/database-url.ts';
 import { pendingMigrations } from '../lib/infra/migrate.ts';
+import { parseStatsRebuildArgs, STATS_REBUILD_USAGE, type StatsRebuildArgs } from '../lib/stats/rebuild-args.ts';
 
 /**
  * DATABASE_URL; else the embedded server of this checkout already running (a running `npm start`'s, on the
@@ -31,14 +32,17 @@ function openDatabase(): Promise<{ url: string; stop(): Promise<unknown> }> {
   return resolveDatabase((line) => console.error(line), { reuseRunning: true });
 }
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i >= 0) return process.argv[i + 1];
-  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return eq?.slice(name.length + 3);
+/** The checked arguments, or the usage (exit 0 for --help, 1 for a refused argument) before any database is opened. */
+function readArgs(): StatsRebuildArgs {
+  const parsed = parseStatsRebuildArgs(process.argv.slice(2));
+  if (parsed.ok) return parsed.args;
+  if (parsed.message) console.error(`stats:rebuild: ${parsed.message}`);
+  console.error(STATS_REBUILD_USAGE);
+  process.exit(parsed.help ? 0 : 1);
 }
 
 async function main(): Promise<number> {
+  const args = readArgs();
   // Nothing to check in a data directory no `npm start` ever used (or another one than it uses):
   // starting an empty database there would report "no drift" about nothing.
   if (!process.env.DATABASE_URL && !embeddedDataExists()) throw new Error(`stats:rebuild: ${noDatabaseMessage('npm run stats:rebuild')}`);
@@ -60,14 +64,12 @@ async function main(): Promise<number> {
     // The stats zone setting of the database, never this shell's TICKFLOW_STATS_TZ.
     const tz = await getStatsTimeZone(db);
     const retention = Math.max(1, Number(process.env.TICKFLOW_RETENTION_DAYS ?? 30) || 30);
-    const to = arg('to') ?? statDateOf(new Date(), tz);
-    const from = arg('from') ?? addDays(to, -(retention - 1));
-    for (const [k, v] of [['from', from], ['to', to]]) {
-      if (!isIsoDate(v)) throw new Error(`--${k} must be a date YYYY-MM-DD, got ${v}`);
-    }
-    const apply = process.argv.includes('--apply');
-    const r = await rebuildStats(db, { from, to, apply, timeZone: tz });
-    if (process.argv.includes('--json')) {
+    const to = args.to ?? statDateOf(new Date(), tz);
+    const from = args.from ?? addDays(to, -(retention - 1));
+    // A --from alone may lie after today's default end: an empty range would report "no drift".
+    if (from > to) throw new Error(`stats:rebuild: --from ${from} is after the range's end ${to}${args.to ? '' : ' (today in the stats zone)'}`);
+    const r = await rebuildStats(db, { from, to, apply: args.apply, timeZone: tz });
+    if (args.json) {
       console.log(JSON.stringify(r, null, 2));
     } else {
       console.log(`handler_stats_daily ${r.from}..${r.to} (${r.timeZone}): ${r.storedRows} stored rows, ${r.computedRows} recomputed from detail rows`);

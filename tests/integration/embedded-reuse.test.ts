@@ -82,6 +82,17 @@ describe('a one-shot command beside a running npm start', { timeout: 120_000 }, 
       expect(none.stderr).toContain(`stats:rebuild: no database to use`);
       expect(none.stderr).toContain(`TICKFLOW_DATA_DIR=${fresh}`);
       expect(existsSync(path.join(fresh, 'pgdata'))).toBe(false);
+      // Its arguments are read before any database: a typo of --apply, a reversed range or an
+      // unknown option is refused (exit 1, with the usage), never run as a rebuild without it.
+      for (const [argv, message] of [
+        [['--aply'], 'stats:rebuild: unknown option --aply'],
+        [['--from', '2026-12-07', '--to', '2026-12-01'], 'stats:rebuild: --from 2026-12-07 is after --to 2026-12-01'],
+      ] as const) {
+        const bad = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/stats-rebuild.ts', ...argv], { cwd: ROOT, env: { ...env, TICKFLOW_DATA_DIR: fresh }, encoding: 'utf8', timeout: 90_000 });
+        expect(bad.status).toBe(1);
+        expect(bad.stderr).toContain(message);
+        expect(bad.stderr).toContain('usage: npm run stats:rebuild');
+      }
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }
