@@ -77,7 +77,7 @@ export const displayName = (max: number, required: boolean) =>
  */
 const RoutingLabels = z.record(str().max(200), str().max(200)).superRefine((labels, ctx) => {
   for (const [key, value] of Object.entries(labels)) {
-    // labels are written `key=value, key=value` (a worker's TICKFLOW_LABELS, the console's field), so a
+    // labels are written `key=value, key=value` (a worker's TICKFLOW_NODE_LABELS, the console's field), so a
     // comma, an equals sign, a line break or spaces around either part cannot be written back as they are
     const unwritable = (t: string) => /[,=\r\n\v\f\u0085\u2028\u2029]/.test(t) || t !== t.trim();
     if (key.trim() === '') ctx.addIssue({ code: 'custom', path: [key], message: 'A label key must not be empty' });
