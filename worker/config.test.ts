@@ -8,6 +8,11 @@ describe('worker config', () => {
     expect(() => loadWorkerConfig({})).toThrow(ConfigError);
   });
 
+  it('without DATABASE_URL, says where the embedded database of `npm start` keeps its URL (README "The two commands")', () => {
+    expect(() => loadWorkerConfig({})).toThrow('DATABASE_URL=$(cat .tickflow/database-url) npm run worker');
+    expect(() => loadWorkerConfig({ TICKFLOW_DATA_DIR: '/srv/tf' })).toThrow('DATABASE_URL=$(cat /srv/tf/database-url) npm run worker');
+  });
+
   it('defaults', () => {
     const c = loadWorkerConfig({ DATABASE_URL: 'postgres://x/y' });
     expect(c).toMatchObject({ concurrency: 8, group: 'default', labels: {}, leaseSeconds: 30, heartbeatMs: 10_000, allowShell: false, roles: ['tick', 'claim', 'reap'] });

@@ -125,7 +125,14 @@ function bool(env: NodeJS.ProcessEnv, name: string): boolean {
 /** Reads the worker's configuration; throws ConfigError with the variable's name on bad input. */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const databaseUrl = env.DATABASE_URL;
-  if (!databaseUrl) throw new ConfigError('DATABASE_URL is required (postgres://user:pass@host:5432/tickflow)');
+  if (!databaseUrl) {
+    // The usual first extra worker joins the embedded database of this checkout's `npm start`, whose URL
+    // (with its generated password) only that file holds: name it, in the data directory given here.
+    const dataDir = env.TICKFLOW_DATA_DIR?.trim().replace(/\/+$/, '') || '.tickflow';
+    throw new ConfigError(
+      `DATABASE_URL is required (postgres://user:pass@host:5432/tickflow); to join the embedded database of this checkout's \`npm start\`: DATABASE_URL=$(cat ${dataDir}/database-url) npm run worker`,
+    );
+  }
   const leaseSeconds = int(env, 'TICKFLOW_LEASE_SECONDS', 30, 1, 86_400);
   const concurrency = int(env, 'TICKFLOW_CONCURRENCY', 8, 1, 10_000);
   const roles = (env.TICKFLOW_ROLES ?? 'tick,claim,reap')
