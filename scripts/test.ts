@@ -22,17 +22,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ZONE_SENSITIVE_UNIT_DIRS } from '../vitest.config.ts';
+import { parseTestArgs, TEST_USAGE } from '../lib/infra/test-stages.ts';
 
-const onlyIndex = process.argv.indexOf('--only');
-const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? (onlyIndex >= 0 ? process.argv[onlyIndex + 1] : undefined);
-const STAGES = ['typecheck', 'unit', 'integration', 'e2e'];
-const only = onlyArg ? new Set(onlyArg.split(',')) : null;
-for (const stage of only ?? []) {
-  if (!STAGES.includes(stage)) {
-    console.error(`unknown stage "${stage}" in --only (stages: ${STAGES.join(', ')})`);
-    process.exit(2);
-  }
+const parsed = parseTestArgs(process.argv.slice(2));
+if (!parsed.ok) {
+  console.error(parsed.message);
+  console.error(TEST_USAGE);
+  process.exit(2);
 }
+const only: Set<string> | null = parsed.only;
 const want = (stage: string) => !only || only.has(stage);
 const results = 'test-results';
 rmSync(results, { recursive: true, force: true });
