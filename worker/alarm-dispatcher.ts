@@ -22,13 +22,13 @@ export interface AlarmDispatcherConfig {
   limit: number;
 }
 
-/** Config from env: TICKFLOW_ALARM_DISPATCH_MS (default 15000: run alarms trail the clock by 45 s anyway), TICKFLOW_ALARM_BATCH (default 20). */
-export function defaultAlarmDispatcherConfig(): AlarmDispatcherConfig {
-  const n = (name: string, d: number) => {
-    const v = Number(process.env[name]);
-    return Number.isFinite(v) && v > 0 ? v : d;
-  };
-  return { intervalMs: n('TICKFLOW_ALARM_DISPATCH_MS', 15_000), limit: n('TICKFLOW_ALARM_BATCH', 20) };
+/**
+ * The dispatcher's settings from the worker's configuration (worker/config.ts reads and checks
+ * TICKFLOW_ALARM_DISPATCH_MS, default 15000: run alarms trail the clock by 45 s anyway, and
+ * TICKFLOW_ALARM_BATCH, default 20, like every other worker variable).
+ */
+export function alarmDispatcherConfig(config: { alarmDispatchMs?: number; alarmBatch?: number }): AlarmDispatcherConfig {
+  return { intervalMs: config.alarmDispatchMs ?? 15_000, limit: config.alarmBatch ?? 20 };
 }
 
 export class AlarmDispatcher {

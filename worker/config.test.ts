@@ -13,6 +13,14 @@ describe('worker config', () => {
     expect(() => loadWorkerConfig({ TICKFLOW_DATA_DIR: '/srv/tf' })).toThrow('DATABASE_URL=$(cat /srv/tf/database-url) npm run worker');
   });
 
+  it('reads and checks the alarm dispatcher\'s variables like every other (a typo stops the worker, not a silent default)', () => {
+    expect(loadWorkerConfig({ DATABASE_URL: 'x' })).toMatchObject({ alarmDispatchMs: 15_000, alarmBatch: 20 });
+    expect(loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_DISPATCH_MS: '5000', TICKFLOW_ALARM_BATCH: '50' })).toMatchObject({ alarmDispatchMs: 5000, alarmBatch: 50 });
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_BATCH: 'abc' })).toThrow(/TICKFLOW_ALARM_BATCH must be an integer/);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_BATCH: '2.5' })).toThrow(/TICKFLOW_ALARM_BATCH/);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_DISPATCH_MS: '15s' })).toThrow(/TICKFLOW_ALARM_DISPATCH_MS/);
+  });
+
   it('defaults', () => {
     const c = loadWorkerConfig({ DATABASE_URL: 'postgres://x/y' });
     expect(c).toMatchObject({ concurrency: 8, group: 'default', labels: {}, leaseSeconds: 30, heartbeatMs: 10_000, allowShell: false, roles: ['tick', 'claim', 'reap'] });

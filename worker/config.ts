@@ -56,6 +56,10 @@ export interface WorkerConfig {
   misfireGraceMs: number;
   heartbeatMs: number;
   reapMs: number;
+  /** alarm scan + delivery interval (TICKFLOW_ALARM_DISPATCH_MS, default 15000) */
+  alarmDispatchMs?: number;
+  /** alarms claimed and delivered at once per pass (TICKFLOW_ALARM_BATCH, default 20) */
+  alarmBatch?: number;
   nodeOfflineSeconds: number;
   shutdownGraceMs: number;
   allowShell: boolean;
@@ -176,6 +180,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     misfireGraceMs: int(env, 'TICKFLOW_MISFIRE_GRACE_MS', 60_000, 0),
     heartbeatMs: int(env, 'TICKFLOW_HEARTBEAT_MS', Math.max(100, Math.floor((leaseSeconds * 1000) / 3)), 10),
     reapMs: int(env, 'TICKFLOW_REAP_MS', 10_000, 10),
+    alarmDispatchMs: int(env, 'TICKFLOW_ALARM_DISPATCH_MS', 15_000, 10),
+    alarmBatch: int(env, 'TICKFLOW_ALARM_BATCH', 20, 1, 10_000),
     nodeOfflineSeconds: int(env, 'TICKFLOW_NODE_OFFLINE_SECONDS', 60, 1),
     shutdownGraceMs: int(env, 'TICKFLOW_SHUTDOWN_GRACE_MS', 30_000, 0),
     allowShell: bool(env, 'TICKFLOW_ALLOW_SHELL'),

@@ -35,7 +35,7 @@ import { createSqlPool, HOT_PATH_SETTINGS, type SqlPool } from '../lib/sql-pool.
 import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { serviceLogger } from '../lib/log.ts';
 import { markNodeStopped, registerNode, setNodeStatus, type NodeStatus } from '../lib/engine/nodes/index.ts';
-import { AlarmDispatcher, defaultAlarmDispatcherConfig } from './alarm-dispatcher.ts';
+import { AlarmDispatcher, alarmDispatcherConfig } from './alarm-dispatcher.ts';
 import { Claimer } from './claimer.ts';
 import type { WorkerConfig, WorkerRole } from './config.ts';
 import { createHandlerRegistry, type Handler, type HandlerRegistry } from './handlers/index.ts';
@@ -298,7 +298,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     { db: livenessDb, clock, logger: base.child({ component: 'reaper' }), health, onPass: metrics && ((r) => metrics.leaseReclaims(r.reclaimedTasks)) },
   );
   // Alarm delivery runs beside the reaper.
-  const alarms = new AlarmDispatcher(defaultAlarmDispatcherConfig(), {
+  const alarms = new AlarmDispatcher(alarmDispatcherConfig(config), {
     db,
     clock,
     logger: base.child({ component: 'alarm-dispatcher' }),
