@@ -74,7 +74,8 @@ export default consolePage(async function JobsPage({ searchParams }: { searchPar
         description="Definitions: what runs, when, and how."
         actions={
           <>
-            <GatedLinkButton href="/jobs/import">
+            {/* admin: every imported job runs shell (lib/jobs/crontab-import-access.ts) */}
+            <GatedLinkButton href="/jobs/import" min="admin">
               <FileUp /> Import crontab
             </GatedLinkButton>
             <GatedLinkButton href="/jobs/new" variant="primary">

@@ -7,11 +7,12 @@ import { ReadOnlyNotice } from '@/components/read-only-notice';
 import { CrontabImport } from '@/components/jobs/crontab-import';
 import { importCrontabAction } from './actions';
 import { consolePage } from '@/app/_lib/page-error';
+import { crontabImportRefusal } from '@/lib/jobs/crontab-import-access';
 
 export const metadata: Metadata = { title: 'Import crontab' };
 export const dynamic = 'force-dynamic';
 
-/** /jobs/import: a crontab / cron.d file -> paused shell jobs, with a dry-run preview first. Viewers get a read-only notice. */
+/** /jobs/import: a crontab / cron.d file -> paused shell jobs, with a dry-run preview first. Viewers get a read-only notice, operators the reason only an admin may import (crontabImportRefusal). */
 export default consolePage(async function ImportCrontabPage() {
   const actor = await getActor();
   const crumb = <Link href="/jobs" className="hover:underline">Jobs</Link>;
@@ -20,6 +21,16 @@ export default consolePage(async function ImportCrontabPage() {
       <>
         <PageHeader title="Import crontab" crumb={crumb} />
         <ReadOnlyNotice />
+      </>
+    );
+  }
+  // Every imported job runs shell: an operator would fill the form in only to be refused on Preview.
+  const refusal = crontabImportRefusal(actor);
+  if (refusal) {
+    return (
+      <>
+        <PageHeader title="Import crontab" crumb={crumb} />
+        <ReadOnlyNotice message={refusal} />
       </>
     );
   }
