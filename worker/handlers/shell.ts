@@ -13,6 +13,8 @@
  * On abort (timeout, cancel, shutdown) the process group gets SIGTERM, then
  * SIGKILL after `killGraceMs` (default 5 s; a task may set 0..10 minutes, lib/handlers/number-settings.ts;
  * anything else fails the attempt naming `payload.killGraceMs`), so a program that traps TERM still dies.
+ * The attempt ends when the program exits: processes it left behind that still hold its output
+ * SHELL_EXIT_DRAIN_MS later are killed with its process group, and no longer waited for.
  * If the worker dies (even by SIGKILL) the shell guardian (shell-guardian.ts) SIGKILLs the
  * attempt's process group and removes its temp directory at once, well before the lease can be
  * reclaimed, so the next attempt never overlaps this one; if the worker stalls (SIGSTOP, a blocked
@@ -33,6 +35,11 @@ import { utf8Prefix } from '../../lib/net/read-capped.ts';
 
 export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 5000;
+/**
+ * How long (ms) the output of a program that exited may still take to arrive before the attempt
+ * stops waiting for it: past it, processes the program left behind hold the pipes (runChild).
+ */
+export const SHELL_EXIT_DRAIN_MS = 1000;
 
 export interface ShellOptions {
   allowShell: boolean;
@@ -41,6 +48,8 @@ export interface ShellOptions {
   guardian?: ShellGuardian;
   /** the task log's line size (bytes, TICKFLOW_TASK_LOG_MAX_LINE_BYTES): longer output lines are split at it (LineSplitter) */
   maxLineBytes?: number;
+  /** ms the output may still arrive after the program exited (default SHELL_EXIT_DRAIN_MS) */
+  exitDrainMs?: number;
 }
 
 class CappedBuffer {
@@ -144,7 +153,7 @@ export function createShellHandler(options: ShellOptions): Handler {
     if (workdir.temporary) guardian.addDir(workdir.dir);
     try {
       const env = shellEnv(s.env ?? {}, workdir.dir, identity);
-      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input, guardian, maxLineBytes: options.maxLineBytes });
+      return await runChild(ctx, file!, args, { cwd: workdir.dir, env, grace, identity, input: s.input, guardian, maxLineBytes: options.maxLineBytes, exitDrainMs: options.exitDrainMs });
     } finally {
       await workdir.cleanup();
       if (workdir.temporary) guardian.removeDir(workdir.dir);
@@ -156,7 +165,7 @@ async function runChild(
   ctx: Parameters<Handler>[0],
   file: string,
   args: string[],
-  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown; guardian: ShellGuardian; maxLineBytes?: number },
+  o: { cwd: string; env: Record<string, string>; grace: number; identity: ReturnType<typeof shellIdentity>; input: unknown; guardian: ShellGuardian; maxLineBytes?: number; exitDrainMs?: number },
 ) {
   {
     const grace = o.grace;
@@ -215,14 +224,36 @@ async function runChild(
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
 
+    let drainTimer: NodeJS.Timeout | undefined;
+    let heldOpen = false;
     const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       child.once('error', (err) => reject(new HandlerError(`shell: cannot start ${file}: ${err.message}`, { code: 'spawn' })));
       child.once('close', (c, sig) => resolve({ code: c, signal: sig }));
+      // 'close' waits for stdout/stderr to end, which a process the program started and left behind
+      // (`cmd &`, `setsid cmd`, a double fork) holds open for as long as it lives: the attempt would
+      // never end, not even at its timeout. Once the program itself has exited, its output gets
+      // SHELL_EXIT_DRAIN_MS to arrive; then what is left of its process group is killed and the
+      // pipes are closed.
+      child.once('exit', (c, sig) => {
+        drainTimer = setTimeout(() => {
+          heldOpen = true;
+          killGroup('SIGKILL');
+          child.stdout.destroy();
+          child.stderr.destroy();
+          resolve({ code: c, signal: sig });
+        }, o.exitDrainMs ?? SHELL_EXIT_DRAIN_MS);
+      });
     }).finally(() => {
       ctx.signal.removeEventListener('abort', onAbort);
       if (killTimer) clearTimeout(killTimer);
+      if (drainTimer) clearTimeout(drainTimer);
       if (pgid !== undefined) o.guardian.removeGroup(pgid);
     });
+    if (heldOpen) {
+      ctx.taskLog.warn(
+        `${file} exited, but processes it started still held its stdout/stderr ${o.exitDrainMs ?? SHELL_EXIT_DRAIN_MS} ms later: what was left of its process group was killed and its output after that is not captured (a program that leaves its process group, setsid, keeps running)`,
+      );
+    }
 
     outLines.end();
     errLines.end();
