@@ -109,6 +109,16 @@ function attemptEndingLine(
   return r.ok ? null : { level: 'error', text: `attempt failed: ${describeError(r.error)}` };
 }
 
+/** What the runner records of one attempt (Runner.complete). */
+interface AttemptResult {
+  outcome: 'success' | 'failed' | 'timeout';
+  output?: unknown;
+  error?: string;
+  exitCode?: number;
+  retryable?: boolean;
+  degraded?: boolean;
+}
+
 export class AttemptAbortError extends Error {
   constructor(readonly reason: AbortReason, message: string) {
     super(message);
@@ -579,51 +589,60 @@ export class Runner {
         }, false, log, entry.heldStart);
         return;
       }
-      if (r.ok) {
-        const { output, exitCode } = unwrapResult(r.value);
-        const stored = storableOutput(output);
-        if (stored.unserialisable !== undefined) {
-          // stored as a marker string it would read as a success with an output nobody returned
-          await this.complete(task, { outcome: 'failed', error: `the handler's result is not JSON: ${stored.unserialisable}` }, late, log, entry.heldStart);
-          return;
-        }
-        if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
-        await this.complete(task, { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) }, late, log, entry.heldStart);
-      } else {
-        const e = r.error;
-        const signal = entry.controller?.signal;
-        const abortReason = signal?.aborted ? (signal.reason as AttemptAbortError | undefined) : undefined;
-        const described = describeError(e);
-        // the task keeps the message (and its causes); where it was thrown is for whoever reads the worker's log
-        if (!signal?.aborted && e instanceof Error) log.warn({ err: e }, 'attempt failed: the handler threw');
-        const message =
-          abortReason instanceof AttemptAbortError && abortReason.reason === 'shutdown'
-            ? `aborted: worker shutting down (${described})`
-            : described;
-        let output: unknown;
-        if (e instanceof HandlerError && e.detail.output !== undefined) {
-          const stored = storableOutput(e.detail.output);
-          if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
-          output = stored.output;
-        }
-        await this.complete(
-          task,
-          {
-            outcome: 'failed',
-            error: message,
-            output,
-            exitCode: e instanceof HandlerError ? storableExitCode(e.detail.exitCode) : undefined,
-            retryable: e instanceof HandlerError && e.detail.retryable === false ? false : undefined,
-          },
-          late,
-          log,
-          entry.heldStart,
-        );
+      let result: AttemptResult;
+      try {
+        result = this.attemptResult(r, entry, log);
+      } catch (err) {
+        // a value whose reading throws (a Proxy's traps, a throwing getter): left uncaught here, the
+        // attempt would never be recorded and would wait for the reaper to call it a lost lease
+        result = { outcome: 'failed', error: `the handler's ${r.ok ? 'result' : 'error'} cannot be read: ${describeError(err)}` };
       }
+      await this.complete(task, result, late, log, entry.heldStart);
     });
     const z = entry.done.catch(() => undefined);
     this.zombies.add(z);
     void z.finally(() => this.zombies.delete(z));
+  }
+
+  /**
+   * The outcome to record for what the handler of `entry` settled with: its result made storable, or its
+   * error described. May throw on a hostile value (a Proxy whose traps throw); the caller records that.
+   */
+  private attemptResult(r: { ok: true; value: unknown } | { ok: false; error: unknown }, entry: Active, log: Logger): AttemptResult {
+    if (r.ok) {
+      const { output, exitCode } = unwrapResult(r.value);
+      const stored = storableOutput(output);
+      // stored as a marker string it would read as a success with an output nobody returned
+      if (stored.unserialisable !== undefined) return { outcome: 'failed', error: `the handler's result is not JSON: ${stored.unserialisable}` };
+      if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
+      return { outcome: 'success', output: stored.output, exitCode: storableExitCode(exitCode) };
+    }
+    const e = r.error;
+    const signal = entry.controller?.signal;
+    const abortReason = signal?.aborted ? (signal.reason as AttemptAbortError | undefined) : undefined;
+    const described = describeError(e);
+    // the task keeps the message (and its causes); where it was thrown is for whoever reads the worker's log
+    if (!signal?.aborted && e instanceof Error) {
+      try {
+        log.warn({ err: e }, 'attempt failed: the handler threw');
+      } catch {
+        /* an Error whose properties throw when the logger reads them: the task has its message */
+      }
+    }
+    const message = abortReason instanceof AttemptAbortError && abortReason.reason === 'shutdown' ? `aborted: worker shutting down (${described})` : described;
+    let output: unknown;
+    if (e instanceof HandlerError && e.detail.output !== undefined) {
+      const stored = storableOutput(e.detail.output);
+      if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
+      output = stored.output;
+    }
+    return {
+      outcome: 'failed',
+      error: message,
+      output,
+      exitCode: e instanceof HandlerError ? storableExitCode(e.detail.exitCode) : undefined,
+      retryable: e instanceof HandlerError && e.detail.retryable === false ? false : undefined,
+    };
   }
 
   /**
@@ -837,7 +856,7 @@ export class Runner {
 
   private async complete(
     task: RunnableTask,
-    result: { outcome: 'success' | 'failed' | 'timeout'; output?: unknown; error?: string; exitCode?: number; retryable?: boolean; degraded?: boolean },
+    result: AttemptResult,
     late: boolean,
     log: Logger,
     startedAt?: Date,

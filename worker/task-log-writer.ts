@@ -217,6 +217,15 @@ function withErrorsReadable(fields: JsonObject): JsonObject {
   return out ?? fields;
 }
 
+/** String(v), or a placeholder when that throws (a Proxy, a throwing toString): a log call never throws. */
+function textOf(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return '(a value that cannot be written as text)';
+  }
+}
+
 function fmtBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
 }
@@ -345,7 +354,7 @@ export class TaskLogWriter {
   }
 
   private row(st: AttemptState, level: TaskLogLevel, stream: TaskLogStream, text: unknown, fields: JsonObject | undefined, seq?: number): Row {
-    const clean = cutLine(storableString(typeof text === 'string' ? text : String(text)), this.config.maxLineBytes);
+    const clean = cutLine(storableString(typeof text === 'string' ? text : textOf(text)), this.config.maxLineBytes);
     let json: string | null = null;
     if (fields !== undefined && fields !== null) json = this.fieldsJson(fields);
     const time = this.now();
@@ -375,14 +384,18 @@ export class TaskLogWriter {
    * one appears (or stringify throws) is the value walked and sanitised (worker/output.ts).
    */
   private fieldsJson(fields: JsonObject): string {
-    fields = withErrorsReadable(fields);
     let json: string | undefined;
     try {
+      fields = withErrorsReadable(fields); // reads every top-level value: a getter may throw
       json = JSON.stringify(fields); // throws on a bigint or a cycle: the slow path handles both
     } catch {
       json = undefined;
     }
-    if (json === undefined || UNSTORABLE_JSON.test(json)) json = JSON.stringify(sanitizeJson(jsonSafe(fields)).value) ?? 'null';
+    if (json === undefined || UNSTORABLE_JSON.test(json)) {
+      const plain = jsonSafe(fields);
+      // what JSON cannot hold (a cycle, a throwing getter, a Proxy) is said in an object, as fields always are
+      json = JSON.stringify(sanitizeJson(plain && typeof plain === 'object' ? plain : { fieldsUnserialisable: String(plain) }).value);
+    }
     const bytes = json.length * 3 > this.config.maxLineBytes ? Buffer.byteLength(json, 'utf8') : json.length;
     return bytes > this.config.maxLineBytes ? JSON.stringify({ fieldsTruncated: true, bytes }) : json;
   }
