@@ -167,6 +167,9 @@ describe('http executor', () => {
           setTimeout(() => res.end('late'), 5000).unref();
         } else if (url.pathname === '/big') {
           res.end('x'.repeat(200_000));
+        } else if (url.pathname === '/huge-header') {
+          res.setHeader('x-huge', 'a'.repeat(100_000));
+          res.end('never read');
         } else res.end('plain');
       });
     });
@@ -209,6 +212,13 @@ describe('http executor', () => {
   it('aborts on the signal (timeout)', async () => {
     const err: any = await h('http')(ctx({ config: { url: `${base}/slow` }, signal: AbortSignal.timeout(200) })).catch((e: any) => e);
     expect(String(err?.name)).toMatch(/TimeoutError|AbortError/); // /slow answers after 5 s: an error means the signal ended the call
+  });
+
+  it('a failed request says why, not only undici\'s `fetch failed`', async () => {
+    const err: any = await h('http')(ctx({ config: { url: `${base}/huge-header?token=secret` } })).catch((e: any) => e);
+    expect(err).toBeInstanceOf(HandlerError);
+    expect(err.message).toMatch(/^http: GET http:\/\/127\.0\.0\.1:\d+\/huge-header failed: fetch failed: caused by: .*Headers Overflow/);
+    expect(err.message).not.toContain('secret');
   });
 
   it('rejects non-http urls', async () => {

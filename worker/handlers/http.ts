@@ -19,6 +19,7 @@
 import { outboundFetch, OutboundRefusedError } from '../../lib/net/outbound.ts';
 import { readCapped } from '../../lib/net/read-capped.ts';
 import { redactUrlsIn } from '../../lib/net/redact-urls.ts';
+import { describeError } from '../output.ts';
 import { HttpSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { builtinSettings, capText, HandlerError, settings, type Handler } from './types.ts';
 
@@ -51,8 +52,10 @@ export const http: Handler = async (ctx) => {
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
     if (err instanceof OutboundRefusedError) throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname}: ${err.message}`, { code: err.code });
-    // the library's text may quote the URL whole (credentials, query): stored, it would be readable by every role
-    throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} failed: ${redactUrlsIn((err as Error).message)}`, { code: 'network' });
+    // undici says only `fetch failed`: why (ECONNREFUSED, a reset, headers too large) is in its cause, so the
+    // causes are read too; the library's text may quote the URL whole (credentials, query): stored, it would
+    // be readable by every role
+    throw new HandlerError(`http: ${method} ${parsed.origin}${parsed.pathname} failed: ${redactUrlsIn(describeError(err))}`, { code: 'network' });
   }
 
   const text = await readCapped(res, HTTP_BODY_CAP_BYTES, ctx.signal);
