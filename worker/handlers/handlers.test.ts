@@ -136,6 +136,18 @@ describe('shell executor', () => {
     for (const pid of left()) process.kill(-Number(pid), 'SIGKILL'); // setsid: it leads its own group
   }, 8000);
 
+  it('a program killed by any signal gets 128 + its number as exit code', async () => {
+    const err: any = await h('shell')(ctx({ config: { command: ['/bin/sh', '-c', 'kill -USR1 $$'] } })).catch((e: any) => e);
+    expect(err.detail.output).toMatchObject({ signal: 'SIGUSR1', exitCode: 138 });
+    expect(err.detail.exitCode).toBe(138);
+  });
+
+  it('arguments over the system limit fail the attempt naming E2BIG', async () => {
+    const err: any = await h('shell')(ctx({ config: { command: ['/bin/echo', 'x'.repeat(3_000_000)] } })).catch((e: any) => e);
+    expect(err).toBeInstanceOf(HandlerError);
+    expect(err.message).toMatch(/^shell: cannot start \/bin\/echo: .*\(E2BIG\)/);
+  });
+
   it('is refused without allowShell, with a clear message', async () => {
     const locked = createHandlerRegistry({ allowShell: false });
     await expect(locked.get('shell')!(ctx({ config: { command: ['/bin/true'] } }))).rejects.toThrow(/TICKFLOW_ALLOW_SHELL=1/);

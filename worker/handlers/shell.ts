@@ -24,6 +24,7 @@
  * programs is an explicit operator decision per worker.
  */
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { ShellSettings } from '../../lib/handlers/builtin-schemas.ts';
 import { builtinSettings, HandlerError, numberSetting, resultWithExitCode, settings, writeTaskLogLine, type Handler, type TaskLog } from './types.ts';
@@ -172,13 +173,16 @@ async function runChild(
     const s = { input: o.input };
     const stdout = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);
     const stderr = new CappedBuffer(SHELL_OUTPUT_CAP_BYTES);
-    const child = spawn(file, args, {
-      cwd: o.cwd,
-      env: o.env as NodeJS.ProcessEnv,
-      stdio: ['pipe', 'pipe', 'pipe'] as const,
-      detached: true,
-      ...(o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {}),
-    });
+    let child: ReturnType<typeof spawnChild>;
+    try {
+      child = spawnChild(file, args, o);
+    } catch (err) {
+      // spawn() throws rather than emitting 'error' for some failures: E2BIG (argv and environment
+      // over the kernel's limit), an argument holding a NUL byte
+      const e = err as NodeJS.ErrnoException;
+      const why = e.code === 'E2BIG' ? 'its arguments and environment are larger than the system allows (E2BIG)' : e.message;
+      throw new HandlerError(`shell: cannot start ${file}: ${why}`, { code: 'spawn' });
+    }
     // In the same synchronous stretch as spawn(): the group (pgid = the leader's pid, as it is
     // detached) is known to the guardian before anything else can run in this process.
     const pgid = child.pid;
@@ -284,7 +288,18 @@ async function runChild(
   }
 }
 
+/** The program of one attempt, leading a process group of its own (detached). */
+function spawnChild(file: string, args: string[], o: { cwd: string; env: Record<string, string>; identity: ReturnType<typeof shellIdentity> }) {
+  return spawn(file, args, {
+    cwd: o.cwd,
+    env: o.env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'] as const,
+    detached: true,
+    ...(o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {}),
+  });
+}
+
+/** The number of a signal on this system (128 + it is the exit code a shell reports for a program it killed). */
 function signalNumber(sig: NodeJS.Signals): number | undefined {
-  const table: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGSEGV: 11, SIGABRT: 6 };
-  return table[sig];
+  return os.constants.signals[sig];
 }
