@@ -62,6 +62,13 @@ describe('loading handler modules', () => {
     expect(problems[0]).toMatch(/failed to load: .*database password missing in fixture/);
   });
 
+  it('gives up on a module whose top-level await never settles, naming it', async () => {
+    const started = Date.now();
+    const problems = await problemsOf(loadHandlerModules([path.join(FIXTURES, 'never-loads')], { reservedNames, loadTimeoutMs: 300 }));
+    expect(problems).toEqual([expect.stringMatching(/never-loads\/pending\.mjs: did not finish loading within 0\.3 s/)]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('names a module with a syntax error', async () => {
     const problems = await problemsOf(loadHandlerModules([path.join(FIXTURES, 'syntax-error')], { reservedNames }));
     expect(problems).toEqual([expect.stringMatching(/syntax-error\/bad\.mjs: failed to load: .*(SyntaxError|Unexpected|Expected)/)]);

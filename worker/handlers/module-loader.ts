@@ -135,6 +135,15 @@ function definitionsOf(ns: Record<string, unknown>): HandlerDefinition[] {
   return [...found];
 }
 
+/** The longest one handler module's import (its top-level code) may take before the worker gives up on it. */
+export const MODULE_LOAD_TIMEOUT_MS = 30_000;
+
+class ModuleLoadTimeout extends Error {
+  constructor(ms: number) {
+    super(`did not finish loading within ${ms / 1000} s (a top-level await that never settles?)`);
+  }
+}
+
 /** One line for an import failure; the TypeScript loader puts the location on the message's second line. */
 function describe(err: unknown): string {
   const e = err as Error;
@@ -148,9 +157,10 @@ function describe(err: unknown): string {
  * @param entries files/folders (TICKFLOW_HANDLERS entries)
  * @param opts.reservedNames names already taken (built-ins, system handlers)
  * @param opts.cwd base of relative entries (default process.cwd())
+ * @param opts.loadTimeoutMs the longest one module's import may take (default MODULE_LOAD_TIMEOUT_MS)
  * @throws HandlerModuleError listing every problem, each naming its file (and handler)
  */
-export async function loadHandlerModules(entries: readonly string[], opts: { reservedNames: Iterable<string>; cwd?: string }): Promise<LoadedHandlers> {
+export async function loadHandlerModules(entries: readonly string[], opts: { reservedNames: Iterable<string>; cwd?: string; loadTimeoutMs?: number }): Promise<LoadedHandlers> {
   const problems: string[] = [];
   const files = expand(entries, opts.cwd ?? process.cwd(), problems);
   const reserved = new Set(opts.reservedNames);
@@ -158,11 +168,22 @@ export async function loadHandlerModules(entries: readonly string[], opts: { res
   if (files.length) await installResolution();
   for (const file of files) {
     let ns: Record<string, unknown>;
+    const ms = opts.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      ns = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      // A top-level await that never settles leaves the import pending: with nothing else holding the
+      // event loop the worker would exit 0 without a word (not the exit 2 that stops `npm start`), and with
+      // something else it would never register. The timer holds the loop and bounds the wait.
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ModuleLoadTimeout(ms)), ms);
+      });
+      ns = (await Promise.race([import(pathToFileURL(file).href), timedOut])) as Record<string, unknown>;
     } catch (err) {
-      problems.push(`${file}: failed to load: ${describe(err)}`);
+      problems.push(`${file}: ${err instanceof ModuleLoadTimeout ? err.message : `failed to load: ${describe(err)}`}`);
+      if (err instanceof ModuleLoadTimeout) break; // the pending import may never settle: the worker stops now
       continue;
+    } finally {
+      clearTimeout(timer);
     }
     const defs = definitionsOf(ns);
     if (defs.length === 0) {
