@@ -20,7 +20,7 @@
  *   progress line per attempt per flush interval).
  * - When the database refuses a flush for a transient reason the batch is kept and sent
  *   again (backoff up to 5 s); beyond `maxBufferedLines` waiting lines new lines are
- *   dropped (counted per attempt like the limits). A batch refused for its VALUES (SQLSTATE
+ *   dropped (counted per attempt like the limits); a batch put back is never cut. A batch refused for its VALUES (SQLSTATE
  *   class 22/23/54) is sent line by line so that one bad line cannot hold the others back.
  * - Text and JSON are made storable first (U+0000 and lone surrogates -> U+FFFD,
  *   worker/output.ts), since PostgreSQL refuses them.
@@ -553,9 +553,11 @@ export class TaskLogWriter {
       this.failures++;
       this.stats.failedFlushes++;
       this.deps.logger.warn({ err, lines: batch.length, failures: this.failures }, 'could not store task log lines; keeping them for the next flush');
-      // Put the batch back in front, within the buffer cap (oldest kept: they come first in the log).
-      const room = Math.max(0, this.config.maxBufferedLines - this.buffer.length);
-      this.buffer = [...batch.slice(0, room), ...this.buffer];
+      // Put the batch back in front, whole. Its lines were admitted and numbered already: cutting it to the
+      // buffer cap (lines written while it was in flight may have filled the buffer) would leave a hole in
+      // their attempts that no marker counts. The cap bounds admission (admit), so the buffer exceeds it by
+      // at most one batch (MAX_ROWS_PER_INSERT lines).
+      this.buffer = [...batch, ...this.buffer];
     }
   }
 

@@ -302,6 +302,33 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('a refused batch is kept whole even when new lines filled the buffer meanwhile (no silent hole)', async () => {
+    let failNext = true;
+    let refuse: () => void = () => undefined;
+    const gated: Queryable = {
+      query: (text, values) => {
+        if (!failNext) return t.pool.query(text, values);
+        failNext = false;
+        // the first flush is answered only when the test says, with a refusal
+        return new Promise((_, reject) => (refuse = () => reject(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' }))));
+      },
+    };
+    const w = writer(gated, { maxBufferedLines: 3, flushMs: 1000 });
+    const a = taskIds();
+    const l = w.open({ ...a, attempt: 1 });
+    for (const x of ['one', 'two', 'three']) l.taskLog.info(x);
+    const first = w.flush(); // the three lines are in flight
+    for (const x of ['four', 'five', 'six']) l.taskLog.info(x); // the buffer is full again
+    refuse();
+    await first;
+    l.close();
+    await waitFor(async () => (await lines(a.taskId)).length === 6, 5000, 'every line to be stored');
+    expect((await lines(a.taskId)).map((x) => [x.seq, x.text])).toEqual([
+      [1, 'one'], [2, 'two'], [3, 'three'], [4, 'four'], [5, 'five'], [6, 'six'],
+    ]);
+    await w.stop();
+  });
+
   it('a batch stored by a statement whose answer was lost is sent again without a refusal or a duplicate', async () => {
     // the first INSERT commits on the server but its answer never arrives (a statement timeout
     // after a stall, a connection lost after the commit): the writer keeps the batch and resends it
