@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError } from './output.ts';
+import { describeError, storableOutput, TASK_OUTPUT_PREVIEW_BYTES } from './output.ts';
 
 describe('a task error as stored (worker/output.ts describeError)', () => {
   it('keeps the text a person reads: no terminal colour codes, no NUL', () => {
@@ -38,5 +38,36 @@ describe('a task error as stored (worker/output.ts describeError)', () => {
     expect(describeError(nested)).toBe('all down (2 errors: replicas down; AggregateError (no message))');
     // other thrown values are still described as values
     expect(describeError({ code: 42 })).toBe('handler threw a non-Error: {"code":42}');
+  });
+});
+
+describe('an output as stored (worker/output.ts storableOutput)', () => {
+  it('an output over the cap costs about one JSON.stringify, not a parse and a walk of the whole value', () => {
+    // the worker's event loop (its heartbeat included) waits while this runs
+    const big = Array.from({ length: 300_000 }, (_, i) => ({ i, s: 'abc', n: [i] }));
+    const time = (f: () => unknown) => {
+      let best = Infinity;
+      for (let k = 0; k < 3; k++) {
+        const t = performance.now();
+        f();
+        best = Math.min(best, performance.now() - t);
+      }
+      return best;
+    };
+    const plain = time(() => JSON.stringify(big));
+    const stored = time(() => storableOutput(big));
+    expect(stored / plain).toBeLessThan(4); // about 1; a round trip and a walk made it about 10
+    const out = storableOutput(big).output as { outputTruncated: boolean; originalBytes: number; preview: string };
+    expect(out.outputTruncated).toBe(true);
+    expect(out.originalBytes).toBe(Buffer.byteLength(JSON.stringify(big)));
+    expect(Buffer.byteLength(out.preview)).toBeLessThanOrEqual(TASK_OUTPUT_PREVIEW_BYTES);
+  });
+
+  it('under the cap: bigint as text, U+0000 and lone surrogates replaced, undefined as null', () => {
+    expect(storableOutput({ a: 1n, b: 'x\u0000y', c: '\ud800' }).output).toEqual({ a: '1', b: 'x\uFFFDy', c: '\uFFFD' });
+    expect(storableOutput(undefined).output).toBeNull();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(storableOutput(cyclic).unserialisable).toMatch(/circular/i);
   });
 });

@@ -45,6 +45,20 @@ function jsonRoundTrip(value: unknown): unknown {
   return text === undefined ? null : JSON.parse(text);
 }
 
+/**
+ * JSON text of `value` (bigint as a string, undefined as null); throws what JSON.stringify throws (a cycle, a
+ * throwing toJSON). A replacer costs a call per value, so it is used only once a bigint made the plain call throw.
+ */
+function jsonText(value: unknown): string {
+  if (value === undefined) return 'null';
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (err) {
+    if (!(err instanceof TypeError && /BigInt/i.test(err.message))) throw err;
+    return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+  }
+}
+
 /** Deep copy of a JSON value with every string (and key) made storable; `changed` tells whether anything was replaced. */
 export function sanitizeJson(value: unknown): { value: unknown; changed: boolean } {
   let changed = false;
@@ -75,28 +89,29 @@ export function sanitizeJson(value: unknown): { value: unknown; changed: boolean
  */
 export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { output: unknown; notes: string[]; unserialisable?: string } {
   const notes: string[] = [];
-  let plain: unknown;
+  let text: string;
   try {
-    plain = jsonRoundTrip(value);
+    text = jsonText(value);
   } catch (err) {
     const why = describeError(err);
     return { output: `[unserialisable output: ${why}]`, notes: ['unserialisable'], unserialisable: why };
   }
-  const { value: clean, changed } = sanitizeJson(plain);
-  if (changed) notes.push('replaced U+0000 / lone surrogates with U+FFFD (PostgreSQL cannot store them)');
-  let text: string;
-  try {
-    text = JSON.stringify(clean) ?? 'null';
-  } catch (err) {
-    return { output: `[unserialisable output: ${describeError(err)}]`, notes: [...notes, 'unserialisable'], unserialisable: describeError(err) };
+  // Measured before anything else: an output over the cap is stored as a preview of this text, so
+  // parsing and walking it whole (seconds for millions of values, the worker's event loop blocked
+  // meanwhile, its heartbeat included) would be spent on a value that is then thrown away. The JSON
+  // text holds U+0000 and lone surrogates as escapes, which a jsonb string stores as they are.
+  const bytes = text.length * 3 <= cap ? text.length : Buffer.byteLength(text, 'utf8');
+  if (bytes > cap) {
+    notes.push(`output of ${bytes} bytes truncated to a ${TASK_OUTPUT_PREVIEW_BYTES}-byte preview (cap ${cap})`);
+    return {
+      output: { outputTruncated: true, originalBytes: bytes, preview: storableString(capText(text, Math.min(cap, TASK_OUTPUT_PREVIEW_BYTES)).text) },
+      notes,
+    };
   }
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= cap) return { output: clean, notes };
-  notes.push(`output of ${bytes} bytes truncated to a ${TASK_OUTPUT_PREVIEW_BYTES}-byte preview (cap ${cap})`);
-  return {
-    output: { outputTruncated: true, originalBytes: bytes, preview: storableString(capText(text, Math.min(cap, TASK_OUTPUT_PREVIEW_BYTES)).text) },
-    notes,
-  };
+  // sanitising only shortens the text (a 6-byte escape becomes the 3-byte U+FFFD): it stays under the cap
+  const { value: clean, changed } = sanitizeJson(JSON.parse(text));
+  if (changed) notes.push('replaced U+0000 / lone surrogates with U+FFFD (PostgreSQL cannot store them)');
+  return { output: clean, notes };
 }
 
 /** Causes (Error `cause`) read into a task error at most. */
