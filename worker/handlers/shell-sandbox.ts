@@ -10,7 +10,7 @@
  *   (default `nobody`; `root` keeps root, on purpose only).
  */
 import { spawnSync } from 'node:child_process';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SHELL_WORKDIR_PREFIX } from './shell-guardian.ts';
@@ -89,5 +89,31 @@ export async function shellWorkdir(cwd: unknown, identity: ShellIdentity): Promi
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), SHELL_WORKDIR_PREFIX));
   if (identity) await chown(dir, identity.uid, identity.gid);
-  return { dir, temporary: true, cleanup: () => rm(dir, { recursive: true, force: true }).catch(() => undefined) };
+  return { dir, temporary: true, cleanup: () => removeWorkdir(dir) };
+}
+
+/**
+ * Removes an attempt's temp directory whatever the program left in it. A directory it made unreadable
+ * or unwritable (`chmod 000 sub`) cannot be emptied by a worker that is not root (the program ran as the
+ * worker's own user), so every attempt doing so would leave its directory behind: on a first refusal the
+ * tree is made the owner's again (u+rwx, directories only, symbolic links not followed) and removed.
+ */
+export async function removeWorkdir(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true });
+    return;
+  } catch {
+    /* below */
+  }
+  const unlock = async (d: string): Promise<void> => {
+    await chmod(d, 0o700).catch(() => undefined);
+    const names = await readdir(d).catch(() => [] as string[]);
+    for (const n of names) {
+      const p = path.join(d, n);
+      const st = await lstat(p).catch(() => null);
+      if (st?.isDirectory()) await unlock(p);
+    }
+  };
+  await unlock(dir);
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
