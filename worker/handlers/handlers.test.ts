@@ -136,6 +136,13 @@ describe('shell executor', () => {
     for (const pid of left()) process.kill(-Number(pid), 'SIGKILL'); // setsid: it leads its own group
   }, 8000);
 
+  it('after the program exits, output its leftovers still write is waited for while it flows', async () => {
+    const r = unwrapResult(
+      await h('shell')(ctx({ config: { command: ['/bin/sh', '-c', '(for i in 1 2 3 4; do sleep 0.3; echo "late $i"; done) & echo first'] } })),
+    );
+    expect((r.output as { stdout: string }).stdout).toBe('first\nlate 1\nlate 2\nlate 3\nlate 4\n');
+  }, 8000);
+
   it('a program killed by any signal gets 128 + its number as exit code', async () => {
     const err: any = await h('shell')(ctx({ config: { command: ['/bin/sh', '-c', 'kill -USR1 $$'] } })).catch((e: any) => e);
     expect(err.detail.output).toMatchObject({ signal: 'SIGUSR1', exitCode: 138 });

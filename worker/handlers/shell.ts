@@ -14,7 +14,8 @@
  * SIGKILL after `killGraceMs` (default 5 s; a task may set 0..10 minutes, lib/handlers/number-settings.ts;
  * anything else fails the attempt naming `payload.killGraceMs`), so a program that traps TERM still dies.
  * The attempt ends when the program exits: processes it left behind that still hold its output
- * SHELL_EXIT_DRAIN_MS later are killed with its process group, and no longer waited for.
+ * once SHELL_EXIT_DRAIN_MS passed without any (or the attempt was aborted) are killed with its
+ * process group, and no longer waited for.
  * If the worker dies (even by SIGKILL) the shell guardian (shell-guardian.ts) SIGKILLs the
  * attempt's process group and removes its temp directory at once, well before the lease can be
  * reclaimed, so the next attempt never overlaps this one; if the worker stalls (SIGSTOP, a blocked
@@ -192,11 +193,14 @@ async function runChild(
     const started = Date.now();
     const outLines = streamLines(ctx.taskLog, 'stdout', o.maxLineBytes);
     const errLines = streamLines(ctx.taskLog, 'stderr', o.maxLineBytes);
+    let outputSeq = 0; // counts chunks read, for the drain after the program's exit
     child.stdout.on('data', (c: Buffer) => {
+      outputSeq++;
       stdout.push(c);
       outLines.push(c);
     });
     child.stderr.on('data', (c: Buffer) => {
+      outputSeq++;
       stderr.push(c);
       errLines.push(c);
     });
@@ -238,14 +242,20 @@ async function runChild(
       // never end, not even at its timeout. Once the program itself has exited, its output gets
       // SHELL_EXIT_DRAIN_MS to arrive; then what is left of its process group is killed and the
       // pipes are closed.
+      // While output still arrives (and the attempt is not aborted) the wait goes on: a busy event loop
+      // may not have read what the program wrote before its exit yet.
       child.once('exit', (c, sig) => {
-        drainTimer = setTimeout(() => {
-          heldOpen = true;
-          killGroup('SIGKILL');
-          child.stdout.destroy();
-          child.stderr.destroy();
-          resolve({ code: c, signal: sig });
-        }, o.exitDrainMs ?? SHELL_EXIT_DRAIN_MS);
+        const arm = (seenSeq: number) => {
+          drainTimer = setTimeout(() => {
+            if (outputSeq !== seenSeq && !ctx.signal.aborted) return arm(outputSeq);
+            heldOpen = true;
+            killGroup('SIGKILL');
+            child.stdout.destroy();
+            child.stderr.destroy();
+            resolve({ code: c, signal: sig });
+          }, o.exitDrainMs ?? SHELL_EXIT_DRAIN_MS);
+        };
+        arm(outputSeq);
       });
     }).finally(() => {
       ctx.signal.removeEventListener('abort', onAbort);
