@@ -37,7 +37,8 @@ function fieldsOf(v: unknown): { fields?: JsonObject } {
   return { fields: { value: v } };
 }
 
-function safeString(v: unknown): string {
+/** String(v), or a placeholder when that throws (a Proxy, a throwing toString): a log call never throws. */
+export function safeString(v: unknown): string {
   try {
     return String(v);
   } catch {

@@ -36,7 +36,7 @@
 import type { Logger } from 'pino';
 import { pgErrorCode } from '../lib/engine/pg.ts';
 import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handlers/types.ts';
-import { taskLogArguments } from './task-log-arguments.ts';
+import { safeString, taskLogArguments } from './task-log-arguments.ts';
 import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
@@ -217,15 +217,6 @@ function withErrorsReadable(fields: JsonObject): JsonObject {
   return out ?? fields;
 }
 
-/** String(v), or a placeholder when that throws (a Proxy, a throwing toString): a log call never throws. */
-function textOf(v: unknown): string {
-  try {
-    return String(v);
-  } catch {
-    return '(a value that cannot be written as text)';
-  }
-}
-
 function fmtBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
 }
@@ -354,7 +345,7 @@ export class TaskLogWriter {
   }
 
   private row(st: AttemptState, level: TaskLogLevel, stream: TaskLogStream, text: unknown, fields: JsonObject | undefined, seq?: number): Row {
-    const clean = cutLine(storableString(typeof text === 'string' ? text : textOf(text)), this.config.maxLineBytes);
+    const clean = cutLine(storableString(typeof text === 'string' ? text : safeString(text)), this.config.maxLineBytes);
     let json: string | null = null;
     if (fields !== undefined && fields !== null) json = this.fieldsJson(fields);
     const time = this.now();

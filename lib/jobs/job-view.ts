@@ -151,6 +151,20 @@ export function scheduleSpecOf(job: Pick<Job, 'scheduleKind' | 'cronExpression' 
 /** The columns of a job row its schedule is made of (a stored row, or one about to be inserted). */
 export type JobScheduleColumns = Pick<Job, 'scheduleKind' | 'cronExpression' | 'timezone' | 'intervalSeconds' | 'runAt' | 'startAt' | 'endAt' | 'staggerSeconds' | 'id' | 'createdAt'>;
 
+/** The Prisma `select` of JobScheduleColumns: what a read needs to walk a job's schedule (jobScheduleOf). */
+export const JOB_SCHEDULE_SELECT = {
+  id: true,
+  scheduleKind: true,
+  cronExpression: true,
+  timezone: true,
+  intervalSeconds: true,
+  runAt: true,
+  startAt: true,
+  endAt: true,
+  staggerSeconds: true,
+  createdAt: true,
+} as const satisfies Record<keyof JobScheduleColumns, true>;
+
 /** lib/schedule's JobSchedule of a job row. */
 export function jobScheduleOf(job: JobScheduleColumns): JobSchedule {
   return {

@@ -5,6 +5,7 @@ import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
 import { purgedAmong } from '../jobs/purged-job-ids.ts';
 import { canFireProblem } from '../jobs/job-input.ts';
+import { JOB_SCHEDULE_SELECT } from '../jobs/job-view.ts';
 
 /** What the overview page shows at a glance (instants ISO-8601 UTC). */
 export interface Overview {
@@ -38,20 +39,6 @@ export interface Overview {
   alarms: { pending: number; failed24h: number };
 }
 
-/** The columns canFireProblem reads (lib/jobs/job-view.ts JobScheduleColumns). */
-const SCHEDULE_COLUMNS = {
-  id: true,
-  scheduleKind: true,
-  cronExpression: true,
-  timezone: true,
-  intervalSeconds: true,
-  runAt: true,
-  startAt: true,
-  endAt: true,
-  staggerSeconds: true,
-  createdAt: true,
-} as const;
-
 /**
  * Overview numbers. Reads detail tables, but every query is bounded and indexed:
  * - jobs by status: GROUP BY over jobs (one row per job definition — small); the paused ones' schedule columns, to
@@ -69,7 +56,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
   const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
   const [jobGroups, pausedJobs, deleted, runGroups, beforeSlotRuns, nodes, deadJobs, failures, pendingAlarms, failedAlarms, runningNow, nextFires] = await Promise.all([
     db.job.groupBy({ by: ['status'], where: { deletedAt: null }, _count: { _all: true } }),
-    db.job.findMany({ where: { deletedAt: null, status: 'paused', scheduleKind: { not: 'manual' } }, select: SCHEDULE_COLUMNS }),
+    db.job.findMany({ where: { deletedAt: null, status: 'paused', scheduleKind: { not: 'manual' } }, select: JOB_SCHEDULE_SELECT }),
     db.job.count({ where: { deletedAt: { not: null } } }),
     db.run.groupBy({ by: ['status'], where: { scheduledFor: { gte: dayAgo, lte: now } }, _count: { _all: true } }),
     db.run.count({

@@ -1,7 +1,7 @@
 import type { Db } from '../db.ts';
 import { toJobSchedule } from '../engine/tick/plan-job-fire.ts';
 import { dueTimesAfter } from '../schedule/stagger.ts';
-import { nextFireOf } from '../jobs/job-view.ts';
+import { JOB_SCHEDULE_SELECT, nextFireOf } from '../jobs/job-view.ts';
 import { aheadSlotOf, selectAllAheadSlots } from '../engine/sql/ahead-runs.ts';
 
 /**
@@ -36,7 +36,7 @@ export async function getUpcomingFires(db: Db, now: Date, opts: { horizonMs?: nu
   const horizon = now.getTime() + (opts.horizonMs ?? 86_400_000);
   const perJob = opts.perJob ?? 96;
   const maxJobs = opts.maxJobs ?? 30;
-  const select = { id: true, key: true, name: true, status: true, deletedAt: true, scheduleKind: true, cronExpression: true, timezone: true, intervalSeconds: true, runAt: true, startAt: true, endAt: true, staggerSeconds: true, createdAt: true, nextRunAt: true } as const;
+  const select = { ...JOB_SCHEDULE_SELECT, key: true, name: true, status: true, deletedAt: true, nextRunAt: true } as const;
   // A job's first fire is its next fire (docs/on-time.md "Next fire", nextFireOf): the slot of a run created ahead
   // when it has one. Such a job's next_run_at already names the slot after, which may lie past the horizon (a weekly
   // job) or be gone (a `once` job the tick paused), so those jobs are read by id besides the active ones due in it.
