@@ -95,12 +95,12 @@ export interface AttemptLog {
 
 /**
  * Where the seq of one opening of an attempt starts in the database: `base` (the highest seq of
- * the attempt's lines stored before `openedAt`, the time of the opening's first line, ISO) is
- * learnt from the first statement that stores a line of it, and added to every row's own `seq`
- * when it is sent.
+ * the attempt's lines stored before `openedAt`, the instant the attempt was opened on this writer,
+ * ISO; every line of the opening is stamped at or after it) is learnt from the first statement that
+ * stores a line of it, and added to every row's own `seq` when it is sent.
  */
 interface Numbering {
-  openedAt?: string;
+  readonly openedAt: string;
   base?: number;
 }
 
@@ -250,7 +250,7 @@ export class TaskLogWriter {
     const id = `${key.taskId}:${key.attempt}`;
     let st = this.attempts.get(id);
     if (!st) {
-      st = { key, seq: 0, numbering: {}, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
+      st = { key, seq: 0, numbering: { openedAt: this.now() }, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
       this.attempts.set(id, st);
     }
     const state = st;
@@ -349,8 +349,6 @@ export class TaskLogWriter {
     let json: string | null = null;
     if (fields !== undefined && fields !== null) json = this.fieldsJson(fields);
     const time = this.now();
-    // the opening's first line marks where its own lines start (earlier runs' lines come before it)
-    st.numbering.openedAt ??= time;
     return {
       taskId: st.key.taskId,
       attempt: st.key.attempt,
@@ -556,7 +554,7 @@ export class TaskLogWriter {
     const parts: string[] = [];
     const learning = new Map<string, Numbering>();
     for (const r of rows) {
-      const { base, openedAt = r.time } = r.numbering;
+      const { base, openedAt } = r.numbering;
       // an opening whose base is unknown sends its rows' own seq and its instant; the statement adds the base
       const numbering = base === undefined ? `"s":${r.seq},"o":"${openedAt}"` : `"s":${r.seq + base}`;
       if (base === undefined) learning.set(`${r.taskId}:${r.attempt}:${openedAt}`, r.numbering);

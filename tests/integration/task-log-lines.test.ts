@@ -609,8 +609,8 @@ describe('search', () => {
   it('finds a substring across jobs or in one job, newest first, with task, run and job', async () => {
     // lines of two real tasks (so the step key and job key resolve), at known times
     const clockTimes = ['2026-03-01T10:00:00Z', '2026-03-01T11:00:00Z', '2026-03-01T12:00:00Z'].map((s) => new Date(s));
-    let k = 0;
-    const w2 = writer(t.pool, {}, () => clockTimes[Math.min(k++, 2)]!);
+    let now = clockTimes[0]!;
+    const w2 = writer(t.pool, {}, () => now);
     const a = await triggerOneTask(t.db, { key: 'search.a', steps: [{ handler: 'builtin.noop' }] });
     const b = await triggerOneTask(t.db, { key: 'search.b', steps: [{ handler: 'builtin.noop' }] });
     const ta = await t.db.task.findUniqueOrThrow({ where: { id: a } });
@@ -618,7 +618,9 @@ describe('search', () => {
     const la = w2.open({ taskId: ta.id, runId: ta.runId, jobId: ta.jobId, attempt: 1, scheduledFor: ta.scheduledFor });
     const lb = w2.open({ taskId: tb.id, runId: tb.runId, jobId: tb.jobId, attempt: 1, scheduledFor: tb.scheduledFor });
     la.taskLog.info('Order 100_% Shipped');
+    now = clockTimes[1]!;
     lb.taskLog.error('order 100_% failed: card declined');
+    now = clockTimes[2]!;
     la.taskLog.info('nothing to see');
     await w2.stop();
 
@@ -645,15 +647,18 @@ describe('search', () => {
   it('pages by a keyset cursor: every hit once, in the one-page order, also among lines of one instant', async () => {
     // 3 tasks; most lines share one instant, so only (task, attempt, seq) tell them apart
     const at = [new Date('2026-04-01T08:00:00Z'), new Date('2026-04-01T09:00:00Z')];
-    let k = 0;
-    const w = writer(t.pool, {}, () => at[k++ < 9 ? 0 : 1]!);
+    let now = at[0]!;
+    const w = writer(t.pool, {}, () => now);
     const tasks = [];
     for (const key of ['page.a', 'page.b', 'page.c']) {
       const id = await triggerOneTask(t.db, { key, steps: [{ handler: 'builtin.noop' }] });
       tasks.push(await t.db.task.findUniqueOrThrow({ where: { id } }));
     }
     const open = tasks.map((x) => w.open({ taskId: x.id, runId: x.runId, jobId: x.jobId, attempt: 1, scheduledFor: x.scheduledFor }));
-    for (let i = 0; i < 4; i++) for (const l of open) l.taskLog.info(`paged widget ${i}`);
+    for (let i = 0; i < 4; i++) {
+      if (i === 3) now = at[1]!; // the first nine lines share one instant
+      for (const l of open) l.taskLog.info(`paged widget ${i}`);
+    }
     await w.stop();
 
     const whole = await searchTaskLogLines(t.db, { q: 'paged widget', limit: '200' }, VIEWER);
