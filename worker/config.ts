@@ -35,6 +35,7 @@ import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { parseHandlerModulesEnv } from './handlers/module-loader.ts';
 import { parseSqlConnections } from './handlers/sql.ts';
 import { taskLogConfigFromEnv, type TaskLogWriterConfig } from './task-log-writer.ts';
+import { workerSecretsFromEnv } from './task-secrets.ts';
 
 export type WorkerRole = 'tick' | 'claim' | 'reap';
 
@@ -65,6 +66,8 @@ export interface WorkerConfig {
   allowShell: boolean;
   shellKillGraceMs: number;
   sqlConnections: Record<string, string>;
+  /** secrets by name, for references in task settings (worker/task-secrets.ts: TICKFLOW_SECRET_*, TICKFLOW_SECRETS_DIR); none when absent */
+  secrets?: ReadonlyMap<string, string>;
   roles: WorkerRole[];
   dbPoolSize: number;
   /**
@@ -164,6 +167,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  let secrets: ReadonlyMap<string, string>;
+  try {
+    secrets = workerSecretsFromEnv(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     databaseUrl,
     concurrency,
@@ -187,6 +196,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     allowShell: bool(env, 'TICKFLOW_ALLOW_SHELL'),
     shellKillGraceMs: int(env, 'TICKFLOW_SHELL_KILL_GRACE_MS', 5000, 0),
     sqlConnections,
+    secrets,
     roles: roles as WorkerRole[],
     handlerModules: parseHandlerModulesEnv(env.TICKFLOW_HANDLERS),
     // claimer + ticker + completions + system jobs: leave room for concurrency (heartbeat and

@@ -251,6 +251,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
     health,
     onCompleted: metrics ? (e) => metrics.completed(e) : undefined,
     taskLogs,
+    secrets: config.secrets,
   });
   guardian?.watch(() =>
     shellDeadlineMs({ nowMs: clock().getTime(), earliestLeaseEndMs: runner.earliestLeaseEnd(), databaseDown: health.isDown, leaseSeconds: config.leaseSeconds }),

@@ -137,7 +137,8 @@ async function main(): Promise<void> {
   started = true;
   await worker.start();
   // Machine-readable line for supervisors and tests.
-  log.info({ nodeId: worker.nodeId, pid: process.pid }, 'worker ready');
+  // the names of the secrets it holds (never their values), to check a deployment against the steps that use them
+  log.info({ nodeId: worker.nodeId, pid: process.pid, secrets: [...(config.secrets?.keys() ?? [])].sort() }, 'worker ready');
 }
 
 /**

@@ -50,6 +50,8 @@ import { describeError, storableExitCode, storableOutput } from './output.ts';
 import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
 import type { DbHealth } from './db-health.ts';
 import { objectOrEmpty } from '../lib/json-object.ts';
+import { resolveAttemptSecrets, type AttemptSecrets } from './task-secrets.ts';
+import { maskSecrets, maskSecretsDeep, MissingSecretError } from '../lib/secrets/secret-references.ts';
 
 /** How long a handler may take to return after its abort at the deadline before the task is marked "timed out, still running". */
 export const OVERDUE_GRACE_MS = 500;
@@ -173,6 +175,8 @@ export interface RunnerDeps {
   onCompleted?: (e: { handler: string; outcome: 'success' | 'failed' | 'timeout'; durationMs: number; taskStatus?: 'success' | 'pending' | 'dead' }) => void;
   /** stores handlers' task log lines (task-log-writer.ts); without it they go to the process log */
   taskLogs?: TaskLogWriter;
+  /** the worker's secrets by name (worker/task-secrets.ts), put in place of the references of a task's settings */
+  secrets?: ReadonlyMap<string, string>;
 }
 
 interface Active {
@@ -200,6 +204,8 @@ interface Active {
   heldStart?: Date;
   /** the task was claimed again while this entry held it (Runner.supersede): its result is not sent */
   superseded?: boolean;
+  /** the secret values its settings were given, masked in its output and error (worker/task-secrets.ts) */
+  masked?: readonly string[];
   timer: LongTimeout;
   startedAt: number;
   done: Promise<void>;
@@ -216,6 +222,16 @@ export interface CompletionRecord {
 /** The attempt's AbortController, made on first use. */
 function abortOf(entry: Active): AbortController {
   return (entry.controller ??= new AbortController());
+}
+
+/** `result` with the attempt's secret values masked in its output and error (worker/task-secrets.ts). */
+function maskResult(result: AttemptResult, masked: readonly string[] | undefined): AttemptResult {
+  if (!masked?.length) return result;
+  return {
+    ...result,
+    ...(result.error !== undefined ? { error: maskSecrets(result.error, masked) } : {}),
+    ...(result.output !== undefined ? { output: maskSecretsDeep(result.output, masked) } : {}),
+  };
 }
 
 function asObject(v: unknown): JsonObject {
@@ -538,12 +554,16 @@ export class Runner {
     }, timeoutMs);
 
     const handler = this.deps.handlers.get(task.handler);
-    const lines = this.deps.taskLogs?.open({ taskId: task.id, runId: task.runId, jobId: task.jobId ?? '', attempt: task.attempt, scheduledFor: task.scheduledFor });
+    const secrets = this.attemptSecrets(task);
+    const masked = 'error' in secrets ? [] : secrets.masked;
+    entry.masked = masked;
+    const lines = this.deps.taskLogs?.open({ taskId: task.id, runId: task.runId, jobId: task.jobId ?? '', attempt: task.attempt, scheduledFor: task.scheduledFor }, masked);
     const run = async (): Promise<unknown> => {
       if (!handler) throw new HandlerError(`no handler "${task.handler}" on this worker`, { code: 'unknown_handler' });
+      if ('error' in secrets) throw secrets.error;
       return handler({
-        payload: asObject(task.payload),
-        config: asObject(task.config),
+        payload: asObject(secrets.payload),
+        config: asObject(secrets.config),
         attempt: task.attempt,
         taskId: task.id,
         runId: task.runId,
@@ -591,7 +611,7 @@ export class Runner {
       }
       let result: AttemptResult;
       try {
-        result = this.attemptResult(r, entry, log);
+        result = maskResult(this.attemptResult(r, entry, log), entry.masked);
       } catch (err) {
         // a value whose reading throws (a Proxy's traps, a throwing getter): left uncaught here, the
         // attempt would never be recorded and would wait for the reaper to call it a lost lease
@@ -602,6 +622,22 @@ export class Runner {
     const z = entry.done.catch(() => undefined);
     this.zombies.add(z);
     void z.finally(() => this.zombies.delete(z));
+  }
+
+  /**
+   * The task's config and payload with their secret references resolved against this worker's secrets
+   * (worker/task-secrets.ts), or the error the attempt fails with: a secret this worker does not hold
+   * (another worker may: the attempt may be retried), or settings that cannot be read.
+   */
+  private attemptSecrets(task: RunnableTask): AttemptSecrets | { error: HandlerError } {
+    try {
+      return resolveAttemptSecrets(task.config, task.payload, this.deps.secrets ?? new Map());
+    } catch (e) {
+      if (e instanceof MissingSecretError) {
+        return { error: new HandlerError(`${e.message} (${this.config.nodeId}): set TICKFLOW_SECRET_${e.names[0]} or a file ${e.names[0]} in TICKFLOW_SECRETS_DIR on the workers that run it`, { code: 'secret_missing' }) };
+      }
+      return { error: new HandlerError(`the task's settings cannot be read: ${describeError(e)}`, { code: 'input', retryable: false }) };
+    }
   }
 
   /**
@@ -624,7 +660,9 @@ export class Runner {
     // the task keeps the message (and its causes); where it was thrown is for whoever reads the worker's log
     if (!signal?.aborted && e instanceof Error) {
       try {
-        log.warn({ err: e }, 'attempt failed: the handler threw');
+        // the worker's own log is shipped off the host as often as not: a secret's value stays out of it too
+        if (entry.masked?.length) log.warn({ error: maskSecrets(described, entry.masked) }, 'attempt failed: the handler threw');
+        else log.warn({ err: e }, 'attempt failed: the handler threw');
       } catch {
         /* an Error whose properties throw when the logger reads them: the task has its message */
       }

@@ -38,6 +38,7 @@ import { pgErrorCode } from '../lib/engine/pg.ts';
 import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handlers/types.ts';
 import { safeString, taskLogArguments } from './task-log-arguments.ts';
 import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
+import { maskSecrets, maskSecretsDeep } from '../lib/secrets/secret-references.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
 export interface TaskLogWriterConfig {
@@ -126,6 +127,8 @@ interface AttemptState {
   key: AttemptKey;
   seq: number;
   numbering: Numbering;
+  /** secret values the attempt's settings were given: masked in its lines (lib/secrets/secret-references.ts maskedTexts) */
+  masked: readonly string[];
   lines: number;
   bytes: number;
   droppedLines: number;
@@ -246,12 +249,14 @@ export class TaskLogWriter {
    * attempt the runner already gave up on is still the same attempt) continues its
    * numbering.
    */
-  open(key: AttemptKey): AttemptLog {
+  open(key: AttemptKey, masked: readonly string[] = []): AttemptLog {
     const id = `${key.taskId}:${key.attempt}`;
     let st = this.attempts.get(id);
     if (!st) {
-      st = { key, seq: 0, numbering: { openedAt: this.now() }, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
+      st = { key, seq: 0, numbering: { openedAt: this.now() }, masked, lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0, droppedBacklog: 0, full: false, closed: false };
       this.attempts.set(id, st);
+    } else if (masked.length) {
+      st.masked = [...new Set([...st.masked, ...masked])].sort((a, b) => b.length - a.length);
     }
     const state = st;
     const at = (level: TaskLogLevel) => (first: unknown, second?: unknown) => {
@@ -345,9 +350,11 @@ export class TaskLogWriter {
   }
 
   private row(st: AttemptState, level: TaskLogLevel, stream: TaskLogStream, text: unknown, fields: JsonObject | undefined, seq?: number): Row {
-    const clean = cutLine(storableString(typeof text === 'string' ? text : safeString(text)), this.config.maxLineBytes);
+    const raw = typeof text === 'string' ? text : safeString(text);
+    // masked before the cut, so that a line cut inside a secret does not keep its first part
+    const clean = cutLine(storableString(st.masked.length ? maskSecrets(raw, st.masked) : raw), this.config.maxLineBytes);
     let json: string | null = null;
-    if (fields !== undefined && fields !== null) json = this.fieldsJson(fields);
+    if (fields !== undefined && fields !== null) json = this.fieldsJson(fields, st.masked);
     const time = this.now();
     return {
       taskId: st.key.taskId,
@@ -372,7 +379,7 @@ export class TaskLogWriter {
    * whose text shows U+0000 and lone surrogates as `\u0000` / `\udXXX` escapes; only when
    * one appears (or stringify throws) is the value walked and sanitised (worker/output.ts).
    */
-  private fieldsJson(fields: JsonObject): string {
+  private fieldsJson(fields: JsonObject, masked: readonly string[]): string {
     let json: string | undefined;
     try {
       fields = withErrorsReadable(fields); // reads every top-level value: a getter may throw
@@ -385,6 +392,8 @@ export class TaskLogWriter {
       // what JSON cannot hold (a cycle, a throwing getter, a Proxy) is said in an object, as fields always are
       json = JSON.stringify(sanitizeJson(plain && typeof plain === 'object' ? plain : { fieldsUnserialisable: String(plain) }).value);
     }
+    // masked on the parsed value: in the JSON text a value's escaped form could also match a key or a number
+    if (masked.length && masked.some((m) => json!.includes(JSON.stringify(m).slice(1, -1)))) json = JSON.stringify(maskSecretsDeep(JSON.parse(json), masked));
     const bytes = json.length * 3 > this.config.maxLineBytes ? Buffer.byteLength(json, 'utf8') : json.length;
     return bytes > this.config.maxLineBytes ? JSON.stringify({ fieldsTruncated: true, bytes }) : json;
   }

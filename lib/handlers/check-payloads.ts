@@ -3,8 +3,8 @@
  * on save (the console and REST both save through lib/jobs) and on a trigger with a payload
  * (lib/jobs/trigger-job.ts): handler modules' advertised input schemas, the shipped executors'
  * inputs (builtin-schemas.ts, the `grpc` proto included: grpc-proto.ts) and the numeric settings
- * (number-settings.ts). The worker checks every attempt again with the same rules (the handler's
- * own zod schema for a module).
+ * (number-settings.ts), and secret references that are not ones (lib/secrets/secret-references.ts).
+ * The worker checks every attempt again with the same rules (the handler's own zod schema for a module).
  */
 import type { Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
@@ -14,6 +14,7 @@ import { checkNumberSetting, numberSettingRules } from './number-settings.ts';
 import { builtinInput, checkBuiltinInput } from './builtin-schemas.ts';
 import { grpcProtoProblem, loadProtobuf } from './grpc-proto.ts';
 import { objectOrEmpty } from '../json-object.ts';
+import { malformedSecretReference } from '../secrets/secret-references.ts';
 
 type StepInput = { key?: string; handler: string; payload?: unknown; config?: unknown };
 type SavedStep = { handler: string; payload?: Record<string, unknown> | null; config?: Record<string, unknown> | null };
@@ -62,6 +63,11 @@ function stepInputFields(
   const savedNote = (key: string) => (run && !Object.hasOwn(obj(run.payload), key) ? ' (the value saved on the job)' : '');
   steps.forEach((s, i) => {
     const layers = settingLayers(s, i, jobPayload, fieldOf, run);
+    for (const [o, field] of layers) {
+      // sent as it is, a mistyped reference would put the text of a secret's name where its value belongs
+      const bad = malformedSecretReference(o);
+      if (bad) fields[`${field}.${bad.path}`] ??= `${label(s)}: "${bad.text}" starts a secret reference but is not one; write \${{ secrets.NAME }} (NAME: letters, digits and _, not starting with a digit)`;
+    }
     for (const rule of numberSettingRules(s.handler)) {
       const from = layers.find(([o]) => Object.hasOwn(o, rule.name));
       if (!from) continue;

@@ -9,4 +9,9 @@ describe('what npm start hands its children', () => {
   it('the worker gets neither', () => {
     expect(workerEnv(env)).toEqual({ PATH: '/bin', DATABASE_URL: 'postgres://x', TICKFLOW_SMTP_URL: 'smtp://s' });
   });
+  it('only the worker gets the secrets for task settings', () => {
+    const withSecrets = { ...env, TICKFLOW_SECRET_API_TOKEN: 's3cr3t', TICKFLOW_SECRETS_DIR: '/run/secrets' } as unknown as NodeJS.ProcessEnv;
+    expect(consoleEnv(withSecrets)).toEqual(consoleEnv(env));
+    expect(workerEnv(withSecrets)).toMatchObject({ TICKFLOW_SECRET_API_TOKEN: 's3cr3t', TICKFLOW_SECRETS_DIR: '/run/secrets' });
+  });
 });

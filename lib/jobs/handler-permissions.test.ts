@@ -17,6 +17,22 @@ describe('executor permissions', () => {
     expect(stepPrivilege({ handler: 'grpc' }, {}, ['grpc'])?.reason).toMatch(/TICKFLOW_PRIVILEGED_HANDLERS/);
   });
 
+  it('a step naming a worker secret in any layer of its settings is an admin\'s to set or change', () => {
+    const token = { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' };
+    expect(stepPrivilege({ handler: 'http', config: { url: 'https://x.example', headers: token } })).toMatchObject({ level: 'admin', reason: expect.stringMatching(/worker secrets \(API_TOKEN\)/) });
+    expect(stepPrivilege({ handler: 'builtin.echo', payload: { a: '${{ secrets.A }}' } }, { b: '${{ secrets.B }}' })?.reason).toMatch(/\(A, B\)/);
+    // a Run now override that names one is judged too: an operator could otherwise send it anywhere
+    expect(stepPrivilege({ handler: 'http' }, {}, [], { headers: token })?.level).toBe('admin');
+    const job = { steps: [{ key: 'main', handler: 'http', config: { url: 'https://x.example', headers: token } }], jobPayload: {} };
+    expect(() => assertMayChangeCommand(op, null, job)).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(op, job, { ...job, steps: [{ ...job.steps[0]!, config: { url: 'https://evil.example', headers: token } }] })).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(admin, null, job)).not.toThrow();
+    // an operator's harmless job stays theirs; an override adding a reference is not
+    const plain = { steps: [{ key: 'main', handler: 'http', config: { url: 'https://x.example' } }], jobPayload: {} };
+    expect(() => assertMayChangeCommand(op, plain, { ...plain, runPayload: { headers: token } })).toThrow(/Only an admin may/);
+    expect(() => assertMayChangeCommand(op, plain, { ...plain, runPayload: { headers: { X: 'y' } } })).not.toThrow();
+  });
+
   it('an unchanged command passes whoever asks; a changed one needs the handler\'s level', () => {
     const shell = { steps: [{ key: 'main', handler: 'shell', payload: { command: ['/bin/true'] } }], jobPayload: {} };
     expect(() => assertMayChangeCommand(op, shell, { ...shell, steps: [...shell.steps] })).not.toThrow();

@@ -9,8 +9,9 @@
  * - `system.*` handlers belong to the system jobs Tickflow creates: only the
  *   system actor may put them on a job or change such a job's command.
  * - `shell` (programs on the worker host), `sql` on a named connection
- *   (TICKFLOW_SQL_CONNECTIONS credentials) and every handler listed in
- *   TICKFLOW_PRIVILEGED_HANDLERS need the admin role.
+ *   (TICKFLOW_SQL_CONNECTIONS credentials), every handler listed in
+ *   TICKFLOW_PRIVILEGED_HANDLERS, and any step whose settings name a worker secret
+ *   (`${{ secrets.NAME }}`, lib/secrets/secret-references.ts) need the admin role.
  * - Everything else (builtins, `http`, `sql` on the restricted default
  *   connection, custom handlers) needs the operator role; where an outbound call
  *   may go is checked at run time (lib/net/outbound.ts).
@@ -34,6 +35,7 @@ import { jsonEqual } from '../api/json-guard.ts';
 import type { Actor, Role } from '../auth/actor.ts';
 import { objectOrEmpty } from '../json-object.ts';
 import { remove as removeConfusables } from 'confusables';
+import { secretNamesIn } from '../secrets/secret-references.ts';
 
 /** What using a handler needs: the admin role, or being the system itself. */
 export type HandlerPrivilege = { level: 'admin' | 'system'; handler: string; reason: string };
@@ -77,6 +79,11 @@ export function configuredPrivilegedHandlers(env: NodeJS.ProcessEnv = process.en
 export function stepPrivilege(step: CommandStep, jobPayload: unknown = {}, extraPrivileged: readonly string[] = [], runPayload: unknown = {}): HandlerPrivilege | null {
   const h = step.handler;
   if (h.startsWith('system.')) return { level: 'system', handler: h, reason: `${h} belongs to the system jobs Tickflow creates; no user may put it on a job or change its payload` };
+  const secrets = secretNamesIn(step.config, jobPayload, step.payload, runPayload);
+  if (secrets.length) {
+    // whoever sets a step's settings decides where its secrets go (an URL, a header, a program's input)
+    return { level: 'admin', handler: h, reason: `the step uses worker secrets (${secrets.join(', ')}), and its settings decide where they are sent, so only an admin may set or change what it runs` };
+  }
   if (h === 'shell') return { level: 'admin', handler: h, reason: 'shell runs programs on the worker host, so only an admin may set or change what it runs' };
   if (h === 'sql') {
     const settings = { ...obj(step.config), ...obj(jobPayload), ...obj(step.payload), ...obj(runPayload) };

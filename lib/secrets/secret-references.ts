@@ -1,0 +1,155 @@
+/**
+ * Worker secrets (docs/security.md "Worker secrets"): a step's config or payload names a secret as
+ * `${{ secrets.NAME }}` inside any string value; the worker that runs the attempt puts the value it
+ * holds in its place just before the handler is called (worker/task-secrets.ts), and masks it in what
+ * the attempt leaves behind (task log lines, output, error). The job, its versions and its tasks keep
+ * the reference, so no view of a job shows a value, and a value never reaches the database.
+ *
+ * Pure: no environment, no database. The console and lib/jobs/handler-permissions.ts use it to see
+ * which secrets a step names.
+ */
+import { dictionary } from '../own-keys.ts';
+
+/** A secret's name: what follows `secrets.` in a reference, and the suffix of its TICKFLOW_SECRET_ variable. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** One reference inside a string; spaces inside the braces are optional, as in CI templates. */
+const REFERENCE = /\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\s*\}\}/g;
+/** Anything that starts like a reference; one that REFERENCE does not read is refused on save. */
+const REFERENCE_START = /\$\{\{\s*secrets\b/g;
+
+/** The shortest value that is masked: shorter ones (`1`, `yes`) would mask ordinary words and numbers. */
+export const MIN_MASKED_LENGTH = 4;
+
+/** Calls `visit` with every string value (not key) in a JSON-like value, with its path. */
+function eachString(value: unknown, path: string, visit: (s: string, path: string) => void, depth = 0): void {
+  if (depth > 64) return;
+  if (typeof value === 'string') visit(value, path);
+  else if (Array.isArray(value)) value.forEach((v, i) => eachString(v, path ? `${path}.${i}` : String(i), visit, depth + 1));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) eachString(v, path ? `${path}.${k}` : k, visit, depth + 1);
+  }
+}
+
+/** The secret names `value` refers to (string values at any depth), sorted, each once. */
+export function secretNamesIn(...values: unknown[]): string[] {
+  const names = new Set<string>();
+  for (const value of values) {
+    eachString(value, '', (s) => {
+      if (!s.includes('${{')) return;
+      for (const m of s.matchAll(REFERENCE)) names.add(m[1]!);
+    });
+  }
+  return [...names].sort();
+}
+
+/**
+ * The first string in `value` that starts a reference that is not one (`${{ secrets.my-key }}`,
+ * `${{ secrets.X }`), as `{ path, text }` (path: dotted keys and indexes from `value`), or null.
+ * Such text would be sent as it is, so saving it is refused instead.
+ */
+export function malformedSecretReference(value: unknown): { path: string; text: string } | null {
+  let found: { path: string; text: string } | null = null;
+  eachString(value, '', (s, path) => {
+    if (found || !s.includes('${{')) return;
+    const starts = [...s.matchAll(REFERENCE_START)].length;
+    const references = [...s.matchAll(REFERENCE)].length;
+    if (starts !== references) found = { path, text: s.length > 80 ? `${s.slice(0, 80)}…` : s };
+  });
+  return found;
+}
+
+/** A secret a reference names that the resolving worker does not hold. */
+export class MissingSecretError extends Error {
+  constructor(readonly names: readonly string[]) {
+    super(`secret${names.length > 1 ? 's' : ''} ${names.join(', ')} not set on this worker`);
+    this.name = 'MissingSecretError';
+  }
+}
+
+/**
+ * `value` with every reference replaced by its secret's value (a deep copy where anything changed;
+ * the same object when nothing refers to a secret).
+ * @param lookup the worker's secrets by name
+ * @throws MissingSecretError naming every referenced secret `lookup` lacks
+ */
+export function resolveSecretReferences<T>(value: T, lookup: ReadonlyMap<string, string>): T {
+  const missing = new Set<string>();
+  const walk = (v: unknown, depth: number): unknown => {
+    if (depth > 64) return v;
+    if (typeof v === 'string') {
+      if (!v.includes('${{')) return v;
+      return v.replace(REFERENCE, (whole, name: string) => {
+        const secret = lookup.get(name);
+        if (secret === undefined) {
+          missing.add(name);
+          return whole;
+        }
+        return secret;
+      });
+    }
+    if (Array.isArray(v)) {
+      const out = v.map((x) => walk(x, depth + 1));
+      return out.every((x, i) => x === v[i]) ? v : out;
+    }
+    if (v && typeof v === 'object') {
+      let changed = false;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        const y = walk(x, depth + 1);
+        if (y !== x) changed = true;
+        out[k] = y;
+      }
+      return changed ? out : v;
+    }
+    return v;
+  };
+  const out = walk(value, 0) as T;
+  if (missing.size) throw new MissingSecretError([...missing].sort());
+  return out;
+}
+
+/**
+ * What to mask for a set of secret values: each value of MIN_MASKED_LENGTH characters or more, and each
+ * line of such length of a value that has several (a key file printed line by line), longest first so a
+ * value containing another is masked whole.
+ */
+export function maskedTexts(values: Iterable<string>): string[] {
+  const out = new Set<string>();
+  for (const v of values) {
+    if (v.length >= MIN_MASKED_LENGTH) out.add(v);
+    if (v.includes('\n')) for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_LENGTH) out.add(line.trim());
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/** The mask that stands for a secret in what an attempt leaves behind. */
+export const SECRET_MASK = '***';
+
+/** `text` with every occurrence of each of `masked` (maskedTexts) replaced by SECRET_MASK. */
+export function maskSecrets(text: string, masked: readonly string[]): string {
+  let out = text;
+  for (const m of masked) if (out.includes(m)) out = out.split(m).join(SECRET_MASK);
+  return out;
+}
+
+/**
+ * A JSON-like value (plain or null-prototype objects, arrays, scalars) with every string, values and
+ * keys, masked (maskSecrets); the same value when `masked` is empty.
+ */
+export function maskSecretsDeep<T>(value: T, masked: readonly string[]): T {
+  if (masked.length === 0) return value;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (depth > 64) return v;
+    if (typeof v === 'string') return maskSecrets(v, masked);
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    if (v && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+      // a key may be `__proto__` (worker/output.ts keeps it as a key): a dictionary holds it as one
+      const out = dictionary<unknown>();
+      for (const [k, x] of Object.entries(v)) out[maskSecrets(k, masked)] = walk(x, depth + 1);
+      return out;
+    }
+    return v;
+  };
+  return walk(value, 0) as T;
+}

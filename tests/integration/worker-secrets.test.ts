@@ -1,0 +1,89 @@
+/**
+ * Worker secrets (docs/security.md "Worker secrets"): a step's settings name `${{ secrets.NAME }}`,
+ * a real in-process worker puts its value in place for the handler only, and masks it in what the
+ * attempt leaves: task log lines (text and fields), output and error. The task keeps the reference.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Actor } from '../../lib/auth/actor.ts';
+import { createJob } from '../../lib/jobs/create-job.ts';
+import { triggerJob } from '../../lib/jobs/trigger-job.ts';
+import { listTaskLogLines } from '../../lib/task-logs/index.ts';
+import { createWorker } from '../../worker/create-worker.ts';
+import type { WorkerConfig } from '../../worker/config.ts';
+import { HandlerError } from '../../worker/handlers/index.ts';
+import { useTestDatabase } from '../helpers/db.ts';
+import { testWorkerConfig, triggerOneTask, useWorkers, waitForFinalTask } from './worker-fixtures.ts';
+
+const t = useTestDatabase();
+const workers = useWorkers();
+const VIEWER: Actor = { kind: 'user', id: 'v', name: 'viewer@example.com', role: 'viewer' };
+const TOKEN = 'tok-9f8e7d6c5b4a';
+const PEM = '-----BEGIN TEST KEY-----\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldY\n-----END TEST KEY-----';
+
+async function startWorker(over: Partial<WorkerConfig>, handlers = {}) {
+  const w = createWorker({ config: testWorkerConfig(t.url, { roles: ['claim', 'reap'], taskLog: { flushMs: 50 }, ...over }), handlers });
+  workers.push(w);
+  await w.start();
+  return w;
+}
+
+const lineTexts = async (id: string) => (await listTaskLogLines(t.db, id, {}, VIEWER)).lines;
+
+describe('worker secrets', () => {
+  it('a shell step gets the value in its environment; its output and lines show the mask, its task the reference', async () => {
+    await startWorker({ allowShell: true, secrets: new Map([['API_TOKEN', TOKEN]]) });
+    const config = { command: ['/bin/sh', '-c', 'printf "%s" "$TOKEN" | wc -c; echo "got $TOKEN"'], env: { TOKEN: '${{ secrets.API_TOKEN }}' } };
+    const id = await triggerOneTask(t.db, { key: 'secret-shell', steps: [{ handler: 'shell', config }] });
+    const task = await waitForFinalTask(t.db, id);
+    expect(task).toMatchObject({ status: 'success', config });
+    // the program saw the 16-character value, and nothing stored shows it
+    expect(task.output).toMatchObject({ stdout: `${TOKEN.length}\ngot ***\n` });
+    const lines = await lineTexts(id);
+    expect(lines.map((l) => l.text)).toEqual(expect.arrayContaining(['got ***']));
+    expect(JSON.stringify([task, lines])).not.toContain(TOKEN);
+  });
+
+  it('a handler\'s lines, fields, output and error are masked, a multi-line value line by line', async () => {
+    await startWorker({ secrets: new Map([['API_TOKEN', TOKEN], ['KEY', PEM]]) }, {
+      'test.leaky': async (ctx: { config: { token: string; key: string }; taskLog: { info: (t: string, f?: object) => void } }) => {
+        ctx.taskLog.info(`calling with ${ctx.config.token}`, { header: `Bearer ${ctx.config.token}`, [ctx.config.token]: 1, n: 123 });
+        for (const line of ctx.config.key.split('\n')) ctx.taskLog.info(line);
+        throw new HandlerError(`refused: ${ctx.config.token} is expired`, { output: { echoed: { authorization: `Bearer ${ctx.config.token}` } }, retryable: false });
+      },
+    });
+    const id = await triggerOneTask(t.db, { key: 'secret-leaky', steps: [{ handler: 'test.leaky', config: { token: '${{ secrets.API_TOKEN }}', key: '${{ secrets.KEY }}' } }] });
+    const task = await waitForFinalTask(t.db, id);
+    expect(task).toMatchObject({ status: 'dead', error: 'refused: *** is expired', output: { echoed: { authorization: 'Bearer ***' } } });
+    const lines = await lineTexts(id);
+    expect(lines[0]).toMatchObject({ text: 'calling with ***', fields: { header: 'Bearer ***', '***': 1, n: 123 } });
+    // every line of a multi-line value is masked on its own, its header lines included
+    expect(lines.slice(1, 4).map((l) => l.text)).toEqual(['***', '***', '***']);
+    expect(lines.at(-1)?.text).toBe('attempt failed: refused: *** is expired');
+    expect(JSON.stringify([task, lines])).not.toContain(TOKEN);
+    expect(JSON.stringify(lines)).not.toContain('QUJDREVGR0hJSktMTU5PUFFSU1RVVldY');
+  });
+
+  it('a secret the worker does not hold fails the attempt naming it, and the value of one it holds is not sent', async () => {
+    await startWorker({ secrets: new Map([['API_TOKEN', TOKEN]]) });
+    const id = await triggerOneTask(t.db, { key: 'secret-missing', steps: [{ handler: 'builtin.echo', payload: { a: '${{ secrets.API_TOKEN }}', b: '${{ secrets.GONE }}' } }] });
+    const task = await waitForFinalTask(t.db, id);
+    expect(task.status).toBe('dead');
+    expect(task.error).toMatch(/^secret GONE not set on this worker \(.+\): set TICKFLOW_SECRET_GONE or a file GONE in TICKFLOW_SECRETS_DIR/);
+    expect(task.output).toBeNull();
+  });
+
+  it('on save: an operator may not set a step that names a secret, nor add one with Run now; a mistyped reference is refused at its field', async () => {
+    const OPERATOR: Actor = { kind: 'user', id: 'o', name: 'operator@example.com', role: 'operator' };
+    const ADMIN: Actor = { kind: 'user', id: 'a', name: 'admin@example.com', role: 'admin' };
+    const job = (key: string, headers: Record<string, string>) => ({ key, name: key, schedule: { kind: 'manual' }, steps: [{ key: 'main', handler: 'http', config: { url: 'https://example.com/hook', headers } }] });
+    await expect(createJob(t.db, job('s.op', { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' }), OPERATOR)).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/worker secrets \(API_TOKEN\)/) });
+    await expect(createJob(t.db, job('s.typo', { Authorization: 'Bearer ${{ secrets.api-token }}' }), ADMIN)).rejects.toMatchObject({
+      code: 'validation',
+      fields: { 'steps.0.config.headers.Authorization': expect.stringMatching(/starts a secret reference but is not one/) },
+    });
+    expect(await t.db.job.count({ where: { key: { in: ['s.op', 's.typo'] } } })).toBe(0);
+    const plain = await createJob(t.db, job('s.plain', { 'X-Plain': 'yes' }), OPERATOR);
+    await expect(triggerJob(t.db, plain.id, { payload: { headers: { Authorization: '${{ secrets.API_TOKEN }}' } } }, OPERATOR)).rejects.toMatchObject({ code: 'forbidden' });
+    expect(await createJob(t.db, job('s.admin', { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' }), ADMIN)).toMatchObject({ key: 's.admin' });
+  });
+});
