@@ -86,7 +86,7 @@ export function StepPanel({ data, errors, handlers, readOnly, onChange, onDelete
           <textarea {...ctl('payload')} rows={5} value={data.payloadText} onChange={(e) => onChange({ payloadText: e.target.value })} spellCheck={false} className={`${ctl('payload').className} font-mono text-xs`} />
         </PayloadEditor>
       </Field>
-      <Field label={STEP_FIELD_LABELS.config} htmlFor={id('config')} error={errors.config} hint="Handler settings, e.g. the sql executor's connection">
+      <Field label={STEP_FIELD_LABELS.config} htmlFor={id('config')} error={errors.config} hint="Handler settings, e.g. the sql executor's connection; credentials as ${{ secrets.NAME }} (held by the workers)">
         <textarea {...ctl('config')} rows={4} value={data.configText} onChange={(e) => onChange({ configText: e.target.value })} spellCheck={false} className={`${ctl('config').className} font-mono text-xs`} />
       </Field>
       <div className="grid grid-cols-2 gap-2">
