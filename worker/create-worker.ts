@@ -364,6 +364,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
           labels: config.labels,
           handlers: handlerNames,
           handlerSpecs: Object.fromEntries(Object.entries(options.handlerSpecs ?? {}).filter(([name]) => handlerNames.includes(name))),
+          secretNames: [...(config.secrets?.keys() ?? [])].sort(),
           version: WORKER_VERSION,
         },
         clock(),

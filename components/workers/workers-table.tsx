@@ -188,7 +188,17 @@ export function WorkersTable({
           key: 'handlers',
           header: 'Handlers',
           className: 'max-w-[22rem] max-md:max-w-none max-md:basis-full',
-          cell: (w) => <HandlerChips handlers={w.handlers} />,
+          cell: (w) => (
+            <>
+              <HandlerChips handlers={w.handlers} />
+              {/* names only: which worker can run a step that names a secret (docs/security.md "Worker secrets") */}
+              {w.secretNames.length > 0 ? (
+                <p className="mt-1 text-xs text-zinc-500" data-testid="worker-secrets">
+                  Secrets: <span className="font-mono">{w.secretNames.join(', ')}</span>
+                </p>
+              ) : null}
+            </>
+          ),
         },
         {
           key: 'started',

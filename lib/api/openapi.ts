@@ -131,7 +131,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     WorkerNode: {
       type: 'object',
       description: 'One worker process (lib/workers WorkerView; docs/operations.md "Stopped or offline")',
-      required: ['nodeId', 'name', 'host', 'pid', 'group', 'labels', 'handlers', 'status', 'effectiveStatus', 'lastHeartbeatAt', 'heartbeatAgeSeconds', 'runningTasks', 'cpuPercent', 'memoryMb', 'load1', 'version', 'startedAt', 'stoppedAt', 'stopSignal'],
+      required: ['nodeId', 'name', 'host', 'pid', 'group', 'labels', 'handlers', 'secretNames', 'status', 'effectiveStatus', 'lastHeartbeatAt', 'heartbeatAgeSeconds', 'runningTasks', 'cpuPercent', 'memoryMb', 'load1', 'version', 'startedAt', 'stoppedAt', 'stopSignal'],
       properties: {
         nodeId: { type: 'string' },
         name: { type: 'string' },
@@ -140,6 +140,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         group: { type: 'string' },
         labels: { type: 'object', additionalProperties: { type: 'string' } },
         handlers: { type: 'array', items: { type: 'string' } },
+        secretNames: { type: 'array', items: { type: 'string' }, description: 'names of the secrets the worker holds for task settings (never their values)' },
         status: {
           type: 'string',
           enum: [...NODE_STATUSES],

@@ -12,6 +12,8 @@ export type WorkerView = {
   group: string;
   labels: Record<string, string>;
   handlers: string[];
+  /** names of the secrets it holds for task settings, never their values (docs/security.md "Worker secrets") */
+  secretNames: string[];
   /** `offline`: heartbeat lost (the reaper marked it); `stopped`: drained and exited cleanly */
   status: NodeStatus;
   /** status, except an online/draining node with a stale heartbeat shows as `stale` */
@@ -44,6 +46,7 @@ export function toWorkerView(w: WorkerNode, now: Date): WorkerView {
     group: w.group,
     labels: (w.labels ?? {}) as Record<string, string>,
     handlers: w.handlers,
+    secretNames: w.secretNames,
     status: w.status,
     effectiveStatus: effectiveNodeStatus(w.status, w.lastHeartbeatAt, now),
     lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),

@@ -8,6 +8,7 @@ import type { Actor } from '../../lib/auth/actor.ts';
 import { createJob } from '../../lib/jobs/create-job.ts';
 import { triggerJob } from '../../lib/jobs/trigger-job.ts';
 import { listTaskLogLines } from '../../lib/task-logs/index.ts';
+import { listWorkers } from '../../lib/workers/list-workers.ts';
 import { createWorker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 import { HandlerError } from '../../worker/handlers/index.ts';
@@ -41,6 +42,10 @@ describe('worker secrets', () => {
     const lines = await lineTexts(id);
     expect(lines.map((l) => l.text)).toEqual(expect.arrayContaining(['got ***']));
     expect(JSON.stringify([task, lines])).not.toContain(TOKEN);
+    // the workers list names the secrets a worker holds, never their values
+    const listed = JSON.stringify(await listWorkers(t.db, VIEWER));
+    expect(listed).toContain('"secretNames":["API_TOKEN"]');
+    expect(listed).not.toContain(TOKEN);
   });
 
   it('a handler\'s lines, fields, output and error are masked, a multi-line value line by line', async () => {

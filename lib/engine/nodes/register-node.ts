@@ -21,6 +21,8 @@ export interface RegisterNodeInput {
    * worker/handlers/function-executor.ts HandlerSpec), read by lib/handlers/catalogue.ts
    */
   handlerSpecs?: Record<string, unknown>;
+  /** names of the secrets the node holds (worker/task-secrets.ts), never their values */
+  secretNames?: string[];
   version: string;
   /** tests may fix the id; production leaves it out */
   nodeId?: string;
@@ -35,8 +37,8 @@ export function newNodeId(host: string, pid: number): string {
 export async function registerNode(db: Db, input: RegisterNodeInput, now: Date = new Date()): Promise<string> {
   const nodeId = input.nodeId ?? newNodeId(input.host, input.pid);
   await db.$executeRaw`
-    INSERT INTO worker_nodes (node_id, name, host, pid, "group", labels, handlers, handler_specs, status, last_heartbeat_at, running_tasks, version, started_at)
+    INSERT INTO worker_nodes (node_id, name, host, pid, "group", labels, handlers, handler_specs, secret_names, status, last_heartbeat_at, running_tasks, version, started_at)
     VALUES (${nodeId}, ${input.name}, ${input.host}, ${input.pid}, ${input.group}, ${JSON.stringify(input.labels)}::jsonb,
-            ${input.handlers}::text[], ${JSON.stringify(input.handlerSpecs ?? {})}::json, 'online', ${now}, 0, ${input.version}, ${now})`;
+            ${input.handlers}::text[], ${JSON.stringify(input.handlerSpecs ?? {})}::json, ${input.secretNames ?? []}::text[], 'online', ${now}, 0, ${input.version}, ${now})`;
   return nodeId;
 }
