@@ -100,3 +100,19 @@ test('workers page: the heartbeat tooltip writes its time as every tooltip does 
   const heartbeat = row.locator('td', { hasText: / ago$/ }).first();
   await expect(heartbeat).toHaveAttribute('title', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
 });
+
+test('workers page: a worker that holds secrets for step settings lists their names, never a value', async ({ page }) => {
+  const nodeId = `e2e-secrets-${uniq()}`;
+  await withDb((c) =>
+    c.query(`INSERT INTO worker_nodes (node_id, name, host, pid, status, last_heartbeat_at, secret_names) VALUES ($1, $1, 'fake-host', 4343, 'online', now(), '{API_TOKEN,DB_PASSWORD}')`, [nodeId]),
+  );
+  try {
+    await page.goto('/workers');
+    const row = page.getByTestId('worker-row').filter({ hasText: nodeId });
+    await expect(row.getByTestId('worker-secrets')).toHaveText('Secrets: API_TOKEN, DB_PASSWORD');
+    // a worker holding none says nothing about secrets
+    await expect(page.getByTestId('worker-row').filter({ hasNotText: nodeId }).filter({ hasText: 'online' }).first().getByTestId('worker-secrets')).toHaveCount(0);
+  } finally {
+    await withDb((c) => c.query(`DELETE FROM worker_nodes WHERE node_id = $1`, [nodeId]));
+  }
+});
