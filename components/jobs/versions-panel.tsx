@@ -11,25 +11,15 @@ import { EmptyState } from '../ui/empty-state';
 import { useToast } from '../ui/toast';
 import { RoleGate } from '../role';
 import { Tag } from '../status-badge';
-import { FieldDiffTable } from './field-diff-table';
+import { diffValue, FieldDiffTable } from './field-diff-table';
 import { RelativeTime } from '../time';
-import { defaultComparePair } from './compare-default';
+import { defaultComparePair, noConfigurationChange } from './compare-default';
+import { sameConfigurationNote, versionDiffView, type SnapshotDiffLike } from './version-diff-model';
 import { LoadOlderButton, useOlderPages, type ListPage } from '../load-older';
 
 /** A row of the history (lib/jobs listVersions): `rollbackRefusal` says why a rollback to it would restore nothing, null when it would restore a configuration. */
 export type VersionRow = { version: number; changeType: string; reason: string | null; createdBy: string; createdAt: string; rollbackRefusal: string | null };
-type FieldChange = { path: string; from: unknown; to: unknown };
-type StepLike = { key: string; handler: string };
-type EdgeLike = { from: string; to: string; type: string };
-export type DiffData = {
-  from: number;
-  to: number;
-  diff: {
-    fields: FieldChange[];
-    steps: { added: StepLike[]; removed: StepLike[]; changed: { key: string; fields: FieldChange[] }[] };
-    edges: { added: EdgeLike[]; removed: EdgeLike[]; changed: { from: string; to: string; fields: FieldChange[] }[] };
-  };
-};
+export type DiffData = { from: number; to: number; diff: SnapshotDiffLike };
 type R<T> = { ok: true; data: T } | { ok: false; error: string };
 
 /**
@@ -50,6 +40,7 @@ export function VersionsPanel({ jobId, currentVersion, firstPage, diff, rollback
   const { toast } = useToast();
   const router = useRouter();
 
+  const nothingToCompare = noConfigurationChange(versions);
   if (versions.length === 0) return <EmptyState icon={<History />} title="No versions recorded" />;
   const toggle = (v: number) => setPicked((p) => (p.includes(v) ? p.filter((x) => x !== v) : [...p, v].slice(-2)));
   const compare = async () => {
@@ -73,6 +64,11 @@ export function VersionsPanel({ jobId, currentVersion, firstPage, diff, rollback
         {/* the hint applies until a diff is open, or again once the ticks no longer make a pair */}
         {!result || picked.length !== 2 ? <span className="text-xs text-zinc-500">Tick two versions to compare them side by side.</span> : null}
       </div>
+      {nothingToCompare && !result ? (
+        <p className="mx-3 rounded-md border border-zinc-200 bg-zinc-50 px-3 py-2 text-xs text-zinc-600" data-testid="versions-nothing-to-compare">
+          {nothingToCompare}
+        </p>
+      ) : null}
       <DataTable
         testId="versions-table"
         // below 768 px a card per version: tick, version, change and Rollback first, then who, when and why
@@ -142,27 +138,34 @@ export function VersionsPanel({ jobId, currentVersion, firstPage, diff, rollback
 }
 
 
-/** Side-by-side diff: one row per changed path, old value left, new value right. */
+/** Side-by-side diff of two configurations, by section (version-diff-model.ts); the status change, if any, on a line apart. */
 function DiffView({ data }: { data: DiffData }) {
-  const { fields, steps, edges } = data.diff;
-  const rows: { path: string; from: unknown; to: unknown }[] = [
-    ...fields,
-    ...steps.added.map((s) => ({ path: `steps.${s.key}`, from: undefined, to: s })),
-    ...steps.removed.map((s) => ({ path: `steps.${s.key}`, from: s, to: undefined })),
-    ...steps.changed.flatMap((s) => s.fields.map((f) => ({ path: `steps.${s.key}.${f.path}`, from: f.from, to: f.to }))),
-    ...edges.added.map((e) => ({ path: `edges.${e.from}->${e.to}`, from: undefined, to: e.type })),
-    ...edges.removed.map((e) => ({ path: `edges.${e.from}->${e.to}`, from: e.type, to: undefined })),
-    ...edges.changed.flatMap((e) => e.fields.map((f) => ({ path: `edges.${e.from}->${e.to}.${f.path}`, from: f.from, to: f.to }))),
-  ];
+  const view = versionDiffView(data.diff);
   return (
     <div className="border-t border-zinc-100 px-3 pb-3" data-testid="version-diff">
       <h3 className="py-2 text-[13px] font-semibold">
-        v{data.from} ↔ v{data.to} · {rows.length} change{rows.length === 1 ? '' : 's'}
+        v{data.from} ↔ v{data.to} · {view.count} configuration change{view.count === 1 ? '' : 's'}
       </h3>
-      {rows.length === 0 ? (
-        <p className="text-xs text-zinc-500">The two versions have the same configuration (only status or metadata changed).</p>
+      {view.status && view.count > 0 ? (
+        <p className="pb-2 text-xs text-zinc-600" data-testid="version-diff-status">
+          Status: {diffValue(view.status.from)} → {diffValue(view.status.to)} (not part of the configuration; Rollback keeps the current status)
+        </p>
+      ) : null}
+      {view.count === 0 ? (
+        <p className="rounded-md border border-zinc-200 bg-zinc-50 px-3 py-2 text-xs text-zinc-600" data-testid="version-diff-empty">
+          {sameConfigurationNote(data.from, data.to, view.status)}
+        </p>
       ) : (
-        <FieldDiffTable rows={rows} labels={['Field', `v${data.from}`, `v${data.to}`]} tone="versions" />
+        <div className="space-y-3">
+          {view.sections.map((s) => (
+            <section key={s.title} aria-label={s.title}>
+              <h4 className="pb-1 text-xs font-semibold text-zinc-700">
+                {s.title} <span className="font-normal text-zinc-500">· {s.rows.length}</span>
+              </h4>
+              <FieldDiffTable rows={s.rows} labels={['Field', `v${data.from}`, `v${data.to}`]} tone="versions" />
+            </section>
+          ))}
+        </div>
       )}
     </div>
   );
