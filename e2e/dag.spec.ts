@@ -171,20 +171,25 @@ const SEVEN_STEPS = {
   ],
 };
 
-test('a 7-step graph opens legible (card text at least 11px on screen), starting at its roots', async ({ page }, info) => {
+test('a 7-step graph opens whole and readable: compact cards, keys at 10px or more, its roots right of the Controls', async ({ page }, info) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const job = await api<JobView>('POST', '/jobs', { key: `e2e.dag.legible.${uniq()}`, name: 'Legible', schedule: { kind: 'manual' }, ...SEVEN_STEPS });
   await page.goto(`/jobs/${job.id}?tab=graph`);
   const editor = page.getByTestId('dag-editor');
   const root = page.getByTestId('dag-node-extract');
   await expect(root).toBeVisible();
-  // fitView's minZoom of 0.5 drew this graph's 11-13px text at about 6px
-  await expect.poll(() => smallestCardText(editor)).toBeGreaterThanOrEqual(11);
-  // too wide for the canvas at that zoom: the first step is in view, fully, right of the Controls
+  // it used to open at 0.92 from its roots, its last ranks off the canvas
+  await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(true);
+  // fitView's minZoom of 0.5 drew this graph's 11-13px text at about 6px; zoomed out, a card shows its key alone
+  await expect(editor.locator('[data-compact-card]')).toHaveCount(7);
+  await expect.poll(() => smallestCardText(editor)).toBeGreaterThanOrEqual(10);
   const pane = (await editor.locator('.react-flow').boundingBox())!;
   const b = (await root.boundingBox())!;
   expect(b.x).toBeGreaterThanOrEqual(pane.x + 40);
-  expect(b.x + b.width).toBeLessThanOrEqual(pane.x + pane.width);
+  // zoomed in past COMPACT_ZOOM (components/dag/canvas.ts) the cards show their details again
+  for (let i = 0; i < 3; i++) await editor.locator('.react-flow__controls-zoomin').click();
+  await expect(editor.locator('[data-compact-card]')).toHaveCount(0);
+  await expect(root).toContainText('builtin.noop');
   await editor.screenshot({ path: info.outputPath('editor-legible.png') });
 });
 
@@ -261,7 +266,7 @@ async function allCardsInside(canvas: Locator, cards: string): Promise<boolean> 
   return boxes.length > 0 && boxes.every((b) => b.x >= pane.x - 1 && b.y >= pane.y - 1 && b.x + b.w <= pane.x + pane.width + 1 && b.y + b.h <= pane.y + pane.height + 1);
 }
 
-test('Fit shows the whole of a 10-step chain at 1440 x 900, in the editor and in the run graph', async ({ page }) => {
+test('a 10-step chain opens whole at 1440 x 900, compact and readable, and Fit shows it whole again, in the editor and in the run graph', async ({ page }) => {
   test.setTimeout(90_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   const keys = Array.from({ length: 10 }, (_, i) => `s${i + 1}`);
@@ -275,11 +280,19 @@ test('Fit shows the whole of a 10-step chain at 1440 x 900, in the editor and in
   await page.goto(`/jobs/${job.id}?tab=graph`);
   const editor = page.getByTestId('dag-editor');
   await expect(page.getByTestId('dag-node-s1')).toBeVisible();
-  // at Fit's old floor (zoom 0.5) the chain, some 3,200 px, left its last steps off the canvas
+  // the first view shows the whole chain, some 3,080 px (it opened at 0.92 from s1, seven steps off the canvas) ...
+  await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(true);
+  // ... compact: each card its key alone, large enough to read; the edges' type labels are left out at that zoom
+  await expect(editor.locator('[data-compact-card]')).toHaveCount(10);
+  await expect.poll(() => smallestCardText(editor)).toBeGreaterThanOrEqual(10);
+  await expect(editor.locator('[data-edge-label]')).toHaveCount(0);
+  // hovering a card names its step whole
+  await expect(page.getByTestId('dag-node-s10').locator('[title]').first()).toHaveAttribute('title', 's10 · builtin.noop');
+  await editor.locator('.react-flow__controls-zoomin').click();
+  await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(false);
+  // at Fit's old floor (zoom 0.5) the chain left its last steps off the canvas
   await page.getByTestId('dag-fit').click();
   await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(true);
-  // at that zoom the cards' text no longer reads: hovering a card names its step whole
-  await expect(page.getByTestId('dag-node-s10').locator('[title]').first()).toHaveAttribute('title', 's10 · builtin.noop');
   // the canvas's own Fit button (Controls) does the same
   await editor.locator('.react-flow__controls-zoomin').click();
   await expect.poll(() => allCardsInside(editor, '.react-flow__node')).toBe(false);
@@ -290,6 +303,9 @@ test('Fit shows the whole of a 10-step chain at 1440 x 900, in the editor and in
   await page.goto(`/runs/${run.id}`);
   const graph = page.getByTestId('run-graph');
   await expect(graph.getByTestId('run-node-s1')).toBeVisible();
+  await expect.poll(() => allCardsInside(graph, '.react-flow__node')).toBe(true);
+  await expect.poll(() => smallestCardText(graph)).toBeGreaterThanOrEqual(10);
+  await graph.locator('.react-flow__controls-zoomin').click();
   await graph.locator('.react-flow__controls-fitview').click();
   await expect.poll(() => allCardsInside(graph, '.react-flow__node')).toBe(true);
   await expect(graph.getByTestId('run-node-s10').locator('[title]').first()).toHaveAttribute('title', /^s10 · /);

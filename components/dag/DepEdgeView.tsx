@@ -6,6 +6,7 @@ import { memo, useMemo } from 'react';
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
 import { edgeLabelPoint, edgeLabelSize } from './edge-label';
 import { EDGE_STYLES, type DepEdge } from './model';
+import { useZoomedOut } from './CompactKey';
 
 /** Custom edge for `type: 'dep'`; `data.type` picks the style from {@link EDGE_STYLES}. */
 export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) {
@@ -13,6 +14,8 @@ export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) 
   const type = data?.type ?? 'hard';
   const active = data?.active === true;
   const look = EDGE_STYLES[type];
+  // zoomed out a label is a speck over the line; the line's own look (solid, dashed, red dotted) still tells the type
+  const zoomedOut = useZoomedOut();
   const [path, midX, midY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition });
   const { x: labelX, y: labelY } = useMemo(
     () => edgeLabelPoint(path, edgeLabelSize(look.label), targetPosition, { x: midX, y: midY }),
@@ -34,21 +37,23 @@ export const DepEdgeView = memo(function DepEdgeView(props: EdgeProps<DepEdge>) 
           filter: selected ? 'drop-shadow(0 0 3px rgb(99 102 241 / 0.8))' : active ? 'drop-shadow(0 0 3px rgb(14 165 233 / 0.9))' : undefined,
         }}
       />
-      <EdgeLabelRenderer>
-        <div
-          className="nodrag nopan pointer-events-none absolute rounded border bg-white px-1 py-px font-mono text-[11px] leading-tight"
-          style={{
-            transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`,
-            color: look.stroke,
-            borderColor: selected ? '#6366f1' : look.stroke,
-          }}
-          data-edge-label={type}
-          data-edge-id={id}
-          data-edge-active={active ? 'true' : undefined}
-        >
-          {look.label}
-        </div>
-      </EdgeLabelRenderer>
+      {zoomedOut ? null : (
+        <EdgeLabelRenderer>
+          <div
+            className="nodrag nopan pointer-events-none absolute rounded border bg-white px-1 py-px font-mono text-[11px] leading-tight"
+            style={{
+              transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`,
+              color: look.stroke,
+              borderColor: selected ? '#6366f1' : look.stroke,
+            }}
+            data-edge-label={type}
+            data-edge-id={id}
+            data-edge-active={active ? 'true' : undefined}
+          >
+            {look.label}
+          </div>
+        </EdgeLabelRenderer>
+      )}
     </>
   );
 });

@@ -5,8 +5,9 @@
 import { memo, useCallback, useEffect, useMemo } from 'react';
 import { Background, Controls, Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, type EdgeTypes, type Node, type NodeMouseHandler, type NodeProps, type NodeTypes, useNodesState, useStore } from '@xyflow/react';
 import { Ban, CircleCheck, CircleDashed, CircleX, Clock, LoaderCircle, Skull, TriangleAlert } from 'lucide-react';
-import { MINIMAP_SIZE, RUN_NARROW_BOTTOM, cardTitle, RUN_PADDING, fitViewOptionsFor, isNarrowCanvas, runCanvasHeight } from './canvas';
+import { MINIMAP_SIZE, RUN_NARROW_BOTTOM, cardHeight, cardTitle, RUN_PADDING, fitViewOptionsFor, isNarrowCanvas, runCanvasHeight } from './canvas';
 import { DepEdgeView } from './DepEdgeView';
+import { CompactKey, useCompactCard } from './CompactKey';
 import { toFlow, type DepEdge, type EdgeDraft, type StepDraft } from './model';
 import { useInitialView, useZoomFloor } from './use-initial-view';
 import { attemptLabel, type AttemptFacts } from '@/lib/runs/run-view';
@@ -63,13 +64,13 @@ const STATUS_ICON: Record<RunTaskStatus, typeof Clock> = {
 
 const styleOf = (status: string) => RUN_STATUS_STYLES[status as RunTaskStatus] ?? RUN_STATUS_STYLES.pending;
 
-/** A card's height in flow px before it is measured: with its step name line, or without (RunStepNodeView). */
-const cardHeight = (name: string | undefined) => (name ? 77 : 61);
-
 const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNode>) {
   const look = styleOf(data.status);
   const Icon = STATUS_ICON[data.status as RunTaskStatus] ?? CircleDashed;
   const dark = data.status === 'cancelled';
+  // zoomed out, the key alone, large, on the status colour (canvas.ts compactCard); the details keep the card's size
+  const compact = useCompactCard(cardHeight(data.name), data.key);
+  const detail = compact ? 'invisible' : '';
   return (
     <div
       className={`relative w-[200px] cursor-pointer rounded-lg border-2 px-3 py-2 text-left ${look.box} ${data.selected ? 'ring-2 ring-indigo-500 ring-offset-2' : ''}`}
@@ -79,12 +80,12 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
     >
       <Handle type="target" position={Position.Left} isConnectable={false} className="!h-2 !w-2 !border-0 !bg-slate-400" />
       {data.status === 'running' ? <span className="absolute -top-1 -right-1 size-3 animate-ping rounded-full bg-blue-500/70" aria-hidden="true" /> : null}
-      <div className="flex items-center gap-1.5">
+      <div className={`flex items-center gap-1.5 ${detail}`}>
         <Icon className={`size-3.5 shrink-0 ${look.text} ${data.status === 'running' ? 'animate-spin' : ''}`} aria-hidden="true" />
         <span className={`truncate font-mono text-[14px] font-semibold ${dark ? 'text-white' : 'text-slate-900'}`}>{data.key}</span>
       </div>
-      {data.name ? <div className={`truncate text-xs ${dark ? 'text-slate-200' : 'text-slate-600'}`}>{data.name}</div> : null}
-      <div className={`mt-1 flex items-center justify-between gap-2 text-[12px] ${look.text}`}>
+      {data.name ? <div className={`truncate text-xs ${dark ? 'text-slate-200' : 'text-slate-600'} ${detail}`}>{data.name}</div> : null}
+      <div className={`mt-1 flex items-center justify-between gap-2 text-[12px] ${look.text} ${detail}`}>
         <span className="font-medium" data-testid={`run-node-status-${data.key}`}>
           {look.label}
         </span>
@@ -95,6 +96,7 @@ const RunStepNodeView = memo(function RunStepNodeView({ data }: NodeProps<RunNod
           {data.durationMs != null ? <span title="Duration">{formatDuration(data.durationMs)}</span> : null}
         </span>
       </div>
+      {compact ? <CompactKey text={data.key} compact={compact} className={dark ? 'text-white' : look.text} /> : null}
       <Handle type="source" position={Position.Right} isConnectable={false} className="!h-2 !w-2 !border-0 !bg-slate-400" />
     </div>
   );

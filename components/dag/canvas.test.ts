@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANVAS_MIN_ZOOM, EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, cardTitle, fitPadding, fitViewOptionsFor, initialViewport, isNarrowCanvas, minZoomFor, panToShow, runCanvasHeight, type Rect } from './canvas';
+import { COMPACT_KEY_MIN_PX, COMPACT_KEY_PX, COMPACT_ZOOM, FIRST_VIEW_MIN_ZOOM, cardHeight, compactCard, CANVAS_MIN_ZOOM, EDITOR_NARROW_BOTTOM, EDITOR_PADDING, FIT_VIEW_OPTIONS, LEGIBLE_ZOOM, MAX_FIT_ZOOM, NARROW_CANVAS_WIDTH, RUN_CANVAS_HEIGHT, RUN_PADDING, cardTitle, fitPadding, fitViewOptionsFor, initialViewport, isNarrowCanvas, minZoomFor, panToShow, runCanvasHeight, type Rect } from './canvas';
 
 const pad = { top: 20, right: 20, bottom: 20, left: 20 };
 const canvas = { width: 1040, height: 440 }; // 1000 x 400 inside the padding
@@ -10,9 +10,11 @@ describe('initialViewport (first view of a graph)', () => {
     { name: 'small graph, capped zoom, centred', bounds: { x: 0, y: 0, width: 500, height: 100 }, zoom: MAX_FIT_ZOOM, x: 20 + (1000 - 625) / 2, y: 20 + (400 - 125) / 2 },
     // fits between the limits: exactly the fit zoom
     { name: 'fits at 0.95', bounds: { x: 0, y: 0, width: 1000 / 0.95, height: 100 }, zoom: 0.95, x: 20, y: 20 + (400 - 95) / 2 },
-    // a 5-rank DAG (1520 px) in a 1000 px canvas: would need 0.66; shown at the legible zoom from its left edge
-    { name: 'too wide: legible zoom, roots on the left, centred vertically', bounds: { x: 20, y: 20, width: 1520, height: 300 }, zoom: LEGIBLE_ZOOM, x: 20 - 20 * LEGIBLE_ZOOM, y: 20 + (400 - 300 * LEGIBLE_ZOOM) / 2 - 20 * LEGIBLE_ZOOM },
-    { name: 'too tall as well: top-left', bounds: { x: -100, y: -50, width: 3000, height: 900 }, zoom: LEGIBLE_ZOOM, x: 20 + 100 * LEGIBLE_ZOOM, y: 20 + 50 * LEGIBLE_ZOOM },
+    // a 5-rank DAG (1520 px) in a 1000 px canvas: the whole of it, compact (it used to open at 0.92 from its left edge, its last ranks off screen)
+    { name: 'a 5-rank DAG: fitted whole, compact, centred', bounds: { x: 20, y: 20, width: 1520, height: 300 }, zoom: 1000 / 1520, x: 20 - 20 * (1000 / 1520), y: 20 + (400 - 300 * (1000 / 1520)) / 2 - 20 * (1000 / 1520) },
+    // too wide even at the first view's floor: from its roots on the left
+    { name: 'too wide at the floor: roots on the left, centred vertically', bounds: { x: 20, y: 20, width: 6000, height: 300 }, zoom: FIRST_VIEW_MIN_ZOOM, x: 20 - 20 * FIRST_VIEW_MIN_ZOOM, y: 20 + (400 - 300 * FIRST_VIEW_MIN_ZOOM) / 2 - 20 * FIRST_VIEW_MIN_ZOOM },
+    { name: 'too tall as well: top-left', bounds: { x: -100, y: -50, width: 9000, height: 3000 }, zoom: FIRST_VIEW_MIN_ZOOM, x: 20 + 100 * FIRST_VIEW_MIN_ZOOM, y: 20 + 50 * FIRST_VIEW_MIN_ZOOM },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -23,9 +25,36 @@ describe('initialViewport (first view of a graph)', () => {
     });
   }
 
-  it('keeps the smallest card text (12px) at 11px or more on screen', () => {
-    const huge = initialViewport({ x: 0, y: 0, width: 10_000, height: 5_000 }, canvas, EDITOR_PADDING);
-    expect(12 * huge.zoom).toBeGreaterThanOrEqual(11);
+  it('a 10-step chain (3,080 px) opens whole in the editor at 1440 x 900 (an 808 x 590 canvas), every key at 10px or more', () => {
+    const v = initialViewport({ x: 0, y: 0, width: 3080, height: 76 }, { width: 808, height: 590 }, EDITOR_PADDING);
+    expect(v.x + 3080 * v.zoom).toBeLessThanOrEqual(808 - EDITOR_PADDING.right + 0.5);
+    expect(v.x).toBeGreaterThanOrEqual(EDITOR_PADDING.left - 0.5);
+    const c = compactCard(v.zoom, cardHeight('Step step_10'), 'step_10'.length)!;
+    expect(c.fontPx * v.zoom).toBeGreaterThanOrEqual(COMPACT_KEY_MIN_PX);
+  });
+});
+
+describe('compactCard (a card zoomed out)', () => {
+  it('is null at COMPACT_ZOOM and above: the card shows its details', () => {
+    expect(compactCard(COMPACT_ZOOM, 77, 8)).toBeNull();
+    expect(compactCard(1, 77, 8)).toBeNull();
+  });
+  it('a short key reads at COMPACT_KEY_PX on screen', () => {
+    const c = compactCard(0.5, 77, 6)!;
+    expect(c.fontPx * 0.5).toBeGreaterThanOrEqual(COMPACT_KEY_PX);
+    expect(c.fontPx * 0.5).toBeLessThan(COMPACT_KEY_PX + 1);
+  });
+  it('a longer key gets smaller type and a second line, never below COMPACT_KEY_MIN_PX', () => {
+    const c = compactCard(0.34, 77, 'extract_orders'.length)!;
+    expect(c.lines).toBe(2);
+    expect(c.fontPx * 0.34).toBeGreaterThanOrEqual(COMPACT_KEY_MIN_PX);
+    expect(c.fontPx * 0.34).toBeLessThan(COMPACT_KEY_PX);
+    const long = compactCard(0.3, 61, 80)!;
+    expect(long.fontPx * 0.3).toBeGreaterThanOrEqual(COMPACT_KEY_MIN_PX);
+    expect(long.fontPx * 1.15 * long.lines).toBeLessThanOrEqual(61 - 8);
+  });
+  it('changes only at steps of 0.02 of zoom, so a wheel tick re-renders no card', () => {
+    expect(compactCard(0.401, 77, 6)).toEqual(compactCard(0.419, 77, 6));
   });
 });
 
@@ -53,8 +82,8 @@ describe('runCanvasHeight (the run graph grows with its rows)', () => {
     const graph = 4 * 77 + 3 * 40;
     const h = runCanvasHeight(graph);
     expect(h).toBeGreaterThan(RUN_CANVAS_HEIGHT.min);
-    const v = initialViewport({ x: 0, y: 0, width: 3000, height: graph }, { width: 1000, height: h }, RUN_PADDING);
-    expect(v.zoom).toBeCloseTo(LEGIBLE_ZOOM, 6);
+    const v = initialViewport({ x: 0, y: 0, width: 900, height: graph }, { width: 1000, height: h }, RUN_PADDING);
+    expect(v.zoom).toBeCloseTo(LEGIBLE_ZOOM, 2);
     expect(v.y + graph * v.zoom).toBeLessThanOrEqual(h - RUN_PADDING.bottom + 0.5);
   });
   it('a very tall graph stops at the largest height', () => {

@@ -22,11 +22,57 @@ export const EDITOR_PADDING: CanvasPadding = { top: 24, right: 24, bottom: MINIM
 export const RUN_PADDING: CanvasPadding = { ...EDITOR_PADDING, top: 48 };
 
 /**
- * The smallest zoom a graph is first shown at. The cards' smallest text is 12px (StepNodeView, RunGraph), so it
- * reads at 11px or more on screen; a graph too big for the canvas at this zoom starts at its roots (left) and the
- * MiniMap, panning or Fit show the rest. At fitView's old 0.5 the text of a 5-rank DAG was about 6px.
+ * The zoom at which the cards' smallest text (12px: StepNodeView, RunGraph) reads at 11px on screen; the run graph's
+ * box is made tall enough for its rows at this zoom (runCanvasHeight).
  */
 export const LEGIBLE_ZOOM = 0.92;
+
+/**
+ * Below this zoom a card's 12px text reads under 9.6px: cards switch to their compact look (compactCard), the step
+ * key alone, large, on the card's own colours (the run graph's status colour), and edges drop their type labels.
+ */
+export const COMPACT_ZOOM = 0.8;
+
+/** On-screen size in px of a compact card's key: COMPACT_KEY_PX, down to COMPACT_KEY_MIN_PX for a key that fits only so. */
+export const COMPACT_KEY_PX = 13;
+export const COMPACT_KEY_MIN_PX = 10;
+
+/**
+ * The smallest zoom a graph is first shown at. Down to it the whole graph is shown, compact below COMPACT_ZOOM: a
+ * 10-step chain (3,080 px) fits the editor's canvas at 1440 x 900 (808 px wide, about 0.24), every key reading at
+ * 10px or more. A graph too big even at this zoom starts at its roots (left) and the MiniMap, panning or Fit show the
+ * rest.
+ */
+export const FIRST_VIEW_MIN_ZOOM = 0.22;
+
+/** A step card's height in flow px before it is measured: with its step name line, or without (StepNodeView, RunGraph). */
+export function cardHeight(name: string | undefined): number {
+  return name ? 77 : 61;
+}
+
+/** A card's width in flow px, and the room its compact key has inside it. */
+export const CARD_WIDTH = 200;
+const COMPACT_KEY_ROOM = CARD_WIDTH - 12;
+/** A semibold sans character's average width, in em, for the fit of a compact key (a slight overestimate). */
+const CHAR_EM = 0.68;
+
+/**
+ * The compact look of a card `height` flow px tall whose key has `keyLength` characters at `zoom`, or null at
+ * COMPACT_ZOOM and above: the key's font size in flow px and how many lines of it fit in the card. The key reads at
+ * COMPACT_KEY_PX on screen, smaller (not below COMPACT_KEY_MIN_PX) where that lets it fit whole; a key longer still is
+ * cut, and its card's tooltip names it whole (cardTitle). The zoom is taken in steps of 0.02, rounded down, so
+ * zooming re-renders the cards at each step only, not at every wheel tick.
+ */
+export function compactCard(zoom: number, height: number, keyLength: number): { fontPx: number; lines: number } | null {
+  if (!(zoom < COMPACT_ZOOM)) return null;
+  const step = Math.max(0.02, Math.floor(zoom * 50) / 50);
+  const linesAt = (font: number) => Math.max(1, Math.floor((height - 8) / (font * 1.15)));
+  const fits = (font: number) => Math.max(1, keyLength) * CHAR_EM * font <= COMPACT_KEY_ROOM * linesAt(font);
+  let fontPx = Math.ceil(COMPACT_KEY_PX / step);
+  const smallest = Math.ceil(COMPACT_KEY_MIN_PX / step);
+  while (fontPx > smallest && !fits(fontPx)) fontPx--;
+  return { fontPx, lines: linesAt(fontPx) };
+}
 /** The largest zoom a graph is first shown or fitted at: a 1-3 step graph is not blown up. */
 export const MAX_FIT_ZOOM = 1.25;
 
@@ -106,10 +152,10 @@ export function runCanvasHeight(graphHeight: number, padding: CanvasPadding = RU
 
 /**
  * The first view of a graph whose cards span `bounds` (flow px) on a canvas of `size` (screen px): the whole graph,
- * centred, at the zoom that fits it between LEGIBLE_ZOOM and MAX_FIT_ZOOM. A graph that does not fit at
- * LEGIBLE_ZOOM starts at its left edge (where an LR layout has its roots) and, if too tall too, at its top.
+ * centred, at the zoom that fits it between FIRST_VIEW_MIN_ZOOM and MAX_FIT_ZOOM. A graph that does not fit at
+ * FIRST_VIEW_MIN_ZOOM starts at its left edge (where an LR layout has its roots) and, if too tall too, at its top.
  */
-export function initialViewport(bounds: Rect, size: { width: number; height: number }, padding: CanvasPadding, zoomRange = { min: LEGIBLE_ZOOM, max: MAX_FIT_ZOOM }): Viewport {
+export function initialViewport(bounds: Rect, size: { width: number; height: number }, padding: CanvasPadding, zoomRange = { min: FIRST_VIEW_MIN_ZOOM, max: MAX_FIT_ZOOM }): Viewport {
   const availW = Math.max(1, size.width - padding.left - padding.right);
   const availH = Math.max(1, size.height - padding.top - padding.bottom);
   const fit = Math.min(availW / Math.max(1, bounds.width), availH / Math.max(1, bounds.height));
@@ -138,9 +184,9 @@ export function panToShow(viewport: Viewport, rect: Rect, size: { width: number;
 }
 
 /**
- * A step card's tooltip: its key, name and `detail` (the editor's handler, the run graph's status), whole. Fit shows a
- * big graph at a zoom where the cards' text no longer reads (a 10-step chain at 1440 px: about 0.25), and a key or
- * name too long for its card is cut at any zoom; hovering a card reads it.
+ * A step card's tooltip: its key, name and `detail` (the editor's handler, the run graph's status), whole. A compact
+ * card (compactCard) shows only its key, and a key or name too long for its card is cut at any zoom; hovering a card
+ * reads it.
  */
 export function cardTitle(key: string, name: string | undefined, detail: string | undefined): string {
   return [[key, name].filter(Boolean).join(' — '), detail].filter(Boolean).join(' · ');

@@ -52,8 +52,8 @@ export async function dragConnect(page: Page, from: Locator, to: Locator, whileH
 
 
 /**
- * The smallest text inside the React Flow cards under `canvas`, in screen px: each text element's font size times
- * the viewport's zoom.
+ * The smallest text shown inside the React Flow cards under `canvas`, in screen px: each visible text element's font
+ * size times the viewport's zoom (a compact card keeps its details in place, hidden: components/dag/CompactKey.tsx).
  */
 export async function smallestCardText(canvas: Locator): Promise<number> {
   return canvas.evaluate((root) => {
@@ -61,6 +61,7 @@ export async function smallestCardText(canvas: Locator): Promise<number> {
     const zoom = new DOMMatrix(getComputedStyle(vp).transform).a;
     let min = Infinity;
     for (const el of root.querySelectorAll<HTMLElement>('.react-flow__node *')) {
+      if (!el.checkVisibility({ visibilityProperty: true })) continue;
       const ownText = [...el.childNodes].some((c) => c.nodeType === Node.TEXT_NODE && c.textContent!.trim() !== '');
       if (ownText) min = Math.min(min, parseFloat(getComputedStyle(el).fontSize) * zoom);
     }
