@@ -285,3 +285,30 @@ test('bulk pause of two jobs from the list', async ({ page }) => {
   for (const j of [a, b]) expect((await api<{ status: string }>('GET', `/jobs/${j.id}`)).status).toBe('paused');
   expect((await api<{ status: string }>('GET', `/jobs/${other.id}`)).status).toBe('active');
 });
+
+test('bulk resume acts on each job: a once job that has fired is refused by name and stays ticked, the others resume', async ({ page }) => {
+  const tag = `e2e.bulkeach.${uniq()}`;
+  const a = await api<Job>('POST', '/jobs', { key: `${tag}.a`, name: 'Each A', schedule: { kind: 'interval', intervalSeconds: 3600 }, handler: 'builtin.noop' });
+  const runAt = Date.now() + 3_000;
+  const once = await api<Job>('POST', '/jobs', { key: `${tag}.once`, name: 'Each once', schedule: { kind: 'once', runAt: new Date(runAt).toISOString() }, handler: 'builtin.noop' });
+  for (const j of [a, once]) await api('POST', `/jobs/${j.id}/pause`, {});
+  // its run-at passes while it is paused: Resume is refused for it (lib/jobs/resume-job.ts)
+  await expect.poll(() => Date.now(), { timeout: 10_000 }).toBeGreaterThan(runAt + 500);
+  await page.goto(`/jobs?q=${encodeURIComponent(tag + '.')}`);
+  const table = page.getByTestId('jobs-table');
+  await expect(table.locator('tbody tr')).toHaveCount(2);
+  await page.getByRole('checkbox', { name: 'Select all jobs on this page' }).check();
+  const bar = page.getByRole('toolbar', { name: 'Bulk actions' });
+  await bar.getByRole('button', { name: 'Resume' }).click();
+  // it used to refuse the whole batch, resuming none
+  const toast = page.getByTestId('toast').filter({ hasText: '1 of 2 jobs resumed; 1 refused' });
+  await expect(toast).toBeVisible();
+  await expect(toast).toContainText(`Job ${once.key} cannot be resumed: schedule.runAt`);
+  await expect(table.locator('tbody tr', { hasText: `${a.key}` }).first()).toContainText('active');
+  expect((await api<{ status: string }>('GET', `/jobs/${a.id}`)).status).toBe('active');
+  expect((await api<{ status: string }>('GET', `/jobs/${once.id}`)).status).toBe('paused');
+  // the refused job stays ticked, alone
+  await expect(bar).toContainText('1 selected');
+  await expect(page.getByRole('checkbox', { name: `Select ${once.key}` })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: `Select ${a.key}` })).not.toBeChecked();
+});

@@ -3,6 +3,7 @@
 import { focusSlot } from '../ui/focus-return';
 import * as React from 'react';
 import { Link } from '@/components/ui/link';
+import { bulkReport, type BulkOutcome } from './bulk-report';
 import { useRouter } from 'next/navigation';
 import { ArrowDown, ArrowUp, ArrowUpDown, Briefcase, Pause, Play, Plus, Trash2, Zap } from 'lucide-react';
 import { Button } from '../ui/button';
@@ -44,7 +45,7 @@ export type JobRow = {
   resumeRefusal?: string | null;
 };
 
-export type BulkResult = { ok: true; data: unknown } | { ok: false; error: string };
+export type BulkResult = { ok: true; data: { outcomes: BulkOutcome[] } } | { ok: false; error: string };
 /** What Run now answers (app/(console)/jobs/[id]/actions.ts triggerJobAction). */
 export type RunNowResult = { ok: true; data: { runId: string; outcome: string } } | { ok: false; error: string };
 
@@ -74,14 +75,17 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
     });
   const run = async (action: 'pause' | 'resume' | 'delete') => {
     setBusy(true);
-    const ids = [...selected];
-    const r = await bulk(action, ids);
+    const r = await bulk(action, [...selected]);
     setBusy(false);
-    if (r.ok) {
-      toast({ kind: 'success', title: `${ids.length} job${ids.length === 1 ? '' : 's'} ${action === 'delete' ? 'moved to the recycle bin' : action === 'pause' ? 'paused' : 'resumed'}` });
-      setSelected(new Set());
-      router.refresh();
-    } else toast({ kind: 'error', title: `Bulk ${action} failed`, description: r.error });
+    if (!r.ok) {
+      toast({ kind: 'error', title: `Bulk ${action} failed`, description: r.error });
+      return;
+    }
+    // each job on its own: the report names the refused ones, which stay ticked; the others are done
+    const report = bulkReport(action, r.data.outcomes);
+    toast({ kind: report.kind, title: report.title, description: report.description });
+    setSelected(new Set(report.refused));
+    router.refresh();
   };
 
   const rowAction = async (j: JobRow, action: 'run' | 'pause' | 'resume') => {
@@ -97,10 +101,11 @@ export function JobsTable({ rows, sort, dir, sortHref, bulk, runNow, filtered, c
     }
     const r = await bulk(action, [j.id]);
     setBusy(false);
-    if (r.ok) {
+    const outcome = r.ok ? r.data.outcomes[0] : undefined;
+    if (outcome?.ok) {
       toast({ kind: 'success', title: `${j.key} ${action === 'pause' ? 'paused' : 'resumed'}` });
       router.refresh();
-    } else toast({ kind: 'error', title: `${action === 'pause' ? 'Pause' : 'Resume'} failed`, description: r.error });
+    } else toast({ kind: 'error', title: `${action === 'pause' ? 'Pause' : 'Resume'} failed`, description: !r.ok ? r.error : outcome?.message });
   };
 
   if (rows.length === 0) {

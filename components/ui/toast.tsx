@@ -47,7 +47,7 @@ export function Toaster({ children }: { children: React.ReactNode }) {
             {t.kind === 'success' ? <CircleCheck className="mt-0.5 size-4 shrink-0 text-emerald-600" /> : t.kind === 'error' ? <CircleX className="mt-0.5 size-4 shrink-0 text-red-600" /> : <Info className="mt-0.5 size-4 shrink-0 text-indigo-600" />}
             <div className="min-w-0 flex-1">
               <p className="font-medium text-zinc-900">{t.title}</p>
-              {t.description ? <p className="mt-0.5 break-words text-xs text-zinc-600">{t.description}</p> : null}
+              {t.description ? <p className="mt-0.5 break-words whitespace-pre-line text-xs text-zinc-600">{t.description}</p> : null}
             </div>
             <button aria-label="Dismiss" onClick={() => dismiss(t.id)} className="text-zinc-500 hover:text-zinc-700">
               <X className="size-3.5" />

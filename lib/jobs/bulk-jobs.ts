@@ -23,7 +23,7 @@ function atItem(e: unknown, field: string): unknown {
 }
 
 /**
- * Pauses, resumes or deletes several jobs in ONE transaction (all or nothing:
+ * Pauses, resumes or deletes several jobs in ONE transaction (all or nothing, POST /jobs/bulk:
  * an unknown id fails the whole batch with 404). Input `{ ids, reason? }`. A refused job
  * is named at its place in `ids` (`fields: { "ids.1": … }`).
  * A pause or delete cancels each job's runs created ahead of their slot: the
@@ -48,4 +48,31 @@ export async function bulkJobs(db: Db, action: BulkAction, rawInput: unknown, ac
     }
     return out;
   }, { timeoutMs: LONG_TRANSACTION_TIMEOUT_MS }); // job by job: up to 500 of them
+}
+
+/** One job's outcome in bulkJobsEach: done (the job as it is now), or refused with the single action's message. */
+export type BulkItemResult = { id: string; ok: true; job: JobView } | { id: string; ok: false; code: string; message: string };
+
+/**
+ * The console's bulk Pause, Resume and Delete: each job on its own, in its own transaction, as its row's button
+ * does it, so that one job refused (on Resume a `once` job that has fired, a window that has ended; a job deleted
+ * meanwhile) leaves the others done, and each job's outcome is reported, in the order of `ids`.
+ * Operators of other schedulers (Airflow's and xxl-job's lists) expect a bulk action to act per item so; a script
+ * that needs all or nothing calls POST /jobs/bulk (bulkJobs). A refusal is a result; anything that is not a
+ * DomainError (the database gone) still throws, leaving the jobs before it done.
+ */
+export async function bulkJobsEach(db: Db, action: BulkAction, rawInput: unknown, actor: Actor, now?: Date): Promise<BulkItemResult[]> {
+  requireCan(actor, 'jobs.write');
+  const input = parseOrThrow(BulkJobsInput, rawInput);
+  const op = action === 'pause' ? pauseJob : action === 'resume' ? resumeJob : deleteJob;
+  const out: BulkItemResult[] = [];
+  for (const id of input.ids) {
+    try {
+      out.push({ id, ok: true, job: await op(db, id, actor, { reason: input.reason }, now ?? new Date()) });
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      out.push({ id, ok: false, code: e.code, message: e.message });
+    }
+  }
+  return out;
 }

@@ -15,5 +15,5 @@ export { rollbackJob } from './rollback-job.ts';
 export { triggerJob, type TriggerResult } from './trigger-job.ts';
 export { listJobs, listRecycleBin, type ListJobsResult } from './list-jobs.ts';
 export { getJob, getJobByKey, type JobDetail } from './get-job.ts';
-export { bulkJobs, type BulkAction } from './bulk-jobs.ts';
+export { bulkJobs, bulkJobsEach, type BulkAction, type BulkItemResult } from './bulk-jobs.ts';
 export { importCrontab, crontabJobInput, type ImportCrontabResult, type ImportSkip } from './import-crontab.ts';

@@ -8,6 +8,7 @@ import { useTestDatabase, offerHandlers } from '../helpers/db.ts';
 import type { Actor } from '../../lib/auth/actor.ts';
 import {
   bulkJobs,
+  bulkJobsEach,
   createJob,
   deleteJob,
   diffVersions,
@@ -585,6 +586,35 @@ describe('jobs lifecycle', () => {
     expect(out.map((j) => j.status)).toEqual(['paused', 'paused']);
     await bulkJobs(t.db, 'delete', { ids: [a.id, b.id] }, alice, NOW);
     expect(await t.db.job.count({ where: { id: { in: [a.id, b.id] }, deletedAt: { not: null } } })).toBe(2);
+  });
+
+  it("the console's bulk acts on each job on its own: a refused resume leaves the others resumed, each outcome in the order given", async () => {
+    const later = new Date(NOW.getTime() + 3_600_000);
+    const cron = await createJob(t.db, { key: 'each.cron', name: 'c', schedule: { kind: 'cron', cron: '*/5 * * * *', timezone: 'UTC' }, handler: 'h' }, alice, NOW);
+    const fired = await createJob(t.db, { key: 'each.fired', name: 'f', schedule: { kind: 'once', runAt: new Date(NOW.getTime() + 60_000) }, handler: 'h' }, alice, NOW);
+    const manual = await createJob(t.db, { key: 'each.manual', name: 'm', schedule: { kind: 'manual' }, handler: 'h' }, alice, NOW);
+    const ids = [cron.id, fired.id, manual.id];
+    expect((await bulkJobsEach(t.db, 'pause', { ids }, alice, later)).map((r) => r.ok)).toEqual([true, true, true]);
+    // all or nothing (POST /jobs/bulk) refuses the batch for the fired once job and resumes none
+    await rejects(bulkJobs(t.db, 'resume', { ids }, alice, later));
+    expect(await t.db.job.count({ where: { id: { in: ids }, status: 'active' } })).toBe(0);
+    // each on its own: the two others are resumed, the fired one is named, a job gone meanwhile too
+    const gone = '00000000-0000-4000-8000-00000000dead';
+    const out = await bulkJobsEach(t.db, 'resume', { ids: [...ids, gone] }, alice, later);
+    expect(out.map((r) => (r.ok ? [r.id, r.job.status] : [r.id, r.code, r.message]))).toEqual([
+      [cron.id, 'active'],
+      [fired.id, 'validation', expect.stringMatching(/^Job each\.fired cannot be resumed: schedule\.runAt: Is in the past/)],
+      [manual.id, 'active'],
+      [gone, 'not_found', `Job ${gone} not found`],
+    ]);
+    const rows = await t.db.job.findMany({ where: { id: { in: ids } }, select: { key: true, status: true, version: true }, orderBy: { key: 'asc' } });
+    expect(rows).toEqual([
+      { key: 'each.cron', status: 'active', version: 3 },
+      { key: 'each.fired', status: 'paused', version: 2 },
+      { key: 'each.manual', status: 'active', version: 3 },
+    ]);
+    // a viewer is refused the whole call, as for every change
+    await rejects(bulkJobsEach(t.db, 'pause', { ids }, viewer, later));
   });
 
   it('keyset pagination never repeats or skips pre-existing rows under concurrent inserts', async () => {

@@ -1,19 +1,22 @@
 'use server';
 
 import { BulkJobsInput } from '@/lib/api/schemas';
-import { bulkJobs, type BulkAction } from '@/lib/jobs/bulk-jobs';
+import { bulkJobsEach, type BulkAction } from '@/lib/jobs/bulk-jobs';
 import { z } from 'zod';
 import { actionArgs, defineAction } from '@/app/_actions/define-action';
 import { previewSchedule } from '@/lib/schedule/preview-schedule';
 
-/** Bulk Pause / Resume / Delete from the jobs list: lib/jobs bulkJobs (one transaction, all or nothing). */
+/**
+ * Bulk Pause / Resume / Delete from the jobs list, and a row's Pause / Resume: lib/jobs bulkJobsEach (each job in its
+ * own transaction), answering each job's outcome for the list's report (components/jobs/bulk-report.ts).
+ */
 export const bulkJobsAction = defineAction(
   'jobs.bulk',
   'Bulk change',
   actionArgs(['action', z.enum(['pause', 'resume', 'delete'], { error: 'pause, resume or delete' })], ['ids', BulkJobsInput.shape.ids]),
   async ({ db, actor }, action: BulkAction, ids: string[]) => {
-    const jobs = await bulkJobs(db, action, { ids }, actor);
-    return { count: jobs.length };
+    const results = await bulkJobsEach(db, action, { ids }, actor);
+    return { outcomes: results.map((r) => (r.ok ? { id: r.id, ok: true as const } : { id: r.id, ok: false as const, message: r.message })) };
   },
   { revalidate: (_, [action]) => (action === 'delete' ? ['/jobs', '/recycle-bin'] : ['/jobs']) },
 );
