@@ -195,6 +195,8 @@ test('a 7-step graph opens whole and readable: compact cards, keys at 10px or mo
 
 test('edge type labels stay clear of the arrowheads, also between cards placed close together', async ({ page }, info) => {
   // Cards 80px apart (the default rank gap is 120): the middle of the edge is 32px from the tip, "on failure" is ~76px wide.
+  // At 1440 px the graph opens above COMPACT_ZOOM (components/dag/canvas.ts), where the edges carry their labels.
+  await page.setViewportSize({ width: 1440, height: 900 });
   const job = await api<JobView>('POST', '/jobs', {
     key: `e2e.dag.labels.${uniq()}`,
     name: 'Edge labels',

@@ -24,7 +24,7 @@ export function CompactKey({ text, compact, className }: { text: string; compact
   return (
     <div className="pointer-events-none absolute inset-0 flex items-center justify-center overflow-hidden px-1" data-compact-card="">
       <span
-        className={`overflow-hidden text-center font-semibold [overflow-wrap:anywhere] ${className ?? ''}`}
+        className={`overflow-hidden text-center font-medium [overflow-wrap:anywhere] ${className ?? ''}`}
         style={{ fontSize: compact.fontPx, lineHeight: 1.15, display: '-webkit-box', WebkitBoxOrient: 'vertical', WebkitLineClamp: compact.lines }}
       >
         {/* a long key breaks after its separators first (extract_ / orders), anywhere only when it must */}

@@ -12,9 +12,9 @@ describe('initialViewport (first view of a graph)', () => {
     { name: 'fits at 0.95', bounds: { x: 0, y: 0, width: 1000 / 0.95, height: 100 }, zoom: 0.95, x: 20, y: 20 + (400 - 95) / 2 },
     // a 5-rank DAG (1520 px) in a 1000 px canvas: the whole of it, compact (it used to open at 0.92 from its left edge, its last ranks off screen)
     { name: 'a 5-rank DAG: fitted whole, compact, centred', bounds: { x: 20, y: 20, width: 1520, height: 300 }, zoom: 1000 / 1520, x: 20 - 20 * (1000 / 1520), y: 20 + (400 - 300 * (1000 / 1520)) / 2 - 20 * (1000 / 1520) },
-    // too wide even at the first view's floor: from its roots on the left
-    { name: 'too wide at the floor: roots on the left, centred vertically', bounds: { x: 20, y: 20, width: 6000, height: 300 }, zoom: FIRST_VIEW_MIN_ZOOM, x: 20 - 20 * FIRST_VIEW_MIN_ZOOM, y: 20 + (400 - 300 * FIRST_VIEW_MIN_ZOOM) / 2 - 20 * FIRST_VIEW_MIN_ZOOM },
-    { name: 'too tall as well: top-left', bounds: { x: -100, y: -50, width: 9000, height: 3000 }, zoom: FIRST_VIEW_MIN_ZOOM, x: 20 + 100 * FIRST_VIEW_MIN_ZOOM, y: 20 + 50 * FIRST_VIEW_MIN_ZOOM },
+    // too wide even at the first view's floor (a phone's canvas, a big graph): cards in full, from its roots on the left
+    { name: 'too wide at the floor: legible zoom, roots on the left', bounds: { x: 20, y: 20, width: 6000, height: 300 }, zoom: LEGIBLE_ZOOM, x: 20 - 20 * LEGIBLE_ZOOM, y: 20 + (400 - 300 * LEGIBLE_ZOOM) / 2 - 20 * LEGIBLE_ZOOM },
+    { name: 'too tall as well: top-left', bounds: { x: -100, y: -50, width: 9000, height: 3000 }, zoom: LEGIBLE_ZOOM, x: 20 + 100 * LEGIBLE_ZOOM, y: 20 + 50 * LEGIBLE_ZOOM },
   ];
   for (const c of cases) {
     it(c.name, () => {

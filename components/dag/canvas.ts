@@ -40,8 +40,8 @@ export const COMPACT_KEY_MIN_PX = 10;
 /**
  * The smallest zoom a graph is first shown at. Down to it the whole graph is shown, compact below COMPACT_ZOOM: a
  * 10-step chain (3,080 px) fits the editor's canvas at 1440 x 900 (808 px wide, about 0.24), every key reading at
- * 10px or more. A graph too big even at this zoom starts at its roots (left) and the MiniMap, panning or Fit show the
- * rest.
+ * 10px or more. A graph too big even at this zoom (a phone's canvas, a very big graph), which no first view shows
+ * whole, starts at LEGIBLE_ZOOM at its roots (left), its cards in full, and the MiniMap, panning or Fit show the rest.
  */
 export const FIRST_VIEW_MIN_ZOOM = 0.22;
 
@@ -53,8 +53,8 @@ export function cardHeight(name: string | undefined): number {
 /** A card's width in flow px, and the room its compact key has inside it. */
 export const CARD_WIDTH = 200;
 const COMPACT_KEY_ROOM = CARD_WIDTH - 12;
-/** A semibold sans character's average width, in em, for the fit of a compact key (a slight overestimate). */
-const CHAR_EM = 0.68;
+/** A medium-weight sans character's average width, in em, for the fit of a compact key (a slight overestimate). */
+const CHAR_EM = 0.62;
 
 /**
  * The compact look of a card `height` flow px tall whose key has `keyLength` characters at `zoom`, or null at
@@ -153,13 +153,14 @@ export function runCanvasHeight(graphHeight: number, padding: CanvasPadding = RU
 /**
  * The first view of a graph whose cards span `bounds` (flow px) on a canvas of `size` (screen px): the whole graph,
  * centred, at the zoom that fits it between FIRST_VIEW_MIN_ZOOM and MAX_FIT_ZOOM. A graph that does not fit at
- * FIRST_VIEW_MIN_ZOOM starts at its left edge (where an LR layout has its roots) and, if too tall too, at its top.
+ * FIRST_VIEW_MIN_ZOOM starts at LEGIBLE_ZOOM at its left edge (where an LR layout has its roots) and, if too tall
+ * too, at its top: at the floor its keys would be cut and it would not be whole either.
  */
-export function initialViewport(bounds: Rect, size: { width: number; height: number }, padding: CanvasPadding, zoomRange = { min: FIRST_VIEW_MIN_ZOOM, max: MAX_FIT_ZOOM }): Viewport {
+export function initialViewport(bounds: Rect, size: { width: number; height: number }, padding: CanvasPadding): Viewport {
   const availW = Math.max(1, size.width - padding.left - padding.right);
   const availH = Math.max(1, size.height - padding.top - padding.bottom);
   const fit = Math.min(availW / Math.max(1, bounds.width), availH / Math.max(1, bounds.height));
-  const zoom = Math.min(zoomRange.max, Math.max(zoomRange.min, fit));
+  const zoom = fit < FIRST_VIEW_MIN_ZOOM ? LEGIBLE_ZOOM : Math.min(MAX_FIT_ZOOM, fit);
   const axis = (start: number, extent: number, pad: number, avail: number) =>
     extent * zoom <= avail ? pad + (avail - extent * zoom) / 2 - start * zoom : pad - start * zoom;
   return { x: axis(bounds.x, bounds.width, padding.left, availW), y: axis(bounds.y, bounds.height, padding.top, availH), zoom };
