@@ -37,6 +37,7 @@ import { databaseReachable, markDatabaseUnreachable } from '@/lib/infra/database
 import { transactionTimeoutMessage } from '@/lib/infra/transaction-timeout';
 import { fromTrustedProxy } from '@/lib/auth/client-address';
 import { readAtMost } from '@/lib/net/read-capped';
+import { BODY_TOO_LARGE_MESSAGE, MAX_BODY_BYTES } from '@/lib/api/body-limit';
 import { missingResource, type ResourceKind } from '@/lib/api/missing-resource';
 import { dictionary } from '@/lib/own-keys';
 
@@ -187,8 +188,7 @@ function queryShape(schema: unknown): Record<string, unknown> {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Largest request body accepted (bytes); a larger one is a 413 before any parsing. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 /** A request body over MAX_BODY_BYTES (answered 413 `payload_too_large`). */
 class BodyTooLarge extends Error {}
@@ -209,7 +209,8 @@ class EncodedBody extends Error {
  * (Content-Length first, then while streaming) and bytes that are not UTF-8 (400 at `_body`: a lenient decode
  * would store U+FFFD in their place).
  */
-export async function readBodyText(req: Request, limit = MAX_BODY_BYTES): Promise<string> {
+export async function readBodyText(req: Request): Promise<string> {
+  const limit = MAX_BODY_BYTES;
   const coding = (req.headers.get('content-encoding') ?? '').trim().toLowerCase();
   if (coding !== '' && coding !== 'identity') throw new EncodedBody(coding.slice(0, 40));
   const declared = Number(req.headers.get('content-length'));
@@ -357,7 +358,7 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       }
       if (e instanceof BodyTooLarge) {
         return jsonResponse(413, {
-          error: { code: 'payload_too_large', message: `Request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`, fields: { _body: `At most ${MAX_BODY_BYTES} bytes` } },
+          error: { code: 'payload_too_large', message: BODY_TOO_LARGE_MESSAGE, fields: { _body: `At most ${MAX_BODY_BYTES} bytes` } },
         });
       }
       if (isDatabaseUnavailable(e)) {

@@ -13,6 +13,7 @@ import { ListAlarmsQuery } from '../alarms/list-alarms.ts';
 import { SearchTaskLogLinesQuery, TaskLogLinesQuery } from '../task-logs/queries.ts';
 import * as R from './recovery-schemas.ts';
 import { JobCalendarQuery, JobGridQuery, StatsSeriesQuery } from './view-schemas.ts';
+import { BODY_TOO_LARGE_MESSAGE } from './body-limit.ts';
 import { HEARTBEAT_STALE_SECONDS, NODE_STATUSES } from '../workers/node-status.ts';
 
 function schema(s: z.ZodType): Record<string, unknown> {
@@ -35,10 +36,10 @@ const HEALTH = {
   properties: { status: { enum: ['ok', 'error'] }, database: { enum: ['ok', 'error'] }, workers: { type: 'integer', minimum: 0, description: 'online workers' } },
 };
 /**
- * What every operation but a GET may answer (app/_lib/rest.ts MAX_BODY_BYTES): rest() reads the body of every
+ * What every operation but a GET may answer (lib/api/body-limit.ts): rest() reads the body of every
  * other method before the route sees it, whether or not the operation takes fields.
  */
-const TOO_LARGE = { description: 'payload_too_large: the body is over 1 MB; nothing was read', content: { 'application/json': { schema: ref('Error') } } };
+const TOO_LARGE = { description: `payload_too_large: ${BODY_TOO_LARGE_MESSAGE}`, content: { 'application/json': { schema: ref('Error') } } };
 /** What every operation but a GET answers for a compressed body (app/_lib/rest.ts EncodedBody), as TOO_LARGE. */
 const ENCODED = {
   description: 'unsupported_content_encoding: the body was sent with a Content-Encoding (gzip, …); send it uncompressed',

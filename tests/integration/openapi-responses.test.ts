@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../lib/api/openapi.ts';
 import { MAX_BODY_BYTES } from '../../app/_lib/rest.ts';
+import { BODY_TOO_LARGE_MESSAGE } from '../../lib/api/body-limit.ts';
 import { call, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import * as jobs from '../../app/api/v1/jobs/route.ts';
@@ -56,6 +57,9 @@ describe('OpenAPI responses and request bodies of the writes', () => {
         token: admin, params, rawBody: JSON.stringify({ s: 'x'.repeat(MAX_BODY_BYTES) }), headers: { 'content-type': 'application/json' },
       });
       expect([big.status, big.json.error.code], `${method} ${template}`).toEqual([413, 'payload_too_large']);
+      // the message is true of what happened: the body was read up to the limit, not that nothing was read
+      expect(big.json.error.message, `${method} ${template}`).toBe(BODY_TOO_LARGE_MESSAGE);
+      expect((doc.paths[template]![method.toLowerCase()]!.responses['413'] as { description: string }).description).toContain(BODY_TOO_LARGE_MESSAGE);
     }
   });
 
