@@ -35,9 +35,8 @@ export const JobCalendarQuery = z.object({
     .refine((tz) => isValidTimeZone(tz), 'Unknown time zone')
     .transform((tz) => canonicalTimeZone(tz))
     .optional(),
-  to: str()
-    .refine((d) => isIsoDate(d) && d >= '1971-01-01' && d <= '2999-12-31', 'Must be a date YYYY-MM-DD from 1971-01-01 to 2999-12-31')
-    .optional(),
+  // the one rule for a calendar date in a query (lib/stats/get-daily-stats.ts DateParam), as the stats take it
+  to: DateParam.optional(),
 });
 
 /**

@@ -4,6 +4,7 @@ import { JobCalendarQuery } from '../api/view-schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { findJob } from '../jobs/store.ts';
 import { addDays, dayStartSql, statDateOf, type IsoDate } from '../stats/dates.ts';
+import { MIN_STATS_DATE } from '../stats/get-daily-stats.ts';
 import { postgresTimeZone } from '../schedule/timezone.ts';
 
 /** Days one calendar covers: a year, leap day included. */
@@ -30,7 +31,8 @@ export interface JobCalendar {
 }
 
 /**
- * A job's runs per calendar day over the 366 days ending `to` (docs/console.md "Calendar"),
+ * A job's runs per calendar day over the 366 days ending `to` (docs/console.md "Calendar"), from
+ * 1970-01-01 at the earliest (`to` is a date as every query takes it: lib/stats/get-daily-stats.ts DateParam),
  * counted in SQL: the day of a run is `date_trunc('day', scheduled_for AT TIME ZONE tz)` (tz as
  * lib/schedule/timezone.ts postgresTimeZone names it, so that PostgreSQL cuts the days Intl does), so a
  * run scheduled 23:30 UTC belongs to the next day in Asia/Tokyo. One range scan of runs_job_idx
@@ -44,7 +46,9 @@ export async function getJobCalendar(db: Db, jobId: string, rawQuery: unknown, a
   const timeZone = q.tz ?? 'UTC';
   const job = await findJob(db, jobId, 'allow');
   const to = q.to ?? statDateOf(now, timeZone);
-  const from = addDays(to, -(CALENDAR_DAYS - 1));
+  // no date before MIN_STATS_DATE is one a query may name: a year ending early in 1970 starts there
+  const yearBefore = addDays(to, -(CALENDAR_DAYS - 1));
+  const from = yearBefore < MIN_STATS_DATE ? MIN_STATS_DATE : yearBefore;
   const rows = await db.$queryRawUnsafe<{ d: string; runs: number; succeeded: number; failed: number; active: number }[]>(
     `SELECT to_char(date_trunc('day', scheduled_for AT TIME ZONE $2::text), 'YYYY-MM-DD') AS d,
             count(*)::int AS runs,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db.ts';
 import { listParameter } from '../api/validation.ts';
+import { MIN_INSTANT_MS } from '../api/instant.ts';
 import { addDays, daysBetween, isIsoDate, statDateOf, type IsoDate } from './dates.ts';
 import { mergeStatsSlots, type StatsSlotRow } from './merge-slots.ts';
 import { estimatePercentile, normaliseBuckets, sumBuckets } from './percentiles.ts';
@@ -8,8 +9,12 @@ import { estimatePercentile, normaliseBuckets, sumBuckets } from './percentiles.
 /** Longest range one query may ask for (days, inclusive). */
 export const MAX_STATS_RANGE_DAYS = 366;
 
-/** Calendar dates a stats query may name (a year-1 or year-9999 date is a typo, not a range). */
-export const MIN_STATS_DATE = '1970-01-01';
+/**
+ * Calendar dates a query may name, the stats' and the job calendar's (README "Input rules"): from the
+ * day of the earliest instant Tickflow accepts (lib/api/instant.ts) to 2999-12-31 (a year-9999 date is
+ * a typo, not a range).
+ */
+export const MIN_STATS_DATE: IsoDate = new Date(MIN_INSTANT_MS).toISOString().slice(0, 10);
 export const MAX_STATS_DATE = '2999-12-31';
 
 export const DATE_MESSAGE = `Must be a date YYYY-MM-DD from ${MIN_STATS_DATE} to ${MAX_STATS_DATE}`;

@@ -13,6 +13,7 @@ import { getJobGrid } from '../../lib/runs/job-grid.ts';
 import { getJobCalendar } from '../../lib/runs/job-calendar.ts';
 import { getStatsSeries, lastHours } from '../../lib/stats/get-stats-series.ts';
 import { isDomainError } from '../../lib/errors.ts';
+import { DATE_MESSAGE } from '../../lib/stats/get-daily-stats.ts';
 
 const t = useTestDatabase();
 const NODE = { nodeId: 'views-node', group: 'default', labels: {}, leaseSeconds: 3600 };
@@ -92,6 +93,17 @@ describe('job calendar', () => {
     expect(await fieldsOf(getJobCalendar(t.db, job.id, { tz: 'Mars/Base' }, SYSTEM_ACTOR))).toHaveProperty('tz');
     expect(await fieldsOf(getJobCalendar(t.db, job.id, { to: '2026-02-30' }, SYSTEM_ACTOR))).toHaveProperty('to');
     await expect(getJobCalendar(t.db, '7c1e0d7e-1111-4222-8333-444455556666', {}, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('takes `to` as every query takes a date (1970-01-01..2999-12-31, lib/stats/get-daily-stats.ts DateParam), starting a year that would reach before 1970 at 1970-01-01', async () => {
+    const job = await createJob(t.db, { key: 'views.cal.epoch', name: 'cal', schedule: { kind: 'manual' }, handler: 'views.one' }, SYSTEM_ACTOR);
+    const early = await getJobCalendar(t.db, job.id, { to: '1970-06-01' }, SYSTEM_ACTOR);
+    expect([early.from, early.to, early.days]).toEqual(['1970-01-01', '1970-06-01', []]);
+    expect((await getJobCalendar(t.db, job.id, { to: '1970-01-01' }, SYSTEM_ACTOR)).from).toBe('1970-01-01');
+    expect((await getJobCalendar(t.db, job.id, { to: '1971-01-02' }, SYSTEM_ACTOR)).from).toBe('1970-01-02');
+    expect(await fieldsOf(getJobCalendar(t.db, job.id, { to: '1969-12-31' }, SYSTEM_ACTOR))).toEqual({ to: DATE_MESSAGE });
+    expect(await fieldsOf(getJobCalendar(t.db, job.id, { to: '3000-01-01' }, SYSTEM_ACTOR))).toEqual({ to: DATE_MESSAGE });
+    expect(await fieldsOf(getStatsSeries(t.db, { from: '1969-12-31', to: '1970-01-01' }, SYSTEM_ACTOR))).toEqual({ from: DATE_MESSAGE });
   });
 });
 
