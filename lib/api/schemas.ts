@@ -496,12 +496,26 @@ export type ImportCrontabInput = z.output<typeof ImportCrontabInput>;
 // ---------------------------------------------------------------- queries
 
 /**
- * A whole number in min..max from a query string (decimal digits, an optional sign, spaces around
- * them) or from a number: `0x10`, `1e2`, `16.0` and `Infinity`, which `Number()` would read, are
- * refused with the same message. The one reader of whole numbers in queries (REST, the console's views).
+ * The number a path segment or query value writes, for the number schema after it: the text must be
+ * the number's own decimal writing (`7`, `-7`), so that one number has one spelling and one URL
+ * (`/versions/01` and `?limit=+7` are not another way to say 1 and 7). Digits written otherwise (a
+ * leading zero, a `+`, spaces) are refused with the writing to use; any other text (`0x10`, `1e2`,
+ * `16.0`, `Infinity`, which `Number()` would read) is left for the number schema to refuse.
  */
-export const queryInt = (min: number, max: number) =>
-  z.preprocess((v) => (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : v), intIn(min, max));
+function decimalText(v: unknown, ctx: { issues: unknown[] }): unknown {
+  if (typeof v !== 'string' || !/^\s*[-+]?\d+\s*$/.test(v)) return v;
+  const n = Number(v);
+  if (Number.isSafeInteger(n) && String(n) !== v) {
+    ctx.issues.push({ code: 'custom', message: `Must be written ${n}: plain decimal digits, without a sign, spaces or leading zeros`, input: v });
+  }
+  return n;
+}
+
+/**
+ * A whole number in min..max from a query string (its decimal writing: decimalText) or from a
+ * number. The one reader of whole numbers in queries (REST, the console's views).
+ */
+export const queryInt = (min: number, max: number) => z.preprocess(decimalText, intIn(min, max));
 
 /**
  * GET /schedule/preview?cron=&tz=&from=&count= or ?intervalSeconds=&… (exactly one of cron and
@@ -598,8 +612,8 @@ export const ListRunsQuery = z
   });
 export type ListRunsQuery = z.output<typeof ListRunsQuery>;
 
-/** A positive int4 from a path or query string (`versions/:version`, `diff?from=&to=`). */
-export const PositiveIntParam = z.preprocess((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v), positiveInt());
+/** A positive int4 from a path or query string (`versions/:version`, `diff?from=&to=`), written as decimalText says. */
+export const PositiveIntParam = z.preprocess(decimalText, positiveInt());
 
 export const DiffQuery = z.object({ from: PositiveIntParam, to: PositiveIntParam });
 export type DiffQuery = z.output<typeof DiffQuery>;
