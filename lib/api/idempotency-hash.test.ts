@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestHash } from './idempotency.ts';
+import { canonicalJson } from './json-guard.ts';
 
 describe('requestHash (what an Idempotency-Key replay must repeat)', () => {
   it('counts a JSON body by its value: key order and spacing do not matter, values do', () => {
@@ -22,5 +23,18 @@ describe('requestHash (what an Idempotency-Key replay must repeat)', () => {
     expect(requestHash('POST', '/x', '{"key":"a","name":"n"}')).toEqual([byValue]);
     expect(requestHash('POST', '/x', 'not json')).toHaveLength(1);
     expect(requestHash('POST', '/x', '')).toHaveLength(1);
+  });
+
+  it('counts by its text a body whose value lost something: a key written twice, a number past ±1.8e308', () => {
+    // JSON.parse keeps the last of a duplicated key: that body is refused, and must not replay the other's answer
+    expect(requestHash('POST', '/x', '{"key":"a","key":"b"}')[0]).not.toBe(requestHash('POST', '/x', '{"key":"b"}')[0]);
+    expect(requestHash('POST', '/x', '{"p":{"x":1,"x":1}}')).toHaveLength(1);
+    // 1e400 parses to Infinity, which JSON.stringify would write null
+    expect(requestHash('POST', '/x', '{"x":1e400}')[0]).not.toBe(requestHash('POST', '/x', '{"x":null}')[0]);
+  });
+
+  it('writes a value as the update-that-changes-nothing check compares it (lib/api/json-guard.ts canonicalJson)', () => {
+    expect(canonicalJson(JSON.parse('{"b":[1,{"d":1,"c":2}],"a":"é"}'))).toBe('{"a":"é","b":[1,{"c":2,"d":1}]}');
+    expect(requestHash('POST', '/x', '{"b":1,"a":2}')[0]).toBe(requestHash('POST', '/x', canonicalJson({ a: 2, b: 1 }))[0]);
   });
 });

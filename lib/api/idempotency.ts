@@ -25,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import { inTransaction, LONGEST_TRANSACTION_TIMEOUT_MS, Prisma, type Db } from '../db.ts';
 import { DomainError } from '../errors.ts';
+import { canonicalJson, duplicateKeys } from './json-guard.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -43,21 +44,13 @@ function hashOf(method: string, path: string, body: string): string {
   return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`, 'utf8').digest('hex');
 }
 
-/** `v` as JSON with every object's keys in code-unit order, so that equal values give equal text. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /**
  * What a replay must repeat: the request's method, path with query, and body. A JSON body counts
  * by its value, not its text: the same object with its keys in another order or other spacing is
- * the same request (the route reads the parsed value; Stripe compares parameters, not bytes); a
- * body that is not JSON counts by its text.
+ * the same request (the route reads the parsed value; Stripe compares parameters, not bytes), written
+ * as lib/api/json-guard.ts canonicalJson writes it. A body that is not JSON counts by its text, and so
+ * does one with a key written twice in an object: its parsed value has lost the first, and the body is
+ * refused, so it must not replay the answer to the body that only holds the last.
  * @returns sha256 hashes (hex): the first is stored with the key; a stored hash equal to any of
  *   them is the same request (the second, of the body's text, is how keys stored before bodies
  *   were compared by value were hashed, so that their repeats still replay)
@@ -65,7 +58,8 @@ function canonicalJson(v: unknown): string {
 export function requestHash(method: string, path: string, body: string): string[] {
   let canonical: string | null = null;
   try {
-    canonical = canonicalJson(JSON.parse(body));
+    const value: unknown = JSON.parse(body);
+    if (duplicateKeys(body, 1).length === 0) canonical = canonicalJson(value);
   } catch {
     /* not JSON: its text is the request */
   }

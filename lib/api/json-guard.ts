@@ -115,18 +115,27 @@ export function scanJson(value: unknown, opts: { maxDepth?: number; limit?: numb
 
 /** Order-insensitive deep equality of JSON-like values (depth is bounded by the schemas). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
-function canonical(v: unknown): string {
+/**
+ * The one canonical text of a JSON-like value: every object's keys in code-unit order, no spacing,
+ * so that equal values give equal text (what an update that changes nothing and an Idempotency-Key
+ * replay compare, lib/api/idempotency.ts requestHash). A key whose value is undefined is left out and
+ * a Date is its ISO text, as JSON.stringify writes them; a non-finite number is written `Infinity`,
+ * `-Infinity` or `NaN`, which no JSON value writes, so that it never equals the `null` JSON.stringify
+ * would make of it. Recursive: depth is bounded by the schemas and MAX_JSON_DEPTH.
+ */
+export function canonicalJson(v: unknown): string {
   if (v instanceof Date) return JSON.stringify(v.toISOString());
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o)
       .filter((k) => o[k] !== undefined)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
       .join(',')}}`;
   }
   return JSON.stringify(v ?? null);
