@@ -11,6 +11,19 @@
  * (lib/api/idempotency.ts). Mutating requests authenticated by the session cookie
  * must be same-origin JSON (checkSameOrigin: 403 "cross-origin request refused").
  *
+ * Order of checks, the same on every route (README "REST"; tests/integration/api-request-rules.test.ts): a
+ * request wrong in several ways gets the answer of the first check it fails.
+ *   1. the database is reachable (503 `database_unavailable`);
+ *   2. credentials (401), then same-origin for a cookie write, then the role (403);
+ *   3. the body's framing: Content-Encoding (415), size (413), UTF-8 and JSON (400 at `_body`);
+ *   4. the target: on a resource that does not exist, a 400 of steps 3 and 6 or the 422 of step 5
+ *      answers its 404 instead (RestOptions.resource, lib/api/missing-resource.ts);
+ *   5. Idempotency-Key on a write: the key itself (400 at `Idempotency-Key`), then a replay of the stored
+ *      answer, another request under the key (422 `idempotency_mismatch`) or an answer not kept (409);
+ *   6. the fields: path parameters, query parameters, then the body (400 naming each);
+ *   7. the operation itself (its own 404, 409, 422).
+ * A replay at step 5 is the first request's answer, whatever changed since.
+ *
  * The role a route needs comes from its `operation` (lib/auth/permissions.ts, the
  * one table the console's server actions use too); the returned handler carries
  * it as `handler.operation` so tests can walk every route's decision.
@@ -283,12 +296,9 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       // taken before the params are parsed: a path refused for another parameter (`/jobs/<missing>/versions/0`)
       // still answers the missing job's 404
       if (opts.resource) resourceId = String(rawParams.id ?? '');
-      const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
-      const shape = queryShape(opts.query ?? opts.queryParsedBy);
-      const rawQuery = queryObject(url.search, shape);
-      refuseUnknownQueryParameters(rawQuery, Object.keys(shape));
-      const query = (opts.query ? parseOrThrow(opts.query, rawQuery) : rawQuery) as Q;
 
+      // the body's framing (order of checks, step 3): a body that is not UTF-8 or not JSON cannot be compared
+      // with the request an Idempotency-Key first did
       let rawText = '';
       let rawBody: unknown = {};
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -299,6 +309,19 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           } catch {
             throw new DomainError('validation', 'Request body is not valid JSON', { _body: 'Invalid JSON' });
           }
+        }
+      }
+      const status = opts.status ?? 200;
+
+      const exec = async (dbc: Db) => {
+        // the path, query and body fields (order of checks, step 6), checked after withIdempotency looked the key
+        // up: a key reused for another request is its 422 `idempotency_mismatch` whatever that request's fields
+        const params = (opts.params ? parseOrThrow(opts.params, rawParams) : rawParams) as P;
+        const shape = queryShape(opts.query ?? opts.queryParsedBy);
+        const rawQuery = queryObject(url.search, shape);
+        refuseUnknownQueryParameters(rawQuery, Object.keys(shape));
+        const query = (opts.query ? parseOrThrow(opts.query, rawQuery) : rawQuery) as Q;
+        if (rawText.trim() !== '') {
           // a key written twice would silently mean its last value: refused with the body's other bad fields
           const duplicates = duplicateKeyFieldErrors(rawText);
           if (Object.keys(duplicates).length) throw validationError(withFieldErrors(duplicates, opts.body ? fieldErrorsOf(opts.body, rawBody) : {}));
@@ -306,12 +329,6 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
           // body as `body ?? {}` would take it for one)
           if (rawBody === null) throw new DomainError('validation', 'Request body must be a JSON object', { _root: 'Must be an object' });
         }
-      }
-      const status = opts.status ?? 200;
-
-      const exec = async (dbc: Db) => {
-        // parsed here, after withIdempotency looked the key up: a key reused with another body is its 422
-        // `idempotency_mismatch` whether or not that body is valid, as on the routes whose domain function parses it
         const body = (opts.body ? parseOrThrow(opts.body, rawBody) : rawBody) as B;
         const out = await fn({ req, actor: actor as Actor, params, query, body, db: dbc, now });
         if (out instanceof RestResponse) return out;
@@ -343,7 +360,8 @@ export function rest<P = Record<string, string>, Q = Record<string, string>, B =
       return jsonResponse(res.status, res.body, res.headers);
     } catch (e) {
       if (isDomainError(e)) {
-        if (e.code === 'validation' && opts.resource && resourceId !== null) {
+        // order of checks, step 4: a refusal of the request's input or key on a resource that is not there is its 404
+        if ((e.code === 'validation' || e.code === 'idempotency_mismatch') && opts.resource && resourceId !== null) {
           const missing = await missingResource(getDb(), opts.resource, resourceId).catch(() => null);
           if (missing) return errorResponse(missing);
         }

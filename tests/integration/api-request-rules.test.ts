@@ -8,6 +8,7 @@ import * as jobs from '../../app/api/v1/jobs/route.ts';
 import * as version from '../../app/api/v1/jobs/[id]/versions/[version]/route.ts';
 import * as versions from '../../app/api/v1/jobs/[id]/versions/route.ts';
 import * as diff from '../../app/api/v1/jobs/[id]/diff/route.ts';
+import * as pause from '../../app/api/v1/jobs/[id]/pause/route.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture } from '../helpers/rest.ts';
 
@@ -41,5 +42,56 @@ describe('REST request rules', () => {
     const l = await call(versions.GET, 'GET', `/api/v1/jobs/${id}/versions?limit=+5`, { token: viewer, params: { id } });
     expect([l.status, Object.keys(l.json.error.fields)]).toEqual([400, ['limit']]);
     expect(t).toBeDefined();
+  });
+
+  describe('order of checks (app/_lib/rest.ts): credentials, the body\'s framing, the target\'s 404, the Idempotency-Key, then the fields', () => {
+    const body = (key: string) => ({ key, name: key, schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+    const post = (idem: string, opts: { query?: string; body?: unknown; rawBody?: string } = {}) =>
+      call(jobs.POST, 'POST', `/api/v1/jobs${opts.query ?? ''}`, {
+        token: operator,
+        ...(opts.rawBody !== undefined ? { rawBody: opts.rawBody } : { body: opts.body }),
+        headers: { 'idempotency-key': idem, 'content-type': 'application/json' },
+      });
+
+    it('a key reused for another request is its 422 whatever that request\'s query or fields hold', async () => {
+      expect((await post('order-1', { body: body('rules.order.a') })).status).toBe(201);
+      for (const [what, r] of [
+        ['an unknown query parameter', await post('order-1', { query: '?bogus=1', body: body('rules.order.b') })],
+        ['a parameter given twice', await post('order-1', { query: '?q=a&q=b', body: body('rules.order.a') })],
+        ['a bad field', await post('order-1', { body: { ...body('rules.order.c'), schedule: { kind: 'nope' } } })],
+        ['a key written twice', await post('order-1', { rawBody: JSON.stringify(body('rules.order.a')).replace('{', '{"key":"other",') })],
+        ['null', await post('order-1', { rawBody: 'null' })],
+      ] as const) {
+        expect([r.status, r.json.error.code], what).toEqual([422, 'idempotency_mismatch']);
+      }
+      // the same request, its keys in another order and spaced out, is a replay
+      const reordered = JSON.stringify(Object.fromEntries(Object.entries(body('rules.order.a')).reverse()), null, 2);
+      const again = await post('order-1', { rawBody: reordered });
+      expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+      expect(await t.db.job.count({ where: { key: { startsWith: 'rules.order.' } } })).toBe(1);
+    });
+
+    it('a fresh key on a request refused for its fields stores nothing: the corrected request under it runs', async () => {
+      const r = await post('order-2', { query: '?bogus=1', body: body('rules.order.d') });
+      expect([r.status, r.json.error.fields]).toEqual([400, { bogus: 'Unknown query parameter' }]);
+      expect((await post('order-2', { body: body('rules.order.d') })).status).toBe(201);
+    });
+
+    it('the body\'s framing comes before the key: a body that is not JSON is a 400 even under a used key', async () => {
+      expect((await post('order-3', { body: body('rules.order.e') })).status).toBe(201);
+      const r = await post('order-3', { rawBody: '{"key":' });
+      expect([r.status, r.json.error.fields]).toEqual([400, { _body: 'Invalid JSON' }]);
+    });
+
+    it('the target\'s 404 comes before the key: a key reused on a job that does not exist is its 404', async () => {
+      const id = await createJob('rules.order.target');
+      const headers = { 'idempotency-key': 'order-4' };
+      expect((await call(pause.POST, 'POST', `/api/v1/jobs/${id}/pause`, { token: operator, params: { id }, body: {}, headers })).status).toBe(200);
+      const r = await call(pause.POST, 'POST', `/api/v1/jobs/${MISSING}/pause`, { token: operator, params: { id: MISSING }, body: {}, headers });
+      expect([r.status, r.json.error.code]).toEqual([404, 'not_found']);
+      // and on the job that exists, another request under the key is the 422
+      const other = await call(pause.POST, 'POST', `/api/v1/jobs/${id}/pause`, { token: operator, params: { id }, body: { reason: 'x' }, headers });
+      expect([other.status, other.json.error.code]).toEqual([422, 'idempotency_mismatch']);
+    });
   });
 });
