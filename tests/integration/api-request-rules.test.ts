@@ -9,6 +9,10 @@ import * as version from '../../app/api/v1/jobs/[id]/versions/[version]/route.ts
 import * as versions from '../../app/api/v1/jobs/[id]/versions/route.ts';
 import * as diff from '../../app/api/v1/jobs/[id]/diff/route.ts';
 import * as pause from '../../app/api/v1/jobs/[id]/pause/route.ts';
+import * as runs from '../../app/api/v1/runs/route.ts';
+import * as alarms from '../../app/api/v1/alarms/route.ts';
+import * as logSearch from '../../app/api/v1/logs/search/route.ts';
+import * as series from '../../app/api/v1/stats/series/route.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { call, useRestFixture } from '../helpers/rest.ts';
 
@@ -93,5 +97,20 @@ describe('REST request rules', () => {
       const other = await call(pause.POST, 'POST', `/api/v1/jobs/${id}/pause`, { token: operator, params: { id }, body: { reason: 'x' }, headers });
       expect([other.status, other.json.error.code]).toEqual([422, 'idempotency_mismatch']);
     });
+  });
+
+  it('a query filter naming a job that does not exist matches nothing on every list and view (200), and a job key in its place is a 400 at jobId', async () => {
+    const lists: [string, (url: string) => Promise<{ status: number; json: any }>, (json: any) => number][] = [
+      ['/runs', (u) => call(runs.GET, 'GET', u, { token: viewer }), (j) => j.items.length],
+      ['/alarms', (u) => call(alarms.GET, 'GET', u, { token: viewer }), (j) => j.items.length],
+      ['/logs/search', (u) => call(logSearch.GET, 'GET', `${u}&q=abc`, { token: viewer }), (j) => j.lines.length],
+      ['/stats/series', (u) => call(series.GET, 'GET', `${u}&from=2026-01-01&to=2026-01-02`, { token: viewer }), (j) => j.byHandler.length + j.totals.length],
+    ];
+    for (const [path, get, count] of lists) {
+      const r = await get(`/api/v1${path}?jobId=${MISSING}`);
+      expect([r.status, count(r.json)], path).toEqual([200, 0]);
+      const key = await get(`/api/v1${path}?jobId=rules.some.key`);
+      expect([key.status, Object.keys(key.json.error.fields)], path).toEqual([400, ['jobId']]);
+    }
   });
 });

@@ -53,7 +53,7 @@ export default consolePage(async function StatsPage({ searchParams }: { searchPa
   try {
     data = await getStatsSeries(db, { ...base, jobId }, actor, now);
   } catch (e) {
-    // an unknown or malformed job id in the URL: say so and show every job
+    // a malformed job id in the URL: say so and show every job (an unknown one is a filter matching nothing)
     if (!isDomainError(e) || !jobId) throw e;
     errors.push(`Job ${jobId}: ${e.message}; showing every job.`);
     data = await getStatsSeries(db, base, actor, now);
