@@ -23,11 +23,15 @@ export const NOT_UTF8_MESSAGE = 'Not valid UTF-8';
  * `bytes` as text, or null when they are not valid UTF-8. A lenient decoder (Buffer's
  * toString, Blob.text()) would put U+FFFD in place of each bad byte and the text would be
  * stored changed without a word; this one refuses it (TextDecoder `fatal`, WHATWG Encoding).
- * A leading byte order mark is dropped.
+ * One leading UTF-8 byte order mark (EF BB BF) is dropped, the rest kept as it is: RFC 8259 §8.1
+ * lets a JSON parser ignore it rather than refuse it, and editors on Windows write it at the start of
+ * files (a crontab, a JSON body saved then sent with `curl -d @file`). A second one is text, which
+ * JSON.parse refuses. So a REST body with the mark is the same request as the body without it
+ * (README "Input rules"; lib/api/idempotency.ts requestHash hashes the decoded text).
  */
 export function decodeUtf8(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return null;
   }

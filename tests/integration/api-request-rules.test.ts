@@ -113,4 +113,17 @@ describe('REST request rules', () => {
       expect([key.status, Object.keys(key.json.error.fields)], path).toEqual([400, ['jobId']]);
     }
   });
+
+  it('one leading UTF-8 byte order mark is ignored (RFC 8259 §8.1): the same request as the body without it; a second one is a 400', async () => {
+    const text = JSON.stringify({ key: 'rules.bom', name: 'bom', schedule: { kind: 'manual' }, handler: 'builtin.noop' });
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]);
+    const headers = { 'content-type': 'application/json', 'idempotency-key': 'bom-1' };
+    const first = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: bom, headers });
+    expect([first.status, first.json.key]).toEqual([201, 'rules.bom']);
+    const again = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: text, headers });
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    const twice = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, rawBody: new Uint8Array([0xef, 0xbb, 0xbf, ...bom]), headers: { 'content-type': 'application/json' } });
+    expect([twice.status, twice.json.error.fields]).toEqual([400, { _body: 'Invalid JSON' }]);
+    expect(await t.db.job.count({ where: { key: 'rules.bom' } })).toBe(1);
+  });
 });
