@@ -27,6 +27,9 @@ const STATUS: Record<DomainErrorCode, number> = {
   rate_limited: 429,
 };
 
+/** Every DomainErrorCode, for the OpenAPI document's Error schema (lib/api/openapi.ts ERROR_CODES). */
+export const DOMAIN_ERROR_CODES = Object.keys(STATUS) as DomainErrorCode[];
+
 export class DomainError extends Error {
   readonly status: number;
   constructor(

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import * as S from './schemas.ts';
 import { DailyStatsQuery } from '../stats/get-daily-stats.ts';
 import { operationMinRole, type Operation } from '../auth/permissions.ts';
+import { DOMAIN_ERROR_CODES } from '../errors.ts';
 import { SCOPE_OF_ROLE } from '../auth/scopes.ts';
 import { SendTestAlarmInput } from '../alarms/send-test-alarm.ts';
 import { AcknowledgeAlarmInput, CreateSilenceInput, ListSilencesQuery } from '../alarms/silences.ts';
@@ -21,7 +22,6 @@ function schema(s: z.ZodType): Record<string, unknown> {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const ERR = { description: 'Error', content: { 'application/json': { schema: ref('Error') } } };
 const retryAfter = { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer' } } };
 /** What every operation may answer while the database cannot serve it (app/_lib/rest.ts). */
 const UNAVAILABLE = {
@@ -61,9 +61,59 @@ function queryParams(s: z.ZodObject): unknown[] {
 }
 
 /**
+ * The codes an error answer's `code` takes, exactly: every DomainError's (lib/errors.ts) and those the
+ * REST door and the request guards answer themselves (app/_lib/rest.ts: 413, 415, 503 and 500; proxy.ts and
+ * lib/infra/http-guard.ts: 405).
+ */
+export const ERROR_CODES = [
+  ...DOMAIN_ERROR_CODES,
+  'payload_too_large', 'unsupported_content_encoding', 'database_unavailable', 'busy', 'transaction_timeout', 'method_not_allowed', 'internal',
+] as const;
+
+const err = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
+
+/**
+ * What one operation may answer besides its success, derived from what rest() (app/_lib/rest.ts) does for
+ * every route and what the operation declares of its own: the one table of an operation's responses.
+ * - 400 every operation: a query parameter it does not take is refused by name (and its path, query and body fields);
+ * - 401 every operation: a bearer header that does not authenticate, even on a public route;
+ * - 403 an operation that needs a role (and a write sent with the session cookie from another origin);
+ * - 404 an operation on a path `{id}`: the resource is not there (lib/api/missing-resource.ts);
+ * - 409 an operation that declares `conflict`, or whose answer is not kept for a replay (`notReplayable`);
+ * - 413, 415 and 422 `idempotency_mismatch` every write (it reads a body and takes Idempotency-Key), 422 also an
+ *   operation that declares `unprocessable`;
+ * - 429 an operation that declares `tooMany`; 503 every operation.
+ */
+export function errorResponses(o: {
+  role: ReturnType<typeof operationMinRole>;
+  pathId: boolean;
+  write?: boolean;
+  conflict?: string;
+  notReplayable?: boolean;
+  unprocessable?: string;
+  tooMany?: string;
+  unavailable?: unknown;
+}): Record<string, unknown> {
+  const conflicts = [o.conflict && `conflict: ${o.conflict}`, o.notReplayable && 'idempotency_not_replayable: the key already did this request, whose answer held a secret that is not kept'].filter(Boolean);
+  const unprocessable = [o.write && 'idempotency_mismatch: the Idempotency-Key was used for another request', o.unprocessable && `unprocessable: ${o.unprocessable}`].filter(Boolean);
+  return {
+    400: err('validation: a field named in `fields` (a query parameter the operation does not take, given twice or not UTF-8 included)'),
+    401: err(o.role === 'public' ? 'unauthorized: an Authorization header that does not authenticate (none is needed)' : 'unauthorized: no credentials, or credentials that do not authenticate'),
+    ...(o.role === 'public' ? {} : { 403: err(`forbidden: the caller's role is below ${o.role}${o.write ? ', or a request with the session cookie came from another origin' : ''}`) }),
+    ...(o.pathId ? { 404: err('not_found: the resource the path names does not exist (also when the request has other faults)') } : {}),
+    ...(conflicts.length ? { 409: err(conflicts.join('; ')) } : {}),
+    ...(o.write ? { 413: TOO_LARGE, 415: ENCODED } : {}),
+    ...(unprocessable.length ? { 422: err(unprocessable.join('; ')) } : {}),
+    ...(o.tooMany ? { 429: { description: o.tooMany, headers: retryAfter, content: { 'application/json': { schema: ref('Error') } } } } : {}),
+    503: o.unavailable ? { ...UNAVAILABLE, content: { 'application/json': { schema: o.unavailable } } } : UNAVAILABLE,
+  };
+}
+
+/**
  * One operation of the document. `operation` (lib/auth/permissions.ts) is its
  * operationId and decides the role in its description; the route file passes the
- * same name to rest() (tests/integration/role-matrix.test.ts checks both).
+ * same name to rest() (tests/integration/role-matrix.test.ts checks both). Its error
+ * responses are errorResponses' (tests/integration/openapi-responses.test.ts checks a sample against the routes).
  */
 function op(
   summary: string,
@@ -81,9 +131,16 @@ function op(
     write?: boolean;
     /** when the operation answers 429 `rate_limited` (with Retry-After) */
     tooMany?: string;
+    /** when the operation answers 409 `conflict` */
+    conflict?: string;
+    /** the answer holds a secret and is not stored: a repeat of its key is a 409 (rest() `idempotency: 'no-replay'` or `secretIn`) */
+    notReplayable?: boolean;
+    /** when the operation answers 422 `unprocessable` */
+    unprocessable?: string;
   },
 ) {
   const role = operationMinRole(opts.operation);
+  const pathId = (opts.params ?? []).some((p) => (p as { in?: string }).in === 'path');
   const o: Record<string, unknown> = {
     summary,
     operationId: opts.operation,
@@ -92,15 +149,7 @@ function op(
     responses: {
       [String(opts.status ?? 200)]: json(opts.ok ?? anyObj),
       ...Object.fromEntries(Object.entries(opts.also ?? {}).map(([status, when]) => [status, json(opts.ok ?? anyObj, when)])),
-      400: ERR,
-      401: ERR,
-      403: ERR,
-      404: ERR,
-      409: ERR,
-      ...(opts.body || opts.write ? { 413: TOO_LARGE, 415: ENCODED } : {}),
-      422: ERR,
-      ...(opts.tooMany ? { 429: { description: opts.tooMany, headers: retryAfter, content: { 'application/json': { schema: ref('Error') } } } } : {}),
-      503: opts.unavailable ? { ...UNAVAILABLE, content: { 'application/json': { schema: opts.unavailable } } } : UNAVAILABLE,
+      ...errorResponses({ role, pathId, ...opts }),
     },
   };
   if (opts.body) o.requestBody = { required: !OPTIONAL_BODIES.has(opts.body), content: { 'application/json': { schema: ref(opts.body) } } };
@@ -264,7 +313,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'object',
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ['validation', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'idempotency_not_replayable', 'unprocessable', 'rate_limited', 'payload_too_large', 'unsupported_content_encoding', 'database_unavailable', 'busy', 'transaction_timeout', 'method_not_allowed', 'internal'] },
+            code: { type: 'string', enum: [...ERROR_CODES] },
             message: { type: 'string' },
             fields: { type: 'object', additionalProperties: { type: 'string' }, description: 'dot path -> message' },
             detail: { type: 'object' },
@@ -289,19 +338,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         params: queryParams(S.ListJobsQuery),
         ok: { type: 'object', required: ['items', 'nextCursor'], properties: { items: { type: 'array', items: ref('Job') }, nextCursor: { type: ['string', 'null'] } } },
       }),
-      post: op('Create a job', { operation: 'jobs.create', body: 'CreateJobInput', status: 201, ...W }),
+      post: op('Create a job', { operation: 'jobs.create', body: 'CreateJobInput', status: 201, conflict: 'a live job already has the key (field `key`)', ...W }),
     },
     '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { operation: 'jobs.bulk', body: 'BulkJobsInput', ...W }) },
     '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, also: { 200: 'a dry run, or nothing to import: no job was created' }, ...W }) },
     '/jobs/{id}': {
       get: op('Get a job', { operation: 'jobs.get', params: [idParam], ok: ref('Job') }),
-      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict, also for a version greater than the current one, which does not exist). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', ...W }),
+      patch: op('Update a job (optimistic lock: expectedVersion; 409 on conflict, also for a version greater than the current one, which does not exist). A change that leaves the configuration identical (empty or same values) creates no version and answers 200 with the unchanged job', { operation: 'jobs.update', params: [idParam], body: 'UpdateJobInput', conflict: '`expectedVersion` is not the current version (what changed and by whom; a version the job never had says so, with detail.currentVersion), or a live job already has the key', ...W }),
       delete: op('Soft-delete a job (recycle bin); an optional `reason` is recorded with the version', { operation: 'jobs.delete', params: [idParam], body: 'ReasonInput', ...W }),
     },
-    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken); an optional `reason` is recorded with the version', { operation: 'jobs.restore', params: [idParam], body: 'ReasonInput', ...W }) },
+    '/jobs/{id}/restore': { post: op('Restore from the recycle bin (409 if the key is taken); an optional `reason` is recorded with the version', { operation: 'jobs.restore', params: [idParam], body: 'ReasonInput', conflict: 'the job is not in the recycle bin, or a live job has its key now', ...W }) },
     '/jobs/{id}/purge': {
-      delete: op('Purge a deleted job for good (runs stay)', { operation: 'jobs.purge', params: [idParam], ...W }),
-      post: op('Purge (POST alias)', { operation: 'jobs.purge', params: [idParam], ...W }),
+      delete: op('Purge a deleted job for good (runs stay)', { operation: 'jobs.purge', params: [idParam], conflict: 'the job is not in the recycle bin', ...W }),
+      post: op('Purge (POST alias)', { operation: 'jobs.purge', params: [idParam], conflict: 'the job is not in the recycle bin', ...W }),
     },
     '/jobs/{id}/pause': { post: op('Pause', { operation: 'jobs.pause', params: [idParam], body: 'ReasonInput', ...W }) },
     '/jobs/{id}/resume': { post: op('Resume (clears dead letter)', { operation: 'jobs.resume', params: [idParam], body: 'ReasonInput', ...W }) },
@@ -328,16 +377,16 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       get: op('One version with snapshot', { operation: 'jobs.version', params: [idParam, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1, maximum: S.INT4_MAX } }] }),
     },
     '/jobs/{id}/diff': { get: op('Diff two versions', { operation: 'jobs.diff', params: [idParam, ...queryParams(S.DiffQuery)] }) },
-    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version). A version whose configuration is already the current one (one that only records a pause or resume after the last edit) restores nothing: 422 naming `version`', { operation: 'jobs.rollback', params: [idParam], body: 'RollbackInput', ...W }) },
-    '/jobs/{id}/dag': { put: op('Save the DAG (steps, edges, positions)', { operation: 'jobs.saveDag', params: [idParam], body: 'SaveDagInput', ...W }) },
+    '/jobs/{id}/rollback': { post: op('Roll back to a version (as a new version). A version whose configuration is already the current one (one that only records a pause or resume after the last edit) restores nothing: 422 naming `version`', { operation: 'jobs.rollback', params: [idParam], body: 'RollbackInput', conflict: '`expectedVersion` is not the current version', unprocessable: 'the version restores nothing, can no longer fire, or holds a key another live job uses (field `version`)', ...W }) },
+    '/jobs/{id}/dag': { put: op('Save the DAG (steps, edges, positions)', { operation: 'jobs.saveDag', params: [idParam], body: 'SaveDagInput', conflict: '`expectedVersion` is not the current version', ...W }) },
     '/recycle-bin': { get: op('Deleted jobs', { operation: 'recycleBin.list', params: queryParams(S.ListRecycleBinQuery) }) },
     '/runs': { get: op('List runs (keyset on scheduledFor desc, id desc)', { operation: 'runs.list', params: queryParams(S.ListRunsQuery) }) },
     '/runs/{id}': { get: op('Run with tasks and task logs', { operation: 'runs.get', params: [idParam] }) },
-    '/runs/{id}/cancel': { post: op('Cancel a run', { operation: 'runs.cancel', params: [idParam], ...W }) },
-    '/runs/{id}/retry': { post: op('Retry a run as a new run', { operation: 'runs.retry', params: [idParam], status: 201, ...W }) },
-    '/tasks/{id}/retry': { post: op('Retry a task', { operation: 'tasks.retry', params: [idParam], ...W }) },
-    '/tasks/{id}/mark-success': { post: op('Mark a dead task success (reason required); downstream released, run re-evaluated (docs/recovery.md)', { operation: 'tasks.markSuccess', params: [idParam], body: 'MarkSuccessInput', ...W }) },
-    '/tasks/{id}/clear': { post: op('Clear a finished task and everything downstream: they run again in the same run (docs/recovery.md)', { operation: 'tasks.clear', params: [idParam], body: 'ClearTaskInput', ...W }) },
+    '/runs/{id}/cancel': { post: op('Cancel a run', { operation: 'runs.cancel', params: [idParam], conflict: 'the run had already ended (the status it ended in is named, detail.status)', ...W }) },
+    '/runs/{id}/retry': { post: op('Retry a run as a new run', { operation: 'runs.retry', params: [idParam], status: 201, conflict: 'the run is not failed, timed out or cancelled, or it was already retried, or its slot has a run of its own (the run to retry instead is named)', ...W }) },
+    '/tasks/{id}/retry': { post: op('Retry a task', { operation: 'tasks.retry', params: [idParam], conflict: 'the task is not dead, cancelled or failure-skipped, a parent would skip it again, or another run of its job is active (detail.activeRunId)', ...W }) },
+    '/tasks/{id}/mark-success': { post: op('Mark a dead task success (reason required); downstream released, run re-evaluated (docs/recovery.md)', { operation: 'tasks.markSuccess', params: [idParam], body: 'MarkSuccessInput', conflict: 'the task is not dead, or another run of its job is active (detail.activeRunId)', ...W }) },
+    '/tasks/{id}/clear': { post: op('Clear a finished task and everything downstream: they run again in the same run (docs/recovery.md)', { operation: 'tasks.clear', params: [idParam], body: 'ClearTaskInput', conflict: 'the task has not finished, a task downstream is running, a parent would skip it again, or another run of its job is active (detail.activeRunId)', ...W }) },
     '/tasks/{id}/logs': {
       get: op('Log lines of one attempt of a task, in write order (keyset: afterSeq exclusive; attempt defaults to the current one)', {
         operation: 'tasks.logs',
@@ -350,6 +399,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         operation: 'logs.search',
         params: queryParams(SearchTaskLogLinesQuery as unknown as z.ZodObject),
         ok: ref('TaskLogSearchResult'),
+        unprocessable: 'the search took longer than it may: narrow it with jobId, from/to or a longer text',
         tooMany: 'rate_limited: the console runs as many searches at once as it allows (4, 2 per user or token); try again after Retry-After',
       }),
     },
@@ -361,23 +411,23 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     '/handlers': { get: op('Handlers a step may name, with what workers advertise: description, input JSON Schema, availability (docs/handlers.md)', { operation: 'handlers.list' }) },
     '/workers/{id}/drain': {
-      post: op('Drain a worker node (stops claiming and ticking; 409 detail.lastWorker for the last online worker unless confirmLastWorker is true; 409 detail.status for an offline or stopped node)', { operation: 'workers.drain', params: [idParam], body: 'DrainWorkerInput', ok: ref('WorkerNode'), ...W }),
+      post: op('Drain a worker node (stops claiming and ticking; 409 detail.lastWorker for the last online worker unless confirmLastWorker is true; 409 detail.status for an offline or stopped node)', { operation: 'workers.drain', params: [idParam], body: 'DrainWorkerInput', conflict: 'the last online worker without confirmLastWorker (detail.lastWorker), or an offline or stopped node (detail.status)', ok: ref('WorkerNode'), ...W }),
     },
-    '/workers/{id}/resume': { post: op('Undo a drain: the worker claims and ticks again (409 detail.status for an offline or stopped node)', { operation: 'workers.resume', params: [idParam], ok: ref('WorkerNode'), ...W }) },
+    '/workers/{id}/resume': { post: op('Undo a drain: the worker claims and ticks again (409 detail.status for an offline or stopped node)', { operation: 'workers.resume', params: [idParam], conflict: 'an offline or stopped node (detail.status)', ok: ref('WorkerNode'), ...W }) },
     '/users': {
       get: op('Users', { operation: 'users.list' }),
-      post: op('Create a user', { operation: 'users.create', body: 'CreateUserInput', status: 201, ...W }),
+      post: op('Create a user', { operation: 'users.create', body: 'CreateUserInput', status: 201, conflict: 'a user has the email (field `email`)', ...W }),
     },
     '/users/{id}': {
-      patch: op('Update a user', { operation: 'users.update', params: [idParam], body: 'UpdateUserInput', ...W }),
-      delete: op('Delete a user (never yourself or the last active admin); their sessions and API tokens stop working at once', { operation: 'users.delete', params: [idParam], ...W }),
+      patch: op('Update a user', { operation: 'users.update', params: [idParam], body: 'UpdateUserInput', conflict: 'the last active admin would be demoted (field `role`) or disabled (field `disabled`)', ...W }),
+      delete: op('Delete a user (never yourself or the last active admin); their sessions and API tokens stop working at once', { operation: 'users.delete', params: [idParam], conflict: 'yourself, or the last active admin', ...W }),
     },
     '/users/{id}/password': {
-      post: op("Reset a user's password: the given one, or a generated one returned once as `password`; the user's sessions end", { operation: 'users.resetPassword', params: [idParam], body: 'ResetPasswordInput', ...W }),
+      post: op("Reset a user's password: the given one, or a generated one returned once as `password`; the user's sessions end", { operation: 'users.resetPassword', params: [idParam], body: 'ResetPasswordInput', notReplayable: true, ...W }),
     },
     '/tokens': {
       get: op('API tokens', { operation: 'tokens.list' }),
-      post: op('Create an API token (shown once)', { operation: 'tokens.create', body: 'CreateTokenInput', status: 201, ...W }),
+      post: op('Create an API token (shown once)', { operation: 'tokens.create', body: 'CreateTokenInput', status: 201, notReplayable: true, ...W }),
     },
     '/tokens/{id}': { delete: op('Revoke an API token', { operation: 'tokens.revoke', params: [idParam], ...W }) },
     '/stats/daily': { get: op('Per-handler daily statistics (from..to inclusive, at most 366 days)', { operation: 'stats.daily', params: queryParams(DailyStatsQuery as unknown as z.ZodObject) }) },
@@ -390,7 +440,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       }),
     },
     '/alarms/{id}/acknowledge': {
-      post: op('Acknowledge an alarm (who and when are recorded, with an optional note); 409 when already acknowledged', { operation: 'alarms.acknowledge', params: [idParam], body: 'AcknowledgeAlarmInput', ...W }),
+      post: op('Acknowledge an alarm (who and when are recorded, with an optional note); 409 when already acknowledged', { operation: 'alarms.acknowledge', params: [idParam], body: 'AcknowledgeAlarmInput', conflict: 'the alarm is already acknowledged', ...W }),
     },
     '/alarms/silences': {
       get: op('Alarm silences, newest first: those in force (active=true, the default) or all; keyset on (createdAt desc, id desc), `cursor` is the `nextCursor` of the previous page (null at the oldest); `limit` 1..500, default 200', {

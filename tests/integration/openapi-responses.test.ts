@@ -8,7 +8,8 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../lib/api/openapi.ts';
+import { buildOpenApiDocument, ERROR_CODES } from '../../lib/api/openapi.ts';
+import { DOMAIN_ERROR_CODES } from '../../lib/errors.ts';
 import { MAX_BODY_BYTES } from '../../app/_lib/rest.ts';
 import { BODY_TOO_LARGE_MESSAGE } from '../../lib/api/body-limit.ts';
 import { call, useRestFixture, type RouteHandler } from '../helpers/rest.ts';
@@ -32,7 +33,8 @@ describe('OpenAPI responses and request bodies of the writes', () => {
   let t: TestDatabase;
   let admin: string;
   let operator: string;
-  useRestFixture([], (f) => ({ t, admin, operator } = f));
+  let viewer: string;
+  useRestFixture([], (f) => ({ t, admin, operator, viewer } = f));
 
   const handlerOf = async (template: string, method: string) =>
     ((await import(path.join(root, template.replace(/\{([^}]+)\}/g, '[$1]'), 'route.ts'))) as Record<string, RouteHandler>)[method]!;
@@ -94,5 +96,67 @@ describe('OpenAPI responses and request bodies of the writes', () => {
     const id = c.json.id as string;
     const r = await call(user.PATCH, 'PATCH', `/api/v1/users/${id}`, { token: admin, params: { id } });
     expect([r.status, r.json.role, r.json.disabled]).toEqual([200, 'viewer', false]);
+  });
+
+  describe('each operation documents the error statuses it answers, and no other (lib/api/openapi.ts errorResponses)', () => {
+    const all = Object.entries(doc.paths).flatMap(([template, ops]) => Object.entries(ops).map(([method, op]) => ({ template, method: method.toUpperCase(), op })));
+    const documented = (op: Op) => Object.keys(op.responses);
+    const urlOf = (template: string, id: string) => `/api/v1${template.replace('{id}', id).replace('{version}', '1')}`;
+
+    it('GET /health is public: no 403, 404, 409 or 422; a bad bearer is its 401 and an unknown parameter its 400', async () => {
+      const health = doc.paths['/health']!.get!;
+      expect(documented(health).sort()).toEqual(['200', '400', '401', '503']);
+      const h = await handlerOf('/health', 'GET');
+      expect((await call(h, 'GET', '/api/v1/health', { token: 'not-a-token' })).status).toBe(401);
+      expect((await call(h, 'GET', '/api/v1/health?x=1')).status).toBe(400);
+    });
+
+    it('the Error schema lists exactly the codes that occur: every DomainError code and the door\'s own', () => {
+      const schema = (doc as unknown as { components: { schemas: { Error: { properties: { error: { properties: { code: { enum: string[] } } } } } } } }).components.schemas.Error;
+      const codes = schema.properties.error.properties.code.enum;
+      expect(new Set(codes).size).toBe(codes.length);
+      expect([...codes].sort()).toEqual([...ERROR_CODES].sort());
+      for (const c of DOMAIN_ERROR_CODES) expect(codes).toContain(c);
+    });
+
+    it('every operation: a bad bearer (401), a viewer (403 where it needs more), an unknown query parameter (400) and a missing {id} (404) answer documented statuses', async () => {
+      expect(all.length).toBeGreaterThan(50);
+      const missing = '5b4c3f6e-0000-4000-8000-0000000000ff';
+      for (const { template, method, op } of all) {
+        const h = await handlerOf(template, method);
+        const at = `${method} ${template}`;
+        const body = method === 'GET' ? {} : { body: {} };
+        const bad = await call(h, method, urlOf(template, missing), { token: 'not-a-token', params: { id: missing, version: '1' }, ...body });
+        expect([bad.status, documented(op)], at).toEqual([401, expect.arrayContaining(['401'])]);
+        const asViewer = await call(h, method, urlOf(template, missing), { token: viewer, params: { id: missing, version: '1' }, ...body });
+        expect(documented(op), `${at} as a viewer: ${asViewer.status}`).toContain(String(asViewer.status));
+        const unknown = await call(h, method, `${urlOf(template, missing)}?bogus=1`, { token: admin, params: { id: missing, version: '1' }, ...body });
+        expect(documented(op), `${at}?bogus=1: ${unknown.status}`).toContain(String(unknown.status));
+        if (template.includes('{id}')) {
+          expect([unknown.status, documented(op)], at).toEqual([404, expect.arrayContaining(['404'])]);
+        } else {
+          expect([unknown.status, documented(op)], at).toEqual([400, expect.not.arrayContaining(['404'])]);
+        }
+      }
+    });
+
+    it('a sample of conflicts and mismatches answer what their operations document, and operations without one document none', async () => {
+      const create = doc.paths['/jobs']!.post!;
+      const body = { key: 'doc.conflict', name: 'c', schedule: { kind: 'manual' }, handler: 'builtin.noop' };
+      const headers = { 'idempotency-key': 'doc-conflict' };
+      const first = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body, headers });
+      const again = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body });
+      expect([again.status, documented(create)]).toEqual([409, expect.arrayContaining(['409'])]);
+      const mismatch = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { ...body, name: 'other' }, headers });
+      expect([mismatch.status, documented(create)]).toEqual([422, expect.arrayContaining(['422'])]);
+      const id = first.json.id as string;
+      const purge = await call(await handlerOf('/jobs/{id}/purge', 'DELETE'), 'DELETE', `/api/v1/jobs/${id}/purge`, { token: admin, params: { id } });
+      expect([purge.status, documented(doc.paths['/jobs/{id}/purge']!.delete!)]).toEqual([409, expect.arrayContaining(['409'])]);
+      // reads answer no 409 or 422, and say so
+      for (const { template, method, op } of all.filter((o) => o.method === 'GET' && o.template !== '/logs/search')) {
+        expect(documented(op), `${method} ${template}`).not.toEqual(expect.arrayContaining(['409']));
+        expect(documented(op), `${method} ${template}`).not.toEqual(expect.arrayContaining(['422']));
+      }
+    });
   });
 });
