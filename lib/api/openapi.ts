@@ -78,7 +78,8 @@ const err = (description: string) => ({ description, content: { 'application/jso
  * - 400 every operation: a query parameter it does not take is refused by name (and its path, query and body fields);
  * - 401 every operation: a bearer header that does not authenticate, even on a public route;
  * - 403 an operation that needs a role (and a write sent with the session cookie from another origin);
- * - 404 an operation on a path `{id}`: the resource is not there (lib/api/missing-resource.ts);
+ * - 404 an operation on a path `{id}`: the resource is not there (lib/api/missing-resource.ts); also one that declares
+ *   `notFound`, whose body names an object by id (the field is named);
  * - 409 an operation that declares `conflict`, or whose answer is not kept for a replay (`notReplayable`);
  * - 413, 415 and 422 `idempotency_mismatch` every write (it reads a body and takes Idempotency-Key), 422 also an
  *   operation that declares `unprocessable`;
@@ -88,6 +89,7 @@ export function errorResponses(o: {
   role: ReturnType<typeof operationMinRole>;
   pathId: boolean;
   write?: boolean;
+  notFound?: string;
   conflict?: string;
   notReplayable?: boolean;
   unprocessable?: string;
@@ -100,7 +102,9 @@ export function errorResponses(o: {
     400: err('validation: a field named in `fields` (a query parameter the operation does not take, given twice or not UTF-8 included)'),
     401: err(o.role === 'public' ? 'unauthorized: an Authorization header that does not authenticate (none is needed)' : 'unauthorized: no credentials, or credentials that do not authenticate'),
     ...(o.role === 'public' ? {} : { 403: err(`forbidden: the caller's role is below ${o.role}${o.write ? ', or a request with the session cookie came from another origin' : ''}`) }),
-    ...(o.pathId ? { 404: err('not_found: the resource the path names does not exist (also when the request has other faults)') } : {}),
+    ...(o.pathId || o.notFound
+      ? { 404: err([o.pathId && 'not_found: the resource the path names does not exist (also when the request has other faults)', o.notFound && `not_found: ${o.notFound}`].filter(Boolean).join('; ')) }
+      : {}),
     ...(conflicts.length ? { 409: err(conflicts.join('; ')) } : {}),
     ...(o.write ? { 413: TOO_LARGE, 415: ENCODED } : {}),
     ...(unprocessable.length ? { 422: err(unprocessable.join('; ')) } : {}),
@@ -131,6 +135,8 @@ function op(
     write?: boolean;
     /** when the operation answers 429 `rate_limited` (with Retry-After) */
     tooMany?: string;
+    /** when the operation answers 404 for an object its body names (a path `{id}` needs no word) */
+    notFound?: string;
     /** when the operation answers 409 `conflict` */
     conflict?: string;
     /** the answer holds a secret and is not stored: a repeat of its key is a 409 (rest() `idempotency: 'no-replay'` or `secretIn`) */
@@ -340,7 +346,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       }),
       post: op('Create a job', { operation: 'jobs.create', body: 'CreateJobInput', status: 201, conflict: 'a live job already has the key (field `key`)', ...W }),
     },
-    '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { operation: 'jobs.bulk', body: 'BulkJobsInput', ...W }) },
+    '/jobs/bulk': { post: op('Bulk pause/resume/delete (one transaction)', { operation: 'jobs.bulk', body: 'BulkJobsInput', notFound: 'an id names no job (at `ids.N`); nothing is changed', ...W }) },
     '/jobs/import': { post: op('Import a crontab / cron.d text as paused shell jobs (one transaction; unconvertible lines reported)', { operation: 'jobs.import', body: 'ImportCrontabInput', status: 201, also: { 200: 'a dry run, or nothing to import: no job was created' }, ...W }) },
     '/jobs/{id}': {
       get: op('Get a job', { operation: 'jobs.get', params: [idParam], ok: ref('Job') }),
@@ -448,7 +454,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         params: queryParams(ListSilencesQuery),
         ok: page(anyObj),
       }),
-      post: op('Silence alarms of a job, an alarm type, or both (an alarm rule) for durationMinutes or until an instant: matching alarms are recorded as silenced and not sent', { operation: 'alarms.silence', body: 'CreateSilenceInput', status: 201, ...W }),
+      post: op('Silence alarms of a job, an alarm type, or both (an alarm rule) for durationMinutes or until an instant: matching alarms are recorded as silenced and not sent', { operation: 'alarms.silence', body: 'CreateSilenceInput', status: 201, notFound: '`jobId` names no job', ...W }),
     },
     '/alarms/silences/{id}': {
       delete: op('Unsilence: end a silence now (alarms already silenced stay recorded as such)', { operation: 'alarms.unsilence', params: [idParam], ...W }),
