@@ -10,7 +10,13 @@
  *   by job + status + a 7-day range (lib/runs listRuns)
  * - a run page (lib/runs getRun)
  * - daily stats for 90 days (lib/stats getDailyStats + handlerTotals, as GET /stats/daily)
- * - the overview (lib/stats getOverview)
+ * - the overview (lib/stats getOverview), with HISTORY_PAUSED paused jobs (default 1,000: operator-paused
+ *   cron and interval jobs, and jobs whose schedule ended — a `once` job that fired, a cron year that
+ *   has passed — as the tick leaves them), whose schedules the overview reads to count the ended ones
+ * - the hourly stats series of every job, 48 and 168 hours (lib/stats getStatsSeries, as
+ *   GET /stats/series?granularity=hour)
+ * - the runs list filtered by trigger (a rare one, manual; one no run has, backfill) and searched by a
+ *   short word after punctuation (`-b`, `-5`: the shortest text lib/api/like.ts lets through)
  *
  * and the engine's hot paths, claimTasks and completeTask (one task per call), on the full
  * database, on an empty copy of it taken before seeding (same jobs and partitions) and on a
@@ -34,7 +40,7 @@
  *   HISTORY_RUNS=200000 node --import tsx bench/history.ts
  *
  * Environment: HISTORY_RUNS (10000000), HISTORY_DAYS (90), HISTORY_JOBS (200),
- * HISTORY_LINES_EVERY (10), HISTORY_LINES (5), HISTORY_REPEAT (5 timed calls per page),
+ * HISTORY_LINES_EVERY (10), HISTORY_LINES (5), HISTORY_PAUSED (1000), HISTORY_REPEAT (5 timed calls per page),
  * HISTORY_HOT (200 claim + complete rounds on each database),
  * HISTORY_RETENTION (0/1), HISTORY_REUSE (the URL of a database a killed run seeded: measure it
  * again without seeding), HISTORY_KEEP (1: leave the databases, for HISTORY_REUSE). Database: DATABASE_URL when set (a throwaway database is created
@@ -46,7 +52,8 @@ import { withBenchDatabase, quantile } from './bench-db.ts';
 import { SYSTEM_ACTOR } from '../lib/auth/actor.ts';
 import { createPrismaClient, type PrismaClient } from '../lib/db.ts';
 import { encodeCursor } from '../lib/api/cursor.ts';
-import { createJob } from '../lib/jobs/create-job.ts';
+import { createJob, insertNewJobs, prepareNewJob } from '../lib/jobs/create-job.ts';
+import { getStatsSeries } from '../lib/stats/get-stats-series.ts';
 import { listJobs } from '../lib/jobs/list-jobs.ts';
 import { getRun, listRuns } from '../lib/runs/index.ts';
 import { getDailyStats, handlerTotals, lastDaysRange } from '../lib/stats/get-daily-stats.ts';
@@ -68,6 +75,7 @@ const DAYS = envInt('HISTORY_DAYS', 90);
 const JOBS = envInt('HISTORY_JOBS', 200);
 const LINES_EVERY = envInt('HISTORY_LINES_EVERY', 10);
 const LINES = envInt('HISTORY_LINES', 5);
+const PAUSED = envInt('HISTORY_PAUSED', 1000);
 const REPEAT = envInt('HISTORY_REPEAT', 5);
 const RETENTION = process.env.HISTORY_RETENTION === '1';
 /**
@@ -279,6 +287,24 @@ async function main() {
     const hot = REUSE
       ? (await db.job.findFirstOrThrow({ where: { key: 'history.hot' }, select: { id: true } }))
       : await createJob(db, { key: 'history.hot', name: 'Hot path', schedule: { kind: 'manual' }, handler: 'builtin.noop' }, SYSTEM_ACTOR, start);
+    // Paused jobs, read by the overview: a quarter each operator-paused cron and interval jobs, `once` jobs that
+    // fired and cron jobs whose year field has passed (both paused by the tick: their schedule ended). Created
+    // once (also on a reused database seeded before they were part of the bench).
+    if ((await db.job.count({ where: { key: { startsWith: 'history.paused.' } } })) === 0) {
+      const kinds = [
+        { schedule: { kind: 'cron', cron: '7 * * * *', timezone: 'Europe/Paris' } },
+        { schedule: { kind: 'interval', intervalSeconds: 300 } },
+        { schedule: { kind: 'once', runAt: new Date(start.getTime() + 86_400_000).toISOString() } },
+        { schedule: { kind: 'cron', cron: `0 0 12 * * * ${now.getUTCFullYear()}-${now.getUTCFullYear() + 1}`, timezone: 'UTC' } },
+      ];
+      const made = Array.from({ length: PAUSED }, (_, i) => prepareNewJob({
+        key: `history.paused.${String(i).padStart(5, '0')}`, name: `Paused job ${i}`, handler: 'builtin.noop', ...kinds[i % kinds.length],
+      }, SYSTEM_ACTOR, start));
+      await insertNewJobs(db, made, SYSTEM_ACTOR, start);
+      await db.$executeRawUnsafe(`UPDATE jobs SET status = 'paused' WHERE key LIKE 'history.paused.%'`);
+      // the year field run out: 7 fields, the last one a year before now
+      await db.$executeRawUnsafe(`UPDATE jobs SET cron_expression = '0 0 12 * * * ${now.getUTCFullYear() - 1}' WHERE key LIKE 'history.paused.%' AND cron_expression LIKE '0 0 12 %'`);
+    }
     // The weekly partitions of the seeded days, as the retention job has created them on a live
     // installation (before the copy: the empty database has the same partitions).
     await ensureHistoryPartitions(db, now, { from: start });
@@ -379,8 +405,17 @@ async function main() {
         const { days } = await getDailyStats(db, range);
         return `${days.length} day rows, ${handlerTotals(days).length} handlers`;
       }));
-      results.push(await time('overview', async () => `${(await getOverview(db, new Date())).runs24h.total} runs in 24 h`));
+      results.push(await time('overview', async () => {
+        const o = await getOverview(db, new Date());
+        return `${o.runs24h.total} runs in 24 h; ${o.jobs.paused} paused, ${o.jobs.scheduleEnded} schedule ended`;
+      }));
 
+      results.push(await time('stats series, hourly, all jobs, 48 h', async () => `${(await getStatsSeries(db, { granularity: 'hour', hours: 48 }, SYSTEM_ACTOR)).daily.length} hours`));
+      results.push(await time('stats series, hourly, all jobs, 168 h', async () => `${(await getStatsSeries(db, { granularity: 'hour', hours: 168 }, SYSTEM_ACTOR)).daily.length} hours`));
+      results.push(await time('runs list, trigger manual', async () => page(await listRuns(db, { trigger: 'manual' }, SYSTEM_ACTOR))));
+      results.push(await time('runs list, trigger backfill (none)', async () => page(await listRuns(db, { trigger: 'backfill' }, SYSTEM_ACTOR))));
+      results.push(await time('runs search, short word (-5)', async () => page(await listRuns(db, { q: '-5' }, SYSTEM_ACTOR))));
+      results.push(await time('runs search, short word, no match (-b)', async () => page(await listRuns(db, { q: '-b' }, SYSTEM_ACTOR))));
       results.push(await time('of the overview: next 24 h of fires (reads jobs only)', async () => `${(await getUpcomingFires(db, new Date())).length} jobs`));
 
       const hotRuns = envInt('HISTORY_HOT', 200);
