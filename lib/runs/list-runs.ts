@@ -10,7 +10,7 @@ import { purgedJobIds } from '../jobs/purged-job-ids.ts';
 /**
  * Runs across jobs, newest first: keyset on (scheduled_for desc, id desc)
  * (index runs_time_idx, runs_job_idx for one job, runs_status_time_idx for one status,
- * runs_error_trgm_idx for error text), so pages never repeat or skip rows when
+ * runs_trigger_time_idx for one trigger, runs_error_trgm_idx for error text), so pages never repeat or skip rows when
  * runs are inserted between fetches. Filters: jobId, status[], trigger[],
  * from/to (scheduled_for, inclusive; to before from is a 400 naming `to`), q (a run id or its first 8+ hex
  * characters, else a case-insensitive substring of the run's error). Raw query input is accepted (parsed here).

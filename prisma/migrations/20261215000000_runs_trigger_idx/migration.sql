@@ -1,0 +1,12 @@
+-- Runs list filtered by trigger (GET /runs?trigger=manual, lib/runs/list-runs.ts). No index
+-- started with trigger: PostgreSQL walked runs_time_idx newest first, reading each run's row to
+-- test its trigger, through the whole history for a trigger no run has (trigger=backfill, 0 rows)
+-- and through half a million rows to count a rare trigger's capped total (bench/history.ts, figures
+-- in docs/operations.md "History at scale"). Equality on trigger, then the list's keyset order: a
+-- page and the capped total are ranges of this index, as runs_status_time_idx serves status.
+--
+-- Not partial (without the scheduled runs, the bulk of an installation): the list sends its
+-- trigger as a text parameter cast to run_trigger, a cast PostgreSQL does not fold at planning
+-- time, so it cannot prove that `trigger = $1` implies a predicate such as trigger <> 'schedule'
+-- and would never use such an index. The cost is one more index tuple per run written.
+CREATE INDEX runs_trigger_time_idx ON runs (trigger, scheduled_for DESC, id DESC);
