@@ -4,7 +4,7 @@ import { countNodesByStatus } from '../workers/node-status.ts';
 import { getRunningNow, type RunningTask } from './running-now.ts';
 import { getUpcomingFires, type UpcomingFire } from './upcoming-fires.ts';
 import { purgedAmong } from '../jobs/purged-job-ids.ts';
-import { canFireProblem } from '../jobs/job-input.ts';
+import { countScheduleEnded } from '../jobs/schedule-ended-count.ts';
 import { JOB_SCHEDULE_SELECT } from '../jobs/job-view.ts';
 
 /** What the overview page shows at a glance (instants ISO-8601 UTC). */
@@ -42,7 +42,8 @@ export interface Overview {
 /**
  * Overview numbers. Reads detail tables, but every query is bounded and indexed:
  * - jobs by status: GROUP BY over jobs (one row per job definition — small); the paused ones' schedule columns, to
- *   tell those whose schedule ended from those an operator paused;
+ *   tell those whose schedule ended from those an operator paused (lib/jobs/schedule-ended-count.ts, which keeps
+ *   each job's verdict for as long as it provably holds instead of walking every schedule on every load);
  * - runs 24 h: runs_time_idx (scheduled_for DESC, INCLUDE status) range of one day, index-only; the runs
  *   cancelled before their slot: the same range, reading only the cancelled schedule runs' rows;
  * - latest failures: the same index backwards over 7 days, LIMIT 10;
@@ -108,7 +109,7 @@ export async function getOverview(db: Db, now: Date = new Date()): Promise<Overv
     cancelledBeforeSlot: beforeSlot,
   };
   // the rule of the jobs list's "schedule ended" mark and of Resume's refusal (lib/jobs/resume-job.ts)
-  const scheduleEnded = pausedJobs.filter((x) => canFireProblem(x, now) !== null).length;
+  const scheduleEnded = countScheduleEnded(pausedJobs, now);
   const finished = runs24h.success + runs24h.failed + runs24h.timeout;
   return {
     generatedAt: now.toISOString(),

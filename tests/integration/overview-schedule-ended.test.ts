@@ -28,4 +28,20 @@ describe('overview: jobs whose schedule ended', () => {
     const o = await getOverview(t.db, NOW);
     expect(o.jobs).toEqual({ active: 1, paused: 3, scheduleEnded: 2, deadLetter: 1, total: 7, deleted: 0 });
   });
+
+  it('a paused job whose run-at or window end passes between two loads moves to scheduleEnded on the later one', async () => {
+    // the first test's jobs out of the count (in the recycle bin)
+    await t.db.job.updateMany({ where: { key: { startsWith: 'ov-' } }, data: { deletedAt: NOW } });
+    await insertJob(t.db, { key: 'ov2-once', scheduleKind: 'once', runAt: new Date('2026-12-07T00:00:00Z'), status: 'paused' });
+    await insertJob(t.db, { key: 'ov2-window', cron: '*/5 * * * *', endAt: new Date('2026-12-05T14:00:00Z'), status: 'paused' });
+    const later = (ms: number) => new Date(NOW.getTime() + ms);
+    const ended = async (now: Date) => (await getOverview(t.db, now)).jobs.scheduleEnded;
+    expect(await ended(NOW)).toBe(0);
+    expect(await ended(later(3_600_000))).toBe(0);
+    expect(await ended(later(3 * 3_600_000))).toBe(1);
+    expect(await ended(later(3 * 86_400_000))).toBe(2);
+    // the job edited while paused: its window reopened
+    await t.db.job.updateMany({ where: { key: 'ov2-window' }, data: { endAt: null } });
+    expect(await ended(later(3 * 86_400_000))).toBe(1);
+  });
 });
