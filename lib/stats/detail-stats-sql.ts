@@ -1,4 +1,4 @@
-import type { Db } from '../db.ts';
+import { TRANSACTION_TIMEOUT_MS, type Db, type PrismaClient } from '../db.ts';
 import { latenessFromSql, statsEventsSql, statsRowsSql } from '../engine/sql/stats-outcome.ts';
 
 /** One aggregate over task_logs: a bucket (day or hour in a zone) and a handler, counted by the rule in lib/engine/sql/stats-outcome.ts. */
@@ -40,10 +40,15 @@ export interface DetailStatsParams {
  *   a retry's logs come long after its slot, so no lower bound), their logs by run
  *   (task_logs_run_idx, one week's partition per run) filtered to [start, end): the cost follows
  *   the job's retained runs, not everybody's history;
- * - every job: the logs of [start, end) by their time (task_logs_created_idx) joined to their
- *   tasks as PostgreSQL plans it. A probe of each log's task by key was measured and is not used:
- *   each probe opens every weekly partition of tasks again (docs/engine.md "The hot path"), and
- *   48 hours of a 400,000-run history took 7 s that way against 0.4–0.5 s hashed.
+ * - every job: the logs of [start, end) by their time (task_logs_created_idx, BRIN), hashed with
+ *   their tasks and runs read by the range of scheduled_for those logs belong to (tasks_scheduled_idx,
+ *   BRIN; runs_time_idx), found by a first statement in the same REPEATABLE READ snapshot, so a log
+ *   committed in between cannot fall outside it. Without that range PostgreSQL hashed every task of
+ *   the history (a sequential scan of every weekly partition). Nested loops are off for the
+ *   statement: PostgreSQL estimates a few hours of a BRIN range at a handful of logs and would then
+ *   probe the logs, tasks or runs row by row, each probe opening every weekly partition again (48
+ *   hours of a 400,000-run history took 7 s that way). Retries and backfills log long after their
+ *   slot and widen the range to their weeks; the result is the same.
  */
 export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<DetailStatsRow[]> {
   const finished = `(l.from_status = 'running' AND l.to_status IN ('success', 'failed', 'timeout'))`;
@@ -60,7 +65,10 @@ export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<De
         AND ($5::text[] IS NULL OR t.handler = ANY($5::text[]))`
     : `FROM task_logs l
        JOIN tasks t ON t.id = l.task_id AND t.scheduled_for = l.scheduled_for
+       JOIN runs r ON r.id = t.run_id AND r.scheduled_for = t.scheduled_for
       WHERE ${logFilter}
+        AND t.scheduled_for BETWEEN $6::timestamptz AND $7::timestamptz
+        AND r.scheduled_for BETWEEN $6::timestamptz AND $7::timestamptz
         AND $4::text IS NULL
         AND ($5::text[] IS NULL OR t.handler = ANY($5::text[]))`;
   const events = statsEventsSql(
@@ -72,16 +80,24 @@ export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<De
       durationMs,
       attempt: 'l.attempt',
       startedAt: `l.created_at - ${durationMs} * interval '1 millisecond'`,
-      latenessFrom: p.jobId ? latenessFromSql('t', 'r') : latenessFromSql('t', undefined, { pruned: true }),
+      latenessFrom: latenessFromSql('t', 'r'),
     },
     from,
     '$3::text',
   );
   const bucket = p.granularity === 'hour' ? `to_char(date_trunc('hour', e.at AT TIME ZONE $3::text), 'YYYY-MM-DD"T"HH24:00')` : `to_char(e.stat_date, 'YYYY-MM-DD')`;
-  const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
-    `SELECT r.* FROM (${statsRowsSql(events, bucket, 'bucket')}) r ORDER BY r.bucket, r.handler`,
-    p.start, p.end, p.timeZone, p.jobId ?? null, p.handlers?.length ? p.handlers : null,
-  );
+  const sql = `SELECT r.* FROM (${statsRowsSql(events, bucket, 'bucket')}) r ORDER BY r.bucket, r.handler`;
+  const params = [p.start, p.end, p.timeZone, p.jobId ?? null, p.handlers?.length ? p.handlers : null];
+  const rows = p.jobId
+    ? await db.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...params)
+    : await inSnapshot(db, async (tx) => {
+        // the weeks of the window's logs: min and max of their scheduled_for (task_logs_created_idx)
+        const [range] = await tx.$queryRawUnsafe<{ lo: Date | null; hi: Date | null }[]>(
+          `SELECT min(l.scheduled_for) AS lo, max(l.scheduled_for) AS hi FROM task_logs l WHERE ${logFilter}`, p.start, p.end);
+        if (!range?.lo) return [];
+        if (tx !== db) await tx.$executeRawUnsafe('SET LOCAL enable_nestloop = off');
+        return tx.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...params, range.lo, range.hi);
+      });
   return rows.map((r) => ({
     bucket: String(r.bucket),
     handler: String(r.handler),
@@ -95,4 +111,16 @@ export async function queryDetailStats(db: Db, p: DetailStatsParams): Promise<De
     latenessCount: Number(r.lateness_count),
     durationBuckets: (r.duration_buckets as unknown[]).map(Number),
   }));
+}
+
+/**
+ * `fn` in a read-only REPEATABLE READ transaction of its own (one snapshot for its statements), or
+ * in the caller's transaction when `db` is one (`fn` gets `db` itself then, and leaves its settings alone).
+ */
+async function inSnapshot<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  if (!('$transaction' in db)) return fn(db);
+  return (db as PrismaClient).$transaction(async (tx) => {
+    await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
+    return fn(tx);
+  }, { isolationLevel: 'RepeatableRead', timeout: TRANSACTION_TIMEOUT_MS, maxWait: 10_000 });
 }
