@@ -59,8 +59,11 @@ export async function listRuns(db: Db, rawQuery: unknown, actor: Actor): Promise
   });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
+  // A first page that is not full holds every match: it is the total. Counting again would repeat the
+  // page's own read, all of it when nothing matches (a search by a short word reads every error whose
+  // trigram it shares: docs/operations.md "History at scale").
   const [counted, purged] = await Promise.all([
-    db.run.findMany({ where: filters, select: { id: true }, take: RUN_TOTAL_CAP + 1 }),
+    !q.cursor && rows.length <= limit ? rows : db.run.findMany({ where: filters, select: { id: true }, take: RUN_TOTAL_CAP + 1 }),
     purgedJobIds(db, items.map((r) => r.jobId)),
   ]);
   return {
