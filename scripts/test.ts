@@ -124,7 +124,7 @@ function countPlaywright(file: string) {
  * the load and whose statements the second server runs in the engine files. A new file whose name
  * starts with one of these prefixes joins.
  */
-const SECOND_SERVER_FILES = /^(engine-|tick-|history-|stats-|alarms-|task-log-lines|task-log-search|migrations|schema-sync|recovery|runs-search|job-last-run|jobs-lifecycle|system-jobs)/;
+const SECOND_SERVER_FILES = /^(engine-|tick-|history-|stats-|alarms-|task-log-lines|task-log-search|migrations|schema-sync|recovery|runs-search|runs-list|job-last-run|jobs-lifecycle|system-jobs)/;
 const SECOND_SERVER_EXCLUDED = new Set(['engine-contention.test.ts']);
 
 /** The files under tests/integration that SECOND_SERVER_FILES names, as paths for vitest. */
