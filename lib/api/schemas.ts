@@ -9,7 +9,7 @@
  * lib/jobs/job-input.ts fills them when a job is created (JOB_DEFAULTS).
  */
 import { NO_TRIGRAM_MESSAGE, searchTextHasTrigram } from './like.ts';
-import { hasUrlCredentials } from '../net/url-credentials.ts';
+import { outboundUrlProblem } from '../net/outbound-url.ts';
 import { z } from 'zod';
 import { validateDag } from '../dag/index.ts';
 import { INSTANT_RANGE_MESSAGE, isAcceptedInstant } from './instant.ts';
@@ -314,12 +314,11 @@ export type RoutingInput = z.output<typeof RoutingInput>;
 export const AlarmChannelInput = z
   .strictObject({ type: z.enum(['webhook', 'email', 'log']), target: str().trim().max(500).default('') })
   .superRefine((c, ctx) => {
-    // the pattern, then the WHATWG URL parser the delivery uses (`http://[zz` passes the first): a target
-    // refused here is one that could never be delivered
-    if (c.type === 'webhook' && (!/^https?:\/\/\S+$/i.test(c.target) || !URL.canParse(c.target))) {
-      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must be an http(s) URL' });
-    } else if (c.type === 'webhook' && hasUrlCredentials(c.target)) {
-      ctx.addIssue({ code: 'custom', path: ['target'], message: 'Webhook target must not carry a user name or password (user:password@host): the request could never be sent; put a token in its path or query' });
+    // the one rule of a URL Tickflow calls (lib/net/outbound-url.ts): written as it will be called
+    const problem = c.type === 'webhook' ? outboundUrlProblem(c.target) : null;
+    if (problem) {
+      const hint = /user name or password/.test(problem) ? ': the request could never be sent; put a token in its path or query' : '';
+      ctx.addIssue({ code: 'custom', path: ['target'], message: `Webhook target ${problem}${hint}` });
     }
     // one address, as the mailer reads it: `a@b.com,c` passed a looser pattern and mailed a@b.com only
     if (c.type === 'email' && !z.email().safeParse(c.target).success) {

@@ -19,7 +19,7 @@
  *   payload is the request message, checked against the .proto by the worker.
  * Pure: no database, no Node APIs.
  */
-import { hasUrlCredentials } from '../net/url-credentials.ts';
+import { outboundUrlProblem } from '../net/outbound-url.ts';
 import { z } from 'zod';
 import { numberSettingRules } from './number-settings.ts';
 import { ownValue } from '../own-keys.ts';
@@ -41,15 +41,12 @@ export const HttpSettings = z.looseObject({
   url: z
     .string()
     .max(8192)
-    .refine((u) => {
-      try {
-        const p = new URL(u).protocol;
-        return p === 'http:' || p === 'https:';
-      } catch {
-        return false;
-      }
-    }, { error: 'must be an absolute http:// or https:// URL' })
-    .refine((u) => !hasUrlCredentials(u), { error: 'must not carry a user name or password (user:password@host); send credentials in a header, e.g. Authorization' }),
+    // the one rule of a URL Tickflow calls (lib/net/outbound-url.ts); fetch refuses credentials in a
+    // URL anyway: they go in a header
+    .superRefine((u, ctx) => {
+      const problem = outboundUrlProblem(u);
+      if (problem) ctx.addIssue({ code: 'custom', message: /user name or password/.test(problem) ? `${problem}; send credentials in a header, e.g. Authorization` : problem });
+    }),
   headers: z
     .record(
       z.string().regex(TOKEN, { error: 'is not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only, no spaces)' }),

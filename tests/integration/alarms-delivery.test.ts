@@ -447,7 +447,7 @@ describe('engine source rows, node offline, test alarms', () => {
     await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: hook.url } }, viewer, T0)).rejects.toMatchObject({ code: 'forbidden' });
     await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'not a url' } }, operator, T0)).rejects.toMatchObject({ code: 'validation' });
     // matches the http(s) pattern but is no URL the delivery could parse
-    await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'http://[zz' } }, operator, T0)).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': 'Webhook target must be an http(s) URL' } });
+    await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'http://[zz' } }, operator, T0)).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': 'Webhook target is not a valid URL' } });
     // a target the delivery could never send: fetch refuses a URL with credentials, and one email address only
     for (const target of ['http://alice:secret@127.0.0.1/hook', 'https://alice@example.com/hook', 'https://:secret@example.com/hook']) {
       await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target } }, operator, T0)).rejects.toMatchObject({ code: 'validation', fields: { 'channel.target': expect.stringMatching(/must not carry a user name or password/) } });
