@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import dns from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, resolveOutboundAddress } from './outbound.ts';
+import { MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, refusedHostMessage, resolveOutboundAddress } from './outbound.ts';
 import { parseAddress } from './cidr.ts';
 
 type Server = { port: number; hits: string[]; close(): Promise<void> };
@@ -68,7 +68,34 @@ describe('outbound guard', () => {
   });
 
   it('refuses a host name that resolves to loopback (checked after DNS)', async () => {
-    await expect(resolveOutboundAddress('localhost', 80, NONE)).rejects.toThrow(/localhost resolves to (127\.0\.0\.1|::1) is a loopback address/);
+    await expect(resolveOutboundAddress('localhost', 80, NONE)).rejects.toThrow(refusedHostMessage('localhost'));
+  });
+
+  it("a host name's refusal names neither the address nor the range, nor tells an unknown name from an internal one", async () => {
+    // what an operator probing the internal network through a step's URL or a webhook would read
+    const answers: Record<string, () => Promise<unknown>> = {
+      'db.internal.example': async () => [{ address: '10.1.2.3', family: 4 }],
+      'meta.internal.example': async () => [{ address: '169.254.169.254', family: 4 }],
+      'v6.internal.example': async () => [{ address: 'fd00:ec2::254', family: 6 }],
+      'nothing.internal.example': async () => {
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND nothing.internal.example'), { code: 'ENOTFOUND' });
+      },
+    };
+    const p = vi.spyOn(dnsPromises, 'lookup').mockImplementation(((host: string) => answers[host]!()) as never);
+    try {
+      for (const host of Object.keys(answers)) {
+        const err = await resolveOutboundAddress(host, 443, NONE).then(() => null, (e: unknown) => e as Error);
+        expect(err, host).toBeInstanceOf(OutboundRefusedError);
+        expect(err!.message).toBe(refusedHostMessage(host));
+        expect(err!.message).not.toMatch(/10\.1\.2\.3|169\.254|fd00|is a |ENOTFOUND/);
+      }
+    } finally {
+      p.mockRestore();
+    }
+  });
+
+  it('an address literal is named with its range: the caller wrote it', async () => {
+    await expect(resolveOutboundAddress('10.1.2.3', 80, NONE)).rejects.toThrow(/^outbound call refused: 10\.1\.2\.3 is a private address/);
   });
 
   it('lets public addresses through and resolves them', async () => {

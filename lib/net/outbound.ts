@@ -25,11 +25,16 @@ import dns from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { Agent, RequestInit as UndiciRequestInit, Response as UndiciResponse } from 'undici';
 import { inRanges, parseAddress, parseCidr, type Address, type Cidr } from './cidr.ts';
+import { log } from '../log.ts';
 
 /** Most redirects one outbound request follows (each hop is checked again). */
 export const MAX_OUTBOUND_REDIRECTS = 5;
 
-/** A refused outbound call: the message names the host, the address and the range. */
+/**
+ * A refused outbound call. The message names the host as written and, for an address literal, its
+ * range; for a host name it says only that the name does not lead to an address Tickflow may call
+ * (refusedHostMessage): it becomes a task's or an alarm's error, which every role reads.
+ */
 export class OutboundRefusedError extends Error {
   readonly code = 'outbound_refused';
   constructor(message: string) {
@@ -138,6 +143,19 @@ function allowedByList(host: string, port: number, allow: OutboundAllowList, pat
   return (allow.hostPortPaths.get(hostPort) ?? []).includes(requested);
 }
 
+const ALLOW_HINT = 'calls to loopback, private, link-local, metadata and other special addresses need TICKFLOW_OUTBOUND_ALLOW';
+
+/**
+ * The refusal of a host name (not an address literal), one text whatever the reason: it does not
+ * resolve, or one of its addresses is special (loopback, private, link-local…). Naming the address
+ * or the range, or telling an unknown name from an internal one, would let whoever may edit a job
+ * or an alarm map the internal network and its DNS names through a task's or an alarm's error,
+ * which every role reads (docs/security.md "Outbound calls"). The worker's log has the reason.
+ */
+export function refusedHostMessage(host: string): string {
+  return `outbound call refused: ${host} does not resolve to an address Tickflow may call (it may not resolve, or resolve to a special address: ${ALLOW_HINT})`;
+}
+
 /**
  * Resolves `host` and checks every address it resolves to; returns the one to connect to.
  * For any executor that opens its own connections (gRPC…): connect to the returned
@@ -146,7 +164,8 @@ function allowedByList(host: string, port: number, allow: OutboundAllowList, pat
  * @param port the TCP port (1..65535), used for `host:port` allow-list entries
  * @param path the URL path of an http(s) request (outboundFetch), for `host:port/path` entries;
  *   absent for a connection an executor dials itself, which such entries never admit
- * @throws OutboundRefusedError when the host does not resolve, or resolves to a refused range
+ * @throws OutboundRefusedError when the host does not resolve, or resolves to a refused range (for a
+ *   host name without saying which: refusedHostMessage)
  */
 export async function resolveOutboundAddress(
   host: string,
@@ -159,26 +178,29 @@ export async function resolveOutboundAddress(
   const listed = allowedByList(host, port, allow, path);
   const literal = parseAddress(host);
   let addresses: LookupAddress[];
+  // a host name's refusals, whatever the reason, read alike (refusedHostMessage); the reason goes to the log
+  const refuseName = (why: Record<string, unknown>) => {
+    log('outbound').warn({ host, port, ...why }, 'outbound call refused');
+    return new OutboundRefusedError(refusedHostMessage(host));
+  };
   if (literal) addresses = [{ address: literal.toString(), family: literal.kind() === 'ipv4' ? 4 : 6 }];
   else {
     try {
       addresses = await dns.lookup(normHost(host), { all: true, verbatim: true });
     } catch (e) {
-      throw new OutboundRefusedError(`outbound call refused: cannot resolve ${host}: ${(e as Error).message}`);
+      throw refuseName({ error: (e as Error).message });
     }
-    if (addresses.length === 0) throw new OutboundRefusedError(`outbound call refused: ${host} has no address`);
+    if (addresses.length === 0) throw refuseName({ error: 'no address' });
   }
   const checked: { address: string; family: 4 | 6 }[] = [];
   for (const a of addresses) {
     const addr = parseAddress(a.address);
-    if (!addr) throw new OutboundRefusedError(`outbound call refused: ${host} resolved to an unreadable address ${a.address}`);
+    if (!addr) throw literal ? new OutboundRefusedError(`outbound call refused: ${host} is not a readable address`) : refuseName({ address: a.address, error: 'unreadable address' });
     const range = addressRange(addr);
     const ok = listed || range === 'unicast' || inRanges(addr, allow.cidrs);
     if (!ok) {
-      throw new OutboundRefusedError(
-        `outbound call refused: ${host}${literal ? '' : ` resolves to ${addr.toString()}`} is ${rangePhrase(range)} address; ` +
-          'calls to loopback, private, link-local, metadata and other special addresses need TICKFLOW_OUTBOUND_ALLOW',
-      );
+      if (!literal) throw refuseName({ address: addr.toString(), range });
+      throw new OutboundRefusedError(`outbound call refused: ${host} is ${rangePhrase(range)} address; ${ALLOW_HINT}`);
     }
     checked.push({ address: addr.toString(), family: addr.kind() === 'ipv4' ? 4 : 6 });
   }

@@ -15,6 +15,7 @@ import { login } from '../../lib/auth/login.ts';
 import { LoginRateLimiter } from '../../lib/auth/rate-limit.ts';
 import { createApiToken } from '../../lib/auth/tokens.ts';
 import { createUser, deleteUser, updateUser } from '../../lib/auth/users.ts';
+import { refusedHostMessage } from '../../lib/net/outbound.ts';
 import { deliverAlarm } from '../../lib/alarms/deliver.ts';
 import { lockDownDataDir, writePrivateFile } from '../../lib/infra/private-files.ts';
 import { ensureSystemJobs } from '../../lib/system-jobs/definitions.ts';
@@ -642,9 +643,13 @@ describe('attacks on least privilege', () => {
 
     it('the http executor refuses loopback however spelled, before connecting', async () => {
       const http = createHandlerRegistry().get('http')!;
-      for (const url of [`http://127.0.0.1:${port}/`, `http://2130706433:${port}/`, `http://[::1]:${port}/`, `http://localhost:${port}/`]) {
-        await expect(http(ctx({ url })), url).rejects.toMatchObject({ detail: { code: 'outbound_refused' }, message: expect.stringMatching(/outbound call refused: .*loopback address/) });
+      for (const url of [`http://127.0.0.1:${port}/`, `http://[::1]:${port}/`]) {
+        await expect(http(ctx({ url })), url).rejects.toMatchObject({ detail: { code: 'outbound_refused' }, message: expect.stringMatching(/outbound call refused: \S+ is a loopback address/) });
       }
+      // a host name's refusal does not say what it resolved to (lib/net/outbound.ts refusedHostMessage)
+      await expect(http(ctx({ url: `http://localhost:${port}/` }))).rejects.toMatchObject({ detail: { code: 'outbound_refused' }, message: expect.stringContaining(refusedHostMessage('localhost')) });
+      // a numeric spelling of an address is not a URL Tickflow calls (lib/net/outbound-url.ts)
+      await expect(http(ctx({ url: `http://2130706433:${port}/` }))).rejects.toThrow(/payload\.url: has a host written as "2130706433", which is called as 127\.0\.0\.1/);
       expect(hits).toBe(0);
     });
 
