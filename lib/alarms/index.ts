@@ -16,3 +16,4 @@ export * from './create-silence.ts';
 export * from './end-silence.ts';
 export * from './list-silences.ts';
 export * from './acknowledge-alarm.ts';
+export * from './test-alarm-limit.ts';

@@ -459,7 +459,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     '/alarms/silences/{id}': {
       delete: op('Unsilence: end a silence now (alarms already silenced stay recorded as such)', { operation: 'alarms.unsilence', params: [idParam], ...W }),
     },
-    '/alarms/test': { post: op('Send a test alarm on one channel', { operation: 'alarms.test', body: 'SendTestAlarmInput', status: 201, ...W }) },
+    '/alarms/test': {
+      post: op('Send a test alarm on one channel', {
+        operation: 'alarms.test',
+        body: 'SendTestAlarmInput',
+        status: 201,
+        tooMany: 'rate_limited: at most 5 test alarms per user or token, and 5 to one target, in 10 minutes (lib/alarms/test-alarm-limit.ts); try again after Retry-After',
+        ...W,
+      }),
+    },
   };
   cached = {
     openapi: '3.1.0',
