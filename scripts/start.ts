@@ -39,6 +39,7 @@ import { ctrlCStops, stopBeginsLine, type RunningParts } from '../lib/infra/stac
 import { consoleHealthAllowEntries, consoleListenFromEnv, consoleLocalOrigin, nextListenArgs, type ConsoleListen } from '../lib/infra/console-listen.ts';
 import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { adminSettings } from '../lib/auth/bootstrap.ts';
+import { alarmSettings } from '../lib/alarms/config.ts';
 
 const dev = process.argv.includes('--dev');
 /** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
@@ -95,6 +96,8 @@ try {
   listen = consoleListenFromEnv(process.env);
   // checked here so a bad value stops the start with its reason, not the console's first page
   dbQueryTimeoutFromEnv(process.env);
+  // the alarm settings the console and the worker read (lib/alarms/config.ts), one check for both
+  alarmSettings(process.env);
   // and before a database is created or migrated: the first admin is made only at the end of the start
   adminSettings(process.env);
 } catch (error) {

@@ -21,6 +21,12 @@ describe('worker config', () => {
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_DISPATCH_MS: '15s' })).toThrow(/TICKFLOW_ALARM_DISPATCH_MS/);
   });
 
+  it('checks the alarm settings the dispatcher reads at each pass (lib/alarms/config.ts alarmSettings) at start', () => {
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_MAX_ATTEMPTS: 'lots' })).toThrow(ConfigError);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_MAX_ATTEMPTS: 'lots' })).toThrow(/^TICKFLOW_ALARM_MAX_ATTEMPTS must be an integer/);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK: 'http:///x' })).toThrow(/^TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK: entry 1 of 1/);
+  });
+
   it('defaults', () => {
     const c = loadWorkerConfig({ DATABASE_URL: 'postgres://x/y' });
     expect(c).toMatchObject({ concurrency: 8, group: 'default', labels: {}, leaseSeconds: 30, heartbeatMs: 10_000, allowShell: false, roles: ['tick', 'claim', 'reap'] });

@@ -36,6 +36,10 @@ import { parseHandlerModulesEnv } from './handlers/module-loader.ts';
 import { parseSqlConnections } from './handlers/sql.ts';
 import { taskLogConfigFromEnv, type TaskLogWriterConfig } from './task-log-writer.ts';
 import { workerSecretsFromEnv } from './task-secrets.ts';
+import { ConfigError, envInt } from '../lib/infra/env-int.ts';
+import { alarmSettings } from '../lib/alarms/config.ts';
+
+export { ConfigError };
 
 export type WorkerRole = 'tick' | 'claim' | 'reap';
 
@@ -87,13 +91,6 @@ export interface WorkerConfig {
   taskLog?: Partial<TaskLogWriterConfig>;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 /**
  * Parses `k=v,k2=v2` (whitespace trimmed; empty -> {}). Throws ConfigError on an entry without
  * `=`, a key given twice (one value would be lost) and the key `__proto__` (a plain object drops it;
@@ -115,15 +112,7 @@ export function parseLabels(raw: string | undefined): Record<string, string> {
   return out;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return n;
-}
+const int = envInt;
 
 function bool(env: NodeJS.ProcessEnv, name: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').trim().toLowerCase());
@@ -161,6 +150,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  // the alarm settings the dispatcher reads at each pass (lib/alarms/config.ts): a malformed one stops the start here
+  alarmSettings(env);
   let taskLog: TaskLogWriterConfig;
   try {
     taskLog = taskLogConfigFromEnv(env);

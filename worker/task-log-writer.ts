@@ -39,6 +39,7 @@ import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handler
 import { safeString, taskLogArguments } from './task-log-arguments.ts';
 import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
 import { maskSecrets, maskSecretsDeep } from '../lib/secrets/secret-references.ts';
+import { envInt } from '../lib/infra/env-int.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
 export interface TaskLogWriterConfig {
@@ -578,14 +579,6 @@ export class TaskLogWriter {
       if (numbering) numbering.base = Number(b.base);
     }
   }
-}
-
-function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  return n;
 }
 
 /**

@@ -13,9 +13,12 @@
  *                finalisation, node_offline from the reaper); the dispatcher fans it out to
  *                the configured webhook/email channels when it delivers it.
  *
- * Every value here is read from the environment at call time (tests set env per case).
+ * Every value here is read from the environment at call time (tests set env per case), through
+ * alarmSettings, which refuses a malformed one.
  */
 import type { AlarmsView } from '../jobs/job-view.ts';
+import { AlarmChannelInput } from '../api/schemas.ts';
+import { ConfigError, envInt } from '../infra/env-int.ts';
 
 /** alarm_type enum: what happened (run outcomes per job config, dead letter, node offline). */
 export type AlarmType = 'failure' | 'timeout' | 'dead_letter' | 'success' | 'node_offline';
@@ -41,28 +44,68 @@ export const ALARM_CHANNELS: readonly AlarmChannelType[] = ['webhook', 'email', 
 /** Marker in `content.origin` of rows created by raiseAlarm (rows without it are engine source rows). */
 export const RAISED_ORIGIN = 'tickflow.alarms';
 
-function envInt(name: string, fallback: number, min = 0): number {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v >= min ? Math.floor(v) : fallback;
+/**
+ * Every alarm setting from the environment, checked (README "Configuration"): read by the worker
+ * (delivery, collapse, node-offline channels) and the console (the run-alarm lag shown on the
+ * Alarms page, test alarms), both through this one function, and checked at start by each
+ * (worker/config.ts loadWorkerConfig, scripts/start.ts), so a malformed value stops the start
+ * naming the variable instead of falling back to the default without a word.
+ * - TICKFLOW_ALARM_COLLAPSE_SECONDS (600, 0..2592000; 0 disables collapsing)
+ * - TICKFLOW_ALARM_MAX_ATTEMPTS (5, 1..100)
+ * - TICKFLOW_ALARM_BACKOFF_SECONDS (30, 0..86400), TICKFLOW_ALARM_BACKOFF_MAX_SECONDS (3600, 0..86400)
+ * - TICKFLOW_ALARM_TIMEOUT_MS (10000, 1..600000: one delivery's time limit)
+ * - TICKFLOW_ALARM_RUN_LAG_SECONDS (45, 0..3600: lib/alarms/scan-finished-runs.ts)
+ * - TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK / _EMAIL (comma-separated; each checked as a job's alarm
+ *   channel is, lib/api/schemas.ts AlarmChannelInput)
+ * @throws ConfigError naming the variable (and, for a channel list, the entry's position, never its
+ *   text: a webhook URL often carries its token)
+ */
+export function alarmSettings(env: Record<string, string | undefined> = process.env): AlarmSettings {
+  return {
+    collapseSeconds: envInt(env, 'TICKFLOW_ALARM_COLLAPSE_SECONDS', 600, 0, 30 * 86_400),
+    maxAttempts: envInt(env, 'TICKFLOW_ALARM_MAX_ATTEMPTS', 5, 1, 100),
+    backoffBaseSeconds: envInt(env, 'TICKFLOW_ALARM_BACKOFF_SECONDS', 30, 0, 86_400),
+    backoffMaxSeconds: envInt(env, 'TICKFLOW_ALARM_BACKOFF_MAX_SECONDS', 3600, 0, 86_400),
+    timeoutMs: envInt(env, 'TICKFLOW_ALARM_TIMEOUT_MS', 10_000, 1, 600_000),
+    runLagSeconds: envInt(env, 'TICKFLOW_ALARM_RUN_LAG_SECONDS', 45, 0, 3600),
+    nodeOffline: [...channelList(env, 'TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK', 'webhook'), ...channelList(env, 'TICKFLOW_ALARM_NODE_OFFLINE_EMAIL', 'email')],
+  };
+}
+
+/** What alarmSettings reads; durations in the unit their variable names. */
+export interface AlarmSettings {
+  collapseSeconds: number;
+  maxAttempts: number;
+  backoffBaseSeconds: number;
+  backoffMaxSeconds: number;
+  timeoutMs: number;
+  runLagSeconds: number;
+  nodeOffline: AlarmChannel[];
+}
+
+function channelList(env: Record<string, string | undefined>, name: string, type: 'webhook' | 'email'): AlarmChannel[] {
+  const entries = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return entries.map((target, i) => {
+    const checked = AlarmChannelInput.safeParse({ type, target });
+    if (!checked.success) throw new ConfigError(`${name}: entry ${i + 1} of ${entries.length}: ${checked.error.issues[0]!.message}`);
+    return { type, target };
+  });
 }
 
 /** Collapse window in seconds: TICKFLOW_ALARM_COLLAPSE_SECONDS, default 600 (10 min); 0 disables collapsing. */
 export function collapseWindowSeconds(): number {
-  return envInt('TICKFLOW_ALARM_COLLAPSE_SECONDS', 600);
+  return alarmSettings().collapseSeconds;
 }
 
 /**
  * Delivery policy: attempts before `failed` (TICKFLOW_ALARM_MAX_ATTEMPTS, default 5), retry
  * backoff base/cap in seconds (TICKFLOW_ALARM_BACKOFF_SECONDS default 30, _MAX_SECONDS default
  * 3600), per-delivery timeout in ms (TICKFLOW_ALARM_TIMEOUT_MS default 10000).
+ * @throws ConfigError for a malformed value (alarmSettings)
  */
 export function deliveryPolicy(): { maxAttempts: number; backoffBaseSeconds: number; backoffMaxSeconds: number; timeoutMs: number } {
-  return {
-    maxAttempts: envInt('TICKFLOW_ALARM_MAX_ATTEMPTS', 5, 1),
-    backoffBaseSeconds: envInt('TICKFLOW_ALARM_BACKOFF_SECONDS', 30),
-    backoffMaxSeconds: envInt('TICKFLOW_ALARM_BACKOFF_MAX_SECONDS', 3600),
-    timeoutMs: envInt('TICKFLOW_ALARM_TIMEOUT_MS', 10_000, 1),
-  };
+  const { maxAttempts, backoffBaseSeconds, backoffMaxSeconds, timeoutMs } = alarmSettings();
+  return { maxAttempts, backoffBaseSeconds, backoffMaxSeconds, timeoutMs };
 }
 
 /**
@@ -88,13 +131,10 @@ export function smtpSettings(): { url: string; from: string } {
 /**
  * Global node-offline channels: TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK (URL) and
  * TICKFLOW_ALARM_NODE_OFFLINE_EMAIL (address); each may hold several values separated by commas.
+ * @throws ConfigError for a malformed entry (alarmSettings)
  */
 export function nodeOfflineChannels(): AlarmChannel[] {
-  const split = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  return [
-    ...split(process.env.TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK).map((target) => ({ type: 'webhook' as const, target })),
-    ...split(process.env.TICKFLOW_ALARM_NODE_OFFLINE_EMAIL).map((target) => ({ type: 'email' as const, target })),
-  ];
+  return alarmSettings().nodeOffline;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { inTransaction, type Db } from '../db.ts';
 import { alarmsForFinishedRun, alarmTypeForRunStatus } from './alarms-for-finished-run.ts';
-import { alarmConfigAtSql, alarmEnabled, parseAlarmConfig } from './config.ts';
+import { alarmConfigAtSql, alarmEnabled, alarmSettings, parseAlarmConfig } from './config.ts';
 
 /** settings key of the scan cursor: `{ finishedAt: ISO instant, id: run uuid }` — the last run considered. */
 export const RUN_SCAN_CURSOR_KEY = 'alarms.finished_runs_cursor';
@@ -12,10 +12,10 @@ export const RUN_SCAN_CURSOR_KEY = 'alarms.finished_runs_cursor';
  * run has committed (or rolled back) and the cursor can safely move past it. The price is that
  * run alarms are raised up to ~lag + dispatch interval after the run ends. Workers' clocks are
  * assumed to agree within a few seconds (NTP).
+ * @throws ConfigError for a malformed value (config.ts alarmSettings)
  */
 export function runScanLagSeconds(): number {
-  const v = Number(process.env.TICKFLOW_ALARM_RUN_LAG_SECONDS);
-  return Number.isFinite(v) && v >= 0 ? v : 45;
+  return alarmSettings().runLagSeconds;
 }
 
 export interface RunScanResult {
