@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../db.ts';
 import { log } from '../log.ts';
 import { alarmRetryDelayMs, deliveryPolicy, nodeOfflineChannels, RAISED_ORIGIN, type AlarmChannel, type AlarmChannelType, type AlarmType } from './config.ts';
-import { deliverAlarm, type DeliverableAlarm, type DeliverOptions } from './deliver.ts';
+import { AlarmDeliveryError, deliverAlarm, type DeliverableAlarm, type DeliverOptions } from './deliver.ts';
 import { loadJobAlarmConfig, raiseAlarm } from './raise-alarm.ts';
 import { silenceDueAlarms } from './silence-due-alarms.ts';
 import { redactAlarmTarget } from './redact-target.ts';
@@ -125,10 +125,12 @@ export async function dispatchAlarms(db: Db, p: { limit?: number } & DeliverOpti
   await Promise.all(
     claimed.map(async (a) => {
       let error: string | null = null;
+      let failure: Record<string, unknown> = {};
       try {
         await deliverAlarm(a, p);
       } catch (e) {
         error = e instanceof Error ? e.message : String(e);
+        if (e instanceof AlarmDeliveryError) failure = { code: e.code, ...e.detail };
       }
       if (error === null) {
         await inTransaction(db, async (tx) => {
@@ -156,10 +158,10 @@ export async function dispatchAlarms(db: Db, p: { limit?: number } & DeliverOpti
       );
       if (final) {
         result.failed++;
-        logger.error({ alarmId: a.id, channel: a.channel, target: redactAlarmTarget(a.channel, a.target), attempts: a.attempts, error }, 'alarm delivery failed for good');
+        logger.error({ alarmId: a.id, channel: a.channel, target: redactAlarmTarget(a.channel, a.target), attempts: a.attempts, error, ...failure }, 'alarm delivery failed for good');
       } else {
         result.retried++;
-        logger.warn({ alarmId: a.id, channel: a.channel, target: redactAlarmTarget(a.channel, a.target), attempts: a.attempts, error }, 'alarm delivery failed; will retry');
+        logger.warn({ alarmId: a.id, channel: a.channel, target: redactAlarmTarget(a.channel, a.target), attempts: a.attempts, error, ...failure }, 'alarm delivery failed; will retry');
       }
     }),
   );

@@ -15,7 +15,7 @@ import { createJob } from '../../lib/jobs/create-job.ts';
 import { alarmsForFinishedRun } from '../../lib/alarms/alarms-for-finished-run.ts';
 import { raiseAlarm } from '../../lib/alarms/raise-alarm.ts';
 import { dispatchAlarms } from '../../lib/alarms/dispatch-alarms.ts';
-import { closeAlarmTransports, SIGNATURE_HEADER } from '../../lib/alarms/deliver.ts';
+import { closeAlarmTransports, deliverAlarm, SIGNATURE_HEADER } from '../../lib/alarms/deliver.ts';
 import { sendTestAlarm } from '../../lib/alarms/send-test-alarm.ts';
 import { listAlarms } from '../../lib/alarms/list-alarms.ts';
 import { AlarmDispatcher } from '../../worker/alarm-dispatcher.ts';
@@ -313,6 +313,30 @@ describe('retries', () => {
     await dispatchAlarms(t.db, {}, row.nextAttemptAt);
     expect((await t.db.alarm.findUniqueOrThrow({ where: { id: a.id } })).status).toBe('sent');
     expect(smtp.mails).toHaveLength(1);
+  });
+
+  it('a failed test send says what failed: refused connection in words, HTTP status, missing setting (typed)', async () => {
+    const operator: Actor = { kind: 'user', id: 'typed', name: 'typed@tickflow.test', role: 'operator' };
+    // a port nothing listens on (allow-listed, so the outbound guard lets it through to the socket)
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    process.env.TICKFLOW_OUTBOUND_ALLOW = `${process.env.TICKFLOW_OUTBOUND_ALLOW},127.0.0.1:${port}`;
+    const base = { id: 'x', jobId: null, runId: null, type: 'failure', level: 'info', content: { test: true }, count: 1, attempts: 1, createdAt: T0 } as const;
+    await expect(deliverAlarm({ ...base, channel: 'webhook', target: `http://127.0.0.1:${port}/hook` })).rejects.toMatchObject({
+      name: 'AlarmDeliveryError',
+      code: 'network',
+      message: 'webhook request failed: connection refused (ECONNREFUSED)',
+    });
+    hook.setPlan(() => 404);
+    await expect(deliverAlarm({ ...base, channel: 'webhook', target: hook.url })).rejects.toMatchObject({ code: 'http_status', detail: { status: 404 }, message: 'webhook answered HTTP 404: nope' });
+    delete process.env.TICKFLOW_SMTP_URL;
+    await expect(deliverAlarm({ ...base, channel: 'email', target: 'ops@tickflow.test' })).rejects.toMatchObject({ code: 'not_configured', detail: { setting: 'TICKFLOW_SMTP_URL' } });
+    // through the dispatcher, the test alarm's row keeps the words
+    const sent = await sendTestAlarm(t.db, { channel: { type: 'webhook', target: `http://127.0.0.1:${port}/hook` } }, operator, T0);
+    await dispatchAlarms(t.db, {}, T0);
+    expect(await t.db.alarm.findUniqueOrThrow({ where: { id: sent.id } })).toMatchObject({ status: 'pending', error: 'webhook request failed: connection refused (ECONNREFUSED)' });
   });
 
   it('two dispatchers never deliver the same alarm twice', async () => {
