@@ -320,6 +320,11 @@ export const AlarmChannelInput = z
       const hint = /user name or password/.test(problem) ? ': the request could never be sent; put a token in its path or query' : '';
       ctx.addIssue({ code: 'custom', path: ['target'], message: `Webhook target ${problem}${hint}` });
     }
+    // the log channel writes a worker log line and has no destination: a target would be text shown in
+    // the alarms list (to every role) and used for nothing, and two of them would log the alarm twice
+    if (c.type === 'log' && c.target !== '') {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'A log channel has no target: leave it empty (it writes a line to the worker log)' });
+    }
     // one address, as the mailer reads it: `a@b.com,c` passed a looser pattern and mailed a@b.com only
     if (c.type === 'email' && !z.email().safeParse(c.target).success) {
       ctx.addIssue({ code: 'custom', path: ['target'], message: 'Email target must be one email address' });

@@ -58,4 +58,17 @@ describe('outbound URLs on save', () => {
     const ok = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'good.url', name: 'x', schedule: { kind: 'manual' }, handler: 'http', payload: { url: 'https://hooks.example.com:8443/a?b=c' } } });
     expect(ok.status, JSON.stringify(ok.json)).toBe(201);
   });
+  it('a log channel takes no target: any text there is a 400 naming the field, not stored and shown to every role', async () => {
+    for (const target of ['x', '\u202eevil', ' junk ']) {
+      const r = await call(alarmTest.POST, 'POST', '/api/v1/alarms/test', { token: operator, body: { channel: { type: 'log', target } } });
+      expect(r.status, target).toBe(400);
+      expect(r.json.error.fields).toEqual({ 'channel.target': expect.stringMatching(/log channel has no target/) });
+      const job = await call(jobs.POST, 'POST', '/api/v1/jobs', { token: operator, body: { key: 'log.target', name: 'x', schedule: { kind: 'manual' }, handler: 'builtin.noop', alarms: { onFailure: true, channels: [{ type: 'log', target }] } } });
+      expect(job.status, target).toBe(400);
+      expect(Object.keys(job.json.error.fields)).toEqual(['alarms.channels.0.target']);
+    }
+    expect(await t.db.alarm.count()).toBe(0);
+    expect((await call(alarmTest.POST, 'POST', '/api/v1/alarms/test', { token: operator, body: { channel: { type: 'log', target: '' } } })).status).toBe(201);
+    expect((await call(alarmTest.POST, 'POST', '/api/v1/alarms/test', { token: operator, body: { channel: { type: 'log' } } })).status).toBe(201);
+  });
 });
