@@ -40,6 +40,7 @@ import { consoleHealthAllowEntries, consoleListenFromEnv, consoleLocalOrigin, ne
 import { dbQueryTimeoutFromEnv } from '../lib/db-timeouts.ts';
 import { adminSettings } from '../lib/auth/bootstrap.ts';
 import { alarmSettings } from '../lib/alarms/config.ts';
+import { checkOutboundAllowSetting } from '../lib/net/outbound.ts';
 
 const dev = process.argv.includes('--dev');
 /** TICKFLOW_START_WORKER=0: the console alone (workers run elsewhere, e.g. `npm run worker` in their own containers). */
@@ -98,6 +99,7 @@ try {
   dbQueryTimeoutFromEnv(process.env);
   // the alarm settings the console and the worker read (lib/alarms/config.ts), one check for both
   alarmSettings(process.env);
+  checkOutboundAllowSetting(process.env);
   // and before a database is created or migrated: the first admin is made only at the end of the start
   adminSettings(process.env);
 } catch (error) {

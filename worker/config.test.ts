@@ -27,6 +27,12 @@ describe('worker config', () => {
     expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK: 'http:///x' })).toThrow(/^TICKFLOW_ALARM_NODE_OFFLINE_WEBHOOK: entry 1 of 1/);
   });
 
+  it('checks TICKFLOW_OUTBOUND_ALLOW at start: an entry that would open nothing stops the worker', () => {
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_OUTBOUND_ALLOW: '10.0.0.0/33' })).toThrow(ConfigError);
+    expect(() => loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_OUTBOUND_ALLOW: 'http://intranet' })).toThrow(/^TICKFLOW_OUTBOUND_ALLOW: entry "http:\/\/intranet" is a URL/);
+    expect(loadWorkerConfig({ DATABASE_URL: 'x', TICKFLOW_OUTBOUND_ALLOW: '10.0.0.0/8,127.0.0.1:3000/api/v1/health' })).toMatchObject({ alarmBatch: 20 });
+  });
+
   it('defaults', () => {
     const c = loadWorkerConfig({ DATABASE_URL: 'postgres://x/y' });
     expect(c).toMatchObject({ concurrency: 8, group: 'default', labels: {}, leaseSeconds: 30, heartbeatMs: 10_000, allowShell: false, roles: ['tick', 'claim', 'reap'] });

@@ -38,6 +38,7 @@ import { taskLogConfigFromEnv, type TaskLogWriterConfig } from './task-log-write
 import { workerSecretsFromEnv } from './task-secrets.ts';
 import { ConfigError, envInt } from '../lib/infra/env-int.ts';
 import { alarmSettings } from '../lib/alarms/config.ts';
+import { checkOutboundAllowSetting } from '../lib/net/outbound.ts';
 
 export { ConfigError };
 
@@ -152,6 +153,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   }
   // the alarm settings the dispatcher reads at each pass (lib/alarms/config.ts): a malformed one stops the start here
   alarmSettings(env);
+  checkOutboundAllowSetting(env);
   let taskLog: TaskLogWriterConfig;
   try {
     taskLog = taskLogConfigFromEnv(env);

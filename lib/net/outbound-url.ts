@@ -14,6 +14,12 @@ import { hasUrlCredentials } from './url-credentials.ts';
 /** One label of a DNS host name (letters, digits, `-`, `_` as some internal names have it), 1..63 characters. */
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i;
 
+/** Whether `host` (lower or upper case, an optional final dot) is a DNS name: labels of LABEL, at most 253 characters. */
+export function isDnsName(host: string): boolean {
+  const plain = host.replace(/\.$/, '');
+  return plain.length > 0 && plain.length <= 253 && plain.split('.').every((l) => LABEL.test(l));
+}
+
 /** The authority part of `raw` (between `scheme://` and the first `/`, `?` or `#`), or null when `raw` does not start with `http(s)://`. */
 function authorityOf(raw: string): string | null {
   const m = /^https?:\/\/([^/?#]*)/i.exec(raw);
@@ -29,7 +35,7 @@ function hostProblem(written: string, parsed: string): string | null {
   const plain = written.toLowerCase().replace(/\.$/, '');
   // `0x7f.1`, `2130706433`, `127.1`: a spelling of an IPv4 address other than the dotted one it stands for
   if (plain !== parsed.replace(/\.$/, '')) return `has a host written as ${JSON.stringify(written)}, which is called as ${parsed}: write ${parsed}`;
-  if (plain.length > 253 || !plain.split('.').every((l) => LABEL.test(l))) return 'has a host name that is not a valid DNS name (labels of letters, digits and -, 1 to 63 characters each)';
+  if (!isDnsName(plain)) return 'has a host name that is not a valid DNS name (labels of letters, digits and -, 1 to 63 characters each)';
   return null;
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import dns from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, refusedHostMessage, resolveOutboundAddress } from './outbound.ts';
+import { allowEntryProblem, checkOutboundAllowSetting, MAX_OUTBOUND_REDIRECTS, outboundAllowList, outboundFetch, OutboundRefusedError, refusedHostMessage, resolveOutboundAddress } from './outbound.ts';
 import { parseAddress } from './cidr.ts';
 
 type Server = { port: number; hits: string[]; close(): Promise<void> };
@@ -239,6 +239,32 @@ describe('outbound guard', () => {
       c.mockRestore();
       await new Promise((r) => evil.close(r));
       await good.close();
+    }
+  });
+});
+
+describe('TICKFLOW_OUTBOUND_ALLOW check at start', () => {
+  it('accepts every form outboundAllowList reads', () => {
+    for (const e of ['10.0.0.0/8', '::1', 'fd00::/8', '127.0.0.1', 'intranet.example', 'my_service', '127.0.0.1:3000', 'localhost:3000', '[::1]:8080', '127.0.0.1:3000/api/v1/health', '[::1]:3300/api/v1/health'])
+      expect(allowEntryProblem(e), e).toBeNull();
+    expect(() => checkOutboundAllowSetting({ TICKFLOW_OUTBOUND_ALLOW: ' 10.0.0.0/8 , intranet.example,,127.0.0.1:3000/api/v1/health ' })).not.toThrow();
+    expect(() => checkOutboundAllowSetting({})).not.toThrow();
+  });
+
+  it('refuses an entry that would open nothing, naming the variable and the entry', () => {
+    const cases: [string, RegExp][] = [
+      ['10.0.0.0/33', /not a CIDR/],
+      ['http://intranet.example', /is a URL/],
+      ['intranet.example:99999', /port/],
+      ['intranet.example:0', /port/],
+      ['intranet.example:', /port/],
+      ['*.example.com', /neither an address nor a DNS name/],
+      ['user@intranet.example', /neither an address nor a DNS name/],
+      ['[zz]:80', /neither an address nor a DNS name/],
+    ];
+    for (const [entry, why] of cases) {
+      expect(allowEntryProblem(entry), entry).toMatch(why);
+      expect(() => checkOutboundAllowSetting({ TICKFLOW_OUTBOUND_ALLOW: `10.0.0.0/8,${entry}` }), entry).toThrow(`TICKFLOW_OUTBOUND_ALLOW: entry ${JSON.stringify(entry)}`);
     }
   });
 });

@@ -26,6 +26,8 @@ import type { LookupAddress } from 'node:dns';
 import type { Agent, RequestInit as UndiciRequestInit, Response as UndiciResponse } from 'undici';
 import { inRanges, parseAddress, parseCidr, type Address, type Cidr } from './cidr.ts';
 import { log } from '../log.ts';
+import { ConfigError } from '../infra/env-int.ts';
+import { isDnsName } from './outbound-url.ts';
 
 /** Most redirects one outbound request follows (each hop is checked again). */
 export const MAX_OUTBOUND_REDIRECTS = 5;
@@ -77,6 +79,37 @@ export function outboundAllowList(env: NodeJS.ProcessEnv = process.env): Outboun
     else out.hostPortPaths.set(hostPort, [...(out.hostPortPaths.get(hostPort) ?? []), path]);
   }
   return out;
+}
+
+/**
+ * Why one TICKFLOW_OUTBOUND_ALLOW entry is not one of the forms outboundAllowList reads (a CIDR or
+ * address, a host name, `host:port`, `host:port/path`), or null when it is. outboundAllowList reads a
+ * malformed entry as a host name no request ever names, so a typo (`10.0.0.0/33`, `http://intranet`,
+ * `intranet:99999`) would open nothing without a word: checkOutboundAllowSetting refuses it at start.
+ */
+export function allowEntryProblem(entry: string): string | null {
+  if (parseCidr(entry)) return null;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) return 'is a URL: write the host, host:port or host:port/path';
+  if (entry.includes('/') && !/^(\[[^\]]+\]|[^:/]+):/.test(entry)) return 'is not a CIDR (address/prefix length) nor host:port/path';
+  const m = /^(\[[^\]]+\]|[^:/]+)(?::([^/]*))?(\/.*)?$/.exec(entry);
+  if (!m) return 'is not a CIDR, an address, a host name, host:port or host:port/path';
+  const [, host, port] = m;
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return 'has a port that is not a number from 1 to 65535';
+  if (host!.startsWith('[') ? !parseAddress(host) : !(parseAddress(host) || isDnsName(host!))) return 'has a host that is neither an address nor a DNS name';
+  return null;
+}
+
+/**
+ * Checks TICKFLOW_OUTBOUND_ALLOW entry by entry (allowEntryProblem); called where a process starts
+ * (worker/config.ts loadWorkerConfig, scripts/start.ts), as the rest of the configuration is.
+ * @throws ConfigError naming the variable, the entry and what is wrong with it
+ */
+export function checkOutboundAllowSetting(env: Record<string, string | undefined> = process.env): void {
+  for (const raw of (env.TICKFLOW_OUTBOUND_ALLOW ?? '').split(',')) {
+    const entry = raw.trim();
+    const problem = entry ? allowEntryProblem(entry) : null;
+    if (problem) throw new ConfigError(`TICKFLOW_OUTBOUND_ALLOW: entry ${JSON.stringify(entry)} ${problem}`);
+  }
 }
 
 /** How refusals name ipaddr.js's ranges (its names are identifiers: `linkLocal`, `ipv4Compatible`), with their article. */
