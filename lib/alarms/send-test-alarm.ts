@@ -4,7 +4,7 @@ import { requireRole, type Actor } from '../auth/actor.ts';
 import { AlarmChannelInput } from '../api/schemas.ts';
 import { parseOrThrow } from '../api/validation.ts';
 import { raiseAlarm, type RaisedAlarm } from './raise-alarm.ts';
-import { checkTestAlarmLimit, testAlarmPrincipal } from './test-alarm-limit.ts';
+import { checkTestAlarmLimit, testAlarmPrincipal, testAlarmTargetKey } from './test-alarm-limit.ts';
 
 /** Input of "Send test alarm": one channel (`{ type: 'webhook'|'email'|'log', target }`), validated like a job's alarm channel. */
 export const SendTestAlarmInput = z.strictObject({ channel: AlarmChannelInput });
@@ -37,7 +37,7 @@ export async function sendTestAlarm(db: Db, input: unknown, actor: Actor, now: D
         level: 'info',
         channels: [channel],
         collapse: false,
-        content: { test: true, requestedBy: actor.name, requestedByKey: testAlarmPrincipal(actor), message: `Tickflow test alarm requested by ${actor.name}` },
+        content: { test: true, requestedBy: actor.name, requestedByKey: testAlarmPrincipal(actor), targetKey: testAlarmTargetKey(channel), message: `Tickflow test alarm requested by ${actor.name}` },
       },
       now,
     );

@@ -15,7 +15,8 @@ import { call, useRestFixture } from '../helpers/rest.ts';
 const T0 = new Date('2026-03-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const operator = (id: string): Actor => ({ kind: 'user', id, name: `${id}@tickflow.test`, role: 'operator' });
-const hook = (n: number) => ({ channel: { type: 'webhook', target: `https://hooks.example.com/${n}` } });
+/** A webhook to a receiver of its own (the per-target limit counts an origin). */
+const hook = (n: number) => ({ channel: { type: 'webhook', target: `https://h${n}.example.com/hook` } });
 
 describe('test alarm rate limit', () => {
   let t: TestDatabase;
@@ -56,8 +57,14 @@ describe('test alarm rate limit', () => {
     const mailbox = { channel: { type: 'email', target: 'victim@example.com' } };
     for (let i = 0; i < TEST_ALARMS_PER_TARGET; i++) await sendTestAlarm(t.db, mailbox, operator(`flood-${i}`), start);
     await expect(sendTestAlarm(t.db, mailbox, operator('flood-x'), start)).rejects.toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/This target got/) });
+    // another spelling of the same mailbox is the same receiver
+    await expect(sendTestAlarm(t.db, { channel: { type: 'email', target: 'Victim@Example.com' } }, operator('flood-y'), start)).rejects.toMatchObject({ code: 'rate_limited' });
     // the same operator may still test another target
     await sendTestAlarm(t.db, { channel: { type: 'email', target: 'ops@example.com' } }, operator('flood-x'), start);
+    // a webhook receiver is its origin: another path or query does not buy more sends
+    for (let i = 0; i < TEST_ALARMS_PER_TARGET; i++) await sendTestAlarm(t.db, { channel: { type: 'webhook', target: `https://victim.example/hook?n=${i}` } }, operator(`hook-${i}`), start);
+    await expect(sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'https://victim.example:443/other' } }, operator('hook-x'), start)).rejects.toMatchObject({ code: 'rate_limited' });
+    await sendTestAlarm(t.db, { channel: { type: 'webhook', target: 'https://victim.example:8443/other' } }, operator('hook-x'), start);
   });
 
   it('sends at once cannot overshoot the limit', async () => {
