@@ -11,6 +11,7 @@ import { Input, NativeSelect } from '@/components/ui/input';
 import { RoleGate } from '@/components/role';
 import { useToast } from '@/components/ui/toast';
 import type { sendTestAlarmAction } from './actions';
+import { testAlarmFailureNotice } from '@/components/alarms/test-alarm-failure';
 
 /** "Send test alarm" button + dialog (operator+): pick a channel and target, queue one alarm. */
 export function SendTestAlarmButton({ action }: { action: typeof sendTestAlarmAction }) {
@@ -33,8 +34,9 @@ export function SendTestAlarmButton({ action }: { action: typeof sendTestAlarmAc
         void qc.invalidateQueries({ queryKey: ['alarms'] });
         router.refresh();
       } else {
-        setFieldError(r.fields?.['channel.target'] ?? r.fields?.['channel.type']);
-        if (!r.fields) toast({ kind: 'error', title: 'Test alarm not sent', description: r.error });
+        const notice = testAlarmFailureNotice(r);
+        setFieldError(notice.fieldError);
+        if (notice.toast) toast({ kind: 'error', title: 'Test alarm not sent', description: notice.toast });
       }
     } finally {
       setBusy(false);
