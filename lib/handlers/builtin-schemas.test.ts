@@ -8,6 +8,7 @@ describe('shipped executors\' inputs (lib/handlers/builtin-schemas.ts)', () => {
   it.each([
     ['http', { url: 123 }, ['url']],
     ['http', { url: 'ftp://x' }, ['url']],
+    ['http', { url: 'https://api.example.com/v1?key=${{ secrets.API_KEY }} x' }, ['url']],
     // credentials in the URL: fetch refuses them, and every role reads a job's payload
     ['http', { url: 'http://user:secretpw@127.0.0.1:3581/x?token=1' }, ['url']],
     ['http', { url: 'https://token@api.example.com/' }, ['url']],
@@ -32,6 +33,9 @@ describe('shipped executors\' inputs (lib/handlers/builtin-schemas.ts)', () => {
     ['http', { url: 'https://x.test', method: 'post', headers: { 'x-n': 1 }, expectStatus: ['201', 204], body: { a: 1 } }],
     ['http', { other: 'keys of a shared job payload are fine' }],
     ['http', { url: 'https://api.example.com/users/a@b.example?to=c@d.example' }],
+    // a worker secret named in the URL (docs/security.md "Worker secrets"): checked with its value by the worker
+    ['http', { url: 'https://api.example.com/v1?key=${{ secrets.API_KEY }}', headers: { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' } }],
+    ['http', { url: 'https://${{ secrets.API_HOST }}/v1' }],
     ['sql', { statement: 'select $1', params: [1], connection: null }],
     ['shell', { argv: ['/bin/echo', 'hi'], env: { A_B: 'x' }, input: 'text', cwd: '/tmp' }],
   ])('%s %o fits', (handler, value) => {

@@ -20,6 +20,7 @@
  * Pure: no database, no Node APIs.
  */
 import { outboundUrlProblem } from '../net/outbound-url.ts';
+import { withSecretPlaceholders } from '../secrets/secret-references.ts';
 import { z } from 'zod';
 import { numberSettingRules } from './number-settings.ts';
 import { ownValue } from '../own-keys.ts';
@@ -44,7 +45,8 @@ export const HttpSettings = z.looseObject({
     // the one rule of a URL Tickflow calls (lib/net/outbound-url.ts); fetch refuses credentials in a
     // URL anyway: they go in a header
     .superRefine((u, ctx) => {
-      const problem = outboundUrlProblem(u);
+      // a secret named in the URL is checked as a plain word here, and with its value by the worker
+      const problem = outboundUrlProblem(withSecretPlaceholders(u));
       if (problem) ctx.addIssue({ code: 'custom', message: /user name or password/.test(problem) ? `${problem}; send credentials in a header, e.g. Authorization` : problem });
     }),
   headers: z

@@ -59,6 +59,14 @@ export function malformedSecretReference(value: unknown): { path: string; text: 
   return found;
 }
 
+/**
+ * `text` with each reference replaced by the word `secret`: what a check of a setting's form (an URL)
+ * reads on save, where the value is not known; the worker checks the setting again with the value.
+ */
+export function withSecretPlaceholders(text: string): string {
+  return text.includes('${{') ? text.replace(REFERENCE, 'secret') : text;
+}
+
 /** A secret a reference names that the resolving worker does not hold. */
 export class MissingSecretError extends Error {
   constructor(readonly names: readonly string[]) {
