@@ -66,3 +66,13 @@ describe('masking', () => {
     expect(maskSecretsDeep(same, [])).toBe(same);
   });
 });
+
+describe('masking values that overlap', () => {
+  it('masks both of two values whose occurrences overlap, whichever is longer', () => {
+    const masked = maskedTexts(['TOKEN-AAAA-1', '1-BBBB-SECRET-TAIL']);
+    // the two share the `1`: masking the longer one first used to leave `TOKEN-AAAA-` readable
+    expect(maskSecrets('sent TOKEN-AAAA-1-BBBB-SECRET-TAIL now', masked)).toBe('sent *** now');
+    expect(maskSecrets('TOKEN-AAAA-1 and 1-BBBB-SECRET-TAIL', masked)).toBe('*** and ***');
+    expect(maskSecrets('aaaaa', maskedTexts(['aaaa']))).toBe('***');
+  });
+});

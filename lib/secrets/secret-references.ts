@@ -134,11 +134,31 @@ export function maskedTexts(values: Iterable<string>): string[] {
 /** The mask that stands for a secret in what an attempt leaves behind. */
 export const SECRET_MASK = '***';
 
-/** `text` with every occurrence of each of `masked` (maskedTexts) replaced by SECRET_MASK. */
+/**
+ * `text` with every occurrence of each of `masked` (maskedTexts) replaced by SECRET_MASK. The places
+ * are all found in the text as given, then each run of overlapping or adjacent places becomes one
+ * mask: masking one value first would break an occurrence of another that overlaps it (`…abcd` +
+ * `dxyz…` sharing a `d`), and leave all of that one but its first characters.
+ */
 export function maskSecrets(text: string, masked: readonly string[]): string {
-  let out = text;
-  for (const m of masked) if (out.includes(m)) out = out.split(m).join(SECRET_MASK);
-  return out;
+  const spans: [number, number][] = [];
+  for (const m of masked) {
+    for (let at = text.indexOf(m); at >= 0; at = text.indexOf(m, at + 1)) spans.push([at, at + m.length]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let done = 0;
+  let [start, end] = spans[0]!;
+  for (const [s, e] of spans) {
+    if (s <= end) end = Math.max(end, e);
+    else {
+      out += text.slice(done, start) + SECRET_MASK;
+      done = end;
+      [start, end] = [s, e];
+    }
+  }
+  return out + text.slice(done, start) + SECRET_MASK + text.slice(end);
 }
 
 /**
