@@ -76,3 +76,17 @@ describe('masking values that overlap', () => {
     expect(maskSecrets('aaaaa', maskedTexts(['aaaa']))).toBe('***');
   });
 });
+
+describe('masking deep values', () => {
+  it('masks a value nested deeper than the walk goes, as a whole part', () => {
+    const masked = maskedTexts(['tok-123456']);
+    let deep: unknown = { token: 'Bearer tok-123456' };
+    let plain: unknown = { n: 'nothing' };
+    for (let i = 0; i < 100; i++) {
+      deep = { a: deep };
+      plain = { a: plain };
+    }
+    expect(JSON.stringify(maskSecretsDeep(deep, masked))).not.toContain('tok-123456');
+    expect(maskSecretsDeep(plain, masked)).toEqual(plain);
+  });
+});

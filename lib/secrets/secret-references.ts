@@ -161,14 +161,32 @@ export function maskSecrets(text: string, masked: readonly string[]): string {
   return out + text.slice(done, start) + SECRET_MASK + text.slice(end);
 }
 
+/** Whether JSON text shows one of `masked`, as JSON.stringify writes it inside a string (`"` as `\"`, a line break as `\n`). */
+function jsonShowsSecret(json: string, masked: readonly string[]): boolean {
+  return masked.some((m) => json.includes(JSON.stringify(m).slice(1, -1)));
+}
+
+/** The deepest level maskSecretsDeep walks; a deeper part that shows a value is masked whole. */
+const MASK_DEPTH = 64;
+
 /**
  * A JSON-like value (plain or null-prototype objects, arrays, scalars) with every string, values and
- * keys, masked (maskSecrets); the same value when `masked` is empty.
+ * keys, masked (maskSecrets); the same value when `masked` is empty. A part nested deeper than
+ * MASK_DEPTH is kept only when its JSON shows none of the values, else it becomes SECRET_MASK whole:
+ * left as it is, a value nested deep enough would pass unmasked.
  */
 export function maskSecretsDeep<T>(value: T, masked: readonly string[]): T {
   if (masked.length === 0) return value;
   const walk = (v: unknown, depth: number): unknown => {
-    if (depth > 64) return v;
+    if (depth > MASK_DEPTH) {
+      let json: string | undefined;
+      try {
+        json = JSON.stringify(v);
+      } catch {
+        return SECRET_MASK; // what cannot be read cannot be checked
+      }
+      return json !== undefined && jsonShowsSecret(json, masked) ? SECRET_MASK : v;
+    }
     if (typeof v === 'string') return maskSecrets(v, masked);
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     if (v && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
