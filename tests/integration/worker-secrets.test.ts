@@ -13,7 +13,7 @@ import { createWorker } from '../../worker/create-worker.ts';
 import type { WorkerConfig } from '../../worker/config.ts';
 import { HandlerError } from '../../worker/handlers/index.ts';
 import { useTestDatabase } from '../helpers/db.ts';
-import { testWorkerConfig, triggerOneTask, useWorkers, waitForFinalTask } from './worker-fixtures.ts';
+import { testWorkerConfig, triggerOneTask, useWorkers, waitFor, waitForFinalTask } from './worker-fixtures.ts';
 
 const t = useTestDatabase();
 const workers = useWorkers();
@@ -28,7 +28,12 @@ async function startWorker(over: Partial<WorkerConfig>, handlers = {}) {
   return w;
 }
 
-const lineTexts = async (id: string) => (await listTaskLogLines(t.db, id, {}, VIEWER)).lines;
+/** The task's log lines once `last` is among them: the writer flushes them apart from the task's completion. */
+const lineTexts = (id: string, last: RegExp) =>
+  waitFor(async () => {
+    const { lines } = await listTaskLogLines(t.db, id, {}, VIEWER);
+    return lines.some((l) => last.test(l.text)) ? lines : null;
+  }, 10_000, `task ${id}'s lines`);
 
 describe('worker secrets', () => {
   it('a shell step gets the value in its environment; its output and lines show the mask, its task the reference', async () => {
@@ -39,7 +44,7 @@ describe('worker secrets', () => {
     expect(task).toMatchObject({ status: 'success', config });
     // the program saw the 16-character value, and nothing stored shows it
     expect(task.output).toMatchObject({ stdout: `${TOKEN.length}\ngot ***\n` });
-    const lines = await lineTexts(id);
+    const lines = await lineTexts(id, /exited with code 0/);
     expect(lines.map((l) => l.text)).toEqual(expect.arrayContaining(['got ***']));
     expect(JSON.stringify([task, lines])).not.toContain(TOKEN);
     // the workers list names the secrets a worker holds, never their values
@@ -59,7 +64,7 @@ describe('worker secrets', () => {
     const id = await triggerOneTask(t.db, { key: 'secret-leaky', steps: [{ handler: 'test.leaky', config: { token: '${{ secrets.API_TOKEN }}', key: '${{ secrets.KEY }}' } }] });
     const task = await waitForFinalTask(t.db, id);
     expect(task).toMatchObject({ status: 'dead', error: 'refused: *** is expired', output: { echoed: { authorization: 'Bearer ***' } } });
-    const lines = await lineTexts(id);
+    const lines = await lineTexts(id, /^attempt failed/);
     expect(lines[0]).toMatchObject({ text: 'calling with ***', fields: { header: 'Bearer ***', '***': 1, n: 123 } });
     // every line of a multi-line value is masked on its own, its header lines included
     expect(lines.slice(1, 4).map((l) => l.text)).toEqual(['***', '***', '***']);
