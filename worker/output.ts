@@ -12,10 +12,14 @@
  *   TASK_OUTPUT_PREVIEW_BYTES of the JSON text);
  * - error messages are strings of at most TASK_ERROR_CAP_BYTES, whatever was thrown;
  * - exit codes outside int4 are dropped.
+ *
+ * The attempt's secret values (lib/secrets/secret-references.ts maskedTexts) are masked before any
+ * cut: a cut inside a value would keep its first part, which no longer matches it.
  */
 import stripAnsi from 'strip-ansi';
 import { capText } from './handlers/types.ts';
 import { dictionary } from '../lib/own-keys.ts';
+import { jsonEscaped, maskSecrets, maskSecretsInJson } from '../lib/secrets/secret-references.ts';
 
 export const TASK_OUTPUT_CAP_BYTES = 1024 * 1024;
 export const TASK_OUTPUT_PREVIEW_BYTES = 64 * 1024;
@@ -87,7 +91,7 @@ export function sanitizeJson(value: unknown): { value: unknown; changed: boolean
  * `notes` lists what was changed (for the worker log); `unserialisable` says why a value could not be made
  * JSON at all (a cycle, a throwing toJSON), when `output` is only a marker string in its place.
  */
-export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { output: unknown; notes: string[]; unserialisable?: string } {
+export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES, masked: readonly string[] = []): { output: unknown; notes: string[]; unserialisable?: string } {
   const notes: string[] = [];
   let text: string;
   try {
@@ -102,14 +106,17 @@ export function storableOutput(value: unknown, cap = TASK_OUTPUT_CAP_BYTES): { o
   // text holds U+0000 and lone surrogates as escapes, which a jsonb string stores as they are.
   const bytes = text.length * 3 <= cap ? text.length : Buffer.byteLength(text, 'utf8');
   if (bytes > cap) {
+    // the preview is text, never parsed again: the values are masked in it as JSON writes them, before the cut
+    if (masked.length) text = maskSecrets(text, jsonEscaped(masked));
     notes.push(`output of ${bytes} bytes truncated to a ${TASK_OUTPUT_PREVIEW_BYTES}-byte preview (cap ${cap})`);
     return {
       output: { outputTruncated: true, originalBytes: bytes, preview: storableString(capText(text, Math.min(cap, TASK_OUTPUT_PREVIEW_BYTES)).text) },
       notes,
     };
   }
-  // sanitising only shortens the text (a 6-byte escape becomes the 3-byte U+FFFD): it stays under the cap
-  const { value: clean, changed } = sanitizeJson(JSON.parse(text));
+  // sanitising and masking only shorten the text (a 6-byte escape becomes the 3-byte U+FFFD, a value of 4
+  // characters or more `***`): it stays under the cap
+  const { value: clean, changed } = sanitizeJson(JSON.parse(maskSecretsInJson(text, masked)));
   if (changed) notes.push('replaced U+0000 / lone surrogates with U+FFFD (PostgreSQL cannot store them)');
   return { output: clean, notes };
 }
@@ -120,9 +127,9 @@ const MAX_CAUSES = 3;
 /**
  * A readable, storable message for anything thrown (Error, string, null, objects with throwing getters…),
  * followed by its causes (`new Error(msg, { cause })`, up to MAX_CAUSES: "outer: caused by: inner"), at most
- * TASK_ERROR_CAP_BYTES, a longer one cut with a note saying so.
+ * TASK_ERROR_CAP_BYTES, a longer one cut with a note saying so, with `masked` (an attempt's secret values) masked before the cut.
  */
-export function describeError(e: unknown): string {
+export function describeError(e: unknown, masked: readonly string[] = []): string {
   let text = messageOf(e);
   let cause = causeOf(e);
   for (let i = 0; i < MAX_CAUSES && cause !== undefined; i++) {
@@ -131,7 +138,7 @@ export function describeError(e: unknown): string {
   }
   // terminal colour codes (a program's stderr in a shell error, a library's coloured message) are for a
   // terminal: an error is read in the console, alarms and emails, where they would show as `[31m`
-  const plain = stripAnsi(text);
+  const plain = maskSecrets(stripAnsi(text), masked);
   const note = ' … [cut: the whole message is longer than 8 KiB]';
   const capped = capText(plain, TASK_ERROR_CAP_BYTES);
   return storableString(capped.truncated ? capText(plain, TASK_ERROR_CAP_BYTES - Buffer.byteLength(note)).text + note : capped.text);

@@ -51,7 +51,7 @@ import { isDatabaseUnavailable } from '../lib/infra/database-unavailable.ts';
 import type { DbHealth } from './db-health.ts';
 import { objectOrEmpty } from '../lib/json-object.ts';
 import { resolveAttemptSecrets, type AttemptSecrets } from './task-secrets.ts';
-import { maskSecrets, maskSecretsDeep, MissingSecretError } from '../lib/secrets/secret-references.ts';
+import { MissingSecretError } from '../lib/secrets/secret-references.ts';
 
 /** How long a handler may take to return after its abort at the deadline before the task is marked "timed out, still running". */
 export const OVERDUE_GRACE_MS = 500;
@@ -98,7 +98,7 @@ export type AbortReason = 'timeout' | 'cancelled' | 'lease_lost' | 'shutdown';
  * @param overMs ms from the attempt's deadline to the handler's return (negative: before it)
  */
 function attemptEndingLine(
-  entry: { timedOut: boolean; controller: AbortController | null },
+  entry: { timedOut: boolean; controller: AbortController | null; masked?: readonly string[] },
   r: { ok: true } | { ok: false; error: unknown },
   overMs: number,
   timeoutSeconds: number,
@@ -108,7 +108,7 @@ function attemptEndingLine(
   }
   const signal = entry.controller?.signal;
   if (signal?.aborted && signal.reason instanceof AttemptAbortError) return { level: 'warn', text: signal.reason.message };
-  return r.ok ? null : { level: 'error', text: `attempt failed: ${describeError(r.error)}` };
+  return r.ok ? null : { level: 'error', text: `attempt failed: ${describeError(r.error, entry.masked)}` };
 }
 
 /** What the runner records of one attempt (Runner.complete). */
@@ -204,7 +204,7 @@ interface Active {
   heldStart?: Date;
   /** the task was claimed again while this entry held it (Runner.supersede): its result is not sent */
   superseded?: boolean;
-  /** the secret values its settings were given, masked in its output and error (worker/task-secrets.ts) */
+  /** the secret values its settings were given, masked in its output and error (worker/task-secrets.ts, worker/output.ts) */
   masked?: readonly string[];
   timer: LongTimeout;
   startedAt: number;
@@ -222,16 +222,6 @@ export interface CompletionRecord {
 /** The attempt's AbortController, made on first use. */
 function abortOf(entry: Active): AbortController {
   return (entry.controller ??= new AbortController());
-}
-
-/** `result` with the attempt's secret values masked in its output and error (worker/task-secrets.ts). */
-function maskResult(result: AttemptResult, masked: readonly string[] | undefined): AttemptResult {
-  if (!masked?.length) return result;
-  return {
-    ...result,
-    ...(result.error !== undefined ? { error: maskSecrets(result.error, masked) } : {}),
-    ...(result.output !== undefined ? { output: maskSecretsDeep(result.output, masked) } : {}),
-  };
 }
 
 function asObject(v: unknown): JsonObject {
@@ -611,7 +601,7 @@ export class Runner {
       }
       let result: AttemptResult;
       try {
-        result = maskResult(this.attemptResult(r, entry, log), entry.masked);
+        result = this.attemptResult(r, entry, log);
       } catch (err) {
         // a value whose reading throws (a Proxy's traps, a throwing getter): left uncaught here, the
         // attempt would never be recorded and would wait for the reaper to call it a lost lease
@@ -647,7 +637,7 @@ export class Runner {
   private attemptResult(r: { ok: true; value: unknown } | { ok: false; error: unknown }, entry: Active, log: Logger): AttemptResult {
     if (r.ok) {
       const { output, exitCode } = unwrapResult(r.value);
-      const stored = storableOutput(output);
+      const stored = storableOutput(output, undefined, entry.masked);
       // stored as a marker string it would read as a success with an output nobody returned
       if (stored.unserialisable !== undefined) return { outcome: 'failed', error: `the handler's result is not JSON: ${stored.unserialisable}` };
       if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
@@ -656,12 +646,13 @@ export class Runner {
     const e = r.error;
     const signal = entry.controller?.signal;
     const abortReason = signal?.aborted ? (signal.reason as AttemptAbortError | undefined) : undefined;
-    const described = describeError(e);
+    // the attempt's secret values masked before the message is cut to its cap (worker/output.ts)
+    const described = describeError(e, entry.masked);
     // the task keeps the message (and its causes); where it was thrown is for whoever reads the worker's log
     if (!signal?.aborted && e instanceof Error) {
       try {
         // the worker's own log is shipped off the host as often as not: a secret's value stays out of it too
-        if (entry.masked?.length) log.warn({ error: maskSecrets(described, entry.masked) }, 'attempt failed: the handler threw');
+        if (entry.masked?.length) log.warn({ error: described }, 'attempt failed: the handler threw');
         else log.warn({ err: e }, 'attempt failed: the handler threw');
       } catch {
         /* an Error whose properties throw when the logger reads them: the task has its message */
@@ -670,7 +661,7 @@ export class Runner {
     const message = abortReason instanceof AttemptAbortError && abortReason.reason === 'shutdown' ? `aborted: worker shutting down (${described})` : described;
     let output: unknown;
     if (e instanceof HandlerError && e.detail.output !== undefined) {
-      const stored = storableOutput(e.detail.output);
+      const stored = storableOutput(e.detail.output, undefined, entry.masked);
       if (stored.notes.length) log.warn({ notes: stored.notes }, 'task output adjusted before storing');
       output = stored.output;
     }

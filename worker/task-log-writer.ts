@@ -38,7 +38,7 @@ import { pgErrorCode } from '../lib/engine/pg.ts';
 import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handlers/types.ts';
 import { safeString, taskLogArguments } from './task-log-arguments.ts';
 import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
-import { maskSecrets, maskSecretsDeep } from '../lib/secrets/secret-references.ts';
+import { maskSecrets, maskSecretsInJson } from '../lib/secrets/secret-references.ts';
 import { envInt } from '../lib/infra/env-int.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
@@ -393,8 +393,7 @@ export class TaskLogWriter {
       // what JSON cannot hold (a cycle, a throwing getter, a Proxy) is said in an object, as fields always are
       json = JSON.stringify(sanitizeJson(plain && typeof plain === 'object' ? plain : { fieldsUnserialisable: String(plain) }).value);
     }
-    // masked on the parsed value: in the JSON text a value's escaped form could also match a key or a number
-    if (masked.length && masked.some((m) => json!.includes(JSON.stringify(m).slice(1, -1)))) json = JSON.stringify(maskSecretsDeep(JSON.parse(json), masked));
+    json = maskSecretsInJson(json, masked);
     const bytes = json.length * 3 > this.config.maxLineBytes ? Buffer.byteLength(json, 'utf8') : json.length;
     return bytes > this.config.maxLineBytes ? JSON.stringify({ fieldsTruncated: true, bytes }) : json;
   }

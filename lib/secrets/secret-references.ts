@@ -161,9 +161,14 @@ export function maskSecrets(text: string, masked: readonly string[]): string {
   return out + text.slice(done, start) + SECRET_MASK + text.slice(end);
 }
 
-/** Whether JSON text shows one of `masked`, as JSON.stringify writes it inside a string (`"` as `\"`, a line break as `\n`). */
+/** `masked` as JSON.stringify writes each inside a string (`"` as `\"`, a line break as `\n`). */
+export function jsonEscaped(masked: readonly string[]): string[] {
+  return masked.map((m) => JSON.stringify(m).slice(1, -1));
+}
+
+/** Whether JSON text shows one of `masked` (jsonEscaped). */
 function jsonShowsSecret(json: string, masked: readonly string[]): boolean {
-  return masked.some((m) => json.includes(JSON.stringify(m).slice(1, -1)));
+  return jsonEscaped(masked).some((m) => json.includes(m));
 }
 
 /** The deepest level maskSecretsDeep walks; a deeper part that shows a value is masked whole. */
@@ -198,4 +203,14 @@ export function maskSecretsDeep<T>(value: T, masked: readonly string[]): T {
     return v;
   };
   return walk(value, 0) as T;
+}
+
+/**
+ * JSON text with the values masked in its strings and keys (maskSecretsDeep), the same text when it
+ * shows none of them. Masked on the parsed value: in the text, a value's escaped form could also
+ * match a number or run across a string's quotes.
+ */
+export function maskSecretsInJson(json: string, masked: readonly string[]): string {
+  if (masked.length === 0 || !jsonShowsSecret(json, masked)) return json;
+  return JSON.stringify(maskSecretsDeep(JSON.parse(json), masked));
 }

@@ -73,6 +73,26 @@ describe('worker secrets', () => {
     expect(JSON.stringify(lines)).not.toContain('QUJDREVGR0hJSktMTU5PUFFSU1RVVldY');
   });
 
+  it('a value cut by the output preview or the error cap is masked before the cut, as JSON writes it in the preview', async () => {
+    const QUOTED = 'pa"ss\\word-4821';
+    await startWorker({ secrets: new Map([['API_TOKEN', TOKEN], ['PW', QUOTED]]) }, {
+      // values back to back: whatever the caps' exact cut, it falls inside one of them
+      'test.big': async (ctx: { config: { pw: string } }) => ({ pw: ctx.config.pw.repeat(70_000) }),
+      'test.bigError': async (ctx: { config: { token: string } }) => {
+        // the message is cut at 8 KiB less its 50-byte note: the value starts 5 characters before the cut
+        throw new HandlerError(`refused: ${'x'.repeat(8192 - 50 - 5 - 9)}${ctx.config.token}${'y'.repeat(200)}`, { retryable: false, output: { token: ctx.config.token.repeat(70_000) } });
+      },
+    });
+    const config = { token: '${{ secrets.API_TOKEN }}', pw: '${{ secrets.PW }}' };
+    const big = await waitForFinalTask(t.db, await triggerOneTask(t.db, { key: 'secret-big', steps: [{ handler: 'test.big', config }] }));
+    expect(big.output).toMatchObject({ outputTruncated: true, preview: expect.stringMatching(/^\{"pw":"\*\*\*/) });
+    const failed = await waitForFinalTask(t.db, await triggerOneTask(t.db, { key: 'secret-big-error', steps: [{ handler: 'test.bigError', config }] }));
+    expect(failed).toMatchObject({ status: 'dead', error: expect.stringMatching(/^refused: x+\*\*\*y+ … \[cut: the whole message is longer than 8 KiB\]$/), output: { outputTruncated: true } });
+    const texts = [(big.output as { preview: string }).preview, (failed.output as { preview: string }).preview, failed.error!, ...(await lineTexts(failed.id, /^attempt failed/)).map((l) => l.text)];
+    // no first part of a value is left at a cut: neither as given nor as JSON escapes it
+    for (const text of texts) for (const part of [TOKEN.slice(0, 5), 'pa\\"ss', 'pa"ss']) expect(text).not.toContain(part);
+  });
+
   it('a secret the worker does not hold fails the attempt naming it, and the value of one it holds is not sent', async () => {
     await startWorker({ secrets: new Map([['API_TOKEN', TOKEN]]) });
     const id = await triggerOneTask(t.db, { key: 'secret-missing', steps: [{ handler: 'builtin.echo', payload: { a: '${{ secrets.API_TOKEN }}', b: '${{ secrets.GONE }}' } }] });
