@@ -181,6 +181,34 @@ describe('outbound guard', () => {
     }
   });
 
+  it('a redirect to another origin carries none of the step\'s headers but the few that hold no credential', async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const other = await server((req, res) => {
+      seen.push(req.headers);
+      res.end('ok');
+    });
+    const hop = await server((req, res) => {
+      if (req.url === '/same') res.writeHead(302, { location: '/there' }).end();
+      else if (req.url === '/there') {
+        seen.push(req.headers);
+        res.end('ok');
+      } else res.writeHead(302, { location: `http://127.0.0.1:${other.port}/elsewhere` }).end();
+    });
+    try {
+      const env = { TICKFLOW_OUTBOUND_ALLOW: `127.0.0.1:${hop.port},127.0.0.1:${other.port}` } as unknown as NodeJS.ProcessEnv;
+      const headers = { 'X-Api-Key': 'k-123456', 'PRIVATE-TOKEN': 't-123456', authorization: 'Bearer b-123456', accept: 'application/json', 'user-agent': 'tickflow-test' };
+      expect((await outboundFetch(`http://127.0.0.1:${hop.port}/away`, { headers }, env)).status).toBe(200);
+      expect(seen[0]).toMatchObject({ accept: 'application/json', 'user-agent': 'tickflow-test' });
+      for (const h of ['x-api-key', 'private-token', 'authorization']) expect(seen[0]![h]).toBeUndefined();
+      // on the same origin the request is the step's own, whole
+      expect((await outboundFetch(`http://127.0.0.1:${hop.port}/same`, { headers }, env)).status).toBe(200);
+      expect(seen[1]).toMatchObject({ 'x-api-key': 'k-123456', 'private-token': 't-123456', authorization: 'Bearer b-123456' });
+    } finally {
+      await hop.close();
+      await other.close();
+    }
+  });
+
   it('a call let through to a special address by TICKFLOW_OUTBOUND_ALLOW carries no proxy headers (a loopback service may believe them from its proxy)', async () => {
     // The reported escalation: npm start lets the worker call its own console on loopback (the demo health
     // check); behind a reverse proxy on the same host (TICKFLOW_TRUSTED_PROXIES=127.0.0.1) an operator's

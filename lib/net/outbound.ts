@@ -272,6 +272,14 @@ export type OutboundInit = {
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * The headers a request keeps when a redirect leaves its origin: none of them carries a credential.
+ * Every other one is dropped, not only Authorization and Cookie: an API key travels in a header of any
+ * name (`X-Api-Key`, `PRIVATE-TOKEN`, a worker secret a step put there: docs/security.md "Worker
+ * secrets"), and the server that answers with the redirect, not the step, chooses where it goes.
+ */
+const CROSS_ORIGIN_HEADERS = /^(accept|accept-language|accept-encoding|content-type|content-language|user-agent|cache-control|pragma)$/i;
+
+/**
  * Headers by which a proxy tells a service who the client is (and Tickflow's own peer-address
  * header, scripts/peer-address.mjs). A service on loopback or a private network often believes
  * them from its neighbours: the console does from TICKFLOW_TRUSTED_PROXIES (lib/auth/client-address.ts),
@@ -298,8 +306,8 @@ export function withoutProxyHeaders<V>(address: string, headers: Record<string, 
  * fetch() through the guard: http(s) only, every hop's host resolved and checked
  * (resolveOutboundAddress) and the connection pinned to the checked address;
  * redirects followed by hand up to `maxRedirects` (303, and 301/302 after a
- * POST, become a GET without body, as browsers do; credentials headers are
- * dropped when a redirect leaves the origin). A hop to a special address let through
+ * POST, become a GET without body, as browsers do; a redirect that leaves the origin keeps only
+ * the headers CROSS_ORIGIN_HEADERS lists). A hop to a special address let through
  * by TICKFLOW_OUTBOUND_ALLOW is sent without proxy headers (PROXY_HEADER).
  * @throws OutboundRefusedError (refused address, scheme, too many redirects); network errors as thrown by undici
  */
@@ -334,7 +342,7 @@ export async function outboundFetch(url: string | URL, init: OutboundInit = {}, 
       body = undefined;
       headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^content-/i.test(k)));
     }
-    if (next.origin !== current.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|cookie|proxy-authorization)$/i.test(k)));
+    if (next.origin !== current.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_HEADERS.test(k.trim())));
     current = next;
   }
 }
