@@ -46,7 +46,7 @@ describe('masking', () => {
   const masked = maskedTexts(secrets.values());
 
   it('masks whole values and each line of a multi-line one, longest first; not values under 4 characters', () => {
-    expect(masked[0]).toBe(secrets.get('KEY_PEM'));
+    expect(masked).toContain(secrets.get('KEY_PEM'));
     expect(masked).toEqual(expect.arrayContaining(['AAAABBBBCCCC', 'DDDD', '-----BEGIN KEY-----', 'tok-123456']));
     expect(maskedTexts(['abc', 'abcd'])).toEqual(['abcd']);
     expect(maskSecrets('sent tok-123456 and tok-123456', masked)).toBe('sent *** and ***');
@@ -88,5 +88,17 @@ describe('masking deep values', () => {
     }
     expect(JSON.stringify(maskSecretsDeep(deep, masked))).not.toContain('tok-123456');
     expect(maskSecretsDeep(plain, masked)).toEqual(plain);
+  });
+});
+
+describe('masking values in URLs', () => {
+  it('masks a value as a URL path or query writes it, percent-encoded', () => {
+    const pw = 'p@ss wörd{1}"';
+    const masked = maskedTexts([pw]);
+    // the http executor logs and names `origin + pathname`: the path as the URL parser encoded it
+    const url = new URL(`https://api.example/v1/${pw}/sync`);
+    expect(maskSecrets(`GET ${url.origin}${url.pathname}`, masked)).toBe('GET https://api.example/v1/***/sync');
+    expect(maskSecrets(`token=${encodeURIComponent(pw)}&x=1`, masked)).toBe('token=***&x=1');
+    expect(maskedTexts(['\ud800abcd'])).toContain('%EF%BF%BDabcd');
   });
 });

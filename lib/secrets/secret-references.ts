@@ -118,14 +118,33 @@ export function resolveSecretReferences<T>(value: T, lookup: ReadonlyMap<string,
 }
 
 /**
- * What to mask for a set of secret values: each value of MIN_MASKED_LENGTH characters or more, and each
- * line of such length of a value that has several (a key file printed line by line), longest first so a
- * value containing another is masked whole.
+ * `value` as a URL's path writes it (the WHATWG path percent-encode set: controls, space, `"`, `#`,
+ * `<`, `>`, `?`, `` ` ``, `{`, `}`, and every character past `~` as its UTF-8 bytes), which is how the
+ * `http` executor's log line and errors show a path that holds it (worker/handlers/http.ts).
+ */
+function urlPathForm(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return [...value].map((c) => (/[\u0000-\u0020"#<>?`{}]|[^\u0000-\u007e]/u.test(c) ? uriComponent(c) : c)).join('');
+}
+
+/** encodeURIComponent, with a lone surrogate (which it refuses) as U+FFFD, as a URL writes it. */
+function uriComponent(value: string): string {
+  return encodeURIComponent(value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+}
+
+/**
+ * What to mask for a set of secret values: each value of MIN_MASKED_LENGTH characters or more, as given
+ * and as a URL writes it (urlPathForm, uriComponent: a value in a request's path or query), and
+ * each line of such length of a value that has several (a key file printed line by line), longest first.
  */
 export function maskedTexts(values: Iterable<string>): string[] {
   const out = new Set<string>();
   for (const v of values) {
-    if (v.length >= MIN_MASKED_LENGTH) out.add(v);
+    if (v.length >= MIN_MASKED_LENGTH) {
+      out.add(v);
+      out.add(urlPathForm(v));
+      out.add(uriComponent(v));
+    }
     if (v.includes('\n')) for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_LENGTH) out.add(line.trim());
   }
   return [...out].sort((a, b) => b.length - a.length);
