@@ -288,15 +288,20 @@ export class TaskLogWriter {
 
   /**
    * The worker process is ending under every attempt still open (an uncaught exception: worker/index.ts):
-   * writes `text` as the last line of each (stream `system`, level error; past the limits too, like the
+   * writes `text`, with the secret values of all of them masked, as the last line of each (stream `system`, level error; past the limits too, like the
    * dropped-lines marker), ends them (their markers too) and flushes. Resolves when the database has the lines or after `timeoutMs`, whichever
    * is first: the process exits right after, and must not wait on a database that does not answer.
    */
   async endAll(text: string, timeoutMs: number): Promise<void> {
+    // the exception may have come from any open attempt, and quote a secret value given to it: every
+    // attempt's values are masked in the line each attempt gets (an attempt that holds none included)
+    const open = [...this.attempts.values()].filter((st) => !st.closed);
+    const masked = [...new Set(open.flatMap((st) => st.masked))];
+    const shown = masked.length ? maskSecrets(text, masked) : text;
     for (const [id, st] of this.attempts) {
       if (st.closed) continue;
       // like the dropped-lines marker, never dropped itself: it says why the attempt's lines end
-      const row = this.row(st, 'error', 'system', text, undefined);
+      const row = this.row(st, 'error', 'system', shown, undefined);
       row.seq = ++st.seq;
       this.buffer.push(row);
       this.close(id, st);

@@ -244,6 +244,17 @@ describe('writer', () => {
     await w.stop();
   });
 
+  it('endAll masks in every open attempt\'s line the secret values of any of them: the exception may quote one', async () => {
+    const w = writer(t.pool);
+    const a = taskIds();
+    const b = taskIds();
+    w.open({ ...a, attempt: 1 }, ['tok-9f8e7d6c5b4a']);
+    w.open({ ...b, attempt: 1 });
+    await w.endAll('the worker process stopped: uncaught exception (…): connect to https://x.example/?t=tok-9f8e7d6c5b4a failed', 10_000);
+    for (const id of [a.taskId, b.taskId]) expect((await lines(id)).map((x) => x.text)).toEqual(['the worker process stopped: uncaught exception (…): connect to https://x.example/?t=*** failed']);
+    await w.stop();
+  });
+
   it('coalesces progress reports made between two flushes into one line with the latest values', async () => {
     const w = writer(t.pool);
     const a = taskIds();
