@@ -38,7 +38,7 @@ import { pgErrorCode } from '../lib/engine/pg.ts';
 import type { JsonObject, TaskLog, TaskLogLevel, TaskLogStream } from './handlers/types.ts';
 import { safeString, taskLogArguments } from './task-log-arguments.ts';
 import { describeError, jsonSafe, sanitizeJson, storableString } from './output.ts';
-import { maskSecrets, maskSecretsInJson } from '../lib/secrets/secret-references.ts';
+import { cutOutsideSecrets, maskSecrets, maskSecretsInJson } from '../lib/secrets/secret-references.ts';
 import { envInt } from '../lib/infra/env-int.ts';
 
 /** Per-attempt limits and the flush cadence; env names in taskLogConfigFromEnv. */
@@ -271,6 +271,7 @@ export class TaskLogWriter {
         warn: at('warn'),
         error: at('error'),
         write: (line) => this.add(state, line.level, line.stream, line.text, line.fields),
+        lineCut: (text, at) => (state.masked.length ? cutOutsideSecrets(text, at, state.masked) : at),
       },
       progress: (done, total, message) => this.progress(state, done, total, message),
       close: (ending) => this.close(id, state, ending),

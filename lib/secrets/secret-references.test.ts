@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { malformedSecretReference, maskedTexts, maskSecrets, maskSecretsDeep, MissingSecretError, resolveSecretReferences, secretNamesIn } from './secret-references.ts';
+import { cutOutsideSecrets, malformedSecretReference, maskedTexts, maskSecrets, maskSecretsDeep, MissingSecretError, resolveSecretReferences, secretNamesIn } from './secret-references.ts';
 
 const secrets = new Map([
   ['API_TOKEN', 'tok-123456'],
@@ -18,6 +18,10 @@ describe('secret references', () => {
     const payload = { url: 'https://x.example/?t=${{ secrets.API_TOKEN }}&u=${{ secrets.API_TOKEN }}', list: [{ pw: '${{ secrets.db_password }}' }], n: 3 };
     expect(resolveSecretReferences(payload, secrets)).toEqual({ url: 'https://x.example/?t=tok-123456&u=tok-123456', list: [{ pw: 'p@ss"word\\x' }], n: 3 });
     expect(payload.list[0]!.pw).toBe('${{ secrets.db_password }}'); // the task's own settings are not changed
+    // an own `__proto__` key (JSON.parse makes one) stays a key of the copy, not its prototype
+    const proto = resolveSecretReferences(JSON.parse('{"__proto__": {"h": "${{ secrets.API_TOKEN }}"}}'), secrets) as Record<string, unknown>;
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual({ h: 'tok-123456' });
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
     const none = { a: { b: ['c'] } };
     expect(resolveSecretReferences(none, secrets)).toBe(none);
   });
@@ -102,3 +106,17 @@ describe('masking values in URLs', () => {
     expect(maskedTexts(['\ud800abcd'])).toContain('%EF%BF%BDabcd');
   });
 });
+
+describe('cutting a long line outside secret values', () => {
+  it('moves the cut to the start of a value across it, of one beginning at the end of the text, and again when that lands in another', () => {
+    expect(cutOutsideSecrets('xxxxSECRETyyyy', 7, ['SECRET'])).toBe(4);
+    expect(cutOutsideSecrets('xxxxSECRETyyyy', 4, ['SECRET'])).toBe(4); // before it already
+    expect(cutOutsideSecrets('xxxxSECRETyyyy', 10, ['SECRET'])).toBe(10); // after it
+    expect(cutOutsideSecrets('xxxxxxxxSEC', 9, ['SECRET'])).toBe(8); // its rest may come with the next chunk
+    expect(cutOutsideSecrets('xxxxxxxxSEX', 9, ['SECRET'])).toBe(9);
+    expect(cutOutsideSecrets('xxABCDEFGHyy', 7, ['EFGH', 'ABCDE'])).toBe(2); // moved into ABCDE by EFGH's start
+    expect(cutOutsideSecrets('SECRETyyyy', 3, ['SECRET'])).toBe(3); // starts at 0: longer than the piece
+    expect(cutOutsideSecrets('xxxxSECRETyyyy', 7, [])).toBe(7);
+  });
+});
+

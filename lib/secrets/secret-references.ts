@@ -106,7 +106,8 @@ export function resolveSecretReferences<T>(value: T, lookup: ReadonlyMap<string,
       for (const [k, x] of Object.entries(v)) {
         const y = walk(x, depth + 1);
         if (y !== x) changed = true;
-        out[k] = y;
+        // defined, not assigned: an own `__proto__` key (JSON.parse makes one) stays a key, not the copy's prototype
+        Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
       }
       return changed ? out : v;
     }
@@ -130,6 +131,33 @@ function urlPathForm(value: string): string {
 /** encodeURIComponent, with a lone surrogate (which it refuses) as U+FFFD, as a URL writes it. */
 function uriComponent(value: string): string {
   return encodeURIComponent(value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+}
+
+/**
+ * Where to cut `text` near `at` (a UTF-16 index) without splitting a secret value: `at`, or the start
+ * of a value of `masked` (maskedTexts) that would run across it, or of one whose first part ends `text`
+ * across it (its rest may follow in the next chunk of a stream). A line cut inside a value would leave
+ * each part readable and neither masked (worker/handlers/shell.ts LineSplitter). `at` when a value
+ * starts at 0 (one longer than the piece cannot be kept whole).
+ */
+export function cutOutsideSecrets(text: string, at: number, masked: readonly string[]): number {
+  let cut = at;
+  // moving the cut back may put it inside another value: again until no value runs across it
+  for (let moved = true; moved && cut > 0; ) {
+    moved = false;
+    for (const m of masked) {
+      for (let start = Math.max(0, cut - m.length + 1); start < cut; start++) {
+        const part = text.slice(start, start + m.length);
+        // the value itself across the cut, or its beginning at the end of the text seen so far
+        if (part === m || (start + m.length > text.length && m.startsWith(part))) {
+          cut = start;
+          moved = true;
+          break;
+        }
+      }
+    }
+  }
+  return cut > 0 ? cut : at;
 }
 
 /**

@@ -53,6 +53,20 @@ describe('worker secrets', () => {
     expect(listed).not.toContain(TOKEN);
   });
 
+  it('a shell line longer than the log\'s line size is cut into pieces around a value, never inside it', async () => {
+    await startWorker({ allowShell: true, secrets: new Map([['API_TOKEN', TOKEN]]), taskLog: { flushMs: 50, maxLineBytes: 64 } });
+    // each line puts the value across the 64-byte cut at another place
+    const script = 'for n in 50 55 60 63; do printf "%0${n}d%s%0100d\\n" 0 "$TOKEN" 0; done';
+    const id = await triggerOneTask(t.db, { key: 'secret-shell-split', steps: [{ handler: 'shell', config: { command: ['/bin/sh', '-c', script], env: { TOKEN: '${{ secrets.API_TOKEN }}' } } }] });
+    expect(await waitForFinalTask(t.db, id)).toMatchObject({ status: 'success' });
+    const lines = (await lineTexts(id, /exited with code 0/)).filter((l) => l.stream === 'stdout');
+    const text = lines.map((l) => l.text).join('');
+    expect(text.match(/\*\*\*/g)).toHaveLength(4);
+    // no piece keeps a part of the value: its first or last 4 characters appear nowhere
+    expect(text).not.toContain(TOKEN.slice(0, 4));
+    expect(text).not.toContain(TOKEN.slice(-4));
+  });
+
   it('a handler\'s lines, fields, output and error are masked, a multi-line value line by line', async () => {
     await startWorker({ secrets: new Map([['API_TOKEN', TOKEN], ['KEY', PEM]]) }, {
       'test.leaky': async (ctx: { config: { token: string; key: string }; taskLog: { info: (t: string, f?: object) => void } }) => {

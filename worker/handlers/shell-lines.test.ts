@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LineSplitter } from './shell';
+import { cutOutsideSecrets } from '../../lib/secrets/secret-references.ts';
 
 function split(chunks: Buffer[], maxLineBytes?: number): string[] {
   const out: string[] = [];
@@ -38,5 +39,30 @@ describe('shell output -> task log lines', () => {
     expect(pieces.map((p) => p.length)).toEqual([1365, 1365, 1365, 905]);
     // an unterminated long last line too
     expect(split([Buffer.from('y'.repeat(9000))]).map((l) => l.length)).toEqual([8192, 808]);
+  });
+});
+
+describe('shell output pieces and worker secrets', () => {
+  const SECRET = 'S3CRET-VALUE-0123456789';
+  const cutAt = (text: string, at: number) => cutOutsideSecrets(text, at, [SECRET]);
+  function splitSafe(chunks: Buffer[], maxLineBytes: number): string[] {
+    const out: string[] = [];
+    const s = new LineSplitter((l) => out.push(l), maxLineBytes, cutAt);
+    for (const c of chunks) s.push(c);
+    s.end();
+    return out;
+  }
+
+  it('a value across the cut of a long line goes whole into the next piece, in one write or in many', () => {
+    for (let before = 40; before < 64; before++) {
+      const line = Buffer.from(`${'a'.repeat(before)}${SECRET}${'b'.repeat(100)}\n`);
+      for (const pieces of [split([line], 64), splitSafe([line], 64), ...[1, 7, 64].map((size) => splitSafe(inPieces(line, size), 64))]) {
+        expect(pieces.join('')).toBe(line.toString().trimEnd());
+        expect(pieces.every((p) => Buffer.byteLength(p) <= 64)).toBe(true);
+      }
+      // without lineCut some cuts fall inside the value; with it, one piece holds it whole
+      for (const size of [1, 7, 64, line.length]) expect(splitSafe(inPieces(line, size), 64).filter((p) => p.includes(SECRET))).toHaveLength(1);
+    }
+    expect(split([Buffer.from(`${'a'.repeat(50)}${SECRET}\n`)], 64).some((p) => p.includes(SECRET))).toBe(false);
   });
 });

@@ -90,6 +90,8 @@ export class LineSplitter {
   constructor(
     private readonly emit: (line: string) => void,
     private readonly maxLineBytes: number = DEFAULT_TASK_LOG_CONFIG.maxLineBytes,
+    /** where a piece may end near the most that fits (TaskLog.lineCut: not inside a secret value) */
+    private readonly lineCut?: (text: string, at: number) => number,
   ) {}
   push(chunk: Buffer) {
     let text = this.partial + this.decoder.write(chunk);
@@ -118,7 +120,9 @@ export class LineSplitter {
       const bytes = Buffer.from(text, 'utf8');
       let cut = this.maxLineBytes;
       while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--; // not inside a character
-      const piece = bytes.subarray(0, cut).toString('utf8');
+      let piece = bytes.subarray(0, cut).toString('utf8');
+      const safe = this.lineCut?.(text, piece.length) ?? piece.length;
+      if (safe < piece.length) piece = text.slice(0, safe);
       this.emit(piece);
       text = text.slice(piece.length);
     }
@@ -129,7 +133,7 @@ export class LineSplitter {
 function streamLines(log: TaskLog, stream: 'stdout' | 'stderr', maxLineBytes?: number): LineSplitter {
   // stderr lines are warnings, so that a level filter of `warn` shows them.
   const level = stream === 'stderr' ? 'warn' : 'info';
-  return new LineSplitter((text) => writeTaskLogLine(log, { level, stream, text }), maxLineBytes);
+  return new LineSplitter((text) => writeTaskLogLine(log, { level, stream, text }), maxLineBytes, log.lineCut?.bind(log));
 }
 
 export function createShellHandler(options: ShellOptions): Handler {

@@ -51,6 +51,12 @@ export interface TaskLog {
   error(text: string, fields?: JsonObject): void;
   /** writes a line on a given stream; optional: see writeTaskLogLine */
   write?(line: TaskLogLineInput): void;
+  /**
+   * Where a long line may be cut into pieces near `at` (a UTF-16 index, the most that fits) without
+   * splitting one of the attempt's secret values, which each piece would then show in part
+   * (lib/secrets/secret-references.ts cutOutsideSecrets); optional: a log without it cuts at `at`.
+   */
+  lineCut?(text: string, at: number): number;
 }
 
 /** Writes `line` on its stream when the log supports streams, else as a `log` line of its level. */
