@@ -18,12 +18,19 @@ const REFERENCE = /\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\s*\}\}/g;
 /** Anything that starts like a reference; one that REFERENCE does not read is refused on save. */
 const REFERENCE_START = /\$\{\{\s*secrets\b/g;
 
+/**
+ * The deepest level of a settings or output value that is read: the walk that finds references, the one that
+ * resolves them and the one that masks values all stop here, so what the permission check sees is what
+ * the worker resolves (a deeper part is masked whole when it shows a value: maskSecretsDeep).
+ */
+const MAX_DEPTH = 64;
+
 /** The shortest value that is masked: shorter ones (`1`, `yes`) would mask ordinary words and numbers. */
 export const MIN_MASKED_LENGTH = 4;
 
 /** Calls `visit` with every string value (not key) in a JSON-like value, with its path. */
 function eachString(value: unknown, path: string, visit: (s: string, path: string) => void, depth = 0): void {
-  if (depth > 64) return;
+  if (depth > MAX_DEPTH) return;
   if (typeof value === 'string') visit(value, path);
   else if (Array.isArray(value)) value.forEach((v, i) => eachString(v, path ? `${path}.${i}` : String(i), visit, depth + 1));
   else if (value && typeof value === 'object') {
@@ -84,7 +91,7 @@ export class MissingSecretError extends Error {
 export function resolveSecretReferences<T>(value: T, lookup: ReadonlyMap<string, string>): T {
   const missing = new Set<string>();
   const walk = (v: unknown, depth: number): unknown => {
-    if (depth > 64) return v;
+    if (depth > MAX_DEPTH) return v;
     if (typeof v === 'string') {
       if (!v.includes('${{')) return v;
       return v.replace(REFERENCE, (whole, name: string) => {
@@ -218,19 +225,16 @@ function jsonShowsSecret(json: string, masked: readonly string[]): boolean {
   return jsonEscaped(masked).some((m) => json.includes(m));
 }
 
-/** The deepest level maskSecretsDeep walks; a deeper part that shows a value is masked whole. */
-const MASK_DEPTH = 64;
-
 /**
  * A JSON-like value (plain or null-prototype objects, arrays, scalars) with every string, values and
  * keys, masked (maskSecrets); the same value when `masked` is empty. A part nested deeper than
- * MASK_DEPTH is kept only when its JSON shows none of the values, else it becomes SECRET_MASK whole:
+ * MAX_DEPTH is kept only when its JSON shows none of the values, else it becomes SECRET_MASK whole:
  * left as it is, a value nested deep enough would pass unmasked.
  */
 export function maskSecretsDeep<T>(value: T, masked: readonly string[]): T {
   if (masked.length === 0) return value;
   const walk = (v: unknown, depth: number): unknown => {
-    if (depth > MASK_DEPTH) {
+    if (depth > MAX_DEPTH) {
       let json: string | undefined;
       try {
         json = JSON.stringify(v);
